@@ -1,0 +1,17 @@
+/** One jest run for the whole monorepo: unit tests and integration tests against real servers. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
+  },
+  moduleNameMapper: {
+    '^@wallet/kit/testing$': '<rootDir>/packages/kit/src/testing/index.ts',
+  },
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 120000,
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+};

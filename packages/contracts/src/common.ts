@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+export const environmentSchema = z.enum(['test', 'live']);
+export type Environment = z.infer<typeof environmentSchema>;
+
+export const timestampSchema = z.iso.datetime({ precision: 3 });
+
+/** Correlation ids a client may send (api-decisions section 1). */
+export const correlationIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
+
+export const PAGE_LIMIT_MAX = 200;
+export const PAGE_LIMIT_DEFAULT = 50;
+
+/** Query of every list: `limit` 1-200 (default 50) and an opaque `cursor`. */
+export const pageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export type PageQuery = z.infer<typeof pageQuerySchema>;
+
+export function pageSchema<Item extends z.ZodType>(item: Item) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+export interface Page<Item> {
+  data: Item[];
+  nextCursor: string | null;
+}

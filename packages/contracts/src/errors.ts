@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Every error code of the public API, with its HTTP status (api-decisions section 2). */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_AMOUNT: 400,
+  INVALID_CURSOR: 400,
+  IDEMPOTENCY_KEY_REQUIRED: 400,
+  REQUEST_SIGNING_REQUIRES_HMAC: 400,
+  MALFORMED_JSON: 400,
+  MISSING_CREDENTIALS: 401,
+  INVALID_API_KEY: 401,
+  API_KEY_REVOKED: 401,
+  API_KEY_EXPIRED: 401,
+  INVALID_SYSTEM_KEY: 401,
+  INVALID_SESSION: 401,
+  INVALID_INTERNAL_TOKEN: 401,
+  MISSING_REQUEST_SIGNATURE_HEADER: 401,
+  STALE_REQUEST_TIMESTAMP: 401,
+  INVALID_REQUEST_CONTENT_HASH: 401,
+  INVALID_REQUEST_SIGNATURE: 401,
+  REQUEST_NONCE_REPLAYED: 401,
+  INVALID_WEBHOOK_SIGNATURE: 401,
+  STALE_WEBHOOK_TIMESTAMP: 401,
+  INSUFFICIENT_SCOPE: 403,
+  ACTOR_HEADERS_REQUIRED: 403,
+  ACTOR_MISMATCH: 403,
+  ACTOR_NOT_PERMITTED: 403,
+  SELF_APPROVAL_FORBIDDEN: 403,
+  SCOPE_ESCALATION: 403,
+  IP_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  TENANT_NOT_FOUND: 404,
+  WALLET_NOT_FOUND: 404,
+  JOURNAL_ENTRY_NOT_FOUND: 404,
+  ACCOUNT_NOT_FOUND: 404,
+  WALLET_EXISTS: 409,
+  CASE_NOT_PENDING: 409,
+  IDEMPOTENCY_REQUEST_IN_PROGRESS: 409,
+  OVERLAPPING_FEE_RULE: 409,
+  SLUG_TAKEN: 409,
+  EMAIL_TAKEN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INSUFFICIENT_FUNDS: 422,
+  WALLET_FROZEN: 422,
+  CURRENCY_MISMATCH: 422,
+  CURRENCY_NOT_ALLOWED: 422,
+  AMOUNT_EXCEEDS_LIMIT: 422,
+  SAME_WALLET: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  UNBALANCED_ENTRY: 422,
+  INVALID_ACCOUNT_NAME: 422,
+  COMMAND_ID_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+/** The one error body of every service and the gateway. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: errorCodeSchema,
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    correlationId: z.string(),
+  }),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;

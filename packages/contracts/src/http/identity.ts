@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { amountInputSchema } from '../json';
+import { currencyCodeSchema } from '../money';
+
+export const slugSchema = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'must be lowercase letters, digits and inner hyphens');
+
+export const tenantConfigInputSchema = z.object({
+  defaultCurrency: currencyCodeSchema,
+  allowedCurrencies: z.array(currencyCodeSchema).min(1).max(50),
+  maxTransactionAmount: amountInputSchema,
+});
+
+export const createTenantBodySchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  slug: slugSchema,
+  config: tenantConfigInputSchema,
+});
+export type CreateTenantBody = z.infer<typeof createTenantBodySchema>;
+
+export const createOrganizationBodySchema = createTenantBodySchema.extend({
+  admin: z.object({ name: z.string().trim().min(1).max(200), email: z.email().max(320) }).optional(),
+});
+export type CreateOrganizationBody = z.infer<typeof createOrganizationBodySchema>;
+
+export const tenantSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  config: z.object({
+    defaultCurrency: z.string(),
+    allowedCurrencies: z.array(z.string()),
+    maxTransactionAmount: z.string(),
+  }),
+  createdAt: z.string(),
+});
+export type Tenant = z.infer<typeof tenantSchema>;
+
+export const ORG_ROLES = ['org-admin', 'operator', 'approver', 'developer', 'finance-viewer', 'observer', 'user'] as const;
+export const orgRoleSchema = z.enum(ORG_ROLES);
+
+export const teamMemberSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  orgRole: orgRoleSchema,
+  status: z.enum(['invited', 'active', 'deactivated']),
+  createdAt: z.string(),
+});
+export type TeamMember = z.infer<typeof teamMemberSchema>;
+
+export const organizationSchema = tenantSchema.extend({
+  admin: teamMemberSchema.extend({ inviteEmailSent: z.boolean() }).nullable(),
+});
+export type Organization = z.infer<typeof organizationSchema>;

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
+import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
+
+export const journalLineSchema = z.object({
+  accountId: z.string(),
+  accountName: z.string(),
+  walletId: z.string().nullable(),
+  direction: directionSchema,
+  amount: amountStringSchema,
+  currencyCode: z.string(),
+});
+
+/** Journal entry of api-decisions section 6. */
+export const journalEntrySchema = z.object({
+  id: z.string(),
+  kind: journalKindSchema,
+  tenantId: z.string(),
+  environment: environmentSchema,
+  reference: z.object({ type: z.string(), id: z.string() }),
+  reversesEntryId: z.string().nullable(),
+  lines: z.array(journalLineSchema),
+  createdAt: z.string(),
+});
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+export const journalPageSchema = pageSchema(journalEntrySchema);
+
+export const journalQuerySchema = pageQuerySchema.extend({
+  kind: journalKindSchema.optional(),
+  accountName: accountNameSchema.optional(),
+  walletId: z.string().min(1).max(64).optional(),
+  from: timestampSchema.optional(),
+  to: timestampSchema.optional(),
+});
+export type JournalQuery = z.infer<typeof journalQuerySchema>;
+
+export const ledgerAccountSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  currencyCode: z.string(),
+  normalSide: directionSchema,
+  walletId: z.string().nullable(),
+  status: z.enum(['active', 'frozen']),
+  /** In the account's normal direction: credits minus debits for credit-normal accounts. */
+  balance: signedAmountStringSchema,
+  createdAt: z.string(),
+});
+export type LedgerAccount = z.infer<typeof ledgerAccountSchema>;
+export const ledgerAccountPageSchema = pageSchema(ledgerAccountSchema);
+export const ledgerAccountQuerySchema = pageQuerySchema.extend({
+  currencyCode: currencyCodeSchema.optional(),
+  name: accountNameSchema.optional(),
+  walletId: z.string().min(1).max(64).optional(),
+});
+
+/** Wallet statement line of api-decisions section 6. */
+export const statementLineSchema = z.object({
+  journalEntryId: z.string(),
+  kind: journalKindSchema,
+  direction: directionSchema,
+  amount: amountStringSchema,
+  balanceAfter: signedAmountStringSchema,
+  createdAt: z.string(),
+});
+export const statementPageSchema = pageSchema(statementLineSchema);
+
+export const reconciliationCheckSchema = z.object({
+  name: z.string(),
+  status: z.enum(['ok', 'mismatch']),
+  mismatches: z.array(z.record(z.string(), z.unknown())),
+});
+export const reconciliationResultSchema = z.object({
+  status: z.enum(['ok', 'mismatch']),
+  checks: z.array(reconciliationCheckSchema),
+  checkedAt: timestampSchema,
+});
+export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+
+export const ID_PREFIXES = {
+  tenant: 'tn',
+  apiKey: 'ak',
+  user: 'usr',
+  wallet: 'wl',
+  deposit: 'dep',
+  transfer: 'tx',
+  journalEntry: 'je',
+  account: 'acc',
+  payoutCase: 'pc',
+  floatDeposit: 'fd',
+  feeSchedule: 'fs',
+  feeRule: 'fr',
+  bankStatementImport: 'bsi',
+  auditEvent: 'evt',
+  requestLog: 'req',
+  momoProvider: 'mp',
+  command: 'cmd',
+  message: 'msg',
+} as const;
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits, so ids sort by time. */
+export function sortableId(nowMs: number = Date.now()): string {
+  let time = '';
+  let remaining = nowMs;
+  for (let i = 0; i < 10; i += 1) {
+    time = CROCKFORD[remaining % 32] + time;
+    remaining = Math.floor(remaining / 32);
+  }
+  const random = randomBytes(16);
+  let tail = '';
+  for (let i = 0; i < 16; i += 1) tail += CROCKFORD[(random[i] as number) % 32];
+  return time + tail;
+}
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${sortableId()}`;
+}
+
+export function idPattern(kind: IdKind): RegExp {
+  return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-Za-z]{1,64}$`);
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { environmentSchema } from '../common';
+import { amountStringSchema, currencyCodeSchema } from '../money';
+
+export const JOURNAL_KINDS = [
+  'momo_deposit',
+  'bank_deposit',
+  'transfer',
+  'payout_hold',
+  'payout_settle',
+  'payout_release',
+  'payout_complete',
+  'payout_fail',
+  'tenant_float_deposit',
+  'withdrawal_hold',
+  'withdrawal_settle',
+  'withdrawal_release',
+  'adjustment',
+] as const;
+export const journalKindSchema = z.enum(JOURNAL_KINDS);
+export type JournalKind = z.infer<typeof journalKindSchema>;
+
+export const directionSchema = z.enum(['DR', 'CR']);
+export type Direction = z.infer<typeof directionSchema>;
+
+/**
+ * Account names of api-decisions section 7. Wallet accounts are `wallet:<ownerId>` and are
+ * identified by their walletId; every other account by (tenant, environment, currency, name).
+ */
+export const ACCOUNT_NAME_PATTERN =
+  /^(wallet:[A-Za-z0-9._:@+-]{1,128}|momo-float:[A-Za-z0-9_-]{1,64}|bank-float:[A-Za-z0-9_-]{1,64}|suspense|revenue:fees|platform-commission|payout-clearing|asset:pool:[A-Z]{3}|asset:(momo|bank|cash)-clearing:[A-Z]{3})$/;
+export const accountNameSchema = z.string().regex(ACCOUNT_NAME_PATTERN, 'is not a ledger account name');
+
+export const commandIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
+
+export const postingLineSchema = z
+  .object({
+    accountName: accountNameSchema,
+    /** Required for wallet accounts, forbidden for the others. */
+    walletId: z.string().min(1).max(64).optional(),
+    direction: directionSchema,
+    amount: amountStringSchema,
+    currencyCode: currencyCodeSchema,
+  })
+  .refine((line) => line.accountName.startsWith('wallet:') === (line.walletId !== undefined), {
+    message: 'walletId is required for wallet accounts and only for them',
+    path: ['walletId'],
+  });
+export type PostingLine = z.infer<typeof postingLineSchema>;
+
+export const POSTING_LINES_MAX = 32;
+
+/** `ledger.post.v1`: post one balanced journal entry. */
+export const ledgerPostV1Schema = z.object({
+  type: z.literal('ledger.post.v1'),
+  commandId: commandIdSchema,
+  tenantId: z.string().min(1).max(64),
+  environment: environmentSchema,
+  correlationId: z.string().max(128).optional(),
+  kind: journalKindSchema,
+  reference: z.object({ type: z.string().min(1).max(64), id: z.string().min(1).max(128) }),
+  reversesEntryId: z.string().max(64).optional(),
+  lines: z.array(postingLineSchema).min(2).max(POSTING_LINES_MAX),
+});
+export type LedgerPostV1 = z.infer<typeof ledgerPostV1Schema>;
+
+/** `ledger.wallet-status.v1`: open a wallet's account or change whether it may be debited. */
+export const ledgerWalletStatusV1Schema = z.object({
+  type: z.literal('ledger.wallet-status.v1'),
+  commandId: commandIdSchema,
+  tenantId: z.string().min(1).max(64),
+  environment: environmentSchema,
+  correlationId: z.string().max(128).optional(),
+  walletId: z.string().min(1).max(64),
+  accountName: accountNameSchema.refine((name) => name.startsWith('wallet:'), 'must be a wallet account'),
+  currencyCode: currencyCodeSchema,
+  status: z.enum(['active', 'frozen']),
+});
+export type LedgerWalletStatusV1 = z.infer<typeof ledgerWalletStatusV1Schema>;
+
+export const ledgerCommandSchema = z.discriminatedUnion('type', [ledgerPostV1Schema, ledgerWalletStatusV1Schema]);
+export type LedgerCommand = z.infer<typeof ledgerCommandSchema>;
+
+export const LEDGER_REJECTION_CODES = [
+  'VALIDATION_ERROR',
+  'UNBALANCED_ENTRY',
+  'INSUFFICIENT_FUNDS',
+  'WALLET_FROZEN',
+  'CURRENCY_MISMATCH',
+  'INVALID_AMOUNT',
+  'INVALID_ACCOUNT_NAME',
+  'COMMAND_ID_REUSED',
+  'JOURNAL_ENTRY_NOT_FOUND',
+] as const;
+export const ledgerRejectionCodeSchema = z.enum(LEDGER_REJECTION_CODES);
+
+/**
+ * `ledger.result.v1`: the answer to a command, sent on its reply-to and published as the
+ * `ledger.posted` / `ledger.rejected` event. A repeated command gets its original result.
+ */
+export const ledgerResultV1Schema = z.object({
+  type: z.literal('ledger.result.v1'),
+  commandId: commandIdSchema,
+  commandType: z.enum(['ledger.post.v1', 'ledger.wallet-status.v1']).optional(),
+  tenantId: z.string(),
+  environment: environmentSchema,
+  status: z.enum(['posted', 'rejected', 'applied']),
+  journalEntryId: z.string().nullable(),
+  reference: z.object({ type: z.string(), id: z.string() }).nullable(),
+  error: z.object({ code: ledgerRejectionCodeSchema, message: z.string() }).nullable(),
+  /** True when this answer repeats a result recorded earlier. */
+  duplicate: z.boolean(),
+  processedAt: z.string(),
+});
+export type LedgerResultV1 = z.infer<typeof ledgerResultV1Schema>;

@@ -1,0 +1,27 @@
+/**
+ * Names of every exchange, queue and routing key. Each service declares the part it uses at
+ * start; these constants are the only place the names are written.
+ */
+export const TOPOLOGY = {
+  ledgerCommands: {
+    exchange: 'ledger.commands',
+    queue: 'ledger.commands',
+    routingKey: 'ledger.command',
+    deadLetterExchange: 'ledger.commands.dlx',
+    deadLetterQueue: 'ledger.commands.dlq',
+    /** Deliveries before a command that keeps failing is parked in the dead-letter queue. */
+    deliveryLimit: 5,
+  },
+  ledgerEvents: {
+    exchange: 'ledger.events',
+    postedRoutingKey: 'ledger.posted',
+    rejectedRoutingKey: 'ledger.rejected',
+  },
+  identityEvents: {
+    exchange: 'identity.events',
+    tenantCreatedRoutingKey: 'tenant.created',
+    tenantUpdatedRoutingKey: 'tenant.updated',
+    /** The ledger's own queue of identity events (account provisioning). */
+    ledgerQueue: 'ledger.identity-events',
+  },
+} as const;

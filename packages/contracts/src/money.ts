@@ -1,0 +1,70 @@
+import BigNumber from 'bignumber.js';
+import { z } from 'zod';
+
+/** ISO 4217 minor units of the currencies the platform serves. */
+export const CURRENCY_SCALES: Readonly<Record<string, number>> = Object.freeze({
+  UGX: 0, RWF: 0, XOF: 0, XAF: 0, BIF: 0, GNF: 0, KMF: 0, DJF: 0, JPY: 0, KRW: 0, VND: 0,
+  KES: 2, GHS: 2, NGN: 2, TZS: 2, ZMW: 2, USD: 2, EUR: 2, GBP: 2, ZAR: 2, MWK: 2, ETB: 2,
+  EGP: 2, MAD: 2, BWP: 2, NAD: 2, SZL: 2, LSL: 2, MZN: 2, AOA: 2, CDF: 2, SSP: 2, SDG: 2,
+  SLE: 2, LRD: 2, GMD: 2, CVE: 2, MUR: 2, SCR: 2, MGA: 2, SOS: 2, ERN: 2, CAD: 2, CHF: 2,
+  CNY: 2, INR: 2, AED: 2, SAR: 2,
+  KWD: 3, BHD: 3, OMR: 3, JOD: 3, TND: 3, LYD: 3, IQD: 3,
+});
+
+export const currencyCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code')
+  .refine((code) => code in CURRENCY_SCALES, 'is not a supported currency');
+export type CurrencyCode = z.infer<typeof currencyCodeSchema>;
+
+export function currencyScale(currencyCode: string): number {
+  const scale = CURRENCY_SCALES[currencyCode];
+  if (scale === undefined) throw new Error(`unsupported currency ${currencyCode}`);
+  return scale;
+}
+
+/** A plain positional decimal: no sign, no exponent, no leading '+'. */
+const DECIMAL_TEXT = /^(0|[1-9]\d*)(\.\d+)?$/;
+/** A signed decimal as stored balances may be (liability accounts never are, assets may be). */
+const SIGNED_DECIMAL_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+/** Wire form of an amount: a decimal string. */
+export const amountStringSchema = z.string().regex(DECIMAL_TEXT, 'must be a positive decimal string');
+export const signedAmountStringSchema = z.string().regex(SIGNED_DECIMAL_TEXT, 'must be a decimal string');
+export type AmountString = z.infer<typeof amountStringSchema>;
+
+export type AmountProblem = 'NOT_A_DECIMAL' | 'NOT_POSITIVE' | 'TOO_MANY_FRACTION_DIGITS';
+
+/**
+ * Checks an amount's exact decimal text against its currency. Exponent notation, signs, NaN,
+ * zero and more fraction digits than the currency has are refused.
+ */
+export function checkAmount(text: string, currencyCode: string): AmountProblem | null {
+  if (!DECIMAL_TEXT.test(text)) return 'NOT_A_DECIMAL';
+  const value = new BigNumber(text);
+  if (!value.isFinite() || value.lte(0)) return 'NOT_POSITIVE';
+  if ((value.decimalPlaces() ?? 0) > currencyScale(currencyCode)) return 'TOO_MANY_FRACTION_DIGITS';
+  return null;
+}
+
+/** Parses a checked amount; a bad amount here is a programmer error (check at the edge first). */
+export function parseAmount(text: string, currencyCode: string): BigNumber {
+  const problem = checkAmount(text, currencyCode);
+  if (problem) throw new Error(`invalid amount ${JSON.stringify(text)} for ${currencyCode}: ${problem}`);
+  return new BigNumber(text);
+}
+
+/** Writes an amount at its currency's scale: "100.00" for USD, "5000" for UGX. */
+export function formatAmount(value: BigNumber.Value, currencyCode: string): string {
+  const amount = new BigNumber(value);
+  const scale = currencyScale(currencyCode);
+  if (!amount.isFinite()) throw new Error('cannot format a non-finite amount');
+  // Formatting never rounds money: an amount finer than the currency is a bug upstream.
+  if ((amount.decimalPlaces() ?? 0) > scale) throw new Error(`${amount.toFixed()} is finer than ${currencyCode} allows`);
+  return amount.toFixed(scale);
+}
+
+/** Rounds half-up to the currency's scale (fees and commissions). */
+export function roundToCurrency(value: BigNumber, currencyCode: string): BigNumber {
+  return value.decimalPlaces(currencyScale(currencyCode), BigNumber.ROUND_HALF_UP);
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { errorBodySchema } from './errors';
+import {
+  createOrganizationBodySchema,
+  createTenantBodySchema,
+  organizationSchema,
+  tenantSchema,
+} from './http/identity';
+import {
+  journalEntrySchema,
+  journalPageSchema,
+  journalQuerySchema,
+  ledgerAccountPageSchema,
+  ledgerAccountQuerySchema,
+  reconciliationResultSchema,
+  statementPageSchema,
+} from './http/ledger';
+import { pageQuerySchema, pageSchema } from './common';
+
+export type Surface = 'system' | 'tenant';
+export type ServiceName = 'identity' | 'ledger' | 'payments' | 'treasury';
+
+export interface RouteContract {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI path template: `/v1/journal/{id}`. */
+  path: string;
+  summary: string;
+  surface: Surface;
+  service: ServiceName;
+  /** Scope a tenant key needs; system routes need the system key instead. */
+  scope?: string;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  success: { status: number; schema: z.ZodType };
+}
+
+/** Every public route; the gateway routes and documents from this list. */
+export const ROUTES: RouteContract[] = [
+  { method: 'post', path: '/v1/tenants', summary: 'Create a tenant', surface: 'system', service: 'identity', body: createTenantBodySchema, success: { status: 201, schema: tenantSchema } },
+  { method: 'get', path: '/v1/tenants/{id}', summary: 'Get a tenant', surface: 'system', service: 'identity', success: { status: 200, schema: tenantSchema } },
+  { method: 'post', path: '/v1/system/organizations', summary: 'Create an organization, optionally with its invited admin', surface: 'system', service: 'identity', body: createOrganizationBodySchema, success: { status: 201, schema: organizationSchema } },
+  { method: 'get', path: '/v1/system/organizations', summary: 'List organizations', surface: 'system', service: 'identity', query: pageQuerySchema, success: { status: 200, schema: pageSchema(organizationSchema) } },
+  { method: 'get', path: '/v1/system/organizations/{id}', summary: 'Get an organization', surface: 'system', service: 'identity', success: { status: 200, schema: organizationSchema } },
+  { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
+  { method: 'get', path: '/v1/journal/{id}', summary: 'Get one journal entry with its lines', surface: 'tenant', service: 'ledger', scope: 'ledger:read', success: { status: 200, schema: journalEntrySchema } },
+  { method: 'get', path: '/v1/ledger/accounts', summary: 'List ledger accounts with their balances', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } },
+  { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },
+  { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
+  { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
+];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, unknown>;
+}
+
+/** The OpenAPI 3 document of the public API, generated from the contracts. */
+export function buildOpenApiDocument(info: { version: string; serverUrl?: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const parameters: unknown[] = [];
+    for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
+      parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+    }
+    if (route.query) {
+      for (const [name, field] of Object.entries(route.query.shape)) {
+        parameters.push({ name, in: 'query', required: false, schema: jsonSchema(field as z.ZodType, 'input') });
+      }
+    }
+    const security = route.surface === 'system' ? [{ systemKey: [] }] : [{ apiKey: [] }, { signedRequest: [] }];
+    const operation: Record<string, unknown> = {
+      summary: route.summary,
+      tags: [route.service],
+      parameters,
+      security,
+      responses: {
+        [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } },
+        default: { description: 'Error', content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } } },
+      },
+    };
+    if (route.scope) operation['x-required-scope'] = route.scope;
+    if (route.body) {
+      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+    }
+    paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Wallet and ledger platform API',
+      version: info.version,
+      description:
+        'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string. Errors share one body: {"error": {code, message, details?, correlationId}}.',
+    },
+    servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
+    components: {
+      securitySchemes: {
+        systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        signedRequest: { type: 'apiKey', in: 'header', name: 'X-Service-Signature', description: 'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature' },
+      },
+    },
+    paths,
+  };
+}

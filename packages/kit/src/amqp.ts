@@ -1,0 +1,144 @@
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import type { Logger } from './logger';
+
+export type { Channel, ConfirmChannel, ConsumeMessage };
+
+export interface BrokerOptions {
+  url: string;
+  name: string;
+  logger: Logger;
+  /** Declares exchanges, queues and bindings; runs on every (re)connect. */
+  topology?: (channel: Channel) => Promise<void>;
+  reconnectDelayMs?: number;
+  reconnectDelayMaxMs?: number;
+}
+
+export interface ConsumerSpec {
+  queue: string;
+  prefetch: number;
+  onMessage: (message: ConsumeMessage, channel: Channel) => void | Promise<void>;
+}
+
+/**
+ * One connection with a confirm channel for publishing and one channel per consumer. When the
+ * connection drops it reconnects with backoff, re-declares the topology and re-starts the
+ * consumers; unacked messages go back to their queue, which is why consumers are idempotent.
+ */
+export class Broker {
+  private connection: ChannelModel | null = null;
+  private publishChannel: ConfirmChannel | null = null;
+  private readonly consumers: ConsumerSpec[] = [];
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+  private attempt = 0;
+
+  constructor(private readonly options: BrokerOptions) {}
+
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  get isConnected(): boolean {
+    return this.connection !== null && this.publishChannel !== null;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    this.connecting = (async () => {
+      // noDelay: without it every request/reply round trip waits on Nagle's algorithm (~40 ms).
+      const connection = await amqp.connect(this.options.url, { noDelay: true, clientProperties: { connection_name: this.options.name } });
+      connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'amqp connection error'));
+      connection.on('close', () => this.onClose());
+      const channel = await connection.createConfirmChannel();
+      channel.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'amqp publish channel error'));
+      if (this.options.topology) await this.options.topology(channel);
+      this.connection = connection;
+      this.publishChannel = channel;
+      this.attempt = 0;
+      for (const consumer of this.consumers) await this.startConsumer(connection, consumer);
+    })();
+    try {
+      await this.connecting;
+    } finally {
+      this.connecting = null;
+    }
+  }
+
+  private onClose(): void {
+    this.connection = null;
+    this.publishChannel = null;
+    if (this.closed) return;
+    this.options.logger.warn('amqp connection closed; reconnecting');
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    while (!this.closed) {
+      this.attempt += 1;
+      const delay = Math.min((this.options.reconnectDelayMs ?? 250) * 2 ** (this.attempt - 1), this.options.reconnectDelayMaxMs ?? 10_000);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.closed) return;
+      try {
+        await this.connect();
+        this.options.logger.info('amqp reconnected');
+        return;
+      } catch (error) {
+        this.options.logger.warn({ err: error, attempt: this.attempt }, 'amqp reconnect failed');
+      }
+    }
+  }
+
+  private async startConsumer(connection: ChannelModel, spec: ConsumerSpec): Promise<void> {
+    const channel = await connection.createChannel();
+    channel.on('error', (error: Error) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp consumer channel error'));
+    await channel.prefetch(spec.prefetch);
+    await channel.consume(spec.queue, (message) => {
+      if (message) void spec.onMessage(message, channel);
+    });
+  }
+
+  /** Registers a consumer, started now and again after every reconnect. */
+  async consume(spec: ConsumerSpec): Promise<void> {
+    this.consumers.push(spec);
+    if (this.connection) await this.startConsumer(this.connection, spec);
+  }
+
+  private channel(): ConfirmChannel {
+    if (!this.publishChannel) throw new Error('broker is not connected');
+    return this.publishChannel;
+  }
+
+  /** Publishes and resolves once the broker confirmed it (persistent by default). */
+  async publish(exchange: string, routingKey: string, body: Buffer, options: Options.Publish = {}): Promise<void> {
+    const channel = this.channel();
+    await new Promise<void>((resolve, reject) => {
+      channel.publish(exchange, routingKey, body, { persistent: true, contentType: 'application/json', ...options }, (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
+    });
+  }
+
+  /** Publishes many and waits for every confirm once: the cheap way to publish a batch. */
+  async publishBatch(messages: Array<{ exchange: string; routingKey: string; body: Buffer; options?: Options.Publish }>): Promise<void> {
+    const channel = this.channel();
+    for (const message of messages) {
+      channel.publish(message.exchange, message.routingKey, message.body, { persistent: true, contentType: 'application/json', ...message.options });
+    }
+    await channel.waitForConfirms();
+  }
+
+  /** Fire-and-forget send for replies: transient, no confirm wait. */
+  sendTransient(queue: string, body: Buffer, options: Options.Publish = {}): void {
+    this.channel().sendToQueue(queue, body, { contentType: 'application/json', ...options });
+  }
+
+  async check(): Promise<void> {
+    if (!this.isConnected) throw new Error('broker is not connected');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connection = this.connection;
+    this.connection = null;
+    this.publishChannel = null;
+    if (connection) await connection.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads configuration from environment variables only, validated by a zod schema whose keys
+ * are the variable names. A bad value stops the service with a message naming the variable.
+ */
+export function loadConfig<Shape extends z.ZodRawShape>(shape: Shape, env: NodeJS.ProcessEnv = process.env): z.infer<z.ZodObject<Shape>> {
+  const result = z.object(shape).safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return result.data;
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/** Variables every service reads. */
+export const commonConfigShape = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url().default(DEFAULT_DATABASE_URL),
+  AMQP_URL: z.url().default(DEFAULT_AMQP_URL),
+  INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  HOST: z.string().default('127.0.0.1'),
+};
+
+/**
+ * Each service owns one database. `DATABASE_URL` names the server; the service's database is
+ * `wallet_<service>` on it unless `<SERVICE>_DATABASE_URL` names one outright.
+ */
+export function serviceDatabaseUrl(service: string, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env[`${service.toUpperCase()}_DATABASE_URL`];
+  if (explicit) return explicit;
+  const url = new URL(env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  url.pathname = `/wallet_${service}`;
+  return url.toString();
+}

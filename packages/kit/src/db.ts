@@ -1,0 +1,62 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type Db = Knex;
+export type Tx = Knex.Transaction;
+
+/** A migration as a module of `services/<name>/migrations/`. */
+export interface Migration {
+  name: string;
+  up: (db: Knex) => Promise<void>;
+  down?: (db: Knex) => Promise<void>;
+}
+
+// int8 counts and ids come back as strings by default; NUMERIC stays a string too (money).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
+
+export function createDb(url: string, options: { poolMax?: number; applicationName?: string } = {}): Db {
+  return knex({
+    client: 'pg',
+    connection: { connectionString: url, application_name: options.applicationName ?? 'wallet' },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+/** Creates the database named in `url` when it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } catch (error) {
+        // Two processes racing to create it: the loser finds it made.
+        if ((error as { code?: string }).code !== '42P04') throw error;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Applies the service's migrations in order; the list is explicit, so nothing is loaded from disk by name. */
+export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
+  const source: Knex.MigrationSource<Migration> = {
+    getMigrations: async () => migrations,
+    getMigrationName: (migration) => migration.name,
+    getMigration: async (migration) => ({ up: migration.up, down: migration.down ?? (async () => undefined) }),
+  };
+  await db.migrate.latest({ migrationSource: source });
+}
+
+export async function checkDb(db: Db): Promise<void> {
+  await db.raw('SELECT 1');
+}

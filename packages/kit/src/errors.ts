@@ -1,0 +1,34 @@
+import { type ErrorCode, statusOf } from '@wallet/contracts';
+import type { z } from 'zod';
+
+/** A domain error with a stable code; the error middleware alone turns it into HTTP. */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = statusOf(code);
+  }
+}
+
+export function notFound(code: ErrorCode = 'NOT_FOUND', message = 'Not found'): AppError {
+  return new AppError(code, message);
+}
+
+/** Turns a zod failure into VALIDATION_ERROR with the failing fields in details. */
+export function validationError(error: z.ZodError, where: 'body' | 'query' | 'params' | 'headers' = 'body'): AppError {
+  return new AppError('VALIDATION_ERROR', `Invalid request ${where}`, {
+    fields: error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+  });
+}
+
+export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, value: unknown, where: 'body' | 'query' | 'params' | 'headers' = 'body'): z.infer<Schema> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}

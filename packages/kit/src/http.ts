@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { correlationIdSchema, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
+import { currentContext, runWithContext } from './context';
+import { AppError } from './errors';
+import { INTERNAL_TOKEN_HEADER, type InternalClaims, verifyInternalToken } from './internal-token';
+import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics';
+
+export const CORRELATION_HEADER = 'x-correlation-id';
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+/** Takes the client's correlation id when well formed, else makes one; every response echoes it. */
+export function correlationMiddleware(request: Request, response: Response, next: NextFunction): void {
+  const given = request.header(CORRELATION_HEADER);
+  const correlationId = given !== undefined && correlationIdSchema.safeParse(given).success ? given : randomUUID();
+  response.setHeader('X-Correlation-Id', correlationId);
+  response.locals.correlationId = correlationId;
+  runWithContext({ correlationId }, next);
+}
+
+export function correlationIdOf(response: Response): string {
+  return (response.locals.correlationId as string | undefined) ?? currentContext()?.correlationId ?? 'none';
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/**
+ * Reads the raw body (kept on `res.locals.rawBody` for signatures) and parses JSON losslessly,
+ * so a number token such as 100.10 stays its exact text.
+ */
+export function jsonBodyMiddleware(options: { limitBytes?: number } = {}) {
+  const raw = express.raw({ type: () => true, limit: options.limitBytes ?? BODY_LIMIT_BYTES });
+  return [
+    raw,
+    (request: Request, response: Response, next: NextFunction): void => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      response.locals.rawBody = body;
+      if (body.length === 0) {
+        request.body = undefined;
+        return next();
+      }
+      if (!isJsonContentType(request.header('content-type'))) {
+        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'));
+      }
+      try {
+        request.body = parseJsonLossless(body.toString('utf8'));
+      } catch (error) {
+        return next(new AppError('MALFORMED_JSON', `Request body is not valid JSON: ${(error as Error).message}`));
+      }
+      next();
+    },
+  ];
+}
+
+export function errorBody(error: AppError, correlationId: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      correlationId,
+    },
+  };
+}
+
+/** The one place that turns errors into HTTP responses. */
+export function errorMiddleware(logger: Logger) {
+  return (error: unknown, _request: Request, response: Response, _next: NextFunction): void => {
+    let appError: AppError;
+    if (error instanceof AppError) {
+      appError = error;
+    } else if (isBodyParserError(error) && error.type === 'entity.too.large') {
+      appError = new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than allowed');
+    } else if (isBodyParserError(error) && typeof error.status === 'number' && error.status < 500) {
+      appError = new AppError('VALIDATION_ERROR', error.message);
+    } else {
+      logger.error({ err: error }, 'unhandled error');
+      appError = new AppError('INTERNAL_ERROR', 'Something went wrong on our side');
+    }
+    if (response.headersSent) return;
+    response.status(appError.status).json(errorBody(appError, correlationIdOf(response)));
+  };
+}
+
+function isBodyParserError(error: unknown): error is { type: string; status?: number; message: string } {
+  return typeof error === 'object' && error !== null && 'type' in error && typeof (error as { type: unknown }).type === 'string';
+}
+
+/** Every service's tenant-data route requires the gateway's short-lived internal token. */
+export function internalTokenMiddleware(secret: string) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    const token = request.header(INTERNAL_TOKEN_HEADER);
+    const claims = token ? verifyInternalToken(secret, token) : null;
+    if (!claims) return next(new AppError('INVALID_INTERNAL_TOKEN', 'A valid internal token is required'));
+    response.locals.claims = claims;
+    next();
+  };
+}
+
+export function claimsOf(response: Response): InternalClaims {
+  const claims = response.locals.claims as InternalClaims | undefined;
+  if (!claims) throw new Error('claimsOf called on a route without internalTokenMiddleware');
+  return claims;
+}
+
+/** The tenant and environment a tenant-surface request acts in; system tokens have none. */
+export function tenantScopeOf(response: Response): { tenantId: string; environment: 'test' | 'live' } {
+  const claims = claimsOf(response);
+  if (claims.surface !== 'tenant' || !claims.tenantId || !claims.environment) {
+    throw new AppError('INSUFFICIENT_SCOPE', 'This route is for tenant credentials');
+  }
+  return { tenantId: claims.tenantId, environment: claims.environment };
+}
+
+export function requireSystem(response: Response): void {
+  if (claimsOf(response).surface !== 'system') throw new AppError('INSUFFICIENT_SCOPE', 'This route is for the platform operator');
+}
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  internalTokenSecret: string;
+  readiness: ReadinessCheck[];
+  /** Mounts the service's routers; every route below requires an internal token. */
+  routes: (app: express.Express) => void;
+}
+
+/** express app with /healthz, /readyz, /metrics, correlation ids, lossless JSON and one error body. */
+export function createServiceApp(options: ServiceAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(correlationMiddleware);
+  app.use((request, response, next) => {
+    const end = options.metrics.httpDuration.startTimer({ method: request.method });
+    response.on('finish', () => end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }));
+    next();
+  });
+  app.get('/healthz', (_request, response) => {
+    response.json({ status: 'ok', service: options.service });
+  });
+  app.get('/readyz', async (_request, response) => {
+    const results = await Promise.all(
+      options.readiness.map(async ({ name, check }) => {
+        try {
+          await check();
+          return { name, status: 'ok' as const };
+        } catch (error) {
+          return { name, status: 'down' as const, message: (error as Error).message };
+        }
+      }),
+    );
+    const ready = results.every((result) => result.status === 'ok');
+    response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks: results });
+  });
+  app.get('/metrics', async (_request, response) => {
+    response.setHeader('Content-Type', options.metrics.registry.contentType);
+    response.send(await options.metrics.registry.metrics());
+  });
+  app.use(jsonBodyMiddleware());
+  app.use(internalTokenMiddleware(options.internalTokenSecret));
+  options.routes(app);
+  app.use((_request, _response, next) => next(new AppError('NOT_FOUND', 'No such route')));
+  app.use(errorMiddleware(options.logger));
+  return app;
+}
+
+export async function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+  });
+}
+
+export async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,136 @@
+import type { Knex } from 'knex';
+import type { Broker } from './amqp';
+import type { Db, Tx } from './db';
+import type { Logger } from './logger';
+
+export const OUTBOX_TABLE = 'outbox';
+
+/** Migration step every service that publishes includes. */
+export async function createOutboxTable(db: Knex): Promise<void> {
+  await db.schema.createTable(OUTBOX_TABLE, (table) => {
+    table.bigIncrements('id').primary();
+    table.text('message_id').notNullable().unique();
+    table.text('exchange').notNullable();
+    table.text('routing_key').notNullable();
+    table.text('type').notNullable();
+    table.text('payload').notNullable();
+    table.jsonb('headers').notNullable().defaultTo('{}');
+    table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
+    table.timestamp('published_at', { useTz: true });
+  });
+  await db.raw(`CREATE INDEX outbox_unpublished ON ${OUTBOX_TABLE} (id) WHERE published_at IS NULL`);
+}
+
+export interface OutboxMessage {
+  messageId: string;
+  exchange: string;
+  routingKey: string;
+  type: string;
+  payload: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Writes messages in the caller's transaction: they are published only if it commits. */
+export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx(OUTBOX_TABLE).insert(
+    messages.map((message) => ({
+      message_id: message.messageId,
+      exchange: message.exchange,
+      routing_key: message.routingKey,
+      type: message.type,
+      payload: JSON.stringify(message.payload),
+      headers: JSON.stringify(message.headers ?? {}),
+    })),
+  );
+}
+
+interface OutboxRow {
+  id: string;
+  message_id: string;
+  exchange: string;
+  routing_key: string;
+  type: string;
+  payload: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Publishes committed outbox rows with publisher confirms, then marks them published. A crash
+ * between confirm and mark re-publishes on restart: consumers dedupe by message id.
+ */
+export class OutboxRelay {
+  private running = false;
+  private wakeUp: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly batchSizeMax: number;
+  private readonly idleDelayMs: number;
+
+  constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number }) {
+    this.batchSizeMax = options.batchSizeMax ?? 500;
+    this.idleDelayMs = options.idleDelayMs ?? 200;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Called after a commit that enqueued messages, so they go out without waiting for the poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.publishOnce();
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'outbox relay pass failed');
+      }
+      if (published < this.batchSizeMax && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.idleDelayMs);
+          this.wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeUp = null;
+      }
+    }
+  }
+
+  /** One pass: returns how many rows it published. */
+  async publishOnce(): Promise<number> {
+    if (!this.options.broker.isConnected) return 0;
+    return this.options.db.transaction(async (tx) => {
+      const rows: OutboxRow[] = await tx(OUTBOX_TABLE)
+        .select('id', 'message_id', 'exchange', 'routing_key', 'type', 'payload', 'headers')
+        .whereNull('published_at')
+        .orderBy('id')
+        .limit(this.batchSizeMax)
+        .forUpdate()
+        .skipLocked();
+      if (rows.length === 0) return 0;
+      await this.options.broker.publishBatch(
+        rows.map((row) => ({
+          exchange: row.exchange,
+          routingKey: row.routing_key,
+          body: Buffer.from(row.payload),
+          options: { messageId: row.message_id, type: row.type, headers: row.headers },
+        })),
+      );
+      await tx(OUTBOX_TABLE).whereIn('id', rows.map((row) => row.id)).update({ published_at: tx.fn.now() });
+      return rows.length;
+    });
+  }
+}

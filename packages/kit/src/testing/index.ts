@@ -1,0 +1,2 @@
+export * from './servers';
+export * from './wait';

@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** Where tests find PostgreSQL and RabbitMQ: set by the global setup, read by every worker. */
+export function testServerUrls(): { databaseUrl: string; amqpUrl: string; runId: string } {
+  const databaseUrl = process.env.WALLET_TEST_DATABASE_URL;
+  const amqpUrl = process.env.WALLET_TEST_AMQP_URL;
+  const runId = process.env.WALLET_TEST_RUN_ID;
+  if (!databaseUrl || !amqpUrl || !runId) throw new Error('test servers are not set up: run tests through jest (test/global-setup.ts)');
+  return { databaseUrl, amqpUrl, runId };
+}
+
+export function uniqueName(label: string): string {
+  const { runId } = testServerUrls();
+  return `${runId}_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+}
+
+export async function isReachable(url: string, defaultPort: number): Promise<boolean> {
+  const parsed = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: parsed.hostname, port: Number(parsed.port || defaultPort) });
+    socket.setTimeout(1500);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function adminQuery(serverUrl: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    return await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database of this run; gone at the end of the run. */
+export async function createTestDatabase(label: string): Promise<string> {
+  const { databaseUrl } = testServerUrls();
+  const name = uniqueName(label);
+  await adminQuery(databaseUrl, `CREATE DATABASE "${name}"`);
+  return withDatabase(databaseUrl, name);
+}
+
+export async function dropRunDatabases(serverUrl: string, runId: string): Promise<void> {
+  const found = await adminQuery(serverUrl, 'SELECT datname FROM pg_database WHERE datname LIKE $1', [`${runId}\\_%`]);
+  for (const row of found.rows as Array<{ datname: string }>) {
+    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+  }
+}
+
+function managementBase(amqpUrl: string): { base: string; auth: string } {
+  const parsed = new URL(amqpUrl);
+  const base = process.env.TEST_AMQP_MANAGEMENT_URL ?? `http://${parsed.hostname}:15672`;
+  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString('base64');
+  return { base, auth };
+}
+
+async function viaManagementApi(amqpUrl: string, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<boolean> {
+  const { base, auth } = managementBase(amqpUrl);
+  try {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(3000),
+    });
+    return response.ok || response.status === 404;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A fresh vhost of this run, so consumers of different test files never take each other's
+ * messages. Made through the management API when it answers, else with rabbitmqctl.
+ */
+export async function createTestVhost(label: string): Promise<string> {
+  const { amqpUrl } = testServerUrls();
+  const name = uniqueName(label);
+  const user = decodeURIComponent(new URL(amqpUrl).username || 'guest');
+  const made =
+    (await viaManagementApi(amqpUrl, 'PUT', `/api/vhosts/${encodeURIComponent(name)}`)) &&
+    (await viaManagementApi(amqpUrl, 'PUT', `/api/permissions/${encodeURIComponent(name)}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' }));
+  if (!made) {
+    await run('rabbitmqctl', ['add_vhost', name]);
+    await run('rabbitmqctl', ['set_permissions', '-p', name, user, '.*', '.*', '.*']);
+  }
+  const parsed = new URL(amqpUrl);
+  parsed.pathname = `/${encodeURIComponent(name)}`;
+  return parsed.toString();
+}
+
+export async function dropRunVhosts(amqpUrl: string, runId: string): Promise<void> {
+  let names: string[] = [];
+  const { base, auth } = managementBase(amqpUrl);
+  try {
+    const response = await fetch(`${base}/api/vhosts`, { headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(3000) });
+    if (response.ok) names = ((await response.json()) as Array<{ name: string }>).map((vhost) => vhost.name);
+  } catch {
+    const listed = await run('rabbitmqctl', ['list_vhosts', '--quiet', '--no-table-headers']).catch(() => ({ stdout: '' }));
+    names = listed.stdout.split('\n').map((line) => line.trim());
+  }
+  for (const name of names.filter((vhost) => vhost.startsWith(`${runId}_`))) {
+    const removed = await viaManagementApi(amqpUrl, 'DELETE', `/api/vhosts/${encodeURIComponent(name)}`);
+    if (!removed) await run('rabbitmqctl', ['delete_vhost', name]).catch(() => undefined);
+  }
+}

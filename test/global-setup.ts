@@ -1,0 +1,57 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { isReachable } from '../packages/kit/src/testing/servers';
+
+const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEFAULT_AMQP = 'amqp://guest:guest@127.0.0.1:5672';
+
+function dockerAvailable(): boolean {
+  try {
+    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Stoppable {
+  stop(): Promise<unknown>;
+}
+const started: Stoppable[] = [];
+
+/**
+ * Finds the servers tests run against: TEST_DATABASE_URL / TEST_AMQP_URL, else the local
+ * servers, else throwaway containers when a Docker engine is present.
+ */
+export default async function globalSetup(): Promise<void> {
+  let databaseUrl = process.env.TEST_DATABASE_URL ?? DEFAULT_PG;
+  let amqpUrl = process.env.TEST_AMQP_URL ?? DEFAULT_AMQP;
+  const pgUp = await isReachable(databaseUrl, 5432);
+  const amqpUp = await isReachable(amqpUrl, 5672);
+  if ((!pgUp || !amqpUp) && dockerAvailable()) {
+    const { GenericContainer, Wait } = await import('testcontainers');
+    if (!pgUp) {
+      const container = await new GenericContainer('postgres:16-alpine')
+        .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
+        .withExposedPorts(5432)
+        .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
+        .start();
+      started.push(container);
+      databaseUrl = `postgres://postgres@${container.getHost()}:${container.getMappedPort(5432)}/postgres`;
+    }
+    if (!amqpUp) {
+      const container = await new GenericContainer('rabbitmq:3.13-management-alpine').withExposedPorts(5672, 15672).withWaitStrategy(Wait.forLogMessage(/Server startup complete/)).start();
+      started.push(container);
+      amqpUrl = `amqp://guest:guest@${container.getHost()}:${container.getMappedPort(5672)}`;
+      process.env.TEST_AMQP_MANAGEMENT_URL = `http://${container.getHost()}:${container.getMappedPort(15672)}`;
+    }
+  } else if (!pgUp || !amqpUp) {
+    throw new Error(
+      `${!pgUp ? `PostgreSQL is not reachable at ${databaseUrl}` : `RabbitMQ is not reachable at ${amqpUrl}`}: start it (see README, "Running the tests") or set TEST_DATABASE_URL / TEST_AMQP_URL`,
+    );
+  }
+  process.env.WALLET_TEST_DATABASE_URL = databaseUrl;
+  process.env.WALLET_TEST_AMQP_URL = amqpUrl;
+  process.env.WALLET_TEST_RUN_ID = `wt${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  (globalThis as { __walletContainers?: Stoppable[] }).__walletContainers = started;
+}
