@@ -130,6 +130,12 @@ export class Broker {
     this.channel().sendToQueue(queue, body, { contentType: 'application/json', ...options });
   }
 
+  /** Messages ready in a queue (for gauges such as the dead-letter queue's depth). */
+  async queueDepth(queue: string): Promise<number> {
+    const { messageCount } = await this.channel().checkQueue(queue);
+    return messageCount;
+  }
+
   async check(): Promise<void> {
     if (!this.isConnected) throw new Error('broker is not connected');
   }

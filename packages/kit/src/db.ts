@@ -60,3 +60,8 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
 export async function checkDb(db: Db): Promise<void> {
   await db.raw('SELECT 1');
 }
+
+/** Passes a JS array as one PostgreSQL array parameter (`?::text[]`), nulls included. */
+export function sqlArray(values: ReadonlyArray<string | number | boolean | null>): Knex.Value {
+  return values as unknown as Knex.Value;
+}

@@ -10,3 +10,6 @@ export * from './logger';
 export * from './metrics';
 export * from './outbox';
 export * from './telemetry';
+export * from './topology';
+export * from './cursor';
+export * from './ledger-client';

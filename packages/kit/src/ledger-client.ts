@@ -1,0 +1,106 @@
+import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { type LedgerCommand, ledgerResultV1Schema, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
+import { declareLedgerCommands } from './topology';
+
+interface Waiter {
+  resolve: (result: LedgerResultV1) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class LedgerReplyTimeout extends Error {
+  constructor(readonly commandId: string) {
+    super(`no ledger reply for ${commandId} within the deadline`);
+    this.name = 'LedgerReplyTimeout';
+  }
+}
+
+/**
+ * Sends commands to the ledger and waits for each reply, with a deadline. Commands are
+ * persistent and confirmed; replies come back on this client's exclusive queue, matched by
+ * correlation id. A timed-out caller is not told the command failed: the ledger may still
+ * post it, and its result is recorded and published.
+ */
+export class LedgerCommandClient {
+  private readonly waiters = new Map<string, Waiter>();
+
+  private constructor(
+    private readonly connection: ChannelModel,
+    private readonly channel: ConfirmChannel,
+    private readonly replyQueue: string,
+  ) {}
+
+  static async connect(url: string, name = 'ledger-client'): Promise<LedgerCommandClient> {
+    const connection = await amqp.connect(url, { noDelay: true, clientProperties: { connection_name: name } });
+    const channel = await connection.createConfirmChannel();
+    await declareLedgerCommands(channel);
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+    const client = new LedgerCommandClient(connection, channel, queue);
+    await channel.consume(queue, (message) => message && client.onReply(message.properties.correlationId as string | undefined, message.content), { noAck: true });
+    return client;
+  }
+
+  private onReply(correlationId: string | undefined, content: Buffer): void {
+    if (!correlationId) return;
+    const waiter = this.waiters.get(correlationId);
+    if (!waiter) return;
+    this.waiters.delete(correlationId);
+    clearTimeout(waiter.timer);
+    const parsed = ledgerResultV1Schema.safeParse(JSON.parse(content.toString('utf8')));
+    if (parsed.success) waiter.resolve(parsed.data);
+    else waiter.reject(new Error(`malformed ledger reply: ${parsed.error.message}`));
+  }
+
+  /** Publishes (confirmed) without waiting for the ledger's answer. */
+  async send(command: LedgerCommand | Record<string, unknown>, options: { replyTo?: boolean; correlationId?: string } = {}): Promise<void> {
+    const body = Buffer.from(JSON.stringify(command));
+    const names = TOPOLOGY.ledgerCommands;
+    await new Promise<void>((resolve, reject) => {
+      this.channel.publish(
+        names.exchange,
+        names.routingKey,
+        body,
+        {
+          persistent: true,
+          contentType: 'application/json',
+          type: String(command.type ?? 'unknown'),
+          messageId: String(command.commandId ?? ''),
+          correlationId: options.correlationId,
+          replyTo: options.replyTo ? this.replyQueue : undefined,
+        },
+        (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+      );
+    });
+  }
+
+  /** Sends and waits for the reply, or rejects with LedgerReplyTimeout after `timeoutMs`. */
+  async request(command: LedgerCommand | Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<LedgerResultV1> {
+    // Each request has its own correlation id, so a repeated commandId gets its own answer.
+    const correlationId = `${String(command.commandId)}#${Math.random().toString(36).slice(2)}`;
+    const reply = new Promise<LedgerResultV1>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(correlationId);
+        reject(new LedgerReplyTimeout(String(command.commandId)));
+      }, options.timeoutMs ?? 10_000);
+      this.waiters.set(correlationId, { resolve, reject, timer });
+    });
+    try {
+      await this.send(command, { replyTo: true, correlationId });
+    } catch (error) {
+      const waiter = this.waiters.get(correlationId);
+      if (waiter) clearTimeout(waiter.timer);
+      this.waiters.delete(correlationId);
+      throw error;
+    }
+    return reply;
+  }
+
+  async close(): Promise<void> {
+    for (const waiter of this.waiters.values()) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error('ledger client closed'));
+    }
+    this.waiters.clear();
+    await this.connection.close().catch(() => undefined);
+  }
+}

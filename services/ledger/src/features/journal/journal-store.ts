@@ -1,0 +1,107 @@
+import { type Environment, formatAmount, type JournalEntry, type JournalKind, type Direction } from '@wallet/contracts';
+import type { Db } from '@wallet/kit';
+
+/** Every read of tenant data is bounded by one tenant and one environment. */
+export interface TenantScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+interface EntryRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  kind: JournalKind;
+  reference_type: string;
+  reference_id: string;
+  reverses_entry_id: string | null;
+  created_at: Date;
+}
+
+interface LineRow {
+  entry_id: string;
+  line_no: number;
+  account_id: string;
+  account_name: string;
+  wallet_id: string | null;
+  direction: Direction;
+  amount: string;
+  currency_code: string;
+}
+
+export interface JournalFilter {
+  kind?: string | undefined;
+  accountName?: string | undefined;
+  walletId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+async function linesOf(db: Db, entryIds: string[]): Promise<Map<string, LineRow[]>> {
+  const byEntry = new Map<string, LineRow[]>();
+  if (entryIds.length === 0) return byEntry;
+  const rows: LineRow[] = await db('journal_lines as l')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .whereIn('l.entry_id', entryIds)
+    .orderBy([{ column: 'l.entry_id' }, { column: 'l.line_no' }])
+    .select('l.entry_id', 'l.line_no', 'l.account_id', 'a.name as account_name', 'a.wallet_id', 'l.direction', 'l.amount', 'l.currency_code');
+  for (const row of rows) byEntry.set(row.entry_id, [...(byEntry.get(row.entry_id) ?? []), row]);
+  return byEntry;
+}
+
+function toEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    reference: { type: row.reference_type, id: row.reference_id },
+    reversesEntryId: row.reverses_entry_id,
+    lines: lines.map((line) => ({
+      accountId: line.account_id,
+      accountName: line.account_name,
+      walletId: line.wallet_id,
+      direction: line.direction,
+      amount: formatAmount(line.amount, line.currency_code),
+      currencyCode: line.currency_code,
+    })),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
+export async function listEntries(db: Db, scope: TenantScope, filter: JournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
+  const query = db('journal_entries as e')
+    .where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment })
+    .orderBy('e.seq', 'desc')
+    .limit(filter.limit + 1)
+    .select('e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at');
+  if (filter.kind) query.where('e.kind', filter.kind);
+  if (filter.from) query.where('e.created_at', '>=', filter.from);
+  if (filter.to) query.where('e.created_at', '<=', filter.to);
+  if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
+  if (filter.accountName || filter.walletId) {
+    query.whereExists(function linesOnAccount() {
+      this.select(db.raw('1'))
+        .from('journal_lines as l')
+        .join('accounts as a', 'a.id', 'l.account_id')
+        .whereRaw('l.entry_id = e.id')
+        .where({ 'a.tenant_id': scope.tenantId, 'a.environment': scope.environment });
+      if (filter.accountName) this.where('a.name', filter.accountName);
+      if (filter.walletId) this.where('a.wallet_id', filter.walletId);
+    });
+  }
+  const rows: EntryRow[] = await query;
+  const lines = await linesOf(db, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...toEntry(row, lines.get(row.id) ?? []), seq: row.seq }));
+}
+
+export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<JournalEntry | null> {
+  const row: EntryRow | undefined = await db('journal_entries').where({ id, tenant_id: scope.tenantId, environment: scope.environment }).first();
+  if (!row) return null;
+  const lines = await linesOf(db, [row.id]);
+  return toEntry(row, lines.get(row.id) ?? []);
+}

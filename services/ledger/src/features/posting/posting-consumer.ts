@@ -1,0 +1,132 @@
+import { ledgerResultV1Schema, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
+import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, type OutboxRelay, runWithContext, type ServiceMetrics } from '@wallet/kit';
+import type { Counter, Histogram } from 'prom-client';
+import type { DecodedCommand } from './posting-planner';
+import { decodeCommand, processBatch } from './posting-service';
+
+interface Delivery {
+  message: ConsumeMessage;
+  channel: Channel;
+}
+
+export interface PostingConsumerOptions {
+  broker: Broker;
+  db: Db;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  relay: OutboxRelay;
+  /** Commands per database transaction at most. */
+  batchSizeMax?: number;
+}
+
+/**
+ * Consumes posting commands and posts them in batches: whatever arrived while the previous
+ * batch was committing forms the next one, so batches grow with load and latency stays low
+ * when idle. Acks follow the commit, so a crash re-delivers and the recorded results answer.
+ */
+export class PostingConsumer {
+  private readonly pending: Delivery[] = [];
+  private draining: Promise<void> | null = null;
+  private readonly batchSizeMax: number;
+  private readonly outcomes: Counter<string>;
+  private readonly batchSizes: Histogram<string>;
+  private readonly deadLettered: Counter<string>;
+
+  constructor(private readonly options: PostingConsumerOptions) {
+    this.batchSizeMax = options.batchSizeMax ?? 500;
+    this.outcomes = options.metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
+    this.batchSizes = options.metrics.histogram('ledger_batch_size', 'Commands per posting transaction', [1, 5, 10, 25, 50, 100, 250, 500, 1000]);
+    this.deadLettered = options.metrics.counter('ledger_commands_dead_lettered_total', 'Commands sent to the dead-letter queue by the consumer');
+  }
+
+  async start(): Promise<void> {
+    await this.options.broker.consume({
+      queue: TOPOLOGY.ledgerCommands.queue,
+      prefetch: this.batchSizeMax * 2,
+      onMessage: (message, channel) => this.accept({ message, channel }),
+    });
+  }
+
+  /** Resolves when nothing is left to process (used by graceful shutdown and tests). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private accept(delivery: Delivery): void {
+    this.pending.push(delivery);
+    if (!this.draining) {
+      this.draining = this.drain().finally(() => {
+        this.draining = null;
+      });
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.batchSizeMax);
+      await this.handleBatch(batch);
+    }
+  }
+
+  private async handleBatch(batch: Delivery[]): Promise<void> {
+    const decodable: Array<{ delivery: Delivery; command: DecodedCommand }> = [];
+    for (const delivery of batch) {
+      const decoded = decodeCommand(delivery.message.content);
+      if (decoded.type === 'undecodable') {
+        this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
+        this.deadLettered.inc();
+        settle(delivery, 'dead-letter');
+      } else {
+        decodable.push({ delivery, command: decoded });
+      }
+    }
+    if (decodable.length === 0) return;
+    this.batchSizes.observe(decodable.length);
+    try {
+      const outcomes = await processBatch(this.options.db, decodable.map((item) => item.command));
+      this.finish(decodable.map((item) => item.delivery), outcomes.map((outcome) => outcome.result));
+    } catch (error) {
+      // One bad command must not sink its neighbours: retry each alone, and let the queue's
+      // delivery limit park the ones that still fail.
+      this.options.logger.warn({ err: error, size: decodable.length }, 'batch failed; retrying commands one by one');
+      for (const item of decodable) {
+        try {
+          const [outcome] = await processBatch(this.options.db, [item.command]);
+          if (outcome) this.finish([item.delivery], [outcome.result]);
+        } catch (single) {
+          this.options.logger.error({ err: single, commandId: item.command.commandId }, 'command failed; requeued');
+          settle(item.delivery, 'requeue');
+        }
+      }
+    }
+  }
+
+  private finish(deliveries: Delivery[], results: LedgerResultV1[]): void {
+    this.options.relay.wake();
+    deliveries.forEach((delivery, index) => {
+      const result = ledgerResultV1Schema.parse(results[index]);
+      this.outcomes.inc({ outcome: result.duplicate ? 'duplicate' : result.status });
+      const { replyTo, correlationId } = delivery.message.properties as { replyTo?: string; correlationId?: string };
+      if (replyTo) {
+        runWithContext({ correlationId: correlationId ?? result.commandId }, () => {
+          try {
+            this.options.broker.sendTransient(replyTo, Buffer.from(JSON.stringify(result)), { correlationId, type: result.type });
+          } catch (error) {
+            // The result is recorded: a caller that missed it gets it again by re-sending or from the event.
+            this.options.logger.warn({ err: error, commandId: result.commandId }, 'reply could not be sent');
+          }
+        });
+      }
+      settle(delivery, 'ack');
+    });
+  }
+}
+
+function settle(delivery: Delivery, how: 'ack' | 'requeue' | 'dead-letter'): void {
+  try {
+    if (how === 'ack') delivery.channel.ack(delivery.message);
+    else delivery.channel.nack(delivery.message, false, how === 'requeue');
+  } catch {
+    // The channel closed under us: the broker re-delivers, and the recorded result answers.
+  }
+}

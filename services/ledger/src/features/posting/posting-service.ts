@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import {
+  commandIdSchema,
+  environmentSchema,
+  ledgerCommandSchema,
+  type LedgerResultV1,
+  TOPOLOGY,
+} from '@wallet/contracts';
+import { type Db, enqueueOutbox, type OutboxMessage } from '@wallet/kit';
+import { currencyNamedBy } from '../accounts/account-rules';
+import { type CommandOutcome, type DecodedCommand, planBatch } from './posting-planner';
+import { type AccountRef, findExistingEntries, findRecordedResults, insertEntries, loadAccountsForUpdate, recordResults, updateAccounts } from './posting-store';
+
+export type Decoded = DecodedCommand | { type: 'undecodable'; reason: string };
+
+function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The DTO step: raw bytes to a typed command. The payload hash covers everything but the
+ * correlation id, so a genuine retry matches and a changed command does not.
+ */
+export function decodeCommand(content: Buffer): Decoded {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(content.toString('utf8'));
+  } catch {
+    return { type: 'undecodable', reason: 'not JSON' };
+  }
+  const parsed = ledgerCommandSchema.safeParse(raw);
+  if (parsed.success) {
+    const { correlationId: _ignored, ...hashed } = parsed.data;
+    const payloadHash = sha256(JSON.stringify(hashed));
+    return parsed.data.type === 'ledger.post.v1'
+      ? { type: 'ledger.post.v1', commandId: parsed.data.commandId, payloadHash, command: parsed.data }
+      : { type: 'ledger.wallet-status.v1', commandId: parsed.data.commandId, payloadHash, command: parsed.data };
+  }
+  // Answer a malformed command when we know whose it is; otherwise it can only be dead-lettered.
+  const envelope = raw as { commandId?: unknown; tenantId?: unknown; environment?: unknown };
+  const commandId = commandIdSchema.safeParse(envelope?.commandId);
+  const environment = environmentSchema.safeParse(envelope?.environment);
+  if (!commandId.success || typeof envelope.tenantId !== 'string' || !environment.success) {
+    return { type: 'undecodable', reason: 'no commandId, tenantId or environment' };
+  }
+  const message = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'command'}: ${issue.message}`).join('; ');
+  return { type: 'invalid', commandId: commandId.data, payloadHash: sha256(content), tenantId: envelope.tenantId, environment: environment.data, message };
+}
+
+function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
+  const refs: AccountRef[] = [];
+  for (const decoded of commands) {
+    if (decoded.type === 'ledger.wallet-status.v1') {
+      const { command } = decoded;
+      refs.push({ tenantId: command.tenantId, environment: command.environment, currencyCode: command.currencyCode, name: command.accountName, walletId: command.walletId });
+    } else if (decoded.type === 'ledger.post.v1') {
+      const { command } = decoded;
+      for (const line of command.lines) {
+        const named = currencyNamedBy(line.accountName);
+        if (named !== null && named !== line.currencyCode) continue; // rejected by the planner; never open such an account
+        refs.push({ tenantId: command.tenantId, environment: command.environment, currencyCode: line.currencyCode, name: line.accountName, walletId: line.walletId ?? null });
+      }
+    }
+  }
+  return refs;
+}
+
+export function resultEvent(result: LedgerResultV1): OutboxMessage {
+  return {
+    messageId: `${result.commandId}:result`,
+    exchange: TOPOLOGY.ledgerEvents.exchange,
+    routingKey: result.status === 'posted' ? TOPOLOGY.ledgerEvents.postedRoutingKey : TOPOLOGY.ledgerEvents.rejectedRoutingKey,
+    type: 'ledger.result.v1',
+    payload: result,
+  };
+}
+
+/**
+ * Decides and writes a batch of commands in one transaction: recorded results are replayed,
+ * new commands planned in order, then entries, lines, balances, results and events are written
+ * together. Either all of it commits or none of it does.
+ */
+export async function processBatch(db: Db, commands: DecodedCommand[], now: Date = new Date()): Promise<CommandOutcome[]> {
+  return db.transaction(async (tx) => {
+    const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
+    const fresh = commands.filter((command) => !recorded.has(command.commandId));
+    const accounts = await loadAccountsForUpdate(tx, accountRefsOf(fresh));
+    const reversals = fresh.flatMap((decoded) =>
+      decoded.type === 'ledger.post.v1' && decoded.command.reversesEntryId !== undefined
+        ? [{ tenantId: decoded.command.tenantId, environment: decoded.command.environment, entryId: decoded.command.reversesEntryId }]
+        : [],
+    );
+    const existingEntries = await findExistingEntries(tx, reversals);
+    const plan = planBatch({ commands, recorded, accounts, existingEntries, now });
+    await insertEntries(tx, plan.entries, now);
+    await updateAccounts(tx, plan.touchedAccounts);
+    const newOutcomes = plan.outcomes.filter((outcome) => outcome.isNew);
+    await recordResults(tx, newOutcomes);
+    await enqueueOutbox(
+      tx,
+      newOutcomes.filter((outcome) => outcome.result.commandType === 'ledger.post.v1' || outcome.result.commandType === undefined).map((outcome) => resultEvent(outcome.result)),
+    );
+    return plan.outcomes;
+  });
+}

@@ -1,0 +1,216 @@
+import BigNumber from 'bignumber.js';
+import { newId, type Direction, type Environment, type LedgerResultV1 } from '@wallet/contracts';
+import { sqlArray, type Tx } from '@wallet/kit';
+import { natureOf } from '../accounts/account-rules';
+import { type AccountState, type PlannedEntry, type RecordedResult, systemAccountKey, walletAccountKey } from './posting-planner';
+
+export interface AccountRef {
+  tenantId: string;
+  environment: Environment;
+  currencyCode: string;
+  name: string;
+  walletId: string | null;
+}
+
+interface DbAccountRow {
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  currency_code: string;
+  name: string;
+  wallet_id: string | null;
+  normal_side: Direction;
+  non_negative: boolean;
+  status: 'active' | 'frozen';
+  balance: string;
+}
+
+function toState(row: DbAccountRow): AccountState {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    currencyCode: row.currency_code,
+    name: row.name,
+    walletId: row.wallet_id,
+    normalSide: row.normal_side,
+    nonNegative: row.non_negative,
+    status: row.status,
+    balance: new BigNumber(row.balance),
+  };
+}
+
+export function refKey(ref: AccountRef): string {
+  return ref.walletId !== null ? walletAccountKey(ref.tenantId, ref.environment, ref.walletId) : systemAccountKey(ref.tenantId, ref.environment, ref.currencyCode, ref.name);
+}
+
+const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance';
+
+async function selectSystemAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
+  if (refs.length === 0) return [];
+  const result = await tx.raw(
+    `SELECT ${ACCOUNT_COLUMNS}
+       FROM accounts a
+       JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
+         ON a.tenant_id = k.tenant_id AND a.environment = k.environment AND a.currency_code = k.currency_code AND a.name = k.name
+      WHERE a.wallet_id IS NULL
+      ORDER BY a.id
+        FOR UPDATE OF a`,
+    [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), refs.map((ref) => ref.currencyCode), refs.map((ref) => ref.name)],
+  );
+  return result.rows as DbAccountRow[];
+}
+
+async function selectWalletAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
+  if (refs.length === 0) return [];
+  const result = await tx.raw(
+    `SELECT ${ACCOUNT_COLUMNS}
+       FROM accounts a
+       JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
+         ON a.tenant_id = k.tenant_id AND a.environment = k.environment AND a.wallet_id = k.wallet_id
+      ORDER BY a.id
+        FOR UPDATE OF a`,
+    [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), sqlArray(refs.map((ref) => ref.walletId))],
+  );
+  return result.rows as DbAccountRow[];
+}
+
+async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
+  const walletRefs = refs.filter((ref) => ref.walletId !== null);
+  const systemRefs = refs.filter((ref) => ref.walletId === null);
+  return [...(await selectSystemAccountsForUpdate(tx, systemRefs)), ...(await selectWalletAccountsForUpdate(tx, walletRefs))];
+}
+
+/** Opens accounts that do not exist yet; a concurrent opener wins quietly (ON CONFLICT DO NOTHING). */
+export async function openAccounts(tx: Tx, refs: AccountRef[]): Promise<void> {
+  if (refs.length === 0) return;
+  const natures = refs.map((ref) => natureOf(ref.name));
+  await tx.raw(
+    `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, wallet_id, normal_side, non_negative)
+     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
+     ON CONFLICT DO NOTHING`,
+    [
+      refs.map(() => newId('account')),
+      refs.map((ref) => ref.tenantId),
+      refs.map((ref) => ref.environment),
+      refs.map((ref) => ref.currencyCode),
+      refs.map((ref) => ref.name),
+      sqlArray(refs.map((ref) => ref.walletId)),
+      natures.map((nature) => nature.normalSide),
+      sqlArray(natures.map((nature) => nature.nonNegative)),
+    ],
+  );
+}
+
+/**
+ * Locks every account the batch touches, opening the missing ones first, in id order so two
+ * ledger instances never deadlock. Returns them by planner key.
+ */
+export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<Map<string, AccountState>> {
+  const unique = new Map<string, AccountRef>();
+  for (const ref of refs) if (!unique.has(refKey(ref))) unique.set(refKey(ref), ref);
+  const wanted = [...unique.values()];
+  const byKey = new Map<string, AccountState>();
+  const collect = (rows: DbAccountRow[]): void => {
+    for (const row of rows) {
+      const state = toState(row);
+      byKey.set(refKey({ ...state }), state);
+    }
+  };
+  collect(await lockAccounts(tx, wanted));
+  const missing = wanted.filter((ref) => !byKey.has(refKey(ref)));
+  if (missing.length > 0) {
+    await openAccounts(tx, missing);
+    collect(await lockAccounts(tx, missing));
+  }
+  return byKey;
+}
+
+export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise<Map<string, RecordedResult>> {
+  const recorded = new Map<string, RecordedResult>();
+  if (commandIds.length === 0) return recorded;
+  const result = await tx.raw('SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
+  for (const row of result.rows as Array<{ command_id: string; payload_hash: string; result: LedgerResultV1 }>) {
+    recorded.set(row.command_id, { payloadHash: row.payload_hash, result: row.result });
+  }
+  return recorded;
+}
+
+export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (refs.length === 0) return found;
+  const result = await tx.raw(
+    `SELECT e.tenant_id, e.environment, e.id FROM journal_entries e
+       JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, id)
+         ON e.tenant_id = k.tenant_id AND e.environment = k.environment AND e.id = k.id`,
+    [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), refs.map((ref) => ref.entryId)],
+  );
+  for (const row of result.rows as Array<{ tenant_id: string; environment: string; id: string }>) found.add(`${row.tenant_id}|${row.environment}|${row.id}`);
+  return found;
+}
+
+/** Writes the planned entries and lines with set-based statements: one round trip per table. */
+export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: Date): Promise<void> {
+  if (entries.length === 0) return;
+  const seqResult = await tx.raw(`SELECT nextval(pg_get_serial_sequence('journal_entries', 'seq'))::text AS seq FROM generate_series(1, ?)`, [entries.length]);
+  const seqs = (seqResult.rows as Array<{ seq: string }>).map((row) => row.seq);
+  await tx.raw(
+    `INSERT INTO journal_entries (seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
+     SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
+       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+         AS u(seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id)`,
+    [
+      createdAt.toISOString(),
+      seqs,
+      entries.map((entry) => entry.id),
+      entries.map((entry) => entry.tenantId),
+      entries.map((entry) => entry.environment),
+      entries.map((entry) => entry.kind),
+      entries.map((entry) => entry.referenceType),
+      entries.map((entry) => entry.referenceId),
+      sqlArray(entries.map((entry) => entry.reversesEntryId)),
+      entries.map((entry) => entry.commandId),
+      sqlArray(entries.map((entry) => entry.correlationId)),
+    ],
+  );
+  const lines = entries.flatMap((entry, index) => entry.lines.map((line) => ({ entryId: entry.id, seq: seqs[index] as string, line })));
+  await tx.raw(
+    `INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
+     SELECT * FROM unnest(?::text[], ?::bigint[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])`,
+    [
+      lines.map((item) => item.entryId),
+      lines.map((item) => item.seq),
+      sqlArray(lines.map((item) => item.line.lineNo)),
+      lines.map((item) => item.line.accountId),
+      lines.map((item) => item.line.direction),
+      lines.map((item) => item.line.amount.toFixed()),
+      lines.map((item) => item.line.currencyCode),
+      lines.map((item) => item.line.balanceAfter.toFixed()),
+    ],
+  );
+}
+
+/** One UPDATE for every account the batch moved: deltas were summed per account in memory. */
+export async function updateAccounts(tx: Tx, accounts: AccountState[]): Promise<void> {
+  if (accounts.length === 0) return;
+  await tx.raw(
+    `UPDATE accounts a SET balance = u.balance, status = u.status
+       FROM unnest(?::text[], ?::numeric[], ?::text[]) AS u(id, balance, status)
+      WHERE a.id = u.id`,
+    [accounts.map((account) => account.id), accounts.map((account) => account.balance.toFixed()), accounts.map((account) => account.status)],
+  );
+}
+
+export async function recordResults(tx: Tx, results: Array<{ payloadHash: string; result: LedgerResultV1 }>): Promise<void> {
+  if (results.length === 0) return;
+  await tx.raw(
+    `INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result)
+     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::jsonb[])`,
+    [
+      results.map((item) => item.result.commandId),
+      results.map((item) => item.result.tenantId),
+      results.map((item) => item.payloadHash),
+      results.map((item) => JSON.stringify(item.result)),
+    ],
+  );
+}

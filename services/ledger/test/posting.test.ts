@@ -1,0 +1,128 @@
+import amqp from 'amqplib';
+import { TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
+import { commandId, depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, systemLine, transferCommand, walletBalance, walletLine } from './support';
+
+describe('ledger.post.v1 over RabbitMQ', () => {
+  let ledger: LedgerHarness;
+  beforeAll(async () => {
+    ledger = await startLedgerHarness();
+  });
+  afterAll(async () => {
+    await ledger.close();
+  });
+  afterEach(async () => {
+    expect(await ledgerInvariantViolations(ledger.db)).toEqual([]);
+  });
+
+  it('posts a balanced entry, updates balances and replies with the entry id', async () => {
+    const tenantId = newTenantId();
+    const result = await ledger.client.request(depositCommand({ tenantId }, 'wl_a', '100.10'));
+    expect(result).toMatchObject({ status: 'posted', duplicate: false, error: null });
+    expect(result.journalEntryId).toMatch(/^je_/);
+    expect(await walletBalance(ledger.db, tenantId, 'wl_a')).toBe('100.1');
+    const entry = await ledger.get(`/v1/journal/${result.journalEntryId}`, { tenantId });
+    expect(entry.status).toBe(200);
+    expect(entry.body.lines).toEqual([
+      expect.objectContaining({ accountName: 'momo-float:mtn', direction: 'DR', amount: '100.10', currencyCode: 'USD' }),
+      expect.objectContaining({ accountName: 'wallet:owner-wl_a', walletId: 'wl_a', direction: 'CR', amount: '100.10' }),
+    ]);
+  });
+
+  it('answers a repeated command with its original result and posts nothing more', async () => {
+    const tenantId = newTenantId();
+    const command = depositCommand({ tenantId }, 'wl_a', '5.00');
+    const first = await ledger.client.request(command);
+    const again = await ledger.client.request({ ...command, correlationId: 'a-retry' });
+    expect(again).toMatchObject({ status: 'posted', journalEntryId: first.journalEntryId, duplicate: true });
+    expect(await walletBalance(ledger.db, tenantId, 'wl_a')).toBe('5');
+    const entries = await ledger.db('journal_entries').where({ command_id: command.commandId }).count<{ count: string }[]>('* as count');
+    expect(entries[0]?.count).toBe('1');
+  });
+
+  it('rejects the same commandId with a different payload and posts nothing', async () => {
+    const tenantId = newTenantId();
+    const command = depositCommand({ tenantId }, 'wl_a', '5.00');
+    await ledger.client.request(command);
+    const changed = await ledger.client.request({ ...command, lines: depositCommand({ tenantId }, 'wl_a', '500.00').lines });
+    expect(changed).toMatchObject({ status: 'rejected', error: { code: 'COMMAND_ID_REUSED' } });
+    expect(await walletBalance(ledger.db, tenantId, 'wl_a')).toBe('5');
+  });
+
+  it.each([
+    ['UNBALANCED_ENTRY', (tenantId: string) => ({ ...depositCommand({ tenantId }, 'wl_a', '10.00'), lines: [systemLine('momo-float:mtn', 'DR', '10.00'), walletLine('wl_a', 'CR', '9.99')] })],
+    ['INVALID_AMOUNT', (tenantId: string) => depositCommand({ tenantId }, 'wl_a', '10.001')],
+    ['CURRENCY_MISMATCH', (tenantId: string) => ({ ...depositCommand({ tenantId }, 'wl_a', '10.00'), lines: [systemLine('asset:pool:UGX', 'DR', '10.00'), walletLine('wl_a', 'CR', '10.00')] })],
+    ['INSUFFICIENT_FUNDS', (tenantId: string) => transferCommand({ tenantId }, 'wl_empty', 'wl_b', '0.01')],
+  ])('rejects %s and changes nothing', async (code, build) => {
+    const tenantId = newTenantId();
+    const result = await ledger.client.request(build(tenantId));
+    expect(result).toMatchObject({ status: 'rejected', journalEntryId: null, error: { code } });
+    const lines = await ledger.db('journal_entries').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count');
+    expect(lines[0]?.count).toBe('0');
+  });
+
+  it('answers a structurally invalid command with VALIDATION_ERROR when it can tell whose it is', async () => {
+    const tenantId = newTenantId();
+    const result = await ledger.client.request({ type: 'ledger.post.v1', commandId: commandId('bad'), tenantId, environment: 'test', kind: 'transfer', lines: [] });
+    expect(result).toMatchObject({ status: 'rejected', error: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('blocks debits of a frozen wallet but keeps crediting it', async () => {
+    const tenantId = newTenantId();
+    await ledger.client.request(depositCommand({ tenantId }, 'wl_f', '50.00'));
+    const freeze = { type: 'ledger.wallet-status.v1' as const, commandId: commandId('freeze'), tenantId, environment: 'test' as const, walletId: 'wl_f', accountName: 'wallet:owner-wl_f', currencyCode: 'USD', status: 'frozen' as const };
+    expect(await ledger.client.request(freeze)).toMatchObject({ status: 'applied' });
+    expect(await ledger.client.request(transferCommand({ tenantId }, 'wl_f', 'wl_g', '1.00'))).toMatchObject({ status: 'rejected', error: { code: 'WALLET_FROZEN' } });
+    expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_f', '1.00'))).toMatchObject({ status: 'posted' });
+    await ledger.client.request({ ...freeze, commandId: commandId('unfreeze'), status: 'active' });
+    expect(await ledger.client.request(transferCommand({ tenantId }, 'wl_f', 'wl_g', '1.00'))).toMatchObject({ status: 'posted' });
+    expect(await walletBalance(ledger.db, tenantId, 'wl_f')).toBe('50');
+  });
+
+  it('never fails a batch neighbour: a burst mixing good and bad commands posts every good one', async () => {
+    const tenantId = newTenantId();
+    await ledger.client.request(depositCommand({ tenantId }, 'wl_src', '100.00'));
+    const commands = Array.from({ length: 60 }, (_, index) =>
+      index % 3 === 0 ? transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1000.00') : transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1.00', { fee: '0.10' }),
+    );
+    const results = await Promise.all(commands.map((command) => ledger.client.request(command)));
+    expect(results.filter((result) => result.status === 'posted')).toHaveLength(40);
+    expect(results.filter((result) => result.error?.code === 'INSUFFICIENT_FUNDS')).toHaveLength(20);
+    expect(await walletBalance(ledger.db, tenantId, 'wl_src')).toBe('56');
+    expect(await walletBalance(ledger.db, tenantId, 'wl_dst')).toBe('40');
+    const batches = await ledger.db('journal_entries').where({ tenant_id: tenantId }).countDistinct<{ count: string }[]>('created_at as count');
+    // Commands were posted in fewer transactions than there were commands.
+    expect(Number(batches[0]?.count)).toBeLessThan(41);
+  });
+
+  it('publishes posted and rejected events through its outbox', async () => {
+    const connection = await amqp.connect(ledger.amqpUrl);
+    const channel = await connection.createChannel();
+    const { queue } = await channel.assertQueue('', { exclusive: true });
+    await channel.bindQueue(queue, TOPOLOGY.ledgerEvents.exchange, 'ledger.*');
+    const events: LedgerResultV1[] = [];
+    await channel.consume(queue, (message) => message && events.push(JSON.parse(message.content.toString())), { noAck: true });
+    const tenantId = newTenantId();
+    const posted = depositCommand({ tenantId }, 'wl_e', '1.00');
+    const rejected = transferCommand({ tenantId }, 'wl_none', 'wl_e', '9.00');
+    await ledger.client.request(posted);
+    await ledger.client.request(rejected);
+    await waitFor(async () => (events.length >= 2 ? true : undefined), { what: 'ledger events' });
+    expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({ status: 'posted' });
+    expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_FUNDS' } });
+    await connection.close();
+  });
+
+  it('dead-letters a message it cannot read at all', async () => {
+    await ledger.client.send({ hello: 'world' });
+    const connection = await amqp.connect(ledger.amqpUrl);
+    const channel = await connection.createChannel();
+    const parked = await waitFor(async () => {
+      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+      return message ? JSON.parse(message.content.toString()) : undefined;
+    }, { what: 'the dead-lettered message' });
+    expect(parked).toEqual({ hello: 'world' });
+    await connection.close();
+  });
+});
