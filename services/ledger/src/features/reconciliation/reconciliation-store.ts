@@ -1,8 +1,19 @@
-import type { ReconciliationResult } from '@wallet/contracts';
+import { formatAmount, type ReconciliationResult } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-store';
 
 const MISMATCHES_MAX = 100;
+const AMOUNT_FIELDS = ['materializedBalance', 'sumOfLines', 'debits', 'credits'];
+
+/** Amounts in mismatch reports are written at their currency's scale, like everywhere else. */
+function formatAmounts(row: Record<string, unknown>): Record<string, unknown> {
+  const currencyCode = row.currencyCode as string;
+  const formatted = { ...row };
+  for (const field of AMOUNT_FIELDS) {
+    if (field in formatted) formatted[field] = formatAmount((formatted[field] as string | null) ?? '0', currencyCode);
+  }
+  return formatted;
+}
 
 function scopeClause(alias: string, scope: TenantScope | null): { sql: string; bindings: string[] } {
   return scope ? { sql: `${alias}.tenant_id = ? AND ${alias}.environment = ?`, bindings: [scope.tenantId, scope.environment] } : { sql: 'TRUE', bindings: [] };
@@ -60,7 +71,7 @@ export async function reconcileLedger(db: Db, scope: TenantScope | null, now: Da
       const checks = [
         { name: 'account_balances_match_lines', mismatches: await balancesMatchLines(tx, scope) },
         { name: 'entries_balance', mismatches: await entriesBalance(tx, scope) },
-      ].map((check) => ({ ...check, status: check.mismatches.length === 0 ? ('ok' as const) : ('mismatch' as const) }));
+      ].map((check) => ({ ...check, mismatches: check.mismatches.map(formatAmounts), status: check.mismatches.length === 0 ? ('ok' as const) : ('mismatch' as const) }));
       return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: now.toISOString() };
     },
     { isolationLevel: 'repeatable read', readOnly: true },

@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import amqp from 'amqplib';
+import { TOPOLOGY } from '@wallet/contracts';
+import { createDb, type Db, LedgerCommandClient } from '@wallet/kit';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, transferCommand } from './support';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The ledger as a separate OS process, so it can be killed with SIGKILL mid-stream. */
+function spawnLedger(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function count(db: Db, table: string): Promise<number> {
+  const rows = await db(table).count<{ count: string }[]>('* as count');
+  return Number(rows[0]?.count);
+}
+
+async function consumers(amqpUrl: string): Promise<number> {
+  const connection = await amqp.connect(amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    return (await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).consumerCount;
+  } catch {
+    return 0;
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+describe('ledger killed with SIGKILL in the middle of a stream of commands', () => {
+  it('gives every command exactly one result after restart: nothing lost, nothing doubled', async () => {
+    const databaseUrl = await createTestDatabase('ledger_crash');
+    const amqpUrl = await createTestVhost('ledger_crash');
+    const env = { ...process.env, LEDGER_DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: 'error', LEDGER_BATCH_SIZE_MAX: '50' };
+    const db = createDb(databaseUrl, { poolMax: 2 });
+    let ledger = spawnLedger(env);
+    const client = await LedgerCommandClient.connect(amqpUrl, 'crash-test-publisher');
+    try {
+      await waitFor(async () => ((await consumers(amqpUrl)) > 0 ? true : undefined), { timeoutMs: 60_000, what: 'the ledger to consume' });
+      const tenantId = newTenantId();
+      const wallets = Array.from({ length: 20 }, (_, index) => `wl_c${index}`);
+      const commands = [
+        ...wallets.map((wallet) => depositCommand({ tenantId }, wallet, '100.00')),
+        ...Array.from({ length: 3000 }, (_, index) =>
+          transferCommand({ tenantId }, wallets[index % 20] as string, wallets[(index * 7 + 1) % 20] as string, `${(index % 9) + 1}.25`, { fee: '0.10' }),
+        ),
+      ];
+      const publishing = (async () => {
+        for (let index = 0; index < commands.length; index += 100) {
+          await Promise.all(commands.slice(index, index + 100).map((command) => client.send(command)));
+        }
+      })();
+
+      await waitFor(async () => ((await count(db, 'processed_commands')) >= 500 ? true : undefined), { timeoutMs: 60_000, what: 'some commands to be processed' });
+      ledger.kill('SIGKILL');
+      await new Promise((resolve) => ledger.once('exit', resolve));
+      const atCrash = await count(db, 'processed_commands');
+      expect(atCrash).toBeLessThan(commands.length);
+
+      await publishing;
+      ledger = spawnLedger(env);
+      await waitFor(async () => ((await count(db, 'processed_commands')) === commands.length ? true : undefined), { timeoutMs: 120_000, what: 'the queue to drain' });
+
+      const posted = await db('processed_commands').whereRaw("result->>'status' = 'posted'").count<{ count: string }[]>('* as count');
+      expect(await count(db, 'journal_entries')).toBe(Number(posted[0]?.count));
+      const commandIds = new Set(commands.map((command) => command.commandId));
+      const recorded = await db('processed_commands').pluck('command_id');
+      expect(new Set(recorded)).toEqual(commandIds);
+      // Each result was published once (the outbox keys events by command id).
+      expect(await count(db, 'outbox')).toBe(commands.length);
+      expect(await ledgerInvariantViolations(db)).toEqual([]);
+    } finally {
+      ledger.kill('SIGKILL');
+      await client.close();
+      await db.destroy();
+    }
+  });
+});
