@@ -44,7 +44,7 @@ describe('ledger reads', () => {
     it('refuses reads without an internal token', async () => {
       const response = await fetch(`http://127.0.0.1:${ledger.service.port}/v1/journal`);
       expect(response.status).toBe(401);
-      expect((await response.json()).error.code).toBe('INVALID_INTERNAL_TOKEN');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('INVALID_INTERNAL_TOKEN');
     });
   });
 

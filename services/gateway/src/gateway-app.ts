@@ -1,0 +1,55 @@
+import { correlationMiddleware, errorMiddleware, AppError, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
+import express from 'express';
+import { docsRouter } from './features/docs/docs-router';
+import { healthRouter } from './features/health/health-router';
+import { type ProxyDependencies, proxyRouter } from './features/proxy/proxy-router';
+
+export const SERVICE = 'gateway';
+
+interface AppBase {
+  logger: Logger;
+  metrics: ServiceMetrics;
+}
+
+/** What both listeners share at the front (correlation id, timing) and at the back (404, error body). */
+function withFrameAround(base: AppBase, listener: 'public' | 'admin', mount: (app: express.Express) => void): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(correlationMiddleware);
+  app.use((request, response, next) => {
+    const end = base.metrics.httpDuration.startTimer({ method: request.method });
+    response.on('finish', () => {
+      // Route templates, never raw paths, so the label set stays bounded.
+      const route = (response.locals.metricRoute as string | undefined) ?? (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      end({ route: listener === 'admin' ? `admin:${route}` : route, status: String(response.statusCode) });
+    });
+    next();
+  });
+  mount(app);
+  app.use((_request, _response, next) => next(new AppError('NOT_FOUND', 'No such route')));
+  app.use(errorMiddleware(base.logger));
+  return app;
+}
+
+export interface PublicAppOptions extends AppBase {
+  proxy: ProxyDependencies;
+  readiness: ReadinessCheck[];
+  openApiDocument: Record<string, unknown>;
+}
+
+/** Every route: health, metrics, the API document and every public route of the contracts. */
+export function createPublicApp(options: PublicAppOptions): express.Express {
+  return withFrameAround(options, 'public', (app) => {
+    app.use(healthRouter({ service: SERVICE, metrics: options.metrics, readiness: options.readiness }));
+    app.use(docsRouter(options.openApiDocument));
+    app.use(proxyRouter(options.proxy));
+  });
+}
+
+/** Only `/v1/system/*` and `/v1/tenants*`: the proxy's route table holds nothing else. */
+export function createAdminApp(options: AppBase & { proxy: ProxyDependencies }): express.Express {
+  return withFrameAround(options, 'admin', (app) => {
+    app.use(proxyRouter(options.proxy));
+  });
+}

@@ -1,0 +1,10 @@
+import type { Migration } from '@wallet/kit';
+import * as createTenants from './20261122120000_create_tenants';
+import * as createTeamMembers from './20261122120100_create_team_members';
+import * as createOutbox from './20261122120200_create_outbox';
+
+export const migrations: Migration[] = [
+  { name: '20261122120000_create_tenants', ...createTenants },
+  { name: '20261122120100_create_team_members', ...createTeamMembers },
+  { name: '20261122120200_create_outbox', ...createOutbox },
+];

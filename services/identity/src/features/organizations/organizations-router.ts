@@ -1,0 +1,28 @@
+import { createOrganizationBodySchema, pageQuerySchema } from '@wallet/contracts';
+import { parseOrThrow, requireSystem } from '@wallet/kit';
+import { Router } from 'express';
+import type { OrganizationsService } from './organizations-service';
+
+/** The platform operator's view of tenants as organizations, each with its first admin. */
+export function organizationsRouter(organizations: OrganizationsService): Router {
+  const router = Router();
+
+  router.post('/v1/system/organizations', async (request, response) => {
+    requireSystem(response);
+    const body = parseOrThrow(createOrganizationBodySchema, request.body);
+    response.status(201).json(await organizations.create(body));
+  });
+
+  router.get('/v1/system/organizations', async (request, response) => {
+    requireSystem(response);
+    const query = parseOrThrow(pageQuerySchema, request.query, 'query');
+    response.json(await organizations.list(query));
+  });
+
+  router.get('/v1/system/organizations/:id', async (request, response) => {
+    requireSystem(response);
+    response.json(await organizations.get(request.params.id));
+  });
+
+  return router;
+}

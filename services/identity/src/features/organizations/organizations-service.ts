@@ -1,0 +1,90 @@
+import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant } from '@wallet/contracts';
+import { AppError, type Db, decodeCursor, encodeCursor, type Logger } from '@wallet/kit';
+import { z } from 'zod';
+import { type InviteMailer } from '../team/invite-mailer';
+import { type InviteToken, newInviteToken } from '../team/invite-tokens';
+import { firstAdminsOf, type InvitedMember, insertInvitedMember, markInviteSent } from '../team/team-store';
+import { type TenantsService, withoutSeq } from '../tenants/tenants-service';
+import { findTenant, listTenants } from '../tenants/tenants-store';
+
+export interface OrganizationsDeps {
+  db: Db;
+  tenants: TenantsService;
+  /** Null when no SMTP server is configured: organizations are created, invites not emailed. */
+  mailer: InviteMailer | null;
+  dashboardUrl: string;
+  logger: Logger;
+}
+
+/** An organization is a tenant as the platform operator sees it, with its first admin. */
+export class OrganizationsService {
+  constructor(private readonly deps: OrganizationsDeps) {}
+
+  async create(body: CreateOrganizationBody): Promise<Organization> {
+    const { admin: adminInput, ...tenantBody } = body;
+    const invite = adminInput ? newInviteToken() : null;
+    const { tenant, extra: admin } = await this.deps.tenants.createWith(tenantBody, async (tx, created) => {
+      if (!adminInput || !invite) return null;
+      const member = await insertInvitedMember(tx, {
+        id: newId('user'),
+        tenantId: created.id,
+        name: adminInput.name,
+        email: adminInput.email,
+        orgRole: 'org-admin',
+        inviteTokenHash: invite.tokenHash,
+        inviteExpiresAt: invite.expiresAt,
+      });
+      // A brand-new tenant has no members, so this is a programmer error, not a client one.
+      if (!member) throw new Error(`tenant ${created.id} already had a member with the admin's email`);
+      return member;
+    });
+    if (!admin || !invite) return { ...tenant, admin: null };
+    // After the commit: the organization exists whether or not the mail server answers.
+    const inviteEmailSent = await this.sendInvite(tenant, admin, invite);
+    return { ...tenant, admin: { ...admin, inviteEmailSent } };
+  }
+
+  async get(id: string): Promise<Organization> {
+    const stored = await findTenant(this.deps.db, id);
+    if (!stored) throw new AppError('TENANT_NOT_FOUND', 'No such organization');
+    const admins = await firstAdminsOf(this.deps.db, [stored.id]);
+    return { ...withoutSeq(stored), admin: admins.get(stored.id) ?? null };
+  }
+
+  /** Newest first, by insertion order; the cursor is the position of the last item returned. */
+  async list(query: PageQuery): Promise<Page<Organization>> {
+    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listTenants(this.deps.db, { beforeSeq: cursor?.seq, limit: query.limit });
+    const page = rows.slice(0, query.limit);
+    const admins = await firstAdminsOf(this.deps.db, page.map((tenant) => tenant.id));
+    const last = page[page.length - 1];
+    return {
+      data: page.map((tenant) => ({ ...withoutSeq(tenant), admin: admins.get(tenant.id) ?? null })),
+      nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
+    };
+  }
+
+  /** True only when the mail server accepted the invite; a failure is logged, never thrown. */
+  private async sendInvite(tenant: Tenant, admin: InvitedMember, invite: InviteToken): Promise<boolean> {
+    const { mailer, logger } = this.deps;
+    if (!mailer) return false;
+    try {
+      await mailer.send({
+        to: { name: admin.name, address: admin.email },
+        organizationName: tenant.name,
+        acceptUrl: `${this.deps.dashboardUrl.replace(/\/+$/, '')}/accept-invite?token=${encodeURIComponent(invite.token)}`,
+        expiresAt: invite.expiresAt,
+      });
+    } catch (error) {
+      logger.warn({ err: error, tenantId: tenant.id, memberId: admin.id }, 'invite email could not be sent');
+      return false;
+    }
+    try {
+      await markInviteSent(this.deps.db, admin.id);
+    } catch (error) {
+      // The email went out; only the record of it is missing.
+      logger.warn({ err: error, tenantId: tenant.id, memberId: admin.id }, 'invite email sent but not recorded');
+    }
+    return true;
+  }
+}

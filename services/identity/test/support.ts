@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
+import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
+import { type RunningService, start } from '../src/main';
+
+export const INTERNAL_SECRET = 'identity-tests-internal-token-secret-0123456789';
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface RequestOptions {
+  /** Sent as JSON.stringify(body). */
+  body?: unknown;
+  /** Sent exactly as written, for number tokens JSON.stringify cannot produce (1000000.50). */
+  rawBody?: string;
+  /** null sends no internal token at all; a string is sent as is. */
+  token?: string | null;
+  correlationId?: string;
+}
+
+/**
+ * Real parts: a fresh PostgreSQL database and RabbitMQ vhost, and the identity service itself
+ * started in-process and called over HTTP, as the gateway calls it.
+ */
+export interface IdentityHarness {
+  env: NodeJS.ProcessEnv;
+  databaseUrl: string;
+  amqpUrl: string;
+  service: RunningService;
+  /** A direct connection to the service's database, for checking what was (not) written. */
+  db: Db;
+  request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+export function internalToken(claims: Partial<Omit<InternalClaims, 'exp'>> = {}): string {
+  return signInternalToken(INTERNAL_SECRET, {
+    surface: 'system',
+    tenantId: null,
+    environment: null,
+    keyId: null,
+    scopes: [],
+    actor: null,
+    correlationId: randomUUID(),
+    ...claims,
+  });
+}
+
+export async function startIdentityHarness(env: NodeJS.ProcessEnv = {}): Promise<IdentityHarness> {
+  const databaseUrl = await createTestDatabase('identity');
+  const amqpUrl = await createTestVhost('identity');
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    IDENTITY_DATABASE_URL: databaseUrl,
+    AMQP_URL: amqpUrl,
+    IDENTITY_PORT: '0',
+    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SMTP_URL: '',
+    DASHBOARD_URL: '',
+    ...env,
+  };
+  const service = await start(fullEnv);
+  const db = createDb(databaseUrl, { poolMax: 2 });
+  return {
+    env: fullEnv,
+    databaseUrl,
+    amqpUrl,
+    service,
+    db,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = {};
+      const token = options.token === undefined ? internalToken() : options.token;
+      if (token !== null) headers['x-internal-token'] = token;
+      if (options.correlationId) headers['x-correlation-id'] = options.correlationId;
+      const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`http://127.0.0.1:${service.port}${path}`, { method, headers, body });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await service.close();
+      await db.destroy();
+    },
+  };
+}
+
+let sequence = 0;
+/** A slug no other test of the file uses. */
+export function uniqueSlug(label = 'org'): string {
+  sequence += 1;
+  return `${label}-${sequence}-${randomUUID().slice(0, 8)}`;
+}
+
+export function tenantBody(overrides: { name?: string; slug?: string; config?: Record<string, unknown> } = {}) {
+  return {
+    name: overrides.name ?? 'Acme Payments',
+    slug: overrides.slug ?? uniqueSlug('acme'),
+    config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'KES'], maxTransactionAmount: '5000.00', ...overrides.config },
+  };
+}
+
+export async function countRows(db: Db, table: string, where: Record<string, unknown> = {}): Promise<number> {
+  const rows = await db(table).where(where).count<{ count: string }[]>('* as count');
+  return Number(rows[0]?.count ?? 0);
+}
