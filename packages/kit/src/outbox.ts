@@ -33,15 +33,18 @@ export interface OutboxMessage {
 /** Writes messages in the caller's transaction: they are published only if it commits. */
 export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await tx(OUTBOX_TABLE).insert(
-    messages.map((message) => ({
-      message_id: message.messageId,
-      exchange: message.exchange,
-      routing_key: message.routingKey,
-      type: message.type,
-      payload: JSON.stringify(message.payload),
-      headers: JSON.stringify(message.headers ?? {}),
-    })),
+  // One statement with one array per column, however many messages: cheap on the hot path.
+  await tx.raw(
+    `INSERT INTO ${OUTBOX_TABLE} (message_id, exchange, routing_key, type, payload, headers)
+     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[])`,
+    [
+      messages.map((message) => message.messageId),
+      messages.map((message) => message.exchange),
+      messages.map((message) => message.routingKey),
+      messages.map((message) => message.type),
+      messages.map((message) => JSON.stringify(message.payload)),
+      messages.map((message) => JSON.stringify(message.headers ?? {})),
+    ],
   );
 }
 

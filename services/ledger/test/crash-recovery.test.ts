@@ -20,6 +20,8 @@ async function count(db: Db, table: string): Promise<number> {
 
 async function consumers(amqpUrl: string): Promise<number> {
   const connection = await amqp.connect(amqpUrl);
+  // checkQueue on a queue not declared yet closes the channel with an error event.
+  connection.on('error', () => undefined);
   try {
     const channel = await connection.createChannel();
     return (await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).consumerCount;

@@ -1,4 +1,4 @@
-import { ledgerResultV1Schema, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
+import { type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
 import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, type OutboxRelay, runWithContext, type ServiceMetrics } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
 import type { DecodedCommand } from './posting-planner';
@@ -31,11 +31,13 @@ export class PostingConsumer {
   private readonly outcomes: Counter<string>;
   private readonly batchSizes: Histogram<string>;
   private readonly deadLettered: Counter<string>;
+  private readonly batchSeconds: Histogram<string>;
 
   constructor(private readonly options: PostingConsumerOptions) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
     this.outcomes = options.metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
     this.batchSizes = options.metrics.histogram('ledger_batch_size', 'Commands per posting transaction', [1, 5, 10, 25, 50, 100, 250, 500, 1000]);
+    this.batchSeconds = options.metrics.histogram('ledger_batch_duration_seconds', 'Time to decide and commit one batch', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
     this.deadLettered = options.metrics.counter('ledger_commands_dead_lettered_total', 'Commands sent to the dead-letter queue by the consumer');
   }
 
@@ -83,7 +85,9 @@ export class PostingConsumer {
     if (decodable.length === 0) return;
     this.batchSizes.observe(decodable.length);
     try {
+      const stopTimer = this.batchSeconds.startTimer();
       const outcomes = await processBatch(this.options.db, decodable.map((item) => item.command));
+      this.options.logger.debug({ size: decodable.length, seconds: stopTimer() }, 'batch committed');
       this.finish(decodable.map((item) => item.delivery), outcomes.map((outcome) => outcome.result));
     } catch (error) {
       // One bad command must not sink its neighbours: retry each alone, and let the queue's
@@ -104,7 +108,8 @@ export class PostingConsumer {
   private finish(deliveries: Delivery[], results: LedgerResultV1[]): void {
     this.options.relay.wake();
     deliveries.forEach((delivery, index) => {
-      const result = ledgerResultV1Schema.parse(results[index]);
+      const result = results[index];
+      if (!result) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);
       this.outcomes.inc({ outcome: result.duplicate ? 'duplicate' : result.status });
       const { replyTo, correlationId } = delivery.message.properties as { replyTo?: string; correlationId?: string };
       if (replyTo) {
@@ -117,14 +122,17 @@ export class PostingConsumer {
           }
         });
       }
-      settle(delivery, 'ack');
     });
+    // One ack per channel for the whole batch: everything delivered before it is settled already.
+    const lastByChannel = new Map<Channel, Delivery>();
+    for (const delivery of deliveries) lastByChannel.set(delivery.channel, delivery);
+    for (const last of lastByChannel.values()) settle(last, 'ack-up-to');
   }
 }
 
-function settle(delivery: Delivery, how: 'ack' | 'requeue' | 'dead-letter'): void {
+function settle(delivery: Delivery, how: 'ack-up-to' | 'requeue' | 'dead-letter'): void {
   try {
-    if (how === 'ack') delivery.channel.ack(delivery.message);
+    if (how === 'ack-up-to') delivery.channel.ack(delivery.message, true);
     else delivery.channel.nack(delivery.message, false, how === 'requeue');
   } catch {
     // The channel closed under us: the broker re-delivers, and the recorded result answers.
