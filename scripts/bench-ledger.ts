@@ -257,9 +257,9 @@ async function main(): Promise<void> {
   console.log(`  through the broker: ${N} postings per workload, ${WALLETS} wallets, ${IN_FLIGHT} requests in flight, persistent confirmed commands on a quorum queue, replies on an exclusive queue`);
   console.log(`  baseline: ${BASELINE_N} postings per workload, ${BASELINE_CLIENTS} clients, one plain transaction per posting (row locks, no broker, no batching)`);
 
-  const ledger: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
+  const ledger: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_LEDGER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, LEDGER_DATABASE_URL: ledgerDb, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: randomUUID() + randomUUID(), LOG_LEVEL: 'warn', LEDGER_BATCH_SIZE_MAX: BATCH_SIZE_MAX },
+    env: { ...process.env, LEDGER_DATABASE_URL: ledgerDb, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: randomUUID() + randomUUID(), LOG_LEVEL: process.env.BENCH_LEDGER_LOG_LEVEL ?? 'warn', LEDGER_BATCH_SIZE_MAX: BATCH_SIZE_MAX },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const results: Figures[] = [];
@@ -275,6 +275,7 @@ async function main(): Promise<void> {
     await client.close();
   } finally {
     ledger.kill('SIGTERM');
+    await new Promise((resolve) => ledger.once('exit', resolve));
   }
 
   const baselineUrl = databaseUrl('baseline');

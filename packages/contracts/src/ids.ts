@@ -24,6 +24,21 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+// Random bytes are drawn in blocks: one system call per 256 ids instead of one per id.
+const RANDOM_BLOCK_BYTES = 4096;
+let randomBlock = Buffer.alloc(0);
+let randomOffset = 0;
+
+function randomChunk(length: number): Buffer {
+  if (randomOffset + length > randomBlock.length) {
+    randomBlock = randomBytes(RANDOM_BLOCK_BYTES);
+    randomOffset = 0;
+  }
+  const chunk = randomBlock.subarray(randomOffset, randomOffset + length);
+  randomOffset += length;
+  return chunk;
+}
+
 /** 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits, so ids sort by time. */
 export function sortableId(nowMs: number = Date.now()): string {
   let time = '';
@@ -32,7 +47,7 @@ export function sortableId(nowMs: number = Date.now()): string {
     time = CROCKFORD[remaining % 32] + time;
     remaining = Math.floor(remaining / 32);
   }
-  const random = randomBytes(16);
+  const random = randomChunk(16);
   let tail = '';
   for (let i = 0; i < 16; i += 1) tail += CROCKFORD[(random[i] as number) % 32];
   return time + tail;

@@ -13,3 +13,4 @@ export * from './telemetry';
 export * from './topology';
 export * from './cursor';
 export * from './ledger-client';
+export * from './run-main';

@@ -27,6 +27,8 @@ export interface OutboxMessage {
   routingKey: string;
   type: string;
   payload: unknown;
+  /** The payload already serialized, when the caller has it: saves serializing it twice. */
+  payloadText?: string;
   headers?: Record<string, string>;
 }
 
@@ -42,7 +44,7 @@ export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<
       messages.map((message) => message.exchange),
       messages.map((message) => message.routingKey),
       messages.map((message) => message.type),
-      messages.map((message) => JSON.stringify(message.payload)),
+      messages.map((message) => message.payloadText ?? JSON.stringify(message.payload)),
       messages.map((message) => JSON.stringify(message.headers ?? {})),
     ],
   );

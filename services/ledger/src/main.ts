@@ -13,6 +13,7 @@ import {
   loadConfig,
   migrate,
   OutboxRelay,
+  runMain,
   serviceDatabaseUrl,
   startTelemetry,
 } from '@wallet/kit';
@@ -38,6 +39,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       ...commonConfigShape,
       LEDGER_PORT: z.coerce.number().int().min(0).max(65535).default(8092),
       LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
+      LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
       LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
     },
     env,
@@ -62,7 +64,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     },
   });
 
-  const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX });
+  const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
   await consumer.start();
   await startProvisioningConsumer({ broker, db, logger });
 
@@ -94,9 +96,4 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   };
 }
 
-if (require.main === module) {
-  start().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(() => start());

@@ -99,6 +99,15 @@ describe('ledger reads', () => {
     await ledger.db('accounts').where({ tenant_id: tenantId, wallet_id: 'wl_drift' }).update({ balance: '10' });
   });
 
+  it('finds a journal line whose account is missing', async () => {
+    const tenantId = newTenantId();
+    const entryId = (await ledger.client.request(depositCommand({ tenantId }, 'wl_orphan', '1.00'))).journalEntryId as string;
+    await ledger.db('journal_lines').insert({ entry_id: entryId, line_no: 99, entry_seq: 0, account_id: 'acc_missing', direction: 'DR', amount: '0.01', currency_code: 'USD', balance_after: '0' });
+    const result = await ledger.get('/v1/ledger/reconciliation', { tenantId });
+    expect(result.body.checks[1].mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, problem: 'line without account' })]));
+    await ledger.db('journal_lines').where({ entry_id: entryId, line_no: 99 }).delete();
+  });
+
   it('provisions the system accounts of every allowed currency on tenant.created and tenant.updated, once', async () => {
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createConfirmChannel();

@@ -1,8 +1,8 @@
-import { type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
+import { TOPOLOGY } from '@wallet/contracts';
 import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, type OutboxRelay, runWithContext, type ServiceMetrics } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
 import type { DecodedCommand } from './posting-planner';
-import { decodeCommand, processBatch } from './posting-service';
+import { decodeCommand, processBatch, type SerializedOutcome } from './posting-service';
 
 interface Delivery {
   message: ConsumeMessage;
@@ -17,6 +17,8 @@ export interface PostingConsumerOptions {
   relay: OutboxRelay;
   /** Commands per database transaction at most. */
   batchSizeMax?: number;
+  /** Batches in flight at once (each in its own transaction). */
+  pipelineDepth?: number;
 }
 
 /**
@@ -26,8 +28,11 @@ export interface PostingConsumerOptions {
  */
 export class PostingConsumer {
   private readonly pending: Delivery[] = [];
-  private draining: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lockChain: Promise<void> = Promise.resolve();
+  private finishChain: Promise<void> = Promise.resolve();
   private readonly batchSizeMax: number;
+  private readonly pipelineDepth: number;
   private readonly outcomes: Counter<string>;
   private readonly batchSizes: Histogram<string>;
   private readonly deadLettered: Counter<string>;
@@ -35,6 +40,7 @@ export class PostingConsumer {
 
   constructor(private readonly options: PostingConsumerOptions) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
+    this.pipelineDepth = options.pipelineDepth ?? 2;
     this.outcomes = options.metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
     this.batchSizes = options.metrics.histogram('ledger_batch_size', 'Commands per posting transaction', [1, 5, 10, 25, 50, 100, 250, 500, 1000]);
     this.batchSeconds = options.metrics.histogram('ledger_batch_duration_seconds', 'Time to decide and commit one batch', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
@@ -44,78 +50,109 @@ export class PostingConsumer {
   async start(): Promise<void> {
     await this.options.broker.consume({
       queue: TOPOLOGY.ledgerCommands.queue,
-      prefetch: this.batchSizeMax * 2,
+      prefetch: this.batchSizeMax * (this.pipelineDepth + 1),
       onMessage: (message, channel) => this.accept({ message, channel }),
     });
   }
 
   /** Resolves when nothing is left to process (used by graceful shutdown and tests). */
   async idle(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
   private accept(delivery: Delivery): void {
     this.pending.push(delivery);
-    if (!this.draining) {
-      this.draining = this.drain().finally(() => {
-        this.draining = null;
+    this.pump();
+  }
+
+  /**
+   * Starts batches while fewer than `pipelineDepth` are in flight: one batch's database work
+   * overlaps the next one's decoding and planning. Lock turns keep decisions in queue order on
+   * shared accounts; finish turns keep replies and acks in queue order.
+   */
+  private pump(): void {
+    while (this.pending.length > 0 && this.inFlight.size < this.pipelineDepth) {
+      const batch = this.pending.splice(0, this.batchSizeMax);
+      const running: Promise<void> = this.handleBatch(batch).finally(() => {
+        this.inFlight.delete(running);
+        this.pump();
       });
+      this.inFlight.add(running);
     }
   }
 
-  private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.batchSizeMax);
-      await this.handleBatch(batch);
-    }
+  private takeTurn(chain: 'lockChain' | 'finishChain'): { wait: Promise<void>; done: () => void } {
+    const wait = this[chain];
+    let done: () => void = () => undefined;
+    this[chain] = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    return { wait, done };
   }
 
   private async handleBatch(batch: Delivery[]): Promise<void> {
-    const decodable: Array<{ delivery: Delivery; command: DecodedCommand }> = [];
-    for (const delivery of batch) {
-      const decoded = decodeCommand(delivery.message.content);
-      if (decoded.type === 'undecodable') {
-        this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
-        this.deadLettered.inc();
-        settle(delivery, 'dead-letter');
-      } else {
-        decodable.push({ delivery, command: decoded });
-      }
-    }
-    if (decodable.length === 0) return;
-    this.batchSizes.observe(decodable.length);
+    const finishTurn = this.takeTurn('finishChain');
+    const lockTurn = this.takeTurn('lockChain');
     try {
-      const stopTimer = this.batchSeconds.startTimer();
-      const outcomes = await processBatch(this.options.db, decodable.map((item) => item.command));
-      this.options.logger.debug({ size: decodable.length, seconds: stopTimer() }, 'batch committed');
-      this.finish(decodable.map((item) => item.delivery), outcomes.map((outcome) => outcome.result));
-    } catch (error) {
+      const decodable: Array<{ delivery: Delivery; command: DecodedCommand }> = [];
+      for (const delivery of batch) {
+        const decoded = decodeCommand(delivery.message.content);
+        if (decoded.type === 'undecodable') {
+          this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
+          this.deadLettered.inc();
+          settle(delivery, 'dead-letter');
+        } else {
+          decodable.push({ delivery, command: decoded });
+        }
+      }
+      if (decodable.length === 0) {
+        lockTurn.done();
+        await finishTurn.wait;
+        return;
+      }
+      this.batchSizes.observe(decodable.length);
+      let outcomes: SerializedOutcome[] | null = null;
+      try {
+        const stopTimer = this.batchSeconds.startTimer();
+        outcomes = await processBatch(this.options.db, decodable.map((item) => item.command), { lockTurn });
+        this.options.logger.debug({ size: decodable.length, seconds: stopTimer() }, 'batch committed');
+      } catch (error) {
+        this.options.logger.warn({ err: error, size: decodable.length }, 'batch failed; retrying commands one by one');
+      }
+      await finishTurn.wait;
+      if (outcomes) {
+        this.finish(decodable.map((item) => item.delivery), outcomes);
+        return;
+      }
       // One bad command must not sink its neighbours: retry each alone, and let the queue's
       // delivery limit park the ones that still fail.
-      this.options.logger.warn({ err: error, size: decodable.length }, 'batch failed; retrying commands one by one');
       for (const item of decodable) {
         try {
           const [outcome] = await processBatch(this.options.db, [item.command]);
-          if (outcome) this.finish([item.delivery], [outcome.result]);
+          if (outcome) this.finish([item.delivery], [outcome]);
         } catch (single) {
           this.options.logger.error({ err: single, commandId: item.command.commandId }, 'command failed; requeued');
           settle(item.delivery, 'requeue');
         }
       }
+    } finally {
+      lockTurn.done();
+      finishTurn.done();
     }
   }
 
-  private finish(deliveries: Delivery[], results: LedgerResultV1[]): void {
+  private finish(deliveries: Delivery[], outcomes: SerializedOutcome[]): void {
     this.options.relay.wake();
     deliveries.forEach((delivery, index) => {
-      const result = results[index];
-      if (!result) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);
+      const outcome = outcomes[index];
+      if (!outcome) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);
+      const { result, resultText } = outcome;
       this.outcomes.inc({ outcome: result.duplicate ? 'duplicate' : result.status });
       const { replyTo, correlationId } = delivery.message.properties as { replyTo?: string; correlationId?: string };
       if (replyTo) {
         runWithContext({ correlationId: correlationId ?? result.commandId }, () => {
           try {
-            this.options.broker.sendTransient(replyTo, Buffer.from(JSON.stringify(result)), { correlationId, type: result.type });
+            this.options.broker.sendTransient(replyTo, Buffer.from(resultText), { correlationId, type: result.type });
           } catch (error) {
             // The result is recorded: a caller that missed it gets it again by re-sending or from the event.
             this.options.logger.warn({ err: error, commandId: result.commandId }, 'reply could not be sent');

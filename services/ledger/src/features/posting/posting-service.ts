@@ -65,8 +65,9 @@ function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
   return refs;
 }
 
-export function resultEvent(result: LedgerResultV1): OutboxMessage {
+export function resultEvent(result: LedgerResultV1, resultText?: string): OutboxMessage {
   return {
+    payloadText: resultText,
     messageId: `${result.commandId}:result`,
     exchange: TOPOLOGY.ledgerEvents.exchange,
     routingKey: result.status === 'posted' ? TOPOLOGY.ledgerEvents.postedRoutingKey : TOPOLOGY.ledgerEvents.rejectedRoutingKey,
@@ -76,30 +77,55 @@ export function resultEvent(result: LedgerResultV1): OutboxMessage {
 }
 
 /**
- * Decides and writes a batch of commands in one transaction: recorded results are replayed,
- * new commands planned in order, then entries, lines, balances, results and events are written
- * together. Either all of it commits or none of it does.
+ * Lets batches overlap without reordering: a batch starts locking accounts only when the one
+ * before it holds all of its locks, so on any shared account the earlier batch decides first,
+ * and two batches never wait on each other in a cycle.
  */
-export async function processBatch(db: Db, commands: DecodedCommand[], now: Date = new Date()): Promise<CommandOutcome[]> {
-  return db.transaction(async (tx) => {
-    const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
-    const fresh = commands.filter((command) => !recorded.has(command.commandId));
-    const accounts = await loadAccountsForUpdate(tx, accountRefsOf(fresh));
-    const reversals = fresh.flatMap((decoded) =>
-      decoded.type === 'ledger.post.v1' && decoded.command.reversesEntryId !== undefined
-        ? [{ tenantId: decoded.command.tenantId, environment: decoded.command.environment, entryId: decoded.command.reversesEntryId }]
-        : [],
-    );
-    const existingEntries = await findExistingEntries(tx, reversals);
-    const plan = planBatch({ commands, recorded, accounts, existingEntries, now });
-    await insertEntries(tx, plan.entries, now);
-    await updateAccounts(tx, plan.touchedAccounts);
-    const newOutcomes = plan.outcomes.filter((outcome) => outcome.isNew);
-    await recordResults(tx, newOutcomes);
-    await enqueueOutbox(
-      tx,
-      newOutcomes.filter((outcome) => outcome.result.commandType === 'ledger.post.v1' || outcome.result.commandType === undefined).map((outcome) => resultEvent(outcome.result)),
-    );
-    return plan.outcomes;
-  });
+export interface LockTurn {
+  wait: Promise<void>;
+  done: () => void;
+}
+
+/**
+ * Decides and writes a batch of commands in one transaction: accounts are locked first, so a
+ * result recorded by an overlapping earlier batch is visible once its locks are released;
+ * then recorded results are replayed, new commands planned in order, and entries, lines,
+ * balances, results and events written together. Either all of it commits or none of it does.
+ */
+export type SerializedOutcome = CommandOutcome & { resultText: string };
+
+export async function processBatch(db: Db, commands: DecodedCommand[], options: { now?: Date; lockTurn?: LockTurn } = {}): Promise<SerializedOutcome[]> {
+  const now = options.now ?? new Date();
+  try {
+    return await db.transaction(async (tx) => {
+      await options.lockTurn?.wait;
+      let accounts;
+      try {
+        accounts = await loadAccountsForUpdate(tx, accountRefsOf(commands));
+      } finally {
+        options.lockTurn?.done();
+      }
+      const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
+      const reversals = commands.flatMap((decoded) =>
+        decoded.type === 'ledger.post.v1' && decoded.command.reversesEntryId !== undefined && !recorded.has(decoded.commandId)
+          ? [{ tenantId: decoded.command.tenantId, environment: decoded.command.environment, entryId: decoded.command.reversesEntryId }]
+          : [],
+      );
+      const existingEntries = await findExistingEntries(tx, reversals);
+      const plan = planBatch({ commands, recorded, accounts, existingEntries, now });
+      await insertEntries(tx, plan.entries, now);
+      await updateAccounts(tx, plan.touchedAccounts);
+      // Each result is serialized once, for its record, its event and its reply.
+      const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
+      const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
+      await recordResults(tx, newOutcomes);
+      await enqueueOutbox(
+        tx,
+        newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText)),
+      );
+      return outcomes;
+    });
+  } finally {
+    options.lockTurn?.done();
+  }
 }

@@ -201,16 +201,16 @@ export async function updateAccounts(tx: Tx, accounts: AccountState[]): Promise<
   );
 }
 
-export async function recordResults(tx: Tx, results: Array<{ payloadHash: string; result: LedgerResultV1 }>): Promise<void> {
+export async function recordResults(tx: Tx, results: Array<{ payloadHash: string; result: LedgerResultV1; resultText: string }>): Promise<void> {
   if (results.length === 0) return;
   await tx.raw(
     `INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result)
-     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::jsonb[])`,
+     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::json[])`,
     [
       results.map((item) => item.result.commandId),
       results.map((item) => item.result.tenantId),
       results.map((item) => item.payloadHash),
-      results.map((item) => JSON.stringify(item.result)),
+      results.map((item) => item.resultText),
     ],
   );
 }

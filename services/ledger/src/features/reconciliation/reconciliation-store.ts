@@ -60,7 +60,22 @@ async function entriesBalance(db: Db, scope: TenantScope | null): Promise<Array<
       LIMIT ${MISMATCHES_MAX}`,
     where.bindings,
   );
-  return [...(entries.rows as Array<Record<string, unknown>>), ...(totals.rows as Array<Record<string, unknown>>).map((row) => ({ ...row, scope: 'totals' }))];
+  const orphans = await db.raw(
+    `SELECT l.entry_id AS "journalEntryId", l.line_no AS "lineNo", l.account_id AS "accountId", l.currency_code AS "currencyCode",
+            CASE WHEN e.id IS NULL THEN 'line without entry' ELSE 'line without account' END AS problem
+       FROM journal_lines l
+       LEFT JOIN journal_entries e ON e.id = l.entry_id
+       LEFT JOIN accounts a ON a.id = l.account_id
+      WHERE (e.id IS NULL OR a.id IS NULL)
+        AND ${scope ? '((e.tenant_id = ? AND e.environment = ?) OR (a.tenant_id = ? AND a.environment = ?))' : 'TRUE'}
+      LIMIT ${MISMATCHES_MAX}`,
+    scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : [],
+  );
+  return [
+    ...(entries.rows as Array<Record<string, unknown>>),
+    ...(totals.rows as Array<Record<string, unknown>>).map((row) => ({ ...row, scope: 'totals' })),
+    ...(orphans.rows as Array<Record<string, unknown>>),
+  ];
 }
 
 /** Reconciliation checks 1 and 2 of api-decisions section 9; the other two belong to payments. */
