@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, ROUTES, type ServiceName } from '@wallet/contracts';
-import { closeServer, createLogger, createMetrics, listen, startTelemetry } from '@wallet/kit';
+import { closeServer, createLogger, createMetrics, listen, runMain, startTelemetry } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { version } from '../package.json';
 import { loadGatewayConfig } from './config';
@@ -80,9 +80,4 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   };
 }
 
-if (require.main === module) {
-  start().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(() => start());

@@ -13,6 +13,7 @@ import {
   loadConfig,
   migrate,
   OutboxRelay,
+  runMain,
   serviceDatabaseUrl,
   startTelemetry,
 } from '@wallet/kit';
@@ -96,9 +97,4 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   };
 }
 
-if (require.main === module) {
-  start().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(() => start());
