@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { createDb } from '@wallet/kit';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+
+const ROOT = path.resolve(__dirname, '../..');
+const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The README's start command (`npm start` runs scripts/start.ts) brings up all five services
+ * as real processes on fresh databases and a fresh vhost; a tenant created through the
+ * gateway's admin listener ends up with its system accounts in the ledger.
+ */
+describe('the whole system, started as the README says', () => {
+  let system: ChildProcess;
+  let output = '';
+  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
+  let ledgerDatabaseUrl: string;
+
+  beforeAll(async () => {
+    for (const service of ['identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
+    ledgerDatabaseUrl = env.LEDGER_DATABASE_URL as string;
+    env.AMQP_URL = await createTestVhost('e2e');
+    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+    for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+    system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    system.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    system.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(async () => {
+      if (system.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+      try {
+        const ready = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`);
+        return ready.ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    }, { timeoutMs: 90_000, intervalMs: 250, what: 'the gateway to report every service ready' });
+  });
+
+  afterAll(async () => {
+    if (system && system.exitCode === null) {
+      const exited = new Promise((resolve) => system.once('exit', resolve));
+      system.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('creates a tenant through the gateway and provisions its system accounts in the ledger', async () => {
+    const response = await fetch(`http://127.0.0.1:${env.ADMIN_PORT}/v1/tenants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-system-key': SYSTEM_KEY },
+      body: '{"name":"Kampala Agents","slug":"kampala-agents","config":{"defaultCurrency":"UGX","allowedCurrencies":["UGX","KES"],"maxTransactionAmount":5000000}}',
+    });
+    expect(response.status).toBe(201);
+    const tenant = (await response.json()) as { id: string; config: { maxTransactionAmount: string } };
+    expect(tenant.id).toMatch(/^tn_/);
+    expect(tenant.config.maxTransactionAmount).toBe('5000000');
+    expect(response.headers.get('x-correlation-id')).toBeTruthy();
+
+    const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 1 });
+    try {
+      const accounts = await waitFor(async () => {
+        const rows: Array<{ environment: string; currency_code: string; name: string }> = await ledgerDb('accounts').where({ tenant_id: tenant.id }).select('environment', 'currency_code', 'name');
+        return rows.length === 32 ? rows : undefined;
+      }, { timeoutMs: 30_000, what: "the tenant's system accounts" });
+      expect(accounts.filter((account) => account.environment === 'live' && account.currency_code === 'KES').map((account) => account.name).sort()).toEqual([
+        'asset:bank-clearing:KES',
+        'asset:cash-clearing:KES',
+        'asset:momo-clearing:KES',
+        'asset:pool:KES',
+        'payout-clearing',
+        'platform-commission',
+        'revenue:fees',
+        'suspense',
+      ]);
+    } finally {
+      await ledgerDb.destroy();
+    }
+
+    const fetched = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, { headers: { 'x-system-key': SYSTEM_KEY } });
+    expect(fetched.status).toBe(200);
+    const wrongKey = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, { headers: { 'x-system-key': 'nope' } });
+    expect(((await wrongKey.json()) as { error: { code: string } }).error.code).toBe('INVALID_SYSTEM_KEY');
+  });
+
+  it('serves the OpenAPI document and docs', async () => {
+    const document = (await (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/tenants', '/v1/journal', '/v1/journal/{id}']));
+    expect((await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/docs/`)).status).toBe(200);
+  });
+});
