@@ -1,0 +1,93 @@
+import BigNumber from 'bignumber.js';
+import fc from 'fast-check';
+import type { LedgerPostV1 } from '@wallet/contracts';
+import { type AccountState, type DecodedCommand, planBatch, systemAccountKey, walletAccountKey } from './posting-planner';
+
+const TENANT = 'tn_unit';
+
+function wallet(walletId: string, balance: string, status: 'active' | 'frozen' = 'active'): AccountState {
+  return { id: `acc_${walletId}`, tenantId: TENANT, environment: 'test', currencyCode: 'USD', name: `wallet:${walletId}`, walletId, normalSide: 'CR', nonNegative: true, status, balance: new BigNumber(balance) };
+}
+
+function system(name: string, normalSide: 'DR' | 'CR'): AccountState {
+  return { id: `acc_${name}`, tenantId: TENANT, environment: 'test', currencyCode: 'USD', name, walletId: null, normalSide, nonNegative: false, status: 'active', balance: new BigNumber(0) };
+}
+
+function accounts(...states: AccountState[]): Map<string, AccountState> {
+  return new Map(states.map((state) => [state.walletId ? walletAccountKey(TENANT, 'test', state.walletId) : systemAccountKey(TENANT, 'test', 'USD', state.name), state]));
+}
+
+function transfer(id: string, from: string, to: string, amount: string): DecodedCommand {
+  const command: LedgerPostV1 = {
+    type: 'ledger.post.v1',
+    commandId: id,
+    tenantId: TENANT,
+    environment: 'test',
+    kind: 'transfer',
+    reference: { type: 'transfer', id },
+    lines: [
+      { accountName: `wallet:${from}`, walletId: from, direction: 'DR', amount, currencyCode: 'USD' },
+      { accountName: `wallet:${to}`, walletId: to, direction: 'CR', amount, currencyCode: 'USD' },
+    ],
+  };
+  return { type: 'ledger.post.v1', commandId: id, payloadHash: `hash-${id}`, command };
+}
+
+const plan = (commands: DecodedCommand[], state: Map<string, AccountState>) =>
+  planBatch({ commands, recorded: new Map(), accounts: state, existingEntries: new Set(), now: new Date('2026-11-22T10:00:00.000Z') });
+
+describe('planBatch', () => {
+  it('decides commands in order against balances moved by the ones before', () => {
+    const state = accounts(wallet('a', '10'), wallet('b', '0'), wallet('c', '0'));
+    const result = plan([transfer('1', 'a', 'b', '10'), transfer('2', 'a', 'c', '1'), transfer('3', 'b', 'c', '4')], state);
+    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'posted']);
+    expect(result.entries).toHaveLength(2);
+    expect([...state.values()].map((account) => account.balance.toFixed())).toEqual(['0', '6', '4']);
+  });
+
+  it('leaves every account untouched by a rejected command', () => {
+    const state = accounts(wallet('a', '5'), wallet('b', '0'));
+    const result = plan([transfer('1', 'a', 'b', '6')], state);
+    expect(result.touchedAccounts).toEqual([]);
+    expect(state.get(walletAccountKey(TENANT, 'test', 'a'))?.balance.toFixed()).toBe('5');
+  });
+
+  it('writes each line with the balance right after it', () => {
+    const state = accounts(wallet('a', '10'), wallet('b', '0'), system('revenue:fees', 'CR'));
+    const command = transfer('1', 'a', 'b', '3') as Extract<DecodedCommand, { type: 'ledger.post.v1' }>;
+    command.command.lines.push({ accountName: 'wallet:a', walletId: 'a', direction: 'DR', amount: '0.5', currencyCode: 'USD' }, { accountName: 'revenue:fees', direction: 'CR', amount: '0.5', currencyCode: 'USD' });
+    const [entry] = plan([command], state).entries;
+    expect(entry?.lines.map((line) => line.balanceAfter.toFixed())).toEqual(['7', '3', '6.5', '0.5']);
+  });
+
+  it('treats a second command with the same id in one batch as its duplicate', () => {
+    const state = accounts(wallet('a', '10'), wallet('b', '0'));
+    const first = transfer('same', 'a', 'b', '2');
+    const result = plan([first, first, { ...transfer('same', 'a', 'b', '3'), payloadHash: 'other' }], state);
+    expect(result.outcomes.map((outcome) => [outcome.result.status, outcome.result.duplicate, outcome.isNew])).toEqual([
+      ['posted', false, true],
+      ['posted', true, false],
+      ['rejected', false, false],
+    ]);
+    expect(result.outcomes[2]?.result.error?.code).toBe('COMMAND_ID_REUSED');
+    expect(result.entries).toHaveLength(1);
+  });
+
+  it('never lets a wallet go below zero, whatever the order of transfers', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3000 })), { maxLength: 60 }), (moves) => {
+        const state = accounts(wallet('w0', '20'), wallet('w1', '20'), wallet('w2', '20'));
+        const commands = moves.filter(([from, to]) => from !== to).map(([from, to, cents], index) => transfer(String(index), `w${from}`, `w${to}`, new BigNumber(cents).shiftedBy(-2).toFixed(2)));
+        const result = plan(commands, state);
+        const balances = [...state.values()].map((account) => account.balance);
+        expect(balances.every((balance) => !balance.isNegative())).toBe(true);
+        expect(BigNumber.sum(...balances).toFixed()).toBe('60');
+        for (const entry of result.entries) {
+          const debits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'DR').map((line) => line.amount));
+          const credits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'CR').map((line) => line.amount));
+          expect(debits.eq(credits)).toBe(true);
+        }
+      }),
+    );
+  });
+});
