@@ -16,9 +16,7 @@ export async function createOutboxTable(db: Knex): Promise<void> {
     table.text('payload').notNullable();
     table.jsonb('headers').notNullable().defaultTo('{}');
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
-    table.timestamp('published_at', { useTz: true });
   });
-  await db.raw(`CREATE INDEX outbox_unpublished ON ${OUTBOX_TABLE} (id) WHERE published_at IS NULL`);
 }
 
 export interface OutboxMessage {
@@ -61,8 +59,10 @@ interface OutboxRow {
 }
 
 /**
- * Publishes committed outbox rows with publisher confirms, then marks them published. A crash
- * between confirm and mark re-publishes on restart: consumers dedupe by message id.
+ * Publishes committed outbox rows with publisher confirms, then deletes them: a row in the
+ * outbox is a message not yet confirmed by the broker (deleting is cheaper than marking, and
+ * the journal, not the outbox, is the record of what happened). A crash
+ * between confirm and delete re-publishes on restart: consumers dedupe by message id.
  */
 export class OutboxRelay {
   private running = false;
@@ -120,7 +120,6 @@ export class OutboxRelay {
     return this.options.db.transaction(async (tx) => {
       const rows: OutboxRow[] = await tx(OUTBOX_TABLE)
         .select('id', 'message_id', 'exchange', 'routing_key', 'type', 'payload', 'headers')
-        .whereNull('published_at')
         .orderBy('id')
         .limit(this.batchSizeMax)
         .forUpdate()
@@ -134,7 +133,7 @@ export class OutboxRelay {
           options: { messageId: row.message_id, type: row.type, headers: row.headers },
         })),
       );
-      await tx(OUTBOX_TABLE).whereIn('id', rows.map((row) => row.id)).update({ published_at: tx.fn.now() });
+      await tx(OUTBOX_TABLE).whereIn('id', rows.map((row) => row.id)).delete();
       return rows.length;
     });
   }
