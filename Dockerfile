@@ -1,0 +1,28 @@
+# One image for all five services; SERVICE picks which one a container runs:
+#   docker build --build-arg SERVICE=ledger .   or   docker run -e SERVICE=ledger <image>
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+ENV NODE_ENV=production
+
+# Manifests first, so source changes do not reinstall dependencies.
+COPY package.json package-lock.json .npmrc ./
+COPY packages/contracts/package.json packages/contracts/
+COPY packages/kit/package.json packages/kit/
+COPY services/gateway/package.json services/gateway/
+COPY services/identity/package.json services/identity/
+COPY services/ledger/package.json services/ledger/
+COPY services/payments/package.json services/payments/
+COPY services/treasury/package.json services/treasury/
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Services run from TypeScript source through tsx (a runtime dependency): no build step to drift.
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages packages
+COPY services services
+
+ARG SERVICE=gateway
+ENV SERVICE=${SERVICE} HOST=0.0.0.0
+USER node
+# exec: node replaces the shell, so it receives the stop signal itself.
+CMD ["sh", "-c", "exec node --import tsx services/${SERVICE}/src/main.ts"]
