@@ -10,3 +10,4 @@ export * from './messages/tenant-events.v1';
 export * from './http/ledger';
 export * from './http/identity';
 export * from './openapi';
+export * from './http/api-keys';

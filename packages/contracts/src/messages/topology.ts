@@ -21,6 +21,7 @@ export const TOPOLOGY = {
     exchange: 'identity.events',
     tenantCreatedRoutingKey: 'tenant.created',
     tenantUpdatedRoutingKey: 'tenant.updated',
+    apiKeyChangedRoutingKey: 'api_key.changed',
     /** The ledger's own queue of identity events (account provisioning). */
     ledgerQueue: 'ledger.identity-events',
   },

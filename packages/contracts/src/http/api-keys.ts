@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { environmentSchema } from '../common';
+import { integerInputSchema } from '../json';
+
+/** Every scope of api-decisions section 3; the last three are umbrellas. */
+export const SCOPES = [
+  'wallets:read',
+  'wallets:create',
+  'wallets:manage',
+  'transfers:create',
+  'wallet:transfer',
+  'wallet:deposit',
+  'deposits:verify',
+  'payouts:create',
+  'payouts:read',
+  'payouts:approve',
+  'treasury:read',
+  'treasury:write',
+  'treasury:approve',
+  'fees:read',
+  'fees:manage',
+  'analytics:read',
+  'request_logs:read',
+  'api_keys:manage',
+  'providers:manage',
+  'team:manage',
+  'audit:read',
+  'ledger:read',
+  'ledger:write',
+  'tenant:manage',
+] as const;
+export const scopeSchema = z.enum(SCOPES);
+export type Scope = z.infer<typeof scopeSchema>;
+
+export const authModeSchema = z.enum(['secret', 'hmac']);
+export type AuthMode = z.infer<typeof authModeSchema>;
+
+/** An IPv4 or IPv6 address or CIDR block. */
+export const cidrSchema = z.union([z.cidrv4(), z.cidrv6(), z.ipv4(), z.ipv6()]);
+
+export const apiKeyRestrictionsSchema = z.object({
+  requireRequestSigning: z.boolean().default(false),
+  requireActorHeaders: z.boolean().default(false),
+  allowedIps: z.array(cidrSchema).max(100).nullable().default(null),
+});
+export type ApiKeyRestrictions = z.infer<typeof apiKeyRestrictionsSchema>;
+
+export const createApiKeyBodySchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  authMode: authModeSchema.default('secret'),
+  scopes: z.array(scopeSchema).min(1).max(SCOPES.length),
+  environment: environmentSchema,
+  restrictions: apiKeyRestrictionsSchema.partial().optional(),
+  /** Seconds until the key stops working; none: it works until revoked. */
+  expiresInSeconds: integerInputSchema({ min: 60, max: 10 * 365 * 24 * 3600 }).optional(),
+});
+export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
+
+export const updateApiKeyBodySchema = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
+  restrictions: apiKeyRestrictionsSchema.partial().optional(),
+});
+
+export const rotateApiKeyBodySchema = z.object({
+  /** How long the old secret keeps working: 0-604800 s, default 0. */
+  expiresInSeconds: integerInputSchema({ min: 0, max: 604_800 }).default(0),
+});
+
+/** An API key as listed: never a secret. */
+export const apiKeySchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  authMode: authModeSchema,
+  environment: environmentSchema,
+  scopes: z.array(scopeSchema),
+  restrictions: apiKeyRestrictionsSchema,
+  /** `sk_test_` / `sk_live_` for secret keys; null for hmac keys. */
+  keyPrefix: z.string().nullable(),
+  last4: z.string().nullable(),
+  status: z.enum(['active', 'revoked', 'expired']),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+
+/** Creation and rotation answer once with the secret: `key` (secret mode) or `signingSecret` (hmac). */
+export const apiKeyWithSecretSchema = apiKeySchema.extend({
+  key: z.string().optional(),
+  signingSecret: z.string().optional(),
+});
+
+/**
+ * What the gateway learns about a key from identity, to authenticate and authorize a call.
+ * Internal: identity answers it only to a system internal token.
+ */
+export const apiKeyPrincipalSchema = z.object({
+  keyId: z.string(),
+  tenantId: z.string(),
+  environment: environmentSchema,
+  authMode: authModeSchema,
+  scopes: z.array(scopeSchema),
+  restrictions: apiKeyRestrictionsSchema,
+});
+export type ApiKeyPrincipal = z.infer<typeof apiKeyPrincipalSchema>;
+
+/** `POST /internal/v1/api-keys/authenticate-secret` body; 200 apiKeyPrincipal, or 401 INVALID_API_KEY / API_KEY_REVOKED / API_KEY_EXPIRED. */
+export const authenticateSecretBodySchema = z.object({ key: z.string().min(1).max(256) });
+
+/**
+ * `GET /internal/v1/api-keys/{keyId}/signing-material`: the principal and the signing secrets
+ * that verify right now (the current one, and the previous one until its overlap ends), or
+ * 401 INVALID_API_KEY (unknown or not hmac) / API_KEY_REVOKED / API_KEY_EXPIRED.
+ */
+export const signingMaterialSchema = z.object({
+  principal: apiKeyPrincipalSchema,
+  signingSecrets: z.array(z.object({ secret: z.string(), validUntil: z.string().nullable() })).min(1),
+});
+export type SigningMaterial = z.infer<typeof signingMaterialSchema>;
+
+/** `api_key.changed.v1` on identity.events (routing key `api_key.changed`): gateways drop their cache of the key. */
+export const apiKeyChangedV1Schema = z.object({
+  type: z.literal('api_key.changed.v1'),
+  messageId: z.string(),
+  keyId: z.string(),
+  tenantId: z.string(),
+  change: z.enum(['updated', 'rotated', 'revoked']),
+  occurredAt: z.string(),
+});
+export type ApiKeyChangedV1 = z.infer<typeof apiKeyChangedV1Schema>;
