@@ -31,11 +31,17 @@ export class Broker {
   private connecting: Promise<void> | null = null;
   private closed = false;
   private attempt = 0;
+  private connections = 0;
 
   constructor(private readonly options: BrokerOptions) {}
 
   async start(): Promise<void> {
     await this.connect();
+  }
+
+  /** How many times a connection was established (1 after start, more after reconnects). */
+  get connectionCount(): number {
+    return this.connections;
   }
 
   get isConnected(): boolean {
@@ -55,6 +61,7 @@ export class Broker {
       this.connection = connection;
       this.publishChannel = channel;
       this.attempt = 0;
+      this.connections += 1;
       for (const consumer of this.consumers) await this.startConsumer(connection, consumer);
     })();
     try {

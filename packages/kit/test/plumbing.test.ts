@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import amqp from 'amqplib';
+import { z } from 'zod';
+import {
+  Broker,
+  ConfigError,
+  commonConfigShape,
+  consumeIdempotently,
+  createDb,
+  createInboxTable,
+  createLogger,
+  createOutboxTable,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  loadConfig,
+  OutboxRelay,
+  signInternalToken,
+  verifyInternalToken,
+} from '@wallet/kit';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+
+const run = promisify(execFile);
+const logger = createLogger({ service: 'kit-test', level: 'silent' });
+
+describe('config', () => {
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ ...commonConfigShape, PORT: z.coerce.number().int() }, { INTERNAL_TOKEN_SECRET: 'short', PORT: 'eighty' })).toThrow(ConfigError);
+    try {
+      loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: 'short' });
+    } catch (error) {
+      expect((error as ConfigError).problems.join()).toContain('INTERNAL_TOKEN_SECRET');
+    }
+  });
+});
+
+describe('internal tokens', () => {
+  const secret = 'kit-test-internal-secret-0123456789abcdef';
+  const claims = { surface: 'tenant' as const, tenantId: 'tn_1', environment: 'test' as const, keyId: 'ak_1', scopes: ['ledger:read'], actor: null, correlationId: 'c-1' };
+
+  it('verifies its own token until it expires, and nothing else', () => {
+    const now = Date.now();
+    const token = signInternalToken(secret, claims, now);
+    expect(verifyInternalToken(secret, token, now)).toMatchObject(claims);
+    expect(verifyInternalToken(secret, token, now + 61_000)).toBeNull();
+    expect(verifyInternalToken(`${secret}x`, token, now)).toBeNull();
+    const [payload, signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...claims, tenantId: 'tn_2', exp: Math.floor(now / 1000) + 60 })).toString('base64url');
+    expect(verifyInternalToken(secret, `${forged}.${signature}`, now)).toBeNull();
+    expect(verifyInternalToken(secret, `${payload}`, now)).toBeNull();
+  });
+});
+
+describe('cursors', () => {
+  it('round-trips and refuses garbage with INVALID_CURSOR', () => {
+    expect(decodeCursor(encodeCursor({ seq: '42' }), { seq: z.string() })).toEqual({ seq: '42' });
+    expect(() => decodeCursor('%%%', { seq: z.string() })).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR' }));
+    expect(() => decodeCursor(encodeCursor({ other: 1 }), { seq: z.string() })).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR' }));
+  });
+});
+
+describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => {
+  let db: Db;
+  let amqpUrl: string;
+  let vhost: string;
+  beforeAll(async () => {
+    db = createDb(await createTestDatabase('kit'));
+    await createOutboxTable(db);
+    await createInboxTable(db);
+    await db.schema.createTable('effects', (table) => {
+      table.text('message_id');
+    });
+    amqpUrl = await createTestVhost('kit');
+    vhost = decodeURIComponent(new URL(amqpUrl).pathname.slice(1));
+  });
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  async function collect(queue: string, into: string[]): Promise<amqp.ChannelModel> {
+    const connection = await amqp.connect(amqpUrl);
+    const channel = await connection.createChannel();
+    await channel.assertExchange('kit.events', 'topic', { durable: true });
+    await channel.assertQueue(queue, { durable: false });
+    await channel.bindQueue(queue, 'kit.events', '#');
+    await channel.consume(queue, (message) => message && into.push(String(message.properties.messageId)), { noAck: true });
+    return connection;
+  }
+
+  it('publishes what a committed transaction enqueued, never what a rolled-back one did', async () => {
+    const received: string[] = [];
+    const listener = await collect('kit-outbox-test', received);
+    const broker = new Broker({ url: amqpUrl, name: 'kit-test', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    await broker.start();
+    const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 20 });
+    relay.start();
+    await db.transaction((tx) => enqueueOutbox(tx, [{ messageId: 'committed-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: 1 } }]));
+    await db
+      .transaction(async (tx) => {
+        await enqueueOutbox(tx, [{ messageId: 'rolled-back-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: 2 } }]);
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    relay.wake();
+    await waitFor(async () => (received.includes('committed-1') ? true : undefined), { what: 'the committed message' });
+    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'the outbox to empty' });
+    expect(received).not.toContain('rolled-back-1');
+    await relay.stop();
+    await broker.close();
+    await listener.close();
+  });
+
+  it('reconnects after the broker drops the connection and consumes again', async () => {
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-reconnect',
+      logger,
+      reconnectDelayMs: 50,
+      topology: async (channel) => {
+        await channel.assertExchange('kit.events', 'topic', { durable: true });
+        await channel.assertQueue('kit-work', { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+        await channel.bindQueue('kit-work', 'kit.events', 'work');
+      },
+    });
+    await broker.start();
+    const handled: string[] = [];
+    await consumeIdempotently({
+      broker,
+      db,
+      logger,
+      queue: 'kit-work',
+      schema: z.object({ id: z.string() }),
+      messageIdOf: (message) => message.id,
+      handle: async (tx, message) => {
+        await tx('effects').insert({ message_id: message.id });
+        handled.push(message.id);
+      },
+    });
+    const send = (id: string) => broker.publish('kit.events', 'work', Buffer.from(JSON.stringify({ id })));
+    await send('m1');
+    await send('m1');
+    await waitFor(async () => (handled.includes('m1') ? true : undefined), { what: 'm1' });
+
+    await run('rabbitmqctl', ['close_all_connections', '-p', vhost, 'test: drop connections']);
+    await waitFor(async () => (broker.connectionCount >= 2 && broker.isConnected ? true : undefined), { what: 'the reconnect', timeoutMs: 20_000 });
+    await send('m2');
+    await waitFor(async () => (handled.includes('m2') ? true : undefined), { what: 'm2 after the reconnect' });
+    // Redelivered or repeated messages took effect once.
+    const effects = await db('effects').select('message_id');
+    expect(effects.map((row: { message_id: string }) => row.message_id).sort()).toEqual(['m1', 'm2']);
+    await broker.close();
+  });
+});
