@@ -149,19 +149,28 @@ export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string
   return found;
 }
 
-/** Writes the planned entries and lines with set-based statements: one round trip per table. */
+/**
+ * Writes the planned entries and their lines in one statement: the entries' sequence numbers
+ * flow from the INSERT ... RETURNING into the lines, with one array per column.
+ */
 export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: Date): Promise<void> {
   if (entries.length === 0) return;
-  const seqResult = await tx.raw(`SELECT nextval(pg_get_serial_sequence('journal_entries', 'seq'))::text AS seq FROM generate_series(1, ?)`, [entries.length]);
-  const seqs = (seqResult.rows as Array<{ seq: string }>).map((row) => row.seq);
+  const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line })));
   await tx.raw(
-    `INSERT INTO journal_entries (seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
-     SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
-       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-         AS u(seq, id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id)`,
+    `WITH entries AS (
+       INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
+       SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
+         FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+           AS u(id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id)
+       RETURNING id, seq
+     )
+     INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
+     SELECT l.entry_id, entries.seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code, l.balance_after
+       FROM unnest(?::text[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])
+         AS l(entry_id, line_no, account_id, direction, amount, currency_code, balance_after)
+       JOIN entries ON entries.id = l.entry_id`,
     [
       createdAt.toISOString(),
-      seqs,
       entries.map((entry) => entry.id),
       entries.map((entry) => entry.tenantId),
       entries.map((entry) => entry.environment),
@@ -171,15 +180,7 @@ export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: 
       sqlArray(entries.map((entry) => entry.reversesEntryId)),
       entries.map((entry) => entry.commandId),
       sqlArray(entries.map((entry) => entry.correlationId)),
-    ],
-  );
-  const lines = entries.flatMap((entry, index) => entry.lines.map((line) => ({ entryId: entry.id, seq: seqs[index] as string, line })));
-  await tx.raw(
-    `INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
-     SELECT * FROM unnest(?::text[], ?::bigint[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])`,
-    [
       lines.map((item) => item.entryId),
-      lines.map((item) => item.seq),
       sqlArray(lines.map((item) => item.line.lineNo)),
       lines.map((item) => item.line.accountId),
       lines.map((item) => item.line.direction),
