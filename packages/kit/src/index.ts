@@ -14,3 +14,4 @@ export * from './topology';
 export * from './cursor';
 export * from './ledger-client';
 export * from './run-main';
+export * from './service';

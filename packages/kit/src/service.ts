@@ -1,0 +1,89 @@
+import type express from 'express';
+import { z } from 'zod';
+import { Broker, type Channel } from './amqp';
+import { commonConfigShape, loadConfig, serviceDatabaseUrl } from './config';
+import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } from './db';
+import { closeServer, createServiceApp, listen } from './http';
+import { createLogger, type Logger } from './logger';
+import { createMetrics, type ServiceMetrics } from './metrics';
+import { OutboxRelay } from './outbox';
+import { startTelemetry } from './telemetry';
+
+export interface RunningService {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface ServiceParts<Config> {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  broker: Broker;
+  relay: OutboxRelay;
+  metrics: ServiceMetrics;
+}
+
+export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>>;
+export type ServiceConfig<Shape extends z.ZodRawShape> = CommonConfig & z.infer<z.ZodObject<Shape>>;
+
+export interface ServiceDefinition<Shape extends z.ZodRawShape> {
+  name: string;
+  port: { variable: string; defaultPort: number };
+  /** Variables this service reads besides the common ones. */
+  config: Shape;
+  migrations: Migration[];
+  topology: (channel: Channel) => Promise<void>;
+  dbPoolMax?: (config: ServiceConfig<Shape>) => number;
+  /** Builds the features on the shared parts: their routes, and what to stop after the broker closed. */
+  wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<{ routes: (app: express.Express) => void; stop?: () => Promise<void> }>;
+}
+
+/**
+ * What every service does at start, in order: telemetry, configuration, its own database
+ * (created and migrated), the broker with its topology, the outbox relay, the features, and
+ * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
+ */
+export async function startService<Shape extends z.ZodRawShape>(definition: ServiceDefinition<Shape>, env: NodeJS.ProcessEnv): Promise<RunningService> {
+  startTelemetry(definition.name);
+  const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(definition.config, env) };
+  const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
+  const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  const databaseUrl = serviceDatabaseUrl(definition.name, env);
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config) });
+  await migrate(db, definition.migrations);
+
+  const metrics = createMetrics(definition.name);
+  const broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
+  await broker.start();
+  const relay = new OutboxRelay({ db, broker, logger });
+  relay.start();
+  const features = await definition.wire({ config, logger, db, broker, relay, metrics });
+
+  const app = createServiceApp({
+    service: definition.name,
+    logger,
+    metrics,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    readiness: [
+      { name: 'database', check: () => checkDb(db) },
+      { name: 'broker', check: () => broker.check() },
+    ],
+    routes: features.routes,
+  });
+  const server = await listen(app, listenPort, config.HOST);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : listenPort;
+  logger.info({ port }, `${definition.name} listening`);
+
+  return {
+    port,
+    async close() {
+      await closeServer(server);
+      await broker.close();
+      await features.stop?.();
+      await relay.stop();
+      await db.destroy();
+    },
+  };
+}
