@@ -114,6 +114,25 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     await connection.close();
   });
 
+  it('parks a command that keeps failing in the dead-letter queue after the delivery limit, without failing its neighbours', async () => {
+    const tenantId = newTenantId();
+    // PostgreSQL cannot store a NUL character: this command passes validation but fails every
+    // time it is written, as a poison message would.
+    const poison = depositCommand({ tenantId: `${tenantId}\u0000` }, 'wl_poison', '1.00');
+    const neighbour = depositCommand({ tenantId }, 'wl_neighbour', '1.00');
+    await ledger.client.send(poison);
+    expect(await ledger.client.request(neighbour)).toMatchObject({ status: 'posted' });
+    const connection = await amqp.connect(ledger.amqpUrl);
+    const channel = await connection.createChannel();
+    const parked = await waitFor(async () => {
+      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+      return message ? (JSON.parse(message.content.toString()) as { commandId: string }) : undefined;
+    }, { what: 'the poison command in the dead-letter queue', timeoutMs: 30_000 });
+    expect(parked.commandId).toBe(poison.commandId);
+    expect((await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).messageCount).toBe(0);
+    await connection.close();
+  });
+
   it('dead-letters a message it cannot read at all', async () => {
     await ledger.client.send({ hello: 'world' });
     const connection = await amqp.connect(ledger.amqpUrl);
