@@ -30,7 +30,7 @@ describe('the whole system, started as the README says', () => {
   let ledgerDatabaseUrl: string;
 
   beforeAll(async () => {
-    for (const service of ['identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
+    for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
     ledgerDatabaseUrl = env.LEDGER_DATABASE_URL as string;
     env.AMQP_URL = await createTestVhost('e2e');
     for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());

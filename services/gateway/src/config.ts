@@ -18,6 +18,10 @@ export const gatewayConfigShape = {
   SYSTEM_API_KEY: z.string().min(32, 'must be at least 32 characters'),
   /** Covers connecting, the upstream's answer and reading its body. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** How long a successful key lookup is trusted without asking identity again; 0 disables the cache. */
+  GATEWAY_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  /** How often expired request nonces are deleted. */
+  GATEWAY_NONCE_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
 };
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv) {

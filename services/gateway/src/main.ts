@@ -1,10 +1,16 @@
 import { buildOpenApiDocument, ROUTES, type ServiceName } from '@wallet/contracts';
-import { closeServer, createLogger, createMetrics, listen, runMain, startTelemetry } from '@wallet/kit';
+import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTelemetry } from '@wallet/kit';
 import type { Server } from 'node:http';
+import { migrations } from '../migrations';
 import { version } from '../package.json';
 import { loadGatewayConfig } from './config';
+import { apiKeyChangesQueueName, apiKeyChangesTopology, consumeApiKeyChanges } from './features/auth/api-key-events';
 import { createAuthService } from './features/auth/auth-service';
 import { systemKeyAuthenticator, tenantAuthenticators } from './features/auth/authenticators';
+import { createIdentityKeysClient } from './features/auth/identity-keys-client';
+import { KeyCache } from './features/auth/key-cache';
+import { secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
+import { createNonceStore } from './features/auth/nonce-store';
 import type { Authenticator } from './features/auth/principal';
 import { createUpstreamClient } from './features/proxy/upstream-client';
 import { compileRouteTable, isAdminPath } from './features/routing/route-table';
@@ -21,8 +27,10 @@ export interface RunningGateway extends RunningService {
 }
 
 export interface GatewayOptions {
-  /** Replaces the tenant credential chain; until a key store exists, tests use this to present a tenant principal. */
+  /** Replaces the tenant credential chain (tests that need a principal without a key store). */
   tenantAuthenticators?: Authenticator[];
+  /** The clock signed requests are checked against, in ms since the epoch; tests move it instead of sleeping. */
+  nowMs?: () => number;
 }
 
 const UPSTREAMS: readonly ServiceName[] = ['identity', 'ledger', 'payments', 'treasury'];
@@ -38,46 +46,73 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
   const metrics = createMetrics(SERVICE);
 
-  const upstream = createUpstreamClient({
-    urls: { identity: config.IDENTITY_URL, ledger: config.LEDGER_URL, payments: config.PAYMENTS_URL, treasury: config.TREASURY_URL },
-    timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
-    logger,
-    metrics,
-  });
-  const auth = createAuthService({
-    system: [systemKeyAuthenticator(config.SYSTEM_API_KEY)],
-    tenant: options.tenantAuthenticators ?? tenantAuthenticators(),
-  });
-  const proxyBase = { auth, upstream, internalTokenSecret: config.INTERNAL_TOKEN_SECRET };
+  // Only nonces of signed requests live here: every instance must see every other's.
+  const databaseUrl = serviceDatabaseUrl(SERVICE, env);
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl, { applicationName: SERVICE, poolMax: 10 });
+  const closers: Array<() => Promise<void>> = [() => db.destroy()];
+  const closeAll = async () => {
+    for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'gateway shutdown step failed'));
+  };
 
-  const publicApp = createPublicApp({
-    logger,
-    metrics,
-    proxy: { ...proxyBase, table: compileRouteTable(ROUTES) },
-    readiness: UPSTREAMS.map((service) => ({ name: service, check: () => upstream.checkHealth(service) })),
-    openApiDocument: buildOpenApiDocument({ version }),
-  });
-  const adminApp = createAdminApp({ logger, metrics, proxy: { ...proxyBase, table: compileRouteTable(ROUTES.filter((route) => isAdminPath(route.path))) } });
-
-  const publicServer = await listen(publicApp, config.GATEWAY_PORT, config.HOST);
-  let adminServer: Server;
   try {
-    adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST ?? config.HOST);
+    await migrate(db, migrations);
+    const nonces = createNonceStore(db);
+    const identity = createIdentityKeysClient({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS, logger });
+    const keys = new KeyCache(identity, config.GATEWAY_KEY_CACHE_TTL_MS);
+
+    const queue = apiKeyChangesQueueName();
+    const broker = new Broker({ url: config.AMQP_URL, name: SERVICE, logger, topology: apiKeyChangesTopology(queue, keys) });
+    closers.push(() => broker.close());
+    await broker.start();
+    await consumeApiKeyChanges(broker, queue, keys, logger);
+
+    const nowMs = options.nowMs ?? Date.now;
+    const purge = setInterval(() => {
+      nonces.purgeExpired(new Date(nowMs())).catch((error: unknown) => logger.warn({ err: error }, 'request nonce purge failed'));
+    }, config.GATEWAY_NONCE_PURGE_INTERVAL_MS);
+    purge.unref();
+    closers.push(async () => clearInterval(purge));
+
+    const upstream = createUpstreamClient({
+      urls: { identity: config.IDENTITY_URL, ledger: config.LEDGER_URL, payments: config.PAYMENTS_URL, treasury: config.TREASURY_URL },
+      timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+      logger,
+      metrics,
+    });
+    const credentials = { keys, nonces, nowMs };
+    const auth = createAuthService({
+      system: [systemKeyAuthenticator(config.SYSTEM_API_KEY)],
+      tenant: options.tenantAuthenticators ?? tenantAuthenticators({ signedRequest: signedRequestResolver(credentials), secretKey: secretKeyResolver(credentials) }),
+    });
+    const proxyBase = { auth, upstream, internalTokenSecret: config.INTERNAL_TOKEN_SECRET };
+
+    const publicApp = createPublicApp({
+      logger,
+      metrics,
+      proxy: { ...proxyBase, table: compileRouteTable(ROUTES) },
+      readiness: [
+        { name: 'database', check: () => checkDb(db) },
+        { name: 'broker', check: () => broker.check() },
+        ...UPSTREAMS.map((service) => ({ name: service, check: () => upstream.checkHealth(service) })),
+      ],
+      openApiDocument: buildOpenApiDocument({ version }),
+    });
+    const adminApp = createAdminApp({ logger, metrics, proxy: { ...proxyBase, table: compileRouteTable(ROUTES.filter((route) => isAdminPath(route.path))) } });
+
+    const publicServer = await listen(publicApp, config.GATEWAY_PORT, config.HOST);
+    closers.push(() => closeServer(publicServer));
+    const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST ?? config.HOST);
+    closers.push(() => closeServer(adminServer));
+    const port = portOf(publicServer, config.GATEWAY_PORT);
+    const adminPort = portOf(adminServer, config.ADMIN_PORT);
+    logger.info({ port, adminPort }, 'gateway listening');
+
+    return { port, adminPort, close: closeAll };
   } catch (error) {
-    await closeServer(publicServer);
+    await closeAll();
     throw error;
   }
-  const port = portOf(publicServer, config.GATEWAY_PORT);
-  const adminPort = portOf(adminServer, config.ADMIN_PORT);
-  logger.info({ port, adminPort }, 'gateway listening');
-
-  return {
-    port,
-    adminPort,
-    async close() {
-      await Promise.all([closeServer(publicServer), closeServer(adminServer)]);
-    },
-  };
 }
 
 if (require.main === module) runMain(() => start());

@@ -7,6 +7,7 @@ import {
   type GatewayClient,
   INTERNAL_SECRET,
   jsonHeaders,
+  prepareGatewayInfrastructure,
   rawRequest,
   read,
   startGateway,
@@ -17,13 +18,14 @@ import {
 } from './support';
 
 /**
- * Real parts: the gateway in-process on its two listeners, and a real HTTP upstream that
- * verifies the internal token. No database or broker: the gateway holds no data yet.
+ * Real parts: the gateway in-process on its two listeners (with its own fresh database and
+ * vhost), and a real HTTP upstream that verifies the internal token.
  */
 let peer: UpstreamPeer;
 let client: GatewayClient;
 
 beforeAll(async () => {
+  await prepareGatewayInfrastructure('gateway');
   peer = await startUpstreamPeer();
   client = await startGateway(gatewayEnv({ identity: peer.url }));
 });
@@ -250,10 +252,11 @@ describe('tenant routes', () => {
     expect(response.body.error?.code).toBe('MISSING_CREDENTIALS');
   });
 
-  it('refuses an API key with 401 INVALID_API_KEY while no key exists', async () => {
+  it('answers 503 SERVICE_UNAVAILABLE for an API key when identity answers outside its key contract', async () => {
+    // The upstream here is the echo peer, not identity: its 200 is no principal, and a key must not pass on it.
     const response = await read(await fetch(`${client.publicUrl}/v1/journal`, { headers: { 'X-API-Key': `sk_test_${'a'.repeat(32)}` } }));
-    expect(response.status).toBe(401);
-    expect(response.body.error?.code).toBe('INVALID_API_KEY');
+    expect(response.status).toBe(503);
+    expect(response.body.error?.code).toBe('SERVICE_UNAVAILABLE');
   });
 
   it('refuses a session token with 401 INVALID_SESSION while no session exists', async () => {
@@ -270,7 +273,7 @@ describe('tenant routes', () => {
 });
 
 describe('tenant routes with a tenant principal', () => {
-  // No key store exists yet; an in-memory resolver presents keys through the real chain.
+  // An in-memory resolver presents keys through the real chain, so these tests need no identity.
   const keys: Record<string, string[]> = { sk_test_reader: ['wallets:read'], sk_test_ledger: ['ledger:read'], sk_test_admin: ['tenant:manage'] };
   let tenantClient: GatewayClient;
   beforeAll(async () => {
@@ -347,10 +350,10 @@ describe('GET /healthz, /readyz, /metrics', () => {
     expect(response).toMatchObject({ status: 200, body: { status: 'ok', service: 'gateway' } });
   });
 
-  it('/readyz is ok when every upstream answers /healthz', async () => {
+  it('/readyz is ok when the database, the broker and every upstream answer', async () => {
     const response = await read(await fetch(`${client.publicUrl}/readyz`));
     expect(response.status).toBe(200);
-    expect((response.body.checks ?? []).map((check) => `${check.name}:${check.status}`)).toEqual(['identity:ok', 'ledger:ok', 'payments:ok', 'treasury:ok']);
+    expect((response.body.checks ?? []).map((check) => `${check.name}:${check.status}`)).toEqual(['database:ok', 'broker:ok', 'identity:ok', 'ledger:ok', 'payments:ok', 'treasury:ok']);
   });
 
   it('/readyz answers 503 naming the upstream that is down', async () => {

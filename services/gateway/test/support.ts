@@ -2,6 +2,7 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ErrorBody } from '@wallet/contracts';
 import { closeServer, type InternalClaims, listen, verifyInternalToken } from '@wallet/kit';
+import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import express from 'express';
 import { type GatewayOptions, type RunningGateway, start } from '../src/main';
 
@@ -85,6 +86,17 @@ export async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** The gateway's own database (request nonces) and broker vhost (key change messages) for this test file. */
+let infrastructure: NodeJS.ProcessEnv = {};
+
+/** Makes a fresh database and vhost for this test file; every later gatewayEnv() uses them. */
+export async function prepareGatewayInfrastructure(label: string): Promise<{ databaseUrl: string; amqpUrl: string }> {
+  const databaseUrl = await createTestDatabase(label);
+  const amqpUrl = await createTestVhost(label);
+  infrastructure = { GATEWAY_DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl };
+  return { databaseUrl, amqpUrl };
+}
+
 export function gatewayEnv(upstreams: { identity: string; ledger?: string; payments?: string; treasury?: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -98,6 +110,7 @@ export function gatewayEnv(upstreams: { identity: string; ledger?: string; payme
     SYSTEM_API_KEY: SYSTEM_KEY,
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...infrastructure,
     ...extra,
   };
 }

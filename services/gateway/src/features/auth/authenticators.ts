@@ -14,7 +14,7 @@ export interface CredentialGrant {
 
 /** Looks a secret key up; null when no key has this secret. Throws for revoked or expired keys. */
 export type SecretKeyResolver = (secret: string, call: IncomingCall) => Promise<CredentialGrant | null>;
-/** Verifies a signed request whose five headers are all present; null when the key is unknown. */
+/** Verifies a signed request whose five headers are all present; null when the key is unknown, throws when any check fails. */
 export type SignedRequestResolver = (call: IncomingCall, headers: SignedRequestHeaders) => Promise<CredentialGrant | null>;
 /** Looks a dashboard session token up; null when there is no live session with it. */
 export type SessionResolver = (token: string, call: IncomingCall) => Promise<CredentialGrant | null>;
@@ -33,7 +33,7 @@ export interface CredentialResolvers {
   session?: SessionResolver;
 }
 
-/** No key or session store is wired yet: every credential is unknown. */
+/** What a chain without a store knows: every credential is unknown (sessions, until a store exists). */
 const knowsNoCredentials = async (): Promise<null> => null;
 
 /** Both actor headers, or none: half an actor context names nobody. */
@@ -73,7 +73,7 @@ export function signedRequestAuthenticator(resolve: SignedRequestResolver = know
     }
     const grant = await resolve(call, headers);
     if (!grant) throw new AppError('INVALID_API_KEY', 'Unknown API key');
-    return tenantPrincipal(grant, 'hmac', call);
+    return { ...tenantPrincipal(grant, 'hmac', call), requestSignatureVerified: true };
   };
 }
 

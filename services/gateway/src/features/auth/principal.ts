@@ -11,6 +11,8 @@ export interface Principal {
   keyId: string | null;
   scopes: string[];
   actor: { type: string; id: string } | null;
+  /** Set on signed requests whose signature verified; kept for the request logs. */
+  requestSignatureVerified?: true;
 }
 
 /**
