@@ -108,7 +108,9 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const rejected = transferCommand({ tenantId }, 'wl_none', 'wl_e', '9.00');
     await ledger.client.request(posted);
     await ledger.client.request(rejected);
-    await waitFor(async () => (events.length >= 2 ? true : undefined), { what: 'ledger events' });
+    // Events of earlier tests may still be arriving: wait for these two by command id.
+    const ids = [posted.commandId, rejected.commandId];
+    await waitFor(async () => (ids.every((id) => events.some((event) => event.commandId === id)) ? true : undefined), { what: 'ledger events' });
     expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({ status: 'posted' });
     expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_FUNDS' } });
     await connection.close();
