@@ -137,6 +137,33 @@ export interface ServiceAppOptions {
   routes: (app: express.Express) => void;
 }
 
+/** /healthz (the process answers), /readyz (every check passes, else 503) and /metrics. */
+export function healthRouter(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[] }): express.Router {
+  const router = express.Router();
+  router.get('/healthz', (_request, response) => {
+    response.json({ status: 'ok', service: options.service });
+  });
+  router.get('/readyz', async (_request, response) => {
+    const checks = await Promise.all(
+      options.readiness.map(async ({ name, check }) => {
+        try {
+          await check();
+          return { name, status: 'ok' as const };
+        } catch (error) {
+          return { name, status: 'down' as const, message: (error as Error).message };
+        }
+      }),
+    );
+    const ready = checks.every((check) => check.status === 'ok');
+    response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
+  });
+  router.get('/metrics', async (_request, response) => {
+    response.setHeader('Content-Type', options.metrics.registry.contentType);
+    response.send(await options.metrics.registry.metrics());
+  });
+  return router;
+}
+
 /** express app with /healthz, /readyz, /metrics, correlation ids, lossless JSON and one error body. */
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = express();
@@ -148,27 +175,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     response.on('finish', () => end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }));
     next();
   });
-  app.get('/healthz', (_request, response) => {
-    response.json({ status: 'ok', service: options.service });
-  });
-  app.get('/readyz', async (_request, response) => {
-    const results = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
-        try {
-          await check();
-          return { name, status: 'ok' as const };
-        } catch (error) {
-          return { name, status: 'down' as const, message: (error as Error).message };
-        }
-      }),
-    );
-    const ready = results.every((result) => result.status === 'ok');
-    response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks: results });
-  });
-  app.get('/metrics', async (_request, response) => {
-    response.setHeader('Content-Type', options.metrics.registry.contentType);
-    response.send(await options.metrics.registry.metrics());
-  });
+  app.use(healthRouter(options));
   app.use(jsonBodyMiddleware());
   app.use(internalTokenMiddleware(options.internalTokenSecret));
   options.routes(app);

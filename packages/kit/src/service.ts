@@ -34,7 +34,7 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   migrations: Migration[];
   topology: (channel: Channel) => Promise<void>;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
-  /** Builds the features on the shared parts: their routes, and what to stop after the broker closed. */
+  /** Builds the features on the shared parts: their routes, and how to stop them (before the relay and broker). */
   wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<{ routes: (app: express.Express) => void; stop?: () => Promise<void> }>;
 }
 
@@ -80,9 +80,11 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
     port,
     async close() {
       await closeServer(server);
-      await broker.close();
+      // Features finish what they hold while the broker can still take their acks and replies;
+      // the relay's last pass then publishes what they committed.
       await features.stop?.();
       await relay.stop();
+      await broker.close();
       await db.destroy();
     },
   };

@@ -1,7 +1,6 @@
-import { correlationMiddleware, errorMiddleware, AppError, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
+import { AppError, correlationMiddleware, errorMiddleware, healthRouter, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
 import express from 'express';
 import { docsRouter } from './features/docs/docs-router';
-import { healthRouter } from './features/health/health-router';
 import { type ProxyDependencies, proxyRouter } from './features/proxy/proxy-router';
 
 export const SERVICE = 'gateway';

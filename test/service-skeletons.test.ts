@@ -1,18 +1,23 @@
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
-import { type RunningService, start } from '../src/main';
+import type { RunningService } from '@wallet/kit';
+import { start as startPayments } from '../services/payments/src/main';
+import { start as startTreasury } from '../services/treasury/src/main';
 
-// Real parts: a fresh PostgreSQL database and RabbitMQ vhost, the treasury service in-process.
-describe('treasury service', () => {
+// Real parts: a fresh PostgreSQL database and RabbitMQ vhost, each service in-process.
+describe.each([
+  ['payments', startPayments],
+  ['treasury', startTreasury],
+] as const)('%s service', (name, start) => {
   let service: RunningService;
   let base: string;
 
   beforeAll(async () => {
     service = await start({
       ...process.env,
-      TREASURY_DATABASE_URL: await createTestDatabase('treasury'),
-      AMQP_URL: await createTestVhost('treasury'),
-      TREASURY_PORT: '0',
-      INTERNAL_TOKEN_SECRET: 'treasury-tests-internal-token-secret-0123456789',
+      [`${name.toUpperCase()}_DATABASE_URL`]: await createTestDatabase(name),
+      AMQP_URL: await createTestVhost(name),
+      [`${name.toUpperCase()}_PORT`]: '0',
+      INTERNAL_TOKEN_SECRET: `${name}-tests-internal-token-secret-0123456789`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     });
     base = `http://127.0.0.1:${service.port}`;
@@ -25,7 +30,7 @@ describe('treasury service', () => {
   it('answers GET /healthz', async () => {
     const response = await fetch(`${base}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', service: 'treasury' });
+    expect(await response.json()).toEqual({ status: 'ok', service: name });
   });
 
   it('is ready once its database is migrated and its broker connected', async () => {
@@ -33,7 +38,7 @@ describe('treasury service', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       status: 'ok',
-      service: 'treasury',
+      service: name,
       checks: [
         { name: 'database', status: 'ok' },
         { name: 'broker', status: 'ok' },
@@ -48,10 +53,10 @@ describe('treasury service', () => {
   });
 
   it('refuses a /v1 call without an internal token', async () => {
-    const response = await fetch(`${base}/v1/anything`, { headers: { 'x-correlation-id': 'treasury-test-1' } });
+    const response = await fetch(`${base}/v1/anything`, { headers: { 'x-correlation-id': `${name}-test-1` } });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
-      error: { code: 'INVALID_INTERNAL_TOKEN', message: expect.any(String), correlationId: 'treasury-test-1' },
+      error: { code: 'INVALID_INTERNAL_TOKEN', message: expect.any(String), correlationId: `${name}-test-1` },
     });
   });
 });
