@@ -11,3 +11,6 @@ export * from './http/ledger';
 export * from './http/identity';
 export * from './openapi';
 export * from './http/api-keys';
+export * from './scopes';
+export * from './route-contract';
+export * from './http/audit';

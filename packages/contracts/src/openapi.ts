@@ -16,23 +16,10 @@ import {
   statementPageSchema,
 } from './http/ledger';
 import { pageQuerySchema, pageSchema } from './common';
+import type { RouteContract } from './route-contract';
+import { AUDIT_ROUTES } from './http/audit';
 
-export type Surface = 'system' | 'tenant';
-export type ServiceName = 'identity' | 'ledger' | 'payments' | 'treasury';
-
-export interface RouteContract {
-  method: 'get' | 'post' | 'patch' | 'delete';
-  /** OpenAPI path template: `/v1/journal/{id}`. */
-  path: string;
-  summary: string;
-  surface: Surface;
-  service: ServiceName;
-  /** Scope a tenant key needs; system routes need the system key instead. */
-  scope?: string;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  success: { status: number; schema: z.ZodType };
-}
+export type { RouteContract, ServiceName, Surface } from './route-contract';
 
 /** Every public route; the gateway routes and documents from this list. */
 export const ROUTES: RouteContract[] = [
@@ -47,6 +34,7 @@ export const ROUTES: RouteContract[] = [
   { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },
   { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
   { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
+  ...AUDIT_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -66,7 +54,7 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
         parameters.push({ name, in: 'query', required: false, schema: jsonSchema(field as z.ZodType, 'input') });
       }
     }
-    const security = route.surface === 'system' ? [{ systemKey: [] }] : [{ apiKey: [] }, { signedRequest: [] }];
+    const security = route.surface === 'system' ? [{ systemKey: [] }] : route.surface === 'public' ? [] : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
     const operation: Record<string, unknown> = {
       summary: route.summary,
       tags: [route.service],
@@ -96,6 +84,7 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
       securitySchemes: {
         systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        session: { type: 'http', scheme: 'bearer', description: 'Dashboard session token from POST /v1/auth/login' },
         signedRequest: { type: 'apiKey', in: 'header', name: 'X-Service-Signature', description: 'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature' },
       },
     },

@@ -196,3 +196,13 @@ export async function closeServer(server: Server): Promise<void> {
     server.closeAllConnections();
   });
 }
+
+/**
+ * Who an audit record names for this call: the actor the caller declared (a session's member,
+ * or a key's actor headers), else the key itself, else the platform operator.
+ */
+export function auditActorOf(claims: InternalClaims): { actorType: string; actorId: string; apiKeyId: string | null } {
+  if (claims.actor) return { actorType: claims.actor.type, actorId: claims.actor.id, apiKeyId: claims.keyId };
+  if (claims.keyId) return { actorType: 'api_key', actorId: claims.keyId, apiKeyId: claims.keyId };
+  return { actorType: claims.surface === 'system' ? 'system' : 'unknown', actorId: claims.surface === 'system' ? 'system' : 'unknown', apiKeyId: null };
+}

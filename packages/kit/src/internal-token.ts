@@ -7,8 +7,10 @@ export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
 export const INTERNAL_TOKEN_TTL_SECONDS = 60;
 
 export const internalClaimsSchema = z.object({
-  /** `system` for the platform operator, `tenant` for a tenant's key or session. */
-  surface: z.enum(['system', 'tenant']),
+  /** `system` for the platform operator, `tenant` for a tenant's key or session, `public` for an anonymous call. */
+  surface: z.enum(['system', 'tenant', 'public']),
+  /** How the caller authenticated: a session may do what a key of the same scopes may not (choose an environment). */
+  authMode: z.enum(['system', 'secret', 'hmac', 'session', 'none']).optional(),
   tenantId: z.string().nullable(),
   environment: environmentSchema.nullable(),
   keyId: z.string().nullable(),

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, ROUTES, type ServiceName } from '@wallet/contracts';
+import { buildOpenApiDocument, ROUTES } from '@wallet/contracts';
 import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTelemetry } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
@@ -12,7 +12,7 @@ import { KeyCache } from './features/auth/key-cache';
 import { secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
 import { createNonceStore } from './features/auth/nonce-store';
 import type { Authenticator } from './features/auth/principal';
-import { createUpstreamClient } from './features/proxy/upstream-client';
+import { createUpstreamClient, type UpstreamService } from './features/proxy/upstream-client';
 import { compileRouteTable, isAdminPath } from './features/routing/route-table';
 import { createAdminApp, createPublicApp, SERVICE } from './gateway-app';
 
@@ -33,7 +33,7 @@ export interface GatewayOptions {
   nowMs?: () => number;
 }
 
-const UPSTREAMS: readonly ServiceName[] = ['identity', 'ledger', 'payments', 'treasury'];
+const UPSTREAMS: readonly UpstreamService[] = ['identity', 'ledger', 'payments', 'treasury'];
 
 function portOf(server: Server, fallback: number): number {
   const address = server.address();

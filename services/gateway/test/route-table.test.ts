@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { compileRouteTable, isAdminPath, isCanonicalPath } from '../src/features/routing/route-table';
 
 function route(method: RouteContract['method'], path: string): RouteContract {
-  return { method, path, summary: path, surface: 'tenant', service: 'payments', success: { status: 200, schema: z.unknown() } };
+  return { method, path, summary: path, surface: 'tenant', service: 'payments', scope: 'wallets:read', success: { status: 200, schema: z.unknown() } };
 }
 
 describe('the route table', () => {

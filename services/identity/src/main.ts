@@ -1,6 +1,7 @@
 import { declareIdentityEvents, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
+import { auditRouter } from './features/audit/audit-router';
 import { organizationsRouter } from './features/organizations/organizations-router';
 import { OrganizationsService } from './features/organizations/organizations-service';
 import { createInviteMailer } from './features/team/invite-mailer';
@@ -35,6 +36,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           routes: (app) => {
             app.use(tenantsRouter(tenants));
             app.use(organizationsRouter(organizations));
+            app.use(auditRouter(db));
           },
           stop: async () => mailer?.close(),
         };

@@ -37,6 +37,7 @@ export type Tenant = z.infer<typeof tenantSchema>;
 
 export const ORG_ROLES = ['org-admin', 'operator', 'approver', 'developer', 'finance-viewer', 'observer', 'user'] as const;
 export const orgRoleSchema = z.enum(ORG_ROLES);
+export type OrgRole = z.infer<typeof orgRoleSchema>;
 
 export const teamMemberSchema = z.object({
   id: z.string(),

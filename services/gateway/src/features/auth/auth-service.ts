@@ -1,24 +1,38 @@
-import type { RouteContract } from '@wallet/contracts';
+import { hasScope, type RouteContract } from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import { authenticate } from './authenticators';
 import type { Authenticator, IncomingCall, Principal } from './principal';
-import { hasScope } from './scopes';
 
 export interface AuthService {
   /** Who may make this call on this route, or an AppError (401, 403) saying why not. */
   authorize(route: RouteContract, call: IncomingCall): Promise<Principal>;
 }
 
+/** Who calls a public route: nobody in particular, with no tenant and no scope. */
+export const ANONYMOUS_PRINCIPAL: Readonly<Principal> = Object.freeze({
+  surface: 'public',
+  authMode: 'none',
+  tenantId: null,
+  environment: null,
+  keyId: null,
+  scopes: [],
+  actor: null,
+});
+
 export function createAuthService(chains: { system: readonly Authenticator[]; tenant: readonly Authenticator[] }): AuthService {
   return {
     async authorize(route, call) {
+      if (route.surface === 'public') return { ...ANONYMOUS_PRINCIPAL, scopes: [] };
       // Each surface has its own chain: the system key opens no tenant route, a tenant key no system route.
       const principal = await authenticate(route.surface === 'system' ? chains.system : chains.tenant, call);
       if (principal.surface !== route.surface) {
         throw new Error(`an authenticator of the ${route.surface} chain returned a ${principal.surface} principal`);
       }
-      if (route.surface === 'tenant' && route.scope && !hasScope(principal.scopes, route.scope)) {
-        throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${route.scope} scope`, { requiredScope: route.scope });
+      if (route.surface === 'tenant') {
+        // Deny by default: a tenant route that declares no scope (the types forbid it, a cast could not) opens to nobody.
+        const required = (route as { scope?: unknown }).scope;
+        if (typeof required !== 'string' || required === '') throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });
+        if (!hasScope(principal.scopes, required)) throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${required} scope`, { requiredScope: required });
       }
       return principal;
     },

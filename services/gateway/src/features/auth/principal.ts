@@ -1,10 +1,10 @@
 import type { Environment } from '@wallet/contracts';
 
-export type AuthMode = 'system' | 'secret' | 'hmac' | 'session';
+export type AuthMode = 'system' | 'secret' | 'hmac' | 'session' | 'none';
 
 /** Who is calling, once a credential checked out. Becomes the claims of the internal token. */
 export interface Principal {
-  surface: 'system' | 'tenant';
+  surface: 'system' | 'tenant' | 'public';
   authMode: AuthMode;
   tenantId: string | null;
   environment: Environment | null;

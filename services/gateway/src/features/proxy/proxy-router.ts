@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AuthService } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
 import type { RouteTable } from '../routing/route-table';
-import type { UpstreamClient } from './upstream-client';
+import type { UpstreamClient, UpstreamService } from './upstream-client';
 
 /** The only client headers a service sees; credentials and hop-by-hop headers stay here. */
 const FORWARDED_HEADERS = ['content-type', 'idempotency-key', 'x-service-actor-type', 'x-service-actor-id'] as const;
@@ -43,6 +43,7 @@ function incomingCall(request: Request, response: Response): IncomingCall {
 function internalToken(secret: string, principal: Principal, correlationId: string): string {
   return signInternalToken(secret, {
     surface: principal.surface,
+    authMode: principal.authMode,
     tenantId: principal.tenantId,
     environment: principal.environment,
     keyId: principal.keyId,
@@ -76,6 +77,7 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
     const route = routeOf(response);
     const correlationId = correlationIdOf(response);
     const principal = await dependencies.auth.authorize(route, incomingCall(request, response));
+    if (route.service === 'gateway') throw new AppError('NOT_FOUND', 'No such route');
 
     const headers: Record<string, string> = {
       [INTERNAL_TOKEN_HEADER]: internalToken(dependencies.internalTokenSecret, principal, correlationId),
@@ -91,7 +93,7 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
     // An upstream that times out after receiving a write may still commit it: the client's
     // Idempotency-Key is what makes the retry the 503 invites safe.
     const answer = await dependencies.upstream.forward({
-      service: route.service,
+      service: route.service as UpstreamService,
       method,
       pathWithQuery: request.originalUrl,
       headers,

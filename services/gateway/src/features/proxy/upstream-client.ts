@@ -1,10 +1,12 @@
 import type { ServiceName } from '@wallet/contracts';
 import { AppError, type Logger, type ServiceMetrics } from '@wallet/kit';
 
-export type UpstreamUrls = Record<ServiceName, string>;
+/** The services behind the gateway; `gateway` routes are answered in-process. */
+export type UpstreamService = Exclude<ServiceName, 'gateway'>;
+export type UpstreamUrls = Record<UpstreamService, string>;
 
 export interface UpstreamRequest {
-  service: ServiceName;
+  service: UpstreamService;
   method: string;
   /** Path plus `?query` exactly as the client sent them. */
   pathWithQuery: string;
@@ -46,7 +48,7 @@ const HEALTH_TIMEOUT_MS = 2_000;
 export interface UpstreamClient {
   forward(request: UpstreamRequest): Promise<UpstreamResponse>;
   /** Resolves when the service's /healthz answers 2xx, rejects otherwise. */
-  checkHealth(service: ServiceName): Promise<void>;
+  checkHealth(service: UpstreamService): Promise<void>;
 }
 
 function joinUrl(base: string, pathWithQuery: string): string {

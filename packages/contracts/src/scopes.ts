@@ -1,3 +1,6 @@
+import type { Scope } from './http/api-keys';
+import type { OrgRole } from './http/identity';
+
 /**
  * Scope rules of api-decisions section 3. A pure function of the granted list, so the same
  * answer holds for keys, sessions and (later) the escalation check when keys are edited.
@@ -53,4 +56,24 @@ export function hasScope(grantedScopes: readonly string[], requiredScope: string
     const granted = canonicalScope(grantedScope);
     return granted === required || (UMBRELLAS.get(granted)?.(required) ?? false);
   });
+}
+
+/** A principal may hand on only what it holds: every requested scope must be covered by a granted one. */
+export function coversScopes(grantedScopes: readonly string[], requestedScopes: readonly string[]): boolean {
+  return requestedScopes.every((scope) => hasScope(grantedScopes, scope));
+}
+
+/** Team roles as scopes (api-decisions section 3). */
+export const ROLE_SCOPES = {
+  'org-admin': ['tenant:manage'],
+  operator: ['wallets:read', 'wallets:create', 'wallets:manage', 'transfers:create', 'wallet:deposit', 'deposits:verify', 'payouts:create', 'payouts:read', 'treasury:read', 'treasury:write', 'ledger:read'],
+  approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
+  developer: ['api_keys:manage', 'request_logs:read', 'wallets:read', 'ledger:read'],
+  'finance-viewer': ['wallets:read', 'payouts:read', 'treasury:read', 'fees:read', 'analytics:read', 'request_logs:read', 'audit:read', 'ledger:read'],
+  observer: ['wallets:read', 'payouts:read', 'treasury:read', 'analytics:read'],
+  user: [],
+} as const satisfies Record<OrgRole, readonly Scope[]>;
+
+export function scopesOfRole(role: OrgRole): Scope[] {
+  return [...ROLE_SCOPES[role]];
 }

@@ -1,4 +1,4 @@
-import { hasScope } from '../src/features/auth/scopes';
+import { hasScope } from '../src/scopes';
 
 describe('hasScope', () => {
   it('grants a scope held by name and nothing else', () => {

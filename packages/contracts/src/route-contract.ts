@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+
+/**
+ * `system`: the platform operator's X-System-Key. `tenant`: a tenant's key or dashboard session,
+ * and always a declared scope. `public`: no credential at all (login, invites, the provider
+ * webhook, which carries its own signature).
+ */
+export type Surface = 'system' | 'tenant' | 'public';
+/** `gateway` routes are answered by the gateway itself (its request logs). */
+export type ServiceName = 'gateway' | 'identity' | 'ledger' | 'payments' | 'treasury';
+
+interface RouteBase {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI path template: `/v1/journal/{id}`. */
+  path: string;
+  summary: string;
+  service: ServiceName;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  success: { status: number; schema: z.ZodType };
+}
+
+/**
+ * A tenant route without a scope does not type-check, and the gateway refuses one at run time
+ * as well: authorization is deny by default.
+ */
+export type RouteContract =
+  | (RouteBase & { surface: 'tenant'; scope: string })
+  | (RouteBase & { surface: 'system' | 'public'; scope?: undefined });
