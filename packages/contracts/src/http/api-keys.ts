@@ -103,6 +103,12 @@ export const apiKeyPrincipalSchema = z.object({
   authMode: authModeSchema,
   scopes: z.array(scopeSchema),
   restrictions: apiKeyRestrictionsSchema,
+  /**
+   * When this credential stops working: the key's expiry, or for a secret replaced by rotation
+   * the end of its overlap, whichever is first; null: until revoked. Gateways check it on every
+   * use of a cached answer, so a cache never stretches a credential's life.
+   */
+  validUntil: z.string().nullable().default(null),
 });
 export type ApiKeyPrincipal = z.infer<typeof apiKeyPrincipalSchema>;
 
