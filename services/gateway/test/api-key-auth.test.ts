@@ -31,7 +31,7 @@ let publisher: Broker;
 let db: Db;
 
 function principal(keyId: string, overrides: Partial<ApiKeyPrincipal> = {}): ApiKeyPrincipal {
-  return { keyId, tenantId: TENANT, environment: 'test', authMode: 'hmac', scopes: ['ledger:read'], restrictions: restrictions({ requireRequestSigning: true }), ...overrides };
+  return { keyId, tenantId: TENANT, environment: 'test', authMode: 'hmac', scopes: ['ledger:read'], restrictions: restrictions({ requireRequestSigning: true }), validUntil: null, ...overrides };
 }
 
 /** A fresh hmac key in identity's table; its id is unique so no test sees another's cache. */

@@ -53,10 +53,13 @@ describe('the tenant authenticator chain', () => {
     expect(halfActor.actor).toBeNull();
   });
 
-  it('prefers a session grant actor, its member, over actor headers', async () => {
+  it('makes a session its member: matching actor headers pass, others are ACTOR_MISMATCH', async () => {
     const chain = tenantAuthenticators({ session: async () => ({ ...grant, keyId: null, actor: { type: 'team_member', id: 'usr_me' } }) });
-    const principal = await authenticate(chain, call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_other' }));
-    expect(principal).toMatchObject({ authMode: 'session', keyId: null, actor: { type: 'team_member', id: 'usr_me' } });
+    const same = await authenticate(chain, call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_me' }));
+    expect(same).toMatchObject({ authMode: 'session', keyId: null, actor: { type: 'team_member', id: 'usr_me' } });
+    const none = await authenticate(chain, call({ Authorization: 'Bearer live' }));
+    expect(none.actor).toEqual({ type: 'team_member', id: 'usr_me' });
+    expect(await codeOf(authenticate(chain, call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_other' })))).toBe('ACTOR_MISMATCH');
   });
 
   it('ignores the system key', async () => {

@@ -8,6 +8,35 @@ export interface AuthService {
   authorize(route: RouteContract, call: IncomingCall): Promise<Principal>;
 }
 
+/** Body fields that name who acts (api-decisions section 3, actor binding). */
+const BODY_ACTOR_FIELDS = ['actorId', 'requestedBy'] as const;
+
+function bodyObject(rawBody: Buffer): Record<string, unknown> | null {
+  if (rawBody.length === 0) return null;
+  try {
+    const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When the caller named its actor (actor headers, or the member of a session), a body that
+ * names an actor must name the same one: a key bound to one operator cannot approve as another.
+ */
+function bindBodyActor(principal: Principal, call: IncomingCall): void {
+  if (!principal.actor) return;
+  const body = bodyObject(call.rawBody);
+  if (!body) return;
+  for (const field of BODY_ACTOR_FIELDS) {
+    const named = body[field];
+    if (named !== undefined && named !== principal.actor.id) {
+      throw new AppError('ACTOR_MISMATCH', `The body's ${field} must be the actor this request is made as`, { field, actorId: principal.actor.id });
+    }
+  }
+}
+
 /** Who calls a public route: nobody in particular, with no tenant and no scope. */
 export const ANONYMOUS_PRINCIPAL: Readonly<Principal> = Object.freeze({
   surface: 'public',
@@ -29,6 +58,7 @@ export function createAuthService(chains: { system: readonly Authenticator[]; te
         throw new Error(`an authenticator of the ${route.surface} chain returned a ${principal.surface} principal`);
       }
       if (route.surface === 'tenant') {
+        bindBodyActor(principal, call);
         // Deny by default: a tenant route that declares no scope (the types forbid it, a cast could not) opens to nobody.
         const required = (route as { scope?: unknown }).scope;
         if (typeof required !== 'string' || required === '') throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });

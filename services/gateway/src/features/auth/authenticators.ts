@@ -95,6 +95,11 @@ export function sessionAuthenticator(resolve: SessionResolver = knowsNoCredentia
     if (!token) return null;
     const grant = await resolve(token, call);
     if (!grant) throw new AppError('INVALID_SESSION', 'The session is unknown or has expired');
+    // A session is its member: actor headers may only repeat who that is.
+    const declared = actorFromHeaders(call);
+    if (declared && grant.actor && (declared.type !== grant.actor.type || declared.id !== grant.actor.id)) {
+      throw new AppError('ACTOR_MISMATCH', 'A session acts as its own team member', { actorId: grant.actor.id });
+    }
     return tenantPrincipal(grant, 'session', call);
   };
 }

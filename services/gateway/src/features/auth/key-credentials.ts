@@ -30,6 +30,13 @@ export function parseTimestampMs(text: string): number | null {
 const MAX_SECRET_LENGTH = 256;
 const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** A cached answer must not outlive the credential it vouches for: a rotated-out secret or an expiring key. */
+function refuseIfLapsed(principal: ApiKeyPrincipal, nowMs: number): void {
+  if (principal.validUntil !== null && Date.parse(principal.validUntil) <= nowMs) {
+    throw new AppError('API_KEY_EXPIRED', 'This API key or secret has expired');
+  }
+}
+
 function grantOf(principal: ApiKeyPrincipal): CredentialGrant {
   return { tenantId: principal.tenantId, environment: principal.environment, keyId: principal.keyId, scopes: [...principal.scopes] };
 }
@@ -43,9 +50,11 @@ export interface KeyCredentialOptions {
 
 /** `X-API-Key`: identity's answer (cached), refused for keys that must sign, then the key's restrictions. */
 export function secretKeyResolver(options: KeyCredentialOptions): SecretKeyResolver {
+  const nowMs = options.nowMs ?? Date.now;
   return async (secret, call) => {
     if (secret.length > MAX_SECRET_LENGTH) throw new AppError('INVALID_API_KEY', 'Unknown API key');
     const principal = await options.keys.principalForSecret(secret);
+    refuseIfLapsed(principal, nowMs());
     // A key that must sign authenticates only by signature; its secret alone is worth nothing.
     if (principal.authMode === 'hmac' || principal.restrictions.requireRequestSigning) {
       throw new AppError('INVALID_API_KEY', 'This key authenticates only by signed requests');
@@ -69,6 +78,7 @@ export function signedRequestResolver(options: KeyCredentialOptions): SignedRequ
     if (principal.authMode !== 'hmac' || principal.keyId !== headers.keyId) throw new AppError('INVALID_API_KEY', 'Unknown API key');
 
     const now = nowMs();
+    refuseIfLapsed(principal, now);
     const timestampMs = parseTimestampMs(headers.timestamp);
     if (timestampMs === null || Math.abs(now - timestampMs) > MAX_TIMESTAMP_SKEW_MS) {
       throw new AppError('STALE_REQUEST_TIMESTAMP', 'X-Service-Timestamp is more than 300 seconds from the server clock, or not an ISO 8601 time');
