@@ -65,11 +65,16 @@ interface DevSecrets {
 
 /** The development secrets of this checkout: made once, then reused. */
 function devSecrets(): { secrets: DevSecrets; made: boolean } {
-  if (existsSync(DEV_SECRETS_FILE)) return { secrets: JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as DevSecrets, made: false };
+  if (existsSync(DEV_SECRETS_FILE)) {
+    const stored = JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as DevSecrets;
+    // Files of earlier checkouts hold the bare key; the master key now carries its id (`<id>:<base64>`).
+    if (!stored.SECRETS_ENCRYPTION_KEY.includes(':')) stored.SECRETS_ENCRYPTION_KEY = `dev1:${stored.SECRETS_ENCRYPTION_KEY}`;
+    return { secrets: stored, made: false };
+  }
   const secrets: DevSecrets = {
     SYSTEM_API_KEY: `sys_dev_${randomBytes(24).toString('base64url')}`,
     INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SECRETS_ENCRYPTION_KEY: `dev1:${randomBytes(32).toString('base64')}`,
   };
   mkdirSync(path.dirname(DEV_SECRETS_FILE), { recursive: true });
   writeFileSync(DEV_SECRETS_FILE, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });

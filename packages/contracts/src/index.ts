@@ -14,3 +14,6 @@ export * from './http/api-keys';
 export * from './scopes';
 export * from './route-contract';
 export * from './http/audit';
+export * from './http/momo-providers';
+export * from './http/team';
+export * from './http/request-logs';

@@ -18,6 +18,10 @@ import {
 import { pageQuerySchema, pageSchema } from './common';
 import type { RouteContract } from './route-contract';
 import { AUDIT_ROUTES } from './http/audit';
+import { API_KEY_ROUTES } from './http/api-keys';
+import { MOMO_PROVIDER_ROUTES } from './http/momo-providers';
+import { AUTH_ROUTES, TEAM_ROUTES } from './http/team';
+import { REQUEST_LOG_ROUTES } from './http/request-logs';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -35,6 +39,11 @@ export const ROUTES: RouteContract[] = [
   { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
   { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
   ...AUDIT_ROUTES,
+  ...API_KEY_ROUTES,
+  ...MOMO_PROVIDER_ROUTES,
+  ...TEAM_ROUTES,
+  ...AUTH_ROUTES,
+  ...REQUEST_LOG_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -89,8 +89,15 @@ export function errorMiddleware(logger: Logger) {
       appError = new AppError('INTERNAL_ERROR', 'Something went wrong on our side');
     }
     if (response.headersSent) return;
+    response.locals.errorCode = appError.code;
     response.status(appError.status).json(errorBody(appError, correlationIdOf(response)));
   };
+}
+
+/** The code of the error body errorMiddleware answered with, for whoever records the outcome once the response finished. */
+export function errorCodeOf(response: Response): string | undefined {
+  const code: unknown = response.locals.errorCode;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function isBodyParserError(error: unknown): error is { type: string; status?: number; message: string } {

@@ -3,10 +3,18 @@ import * as createTenants from './20261122120000_create_tenants';
 import * as createTeamMembers from './20261122120100_create_team_members';
 import * as createOutbox from './20261122120200_create_outbox';
 import * as createAuditEvents from './20261123090000_create_audit_events';
+import * as createApiKeys from './20261123100000_create_api_keys';
+import * as createMomoProviders from './20261123100100_create_momo_providers';
+import * as teamMembersOrderAndLogin from './20261123110000_team_members_order_and_login';
+import * as createSessions from './20261123110100_create_sessions';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
   { name: '20261122120100_create_team_members', ...createTeamMembers },
   { name: '20261122120200_create_outbox', ...createOutbox },
   { name: '20261123090000_create_audit_events', ...createAuditEvents },
+  { name: '20261123100000_create_api_keys', ...createApiKeys },
+  { name: '20261123100100_create_momo_providers', ...createMomoProviders },
+  { name: '20261123110000_team_members_order_and_login', ...teamMembersOrderAndLogin },
+  { name: '20261123110100_create_sessions', ...createSessions },
 ];

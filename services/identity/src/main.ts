@@ -1,10 +1,23 @@
 import { declareIdentityEvents, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
+import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
+import { apiKeysRouter } from './features/api-keys/api-keys-router';
+import { ApiKeysService } from './features/api-keys/api-keys-service';
+import { SIGNING_SECRETS_COLUMN } from './features/api-keys/api-keys-store';
 import { auditRouter } from './features/audit/audit-router';
+import { momoProvidersRouter } from './features/momo-providers/momo-providers-router';
+import { MomoProvidersService } from './features/momo-providers/momo-providers-service';
+import { WEBHOOK_SECRETS_COLUMN } from './features/momo-providers/momo-providers-store';
 import { organizationsRouter } from './features/organizations/organizations-router';
 import { OrganizationsService } from './features/organizations/organizations-service';
+import { masterKeyConfigSchema, oldMasterKeysConfigSchema } from './features/secrets/master-keys';
+import { openSecretBox } from './features/secrets/open-secret-box';
+import { sessionsRouter } from './features/sessions/sessions-router';
+import { SessionsService } from './features/sessions/sessions-service';
 import { createInviteMailer } from './features/team/invite-mailer';
+import { teamRouter } from './features/team/team-router';
+import { TeamService } from './features/team/team-service';
 import { tenantsRouter } from './features/tenants/tenants-router';
 import { TenantsService } from './features/tenants/tenants-service';
 
@@ -24,19 +37,43 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         SMTP_FROM: z.string().min(3).default('no-reply@wallet.local'),
         /** Where invite links point: the tenant dashboard's accept-invite page. */
         DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:3000')),
+        /** How long a dashboard session lasts: 5 minutes to 30 days, default 12 hours. */
+        IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
+        /** `<keyId>:<base64 of 32 bytes>`: seals hmac signing secrets and webhook secrets at rest. */
+        SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
+        /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
+        SECRETS_ENCRYPTION_KEYS_OLD: z.preprocess(emptyAsUnset, oldMasterKeysConfigSchema.optional()),
       },
       migrations,
       topology: declareIdentityEvents,
-      wire: async ({ config, db, relay, logger }) => {
+      wire: async ({ config, db, relay, broker, logger }) => {
+        const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
+        const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns }).catch(async (error: unknown) => {
+          // startService does not undo what it started when wire fails; a refused start must leave nothing running.
+          await relay.stop();
+          await broker.close();
+          await db.destroy();
+          throw error;
+        });
         const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
         const organizations = new OrganizationsService({ db, tenants, mailer, dashboardUrl: config.DASHBOARD_URL, logger });
+        const team = new TeamService({ db });
+        const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
+        const apiKeys = new ApiKeysService({ db, relay, secrets });
+        const momoProviders = new MomoProvidersService({ db, secrets });
         return {
           routes: (app) => {
             app.use(tenantsRouter(tenants));
             app.use(organizationsRouter(organizations));
             app.use(auditRouter(db));
+            // After the audit router: /v1/team/:memberId must not swallow /v1/team/audit-events.
+            app.use(teamRouter(team));
+            app.use(sessionsRouter(sessions));
+            app.use(apiKeysRouter(apiKeys));
+            app.use(apiKeyAuthRouter(apiKeys));
+            app.use(momoProvidersRouter(momoProviders));
           },
           stop: async () => mailer?.close(),
         };

@@ -4,6 +4,8 @@ import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type RunningService, start } from '../src/main';
 
 export const INTERNAL_SECRET = 'identity-tests-internal-token-secret-0123456789';
+/** `<keyId>:<base64 of 32 bytes>`, fixed so a restarted service opens what an earlier start sealed. */
+export const TEST_MASTER_KEY = `test-master-1:${Buffer.from('identity-tests-master-key-32byte').toString('base64')}`;
 
 export interface HttpResult {
   status: number;
@@ -61,6 +63,7 @@ export async function startIdentityHarness(env: NodeJS.ProcessEnv = {}): Promise
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SMTP_URL: '',
     DASHBOARD_URL: '',
+    SECRETS_ENCRYPTION_KEY: TEST_MASTER_KEY,
     ...env,
   };
   const service = await start(fullEnv);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { environmentSchema } from '../common';
+import { environmentSchema, pageQuerySchema, pageSchema } from '../common';
 import { integerInputSchema } from '../json';
+import type { RouteContract } from '../route-contract';
 
 /** Every scope of api-decisions section 3; the last three are umbrellas. */
 export const SCOPES = [
@@ -56,16 +57,37 @@ export const createApiKeyBodySchema = z.object({
 });
 export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 
-export const updateApiKeyBodySchema = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
-  restrictions: apiKeyRestrictionsSchema.partial().optional(),
+/**
+ * Only the restrictions named change; the others keep their value. No defaults here, unlike
+ * `apiKeyRestrictionsSchema.partial()`, which would reset every field left out.
+ */
+export const apiKeyRestrictionsPatchSchema = z.object({
+  requireRequestSigning: z.boolean().optional(),
+  requireActorHeaders: z.boolean().optional(),
+  /** null or [] lifts the address restriction. */
+  allowedIps: z.array(cidrSchema).max(100).nullable().optional(),
 });
+
+export const updateApiKeyBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
+    restrictions: apiKeyRestrictionsPatchSchema.optional(),
+  })
+  .refine((body) => body.name !== undefined || body.scopes !== undefined || body.restrictions !== undefined, 'name, scopes or restrictions is required');
+export type UpdateApiKeyBody = z.infer<typeof updateApiKeyBodySchema>;
 
 export const rotateApiKeyBodySchema = z.object({
   /** How long the old secret keeps working: 0-604800 s, default 0. */
   expiresInSeconds: integerInputSchema({ min: 0, max: 604_800 }).default(0),
 });
+export type RotateApiKeyBody = z.infer<typeof rotateApiKeyBodySchema>;
+
+/** Lists: newest first. A key caller sees only its own environment whatever it asks; a session or the operator may filter. */
+export const apiKeyListQuerySchema = pageQuerySchema.extend({
+  environment: environmentSchema.optional(),
+});
+export type ApiKeyListQuery = z.infer<typeof apiKeyListQuerySchema>;
 
 /** An API key as listed: never a secret. */
 export const apiKeySchema = z.object({
@@ -91,6 +113,7 @@ export const apiKeyWithSecretSchema = apiKeySchema.extend({
   key: z.string().optional(),
   signingSecret: z.string().optional(),
 });
+export type ApiKeyWithSecret = z.infer<typeof apiKeyWithSecretSchema>;
 
 /**
  * What the gateway learns about a key from identity, to authenticate and authorize a call.
@@ -136,3 +159,16 @@ export const apiKeyChangedV1Schema = z.object({
   occurredAt: z.string(),
 });
 export type ApiKeyChangedV1 = z.infer<typeof apiKeyChangedV1Schema>;
+
+export const API_KEY_ROUTES: RouteContract[] = [
+  { method: 'get', path: '/v1/tenants/{id}/api-keys', summary: "List a tenant's API keys, newest first, without secrets", surface: 'system', service: 'identity', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } },
+  { method: 'post', path: '/v1/tenants/{id}/api-keys', summary: 'Create an API key for a tenant; the secret is in this answer only', surface: 'system', service: 'identity', body: createApiKeyBodySchema, success: { status: 201, schema: apiKeyWithSecretSchema } },
+  { method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/rotate', summary: "Rotate a tenant key's secret; the old one works for expiresInSeconds more", surface: 'system', service: 'identity', body: rotateApiKeyBodySchema, success: { status: 200, schema: apiKeyWithSecretSchema } },
+  { method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/revoke', summary: 'Revoke a tenant key at once', surface: 'system', service: 'identity', success: { status: 200, schema: apiKeySchema } },
+  { method: 'get', path: '/v1/developer/api-keys', summary: 'List API keys, newest first, without secrets; a key sees those of its own environment', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } },
+  { method: 'get', path: '/v1/developer/api-keys/{id}', summary: 'Get an API key, without its secret', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', success: { status: 200, schema: apiKeySchema } },
+  { method: 'post', path: '/v1/developer/api-keys', summary: 'Create an API key with scopes the caller holds; a key creates only in its own environment', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: createApiKeyBodySchema, success: { status: 201, schema: apiKeyWithSecretSchema } },
+  { method: 'patch', path: '/v1/developer/api-keys/{id}', summary: "Change a key's name, scopes or restrictions, without escalation", surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: updateApiKeyBodySchema, success: { status: 200, schema: apiKeySchema } },
+  { method: 'post', path: '/v1/developer/api-keys/{id}/rotate', summary: 'Rotate the secret (key or signingSecret, shown once); the old one works for expiresInSeconds more', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: rotateApiKeyBodySchema, success: { status: 200, schema: apiKeyWithSecretSchema } },
+  { method: 'post', path: '/v1/developer/api-keys/{id}/revoke', summary: 'Revoke a key at once; later use answers 401 API_KEY_REVOKED', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', success: { status: 200, schema: apiKeySchema } },
+];

@@ -1,4 +1,4 @@
-import type { TeamMember } from '@wallet/contracts';
+import type { MemberStatus, OrgRole, TeamMember } from '@wallet/contracts';
 import type { Db, Tx } from '@wallet/kit';
 
 interface TeamMemberRow {
@@ -71,4 +71,149 @@ export async function firstAdminsOf(db: Db, tenantIds: string[]): Promise<Map<st
     .select(COLUMNS);
   for (const row of rows) admins.set(row.tenant_id, toMember(row));
   return admins;
+}
+
+/** A member as the team routes show it: never a password hash or anything about its invite. */
+function toTeamMember(row: TeamMemberRow): TeamMember {
+  const { inviteEmailSent: _inviteEmailSent, ...member } = toMember(row);
+  return member;
+}
+
+export interface NewMember {
+  id: string;
+  tenantId: string;
+  name: string;
+  email: string;
+  orgRole: OrgRole;
+  passwordHash: string;
+}
+
+/** Inserts an active member unless the address is already a member of the tenant, in any case; returns null then. */
+export async function insertMember(tx: Tx, member: NewMember): Promise<TeamMember | null> {
+  const result = await tx.raw(
+    `INSERT INTO team_members (id, tenant_id, name, email, org_role, status, password_hash)
+     VALUES (?, ?, ?, ?, ?, 'active', ?)
+     ON CONFLICT (tenant_id, lower(email)) DO NOTHING
+     RETURNING ${COLUMNS.join(', ')}`,
+    [member.id, member.tenantId, member.name, member.email, member.orgRole, member.passwordHash],
+  );
+  const row = (result.rows as TeamMemberRow[])[0];
+  return row ? toTeamMember(row) : null;
+}
+
+export async function findMember(db: Db | Tx, tenantId: string, memberId: string): Promise<TeamMember | null> {
+  const row: TeamMemberRow | undefined = await db('team_members').where({ tenant_id: tenantId, id: memberId }).first(COLUMNS);
+  return row ? toTeamMember(row) : null;
+}
+
+export interface MemberListFilter {
+  beforeSeq?: string | undefined;
+  limit: number;
+  orgRole?: OrgRole | undefined;
+  status?: MemberStatus | undefined;
+}
+
+/** Newest first; one more row than asked, so the caller knows whether a next page exists. */
+export async function listMembers(db: Db, tenantId: string, filter: MemberListFilter): Promise<Array<TeamMember & { seq: string }>> {
+  const query = db('team_members')
+    .where({ tenant_id: tenantId })
+    .orderBy('seq', 'desc')
+    .limit(filter.limit + 1)
+    .select([...COLUMNS, 'seq']);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  if (filter.orgRole) query.where('org_role', filter.orgRole);
+  if (filter.status) query.where('status', filter.status);
+  const rows: Array<TeamMemberRow & { seq: string }> = await query;
+  return rows.map((row) => ({ ...toTeamMember(row), seq: row.seq }));
+}
+
+/**
+ * Locks every org-admin row of the tenant, always in id order. Every role or status change
+ * takes this lock before it touches its member, so changes that could leave a tenant without
+ * an active org-admin run one after the other and cannot deadlock each other.
+ * NO KEY UPDATE: sessions being inserted for these members (a foreign key share lock) still pass.
+ */
+export async function lockTenantAdmins(tx: Tx, tenantId: string): Promise<void> {
+  await tx.raw(`SELECT id FROM team_members WHERE tenant_id = ? AND org_role = 'org-admin' ORDER BY id FOR NO KEY UPDATE`, [tenantId]);
+}
+
+export async function lockMember(tx: Tx, tenantId: string, memberId: string): Promise<TeamMember | null> {
+  const result = await tx.raw(`SELECT ${COLUMNS.join(', ')} FROM team_members WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE`, [tenantId, memberId]);
+  const row = (result.rows as TeamMemberRow[])[0];
+  return row ? toTeamMember(row) : null;
+}
+
+/** Active org-admins of the tenant other than this member; read after lockTenantAdmins, so it is current. */
+export async function countOtherActiveAdmins(tx: Tx, tenantId: string, memberId: string): Promise<number> {
+  const result = await tx.raw(`SELECT count(*)::int AS n FROM team_members WHERE tenant_id = ? AND org_role = 'org-admin' AND status = 'active' AND id <> ?`, [tenantId, memberId]);
+  return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
+}
+
+export interface MemberChanges {
+  orgRole?: OrgRole | undefined;
+  /** `active` makes a member who never set a password `invited` again, not active. */
+  status?: 'active' | 'deactivated' | undefined;
+}
+
+export async function updateMember(tx: Tx, memberId: string, changes: MemberChanges): Promise<TeamMember> {
+  const result = await tx.raw(
+    `UPDATE team_members
+        SET org_role = coalesce(?, org_role),
+            status = CASE ?::text
+                       WHEN 'deactivated' THEN 'deactivated'
+                       WHEN 'active' THEN CASE WHEN password_hash IS NULL THEN 'invited' ELSE 'active' END
+                       ELSE status
+                     END
+      WHERE id = ?
+      RETURNING ${COLUMNS.join(', ')}`,
+    [changes.orgRole ?? null, changes.status ?? null, memberId],
+  );
+  const row = (result.rows as TeamMemberRow[])[0];
+  if (!row) throw new Error(`team member ${memberId} vanished while locked`);
+  return toTeamMember(row);
+}
+
+export interface LoginCandidate {
+  member: TeamMember;
+  passwordHash: string;
+  tenantSlug: string;
+}
+
+/** Active members with a password and this address, in any letter case, across tenants unless a slug names one. */
+export async function findLoginCandidates(db: Db, email: string, tenantSlug: string | undefined): Promise<LoginCandidate[]> {
+  const query = db('team_members as m')
+    .join('tenants as t', 't.id', 'm.tenant_id')
+    .whereRaw('lower(m.email) = lower(?)', [email])
+    .where('m.status', 'active')
+    .whereNotNull('m.password_hash')
+    .orderBy('m.id')
+    .select([...COLUMNS.map((column) => `m.${column}`), 'm.password_hash', 't.slug as tenant_slug']);
+  if (tenantSlug !== undefined) query.where('t.slug', tenantSlug);
+  const rows: Array<TeamMemberRow & { password_hash: string; tenant_slug: string }> = await query;
+  return rows.map((row) => ({ member: toTeamMember(row), passwordHash: row.password_hash, tenantSlug: row.tenant_slug }));
+}
+
+/** The invited member this invite token belongs to, while the invite is still open. */
+export async function findOpenInvite(db: Db, inviteTokenHash: string): Promise<TeamMember | null> {
+  const row: TeamMemberRow | undefined = await db('team_members')
+    .where({ invite_token_hash: inviteTokenHash, status: 'invited' })
+    .where('invite_expires_at', '>', db.fn.now())
+    .first(COLUMNS);
+  return row ? toTeamMember(row) : null;
+}
+
+/**
+ * Activates the invited member with its password and forgets the token, in one conditional
+ * update: of two concurrent acceptances of one token, only one finds it still there.
+ */
+export async function acceptInvite(tx: Tx, memberId: string, inviteTokenHash: string, passwordHash: string): Promise<TeamMember | null> {
+  const result = await tx.raw(
+    `UPDATE team_members
+        SET status = 'active', password_hash = ?, invite_token_hash = NULL, invite_expires_at = NULL
+      WHERE id = ? AND invite_token_hash = ? AND status = 'invited' AND invite_expires_at > now()
+      RETURNING ${COLUMNS.join(', ')}`,
+    [passwordHash, memberId, inviteTokenHash],
+  );
+  const row = (result.rows as TeamMemberRow[])[0];
+  return row ? toTeamMember(row) : null;
 }

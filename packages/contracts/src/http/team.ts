@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import type { RouteContract } from '../route-contract';
+import { scopeSchema } from './api-keys';
+import { orgRoleSchema, slugSchema, teamMemberSchema } from './identity';
+
+export const MEMBER_STATUSES = ['invited', 'active', 'deactivated'] as const;
+export const memberStatusSchema = z.enum(MEMBER_STATUSES);
+export type MemberStatus = z.infer<typeof memberStatusSchema>;
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 200;
+
+/** A password being set. Long passphrases are welcome; the ceiling keeps hashing cost bounded. */
+export const newPasswordSchema = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+
+export const createTeamMemberBodySchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  email: z.email().max(320),
+  password: newPasswordSchema,
+  orgRole: orgRoleSchema,
+});
+export type CreateTeamMemberBody = z.infer<typeof createTeamMemberBodySchema>;
+
+export const updateTeamMemberBodySchema = z
+  .object({
+    orgRole: orgRoleSchema.optional(),
+    /** `active` on a member who never accepted the invite leaves it `invited`: it has no password to log in with. */
+    status: z.enum(['active', 'deactivated']).optional(),
+  })
+  .refine((body) => body.orgRole !== undefined || body.status !== undefined, { message: 'Give orgRole, status or both' });
+export type UpdateTeamMemberBody = z.infer<typeof updateTeamMemberBodySchema>;
+
+export const teamMemberQuerySchema = pageQuerySchema.extend({
+  orgRole: orgRoleSchema.optional(),
+  status: memberStatusSchema.optional(),
+});
+export type TeamMemberQuery = z.infer<typeof teamMemberQuerySchema>;
+
+export const loginBodySchema = z.object({
+  email: z.string().trim().min(1).max(320),
+  // Not the new-password rules: a login only has to match what was set.
+  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+  /** Needed only when the address is a member of several organizations. */
+  tenantSlug: slugSchema.optional(),
+  environment: environmentSchema.default('live'),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+/** Session tokens: `sess_` and 43 base64url characters (32 random bytes). */
+export const sessionTokenSchema = z.string().min(1).max(256);
+
+export const logoutBodySchema = z.object({ token: sessionTokenSchema });
+export type LogoutBody = z.infer<typeof logoutBodySchema>;
+
+export const logoutResultSchema = z.object({ revoked: z.literal(true) });
+
+export const acceptInviteBodySchema = z.object({
+  token: z.string().min(1).max(256),
+  password: newPasswordSchema,
+});
+export type AcceptInviteBody = z.infer<typeof acceptInviteBodySchema>;
+
+/** What a login or an accepted invite answers; the token is shown this once and never stored. */
+export const sessionSchema = z.object({
+  token: z.string(),
+  expiresAt: timestampSchema,
+  environment: environmentSchema,
+  member: teamMemberSchema,
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+/** Internal: the gateway exchanges a bearer session token for this. */
+export const sessionAuthenticateBodySchema = z.object({ token: sessionTokenSchema });
+
+/** Internal: a live session, with the scopes its member's role grants right now. */
+export const sessionPrincipalSchema = z.object({
+  sessionId: z.string(),
+  tenantId: z.string(),
+  environment: environmentSchema,
+  memberId: z.string(),
+  orgRole: orgRoleSchema,
+  scopes: z.array(scopeSchema),
+  expiresAt: timestampSchema,
+});
+export type SessionPrincipal = z.infer<typeof sessionPrincipalSchema>;
+
+/** Internal: who a member is for maker-checker decisions (payments, treasury). */
+export const memberPrincipalSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  orgRole: orgRoleSchema,
+  status: memberStatusSchema,
+  scopes: z.array(scopeSchema),
+});
+export type MemberPrincipal = z.infer<typeof memberPrincipalSchema>;
+
+export const TEAM_ROUTES: RouteContract[] = [
+  { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, success: { status: 201, schema: teamMemberSchema } },
+  { method: 'get', path: '/v1/team', summary: 'List team members, newest first', surface: 'tenant', service: 'identity', scope: 'team:manage', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } },
+  { method: 'get', path: '/v1/team/{memberId}', summary: 'Get a team member', surface: 'tenant', service: 'identity', scope: 'team:manage', success: { status: 200, schema: teamMemberSchema } },
+  { method: 'patch', path: '/v1/team/{memberId}', summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays", surface: 'tenant', service: 'identity', scope: 'team:manage', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } },
+];
+
+export const AUTH_ROUTES: RouteContract[] = [
+  { method: 'post', path: '/v1/auth/login', summary: 'Dashboard login: a session token for one organization and environment', surface: 'public', service: 'identity', body: loginBodySchema, success: { status: 200, schema: sessionSchema } },
+  { method: 'post', path: '/v1/auth/logout', summary: 'End the session of this token', surface: 'public', service: 'identity', body: logoutBodySchema, success: { status: 200, schema: logoutResultSchema } },
+  { method: 'post', path: '/v1/auth/accept-invite', summary: 'Set the password of an invited member and log in (live environment)', surface: 'public', service: 'identity', body: acceptInviteBodySchema, success: { status: 200, schema: sessionSchema } },
+];

@@ -1,0 +1,43 @@
+import { createTeamMemberBodySchema, teamMemberQuerySchema, updateTeamMemberBodySchema } from '@wallet/contracts';
+import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { Router } from 'express';
+import type { TeamService } from './team-service';
+
+/**
+ * The tenant's team (the gateway requires team:manage), and the member lookup other services
+ * make with a system token. Mount it after the audit router: `/v1/team/:memberId` would
+ * otherwise answer for `/v1/team/audit-events`.
+ */
+export function teamRouter(team: TeamService): Router {
+  const router = Router();
+
+  router.post('/v1/team', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    const body = parseOrThrow(createTeamMemberBodySchema, request.body);
+    response.status(201).json(await team.create(claimsOf(response), tenantId, body));
+  });
+
+  router.get('/v1/team', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    const query = parseOrThrow(teamMemberQuerySchema, request.query, 'query');
+    response.json(await team.list(tenantId, query));
+  });
+
+  router.get('/v1/team/:memberId', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    response.json(await team.get(tenantId, request.params.memberId));
+  });
+
+  router.patch('/v1/team/:memberId', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    const body = parseOrThrow(updateTeamMemberBodySchema, request.body);
+    response.json(await team.update(claimsOf(response), tenantId, request.params.memberId, body));
+  });
+
+  router.get('/internal/v1/tenants/:tenantId/members/:memberId', async (request, response) => {
+    requireSystem(response);
+    response.json(await team.principal(request.params.tenantId, request.params.memberId));
+  });
+
+  return router;
+}

@@ -1,0 +1,133 @@
+import {
+  type CreateTeamMemberBody,
+  hasScope,
+  type MemberPrincipal,
+  newId,
+  type OrgRole,
+  type Page,
+  scopesOfRole,
+  type TeamMember,
+  type TeamMemberQuery,
+  type UpdateTeamMemberBody,
+} from '@wallet/contracts';
+import { AppError, type Db, decodeCursor, encodeCursor, type InternalClaims } from '@wallet/kit';
+import { z } from 'zod';
+import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-store';
+import { revokeMemberSessions } from '../sessions/sessions-store';
+import { hashPassword } from './passwords';
+import { countOtherActiveAdmins, findMember, insertMember, listMembers, lockMember, lockTenantAdmins, updateMember } from './team-store';
+
+function memberNotFound(): AppError {
+  // Another tenant's member is as unknown as one that never existed.
+  return new AppError('MEMBER_NOT_FOUND', 'No such team member');
+}
+
+/**
+ * A caller hands on only what it holds: it may give a role, or touch a member holding a role,
+ * only when its own scopes cover every scope of that role.
+ */
+function requireCoversRole(claims: InternalClaims, role: OrgRole, doing: string): void {
+  const missingScopes = scopesOfRole(role).filter((scope) => !hasScope(claims.scopes, scope));
+  if (missingScopes.length > 0) {
+    throw new AppError('SCOPE_ESCALATION', `Your credential does not hold every scope of the ${role} role, so it cannot ${doing}`, { orgRole: role, missingScopes });
+  }
+}
+
+/** The team of a tenant: shared by its test and live environments. */
+export class TeamService {
+  constructor(private readonly deps: { db: Db }) {}
+
+  async create(claims: InternalClaims, tenantId: string, body: CreateTeamMemberBody): Promise<TeamMember> {
+    requireCoversRole(claims, body.orgRole, `add a member as ${body.orgRole}`);
+    // Hashing is slow on purpose; it happens before the transaction so no lock waits on it.
+    const passwordHash = await hashPassword(body.password);
+    const actor = auditActorFields(claims);
+    return this.deps.db.transaction(async (tx) => {
+      const member = await insertMember(tx, { id: newId('user'), tenantId, name: body.name, email: body.email, orgRole: body.orgRole, passwordHash });
+      if (!member) throw new AppError('EMAIL_TAKEN', 'This email is already a member of the organization', { email: body.email });
+      await recordAuditEvents(tx, [
+        { tenantId, environment: null, action: 'team_member.created', actorType: actor.actorType, actorId: actor.actorId, targetType: 'team_member', targetId: member.id, metadata: { ...actor.metadata, email: member.email, orgRole: member.orgRole } },
+      ]);
+      return member;
+    });
+  }
+
+  /** Newest first, by insertion order; the cursor is the position of the last item returned. */
+  async list(tenantId: string, query: TeamMemberQuery): Promise<Page<TeamMember>> {
+    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listMembers(this.deps.db, tenantId, { beforeSeq: cursor?.seq, limit: query.limit, orgRole: query.orgRole, status: query.status });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map(({ seq: _seq, ...member }) => member),
+      nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
+    };
+  }
+
+  async get(tenantId: string, memberId: string): Promise<TeamMember> {
+    const member = await findMember(this.deps.db, tenantId, memberId);
+    if (!member) throw memberNotFound();
+    return member;
+  }
+
+  /**
+   * Changes the role and/or status. A change that would leave the tenant without an active
+   * org-admin is refused; a deactivated member's sessions end with it.
+   */
+  async update(claims: InternalClaims, tenantId: string, memberId: string, body: UpdateTeamMemberBody): Promise<TeamMember> {
+    const actor = auditActorFields(claims);
+    return this.deps.db.transaction(async (tx) => {
+      await lockTenantAdmins(tx, tenantId);
+      const current = await lockMember(tx, tenantId, memberId);
+      if (!current) throw memberNotFound();
+      requireCoversRole(claims, current.orgRole, `change a member who is ${current.orgRole}`);
+      if (body.orgRole !== undefined) requireCoversRole(claims, body.orgRole, `make a member ${body.orgRole}`);
+
+      const roleChanges = body.orgRole !== undefined && body.orgRole !== current.orgRole;
+      const deactivates = body.status === 'deactivated' && current.status !== 'deactivated';
+      const reactivates = body.status === 'active' && current.status === 'deactivated';
+      const losesActiveAdmin = current.orgRole === 'org-admin' && current.status === 'active' && (roleChanges || deactivates);
+      if (losesActiveAdmin && (await countOtherActiveAdmins(tx, tenantId, current.id)) === 0) {
+        throw new AppError('LAST_ORG_ADMIN', 'This is the last active org-admin of the organization: make another member org-admin first');
+      }
+      if (!roleChanges && !deactivates && !reactivates) return current;
+
+      const updated = await updateMember(tx, current.id, {
+        orgRole: roleChanges ? body.orgRole : undefined,
+        status: deactivates ? 'deactivated' : reactivates ? 'active' : undefined,
+      });
+      const event = (action: string, metadata: Record<string, unknown>): NewAuditEvent => ({
+        tenantId,
+        environment: null,
+        action,
+        actorType: actor.actorType,
+        actorId: actor.actorId,
+        targetType: 'team_member',
+        targetId: current.id,
+        metadata: { ...actor.metadata, ...metadata },
+      });
+      const events: NewAuditEvent[] = [];
+      if (roleChanges) events.push(event('team_member.role_changed', { before: { orgRole: current.orgRole }, after: { orgRole: updated.orgRole } }));
+      if (deactivates) {
+        const revokedSessions = await revokeMemberSessions(tx, current.id);
+        events.push(event('team_member.deactivated', { before: { status: current.status }, revokedSessions }));
+      }
+      if (reactivates) events.push(event('team_member.reactivated', { after: { status: updated.status } }));
+      await recordAuditEvents(tx, events);
+      return updated;
+    });
+  }
+
+  /** For maker-checker checks in other services; a member that is not active can exercise no scope. */
+  async principal(tenantId: string, memberId: string): Promise<MemberPrincipal> {
+    const member = await findMember(this.deps.db, tenantId, memberId);
+    if (!member) throw memberNotFound();
+    return {
+      id: member.id,
+      tenantId: member.tenantId,
+      orgRole: member.orgRole,
+      status: member.status,
+      scopes: member.status === 'active' ? scopesOfRole(member.orgRole) : [],
+    };
+  }
+}
