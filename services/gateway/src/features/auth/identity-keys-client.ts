@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, apiKeyPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
+import { type ApiKeyPrincipal, apiKeyPrincipalSchema, type SessionPrincipal, sessionPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
 import { AppError, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
 import { z } from 'zod';
 
-/** The three answers identity gives about a key it will not vouch for; passed on to the client as they are. */
-const KEY_REFUSALS = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED'] as const;
+/** The answers identity gives about a credential it will not vouch for; passed on to the client as they are. */
+const KEY_REFUSALS = ['INVALID_API_KEY', 'API_KEY_REVOKED', 'API_KEY_EXPIRED', 'INVALID_SESSION'] as const;
 const refusalSchema = z.object({ error: z.object({ code: z.enum(KEY_REFUSALS), message: z.string().optional() }) });
 
-/** Identity's two internal key routes, called with a system internal token. */
+/** Identity's internal credential routes, called with a system internal token. */
 export interface IdentityKeysClient {
   authenticateSecret(key: string): Promise<ApiKeyPrincipal>;
   signingMaterial(keyId: string): Promise<SigningMaterial>;
+  authenticateSession(token: string): Promise<SessionPrincipal>;
 }
 
 export interface IdentityKeysClientOptions {
@@ -54,5 +55,6 @@ export function createIdentityKeysClient(options: IdentityKeysClientOptions): Id
   return {
     authenticateSecret: (key) => call('POST', '/internal/v1/api-keys/authenticate-secret', apiKeyPrincipalSchema, { key }),
     signingMaterial: (keyId) => call('GET', `/internal/v1/api-keys/${encodeURIComponent(keyId)}/signing-material`, signingMaterialSchema),
+    authenticateSession: (token) => call('POST', '/internal/v1/sessions/authenticate', sessionPrincipalSchema, { token }),
   };
 }

@@ -1,0 +1,33 @@
+export { WalletClient, SDK_VERSION } from './client';
+export type { WalletClientOptions, RequestOptions, ResponseMeta, WalletResponse, RawRequest, RawMethod } from './client';
+export type { WalletAuth, Actor } from './auth';
+export {
+  WalletApiError,
+  WalletNetworkError,
+  WalletRequestValidationError,
+  WalletResponseValidationError,
+  isWalletApiError,
+} from './errors';
+export type { WalletErrorCode, ValidationIssues } from './errors';
+export { paginate, paginateItems } from './paginate';
+export type { CursorPage, ListFunction } from './paginate';
+export { SDK_ROUTES, IDEMPOTENT_CREATE_PATHS } from './routes';
+export type { ApiRoute, HttpMethod, RouteInput, RouteParams, RouteQuery, RouteBody, RouteResult } from './routes';
+export type { PathParams, QueryValue } from './paths';
+export type { Namespaces } from './namespaces';
+export type {
+  ApiKey,
+  ApiKeyWithSecret,
+  AuditEvent,
+  ErrorCode,
+  JournalEntry,
+  LedgerAccount,
+  MomoProvider,
+  MomoProviderWithSecret,
+  Organization,
+  ReconciliationResult,
+  RequestLog,
+  Session,
+  TeamMember,
+  Tenant,
+} from '@wallet/contracts';

@@ -1,0 +1,122 @@
+import type { RequestOptions, WalletClient } from './client';
+import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
+
+/*
+ * Methods are closures, not prototype methods, so that `paginate(client.journal.list, ...)`
+ * works without binding.
+ */
+
+function systemNamespace(client: WalletClient) {
+  return {
+    tenants: {
+      create: (body: RouteBody<typeof R.createTenant>, options?: RequestOptions) => client.call(R.createTenant, { body }, options),
+      get: (id: string, options?: RequestOptions) => client.call(R.getTenant, { params: { id } }, options),
+    },
+    organizations: {
+      create: (body: RouteBody<typeof R.createOrganization>, options?: RequestOptions) => client.call(R.createOrganization, { body }, options),
+      list: (query?: RouteQuery<typeof R.listOrganizations>, options?: RequestOptions) => client.call(R.listOrganizations, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(R.getOrganization, { params: { id } }, options),
+    },
+    /** Ledger reconciliation checks across every tenant. */
+    reconciliation: (options?: RequestOptions) => client.call(R.systemReconciliation, {}, options),
+  };
+}
+
+function journalNamespace(client: WalletClient) {
+  return {
+    list: (query?: RouteQuery<typeof R.listJournal>, options?: RequestOptions) => client.call(R.listJournal, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(R.getJournalEntry, { params: { id } }, options),
+  };
+}
+
+function ledgerNamespace(client: WalletClient) {
+  return {
+    accounts: (query?: RouteQuery<typeof R.listLedgerAccounts>, options?: RequestOptions) => client.call(R.listLedgerAccounts, { query }, options),
+    /** A wallet account's statement, newest first, with the balance after each line. */
+    walletEntries: (walletId: string, query?: RouteQuery<typeof R.listWalletEntries>, options?: RequestOptions) =>
+      client.call(R.listWalletEntries, { params: { walletId }, query }, options),
+    reconciliation: (options?: RequestOptions) => client.call(R.ledgerReconciliation, {}, options),
+  };
+}
+
+function auditEventsNamespace(client: WalletClient) {
+  return {
+    list: (query?: RouteQuery<typeof R.listAuditEvents>, options?: RequestOptions) => client.call(R.listAuditEvents, { query }, options),
+  };
+}
+
+function apiKeysNamespace(client: WalletClient) {
+  return {
+    list: (query?: RouteQuery<typeof R.listApiKeys>, options?: RequestOptions) => client.call(R.listApiKeys, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(R.getApiKey, { params: { id } }, options),
+    /** Answers once with the secret: `key` for a secret key, `signingSecret` for an HMAC key. */
+    create: (body: RouteBody<typeof R.createApiKey>, options?: RequestOptions) => client.call(R.createApiKey, { body }, options),
+    update: (id: string, body: RouteBody<typeof R.updateApiKey>, options?: RequestOptions) => client.call(R.updateApiKey, { params: { id }, body }, options),
+    /** `expiresInSeconds`: how long the old secret keeps working (default 0). Answers once with the new secret. */
+    rotate: (id: string, body: RouteBody<typeof R.rotateApiKey> = {}, options?: RequestOptions) => client.call(R.rotateApiKey, { params: { id }, body }, options),
+    revoke: (id: string, options?: RequestOptions) => client.call(R.revokeApiKey, { params: { id } }, options),
+    /** System surface (X-System-Key): keys of any tenant. */
+    createForTenant: (tenantId: string, body: RouteBody<typeof R.createTenantApiKey>, options?: RequestOptions) =>
+      client.call(R.createTenantApiKey, { params: { id: tenantId }, body }, options),
+    listForTenant: (tenantId: string, query?: RouteQuery<typeof R.listTenantApiKeys>, options?: RequestOptions) =>
+      client.call(R.listTenantApiKeys, { params: { id: tenantId }, query }, options),
+    rotateForTenant: (tenantId: string, keyId: string, body: RouteBody<typeof R.rotateTenantApiKey> = {}, options?: RequestOptions) =>
+      client.call(R.rotateTenantApiKey, { params: { id: tenantId, keyId }, body }, options),
+    revokeForTenant: (tenantId: string, keyId: string, options?: RequestOptions) => client.call(R.revokeTenantApiKey, { params: { id: tenantId, keyId } }, options),
+  };
+}
+
+function teamNamespace(client: WalletClient) {
+  return {
+    create: (body: RouteBody<typeof R.createTeamMember>, options?: RequestOptions) => client.call(R.createTeamMember, { body }, options),
+    list: (query?: RouteQuery<typeof R.listTeamMembers>, options?: RequestOptions) => client.call(R.listTeamMembers, { query }, options),
+    get: (memberId: string, options?: RequestOptions) => client.call(R.getTeamMember, { params: { memberId } }, options),
+    /** Change the role, or deactivate. */
+    update: (memberId: string, body: RouteBody<typeof R.updateTeamMember>, options?: RequestOptions) =>
+      client.call(R.updateTeamMember, { params: { memberId }, body }, options),
+  };
+}
+
+function authNamespace(client: WalletClient) {
+  return {
+    /** A dashboard session (public route): continue with `client.withAuth({ type: 'session', token })`. */
+    login: (body: RouteBody<typeof R.login>, options?: RequestOptions) => client.call(R.login, { body }, options),
+    /** Ends the session of this token (public route: no other credential needed). */
+    logout: (token: string, options?: RequestOptions) => client.call(R.logout, { body: { token } }, options),
+    acceptInvite: (body: RouteBody<typeof R.acceptInvite>, options?: RequestOptions) => client.call(R.acceptInvite, { body }, options),
+  };
+}
+
+function momoProvidersNamespace(client: WalletClient) {
+  return {
+    /** Answers once with the provider's `webhookSecret`. */
+    create: (body: RouteBody<typeof R.createMomoProvider>, options?: RequestOptions) => client.call(R.createMomoProvider, { body }, options),
+    list: (query?: RouteQuery<typeof R.listMomoProviders>, options?: RequestOptions) => client.call(R.listMomoProviders, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(R.getMomoProvider, { params: { id } }, options),
+    /** `expiresInSeconds`: how long the old webhook secret keeps verifying (default 0). Answers once with the new secret. */
+    rotateSecret: (id: string, body: RouteBody<typeof R.rotateMomoProviderSecret> = {}, options?: RequestOptions) =>
+      client.call(R.rotateMomoProviderSecret, { params: { id }, body }, options),
+  };
+}
+
+function requestLogsNamespace(client: WalletClient) {
+  return {
+    list: (query?: RouteQuery<typeof R.listRequestLogs>, options?: RequestOptions) => client.call(R.listRequestLogs, { query }, options),
+  };
+}
+
+export function buildNamespaces(client: WalletClient) {
+  return {
+    system: systemNamespace(client),
+    journal: journalNamespace(client),
+    ledger: ledgerNamespace(client),
+    auditEvents: auditEventsNamespace(client),
+    apiKeys: apiKeysNamespace(client),
+    team: teamNamespace(client),
+    auth: authNamespace(client),
+    momoProviders: momoProvidersNamespace(client),
+    requestLogs: requestLogsNamespace(client),
+  };
+}
+
+export type Namespaces = ReturnType<typeof buildNamespaces>;
