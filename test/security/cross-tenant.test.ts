@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { ROUTES, type RouteContract } from '@wallet/contracts';
+import { LedgerCommandClient } from '@wallet/kit';
+import { isWalletApiError, WalletClient } from '@wallet/sdk';
+import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
+
+/**
+ * Every tenant route that takes an id, called by another tenant (and from the other
+ * environment, where the resource belongs to one) with a key that may do anything: always
+ * 404, never 403, and the resource is left as it was. A new route with an id fails this test
+ * until it is given a resource here.
+ */
+let system: SecuritySystem;
+let platform: WalletClient;
+let ledger: LedgerCommandClient;
+
+interface Owned {
+  /** Path parameters naming tenant A's resource. */
+  params: Record<string, string>;
+  /** Whether the resource belongs to one environment (then the other environment gets 404 too). */
+  environmentBound: boolean;
+}
+
+interface TenantA {
+  tenantId: string;
+  admin: WalletClient;
+  resources: Record<string, Owned>;
+}
+
+let tenantA: TenantA;
+let intruder: WalletClient;
+let otherEnvironment: WalletClient;
+
+async function newTenant(): Promise<string> {
+  const slug = `xt-${randomUUID().slice(0, 8)}`;
+  return (await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' } })).id;
+}
+
+async function keyClient(tenantId: string, environment: 'test' | 'live'): Promise<WalletClient> {
+  const key = await platform.apiKeys.createForTenant(tenantId, { name: `${environment} admin`, scopes: ['tenant:manage'], environment });
+  return new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key.key as string }, maxRetries: 0 });
+}
+
+beforeAll(async () => {
+  system = await startSecuritySystem('security_xtenant', { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' });
+  platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+  ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'security-tests');
+
+  const tenantId = await newTenant();
+  const admin = await keyClient(tenantId, 'live');
+  const key = await admin.apiKeys.create({ name: 'target', scopes: ['ledger:read'], environment: 'live' });
+  const member = await admin.team.create({ name: 'Target', email: `target-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'observer' });
+  const provider = await admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
+  const walletId = `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+  const posted = await ledger.request({
+    type: 'ledger.post.v1',
+    commandId: `xt-${randomUUID()}`,
+    tenantId,
+    environment: 'live',
+    kind: 'momo_deposit',
+    reference: { type: 'deposit', id: `dep_${randomUUID().slice(0, 8)}` },
+    lines: [
+      { accountName: 'momo-float:mtn', direction: 'DR', amount: '100.00', currencyCode: 'KES' },
+      { accountName: 'wallet:owner-1', walletId, direction: 'CR', amount: '100.00', currencyCode: 'KES' },
+    ],
+  });
+  if (posted.status !== 'posted' || !posted.journalEntryId) throw new Error(`setup entry not posted: ${JSON.stringify(posted)}`);
+
+  tenantA = {
+    tenantId,
+    admin,
+    resources: {
+      '/v1/developer/api-keys/{id}': { params: { id: key.id }, environmentBound: true },
+      '/v1/team/{memberId}': { params: { memberId: member.id }, environmentBound: false },
+      '/v1/admin/momo-providers/{id}': { params: { id: provider.id }, environmentBound: false },
+      '/v1/journal/{id}': { params: { id: posted.journalEntryId }, environmentBound: true },
+      '/v1/ledger/wallets/{walletId}': { params: { walletId }, environmentBound: true },
+    },
+  };
+  intruder = await keyClient(await newTenant(), 'live');
+  otherEnvironment = await keyClient(tenantId, 'test');
+});
+
+afterAll(async () => {
+  await ledger?.close();
+  await system?.close();
+});
+
+/** Which resources belong to one environment; known before the tests are collected. */
+const ENVIRONMENT_BOUND: Record<string, boolean> = {
+  '/v1/developer/api-keys/{id}': true,
+  '/v1/team/{memberId}': false,
+  '/v1/admin/momo-providers/{id}': false,
+  '/v1/journal/{id}': true,
+  '/v1/ledger/wallets/{walletId}': true,
+};
+
+/** The resource a route acts on: its path up to and including the first parameter. */
+function resourcePath(route: RouteContract): string | undefined {
+  return /^(.*?\{\w+\})/.exec(route.path)?.[1];
+}
+
+function ownedBy(route: RouteContract): Owned | undefined {
+  const path = resourcePath(route);
+  return path ? tenantA.resources[path] : undefined;
+}
+
+/** A body the route's schema accepts, so a 404 is about the id, never about the body. */
+const VALID_BODIES: Record<string, unknown> = {
+  'PATCH /v1/developer/api-keys/{id}': { name: 'renamed by an intruder' },
+  'POST /v1/developer/api-keys/{id}/rotate': { expiresInSeconds: 0 },
+  'POST /v1/developer/api-keys/{id}/revoke': {},
+  'PATCH /v1/team/{memberId}': { status: 'deactivated' },
+  'POST /v1/admin/momo-providers/{id}/rotate-secret': {},
+};
+
+const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));
+
+async function outcome(caller: WalletClient, route: RouteContract): Promise<{ status: number; code: string }> {
+  const owned = ownedBy(route) as Owned;
+  const key = `${route.method.toUpperCase()} ${route.path}`;
+  try {
+    const result = await caller.request({
+      method: route.method.toUpperCase() as 'GET',
+      path: route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(owned.params[name] ?? 'missing')),
+      ...(route.method === 'get' ? {} : { body: VALID_BODIES[key] ?? {} }),
+    });
+    return { status: result.status, code: 'OK' };
+  } catch (error) {
+    if (isWalletApiError(error)) return { status: error.status, code: error.code };
+    throw error;
+  }
+}
+
+describe('another tenant names tenant A’s resources', () => {
+  it('has a resource for every tenant route that takes an id', () => {
+    expect(routesWithIds.length).toBeGreaterThan(0);
+    expect(routesWithIds.filter((route) => !ownedBy(route) || ENVIRONMENT_BOUND[resourcePath(route) as string] === undefined).map((route) => `${route.method} ${route.path}`)).toEqual([]);
+  });
+
+  it.each(routesWithIds.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s answers 404 to another tenant', async (_name, route) => {
+    const result = await outcome(intruder, route);
+    expect(result.status).toBe(404);
+    expect(result.code).toMatch(/NOT_FOUND$/);
+  });
+
+  it.each(routesWithIds.filter((route) => ENVIRONMENT_BOUND[resourcePath(route) ?? ''] === true).map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
+    '%s answers 404 from the other environment',
+    async (_name, route) => {
+      const result = await outcome(otherEnvironment, route);
+      expect(result.status).toBe(404);
+    },
+  );
+
+  it('left every resource of tenant A as it was', async () => {
+    const resources = tenantA.resources;
+    const key = await tenantA.admin.apiKeys.get(resources['/v1/developer/api-keys/{id}']?.params.id as string);
+    expect(key).toMatchObject({ name: 'target', status: 'active' });
+    const member = await tenantA.admin.team.get(resources['/v1/team/{memberId}']?.params.memberId as string);
+    expect(member.status).toBe('active');
+    const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
+    expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated'].includes(event.action))).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+import { createDb, type Db } from '@wallet/kit';
+import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
+import { type GatewayOptions, type RunningGateway, start as startGateway } from '../../services/gateway/src/main';
+import { start as startIdentity } from '../../services/identity/src/main';
+import { start as startLedger } from '../../services/ledger/src/main';
+
+export const SYSTEM_KEY = 'security-tests-system-key-0123456789abcdefgh';
+const INTERNAL_SECRET = 'security-tests-internal-token-secret-0123456789';
+/** `<id>:<base64 of 32 bytes>`, as identity expects its master key. */
+export const MASTER_KEY = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * The services a tenant's security path crosses (gateway, identity, ledger), real and
+ * in-process, on fresh databases and one fresh vhost. Gateways can be added: they share the
+ * gateway database (nonces, rate limits) like instances of one deployment.
+ */
+export interface SecuritySystem {
+  publicUrl: string;
+  adminUrl: string;
+  env: NodeJS.ProcessEnv;
+  identityDb: Db;
+  identityDatabaseUrl: string;
+  gatewayDb: Db;
+  addGateway(options?: GatewayOptions): Promise<RunningGateway & { publicUrl: string }>;
+  close(): Promise<void>;
+}
+
+export async function startSecuritySystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<SecuritySystem> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GATEWAY_DATABASE_URL: await createTestDatabase(`${label}_gateway`),
+    IDENTITY_DATABASE_URL: await createTestDatabase(`${label}_identity`),
+    LEDGER_DATABASE_URL: await createTestDatabase(`${label}_ledger`),
+    AMQP_URL: await createTestVhost(label),
+    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+    SYSTEM_API_KEY: SYSTEM_KEY,
+    SECRETS_ENCRYPTION_KEY: MASTER_KEY,
+    SECRETS_ENCRYPTION_KEYS_OLD: '',
+    SMTP_URL: '',
+    DASHBOARD_URL: '',
+    HOST: '127.0.0.1',
+    IDENTITY_PORT: '0',
+    LEDGER_PORT: '0',
+    GATEWAY_PORT: '0',
+    ADMIN_PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...extraEnv,
+  };
+  const closables: Closable[] = [];
+  const closeAll = async () => {
+    for (const closable of closables.reverse()) await closable.close().catch(() => undefined);
+  };
+  try {
+    const identity = await startIdentity(env);
+    closables.push(identity);
+    const ledger = await startLedger(env);
+    closables.push(ledger);
+    env.IDENTITY_URL = `http://127.0.0.1:${identity.port}`;
+    env.LEDGER_URL = `http://127.0.0.1:${ledger.port}`;
+    // Payments and treasury are not part of this path; their routes answer 503 here.
+    env.PAYMENTS_URL = 'http://127.0.0.1:9';
+    env.TREASURY_URL = 'http://127.0.0.1:9';
+    const addGateway = async (options: GatewayOptions = {}) => {
+      const gateway = await startGateway(env, options);
+      closables.push(gateway);
+      return Object.assign(gateway, { publicUrl: `http://127.0.0.1:${gateway.port}` });
+    };
+    const gateway = await addGateway();
+    const identityDb = createDb(env.IDENTITY_DATABASE_URL as string, { poolMax: 2 });
+    const gatewayDb = createDb(env.GATEWAY_DATABASE_URL as string, { poolMax: 2 });
+    closables.push({ close: () => identityDb.destroy() }, { close: () => gatewayDb.destroy() });
+    return {
+      publicUrl: gateway.publicUrl,
+      adminUrl: `http://127.0.0.1:${gateway.adminPort}`,
+      env,
+      identityDb,
+      identityDatabaseUrl: env.IDENTITY_DATABASE_URL as string,
+      gatewayDb,
+      addGateway,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
