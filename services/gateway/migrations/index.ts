@@ -1,4 +1,10 @@
 import type { Migration } from '@wallet/kit';
 import * as createRequestNonces from './20261122130000_create_request_nonces';
+import * as createRateLimitBuckets from './20261123120000_create_rate_limit_buckets';
+import * as createRequestLogs from './20261123120100_create_request_logs';
 
-export const migrations: Migration[] = [{ name: '20261122130000_create_request_nonces', ...createRequestNonces }];
+export const migrations: Migration[] = [
+  { name: '20261122130000_create_request_nonces', ...createRequestNonces },
+  { name: '20261123120000_create_rate_limit_buckets', ...createRateLimitBuckets },
+  { name: '20261123120100_create_request_logs', ...createRequestLogs },
+];

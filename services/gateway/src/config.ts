@@ -1,8 +1,14 @@
 import { commonConfigShape, loadConfig } from '@wallet/kit';
 import { z } from 'zod';
+import type { BucketPolicy } from './features/rate-limits/bucket-store';
+import type { RateLimitPolicies } from './features/rate-limits/rate-limiter';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const upstreamUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
+/** Fractions allowed: 0.5 is one token every two seconds. */
+const ratePerSecond = (fallback: number) => z.coerce.number().min(0).max(1_000_000).default(fallback);
+/** At least one token, or the bucket could never let a request through. */
+const burst = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback);
 
 /** The gateway's environment: the common variables plus its two listeners, upstreams and keys. */
 export const gatewayConfigShape = {
@@ -22,8 +28,43 @@ export const gatewayConfigShape = {
   GATEWAY_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
   /** How often expired request nonces are deleted. */
   GATEWAY_NONCE_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+
+  /**
+   * Token buckets (tokens per second, and how many a full bucket holds). Per credential: an
+   * API key, or a dashboard session's team member. Per tenant: both environments together.
+   * Per client address: public routes and failed authentications. A rate of 0 turns that
+   * bucket off; system-key requests spend from none.
+   */
+  GATEWAY_RATE_LIMIT_KEY_PER_SECOND: ratePerSecond(50),
+  GATEWAY_RATE_LIMIT_KEY_BURST: burst(100),
+  GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: ratePerSecond(200),
+  GATEWAY_RATE_LIMIT_TENANT_BURST: burst(400),
+  GATEWAY_RATE_LIMIT_IP_PER_SECOND: ratePerSecond(20),
+  GATEWAY_RATE_LIMIT_IP_BURST: burst(40),
+  /** How often buckets idle long enough to be full again are deleted. */
+  GATEWAY_RATE_LIMIT_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+
+  /** How long request logs are kept, and how often older ones are deleted. */
+  GATEWAY_REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  /** Request logs are buffered and inserted in batches at least this often (and whenever a batch is full). */
+  GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
 };
 
-export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
+export type GatewayConfig = z.infer<z.ZodObject<typeof gatewayConfigShape>>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   return loadConfig(gatewayConfigShape, env);
+}
+
+function policy(perSecond: number, burstSize: number): BucketPolicy | null {
+  return perSecond > 0 ? { ratePerSecond: perSecond, burst: burstSize } : null;
+}
+
+export function rateLimitPolicies(config: GatewayConfig): RateLimitPolicies {
+  return {
+    credential: policy(config.GATEWAY_RATE_LIMIT_KEY_PER_SECOND, config.GATEWAY_RATE_LIMIT_KEY_BURST),
+    tenant: policy(config.GATEWAY_RATE_LIMIT_TENANT_PER_SECOND, config.GATEWAY_RATE_LIMIT_TENANT_BURST),
+    address: policy(config.GATEWAY_RATE_LIMIT_IP_PER_SECOND, config.GATEWAY_RATE_LIMIT_IP_BURST),
+  };
 }

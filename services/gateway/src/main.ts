@@ -1,18 +1,27 @@
-import { buildOpenApiDocument, ROUTES } from '@wallet/contracts';
+import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
 import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTelemetry } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
-import { loadGatewayConfig } from './config';
+import { loadGatewayConfig, rateLimitPolicies } from './config';
 import { apiKeyChangesQueueName, apiKeyChangesTopology, consumeApiKeyChanges } from './features/auth/api-key-events';
 import { createAuthService } from './features/auth/auth-service';
 import { systemKeyAuthenticator, tenantAuthenticators } from './features/auth/authenticators';
 import { createIdentityKeysClient } from './features/auth/identity-keys-client';
+import { changedKeyId } from './features/auth/key-changes';
+import { sessionResolver } from './features/auth/session-credentials';
 import { KeyCache } from './features/auth/key-cache';
 import { secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
 import { createNonceStore } from './features/auth/nonce-store';
 import type { Authenticator } from './features/auth/principal';
 import { createUpstreamClient, type UpstreamService } from './features/proxy/upstream-client';
+import { createBucketStore } from './features/rate-limits/bucket-store';
+import { startBucketPurge } from './features/rate-limits/bucket-purge';
+import { createRateLimiter } from './features/rate-limits/rate-limiter';
+import { startRequestLogRetention } from './features/request-logs/request-log-retention';
+import { requestLogRoutes } from './features/request-logs/request-log-routes';
+import { createRequestLogStore } from './features/request-logs/request-log-store';
+import { createRequestLogWriter } from './features/request-logs/request-log-writer';
 import { compileRouteTable, isAdminPath } from './features/routing/route-table';
 import { createAdminApp, createPublicApp, SERVICE } from './gateway-app';
 
@@ -31,6 +40,8 @@ export interface GatewayOptions {
   tenantAuthenticators?: Authenticator[];
   /** The clock signed requests are checked against, in ms since the epoch; tests move it instead of sleeping. */
   nowMs?: () => number;
+  /** Replaces the contracts' routes (tests of a surface no contract route uses yet). */
+  routes?: readonly RouteContract[];
 }
 
 const UPSTREAMS: readonly UpstreamService[] = ['identity', 'ledger', 'payments', 'treasury'];
@@ -46,7 +57,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
   const metrics = createMetrics(SERVICE);
 
-  // Only nonces of signed requests live here: every instance must see every other's.
+  // Nonces, rate-limit buckets and request logs: what every instance must share with every other.
   const databaseUrl = serviceDatabaseUrl(SERVICE, env);
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: SERVICE, poolMax: 10 });
@@ -74,6 +85,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     purge.unref();
     closers.push(async () => clearInterval(purge));
 
+    const rateLimiter = createRateLimiter(createBucketStore(db), rateLimitPolicies(config), { logger, metrics });
+    const bucketPurge = startBucketPurge(rateLimiter, { intervalMs: config.GATEWAY_RATE_LIMIT_PURGE_INTERVAL_MS, logger });
+    closers.push(() => bucketPurge.stop());
+
+    const requestLogStore = createRequestLogStore(db);
+    const requestLogs = createRequestLogWriter({ store: requestLogStore, logger, metrics, flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS });
+    // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
+    closers.push(() => requestLogs.close());
+    const retention = startRequestLogRetention({
+      store: requestLogStore,
+      retentionDays: config.GATEWAY_REQUEST_LOG_RETENTION_DAYS,
+      intervalMs: config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS,
+      logger,
+    });
+    closers.push(() => retention.stop());
+
     const upstream = createUpstreamClient({
       urls: { identity: config.IDENTITY_URL, ledger: config.LEDGER_URL, payments: config.PAYMENTS_URL, treasury: config.TREASURY_URL },
       timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
@@ -83,14 +110,28 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     const credentials = { keys, nonces, nowMs };
     const auth = createAuthService({
       system: [systemKeyAuthenticator(config.SYSTEM_API_KEY)],
-      tenant: options.tenantAuthenticators ?? tenantAuthenticators({ signedRequest: signedRequestResolver(credentials), secretKey: secretKeyResolver(credentials) }),
+      tenant:
+        options.tenantAuthenticators ??
+        tenantAuthenticators({ signedRequest: signedRequestResolver(credentials), secretKey: secretKeyResolver(credentials), session: sessionResolver(identity) }),
     });
-    const proxyBase = { auth, upstream, internalTokenSecret: config.INTERNAL_TOKEN_SECRET };
+    const proxyBase = {
+      auth,
+      upstream,
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      rateLimiter,
+      requestLogs,
+      localRoutes: new Map(requestLogRoutes(requestLogStore)),
+      onUpstreamAnswer: (route: RouteContract, path: string, status: number) => {
+        const keyId = changedKeyId(route, path, status);
+        if (keyId) keys.invalidate(keyId);
+      },
+    };
+    const routes = options.routes ?? ROUTES;
 
     const publicApp = createPublicApp({
       logger,
       metrics,
-      proxy: { ...proxyBase, table: compileRouteTable(ROUTES) },
+      proxy: { ...proxyBase, table: compileRouteTable(routes) },
       readiness: [
         { name: 'database', check: () => checkDb(db) },
         { name: 'broker', check: () => broker.check() },
@@ -98,7 +139,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       ],
       openApiDocument: buildOpenApiDocument({ version }),
     });
-    const adminApp = createAdminApp({ logger, metrics, proxy: { ...proxyBase, table: compileRouteTable(ROUTES.filter((route) => isAdminPath(route.path))) } });
+    const adminApp = createAdminApp({ logger, metrics, proxy: { ...proxyBase, table: compileRouteTable(routes.filter((route) => isAdminPath(route.path))) } });
 
     const publicServer = await listen(publicApp, config.GATEWAY_PORT, config.HOST);
     closers.push(() => closeServer(publicServer));

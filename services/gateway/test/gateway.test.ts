@@ -259,10 +259,13 @@ describe('tenant routes', () => {
     expect(response.body.error?.code).toBe('SERVICE_UNAVAILABLE');
   });
 
-  it('refuses a session token with 401 INVALID_SESSION while no session exists', async () => {
+  it('answers 503 and forwards nothing when identity cannot vouch for a session token', async () => {
+    // The identity upstream here is the echo peer: its answer is outside the session contract.
+    const before = peer.received.filter((seen) => seen.path === '/v1/journal').length;
     const response = await read(await fetch(`${client.publicUrl}/v1/journal`, { headers: { Authorization: 'Bearer some-token' } }));
-    expect(response.status).toBe(401);
-    expect(response.body.error?.code).toBe('INVALID_SESSION');
+    expect(response.status).toBe(503);
+    expect(response.body.error?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(peer.received.filter((seen) => seen.path === '/v1/journal').length).toBe(before);
   });
 
   it('refuses a signed request missing a header with 401 MISSING_REQUEST_SIGNATURE_HEADER', async () => {

@@ -1,5 +1,6 @@
 import { ROUTES, type RouteContract } from '@wallet/contracts';
 import { z } from 'zod';
+import { changedKeyId } from '../src/features/auth/key-changes';
 import { compileRouteTable, isAdminPath, isCanonicalPath } from '../src/features/routing/route-table';
 
 function route(method: RouteContract['method'], path: string): RouteContract {
@@ -65,5 +66,18 @@ describe('isAdminPath', () => {
     ['/v1/journal', false],
   ])('%s -> %s', (path, expected) => {
     expect(isAdminPath(path)).toBe(expected);
+  });
+});
+
+describe('the key a key-changing call acted on', () => {
+  const byPath = (method: string, path: string) => ROUTES.find((candidate) => candidate.method === method && candidate.path === path) as RouteContract;
+
+  it('is read from the developer and the system routes, only for successful changes', () => {
+    expect(changedKeyId(byPath('post', '/v1/developer/api-keys/{id}/revoke'), '/v1/developer/api-keys/ak_1/revoke', 200)).toBe('ak_1');
+    expect(changedKeyId(byPath('patch', '/v1/developer/api-keys/{id}'), '/v1/developer/api-keys/ak_2', 200)).toBe('ak_2');
+    expect(changedKeyId(byPath('post', '/v1/tenants/{id}/api-keys/{keyId}/rotate'), '/v1/tenants/tn_1/api-keys/ak_3/rotate', 200)).toBe('ak_3');
+    expect(changedKeyId(byPath('post', '/v1/developer/api-keys/{id}/revoke'), '/v1/developer/api-keys/ak_1/revoke', 404)).toBeNull();
+    expect(changedKeyId(byPath('get', '/v1/developer/api-keys/{id}'), '/v1/developer/api-keys/ak_1', 200)).toBeNull();
+    expect(changedKeyId(byPath('get', '/v1/journal/{id}'), '/v1/journal/je_1', 200)).toBeNull();
   });
 });

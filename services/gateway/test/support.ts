@@ -23,7 +23,8 @@ export interface EchoedRequest {
 /**
  * A real HTTP server standing in for a service behind the gateway: it checks the internal
  * token as every service does, records what reached it and echoes it back. Query switches:
- * `status` answers with that status, `text` answers text/plain, `hang` never answers.
+ * `status` answers with that status, `text` answers text/plain, `hang` never answers,
+ * `error` answers the standard error body with that code instead of the echo.
  */
 export interface UpstreamPeer {
   url: string;
@@ -60,6 +61,11 @@ export async function startUpstreamPeer(): Promise<UpstreamPeer> {
     };
     received.push(echoed);
     response.status(Number(switches.get('status') ?? 200));
+    const errorCode = switches.get('error');
+    if (errorCode) {
+      response.json({ error: { code: errorCode, message: 'refused by the test upstream', correlationId: request.get('x-correlation-id') ?? 'peer' } });
+      return;
+    }
     // A header naming itself in Connection is hop-by-hop; the other one belongs to the message.
     response.setHeader('Connection', 'keep-alive, X-Hop-Only');
     response.setHeader('X-Hop-Only', 'must not pass the gateway');

@@ -3,6 +3,19 @@ import { AppError } from '@wallet/kit';
 import { authenticate } from './authenticators';
 import type { Authenticator, IncomingCall, Principal } from './principal';
 
+/**
+ * A refusal of a caller whose credential checked out (scope, actor binding): the request log
+ * still names who it was, so the tenant sees its own refused calls.
+ */
+export class AuthorizationRefused extends AppError {
+  constructor(
+    readonly principal: Principal,
+    refusal: AppError,
+  ) {
+    super(refusal.code, refusal.message, refusal.details);
+  }
+}
+
 export interface AuthService {
   /** Who may make this call on this route, or an AppError (401, 403) saying why not. */
   authorize(route: RouteContract, call: IncomingCall): Promise<Principal>;
@@ -37,6 +50,14 @@ function bindBodyActor(principal: Principal, call: IncomingCall): void {
   }
 }
 
+function authorizeTenantCall(route: RouteContract, principal: Principal, call: IncomingCall): void {
+  bindBodyActor(principal, call);
+  // Deny by default: a tenant route that declares no scope (the types forbid it, a cast could not) opens to nobody.
+  const required = (route as { scope?: unknown }).scope;
+  if (typeof required !== 'string' || required === '') throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });
+  if (!hasScope(principal.scopes, required)) throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${required} scope`, { requiredScope: required });
+}
+
 /** Who calls a public route: nobody in particular, with no tenant and no scope. */
 export const ANONYMOUS_PRINCIPAL: Readonly<Principal> = Object.freeze({
   surface: 'public',
@@ -58,11 +79,11 @@ export function createAuthService(chains: { system: readonly Authenticator[]; te
         throw new Error(`an authenticator of the ${route.surface} chain returned a ${principal.surface} principal`);
       }
       if (route.surface === 'tenant') {
-        bindBodyActor(principal, call);
-        // Deny by default: a tenant route that declares no scope (the types forbid it, a cast could not) opens to nobody.
-        const required = (route as { scope?: unknown }).scope;
-        if (typeof required !== 'string' || required === '') throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });
-        if (!hasScope(principal.scopes, required)) throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${required} scope`, { requiredScope: required });
+        try {
+          authorizeTenantCall(route, principal, call);
+        } catch (error) {
+          throw error instanceof AppError ? new AuthorizationRefused(principal, error) : error;
+        }
       }
       return principal;
     },

@@ -1,9 +1,14 @@
 import type { RouteContract } from '@wallet/contracts';
 import { AppError, correlationIdOf, jsonBodyMiddleware, signInternalToken, INTERNAL_TOKEN_HEADER } from '@wallet/kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AuthService } from '../auth/auth-service';
+import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
+import { enforceRateLimit, writeRateLimitHeaders } from '../rate-limits/rate-limit-headers';
+import type { RateLimiter } from '../rate-limits/rate-limiter';
+import { notePrincipal, noteUpstreamAnswer, requestLogRecorder } from '../request-logs/request-log-recorder';
+import type { RequestLogWriter } from '../request-logs/request-log-writer';
 import type { RouteTable } from '../routing/route-table';
+import { type LocalRoutes, localRouteKey } from './local-routes';
 import type { UpstreamClient, UpstreamService } from './upstream-client';
 
 /** The only client headers a service sees; credentials and hop-by-hop headers stay here. */
@@ -17,6 +22,12 @@ export interface ProxyDependencies {
   auth: AuthService;
   upstream: UpstreamClient;
   internalTokenSecret: string;
+  rateLimiter: RateLimiter;
+  requestLogs: RequestLogWriter;
+  /** Handlers of the routes whose service is `gateway`. */
+  localRoutes: LocalRoutes;
+  /** Told of every upstream answer, after it was sent on: what the gateway must learn from a change it passed (a key revoked). */
+  onUpstreamAnswer?: (route: RouteContract, path: string, status: number) => void;
 }
 
 function splitUrl(originalUrl: string): { path: string; query: string } {
@@ -53,9 +64,16 @@ function internalToken(secret: string, principal: Principal, correlationId: stri
   });
 }
 
+/** 401s only: a refused scope or address is no guess at a credential. */
+function isFailedAuthentication(error: unknown): boolean {
+  return error instanceof AppError && error.status === 401;
+}
+
 /**
- * Every public route of the contracts: match, read and check the body, authenticate and
- * authorize, then hand the raw request to the owning service and its answer back unchanged.
+ * Every public route of the contracts: match, record, rate-limit the address, read and check
+ * the body, authenticate and authorize, rate-limit the credential and the tenant, then answer
+ * locally (service `gateway`) or hand the raw request to the owning service and its answer
+ * back unchanged.
  */
 export function proxyRouter(dependencies: ProxyDependencies): express.Router {
   const router = express.Router();
@@ -70,14 +88,41 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
     next();
   });
 
+  // From here on every request leaves a record, refusals included.
+  router.use(requestLogRecorder(dependencies.requestLogs));
+
+  // Before the body is read: an address over its limit costs no more than this.
+  router.use(async (request: Request, response: Response, next: NextFunction) => {
+    enforceRateLimit(response, await dependencies.rateLimiter.beforeAuthentication(routeOf(response).surface, request.socket.remoteAddress));
+    next();
+  });
+
   // Parsed losslessly only to refuse what is not JSON; the raw bytes are what travels on.
   router.use(jsonBodyMiddleware());
 
   router.use(async (request: Request, response: Response) => {
     const route = routeOf(response);
     const correlationId = correlationIdOf(response);
-    const principal = await dependencies.auth.authorize(route, incomingCall(request, response));
-    if (route.service === 'gateway') throw new AppError('NOT_FOUND', 'No such route');
+    let principal: Principal;
+    try {
+      principal = await dependencies.auth.authorize(route, incomingCall(request, response));
+    } catch (error) {
+      if (error instanceof AuthorizationRefused) notePrincipal(response, error.principal);
+      if (isFailedAuthentication(error)) {
+        // The 401 stands even when the address had no token left for it; the next attempt is the one refused.
+        writeRateLimitHeaders(response, await dependencies.rateLimiter.afterFailedAuthentication(request.socket.remoteAddress));
+      }
+      throw error;
+    }
+    notePrincipal(response, principal);
+    enforceRateLimit(response, await dependencies.rateLimiter.afterAuthentication(principal));
+
+    if (route.service === 'gateway') {
+      const handler = dependencies.localRoutes.get(localRouteKey(route));
+      if (!handler) throw new AppError('NOT_FOUND', 'No such route');
+      await handler({ principal, request, response });
+      return;
+    }
 
     const headers: Record<string, string> = {
       [INTERNAL_TOKEN_HEADER]: internalToken(dependencies.internalTokenSecret, principal, correlationId),
@@ -100,10 +145,12 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
       body: rawBody.length > 0 && !BODYLESS_METHODS.has(method) ? rawBody : undefined,
     });
 
+    noteUpstreamAnswer(response, answer);
     response.status(answer.status);
     for (const [name, value] of answer.headers) response.setHeader(name, value);
     response.setHeader('X-Correlation-Id', correlationId);
     response.end(answer.body);
+    dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
   });
 
   return router;

@@ -1,0 +1,181 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Surface } from '@wallet/contracts';
+import type { Logger, ServiceMetrics } from '@wallet/kit';
+import type { Principal } from '../auth/principal';
+import type { BucketPolicy, BucketState, BucketStore } from './bucket-store';
+
+/** Each bucket's policy; null turns that bucket off. */
+export interface RateLimitPolicies {
+  /** Per API key, or per team member for dashboard sessions. */
+  credential: BucketPolicy | null;
+  /** Per tenant, both environments together. */
+  tenant: BucketPolicy | null;
+  /** Per client address: public routes and failed authentications. */
+  address: BucketPolicy | null;
+}
+
+/** What the checks of one request came to, told by the tightest bucket. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Whole seconds until the next token, at least 1; what a refused client should wait. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * The gateway's three buckets, checked around authentication. A null decision means no bucket
+ * applied (a system-key request, or every applicable bucket turned off).
+ */
+export interface RateLimiter {
+  /**
+   * Before credentials are looked at. Public routes spend from the address bucket; other
+   * routes only look at it, so an address that used its allowance up on failed attempts gets
+   * no further answer about credentials, while callers whose credentials work never spend it.
+   */
+  beforeAuthentication(surface: Surface, remoteAddress: string | undefined): Promise<RateLimitDecision | null>;
+  /** A credential did not check out: the attempt is charged to the address. */
+  afterFailedAuthentication(remoteAddress: string | undefined): Promise<RateLimitDecision | null>;
+  /** The credential's and the tenant's buckets; a refusal by one gives back what the other took. */
+  afterAuthentication(principal: Principal): Promise<RateLimitDecision | null>;
+  /** Deletes up to `limit` idle buckets; returns how many. */
+  purgeIdle(limit: number): Promise<number>;
+}
+
+/**
+ * `::ffff:10.0.0.1` is how a dual-stack socket shows an IPv4 peer. An IPv6 client usually
+ * holds a whole /64, so it is one bucket: per address it could mint new buckets at will.
+ */
+export function addressBucketKey(remoteAddress: string | undefined): string | null {
+  if (!remoteAddress) return null;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress)?.[1];
+  const address = mapped ?? remoteAddress;
+  if (isIPv4(address)) return `ip:${address}`;
+  if (!isIPv6(address)) return null;
+  return `ip6:${ipv6Prefix64(address)}`;
+}
+
+/** The first four groups of an IPv6 address, written out in full. */
+function ipv6Prefix64(address: string): string {
+  const withoutZone = address.split('%')[0] ?? address;
+  const [head = '', tail] = withoutZone.split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const missing = 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array.from({ length: Math.max(0, missing) }, () => '0'), ...tailGroups];
+  return groups
+    .slice(0, 4)
+    .map((group) => group.toLowerCase().padStart(4, '0'))
+    .join(':');
+}
+
+function credentialBucketKey(principal: Principal): string | null {
+  if (principal.keyId) return `key:${principal.keyId}`;
+  // A session has no key: its team member is the credential.
+  if (principal.actor && principal.tenantId) return `member:${principal.tenantId}:${principal.actor.id}`;
+  return null;
+}
+
+function decisionOf(state: BucketState): RateLimitDecision {
+  const { ratePerSecond, burst } = state.policy;
+  const tokens = Math.max(0, Math.min(burst, state.tokens));
+  return {
+    allowed: state.allowed,
+    limit: Math.floor(burst),
+    // A refused request saw less than one token, whatever the snapshot says.
+    remaining: state.allowed ? Math.floor(tokens) : 0,
+    resetSeconds: Math.ceil((burst - tokens) / ratePerSecond),
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)),
+  };
+}
+
+/** A refusal first (the longest wait), else the fewest tokens left, else the longest until full. */
+function tightest(decisions: readonly RateLimitDecision[]): RateLimitDecision | null {
+  let chosen: RateLimitDecision | null = null;
+  for (const decision of decisions) {
+    if (!chosen) {
+      chosen = decision;
+      continue;
+    }
+    if (decision.allowed !== chosen.allowed) {
+      if (!decision.allowed) chosen = decision;
+      continue;
+    }
+    if (!decision.allowed) {
+      if (decision.retryAfterSeconds > chosen.retryAfterSeconds) chosen = decision;
+      continue;
+    }
+    if (decision.remaining < chosen.remaining || (decision.remaining === chosen.remaining && decision.resetSeconds > chosen.resetSeconds)) chosen = decision;
+  }
+  return chosen;
+}
+
+/** One warning per this long while the bucket store keeps failing, not one per request. */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Fails open: when the bucket store cannot be reached the request goes on unlimited (and a
+ * warning and a counter say so). Limits protect the services; they are not worth refusing
+ * every caller over while the gateway's own database is unavailable.
+ */
+export function createRateLimiter(store: BucketStore, policies: RateLimitPolicies, options: { logger: Logger; metrics: ServiceMetrics }): RateLimiter {
+  const failures = options.metrics.counter('gateway_rate_limit_check_failures_total', 'Rate-limit checks that could not reach the bucket store; the request went on unlimited');
+  let lastWarningMs = 0;
+  async function failOpen(check: () => Promise<RateLimitDecision | null>): Promise<RateLimitDecision | null> {
+    try {
+      return await check();
+    } catch (error) {
+      failures.inc();
+      const now = Date.now();
+      if (now - lastWarningMs >= FAILURE_LOG_INTERVAL_MS) {
+        lastWarningMs = now;
+        options.logger.warn({ err: error }, 'rate-limit check failed; request let through unlimited');
+      }
+      return null;
+    }
+  }
+  const addressKey = (remoteAddress: string | undefined) => (policies.address ? addressBucketKey(remoteAddress) : null);
+
+  async function afterAuthentication(principal: Principal): Promise<RateLimitDecision | null> {
+    if (principal.surface !== 'tenant') return null;
+    const checks: Array<{ key: string; policy: BucketPolicy }> = [];
+    const credentialKey = credentialBucketKey(principal);
+    if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential });
+    if (principal.tenantId && policies.tenant) checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant });
+    if (checks.length === 0) return null;
+
+    // In parallel: one round trip of latency for both buckets.
+    const states = await Promise.all(checks.map((check) => store.take(check.key, check.policy)));
+    if (states.some((state) => !state.allowed)) {
+      // A refused request spends nothing: what the other bucket took goes back.
+      await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
+      return tightest(states.filter((state) => !state.allowed).map(decisionOf));
+    }
+    return tightest(states.map(decisionOf));
+  }
+
+  return {
+    beforeAuthentication: (surface, remoteAddress) =>
+      failOpen(async () => {
+        const key = addressKey(remoteAddress);
+        if (!key || !policies.address) return null;
+        if (surface === 'public') return decisionOf(await store.take(key, policies.address));
+        const state = await store.peek(key, policies.address);
+        // Only a refusal speaks here: when credentials work, the address bucket is not what limits the caller.
+        return state.allowed ? null : decisionOf(state);
+      }),
+
+    afterFailedAuthentication: (remoteAddress) =>
+      failOpen(async () => {
+        const key = addressKey(remoteAddress);
+        if (!key || !policies.address) return null;
+        return decisionOf(await store.take(key, policies.address));
+      }),
+
+    afterAuthentication: (principal) => failOpen(() => afterAuthentication(principal)),
+
+    purgeIdle: (limit) => store.purgeIdle(limit),
+  };
+}

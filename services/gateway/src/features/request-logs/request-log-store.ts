@@ -1,0 +1,155 @@
+import type { Environment, Page, RequestAuthMode, RequestLog, RequestLogQuery } from '@wallet/contracts';
+import { type Db, decodeCursor, encodeCursor } from '@wallet/kit';
+import { z } from 'zod';
+
+/** A request as recorded; tenant and environment decide who may read it. */
+export interface NewRequestLog {
+  id: string;
+  tenantId: string | null;
+  environment: Environment | null;
+  correlationId: string;
+  method: string;
+  path: string;
+  status: number;
+  apiKeyId: string | null;
+  authMode: RequestAuthMode | null;
+  requestSignatureVerified: boolean;
+  idempotencyKey: string | null;
+  actorType: string | null;
+  actorId: string | null;
+  durationMs: number;
+  errorCode: string | null;
+  createdAt: Date;
+}
+
+interface RequestLogRow {
+  id: string;
+  correlation_id: string;
+  method: string;
+  path: string;
+  status: number;
+  api_key_id: string | null;
+  auth_mode: RequestAuthMode | null;
+  request_signature_verified: boolean;
+  idempotency_key: string | null;
+  actor_type: string | null;
+  actor_id: string | null;
+  duration_ms: number;
+  error_code: string | null;
+  created_at: Date;
+}
+
+export interface RequestLogStore {
+  insert(logs: readonly NewRequestLog[]): Promise<void>;
+  /** One tenant's records of one environment, newest first. */
+  list(scope: { tenantId: string; environment: Environment }, query: RequestLogQuery): Promise<Page<RequestLog>>;
+  /** Deletes up to `limit` records created before `cutoff`; returns how many. */
+  purgeCreatedBefore(cutoff: Date, limit: number): Promise<number>;
+}
+
+const COLUMNS = [
+  'id',
+  'correlation_id',
+  'method',
+  'path',
+  'status',
+  'api_key_id',
+  'auth_mode',
+  'request_signature_verified',
+  'idempotency_key',
+  'actor_type',
+  'actor_id',
+  'duration_ms',
+  'error_code',
+  'created_at',
+] as const;
+
+/** The sort key of the last record of a page: its time to the millisecond and its id. */
+const cursorShape = { createdAt: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(64) };
+
+function toRequestLog(row: RequestLogRow): RequestLog {
+  return {
+    id: row.id,
+    correlationId: row.correlation_id,
+    method: row.method,
+    path: row.path,
+    status: row.status,
+    apiKeyId: row.api_key_id,
+    authMode: row.auth_mode,
+    requestSignatureVerified: row.request_signature_verified,
+    idempotencyKey: row.idempotency_key,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    durationMs: row.duration_ms,
+    errorCode: row.error_code,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function createRequestLogStore(db: Db): RequestLogStore {
+  return {
+    async insert(logs) {
+      if (logs.length === 0) return;
+      await db('request_logs').insert(
+        logs.map((log) => ({
+          id: log.id,
+          tenant_id: log.tenantId,
+          environment: log.environment,
+          correlation_id: log.correlationId,
+          method: log.method,
+          path: log.path,
+          status: log.status,
+          api_key_id: log.apiKeyId,
+          auth_mode: log.authMode,
+          request_signature_verified: log.requestSignatureVerified,
+          idempotency_key: log.idempotencyKey,
+          actor_type: log.actorType,
+          actor_id: log.actorId,
+          duration_ms: log.durationMs,
+          error_code: log.errorCode,
+          created_at: log.createdAt,
+        })),
+      );
+    },
+
+    async list(scope, query) {
+      const position = decodeCursor(query.cursor, cursorShape);
+      const builder = db('request_logs')
+        .where({ tenant_id: scope.tenantId, environment: scope.environment })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(query.limit + 1)
+        .select<RequestLogRow[]>(COLUMNS);
+      if (position) builder.whereRaw('(created_at, id) < (?, ?)', [new Date(position.createdAt), position.id]);
+      if (query.correlationId !== undefined) builder.where('correlation_id', query.correlationId);
+      if (query.idempotencyKey !== undefined) builder.where('idempotency_key', query.idempotencyKey);
+      if (query.apiKeyId !== undefined) builder.where('api_key_id', query.apiKeyId);
+      if (query.requestSignatureVerified !== undefined) builder.where('request_signature_verified', query.requestSignatureVerified);
+      if (query.status !== undefined) builder.where('status', query.status);
+      if (query.method !== undefined) builder.where('method', query.method);
+      if (query.actorId !== undefined) builder.where('actor_id', query.actorId);
+      if (query.from !== undefined) builder.where('created_at', '>=', new Date(query.from));
+      if (query.to !== undefined) builder.where('created_at', '<', new Date(query.to));
+      const rows = await builder;
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(toRequestLog),
+        nextCursor: rows.length > query.limit && last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
+      };
+    },
+
+    async purgeCreatedBefore(cutoff, limit) {
+      // Bounded, and SKIP LOCKED so two instances purging at once split the work instead of queueing on each other.
+      const result = await db.raw<{ rowCount: number | null }>(
+        `DELETE FROM request_logs WHERE id IN (
+           SELECT id FROM request_logs WHERE created_at < ? LIMIT ? FOR UPDATE SKIP LOCKED
+         )`,
+        [cutoff, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+  };
+}
