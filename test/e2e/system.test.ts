@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createDb } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { isWalletApiError, WalletClient } from '@wallet/sdk';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
@@ -93,6 +94,31 @@ describe('the whole system, started as the README says', () => {
     expect(fetched.status).toBe(200);
     const wrongKey = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, { headers: { 'x-system-key': 'nope' } });
     expect(((await wrongKey.json()) as { error: { code: string } }).error.code).toBe('INVALID_SYSTEM_KEY');
+  });
+
+  it("serves a tenant's developer through the SDK: keys, signed requests and their request logs", async () => {
+    const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const tenant = await platform.system.organizations.create({ name: 'Lagos Market', slug: 'lagos-market', config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' } });
+    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read'], environment: 'live' });
+    const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    const ops = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: admin.key as string } });
+    const signer = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
+    const backend = new WalletClient({ baseUrl, auth: { type: 'hmac', keyId: signer.id, signingSecret: signer.signingSecret as string } });
+
+    const correlationId = `e2e-${Date.now()}`;
+    // The ledger provisions the new tenant's accounts from its tenant.created event, shortly after.
+    const accounts = await waitFor(async () => {
+      const page = await backend.ledger.accounts({ currencyCode: 'NGN' }, { correlationId });
+      return page.data.some((account) => account.name === 'revenue:fees') ? page : undefined;
+    }, { timeoutMs: 30_000, what: "the tenant's NGN accounts" });
+    expect(accounts.data.every((account) => account.currencyCode === 'NGN')).toBe(true);
+
+    const logged = await waitFor(async () => (await ops.requestLogs.list({ correlationId })).data[0], { timeoutMs: 10_000, what: 'the signed request in the request logs' });
+    expect(logged).toMatchObject({ apiKeyId: signer.id, authMode: 'hmac', requestSignatureVerified: true, status: 200, path: '/v1/ledger/accounts' });
+
+    await ops.apiKeys.revoke(signer.id);
+    const refusal = await backend.ledger.accounts().catch((error: unknown) => error);
+    expect(isWalletApiError(refusal, 'API_KEY_REVOKED')).toBe(true);
   });
 
   it('serves the OpenAPI document and docs', async () => {

@@ -104,6 +104,28 @@ describe('signed requests through the gateway', () => {
   });
 });
 
+describe('refusals of signed requests by the real identity service', () => {
+  it('refuses a revoked hmac key, and a secret key presented as a signing key', async () => {
+    const tenantId = await newTenant();
+    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'signer', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test' });
+    await platform.apiKeys.revokeForTenant(tenantId, created.id);
+    const revoked = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
+    expect(await codeOf(revoked.journal.list())).toBe('API_KEY_REVOKED');
+
+    const secret = await platform.apiKeys.createForTenant(tenantId, { name: 'secret', scopes: ['ledger:read'], environment: 'test' });
+    const posing = client(system.publicUrl, { type: 'hmac', keyId: secret.id, signingSecret: secret.key as string });
+    expect(await codeOf(posing.journal.list())).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses an expired key', async () => {
+    const tenantId = await newTenant();
+    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'short-lived', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test', expiresInSeconds: 60 });
+    await system.identityDb('api_keys').where({ id: created.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    const expired = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
+    expect(await codeOf(expired.journal.list())).toBe('API_KEY_EXPIRED');
+  });
+});
+
 describe('dashboard sessions through the gateway', () => {
   it('logs a member in, acts as that member, and ends on logout and on deactivation', async () => {
     const tenantId = await newTenant();
@@ -122,6 +144,16 @@ describe('dashboard sessions through the gateway', () => {
     // A developer's session cannot manage the team, nor hand itself more through a key.
     expect(await codeOf(dashboard.team.list())).toBe('INSUFFICIENT_SCOPE');
     expect(await codeOf(dashboard.apiKeys.create({ name: 'mine', scopes: ['team:manage'], environment: 'live' }))).toBe('SCOPE_ESCALATION');
+
+    // The refusal is in the tenant's request logs, naming the member who was refused.
+    const refused = await waitFor(
+      async () => {
+        const logs = await adminClient.requestLogs.list({ status: 403 });
+        return logs.data.find((log) => log.path === '/v1/team' && log.actorId === member.id);
+      },
+      { timeoutMs: 5_000, intervalMs: 100, what: 'the refused request in the request logs' },
+    );
+    expect(refused).toMatchObject({ errorCode: 'INSUFFICIENT_SCOPE', authMode: 'session', actorType: 'team_member' });
 
     const events = await adminClient.auditEvents.list({ action: 'session.created' });
     expect(events.data.map((event) => [event.actorId, event.metadata.environment])).toContainEqual([member.id, 'live']);

@@ -179,6 +179,16 @@ describe('the authorization matrix', () => {
     expect(seen).toEqual(expected);
   });
 
+  it('opens exactly the decided public routes to callers without credentials', async () => {
+    const publicRoutes = ROUTES.filter((route) => route.surface === 'public').map(routeKey).sort();
+    expect(publicRoutes).toEqual(['POST /v1/auth/accept-invite', 'POST /v1/auth/login', 'POST /v1/auth/logout', ...(publicRoutes.includes('POST /v1/deposits/momo-webhook') ? ['POST /v1/deposits/momo-webhook'] : [])].sort());
+    for (const route of ROUTES.filter((candidate) => candidate.surface === 'public')) {
+      const response = await read(await fetch(`${client.publicUrl}${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      expect(`${routeKey(route)} ${response.status}`).toBe(`${routeKey(route)} 200`);
+      expect(response.body.claims).toMatchObject({ surface: 'public', tenantId: null, scopes: [] });
+    }
+  });
+
   it('never opens a system route to tenant credentials', async () => {
     for (const route of ROUTES.filter((candidate) => candidate.surface === 'system')) {
       const path = route.path.replace(/\{\w+\}/g, 'x_1');
