@@ -7,6 +7,7 @@ export * from './signing';
 export * from './messages/topology';
 export * from './messages/ledger-post.v1';
 export * from './messages/tenant-events.v1';
+export * from './messages/audit-record.v1';
 export * from './http/ledger';
 export * from './http/identity';
 export * from './openapi';

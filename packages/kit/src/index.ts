@@ -15,3 +15,4 @@ export * from './cursor';
 export * from './ledger-client';
 export * from './run-main';
 export * from './service';
+export * from './audit';

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type express from 'express';
 import { z } from 'zod';
 import { Broker, type Channel } from './amqp';
@@ -35,7 +36,13 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   topology: (channel: Channel) => Promise<void>;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
   /** Builds the features on the shared parts: their routes, and how to stop them (before the relay and broker). */
-  wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<{ routes: (app: express.Express) => void; stop?: () => Promise<void> }>;
+  wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<Features>;
+}
+
+/** What a service's features hand back: their routes, and how to stop what they run. */
+export interface Features {
+  routes: (app: express.Express) => void;
+  stop?: () => Promise<void>;
 }
 
 /**
@@ -51,27 +58,43 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config) });
-  await migrate(db, definition.migrations);
+  // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
+  const started: Array<() => Promise<void>> = [() => db.destroy()];
+  const undoStarted = async () => {
+    for (const stop of started.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'cleanup after a failed start failed'));
+  };
+  let server: Server;
+  let features: Features;
+  let broker: Broker;
+  let relay: OutboxRelay;
+  try {
+    await migrate(db, definition.migrations);
+    const metrics = createMetrics(definition.name);
+    broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
+    started.push(() => broker.close());
+    await broker.start();
+    relay = new OutboxRelay({ db, broker, logger });
+    started.push(() => relay.stop());
+    relay.start();
+    features = await definition.wire({ config, logger, db, broker, relay, metrics });
+    started.push(async () => features.stop?.());
 
-  const metrics = createMetrics(definition.name);
-  const broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
-  await broker.start();
-  const relay = new OutboxRelay({ db, broker, logger });
-  relay.start();
-  const features = await definition.wire({ config, logger, db, broker, relay, metrics });
-
-  const app = createServiceApp({
-    service: definition.name,
-    logger,
-    metrics,
-    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-    readiness: [
-      { name: 'database', check: () => checkDb(db) },
-      { name: 'broker', check: () => broker.check() },
-    ],
-    routes: features.routes,
-  });
-  const server = await listen(app, listenPort, config.HOST);
+    const app = createServiceApp({
+      service: definition.name,
+      logger,
+      metrics,
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      readiness: [
+        { name: 'database', check: () => checkDb(db) },
+        { name: 'broker', check: () => broker.check() },
+      ],
+      routes: features.routes,
+    });
+    server = await listen(app, listenPort, config.HOST);
+  } catch (error) {
+    await undoStarted();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listenPort;
   logger.info({ port }, `${definition.name} listening`);

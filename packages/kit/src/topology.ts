@@ -30,3 +30,20 @@ export async function declareLedgerEvents(channel: Channel): Promise<void> {
 export async function declareIdentityEvents(channel: Channel): Promise<void> {
   await channel.assertExchange(TOPOLOGY.identityEvents.exchange, 'topic', { durable: true });
 }
+
+/**
+ * Audit records from every service to identity: durable, quorum, dead-lettered after the
+ * delivery limit. Publishers and identity declare it alike, so none depends on who starts first.
+ */
+export async function declareAuditRecords(channel: Channel): Promise<void> {
+  const names = TOPOLOGY.auditRecords;
+  await channel.assertExchange(names.exchange, 'direct', { durable: true });
+  await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
+  await channel.assertQueue(names.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
+  });
+  await channel.bindQueue(names.queue, names.exchange, names.routingKey);
+}

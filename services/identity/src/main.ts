@@ -1,10 +1,11 @@
-import { declareIdentityEvents, runMain, type RunningService, startService } from '@wallet/kit';
+import { declareAuditRecords, declareIdentityEvents, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
 import { apiKeysRouter } from './features/api-keys/api-keys-router';
 import { ApiKeysService } from './features/api-keys/api-keys-service';
 import { SIGNING_SECRETS_COLUMN } from './features/api-keys/api-keys-store';
+import { startAuditRecordsConsumer } from './features/audit/audit-records-consumer';
 import { auditRouter } from './features/audit/audit-router';
 import { momoProvidersRouter } from './features/momo-providers/momo-providers-router';
 import { MomoProvidersService } from './features/momo-providers/momo-providers-service';
@@ -45,16 +46,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         SECRETS_ENCRYPTION_KEYS_OLD: z.preprocess(emptyAsUnset, oldMasterKeysConfigSchema.optional()),
       },
       migrations,
-      topology: declareIdentityEvents,
+      topology: async (channel) => {
+        await declareIdentityEvents(channel);
+        await declareAuditRecords(channel);
+      },
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
-        const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns }).catch(async (error: unknown) => {
-          // startService does not undo what it started when wire fails; a refused start must leave nothing running.
-          await relay.stop();
-          await broker.close();
-          await db.destroy();
-          throw error;
-        });
+        const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns });
         const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
@@ -63,6 +61,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
         const apiKeys = new ApiKeysService({ db, relay, secrets });
         const momoProviders = new MomoProvidersService({ db, secrets });
+        await startAuditRecordsConsumer({ broker, db, logger });
         return {
           routes: (app) => {
             app.use(tenantsRouter(tenants));

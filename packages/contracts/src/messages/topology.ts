@@ -25,4 +25,13 @@ export const TOPOLOGY = {
     /** The ledger's own queue of identity events (account provisioning). */
     ledgerQueue: 'ledger.identity-events',
   },
+  auditRecords: {
+    exchange: 'audit.records',
+    routingKey: 'audit.record',
+    /** Identity's queue: it owns the audit trail. */
+    queue: 'identity.audit-records',
+    deadLetterExchange: 'audit.records.dlx',
+    deadLetterQueue: 'audit.records.dlq',
+    deliveryLimit: 5,
+  },
 } as const;

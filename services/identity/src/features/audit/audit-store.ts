@@ -1,5 +1,5 @@
 import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Page } from '@wallet/contracts';
-import { auditActorOf, currentContext, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
+import { auditActorFieldsOf, currentContext, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 
 export interface NewAuditEvent {
@@ -12,6 +12,10 @@ export interface NewAuditEvent {
   targetType: string;
   targetId: string;
   metadata?: Record<string, unknown>;
+  /** When the action happened, for records that arrive from other services; else now. */
+  occurredAt?: string;
+  /** The correlation id of the action, when it is not the current context's. */
+  correlationId?: string | null;
 }
 
 interface AuditEventRow {
@@ -28,8 +32,7 @@ interface AuditEventRow {
 
 /** The actor fields of an audit record for a call with these claims; a key behind an actor is kept in metadata. */
 export function auditActorFields(claims: InternalClaims): Pick<NewAuditEvent, 'actorType' | 'actorId'> & { metadata: Record<string, unknown> } {
-  const { actorType, actorId, apiKeyId } = auditActorOf(claims);
-  return { actorType, actorId, metadata: apiKeyId && actorType !== 'api_key' ? { apiKeyId } : {} };
+  return auditActorFieldsOf(claims);
 }
 
 /**
@@ -38,9 +41,10 @@ export function auditActorFields(claims: InternalClaims): Pick<NewAuditEvent, 'a
  */
 export async function recordAuditEvents(tx: Tx | Db, events: readonly NewAuditEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const correlationId = currentContext()?.correlationId ?? null;
+  const contextCorrelationId = currentContext()?.correlationId ?? null;
   await tx('audit_events').insert(
     events.map((event) => ({
+      ...(event.occurredAt ? { created_at: event.occurredAt } : {}),
       id: newId('auditEvent'),
       tenant_id: event.tenantId,
       environment: event.environment,
@@ -50,7 +54,7 @@ export async function recordAuditEvents(tx: Tx | Db, events: readonly NewAuditEv
       target_type: event.targetType,
       target_id: event.targetId,
       metadata: JSON.stringify(event.metadata ?? {}),
-      correlation_id: correlationId,
+      correlation_id: event.correlationId ?? contextCorrelationId,
     })),
   );
 }
