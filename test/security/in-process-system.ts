@@ -3,6 +3,7 @@ import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type GatewayOptions, type RunningGateway, start as startGateway } from '../../services/gateway/src/main';
 import { start as startIdentity } from '../../services/identity/src/main';
 import { start as startLedger } from '../../services/ledger/src/main';
+import { start as startPayments } from '../../services/payments/src/main';
 
 export const SYSTEM_KEY = 'security-tests-system-key-0123456789abcdefgh';
 const INTERNAL_SECRET = 'security-tests-internal-token-secret-0123456789';
@@ -14,7 +15,7 @@ interface Closable {
 }
 
 /**
- * The services a tenant's security path crosses (gateway, identity, ledger), real and
+ * The services a tenant's security path crosses (gateway, identity, ledger, payments), real and
  * in-process, on fresh databases and one fresh vhost. Gateways can be added: they share the
  * gateway database (nonces, rate limits) like instances of one deployment.
  */
@@ -35,6 +36,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     GATEWAY_DATABASE_URL: await createTestDatabase(`${label}_gateway`),
     IDENTITY_DATABASE_URL: await createTestDatabase(`${label}_identity`),
     LEDGER_DATABASE_URL: await createTestDatabase(`${label}_ledger`),
+    PAYMENTS_DATABASE_URL: await createTestDatabase(`${label}_payments`),
     AMQP_URL: await createTestVhost(label),
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     SYSTEM_API_KEY: SYSTEM_KEY,
@@ -45,6 +47,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     HOST: '127.0.0.1',
     IDENTITY_PORT: '0',
     LEDGER_PORT: '0',
+    PAYMENTS_PORT: '0',
     GATEWAY_PORT: '0',
     ADMIN_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -61,8 +64,10 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     closables.push(ledger);
     env.IDENTITY_URL = `http://127.0.0.1:${identity.port}`;
     env.LEDGER_URL = `http://127.0.0.1:${ledger.port}`;
-    // Payments and treasury are not part of this path; their routes answer 503 here.
-    env.PAYMENTS_URL = 'http://127.0.0.1:9';
+    const payments = await startPayments(env);
+    closables.push(payments);
+    env.PAYMENTS_URL = `http://127.0.0.1:${payments.port}`;
+    // Treasury is not part of this path; its routes answer 503 here.
     env.TREASURY_URL = 'http://127.0.0.1:9';
     const addGateway = async (options: GatewayOptions = {}) => {
       const gateway = await startGateway(env, options);
