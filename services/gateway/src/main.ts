@@ -107,6 +107,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       logger,
       metrics,
     });
+    closers.push(() => upstream.close());
     const credentials = { keys, nonces, nowMs };
     const auth = createAuthService({
       system: [systemKeyAuthenticator(config.SYSTEM_API_KEY)],

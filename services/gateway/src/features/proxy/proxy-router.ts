@@ -115,7 +115,7 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
       throw error;
     }
     notePrincipal(response, principal);
-    enforceRateLimit(response, await dependencies.rateLimiter.afterAuthentication(principal));
+    enforceRateLimit(response, await dependencies.rateLimiter.afterAuthentication(principal, request.socket.remoteAddress));
 
     if (route.service === 'gateway') {
       const handler = dependencies.localRoutes.get(localRouteKey(route));

@@ -38,8 +38,12 @@ export interface RateLimiter {
   beforeAuthentication(surface: Surface, remoteAddress: string | undefined): Promise<RateLimitDecision | null>;
   /** A credential did not check out: the attempt is charged to the address. */
   afterFailedAuthentication(remoteAddress: string | undefined): Promise<RateLimitDecision | null>;
-  /** The credential's and the tenant's buckets; a refusal by one gives back what the other took. */
-  afterAuthentication(principal: Principal): Promise<RateLimitDecision | null>;
+  /**
+   * The credential's and the tenant's buckets; a refusal by one gives back what the other took.
+   * The address bucket is looked at in the same round trip: an address that spent its allowance
+   * on failures (at any instance) gets no answer even with a working credential.
+   */
+  afterAuthentication(principal: Principal, remoteAddress: string | undefined): Promise<RateLimitDecision | null>;
   /** Deletes up to `limit` idle buckets; returns how many. */
   purgeIdle(limit: number): Promise<number>;
 }
@@ -112,6 +116,9 @@ function tightest(decisions: readonly RateLimitDecision[]): RateLimitDecision | 
   return chosen;
 }
 
+/** Addresses remembered as recent authentication failures, at most; bounds memory under a spray of addresses. */
+const MAX_SUSPECTS = 100_000;
+
 /** One warning per this long while the bucket store keeps failing, not one per request. */
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
@@ -138,16 +145,53 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
   }
   const addressKey = (remoteAddress: string | undefined) => (policies.address ? addressBucketKey(remoteAddress) : null);
 
-  async function afterAuthentication(principal: Principal): Promise<RateLimitDecision | null> {
+  // Addresses this instance saw fail to authenticate, until their bucket would be full again.
+  // Only they are looked up before authenticating: a caller whose credentials work costs no
+  // extra round trip, and an address that guesses is checked from its first failure here on.
+  const suspects = new Map<string, number>();
+  const suspectForMs = policies.address ? Math.ceil((policies.address.burst / policies.address.ratePerSecond) * 1000) : 0;
+  function markSuspect(key: string): void {
+    const now = Date.now();
+    if (suspects.size >= MAX_SUSPECTS) {
+      for (const [other, until] of suspects) if (until <= now) suspects.delete(other);
+      // Still full: the oldest entries make room; their buckets in the database still limit them.
+      for (const other of suspects.keys()) {
+        if (suspects.size < MAX_SUSPECTS) break;
+        suspects.delete(other);
+      }
+    }
+    suspects.delete(key);
+    suspects.set(key, now + suspectForMs);
+  }
+  function isSuspect(key: string): boolean {
+    const until = suspects.get(key);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    suspects.delete(key);
+    return false;
+  }
+
+  async function afterAuthentication(principal: Principal, remoteAddress: string | undefined): Promise<RateLimitDecision | null> {
     if (principal.surface !== 'tenant') return null;
     const checks: Array<{ key: string; policy: BucketPolicy }> = [];
     const credentialKey = credentialBucketKey(principal);
     if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential });
     if (principal.tenantId && policies.tenant) checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant });
-    if (checks.length === 0) return null;
+    const address = addressKey(remoteAddress);
+    // Already looked at before authenticating when this instance knew the address as a suspect.
+    const lookAtAddress = address !== null && policies.address !== null && !isSuspect(address);
+    if (checks.length === 0 && !lookAtAddress) return null;
 
-    // In parallel: one round trip of latency for both buckets.
-    const states = await Promise.all(checks.map((check) => store.take(check.key, check.policy)));
+    // In parallel: one round trip of latency for every bucket.
+    const [addressState, ...states] = await Promise.all([
+      lookAtAddress && address && policies.address ? store.peek(address, policies.address) : Promise.resolve(null),
+      ...checks.map((check) => store.take(check.key, check.policy)),
+    ]);
+    if (addressState && !addressState.allowed) {
+      await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
+      return decisionOf(addressState);
+    }
+    if (states.length === 0) return null;
     if (states.some((state) => !state.allowed)) {
       // A refused request spends nothing: what the other bucket took goes back.
       await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
@@ -162,6 +206,7 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
         if (surface === 'public') return decisionOf(await store.take(key, policies.address));
+        if (!isSuspect(key)) return null;
         const state = await store.peek(key, policies.address);
         // Only a refusal speaks here: when credentials work, the address bucket is not what limits the caller.
         return state.allowed ? null : decisionOf(state);
@@ -171,10 +216,11 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
       failOpen(async () => {
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
+        markSuspect(key);
         return decisionOf(await store.take(key, policies.address));
       }),
 
-    afterAuthentication: (principal) => failOpen(() => afterAuthentication(principal)),
+    afterAuthentication: (principal, remoteAddress) => failOpen(() => afterAuthentication(principal, remoteAddress)),
 
     purgeIdle: (limit) => store.purgeIdle(limit),
   };
