@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   auditEvent: 'evt',
   requestLog: 'req',
   momoProvider: 'mp',
+  session: 'ses',
   command: 'cmd',
   message: 'msg',
 } as const;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { sortableId } from '@wallet/contracts';
+import { newId } from '@wallet/contracts';
 
 const SESSION_TOKEN_BYTES = 32;
 const SESSION_TOKEN_PREFIX = 'sess_';
@@ -28,5 +28,5 @@ export function looksLikeSessionToken(token: string): boolean {
 
 /** Session ids are not secrets: they name a session in audit records, the token opens it. */
 export function newSessionId(): string {
-  return `ses_${sortableId()}`;
+  return newId('session');
 }
