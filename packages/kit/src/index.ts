@@ -16,3 +16,4 @@ export * from './ledger-client';
 export * from './run-main';
 export * from './service';
 export * from './audit';
+export * from './idempotency';

@@ -1,0 +1,212 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Db, Tx } from '../db';
+import { AppError } from '../errors';
+import { claimsOf, errorCodeOf, tenantScopeOf } from '../http';
+import type { Logger } from '../logger';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey, requestFingerprint } from './fingerprint';
+import { sendStoredResponse } from './response';
+import {
+  checkedTiming,
+  claimIdempotencyKey,
+  type ClaimTiming,
+  completeInTransaction,
+  type IdempotencyClaim,
+  IdempotencyInProgressError,
+  idempotencyKeyReusedError,
+  IN_PROGRESS_RETRY_AFTER_SECONDS,
+  isRememberedStatus,
+  startClaimHeartbeat,
+  storeFinalResponse,
+  type StoredResponse,
+} from './store';
+import { idempotencyLogger, releaseQuietly } from './transactional';
+
+/** Headers replayed with a remembered answer; per-response ones (correlation id, date, length) are made fresh. */
+export const DEFAULT_REPLAYED_HEADERS: readonly string[] = ['content-type', 'location'];
+
+export interface IdempotencyOptions extends ClaimTiming {
+  db: Db;
+  /** True on routes that refuse to run without a key (400 IDEMPOTENCY_KEY_REQUIRED); false runs them unguarded. */
+  required: boolean;
+  /** Renewal stops after this long, so a handler stuck for good does not block its key until it expires. */
+  maxHoldMs?: number;
+  /** Further response headers to remember besides content-type and location (names, any case). */
+  replayHeaders?: readonly string[];
+  logger?: Logger;
+}
+
+/** What the route's handler gets on `res.locals` (read it with idempotencyOf) when a key guards the request. */
+export interface IdempotencyHandle {
+  readonly claim: IdempotencyClaim;
+  /**
+   * Marks the key completed with `response` in the handler's business transaction: the money
+   * movement and the remembered answer then commit together (see completeInTransaction).
+   */
+  complete(tx: Tx, response: StoredResponse): Promise<void>;
+}
+
+const HANDLE_LOCAL = 'idempotency';
+
+/** The key's handle for this request, or undefined when no key guards it (optional route, no header). */
+export function idempotencyOf(response: Response): IdempotencyHandle | undefined {
+  return response.locals[HANDLE_LOCAL] as IdempotencyHandle | undefined;
+}
+
+interface SentResponse {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+}
+
+function chunkBytes(chunk: unknown, encoding: BufferEncoding | undefined): Buffer | null {
+  if (chunk === undefined || chunk === null) return null;
+  if (typeof chunk === 'string') return Buffer.from(chunk, encoding ?? 'utf8');
+  // Copied: a caller may reuse its buffer once write returned.
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk);
+  throw new TypeError('response chunks must be strings, Buffers or Uint8Arrays');
+}
+
+/** write(chunk, encoding?, cb?) and end(chunk?, encoding?, cb?) or end(cb), as node's http accepts them. */
+function splitArguments(args: unknown[]): { chunk: unknown; encoding: BufferEncoding | undefined; callback: (() => void) | undefined } {
+  const [first, second, third] = args;
+  if (typeof first === 'function') return { chunk: undefined, encoding: undefined, callback: first as () => void };
+  if (typeof second === 'function') return { chunk: first, encoding: undefined, callback: second as () => void };
+  return { chunk: first, encoding: typeof second === 'string' ? (second as BufferEncoding) : undefined, callback: typeof third === 'function' ? (third as () => void) : undefined };
+}
+
+/**
+ * Holds back the response until `beforeSend` has run with the exact status, headers and body
+ * bytes the handler produced, then sends them unchanged. Wrapping write/end sees every answer,
+ * whether the handler sent it (res.json, res.send, res.end) or the error middleware did, which
+ * a helper the handler must remember to call would not. The answer is remembered before the
+ * client gets it, so a client that retries at once after an answer finds it, never a 409.
+ */
+function captureResponse(response: Response, beforeSend: (sent: SentResponse) => Promise<void>): void {
+  const originalEnd = response.end;
+  const chunks: Buffer[] = [];
+  let ended = false;
+
+  const write = (...args: unknown[]): boolean => {
+    const { chunk, encoding, callback } = splitArguments(args);
+    if (ended) return false;
+    const bytes = chunkBytes(chunk, encoding);
+    if (bytes) chunks.push(bytes);
+    if (callback) process.nextTick(callback);
+    return true;
+  };
+
+  const end = (...args: unknown[]): Response => {
+    const { chunk, encoding, callback } = splitArguments(args);
+    // A second answer (an error thrown after the handler answered) is dropped: the first stands.
+    if (ended) return response;
+    ended = true;
+    const bytes = chunkBytes(chunk, encoding);
+    if (bytes) chunks.push(bytes);
+    const sent: SentResponse = { status: response.statusCode, headers: { ...response.getHeaders() }, body: Buffer.concat(chunks) };
+    void beforeSend(sent)
+      .catch(() => undefined)
+      .finally(() => {
+        if (!response.headersSent) {
+          // Whatever ran while the answer was being remembered (an error handler setting a 500
+          // and its own headers) is undone: the client gets exactly what was remembered.
+          response.statusCode = sent.status;
+          for (const name of response.getHeaderNames()) if (!(name in sent.headers)) response.removeHeader(name);
+          for (const [name, value] of Object.entries(sent.headers)) if (value !== undefined) response.setHeader(name, value);
+        }
+        Reflect.apply(originalEnd, response, callback ? [sent.body, callback] : [sent.body]);
+      });
+    return response;
+  };
+
+  response.write = write as unknown as Response['write'];
+  response.end = end as unknown as Response['end'];
+}
+
+function rememberedHeaders(headers: OutgoingHttpHeaders, names: ReadonlySet<string>): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || !names.has(name.toLowerCase())) continue;
+    kept[name.toLowerCase()] = typeof value === 'number' ? String(value) : value;
+  }
+  return kept;
+}
+
+/**
+ * Idempotency for one route, after the internal-token and body middleware:
+ *
+ * - no Idempotency-Key: 400 IDEMPOTENCY_KEY_REQUIRED when `required`, else the route runs unguarded;
+ * - a malformed key: 400 VALIDATION_ERROR;
+ * - a key answered before, same request: that answer again, byte for byte, with
+ *   `Idempotent-Replayed: true`; another request (fingerprint): 422 IDEMPOTENCY_KEY_REUSED;
+ * - a key another attempt holds: 409 IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After: 1;
+ *   a holder that crashed stops renewing its lock, and once it lapses one retry takes over;
+ * - else the route runs holding the key; its answer is remembered when it is a 2xx or a
+ *   business 4xx (isRememberedStatus), and the key is released (a retry runs again) after a 5xx,
+ *   including a handler that threw.
+ *
+ * Keys are per tenant and environment (from the internal token) and kept `ttlHours` (>= 24).
+ * Money paths also call `idempotencyOf(res).complete(tx, answer)` inside their business
+ * transaction: the claim then cannot outlive a crash between the commit and the answer.
+ */
+export function idempotency(options: IdempotencyOptions): RequestHandler {
+  const timing = checkedTiming(options);
+  const logger = idempotencyLogger(options.logger);
+  const headerNames: ReadonlySet<string> = new Set([...DEFAULT_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((name) => name.toLowerCase())]);
+
+  async function settle(response: Response, claim: IdempotencyClaim, sent: SentResponse): Promise<void> {
+    const errorCode = errorCodeOf(response);
+    const remembered = isRememberedStatus(sent.status) && !(errorCode ?? '').startsWith('IDEMPOTENCY_');
+    if (!remembered) {
+      await releaseQuietly(options.db, claim, logger);
+      return;
+    }
+    const stored: StoredResponse = { status: sent.status, headers: rememberedHeaders(sent.headers, headerNames), body: sent.body };
+    try {
+      // A 2xx sent after the handler completed the key in its transaction replaces what it
+      // stored (the client got this one); anything else leaves a committed answer alone.
+      await storeFinalResponse(options.db, claim, stored, { replaceCompleted: sent.status >= 200 && sent.status < 300 });
+    } catch (error) {
+      // The answer still goes out. Left in progress, the key's lock lapses and a retry runs again:
+      // the reason money paths complete the key in their own transaction.
+      logger.error({ err: error, idempotencyKey: claim.key }, 'idempotency answer could not be stored');
+    }
+  }
+
+  return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    const key = parseIdempotencyKey(request.get(IDEMPOTENCY_KEY_HEADER));
+    if (key === undefined) {
+      if (options.required) throw new AppError('IDEMPOTENCY_KEY_REQUIRED', 'This operation requires an Idempotency-Key header');
+      return next();
+    }
+    const scope = tenantScopeOf(response);
+    const rawBody: unknown = response.locals.rawBody;
+    // Without the raw bytes, different bodies would look alike and get each other's answers.
+    if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
+    const fingerprint = requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, actor: claimsOf(response).actor, body: rawBody });
+
+    const outcome = await claimIdempotencyKey(options.db, scope, key, fingerprint, timing);
+    if (outcome.kind === 'replay') return sendStoredResponse(response, outcome.response, { replayed: true });
+    if (outcome.kind === 'mismatch') throw idempotencyKeyReusedError();
+    if (outcome.kind === 'in_progress') {
+      response.setHeader('Retry-After', String(IN_PROGRESS_RETRY_AFTER_SECONDS));
+      throw new IdempotencyInProgressError();
+    }
+
+    const { claim } = outcome;
+    const heartbeat = startClaimHeartbeat(options.db, claim, {
+      lockTimeoutMs: timing.lockTimeoutMs,
+      maxHoldMs: options.maxHoldMs,
+      onError: (error) => logger.warn({ err: error, idempotencyKey: key }, 'idempotency lock renewal failed'),
+    });
+    const handle: IdempotencyHandle = { claim, complete: (tx, stored) => completeInTransaction(tx, claim, stored) };
+    response.locals[HANDLE_LOCAL] = handle;
+    captureResponse(response, async (sent) => {
+      heartbeat.stop();
+      // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
+      if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+      await settle(response, claim, sent);
+    });
+    next();
+  };
+}
