@@ -51,6 +51,8 @@ beforeAll(async () => {
   const key = await admin.apiKeys.create({ name: 'target', scopes: ['ledger:read'], environment: 'live' });
   const member = await admin.team.create({ name: 'Target', email: `target-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'observer' });
   const provider = await admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
+  const wallet = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'target-owner', currencyCode: 'KES' } })).data as { id: string };
+  const feeSchedule = (await admin.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: 'Target' } })).data as { id: string };
   const walletId = `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const posted = await ledger.request({
     type: 'ledger.post.v1',
@@ -73,6 +75,8 @@ beforeAll(async () => {
       '/v1/developer/api-keys/{id}': { params: { id: key.id }, environmentBound: true },
       '/v1/team/{memberId}': { params: { memberId: member.id }, environmentBound: false },
       '/v1/admin/momo-providers/{id}': { params: { id: provider.id }, environmentBound: false },
+      '/v1/wallets/{id}': { params: { id: wallet.id }, environmentBound: true },
+      '/v1/admin/fee-schedules/{id}': { params: { id: feeSchedule.id }, environmentBound: false },
       '/v1/journal/{id}': { params: { id: posted.journalEntryId }, environmentBound: true },
       '/v1/ledger/wallets/{walletId}': { params: { walletId }, environmentBound: true },
     },
@@ -91,6 +95,8 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/developer/api-keys/{id}': true,
   '/v1/team/{memberId}': false,
   '/v1/admin/momo-providers/{id}': false,
+  '/v1/wallets/{id}': true,
+  '/v1/admin/fee-schedules/{id}': false,
   '/v1/journal/{id}': true,
   '/v1/ledger/wallets/{walletId}': true,
 };
@@ -112,6 +118,10 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/developer/api-keys/{id}/revoke': {},
   'PATCH /v1/team/{memberId}': { status: 'deactivated' },
   'POST /v1/admin/momo-providers/{id}/rotate-secret': {},
+  'POST /v1/wallets/{id}/freeze': { reason: 'frozen by an intruder' },
+  'POST /v1/wallets/{id}/unfreeze': { reason: 'unfrozen by an intruder' },
+  'POST /v1/admin/fee-schedules/{id}/rules': { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 },
+  'POST /v1/admin/fee-schedules/{id}/publish': { makeDefault: true },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));
@@ -158,7 +168,11 @@ describe('another tenant names tenant A’s resources', () => {
     expect(key).toMatchObject({ name: 'target', status: 'active' });
     const member = await tenantA.admin.team.get(resources['/v1/team/{memberId}']?.params.memberId as string);
     expect(member.status).toBe('active');
+    const wallet = await tenantA.admin.request({ method: 'GET', path: `/v1/wallets/${resources['/v1/wallets/{id}']?.params.id as string}` });
+    expect(wallet.data).toMatchObject({ status: 'active', balance: '0.00' });
+    const schedule = await tenantA.admin.request({ method: 'GET', path: `/v1/admin/fee-schedules/${resources['/v1/admin/fee-schedules/{id}']?.params.id as string}` });
+    expect(schedule.data).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
-    expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated'].includes(event.action))).toEqual([]);
+    expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
   });
 });

@@ -18,3 +18,5 @@ export * from './http/audit';
 export * from './http/momo-providers';
 export * from './http/team';
 export * from './http/request-logs';
+export * from './http/wallets';
+export * from './http/fees';

@@ -22,6 +22,8 @@ import { API_KEY_ROUTES } from './http/api-keys';
 import { MOMO_PROVIDER_ROUTES } from './http/momo-providers';
 import { AUTH_ROUTES, TEAM_ROUTES } from './http/team';
 import { REQUEST_LOG_ROUTES } from './http/request-logs';
+import { WALLET_ROUTES } from './http/wallets';
+import { FEE_ROUTES } from './http/fees';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -44,6 +46,8 @@ export const ROUTES: RouteContract[] = [
   ...TEAM_ROUTES,
   ...AUTH_ROUTES,
   ...REQUEST_LOG_ROUTES,
+  ...WALLET_ROUTES,
+  ...FEE_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

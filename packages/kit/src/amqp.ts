@@ -100,7 +100,12 @@ export class Broker {
     channel.on('error', (error: Error) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp consumer channel error'));
     await channel.prefetch(spec.prefetch);
     await channel.consume(spec.queue, (message) => {
-      if (message) void spec.onMessage(message, channel);
+      if (!message) return;
+      // A handler that fails after its channel closed (an ack during shutdown) must not become
+      // an unhandled rejection: the message was not acked, so the broker redelivers it.
+      Promise.resolve()
+        .then(() => spec.onMessage(message, channel))
+        .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
     });
   }
 

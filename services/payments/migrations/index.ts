@@ -1,4 +1,14 @@
 import type { Migration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
+import * as createFeeSchedules from './20261123140000_create_fee_schedules';
+import * as createTenants from './20261123150000_create_tenants';
+import * as createWallets from './20261123150100_create_wallets';
+import * as createIdempotencyKeys from './20261123160000_create_idempotency_keys';
 
-export const migrations: Migration[] = [{ name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox }];
+export const migrations: Migration[] = [
+  { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
+  { name: '20261123140000_create_fee_schedules', ...createFeeSchedules },
+  { name: '20261123150000_create_tenants', ...createTenants },
+  { name: '20261123150100_create_wallets', ...createWallets },
+  { name: '20261123160000_create_idempotency_keys', ...createIdempotencyKeys },
+];

@@ -1,7 +1,37 @@
-import { type Channel, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+import { TOPOLOGY } from '@wallet/contracts';
+import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
 
-/** Payments sends posting commands to the ledger and listens to its events. */
+/** Payments' own queue of identity events: its read model of tenant configuration. */
+export const PAYMENTS_TOPOLOGY = {
+  identityEvents: {
+    queue: 'payments.identity-events',
+    deadLetterExchange: 'payments.identity-events.dlx',
+    deadLetterQueue: 'payments.identity-events.dlq',
+    /** Deliveries before an event that keeps failing is parked in the dead-letter queue. */
+    deliveryLimit: 5,
+  },
+} as const;
+
+/**
+ * Payments sends commands to the ledger and listens to its events, keeps a copy of each
+ * tenant's configuration from identity's events, and publishes audit records (declared here
+ * too, so a record is queued for identity even when identity has not started yet).
+ */
 export async function declarePaymentsTopology(channel: Channel): Promise<void> {
   await declareLedgerCommands(channel);
   await declareLedgerEvents(channel);
+  await declareIdentityEvents(channel);
+  await declareAuditRecords(channel);
+
+  const names = PAYMENTS_TOPOLOGY.identityEvents;
+  await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
+  await channel.assertQueue(names.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
+  });
+  const identity = TOPOLOGY.identityEvents;
+  await channel.bindQueue(names.queue, identity.exchange, identity.tenantCreatedRoutingKey);
+  await channel.bindQueue(names.queue, identity.exchange, identity.tenantUpdatedRoutingKey);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 
@@ -52,6 +52,13 @@ export const ledgerAccountQuerySchema = pageQuerySchema.extend({
   currencyCode: currencyCodeSchema.optional(),
   name: accountNameSchema.optional(),
   walletId: z.string().min(1).max(64).optional(),
+  /** Several wallets' accounts in one call: comma-separated wallet ids, at most a page of them. */
+  walletIds: z
+    .string()
+    .max(PAGE_LIMIT_MAX * 65)
+    .transform((text) => text.split(','))
+    .pipe(z.array(z.string().min(1).max(64)).min(1).max(PAGE_LIMIT_MAX))
+    .optional(),
 });
 
 /** Wallet statement line of api-decisions section 6. */

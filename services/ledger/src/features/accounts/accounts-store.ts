@@ -29,12 +29,13 @@ function toAccount(row: AccountRow): LedgerAccount {
 export async function listAccounts(
   db: Db,
   scope: TenantScope,
-  filter: { currencyCode?: string | undefined; name?: string | undefined; walletId?: string | undefined; beforeId?: string | undefined; limit: number },
+  filter: { currencyCode?: string | undefined; name?: string | undefined; walletId?: string | undefined; walletIds?: string[] | undefined; beforeId?: string | undefined; limit: number },
 ): Promise<LedgerAccount[]> {
   const query = db('accounts').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('id', 'desc').limit(filter.limit + 1);
   if (filter.currencyCode) query.where('currency_code', filter.currencyCode);
   if (filter.name) query.where('name', filter.name);
   if (filter.walletId) query.where('wallet_id', filter.walletId);
+  if (filter.walletIds) query.whereIn('wallet_id', filter.walletIds);
   if (filter.beforeId) query.where('id', '<', filter.beforeId);
   const rows: AccountRow[] = await query;
   return rows.map(toAccount);

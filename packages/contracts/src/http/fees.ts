@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { pageQuerySchema, pageSchema } from '../common';
+import { amountInputSchema, integerInputSchema } from '../json';
+import { currencyCodeSchema } from '../money';
+import type { RouteContract } from '../route-contract';
+
+/** What a fee rule charges for (api-decisions section 7). */
+export const FEE_TRANSACTION_TYPES = ['deposit', 'transfer', 'payout', 'withdrawal'] as const;
+export const feeTransactionTypeSchema = z.enum(FEE_TRANSACTION_TYPES);
+export type FeeTransactionType = z.infer<typeof feeTransactionTypeSchema>;
+
+export const FEE_SCHEDULE_STATUSES = ['draft', 'published'] as const;
+export const feeScheduleStatusSchema = z.enum(FEE_SCHEDULE_STATUSES);
+export type FeeScheduleStatus = z.infer<typeof feeScheduleStatusSchema>;
+
+/** `system`: made by the platform operator, who set its commission; `tenant`: made by the tenant, commission inherited. */
+export const feeScheduleOriginSchema = z.enum(['system', 'tenant']);
+export type FeeScheduleOrigin = z.infer<typeof feeScheduleOriginSchema>;
+
+/** The platform's share of each fee, in basis points: 0-10000 (100 %). */
+export const platformCommissionBpsSchema = integerInputSchema({ min: 0, max: 10_000 });
+
+const scheduleNameSchema = z.string().trim().min(1).max(200);
+
+/**
+ * The platform operator's schedule (`POST /v1/system/organizations/{tenantId}/fee-schedules`).
+ * `isDefault: true` asks for the schedule to become the tenant's default when it is published
+ * (a draft is never the default); `publish {makeDefault}` may still decide otherwise.
+ */
+export const createSystemFeeScheduleBodySchema = z.object({
+  name: scheduleNameSchema,
+  isDefault: z.boolean().default(false),
+  platformCommissionBps: platformCommissionBpsSchema,
+});
+export type CreateSystemFeeScheduleBody = z.infer<typeof createSystemFeeScheduleBodySchema>;
+
+/**
+ * A tenant's own schedule (`POST /v1/admin/fee-schedules`). Tenants never set the platform
+ * commission: any field besides these, platformCommissionBps included, is 400 VALIDATION_ERROR.
+ * The schedule carries the commission of the tenant's default schedule (0 without one), taken
+ * again when it is published.
+ */
+export const createTenantFeeScheduleBodySchema = z.strictObject({
+  name: scheduleNameSchema,
+  isDefault: z.boolean().default(false),
+});
+export type CreateTenantFeeScheduleBody = z.infer<typeof createTenantFeeScheduleBodySchema>;
+
+/**
+ * A rule of a draft schedule. Amounts are JSON numbers (read losslessly) or decimal strings with
+ * at most the currency's fraction digits, else 400 INVALID_AMOUNT. The band is
+ * `minAmount <= amount <= maxAmount`, either bound optional (null or absent: open). Bands of
+ * the same transactionType and currencyCode in one schedule must not overlap (409
+ * OVERLAPPING_FEE_RULE). `percentageFee` is a percent (1.5 means 1.5 %), 0-100 with at most 4
+ * fraction digits. fee = clamp(flatFee + amount x percentageFee / 100, minFee, maxFee), rounded
+ * half-up to the currency's scale.
+ */
+export const addFeeRuleBodySchema = z.object({
+  transactionType: feeTransactionTypeSchema,
+  currencyCode: currencyCodeSchema,
+  minAmount: amountInputSchema.nullable().optional(),
+  maxAmount: amountInputSchema.nullable().optional(),
+  /** Default 0. */
+  flatFee: amountInputSchema.optional(),
+  /** Default 0. */
+  percentageFee: amountInputSchema.optional(),
+  minFee: amountInputSchema.nullable().optional(),
+  maxFee: amountInputSchema.nullable().optional(),
+});
+export type AddFeeRuleBody = z.infer<typeof addFeeRuleBodySchema>;
+
+/**
+ * Publishing freezes a draft: no rule can be added afterwards, and publishing it again is 409
+ * FEE_SCHEDULE_PUBLISHED. `makeDefault: true` makes it the tenant's only default, atomically;
+ * when absent, the `isDefault` given at creation decides.
+ */
+export const publishFeeScheduleBodySchema = z.object({
+  makeDefault: z.boolean().optional(),
+});
+export type PublishFeeScheduleBody = z.infer<typeof publishFeeScheduleBodySchema>;
+
+/** Amounts are decimal strings at the currency's scale; percentageFee a plain decimal string. */
+export const feeRuleSchema = z.object({
+  id: z.string(),
+  scheduleId: z.string(),
+  transactionType: feeTransactionTypeSchema,
+  currencyCode: z.string(),
+  minAmount: z.string().nullable(),
+  maxAmount: z.string().nullable(),
+  flatFee: z.string(),
+  percentageFee: z.string(),
+  minFee: z.string().nullable(),
+  maxFee: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type FeeRule = z.infer<typeof feeRuleSchema>;
+
+/** A fee schedule, shared by both environments of its tenant. */
+export const feeScheduleSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  platformCommissionBps: z.number().int(),
+  status: feeScheduleStatusSchema,
+  /** Whether it is the tenant's default now: only a published schedule can be. */
+  isDefault: z.boolean(),
+  /** The `isDefault` asked for at creation: what publishing without `makeDefault` does. */
+  defaultOnPublish: z.boolean(),
+  origin: feeScheduleOriginSchema,
+  publishedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type FeeSchedule = z.infer<typeof feeScheduleSchema>;
+
+export const feeScheduleWithRulesSchema = feeScheduleSchema.extend({ rules: z.array(feeRuleSchema) });
+export type FeeScheduleWithRules = z.infer<typeof feeScheduleWithRulesSchema>;
+
+export const feeScheduleListQuerySchema = pageQuerySchema.extend({
+  status: feeScheduleStatusSchema.optional(),
+});
+export type FeeScheduleListQuery = z.infer<typeof feeScheduleListQuerySchema>;
+
+/** `GET /v1/fees/quote`: the amount is checked against the currency (400 INVALID_AMOUNT). */
+export const feeQuoteQuerySchema = z.object({
+  transactionType: feeTransactionTypeSchema,
+  currencyCode: currencyCodeSchema,
+  amount: z.string().min(1).max(64),
+});
+export type FeeQuoteQuery = z.infer<typeof feeQuoteQuerySchema>;
+
+/** What the tenant's default published schedule charges; fee "0" and null ids when no rule matches. */
+export const feeQuoteSchema = z.object({
+  transactionType: feeTransactionTypeSchema,
+  currencyCode: z.string(),
+  amount: z.string(),
+  fee: z.string(),
+  scheduleId: z.string().nullable(),
+  ruleId: z.string().nullable(),
+});
+export type FeeQuote = z.infer<typeof feeQuoteSchema>;
+
+const SYSTEM_SCHEDULES = '/v1/system/organizations/{tenantId}/fee-schedules';
+
+export const FEE_ROUTES: RouteContract[] = [
+  { method: 'post', path: SYSTEM_SCHEDULES, summary: "Create a draft fee schedule for a tenant with the platform's commission; isDefault: it becomes the default when published", surface: 'system', service: 'payments', body: createSystemFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
+  { method: 'get', path: SYSTEM_SCHEDULES, summary: "List a tenant's fee schedules, newest first", surface: 'system', service: 'payments', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
+  { method: 'get', path: `${SYSTEM_SCHEDULES}/{scheduleId}`, summary: "Get one of a tenant's fee schedules with its rules", surface: 'system', service: 'payments', success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/rules`, summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'system', service: 'payments', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
+  { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/publish`, summary: 'Publish a draft schedule (then immutable); makeDefault makes it the tenant default', surface: 'system', service: 'payments', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  { method: 'get', path: '/v1/admin/fee-schedules', summary: 'List fee schedules, newest first', surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
+  { method: 'get', path: '/v1/admin/fee-schedules/{id}', summary: 'Get a fee schedule with its rules', surface: 'tenant', service: 'payments', scope: 'fees:read', success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  { method: 'post', path: '/v1/admin/fee-schedules', summary: "Create a draft fee schedule; its platform commission is the default schedule's", surface: 'tenant', service: 'payments', scope: 'fees:manage', body: createTenantFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
+  { method: 'post', path: '/v1/admin/fee-schedules/{id}/rules', summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
+  { method: 'post', path: '/v1/admin/fee-schedules/{id}/publish', summary: 'Publish a draft schedule (then immutable); makeDefault makes it the default', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  { method: 'get', path: '/v1/fees/quote', summary: "The fee the tenant's default published schedule charges for a transaction", surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeQuoteQuerySchema, success: { status: 200, schema: feeQuoteSchema } },
+];

@@ -1,0 +1,88 @@
+import {
+  addFeeRuleBodySchema,
+  createSystemFeeScheduleBodySchema,
+  createTenantFeeScheduleBodySchema,
+  feeQuoteQuerySchema,
+  feeScheduleListQuerySchema,
+  idPattern,
+  publishFeeScheduleBodySchema,
+} from '@wallet/contracts';
+import { AppError, claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { type Response, Router } from 'express';
+import type { FeeCaller, FeesService } from './fees-service';
+
+const SYSTEM_SCHEDULES = '/v1/system/organizations/:tenantId/fee-schedules';
+
+/**
+ * The platform operator's `/v1/system/organizations/{tenantId}/fee-schedules*`, the tenant's
+ * `/v1/admin/fee-schedules*` (the gateway already required fees:read or fees:manage) and
+ * `GET /v1/fees/quote`.
+ */
+export function feesRouter(fees: FeesService): Router {
+  const router = Router();
+
+  const tenantCaller = (response: Response): FeeCaller => ({ tenantId: tenantScopeOf(response).tenantId, surface: 'tenant', claims: claimsOf(response) });
+
+  const systemCaller = (tenantId: string, response: Response): FeeCaller => {
+    requireSystem(response);
+    // This service keeps no tenant registry: an id that cannot be a tenant's is not found.
+    if (!idPattern('tenant').test(tenantId)) throw new AppError('TENANT_NOT_FOUND', 'No such organization');
+    return { tenantId, surface: 'system', claims: claimsOf(response) };
+  };
+
+  router.post(SYSTEM_SCHEDULES, async (request, response) => {
+    const caller = systemCaller(request.params.tenantId, response);
+    response.status(201).json(await fees.createSchedule(caller, parseOrThrow(createSystemFeeScheduleBodySchema, request.body)));
+  });
+
+  router.get(SYSTEM_SCHEDULES, async (request, response) => {
+    const caller = systemCaller(request.params.tenantId, response);
+    response.json(await fees.listSchedules(caller.tenantId, parseOrThrow(feeScheduleListQuerySchema, request.query, 'query')));
+  });
+
+  router.get(`${SYSTEM_SCHEDULES}/:scheduleId`, async (request, response) => {
+    const caller = systemCaller(request.params.tenantId, response);
+    response.json(await fees.getSchedule(caller.tenantId, request.params.scheduleId));
+  });
+
+  router.post(`${SYSTEM_SCHEDULES}/:scheduleId/rules`, async (request, response) => {
+    const caller = systemCaller(request.params.tenantId, response);
+    response.status(201).json(await fees.addRule(caller, request.params.scheduleId, parseOrThrow(addFeeRuleBodySchema, request.body)));
+  });
+
+  router.post(`${SYSTEM_SCHEDULES}/:scheduleId/publish`, async (request, response) => {
+    const caller = systemCaller(request.params.tenantId, response);
+    response.json(await fees.publish(caller, request.params.scheduleId, parseOrThrow(publishFeeScheduleBodySchema, request.body ?? {})));
+  });
+
+  router.get('/v1/admin/fee-schedules', async (request, response) => {
+    const caller = tenantCaller(response);
+    response.json(await fees.listSchedules(caller.tenantId, parseOrThrow(feeScheduleListQuerySchema, request.query, 'query')));
+  });
+
+  router.get('/v1/admin/fee-schedules/:id', async (request, response) => {
+    response.json(await fees.getSchedule(tenantCaller(response).tenantId, request.params.id));
+  });
+
+  router.post('/v1/admin/fee-schedules', async (request, response) => {
+    const caller = tenantCaller(response);
+    response.status(201).json(await fees.createSchedule(caller, parseOrThrow(createTenantFeeScheduleBodySchema, request.body)));
+  });
+
+  router.post('/v1/admin/fee-schedules/:id/rules', async (request, response) => {
+    const caller = tenantCaller(response);
+    response.status(201).json(await fees.addRule(caller, request.params.id, parseOrThrow(addFeeRuleBodySchema, request.body)));
+  });
+
+  router.post('/v1/admin/fee-schedules/:id/publish', async (request, response) => {
+    const caller = tenantCaller(response);
+    response.json(await fees.publish(caller, request.params.id, parseOrThrow(publishFeeScheduleBodySchema, request.body ?? {})));
+  });
+
+  router.get('/v1/fees/quote', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    response.json(await fees.quote(tenantId, parseOrThrow(feeQuoteQuerySchema, request.query, 'query')));
+  });
+
+  return router;
+}

@@ -1,0 +1,40 @@
+import BigNumber from 'bignumber.js';
+import { checkAmount, type FeeTransactionType, formatAmount } from '@wallet/contracts';
+import { AppError, type Db, type Tx } from '@wallet/kit';
+import { quoteWith } from './fee-calculator';
+import { termsOf } from './fee-rules';
+import { findDefaultSchedule, rulesOf } from './fees-store';
+
+/** What a transaction is charged, as decimal strings at the currency's scale, and where the fee came from. */
+export interface FeeQuoteResult {
+  fee: string;
+  /** The platform's share of `fee`: fee x platformCommissionBps / 10000, rounded half-up. */
+  commission: string;
+  /** null (with fee "0") when the tenant has no default schedule or no rule of it matches. */
+  scheduleId: string | null;
+  ruleId: string | null;
+  platformCommissionBps: number;
+}
+
+/**
+ * The fee the tenant's default published schedule charges, read in the caller's transaction
+ * (or on the pool), so a deposit, transfer or payout records the fee, the commission and the
+ * schedule and rule they came from together with its own rows. GET /v1/fees/quote answers
+ * from this same function. The amount is a decimal string (or BigNumber) valid for the
+ * currency, else 400 INVALID_AMOUNT.
+ */
+export async function quoteFee(tx: Db | Tx, tenantId: string, transactionType: FeeTransactionType, currencyCode: string, amount: string | BigNumber): Promise<FeeQuoteResult> {
+  const text = typeof amount === 'string' ? amount : amount.toFixed();
+  const problem = checkAmount(text, currencyCode);
+  if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem });
+  const schedule = await findDefaultSchedule(tx, tenantId);
+  const rules = schedule ? await rulesOf(tx, schedule.id, { transactionType, currencyCode }) : [];
+  const result = quoteWith(schedule, rules.map(termsOf), transactionType, currencyCode, new BigNumber(text));
+  return {
+    fee: formatAmount(result.fee, currencyCode),
+    commission: formatAmount(result.commission, currencyCode),
+    scheduleId: result.scheduleId,
+    ruleId: result.ruleId,
+    platformCommissionBps: result.platformCommissionBps,
+  };
+}

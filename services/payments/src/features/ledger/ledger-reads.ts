@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Environment,
+  errorBodySchema,
+  type LedgerAccount,
+  ledgerAccountPageSchema,
+  PAGE_LIMIT_MAX,
+  type Page,
+  type PageQuery,
+  statementPageSchema,
+} from '@wallet/contracts';
+import { AppError, currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import type { z } from 'zod';
+
+export interface LedgerScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export type StatementLine = z.infer<typeof statementPageSchema>['data'][number];
+
+export interface LedgerReadsOptions {
+  /** The ledger's internal address (LEDGER_URL). */
+  baseUrl: string;
+  internalTokenSecret: string;
+  /** Connecting, the answer and its body. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+function unavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The ledger cannot be reached right now; retry shortly');
+}
+
+/**
+ * Payments' reads of the ledger over HTTP, as the tenant and environment of the request: the
+ * ledger filters by them itself, so a read can only ever see that tenant's accounts. Balances
+ * are never guessed: no answer is a 503.
+ */
+export class LedgerReads {
+  constructor(private readonly options: LedgerReadsOptions) {}
+
+  /** The accounts of these wallets, by wallet id, in one call; a wallet the ledger has no account for yet is absent. */
+  async walletAccounts(scope: LedgerScope, walletIds: readonly string[]): Promise<Map<string, LedgerAccount>> {
+    const accounts = new Map<string, LedgerAccount>();
+    if (walletIds.length === 0) return accounts;
+    if (walletIds.length > PAGE_LIMIT_MAX) throw new Error(`at most ${PAGE_LIMIT_MAX} wallets per ledger read, got ${walletIds.length}`);
+    const query = new URLSearchParams({ walletIds: walletIds.join(','), limit: String(walletIds.length) });
+    const answer = await this.get(scope, `/v1/ledger/accounts?${query.toString()}`);
+    if (answer.status !== 200) throw this.unexpected(answer);
+    for (const account of ledgerAccountPageSchema.parse(answer.body).data) {
+      if (account.walletId !== null) accounts.set(account.walletId, account);
+    }
+    return accounts;
+  }
+
+  /** A wallet account's statement page, or null when the ledger has no account for the wallet yet. */
+  async walletStatement(scope: LedgerScope, walletId: string, page: PageQuery): Promise<Page<StatementLine> | null> {
+    const query = new URLSearchParams({ limit: String(page.limit), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
+    const answer = await this.get(scope, `/v1/ledger/wallets/${encodeURIComponent(walletId)}/entries?${query.toString()}`);
+    if (answer.status === 200) return statementPageSchema.parse(answer.body);
+    const code = errorCodeOf(answer.body);
+    if (answer.status === 404 && code === 'WALLET_NOT_FOUND') return null;
+    // The cursor came from the client and travels on untouched: the ledger judges it.
+    if (answer.status === 400 && code === 'INVALID_CURSOR') throw new AppError('INVALID_CURSOR', 'The cursor is malformed');
+    throw this.unexpected(answer);
+  }
+
+  private async get(scope: LedgerScope, pathWithQuery: string): Promise<{ status: number; body: unknown }> {
+    const correlationId = currentContext()?.correlationId ?? randomUUID();
+    const token = signInternalToken(this.options.internalTokenSecret, {
+      surface: 'tenant',
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      keyId: null,
+      scopes: ['ledger:read'],
+      actor: null,
+      correlationId,
+    });
+    try {
+      const response = await fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${pathWithQuery}`, {
+        headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const text = await response.text();
+      if (response.status >= 500) {
+        this.options.logger.warn({ status: response.status, path: pathWithQuery }, 'ledger read failed');
+        throw unavailable();
+      }
+      return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      this.options.logger.warn({ err: error, path: pathWithQuery }, 'ledger unreachable');
+      throw unavailable();
+    }
+  }
+
+  /** An answer the contract does not allow: a bug on one side, not something to show a client. */
+  private unexpected(answer: { status: number; body: unknown }): Error {
+    return new Error(`unexpected ledger answer ${answer.status}: ${JSON.stringify(answer.body)}`);
+  }
+}
+
+function errorCodeOf(body: unknown): string | undefined {
+  const parsed = errorBodySchema.safeParse(body);
+  return parsed.success ? parsed.data.error.code : undefined;
+}

@@ -1,0 +1,114 @@
+import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletQuery } from '@wallet/contracts';
+import { AppError, type Db, type Tx, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay } from '@wallet/kit';
+import { z } from 'zod';
+import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
+import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
+import type { TenantDirectory } from '../tenants/tenant-directory';
+import { findWallet, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
+
+export interface WalletsDeps {
+  db: Db;
+  relay: OutboxRelay;
+  tenants: TenantDirectory;
+  ledger: LedgerReads;
+}
+
+function notFound(): AppError {
+  return new AppError('WALLET_NOT_FOUND', 'No such wallet');
+}
+
+/**
+ * Wallets and their reads. Payments owns the wallet; the ledger owns its balance, which every
+ * read asks the ledger for, so a posting the ledger has confirmed shows at once.
+ */
+export class WalletsService {
+  constructor(private readonly deps: WalletsDeps) {}
+
+  /**
+   * The wallet row and the command opening its ledger account are written in one transaction:
+   * the account is opened if and only if the wallet exists.
+   */
+  /** `alsoInTransaction` commits with the wallet (the idempotency key's remembered answer). */
+  async create(scope: WalletScope, body: CreateWalletBody, alsoInTransaction?: (tx: Tx, wallet: Wallet) => Promise<void>): Promise<Wallet> {
+    const tenant = await this.deps.tenants.require(scope.tenantId);
+    if (!tenant.allowedCurrencies.includes(body.currencyCode)) {
+      throw new AppError('CURRENCY_NOT_ALLOWED', `${body.currencyCode} is not one of the tenant's allowed currencies`, {
+        currencyCode: body.currencyCode,
+        allowedCurrencies: tenant.allowedCurrencies,
+      });
+    }
+    const wallet = await this.deps.db.transaction(async (tx) => {
+      const stored = await insertWallet(tx, scope, { id: newId('wallet'), ownerType: body.ownerType, ownerId: body.ownerId, currencyCode: body.currencyCode });
+      if (!stored) {
+        // The conflicting wallet is committed (ON CONFLICT waited for it), so this statement sees it.
+        const existing = await findWalletOfOwner(tx, scope, body);
+        if (!existing) throw new Error('wallet creation conflicted with a wallet that cannot be found');
+        throw new AppError('WALLET_EXISTS', `This ${body.ownerType} already has a ${body.currencyCode} wallet`, { walletId: existing.id });
+      }
+      await enqueueOutbox(tx, [ledgerCommandMessage(walletStatusCommand(stored, 'active', walletOpeningCommandId(stored.id)))]);
+      // Nothing can have been posted to an account nobody has heard of yet.
+      const created = toWallet(stored, formatAmount(0, stored.currencyCode));
+      await alsoInTransaction?.(tx, created);
+      return created;
+    });
+    this.deps.relay.wake();
+    return wallet;
+  }
+
+  async list(scope: WalletScope, query: WalletQuery): Promise<Page<Wallet>> {
+    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listWallets(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { data: await this.present(scope, page), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  }
+
+  async get(scope: WalletScope, id: string): Promise<Wallet> {
+    return this.presentOne(await this.require(scope, id));
+  }
+
+  /** The wallet's statement, straight from the ledger; an account the ledger has not opened yet has no lines. */
+  async entries(scope: WalletScope, id: string, query: PageQuery): Promise<Page<StatementLine>> {
+    const wallet = await this.require(scope, id);
+    return (await this.deps.ledger.walletStatement(scope, wallet.id, query)) ?? { data: [], nextCursor: null };
+  }
+
+  async require(scope: WalletScope, id: string): Promise<StoredWallet> {
+    const wallet = await findWallet(this.deps.db, scope, id);
+    if (!wallet) throw notFound();
+    return wallet;
+  }
+
+  async presentOne(wallet: StoredWallet): Promise<Wallet> {
+    const [presented] = await this.present(wallet, [wallet]);
+    if (!presented) throw new Error(`wallet ${wallet.id} was not presented`);
+    return presented;
+  }
+
+  /** Wallets with their balances, read from the ledger in one call for the whole page. */
+  private async present(scope: WalletScope, wallets: StoredWallet[]): Promise<Wallet[]> {
+    const accounts = await this.deps.ledger.walletAccounts(scope, wallets.map((wallet) => wallet.id));
+    return wallets.map((wallet) => {
+      const account = accounts.get(wallet.id);
+      if (account && account.currencyCode !== wallet.currencyCode) {
+        throw new Error(`wallet ${wallet.id} is in ${wallet.currencyCode} but its ledger account is in ${account.currencyCode}`);
+      }
+      // No account yet means no line yet: the balance is exactly zero, not a guess.
+      return toWallet(wallet, account ? account.balance : formatAmount(0, wallet.currencyCode));
+    });
+  }
+}
+
+export function toWallet(wallet: StoredWallet, balance: string): Wallet {
+  return {
+    id: wallet.id,
+    tenantId: wallet.tenantId,
+    environment: wallet.environment,
+    ownerType: wallet.ownerType,
+    ownerId: wallet.ownerId,
+    currencyCode: wallet.currencyCode,
+    balance,
+    status: wallet.status,
+    createdAt: wallet.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,129 @@
+import type { Environment, WalletOwnerType, WalletStatus } from '@wallet/contracts';
+import type { Db, Tx } from '@wallet/kit';
+
+/** Every read and write of wallets is bounded by one tenant and one environment. */
+export interface WalletScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export interface StoredWallet {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  ownerType: WalletOwnerType;
+  ownerId: string;
+  currencyCode: string;
+  status: WalletStatus;
+  ledgerOpenedAt: Date | null;
+  createdAt: Date;
+}
+
+interface WalletRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  owner_type: WalletOwnerType;
+  owner_id: string;
+  currency_code: string;
+  status: WalletStatus;
+  ledger_opened_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = ['seq', 'id', 'tenant_id', 'environment', 'owner_type', 'owner_id', 'currency_code', 'status', 'ledger_opened_at', 'created_at'];
+
+function toWallet(row: WalletRow): StoredWallet {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    ownerType: row.owner_type,
+    ownerId: row.owner_id,
+    currencyCode: row.currency_code,
+    status: row.status,
+    ledgerOpenedAt: row.ledger_opened_at,
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewWallet {
+  id: string;
+  ownerType: WalletOwnerType;
+  ownerId: string;
+  currencyCode: string;
+}
+
+/**
+ * Inserts the wallet unless its owner already has one in this currency; returns null then.
+ * ON CONFLICT makes concurrent creations of the same wallet wait for the first and give way.
+ */
+export async function insertWallet(tx: Tx, scope: WalletScope, wallet: NewWallet): Promise<StoredWallet | null> {
+  const rows: WalletRow[] = await tx('wallets')
+    .insert({
+      id: wallet.id,
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      owner_type: wallet.ownerType,
+      owner_id: wallet.ownerId,
+      currency_code: wallet.currencyCode,
+    })
+    .onConflict(['tenant_id', 'environment', 'owner_type', 'owner_id', 'currency_code'])
+    .ignore()
+    .returning(COLUMNS);
+  const row = rows[0];
+  return row ? toWallet(row) : null;
+}
+
+export async function findWalletOfOwner(db: Db | Tx, scope: WalletScope, owner: Omit<NewWallet, 'id'>): Promise<StoredWallet | null> {
+  const row: WalletRow | undefined = await db('wallets')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, owner_type: owner.ownerType, owner_id: owner.ownerId, currency_code: owner.currencyCode })
+    .first(COLUMNS);
+  return row ? toWallet(row) : null;
+}
+
+export async function findWallet(db: Db | Tx, scope: WalletScope, id: string): Promise<StoredWallet | null> {
+  const row: WalletRow | undefined = await db('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
+  return row ? toWallet(row) : null;
+}
+
+/** Takes the transaction first: the row stays locked until it ends. */
+export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string): Promise<StoredWallet | null> {
+  const row: WalletRow | undefined = await tx('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).forUpdate().first(COLUMNS);
+  return row ? toWallet(row) : null;
+}
+
+export interface WalletFilter {
+  ownerType?: WalletOwnerType | undefined;
+  ownerId?: string | undefined;
+  currencyCode?: string | undefined;
+  status?: WalletStatus | undefined;
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
+export async function listWallets(db: Db, scope: WalletScope, filter: WalletFilter): Promise<StoredWallet[]> {
+  const query = db('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
+  if (filter.ownerType) query.where('owner_type', filter.ownerType);
+  if (filter.ownerId) query.where('owner_id', filter.ownerId);
+  if (filter.currencyCode) query.where('currency_code', filter.currencyCode);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  const rows: WalletRow[] = await query;
+  return rows.map(toWallet);
+}
+
+export async function markLedgerOpened(db: Db, walletId: string): Promise<void> {
+  await db('wallets').where({ id: walletId }).whereNull('ledger_opened_at').update({ ledger_opened_at: db.fn.now() });
+}
+
+export async function updateWalletStatus(tx: Tx, walletId: string, status: WalletStatus): Promise<StoredWallet> {
+  const rows: WalletRow[] = await tx('wallets').where({ id: walletId }).update({ status, updated_at: tx.fn.now() }).returning(COLUMNS);
+  const row = rows[0];
+  if (!row) throw new Error(`wallet ${walletId} vanished while its status changed`);
+  return toWallet(row);
+}
