@@ -99,7 +99,7 @@ describe('the whole system, started as the README says', () => {
   it("serves a tenant's developer through the SDK: keys, signed requests and their request logs", async () => {
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const tenant = await platform.system.organizations.create({ name: 'Lagos Market', slug: 'lagos-market', config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' } });
-    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read'], environment: 'live' });
+    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read'], environment: 'live' });
     const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
     const ops = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: admin.key as string } });
     const signer = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
@@ -115,6 +115,12 @@ describe('the whole system, started as the README says', () => {
 
     const logged = await waitFor(async () => (await ops.requestLogs.list({ correlationId })).data[0], { timeoutMs: 10_000, what: 'the signed request in the request logs' });
     expect(logged).toMatchObject({ apiKeyId: signer.id, authMode: 'hmac', requestSignatureVerified: true, status: 200, path: '/v1/ledger/accounts' });
+
+    // A wallet through payments; a retry of the same call (same Idempotency-Key) replays it.
+    const wallet = await ops.wallets.create({ ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' }, { idempotencyKey: `e2e-wallet-${correlationId}` });
+    const replayed = await ops.wallets.create({ ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' }, { idempotencyKey: `e2e-wallet-${correlationId}` });
+    expect(replayed.id).toBe(wallet.id);
+    expect(await ops.wallets.get(wallet.id)).toMatchObject({ id: wallet.id, balance: '0.00', currencyCode: 'NGN', status: 'active', environment: 'live' });
 
     await ops.apiKeys.revoke(signer.id);
     const refusal = await backend.ledger.accounts().catch((error: unknown) => error);

@@ -121,6 +121,7 @@ export class WalletClient implements Namespaces {
   readonly auth: Namespaces['auth'];
   readonly momoProviders: Namespaces['momoProviders'];
   readonly requestLogs: Namespaces['requestLogs'];
+  readonly wallets: Namespaces['wallets'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -169,6 +170,7 @@ export class WalletClient implements Namespaces {
     this.auth = namespaces.auth;
     this.momoProviders = namespaces.momoProviders;
     this.requestLogs = namespaces.requestLogs;
+    this.wallets = namespaces.wallets;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */

@@ -1,3 +1,4 @@
+import { walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -105,6 +106,18 @@ function requestLogsNamespace(client: WalletClient) {
   };
 }
 
+/** Wallets: the contracts' own routes, typed exactly. Creation gets an Idempotency-Key per call (kept across retries). */
+function walletsNamespace(client: WalletClient) {
+  return {
+    create: (body: RouteBody<typeof W.create>, options?: RequestOptions) => client.call(W.create, { body }, options),
+    list: (query?: RouteQuery<typeof W.list>, options?: RequestOptions) => client.call(W.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(W.get, { params: { id } }, options),
+    entries: (id: string, query?: RouteQuery<typeof W.entries>, options?: RequestOptions) => client.call(W.entries, { params: { id }, query }, options),
+    freeze: (id: string, body: RouteBody<typeof W.freeze>, options?: RequestOptions) => client.call(W.freeze, { params: { id }, body }, options),
+    unfreeze: (id: string, body: RouteBody<typeof W.unfreeze>, options?: RequestOptions) => client.call(W.unfreeze, { params: { id }, body }, options),
+  };
+}
+
 export function buildNamespaces(client: WalletClient) {
   return {
     system: systemNamespace(client),
@@ -116,6 +129,7 @@ export function buildNamespaces(client: WalletClient) {
     auth: authNamespace(client),
     momoProviders: momoProvidersNamespace(client),
     requestLogs: requestLogsNamespace(client),
+    wallets: walletsNamespace(client),
   };
 }
 
