@@ -53,6 +53,7 @@ beforeAll(async () => {
   const provider = await admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
   const wallet = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'target-owner', currencyCode: 'KES' } })).data as { id: string };
   const feeSchedule = (await admin.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: 'Target' } })).data as { id: string };
+  const deposit = (await admin.request({ method: 'POST', path: '/v1/deposits/bank-slips', body: { walletId: wallet.id, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'TARGET-SLIP' } })).data as { id: string };
   const walletId = `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const posted = await ledger.request({
     type: 'ledger.post.v1',
@@ -67,6 +68,22 @@ beforeAll(async () => {
     ],
   });
   if (posted.status !== 'posted' || !posted.journalEntryId) throw new Error(`setup entry not posted: ${JSON.stringify(posted)}`);
+  const payer = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'transfer-payer', currencyCode: 'KES' } })).data as { id: string };
+  const payee = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'transfer-payee', currencyCode: 'KES' } })).data as { id: string };
+  const funded = await ledger.request({
+    type: 'ledger.post.v1',
+    commandId: `xt-${randomUUID()}`,
+    tenantId,
+    environment: 'live',
+    kind: 'momo_deposit',
+    reference: { type: 'deposit', id: `dep_${randomUUID().slice(0, 8)}` },
+    lines: [
+      { accountName: 'momo-float:mtn', direction: 'DR', amount: '10.00', currencyCode: 'KES' },
+      { accountName: 'wallet:transfer-payer', walletId: payer.id, direction: 'CR', amount: '10.00', currencyCode: 'KES' },
+    ],
+  });
+  if (funded.status !== 'posted') throw new Error(`setup funding not posted: ${JSON.stringify(funded)}`);
+  const transfer = (await admin.request({ method: 'POST', path: '/v1/transfers', body: { fromWalletId: payer.id, toWalletId: payee.id, amount: '1.00', currencyCode: 'KES' } })).data as { id: string };
 
   tenantA = {
     tenantId,
@@ -78,7 +95,9 @@ beforeAll(async () => {
       '/v1/wallets/{id}': { params: { id: wallet.id }, environmentBound: true },
       '/v1/admin/fee-schedules/{id}': { params: { id: feeSchedule.id }, environmentBound: false },
       '/v1/journal/{id}': { params: { id: posted.journalEntryId }, environmentBound: true },
+      '/v1/deposits/{id}': { params: { id: deposit.id }, environmentBound: true },
       '/v1/ledger/wallets/{walletId}': { params: { walletId }, environmentBound: true },
+      '/v1/transfers/{id}': { params: { id: transfer.id }, environmentBound: true },
     },
   };
   intruder = await keyClient(await newTenant(), 'live');
@@ -98,7 +117,9 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/wallets/{id}': true,
   '/v1/admin/fee-schedules/{id}': false,
   '/v1/journal/{id}': true,
+  '/v1/deposits/{id}': true,
   '/v1/ledger/wallets/{walletId}': true,
+  '/v1/transfers/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */
@@ -122,6 +143,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/wallets/{id}/unfreeze': { reason: 'unfrozen by an intruder' },
   'POST /v1/admin/fee-schedules/{id}/rules': { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 },
   'POST /v1/admin/fee-schedules/{id}/publish': { makeDefault: true },
+  'POST /v1/deposits/{id}/verify': { actorId: 'intruder' },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));
@@ -172,6 +194,8 @@ describe('another tenant names tenant A’s resources', () => {
     expect(wallet.data).toMatchObject({ status: 'active', balance: '0.00' });
     const schedule = await tenantA.admin.request({ method: 'GET', path: `/v1/admin/fee-schedules/${resources['/v1/admin/fee-schedules/{id}']?.params.id as string}` });
     expect(schedule.data).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
+    const deposit = await tenantA.admin.request({ method: 'GET', path: `/v1/deposits/${resources['/v1/deposits/{id}']?.params.id as string}` });
+    expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
     expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
   });

@@ -20,3 +20,5 @@ export * from './http/team';
 export * from './http/request-logs';
 export * from './http/wallets';
 export * from './http/fees';
+export * from './http/transfers';
+export * from './http/deposits';

@@ -24,6 +24,8 @@ import { AUTH_ROUTES, TEAM_ROUTES } from './http/team';
 import { REQUEST_LOG_ROUTES } from './http/request-logs';
 import { WALLET_ROUTES } from './http/wallets';
 import { FEE_ROUTES } from './http/fees';
+import { DEPOSIT_ROUTES } from './http/deposits';
+import { TRANSFER_ROUTES } from './http/transfers';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -48,6 +50,8 @@ export const ROUTES: RouteContract[] = [
   ...REQUEST_LOG_ROUTES,
   ...WALLET_ROUTES,
   ...FEE_ROUTES,
+  ...DEPOSIT_ROUTES,
+  ...TRANSFER_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -80,7 +84,8 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
     };
     if (route.scope) operation['x-required-scope'] = route.scope;
     if (route.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+      const alsoAccepted = Object.fromEntries((route.bodyOptIn?.mediaTypes ?? []).map((mediaType) => [mediaType, { schema: { type: 'string' } }]));
+      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') }, ...alsoAccepted } };
     }
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
   }

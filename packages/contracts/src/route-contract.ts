@@ -17,6 +17,11 @@ interface RouteBase {
   service: ServiceName;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /**
+   * Media types the route takes besides JSON, and its body size limit (default 1 MiB): the
+   * gateway and the service read such bodies as text instead of refusing them with 415.
+   */
+  bodyOptIn?: { mediaTypes: readonly string[]; limitBytes: number };
   success: { status: number; schema: z.ZodType };
 }
 

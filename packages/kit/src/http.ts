@@ -29,20 +29,56 @@ export function correlationIdOf(response: Response): string {
   return (response.locals.correlationId as string | undefined) ?? currentContext()?.correlationId ?? 'none';
 }
 
+function mediaTypeOf(contentType: string | undefined): string {
+  return contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
 function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const mediaType = mediaTypeOf(contentType);
   return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/** A route that takes other media types besides JSON (read as UTF-8 text), with its own body limit. */
+export interface BodyOptIn {
+  mediaTypes: readonly string[];
+  limitBytes: number;
+}
+
+/** A service route's opt-in, matched on its method and exact path. */
+export interface BodyOptInRoute extends BodyOptIn {
+  method: string;
+  path: string;
+}
+
+/** The opt-in of the request's route, from a list of service routes. */
+export function bodyOptInOfRoutes(routes: readonly BodyOptInRoute[]): (request: Request) => BodyOptIn | undefined {
+  return (request) => routes.find((route) => route.method.toUpperCase() === request.method.toUpperCase() && route.path === request.path);
 }
 
 /**
  * Reads the raw body (kept on `res.locals.rawBody` for signatures) and parses JSON losslessly,
- * so a number token such as 100.10 stays its exact text.
+ * so a number token such as 100.10 stays its exact text. A route that opted in (`optIn`) also
+ * takes its other media types, as a UTF-8 string in `request.body`, up to its own limit.
  */
-export function jsonBodyMiddleware(options: { limitBytes?: number } = {}) {
-  const raw = express.raw({ type: () => true, limit: options.limitBytes ?? BODY_LIMIT_BYTES });
+export function jsonBodyMiddleware(options: { limitBytes?: number; optIn?: (request: Request, response: Response) => BodyOptIn | undefined } = {}) {
+  const defaultLimit = options.limitBytes ?? BODY_LIMIT_BYTES;
+  const readers = new Map<number, ReturnType<typeof express.raw>>();
+  const readerOf = (limit: number) => {
+    let reader = readers.get(limit);
+    if (!reader) {
+      reader = express.raw({ type: () => true, limit });
+      readers.set(limit, reader);
+    }
+    return reader;
+  };
+  readerOf(defaultLimit);
   return [
-    raw,
+    (request: Request, response: Response, next: NextFunction): void => {
+      const optIn = options.optIn?.(request, response);
+      response.locals.bodyOptIn = optIn;
+      readerOf(optIn?.limitBytes ?? defaultLimit)(request, response, next);
+    },
     (request: Request, response: Response, next: NextFunction): void => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       response.locals.rawBody = body;
@@ -50,8 +86,14 @@ export function jsonBodyMiddleware(options: { limitBytes?: number } = {}) {
         request.body = undefined;
         return next();
       }
-      if (!isJsonContentType(request.header('content-type'))) {
-        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'));
+      const contentType = request.header('content-type');
+      if (!isJsonContentType(contentType)) {
+        const optIn = response.locals.bodyOptIn as BodyOptIn | undefined;
+        if (optIn?.mediaTypes.includes(mediaTypeOf(contentType))) {
+          request.body = body.toString('utf8');
+          return next();
+        }
+        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json'));
       }
       try {
         request.body = parseJsonLossless(body.toString('utf8'));
@@ -142,6 +184,8 @@ export interface ServiceAppOptions {
   readiness: ReadinessCheck[];
   /** Mounts the service's routers; every route below requires an internal token. */
   routes: (app: express.Express) => void;
+  /** Routes that take a non-JSON body or a larger one. */
+  bodyOptIns?: readonly BodyOptInRoute[];
 }
 
 /** /healthz (the process answers), /readyz (every check passes, else 503) and /metrics. */
@@ -183,7 +227,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     next();
   });
   app.use(healthRouter(options));
-  app.use(jsonBodyMiddleware());
+  app.use(jsonBodyMiddleware({ optIn: bodyOptInOfRoutes(options.bodyOptIns ?? []) }));
   app.use(internalTokenMiddleware(options.internalTokenSecret));
   options.routes(app);
   app.use((_request, _response, next) => next(new AppError('NOT_FOUND', 'No such route')));

@@ -1,3 +1,4 @@
+import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
 import type { Db, Tx } from './db';
@@ -28,6 +29,30 @@ export interface OutboxMessage {
   /** The payload already serialized, when the caller has it: saves serializing it twice. */
   payloadText?: string;
   headers?: Record<string, string>;
+  /** AMQP `replyTo` property: the queue a request/reply consumer answers on. */
+  replyTo?: string;
+  /** AMQP `correlationId` property: how the answer on `replyTo` is matched to its request. */
+  correlationId?: string;
+}
+
+/**
+ * replyTo and correlationId travel in the row's headers under these reserved names (no column
+ * for them, so no service's outbox table changes) and are restored as AMQP properties on publish.
+ */
+const PROPERTY_HEADERS = { replyTo: 'x-outbox-reply-to', correlationId: 'x-outbox-correlation-id' } as const;
+
+function storedHeaders(message: OutboxMessage): Record<string, string> {
+  if (message.replyTo === undefined && message.correlationId === undefined) return message.headers ?? {};
+  return {
+    ...message.headers,
+    ...(message.replyTo !== undefined ? { [PROPERTY_HEADERS.replyTo]: message.replyTo } : {}),
+    ...(message.correlationId !== undefined ? { [PROPERTY_HEADERS.correlationId]: message.correlationId } : {}),
+  };
+}
+
+function publishOptions(row: OutboxRow): Options.Publish {
+  const { [PROPERTY_HEADERS.replyTo]: replyTo, [PROPERTY_HEADERS.correlationId]: correlationId, ...headers } = row.headers;
+  return { messageId: row.message_id, type: row.type, headers, ...(replyTo !== undefined ? { replyTo } : {}), ...(correlationId !== undefined ? { correlationId } : {}) };
 }
 
 /** Writes messages in the caller's transaction: they are published only if it commits. */
@@ -43,7 +68,7 @@ export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<
       messages.map((message) => message.routingKey),
       messages.map((message) => message.type),
       messages.map((message) => message.payloadText ?? JSON.stringify(message.payload)),
-      messages.map((message) => JSON.stringify(message.headers ?? {})),
+      messages.map((message) => JSON.stringify(storedHeaders(message))),
     ],
   );
 }
@@ -67,6 +92,8 @@ interface OutboxRow {
 export class OutboxRelay {
   private running = false;
   private wakeUp: (() => void) | null = null;
+  /** A wake that came while a pass was running: that pass may have missed the rows, so another runs at once. */
+  private woken = false;
   private loop: Promise<void> | null = null;
   private readonly batchSizeMax: number;
   private readonly idleDelayMs: number;
@@ -84,7 +111,8 @@ export class OutboxRelay {
 
   /** Called after a commit that enqueued messages, so they go out without waiting for the poll. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
 
   async stop(): Promise<void> {
@@ -95,13 +123,14 @@ export class OutboxRelay {
 
   private async run(): Promise<void> {
     while (this.running) {
+      this.woken = false;
       let published = 0;
       try {
         published = await this.publishOnce();
       } catch (error) {
         this.options.logger.warn({ err: error }, 'outbox relay pass failed');
       }
-      if (published < this.batchSizeMax && this.running) {
+      if (published < this.batchSizeMax && this.running && !this.woken) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.idleDelayMs);
           this.wakeUp = () => {
@@ -130,7 +159,7 @@ export class OutboxRelay {
           exchange: row.exchange,
           routingKey: row.routing_key,
           body: Buffer.from(row.payload),
-          options: { messageId: row.message_id, type: row.type, headers: row.headers },
+          options: publishOptions(row),
         })),
       );
       await tx(OUTBOX_TABLE).whereIn('id', rows.map((row) => row.id)).delete();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Broker, type Channel } from './amqp';
 import { commonConfigShape, loadConfig, serviceDatabaseUrl } from './config';
 import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } from './db';
-import { closeServer, createServiceApp, listen } from './http';
+import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
 import { OutboxRelay } from './outbox';
@@ -43,6 +43,8 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
 export interface Features {
   routes: (app: express.Express) => void;
   stop?: () => Promise<void>;
+  /** Routes that take a non-JSON body (text/csv) or a body over 1 MiB. */
+  bodyOptIns?: readonly BodyOptInRoute[];
 }
 
 /**
@@ -89,6 +91,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
         { name: 'broker', check: () => broker.check() },
       ],
       routes: features.routes,
+      bodyOptIns: features.bodyOptIns,
     });
     server = await listen(app, listenPort, config.HOST);
   } catch (error) {

@@ -4,6 +4,8 @@ import * as createFeeSchedules from './20261123140000_create_fee_schedules';
 import * as createTenants from './20261123150000_create_tenants';
 import * as createWallets from './20261123150100_create_wallets';
 import * as createIdempotencyKeys from './20261123160000_create_idempotency_keys';
+import * as createTransfers from './20261123170000_create_transfers';
+import * as createDeposits from './20261123180000_create_deposits';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -11,4 +13,6 @@ export const migrations: Migration[] = [
   { name: '20261123150000_create_tenants', ...createTenants },
   { name: '20261123150100_create_wallets', ...createWallets },
   { name: '20261123160000_create_idempotency_keys', ...createIdempotencyKeys },
+  { name: '20261123170000_create_transfers', ...createTransfers },
+  { name: '20261123180000_create_deposits', ...createDeposits },
 ];

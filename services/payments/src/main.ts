@@ -1,8 +1,11 @@
 import { runMain, type RunningService, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
+import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
+import { startPostings } from './features/postings/postings-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
+import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
 import { declarePaymentsTopology } from './topology';
 
@@ -13,7 +16,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape },
+      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape },
       migrations,
       topology: declarePaymentsTopology,
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
@@ -21,12 +24,23 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const tenants = await startTenantReadModel({ db, relay, ...parts });
         const wallets = await startWallets({ db, relay, ...parts }, { tenants });
         const fees = new FeesService({ db, relay });
+        // Postings: features register their finishers, then the ledger events consumer starts.
+        const postings = await startPostings({ db, relay, ...parts });
+        const transfers = startTransfers({ db, relay, ...parts }, { postings });
+        const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
+        await postings.start();
         return {
           routes: (app) => {
             app.use(feesRouter(fees));
             wallets.routes(app);
+            transfers.routes(app);
+            deposits.routes(app);
           },
-          stop: async () => wallets.stop?.(),
+          bodyOptIns: deposits.bodyOptIns,
+          stop: async () => {
+            await postings.stop();
+            await wallets.stop?.();
+          },
         };
       },
     },

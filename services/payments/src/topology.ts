@@ -10,6 +10,13 @@ export const PAYMENTS_TOPOLOGY = {
     /** Deliveries before an event that keeps failing is parked in the dead-letter queue. */
     deliveryLimit: 5,
   },
+  /** Payments' shared queue of the ledger's posted/rejected events: finishes the records whose caller missed the reply. */
+  ledgerEvents: {
+    queue: 'payments.ledger-events',
+    deadLetterExchange: 'payments.ledger-events.dlx',
+    deadLetterQueue: 'payments.ledger-events.dlq',
+    deliveryLimit: 5,
+  },
 } as const;
 
 /**
@@ -34,4 +41,15 @@ export async function declarePaymentsTopology(channel: Channel): Promise<void> {
   const identity = TOPOLOGY.identityEvents;
   await channel.bindQueue(names.queue, identity.exchange, identity.tenantCreatedRoutingKey);
   await channel.bindQueue(names.queue, identity.exchange, identity.tenantUpdatedRoutingKey);
+
+  const events = PAYMENTS_TOPOLOGY.ledgerEvents;
+  await channel.assertExchange(events.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(events.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(events.deadLetterQueue, events.deadLetterExchange, '');
+  await channel.assertQueue(events.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': events.deliveryLimit, 'x-dead-letter-exchange': events.deadLetterExchange },
+  });
+  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.postedRoutingKey);
+  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.rejectedRoutingKey);
 }

@@ -98,7 +98,8 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
   });
 
   // Parsed losslessly only to refuse what is not JSON; the raw bytes are what travels on.
-  router.use(jsonBodyMiddleware());
+  // A route that opted in (a CSV statement import) also takes its media types, up to its own limit.
+  router.use(jsonBodyMiddleware({ optIn: (_request, response) => routeOf(response).bodyOptIn }));
 
   router.use(async (request: Request, response: Response) => {
     const route = routeOf(response);

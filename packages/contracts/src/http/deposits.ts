@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
+import { amountStringSchema, currencyCodeSchema } from '../money';
+import type { RouteContract } from '../route-contract';
+import { providerCodeSchema } from './momo-providers';
+
+export const DEPOSIT_SOURCES = ['momo', 'bank_slip'] as const;
+export const depositSourceSchema = z.enum(DEPOSIT_SOURCES);
+export type DepositSource = z.infer<typeof depositSourceSchema>;
+
+/** `completed`: the wallet is credited; `pending`: a bank slip awaiting verification; `rejected`: never credited. */
+export const DEPOSIT_STATUSES = ['pending', 'completed', 'rejected'] as const;
+export const depositStatusSchema = z.enum(DEPOSIT_STATUSES);
+export type DepositStatus = z.infer<typeof depositStatusSchema>;
+
+/** Why a deposit was rejected: an error code of the webhook, or NO_MATCHING_STATEMENT_ENTRY for a slip. */
+export const DEPOSIT_REJECTION_REASONS = ['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH', 'NO_MATCHING_STATEMENT_ENTRY'] as const;
+export type DepositRejectionReason = (typeof DEPOSIT_REJECTION_REASONS)[number];
+
+/** Bank codes name the bank's float account (`bank-float:<bankCode>`), hence so strict. */
+export const bankCodeSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
+
+export const depositSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  environment: environmentSchema,
+  walletId: z.string(),
+  amount: amountStringSchema,
+  currencyCode: z.string(),
+  /** What the wallet is charged out of the amount: it is credited amount - fee. Never more than the amount. */
+  fee: amountStringSchema,
+  source: depositSourceSchema,
+  /** The provider's transactionId (momo) or the slip reference (bank slip). */
+  externalRef: z.string(),
+  status: depositStatusSchema,
+  rejectionReason: z.string().nullable(),
+  /** The ledger's entry; null until the ledger confirmed it (and for deposits never posted). */
+  journalEntryId: z.string().nullable(),
+  providerCode: z.string().nullable(),
+  phoneNumber: z.string().nullable(),
+  bankCode: z.string().nullable(),
+  slipReference: z.string().nullable(),
+  depositedAt: timestampSchema.nullable(),
+  depositorName: z.string().nullable(),
+  verifiedBy: z.string().nullable(),
+  verifiedAt: timestampSchema.nullable(),
+  createdAt: timestampSchema,
+});
+export type Deposit = z.infer<typeof depositSchema>;
+export const depositPageSchema = pageSchema(depositSchema);
+
+export const depositQuerySchema = pageQuerySchema.extend({
+  walletId: z.string().min(1).max(64).optional(),
+  status: depositStatusSchema.optional(),
+  source: depositSourceSchema.optional(),
+});
+export type DepositQuery = z.infer<typeof depositQuerySchema>;
+
+/**
+ * The webhook's amount keeps its exact JSON token text (lossless parsing): the signature covers
+ * that text, so `100.10` verifies only as `100.10`. A JSON string is taken as its content.
+ */
+const webhookAmountSchema = z.union([
+  z.string(),
+  z.custom<LosslessNumber>((value) => isLosslessNumber(value), 'must be a number').transform((value) => value.toString()),
+]);
+
+export const momoWebhookBodySchema = z.object({
+  transactionId: z.string().min(1).max(128),
+  phoneNumber: z.string().min(1).max(32),
+  amount: webhookAmountSchema,
+  currencyCode: currencyCodeSchema,
+  walletId: z.string().min(1).max(64),
+  signature: z.string().min(1).max(256),
+  timestamp: z.iso.datetime({ offset: true }),
+  /** Optional when the wallet's tenant has exactly one provider. */
+  providerCode: providerCodeSchema.optional(),
+});
+export type MomoWebhookBody = z.infer<typeof momoWebhookBodySchema>;
+
+export const bankSlipBodySchema = z.object({
+  walletId: z.string().min(1).max(64),
+  amount: amountInputSchema,
+  currencyCode: currencyCodeSchema,
+  bankCode: bankCodeSchema,
+  slipReference: z.string().trim().min(1).max(128),
+  depositedAt: z.iso.datetime({ offset: true }).optional(),
+  depositorName: z.string().trim().min(1).max(200).optional(),
+});
+export type BankSlipBody = z.infer<typeof bankSlipBodySchema>;
+
+export const verifyDepositBodySchema = z.object({
+  actorId: z.string().trim().min(1).max(128),
+});
+export type VerifyDepositBody = z.infer<typeof verifyDepositBodySchema>;
+
+/** A statement line's date: `YYYY-MM-DD`. */
+export const statementDateSchema = z.iso.date();
+
+export const bankStatementLineSchema = z.object({
+  date: statementDateSchema,
+  reference: z.string().trim().min(1).max(128),
+  amount: amountInputSchema,
+  description: z.string().max(500).optional(),
+});
+export type BankStatementLine = z.infer<typeof bankStatementLineSchema>;
+
+/** Lines per import: a 10 MiB CSV holds about this many short lines. */
+export const BANK_STATEMENT_LINES_MAX = 200_000;
+
+export const bankStatementJsonBodySchema = z.object({
+  bankCode: bankCodeSchema,
+  currencyCode: currencyCodeSchema,
+  lines: z.array(bankStatementLineSchema).min(1).max(BANK_STATEMENT_LINES_MAX),
+});
+export type BankStatementJsonBody = z.infer<typeof bankStatementJsonBodySchema>;
+
+/** With a `text/csv` body the bank and currency come in the query. */
+export const bankStatementCsvQuerySchema = z.object({
+  bankCode: bankCodeSchema,
+  currencyCode: currencyCodeSchema,
+});
+
+export const bankStatementImportSchema = z.object({
+  id: z.string(),
+  bankCode: z.string(),
+  currencyCode: z.string(),
+  /** Lines stored by this import. */
+  imported: z.number().int(),
+  /** Lines already imported before (or repeated within this import): not stored twice. */
+  duplicates: z.number().int(),
+  createdAt: timestampSchema,
+});
+export type BankStatementImport = z.infer<typeof bankStatementImportSchema>;
+
+/** Statement imports may be CSV, and up to 10 MiB (api-decisions sections 2 and 5). */
+export const BANK_STATEMENT_BODY = { mediaTypes: ['text/csv'], limitBytes: 10 * 1024 * 1024 } as const;
+
+export const depositRoutes = {
+  list: {
+    method: 'get',
+    path: '/v1/deposits',
+    summary: 'List deposits, newest first (filters walletId, status, source)',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    query: depositQuerySchema,
+    success: { status: 200, schema: depositPageSchema },
+  },
+  get: {
+    method: 'get',
+    path: '/v1/deposits/{id}',
+    summary: 'Get a deposit',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    success: { status: 200, schema: depositSchema },
+  },
+  momoWebhook: {
+    method: 'post',
+    path: '/v1/deposits/momo-webhook',
+    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat",
+    surface: 'public',
+    service: 'payments',
+    body: momoWebhookBodySchema,
+    success: { status: 201, schema: depositSchema },
+  },
+  bankSlip: {
+    method: 'post',
+    path: '/v1/deposits/bank-slips',
+    summary: 'Submit a bank slip: a pending deposit, credited only once verified against an imported statement',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallet:deposit',
+    body: bankSlipBodySchema,
+    success: { status: 201, schema: depositSchema },
+  },
+  verify: {
+    method: 'post',
+    path: '/v1/deposits/{id}/verify',
+    summary: 'Verify a pending bank slip against the imported statements: completed and credited, or rejected (NO_MATCHING_STATEMENT_ENTRY)',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'deposits:verify',
+    body: verifyDepositBodySchema,
+    success: { status: 200, schema: depositSchema },
+  },
+  importStatement: {
+    method: 'post',
+    path: '/v1/bank-statements',
+    summary: 'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'deposits:verify',
+    body: bankStatementJsonBodySchema,
+    bodyOptIn: BANK_STATEMENT_BODY,
+    success: { status: 201, schema: bankStatementImportSchema },
+  },
+} as const satisfies Record<string, RouteContract>;
+
+export const DEPOSIT_ROUTES: RouteContract[] = Object.values(depositRoutes);

@@ -1,0 +1,253 @@
+/**
+ * End-to-end benchmark: signed transfers through the gateway. The whole system runs as the
+ * README starts it (scripts/start.ts, each service its own process); this process is the load
+ * generator. It signs real HMAC requests with the SDK (a fresh Idempotency-Key, timestamp and
+ * nonce per transfer) and drives POST /v1/transfers:
+ *
+ *   closed loop   BENCH_CONCURRENCY transfers in flight, BENCH_TRANSFERS in all
+ *   open loop     BENCH_RATE transfers/s offered for BENCH_SECONDS, latency measured from the
+ *                 moment each was due (no coordinated omission)
+ *
+ * each for spread wallets (random pairs of BENCH_WALLETS) and for one hot receiving wallet.
+ * Completed = answered 201 (the ledger confirmed within the deadline); accepted = 201 or 202.
+ *
+ *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { LedgerPostV1 } from '@wallet/contracts';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase, LedgerCommandClient } from '@wallet/kit';
+import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
+import { isWalletApiError, WalletClient } from '@wallet/sdk';
+
+const ROOT = path.resolve(__dirname, '..');
+const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 6_000);
+const RATE = Number(process.env.BENCH_RATE ?? 700);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
+
+const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+const amqpServerUrl = process.env.AMQP_URL ?? DEFAULT_AMQP_URL;
+const runId = `bench${Date.now().toString(36)}`;
+const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
+
+function databaseUrl(name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${runId}_${name}`;
+  return url.toString();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+interface Wallet {
+  id: string;
+  ownerId: string;
+}
+
+interface Outcome {
+  latencyMs: number;
+  status: number | 'error';
+}
+
+interface Figures {
+  label: string;
+  sent: number;
+  seconds: number;
+  acceptedPerSecond: number;
+  completedPerSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  refused: string;
+}
+
+function summarize(label: string, outcomes: Outcome[], seconds: number): Figures {
+  const latencies = outcomes.map((outcome) => outcome.latencyMs).sort((a, b) => a - b);
+  const completed = outcomes.filter((outcome) => outcome.status === 201).length;
+  const accepted = outcomes.filter((outcome) => outcome.status === 201 || outcome.status === 202).length;
+  const refusals = new Map<string, number>();
+  for (const outcome of outcomes) if (outcome.status !== 201 && outcome.status !== 202) refusals.set(String(outcome.status), (refusals.get(String(outcome.status)) ?? 0) + 1);
+  return {
+    label,
+    sent: outcomes.length,
+    seconds,
+    acceptedPerSecond: accepted / seconds,
+    completedPerSecond: completed / seconds,
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99),
+    refused: [...refusals].map(([status, count]) => `${status}x${count}`).join(' ') || '-',
+  };
+}
+
+/** Amounts small enough that funded wallets never run dry during a run. */
+function transferBody(wallets: Wallet[], hot: Wallet | null): Record<string, string> {
+  const from = wallets[Math.floor(Math.random() * wallets.length)] as Wallet;
+  let to = hot ?? (wallets[Math.floor(Math.random() * wallets.length)] as Wallet);
+  while (to.id === from.id) to = wallets[Math.floor(Math.random() * wallets.length)] as Wallet;
+  return { fromWalletId: from.id, toWalletId: to.id, amount: `${1 + Math.floor(Math.random() * 9)}.00`, currencyCode: 'USD' };
+}
+
+async function sendTransfer(client: WalletClient, body: Record<string, string>): Promise<number | 'error'> {
+  try {
+    const answer = await client.request({ method: 'POST', path: '/v1/transfers', body }, { maxRetries: 0 });
+    return answer.status;
+  } catch (error) {
+    return isWalletApiError(error) ? error.status : 'error';
+  }
+}
+
+async function closedLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
+  const outcomes: Outcome[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < TRANSFERS) {
+        next += 1;
+        const sent = performance.now();
+        const status = await sendTransfer(client, transferBody(wallets, hot));
+        outcomes.push({ latencyMs: performance.now() - sent, status });
+      }
+    }),
+  );
+  return summarize(label, outcomes, (performance.now() - started) / 1000);
+}
+
+async function openLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
+  const outcomes: Promise<Outcome>[] = [];
+  const total = Math.round(RATE * SECONDS);
+  const intervalMs = 1000 / RATE;
+  const started = performance.now();
+  for (let index = 0; index < total; index += 1) {
+    const due = started + index * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status })));
+  }
+  const settled = await Promise.all(outcomes);
+  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000));
+}
+
+async function waitForReady(url: string, exited: () => boolean): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error('the system exited while starting');
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('the system did not become ready within 90 s');
+}
+
+async function main(): Promise<void> {
+  process.env.WALLET_TEST_DATABASE_URL = serverUrl;
+  process.env.WALLET_TEST_AMQP_URL = amqpServerUrl;
+  process.env.WALLET_TEST_RUN_ID = runId;
+  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' };
+  for (const service of SERVICES) {
+    const url = databaseUrl(service);
+    await ensureDatabase(url);
+    env[`${service.toUpperCase()}_DATABASE_URL`] = url;
+  }
+  env.AMQP_URL = await createTestVhost('bench');
+  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+  // The benchmark measures the money path, not the limits in front of it.
+  for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
+
+  const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+  const system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const results: Figures[] = [];
+  try {
+    await waitForReady(baseUrl, () => system.exitCode !== null);
+    const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const tenant = await platform.system.tenants.create({ name: 'Bench', slug: `bench-${runId}`, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' } });
+    const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read'], environment: 'test' });
+    const client = new WalletClient({ baseUrl, auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string }, validateResponses: false, maxRetries: 0 });
+
+    // Wallets through the API; their funds straight into the ledger (setup, not measured).
+    const wallets: Wallet[] = [];
+    for (let index = 0; index < WALLETS; index += 1) {
+      const ownerId = `bench-${index}`;
+      const wallet = await client.wallets.create({ ownerType: 'user', ownerId, currencyCode: 'USD' });
+      wallets.push({ id: wallet.id, ownerId });
+    }
+    const ledger = await LedgerCommandClient.connect(env.AMQP_URL as string, 'bench-funding');
+    await Promise.all(
+      wallets.map((wallet) => {
+        const command: LedgerPostV1 = {
+          type: 'ledger.post.v1',
+          commandId: `fund-${wallet.id}`,
+          tenantId: tenant.id,
+          environment: 'test',
+          kind: 'momo_deposit',
+          reference: { type: 'deposit', id: `dep_bench_${wallet.id}` },
+          lines: [
+            { accountName: 'momo-float:bench', direction: 'DR', amount: '10000000.00', currencyCode: 'USD' },
+            { accountName: `wallet:${wallet.ownerId}`, walletId: wallet.id, direction: 'CR', amount: '10000000.00', currencyCode: 'USD' },
+          ],
+        };
+        return ledger.request(command, { timeoutMs: 60_000 });
+      }),
+    );
+    await ledger.close();
+
+    console.log('End-to-end benchmark: signed transfers through the gateway');
+    console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+    console.log('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this load generator on the same machine');
+    console.log(`  HMAC-signed POST /v1/transfers with a fresh Idempotency-Key each, ${WALLETS} funded USD wallets, rate limits off`);
+    console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
+
+    await closedLoop('warm-up', client, wallets, null);
+    results.push(await closedLoop(`closed, spread, ${CONCURRENCY} in flight`, client, wallets, null));
+    results.push(await closedLoop(`closed, hot receiver, ${CONCURRENCY} in flight`, client, wallets, wallets[0] as Wallet));
+    results.push(await openLoop(`open, spread, ${RATE}/s`, client, wallets, null));
+    results.push(await openLoop(`open, hot receiver, ${RATE}/s`, client, wallets, wallets[0] as Wallet));
+  } finally {
+    const exited = new Promise((resolve) => system.once('exit', resolve));
+    system.kill('SIGTERM');
+    await exited;
+  }
+
+  console.log('');
+  console.log('  workload                          sent  accepted/s  completed/s   p50 ms   p95 ms   p99 ms  other answers');
+  for (const row of results) {
+    console.log(
+      `  ${row.label.padEnd(32)} ${String(row.sent).padStart(5)} ${row.acceptedPerSecond.toFixed(0).padStart(11)} ${row.completedPerSecond.toFixed(0).padStart(12)} ${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(8)}  ${row.refused}`,
+    );
+  }
+
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  for (const service of SERVICES) await admin.query(`DROP DATABASE IF EXISTS "${runId}_${service}" WITH (FORCE)`);
+  await admin.end();
+  await dropRunVhosts(amqpServerUrl, runId);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

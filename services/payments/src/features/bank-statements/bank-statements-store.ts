@@ -1,0 +1,104 @@
+import type { Environment } from '@wallet/contracts';
+import type { Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
+
+export interface StatementScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+/** A statement line ready to store: reference trimmed, amount checked against the currency. */
+export interface NewStatementLine {
+  date: string;
+  reference: string;
+  amount: string;
+  description: string | null;
+}
+
+const INSERT_CHUNK = 1_000;
+
+/**
+ * Stores the lines not imported before (same tenant, environment, bank, currency, date,
+ * reference and amount); returns how many were new. ON CONFLICT DO NOTHING also drops a line
+ * repeated within the same import, and makes concurrent imports of one file count each line once.
+ */
+export async function insertStatementLines(tx: Tx, scope: StatementScope, importId: string, bank: { bankCode: string; currencyCode: string }, lines: NewStatementLine[]): Promise<number> {
+  let inserted = 0;
+  for (let start = 0; start < lines.length; start += INSERT_CHUNK) {
+    const chunk = lines.slice(start, start + INSERT_CHUNK);
+    const result = await tx.raw<{ rowCount: number | null }>(
+      `INSERT INTO bank_statement_lines (import_id, tenant_id, environment, bank_code, currency_code, line_date, reference, reference_key, amount, description)
+       SELECT ?, ?, ?, ?, ?, line.line_date, line.reference, lower(line.reference), line.amount, line.description
+         FROM unnest(?::date[], ?::text[], ?::numeric[], ?::text[]) AS line (line_date, reference, amount, description)
+       ON CONFLICT (tenant_id, environment, bank_code, currency_code, line_date, reference, amount) DO NOTHING`,
+      [
+        importId,
+        scope.tenantId,
+        scope.environment,
+        bank.bankCode,
+        bank.currencyCode,
+        chunk.map((line) => line.date),
+        chunk.map((line) => line.reference),
+        chunk.map((line) => line.amount),
+        chunk.map((line) => line.description),
+      ] as unknown as readonly Knex.RawBinding[],
+    );
+    inserted += result.rowCount ?? 0;
+  }
+  return inserted;
+}
+
+export async function insertImport(
+  tx: Tx,
+  scope: StatementScope,
+  row: { id: string; bankCode: string; currencyCode: string; actorType: string; actorId: string },
+): Promise<void> {
+  await tx('bank_statement_imports').insert({
+    id: row.id,
+    tenant_id: scope.tenantId,
+    environment: scope.environment,
+    bank_code: row.bankCode,
+    currency_code: row.currencyCode,
+    imported: 0,
+    duplicates: 0,
+    actor_type: row.actorType,
+    actor_id: row.actorId,
+  });
+}
+
+export async function finishImport(tx: Tx, id: string, counts: { imported: number; duplicates: number }): Promise<{ createdAt: Date }> {
+  const rows: Array<{ created_at: Date }> = await tx('bank_statement_imports').where({ id }).update(counts).returning(['created_at']);
+  const row = rows[0];
+  if (!row) throw new Error(`statement import ${id} vanished`);
+  return { createdAt: row.created_at };
+}
+
+/**
+ * Marks the first unused line of the slip's bank, currency, amount and reference (trimmed,
+ * case-insensitive) as used by this deposit, or returns null. Every candidate is locked in id
+ * order, waiting for a concurrent verification that holds one: once it commits, a line it used
+ * no longer qualifies (PostgreSQL re-checks the condition on the locked row), and once it rolls
+ * back the line is free again. So a line is used at most once (also guarded by the unique
+ * deposit_id), and no slip is rejected while a matching line is merely locked.
+ */
+export async function claimMatchingLine(
+  tx: Tx,
+  scope: StatementScope,
+  slip: { depositId: string; bankCode: string; currencyCode: string; reference: string; amount: string },
+): Promise<{ id: string } | null> {
+  const candidates: Array<{ id: string }> = await tx('bank_statement_lines')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, bank_code: slip.bankCode, currency_code: slip.currencyCode, reference_key: slip.reference.trim().toLowerCase() })
+    .where('amount', '=', slip.amount)
+    .whereNull('deposit_id')
+    .orderBy('id')
+    .forUpdate()
+    .select(['id']);
+  const line = candidates[0];
+  if (!line) return null;
+  const updated: Array<{ id: string }> = await tx('bank_statement_lines')
+    .where({ id: line.id })
+    .whereNull('deposit_id')
+    .update({ deposit_id: slip.depositId, matched_at: tx.fn.now() })
+    .returning(['id']);
+  return updated[0] ? { id: String(updated[0].id) } : null;
+}

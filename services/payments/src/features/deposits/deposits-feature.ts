@@ -1,0 +1,50 @@
+import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
+import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { z } from 'zod';
+import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
+import { BankStatementsService } from '../bank-statements/bank-statements-service';
+import type { Postings } from '../postings/postings-feature';
+import type { TenantDirectory } from '../tenants/tenant-directory';
+import { depositsRouter } from './deposits-router';
+import { DepositsService } from './deposits-service';
+import { MomoProviderDirectory } from './momo-provider-directory';
+
+const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+export const depositsConfigShape = {
+  /** Identity's internal address: the webhook reads the tenant's providers and their secrets there. */
+  IDENTITY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8091'),
+  PAYMENTS_IDENTITY_TIMEOUT_MS: milliseconds(100, 60_000, 3_000),
+  /** How long a tenant's providers and webhook secrets are cached (a signature mismatch refetches once). */
+  PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS: milliseconds(0, 3_600_000, 30_000),
+  /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
+  PAYMENTS_DEPOSIT_REPLY_WAIT_MS: milliseconds(0, 60_000, 2_000),
+};
+
+/** The routes that take a CSV body, or one over 1 MiB. */
+export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [{ method: depositRoutes.importStatement.method, path: depositRoutes.importStatement.path, ...BANK_STATEMENT_BODY }];
+
+/**
+ * Deposits (webhook, bank slips, verification) and bank statement imports. Registers the
+ * `deposit` finisher with the shared postings, so the ledger's events fill journalEntryId.
+ */
+export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsConfigShape>>, deps: { tenants: TenantDirectory; postings: Postings }): Features {
+  const { config, db, relay, logger } = parts;
+  const providers = new MomoProviderDirectory({
+    identityUrl: config.IDENTITY_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS,
+    ttlMs: config.PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS,
+    logger,
+  });
+  const deposits = new DepositsService({ db, relay, tenants: deps.tenants, providers, postings: deps.postings, logger, replyWaitMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
+  deps.postings.register('deposit', deposits.finisher);
+  const statements = new BankStatementsService({ db });
+  return {
+    routes: (app) => {
+      app.use(depositsRouter(deposits, idempotency({ db, required: false, logger })));
+      app.use(bankStatementsRouter(statements));
+    },
+    bodyOptIns: DEPOSIT_BODY_OPT_INS,
+  };
+}

@@ -1,0 +1,45 @@
+import { bankSlipBodySchema, depositQuerySchema, momoWebhookBodySchema, verifyDepositBodySchema } from '@wallet/contracts';
+import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { type RequestHandler, Router } from 'express';
+import type { DepositsService } from './deposits-service';
+
+/**
+ * `/v1/deposits*`. The webhook is public (the gateway forwards it with a public-surface token):
+ * its provider signature is its credential, and its tenant is the wallet's. The other routes act
+ * in the tenant and environment of their token.
+ */
+export function depositsRouter(deposits: DepositsService, idempotencyGuard: RequestHandler): Router {
+  const router = Router();
+
+  router.post('/v1/deposits/momo-webhook', async (request, response) => {
+    claimsOf(response);
+    const body = parseOrThrow(momoWebhookBodySchema, request.body);
+    const outcome = await deposits.receiveMomoWebhook(body);
+    response.status(outcome.status).json(outcome.deposit);
+  });
+
+  // An optional Idempotency-Key: the slip and its remembered answer commit together.
+  router.post('/v1/deposits/bank-slips', idempotencyGuard, async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const key = idempotencyOf(response);
+    const body = parseOrThrow(bankSlipBodySchema, request.body);
+    const deposit = await deposits.submitSlip(scope, body, key ? (tx, created) => key.complete(tx, jsonResponse(201, created)) : undefined);
+    response.status(201).json(deposit);
+  });
+
+  router.get('/v1/deposits', async (request, response) => {
+    response.json(await deposits.list(tenantScopeOf(response), parseOrThrow(depositQuerySchema, request.query, 'query')));
+  });
+
+  router.get('/v1/deposits/:id', async (request, response) => {
+    response.json(await deposits.get(tenantScopeOf(response), request.params.id));
+  });
+
+  router.post('/v1/deposits/:id/verify', async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const { actorId } = parseOrThrow(verifyDepositBodySchema, request.body);
+    response.json(await deposits.verify(scope, claimsOf(response), request.params.id, actorId));
+  });
+
+  return router;
+}

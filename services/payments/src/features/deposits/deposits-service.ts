@@ -1,0 +1,374 @@
+import { timingSafeEqual } from 'node:crypto';
+import BigNumber from 'bignumber.js';
+import {
+  type BankSlipBody,
+  checkAmount,
+  type Deposit,
+  type DepositQuery,
+  type LedgerResultV1,
+  momoWebhookSignature,
+  type MomoWebhookBody,
+  newId,
+  type Page,
+} from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, type Tx } from '@wallet/kit';
+import { z } from 'zod';
+import { quoteFee } from '../fees/quote-fee';
+import type { Postings } from '../postings/postings-feature';
+import { postingMessage } from '../postings/postings-feature';
+import type { TenantDirectory } from '../tenants/tenant-directory';
+import { depositCharge, depositPostingCommand } from './deposit-posting';
+import {
+  type DepositScope,
+  type DepositWallet,
+  findDeposit,
+  findMomoDeposit,
+  findScopedWallet,
+  findWalletAnywhere,
+  insertDeposit,
+  insertMomoDepositOnce,
+  listDeposits,
+  recordJournalEntry,
+  type StoredDeposit,
+  toDeposit,
+  updateDeposit,
+} from './deposits-store';
+import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
+import { claimMatchingLine } from '../bank-statements/bank-statements-store';
+
+/** How far a webhook's timestamp may be from the server's clock, either side (api-decisions section 8). */
+export const WEBHOOK_TIMESTAMP_WINDOW_MS = 300_000;
+
+export interface DepositsDeps {
+  db: Db;
+  relay: OutboxRelay;
+  tenants: TenantDirectory;
+  providers: MomoProviderDirectory;
+  postings: Postings;
+  logger: Logger;
+  /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
+  replyWaitMs: number;
+}
+
+function notFound(): AppError {
+  return new AppError('DEPOSIT_NOT_FOUND', 'No such deposit');
+}
+
+function invalidAmount(amount: string, currencyCode: string, problem: string): AppError {
+  return new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem, amount });
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function signatureMatches(provider: TenantMomoProvider, body: MomoWebhookBody, nowMs: number): boolean {
+  const fields = { transactionId: body.transactionId, walletId: body.walletId, amountText: body.amount, currencyCode: body.currencyCode, phoneNumber: body.phoneNumber, timestamp: body.timestamp };
+  let matched = false;
+  for (const { secret, validUntil } of provider.webhookSecrets) {
+    if (validUntil !== null && Date.parse(validUntil) <= nowMs) continue;
+    // Every secret is tried: the time taken does not tell which one matched.
+    if (constantTimeEqual(momoWebhookSignature(secret, fields), body.signature)) matched = true;
+  }
+  return matched;
+}
+
+export interface WebhookOutcome {
+  /** 201 on the first delivery, 200 on a repeat of a recorded transaction. */
+  status: 200 | 201;
+  deposit: Deposit;
+}
+
+/**
+ * Deposits: mobile money webhooks credit at once, bank slips wait for verification against an
+ * imported statement. A credit is the deposit row and its `ledger.post.v1` in one transaction
+ * (through the outbox); the ledger's answer later fills journalEntryId.
+ */
+export class DepositsService {
+  constructor(private readonly deps: DepositsDeps) {}
+
+  // ---- mobile money webhook ----
+
+  async receiveMomoWebhook(body: MomoWebhookBody): Promise<WebhookOutcome> {
+    const amountProblem = checkAmount(body.amount, body.currencyCode);
+    if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
+
+    const wallet = await findWalletAnywhere(this.deps.db, body.walletId);
+    if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
+
+    let lookup = await this.deps.providers.providersOf(wallet.tenantId);
+    let provider = this.pickProvider(lookup.providers, body.providerCode);
+    if (!provider && !lookup.fresh) {
+      // A provider registered moments ago is not in the cache yet.
+      lookup = await this.deps.providers.providersOf(wallet.tenantId, { fresh: true });
+      provider = this.pickProvider(lookup.providers, body.providerCode);
+    }
+    if (!provider) throw this.providerProblem(lookup.providers, body.providerCode);
+
+    const nowMs = Date.now();
+    const sentAt = Date.parse(body.timestamp);
+    if (!Number.isFinite(sentAt) || Math.abs(nowMs - sentAt) > WEBHOOK_TIMESTAMP_WINDOW_MS) {
+      throw new AppError('STALE_WEBHOOK_TIMESTAMP', 'The webhook timestamp is more than 300 seconds from the server time');
+    }
+
+    const providerCode = provider.providerCode;
+    let verified = signatureMatches(provider, body, nowMs);
+    if (!verified && !lookup.fresh) {
+      // The secret may have been rotated since it was cached: ask identity once more.
+      const refreshed = (await this.deps.providers.providersOf(wallet.tenantId, { fresh: true })).providers.find((each) => each.providerCode === providerCode);
+      if (refreshed) {
+        provider = refreshed;
+        verified = signatureMatches(refreshed, body, nowMs);
+      }
+    }
+    if (!verified) {
+      const rejected = await this.recordRejectedMomo(wallet, providerCode, body, 'INVALID_WEBHOOK_SIGNATURE');
+      throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'The webhook signature does not verify', { depositId: rejected.id });
+    }
+
+    const existing = await findMomoDeposit(this.deps.db, wallet.tenantId, providerCode, body.transactionId);
+    if (existing) return { status: 200, deposit: toDeposit(existing) };
+
+    const tenant = await this.deps.tenants.require(wallet.tenantId);
+    const refusal = this.refusalOf(tenant, wallet, body);
+    if (refusal) {
+      const rejected = await this.recordRejectedMomo(wallet, providerCode, body, refusal.code);
+      throw new AppError(refusal.code, refusal.message, { ...refusal.details, depositId: rejected.id });
+    }
+
+    const depositId = newId('deposit');
+    return this.credit(depositId, async (tx) => {
+      const charge = depositCharge(await quoteFee(tx, wallet.tenantId, 'deposit', body.currencyCode, body.amount), body.amount, body.currencyCode);
+      const command = depositPostingCommand({ depositId, kind: 'momo_deposit', floatAccount: `momo-float:${providerCode}`, wallet, amount: body.amount, charge });
+      const inserted = await insertMomoDepositOnce(tx, {
+        id: depositId,
+        tenantId: wallet.tenantId,
+        environment: wallet.environment,
+        walletId: wallet.id,
+        amount: body.amount,
+        currencyCode: body.currencyCode,
+        fee: charge.fee,
+        commission: charge.commission,
+        feeScheduleId: charge.scheduleId,
+        feeRuleId: charge.ruleId,
+        source: 'momo',
+        externalRef: body.transactionId,
+        status: 'completed',
+        commandId: command.commandId,
+        providerCode,
+        phoneNumber: body.phoneNumber,
+        correlationId: currentContext()?.correlationId ?? null,
+      });
+      if (!inserted) {
+        // A concurrent delivery of the same transaction committed first: ON CONFLICT waited for it.
+        const winner = await findMomoDeposit(tx, wallet.tenantId, providerCode, body.transactionId);
+        if (!winner) throw new Error(`momo transaction ${body.transactionId} conflicted with a deposit that cannot be found`);
+        return { deposit: winner, commandId: null };
+      }
+      await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo })]);
+      return { deposit: inserted, commandId: command.commandId };
+    });
+  }
+
+  private pickProvider(providers: TenantMomoProvider[], providerCode: string | undefined): TenantMomoProvider | undefined {
+    if (providerCode !== undefined) return providers.find((provider) => provider.providerCode === providerCode);
+    return providers.length === 1 ? providers[0] : undefined;
+  }
+
+  private providerProblem(providers: TenantMomoProvider[], providerCode: string | undefined): AppError {
+    if (providerCode === undefined && providers.length > 1) {
+      return new AppError('VALIDATION_ERROR', 'providerCode is required: the tenant has several mobile money providers', { fields: [{ path: 'providerCode', message: 'is required' }] });
+    }
+    return new AppError('PROVIDER_NOT_FOUND', providerCode === undefined ? 'The tenant has no mobile money provider' : `No mobile money provider "${providerCode}"`);
+  }
+
+  /** Tenant limits and the wallet's currency, in the order api-decisions section 8 lists them. */
+  private refusalOf(tenant: { allowedCurrencies: string[]; maxTransactionAmount: string }, wallet: DepositWallet, body: { amount: string; currencyCode: string }) {
+    if (new BigNumber(body.amount).gt(tenant.maxTransactionAmount)) {
+      return { code: 'AMOUNT_EXCEEDS_LIMIT' as const, message: `amount is over the tenant's maximum of ${tenant.maxTransactionAmount}`, details: { maxTransactionAmount: tenant.maxTransactionAmount } };
+    }
+    if (!tenant.allowedCurrencies.includes(body.currencyCode)) {
+      return { code: 'CURRENCY_NOT_ALLOWED' as const, message: `${body.currencyCode} is not one of the tenant's allowed currencies`, details: { currencyCode: body.currencyCode, allowedCurrencies: tenant.allowedCurrencies } };
+    }
+    if (wallet.currencyCode !== body.currencyCode) {
+      return { code: 'CURRENCY_MISMATCH' as const, message: `The wallet holds ${wallet.currencyCode}, not ${body.currencyCode}`, details: { walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode } };
+    }
+    return null;
+  }
+
+  /** A refused delivery, kept for audit; rejected rows stay out of the transactionId's unique index. */
+  private async recordRejectedMomo(wallet: DepositWallet, providerCode: string, body: MomoWebhookBody, reason: string): Promise<StoredDeposit> {
+    return insertDeposit(this.deps.db, {
+      id: newId('deposit'),
+      tenantId: wallet.tenantId,
+      environment: wallet.environment,
+      walletId: wallet.id,
+      amount: body.amount,
+      currencyCode: body.currencyCode,
+      source: 'momo',
+      externalRef: body.transactionId,
+      status: 'rejected',
+      rejectionReason: reason,
+      providerCode,
+      phoneNumber: body.phoneNumber,
+      correlationId: currentContext()?.correlationId ?? null,
+    });
+  }
+
+  /**
+   * Runs a credit's transaction, then waits briefly for the ledger's answer so the response can
+   * name the journal entry. The deposit is completed when committed: a credit cannot be refused
+   * for funds, and a frozen wallet still receives.
+   */
+  private async credit(depositId: string, work: (tx: Tx) => Promise<{ deposit: StoredDeposit; commandId: string | null }>): Promise<WebhookOutcome> {
+    const pending = this.deps.postings.expect(`${depositId}:post`, this.deps.replyWaitMs);
+    let outcome: { deposit: StoredDeposit; commandId: string | null };
+    try {
+      outcome = await this.deps.db.transaction(work);
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    if (!outcome.commandId) {
+      pending.cancel();
+      return { status: 200, deposit: toDeposit(outcome.deposit) };
+    }
+    this.deps.relay.wake();
+    return { status: 201, deposit: await this.withJournalEntry(outcome.deposit, await pending.result) };
+  }
+
+  private async withJournalEntry(deposit: StoredDeposit, result: LedgerResultV1 | null): Promise<Deposit> {
+    if (result?.status === 'posted' && result.journalEntryId && deposit.commandId) {
+      await recordJournalEntry(this.deps.db, deposit.id, deposit.commandId, result.journalEntryId);
+      return toDeposit({ ...deposit, journalEntryId: result.journalEntryId });
+    }
+    if (result?.status === 'rejected') this.logLedgerRejection(result);
+    return toDeposit(deposit);
+  }
+
+  private logLedgerRejection(result: LedgerResultV1): void {
+    this.deps.logger.error({ commandId: result.commandId, reference: result.reference, error: result.error }, 'the ledger refused a deposit credit');
+  }
+
+  /** Finishes a deposit from the ledger's event (reference type `deposit`): idempotent. */
+  readonly finisher = async (tx: Tx, result: LedgerResultV1): Promise<void> => {
+    if (!result.reference) return;
+    if (result.status === 'posted' && result.journalEntryId) await recordJournalEntry(tx, result.reference.id, result.commandId, result.journalEntryId);
+    else if (result.status === 'rejected') this.logLedgerRejection(result);
+  };
+
+  // ---- bank slips ----
+
+  async submitSlip(scope: DepositScope, body: BankSlipBody, alsoInTransaction?: (tx: Tx, deposit: Deposit) => Promise<void>): Promise<Deposit> {
+    const amountProblem = checkAmount(body.amount, body.currencyCode);
+    if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
+    const wallet = await findScopedWallet(this.deps.db, scope, body.walletId);
+    if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
+    const tenant = await this.deps.tenants.require(scope.tenantId);
+    const refusal = this.refusalOf(tenant, wallet, body);
+    if (refusal) throw new AppError(refusal.code, refusal.message, refusal.details);
+    return this.deps.db.transaction(async (tx) => {
+      const stored = await insertDeposit(tx, {
+        id: newId('deposit'),
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        walletId: wallet.id,
+        amount: body.amount,
+        currencyCode: body.currencyCode,
+        source: 'bank_slip',
+        externalRef: body.slipReference,
+        status: 'pending',
+        bankCode: body.bankCode,
+        slipReference: body.slipReference,
+        depositedAt: body.depositedAt ?? null,
+        depositorName: body.depositorName ?? null,
+        correlationId: currentContext()?.correlationId ?? null,
+      });
+      const deposit = toDeposit(stored);
+      await alsoInTransaction?.(tx, deposit);
+      return deposit;
+    });
+  }
+
+  /**
+   * Matches a pending slip to an unused statement line of the same bank, currency, amount and
+   * reference: completed and credited (line, deposit, ledger command and audit record in one
+   * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY.
+   */
+  async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
+    const actor = auditActorFieldsOf(claims);
+    const pending = this.deps.postings.expect(`${id}:post`, this.deps.replyWaitMs);
+    let outcome: { deposit: StoredDeposit; credited: boolean };
+    try {
+      outcome = await this.deps.db.transaction(async (tx) => {
+        // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
+        const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+        if (!deposit) throw notFound();
+        if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
+          throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
+        }
+        const wallet = await findScopedWallet(tx, scope, deposit.walletId);
+        if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
+        const line = await claimMatchingLine(tx, scope, { depositId: deposit.id, bankCode: deposit.bankCode, currencyCode: deposit.currencyCode, reference: deposit.slipReference, amount: deposit.amount });
+        const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
+          auditRecordMessage({
+            tenantId: scope.tenantId,
+            environment: scope.environment,
+            action,
+            actorType: actor.actorType,
+            actorId: actorId,
+            targetType: 'deposit',
+            targetId: deposit.id,
+            metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: deposit.status }, after: { status: after.status }, ...extra },
+          });
+        if (!line) {
+          const rejected = await updateDeposit(tx, deposit.id, { status: 'rejected', rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY', verified_by: actorId, verified_at: tx.fn.now() });
+          await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
+          return { deposit: rejected, credited: false };
+        }
+        const amount = new BigNumber(deposit.amount).toFixed();
+        const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
+        const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: `bank-float:${deposit.bankCode}`, wallet, amount, charge });
+        const completed = await updateDeposit(tx, deposit.id, {
+          status: 'completed',
+          fee: charge.fee,
+          commission: charge.commission,
+          fee_schedule_id: charge.scheduleId,
+          fee_rule_id: charge.ruleId,
+          command_id: command.commandId,
+          verified_by: actorId,
+          verified_at: tx.fn.now(),
+        });
+        await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo }), audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })]);
+        return { deposit: completed, credited: true };
+      });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    this.deps.relay.wake();
+    if (!outcome.credited) {
+      pending.cancel();
+      return toDeposit(outcome.deposit);
+    }
+    return this.withJournalEntry(outcome.deposit, await pending.result);
+  }
+
+  // ---- reads ----
+
+  async list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
+    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listDeposits(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { data: page.map(toDeposit), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  }
+
+  async get(scope: DepositScope, id: string): Promise<Deposit> {
+    const deposit = await findDeposit(this.deps.db, scope, id);
+    if (!deposit) throw notFound();
+    return toDeposit(deposit);
+  }
+}

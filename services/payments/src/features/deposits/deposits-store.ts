@@ -1,0 +1,280 @@
+import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
+import { formatAmount } from '@wallet/contracts';
+import type { Db, Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
+
+export interface DepositScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export interface StoredDeposit {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  amount: string;
+  currencyCode: string;
+  fee: string;
+  commission: string;
+  source: DepositSource;
+  externalRef: string;
+  status: DepositStatus;
+  rejectionReason: string | null;
+  commandId: string | null;
+  journalEntryId: string | null;
+  providerCode: string | null;
+  phoneNumber: string | null;
+  bankCode: string | null;
+  slipReference: string | null;
+  depositedAt: Date | null;
+  depositorName: string | null;
+  verifiedBy: string | null;
+  verifiedAt: Date | null;
+  createdAt: Date;
+}
+
+interface DepositRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  wallet_id: string;
+  amount: string;
+  currency_code: string;
+  fee: string;
+  commission: string;
+  source: DepositSource;
+  external_ref: string;
+  status: DepositStatus;
+  rejection_reason: string | null;
+  command_id: string | null;
+  journal_entry_id: string | null;
+  provider_code: string | null;
+  phone_number: string | null;
+  bank_code: string | null;
+  slip_reference: string | null;
+  deposited_at: Date | null;
+  depositor_name: string | null;
+  verified_by: string | null;
+  verified_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = [
+  'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'amount', 'currency_code', 'fee', 'commission', 'source', 'external_ref', 'status',
+  'rejection_reason', 'command_id', 'journal_entry_id', 'provider_code', 'phone_number', 'bank_code', 'slip_reference', 'deposited_at',
+  'depositor_name', 'verified_by', 'verified_at', 'created_at',
+];
+
+function toStored(row: DepositRow): StoredDeposit {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    walletId: row.wallet_id,
+    amount: row.amount,
+    currencyCode: row.currency_code,
+    fee: row.fee,
+    commission: row.commission,
+    source: row.source,
+    externalRef: row.external_ref,
+    status: row.status,
+    rejectionReason: row.rejection_reason,
+    commandId: row.command_id,
+    journalEntryId: row.journal_entry_id,
+    providerCode: row.provider_code,
+    phoneNumber: row.phone_number,
+    bankCode: row.bank_code,
+    slipReference: row.slip_reference,
+    depositedAt: row.deposited_at,
+    depositorName: row.depositor_name,
+    verifiedBy: row.verified_by,
+    verifiedAt: row.verified_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function toDeposit(deposit: StoredDeposit): Deposit {
+  return {
+    id: deposit.id,
+    tenantId: deposit.tenantId,
+    environment: deposit.environment,
+    walletId: deposit.walletId,
+    amount: formatAmount(deposit.amount, deposit.currencyCode),
+    currencyCode: deposit.currencyCode,
+    fee: formatAmount(deposit.fee, deposit.currencyCode),
+    source: deposit.source,
+    externalRef: deposit.externalRef,
+    status: deposit.status,
+    rejectionReason: deposit.rejectionReason,
+    journalEntryId: deposit.journalEntryId,
+    providerCode: deposit.providerCode,
+    phoneNumber: deposit.phoneNumber,
+    bankCode: deposit.bankCode,
+    slipReference: deposit.slipReference,
+    depositedAt: deposit.depositedAt?.toISOString() ?? null,
+    depositorName: deposit.depositorName,
+    verifiedBy: deposit.verifiedBy,
+    verifiedAt: deposit.verifiedAt?.toISOString() ?? null,
+    createdAt: deposit.createdAt.toISOString(),
+  };
+}
+
+export interface NewDeposit {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  amount: string;
+  currencyCode: string;
+  fee?: string;
+  commission?: string;
+  feeScheduleId?: string | null;
+  feeRuleId?: string | null;
+  source: DepositSource;
+  externalRef: string;
+  status: DepositStatus;
+  rejectionReason?: string | null;
+  commandId?: string | null;
+  providerCode?: string | null;
+  phoneNumber?: string | null;
+  bankCode?: string | null;
+  slipReference?: string | null;
+  depositedAt?: string | null;
+  depositorName?: string | null;
+  correlationId?: string | null;
+}
+
+function insertRow(deposit: NewDeposit): Record<string, unknown> {
+  return {
+    id: deposit.id,
+    tenant_id: deposit.tenantId,
+    environment: deposit.environment,
+    wallet_id: deposit.walletId,
+    amount: deposit.amount,
+    currency_code: deposit.currencyCode,
+    fee: deposit.fee ?? '0',
+    commission: deposit.commission ?? '0',
+    fee_schedule_id: deposit.feeScheduleId ?? null,
+    fee_rule_id: deposit.feeRuleId ?? null,
+    source: deposit.source,
+    external_ref: deposit.externalRef,
+    status: deposit.status,
+    rejection_reason: deposit.rejectionReason ?? null,
+    command_id: deposit.commandId ?? null,
+    provider_code: deposit.providerCode ?? null,
+    phone_number: deposit.phoneNumber ?? null,
+    bank_code: deposit.bankCode ?? null,
+    slip_reference: deposit.slipReference ?? null,
+    deposited_at: deposit.depositedAt ?? null,
+    depositor_name: deposit.depositorName ?? null,
+    correlation_id: deposit.correlationId ?? null,
+  };
+}
+
+export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<StoredDeposit> {
+  const rows: DepositRow[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
+  const row = rows[0];
+  if (!row) throw new Error(`deposit ${deposit.id} was not inserted`);
+  return toStored(row);
+}
+
+/**
+ * Inserts a credited mobile money deposit unless its transaction is recorded already; null then.
+ * ON CONFLICT on the partial unique index makes concurrent deliveries wait for the first and give way.
+ */
+export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promise<StoredDeposit | null> {
+  const insert = tx('deposits').insert(insertRow(deposit)).toSQL();
+  const result = await tx.raw<{ rows: DepositRow[] }>(
+    `${insert.sql}
+     ON CONFLICT (tenant_id, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected' DO NOTHING
+     RETURNING ${COLUMNS.join(', ')}`,
+    insert.bindings as Knex.RawBinding[],
+  );
+  const row = result.rows[0];
+  return row ? toStored(row) : null;
+}
+
+/** The credited (non-rejected) deposit of a provider's transaction, if any. */
+export async function findMomoDeposit(db: Db | Tx, tenantId: string, providerCode: string, transactionId: string): Promise<StoredDeposit | null> {
+  const row: DepositRow | undefined = await db('deposits')
+    .where({ tenant_id: tenantId, provider_code: providerCode, external_ref: transactionId, source: 'momo' })
+    .whereNot('status', 'rejected')
+    .first(COLUMNS);
+  return row ? toStored(row) : null;
+}
+
+export async function findDeposit(db: Db | Tx, scope: DepositScope, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredDeposit | null> {
+  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id });
+  if (options.forUpdate) query.forUpdate();
+  const row: DepositRow | undefined = await query.first(COLUMNS);
+  return row ? toStored(row) : null;
+}
+
+export async function updateDeposit(tx: Tx, id: string, changes: Record<string, unknown>): Promise<StoredDeposit> {
+  const rows: DepositRow[] = await tx('deposits').where({ id }).update({ ...changes, updated_at: tx.fn.now() }).returning(COLUMNS);
+  const row = rows[0];
+  if (!row) throw new Error(`deposit ${id} vanished while it changed`);
+  return toStored(row);
+}
+
+/** Records the ledger's entry once: a later copy of the same answer changes nothing. */
+export async function recordJournalEntry(db: Db | Tx, depositId: string, commandId: string, journalEntryId: string): Promise<void> {
+  await db('deposits').where({ id: depositId, command_id: commandId }).whereNull('journal_entry_id').update({ journal_entry_id: journalEntryId, updated_at: db.fn.now() });
+}
+
+export interface DepositFilter {
+  walletId?: string | undefined;
+  status?: DepositStatus | undefined;
+  source?: DepositSource | undefined;
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+/** Newest first; one more row than asked, so the caller knows whether a next page exists. */
+export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<StoredDeposit[]> {
+  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
+  if (filter.walletId) query.where('wallet_id', filter.walletId);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.source) query.where('source', filter.source);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  const rows: DepositRow[] = await query;
+  return rows.map(toStored);
+}
+
+/** What a deposit needs of its wallet: where it lives, its account and its currency. */
+export interface DepositWallet {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  ownerId: string;
+  currencyCode: string;
+}
+
+interface WalletRow {
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  owner_id: string;
+  currency_code: string;
+}
+
+function toWallet(row: WalletRow): DepositWallet {
+  return { id: row.id, tenantId: row.tenant_id, environment: row.environment, ownerId: row.owner_id, currencyCode: row.currency_code };
+}
+
+/** The webhook names only the wallet: its tenant and environment are the wallet's. */
+export async function findWalletAnywhere(db: Db, walletId: string): Promise<DepositWallet | null> {
+  const row: WalletRow | undefined = await db('wallets').where({ id: walletId }).first(['id', 'tenant_id', 'environment', 'owner_id', 'currency_code']);
+  return row ? toWallet(row) : null;
+}
+
+export async function findScopedWallet(db: Db | Tx, scope: DepositScope, walletId: string): Promise<DepositWallet | null> {
+  const row: WalletRow | undefined = await db('wallets')
+    .where({ id: walletId, tenant_id: scope.tenantId, environment: scope.environment })
+    .first(['id', 'tenant_id', 'environment', 'owner_id', 'currency_code']);
+  return row ? toWallet(row) : null;
+}

@@ -1,0 +1,51 @@
+import BigNumber from 'bignumber.js';
+import type { Environment, LedgerPostV1, PostingLine } from '@wallet/contracts';
+import { walletAccountName } from '../ledger/ledger-commands';
+import type { TransferWallet } from './transfers-store';
+
+/** One command per transfer, derived from its id: every copy of it is the same command to the ledger. */
+export function transferCommandId(transferId: string): string {
+  return `${transferId}:post`;
+}
+
+export interface TransferPosting {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  correlationId?: string | undefined;
+}
+
+/**
+ * The `transfer` entry of api-decisions section 7: DR sender amount; DR sender fee; CR receiver
+ * amount; CR revenue:fees fee; and, when there is a commission, DR revenue:fees commission and
+ * CR platform-commission commission. Zero lines are left out (the ledger refuses zero amounts).
+ */
+export function transferPostCommand(transfer: TransferPosting, from: TransferWallet, to: TransferWallet): LedgerPostV1 {
+  const currencyCode = transfer.currencyCode;
+  const walletLine = (wallet: TransferWallet, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName(wallet), walletId: wallet.id, direction, amount, currencyCode });
+  const systemLine = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const hasFee = new BigNumber(transfer.fee).gt(0);
+  const hasCommission = new BigNumber(transfer.commission).gt(0);
+  if (hasCommission && new BigNumber(transfer.commission).gt(transfer.fee)) throw new Error(`commission ${transfer.commission} exceeds fee ${transfer.fee}`);
+  const lines: PostingLine[] = [
+    walletLine(from, 'DR', transfer.amount),
+    ...(hasFee ? [walletLine(from, 'DR', transfer.fee)] : []),
+    walletLine(to, 'CR', transfer.amount),
+    ...(hasFee ? [systemLine('revenue:fees', 'CR', transfer.fee)] : []),
+    ...(hasCommission ? [systemLine('revenue:fees', 'DR', transfer.commission), systemLine('platform-commission', 'CR', transfer.commission)] : []),
+  ];
+  return {
+    type: 'ledger.post.v1',
+    commandId: transferCommandId(transfer.id),
+    tenantId: transfer.tenantId,
+    environment: transfer.environment,
+    ...(transfer.correlationId ? { correlationId: transfer.correlationId } : {}),
+    kind: 'transfer',
+    reference: { type: 'transfer', id: transfer.id },
+    lines,
+  };
+}

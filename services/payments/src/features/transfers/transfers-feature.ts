@@ -1,0 +1,20 @@
+import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { z } from 'zod';
+import type { Postings } from '../postings/postings-feature';
+import { transfersRouter } from './transfers-router';
+import { TransfersService } from './transfers-service';
+
+export const transfersConfigShape = {
+  /** How long POST /v1/transfers waits for the ledger's answer before answering 202 with the transfer pending. */
+  PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
+};
+
+/** Transfers: their routes, and the finisher that records the ledger's events on them. */
+export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings }): Features {
+  const { config, db, relay, logger } = parts;
+  const transfers = new TransfersService({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
+  deps.postings.register('transfer', (tx, result) => transfers.finishFromEvent(tx, result));
+  return {
+    routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger }))),
+  };
+}

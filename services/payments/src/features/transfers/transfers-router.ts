@@ -1,0 +1,36 @@
+import { createTransferBodySchema, transferQuerySchema } from '@wallet/contracts';
+import { correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { type RequestHandler, Router } from 'express';
+import type { TransfersService } from './transfers-service';
+
+/** `/v1/transfers*`: the gateway already required the route's scope; the tenant and environment come from its token. */
+export function transfersRouter(transfers: TransfersService, idempotencyGuard: RequestHandler): Router {
+  const router = Router();
+
+  // Idempotency-Key required. The transaction that records the transfer also remembers a 202
+  // pending answer; a 201 sent later replaces it (the guard stores a later 2xx), and a refusal
+  // replaces it in the transaction that records the failure: a replay is what the client got.
+  router.post('/v1/transfers', idempotencyGuard, async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const key = idempotencyOf(response);
+    if (!key) throw new Error('POST /v1/transfers runs only under a required Idempotency-Key');
+    const body = parseOrThrow(createTransferBodySchema, request.body);
+    const created = await transfers.create(scope, body, {
+      rememberPending: (tx, transfer) => key.complete(tx, jsonResponse(202, transfer)),
+      rememberRefusal: async (tx, refusal) => {
+        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
+      },
+    });
+    response.status(created.status).json(created.transfer);
+  });
+
+  router.get('/v1/transfers', async (request, response) => {
+    response.json(await transfers.list(tenantScopeOf(response), parseOrThrow(transferQuerySchema, request.query, 'query')));
+  });
+
+  router.get('/v1/transfers/:id', async (request, response) => {
+    response.json(await transfers.get(tenantScopeOf(response), request.params.id));
+  });
+
+  return router;
+}

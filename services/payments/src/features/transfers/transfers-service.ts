@@ -1,0 +1,181 @@
+import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
+import { AppError, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
+import { z } from 'zod';
+import { quoteFee } from '../fees/quote-fee';
+import type { Postings } from '../postings/postings-feature';
+import { postingMessage } from '../postings/posting-message';
+import { transferCommandId, transferPostCommand } from './transfer-posting';
+import { findTransfer, findTransferWallets, finishTransfer, insertTransfer, listTransfers, type StoredTransfer, type TransferOutcome, type TransferScope } from './transfers-store';
+
+export interface TransfersDeps {
+  db: Db;
+  relay: OutboxRelay;
+  postings: Pick<Postings, 'replyTo' | 'expect'>;
+  /** How long a request waits for the ledger's answer before answering 202 pending. */
+  replyTimeoutMs: number;
+}
+
+/** How the caller's idempotency key remembers the answers of one creation. */
+export interface TransferAnswers {
+  /** In the creating transaction: the 202 pending answer, so a crash after commit replays it, never re-runs it. */
+  rememberPending(tx: Tx, transfer: Transfer): Promise<void>;
+  /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
+  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
+}
+
+export interface CreatedTransfer {
+  /** 201 completed, 202 still pending at the deadline. A refusal by the ledger is thrown (422). */
+  status: 201 | 202;
+  transfer: Transfer;
+}
+
+function walletNotFound(walletId: string): AppError {
+  return new AppError('WALLET_NOT_FOUND', 'No such wallet', { walletId });
+}
+
+/** What a ledger result means for the transfer it names; null for a result that is not an outcome. */
+export function outcomeOf(result: LedgerResultV1): TransferOutcome | null {
+  if (result.status === 'posted' && result.journalEntryId) return { status: 'completed', journalEntryId: result.journalEntryId };
+  if (result.status === 'rejected') return { status: 'failed', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
+  return null;
+}
+
+/**
+ * Transfers between two wallets of a tenant's environment. The transfer row, its posting
+ * command (through the outbox) and the idempotency key's pending answer commit in one
+ * transaction; the ledger decides (balances, freezes) and its answer finishes the row exactly
+ * once, from the reply this request waits for or from the ledger's event.
+ */
+export class TransfersService {
+  constructor(private readonly deps: TransfersDeps) {}
+
+  async create(scope: TransferScope, body: CreateTransferBody, answers: TransferAnswers): Promise<CreatedTransfer> {
+    if (body.fromWalletId === body.toWalletId) throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
+    const problem = checkAmount(body.amount, body.currencyCode);
+    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+
+    const id = newId('transfer');
+    const commandId = transferCommandId(id);
+    // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
+    const pending = this.deps.postings.expect(commandId, this.deps.replyTimeoutMs);
+    let created: StoredTransfer;
+    try {
+      created = await this.deps.db.transaction(async (tx) => {
+        const wallets = await findTransferWallets(tx, scope, [body.fromWalletId, body.toWalletId]);
+        const from = wallets.get(body.fromWalletId);
+        const to = wallets.get(body.toWalletId);
+        if (!from) throw walletNotFound(body.fromWalletId);
+        if (!to) throw walletNotFound(body.toWalletId);
+        for (const wallet of [from, to]) {
+          if (wallet.currencyCode !== body.currencyCode) {
+            throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletId: wallet.id, walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
+          }
+        }
+        // Payments' copy of the status refuses early; the ledger enforces the freeze atomically either way.
+        if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
+        const amount = formatAmount(body.amount, body.currencyCode);
+        const quote = await quoteFee(tx, scope.tenantId, 'transfer', body.currencyCode, amount);
+        const stored = await insertTransfer(tx, scope, {
+          id,
+          fromWalletId: from.id,
+          toWalletId: to.id,
+          currencyCode: body.currencyCode,
+          amount,
+          fee: quote.fee,
+          commission: quote.commission,
+          feeScheduleId: quote.scheduleId,
+          feeRuleId: quote.ruleId,
+          platformCommissionBps: quote.platformCommissionBps,
+          description: body.description ?? null,
+        });
+        const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
+        await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo })]);
+        await answers.rememberPending(tx, toTransfer(stored));
+        return stored;
+      });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    this.deps.relay.wake();
+
+    const result = await pending.result;
+    const outcome = result ? outcomeOf(result) : null;
+    if (!outcome) return { status: 202, transfer: toTransfer(created) };
+    const finished = await this.settle(scope, created.id, outcome, answers);
+    if (finished.status === 'completed') return { status: 201, transfer: toTransfer(finished) };
+    if (finished.status === 'failed') throw refusalOf(finished);
+    return { status: 202, transfer: toTransfer(finished) };
+  }
+
+  /**
+   * Finishes a transfer from a ledger event (any instance, any time): a no-op when it is finished
+   * already or when the result names no transfer of ours.
+   */
+  async finishFromEvent(tx: Tx, result: LedgerResultV1): Promise<void> {
+    const outcome = outcomeOf(result);
+    if (!outcome || !result.reference) return;
+    await finishTransfer(tx, result, result.reference.id, outcome);
+  }
+
+  async get(scope: TransferScope, id: string): Promise<Transfer> {
+    const transfer = await findTransfer(this.deps.db, scope, id);
+    if (!transfer) throw new AppError('TRANSFER_NOT_FOUND', 'No such transfer');
+    return toTransfer(transfer);
+  }
+
+  async list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
+    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq: position?.seq, limit: query.limit });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { data: page.map(toTransfer), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  }
+
+  /**
+   * Records the outcome this request learnt, or reads the one recorded first by the event path.
+   * A refusal and its remembered 422 commit together.
+   */
+  private async settle(scope: TransferScope, id: string, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
+    if (outcome.status === 'completed') {
+      const finished = (await finishTransfer(this.deps.db, scope, id, outcome)) ?? (await findTransfer(this.deps.db, scope, id));
+      if (!finished) throw new Error(`transfer ${id} vanished while it was finished`);
+      if (finished.status === 'failed') await this.deps.db.transaction((tx) => answers.rememberRefusal(tx, refusalOf(finished)));
+      return finished;
+    }
+    return this.deps.db.transaction(async (tx) => {
+      const finished = (await finishTransfer(tx, scope, id, outcome)) ?? (await findTransfer(tx, scope, id));
+      if (!finished) throw new Error(`transfer ${id} vanished while it was finished`);
+      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
+      return finished;
+    });
+  }
+}
+
+const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
+  INSUFFICIENT_FUNDS: 'The sending wallet does not hold the amount plus the fee',
+  WALLET_FROZEN: 'The sending wallet is frozen',
+};
+
+/** The ledger's refusal as the error the client gets; the transfer, recorded as failed, is named in details. */
+export function refusalOf(transfer: StoredTransfer): AppError {
+  const reported = transfer.failureCode ?? 'VALIDATION_ERROR';
+  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
+  return new AppError(code, REFUSAL_MESSAGES[code] ?? `The ledger refused the transfer (${reported})`, { transferId: transfer.id });
+}
+
+export function toTransfer(transfer: StoredTransfer): Transfer {
+  return {
+    id: transfer.id,
+    fromWalletId: transfer.fromWalletId,
+    toWalletId: transfer.toWalletId,
+    amount: formatAmount(transfer.amount, transfer.currencyCode),
+    currencyCode: transfer.currencyCode,
+    fee: formatAmount(transfer.fee, transfer.currencyCode),
+    status: transfer.status,
+    journalEntryId: transfer.journalEntryId,
+    failureCode: transfer.failureCode,
+    description: transfer.description,
+    createdAt: transfer.createdAt.toISOString(),
+  };
+}

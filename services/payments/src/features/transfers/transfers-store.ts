@@ -1,0 +1,187 @@
+import type { Environment, TransferStatus, WalletStatus } from '@wallet/contracts';
+import type { Db, Tx } from '@wallet/kit';
+
+/** Every read and write of transfers is bounded by one tenant and one environment. */
+export interface TransferScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export interface StoredTransfer {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  fromWalletId: string;
+  toWalletId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  feeScheduleId: string | null;
+  feeRuleId: string | null;
+  platformCommissionBps: number;
+  description: string | null;
+  status: TransferStatus;
+  journalEntryId: string | null;
+  failureCode: string | null;
+  createdAt: Date;
+}
+
+interface TransferRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  from_wallet_id: string;
+  to_wallet_id: string;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  fee_schedule_id: string | null;
+  fee_rule_id: string | null;
+  platform_commission_bps: number;
+  description: string | null;
+  status: TransferStatus;
+  journal_entry_id: string | null;
+  failure_code: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'from_wallet_id',
+  'to_wallet_id',
+  'currency_code',
+  'amount',
+  'fee',
+  'commission',
+  'fee_schedule_id',
+  'fee_rule_id',
+  'platform_commission_bps',
+  'description',
+  'status',
+  'journal_entry_id',
+  'failure_code',
+  'created_at',
+];
+const COLUMN_LIST = COLUMNS.join(', ');
+
+function toTransfer(row: TransferRow): StoredTransfer {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    fromWalletId: row.from_wallet_id,
+    toWalletId: row.to_wallet_id,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    feeScheduleId: row.fee_schedule_id,
+    feeRuleId: row.fee_rule_id,
+    platformCommissionBps: row.platform_commission_bps,
+    description: row.description,
+    status: row.status,
+    journalEntryId: row.journal_entry_id,
+    failureCode: row.failure_code,
+    createdAt: row.created_at,
+  };
+}
+
+/** What a transfer needs of its two wallets. */
+export interface TransferWallet {
+  id: string;
+  ownerId: string;
+  currencyCode: string;
+  status: WalletStatus;
+}
+
+/** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
+export async function findTransferWallets(tx: Tx, scope: TransferScope, ids: readonly [string, string]): Promise<Map<string, TransferWallet>> {
+  const rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> = await tx('wallets')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment })
+    .whereIn('id', [...ids])
+    .select('id', 'owner_id', 'currency_code', 'status');
+  return new Map(rows.map((row) => [row.id, { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status }]));
+}
+
+export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode' | 'createdAt'>;
+
+export async function insertTransfer(tx: Tx, scope: TransferScope, transfer: NewTransfer): Promise<StoredTransfer> {
+  const rows: TransferRow[] = await tx('transfers')
+    .insert({
+      id: transfer.id,
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      from_wallet_id: transfer.fromWalletId,
+      to_wallet_id: transfer.toWalletId,
+      currency_code: transfer.currencyCode,
+      amount: transfer.amount,
+      fee: transfer.fee,
+      commission: transfer.commission,
+      fee_schedule_id: transfer.feeScheduleId,
+      fee_rule_id: transfer.feeRuleId,
+      platform_commission_bps: transfer.platformCommissionBps,
+      description: transfer.description,
+    })
+    .returning(COLUMNS);
+  const row = rows[0];
+  if (!row) throw new Error(`transfer ${transfer.id} was not inserted`);
+  return toTransfer(row);
+}
+
+export type TransferOutcome = { status: 'completed'; journalEntryId: string } | { status: 'failed'; failureCode: string };
+
+/**
+ * Records the ledger's outcome on a pending transfer; null when it is not pending (finished
+ * already by the reply or the event path) or not this tenant's. The one place a transfer
+ * leaves pending, so it does so exactly once.
+ */
+export async function finishTransfer(db: Db | Tx, scope: TransferScope, id: string, outcome: TransferOutcome): Promise<StoredTransfer | null> {
+  const result = await db.raw<{ rows: TransferRow[] }>(
+    `UPDATE transfers SET status = ?, journal_entry_id = ?, failure_code = ?, finished_at = now()
+     WHERE id = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
+     RETURNING ${COLUMN_LIST}`,
+    [
+      outcome.status,
+      outcome.status === 'completed' ? outcome.journalEntryId : null,
+      outcome.status === 'failed' ? outcome.failureCode : null,
+      id,
+      scope.tenantId,
+      scope.environment,
+    ],
+  );
+  const row = result.rows[0];
+  return row ? toTransfer(row) : null;
+}
+
+export async function findTransfer(db: Db | Tx, scope: TransferScope, id: string): Promise<StoredTransfer | null> {
+  const row: TransferRow | undefined = await db('transfers').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
+  return row ? toTransfer(row) : null;
+}
+
+export interface TransferFilter {
+  walletId?: string | undefined;
+  status?: TransferStatus | undefined;
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
+export async function listTransfers(db: Db, scope: TransferScope, filter: TransferFilter): Promise<StoredTransfer[]> {
+  const query = db('transfers').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
+  if (filter.walletId !== undefined) {
+    const walletId = filter.walletId;
+    query.where((either) => either.where('from_wallet_id', walletId).orWhere('to_wallet_id', walletId));
+  }
+  if (filter.status !== undefined) query.where('status', filter.status);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  const rows: TransferRow[] = await query;
+  return rows.map(toTransfer);
+}

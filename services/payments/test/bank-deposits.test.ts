@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { bankStatementImportSchema, depositSchema, walletSchema } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
+import { type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken } from './support';
+
+/** Real: PostgreSQL, RabbitMQ, payments over HTTP and the ledger beside it. */
+let harness: LedgerBackedHarness;
+
+beforeAll(async () => {
+  harness = await startLedgerBackedHarness({ PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000' });
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+async function newTenant(): Promise<string> {
+  const tenantId = newTenantId();
+  await harness.publishTenant(tenantId, { allowedCurrencies: ['USD', 'KES'], maxTransactionAmount: '100000' });
+  return tenantId;
+}
+
+async function createWallet(tenantId: string, currencyCode = 'USD') {
+  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode } });
+  expect(created.status).toBe(201);
+  return walletSchema.parse(created.body);
+}
+
+function expectError(result: HttpResult, status: number, code: string) {
+  expect(`${result.status} ${result.body?.error?.code}`).toBe(`${status} ${code}`);
+}
+
+function submitSlip(tenantId: string, body: Record<string, unknown>, headers?: Record<string, string>) {
+  return harness.request('POST', '/v1/deposits/bank-slips', { token: tenantToken(tenantId), body, ...(headers ? { headers } : {}) });
+}
+
+async function postCsv(tenantId: string, query: string, csv: string | Buffer): Promise<HttpResult> {
+  const response = await fetch(`http://127.0.0.1:${harness.service.port}/v1/bank-statements?${query}`, {
+    method: 'POST',
+    headers: { 'x-internal-token': tenantToken(tenantId), 'content-type': 'text/csv; charset=utf-8' },
+    body: csv,
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+}
+
+function verify(tenantId: string, depositId: string, actorId = 'manager-1') {
+  return harness.request('POST', `/v1/deposits/${depositId}/verify`, { token: tenantToken(tenantId), body: { actorId } });
+}
+
+async function balanceOf(tenantId: string, walletId: string): Promise<string> {
+  return walletSchema.parse((await harness.request('GET', `/v1/wallets/${walletId}`, { token: tenantToken(tenantId) })).body).balance;
+}
+
+async function entryLines(depositId: string): Promise<string[] | undefined> {
+  const entry = await harness.ledger.db('journal_entries').where({ reference_type: 'deposit', reference_id: depositId }).first(['id', 'kind']);
+  if (!entry) return undefined;
+  const rows: Array<{ name: string; direction: string; amount: string }> = await harness.ledger
+    .db('journal_lines')
+    .join('accounts', 'accounts.id', 'journal_lines.account_id')
+    .where({ entry_id: entry.id })
+    .orderBy('line_no')
+    .select(['accounts.name as name', 'journal_lines.direction as direction', 'journal_lines.amount as amount']);
+  return [entry.kind, ...rows.map((row) => `${row.direction} ${row.name} ${Number(row.amount).toFixed(2)}`)];
+}
+
+describe('bank slips, statements and verification', () => {
+  it('records a slip as a pending bank_slip deposit with no ledger entry', async () => {
+    const tenantId = await newTenant();
+    const wallet = await createWallet(tenantId);
+    const created = await submitSlip(tenantId, { walletId: wallet.id, amount: 250.5, currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'SLIP-1', depositorName: 'Jane' }, { 'Idempotency-Key': `slip-${randomUUID()}` });
+    expect(created.status).toBe(201);
+    expect(depositSchema.parse(created.body)).toMatchObject({ source: 'bank_slip', status: 'pending', amount: '250.50', bankCode: 'stanbic', slipReference: 'SLIP-1', externalRef: 'SLIP-1', journalEntryId: null });
+    expect(await entryLines(created.body.id)).toBeUndefined();
+    expect(await harness.db('outbox').where('payload', 'like', `%${created.body.id}%`).count('* as n')).toEqual([{ n: '0' }]);
+    expectError(await submitSlip(tenantId, { walletId: wallet.id, amount: '1.001', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'X' }), 400, 'INVALID_AMOUNT');
+    expectError(await submitSlip(tenantId, { walletId: wallet.id, amount: '1', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'X' }), 422, 'CURRENCY_MISMATCH');
+    expectError(await submitSlip(tenantId, { walletId: 'wl_NOPE', amount: '1', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'X' }), 404, 'WALLET_NOT_FOUND');
+  });
+
+  it('imports statements as CSV and JSON, counting lines already imported as duplicates', async () => {
+    const tenantId = await newTenant();
+    const csv = 'date,reference,amount,description\r\n2026-11-20,REF-1,100.00,"Cash, counter 2"\r\n2026-11-20,REF-2,50,\r\n2026-11-20,REF-2,50,repeated in the file\r\n';
+    const first = await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', csv);
+    expect(first.status).toBe(201);
+    expect(bankStatementImportSchema.parse(first.body)).toMatchObject({ bankCode: 'stanbic', currencyCode: 'USD', imported: 2, duplicates: 1 });
+    expect(first.body.id).toMatch(/^bsi_/);
+    const json = await harness.request('POST', '/v1/bank-statements', {
+      token: tenantToken(tenantId),
+      rawBody: '{"bankCode":"stanbic","currencyCode":"USD","lines":[{"date":"2026-11-20","reference":"REF-1","amount":100.0},{"date":"2026-11-21","reference":"REF-3","amount":"75.25","description":"new"}]}',
+    });
+    expect(json.status).toBe(201);
+    expect(json.body).toMatchObject({ imported: 1, duplicates: 1 });
+    // Another bank or environment is another statement.
+    expect((await postCsv(tenantId, 'bankCode=equity&currencyCode=USD', csv)).body).toMatchObject({ imported: 2, duplicates: 1 });
+    expect(await harness.db('bank_statement_lines').where({ tenant_id: tenantId }).count('* as n')).toEqual([{ n: '5' }]);
+    expectError(await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'when,ref,amount\n2026-11-20,A,1\n'), 400, 'VALIDATION_ERROR');
+    expectError(await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount\n2026-11-20,A,1.001\n'), 400, 'INVALID_AMOUNT');
+    expectError(await postCsv(tenantId, 'currencyCode=USD', csv), 400, 'VALIDATION_ERROR');
+  });
+
+  it('refuses text/csv on other routes (415) and statements over 10 MiB (413)', async () => {
+    const tenantId = await newTenant();
+    const other = await fetch(`http://127.0.0.1:${harness.service.port}/v1/deposits/bank-slips`, { method: 'POST', headers: { 'x-internal-token': tenantToken(tenantId), 'content-type': 'text/csv' }, body: 'a,b\n1,2\n' });
+    expect(other.status).toBe(415);
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
+    expectError(await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', big), 413, 'PAYLOAD_TOO_LARGE');
+    // Over the default 1 MiB but within 10 MiB: taken.
+    const lines = Array.from({ length: 40_000 }, (_, i) => `2026-11-01,BULK-${i},${i + 1}.00,bulk line number ${i}`);
+    const bulk = `date,reference,amount,description\n${lines.join('\n')}\n`;
+    expect(Buffer.byteLength(bulk)).toBeGreaterThan(1024 * 1024);
+    const imported = await postCsv(tenantId, 'bankCode=bulk&currencyCode=USD', bulk);
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({ imported: 40_000, duplicates: 0 });
+  });
+
+  it('verification completes a matching slip (reference trimmed, case-insensitive) and posts bank_deposit; no match is rejected', async () => {
+    const tenantId = await newTenant();
+    const wallet = await createWallet(tenantId);
+    await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,  Slip-42 ,120.00,deposit\n');
+    const slip = await submitSlip(tenantId, { walletId: wallet.id, amount: '120', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'slip-42' });
+    const verified = await verify(tenantId, slip.body.id);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ id: slip.body.id, status: 'completed', verifiedBy: 'manager-1', rejectionReason: null, fee: '0.00' });
+    const lines = await waitFor(() => entryLines(slip.body.id), { what: 'the bank deposit entry' });
+    expect(lines).toEqual(['bank_deposit', 'DR bank-float:stanbic 120.00', `CR wallet:${wallet.ownerId} 120.00`]);
+    await waitFor(async () => ((await balanceOf(tenantId, wallet.id)) === '120.00' ? true : undefined), { what: 'the credit' });
+    expect(await harness.db('bank_statement_lines').where({ tenant_id: tenantId }).first()).toMatchObject({ deposit_id: slip.body.id });
+    expectError(await verify(tenantId, slip.body.id), 409, 'DEPOSIT_NOT_PENDING');
+
+    // Same reference and amount, but the line is used: rejected, nothing posted.
+    const again = await submitSlip(tenantId, { walletId: wallet.id, amount: '120', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'SLIP-42' });
+    const rejected = await verify(tenantId, again.body.id);
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({ status: 'rejected', rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY', journalEntryId: null });
+    // Another amount, bank or environment does not match either.
+    const otherAmount = await submitSlip(tenantId, { walletId: wallet.id, amount: '121', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'slip-42' });
+    expect((await verify(tenantId, otherAmount.body.id)).body.status).toBe('rejected');
+    expectError(await harness.request('POST', `/v1/deposits/${slip.body.id}/verify`, { token: tenantToken(tenantId, { environment: 'test' }), body: { actorId: 'x' } }), 404, 'DEPOSIT_NOT_FOUND');
+    expect(await entryLines(again.body.id)).toBeUndefined();
+    expect(await balanceOf(tenantId, wallet.id)).toBe('120.00');
+  });
+
+  it('uses a statement line at most once under concurrent verifications of two matching slips', async () => {
+    const tenantId = await newTenant();
+    const wallet = await createWallet(tenantId);
+    await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,DUP-1,60.00,\n');
+    const slips = await Promise.all([1, 2].map(() => submitSlip(tenantId, { walletId: wallet.id, amount: '60', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'DUP-1' })));
+    const results = await Promise.all(slips.map((slip) => verify(tenantId, slip.body.id)));
+    expect(results.map((result) => result.status)).toEqual([200, 200]);
+    expect(results.map((result) => result.body.status).sort()).toEqual(['completed', 'rejected']);
+    await waitFor(async () => ((await balanceOf(tenantId, wallet.id)) === '60.00' ? true : undefined), { what: 'one credit' });
+    expect(await harness.ledger.db('journal_entries').where({ reference_type: 'deposit', tenant_id: tenantId }).count('* as n')).toEqual([{ n: '1' }]);
+  });
+
+  it('audits verifications as deposit.verified and deposit.rejected', async () => {
+    const tenantId = await newTenant();
+    const wallet = await createWallet(tenantId);
+    const audit = await harness.watchAuditRecords();
+    await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,AUD-1,5.00,\n');
+    const good = await submitSlip(tenantId, { walletId: wallet.id, amount: '5', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'AUD-1' });
+    const bad = await submitSlip(tenantId, { walletId: wallet.id, amount: '6', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'AUD-1' });
+    await verify(tenantId, good.body.id, 'manager-7');
+    await verify(tenantId, bad.body.id, 'manager-7');
+    const records = await waitFor(async () => {
+      const mine = (await audit.received()).filter((record) => record.tenantId === tenantId);
+      return mine.length >= 2 ? mine : undefined;
+    }, { what: 'two audit records' });
+    expect(records.map((record) => `${record.action} ${record.targetId} ${record.actorId}`).sort()).toEqual([`deposit.rejected ${bad.body.id} manager-7`, `deposit.verified ${good.body.id} manager-7`].sort());
+  });
+});

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { depositSchema, momoWebhookSignature, walletSchema } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
+import { publishedDefault } from './fees-support';
+import { type HttpResult, internalToken, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken } from './support';
+import { type IdentityPeer, startIdentity } from './deposits-support';
+
+/**
+ * Real: PostgreSQL, RabbitMQ, payments over HTTP, the ledger beside it, and identity serving the
+ * tenant's mobile money providers and their webhook secrets.
+ */
+let harness: LedgerBackedHarness;
+let identity: IdentityPeer;
+
+beforeAll(async () => {
+  identity = await startIdentity();
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000' });
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await identity?.close();
+});
+
+interface Tenant {
+  tenantId: string;
+  providerCode: string;
+  secret: string;
+}
+
+async function newTenant(options: { maxTransactionAmount?: string; allowedCurrencies?: string[] } = {}): Promise<Tenant> {
+  const config = { allowedCurrencies: options.allowedCurrencies ?? ['USD', 'KES', 'UGX'], maxTransactionAmount: options.maxTransactionAmount ?? '1000' };
+  const tenantId = await identity.createTenant(config);
+  await harness.publishTenant(tenantId, config);
+  const provider = await identity.createProvider(tenantId, 'mtn');
+  return { tenantId, providerCode: 'mtn', secret: provider.webhookSecret };
+}
+
+async function createWallet(tenantId: string, currencyCode = 'USD') {
+  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode } });
+  expect(created.status).toBe(201);
+  return walletSchema.parse(created.body);
+}
+
+/** What the gateway sends with a public route: no tenant, no scopes. */
+const publicToken = () => internalToken({ surface: 'public', authMode: 'none' });
+
+interface Delivery {
+  transactionId?: string;
+  walletId: string;
+  /** The amount's JSON token, exactly as sent. */
+  amount: string;
+  currencyCode?: string;
+  phoneNumber?: string;
+  timestamp?: string;
+  providerCode?: string;
+  /** Signs with this secret (default the tenant's); `signature` overrides. */
+  secret?: string;
+  signature?: string;
+  /** The amount text the signature covers, when it differs from the token sent. */
+  signedAmount?: string;
+}
+
+function webhookBody(tenant: Tenant, delivery: Delivery): { text: string; transactionId: string } {
+  const transactionId = delivery.transactionId ?? `mtn-${randomUUID()}`;
+  const currencyCode = delivery.currencyCode ?? 'USD';
+  const phoneNumber = delivery.phoneNumber ?? '+256700000001';
+  const timestamp = delivery.timestamp ?? new Date().toISOString();
+  const signature =
+    delivery.signature ??
+    momoWebhookSignature(delivery.secret ?? tenant.secret, { transactionId, walletId: delivery.walletId, amountText: delivery.signedAmount ?? delivery.amount, currencyCode, phoneNumber, timestamp });
+  const fields = [
+    `"transactionId":${JSON.stringify(transactionId)}`,
+    `"phoneNumber":${JSON.stringify(phoneNumber)}`,
+    `"amount":${delivery.amount}`,
+    `"currencyCode":${JSON.stringify(currencyCode)}`,
+    `"walletId":${JSON.stringify(delivery.walletId)}`,
+    `"signature":${JSON.stringify(signature)}`,
+    `"timestamp":${JSON.stringify(timestamp)}`,
+    ...(delivery.providerCode ? [`"providerCode":${JSON.stringify(delivery.providerCode)}`] : []),
+  ];
+  return { text: `{${fields.join(',')}}`, transactionId };
+}
+
+function deliver(tenant: Tenant, delivery: Delivery): Promise<HttpResult & { transactionId: string }> {
+  const { text, transactionId } = webhookBody(tenant, delivery);
+  return harness.request('POST', '/v1/deposits/momo-webhook', { token: publicToken(), rawBody: text }).then((result) => ({ ...result, transactionId }));
+}
+
+function expectError(result: HttpResult, status: number, code: string) {
+  expect(`${result.status} ${result.body?.error?.code}`).toBe(`${status} ${code}`);
+}
+
+async function entriesOf(depositId: string) {
+  return harness.ledger.db('journal_entries').where({ reference_type: 'deposit', reference_id: depositId }).select(['id', 'kind']);
+}
+
+async function linesOf(entryId: string) {
+  const rows: Array<{ name: string; direction: string; amount: string }> = await harness.ledger
+    .db('journal_lines')
+    .join('accounts', 'accounts.id', 'journal_lines.account_id')
+    .where({ entry_id: entryId })
+    .orderBy('line_no')
+    .select(['accounts.name as name', 'journal_lines.direction as direction', 'journal_lines.amount as amount']);
+  return rows.map((row) => `${row.direction} ${row.name} ${Number(row.amount).toFixed(2)}`);
+}
+
+async function balanceOf(tenantId: string, walletId: string): Promise<string> {
+  const read = await harness.request('GET', `/v1/wallets/${walletId}`, { token: tenantToken(tenantId) });
+  return walletSchema.parse(read.body).balance;
+}
+
+describe('POST /v1/deposits/momo-webhook', () => {
+  it('credits the wallet on first delivery (201) with the exact ledger lines, fee lines included', async () => {
+    const tenant = await newTenant();
+    await publishedDefault(harness, tenant.tenantId, [{ transactionType: 'deposit', currencyCode: 'USD', flatFee: '1.00' }], 1000);
+    const wallet = await createWallet(tenant.tenantId);
+    const first = await deliver(tenant, { walletId: wallet.id, amount: '100.10' });
+    expect(first.status).toBe(201);
+    const deposit = depositSchema.parse(first.body);
+    expect(deposit).toMatchObject({ walletId: wallet.id, amount: '100.10', fee: '1.00', currencyCode: 'USD', source: 'momo', status: 'completed', externalRef: first.transactionId, providerCode: 'mtn', rejectionReason: null });
+    expect(deposit.id).toMatch(/^dep_/);
+    const entries = await waitFor(async () => ((await entriesOf(deposit.id)).length === 1 ? entriesOf(deposit.id) : undefined), { what: 'the deposit entry' });
+    expect(entries[0]?.kind).toBe('momo_deposit');
+    expect(await linesOf(entries[0]!.id)).toEqual([
+      'DR momo-float:mtn 100.10',
+      `CR wallet:${wallet.ownerId} 99.10`,
+      'CR revenue:fees 1.00',
+      'DR revenue:fees 0.10',
+      'CR platform-commission 0.10',
+    ]);
+    expect(deposit.journalEntryId).toBe(entries[0]!.id);
+    expect(await balanceOf(tenant.tenantId, wallet.id)).toBe('99.10');
+    const read = await harness.request('GET', `/v1/deposits/${deposit.id}`, { token: tenantToken(tenant.tenantId) });
+    expect(read.body).toMatchObject({ id: deposit.id, journalEntryId: entries[0]!.id, status: 'completed' });
+  });
+
+  it('answers a repeat with 200 and the same deposit, posting nothing more', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    const transactionId = `mtn-${randomUUID()}`;
+    const timestamp = new Date().toISOString();
+    const first = await deliver(tenant, { walletId: wallet.id, amount: '25', transactionId, timestamp });
+    expect(first.status).toBe(201);
+    const again = await deliver(tenant, { walletId: wallet.id, amount: '25', transactionId, timestamp });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    await waitFor(async () => ((await entriesOf(first.body.id)).length === 1 ? true : undefined), { what: 'the entry' });
+    expect(await harness.db('deposits').where({ external_ref: transactionId }).count('* as n')).toEqual([{ n: '1' }]);
+    expect(await balanceOf(tenant.tenantId, wallet.id)).toBe('25.00');
+  });
+
+  it('credits once under 10 concurrent deliveries of one transaction', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    const transactionId = `mtn-${randomUUID()}`;
+    const timestamp = new Date().toISOString();
+    const results = await Promise.all(Array.from({ length: 10 }, () => deliver(tenant, { walletId: wallet.id, amount: '7.50', transactionId, timestamp })));
+    expect(results.map((result) => result.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(results.map((result) => result.body.id)).size).toBe(1);
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '7.50' ? true : undefined), { what: 'the credit' });
+    const ids = await harness.ledger.db('journal_entries').where({ reference_type: 'deposit', tenant_id: tenant.tenantId }).count('* as n');
+    expect(ids).toEqual([{ n: '1' }]);
+  });
+
+  it('refuses a forged delivery of a real transactionId (401, rejected record) without blocking the genuine one', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    const transactionId = `mtn-${randomUUID()}`;
+    const forged = await deliver(tenant, { walletId: wallet.id, amount: '500', transactionId, secret: 'not-the-secret' });
+    expectError(forged, 401, 'INVALID_WEBHOOK_SIGNATURE');
+    const rejected = await harness.db('deposits').where({ external_ref: transactionId }).first();
+    expect(rejected).toMatchObject({ status: 'rejected', rejection_reason: 'INVALID_WEBHOOK_SIGNATURE', journal_entry_id: null, command_id: null });
+    const genuine = await deliver(tenant, { walletId: wallet.id, amount: '5', transactionId });
+    expect(genuine.status).toBe(201);
+    expect(genuine.body.status).toBe('completed');
+    expect(genuine.body.id).not.toBe(rejected.id);
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '5.00' ? true : undefined), { what: 'the genuine credit' });
+  });
+
+  it('refuses a timestamp more than 300 s away with 401 STALE_WEBHOOK_TIMESTAMP', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    expectError(await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 301_000).toISOString() }), 401, 'STALE_WEBHOOK_TIMESTAMP');
+    expectError(await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() + 301_000).toISOString() }), 401, 'STALE_WEBHOOK_TIMESTAMP');
+    expect((await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 290_000).toISOString() })).status).toBe(201);
+  });
+
+  it('answers 404 WALLET_NOT_FOUND for an unknown wallet', async () => {
+    const tenant = await newTenant();
+    expectError(await deliver(tenant, { walletId: 'wl_NOSUCHWALLET', amount: '5' }), 404, 'WALLET_NOT_FOUND');
+  });
+
+  it('refuses amounts over the limit (equal passes) and wrong or disallowed currencies with 422 and a rejected record, posting nothing', async () => {
+    const tenant = await newTenant({ maxTransactionAmount: '1000', allowedCurrencies: ['USD', 'KES'] });
+    const wallet = await createWallet(tenant.tenantId);
+    const over = await deliver(tenant, { walletId: wallet.id, amount: '1000.01' });
+    expectError(over, 422, 'AMOUNT_EXCEEDS_LIMIT');
+    const mismatch = await deliver(tenant, { walletId: wallet.id, amount: '10', currencyCode: 'KES' });
+    expectError(mismatch, 422, 'CURRENCY_MISMATCH');
+    const notAllowed = await deliver(tenant, { walletId: wallet.id, amount: '10', currencyCode: 'EUR' });
+    expectError(notAllowed, 422, 'CURRENCY_NOT_ALLOWED');
+    for (const [result, reason] of [[over, 'AMOUNT_EXCEEDS_LIMIT'], [mismatch, 'CURRENCY_MISMATCH'], [notAllowed, 'CURRENCY_NOT_ALLOWED']] as const) {
+      const row = await harness.db('deposits').where({ external_ref: result.transactionId }).first();
+      expect(row).toMatchObject({ status: 'rejected', rejection_reason: reason, command_id: null });
+      const listed = await harness.request('GET', `/v1/deposits/${row.id}`, { token: tenantToken(tenant.tenantId) });
+      expect(listed.body).toMatchObject({ status: 'rejected', rejectionReason: reason });
+    }
+    const equal = await deliver(tenant, { walletId: wallet.id, amount: '1000.00' });
+    expect(equal.status).toBe(201);
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '1000.00' ? true : undefined), { what: 'the credit at the limit' });
+    const entries = await harness.ledger.db('journal_entries').where({ reference_type: 'deposit', tenant_id: tenant.tenantId }).count('* as n');
+    expect(entries).toEqual([{ n: '1' }]);
+  });
+
+  it('is exact: three deposits of 0.1 make 0.30; 10.001 USD is 400 INVALID_AMOUNT', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    for (let i = 0; i < 3; i += 1) expect((await deliver(tenant, { walletId: wallet.id, amount: '0.1' })).status).toBe(201);
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '0.30' ? true : undefined), { what: 'a balance of exactly 0.30' });
+    expectError(await deliver(tenant, { walletId: wallet.id, amount: '10.001' }), 400, 'INVALID_AMOUNT');
+  });
+
+  it('signs the amount exactly as its JSON token: 100.10 verifies as 100.10, not as 100.1', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    expect((await deliver(tenant, { walletId: wallet.id, amount: '100.10', signedAmount: '100.10' })).status).toBe(201);
+    expectError(await deliver(tenant, { walletId: wallet.id, amount: '100.10', signedAmount: '100.1' }), 401, 'INVALID_WEBHOOK_SIGNATURE');
+  });
+
+  it('verifies with a rotated secret after refetching it from identity', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    expect((await deliver(tenant, { walletId: wallet.id, amount: '1' })).status).toBe(201);
+    const rotated = await identity.rotateSecret(tenant.tenantId, 'mtn');
+    expect((await deliver({ ...tenant, secret: rotated }, { walletId: wallet.id, amount: '1' })).status).toBe(201);
+  });
+
+  it('needs providerCode when the tenant has several providers', async () => {
+    const tenant = await newTenant();
+    const airtel = await identity.createProvider(tenant.tenantId, 'airtel');
+    const wallet = await createWallet(tenant.tenantId);
+    expectError(await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3' }), 400, 'VALIDATION_ERROR');
+    const named = await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3', providerCode: 'airtel' });
+    expect(named.status).toBe(201);
+    expect(named.body.providerCode).toBe('airtel');
+  });
+});
+
+describe('GET /v1/deposits', () => {
+  it('lists newest first with filters and cursor pages; another environment or tenant sees 404', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await deliver(tenant, { walletId: wallet.id, amount: '1' })).body.id);
+    const token = tenantToken(tenant.tenantId);
+    const first = await harness.request('GET', `/v1/deposits?limit=2&walletId=${wallet.id}&source=momo&status=completed`, { token });
+    expect(first.body.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
+    const second = await harness.request('GET', `/v1/deposits?limit=2&walletId=${wallet.id}&cursor=${encodeURIComponent(first.body.nextCursor)}`, { token });
+    expect(second.body.data.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
+    expect(second.body.nextCursor).toBeNull();
+    expect((await harness.request('GET', '/v1/deposits?status=pending', { token })).body.data).toEqual([]);
+    expectError(await harness.request('GET', `/v1/deposits/${ids[0]}`, { token: tenantToken(tenant.tenantId, { environment: 'test' }) }), 404, 'DEPOSIT_NOT_FOUND');
+    expectError(await harness.request('GET', `/v1/deposits/${ids[0]}`, { token: tenantToken(newTenantId()) }), 404, 'DEPOSIT_NOT_FOUND');
+  });
+});
