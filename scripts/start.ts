@@ -161,7 +161,9 @@ async function main(): Promise<void> {
   services.forEach((spec, index) => {
     const label = spec.name.padEnd(width);
     const prefix = useColor ? `\u001b[${COLORS[index % COLORS.length]}m${label} |\u001b[0m` : `${label} |`;
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // WALLET_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
+    const nodeArgs = (env.WALLET_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.set(spec.name, child);
     if (child.stdout) pipeWithPrefix(child.stdout, prefix, process.stdout);
     if (child.stderr) pipeWithPrefix(child.stderr, prefix, process.stderr);
