@@ -30,6 +30,11 @@ export const commonConfigShape = {
   AMQP_URL: z.url().default(DEFAULT_AMQP_URL),
   INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
   HOST: z.string().default('127.0.0.1'),
+  /**
+   * How often a service analyzes and vacuums its own tables when the server's autovacuum is off
+   * (with it on, never); 0 turns this off.
+   */
+  TABLE_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
 };
 
 /**

@@ -17,3 +17,4 @@ export * from './run-main';
 export * from './service';
 export * from './audit';
 export * from './idempotency';
+export * from './table-maintenance';

@@ -8,6 +8,7 @@ import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './ht
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
 import { OutboxRelay } from './outbox';
+import { startTableMaintenance } from './table-maintenance';
 import { startTelemetry } from './telemetry';
 
 export interface RunningService {
@@ -69,8 +70,14 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   let features: Features;
   let broker: Broker;
   let relay: OutboxRelay;
+  let stopMaintenance: () => Promise<void> = async () => undefined;
   try {
     await migrate(db, definition.migrations);
+    if (config.TABLE_MAINTENANCE_INTERVAL_MS > 0) {
+      const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
+      started.push(() => maintenance.stop());
+      stopMaintenance = () => maintenance.stop();
+    }
     const metrics = createMetrics(definition.name);
     broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
     started.push(() => broker.close());
@@ -111,6 +118,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
       await features.stop?.();
       await relay.stop();
       await broker.close();
+      await stopMaintenance();
       await db.destroy();
     },
   };

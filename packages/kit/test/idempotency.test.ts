@@ -50,6 +50,7 @@ interface PostOptions {
   actor?: { type: string; id: string } | null;
   delayMs?: number;
   correlationId?: string;
+  headers?: Record<string, string>;
 }
 
 /** A fresh key per test, so tests never see each other's keys. */
@@ -155,6 +156,24 @@ describe('idempotency against real PostgreSQL', () => {
       response.status(201).json({ ...thing, status: 'completed' });
     });
 
+    // The transfer pattern: a 202 committed with the business row, then the 201 stored with the
+    // confirmation in a second transaction; `x-test-send` makes the handler send something else.
+    app.post('/v1/pending-then-answered', required, async (request, response) => {
+      ran('pending-then-answered');
+      const handle = idempotencyOf(response);
+      if (!handle) throw new Error('route is guarded by a required key');
+      const thing = await db.transaction(async (tx) => {
+        const inserted = await insertThing(tx, request, response, 'pending-then-answered');
+        await handle.complete(tx, jsonResponse(202, { ...inserted, status: 'pending' }));
+        return inserted;
+      });
+      const confirmed = { ...thing, status: 'completed' };
+      if (request.get('x-test-overtake') === 'true') await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
+      await db.transaction((tx) => handle.answer(tx, jsonResponse(201, confirmed)));
+      if (request.get('x-test-send') === 'other') response.status(200).json({ ...confirmed, note: 'sent instead' });
+      else response.status(201).json(confirmed);
+    });
+
     // Short locks: the holder's renewals, not the lock's length, keep a slow handler's key.
     app.post('/v1/slow-renewed', idempotency({ db, required: true, logger, lockTimeoutMs: 300 }), async (request, response) => {
       ran('slow-renewed');
@@ -241,6 +260,7 @@ describe('idempotency against real PostgreSQL', () => {
     };
     if (options.key !== undefined) headers['idempotency-key'] = options.key;
     if (options.delayMs !== undefined) headers['x-test-delay-ms'] = String(options.delayMs);
+    Object.assign(headers, options.headers);
     const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: options.body ?? '{"amount":100.10}' });
     const body = Buffer.from(await response.arrayBuffer());
     let json: any = null;
@@ -529,6 +549,31 @@ describe('idempotency against real PostgreSQL', () => {
     expect(first.status).toBe(201);
     expectSameAnswer(await post('/v1/pending-then-confirmed', { key: confirmedKey }), first);
     expect(await thingsWithKey(confirmedKey)).toBe(1);
+  });
+
+  it('stores an answer given in a transaction as the final one, and what was sent when the handler sends something else', async () => {
+    const answeredKey = freshKey('answered');
+    const first = await post('/v1/pending-then-answered', { key: answeredKey });
+    expect(first.status).toBe(201);
+    expect(first.json.status).toBe('completed');
+    const replay = await post('/v1/pending-then-answered', { key: answeredKey });
+    expectSameAnswer(replay, first);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await thingsWithKey(answeredKey)).toBe(1);
+
+    const otherKey = freshKey('answered-other');
+    const sent = await post('/v1/pending-then-answered', { key: otherKey, headers: { 'x-test-send': 'other' } });
+    expect(sent.status).toBe(200);
+    expectSameAnswer(await post('/v1/pending-then-answered', { key: otherKey, headers: { 'x-test-send': 'other' } }), sent);
+  });
+
+  it("refuses an answer from an attempt whose key was taken over, leaving the holder's answer", async () => {
+    const key = freshKey('answer-overtaken');
+    const refused = await post('/v1/pending-then-answered', { key, headers: { 'x-test-overtake': 'true' } });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    const row = await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).first('status', 'response_status');
+    expect(row).toMatchObject({ status: 'completed', response_status: 202 });
   });
 
   it('replays the answer a crashed holder committed in its transaction, without running the handler', async () => {

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTelemetry } from '@wallet/kit';
+import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTableMaintenance, startTelemetry } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
@@ -68,6 +68,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
 
   try {
     await migrate(db, migrations);
+    if (config.TABLE_MAINTENANCE_INTERVAL_MS > 0) {
+      const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
+      closers.push(() => maintenance.stop());
+    }
     const nonces = createNonceStore(db);
     const identity = createIdentityKeysClient({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS, logger });
     const keys = new KeyCache(identity, config.GATEWAY_KEY_CACHE_TTL_MS);

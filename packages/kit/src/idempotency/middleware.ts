@@ -44,6 +44,14 @@ export interface IdempotencyHandle {
    * movement and the remembered answer then commit together (see completeInTransaction).
    */
   complete(tx: Tx, response: StoredResponse): Promise<void>;
+  /**
+   * Stores `response` as the key's final answer in the caller's transaction, replacing an answer
+   * `complete` stored earlier (the 201 that replaces a 202 pending). When the handler then sends
+   * exactly these bytes, the middleware does not store them again: one write, in the same
+   * commit as the change the answer reports. Call it only in a transaction whose commit comes
+   * before the answer is sent.
+   */
+  answer(tx: Tx, response: StoredResponse): Promise<void>;
 }
 
 const HANDLE_LOCAL = 'idempotency';
@@ -132,6 +140,15 @@ function rememberedHeaders(headers: OutgoingHttpHeaders, names: ReadonlySet<stri
   return kept;
 }
 
+/** Whether `sent` is exactly the answer stored already: status, remembered headers and body bytes. */
+function sameAnswer(stored: StoredResponse, sent: SentResponse, headerNames: ReadonlySet<string>): boolean {
+  if (stored.status !== sent.status || !stored.body.equals(sent.body)) return false;
+  const sentHeaders = rememberedHeaders(sent.headers, headerNames);
+  const names = Object.keys(stored.headers);
+  if (names.length !== Object.keys(sentHeaders).length) return false;
+  return names.every((name) => JSON.stringify(stored.headers[name]) === JSON.stringify(sentHeaders[name]));
+}
+
 /**
  * Idempotency for one route, after the internal-token and body middleware:
  *
@@ -199,12 +216,22 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       maxHoldMs: options.maxHoldMs,
       onError: (error) => logger.warn({ err: error, idempotencyKey: key }, 'idempotency lock renewal failed'),
     });
-    const handle: IdempotencyHandle = { claim, complete: (tx, stored) => completeInTransaction(tx, claim, stored) };
+    let answered: StoredResponse | null = null;
+    const handle: IdempotencyHandle = {
+      claim,
+      complete: (tx, stored) => completeInTransaction(tx, claim, stored),
+      answer: async (tx, stored) => {
+        const written = await storeFinalResponse(tx, claim, stored, { replaceCompleted: true });
+        if (!written) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+        answered = stored;
+      },
+    };
     response.locals[HANDLE_LOCAL] = handle;
     captureResponse(response, async (sent) => {
       heartbeat.stop();
       // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
       if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+      if (answered && sameAnswer(answered, sent, headerNames)) return;
       await settle(response, claim, sent);
     });
     next();

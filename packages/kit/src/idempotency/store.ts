@@ -206,7 +206,7 @@ export async function completeInTransaction(tx: Tx, claim: IdempotencyClaim, res
  * time where the transaction stored a 202 pending), so an error after a commit never hides
  * that the work took effect. Returns false when nothing was written.
  */
-export async function storeFinalResponse(db: Db, claim: IdempotencyClaim, response: StoredResponse, options: { replaceCompleted: boolean }): Promise<boolean> {
+export async function storeFinalResponse(db: Db | Tx, claim: IdempotencyClaim, response: StoredResponse, options: { replaceCompleted: boolean }): Promise<boolean> {
   const result = await db.raw<{ rowCount: number | null }>(
     `UPDATE ${IDEMPOTENCY_TABLE}
      SET status = 'completed', response_status = ?, response_headers = CAST(? AS jsonb), response_body = ?,

@@ -253,10 +253,12 @@ export class DepositsService {
   }
 
   /** Finishes a deposit from the ledger's event (reference type `deposit`): idempotent. */
-  readonly finisher = async (tx: Tx, result: LedgerResultV1): Promise<void> => {
-    if (!result.reference) return;
-    if (result.status === 'posted' && result.journalEntryId) await recordJournalEntry(tx, result.reference.id, result.commandId, result.journalEntryId);
-    else if (result.status === 'rejected') this.logLedgerRejection(result);
+  readonly finisher = async (tx: Tx, results: readonly LedgerResultV1[]): Promise<void> => {
+    for (const result of results) {
+      if (!result.reference) continue;
+      if (result.status === 'posted' && result.journalEntryId) await recordJournalEntry(tx, result.reference.id, result.commandId, result.journalEntryId);
+      else if (result.status === 'rejected') this.logLedgerRejection(result);
+    }
   };
 
   // ---- bank slips ----

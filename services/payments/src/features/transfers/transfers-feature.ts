@@ -13,7 +13,7 @@ export const transfersConfigShape = {
 export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings }): Features {
   const { config, db, relay, logger } = parts;
   const transfers = new TransfersService({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
-  deps.postings.register('transfer', (tx, result) => transfers.finishFromEvent(tx, result));
+  deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
   return {
     routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger }))),
   };

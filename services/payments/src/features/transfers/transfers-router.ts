@@ -8,8 +8,8 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
   const router = Router();
 
   // Idempotency-Key required. The transaction that records the transfer also remembers a 202
-  // pending answer; a 201 sent later replaces it (the guard stores a later 2xx), and a refusal
-  // replaces it in the transaction that records the failure: a replay is what the client got.
+  // pending answer; the 201 or the refusal replaces it in the transaction that records the
+  // ledger's outcome: a replay is what the client got.
   router.post('/v1/transfers', idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
     const key = idempotencyOf(response);
@@ -17,6 +17,7 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
     const body = parseOrThrow(createTransferBodySchema, request.body);
     const created = await transfers.create(scope, body, {
       rememberPending: (tx, transfer) => key.complete(tx, jsonResponse(202, transfer)),
+      rememberCompleted: (tx, transfer) => key.answer(tx, jsonResponse(201, transfer)),
       rememberRefusal: async (tx, refusal) => {
         await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
       },

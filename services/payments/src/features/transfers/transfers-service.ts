@@ -5,7 +5,7 @@ import { quoteFee } from '../fees/quote-fee';
 import type { Postings } from '../postings/postings-feature';
 import { postingMessage } from '../postings/posting-message';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
-import { findTransfer, findTransferWallets, finishTransfer, insertTransfer, listTransfers, type StoredTransfer, type TransferOutcome, type TransferScope } from './transfers-store';
+import { findTransfer, findTransferWallets, finishTransfer, finishTransfers, insertTransfer, listTransfers, type ScopedTransferOutcome, type StoredTransfer, type TransferOutcome, type TransferScope } from './transfers-store';
 
 export interface TransfersDeps {
   db: Db;
@@ -21,6 +21,8 @@ export interface TransferAnswers {
   rememberPending(tx: Tx, transfer: Transfer): Promise<void>;
   /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
   rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
+  /** With the completion recorded: the 201 replaces the pending answer in the same commit. */
+  rememberCompleted(tx: Tx, transfer: Transfer): Promise<void>;
 }
 
 export interface CreatedTransfer {
@@ -102,20 +104,23 @@ export class TransfersService {
     const result = await pending.result;
     const outcome = result ? outcomeOf(result) : null;
     if (!outcome) return { status: 202, transfer: toTransfer(created) };
-    const finished = await this.settle(scope, created.id, outcome, answers);
+    const finished = await this.settle(scope, created, outcome, answers);
     if (finished.status === 'completed') return { status: 201, transfer: toTransfer(finished) };
     if (finished.status === 'failed') throw refusalOf(finished);
     return { status: 202, transfer: toTransfer(finished) };
   }
 
   /**
-   * Finishes a transfer from a ledger event (any instance, any time): a no-op when it is finished
-   * already or when the result names no transfer of ours.
+   * Finishes transfers from ledger events (any instance, any time): a no-op for one finished
+   * already or a result that names no transfer of ours.
    */
-  async finishFromEvent(tx: Tx, result: LedgerResultV1): Promise<void> {
-    const outcome = outcomeOf(result);
-    if (!outcome || !result.reference) return;
-    await finishTransfer(tx, result, result.reference.id, outcome);
+  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    const finishing: ScopedTransferOutcome[] = [];
+    for (const result of results) {
+      const outcome = outcomeOf(result);
+      if (outcome && result.reference) finishing.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
+    }
+    await finishTransfers(tx, finishing);
   }
 
   async get(scope: TransferScope, id: string): Promise<Transfer> {
@@ -133,20 +138,17 @@ export class TransfersService {
   }
 
   /**
-   * Records the outcome this request learnt, or reads the one recorded first by the event path.
-   * A refusal and its remembered 422 commit together.
+   * Records the outcome this request learnt, with the answer it will give, in one commit; or
+   * reads the outcome recorded first by the event path. A refusal and its remembered 422 commit
+   * together.
    */
-  private async settle(scope: TransferScope, id: string, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
-    if (outcome.status === 'completed') {
-      const finished = (await finishTransfer(this.deps.db, scope, id, outcome)) ?? (await findTransfer(this.deps.db, scope, id));
-      if (!finished) throw new Error(`transfer ${id} vanished while it was finished`);
-      if (finished.status === 'failed') await this.deps.db.transaction((tx) => answers.rememberRefusal(tx, refusalOf(finished)));
-      return finished;
-    }
+  private async settle(scope: TransferScope, created: StoredTransfer, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
     return this.deps.db.transaction(async (tx) => {
-      const finished = (await finishTransfer(tx, scope, id, outcome)) ?? (await findTransfer(tx, scope, id));
-      if (!finished) throw new Error(`transfer ${id} vanished while it was finished`);
+      const recorded = await finishTransfer(tx, scope, created, outcome);
+      const finished = recorded ?? (await findTransfer(tx, scope, created.id));
+      if (!finished) throw new Error(`transfer ${created.id} vanished while it was finished`);
       if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
+      else if (finished.status === 'completed') await answers.rememberCompleted(tx, toTransfer(finished));
       return finished;
     });
   }

@@ -1,5 +1,6 @@
 import type { Environment, TransferStatus, WalletStatus } from '@wallet/contracts';
 import type { Db, Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
 
 /** Every read and write of transfers is bounded by one tenant and one environment. */
 export interface TransferScope {
@@ -141,24 +142,58 @@ export type TransferOutcome = { status: 'completed'; journalEntryId: string } | 
 /**
  * Records the ledger's outcome on a pending transfer; null when it is not pending (finished
  * already by the reply or the event path) or not this tenant's. The one place a transfer
- * leaves pending, so it does so exactly once.
+ * leaves pending, so it does so exactly once. The row is named by its seq as well as its id:
+ * either index then finds it in one step, whatever the planner knows of the table.
  */
-export async function finishTransfer(db: Db | Tx, scope: TransferScope, id: string, outcome: TransferOutcome): Promise<StoredTransfer | null> {
+export async function finishTransfer(db: Db | Tx, scope: TransferScope, transfer: { id: string; seq: string }, outcome: TransferOutcome): Promise<StoredTransfer | null> {
   const result = await db.raw<{ rows: TransferRow[] }>(
     `UPDATE transfers SET status = ?, journal_entry_id = ?, failure_code = ?, finished_at = now()
-     WHERE id = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
+     WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
      RETURNING ${COLUMN_LIST}`,
     [
       outcome.status,
       outcome.status === 'completed' ? outcome.journalEntryId : null,
       outcome.status === 'failed' ? outcome.failureCode : null,
-      id,
+      transfer.id,
+      transfer.seq,
       scope.tenantId,
       scope.environment,
     ],
   );
   const row = result.rows[0];
   return row ? toTransfer(row) : null;
+}
+
+/** An outcome for a transfer named by the ledger's result, with the scope the result carries. */
+export interface ScopedTransferOutcome {
+  scope: TransferScope;
+  id: string;
+  outcome: TransferOutcome;
+}
+
+/**
+ * finishTransfer for many transfers in one statement (the ledger's events, batched): each row
+ * still pending in its scope is finished, any other is left as it is. `id = ANY` gives the
+ * planner the primary-key lookup outright, rather than a join it might cost as a scan.
+ */
+export async function finishTransfers(tx: Tx, finishing: readonly ScopedTransferOutcome[]): Promise<number> {
+  if (finishing.length === 0) return 0;
+  const result = await tx.raw<{ rowCount: number | null }>(
+    `UPDATE transfers t
+     SET status = u.status, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()
+     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, status, journal_entry_id, failure_code)
+     WHERE t.id = ANY(?::text[]) AND t.id = u.id AND t.tenant_id = u.tenant_id AND t.environment = u.environment AND t.status = 'pending'`,
+    [
+      finishing.map((each) => each.id),
+      finishing.map((each) => each.scope.tenantId),
+      finishing.map((each) => each.scope.environment),
+      finishing.map((each) => each.outcome.status),
+      finishing.map((each) => (each.outcome.status === 'completed' ? each.outcome.journalEntryId : null)),
+      finishing.map((each) => (each.outcome.status === 'failed' ? each.outcome.failureCode : null)),
+      finishing.map((each) => each.id),
+    ] as unknown as readonly Knex.RawBinding[],
+  );
+  return result.rowCount ?? 0;
 }
 
 export async function findTransfer(db: Db | Tx, scope: TransferScope, id: string): Promise<StoredTransfer | null> {
