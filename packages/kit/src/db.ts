@@ -4,6 +4,15 @@ import pg from 'pg';
 export type Db = Knex;
 export type Tx = Knex.Transaction;
 
+/**
+ * SQL with its `?` bindings, to embed in a caller's own statement (a `WITH ... AS (...)` part):
+ * several writes then commit as one statement, with one round trip and no open transaction.
+ */
+export interface SqlStatement {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
+}
+
 /** A migration as a module of `services/<name>/migrations/`. */
 export interface Migration {
   name: string;

@@ -1,7 +1,7 @@
 import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
-import type { Db, Tx } from './db';
+import type { Db, SqlStatement, Tx } from './db';
 import type { Logger } from './logger';
 
 export const OUTBOX_TABLE = 'outbox';
@@ -55,22 +55,32 @@ function publishOptions(row: OutboxRow): Options.Publish {
   return { messageId: row.message_id, type: row.type, headers, ...(replyTo !== undefined ? { replyTo } : {}), ...(correlationId !== undefined ? { correlationId } : {}) };
 }
 
-/** Writes messages in the caller's transaction: they are published only if it commits. */
-export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  // One statement with one array per column, however many messages: cheap on the hot path.
-  await tx.raw(
-    `INSERT INTO ${OUTBOX_TABLE} (message_id, exchange, routing_key, type, payload, headers)
-     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[])`,
-    [
+/**
+ * The insert of `messages` into the outbox as one statement with one array per column, however
+ * many messages. With `onlyIfRowsIn`, the name of an earlier part of the caller's WITH
+ * statement, the messages are written only when that part produced a row.
+ */
+export function outboxInsertStatement(messages: readonly OutboxMessage[], options: { onlyIfRowsIn?: string } = {}): SqlStatement {
+  const condition = options.onlyIfRowsIn === undefined ? '' : ` WHERE EXISTS (SELECT 1 FROM ${options.onlyIfRowsIn})`;
+  return {
+    sql: `INSERT INTO ${OUTBOX_TABLE} (message_id, exchange, routing_key, type, payload, headers)
+     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[])${condition}`,
+    bindings: [
       messages.map((message) => message.messageId),
       messages.map((message) => message.exchange),
       messages.map((message) => message.routingKey),
       messages.map((message) => message.type),
       messages.map((message) => message.payloadText ?? JSON.stringify(message.payload)),
       messages.map((message) => JSON.stringify(storedHeaders(message))),
-    ],
-  );
+    ] as unknown as readonly Knex.RawBinding[],
+  };
+}
+
+/** Writes messages in the caller's transaction: they are published only if it commits. */
+export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const statement = outboxInsertStatement(messages);
+  await tx.raw(statement.sql, statement.bindings);
 }
 
 interface OutboxRow {

@@ -14,6 +14,7 @@ import {
   createServiceApp,
   type Db,
   IDEMPOTENCY_TABLE,
+  IdempotencyInProgressError,
   idempotency,
   idempotencyOf,
   jsonResponse,
@@ -172,6 +173,25 @@ describe('idempotency against real PostgreSQL', () => {
       await db.transaction((tx) => handle.answer(tx, jsonResponse(201, confirmed)));
       if (request.get('x-test-send') === 'other') response.status(200).json({ ...confirmed, note: 'sent instead' });
       else response.status(201).json(confirmed);
+    });
+
+    // The one-statement pattern: the key's answer and the business row in one WITH statement,
+    // the row inserted only from the key's part (a taken-over key writes nothing).
+    app.post('/v1/one-statement', required, async (request, response) => {
+      ran('one-statement');
+      const handle = idempotencyOf(response);
+      if (!handle) throw new Error('route is guarded by a required key');
+      if (request.get('x-test-overtake') === 'true') await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
+      const { tenantId, environment } = tenantScopeOf(response);
+      const thing = { id: `th_${randomUUID()}`, route: 'one-statement' };
+      const answer = handle.completionStatement(jsonResponse(201, thing));
+      const result = await db.raw<{ rows: Array<{ id: string }> }>(
+        `WITH answer AS (${answer.sql})
+         INSERT INTO things (id, tenant_id, environment, idempotency_key, route) SELECT ?, ?, ?, ?, ? FROM answer RETURNING id`,
+        [...answer.bindings, thing.id, tenantId, environment, handle.claim.key, thing.route],
+      );
+      if (result.rows.length === 0) throw new IdempotencyInProgressError();
+      response.status(201).json(thing);
     });
 
     // Short locks: the holder's renewals, not the lock's length, keep a slow handler's key.
@@ -574,6 +594,19 @@ describe('idempotency against real PostgreSQL', () => {
     expect(refused.json.error.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
     const row = await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).first('status', 'response_status');
     expect(row).toMatchObject({ status: 'completed', response_status: 202 });
+  });
+
+  it('writes the business row and the answer as one statement, and nothing when the key was taken over', async () => {
+    const key = freshKey('one-statement');
+    const first = await post('/v1/one-statement', { key });
+    expect(first.status).toBe(201);
+    expectSameAnswer(await post('/v1/one-statement', { key }), first);
+    expect(await thingsWithKey(key)).toBe(1);
+
+    const overtakenKey = freshKey('one-statement-overtaken');
+    const refused = await post('/v1/one-statement', { key: overtakenKey, headers: { 'x-test-overtake': 'true' } });
+    expect(refused.status).toBe(409);
+    expect(await thingsWithKey(overtakenKey)).toBe(0);
   });
 
   it('replays the answer a crashed holder committed in its transaction, without running the handler', async () => {

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Db, Tx } from '../db';
+import type { Db, SqlStatement, Tx } from '../db';
 import { AppError } from '../errors';
 import { claimsOf, errorCodeOf, tenantScopeOf } from '../http';
 import type { Logger } from '../logger';
@@ -11,6 +11,8 @@ import {
   claimIdempotencyKey,
   type ClaimTiming,
   completeInTransaction,
+  completionStatement,
+  finalAnswerStatement,
   type IdempotencyClaim,
   IdempotencyInProgressError,
   idempotencyKeyReusedError,
@@ -52,6 +54,14 @@ export interface IdempotencyHandle {
    * before the answer is sent.
    */
   answer(tx: Tx, response: StoredResponse): Promise<void>;
+  /** `complete` as a part of the caller's own WITH statement (see completionStatement). */
+  completionStatement(response: StoredResponse): SqlStatement;
+  /**
+   * `answer` as a part of the caller's own WITH statement (see finalAnswerStatement); once that
+   * statement committed with the answer stored, tell the handle with `answered`.
+   */
+  finalAnswerStatement(response: StoredResponse): SqlStatement;
+  answered(response: StoredResponse): void;
 }
 
 const HANDLE_LOCAL = 'idempotency';
@@ -223,6 +233,11 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       answer: async (tx, stored) => {
         const written = await storeFinalResponse(tx, claim, stored, { replaceCompleted: true });
         if (!written) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+        answered = stored;
+      },
+      completionStatement: (stored) => completionStatement(claim, stored),
+      finalAnswerStatement: (stored) => finalAnswerStatement(claim, stored),
+      answered: (stored) => {
         answered = stored;
       },
     };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db, Tx } from '../db';
+import type { Db, SqlStatement, Tx } from '../db';
 import { AppError } from '../errors';
 import { IDEMPOTENCY_TABLE } from './table';
 
@@ -184,6 +184,31 @@ const COMPLETE_SQL = `
 function responseBindings(response: StoredResponse): [number, string, Buffer] {
   if (!Number.isInteger(response.status) || response.status < 100 || response.status > 599) throw new Error(`not an HTTP status: ${response.status}`);
   return [response.status, JSON.stringify(response.headers), response.body];
+}
+
+/**
+ * completeInTransaction as one statement to embed in the caller's own WITH statement: it
+ * returns a row only while this attempt holds the key, so the caller makes its writes depend
+ * on that row (INSERT ... SELECT ... FROM <this part>) and they happen with the answer or not
+ * at all.
+ */
+export function completionStatement(claim: IdempotencyClaim, response: StoredResponse): SqlStatement {
+  return { sql: COMPLETE_SQL, bindings: [...responseBindings(response), ...keyWhere(claim), claim.lockToken] };
+}
+
+const FINAL_ANSWER_SQL = `
+  UPDATE ${IDEMPOTENCY_TABLE}
+  SET status = 'completed', response_status = ?, response_headers = CAST(? AS jsonb), response_body = ?,
+      locked_until = NULL, completed_at = COALESCE(completed_at, now())
+  WHERE tenant_id = ? AND environment = ? AND idempotency_key = ? AND lock_token = ?
+  RETURNING lock_token`;
+
+/**
+ * storeFinalResponse (replacing a completed answer) as one statement to embed in the caller's
+ * own WITH statement; it returns a row when it stored the answer (this attempt holds the key).
+ */
+export function finalAnswerStatement(claim: IdempotencyClaim, response: StoredResponse): SqlStatement {
+  return { sql: FINAL_ANSWER_SQL, bindings: [...responseBindings(response), ...keyWhere(claim), claim.lockToken] };
 }
 
 /**

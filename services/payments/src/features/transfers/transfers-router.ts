@@ -7,17 +7,20 @@ import type { TransfersService } from './transfers-service';
 export function transfersRouter(transfers: TransfersService, idempotencyGuard: RequestHandler): Router {
   const router = Router();
 
-  // Idempotency-Key required. The transaction that records the transfer also remembers a 202
-  // pending answer; the 201 or the refusal replaces it in the transaction that records the
-  // ledger's outcome: a replay is what the client got.
+  // Idempotency-Key required. The statement that records the transfer also remembers a 202
+  // pending answer; the 201 or the refusal replaces it where the ledger's outcome is recorded:
+  // a replay is what the client got.
   router.post('/v1/transfers', idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
     const key = idempotencyOf(response);
     if (!key) throw new Error('POST /v1/transfers runs only under a required Idempotency-Key');
     const body = parseOrThrow(createTransferBodySchema, request.body);
     const created = await transfers.create(scope, body, {
-      rememberPending: (tx, transfer) => key.complete(tx, jsonResponse(202, transfer)),
-      rememberCompleted: (tx, transfer) => key.answer(tx, jsonResponse(201, transfer)),
+      pending: (transfer) => key.completionStatement(jsonResponse(202, transfer)),
+      completed: (transfer) => {
+        const answer = jsonResponse(201, transfer);
+        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
+      },
       rememberRefusal: async (tx, refusal) => {
         await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
       },

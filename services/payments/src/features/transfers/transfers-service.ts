@@ -1,11 +1,24 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
+import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
 import type { Postings } from '../postings/postings-feature';
 import { postingMessage } from '../postings/posting-message';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
-import { findTransfer, findTransferWallets, finishTransfer, finishTransfers, insertTransfer, listTransfers, type ScopedTransferOutcome, type StoredTransfer, type TransferOutcome, type TransferScope } from './transfers-store';
+import {
+  completeTransferWithAnswer,
+  findTransfer,
+  findTransferWallets,
+  finishTransfer,
+  finishTransfers,
+  insertTransferWithCommand,
+  listTransfers,
+  type NewTransfer,
+  type ScopedTransferOutcome,
+  type StoredTransfer,
+  type TransferOutcome,
+  type TransferScope,
+} from './transfers-store';
 
 export interface TransfersDeps {
   db: Db;
@@ -17,12 +30,15 @@ export interface TransfersDeps {
 
 /** How the caller's idempotency key remembers the answers of one creation. */
 export interface TransferAnswers {
-  /** In the creating transaction: the 202 pending answer, so a crash after commit replays it, never re-runs it. */
-  rememberPending(tx: Tx, transfer: Transfer): Promise<void>;
+  /**
+   * The 202 pending answer as a part of the creating statement: a crash after the commit
+   * replays it, never re-runs it. It yields no row when another attempt took the key over.
+   */
+  pending(transfer: Transfer): SqlStatement;
+  /** The 201 as a part of the statement that records the completion; `answered` once it committed. */
+  completed(transfer: Transfer): { statement: SqlStatement; answered(): void };
   /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
   rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
-  /** With the completion recorded: the 201 replaces the pending answer in the same commit. */
-  rememberCompleted(tx: Tx, transfer: Transfer): Promise<void>;
 }
 
 export interface CreatedTransfer {
@@ -45,7 +61,7 @@ export function outcomeOf(result: LedgerResultV1): TransferOutcome | null {
 /**
  * Transfers between two wallets of a tenant's environment. The transfer row, its posting
  * command (through the outbox) and the idempotency key's pending answer commit in one
- * transaction; the ledger decides (balances, freezes) and its answer finishes the row exactly
+ * statement; the ledger decides (balances, freezes) and its answer finishes the row exactly
  * once, from the reply this request waits for or from the ledger's event.
  */
 export class TransfersService {
@@ -56,45 +72,51 @@ export class TransfersService {
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
 
+    // Read outside any transaction: a wallet's currency never changes, payments' copy of its
+    // status only refuses early (the ledger enforces a freeze atomically either way), and the
+    // fee is whatever the default schedule says at this moment.
+    const wallets = await findTransferWallets(this.deps.db, scope, [body.fromWalletId, body.toWalletId]);
+    const from = wallets.get(body.fromWalletId);
+    const to = wallets.get(body.toWalletId);
+    if (!from) throw walletNotFound(body.fromWalletId);
+    if (!to) throw walletNotFound(body.toWalletId);
+    for (const wallet of [from, to]) {
+      if (wallet.currencyCode !== body.currencyCode) {
+        throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletId: wallet.id, walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
+      }
+    }
+    if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
+    const amount = formatAmount(body.amount, body.currencyCode);
+    const quote = await quoteFee(this.deps.db, scope.tenantId, 'transfer', body.currencyCode, amount);
+
     const id = newId('transfer');
-    const commandId = transferCommandId(id);
+    const draft: NewTransfer = {
+      id,
+      fromWalletId: from.id,
+      toWalletId: to.id,
+      currencyCode: body.currencyCode,
+      amount,
+      fee: quote.fee,
+      commission: quote.commission,
+      feeScheduleId: quote.scheduleId,
+      feeRuleId: quote.ruleId,
+      platformCommissionBps: quote.platformCommissionBps,
+      description: body.description ?? null,
+      createdAt: new Date(),
+    };
+    const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
+    const pendingTransfer = toTransfer(pendingRecord(scope, draft, ''));
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
-    const pending = this.deps.postings.expect(commandId, this.deps.replyTimeoutMs);
+    const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs);
     let created: StoredTransfer;
     try {
-      created = await this.deps.db.transaction(async (tx) => {
-        const wallets = await findTransferWallets(tx, scope, [body.fromWalletId, body.toWalletId]);
-        const from = wallets.get(body.fromWalletId);
-        const to = wallets.get(body.toWalletId);
-        if (!from) throw walletNotFound(body.fromWalletId);
-        if (!to) throw walletNotFound(body.toWalletId);
-        for (const wallet of [from, to]) {
-          if (wallet.currencyCode !== body.currencyCode) {
-            throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletId: wallet.id, walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
-          }
-        }
-        // Payments' copy of the status refuses early; the ledger enforces the freeze atomically either way.
-        if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
-        const amount = formatAmount(body.amount, body.currencyCode);
-        const quote = await quoteFee(tx, scope.tenantId, 'transfer', body.currencyCode, amount);
-        const stored = await insertTransfer(tx, scope, {
-          id,
-          fromWalletId: from.id,
-          toWalletId: to.id,
-          currencyCode: body.currencyCode,
-          amount,
-          fee: quote.fee,
-          commission: quote.commission,
-          feeScheduleId: quote.scheduleId,
-          feeRuleId: quote.ruleId,
-          platformCommissionBps: quote.platformCommissionBps,
-          description: body.description ?? null,
-        });
-        const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
-        await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo })]);
-        await answers.rememberPending(tx, toTransfer(stored));
-        return stored;
+      // The transfer, its posting command and the key's 202 commit as one statement.
+      const seq = await insertTransferWithCommand(this.deps.db, scope, draft, {
+        answer: answers.pending(pendingTransfer),
+        command: postingMessage(command, { replyTo: this.deps.postings.replyTo }),
       });
+      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      created = pendingRecord(scope, draft, seq);
     } catch (error) {
       pending.cancel();
       throw error;
@@ -103,7 +125,7 @@ export class TransfersService {
 
     const result = await pending.result;
     const outcome = result ? outcomeOf(result) : null;
-    if (!outcome) return { status: 202, transfer: toTransfer(created) };
+    if (!outcome) return { status: 202, transfer: pendingTransfer };
     const finished = await this.settle(scope, created, outcome, answers);
     if (finished.status === 'completed') return { status: 201, transfer: toTransfer(finished) };
     if (finished.status === 'failed') throw refusalOf(finished);
@@ -138,20 +160,33 @@ export class TransfersService {
   }
 
   /**
-   * Records the outcome this request learnt, with the answer it will give, in one commit; or
-   * reads the outcome recorded first by the event path. A refusal and its remembered 422 commit
-   * together.
+   * Records the outcome this request learnt with the answer it will give, in one commit; or
+   * reads the outcome recorded first by the event path. A completion and its 201 are one
+   * statement (the event path, if it got there first, recorded the same entry); a refusal and
+   * its remembered 422 commit together.
    */
   private async settle(scope: TransferScope, created: StoredTransfer, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
+    if (outcome.status === 'completed') {
+      const completed: StoredTransfer = { ...created, status: 'completed', journalEntryId: outcome.journalEntryId, failureCode: null };
+      const answer = answers.completed(toTransfer(completed));
+      const stored = await completeTransferWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
+      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      answer.answered();
+      return completed;
+    }
     return this.deps.db.transaction(async (tx) => {
       const recorded = await finishTransfer(tx, scope, created, outcome);
       const finished = recorded ?? (await findTransfer(tx, scope, created.id));
       if (!finished) throw new Error(`transfer ${created.id} vanished while it was finished`);
       if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
-      else if (finished.status === 'completed') await answers.rememberCompleted(tx, toTransfer(finished));
       return finished;
     });
   }
+}
+
+/** The record a transfer is from the moment it commits until the ledger answers. */
+function pendingRecord(scope: TransferScope, draft: NewTransfer, seq: string): StoredTransfer {
+  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', journalEntryId: null, failureCode: null };
 }
 
 const REFUSAL_MESSAGES: Partial<Record<string, string>> = {

@@ -1,5 +1,5 @@
 import type { Environment, TransferStatus, WalletStatus } from '@wallet/contracts';
-import type { Db, Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, type SqlStatement, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 /** Every read and write of transfers is bounded by one tenant and one environment. */
@@ -104,7 +104,7 @@ export interface TransferWallet {
 }
 
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
-export async function findTransferWallets(tx: Tx, scope: TransferScope, ids: readonly [string, string]): Promise<Map<string, TransferWallet>> {
+export async function findTransferWallets(tx: Db | Tx, scope: TransferScope, ids: readonly [string, string]): Promise<Map<string, TransferWallet>> {
   const rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> = await tx('wallets')
     .where({ tenant_id: scope.tenantId, environment: scope.environment })
     .whereIn('id', [...ids])
@@ -112,29 +112,66 @@ export async function findTransferWallets(tx: Tx, scope: TransferScope, ids: rea
   return new Map(rows.map((row) => [row.id, { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status }]));
 }
 
-export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode' | 'createdAt'>;
+export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
 
-export async function insertTransfer(tx: Tx, scope: TransferScope, transfer: NewTransfer): Promise<StoredTransfer> {
-  const rows: TransferRow[] = await tx('transfers')
-    .insert({
-      id: transfer.id,
-      tenant_id: scope.tenantId,
-      environment: scope.environment,
-      from_wallet_id: transfer.fromWalletId,
-      to_wallet_id: transfer.toWalletId,
-      currency_code: transfer.currencyCode,
-      amount: transfer.amount,
-      fee: transfer.fee,
-      commission: transfer.commission,
-      fee_schedule_id: transfer.feeScheduleId,
-      fee_rule_id: transfer.feeRuleId,
-      platform_commission_bps: transfer.platformCommissionBps,
-      description: transfer.description,
-    })
-    .returning(COLUMNS);
-  const row = rows[0];
-  if (!row) throw new Error(`transfer ${transfer.id} was not inserted`);
-  return toTransfer(row);
+/**
+ * Inserts a pending transfer with its posting command in the outbox and the idempotency key's
+ * answer, as one statement: the key's part yields a row only while the caller holds the key,
+ * the transfer is inserted from that row and the command only once the transfer is. Returns
+ * the transfer's seq, or null when the key was taken over (then nothing was written).
+ */
+export async function insertTransferWithCommand(db: Db, scope: TransferScope, transfer: NewTransfer, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
+  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
+  const result = await db.raw<{ rows: Array<{ seq: string }> }>(
+    `WITH answer AS (${parts.answer.sql}),
+     created AS (
+       INSERT INTO transfers (id, tenant_id, environment, from_wallet_id, to_wallet_id, currency_code, amount, fee, commission,
+                              fee_schedule_id, fee_rule_id, platform_commission_bps, description, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, CAST(? AS numeric), CAST(? AS numeric), CAST(? AS numeric), ?, ?, CAST(? AS integer), ?, CAST(? AS timestamptz)
+       FROM answer
+       RETURNING seq
+     ),
+     command AS (${outbox.sql})
+     SELECT seq FROM created`,
+    [
+      ...parts.answer.bindings,
+      transfer.id,
+      scope.tenantId,
+      scope.environment,
+      transfer.fromWalletId,
+      transfer.toWalletId,
+      transfer.currencyCode,
+      transfer.amount,
+      transfer.fee,
+      transfer.commission,
+      transfer.feeScheduleId,
+      transfer.feeRuleId,
+      transfer.platformCommissionBps,
+      transfer.description,
+      transfer.createdAt.toISOString(),
+      ...outbox.bindings,
+    ],
+  );
+  return result.rows[0]?.seq ?? null;
+}
+
+/**
+ * Records a completion the ledger confirmed and stores the caller's answer, as one statement.
+ * The answer is stored even when the event path recorded the completion first (it recorded the
+ * same entry). False when the key's part stored nothing (another attempt holds the key).
+ */
+export async function completeTransferWithAnswer(db: Db, scope: TransferScope, transfer: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const result = await db.raw<{ rows: Array<{ answered: number }> }>(
+    `WITH finished AS (
+       UPDATE transfers SET status = 'completed', journal_entry_id = ?, failure_code = NULL, finished_at = now()
+       WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
+       RETURNING id
+     ),
+     answer AS (${answer.sql})
+     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
+    [journalEntryId, transfer.id, transfer.seq, scope.tenantId, scope.environment, ...answer.bindings],
+  );
+  return (result.rows[0]?.answered ?? 0) > 0;
 }
 
 export type TransferOutcome = { status: 'completed'; journalEntryId: string } | { status: 'failed'; failureCode: string };
