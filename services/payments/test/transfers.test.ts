@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import BigNumber from 'bignumber.js';
 import { errorBodySchema, journalEntrySchema, transferPageSchema, transferSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { publishedDefault } from './fees-support';
@@ -263,6 +264,49 @@ describe('POST /v1/transfers', () => {
     expect(received.status).toBe(201);
     expect(await balanceOf(caller, frozen)).toBe('22.50');
     expect(await balanceOf(caller, other)).toBe('17.50');
+  });
+
+  it('never posts a send from a wallet after its freeze was answered, whatever was in flight when it came', async () => {
+    const caller = await newCaller();
+    const sender = await createWallet(caller);
+    const receiver = await createWallet(caller);
+    await fund(sender, '100.00');
+    const ledgerBalance = async () => String((await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first('balance')).balance);
+
+    // Eight senders keep sending while the freeze is asked for: sends in flight when it comes are
+    // decided by the ledger either before the freeze or after it; a send started after the answer
+    // must be refused.
+    const send = () => transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' });
+    let acknowledgedAt = Number.POSITIVE_INFINITY;
+    let stopAt = Number.POSITIVE_INFINITY;
+    const outcomes: Array<{ startedAt: number; answer: HttpResult }> = [];
+    const senders = Array.from({ length: 8 }, async () => {
+      while (Date.now() < stopAt && outcomes.length < 90) {
+        const startedAt = Date.now();
+        outcomes.push({ startedAt, answer: await send() });
+      }
+    });
+    await waitFor(async () => (outcomes.length >= 8 ? true : undefined), { what: 'the first sends' });
+    const freeze = await call(caller, 'POST', `/v1/wallets/${sender.id}/freeze`, { body: { reason: 'race' }, key: null });
+    expect(freeze.status).toBe(200);
+    acknowledgedAt = Date.now();
+    const balanceAtAcknowledgement = await ledgerBalance();
+    stopAt = acknowledgedAt + 300;
+    await Promise.all(senders);
+
+    for (const { startedAt, answer } of outcomes) {
+      if (startedAt > acknowledgedAt) expectError(answer, 422, 'WALLET_FROZEN');
+      else if (answer.status === 422) expect(answer.body.error.code).toBe('WALLET_FROZEN');
+      else expect([201, 202]).toContain(answer.status);
+    }
+    expect(outcomes.some(({ startedAt }) => startedAt > acknowledgedAt)).toBe(true);
+    await waitFor(async () => ((await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'pending' }).first()) ? undefined : true), { what: 'every send decided' });
+    // Nothing left the wallet after the freeze was answered.
+    expect(await ledgerBalance()).toBe(balanceAtAcknowledgement);
+    const completed = await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'completed' });
+    const refused = await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'failed' });
+    for (const row of refused) expect(row.failure_code).toBe('WALLET_FROZEN');
+    expect(new BigNumber(balanceAtAcknowledgement).isEqualTo(new BigNumber('100.00').minus(completed.length))).toBe(true);
   });
 });
 
