@@ -99,7 +99,7 @@ describe('the whole system, started as the README says', () => {
   it("serves a tenant's developer through the SDK: keys, signed requests and their request logs", async () => {
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const tenant = await platform.system.organizations.create({ name: 'Lagos Market', slug: 'lagos-market', config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' } });
-    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read'], environment: 'live' });
+    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read', 'wallet:deposit', 'deposits:verify', 'transfers:create', 'fees:read'], environment: 'live' });
     const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
     const ops = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: admin.key as string } });
     const signer = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
@@ -121,6 +121,23 @@ describe('the whole system, started as the README says', () => {
     const replayed = await ops.wallets.create({ ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' }, { idempotencyKey: `e2e-wallet-${correlationId}` });
     expect(replayed.id).toBe(wallet.id);
     expect(await ops.wallets.get(wallet.id)).toMatchObject({ id: wallet.id, balance: '0.00', currencyCode: 'NGN', status: 'active', environment: 'live' });
+
+    // Money in by bank slip, verified against an imported statement; then a transfer out.
+    const slip = await ops.deposits.submitBankSlip({ walletId: wallet.id, amount: '1500.00', currencyCode: 'NGN', bankCode: 'GTB', slipReference: `SLIP-${correlationId}` });
+    expect(slip).toMatchObject({ status: 'pending', amount: '1500.00' });
+    const statement = await ops.deposits.importStatement({ bankCode: 'GTB', currencyCode: 'NGN', lines: [{ date: '2026-11-20', reference: `slip-${correlationId}`, amount: '1500.00' }] });
+    expect(statement).toMatchObject({ imported: 1, duplicates: 0 });
+    expect(await ops.deposits.verify(slip.id, { actorId: 'ops-lagos' })).toMatchObject({ id: slip.id, status: 'completed' });
+    expect((await ops.wallets.get(wallet.id)).balance).toBe('1500.00');
+
+    const receiver = await ops.wallets.create({ ownerType: 'company', ownerId: 'bola-abuja', currencyCode: 'NGN' });
+    expect(await ops.fees.quote({ transactionType: 'transfer', currencyCode: 'NGN', amount: '250.50' })).toMatchObject({ fee: '0.00' });
+    const sent = await ops.transfers.create({ fromWalletId: wallet.id, toWalletId: receiver.id, amount: '250.50', currencyCode: 'NGN' });
+    expect(sent).toMatchObject({ status: 'completed', amount: '250.50', fee: '0.00' });
+    expect(await ops.transfers.get(sent.id)).toEqual(sent);
+    expect((await ops.transfers.list({ walletId: receiver.id })).data.map((each) => each.id)).toEqual([sent.id]);
+    expect((await ops.wallets.get(wallet.id)).balance).toBe('1249.50');
+    expect((await ops.wallets.get(receiver.id)).balance).toBe('250.50');
 
     await ops.apiKeys.revoke(signer.id);
     const refusal = await backend.ledger.accounts().catch((error: unknown) => error);

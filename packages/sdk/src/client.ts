@@ -122,6 +122,9 @@ export class WalletClient implements Namespaces {
   readonly momoProviders: Namespaces['momoProviders'];
   readonly requestLogs: Namespaces['requestLogs'];
   readonly wallets: Namespaces['wallets'];
+  readonly transfers: Namespaces['transfers'];
+  readonly deposits: Namespaces['deposits'];
+  readonly fees: Namespaces['fees'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -171,6 +174,9 @@ export class WalletClient implements Namespaces {
     this.momoProviders = namespaces.momoProviders;
     this.requestLogs = namespaces.requestLogs;
     this.wallets = namespaces.wallets;
+    this.transfers = namespaces.transfers;
+    this.deposits = namespaces.deposits;
+    this.fees = namespaces.fees;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */

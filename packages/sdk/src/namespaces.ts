@@ -1,4 +1,4 @@
-import { walletRoutes as W } from '@wallet/contracts';
+import { depositRoutes as D, feeRoutes as F, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -118,6 +118,51 @@ function walletsNamespace(client: WalletClient) {
   };
 }
 
+/** Transfers: creation gets an Idempotency-Key per call (kept across retries); 201 completed or 202 pending. */
+function transfersNamespace(client: WalletClient) {
+  return {
+    create: (body: RouteBody<typeof T.create>, options?: RequestOptions) => client.call(T.create, { body }, options),
+    list: (query?: RouteQuery<typeof T.list>, options?: RequestOptions) => client.call(T.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(T.get, { params: { id } }, options),
+  };
+}
+
+/** Deposits a tenant submits and verifies; mobile money deposits arrive from the provider's signed webhook. */
+function depositsNamespace(client: WalletClient) {
+  return {
+    list: (query?: RouteQuery<typeof D.list>, options?: RequestOptions) => client.call(D.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(D.get, { params: { id } }, options),
+    /** A pending deposit; nothing is credited until it is verified against an imported statement. */
+    submitBankSlip: (body: RouteBody<typeof D.bankSlip>, options?: RequestOptions) => client.call(D.bankSlip, { body }, options),
+    verify: (id: string, body: RouteBody<typeof D.verify>, options?: RequestOptions) => client.call(D.verify, { params: { id }, body }, options),
+    /** Statement lines as JSON (the CSV form is for uploads outside the SDK). */
+    importStatement: (body: RouteBody<typeof D.importStatement>, options?: RequestOptions) => client.call(D.importStatement, { body }, options),
+  };
+}
+
+function feesNamespace(client: WalletClient) {
+  return {
+    quote: (query: RouteQuery<typeof F.quote>, options?: RequestOptions) => client.call(F.quote, { query }, options),
+    schedules: {
+      list: (query?: RouteQuery<typeof F.list>, options?: RequestOptions) => client.call(F.list, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(F.get, { params: { id } }, options),
+      create: (body: RouteBody<typeof F.create>, options?: RequestOptions) => client.call(F.create, { body }, options),
+      addRule: (id: string, body: RouteBody<typeof F.addRule>, options?: RequestOptions) => client.call(F.addRule, { params: { id }, body }, options),
+      publish: (id: string, body: RouteBody<typeof F.publish>, options?: RequestOptions) => client.call(F.publish, { params: { id }, body }, options),
+    },
+    /** System surface (X-System-Key): any tenant's schedules, with the platform commission. */
+    tenantSchedules: {
+      create: (tenantId: string, body: RouteBody<typeof F.systemCreate>, options?: RequestOptions) => client.call(F.systemCreate, { params: { tenantId }, body }, options),
+      list: (tenantId: string, query?: RouteQuery<typeof F.systemList>, options?: RequestOptions) => client.call(F.systemList, { params: { tenantId }, query }, options),
+      get: (tenantId: string, scheduleId: string, options?: RequestOptions) => client.call(F.systemGet, { params: { tenantId, scheduleId } }, options),
+      addRule: (tenantId: string, scheduleId: string, body: RouteBody<typeof F.systemAddRule>, options?: RequestOptions) =>
+        client.call(F.systemAddRule, { params: { tenantId, scheduleId }, body }, options),
+      publish: (tenantId: string, scheduleId: string, body: RouteBody<typeof F.systemPublish>, options?: RequestOptions) =>
+        client.call(F.systemPublish, { params: { tenantId, scheduleId }, body }, options),
+    },
+  };
+}
+
 export function buildNamespaces(client: WalletClient) {
   return {
     system: systemNamespace(client),
@@ -130,6 +175,9 @@ export function buildNamespaces(client: WalletClient) {
     momoProviders: momoProvidersNamespace(client),
     requestLogs: requestLogsNamespace(client),
     wallets: walletsNamespace(client),
+    transfers: transfersNamespace(client),
+    deposits: depositsNamespace(client),
+    fees: feesNamespace(client),
   };
 }
 

@@ -141,16 +141,22 @@ export type FeeQuote = z.infer<typeof feeQuoteSchema>;
 
 const SYSTEM_SCHEDULES = '/v1/system/organizations/{tenantId}/fee-schedules';
 
-export const FEE_ROUTES: RouteContract[] = [
-  { method: 'post', path: SYSTEM_SCHEDULES, summary: "Create a draft fee schedule for a tenant with the platform's commission; isDefault: it becomes the default when published", surface: 'system', service: 'payments', body: createSystemFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
-  { method: 'get', path: SYSTEM_SCHEDULES, summary: "List a tenant's fee schedules, newest first", surface: 'system', service: 'payments', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
-  { method: 'get', path: `${SYSTEM_SCHEDULES}/{scheduleId}`, summary: "Get one of a tenant's fee schedules with its rules", surface: 'system', service: 'payments', success: { status: 200, schema: feeScheduleWithRulesSchema } },
-  { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/rules`, summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'system', service: 'payments', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
-  { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/publish`, summary: 'Publish a draft schedule (then immutable); makeDefault makes it the tenant default', surface: 'system', service: 'payments', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
-  { method: 'get', path: '/v1/admin/fee-schedules', summary: 'List fee schedules, newest first', surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
-  { method: 'get', path: '/v1/admin/fee-schedules/{id}', summary: 'Get a fee schedule with its rules', surface: 'tenant', service: 'payments', scope: 'fees:read', success: { status: 200, schema: feeScheduleWithRulesSchema } },
-  { method: 'post', path: '/v1/admin/fee-schedules', summary: "Create a draft fee schedule; its platform commission is the default schedule's", surface: 'tenant', service: 'payments', scope: 'fees:manage', body: createTenantFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
-  { method: 'post', path: '/v1/admin/fee-schedules/{id}/rules', summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
-  { method: 'post', path: '/v1/admin/fee-schedules/{id}/publish', summary: 'Publish a draft schedule (then immutable); makeDefault makes it the default', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
-  { method: 'get', path: '/v1/fees/quote', summary: "The fee the tenant's default published schedule charges for a transaction", surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeQuoteQuerySchema, success: { status: 200, schema: feeQuoteSchema } },
-];
+/**
+ * The fee routes, each with its precise schema types (for typed clients such as the SDK);
+ * FEE_ROUTES is the same routes as a list for the gateway and the OpenAPI document.
+ */
+export const feeRoutes = {
+  systemCreate: { method: 'post', path: SYSTEM_SCHEDULES, summary: "Create a draft fee schedule for a tenant with the platform's commission; isDefault: it becomes the default when published", surface: 'system', service: 'payments', body: createSystemFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
+  systemList: { method: 'get', path: SYSTEM_SCHEDULES, summary: "List a tenant's fee schedules, newest first", surface: 'system', service: 'payments', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
+  systemGet: { method: 'get', path: `${SYSTEM_SCHEDULES}/{scheduleId}`, summary: "Get one of a tenant's fee schedules with its rules", surface: 'system', service: 'payments', success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  systemAddRule: { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/rules`, summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'system', service: 'payments', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
+  systemPublish: { method: 'post', path: `${SYSTEM_SCHEDULES}/{scheduleId}/publish`, summary: 'Publish a draft schedule (then immutable); makeDefault makes it the tenant default', surface: 'system', service: 'payments', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  list: { method: 'get', path: '/v1/admin/fee-schedules', summary: 'List fee schedules, newest first', surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeScheduleListQuerySchema, success: { status: 200, schema: pageSchema(feeScheduleSchema) } },
+  get: { method: 'get', path: '/v1/admin/fee-schedules/{id}', summary: 'Get a fee schedule with its rules', surface: 'tenant', service: 'payments', scope: 'fees:read', success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  create: { method: 'post', path: '/v1/admin/fee-schedules', summary: "Create a draft fee schedule; its platform commission is the default schedule's", surface: 'tenant', service: 'payments', scope: 'fees:manage', body: createTenantFeeScheduleBodySchema, success: { status: 201, schema: feeScheduleWithRulesSchema } },
+  addRule: { method: 'post', path: '/v1/admin/fee-schedules/{id}/rules', summary: 'Add a rule to a draft schedule; overlapping bands are 409 OVERLAPPING_FEE_RULE', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: addFeeRuleBodySchema, success: { status: 201, schema: feeRuleSchema } },
+  publish: { method: 'post', path: '/v1/admin/fee-schedules/{id}/publish', summary: 'Publish a draft schedule (then immutable); makeDefault makes it the default', surface: 'tenant', service: 'payments', scope: 'fees:manage', body: publishFeeScheduleBodySchema, success: { status: 200, schema: feeScheduleWithRulesSchema } },
+  quote: { method: 'get', path: '/v1/fees/quote', summary: "The fee the tenant's default published schedule charges for a transaction", surface: 'tenant', service: 'payments', scope: 'fees:read', query: feeQuoteQuerySchema, success: { status: 200, schema: feeQuoteSchema } },
+} as const satisfies Record<string, RouteContract>;
+
+export const FEE_ROUTES: RouteContract[] = Object.values(feeRoutes);
