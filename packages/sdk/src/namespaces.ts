@@ -1,4 +1,4 @@
-import { depositRoutes as D, feeRoutes as F, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
+import { depositRoutes as D, feeRoutes as F, platformRoutes as P, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -17,6 +17,17 @@ function systemNamespace(client: WalletClient) {
       create: (body: RouteBody<typeof R.createOrganization>, options?: RequestOptions) => client.call(R.createOrganization, { body }, options),
       list: (query?: RouteQuery<typeof R.listOrganizations>, options?: RequestOptions) => client.call(R.listOrganizations, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(R.getOrganization, { params: { id } }, options),
+      /** Name and configuration; newly allowed currencies get their ledger system accounts. */
+      update: (id: string, body: RouteBody<typeof P.updateOrganization>, options?: RequestOptions) => client.call(P.updateOrganization, { params: { id }, body }, options),
+    },
+    /** Any tenant's wallet with its balance. */
+    wallets: {
+      get: (walletId: string, options?: RequestOptions) => client.call(P.getWallet, { params: { walletId } }, options),
+    },
+    /** Journal entries of every tenant. */
+    transactions: {
+      list: (query?: RouteQuery<typeof P.listLedgerTransactions>, options?: RequestOptions) => client.call(P.listLedgerTransactions, { query }, options),
+      get: (journalEntryId: string, options?: RequestOptions) => client.call(P.getLedgerTransaction, { params: { journalEntryId } }, options),
     },
     /** Ledger reconciliation checks across every tenant. */
     reconciliation: (options?: RequestOptions) => client.call(R.systemReconciliation, {}, options),

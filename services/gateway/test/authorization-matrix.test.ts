@@ -1,6 +1,6 @@
 import { ORG_ROLES, ROLE_SCOPES, ROUTES, type RouteContract, SCOPES } from '@wallet/contracts';
 import type { Authenticator } from '../src/features/auth/principal';
-import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, read, startGateway, startUpstreamPeer, type UpstreamPeer } from './support';
+import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, read, startGateway, startUpstreamPeer, SYSTEM_KEY, type UpstreamPeer } from './support';
 
 /**
  * The scope table of api-decisions section 3, written out route by route and kept apart from
@@ -187,6 +187,35 @@ describe('the authorization matrix', () => {
       expect(`${routeKey(route)} ${response.status}`).toBe(`${routeKey(route)} 200`);
       expect(response.body.claims).toMatchObject({ surface: 'public', tenantId: null, scopes: [] });
     }
+  });
+
+  it('declares the platform view on the system surface', () => {
+    const platformView = ['PATCH /v1/system/organizations/{id}', 'GET /v1/system/wallets/{id}', 'GET /v1/system/ledger/transactions', 'GET /v1/system/ledger/transactions/{id}'];
+    const systemRoutes = ROUTES.filter((route) => route.surface === 'system').map(routeKey);
+    expect(systemRoutes).toEqual(expect.arrayContaining(platformView));
+  });
+
+  it('refuses every system route on both listeners without the system key or with a wrong one', async () => {
+    const seen: string[] = [];
+    const expected: string[] = [];
+    for (const route of ROUTES.filter((candidate) => candidate.surface === 'system')) {
+      const path = route.path.replace(/\{\w+\}/g, 'x_1');
+      const hasBody = route.method !== 'get';
+      for (const [listener, baseUrl] of [['public', client.publicUrl], ['admin', client.adminUrl]] as const) {
+        for (const [label, key, code] of [['no key', undefined, 'MISSING_CREDENTIALS'], ['wrong key', `${SYSTEM_KEY}x`, 'INVALID_SYSTEM_KEY'], ['tenant key as system key', 'sk_test_0123456789abcdefghijklmnopqrstuvwxyzABCD', 'INVALID_SYSTEM_KEY']] as const) {
+          const response = await read(
+            await fetch(`${baseUrl}${path}`, {
+              method: route.method.toUpperCase(),
+              headers: { ...(key ? { 'x-system-key': key } : {}), ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+              body: hasBody ? '{}' : undefined,
+            }),
+          );
+          seen.push(`${routeKey(route)} ${listener} ${label}: ${response.status} ${response.body.error?.code}`);
+          expected.push(`${routeKey(route)} ${listener} ${label}: 401 ${code}`);
+        }
+      }
+    }
+    expect(seen).toEqual(expected);
   });
 
   it('never opens a system route to tenant credentials', async () => {

@@ -8,6 +8,7 @@ import * as createMomoProviders from './20261123100100_create_momo_providers';
 import * as teamMembersOrderAndLogin from './20261123110000_team_members_order_and_login';
 import * as createSessions from './20261123110100_create_sessions';
 import * as createInbox from './20261123130000_create_inbox';
+import * as tenantsUpdatedAt from './20261124090000_tenants_updated_at';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { name: '20261123110000_team_members_order_and_login', ...teamMembersOrderAndLogin },
   { name: '20261123110100_create_sessions', ...createSessions },
   { name: '20261123130000_create_inbox', ...createInbox },
+  { name: '20261124090000_tenants_updated_at', ...tenantsUpdatedAt },
 ];

@@ -1,4 +1,8 @@
 import type { Migration } from '@wallet/kit';
 import * as createLedger from './20261122120000_create_ledger';
+import * as journalEntriesAcrossTenants from './20261124090000_journal_entries_across_tenants';
 
-export const migrations: Migration[] = [{ name: '20261122120000_create_ledger', ...createLedger }];
+export const migrations: Migration[] = [
+  { name: '20261122120000_create_ledger', ...createLedger },
+  { name: '20261124090000_journal_entries_across_tenants', ...journalEntriesAcrossTenants },
+];

@@ -22,6 +22,28 @@ export const createOrganizationBodySchema = createTenantBodySchema.extend({
 });
 export type CreateOrganizationBody = z.infer<typeof createOrganizationBodySchema>;
 
+/**
+ * The platform operator's changes to an organization: its name and its configuration, field by
+ * field (a config field left out keeps its value). The slug is not changeable: dashboard logins
+ * name the organization by it. Unknown fields are refused rather than silently ignored.
+ */
+export const updateOrganizationBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    config: z
+      .object({
+        defaultCurrency: currencyCodeSchema.optional(),
+        allowedCurrencies: z.array(currencyCodeSchema).min(1).max(50).optional(),
+        maxTransactionAmount: amountInputSchema.optional(),
+      })
+      .strict()
+      .refine((config) => Object.values(config).some((value) => value !== undefined), 'give defaultCurrency, allowedCurrencies or maxTransactionAmount')
+      .optional(),
+  })
+  .strict()
+  .refine((body) => body.name !== undefined || body.config !== undefined, 'give name, config or both');
+export type UpdateOrganizationBody = z.infer<typeof updateOrganizationBodySchema>;
+
 export const tenantSchema = z.object({
   id: z.string(),
   name: z.string(),

@@ -35,6 +35,18 @@ export const journalQuerySchema = pageQuerySchema.extend({
 });
 export type JournalQuery = z.infer<typeof journalQuerySchema>;
 
+/**
+ * The platform operator's journal query: every tenant unless `tenantId` (and `environment`)
+ * narrow it, plus the business record an entry names.
+ */
+export const systemJournalQuerySchema = journalQuerySchema.extend({
+  tenantId: z.string().min(1).max(64).optional(),
+  environment: environmentSchema.optional(),
+  referenceType: z.string().min(1).max(64).optional(),
+  referenceId: z.string().min(1).max(128).optional(),
+});
+export type SystemJournalQuery = z.infer<typeof systemJournalQuerySchema>;
+
 export const ledgerAccountSchema = z.object({
   id: z.string(),
   name: z.string(),

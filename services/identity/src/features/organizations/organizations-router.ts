@@ -1,5 +1,5 @@
-import { createOrganizationBodySchema, pageQuerySchema } from '@wallet/contracts';
-import { parseOrThrow, requireSystem } from '@wallet/kit';
+import { createOrganizationBodySchema, pageQuerySchema, updateOrganizationBodySchema } from '@wallet/contracts';
+import { claimsOf, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
 import type { OrganizationsService } from './organizations-service';
 
@@ -22,6 +22,12 @@ export function organizationsRouter(organizations: OrganizationsService): Router
   router.get('/v1/system/organizations/:id', async (request, response) => {
     requireSystem(response);
     response.json(await organizations.get(request.params.id));
+  });
+
+  router.patch('/v1/system/organizations/:id', async (request, response) => {
+    requireSystem(response);
+    const body = parseOrThrow(updateOrganizationBodySchema, request.body);
+    response.json(await organizations.update(request.params.id, body, claimsOf(response)));
   });
 
   return router;

@@ -1,10 +1,11 @@
-import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, type Logger } from '@wallet/kit';
+import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant, type UpdateOrganizationBody } from '@wallet/contracts';
+import { AppError, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
 import { z } from 'zod';
+import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
 import { type InviteMailer } from '../team/invite-mailer';
 import { type InviteToken, newInviteToken } from '../team/invite-tokens';
 import { firstAdminsOf, type InvitedMember, insertInvitedMember, markInviteSent } from '../team/team-store';
-import { type TenantsService, withoutSeq } from '../tenants/tenants-service';
+import { type TenantChange, type TenantsService, withoutSeq } from '../tenants/tenants-service';
 import { findTenant, listTenants } from '../tenants/tenants-store';
 
 export interface OrganizationsDeps {
@@ -42,6 +43,28 @@ export class OrganizationsService {
     // After the commit: the organization exists whether or not the mail server answers.
     const inviteEmailSent = await this.sendInvite(tenant, admin, invite);
     return { ...tenant, admin: { ...admin, inviteEmailSent } };
+  }
+
+  /** The change and its `tenant.updated` audit record (what changed, before and after) commit together. */
+  async update(id: string, body: UpdateOrganizationBody, claims: InternalClaims): Promise<Organization> {
+    const actor = auditActorFields(claims);
+    const tenant = await this.deps.tenants.update(id, body, async (tx, change) => {
+      await recordAuditEvents(tx, [
+        {
+          tenantId: id,
+          // The configuration is tenant-wide: the trail shows the change from both environments.
+          environment: null,
+          action: 'tenant.updated',
+          actorType: actor.actorType,
+          actorId: actor.actorId,
+          targetType: 'tenant',
+          targetId: id,
+          metadata: { ...actor.metadata, ...changedFields(change) },
+        },
+      ]);
+    });
+    const admins = await firstAdminsOf(this.deps.db, [tenant.id]);
+    return { ...tenant, admin: admins.get(tenant.id) ?? null };
   }
 
   async get(id: string): Promise<Organization> {
@@ -87,4 +110,20 @@ export class OrganizationsService {
     }
     return true;
   }
+}
+
+/** Only the fields that changed, before and after, so the trail says what happened at a glance. */
+function changedFields({ before, after }: TenantChange): { before: Record<string, unknown>; after: Record<string, unknown> } {
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  if (before.name !== after.name) {
+    was.name = before.name;
+    now.name = after.name;
+  }
+  for (const field of ['defaultCurrency', 'allowedCurrencies', 'maxTransactionAmount'] as const) {
+    if (JSON.stringify(before.config[field]) === JSON.stringify(after.config[field])) continue;
+    was[`config.${field}`] = before.config[field];
+    now[`config.${field}`] = after.config[field];
+  }
+  return { before: was, after: now };
 }

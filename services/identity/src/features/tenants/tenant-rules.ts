@@ -12,7 +12,7 @@ export interface CheckedTenantConfig {
  * Rules the schema cannot express: the default currency is one of the allowed ones, no
  * currency is listed twice, and the ceiling is a valid amount of the default currency.
  */
-export function checkTenantConfig(config: CreateTenantBody['config']): CheckedTenantConfig {
+export function checkTenantConfig(config: Pick<CreateTenantBody['config'], keyof CheckedTenantConfig>): CheckedTenantConfig {
   const { defaultCurrency, allowedCurrencies, maxTransactionAmount } = config;
   const fields: Array<{ path: string; message: string }> = [];
   if (!allowedCurrencies.includes(defaultCurrency)) {

@@ -57,6 +57,39 @@ export async function insertTenant(tx: Tx, tenant: NewTenant): Promise<StoredTen
   return row ? toTenant(row) : null;
 }
 
+/** Takes the transaction first: the row stays locked until it ends, so changes apply one after the other. */
+export async function findTenantForUpdate(tx: Tx, id: string): Promise<StoredTenant | null> {
+  const row: TenantRow | undefined = await tx('tenants').where({ id }).forUpdate().first(COLUMNS);
+  return row ? toTenant(row) : null;
+}
+
+export interface TenantChanges {
+  name: string;
+  defaultCurrency: string;
+  allowedCurrencies: string[];
+  maxTransactionAmount: string;
+}
+
+/**
+ * Writes the whole changeable state and returns it with the time of the change. The clock is
+ * read after the row lock was taken (clock_timestamp, not the transaction's start), so a change
+ * that waited for another one is always stamped later than it.
+ */
+export async function updateTenant(tx: Tx, id: string, changes: TenantChanges): Promise<{ tenant: StoredTenant; updatedAt: string }> {
+  const rows: Array<TenantRow & { updated_at: Date }> = await tx('tenants')
+    .where({ id })
+    .update({
+      name: changes.name,
+      config: JSON.stringify({ defaultCurrency: changes.defaultCurrency, allowedCurrencies: changes.allowedCurrencies }),
+      max_transaction_amount: changes.maxTransactionAmount,
+      updated_at: tx.raw('clock_timestamp()'),
+    })
+    .returning([...COLUMNS, 'updated_at']);
+  const row = rows[0];
+  if (!row) throw new Error(`tenant ${id} vanished while locked`);
+  return { tenant: toTenant(row), updatedAt: row.updated_at.toISOString() };
+}
+
 export async function findTenant(db: Db, id: string): Promise<StoredTenant | null> {
   const row: TenantRow | undefined = await db('tenants').where({ id }).first(COLUMNS);
   return row ? toTenant(row) : null;

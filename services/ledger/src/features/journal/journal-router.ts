@@ -1,33 +1,54 @@
-import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Page, type JournalEntry, type LedgerAccount } from '@wallet/contracts';
+import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Page, type JournalEntry, type LedgerAccount, systemJournalQuerySchema } from '@wallet/contracts';
 import { AppError, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
 import { z } from 'zod';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/accounts-store';
 import { reconcileLedger } from '../reconciliation/reconciliation-store';
-import { findEntry, listEntries } from './journal-store';
+import { findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
-/** Reads of the journal, balances and statements; always inside the caller's tenant and environment. */
+const JOURNAL_CURSOR = { seq: z.string().regex(/^\d+$/) };
+
+/** A page of entries from rows fetched one beyond the limit; the cursor is the last entry's position. */
+function journalPage(rows: Array<JournalEntry & { seq: string }>, limit: number): Page<JournalEntry> {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(({ seq: _seq, ...entry }) => entry),
+    nextCursor: rows.length > limit && last ? encodeCursor({ seq: last.seq }) : null,
+  };
+}
+
+function foundEntry(entry: JournalEntry | null): JournalEntry {
+  if (!entry) throw new AppError('JOURNAL_ENTRY_NOT_FOUND', 'No such journal entry');
+  return entry;
+}
+
+/** Reads of the journal, balances and statements; inside the caller's tenant and environment, except the operator's system routes. */
 export function ledgerReadRouter(db: Db): Router {
   const router = Router();
 
   router.get('/v1/journal', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(journalQuerySchema, request.query, 'query');
-    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d+$/) });
-    const rows = await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    const body: Page<JournalEntry> = {
-      data: page.map(({ seq: _seq, ...entry }) => entry),
-      nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
-    };
-    response.json(body);
+    const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
+    response.json(journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq }), query.limit));
   });
 
   router.get('/v1/journal/:id', async (request, response) => {
-    const entry = await findEntry(db, tenantScopeOf(response), request.params.id);
-    if (!entry) throw new AppError('JOURNAL_ENTRY_NOT_FOUND', 'No such journal entry');
-    response.json(entry);
+    response.json(foundEntry(await findEntry(db, tenantScopeOf(response), request.params.id)));
+  });
+
+  // The platform operator's view: the same reads with the tenant scope lifted (filters may put it back).
+  router.get('/v1/system/ledger/transactions', async (request, response) => {
+    requireSystem(response);
+    const query = parseOrThrow(systemJournalQuerySchema, request.query, 'query');
+    const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
+    response.json(journalPage(await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq }), query.limit));
+  });
+
+  router.get('/v1/system/ledger/transactions/:journalEntryId', async (request, response) => {
+    requireSystem(response);
+    response.json(foundEntry(await findEntryAcrossTenants(db, request.params.journalEntryId)));
   });
 
   router.get('/v1/ledger/accounts', async (request, response) => {

@@ -72,24 +72,46 @@ function toEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
   };
 }
 
+/** The entries a list may show: one tenant and environment, or for the platform operator any of them. */
+interface EntryBounds {
+  tenantId?: string | undefined;
+  environment?: Environment | undefined;
+}
+
+export interface SystemJournalFilter extends JournalFilter, EntryBounds {
+  referenceType?: string | undefined;
+  referenceId?: string | undefined;
+}
+
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
 export async function listEntries(db: Db, scope: TenantScope, filter: JournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
+  return selectEntries(db, { ...filter, tenantId: scope.tenantId, environment: scope.environment });
+}
+
+/** As listEntries, for the platform operator: every tenant and environment unless the filter names one. */
+export async function listEntriesAcrossTenants(db: Db, filter: SystemJournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
+  return selectEntries(db, filter);
+}
+
+async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
   const query = db('journal_entries as e')
-    .where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment })
     .orderBy('e.seq', 'desc')
     .limit(filter.limit + 1)
     .select('e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at');
+  // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
+  if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
+  if (filter.environment !== undefined) query.where('e.environment', filter.environment);
   if (filter.kind) query.where('e.kind', filter.kind);
+  if (filter.referenceType) query.where('e.reference_type', filter.referenceType);
+  if (filter.referenceId) query.where('e.reference_id', filter.referenceId);
   if (filter.from) query.where('e.created_at', '>=', filter.from);
   if (filter.to) query.where('e.created_at', '<=', filter.to);
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
   if (filter.accountName || filter.walletId) {
     query.whereExists(function linesOnAccount() {
-      this.select(db.raw('1'))
-        .from('journal_lines as l')
-        .join('accounts as a', 'a.id', 'l.account_id')
-        .whereRaw('l.entry_id = e.id')
-        .where({ 'a.tenant_id': scope.tenantId, 'a.environment': scope.environment });
+      this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.id', 'l.account_id').whereRaw('l.entry_id = e.id');
+      if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
+      if (filter.environment !== undefined) this.where('a.environment', filter.environment);
       if (filter.accountName) this.where('a.name', filter.accountName);
       if (filter.walletId) this.where('a.wallet_id', filter.walletId);
     });
@@ -100,7 +122,16 @@ export async function listEntries(db: Db, scope: TenantScope, filter: JournalFil
 }
 
 export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<JournalEntry | null> {
-  const row: EntryRow | undefined = await db('journal_entries').where({ id, tenant_id: scope.tenantId, environment: scope.environment }).first();
+  return selectEntry(db, { id, tenant_id: scope.tenantId, environment: scope.environment });
+}
+
+/** Any tenant's entry, for the platform operator. */
+export async function findEntryAcrossTenants(db: Db, id: string): Promise<JournalEntry | null> {
+  return selectEntry(db, { id });
+}
+
+async function selectEntry(db: Db, where: { id: string; tenant_id?: string; environment?: Environment }): Promise<JournalEntry | null> {
+  const row: EntryRow | undefined = await db('journal_entries').where(where).first();
   if (!row) return null;
   const lines = await linesOf(db, [row.id]);
   return toEntry(row, lines.get(row.id) ?? []);

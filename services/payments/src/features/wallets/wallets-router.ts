@@ -1,10 +1,13 @@
 import { createWalletBodySchema, pageQuerySchema, walletQuerySchema, walletStatusChangeBodySchema, type WalletStatus } from '@wallet/contracts';
-import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { WalletStatusService } from './wallet-status-service';
 import type { WalletsService } from './wallets-service';
 
-/** `/v1/wallets*`: the gateway already required the route's scope; the tenant and environment come from its token. */
+/**
+ * `/v1/wallets*`: the gateway already required the route's scope; the tenant and environment come
+ * from its token. `/v1/system/wallets/{walletId}` is the platform operator's read of any tenant's wallet.
+ */
 export function walletsRouter(wallets: WalletsService, statuses: WalletStatusService, idempotencyGuard: RequestHandler): Router {
   const router = Router();
 
@@ -25,6 +28,11 @@ export function walletsRouter(wallets: WalletsService, statuses: WalletStatusSer
 
   router.get('/v1/wallets/:id', async (request, response) => {
     response.json(await wallets.get(tenantScopeOf(response), request.params.id));
+  });
+
+  router.get('/v1/system/wallets/:walletId', async (request, response) => {
+    requireSystem(response);
+    response.json(await wallets.getAcrossTenants(request.params.walletId));
   });
 
   router.get('/v1/wallets/:id/entries', async (request, response) => {

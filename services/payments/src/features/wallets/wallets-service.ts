@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
 import type { TenantDirectory } from '../tenants/tenant-directory';
-import { findWallet, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
+import { findWallet, findWalletAcrossTenants, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
 
 export interface WalletsDeps {
   db: Db;
@@ -65,6 +65,13 @@ export class WalletsService {
 
   async get(scope: WalletScope, id: string): Promise<Wallet> {
     return this.presentOne(await this.require(scope, id));
+  }
+
+  /** The platform operator's read: any tenant's wallet, its balance read as its own tenant and environment. */
+  async getAcrossTenants(id: string): Promise<Wallet> {
+    const wallet = await findWalletAcrossTenants(this.deps.db, id);
+    if (!wallet) throw notFound();
+    return this.presentOne(wallet);
   }
 
   /** The wallet's statement, straight from the ledger; an account the ledger has not opened yet has no lines. */

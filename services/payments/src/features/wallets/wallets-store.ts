@@ -90,6 +90,12 @@ export async function findWallet(db: Db | Tx, scope: WalletScope, id: string): P
   return row ? toWallet(row) : null;
 }
 
+/** Any tenant's wallet, for the platform operator; every tenant path goes through findWallet. */
+export async function findWalletAcrossTenants(db: Db, id: string): Promise<StoredWallet | null> {
+  const row: WalletRow | undefined = await db('wallets').where({ id }).first(COLUMNS);
+  return row ? toWallet(row) : null;
+}
+
 /** Takes the transaction first: the row stays locked until it ends. */
 export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string): Promise<StoredWallet | null> {
   const row: WalletRow | undefined = await tx('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).forUpdate().first(COLUMNS);
