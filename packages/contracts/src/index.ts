@@ -22,3 +22,4 @@ export * from './http/wallets';
 export * from './http/fees';
 export * from './http/transfers';
 export * from './http/deposits';
+export * from './http/reconciliation';

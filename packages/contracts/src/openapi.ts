@@ -26,6 +26,7 @@ import { WALLET_ROUTES } from './http/wallets';
 import { FEE_ROUTES } from './http/fees';
 import { DEPOSIT_ROUTES } from './http/deposits';
 import { TRANSFER_ROUTES } from './http/transfers';
+import { RECONCILIATION_ROUTES } from './http/reconciliation';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -52,6 +53,7 @@ export const ROUTES: RouteContract[] = [
   ...FEE_ROUTES,
   ...DEPOSIT_ROUTES,
   ...TRANSFER_ROUTES,
+  ...RECONCILIATION_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
