@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ROUTES, type RouteContract } from '@wallet/contracts';
+import { reconciliationResultSchema, ROUTES, type RouteContract } from '@wallet/contracts';
 import { LedgerCommandClient } from '@wallet/kit';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
@@ -25,6 +25,8 @@ interface TenantA {
   tenantId: string;
   admin: WalletClient;
   resources: Record<string, Owned>;
+  /** A deposit only the ledger names: tenant A's reconciliation reports it, nobody else's may. */
+  strayDepositId: string;
 }
 
 let tenantA: TenantA;
@@ -55,13 +57,14 @@ beforeAll(async () => {
   const feeSchedule = (await admin.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: 'Target' } })).data as { id: string };
   const deposit = (await admin.request({ method: 'POST', path: '/v1/deposits/bank-slips', body: { walletId: wallet.id, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'TARGET-SLIP' } })).data as { id: string };
   const walletId = `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+  const strayDepositId = `dep_${randomUUID().slice(0, 8)}`;
   const posted = await ledger.request({
     type: 'ledger.post.v1',
     commandId: `xt-${randomUUID()}`,
     tenantId,
     environment: 'live',
     kind: 'momo_deposit',
-    reference: { type: 'deposit', id: `dep_${randomUUID().slice(0, 8)}` },
+    reference: { type: 'deposit', id: strayDepositId },
     lines: [
       { accountName: 'momo-float:mtn', direction: 'DR', amount: '100.00', currencyCode: 'KES' },
       { accountName: 'wallet:owner-1', walletId, direction: 'CR', amount: '100.00', currencyCode: 'KES' },
@@ -99,6 +102,7 @@ beforeAll(async () => {
       '/v1/ledger/wallets/{walletId}': { params: { walletId }, environmentBound: true },
       '/v1/transfers/{id}': { params: { id: transfer.id }, environmentBound: true },
     },
+    strayDepositId,
   };
   intruder = await keyClient(await newTenant(), 'live');
   otherEnvironment = await keyClient(tenantId, 'test');
@@ -198,5 +202,34 @@ describe('another tenant names tenant A’s resources', () => {
     expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
     expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
+  });
+});
+
+describe('GET /v1/admin/reconciliation', () => {
+  async function reconciliationOf(caller: WalletClient) {
+    return reconciliationResultSchema.parse((await caller.request({ method: 'GET', path: '/v1/admin/reconciliation' })).data);
+  }
+
+  it("reports tenant A's mismatches to tenant A and the platform, never to another tenant or environment", async () => {
+    const own = await reconciliationOf(tenantA.admin);
+    expect(own.status).toBe('mismatch');
+    expect(own.checks.find((check) => check.name === 'business_records')?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ recordId: tenantA.strayDepositId, problem: 'record_not_found' })]));
+    for (const caller of [intruder, otherEnvironment]) {
+      const seen = JSON.stringify(await reconciliationOf(caller));
+      expect(seen).not.toContain(tenantA.tenantId);
+      expect(seen).not.toContain(tenantA.strayDepositId);
+    }
+    const everything = await platform.request({ method: 'GET', path: '/v1/system/reconciliation' });
+    expect(JSON.stringify(everything.data)).toContain(tenantA.strayDepositId);
+  });
+
+  it('needs analytics:read', async () => {
+    const key = await tenantA.admin.apiKeys.create({ name: 'reads wallets only', scopes: ['wallets:read'], environment: 'live' });
+    const walletsOnly = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key.key as string }, maxRetries: 0 });
+    const refused = await walletsOnly.request({ method: 'GET', path: '/v1/admin/reconciliation' }).catch((error: unknown) => error);
+    expect(isWalletApiError(refused) ? `${refused.status} ${refused.code}` : refused).toBe('403 INSUFFICIENT_SCOPE');
+    const analytics = await tenantA.admin.apiKeys.create({ name: 'analytics', scopes: ['analytics:read'], environment: 'live' });
+    const analyst = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: analytics.key as string }, maxRetries: 0 });
+    expect((await reconciliationOf(analyst)).status).toBe('mismatch');
   });
 });

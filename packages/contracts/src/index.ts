@@ -23,3 +23,4 @@ export * from './http/fees';
 export * from './http/transfers';
 export * from './http/deposits';
 export * from './http/platform';
+export * from './http/reconciliation';

@@ -27,6 +27,7 @@ import { FEE_ROUTES } from './http/fees';
 import { DEPOSIT_ROUTES } from './http/deposits';
 import { TRANSFER_ROUTES } from './http/transfers';
 import { PLATFORM_ROUTES } from './http/platform';
+import { RECONCILIATION_ROUTES } from './http/reconciliation';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -54,6 +55,7 @@ export const ROUTES: RouteContract[] = [
   ...DEPOSIT_ROUTES,
   ...TRANSFER_ROUTES,
   ...PLATFORM_ROUTES,
+  ...RECONCILIATION_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -6,6 +6,7 @@ import * as createWallets from './20261123150100_create_wallets';
 import * as createIdempotencyKeys from './20261123160000_create_idempotency_keys';
 import * as createTransfers from './20261123170000_create_transfers';
 import * as createDeposits from './20261123180000_create_deposits';
+import * as indexReconciliation from './20261201120000_index_reconciliation';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { name: '20261123160000_create_idempotency_keys', ...createIdempotencyKeys },
   { name: '20261123170000_create_transfers', ...createTransfers },
   { name: '20261123180000_create_deposits', ...createDeposits },
+  { name: '20261201120000_index_reconciliation', ...indexReconciliation },
 ];

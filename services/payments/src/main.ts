@@ -4,6 +4,7 @@ import { depositsConfigShape, startDeposits } from './features/deposits/deposits
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
 import { startPostings } from './features/postings/postings-feature';
+import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
@@ -16,7 +17,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape },
+      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...reconciliationConfigShape },
       migrations,
       topology: declarePaymentsTopology,
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
@@ -28,6 +29,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const postings = await startPostings({ db, relay, ...parts });
         const transfers = startTransfers({ db, relay, ...parts }, { postings });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
+        const reconciliation = startReconciliation({ db, relay, ...parts });
         await postings.start();
         return {
           routes: (app) => {
@@ -35,6 +37,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             wallets.routes(app);
             transfers.routes(app);
             deposits.routes(app);
+            reconciliation.routes(app);
           },
           bodyOptIns: deposits.bodyOptIns,
           stop: async () => {

@@ -95,3 +95,40 @@ export const reconciliationResultSchema = z.object({
   checkedAt: timestampSchema,
 });
 export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
+
+// ---- Internal reads for reconciliation (system token only; never routed by the gateway) ----
+
+/** Both or neither: a tenant's environment, or every tenant. */
+const internalScopeShape = {
+  tenantId: z.string().min(1).max(64).optional(),
+  environment: environmentSchema.optional(),
+};
+function scopeIsWhole(value: { tenantId?: string | undefined; environment?: string | undefined }): boolean {
+  return (value.tenantId === undefined) === (value.environment === undefined);
+}
+const SCOPE_MESSAGE = { message: 'tenantId and environment go together', path: ['environment'] };
+
+/** `POST /internal/v1/journal/entries/lookup`: entries by id, at most a page of them, within the scope when one is given. */
+export const journalEntryLookupBodySchema = z
+  .object({ ids: z.array(z.string().min(1).max(64)).min(1).max(PAGE_LIMIT_MAX), ...internalScopeShape })
+  .refine(scopeIsWhole, SCOPE_MESSAGE);
+export type JournalEntryLookupBody = z.infer<typeof journalEntryLookupBodySchema>;
+/** The entries found, in no particular order; an id the ledger does not have (in the scope) is absent. */
+export const journalEntryLookupSchema = z.object({ data: z.array(journalEntrySchema) });
+
+/** Reference types are the business records' own names (`transfer`, `deposit`, ...). */
+export const referenceTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+
+/** `GET /internal/v1/journal/references`: every entry naming a record of one type, oldest first. */
+export const journalReferenceQuerySchema = pageQuerySchema.extend({ referenceType: referenceTypeSchema, ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
+export type JournalReferenceQuery = z.infer<typeof journalReferenceQuerySchema>;
+export const journalReferenceSchema = z.object({
+  journalEntryId: z.string(),
+  tenantId: z.string(),
+  environment: environmentSchema,
+  kind: journalKindSchema,
+  reference: z.object({ type: z.string(), id: z.string() }),
+  createdAt: z.string(),
+});
+export type JournalReference = z.infer<typeof journalReferenceSchema>;
+export const journalReferencePageSchema = pageSchema(journalReferenceSchema);

@@ -32,6 +32,46 @@ function unavailable(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'The ledger cannot be reached right now; retry shortly');
 }
 
+export interface LedgerAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface LedgerCall {
+  method: 'GET' | 'POST';
+  pathWithQuery: string;
+  /** Who payments calls as: the request's tenant and environment, or the platform (`system`) for internal routes. */
+  claims: { surface: 'tenant' | 'system'; tenantId: string | null; environment: Environment | null; scopes: string[] };
+  body?: unknown;
+}
+
+/**
+ * One HTTP call to the ledger with a fresh internal token. No answer, or a 5xx, is a 503 for
+ * payments' caller: nothing read from the ledger is ever guessed.
+ */
+export async function callLedger(options: LedgerReadsOptions, call: LedgerCall): Promise<LedgerAnswer> {
+  const correlationId = currentContext()?.correlationId ?? randomUUID();
+  const token = signInternalToken(options.internalTokenSecret, { ...call.claims, keyId: null, actor: null, correlationId });
+  try {
+    const response = await fetch(`${options.baseUrl.replace(/\/+$/, '')}${call.pathWithQuery}`, {
+      method: call.method,
+      headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    const text = await response.text();
+    if (response.status >= 500) {
+      options.logger.warn({ status: response.status, path: call.pathWithQuery }, 'ledger call failed');
+      throw unavailable();
+    }
+    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    options.logger.warn({ err: error, path: call.pathWithQuery }, 'ledger unreachable');
+    throw unavailable();
+  }
+}
+
 /**
  * Payments' reads of the ledger over HTTP, as the tenant and environment of the request: the
  * ledger filters by them itself, so a read can only ever see that tenant's accounts. Balances
@@ -66,39 +106,22 @@ export class LedgerReads {
     throw this.unexpected(answer);
   }
 
-  private async get(scope: LedgerScope, pathWithQuery: string): Promise<{ status: number; body: unknown }> {
-    const correlationId = currentContext()?.correlationId ?? randomUUID();
-    const token = signInternalToken(this.options.internalTokenSecret, {
-      surface: 'tenant',
-      tenantId: scope.tenantId,
-      environment: scope.environment,
-      keyId: null,
-      scopes: ['ledger:read'],
-      actor: null,
-      correlationId,
+  private get(scope: LedgerScope, pathWithQuery: string): Promise<LedgerAnswer> {
+    return callLedger(this.options, {
+      method: 'GET',
+      pathWithQuery,
+      claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['ledger:read'] },
     });
-    try {
-      const response = await fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${pathWithQuery}`, {
-        headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      const text = await response.text();
-      if (response.status >= 500) {
-        this.options.logger.warn({ status: response.status, path: pathWithQuery }, 'ledger read failed');
-        throw unavailable();
-      }
-      return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      this.options.logger.warn({ err: error, path: pathWithQuery }, 'ledger unreachable');
-      throw unavailable();
-    }
   }
 
-  /** An answer the contract does not allow: a bug on one side, not something to show a client. */
-  private unexpected(answer: { status: number; body: unknown }): Error {
-    return new Error(`unexpected ledger answer ${answer.status}: ${JSON.stringify(answer.body)}`);
+  private unexpected(answer: LedgerAnswer): Error {
+    return unexpectedLedgerAnswer(answer);
   }
+}
+
+/** An answer the contract does not allow: a bug on one side, not something to show a client. */
+export function unexpectedLedgerAnswer(answer: LedgerAnswer): Error {
+  return new Error(`unexpected ledger answer ${answer.status}: ${JSON.stringify(answer.body)}`);
 }
 
 function errorCodeOf(body: unknown): string | undefined {

@@ -1,0 +1,116 @@
+import type { Environment, JournalKind, PostingLine } from '@wallet/contracts';
+import type { Db } from '@wallet/kit';
+import { depositPostingCommand } from '../deposits/deposit-posting';
+import { transferPostCommand } from '../transfers/transfer-posting';
+import {
+  completedDepositsPage,
+  completedTransfersPage,
+  depositsByIds,
+  type ReconciledDeposit,
+  type ReconciledTransfer,
+  type ReconciliationScope,
+  transfersByIds,
+} from './reconciliation-store';
+
+/** What the owning feature meant to post for a record: the same builder made the command it sent. */
+export interface ExpectedPosting {
+  /** The entry the record names; null when it names none although it should. */
+  journalEntryId: string | null;
+  kind: JournalKind;
+  reference: { type: string; id: string };
+  lines: PostingLine[];
+}
+
+/** A record whose money movement is done, with every entry it should have in the ledger. */
+export interface PostedRecord {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  postings: ExpectedPosting[];
+}
+
+/** A record as an entry naming it needs to see it. */
+export interface RecordState {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  status: string;
+  /** Whether the record's money movement is done (entries may only name finished records). */
+  finished: boolean;
+  /** The entries the record names; an entry naming the record must be one of them. */
+  journalEntryIds: string[];
+}
+
+/**
+ * A kind of business record that posts to the ledger under its own reference type. Payout case
+ * steps and float deposits join as further sources: a case names one entry per step.
+ */
+export interface BusinessRecordSource {
+  referenceType: string;
+  /** Finished records of one scope after `cursor` (null: from the start), at most `limit`, and where the next page starts. */
+  finishedPage(scope: ReconciliationScope, page: { cursor: string | null; limit: number }): Promise<{ records: PostedRecord[]; cursor: string | null }>;
+  /** Records by id, whatever their status; within the scope when one is given. */
+  byIds(scope: ReconciliationScope | null, ids: readonly string[]): Promise<RecordState[]>;
+}
+
+function expectedTransferPosting(transfer: ReconciledTransfer): ExpectedPosting {
+  const command = transferPostCommand(transfer, { ...transfer.from, status: 'active' }, { ...transfer.to, status: 'active' });
+  return { journalEntryId: transfer.journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
+}
+
+function expectedDepositPosting(deposit: ReconciledDeposit): ExpectedPosting {
+  const isMomo = deposit.source === 'momo';
+  const command = depositPostingCommand({
+    depositId: deposit.id,
+    kind: isMomo ? 'momo_deposit' : 'bank_deposit',
+    floatAccount: isMomo ? `momo-float:${deposit.providerCode ?? ''}` : `bank-float:${deposit.bankCode ?? ''}`,
+    wallet: deposit.wallet,
+    amount: deposit.amount,
+    charge: { fee: deposit.fee, commission: deposit.commission, scheduleId: null, ruleId: null },
+  });
+  return { journalEntryId: deposit.journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
+}
+
+function nextCursor<Row extends { seq: string }>(rows: Row[], limit: number): string | null {
+  return rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null;
+}
+
+export function transferSource(db: Db): BusinessRecordSource {
+  return {
+    referenceType: 'transfer',
+    async finishedPage(scope, page) {
+      const rows = await completedTransfersPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
+      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: [expectedTransferPosting(row)] })), cursor: nextCursor(rows, page.limit) };
+    },
+    async byIds(scope, ids) {
+      return (await transfersByIds(db, scope, ids)).map((row) => ({
+        id: row.id,
+        tenantId: row.tenantId,
+        environment: row.environment,
+        status: row.status,
+        finished: row.status === 'completed',
+        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      }));
+    },
+  };
+}
+
+export function depositSource(db: Db): BusinessRecordSource {
+  return {
+    referenceType: 'deposit',
+    async finishedPage(scope, page) {
+      const rows = await completedDepositsPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
+      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: [expectedDepositPosting(row)] })), cursor: nextCursor(rows, page.limit) };
+    },
+    async byIds(scope, ids) {
+      return (await depositsByIds(db, scope, ids)).map((row) => ({
+        id: row.id,
+        tenantId: row.tenantId,
+        environment: row.environment,
+        status: row.status,
+        finished: row.status === 'completed',
+        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      }));
+    },
+  };
+}

@@ -1,0 +1,261 @@
+import type { DepositSource, DepositStatus, Environment, TransferStatus } from '@wallet/contracts';
+import type { Db } from '@wallet/kit';
+
+/** One tenant's environment; null in a store call means every tenant. */
+export interface ReconciliationScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+/** The scope after `after` in (tenant, environment) order among those with wallets, or null when none is left. */
+export async function nextScopeWithWallets(db: Db, after: ReconciliationScope | null): Promise<ReconciliationScope | null> {
+  // One index probe per scope (a loose index scan on wallets_owner_currency): no list of tenants held in memory.
+  const query = db('wallets').orderBy([{ column: 'tenant_id' }, { column: 'environment' }]).first('tenant_id', 'environment');
+  if (after) query.whereRaw('(tenant_id, environment) > (?, ?)', [after.tenantId, after.environment]);
+  const row: { tenant_id: string; environment: Environment } | undefined = await query;
+  return row ? { tenantId: row.tenant_id, environment: row.environment } : null;
+}
+
+// ---- transfers ----
+
+export interface ReconciledTransfer {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  status: TransferStatus;
+  journalEntryId: string | null;
+  from: { id: string; ownerId: string; currencyCode: string };
+  to: { id: string; ownerId: string; currencyCode: string };
+}
+
+interface TransferRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  status: TransferStatus;
+  journal_entry_id: string | null;
+  from_wallet_id: string;
+  from_owner_id: string;
+  from_currency_code: string;
+  to_wallet_id: string;
+  to_owner_id: string;
+  to_currency_code: string;
+}
+
+function toReconciledTransfer(row: TransferRow): ReconciledTransfer {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    status: row.status,
+    journalEntryId: row.journal_entry_id,
+    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.from_currency_code },
+    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.to_currency_code },
+  };
+}
+
+function transfersWithWallets(db: Db) {
+  return db('transfers as t')
+    .join('wallets as fw', 'fw.id', 't.from_wallet_id')
+    .join('wallets as tw', 'tw.id', 't.to_wallet_id')
+    .select(
+      't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id',
+      't.from_wallet_id', 'fw.owner_id as from_owner_id', 'fw.currency_code as from_currency_code',
+      't.to_wallet_id', 'tw.owner_id as to_owner_id', 'tw.currency_code as to_currency_code',
+    );
+}
+
+/** Completed transfers of one scope, newest first, before `beforeSeq`, with their wallets' owners. */
+export async function completedTransfersPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledTransfer[]> {
+  const query = transfersWithWallets(db)
+    .where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment, 't.status': 'completed' })
+    .orderBy('t.seq', 'desc')
+    .limit(page.limit);
+  if (page.beforeSeq !== null) query.where('t.seq', '<', page.beforeSeq);
+  const rows: TransferRow[] = await query;
+  return rows.map(toReconciledTransfer);
+}
+
+/** Transfers by id, of any status; within the scope when one is given. */
+export async function transfersByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledTransfer[]> {
+  if (ids.length === 0) return [];
+  const query = transfersWithWallets(db).whereIn('t.id', [...ids]);
+  if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
+  const rows: TransferRow[] = await query;
+  return rows.map(toReconciledTransfer);
+}
+
+// ---- deposits ----
+
+export interface ReconciledDeposit {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  source: DepositSource;
+  status: DepositStatus;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  providerCode: string | null;
+  bankCode: string | null;
+  journalEntryId: string | null;
+  wallet: { id: string; tenantId: string; environment: Environment; ownerId: string; currencyCode: string };
+}
+
+interface DepositRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  source: DepositSource;
+  status: DepositStatus;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  provider_code: string | null;
+  bank_code: string | null;
+  journal_entry_id: string | null;
+  wallet_id: string;
+  wallet_tenant_id: string;
+  wallet_environment: Environment;
+  wallet_owner_id: string;
+  wallet_currency_code: string;
+}
+
+function toReconciledDeposit(row: DepositRow): ReconciledDeposit {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    source: row.source,
+    status: row.status,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    providerCode: row.provider_code,
+    bankCode: row.bank_code,
+    journalEntryId: row.journal_entry_id,
+    wallet: { id: row.wallet_id, tenantId: row.wallet_tenant_id, environment: row.wallet_environment, ownerId: row.wallet_owner_id, currencyCode: row.wallet_currency_code },
+  };
+}
+
+function depositsWithWallets(db: Db) {
+  return db('deposits as d')
+    .join('wallets as w', 'w.id', 'd.wallet_id')
+    .select(
+      'd.seq', 'd.id', 'd.tenant_id', 'd.environment', 'd.source', 'd.status', 'd.currency_code', 'd.amount', 'd.fee', 'd.commission',
+      'd.provider_code', 'd.bank_code', 'd.journal_entry_id', 'd.wallet_id',
+      'w.tenant_id as wallet_tenant_id', 'w.environment as wallet_environment', 'w.owner_id as wallet_owner_id', 'w.currency_code as wallet_currency_code',
+    );
+}
+
+/** Completed deposits of one scope, newest first, before `beforeSeq`, with their wallet. */
+export async function completedDepositsPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledDeposit[]> {
+  const query = depositsWithWallets(db)
+    .where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment, 'd.status': 'completed' })
+    .orderBy('d.seq', 'desc')
+    .limit(page.limit);
+  if (page.beforeSeq !== null) query.where('d.seq', '<', page.beforeSeq);
+  const rows: DepositRow[] = await query;
+  return rows.map(toReconciledDeposit);
+}
+
+/** Deposits by id, of any status; within the scope when one is given. */
+export async function depositsByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledDeposit[]> {
+  if (ids.length === 0) return [];
+  const query = depositsWithWallets(db).whereIn('d.id', [...ids]);
+  if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
+  const rows: DepositRow[] = await query;
+  return rows.map(toReconciledDeposit);
+}
+
+// ---- bank evidence ----
+
+export interface UnmatchedStatementLine {
+  statementLineId: string;
+  importId: string;
+  tenantId: string;
+  environment: Environment;
+  bankCode: string;
+  currencyCode: string;
+  date: string;
+  reference: string;
+  amount: string;
+}
+
+/** Statement lines no deposit used, oldest first, at most `limit`. */
+export async function unmatchedStatementLines(db: Db, scope: ReconciliationScope | null, limit: number): Promise<UnmatchedStatementLine[]> {
+  const query = db('bank_statement_lines')
+    .whereNull('deposit_id')
+    .orderBy('id')
+    .limit(limit)
+    .select('id', 'import_id', 'tenant_id', 'environment', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount');
+  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
+  const rows: Array<{ id: string; import_id: string; tenant_id: string; environment: Environment; bank_code: string; currency_code: string; line_date: string; reference: string; amount: string }> = await query;
+  return rows.map((row) => ({
+    statementLineId: String(row.id),
+    importId: row.import_id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    bankCode: row.bank_code,
+    currencyCode: row.currency_code,
+    date: row.line_date,
+    reference: row.reference,
+    amount: row.amount,
+  }));
+}
+
+export interface StalePendingSlip {
+  depositId: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  bankCode: string | null;
+  slipReference: string | null;
+  currencyCode: string;
+  amount: string;
+  createdAt: Date;
+}
+
+/** Bank slips still pending that were submitted before `submittedBefore`, oldest first, at most `limit`. */
+export async function stalePendingSlips(db: Db, scope: ReconciliationScope | null, filter: { submittedBefore: Date; limit: number }): Promise<StalePendingSlip[]> {
+  const query = db('deposits')
+    .where({ source: 'bank_slip', status: 'pending' })
+    .where('created_at', '<', filter.submittedBefore)
+    .orderBy('created_at')
+    .limit(filter.limit)
+    .select('id', 'tenant_id', 'environment', 'wallet_id', 'bank_code', 'slip_reference', 'currency_code', 'amount', 'created_at');
+  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
+  const rows: Array<{ id: string; tenant_id: string; environment: Environment; wallet_id: string; bank_code: string | null; slip_reference: string | null; currency_code: string; amount: string; created_at: Date }> = await query;
+  return rows.map((row) => ({
+    depositId: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    walletId: row.wallet_id,
+    bankCode: row.bank_code,
+    slipReference: row.slip_reference,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    createdAt: row.created_at,
+  }));
+}

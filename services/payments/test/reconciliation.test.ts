@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { depositSchema, momoWebhookSignature, reconciliationResultSchema, type ReconciliationResult, transferSchema, walletSchema } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
+import { type IdentityPeer, startIdentity } from './deposits-support';
+import { publishedDefault } from './fees-support';
+import { depositCommand, type HttpResult, internalToken, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+
+/**
+ * Real: PostgreSQL, RabbitMQ, payments over HTTP, the ledger beside it (its checks and journal
+ * read over HTTP), and identity serving the tenants' mobile money providers. Corruptions are
+ * written straight into the owning service's database, as a bug or an operator would.
+ */
+let harness: LedgerBackedHarness;
+let identity: IdentityPeer;
+
+beforeAll(async () => {
+  identity = await startIdentity();
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000' });
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await identity?.close();
+});
+
+interface Tenant {
+  tenantId: string;
+  secret: string;
+}
+
+/** A tenant with a mobile money provider and a default schedule charging deposits and transfers, with a platform commission. */
+async function newTenant(): Promise<Tenant> {
+  const config = { allowedCurrencies: ['USD'], maxTransactionAmount: '100000' };
+  const tenantId = await identity.createTenant(config);
+  await harness.publishTenant(tenantId, config);
+  const provider = await identity.createProvider(tenantId, 'mtn');
+  await publishedDefault(
+    harness,
+    tenantId,
+    [
+      { transactionType: 'deposit', currencyCode: 'USD', flatFee: '0.50' },
+      { transactionType: 'transfer', currencyCode: 'USD', flatFee: '1.00', percentageFee: '1.5' },
+    ],
+    2000,
+  );
+  return { tenantId, secret: provider.webhookSecret };
+}
+
+const token = (tenant: Tenant) => tenantToken(tenant.tenantId, { scopes: ['tenant:manage'] });
+
+async function createWallet(tenant: Tenant): Promise<WalletRef> {
+  const created = await harness.request('POST', '/v1/wallets', { token: token(tenant), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+  expect(created.status).toBe(201);
+  return walletSchema.parse(created.body);
+}
+
+/** The deposit once payments recorded the ledger's entry for it. */
+async function withEntry(tenant: Tenant, depositId: string) {
+  return waitFor(
+    async () => {
+      const deposit = depositSchema.parse((await harness.request('GET', `/v1/deposits/${depositId}`, { token: token(tenant) })).body);
+      return deposit.journalEntryId ? deposit : undefined;
+    },
+    { what: `the journal entry of ${depositId}` },
+  );
+}
+
+async function momoDeposit(tenant: Tenant, wallet: WalletRef, amount: string) {
+  const transactionId = `mtn-${randomUUID()}`;
+  const phoneNumber = '+256700000001';
+  const timestamp = new Date().toISOString();
+  const signature = momoWebhookSignature(tenant.secret, { transactionId, walletId: wallet.id, amountText: amount, currencyCode: 'USD', phoneNumber, timestamp });
+  const rawBody = `{"transactionId":"${transactionId}","phoneNumber":"${phoneNumber}","amount":${amount},"currencyCode":"USD","walletId":"${wallet.id}","signature":"${signature}","timestamp":"${timestamp}"}`;
+  const delivered = await harness.request('POST', '/v1/deposits/momo-webhook', { token: internalToken({ surface: 'public', authMode: 'none' }), rawBody });
+  expect(delivered.status).toBe(201);
+  return withEntry(tenant, delivered.body.id as string);
+}
+
+async function submitSlip(tenant: Tenant, wallet: WalletRef, amount: string, slipReference: string) {
+  const slip = await harness.request('POST', '/v1/deposits/bank-slips', { token: token(tenant), body: { walletId: wallet.id, amount, currencyCode: 'USD', bankCode: 'stanbic', slipReference } });
+  expect(slip.status).toBe(201);
+  return depositSchema.parse(slip.body);
+}
+
+async function importStatement(tenant: Tenant, lines: Array<{ reference: string; amount: string }>): Promise<void> {
+  const imported = await harness.request('POST', '/v1/bank-statements', {
+    token: token(tenant),
+    body: { bankCode: 'stanbic', currencyCode: 'USD', lines: lines.map((line) => ({ date: '2026-11-20', ...line })) },
+  });
+  expect(imported.status).toBe(201);
+}
+
+async function bankDeposit(tenant: Tenant, wallet: WalletRef, amount: string) {
+  const reference = `SLIP-${randomUUID().slice(0, 8)}`;
+  const slip = await submitSlip(tenant, wallet, amount, reference);
+  await importStatement(tenant, [{ reference, amount }]);
+  const verified = await harness.request('POST', `/v1/deposits/${slip.id}/verify`, { token: token(tenant), body: { actorId: 'manager-1' } });
+  expect(verified.body).toMatchObject({ status: 'completed' });
+  return withEntry(tenant, slip.id);
+}
+
+async function transfer(tenant: Tenant, from: WalletRef, to: WalletRef, amount: string) {
+  const sent = await harness.request('POST', '/v1/transfers', { token: token(tenant), headers: { 'Idempotency-Key': `idem-${randomUUID()}` }, body: { fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: 'USD' } });
+  expect(sent.status).toBe(201);
+  return transferSchema.parse(sent.body);
+}
+
+/** A tenant whose money moved every way payments knows: a webhook deposit, a verified bank slip and a transfer with a fee. */
+async function busyTenant() {
+  const tenant = await newTenant();
+  const alice = await createWallet(tenant);
+  const bob = await createWallet(tenant);
+  const momo = await momoDeposit(tenant, alice, '500.00');
+  const bank = await bankDeposit(tenant, bob, '200.00');
+  const sent = await transfer(tenant, alice, bob, '100.00');
+  expect(sent.fee).toBe('2.50');
+  return { tenant, alice, bob, momo, bank, sent };
+}
+
+function tenantReconciliation(tenant: Tenant, scopes = ['analytics:read']): Promise<HttpResult> {
+  return harness.request('GET', '/v1/admin/reconciliation', { token: tenantToken(tenant.tenantId, { scopes }) });
+}
+
+async function reconcile(tenant: Tenant | null): Promise<ReconciliationResult> {
+  const answer = tenant ? await tenantReconciliation(tenant) : await harness.request('GET', '/v1/system/reconciliation');
+  expect(answer.status).toBe(200);
+  return reconciliationResultSchema.parse(answer.body);
+}
+
+function check(result: ReconciliationResult, name: string) {
+  const found = result.checks.find((each) => each.name === name);
+  if (!found) throw new Error(`no check ${name} in ${JSON.stringify(result)}`);
+  return found;
+}
+
+function mentions(result: ReconciliationResult, id: string): boolean {
+  return JSON.stringify(result).includes(id);
+}
+
+describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
+  let clean: Awaited<ReturnType<typeof busyTenant>>;
+
+  beforeAll(async () => {
+    clean = await busyTenant();
+  });
+
+  it('is ok after real webhook and bank slip deposits and a fee-bearing transfer, with all four checks', async () => {
+    const result = await reconcile(clean.tenant);
+    expect(result).toMatchObject({ status: 'ok' });
+    expect(result.checks.map((each) => `${each.name} ${each.status} ${each.mismatches.length}`)).toEqual(['balances ok 0', 'entries_balance ok 0', 'business_records ok 0', 'bank_evidence ok 0']);
+    expect(Date.parse(result.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect((await reconcile(null)).status).toBe('ok');
+  });
+
+  it('names the transfer whose journal line amount was changed in the ledger, for its tenant and the platform only', async () => {
+    const { tenant, sent } = await busyTenant();
+    const line = await harness.ledger.db('journal_lines').where({ entry_id: sent.journalEntryId }).orderBy('line_no').first();
+    await harness.ledger.db('journal_lines').where({ entry_id: line.entry_id, line_no: line.line_no }).update({ amount: '100.01' });
+
+    const result = await reconcile(tenant);
+    expect(result.status).toBe('mismatch');
+    const records = check(result, 'business_records');
+    expect(records.status).toBe('mismatch');
+    expect(records.mismatches).toEqual([
+      expect.objectContaining({
+        referenceType: 'transfer',
+        recordId: sent.id,
+        journalEntryId: sent.journalEntryId,
+        problem: 'journal_entry_differs',
+        differences: ['lines_differ'],
+        missingLines: [expect.stringMatching(/^DR wallet:.* 100\.00 USD$/)],
+        unexpectedLines: [expect.stringMatching(/^DR wallet:.* 100\.01 USD$/)],
+      }),
+    ]);
+    // The same change unbalances the entry and the sender's account, which the ledger's checks see.
+    expect(check(result, 'entries_balance').status).toBe('mismatch');
+    expect(check(result, 'balances').status).toBe('mismatch');
+
+    const other = await reconcile(clean.tenant);
+    expect(other.status).toBe('ok');
+    expect(mentions(other, sent.id)).toBe(false);
+    expect(check(await reconcile(null), 'business_records').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ recordId: sent.id, tenantId: tenant.tenantId, problem: 'journal_entry_differs' })]));
+  });
+
+  it('names a completed transfer whose journal entry id was re-pointed in payments, both ways', async () => {
+    const { tenant, sent } = await busyTenant();
+    await harness.db('transfers').where({ id: sent.id }).update({ journal_entry_id: 'je_NOT_THE_ONE' });
+
+    const records = check(await reconcile(tenant), 'business_records');
+    expect(records.mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: 'je_NOT_THE_ONE', problem: 'journal_entry_not_found' }),
+        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: sent.journalEntryId, problem: 'record_names_another_entry', recordJournalEntryIds: ['je_NOT_THE_ONE'] }),
+      ]),
+    );
+    expect(records.mismatches).toHaveLength(2);
+    expect((await reconcile(clean.tenant)).status).toBe('ok');
+  });
+
+  it('names a ledger entry that points at a deposit payments never had', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant);
+    const command = depositCommand(wallet, '10.00');
+    const posted = await harness.ledger.commands.request(command);
+    expect(posted.status).toBe('posted');
+
+    const result = await reconcile(tenant);
+    // The entry itself balances: only the business record check can see it.
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(check(result, 'business_records').mismatches).toEqual([
+      { referenceType: 'deposit', recordId: command.reference.id, tenantId: tenant.tenantId, environment: 'live', journalEntryId: posted.journalEntryId, problem: 'record_not_found' },
+    ]);
+    expect(mentions(await reconcile(clean.tenant), command.reference.id)).toBe(false);
+    expect(mentions(await reconcile(null), command.reference.id)).toBe(true);
+  });
+
+  it('lists unused statement lines and bank slips pending longer than the configured age as bank evidence', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant);
+    await importStatement(tenant, [{ reference: 'NOBODY-CLAIMED-IT', amount: '75.25' }]);
+    const old = await submitSlip(tenant, wallet, '40.00', 'OLD-SLIP');
+    const recent = await submitSlip(tenant, wallet, '41.00', 'RECENT-SLIP');
+    // Submitted 73 hours ago: one hour past the default of 72.
+    await harness.db('deposits').where({ id: old.id }).update({ created_at: harness.db.raw("now() - interval '73 hours'") });
+
+    const result = await reconcile(tenant);
+    expect(result.status).toBe('mismatch');
+    const evidence = check(result, 'bank_evidence');
+    expect(evidence.mismatches).toEqual([
+      expect.objectContaining({ problem: 'unmatched_statement_line', tenantId: tenant.tenantId, bankCode: 'stanbic', currencyCode: 'USD', reference: 'NOBODY-CLAIMED-IT', amount: '75.25', date: '2026-11-20' }),
+      expect.objectContaining({ problem: 'pending_slip_too_old', depositId: old.id, slipReference: 'OLD-SLIP', amount: '40.00', maxAgeHours: 72 }),
+    ]);
+    expect(mentions(result, recent.id)).toBe(false);
+    expect(check(result, 'business_records').status).toBe('ok');
+    expect(mentions(await reconcile(clean.tenant), old.id)).toBe(false);
+    expect(check(await reconcile(null), 'bank_evidence').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ depositId: old.id })]));
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE, never a guessed result, while the ledger cannot be reached', async () => {
+    await harness.ledger.stop();
+    try {
+      for (const answer of [await tenantReconciliation(clean.tenant), await harness.request('GET', '/v1/system/reconciliation')]) {
+        expect(`${answer.status} ${answer.body?.error?.code}`).toBe('503 SERVICE_UNAVAILABLE');
+      }
+    } finally {
+      await harness.ledger.restart();
+    }
+    expect((await reconcile(clean.tenant)).status).toBe('ok');
+  });
+
+  it('keeps each surface to its own callers', async () => {
+    const asTenant = await harness.request('GET', '/v1/system/reconciliation', { token: tenantToken(clean.tenant.tenantId, { scopes: ['tenant:manage'] }) });
+    expect(`${asTenant.status} ${asTenant.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
+    const asSystem = await harness.request('GET', '/v1/admin/reconciliation');
+    expect(`${asSystem.status} ${asSystem.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
+  });
+});
