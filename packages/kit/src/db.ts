@@ -1,8 +1,31 @@
+import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 
 export type Db = Knex;
 export type Tx = Knex.Transaction;
+
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `s_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+/**
+ * `db.raw(sql, bindings)` as a named prepared statement: each pooled connection parses and
+ * plans it once, then only binds and executes it, where an unnamed query is parsed and planned
+ * on every call (a third of PostgreSQL's time on the hot paths). The name is derived from the
+ * text, so only use it for SQL whose text is fixed (values in bindings, lists as arrays with
+ * `= ANY(?)`), never for text that varies per call.
+ */
+export function prepared<Result = unknown>(db: Db | Tx, sql: string, bindings: readonly Knex.RawBinding[] = []): Knex.Raw<Result> {
+  return db.raw<Result>(sql, bindings).options({ name: statementName(sql) });
+}
 
 /**
  * SQL with its `?` bindings, to embed in a caller's own statement (a `WITH ... AS (...)` part):

@@ -1,7 +1,7 @@
 import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
-import type { Db, SqlStatement, Tx } from './db';
+import { type Db, prepared, type SqlStatement, type Tx } from './db';
 import type { Logger } from './logger';
 
 export const OUTBOX_TABLE = 'outbox';
@@ -157,12 +157,12 @@ export class OutboxRelay {
   async publishOnce(): Promise<number> {
     if (!this.options.broker.isConnected) return 0;
     return this.options.db.transaction(async (tx) => {
-      const rows: OutboxRow[] = await tx(OUTBOX_TABLE)
-        .select('id', 'message_id', 'exchange', 'routing_key', 'type', 'payload', 'headers')
-        .orderBy('id')
-        .limit(this.batchSizeMax)
-        .forUpdate()
-        .skipLocked();
+      const selected = await prepared<{ rows: OutboxRow[] }>(
+        tx,
+        `SELECT id, message_id, exchange, routing_key, type, payload, headers FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer) FOR UPDATE SKIP LOCKED`,
+        [this.batchSizeMax],
+      );
+      const rows = selected.rows;
       if (rows.length === 0) return 0;
       await this.options.broker.publishBatch(
         rows.map((row) => ({
@@ -172,7 +172,7 @@ export class OutboxRelay {
           options: publishOptions(row),
         })),
       );
-      await tx(OUTBOX_TABLE).whereIn('id', rows.map((row) => row.id)).delete();
+      await prepared(tx, `DELETE FROM ${OUTBOX_TABLE} WHERE id = ANY(CAST(? AS bigint[]))`, [rows.map((row) => row.id)] as unknown as Knex.RawBinding[]);
       return rows.length;
     });
   }

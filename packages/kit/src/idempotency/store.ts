@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db, SqlStatement, Tx } from '../db';
+import { type Db, prepared, type SqlStatement, type Tx } from '../db';
 import { AppError } from '../errors';
 import { IDEMPOTENCY_TABLE } from './table';
 
@@ -154,15 +154,15 @@ export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, key: 
   const ttlSeconds = ttlHours * SECONDS_PER_HOUR;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
     const lockToken = randomUUID();
-    const inserted = await db.raw<{ rows: Array<{ lock_token: string }> }>(INSERT_SQL, [scope.tenantId, scope.environment, key, fingerprint, lockToken, lockSeconds, ttlSeconds]);
+    const inserted = await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_SQL, [scope.tenantId, scope.environment, key, fingerprint, lockToken, lockSeconds, ttlSeconds]);
     if (inserted.rows.length === 1) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: false } };
 
-    const found = await db.raw<{ rows: KeyRow[] }>(SELECT_SQL, [scope.tenantId, scope.environment, key]);
+    const found = await prepared<{ rows: KeyRow[] }>(db, SELECT_SQL, [scope.tenantId, scope.environment, key]);
     const row = found.rows[0];
     // Released between our insert and our read: try the insert again.
     if (!row) continue;
     if (row.forgotten || (row.lock_lapsed && row.fingerprint === fingerprint)) {
-      const taken = await db.raw<{ rows: Array<{ lock_token: string }> }>(TAKEOVER_SQL, [fingerprint, lockToken, lockSeconds, ttlSeconds, scope.tenantId, scope.environment, key, fingerprint]);
+      const taken = await prepared<{ rows: Array<{ lock_token: string }> }>(db, TAKEOVER_SQL, [fingerprint, lockToken, lockSeconds, ttlSeconds, scope.tenantId, scope.environment, key, fingerprint]);
       if (taken.rows.length === 1) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: !row.forgotten } };
       // Another retry won the takeover: read again to see what it holds now.
       continue;
@@ -218,7 +218,7 @@ export function finalAnswerStatement(claim: IdempotencyClaim, response: StoredRe
  * transaction rolls back: the key's effect then happens once, in the attempt that holds it.
  */
 export async function completeInTransaction(tx: Tx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-  const updated = await tx.raw<{ rows: unknown[] }>(COMPLETE_SQL, [...responseBindings(response), ...keyWhere(claim), claim.lockToken]);
+  const updated = await prepared<{ rows: unknown[] }>(tx, COMPLETE_SQL, [...responseBindings(response), ...keyWhere(claim), claim.lockToken]);
   if (updated.rows.length !== 1) {
     throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
   }

@@ -1,4 +1,4 @@
-import type { Db } from '@wallet/kit';
+import { type Db, prepared } from '@wallet/kit';
 
 /** The only SQL of the gateway: nonces of signed requests, shared by every instance. */
 export interface NonceStore {
@@ -12,7 +12,8 @@ export function createNonceStore(db: Db): NonceStore {
   return {
     async recordFirstUse(keyId, nonce, now, expiresAt) {
       // A row that expired but was not purged yet does not count as a use: it is taken over.
-      const result = await db.raw<{ rows: unknown[] }>(
+      const result = await prepared<{ rows: unknown[] }>(
+        db,
         `INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
          WHERE request_nonces.expires_at <= ?

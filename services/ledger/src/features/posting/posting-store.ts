@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { newId, type Direction, type Environment, type LedgerResultV1 } from '@wallet/contracts';
-import { sqlArray, type Tx } from '@wallet/kit';
+import { prepared, sqlArray, type Tx } from '@wallet/kit';
 import { natureOf } from '../accounts/account-rules';
 import { type AccountState, type PlannedEntry, type RecordedResult, systemAccountKey, walletAccountKey } from './posting-planner';
 
@@ -48,7 +48,7 @@ const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.na
 
 async function selectSystemAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
   if (refs.length === 0) return [];
-  const result = await tx.raw(
+  const result = await prepared(tx, 
     `SELECT ${ACCOUNT_COLUMNS}
        FROM accounts a
        JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
@@ -63,7 +63,7 @@ async function selectSystemAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promis
 
 async function selectWalletAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
   if (refs.length === 0) return [];
-  const result = await tx.raw(
+  const result = await prepared(tx, 
     `SELECT ${ACCOUNT_COLUMNS}
        FROM accounts a
        JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
@@ -85,7 +85,7 @@ async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]>
 export async function openAccounts(tx: Tx, refs: AccountRef[]): Promise<void> {
   if (refs.length === 0) return;
   const natures = refs.map((ref) => natureOf(ref.name));
-  await tx.raw(
+  await prepared(tx, 
     `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, wallet_id, normal_side, non_negative)
      SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
      ON CONFLICT DO NOTHING`,
@@ -129,7 +129,7 @@ export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise
 export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise<Map<string, RecordedResult>> {
   const recorded = new Map<string, RecordedResult>();
   if (commandIds.length === 0) return recorded;
-  const result = await tx.raw('SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
+  const result = await prepared(tx, 'SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
   for (const row of result.rows as Array<{ command_id: string; payload_hash: string; result: LedgerResultV1 }>) {
     recorded.set(row.command_id, { payloadHash: row.payload_hash, result: row.result });
   }
@@ -139,7 +139,7 @@ export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise
 export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
   const found = new Set<string>();
   if (refs.length === 0) return found;
-  const result = await tx.raw(
+  const result = await prepared(tx, 
     `SELECT e.tenant_id, e.environment, e.id FROM journal_entries e
        JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, id)
          ON e.tenant_id = k.tenant_id AND e.environment = k.environment AND e.id = k.id`,
@@ -156,7 +156,7 @@ export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string
 export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: Date): Promise<void> {
   if (entries.length === 0) return;
   const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line })));
-  await tx.raw(
+  await prepared(tx, 
     `WITH entries AS (
        INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
        SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
@@ -194,7 +194,7 @@ export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: 
 /** One UPDATE for every account the batch moved: deltas were summed per account in memory. */
 export async function updateAccounts(tx: Tx, accounts: AccountState[]): Promise<void> {
   if (accounts.length === 0) return;
-  await tx.raw(
+  await prepared(tx, 
     `UPDATE accounts a SET balance = u.balance, status = u.status
        FROM unnest(?::text[], ?::numeric[], ?::text[]) AS u(id, balance, status)
       WHERE a.id = u.id`,
@@ -204,7 +204,7 @@ export async function updateAccounts(tx: Tx, accounts: AccountState[]): Promise<
 
 export async function recordResults(tx: Tx, results: Array<{ payloadHash: string; result: LedgerResultV1; resultText: string }>): Promise<void> {
   if (results.length === 0) return;
-  await tx.raw(
+  await prepared(tx, 
     `INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result)
      SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::json[])`,
     [

@@ -1,5 +1,5 @@
 import type { FeeScheduleOrigin, FeeScheduleStatus, FeeTransactionType } from '@wallet/contracts';
-import type { Db, Tx } from '@wallet/kit';
+import { type Db, prepared, type Tx } from '@wallet/kit';
 
 interface ScheduleRow {
   seq: string;
@@ -127,7 +127,9 @@ export async function findSchedule(db: Db | Tx, tenantId: string, id: string, op
 
 /** The tenant's default schedule (always a published one), or null. */
 export async function findDefaultSchedule(db: Db | Tx, tenantId: string): Promise<StoredSchedule | null> {
-  const row: ScheduleRow | undefined = await db('fee_schedules').select(SCHEDULE_COLUMNS).where({ tenant_id: tenantId, is_default: true }).first();
+  // Read on every money movement: prepared, so it is planned once per connection.
+  const result = await prepared<{ rows: ScheduleRow[] }>(db, `SELECT ${SCHEDULE_COLUMNS.join(', ')} FROM fee_schedules WHERE tenant_id = ? AND is_default LIMIT 1`, [tenantId]);
+  const row = result.rows[0];
   return row ? toSchedule(row) : null;
 }
 
@@ -142,9 +144,15 @@ export async function listSchedules(db: Db, filter: { tenantId: string; status?:
 
 /** A schedule's rules in the order they were added; only those of one type and currency when given. */
 export async function rulesOf(db: Db | Tx, scheduleId: string, only?: { transactionType: FeeTransactionType; currencyCode: string }): Promise<StoredRule[]> {
-  const query = db('fee_rules').select(RULE_COLUMNS).where('schedule_id', scheduleId).orderBy('seq', 'asc');
-  if (only) query.where({ transaction_type: only.transactionType, currency_code: only.currencyCode });
-  const rows: RuleRow[] = await query;
+  if (only) {
+    const result = await prepared<{ rows: RuleRow[] }>(
+      db,
+      `SELECT ${RULE_COLUMNS.join(', ')} FROM fee_rules WHERE schedule_id = ? AND transaction_type = ? AND currency_code = ? ORDER BY seq`,
+      [scheduleId, only.transactionType, only.currencyCode],
+    );
+    return result.rows.map(toRule);
+  }
+  const rows: RuleRow[] = await db('fee_rules').select(RULE_COLUMNS).where('schedule_id', scheduleId).orderBy('seq', 'asc');
   return rows.map(toRule);
 }
 

@@ -1,5 +1,5 @@
 import type { Environment, TransferStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, type SqlStatement, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 /** Every read and write of transfers is bounded by one tenant and one environment. */
@@ -105,11 +105,12 @@ export interface TransferWallet {
 
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
 export async function findTransferWallets(tx: Db | Tx, scope: TransferScope, ids: readonly [string, string]): Promise<Map<string, TransferWallet>> {
-  const rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> = await tx('wallets')
-    .where({ tenant_id: scope.tenantId, environment: scope.environment })
-    .whereIn('id', [...ids])
-    .select('id', 'owner_id', 'currency_code', 'status');
-  return new Map(rows.map((row) => [row.id, { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status }]));
+  const result = await prepared<{ rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> }>(
+    tx,
+    'SELECT id, owner_id, currency_code, status FROM wallets WHERE id = ANY(CAST(? AS text[])) AND tenant_id = ? AND environment = ?',
+    [[...ids], scope.tenantId, scope.environment] as unknown as Knex.RawBinding[],
+  );
+  return new Map(result.rows.map((row) => [row.id, { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status }]));
 }
 
 export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
@@ -122,7 +123,8 @@ export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment
  */
 export async function insertTransferWithCommand(db: Db, scope: TransferScope, transfer: NewTransfer, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
   const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
-  const result = await db.raw<{ rows: Array<{ seq: string }> }>(
+  const result = await prepared<{ rows: Array<{ seq: string }> }>(
+    db,
     `WITH answer AS (${parts.answer.sql}),
      created AS (
        INSERT INTO transfers (id, tenant_id, environment, from_wallet_id, to_wallet_id, currency_code, amount, fee, commission,
@@ -161,7 +163,8 @@ export async function insertTransferWithCommand(db: Db, scope: TransferScope, tr
  * same entry). False when the key's part stored nothing (another attempt holds the key).
  */
 export async function completeTransferWithAnswer(db: Db, scope: TransferScope, transfer: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await db.raw<{ rows: Array<{ answered: number }> }>(
+  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+    db,
     `WITH finished AS (
        UPDATE transfers SET status = 'completed', journal_entry_id = ?, failure_code = NULL, finished_at = now()
        WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
@@ -215,7 +218,8 @@ export interface ScopedTransferOutcome {
  */
 export async function finishTransfers(tx: Tx, finishing: readonly ScopedTransferOutcome[]): Promise<number> {
   if (finishing.length === 0) return 0;
-  const result = await tx.raw<{ rowCount: number | null }>(
+  const result = await prepared<{ rowCount: number | null }>(
+    tx,
     `UPDATE transfers t
      SET status = u.status, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()
      FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, status, journal_entry_id, failure_code)
