@@ -18,3 +18,4 @@ export * from './service';
 export * from './audit';
 export * from './idempotency';
 export * from './table-maintenance';
+export * from './micro-batch';

@@ -405,6 +405,19 @@ describe('the request nonce store', () => {
     const left = (await db('request_nonces').where({ key_id: keyId }).orderBy('nonce').select('nonce')) as Array<{ nonce: string }>;
     expect(left.map((row) => row.nonce)).toEqual(['n1', 'n2']);
   });
+
+  it('counts one use of a nonce sent many times at once, and each of many different nonces once, in shared statements', async () => {
+    const nonces = createNonceStore(db);
+    const keyId = `ak_batch_${randomUUID().slice(0, 8)}`;
+    const now = new Date(NOW_MS);
+    const expiresAt = new Date(NOW_MS + 600_000);
+    const same = await Promise.all(Array.from({ length: 20 }, () => nonces.recordFirstUse(keyId, 'once', now, expiresAt)));
+    expect(same.filter(Boolean)).toHaveLength(1);
+    const different = await Promise.all(Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)));
+    expect(different.every(Boolean)).toBe(true);
+    const replays = await Promise.all(Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)));
+    expect(replays.some(Boolean)).toBe(false);
+  });
 });
 
 describe('identity unreachable', () => {

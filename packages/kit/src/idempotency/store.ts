@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Knex } from 'knex';
 import { type Db, prepared, type SqlStatement, type Tx } from '../db';
+import { microBatch } from '../micro-batch';
 import { AppError } from '../errors';
 import { IDEMPOTENCY_TABLE } from './table';
 
@@ -131,6 +133,50 @@ const TAKEOVER_SQL = `
     AND (${FORGOTTEN} OR (status = 'in_progress' AND locked_until <= now() AND fingerprint = CAST(? AS text)))
   RETURNING lock_token`;
 
+// The first insert of concurrent claims, many rows in one statement and one commit.
+const INSERT_MANY_SQL = `
+  INSERT INTO ${IDEMPOTENCY_TABLE} (tenant_id, environment, idempotency_key, fingerprint, status, lock_token, locked_until, created_at, expires_at)
+  SELECT u.tenant_id, u.environment, u.idempotency_key, u.fingerprint, 'in_progress', u.lock_token,
+         now() + make_interval(secs => u.lock_seconds), now(), now() + make_interval(secs => u.ttl_seconds)
+  FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]), CAST(? AS float8[]), CAST(? AS float8[]))
+    AS u(tenant_id, environment, idempotency_key, fingerprint, lock_token, lock_seconds, ttl_seconds)
+  ON CONFLICT (tenant_id, environment, idempotency_key) DO NOTHING
+  RETURNING lock_token`;
+
+interface ClaimInsert {
+  scope: IdempotencyScope;
+  key: string;
+  fingerprint: string;
+  lockToken: string;
+  lockSeconds: number;
+  ttlSeconds: number;
+}
+
+const claimInserters = new WeakMap<Db, (insert: ClaimInsert) => Promise<boolean>>();
+
+/** Per pool: the claims that arrive in one event-loop turn are inserted together. */
+function claimInserterOf(db: Db): (insert: ClaimInsert) => Promise<boolean> {
+  let inserter = claimInserters.get(db);
+  if (!inserter) {
+    inserter = microBatch<ClaimInsert, boolean>(async (inserts) => {
+      const result = await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_MANY_SQL, [
+        inserts.map((each) => each.scope.tenantId),
+        inserts.map((each) => each.scope.environment),
+        inserts.map((each) => each.key),
+        inserts.map((each) => each.fingerprint),
+        inserts.map((each) => each.lockToken),
+        inserts.map((each) => each.lockSeconds),
+        inserts.map((each) => each.ttlSeconds),
+      ] as unknown as Knex.RawBinding[]);
+      // A key twice in one batch: the first row wins, the second finds it (DO NOTHING), as two statements would.
+      const inserted = new Set(result.rows.map((row) => row.lock_token));
+      return inserts.map((each) => inserted.has(each.lockToken));
+    });
+    claimInserters.set(db, inserter);
+  }
+  return inserter;
+}
+
 /** Bounds the loop when the row keeps changing hands under us; the client then retries. */
 const CLAIM_ATTEMPTS = 4;
 
@@ -154,8 +200,11 @@ export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, key: 
   const ttlSeconds = ttlHours * SECONDS_PER_HOUR;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
     const lockToken = randomUUID();
-    const inserted = await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_SQL, [scope.tenantId, scope.environment, key, fingerprint, lockToken, lockSeconds, ttlSeconds]);
-    if (inserted.rows.length === 1) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: false } };
+    const claimed =
+      attempt === 0
+        ? await claimInserterOf(db)({ scope, key, fingerprint, lockToken, lockSeconds, ttlSeconds })
+        : (await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_SQL, [scope.tenantId, scope.environment, key, fingerprint, lockToken, lockSeconds, ttlSeconds])).rows.length === 1;
+    if (claimed) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: false } };
 
     const found = await prepared<{ rows: KeyRow[] }>(db, SELECT_SQL, [scope.tenantId, scope.environment, key]);
     const row = found.rows[0];

@@ -1,4 +1,5 @@
-import { type Db, prepared } from '@wallet/kit';
+import type { Knex } from 'knex';
+import { type Db, microBatch, prepared } from '@wallet/kit';
 
 /** The only SQL of the gateway: nonces of signed requests, shared by every instance. */
 export interface NonceStore {
@@ -8,20 +9,49 @@ export interface NonceStore {
   purgeExpired(now: Date): Promise<number>;
 }
 
+interface NonceUse {
+  keyId: string;
+  nonce: string;
+  now: Date;
+  expiresAt: Date;
+}
+
+// A row that expired but was not purged yet does not count as a use: it is taken over.
+const RECORD_MANY_SQL = `
+  INSERT INTO request_nonces (key_id, nonce, expires_at)
+  SELECT u.key_id, u.nonce, u.expires_at
+  FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS timestamptz[])) AS u(key_id, nonce, expires_at, now)
+  ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+  WHERE request_nonces.expires_at <= (SELECT max(n.now) FROM unnest(CAST(? AS timestamptz[])) AS n(now))
+  RETURNING key_id, nonce`;
+
 export function createNonceStore(db: Db): NonceStore {
+  // The signed requests that arrive in one event-loop turn record their nonces in one statement
+  // and one commit; each request still learns whether its own nonce was new.
+  const recordUses = microBatch<NonceUse, boolean>(async (uses) => {
+    // A nonce twice in one batch: the first is the use, the second a replay (and one statement
+    // cannot insert and update the same row twice).
+    const seen = new Set<string>();
+    const first = uses.map((use) => {
+      const name = `${use.keyId}\u0000${use.nonce}`;
+      if (seen.has(name)) return false;
+      seen.add(name);
+      return true;
+    });
+    const written = uses.filter((_use, index) => first[index]);
+    const result = await prepared<{ rows: Array<{ key_id: string; nonce: string }> }>(db, RECORD_MANY_SQL, [
+      written.map((use) => use.keyId),
+      written.map((use) => use.nonce),
+      written.map((use) => use.expiresAt.toISOString()),
+      written.map((use) => use.now.toISOString()),
+      written.map((use) => use.now.toISOString()),
+    ] as unknown as Knex.RawBinding[]);
+    const recorded = new Set(result.rows.map((row) => `${row.key_id}\u0000${row.nonce}`));
+    return uses.map((use, index) => first[index] === true && recorded.has(`${use.keyId}\u0000${use.nonce}`));
+  });
+
   return {
-    async recordFirstUse(keyId, nonce, now, expiresAt) {
-      // A row that expired but was not purged yet does not count as a use: it is taken over.
-      const result = await prepared<{ rows: unknown[] }>(
-        db,
-        `INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
-         WHERE request_nonces.expires_at <= ?
-         RETURNING key_id`,
-        [keyId, nonce, expiresAt, now],
-      );
-      return result.rows.length === 1;
-    },
+    recordFirstUse: (keyId, nonce, now, expiresAt) => recordUses({ keyId, nonce, now, expiresAt }),
     async purgeExpired(now) {
       return db('request_nonces').where('expires_at', '<', now).delete();
     },

@@ -1,0 +1,35 @@
+/**
+ * Gathers the calls made while the event loop runs one turn and serves them with one call of
+ * `run`: many requests in flight then share one statement (and one commit) instead of one
+ * each, without any added wait (the batch goes out on the next turn, `setImmediate`). `run`
+ * answers the items in order; when it throws, every caller of that batch gets the error.
+ */
+export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[]>, options: { maxItems?: number } = {}): (item: Item) => Promise<Result> {
+  const maxItems = options.maxItems ?? 256;
+  let pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
+  let scheduled = false;
+
+  function flush(): void {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    run(batch.map((entry) => entry.item)).then(
+      (results) => {
+        if (results.length !== batch.length) throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
+        batch.forEach((entry, index) => entry.resolve(results[index] as Result));
+      },
+      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+    ).catch((error: unknown) => batch.forEach((entry) => entry.reject(error)));
+  }
+
+  return (item) =>
+    new Promise<Result>((resolve, reject) => {
+      pending.push({ item, resolve, reject });
+      if (pending.length >= maxItems) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}

@@ -1,0 +1,36 @@
+import { microBatch } from '@wallet/kit';
+
+describe('microBatch', () => {
+  it('serves the calls of one event-loop turn with one run, each caller getting its own result in order', async () => {
+    const runs: number[][] = [];
+    const double = microBatch<number, number>(async (items) => {
+      runs.push(items);
+      return items.map((item) => item * 2);
+    });
+    const results = await Promise.all([1, 2, 3, 4].map((item) => double(item)));
+    expect(results).toEqual([2, 4, 6, 8]);
+    expect(runs).toEqual([[1, 2, 3, 4]]);
+    expect(await double(5)).toBe(10);
+    expect(runs).toHaveLength(2);
+  });
+
+  it('starts a new batch when one is full, and fails every caller of a batch whose run fails', async () => {
+    const sizes: number[] = [];
+    const echo = microBatch<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        if (items.includes(13)) throw new Error('unlucky batch');
+        return items;
+      },
+      { maxItems: 3 },
+    );
+    const settled = await Promise.allSettled([1, 2, 3, 13, 5].map((item) => echo(item)));
+    expect(sizes).toEqual([3, 2]);
+    expect(settled.map((each) => each.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+  });
+
+  it('refuses a run that answers a different number of results than items', async () => {
+    const broken = microBatch<number, number>(async () => [1]);
+    await expect(Promise.all([broken(1), broken(2)])).rejects.toThrow(/answered with 1 results/);
+  });
+});
