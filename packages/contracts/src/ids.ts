@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   session: 'ses',
   command: 'cmd',
   message: 'msg',
+  reconciliationRun: 'rcr',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

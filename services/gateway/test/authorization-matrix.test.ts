@@ -195,6 +195,12 @@ describe('the authorization matrix', () => {
     expect(systemRoutes).toEqual(expect.arrayContaining(platformView));
   });
 
+  it('declares reconciliation, asked now and recorded by the schedule, on the system surface', () => {
+    const reconciliation = ['GET /v1/system/reconciliation', 'GET /v1/system/reconciliation/runs', 'GET /v1/system/reconciliation/runs/{id}'];
+    const systemRoutes = ROUTES.filter((route) => route.surface === 'system').map(routeKey);
+    expect(systemRoutes).toEqual(expect.arrayContaining(reconciliation));
+  });
+
   it('refuses every system route on both listeners without the system key or with a wrong one', async () => {
     const seen: string[] = [];
     const expected: string[] = [];

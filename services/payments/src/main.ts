@@ -41,6 +41,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           },
           bodyOptIns: deposits.bodyOptIns,
           stop: async () => {
+            await reconciliation.stop?.();
             await postings.stop();
             await wallets.stop?.();
           },

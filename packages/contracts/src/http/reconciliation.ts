@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import type { RouteContract } from '../route-contract';
 import { reconciliationResultSchema } from './ledger';
 
@@ -7,6 +9,41 @@ import { reconciliationResultSchema } from './ledger';
  */
 export const RECONCILIATION_CHECK_NAMES = ['balances', 'entries_balance', 'business_records', 'bank_evidence'] as const;
 export type ReconciliationCheckName = (typeof RECONCILIATION_CHECK_NAMES)[number];
+
+/** A scheduled run that could not ask the ledger is `error`: it never passes for `ok`. */
+export const reconciliationRunStatusSchema = z.enum(['ok', 'mismatch', 'error']);
+export type ReconciliationRunStatus = z.infer<typeof reconciliationRunStatusSchema>;
+
+const mismatchCount = z.number().int().min(0);
+export const reconciliationMismatchCountsSchema = z.object({
+  balances: mismatchCount,
+  entries_balance: mismatchCount,
+  business_records: mismatchCount,
+  bank_evidence: mismatchCount,
+} satisfies Record<ReconciliationCheckName, typeof mismatchCount>);
+export type ReconciliationMismatchCounts = z.infer<typeof reconciliationMismatchCountsSchema>;
+
+/**
+ * One scheduled all-tenant run as listed: `roundAt` is the start of the schedule's round it ran
+ * for (one run per round, however many payments instances there are); `mismatches` and `error`
+ * are null for an `error` run and an ok or mismatch run respectively.
+ */
+export const reconciliationRunSummarySchema = z.object({
+  id: z.string(),
+  roundAt: timestampSchema,
+  startedAt: timestampSchema,
+  finishedAt: timestampSchema,
+  status: reconciliationRunStatusSchema,
+  mismatches: reconciliationMismatchCountsSchema.nullable(),
+  error: z.string().nullable(),
+});
+export type ReconciliationRunSummary = z.infer<typeof reconciliationRunSummarySchema>;
+
+/** A run with the full result it recorded (each check's list bounded as in a run asked for now). */
+export const reconciliationRunSchema = reconciliationRunSummarySchema.extend({ result: reconciliationResultSchema.nullable() });
+export type ReconciliationRun = z.infer<typeof reconciliationRunSchema>;
+
+export const reconciliationRunPageSchema = pageSchema(reconciliationRunSummarySchema);
 
 export const reconciliationRoutes = {
   tenant: {
@@ -26,6 +63,23 @@ export const reconciliationRoutes = {
     surface: 'system',
     service: 'payments',
     success: { status: 200, schema: reconciliationResultSchema },
+  },
+  listRuns: {
+    method: 'get',
+    path: '/v1/system/reconciliation/runs',
+    summary: 'Scheduled all-tenant reconciliation runs (every PAYMENTS_RECONCILIATION_INTERVAL_MS), newest first: status ok, mismatch or error, and the mismatch count per check',
+    surface: 'system',
+    service: 'payments',
+    query: pageQuerySchema,
+    success: { status: 200, schema: reconciliationRunPageSchema },
+  },
+  getRun: {
+    method: 'get',
+    path: '/v1/system/reconciliation/runs/{id}',
+    summary: 'One scheduled reconciliation run with the full result it recorded, or the error that stopped it; 404 RECONCILIATION_RUN_NOT_FOUND',
+    surface: 'system',
+    service: 'payments',
+    success: { status: 200, schema: reconciliationRunSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

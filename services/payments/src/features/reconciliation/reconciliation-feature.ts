@@ -4,6 +4,7 @@ import { LedgerJournal } from '../ledger/ledger-journal';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
 import { depositSource, transferSource } from './business-record-sources';
 import { reconciliationRouter } from './reconciliation-router';
+import { ReconciliationSchedule } from './reconciliation-schedule';
 import { ReconciliationService } from './reconciliation-service';
 
 export const reconciliationConfigShape = {
@@ -11,14 +12,24 @@ export const reconciliationConfigShape = {
   PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
   /** The ledger's checks read every account and line in scope: they get longer than a balance read. */
   PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Round length of the scheduled all-tenant run; 0 turns it off. Below 100 ms it would only load the ledger. */
+  PAYMENTS_RECONCILIATION_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .refine((value) => value === 0 || value >= 100, '0 (off) or at least 100')
+    .default(15 * 60_000),
 };
 
 type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pick<typeof walletsConfigShape, 'LEDGER_URL'>>;
 
-/** Reconciliation: the ledger's checks plus payments' own, over deposits and transfers. */
+/** Reconciliation: the ledger's checks plus payments' own, over deposits and transfers, asked for or on a schedule. */
 export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {
-  const { config, db, logger } = parts;
+  const { config, db, logger, metrics } = parts;
   const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const reconciliation = new ReconciliationService({ db, ledger, sources: [transferSource(db), depositSource(db)], slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
-  return { routes: (app) => app.use(reconciliationRouter(reconciliation)) };
+  const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
+  schedule.start();
+  return { routes: (app) => app.use(reconciliationRouter(reconciliation, db)), stop: () => schedule.stop() };
 }

@@ -1,9 +1,27 @@
-import { requireSystem, tenantScopeOf } from '@wallet/kit';
+import { pageQuerySchema, type ReconciliationRun, reconciliationResultSchema, type ReconciliationRunSummary } from '@wallet/contracts';
+import { type Db, decodeCursor, encodeCursor, notFound, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
+import { z } from 'zod';
+import { findRun, listRuns, type StoredReconciliationRun } from './reconciliation-runs-store';
 import type { ReconciliationService } from './reconciliation-service';
 
-/** `/v1/admin/reconciliation` (the gateway already required analytics:read) and its system twin across every tenant. */
-export function reconciliationRouter(reconciliation: ReconciliationService): Router {
+function summary(run: StoredReconciliationRun): ReconciliationRunSummary {
+  return {
+    id: run.id,
+    roundAt: run.roundAt.toISOString(),
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt.toISOString(),
+    status: run.status,
+    mismatches: run.mismatchCounts,
+    error: run.error,
+  };
+}
+
+/**
+ * `/v1/admin/reconciliation` (the gateway already required analytics:read) and its system twin
+ * across every tenant; `/v1/system/reconciliation/runs*` reads what the schedule recorded.
+ */
+export function reconciliationRouter(reconciliation: ReconciliationService, db: Db): Router {
   const router = Router();
 
   router.get('/v1/admin/reconciliation', async (_request, response) => {
@@ -13,6 +31,24 @@ export function reconciliationRouter(reconciliation: ReconciliationService): Rou
   router.get('/v1/system/reconciliation', async (_request, response) => {
     requireSystem(response);
     response.json(await reconciliation.run(null));
+  });
+
+  router.get('/v1/system/reconciliation/runs', async (request, response) => {
+    requireSystem(response);
+    const query = parseOrThrow(pageQuerySchema, request.query, 'query');
+    const position = decodeCursor(query.cursor, { id: z.string().min(1).max(128) });
+    const rows = await listRuns(db, { limit: query.limit, beforeId: position?.id });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    response.json({ data: page.map(summary), nextCursor: rows.length > query.limit && last ? encodeCursor({ id: last.id }) : null });
+  });
+
+  router.get('/v1/system/reconciliation/runs/:id', async (request, response) => {
+    requireSystem(response);
+    const run = await findRun(db, request.params.id);
+    if (!run) throw notFound('RECONCILIATION_RUN_NOT_FOUND', 'No such reconciliation run');
+    const body: ReconciliationRun = { ...summary(run), result: run.result === null ? null : reconciliationResultSchema.parse(run.result) };
+    response.json(body);
   });
 
   return router;
