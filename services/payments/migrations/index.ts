@@ -7,6 +7,7 @@ import * as createIdempotencyKeys from './20261123160000_create_idempotency_keys
 import * as createTransfers from './20261123170000_create_transfers';
 import * as createDeposits from './20261123180000_create_deposits';
 import * as indexReconciliation from './20261201120000_index_reconciliation';
+import * as createPayoutCases from './20261202120000_create_payout_cases';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   { name: '20261123170000_create_transfers', ...createTransfers },
   { name: '20261123180000_create_deposits', ...createDeposits },
   { name: '20261201120000_index_reconciliation', ...indexReconciliation },
+  { name: '20261202120000_create_payout_cases', ...createPayoutCases },
 ];
