@@ -88,13 +88,7 @@ beforeAll(async () => {
   if (funded.status !== 'posted') throw new Error(`setup funding not posted: ${JSON.stringify(funded)}`);
   const transfer = (await admin.request({ method: 'POST', path: '/v1/transfers', body: { fromWalletId: payer.id, toWalletId: payee.id, amount: '1.00', currencyCode: 'KES' } })).data as { id: string };
   const maker = await admin.team.create({ name: 'Maker', email: `maker-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'operator' });
-  const payout = (
-    await admin.request({
-      method: 'POST',
-      path: '/v1/payouts',
-      body: { walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id },
-    })
-  ).data as { id: string; status: string };
+  const payout = await admin.payouts.create({ walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id });
   if (payout.status !== 'pending') throw new Error(`setup payout not pending: ${JSON.stringify(payout)}`);
 
   tenantA = {
@@ -215,8 +209,8 @@ describe('another tenant names tenant A’s resources', () => {
     expect(schedule.data).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
     const deposit = await tenantA.admin.request({ method: 'GET', path: `/v1/deposits/${resources['/v1/deposits/{id}']?.params.id as string}` });
     expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
-    const payout = await tenantA.admin.request({ method: 'GET', path: `/v1/payouts/cases/${resources['/v1/payouts/cases/{id}']?.params.id as string}` });
-    expect(payout.data).toMatchObject({ status: 'pending', decidedBy: null });
+    const payout = await tenantA.admin.payouts.get(resources['/v1/payouts/cases/{id}']?.params.id as string);
+    expect(payout).toMatchObject({ status: 'pending', decidedBy: null });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
     expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
   });
