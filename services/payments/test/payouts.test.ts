@@ -170,6 +170,15 @@ describe('POST /v1/payouts', () => {
     expect((await call(tenant, 'GET', '/v1/payouts/cases?status=pending')).body.data).toEqual([]);
   });
 
+  it('refuses a payout from a frozen wallet with 422 WALLET_FROZEN and holds nothing', async () => {
+    const tenant = await newTenant();
+    const wallet = await fundedWallet(tenant, '100.00');
+    expect((await call(tenant, 'POST', `/v1/wallets/${wallet.id}/freeze`, { body: { reason: 'investigation' }, key: null })).status).toBe(200);
+    expectError(await requestPayout(tenant, wallet, '10.00'), 422, 'WALLET_FROZEN');
+    expect((await call(tenant, 'GET', '/v1/payouts/cases?status=pending')).body.data).toEqual([]);
+    expect(await balances(tenant, wallet)).toMatchObject({ wallet: '100.00', suspense: '0.00' });
+  });
+
   it('refuses a requester who is not an active member with payouts:create (403 ACTOR_NOT_PERMITTED) and a body actor unlike the header (403 ACTOR_MISMATCH)', async () => {
     const tenant = await newTenant();
     const wallet = await fundedWallet(tenant, '100.00');
