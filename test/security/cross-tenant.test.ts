@@ -87,6 +87,9 @@ beforeAll(async () => {
   });
   if (funded.status !== 'posted') throw new Error(`setup funding not posted: ${JSON.stringify(funded)}`);
   const transfer = (await admin.request({ method: 'POST', path: '/v1/transfers', body: { fromWalletId: payer.id, toWalletId: payee.id, amount: '1.00', currencyCode: 'KES' } })).data as { id: string };
+  const maker = await admin.team.create({ name: 'Maker', email: `maker-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'operator' });
+  const payout = await admin.payouts.create({ walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id });
+  if (payout.status !== 'pending') throw new Error(`setup payout not pending: ${JSON.stringify(payout)}`);
 
   tenantA = {
     tenantId,
@@ -101,6 +104,8 @@ beforeAll(async () => {
       '/v1/deposits/{id}': { params: { id: deposit.id }, environmentBound: true },
       '/v1/ledger/wallets/{walletId}': { params: { walletId }, environmentBound: true },
       '/v1/transfers/{id}': { params: { id: transfer.id }, environmentBound: true },
+      '/v1/payouts/cases/{id}': { params: { id: payout.id }, environmentBound: true },
+      '/v1/payouts/{id}': { params: { id: payout.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -124,6 +129,8 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/deposits/{id}': true,
   '/v1/ledger/wallets/{walletId}': true,
   '/v1/transfers/{id}': true,
+  '/v1/payouts/cases/{id}': true,
+  '/v1/payouts/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */
@@ -148,6 +155,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/admin/fee-schedules/{id}/rules': { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 },
   'POST /v1/admin/fee-schedules/{id}/publish': { makeDefault: true },
   'POST /v1/deposits/{id}/verify': { actorId: 'intruder' },
+  'POST /v1/payouts/{id}/approve': { actorId: 'intruder' },
+  'POST /v1/payouts/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));
@@ -200,6 +209,8 @@ describe('another tenant names tenant A’s resources', () => {
     expect(schedule.data).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
     const deposit = await tenantA.admin.request({ method: 'GET', path: `/v1/deposits/${resources['/v1/deposits/{id}']?.params.id as string}` });
     expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
+    const payout = await tenantA.admin.payouts.get(resources['/v1/payouts/cases/{id}']?.params.id as string);
+    expect(payout).toMatchObject({ status: 'pending', decidedBy: null });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
     expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
   });

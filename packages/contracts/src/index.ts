@@ -21,6 +21,7 @@ export * from './http/request-logs';
 export * from './http/wallets';
 export * from './http/fees';
 export * from './http/transfers';
+export * from './http/payouts';
 export * from './http/deposits';
 export * from './http/platform';
 export * from './http/reconciliation';

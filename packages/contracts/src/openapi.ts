@@ -26,6 +26,7 @@ import { WALLET_ROUTES } from './http/wallets';
 import { FEE_ROUTES } from './http/fees';
 import { DEPOSIT_ROUTES } from './http/deposits';
 import { TRANSFER_ROUTES } from './http/transfers';
+import { PAYOUT_ROUTES } from './http/payouts';
 import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
 
@@ -54,6 +55,7 @@ export const ROUTES: RouteContract[] = [
   ...FEE_ROUTES,
   ...DEPOSIT_ROUTES,
   ...TRANSFER_ROUTES,
+  ...PAYOUT_ROUTES,
   ...PLATFORM_ROUTES,
   ...RECONCILIATION_ROUTES,
 ];

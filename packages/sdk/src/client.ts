@@ -123,6 +123,7 @@ export class WalletClient implements Namespaces {
   readonly requestLogs: Namespaces['requestLogs'];
   readonly wallets: Namespaces['wallets'];
   readonly transfers: Namespaces['transfers'];
+  readonly payouts: Namespaces['payouts'];
   readonly deposits: Namespaces['deposits'];
   readonly fees: Namespaces['fees'];
 
@@ -175,6 +176,7 @@ export class WalletClient implements Namespaces {
     this.requestLogs = namespaces.requestLogs;
     this.wallets = namespaces.wallets;
     this.transfers = namespaces.transfers;
+    this.payouts = namespaces.payouts;
     this.deposits = namespaces.deposits;
     this.fees = namespaces.fees;
   }

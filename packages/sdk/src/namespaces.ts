@@ -1,4 +1,4 @@
-import { depositRoutes as D, feeRoutes as F, platformRoutes as P, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
+import { depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -138,6 +138,20 @@ function transfersNamespace(client: WalletClient) {
   };
 }
 
+/**
+ * Payout cases under maker-checker: creation gets an Idempotency-Key per call (kept across
+ * retries) and holds amount plus fee; approve settles, reject releases; both 409 once decided.
+ */
+function payoutsNamespace(client: WalletClient) {
+  return {
+    create: (body: RouteBody<typeof PO.create>, options?: RequestOptions) => client.call(PO.create, { body }, options),
+    list: (query?: RouteQuery<typeof PO.list>, options?: RequestOptions) => client.call(PO.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(PO.get, { params: { id } }, options),
+    approve: (id: string, body: RouteBody<typeof PO.approve>, options?: RequestOptions) => client.call(PO.approve, { params: { id }, body }, options),
+    reject: (id: string, body: RouteBody<typeof PO.reject>, options?: RequestOptions) => client.call(PO.reject, { params: { id }, body }, options),
+  };
+}
+
 /** Deposits a tenant submits and verifies; mobile money deposits arrive from the provider's signed webhook. */
 function depositsNamespace(client: WalletClient) {
   return {
@@ -187,6 +201,7 @@ export function buildNamespaces(client: WalletClient) {
     requestLogs: requestLogsNamespace(client),
     wallets: walletsNamespace(client),
     transfers: transfersNamespace(client),
+    payouts: payoutsNamespace(client),
     deposits: depositsNamespace(client),
     fees: feesNamespace(client),
   };

@@ -7,6 +7,7 @@ import * as createIdempotencyKeys from './20261123160000_create_idempotency_keys
 import * as createTransfers from './20261123170000_create_transfers';
 import * as createDeposits from './20261123180000_create_deposits';
 import * as indexReconciliation from './20261201120000_index_reconciliation';
+import * as createPayoutCases from './20261202120000_create_payout_cases';
 import * as createReconciliationRuns from './20261215120000_create_reconciliation_runs';
 
 export const migrations: Migration[] = [
@@ -18,5 +19,6 @@ export const migrations: Migration[] = [
   { name: '20261123170000_create_transfers', ...createTransfers },
   { name: '20261123180000_create_deposits', ...createDeposits },
   { name: '20261201120000_index_reconciliation', ...indexReconciliation },
+  { name: '20261202120000_create_payout_cases', ...createPayoutCases },
   { name: '20261215120000_create_reconciliation_runs', ...createReconciliationRuns },
 ];

@@ -3,6 +3,7 @@ import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
+import { payoutsConfigShape, startPayouts } from './features/payouts/payouts-feature';
 import { startPostings } from './features/postings/postings-feature';
 import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
@@ -17,7 +18,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...reconciliationConfigShape },
+      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape },
       migrations,
       topology: declarePaymentsTopology,
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
@@ -29,6 +30,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const postings = await startPostings({ db, relay, ...parts });
         const transfers = startTransfers({ db, relay, ...parts }, { postings });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
+        const payouts = startPayouts({ db, relay, ...parts }, { postings });
         const reconciliation = startReconciliation({ db, relay, ...parts });
         await postings.start();
         return {
@@ -37,6 +39,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             wallets.routes(app);
             transfers.routes(app);
             deposits.routes(app);
+            payouts.routes(app);
             reconciliation.routes(app);
           },
           bodyOptIns: deposits.bodyOptIns,

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { amountInputSchema } from '../json';
+import { amountStringSchema, currencyCodeSchema } from '../money';
+import type { RouteContract } from '../route-contract';
+
+/**
+ * api-decisions section 4: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
+ * `rejected`. A case whose hold the ledger refused (funds, freeze) is `failed` at once, so it
+ * never waits for a decision on money that was not held.
+ */
+export const PAYOUT_STATUSES = ['pending', 'approved', 'rejected', 'completed', 'failed'] as const;
+export const payoutStatusSchema = z.enum(PAYOUT_STATUSES);
+export type PayoutStatus = z.infer<typeof payoutStatusSchema>;
+
+export const PAYOUT_METHODS = ['momo', 'bank'] as const;
+export const payoutMethodSchema = z.enum(PAYOUT_METHODS);
+export type PayoutMethod = z.infer<typeof payoutMethodSchema>;
+
+const walletIdSchema = z.string().min(1).max(64);
+const memberIdSchema = z.string().min(1).max(64);
+
+export const momoDestinationSchema = z.object({
+  phoneNumber: z.string().trim().regex(/^\+?[0-9]{7,15}$/),
+  network: z.string().trim().min(1).max(64),
+});
+export const bankDestinationSchema = z.object({
+  bankCode: z.string().trim().min(1).max(64),
+  accountNumber: z.string().trim().min(1).max(64),
+  accountName: z.string().trim().min(1).max(200),
+});
+export const payoutDestinationSchema = z.union([momoDestinationSchema, bankDestinationSchema]);
+export type PayoutDestination = z.infer<typeof payoutDestinationSchema>;
+
+const payoutRequestFields = {
+  walletId: walletIdSchema,
+  amount: amountInputSchema,
+  currencyCode: currencyCodeSchema,
+  /** Team member id (`usr_`) of the maker; equal to the actor header when one is sent. */
+  requestedBy: memberIdSchema,
+  narration: z.string().trim().min(1).max(500).optional(),
+};
+
+/** `POST /v1/payouts` (Idempotency-Key required): the destination's shape follows payoutMethod. */
+export const createPayoutBodySchema = z.discriminatedUnion('payoutMethod', [
+  z.object({ ...payoutRequestFields, payoutMethod: z.literal('momo'), destination: momoDestinationSchema }),
+  z.object({ ...payoutRequestFields, payoutMethod: z.literal('bank'), destination: bankDestinationSchema }),
+]);
+export type CreatePayoutBody = z.infer<typeof createPayoutBodySchema>;
+
+/** The checker's body; must equal the actor header (or the session's member) when one is sent. */
+export const approvePayoutBodySchema = z.object({ actorId: memberIdSchema });
+export type ApprovePayoutBody = z.infer<typeof approvePayoutBodySchema>;
+
+export const rejectPayoutBodySchema = z.object({ actorId: memberIdSchema, reason: z.string().trim().min(1).max(500) });
+export type RejectPayoutBody = z.infer<typeof rejectPayoutBodySchema>;
+
+/** A payout case as the API shows it; amounts are decimal strings at the currency's scale. */
+export const payoutCaseSchema = z.object({
+  id: z.string(),
+  walletId: z.string(),
+  amount: amountStringSchema,
+  currencyCode: z.string(),
+  /** Held with the amount and charged at settlement, from the tenant's default fee schedule. */
+  fee: amountStringSchema,
+  payoutMethod: payoutMethodSchema,
+  destination: payoutDestinationSchema,
+  narration: z.string().nullable(),
+  requestedBy: z.string(),
+  status: payoutStatusSchema,
+  /** The `payout_hold` entry once the ledger posted it; null until then and when refused. */
+  holdJournalEntryId: z.string().nullable(),
+  /** The ledger's refusal of the hold (INSUFFICIENT_FUNDS, WALLET_FROZEN) when failed; else null. */
+  failureCode: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: timestampSchema.nullable(),
+  rejectionReason: z.string().nullable(),
+  /** The `payout_settle` (approved) or `payout_release` (rejected) entry once the ledger posted it. */
+  decisionJournalEntryId: z.string().nullable(),
+  createdAt: timestampSchema,
+});
+export type PayoutCase = z.infer<typeof payoutCaseSchema>;
+export const payoutCasePageSchema = pageSchema(payoutCaseSchema);
+
+export const payoutCaseQuerySchema = pageQuerySchema.extend({
+  walletId: walletIdSchema.optional(),
+  status: payoutStatusSchema.optional(),
+});
+export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;
+
+export const payoutRoutes = {
+  create: {
+    method: 'post',
+    path: '/v1/payouts',
+    summary:
+      'Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed). Idempotency-Key required',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:create',
+    body: createPayoutBodySchema,
+    success: { status: 201, schema: payoutCaseSchema },
+  },
+  list: {
+    method: 'get',
+    path: '/v1/payouts/cases',
+    summary: 'List payout cases, newest first',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:read',
+    query: payoutCaseQuerySchema,
+    success: { status: 200, schema: payoutCasePageSchema },
+  },
+  get: {
+    method: 'get',
+    path: '/v1/payouts/cases/{id}',
+    summary: 'Get a payout case',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:read',
+    success: { status: 200, schema: payoutCaseSchema },
+  },
+  approve: {
+    method: 'post',
+    path: '/v1/payouts/{id}/approve',
+    summary:
+      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_NOT_PENDING',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:approve',
+    body: approvePayoutBodySchema,
+    success: { status: 200, schema: payoutCaseSchema },
+  },
+  reject: {
+    method: 'post',
+    path: '/v1/payouts/{id}/reject',
+    summary: 'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 409 CASE_NOT_PENDING',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:approve',
+    body: rejectPayoutBodySchema,
+    success: { status: 200, schema: payoutCaseSchema },
+  },
+} as const satisfies Record<string, RouteContract>;
+
+export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);

@@ -1,0 +1,72 @@
+import BigNumber from 'bignumber.js';
+import { type Environment, formatAmount, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
+import { walletAccountName } from '../ledger/ledger-commands';
+
+export type PayoutStep = 'hold' | 'settle' | 'release';
+
+/** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
+export function payoutCommandId(caseId: string, step: PayoutStep): string {
+  return `${caseId}:${step}`;
+}
+
+/** The step a command id names; null for a command id that is not a payout step. */
+export function stepOfCommand(commandId: string): PayoutStep | null {
+  const step = commandId.slice(commandId.lastIndexOf(':') + 1);
+  return step === 'hold' || step === 'settle' || step === 'release' ? step : null;
+}
+
+export const PAYOUT_REFERENCE_TYPE = 'payout_case';
+
+export interface PayoutPosting {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  walletOwnerId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  correlationId?: string | undefined;
+}
+
+const KIND: Record<PayoutStep, LedgerPostV1['kind']> = { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' };
+
+/**
+ * The entries of api-decisions section 7:
+ * - payout_hold: DR wallet amount + fee; CR suspense amount + fee;
+ * - payout_settle: DR suspense amount + fee; CR payout-clearing amount; CR revenue:fees fee and,
+ *   with a commission, DR revenue:fees commission, CR platform-commission commission;
+ * - payout_release: DR suspense amount + fee; CR wallet amount + fee.
+ * Zero lines are left out (the ledger refuses zero amounts).
+ */
+export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): LedgerPostV1 {
+  const currencyCode = payout.currencyCode;
+  const held = formatAmount(new BigNumber(payout.amount).plus(payout.fee), currencyCode);
+  const hasFee = new BigNumber(payout.fee).gt(0);
+  const hasCommission = new BigNumber(payout.commission).gt(0);
+  if (new BigNumber(payout.commission).gt(payout.fee)) throw new Error(`commission ${payout.commission} exceeds fee ${payout.fee}`);
+  const wallet = (direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName({ ownerId: payout.walletOwnerId }), walletId: payout.walletId, direction, amount, currencyCode });
+  const system = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const lines: PostingLine[] =
+    step === 'hold'
+      ? [wallet('DR', held), system('suspense', 'CR', held)]
+      : step === 'release'
+        ? [system('suspense', 'DR', held), wallet('CR', held)]
+        : [
+            system('suspense', 'DR', held),
+            system('payout-clearing', 'CR', payout.amount),
+            ...(hasFee ? [system('revenue:fees', 'CR', payout.fee)] : []),
+            ...(hasCommission ? [system('revenue:fees', 'DR', payout.commission), system('platform-commission', 'CR', payout.commission)] : []),
+          ];
+  return {
+    type: 'ledger.post.v1',
+    commandId: payoutCommandId(payout.id, step),
+    tenantId: payout.tenantId,
+    environment: payout.environment,
+    ...(payout.correlationId ? { correlationId: payout.correlationId } : {}),
+    kind: KIND[step],
+    reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id },
+    lines,
+  };
+}

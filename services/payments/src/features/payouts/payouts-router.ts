@@ -1,0 +1,55 @@
+import { approvePayoutBodySchema, createPayoutBodySchema, payoutCaseQuerySchema, rejectPayoutBodySchema } from '@wallet/contracts';
+import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { DecisionAnswer, PayoutsService } from './payouts-service';
+
+/** The decision's 200 stored in the decision's transaction, when a key guards the call: a retry replays it. */
+function decisionAnswerOf(response: Response): DecisionAnswer | undefined {
+  const key = idempotencyOf(response);
+  return key ? (tx, payout) => key.complete(tx, jsonResponse(200, payout)) : undefined;
+}
+
+/** `/v1/payouts*`: the gateway already required the route's scope; the tenant and environment come from its token. */
+export function payoutsRouter(payouts: PayoutsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
+  const router = Router();
+
+  // As for transfers: the statement that records the case remembers a 202 pending answer; the
+  // 201 or the refusal replaces it where the ledger's answer to the hold is recorded.
+  router.post('/v1/payouts', guards.create, async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const key = idempotencyOf(response);
+    if (!key) throw new Error('POST /v1/payouts runs only under a required Idempotency-Key');
+    const body = parseOrThrow(createPayoutBodySchema, request.body);
+    const created = await payouts.create(scope, claimsOf(response), body, {
+      pending: (payout) => key.completionStatement(jsonResponse(202, payout)),
+      held: (payout) => {
+        const answer = jsonResponse(201, payout);
+        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
+      },
+      rememberRefusal: async (tx, refusal) => {
+        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
+      },
+    });
+    response.status(created.status).json(created.payout);
+  });
+
+  router.get('/v1/payouts/cases', async (request, response) => {
+    response.json(await payouts.list(tenantScopeOf(response), parseOrThrow(payoutCaseQuerySchema, request.query, 'query')));
+  });
+
+  router.get('/v1/payouts/cases/:id', async (request, response) => {
+    response.json(await payouts.get(tenantScopeOf(response), request.params.id));
+  });
+
+  router.post('/v1/payouts/:id/approve', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+    const body = parseOrThrow(approvePayoutBodySchema, request.body);
+    response.json(await payouts.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+  });
+
+  router.post('/v1/payouts/:id/reject', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+    const body = parseOrThrow(rejectPayoutBodySchema, request.body);
+    response.json(await payouts.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+  });
+
+  return router;
+}

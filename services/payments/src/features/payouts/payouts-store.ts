@@ -1,0 +1,314 @@
+import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
+
+/** Every read and write of payout cases is bounded by one tenant and one environment. */
+export interface PayoutScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export interface StoredPayoutCase {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  feeScheduleId: string | null;
+  feeRuleId: string | null;
+  platformCommissionBps: number;
+  payoutMethod: PayoutMethod;
+  destination: PayoutDestination;
+  narration: string | null;
+  requestedBy: string;
+  status: PayoutStatus;
+  holdEntryId: string | null;
+  failureCode: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  rejectionReason: string | null;
+  decisionEntryId: string | null;
+  createdAt: Date;
+}
+
+interface PayoutCaseRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  wallet_id: string;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  fee_schedule_id: string | null;
+  fee_rule_id: string | null;
+  platform_commission_bps: number;
+  payout_method: PayoutMethod;
+  destination: PayoutDestination;
+  narration: string | null;
+  requested_by: string;
+  status: PayoutStatus;
+  hold_entry_id: string | null;
+  failure_code: string | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  rejection_reason: string | null;
+  decision_entry_id: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'wallet_id',
+  'currency_code',
+  'amount',
+  'fee',
+  'commission',
+  'fee_schedule_id',
+  'fee_rule_id',
+  'platform_commission_bps',
+  'payout_method',
+  'destination',
+  'narration',
+  'requested_by',
+  'status',
+  'hold_entry_id',
+  'failure_code',
+  'decided_by',
+  'decided_at',
+  'rejection_reason',
+  'decision_entry_id',
+  'created_at',
+];
+const COLUMN_LIST = COLUMNS.map((column) => `c.${column}`).join(', ');
+
+function toCase(row: PayoutCaseRow): StoredPayoutCase {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    walletId: row.wallet_id,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    feeScheduleId: row.fee_schedule_id,
+    feeRuleId: row.fee_rule_id,
+    platformCommissionBps: row.platform_commission_bps,
+    payoutMethod: row.payout_method,
+    destination: row.destination,
+    narration: row.narration,
+    requestedBy: row.requested_by,
+    status: row.status,
+    holdEntryId: row.hold_entry_id,
+    failureCode: row.failure_code,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
+    rejectionReason: row.rejection_reason,
+    decisionEntryId: row.decision_entry_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** What a payout needs of its wallet: the owner names its ledger account. */
+export interface PayoutWallet {
+  id: string;
+  ownerId: string;
+  currencyCode: string;
+  status: WalletStatus;
+}
+
+/** The wallet in the caller's scope; a wallet of another tenant or environment is absent. */
+export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId: string): Promise<PayoutWallet | null> {
+  const result = await prepared<{ rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> }>(
+    db,
+    'SELECT id, owner_id, currency_code, status FROM wallets WHERE id = ? AND tenant_id = ? AND environment = ?',
+    [walletId, scope.tenantId, scope.environment],
+  );
+  const row = result.rows[0];
+  return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
+}
+
+export type NewPayoutCase = Omit<StoredPayoutCase, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId'>;
+
+/**
+ * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
+ * as one statement: the key's part yields a row only while the caller holds the key, the case
+ * is inserted from that row and the command only once the case is. Returns the case's seq, or
+ * null when the key was taken over (then nothing was written).
+ */
+export async function insertCaseWithHold(db: Db, scope: PayoutScope, draft: NewPayoutCase, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
+  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
+  const result = await prepared<{ rows: Array<{ seq: string }> }>(
+    db,
+    `WITH answer AS (${parts.answer.sql}),
+     created AS (
+       INSERT INTO payout_cases (id, tenant_id, environment, wallet_id, currency_code, amount, fee, commission, fee_schedule_id, fee_rule_id,
+                                 platform_commission_bps, payout_method, destination, narration, requested_by, created_at)
+       SELECT ?, ?, ?, ?, ?, CAST(? AS numeric), CAST(? AS numeric), CAST(? AS numeric), ?, ?, CAST(? AS integer), ?, CAST(? AS jsonb), ?, ?, CAST(? AS timestamptz)
+       FROM answer
+       RETURNING seq
+     ),
+     command AS (${outbox.sql})
+     SELECT seq FROM created`,
+    [
+      ...parts.answer.bindings,
+      draft.id,
+      scope.tenantId,
+      scope.environment,
+      draft.walletId,
+      draft.currencyCode,
+      draft.amount,
+      draft.fee,
+      draft.commission,
+      draft.feeScheduleId,
+      draft.feeRuleId,
+      draft.platformCommissionBps,
+      draft.payoutMethod,
+      JSON.stringify(draft.destination),
+      draft.narration,
+      draft.requestedBy,
+      draft.createdAt.toISOString(),
+      ...outbox.bindings,
+    ],
+  );
+  return result.rows[0]?.seq ?? null;
+}
+
+/**
+ * Records the hold the ledger posted and stores the caller's answer, as one statement. The
+ * answer is stored even when the event path recorded the hold first (the same entry). False
+ * when the key's part stored nothing (another attempt holds the key).
+ */
+export async function recordHoldWithAnswer(db: Db, scope: PayoutScope, payout: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+    db,
+    `WITH held AS (
+       UPDATE payout_cases SET hold_entry_id = ?
+       WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending' AND hold_entry_id IS NULL
+       RETURNING id
+     ),
+     answer AS (${answer.sql})
+     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
+    [journalEntryId, payout.id, payout.seq, scope.tenantId, scope.environment, ...answer.bindings],
+  );
+  return (result.rows[0]?.answered ?? 0) > 0;
+}
+
+export type HoldOutcome = { status: 'held'; journalEntryId: string } | { status: 'refused'; failureCode: string };
+
+/** A ledger outcome for a case step, with the scope the ledger's result carries. */
+export interface ScopedStepOutcome<Outcome> {
+  scope: PayoutScope;
+  id: string;
+  outcome: Outcome;
+}
+
+/**
+ * Records the ledger's answers to holds, in one statement (replies and batched events alike):
+ * a hold not yet recorded on a pending case is recorded, a refused one fails the case. Anything
+ * already recorded is left as it is, so each case leaves "hold unconfirmed" exactly once.
+ */
+export async function finishHolds(db: Db | Tx, finishing: readonly ScopedStepOutcome<HoldOutcome>[]): Promise<StoredPayoutCase[]> {
+  if (finishing.length === 0) return [];
+  const result = await prepared<{ rows: PayoutCaseRow[] }>(
+    db,
+    `UPDATE payout_cases c
+     SET hold_entry_id = u.journal_entry_id,
+         status = CASE WHEN u.failure_code IS NULL THEN c.status ELSE 'failed' END,
+         failure_code = u.failure_code
+     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
+     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
+       AND c.status = 'pending' AND c.hold_entry_id IS NULL
+     RETURNING ${COLUMN_LIST}`,
+    [
+      finishing.map((each) => each.id),
+      finishing.map((each) => each.scope.tenantId),
+      finishing.map((each) => each.scope.environment),
+      finishing.map((each) => (each.outcome.status === 'held' ? each.outcome.journalEntryId : null)),
+      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
+      finishing.map((each) => each.id),
+    ] as unknown as readonly Knex.RawBinding[],
+  );
+  return result.rows.map(toCase);
+}
+
+export type DecisionOutcome = { status: 'posted'; journalEntryId: string } | { status: 'refused'; failureCode: string };
+
+/** Records the ledger's answers to settles and releases on decided cases; a recorded one is left as it is. */
+export async function finishDecisions(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
+  if (finishing.length === 0) return 0;
+  const result = await prepared<{ rowCount: number | null }>(
+    tx,
+    `UPDATE payout_cases c
+     SET decision_entry_id = u.journal_entry_id, decision_failure_code = u.failure_code
+     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
+     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
+       AND c.status IN ('approved', 'rejected') AND c.decision_entry_id IS NULL AND c.decision_failure_code IS NULL`,
+    [
+      finishing.map((each) => each.id),
+      finishing.map((each) => each.scope.tenantId),
+      finishing.map((each) => each.scope.environment),
+      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
+      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
+      finishing.map((each) => each.id),
+    ] as unknown as readonly Knex.RawBinding[],
+  );
+  return result.rowCount ?? 0;
+}
+
+export interface Decision {
+  status: 'approved' | 'rejected';
+  decidedBy: string;
+  rejectionReason: string | null;
+}
+
+/**
+ * Moves a pending case whose hold is posted to its decision; null when it is not (decided
+ * already, hold unconfirmed or refused, not this tenant's). The one place a case leaves
+ * pending by decision: concurrent checkers serialize on the row and exactly one matches.
+ * Returns the wallet's owner too, whose account a release credits.
+ */
+export async function decideCase(tx: Tx, scope: PayoutScope, id: string, decision: Decision): Promise<{ payout: StoredPayoutCase; walletOwnerId: string } | null> {
+  const result = await tx.raw<{ rows: Array<PayoutCaseRow & { wallet_owner_id: string }> }>(
+    `UPDATE payout_cases c
+     SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
+     FROM wallets w
+     WHERE c.id = ? AND c.tenant_id = ? AND c.environment = ? AND c.status = 'pending' AND c.hold_entry_id IS NOT NULL AND w.id = c.wallet_id
+     RETURNING ${COLUMN_LIST}, w.owner_id AS wallet_owner_id`,
+    [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
+  );
+  const row = result.rows[0];
+  return row ? { payout: toCase(row), walletOwnerId: row.wallet_owner_id } : null;
+}
+
+export async function findCase(db: Db | Tx, scope: PayoutScope, id: string): Promise<StoredPayoutCase | null> {
+  const row: PayoutCaseRow | undefined = await db('payout_cases').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
+  return row ? toCase(row) : null;
+}
+
+export interface PayoutCaseFilter {
+  walletId?: string | undefined;
+  status?: PayoutStatus | undefined;
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
+export async function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<StoredPayoutCase[]> {
+  const query = db('payout_cases').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
+  if (filter.walletId !== undefined) query.where('wallet_id', filter.walletId);
+  if (filter.status !== undefined) query.where('status', filter.status);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  const rows: PayoutCaseRow[] = await query;
+  return rows.map(toCase);
+}
