@@ -99,7 +99,7 @@ describe('the whole system, started as the README says', () => {
   it("serves a tenant's developer through the SDK: keys, signed requests and their request logs", async () => {
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const tenant = await platform.system.organizations.create({ name: 'Lagos Market', slug: 'lagos-market', config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' } });
-    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read', 'wallet:deposit', 'deposits:verify', 'transfers:create', 'fees:read'], environment: 'live' });
+    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read', 'wallet:deposit', 'deposits:verify', 'transfers:create', 'fees:read', 'analytics:read'], environment: 'live' });
     const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
     const ops = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: admin.key as string } });
     const signer = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
@@ -138,6 +138,12 @@ describe('the whole system, started as the README says', () => {
     expect((await ops.transfers.list({ walletId: receiver.id })).data.map((each) => each.id)).toEqual([sent.id]);
     expect((await ops.wallets.get(wallet.id)).balance).toBe('1249.50');
     expect((await ops.wallets.get(receiver.id)).balance).toBe('250.50');
+
+    // Every cent where it should be: the tenant's reconciliation and the platform's agree.
+    const reconciled = await ops.reconciliation.run();
+    expect(reconciled.status).toBe('ok');
+    expect(reconciled.checks.map((check) => check.name)).toEqual(['balances', 'entries_balance', 'business_records', 'bank_evidence']);
+    expect((await platform.reconciliation.runAcrossTenants()).status).toBe('ok');
 
     await ops.apiKeys.revoke(signer.id);
     const refusal = await backend.ledger.accounts().catch((error: unknown) => error);

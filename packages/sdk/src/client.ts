@@ -126,6 +126,7 @@ export class WalletClient implements Namespaces {
   readonly payouts: Namespaces['payouts'];
   readonly deposits: Namespaces['deposits'];
   readonly fees: Namespaces['fees'];
+  readonly reconciliation: Namespaces['reconciliation'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -179,6 +180,7 @@ export class WalletClient implements Namespaces {
     this.payouts = namespaces.payouts;
     this.deposits = namespaces.deposits;
     this.fees = namespaces.fees;
+    this.reconciliation = namespaces.reconciliation;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */

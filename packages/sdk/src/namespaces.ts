@@ -1,4 +1,4 @@
-import { depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
+import { depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, reconciliationRoutes as RC, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -188,6 +188,21 @@ function feesNamespace(client: WalletClient) {
   };
 }
 
+/** Decisions section 9: all four checks run now, and the platform's scheduled runs. */
+function reconciliationNamespace(client: WalletClient) {
+  return {
+    /** The caller's tenant and environment (scope analytics:read). */
+    run: (options?: RequestOptions) => client.call(RC.tenant, {}, options),
+    /** System surface (X-System-Key): every tenant. */
+    runAcrossTenants: (options?: RequestOptions) => client.call(RC.system, {}, options),
+    /** System surface: the scheduled runs as recorded, newest first. */
+    runs: {
+      list: (query?: RouteQuery<typeof RC.listRuns>, options?: RequestOptions) => client.call(RC.listRuns, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(RC.getRun, { params: { id } }, options),
+    },
+  };
+}
+
 export function buildNamespaces(client: WalletClient) {
   return {
     system: systemNamespace(client),
@@ -204,6 +219,7 @@ export function buildNamespaces(client: WalletClient) {
     payouts: payoutsNamespace(client),
     deposits: depositsNamespace(client),
     fees: feesNamespace(client),
+    reconciliation: reconciliationNamespace(client),
   };
 }
 
