@@ -90,6 +90,7 @@ beforeAll(async () => {
   const maker = await admin.team.create({ name: 'Maker', email: `maker-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'operator' });
   const payout = await admin.payouts.create({ walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id });
   if (payout.status !== 'pending') throw new Error(`setup payout not pending: ${JSON.stringify(payout)}`);
+  const floatDeposit = (await admin.request({ method: 'POST', path: '/v1/admin/money/float-deposits', body: { amount: '50.00', currencyCode: 'KES', rail: 'momo' } })).data as { id: string };
 
   tenantA = {
     tenantId,
@@ -106,6 +107,7 @@ beforeAll(async () => {
       '/v1/transfers/{id}': { params: { id: transfer.id }, environmentBound: true },
       '/v1/payouts/cases/{id}': { params: { id: payout.id }, environmentBound: true },
       '/v1/payouts/{id}': { params: { id: payout.id }, environmentBound: true },
+      '/v1/admin/money/float-deposits/{id}': { params: { id: floatDeposit.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -131,6 +133,7 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/transfers/{id}': true,
   '/v1/payouts/cases/{id}': true,
   '/v1/payouts/{id}': true,
+  '/v1/admin/money/float-deposits/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */

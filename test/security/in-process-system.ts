@@ -4,6 +4,7 @@ import { type GatewayOptions, type RunningGateway, start as startGateway } from 
 import { start as startIdentity } from '../../services/identity/src/main';
 import { start as startLedger } from '../../services/ledger/src/main';
 import { start as startPayments } from '../../services/payments/src/main';
+import { start as startTreasury } from '../../services/treasury/src/main';
 
 export const SYSTEM_KEY = 'security-tests-system-key-0123456789abcdefgh';
 const INTERNAL_SECRET = 'security-tests-internal-token-secret-0123456789';
@@ -37,6 +38,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     IDENTITY_DATABASE_URL: await createTestDatabase(`${label}_identity`),
     LEDGER_DATABASE_URL: await createTestDatabase(`${label}_ledger`),
     PAYMENTS_DATABASE_URL: await createTestDatabase(`${label}_payments`),
+    TREASURY_DATABASE_URL: await createTestDatabase(`${label}_treasury`),
     AMQP_URL: await createTestVhost(label),
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     SYSTEM_API_KEY: SYSTEM_KEY,
@@ -48,6 +50,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     IDENTITY_PORT: '0',
     LEDGER_PORT: '0',
     PAYMENTS_PORT: '0',
+    TREASURY_PORT: '0',
     GATEWAY_PORT: '0',
     ADMIN_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -67,8 +70,9 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     const payments = await startPayments(env);
     closables.push(payments);
     env.PAYMENTS_URL = `http://127.0.0.1:${payments.port}`;
-    // Treasury is not part of this path; its routes answer 503 here.
-    env.TREASURY_URL = 'http://127.0.0.1:9';
+    const treasury = await startTreasury(env);
+    closables.push(treasury);
+    env.TREASURY_URL = `http://127.0.0.1:${treasury.port}`;
     const addGateway = async (options: GatewayOptions = {}) => {
       const gateway = await startGateway(env, options);
       closables.push(gateway);

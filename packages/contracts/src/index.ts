@@ -25,3 +25,4 @@ export * from './http/payouts';
 export * from './http/deposits';
 export * from './http/platform';
 export * from './http/reconciliation';
+export * from './http/treasury';

@@ -29,6 +29,7 @@ import { TRANSFER_ROUTES } from './http/transfers';
 import { PAYOUT_ROUTES } from './http/payouts';
 import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
+import { TREASURY_ROUTES } from './http/treasury';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -58,6 +59,7 @@ export const ROUTES: RouteContract[] = [
   ...PAYOUT_ROUTES,
   ...PLATFORM_ROUTES,
   ...RECONCILIATION_ROUTES,
+  ...TREASURY_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

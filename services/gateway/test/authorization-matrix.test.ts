@@ -29,6 +29,7 @@ const DECIDED_SCOPE: Record<string, string> = {
   'POST /v1/payouts/{id}/reject': 'payouts:approve',
   'GET /v1/admin/money/balances': 'treasury:read',
   'GET /v1/admin/money/float-deposits': 'treasury:read',
+  'GET /v1/admin/money/float-deposits/{id}': 'treasury:read',
   'GET /v1/admin/money/withdrawals': 'treasury:read',
   'GET /v1/admin/money/withdrawals/{id}': 'treasury:read',
   'POST /v1/admin/money/float-deposits': 'treasury:write',

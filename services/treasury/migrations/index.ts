@@ -1,4 +1,8 @@
 import type { Migration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
+import * as createFloatDeposits from './20261124120000_create_float_deposits';
 
-export const migrations: Migration[] = [{ name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox }];
+export const migrations: Migration[] = [
+  { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
+  { name: '20261124120000_create_float_deposits', ...createFloatDeposits },
+];

@@ -1,5 +1,8 @@
 import { runMain, type RunningService, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
+import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
+import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
+import { startPostings } from './features/postings/postings-feature';
 import { declareTreasuryTopology } from './topology';
 
 export type { RunningService };
@@ -9,11 +12,24 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: {},
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape },
       migrations,
       topology: declareTreasuryTopology,
-      // Float deposits, withdrawals and analytics mount here as they arrive.
-      wire: async () => ({ routes: () => undefined }),
+      // Withdrawals and analytics mount here as they arrive.
+      wire: async ({ db, relay, ...parts }) => {
+        // Postings: features register their finishers, then the ledger events consumer starts.
+        const postings = await startPostings({ db, relay, ...parts });
+        const balances = startBalances({ db, relay, ...parts });
+        const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
+        await postings.start();
+        return {
+          routes: (app) => {
+            balances.routes(app);
+            floatDeposits.routes(app);
+          },
+          stop: () => postings.stop(),
+        };
+      },
     },
     env,
   );

@@ -1,7 +1,30 @@
+import { TOPOLOGY } from '@wallet/contracts';
 import { type Channel, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+
+export const TREASURY_TOPOLOGY = {
+  /** Treasury's shared queue of the ledger's posted/rejected events: finishes the records whose caller missed the reply. */
+  ledgerEvents: {
+    queue: 'treasury.ledger-events',
+    deadLetterExchange: 'treasury.ledger-events.dlx',
+    deadLetterQueue: 'treasury.ledger-events.dlq',
+    /** Deliveries before an event that keeps failing is parked in the dead-letter queue. */
+    deliveryLimit: 5,
+  },
+} as const;
 
 /** Treasury sends posting commands to the ledger and listens to its events. */
 export async function declareTreasuryTopology(channel: Channel): Promise<void> {
   await declareLedgerCommands(channel);
   await declareLedgerEvents(channel);
+
+  const events = TREASURY_TOPOLOGY.ledgerEvents;
+  await channel.assertExchange(events.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(events.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(events.deadLetterQueue, events.deadLetterExchange, '');
+  await channel.assertQueue(events.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': events.deliveryLimit, 'x-dead-letter-exchange': events.deadLetterExchange },
+  });
+  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.postedRoutingKey);
+  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.rejectedRoutingKey);
 }

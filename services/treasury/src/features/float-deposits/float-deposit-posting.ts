@@ -1,0 +1,34 @@
+import type { Environment, FloatRail, LedgerPostV1 } from '@wallet/contracts';
+
+/** One command per float deposit, derived from its id: every copy of it is the same command to the ledger. */
+export function floatDepositCommandId(floatDepositId: string): string {
+  return `${floatDepositId}:post`;
+}
+
+export interface FloatDepositPosting {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  currencyCode: string;
+  amount: string;
+  rail: FloatRail;
+  correlationId?: string | undefined;
+}
+
+/** api-decisions section 7: DR `asset:pool:<cur>` amount; CR `asset:<rail>-clearing:<cur>` amount. */
+export function floatDepositPostCommand(deposit: FloatDepositPosting): LedgerPostV1 {
+  const currencyCode = deposit.currencyCode;
+  return {
+    type: 'ledger.post.v1',
+    commandId: floatDepositCommandId(deposit.id),
+    tenantId: deposit.tenantId,
+    environment: deposit.environment,
+    ...(deposit.correlationId ? { correlationId: deposit.correlationId } : {}),
+    kind: 'tenant_float_deposit',
+    reference: { type: 'float_deposit', id: deposit.id },
+    lines: [
+      { accountName: `asset:pool:${currencyCode}`, direction: 'DR', amount: deposit.amount, currencyCode },
+      { accountName: `asset:${deposit.rail}-clearing:${currencyCode}`, direction: 'CR', amount: deposit.amount, currencyCode },
+    ],
+  };
+}

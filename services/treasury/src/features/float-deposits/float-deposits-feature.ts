@@ -1,0 +1,20 @@
+import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { z } from 'zod';
+import type { Postings } from '../postings/postings-feature';
+import { floatDepositsRouter } from './float-deposits-router';
+import { FloatDepositsService } from './float-deposits-service';
+
+export const floatDepositsConfigShape = {
+  /** How long POST /v1/admin/money/float-deposits waits for the ledger before answering 202 pending. */
+  TREASURY_POSTING_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
+};
+
+/** Float deposits: their routes, and the finisher that records the ledger's events on them. */
+export function startFloatDeposits(parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>, deps: { postings: Postings }): Features {
+  const { config, db, relay, logger } = parts;
+  const deposits = new FloatDepositsService({ db, relay, postings: deps.postings, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
+  deps.postings.register('float_deposit', (tx, results) => deposits.finishFromEvents(tx, results));
+  return {
+    routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),
+  };
+}

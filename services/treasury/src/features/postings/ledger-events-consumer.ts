@@ -1,0 +1,144 @@
+import type { Channel, ConsumeMessage } from 'amqplib';
+import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
+import { type Broker, type Db, type Logger, runWithContext, type Tx } from '@wallet/kit';
+import { TREASURY_TOPOLOGY } from '../../topology';
+
+/**
+ * Records the ledger's results on the business records their postings were made for, in `tx`.
+ * It must be idempotent: conditional on each record still being pending (UPDATE ... WHERE
+ * status = 'pending'), so the reply path, the event path and redeliveries finish it exactly once.
+ */
+export type PostingFinisher = (tx: Tx, results: readonly LedgerResultV1[]) => Promise<void>;
+
+/** Finishers by the `reference.type` their postings carry ('transfer', 'deposit', ...). */
+export class PostingFinishers {
+  private readonly byType = new Map<string, PostingFinisher>();
+
+  register(referenceType: string, finisher: PostingFinisher): void {
+    if (this.byType.has(referenceType)) throw new Error(`a posting finisher for ${referenceType} is registered already`);
+    this.byType.set(referenceType, finisher);
+  }
+
+  of(referenceType: string): PostingFinisher | undefined {
+    return this.byType.get(referenceType);
+  }
+}
+
+export interface LedgerEventsConsumerOptions {
+  broker: Broker;
+  db: Db;
+  logger: Logger;
+  finishers: PostingFinishers;
+  /** Told every result once it is recorded, so a caller of this instance still waiting gets it. */
+  onFinished?: (result: LedgerResultV1) => void;
+  /** Events recorded in one transaction at most. */
+  batchSizeMax?: number;
+  /**
+   * How long a batch gathers events before it is recorded. Events are the safety net behind the
+   * replies: waiting a little lets the reply path finish its records first, so the batch finds
+   * them finished and neither waits on the other's row lock.
+   */
+  lingerMs?: number;
+}
+
+interface Delivery {
+  message: ConsumeMessage;
+  channel: Channel;
+  result: LedgerResultV1;
+  finisher: PostingFinisher;
+}
+
+/**
+ * Consumes `ledger.posted` / `ledger.rejected` from treasury's shared durable queue and finishes
+ * the record each names, for whichever instance's caller missed the reply (deadline, crash,
+ * reply queue lost). Results for reference types no finisher is registered for (other services'
+ * postings) are acknowledged and ignored. Events are recorded in batches, one transaction per
+ * batch; finishers are conditional updates, so a redelivery changes nothing and no inbox row is
+ * needed. A batch that fails is requeued whole; the queue's delivery limit parks an event that
+ * keeps failing in the dead-letter queue.
+ */
+export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<void> {
+  const batchSizeMax = options.batchSizeMax ?? 256;
+  const lingerMs = options.lingerMs ?? 50;
+  let gathering: Delivery[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  // Batches are recorded one after another: two would contend for the same rows for nothing.
+  let recording: Promise<void> = Promise.resolve();
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = gathering;
+    gathering = [];
+    if (batch.length > 0) recording = recording.then(() => record(batch));
+  }
+
+  async function record(batch: Delivery[]): Promise<void> {
+    const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
+    for (const delivery of batch) {
+      const results = byFinisher.get(delivery.finisher);
+      if (results) results.push(delivery.result);
+      else byFinisher.set(delivery.finisher, [delivery.result]);
+    }
+    const first = batch[0];
+    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.result.commandId ?? 'ledger-events';
+    await runWithContext({ correlationId }, async () => {
+      try {
+        await options.db.transaction(async (tx) => {
+          for (const [finisher, results] of byFinisher) await finisher(tx, results);
+        });
+      } catch (error) {
+        options.logger.warn({ err: error, events: batch.length }, 'ledger events not recorded; requeued');
+        for (const delivery of batch) nackQuietly(delivery, true);
+        return;
+      }
+      for (const delivery of batch) {
+        ackQuietly(delivery);
+        options.onFinished?.(delivery.result);
+      }
+    });
+  }
+
+  function ackQuietly(delivery: Delivery): void {
+    // The channel may have closed meanwhile (reconnect): the broker then redelivers, which is harmless.
+    try {
+      delivery.channel.ack(delivery.message);
+    } catch (error) {
+      options.logger.warn({ err: error }, 'ledger event ack failed; it will be redelivered');
+    }
+  }
+
+  function nackQuietly(delivery: Delivery, requeue: boolean): void {
+    try {
+      delivery.channel.nack(delivery.message, false, requeue);
+    } catch (error) {
+      options.logger.warn({ err: error }, 'ledger event nack failed; it will be redelivered');
+    }
+  }
+
+  await options.broker.consume({
+    queue: TREASURY_TOPOLOGY.ledgerEvents.queue,
+    // Enough unacknowledged events for a whole batch while the previous one is recorded.
+    prefetch: batchSizeMax * 2,
+    onMessage: (raw, channel) => {
+      let result: LedgerResultV1;
+      try {
+        const parsed = ledgerResultV1Schema.safeParse(JSON.parse(raw.content.toString('utf8')));
+        if (!parsed.success) throw parsed.error;
+        result = parsed.data;
+      } catch (error) {
+        options.logger.error({ err: error }, 'malformed ledger event dead-lettered');
+        channel.nack(raw, false, false);
+        return;
+      }
+      const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
+      if (!finisher) {
+        channel.ack(raw);
+        return;
+      }
+      gathering.push({ message: raw, channel, result, finisher });
+      if (gathering.length >= batchSizeMax) flush();
+      else timer ??= setTimeout(flush, lingerMs).unref();
+    },
+  });
+}

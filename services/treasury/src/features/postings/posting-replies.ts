@@ -1,0 +1,151 @@
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
+import type { Logger } from '@wallet/kit';
+
+/** A caller waiting for the ledger's answer to one command. */
+export interface PendingReply {
+  /** The ledger's result, or null when the deadline passed first (the command may still post). */
+  readonly result: Promise<LedgerResultV1 | null>;
+  /** Stops waiting (the command was never committed); the promise resolves null. */
+  cancel(): void;
+}
+
+interface Waiter {
+  resolve: (result: LedgerResultV1 | null) => void;
+  timer: NodeJS.Timeout;
+}
+
+const RECONNECT_DELAY_MS_MAX = 5_000;
+
+/**
+ * This instance's exclusive reply queue and the callers waiting on it, by command id. Commands
+ * sent through the outbox name the queue as `replyTo` and their command id as correlation id;
+ * the ledger answers there as soon as it committed. A reply nobody waits for (a caller past its
+ * deadline, another instance's) is dropped: the ledger's event finishes the record anyway.
+ *
+ * The queue lives on its own connection: when it drops, `replyTo` is undefined until it is back
+ * (commands then go without one and callers wait for the event, which also calls `deliver`).
+ */
+export class PostingReplies {
+  private readonly waiters = new Map<string, Waiter[]>();
+  private connection: ChannelModel | null = null;
+  private queue: string | null = null;
+  private closed = false;
+  private reconnectAttempt = 0;
+
+  constructor(private readonly options: { amqpUrl: string; logger: Logger; name?: string }) {}
+
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** The queue to name as `replyTo`, or undefined while it is being re-established. */
+  get replyTo(): string | undefined {
+    return this.queue ?? undefined;
+  }
+
+  /**
+   * Starts waiting for `commandId`'s result. Call it before the transaction that enqueues the
+   * command commits, so an answer arriving before the caller resumes is not missed.
+   */
+  expect(commandId: string, timeoutMs: number): PendingReply {
+    let waiter!: Waiter;
+    const result = new Promise<LedgerResultV1 | null>((resolve) => {
+      waiter = { resolve, timer: setTimeout(() => this.settle(commandId, waiter, null), timeoutMs) };
+    });
+    const list = this.waiters.get(commandId);
+    if (list) list.push(waiter);
+    else this.waiters.set(commandId, [waiter]);
+    return { result, cancel: () => this.settle(commandId, waiter, null) };
+  }
+
+  /** Hands a result to whoever waits for its command here (from a reply or from the ledger's event). */
+  deliver(result: LedgerResultV1): void {
+    const list = this.waiters.get(result.commandId);
+    if (!list) return;
+    this.waiters.delete(result.commandId);
+    for (const waiter of list) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(result);
+    }
+  }
+
+  /** How many callers are waiting (for metrics and tests). */
+  get waiting(): number {
+    let count = 0;
+    for (const list of this.waiters.values()) count += list.length;
+    return count;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [commandId, list] of [...this.waiters]) for (const waiter of list) this.settle(commandId, waiter, null);
+    const connection = this.connection;
+    this.connection = null;
+    this.queue = null;
+    if (connection) await connection.close().catch(() => undefined);
+  }
+
+  private settle(commandId: string, waiter: Waiter, result: LedgerResultV1 | null): void {
+    clearTimeout(waiter.timer);
+    const list = this.waiters.get(commandId);
+    if (list) {
+      const rest = list.filter((each) => each !== waiter);
+      if (rest.length === 0) this.waiters.delete(commandId);
+      else this.waiters.set(commandId, rest);
+    }
+    waiter.resolve(result);
+  }
+
+  private async connect(): Promise<void> {
+    // noDelay: replies are small and latency-bound; Nagle would hold each one back.
+    const connection = await amqp.connect(this.options.amqpUrl, { noDelay: true, clientProperties: { connection_name: this.options.name ?? 'treasury-posting-replies' } });
+    connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'posting reply connection error'));
+    connection.on('close', () => this.onClose(connection));
+    const channel: Channel = await connection.createChannel();
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+    await channel.consume(queue, (message) => message && this.onReply(message.content), { noAck: true });
+    if (this.closed) {
+      await connection.close().catch(() => undefined);
+      return;
+    }
+    this.connection = connection;
+    this.queue = queue;
+    this.reconnectAttempt = 0;
+  }
+
+  private onReply(content: Buffer): void {
+    let parsed;
+    try {
+      parsed = ledgerResultV1Schema.safeParse(JSON.parse(content.toString('utf8')));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'unreadable ledger reply dropped');
+      return;
+    }
+    if (parsed.success) this.deliver(parsed.data);
+    else this.options.logger.warn({ issues: parsed.error.issues }, 'malformed ledger reply dropped');
+  }
+
+  private onClose(connection: ChannelModel): void {
+    if (this.connection !== connection) return;
+    this.connection = null;
+    this.queue = null;
+    if (this.closed) return;
+    this.options.logger.warn('posting reply connection closed; reconnecting');
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    while (!this.closed && !this.connection) {
+      this.reconnectAttempt += 1;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** this.reconnectAttempt, RECONNECT_DELAY_MS_MAX)));
+      if (this.closed) return;
+      try {
+        await this.connect();
+        this.options.logger.info('posting reply queue re-established');
+      } catch (error) {
+        this.options.logger.warn({ err: error, attempt: this.reconnectAttempt }, 'posting reply reconnect failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { LedgerResultV1 } from '@wallet/contracts';
+import type { CommonConfig, ServiceParts } from '@wallet/kit';
+import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
+import { type PendingReply, PostingReplies } from './posting-replies';
+
+export { postingMessage } from './posting-message';
+export type { PendingReply, PostingFinisher };
+
+/**
+ * The shared path of every treasury posting: record + `ledger.post.v1` in one transaction via
+ * the outbox (postingMessage with `replyTo`), then wait for the ledger's answer here, with the
+ * ledger's events finishing whatever nobody waited for.
+ */
+export interface Postings {
+  /** This instance's reply queue for `postingMessage(command, { replyTo })`; undefined while it reconnects. */
+  readonly replyTo: string | undefined;
+  /** Start waiting before the command's transaction commits; the result is null after the deadline. */
+  expect(commandId: string, timeoutMs: number): PendingReply;
+  /** Registers the finisher of one reference type; call before start(). */
+  register(referenceType: string, finisher: PostingFinisher): void;
+  /** Starts consuming the ledger's events, once every feature registered its finisher. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPostings(parts: ServiceParts<CommonConfig>): Promise<Postings> {
+  const { config, broker, db, logger } = parts;
+  const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger });
+  await replies.start();
+  const finishers = new PostingFinishers();
+  let consuming = false;
+  return {
+    get replyTo() {
+      return replies.replyTo;
+    },
+    expect: (commandId, timeoutMs) => replies.expect(commandId, timeoutMs),
+    register: (referenceType, finisher) => {
+      if (consuming) throw new Error(`finisher for ${referenceType} registered after the ledger events consumer started`);
+      finishers.register(referenceType, finisher);
+    },
+    start: async () => {
+      if (consuming) return;
+      consuming = true;
+      await startLedgerEventsConsumer({ broker, db, logger, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
+    },
+    stop: () => replies.close(),
+  };
+}

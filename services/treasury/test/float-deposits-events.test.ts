@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { floatDepositSchema, treasuryBalancesSchema } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
+import { startTreasuryHarness, type TreasuryHarness } from './support';
+
+/**
+ * The deadline is shorter than any ledger round trip, so every request answers 202 pending and
+ * only the ledger's posted event can finish the deposit.
+ */
+let harness: TreasuryHarness;
+
+beforeAll(async () => {
+  harness = await startTreasuryHarness({ TREASURY_POSTING_REPLY_TIMEOUT_MS: '10' });
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+it('answers 202 pending past the deadline, and the ledger event completes the deposit once', async () => {
+  const caller = await harness.newCaller();
+  const key = `idem-${randomUUID()}`;
+  const body = { amount: '12.34', currencyCode: 'USD', rail: 'momo' };
+  const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
+  expect(created.status).toBe(202);
+  const pending = floatDepositSchema.parse(created.body);
+  expect(pending).toMatchObject({ status: 'pending', journalEntryId: null, amount: '12.34' });
+
+  const completed = await waitFor(
+    async () => {
+      const read = await harness.request(caller, 'GET', `/v1/admin/money/float-deposits/${pending.id}`);
+      return read.body?.status === 'completed' ? floatDepositSchema.parse(read.body) : undefined;
+    },
+    { what: 'the ledger event to complete the float deposit' },
+  );
+  expect(completed.journalEntryId).toMatch(/^je_/);
+
+  // A replay is the answer the client got; it moves nothing again.
+  const replay = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
+  expect(replay.status).toBe(202);
+  expect(replay.body.id).toBe(pending.id);
+  const [entries] = await harness.ledgerDb('journal_entries').where({ reference_type: 'float_deposit', reference_id: pending.id }).count<{ count: string }[]>('* as count');
+  expect(Number(entries?.count)).toBe(1);
+  const balances = treasuryBalancesSchema.parse((await harness.request(caller, 'GET', '/v1/admin/money/balances')).body);
+  expect(balances.data.find((row) => row.currencyCode === 'USD')?.operatingFloat).toBe('12.34');
+});

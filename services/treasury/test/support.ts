@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import amqp from 'amqplib';
+import { TOPOLOGY } from '@wallet/contracts';
+import { createDb, type Db, signInternalToken } from '@wallet/kit';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { start as startLedger } from '../../ledger/src/main';
+import { type RunningService, start } from '../src/main';
+
+export const INTERNAL_SECRET = 'treasury-tests-internal-token-secret-0123456789';
+
+export interface HttpResult {
+  status: number;
+  body: any;
+}
+
+export interface Caller {
+  tenantId: string;
+  environment: 'test' | 'live';
+}
+
+/** A tenant key's token, as the gateway signs it after authentication and the scope check. */
+export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage']): string {
+  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor: null, correlationId: randomUUID() });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Real parts: treasury and the ledger in-process, each on its own fresh PostgreSQL database,
+ * sharing one fresh RabbitMQ vhost. Tenants arrive as identity's events, which the ledger
+ * provisions operating accounts from.
+ */
+export interface TreasuryHarness {
+  db: Db;
+  ledgerDb: Db;
+  ledgerUrl: string;
+  newCaller(currencies?: string[]): Promise<Caller>;
+  request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[] }): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise<TreasuryHarness> {
+  const amqpUrl = await createTestVhost('treasury');
+  const ledgerDatabaseUrl = await createTestDatabase('treasury_ledger');
+  const databaseUrl = await createTestDatabase('treasury');
+  const ledgerPort = await freePort();
+  const common = { ...process.env, AMQP_URL: amqpUrl, INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' };
+  const ledger: RunningService = await startLedger({ ...common, LEDGER_DATABASE_URL: ledgerDatabaseUrl, LEDGER_PORT: String(ledgerPort) });
+  const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
+  const service = await start({ ...common, TREASURY_DATABASE_URL: databaseUrl, TREASURY_PORT: '0', LEDGER_URL: ledgerUrl, ...env });
+  const db = createDb(databaseUrl, { poolMax: 2 });
+  const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
+  const connection = await amqp.connect(amqpUrl);
+  const channel = await connection.createConfirmChannel();
+  return {
+    db,
+    ledgerDb,
+    ledgerUrl,
+    async newCaller(currencies = ['USD', 'UGX']) {
+      const tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`;
+      const event = {
+        type: 'tenant.created.v1',
+        messageId: `msg_${randomUUID()}`,
+        tenantId,
+        name: tenantId,
+        slug: tenantId.toLowerCase().replace(/_/g, '-'),
+        config: { defaultCurrency: currencies[0], allowedCurrencies: currencies, maxTransactionAmount: '1000000' },
+        occurredAt: new Date().toISOString(),
+      };
+      const names = TOPOLOGY.identityEvents;
+      channel.publish(names.exchange, names.tenantCreatedRoutingKey, Buffer.from(JSON.stringify(event)), { messageId: event.messageId, type: event.type, persistent: true });
+      await channel.waitForConfirms();
+      await waitFor(async () => ((await ledgerDb('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `the ledger to provision ${tenantId}` });
+      return { tenantId, environment: 'live' };
+    },
+    async request(caller, method, path, options = {}) {
+      const headers: Record<string, string> = { 'x-internal-token': tenantToken(caller, options.scopes) };
+      if (options.key !== null && method === 'POST') headers['idempotency-key'] = options.key ?? `idem-${randomUUID()}`;
+      const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`http://127.0.0.1:${service.port}${path}`, { method, headers, body });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await connection.close().catch(() => undefined);
+      await service.close();
+      await ledger.close();
+      await db.destroy();
+      await ledgerDb.destroy();
+    },
+  };
+}
