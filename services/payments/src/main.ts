@@ -45,6 +45,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           bodyOptIns: deposits.bodyOptIns,
           stop: async () => {
             await reconciliation.stop?.();
+            await payouts.stop?.();
             await postings.stop();
             await wallets.stop?.();
           },

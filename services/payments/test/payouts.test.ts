@@ -16,7 +16,8 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000' });
+  // Delivery is off: these cases stay approved; payout-rails.test.ts covers what follows approval.
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000', PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0' });
 });
 
 afterAll(async () => {

@@ -41,6 +41,8 @@ export interface PaymentsHarness {
   /** A direct connection to the service's database, for checking what was (not) written. */
   db: Db;
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
+  /** Stops the service and starts it again on the same database and vhost, as a redeploy or a crash would; later requests go to the new one. */
+  restart(env?: NodeJS.ProcessEnv): Promise<RunningService>;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,7 @@ export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}): Promise
     PAYMENTS_RECONCILIATION_INTERVAL_MS: '0',
     ...env,
   };
-  const service = await start(fullEnv);
+  let service = await start(fullEnv);
   const db = createDb(databaseUrl, { poolMax: 4 });
   return {
     env: fullEnv,
@@ -107,6 +109,11 @@ export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}): Promise
       const response = await fetch(`http://127.0.0.1:${service.port}${path}`, { method, headers, body });
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+    },
+    async restart(env = {}) {
+      await service.close();
+      service = await start({ ...fullEnv, ...env });
+      return service;
     },
     async close() {
       await service.close();

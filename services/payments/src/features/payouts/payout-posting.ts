@@ -1,8 +1,9 @@
 import BigNumber from 'bignumber.js';
-import { type Environment, formatAmount, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
+import { type Environment, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
 import { walletAccountName } from '../ledger/ledger-commands';
 
-export type PayoutStep = 'hold' | 'settle' | 'release';
+export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
+const STEPS: readonly string[] = ['hold', 'settle', 'release', 'complete', 'fail'] satisfies PayoutStep[];
 
 /** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
 export function payoutCommandId(caseId: string, step: PayoutStep): string {
@@ -12,7 +13,7 @@ export function payoutCommandId(caseId: string, step: PayoutStep): string {
 /** The step a command id names; null for a command id that is not a payout step. */
 export function stepOfCommand(commandId: string): PayoutStep | null {
   const step = commandId.slice(commandId.lastIndexOf(':') + 1);
-  return step === 'hold' || step === 'settle' || step === 'release' ? step : null;
+  return STEPS.includes(step) ? (step as PayoutStep) : null;
 }
 
 export const PAYOUT_REFERENCE_TYPE = 'payout_case';
@@ -27,17 +28,28 @@ export interface PayoutPosting {
   amount: string;
   fee: string;
   commission: string;
+  /** Names the float a completed payout credits; only the complete step reads it. */
+  destination?: PayoutDestination | undefined;
   correlationId?: string | undefined;
 }
 
-const KIND: Record<PayoutStep, LedgerPostV1['kind']> = { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' };
+const KIND: Record<PayoutStep, LedgerPostV1['kind']> = { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release', complete: 'payout_complete', fail: 'payout_fail' };
+
+/** The float the money left the platform from: the mobile money network's or the bank's. */
+export function floatAccountOf(destination: PayoutDestination): string {
+  return 'network' in destination ? `momo-float:${destination.network}` : `bank-float:${destination.bankCode}`;
+}
 
 /**
  * The entries of api-decisions section 7:
  * - payout_hold: DR wallet amount + fee; CR suspense amount + fee;
  * - payout_settle: DR suspense amount + fee; CR payout-clearing amount; CR revenue:fees fee and,
  *   with a commission, DR revenue:fees commission, CR platform-commission commission;
- * - payout_release: DR suspense amount + fee; CR wallet amount + fee.
+ * - payout_release: DR suspense amount + fee; CR wallet amount + fee;
+ * - payout_complete: DR payout-clearing amount; CR the destination's float amount;
+ * - payout_fail: DR payout-clearing amount; CR wallet amount; and the settle's fee lines reversed
+ *   (DR revenue:fees fee, CR wallet fee; with a commission, DR platform-commission commission,
+ *   CR revenue:fees commission), so the wallet gets amount + fee back and the fee is unearned.
  * Zero lines are left out (the ledger refuses zero amounts).
  */
 export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): LedgerPostV1 {
@@ -48,17 +60,27 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
   if (new BigNumber(payout.commission).gt(payout.fee)) throw new Error(`commission ${payout.commission} exceeds fee ${payout.fee}`);
   const wallet = (direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName({ ownerId: payout.walletOwnerId }), walletId: payout.walletId, direction, amount, currencyCode });
   const system = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
-  const lines: PostingLine[] =
-    step === 'hold'
-      ? [wallet('DR', held), system('suspense', 'CR', held)]
-      : step === 'release'
-        ? [system('suspense', 'DR', held), wallet('CR', held)]
-        : [
-            system('suspense', 'DR', held),
-            system('payout-clearing', 'CR', payout.amount),
-            ...(hasFee ? [system('revenue:fees', 'CR', payout.fee)] : []),
-            ...(hasCommission ? [system('revenue:fees', 'DR', payout.commission), system('platform-commission', 'CR', payout.commission)] : []),
-          ];
+  const linesOf: Record<PayoutStep, () => PostingLine[]> = {
+    hold: () => [wallet('DR', held), system('suspense', 'CR', held)],
+    release: () => [system('suspense', 'DR', held), wallet('CR', held)],
+    settle: () => [
+      system('suspense', 'DR', held),
+      system('payout-clearing', 'CR', payout.amount),
+      ...(hasFee ? [system('revenue:fees', 'CR', payout.fee)] : []),
+      ...(hasCommission ? [system('revenue:fees', 'DR', payout.commission), system('platform-commission', 'CR', payout.commission)] : []),
+    ],
+    complete: () => {
+      if (!payout.destination) throw new Error(`payout ${payout.id}: the complete step needs the destination`);
+      return [system('payout-clearing', 'DR', payout.amount), system(floatAccountOf(payout.destination), 'CR', payout.amount)];
+    },
+    fail: () => [
+      system('payout-clearing', 'DR', payout.amount),
+      wallet('CR', payout.amount),
+      ...(hasFee ? [system('revenue:fees', 'DR', payout.fee), wallet('CR', payout.fee)] : []),
+      ...(hasCommission ? [system('platform-commission', 'DR', payout.commission), system('revenue:fees', 'CR', payout.commission)] : []),
+    ],
+  };
+  const lines = linesOf[step]();
   return {
     type: 'ledger.post.v1',
     commandId: payoutCommandId(payout.id, step),

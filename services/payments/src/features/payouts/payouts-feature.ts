@@ -6,21 +6,50 @@ import { MemberDirectory } from './member-directory';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';
+import { PayoutDelivery } from './rails/payout-delivery';
+import { SandboxRail } from './rails/sandbox-rail';
 
 export const payoutsConfigShape = {
   /** How long POST /v1/payouts waits for the ledger's answer to the hold before answering 202 with the case pending. */
   PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
+  /** Which rail approved payouts leave through; only the sandbox exists so far, and tests always use it. */
+  PAYMENTS_PAYOUT_RAIL: z.enum(['sandbox']).default('sandbox'),
+  /** Pause between delivery rounds over approved cases; 0 turns delivery off (cases stay approved). */
+  PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .refine((value) => value === 0 || value >= 50, '0 (off) or at least 50')
+    .default(1_000),
+  /** Cases delivered per round, oldest first. */
+  PAYMENTS_PAYOUT_RAIL_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
+  /** How long the sandbox rail takes to answer, as a provider would. */
+  PAYMENTS_SANDBOX_RAIL_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+  /** Test hook: 1 stops delivery right after the rail answered and before recording, as a crash would. */
+  PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
 };
 
 type PayoutsConfig = ServiceConfig<typeof payoutsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>;
 
-/** Payout cases: their routes, and the finisher that records the ledger's events on their steps. */
+/** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
 export function startPayouts(parts: ServiceParts<PayoutsConfig>, deps: { postings: Postings }): Features {
   const { config, db, relay, logger } = parts;
   const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS, logger });
   const payouts = new PayoutsService({ db, relay, postings: deps.postings, members, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
   deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
+  const delivery = new PayoutDelivery({
+    db,
+    relay,
+    logger,
+    rail: new SandboxRail({ db, delayMs: config.PAYMENTS_SANDBOX_RAIL_DELAY_MS }),
+    intervalMs: config.PAYMENTS_PAYOUT_RAIL_INTERVAL_MS,
+    batchSize: config.PAYMENTS_PAYOUT_RAIL_BATCH_SIZE,
+    crashAfterRail: config.PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY === '1',
+  });
+  delivery.start();
   return {
+    stop: () => delivery.stop(),
     routes: (app) =>
       app.use(
         payoutsRouter(payouts, {

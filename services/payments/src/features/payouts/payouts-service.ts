@@ -41,6 +41,7 @@ import {
   findPayoutWallet,
   finishDecisions,
   finishHolds,
+  finishOutcomes,
   type HoldOutcome,
   insertCaseWithHold,
   listCases,
@@ -163,6 +164,7 @@ export class PayoutsService {
   async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
     const holds: ScopedStepOutcome<HoldOutcome>[] = [];
     const decisions: ScopedStepOutcome<DecisionOutcome>[] = [];
+    const outcomes: ScopedStepOutcome<DecisionOutcome>[] = [];
     for (const result of results) {
       if (!result.reference) continue;
       const scope = { tenantId: result.tenantId, environment: result.environment };
@@ -173,10 +175,14 @@ export class PayoutsService {
       } else if (step === 'settle' || step === 'release') {
         const outcome = decisionOutcomeOf(result);
         if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
+      } else if (step === 'complete' || step === 'fail') {
+        const outcome = decisionOutcomeOf(result);
+        if (outcome) outcomes.push({ scope, id: result.reference.id, outcome });
       }
     }
     await finishHolds(tx, holds);
     await finishDecisions(tx, decisions);
+    await finishOutcomes(tx, outcomes);
   }
 
   async get(scope: PayoutScope, id: string): Promise<PayoutCase> {

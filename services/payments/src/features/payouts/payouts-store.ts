@@ -312,3 +312,96 @@ export async function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFi
   const rows: PayoutCaseRow[] = await query;
   return rows.map(toCase);
 }
+
+/** An approved case the rail has not answered for yet, with what its delivery and postings need. */
+export interface DeliverableCase {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  walletOwnerId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  destination: PayoutDestination;
+  railStartedAt: Date | null;
+}
+
+/**
+ * Approved cases whose settle the ledger posted (the money is in payout-clearing) and whose rail
+ * outcome is not recorded, oldest first: the ones started before and interrupted come first.
+ */
+export async function deliverableCases(db: Db, limit: number): Promise<DeliverableCase[]> {
+  const result = await prepared<{
+    rows: Array<{ id: string; tenant_id: string; environment: Environment; wallet_id: string; owner_id: string; currency_code: string; amount: string; fee: string; commission: string; destination: PayoutDestination; rail_started_at: Date | null }>;
+  }>(
+    db,
+    `SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
+     FROM payout_cases c JOIN wallets w ON w.id = c.wallet_id
+     WHERE c.status = 'approved' AND c.decision_entry_id IS NOT NULL
+     ORDER BY c.seq
+     LIMIT ?`,
+    [limit],
+  );
+  return result.rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    walletId: row.wallet_id,
+    walletOwnerId: row.owner_id,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    destination: row.destination,
+    railStartedAt: row.rail_started_at,
+  }));
+}
+
+/** Marks the first attempt at the rail; a resumed attempt keeps the first time. */
+export async function markRailStarted(db: Db, id: string): Promise<void> {
+  await prepared(db, `UPDATE payout_cases SET rail_started_at = coalesce(rail_started_at, now()) WHERE id = ? AND status = 'approved'`, [id]);
+}
+
+export interface RailResult {
+  status: 'completed' | 'failed';
+  railReference: string;
+  railFailureReason: string | null;
+}
+
+/**
+ * Moves an approved case to the rail's outcome; false when it is not approved any more (another
+ * instance recorded it first), and then the caller must not post the step again.
+ */
+export async function recordRailResult(tx: Tx, id: string, result: RailResult): Promise<boolean> {
+  const updated = await prepared<{ rowCount: number | null }>(
+    tx,
+    `UPDATE payout_cases SET status = ?, rail_reference = ?, rail_failure_reason = ?, rail_started_at = coalesce(rail_started_at, now())
+     WHERE id = ? AND status = 'approved' AND decision_entry_id IS NOT NULL`,
+    [result.status, result.railReference, result.railFailureReason, id],
+  );
+  return (updated.rowCount ?? 0) > 0;
+}
+
+/** Records the ledger's answers to completes and fails; a recorded one is left as it is. */
+export async function finishOutcomes(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
+  if (finishing.length === 0) return 0;
+  const result = await prepared<{ rowCount: number | null }>(
+    tx,
+    `UPDATE payout_cases c
+     SET outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code
+     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
+     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
+       AND c.status IN ('completed', 'failed') AND c.outcome_entry_id IS NULL AND c.outcome_failure_code IS NULL`,
+    [
+      finishing.map((each) => each.id),
+      finishing.map((each) => each.scope.tenantId),
+      finishing.map((each) => each.scope.environment),
+      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
+      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
+      finishing.map((each) => each.id),
+    ] as unknown as readonly Knex.RawBinding[],
+  );
+  return result.rowCount ?? 0;
+}
