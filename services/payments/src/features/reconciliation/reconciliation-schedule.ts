@@ -3,7 +3,7 @@ import type { Db, Logger, ServiceMetrics } from '@wallet/kit';
 import { Counter, Gauge } from 'prom-client';
 import { insertRun, latestRuns, roundRecorded, type StoredReconciliationRun } from './reconciliation-runs-store';
 
-/** Every payments instance takes the same lock: whoever holds it runs the round, the others skip it. */
+/** Every payments instance takes the same lock for a round: whoever holds it runs the round, the others skip it. */
 const LOCK_KEY = 'payments.reconciliation_runs';
 /** An error message is kept for the operator, not a whole stack or a page of HTML. */
 const ERROR_MESSAGE_MAX = 2000;
@@ -102,7 +102,8 @@ export class ReconciliationSchedule {
   /** Runs and records the round starting at `roundAt`, or answers null when another run has it or had it. */
   async runRound(roundAt: Date): Promise<StoredReconciliationRun | null> {
     const recorded = await this.options.db.transaction(async (tx) => {
-      const lock = await tx.raw<{ rows: Array<{ locked: boolean }> }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [LOCK_KEY]);
+      // Per round: a run still going from an earlier round (or a test's) never makes this round skip.
+      const lock = await tx.raw<{ rows: Array<{ locked: boolean }> }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [`${LOCK_KEY}:${roundAt.toISOString()}`]);
       if (lock.rows[0]?.locked !== true) return null;
       if (await roundRecorded(tx, roundAt)) return null;
       const startedAt = this.now();
