@@ -107,7 +107,7 @@ function setup(env: NodeJS.ProcessEnv) {
     return state.harness.db('sandbox_rail_deliveries').where({ case_id: id }).first(['status', 'calls']);
   }
 
-  return { state, newTenant, fundedWallet, approvedPayout, finalCase, entriesOf, balances, sandboxRecord };
+  return { state, call, newTenant, fundedWallet, approvedPayout, finalCase, entriesOf, balances, sandboxRecord };
 }
 
 const SETTLE = {
@@ -194,6 +194,36 @@ describe('payout delivery through the sandbox rail', () => {
     expect(await t.entriesOf(tenant, id, 3)).toEqual([holdOf(wallet), SETTLE, failOf(wallet)]);
     expect(await t.balances(tenant, wallet)).toMatchObject({ wallet: '100.00', suspense: '0.00', 'payout-clearing': '0.00', 'revenue:fees': '0.00', 'platform-commission': '0.00' });
     expect(await t.sandboxRecord(id)).toEqual({ status: 'failed', calls: 1 });
+  });
+
+  it('reconciles every step of completed and failed payouts, and names the case whose entry was changed', async () => {
+    const tenant = await t.newTenant();
+    const completed = await t.approvedPayout(tenant, await t.fundedWallet(tenant, '100.00'), { phoneNumber: '+256700000001', network: 'mtn' });
+    const failed = await t.approvedPayout(tenant, await t.fundedWallet(tenant, '100.00'), { phoneNumber: '+256700000000', network: 'mtn' });
+    for (const id of [completed, failed]) {
+      await t.finalCase(tenant, id);
+      await t.entriesOf(tenant, id, 3);
+      await waitFor(async () => {
+        const row = await t.state.harness.db('payout_cases').where({ id }).first(['hold_entry_id', 'decision_entry_id', 'outcome_entry_id']);
+        return row?.hold_entry_id && row.decision_entry_id && row.outcome_entry_id ? true : undefined;
+      }, { what: 'every step of the case recorded' });
+    }
+    const reconcile = async () => {
+      const answer = await t.call(tenant, 'GET', '/v1/admin/reconciliation');
+      expect(answer.status).toBe(200);
+      return answer.body as { status: string; checks: Array<{ name: string; status: string; mismatches: Array<Record<string, unknown>> }> };
+    };
+    // The wallets were funded by ledger commands sent straight to the ledger (no deposit records):
+    // only what concerns payout cases is looked at here.
+    const payoutMismatches = (result: Awaited<ReturnType<typeof reconcile>>) =>
+      result.checks.find((check) => check.name === 'business_records')?.mismatches.filter((mismatch) => mismatch.referenceType === 'payout_case');
+    expect(payoutMismatches(await reconcile())).toEqual([]);
+
+    const settle: { id: string } = await t.state.harness.ledger.db('journal_entries').where({ reference_type: 'payout_case', reference_id: completed, kind: 'payout_settle' }).first('id');
+    await t.state.harness.ledger.db('journal_lines').where({ entry_id: settle.id, direction: 'CR' }).update({ amount: t.state.harness.ledger.db.raw('amount + 1') });
+    const changed = await reconcile();
+    expect(changed.status).toBe('mismatch');
+    expect(payoutMismatches(changed)).toEqual([expect.objectContaining({ referenceType: 'payout_case', recordId: completed, journalEntryId: settle.id, problem: 'journal_entry_differs' })]);
   });
 });
 

@@ -1,12 +1,16 @@
 import type { Environment, JournalKind, PostingLine } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
+import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import {
   completedDepositsPage,
   completedTransfersPage,
   depositsByIds,
+  payoutCasesByIds,
+  postedPayoutCasesPage,
   type ReconciledDeposit,
+  type ReconciledPayoutCase,
   type ReconciledTransfer,
   type ReconciliationScope,
   transfersByIds,
@@ -110,6 +114,48 @@ export function depositSource(db: Db): BusinessRecordSource {
         status: row.status,
         finished: row.status === 'completed',
         journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      }));
+    },
+  };
+}
+
+/**
+ * The steps a payout case has taken, in order: the hold once posted; the decision (settle when
+ * approved, release when rejected); the rail's outcome (complete or fail). A pending case has
+ * only its hold; an approved one not yet delivered, its hold and settlement.
+ */
+function payoutSteps(payout: ReconciledPayoutCase): Array<{ step: PayoutStep; journalEntryId: string | null }> {
+  const steps: Array<{ step: PayoutStep; journalEntryId: string | null }> = [{ step: 'hold', journalEntryId: payout.holdEntryId }];
+  if (payout.status === 'rejected') steps.push({ step: 'release', journalEntryId: payout.decisionEntryId });
+  if (payout.status === 'approved' || payout.status === 'completed' || payout.status === 'failed') steps.push({ step: 'settle', journalEntryId: payout.decisionEntryId });
+  if (payout.status === 'completed') steps.push({ step: 'complete', journalEntryId: payout.outcomeEntryId });
+  if (payout.status === 'failed') steps.push({ step: 'fail', journalEntryId: payout.outcomeEntryId });
+  return steps;
+}
+
+function expectedPayoutPostings(payout: ReconciledPayoutCase): ExpectedPosting[] {
+  return payoutSteps(payout).map(({ step, journalEntryId }) => {
+    const command = payoutPostCommand(payout, step);
+    return { journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
+  });
+}
+
+export function payoutCaseSource(db: Db): BusinessRecordSource {
+  return {
+    referenceType: PAYOUT_REFERENCE_TYPE,
+    async finishedPage(scope, page) {
+      const rows = await postedPayoutCasesPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
+      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: expectedPayoutPostings(row) })), cursor: nextCursor(rows, page.limit) };
+    },
+    async byIds(scope, ids) {
+      return (await payoutCasesByIds(db, scope, ids)).map((row) => ({
+        id: row.id,
+        tenantId: row.tenantId,
+        environment: row.environment,
+        status: row.status,
+        // Every case whose hold posted has moved money, whatever step it is at.
+        finished: row.holdEntryId !== null,
+        journalEntryIds: [row.holdEntryId, row.decisionEntryId, row.outcomeEntryId].filter((id): id is string => id !== null),
       }));
     },
   };

@@ -2,7 +2,7 @@ import type { Features, ServiceConfig, ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
 import { LedgerJournal } from '../ledger/ledger-journal';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
-import { depositSource, transferSource } from './business-record-sources';
+import { depositSource, payoutCaseSource, transferSource } from './business-record-sources';
 import { reconciliationRouter } from './reconciliation-router';
 import { ReconciliationSchedule } from './reconciliation-schedule';
 import { ReconciliationService } from './reconciliation-service';
@@ -28,7 +28,7 @@ type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pic
 export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {
   const { config, db, logger, metrics } = parts;
   const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
-  const reconciliation = new ReconciliationService({ db, ledger, sources: [transferSource(db), depositSource(db)], slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
+  const reconciliation = new ReconciliationService({ db, ledger, sources: [transferSource(db), depositSource(db), payoutCaseSource(db)], slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
   const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
   schedule.start();
   return { routes: (app) => app.use(reconciliationRouter(reconciliation, db)), stop: () => schedule.stop() };

@@ -1,4 +1,4 @@
-import type { DepositSource, DepositStatus, Environment, TransferStatus } from '@wallet/contracts';
+import type { DepositSource, DepositStatus, Environment, PayoutDestination, PayoutStatus, TransferStatus } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 
 /** One tenant's environment; null in a store call means every tenant. */
@@ -258,4 +258,106 @@ export async function stalePendingSlips(db: Db, scope: ReconciliationScope | nul
     amount: row.amount,
     createdAt: row.created_at,
   }));
+}
+
+// ---- payout cases ----
+
+/** A payout case with what its steps posted: the hold, then the decision, then the rail's outcome. */
+export interface ReconciledPayoutCase {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  status: PayoutStatus;
+  walletId: string;
+  walletOwnerId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  destination: PayoutDestination;
+  holdEntryId: string | null;
+  decisionEntryId: string | null;
+  outcomeEntryId: string | null;
+}
+
+interface PayoutCaseRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  status: PayoutStatus;
+  wallet_id: string;
+  owner_id: string;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  destination: PayoutDestination;
+  hold_entry_id: string | null;
+  decision_entry_id: string | null;
+  outcome_entry_id: string | null;
+}
+
+function payoutCasesWithWallets(db: Db) {
+  return db('payout_cases as p')
+    .join('wallets as w', 'w.id', 'p.wallet_id')
+    .select(
+      'p.seq',
+      'p.id',
+      'p.tenant_id',
+      'p.environment',
+      'p.status',
+      'p.wallet_id',
+      'w.owner_id',
+      'p.currency_code',
+      'p.amount',
+      'p.fee',
+      'p.commission',
+      'p.destination',
+      'p.hold_entry_id',
+      'p.decision_entry_id',
+      'p.outcome_entry_id',
+    );
+}
+
+function toReconciledPayoutCase(row: PayoutCaseRow): ReconciledPayoutCase {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    status: row.status,
+    walletId: row.wallet_id,
+    walletOwnerId: row.owner_id,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    destination: row.destination,
+    holdEntryId: row.hold_entry_id,
+    decisionEntryId: row.decision_entry_id,
+    outcomeEntryId: row.outcome_entry_id,
+  };
+}
+
+/** Cases whose hold was posted (a refused hold moved no money), newest first, before `beforeSeq`. */
+export async function postedPayoutCasesPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledPayoutCase[]> {
+  const query = payoutCasesWithWallets(db)
+    .where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment })
+    .whereNotNull('p.hold_entry_id')
+    .orderBy('p.seq', 'desc')
+    .limit(page.limit);
+  if (page.beforeSeq !== null) query.where('p.seq', '<', page.beforeSeq);
+  const rows: PayoutCaseRow[] = await query;
+  return rows.map(toReconciledPayoutCase);
+}
+
+/** Payout cases by id, of any status; within the scope when one is given. */
+export async function payoutCasesByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledPayoutCase[]> {
+  if (ids.length === 0) return [];
+  const query = payoutCasesWithWallets(db).whereIn('p.id', [...ids]);
+  if (scope) query.where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment });
+  const rows: PayoutCaseRow[] = await query;
+  return rows.map(toReconciledPayoutCase);
 }
