@@ -170,6 +170,9 @@ describe('payout delivery through the sandbox rail', () => {
     const row = await t.state.harness.db('payout_cases').where({ id }).first(['rail_reference', 'rail_started_at', 'outcome_entry_id']);
     expect(row).toMatchObject({ rail_reference: expect.stringMatching(/^sbx_/), rail_started_at: expect.any(Date) });
     await waitFor(async () => ((await t.state.harness.db('payout_cases').where({ id }).first(['outcome_entry_id']))?.outcome_entry_id ? true : undefined), { what: 'the outcome entry recorded' });
+    // The case as the API shows it names the rail's reference and the outcome entry.
+    const shown = await t.call(tenant, 'GET', `/v1/payouts/cases/${id}`);
+    expect(shown.body).toMatchObject({ status: 'completed', railReference: row.rail_reference, railFailureReason: null, outcomeJournalEntryId: expect.stringMatching(/^je_/) });
   });
 
   it('credits the bank float for a bank payout', async () => {
@@ -194,6 +197,8 @@ describe('payout delivery through the sandbox rail', () => {
     expect(await t.entriesOf(tenant, id, 3)).toEqual([holdOf(wallet), SETTLE, failOf(wallet)]);
     expect(await t.balances(tenant, wallet)).toMatchObject({ wallet: '100.00', suspense: '0.00', 'payout-clearing': '0.00', 'revenue:fees': '0.00', 'platform-commission': '0.00' });
     expect(await t.sandboxRecord(id)).toEqual({ status: 'failed', calls: 1 });
+    const shown = await t.call(tenant, 'GET', `/v1/payouts/cases/${id}`);
+    expect(shown.body).toMatchObject({ status: 'failed', railReference: expect.any(String), railFailureReason: expect.any(String) });
   });
 
   it('reconciles every step of completed and failed payouts, and names the case whose entry was changed', async () => {

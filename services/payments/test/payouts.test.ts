@@ -138,6 +138,9 @@ describe('POST /v1/payouts', () => {
       decidedAt: null,
       rejectionReason: null,
       decisionJournalEntryId: null,
+      railReference: null,
+      railFailureReason: null,
+      outcomeJournalEntryId: null,
       createdAt: expect.any(String),
     });
     expect(await entryLines(tenant, created.body.holdJournalEntryId)).toEqual({

@@ -77,6 +77,12 @@ export const payoutCaseSchema = z.object({
   rejectionReason: z.string().nullable(),
   /** The `payout_settle` (approved) or `payout_release` (rejected) entry once the ledger posted it. */
   decisionJournalEntryId: z.string().nullable(),
+  /** The rail's reference once it answered the delivery of an approved case. */
+  railReference: z.string().nullable(),
+  /** Why the rail failed the delivery (status `failed` after approval); else null. */
+  railFailureReason: z.string().nullable(),
+  /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
+  outcomeJournalEntryId: z.string().nullable(),
   createdAt: timestampSchema,
 });
 export type PayoutCase = z.infer<typeof payoutCaseSchema>;

@@ -292,7 +292,7 @@ function decisionOutcomeOf(result: LedgerResultV1): DecisionOutcome | null {
 
 /** The record a case is from the moment it commits until the ledger answers its hold. */
 function pendingRecord(scope: PayoutScope, draft: NewPayoutCase, seq: string): StoredPayoutCase {
-  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null };
+  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null, railReference: null, railFailureReason: null, outcomeEntryId: null };
 }
 
 const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
@@ -325,6 +325,9 @@ export function toPayoutCase(payout: StoredPayoutCase): PayoutCase {
     decidedAt: payout.decidedAt ? payout.decidedAt.toISOString() : null,
     rejectionReason: payout.rejectionReason,
     decisionJournalEntryId: payout.decisionEntryId,
+    railReference: payout.railReference,
+    railFailureReason: payout.railFailureReason,
+    outcomeJournalEntryId: payout.outcomeEntryId,
     createdAt: payout.createdAt.toISOString(),
   };
 }

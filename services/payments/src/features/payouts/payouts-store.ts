@@ -32,6 +32,12 @@ export interface StoredPayoutCase {
   decidedAt: Date | null;
   rejectionReason: string | null;
   decisionEntryId: string | null;
+  /** The rail's reference for the delivery, once it answered. */
+  railReference: string | null;
+  /** Why the rail failed the delivery, when it did. */
+  railFailureReason: string | null;
+  /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
+  outcomeEntryId: string | null;
   createdAt: Date;
 }
 
@@ -59,6 +65,9 @@ interface PayoutCaseRow {
   decided_at: Date | null;
   rejection_reason: string | null;
   decision_entry_id: string | null;
+  rail_reference: string | null;
+  rail_failure_reason: string | null;
+  outcome_entry_id: string | null;
   created_at: Date;
 }
 
@@ -86,6 +95,9 @@ const COLUMNS = [
   'decided_at',
   'rejection_reason',
   'decision_entry_id',
+  'rail_reference',
+  'rail_failure_reason',
+  'outcome_entry_id',
   'created_at',
 ];
 const COLUMN_LIST = COLUMNS.map((column) => `c.${column}`).join(', ');
@@ -115,6 +127,9 @@ function toCase(row: PayoutCaseRow): StoredPayoutCase {
     decidedAt: row.decided_at,
     rejectionReason: row.rejection_reason,
     decisionEntryId: row.decision_entry_id,
+    railReference: row.rail_reference,
+    railFailureReason: row.rail_failure_reason,
+    outcomeEntryId: row.outcome_entry_id,
     createdAt: row.created_at,
   };
 }
@@ -138,7 +153,7 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
   return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
 }
 
-export type NewPayoutCase = Omit<StoredPayoutCase, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId'>;
+export type NewPayoutCase = Omit<StoredPayoutCase, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'railReference' | 'railFailureReason' | 'outcomeEntryId'>;
 
 /**
  * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
