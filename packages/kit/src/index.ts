@@ -19,3 +19,4 @@ export * from './audit';
 export * from './idempotency';
 export * from './table-maintenance';
 export * from './micro-batch';
+export * from './postings';

@@ -1,15 +1,14 @@
-import { runMain, type RunningService, startService } from '@wallet/kit';
+import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
 import { payoutsConfigShape, startPayouts } from './features/payouts/payouts-feature';
-import { startPostings } from './features/postings/postings-feature';
 import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
-import { declarePaymentsTopology } from './topology';
+import { declarePaymentsTopology, PAYMENTS_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
@@ -27,7 +26,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const wallets = await startWallets({ db, relay, ...parts }, { tenants });
         const fees = new FeesService({ db, relay });
         // Postings: features register their finishers, then the ledger events consumer starts.
-        const postings = await startPostings({ db, relay, ...parts });
+        const postings = await startPostings({ db, relay, ...parts }, { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue });
         const transfers = startTransfers({ db, relay, ...parts }, { postings });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
         const payouts = startPayouts({ db, relay, ...parts }, { postings });

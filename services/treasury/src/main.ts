@@ -1,9 +1,8 @@
-import { runMain, type RunningService, startService } from '@wallet/kit';
+import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
-import { startPostings } from './features/postings/postings-feature';
-import { declareTreasuryTopology } from './topology';
+import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
@@ -18,7 +17,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       // Withdrawals and analytics mount here as they arrive.
       wire: async ({ db, relay, ...parts }) => {
         // Postings: features register their finishers, then the ledger events consumer starts.
-        const postings = await startPostings({ db, relay, ...parts });
+        const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
         const balances = startBalances({ db, relay, ...parts });
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
         await postings.start();

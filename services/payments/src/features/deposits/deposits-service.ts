@@ -11,11 +11,9 @@ import {
   newId,
   type Page,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, type Tx } from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, postingMessage, type Postings, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
-import type { Postings } from '../postings/postings-feature';
-import { postingMessage } from '../postings/postings-feature';
 import type { TenantDirectory } from '../tenants/tenant-directory';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
 import {

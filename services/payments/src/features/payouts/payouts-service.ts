@@ -13,25 +13,9 @@ import {
   type PayoutCaseQuery,
   type RejectPayoutBody,
 } from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  enqueueOutbox,
-  IdempotencyInProgressError,
-  type InternalClaims,
-  type OutboxRelay,
-  type SqlStatement,
-  type Tx,
-} from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
-import type { Postings } from '../postings/postings-feature';
-import { postingMessage } from '../postings/posting-message';
 import type { MemberDirectory } from './member-directory';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
 import {

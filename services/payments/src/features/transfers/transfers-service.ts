@@ -1,9 +1,7 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
-import type { Postings } from '../postings/postings-feature';
-import { postingMessage } from '../postings/posting-message';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {
   completeTransferWithAnswer,

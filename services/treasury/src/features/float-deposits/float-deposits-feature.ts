@@ -1,6 +1,5 @@
-import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
-import type { Postings } from '../postings/postings-feature';
 import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';
 

@@ -1,8 +1,6 @@
 import { checkAmount, type CreateFloatDepositBody, type ErrorCode, ERROR_STATUS, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
-import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
-import type { Postings } from '../postings/postings-feature';
-import { postingMessage } from '../postings/posting-message';
 import { floatDepositCommandId, floatDepositPostCommand } from './float-deposit-posting';
 import {
   completeFloatDepositWithAnswer,

@@ -1,5 +1,4 @@
-import { type Db, enqueueOutbox, type Logger, type OutboxRelay } from '@wallet/kit';
-import { postingMessage } from '../../postings/posting-message';
+import { type Db, enqueueOutbox, type Logger, type OutboxRelay, postingMessage } from '@wallet/kit';
 import { payoutPostCommand } from '../payout-posting';
 import { type DeliverableCase, deliverableCases, markRailStarted, recordRailResult } from '../payouts-store';
 import type { PayoutRail, RailOutcome } from './payout-rail';

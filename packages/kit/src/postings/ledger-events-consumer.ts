@@ -1,7 +1,9 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
-import { type Broker, type Db, type Logger, runWithContext, type Tx } from '@wallet/kit';
-import { TREASURY_TOPOLOGY } from '../../topology';
+import type { Broker } from '../amqp';
+import { runWithContext } from '../context';
+import type { Db, Tx } from '../db';
+import type { Logger } from '../logger';
 
 /**
  * Records the ledger's results on the business records their postings were made for, in `tx`.
@@ -28,6 +30,8 @@ export interface LedgerEventsConsumerOptions {
   broker: Broker;
   db: Db;
   logger: Logger;
+  /** The service's own durable queue bound to the ledger's posted and rejected events. */
+  queue: string;
   finishers: PostingFinishers;
   /** Told every result once it is recorded, so a caller of this instance still waiting gets it. */
   onFinished?: (result: LedgerResultV1) => void;
@@ -49,7 +53,7 @@ interface Delivery {
 }
 
 /**
- * Consumes `ledger.posted` / `ledger.rejected` from treasury's shared durable queue and finishes
+ * Consumes `ledger.posted` / `ledger.rejected` from the service's shared durable queue and finishes
  * the record each names, for whichever instance's caller missed the reply (deadline, crash,
  * reply queue lost). Results for reference types no finisher is registered for (other services'
  * postings) are acknowledged and ignored. Events are recorded in batches, one transaction per
@@ -117,7 +121,7 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
   }
 
   await options.broker.consume({
-    queue: TREASURY_TOPOLOGY.ledgerEvents.queue,
+    queue: options.queue,
     // Enough unacknowledged events for a whole batch while the previous one is recorded.
     prefetch: batchSizeMax * 2,
     onMessage: (raw, channel) => {

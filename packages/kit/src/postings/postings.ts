@@ -1,13 +1,12 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
-import type { CommonConfig, ServiceParts } from '@wallet/kit';
+import type { CommonConfig, ServiceParts } from '../service';
 import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
 import { type PendingReply, PostingReplies } from './posting-replies';
 
-export { postingMessage } from './posting-message';
 export type { PendingReply, PostingFinisher };
 
 /**
- * The shared path of every payments posting: record + `ledger.post.v1` in one transaction via
+ * The shared path of every posting a service sends the ledger: record + `ledger.post.v1` in one transaction via
  * the outbox (postingMessage with `replyTo`), then wait for the ledger's answer here, with the
  * ledger's events finishing whatever nobody waited for.
  */
@@ -23,9 +22,13 @@ export interface Postings {
   stop(): Promise<void>;
 }
 
-export async function startPostings(parts: ServiceParts<CommonConfig>): Promise<Postings> {
+/**
+ * `service` names the reply connection; `eventsQueue` is the service's own durable queue bound
+ * to the ledger's posted and rejected events (declared in its topology).
+ */
+export async function startPostings(parts: ServiceParts<CommonConfig>, options: { service: string; eventsQueue: string }): Promise<Postings> {
   const { config, broker, db, logger } = parts;
-  const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger });
+  const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger, name: `${options.service}-posting-replies` });
   await replies.start();
   const finishers = new PostingFinishers();
   let consuming = false;
@@ -41,7 +44,7 @@ export async function startPostings(parts: ServiceParts<CommonConfig>): Promise<
     start: async () => {
       if (consuming) return;
       consuming = true;
-      await startLedgerEventsConsumer({ broker, db, logger, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
+      await startLedgerEventsConsumer({ broker, db, logger, queue: options.eventsQueue, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
     },
     stop: () => replies.close(),
   };

@@ -1,6 +1,6 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
-import type { Logger } from '@wallet/kit';
+import type { Logger } from '../logger';
 
 /** A caller waiting for the ledger's answer to one command. */
 export interface PendingReply {
@@ -33,7 +33,7 @@ export class PostingReplies {
   private closed = false;
   private reconnectAttempt = 0;
 
-  constructor(private readonly options: { amqpUrl: string; logger: Logger; name?: string }) {}
+  constructor(private readonly options: { amqpUrl: string; logger: Logger; name: string }) {}
 
   async start(): Promise<void> {
     await this.connect();
@@ -99,7 +99,7 @@ export class PostingReplies {
 
   private async connect(): Promise<void> {
     // noDelay: replies are small and latency-bound; Nagle would hold each one back.
-    const connection = await amqp.connect(this.options.amqpUrl, { noDelay: true, clientProperties: { connection_name: this.options.name ?? 'payments-posting-replies' } });
+    const connection = await amqp.connect(this.options.amqpUrl, { noDelay: true, clientProperties: { connection_name: this.options.name } });
     connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'posting reply connection error'));
     connection.on('close', () => this.onClose(connection));
     const channel: Channel = await connection.createChannel();

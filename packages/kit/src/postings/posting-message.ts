@@ -1,5 +1,5 @@
 import { type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
-import type { OutboxMessage } from '@wallet/kit';
+import type { OutboxMessage } from '../outbox';
 
 /**
  * A `ledger.post.v1` command as an outbox message: published only if the transaction that wrote
