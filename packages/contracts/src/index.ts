@@ -25,4 +25,5 @@ export * from './http/payouts';
 export * from './http/deposits';
 export * from './http/platform';
 export * from './http/reconciliation';
+export * from './http/business-records';
 export * from './http/treasury';

@@ -6,6 +6,7 @@ export * from './errors';
 export * from './http';
 export * from './inbox';
 export * from './internal-token';
+export * from './internal-call';
 export * from './logger';
 export * from './metrics';
 export * from './outbox';

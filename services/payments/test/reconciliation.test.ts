@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { depositSchema, momoWebhookSignature, reconciliationResultSchema, type ReconciliationResult, transferSchema, walletSchema } from '@wallet/contracts';
+import { depositSchema, floatDepositSchema, momoWebhookSignature, reconciliationResultSchema, type ReconciliationResult, transferSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
@@ -212,6 +212,39 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     ]);
     expect(mentions(await reconcile(clean.tenant), command.reference.id)).toBe(false);
     expect(mentions(await reconcile(null), command.reference.id)).toBe(true);
+  });
+
+  it("covers treasury's float deposits: names one whose record no longer matches its entry, and an entry naming one treasury never had", async () => {
+    const tenant = await newTenant();
+    await createWallet(tenant);
+    const floatDeposit = async (amount: string) => {
+      const response = await fetch(`${harness.treasury.url}/v1/admin/money/float-deposits`, {
+        method: 'POST',
+        headers: { 'x-internal-token': token(tenant), 'content-type': 'application/json', 'idempotency-key': `idem-${randomUUID()}` },
+        body: JSON.stringify({ amount, currencyCode: 'USD', rail: 'bank' }),
+      });
+      expect(response.status).toBe(201);
+      return floatDepositSchema.parse(await response.json());
+    };
+    const changed = await floatDeposit('300.00');
+    const vanished = await floatDeposit('40.00');
+    expect((await reconcile(tenant)).status).toBe('ok');
+
+    // A record changed in treasury no longer matches what the ledger posted for it; a record
+    // deleted there leaves an entry naming nothing. The journal itself still balances.
+    await harness.treasury.db('float_deposits').where({ id: changed.id }).update({ amount: '300.10' });
+    await harness.treasury.db('float_deposits').where({ id: vanished.id }).delete();
+    const result = await reconcile(tenant);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(check(result, 'business_records').mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ referenceType: 'float_deposit', recordId: changed.id, journalEntryId: changed.journalEntryId, problem: 'journal_entry_differs' }),
+        expect.objectContaining({ referenceType: 'float_deposit', recordId: vanished.id, journalEntryId: vanished.journalEntryId, problem: 'record_not_found' }),
+      ]),
+    );
+    expect(check(result, 'business_records').mismatches).toHaveLength(2);
+    expect(mentions(await reconcile(clean.tenant), changed.id)).toBe(false);
+    expect(mentions(await reconcile(null), vanished.id)).toBe(true);
   });
 
   it('lists unused statement lines and bank slips pending longer than the configured age as bank evidence', async () => {

@@ -5,6 +5,7 @@ import { type LedgerPostV1, type PostingLine, TOPOLOGY } from '@wallet/contracts
 import { createDb, type Db, type InternalClaims, LedgerCommandClient, signInternalToken } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { start as startLedger } from '../../ledger/src/main';
+import { start as startTreasury } from '../../treasury/src/main';
 import { type RunningService, start } from '../src/main';
 
 export const INTERNAL_SECRET = 'payments-tests-internal-token-secret-0123456789';
@@ -140,6 +141,8 @@ export interface LedgerBackedHarness extends PaymentsHarness {
   };
   /** Publishes `tenant.created.v1` (or `tenant.updated.v1`) as identity would, and waits until payments recorded it. */
   publishTenant(tenantId: string, config: { allowedCurrencies: string[]; defaultCurrency?: string; maxTransactionAmount?: string }, options?: { type?: 'tenant.created.v1' | 'tenant.updated.v1'; occurredAt?: string; wait?: boolean }): Promise<void>;
+  /** Treasury beside them: reconciliation reads its records. */
+  treasury: { url: string; db: Db };
   /** Starts collecting the audit records published to the audit exchange from now on. */
   watchAuditRecords(): Promise<{ received(): Promise<any[]> }>;
 }
@@ -168,8 +171,21 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   };
   let ledger: RunningService | null = await startLedger(ledgerEnv);
-  const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, ...env });
+  const treasuryDatabaseUrl = await createTestDatabase('payments_treasury');
+  // Reconciliation reads treasury's records (float deposits, withdrawals) too.
+  const treasury = await startTreasury({
+    ...process.env,
+    TREASURY_DATABASE_URL: treasuryDatabaseUrl,
+    AMQP_URL: amqpUrl,
+    TREASURY_PORT: '0',
+    LEDGER_URL: `http://127.0.0.1:${ledgerPort}`,
+    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
+  const treasuryUrl = `http://127.0.0.1:${treasury.port}`;
+  const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env });
   const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
+  const treasuryDb = createDb(treasuryDatabaseUrl, { poolMax: 2 });
   const commands = await LedgerCommandClient.connect(amqpUrl, 'payments-tests');
   const connection = await amqp.connect(amqpUrl);
   const channel = await connection.createConfirmChannel();
@@ -186,6 +202,7 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
         if (!ledger) ledger = await startLedger(ledgerEnv);
       },
     },
+    treasury: { url: treasuryUrl, db: treasuryDb },
     async publishTenant(tenantId, config, options = {}) {
       const type = options.type ?? 'tenant.created.v1';
       const event = {
@@ -224,6 +241,8 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
       await connection.close().catch(() => undefined);
       await commands.close();
       await payments.close();
+      await treasury.close();
+      await treasuryDb.destroy();
       await ledger?.close();
       await ledgerDb.destroy();
     },

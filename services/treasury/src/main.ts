@@ -1,6 +1,8 @@
 import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
+import { businessRecordsRouter } from './features/business-records/business-records-router';
+import { floatDepositRecords } from './features/business-records/float-deposit-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
@@ -25,6 +27,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           routes: (app) => {
             balances.routes(app);
             floatDeposits.routes(app);
+            // Reconciliation (in payments) reads treasury's records through these.
+            app.use(businessRecordsRouter([floatDepositRecords(db)]));
           },
           stop: () => postings.stop(),
         };

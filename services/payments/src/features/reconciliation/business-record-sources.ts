@@ -1,4 +1,4 @@
-import type { Environment, JournalKind, PostingLine } from '@wallet/contracts';
+import type { BusinessRecordSource, ExpectedPosting } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
@@ -12,50 +12,8 @@ import {
   type ReconciledDeposit,
   type ReconciledPayoutCase,
   type ReconciledTransfer,
-  type ReconciliationScope,
   transfersByIds,
 } from './reconciliation-store';
-
-/** What the owning feature meant to post for a record: the same builder made the command it sent. */
-export interface ExpectedPosting {
-  /** The entry the record names; null when it names none although it should. */
-  journalEntryId: string | null;
-  kind: JournalKind;
-  reference: { type: string; id: string };
-  lines: PostingLine[];
-}
-
-/** A record whose money movement is done, with every entry it should have in the ledger. */
-export interface PostedRecord {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  postings: ExpectedPosting[];
-}
-
-/** A record as an entry naming it needs to see it. */
-export interface RecordState {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  status: string;
-  /** Whether the record's money movement is done (entries may only name finished records). */
-  finished: boolean;
-  /** The entries the record names; an entry naming the record must be one of them. */
-  journalEntryIds: string[];
-}
-
-/**
- * A kind of business record that posts to the ledger under its own reference type. Payout case
- * steps and float deposits join as further sources: a case names one entry per step.
- */
-export interface BusinessRecordSource {
-  referenceType: string;
-  /** Finished records of one scope after `cursor` (null: from the start), at most `limit`, and where the next page starts. */
-  finishedPage(scope: ReconciliationScope, page: { cursor: string | null; limit: number }): Promise<{ records: PostedRecord[]; cursor: string | null }>;
-  /** Records by id, whatever their status; within the scope when one is given. */
-  byIds(scope: ReconciliationScope | null, ids: readonly string[]): Promise<RecordState[]>;
-}
 
 function expectedTransferPosting(transfer: ReconciledTransfer): ExpectedPosting {
   const command = transferPostCommand(transfer, { ...transfer.from, status: 'active' }, { ...transfer.to, status: 'active' });

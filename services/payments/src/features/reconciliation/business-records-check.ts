@@ -1,6 +1,5 @@
-import { type JournalEntry, PAGE_LIMIT_MAX } from '@wallet/contracts';
+import { type BusinessRecordSource, type JournalEntry, PAGE_LIMIT_MAX, type PostedRecord } from '@wallet/contracts';
 import type { LedgerJournal } from '../ledger/ledger-journal';
-import type { BusinessRecordSource, PostedRecord } from './business-record-sources';
 import { entryDifferences } from './journal-comparison';
 import type { ReconciliationScope } from './reconciliation-store';
 

@@ -1,6 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { formatAmount, type JournalEntry, type PostingLine } from '@wallet/contracts';
-import type { ExpectedPosting } from './business-record-sources';
+import { type ExpectedPosting, formatAmount, type JournalEntry, type PostingLine } from '@wallet/contracts';
 
 /** A line as reports show it: `DR wallet:alice 100.00 USD`. */
 function lineText(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {

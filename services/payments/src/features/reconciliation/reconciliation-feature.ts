@@ -6,13 +6,16 @@ import { depositSource, payoutCaseSource, transferSource } from './business-reco
 import { reconciliationRouter } from './reconciliation-router';
 import { ReconciliationSchedule } from './reconciliation-schedule';
 import { ReconciliationService } from './reconciliation-service';
+import { TreasuryRecords } from './treasury-records';
 
 export const reconciliationConfigShape = {
   /** A bank slip still pending after this many hours shows up in the bank evidence check. */
   PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
-  /** The ledger's checks read every account and line in scope: they get longer than a balance read. */
+  /** Reads for the checks (the ledger reads every account and line in scope; treasury its records): longer than a balance read. */
   PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Round length of the scheduled all-tenant run; 0 turns it off. Below 100 ms it would only load the ledger. */
+  /** Treasury answers for its own records (float deposits, withdrawals) in check 3. */
+  TREASURY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8094'),
   PAYMENTS_RECONCILIATION_INTERVAL_MS: z.coerce
     .number()
     .int()
@@ -24,11 +27,17 @@ export const reconciliationConfigShape = {
 
 type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pick<typeof walletsConfigShape, 'LEDGER_URL'>>;
 
-/** Reconciliation: the ledger's checks plus payments' own, over deposits and transfers, asked for or on a schedule. */
+/** Reconciliation: the ledger's checks plus payments' own, over its records and treasury's, asked for or on a schedule. */
 export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {
   const { config, db, logger, metrics } = parts;
   const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
-  const reconciliation = new ReconciliationService({ db, ledger, sources: [transferSource(db), depositSource(db), payoutCaseSource(db)], slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
+  const treasury = new TreasuryRecords({ baseUrl: config.TREASURY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+  const reconciliation = new ReconciliationService({
+    db,
+    ledger,
+    sources: [transferSource(db), depositSource(db), payoutCaseSource(db)],
+    remoteSources: () => treasury.sources(),
+    slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
   const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
   schedule.start();
   return { routes: (app) => app.use(reconciliationRouter(reconciliation, db)), stop: () => schedule.stop() };

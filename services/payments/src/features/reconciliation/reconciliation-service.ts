@@ -1,7 +1,6 @@
-import { formatAmount, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName } from '@wallet/contracts';
+import { type BusinessRecordSource, formatAmount, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
-import type { BusinessRecordSource } from './business-record-sources';
 import { checkBusinessRecords, type Mismatch, MismatchList } from './business-records-check';
 import { nextScopeWithWallets, type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
 
@@ -19,6 +18,8 @@ export interface ReconciliationServiceOptions {
   db: Db;
   ledger: LedgerJournal;
   sources: readonly BusinessRecordSource[];
+  /** Sources other services serve (treasury's float deposits and withdrawals), asked for on each run. */
+  remoteSources?: () => Promise<readonly BusinessRecordSource[]>;
   /** A bank slip pending longer than this is bank evidence to chase. */
   slipMaxAgeHours: number;
   now?: () => Date;
@@ -36,7 +37,8 @@ export class ReconciliationService {
     const checkedAt = (this.options.now ?? (() => new Date()))();
     const ledgerChecks = await this.ledgerChecks(scope);
     const businessRecords = new MismatchList(MISMATCHES_MAX);
-    await checkBusinessRecords({ sources: this.options.sources, ledger: this.options.ledger, nextScope: (after) => nextScopeWithWallets(this.options.db, after) }, scope, businessRecords);
+    const sources = [...this.options.sources, ...((await this.options.remoteSources?.()) ?? [])];
+    await checkBusinessRecords({ sources, ledger: this.options.ledger, nextScope: (after) => nextScopeWithWallets(this.options.db, after) }, scope, businessRecords);
     const found: Record<ReconciliationCheckName, Mismatch[]> = {
       ...ledgerChecks,
       business_records: businessRecords.items,
