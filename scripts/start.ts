@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
+import { DEV_SECRETS_FILE } from './dev-secrets';
 import { preflight } from './preflight';
 
 /**
@@ -32,9 +33,6 @@ const SERVICES: ServiceSpec[] = [
 const ROOT = path.resolve(__dirname, '..');
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
-// Kept beside the installed packages (ignored by git): a restart reuses them, so the system
-// key stays the same and signing secrets encrypted by an earlier run stay readable.
-const DEV_SECRETS_FILE = path.join(ROOT, 'node_modules', '.cache', 'wallet', 'dev-secrets.json');
 
 const COLORS = [36, 35, 33, 32, 34];
 const useColor = process.stdout.isTTY === true;

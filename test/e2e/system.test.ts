@@ -150,6 +150,24 @@ describe('the whole system, started as the README says', () => {
     expect(isWalletApiError(refusal, 'API_KEY_REVOKED')).toBe(true);
   });
 
+  it('runs `npm run demo` green against it: every step, the journal, and both reconciliations ok', async () => {
+    const demo = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`, ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`, SYSTEM_API_KEY: SYSTEM_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    demo.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const exitCode = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    expect({ exitCode, printed }).toEqual({ exitCode: 0, printed: expect.stringContaining('Demo finished') });
+    for (const kind of ['momo_deposit', 'bank_deposit', 'transfer', 'payout_hold', 'payout_settle', 'payout_complete', 'payout_release', 'tenant_float_deposit']) {
+      expect(printed).toContain(`\n${kind} `);
+    }
+    expect(printed).toContain('refused, SELF_APPROVAL_FORBIDDEN');
+    expect(printed).toMatch(/tenant: ok\nplatform \(every tenant\): ok/);
+  });
+
   it('serves the OpenAPI document and docs', async () => {
     const document = (await (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/tenants', '/v1/journal', '/v1/journal/{id}']));
