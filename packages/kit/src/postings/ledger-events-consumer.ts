@@ -49,7 +49,8 @@ interface Delivery {
   message: ConsumeMessage;
   channel: Channel;
   result: LedgerResultV1;
-  finisher: PostingFinisher;
+  /** null for another service's postings: acknowledged with the batch, nothing recorded. */
+  finisher: PostingFinisher | null;
 }
 
 /**
@@ -57,7 +58,8 @@ interface Delivery {
  * the record each names, for whichever instance's caller missed the reply (deadline, crash,
  * reply queue lost). Results for reference types no finisher is registered for (other services'
  * postings) are acknowledged and ignored. Events are recorded in batches, one transaction per
- * batch; finishers are conditional updates, so a redelivery changes nothing and no inbox row is
+ * batch, and acknowledged with one `multiple` ack per channel (every earlier delivery is settled
+ * by then: batches are recorded in arrival order); finishers are conditional updates, so a redelivery changes nothing and no inbox row is
  * needed. A batch that fails is requeued whole; the queue's delivery limit parks an event that
  * keeps failing in the dead-letter queue.
  */
@@ -80,6 +82,7 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
   async function record(batch: Delivery[]): Promise<void> {
     const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
     for (const delivery of batch) {
+      if (!delivery.finisher) continue;
       const results = byFinisher.get(delivery.finisher);
       if (results) results.push(delivery.result);
       else byFinisher.set(delivery.finisher, [delivery.result]);
@@ -88,25 +91,29 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.result.commandId ?? 'ledger-events';
     await runWithContext({ correlationId }, async () => {
       try {
-        await options.db.transaction(async (tx) => {
-          for (const [finisher, results] of byFinisher) await finisher(tx, results);
-        });
+        if (byFinisher.size > 0) {
+          await options.db.transaction(async (tx) => {
+            for (const [finisher, results] of byFinisher) await finisher(tx, results);
+          });
+        }
       } catch (error) {
         options.logger.warn({ err: error, events: batch.length }, 'ledger events not recorded; requeued');
         for (const delivery of batch) nackQuietly(delivery, true);
         return;
       }
+      const lastByChannel = new Map<Channel, Delivery>();
       for (const delivery of batch) {
-        ackQuietly(delivery);
-        options.onFinished?.(delivery.result);
+        lastByChannel.set(delivery.channel, delivery);
+        if (delivery.finisher) options.onFinished?.(delivery.result);
       }
+      for (const last of lastByChannel.values()) ackUpToQuietly(last);
     });
   }
 
-  function ackQuietly(delivery: Delivery): void {
+  function ackUpToQuietly(delivery: Delivery): void {
     // The channel may have closed meanwhile (reconnect): the broker then redelivers, which is harmless.
     try {
-      delivery.channel.ack(delivery.message);
+      delivery.channel.ack(delivery.message, true);
     } catch (error) {
       options.logger.warn({ err: error }, 'ledger event ack failed; it will be redelivered');
     }
@@ -135,11 +142,7 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
         channel.nack(raw, false, false);
         return;
       }
-      const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
-      if (!finisher) {
-        channel.ack(raw);
-        return;
-      }
+      const finisher = (result.reference ? options.finishers.of(result.reference.type) : undefined) ?? null;
       gathering.push({ message: raw, channel, result, finisher });
       if (gathering.length >= batchSizeMax) flush();
       else timer ??= setTimeout(flush, lingerMs).unref();
