@@ -1,5 +1,6 @@
-import type { FeeScheduleOrigin, FeeScheduleStatus, FeeTransactionType } from '@wallet/contracts';
-import { type Db, prepared, type Tx } from '@wallet/kit';
+import { type FeeScheduleOrigin, feeScheduleOriginSchema, type FeeScheduleStatus, feeScheduleStatusSchema, type FeeTransactionType, feeTransactionTypeSchema } from '@wallet/contracts';
+import { type Db, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { z } from 'zod';
 
 interface ScheduleRow {
   seq: string;
@@ -197,4 +198,65 @@ export async function markPublished(tx: Tx, schedule: { tenantId: string; id: st
   const row = rows[0];
   if (!row) throw new Error(`fee schedule ${schedule.id} was not a draft when published`);
   return toSchedule(row);
+}
+
+const jsonDate = z.string().transform((text) => new Date(text));
+const scheduleJsonSchema = z.object({
+  seq: z.string(),
+  id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  platform_commission_bps: z.number().int(),
+  status: feeScheduleStatusSchema,
+  is_default: z.boolean(),
+  default_on_publish: z.boolean(),
+  origin: feeScheduleOriginSchema,
+  published_at: jsonDate.nullable(),
+  created_at: jsonDate,
+});
+const ruleJsonSchema = z.object({
+  seq: z.string(),
+  id: z.string(),
+  schedule_id: z.string(),
+  transaction_type: feeTransactionTypeSchema,
+  currency_code: z.string(),
+  min_amount: z.string().nullable(),
+  max_amount: z.string().nullable(),
+  flat_fee: z.string(),
+  percentage_fee: z.string(),
+  min_fee: z.string().nullable(),
+  max_fee: z.string().nullable(),
+  created_at: jsonDate,
+});
+const defaultTermsJsonSchema = z.object({ schedule: scheduleJsonSchema, rules: z.array(ruleJsonSchema) }).nullable();
+
+export interface DefaultTerms {
+  schedule: StoredSchedule | null;
+  rules: StoredRule[];
+}
+
+/**
+ * The tenant's default schedule with its rules of one type and currency, as one scalar SQL
+ * expression yielding JSON, so a money movement reads its fee terms in the same round trip as
+ * its other rows. Numbers and ids travel as text: no NUMERIC ever passes through a JS float.
+ */
+export function defaultTermsExpression(tenantId: string, only: { transactionType: FeeTransactionType; currencyCode: string }): SqlStatement {
+  return {
+    sql: `(SELECT json_build_object(
+             'schedule', to_json(s),
+             'rules', coalesce((SELECT json_agg(r ORDER BY r.seq::bigint) FROM (
+                 SELECT seq::text AS seq, id, schedule_id, transaction_type, currency_code, min_amount::text AS min_amount, max_amount::text AS max_amount,
+                        flat_fee::text AS flat_fee, percentage_fee::text AS percentage_fee, min_fee::text AS min_fee, max_fee::text AS max_fee, created_at
+                 FROM fee_rules WHERE schedule_id = s.id AND transaction_type = ? AND currency_code = ?) r), '[]'::json))
+           FROM (SELECT seq::text AS seq, id, tenant_id, name, platform_commission_bps, status, is_default, default_on_publish, origin, published_at, created_at
+                 FROM fee_schedules WHERE tenant_id = ? AND is_default LIMIT 1) s)`,
+    bindings: [only.transactionType, only.currencyCode, tenantId],
+  };
+}
+
+/** What `defaultTermsExpression` yielded, as the stored records. */
+export function parseDefaultTerms(value: unknown): DefaultTerms {
+  const parsed = defaultTermsJsonSchema.parse(value);
+  if (!parsed) return { schedule: null, rules: [] };
+  return { schedule: toSchedule(parsed.schedule), rules: parsed.rules.map(toRule) };
 }

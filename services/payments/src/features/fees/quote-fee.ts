@@ -3,7 +3,7 @@ import { checkAmount, type FeeTransactionType, formatAmount } from '@wallet/cont
 import { AppError, type Db, type Tx } from '@wallet/kit';
 import { quoteWith } from './fee-calculator';
 import { termsOf } from './fee-rules';
-import { findDefaultSchedule, rulesOf } from './fees-store';
+import { type DefaultTerms, findDefaultSchedule, rulesOf } from './fees-store';
 
 /** What a transaction is charged, as decimal strings at the currency's scale, and where the fee came from. */
 export interface FeeQuoteResult {
@@ -29,7 +29,15 @@ export async function quoteFee(tx: Db | Tx, tenantId: string, transactionType: F
   if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem });
   const schedule = await findDefaultSchedule(tx, tenantId);
   const rules = schedule ? await rulesOf(tx, schedule.id, { transactionType, currencyCode }) : [];
-  const result = quoteWith(schedule, rules.map(termsOf), transactionType, currencyCode, new BigNumber(text));
+  return quoteFromTerms({ schedule, rules }, transactionType, currencyCode, text);
+}
+
+/**
+ * The same quote from terms read already (`defaultTermsExpression`, folded into a caller's
+ * read); the amount is valid for the currency (checked by the caller).
+ */
+export function quoteFromTerms(terms: DefaultTerms, transactionType: FeeTransactionType, currencyCode: string, amount: string): FeeQuoteResult {
+  const result = quoteWith(terms.schedule, terms.rules.map(termsOf), transactionType, currencyCode, new BigNumber(amount));
   return {
     fee: formatAmount(result.fee, currencyCode),
     commission: formatAmount(result.commission, currencyCode),

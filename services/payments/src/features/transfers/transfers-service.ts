@@ -1,12 +1,12 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
 import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
-import { quoteFee } from '../fees/quote-fee';
+import { quoteFromTerms } from '../fees/quote-fee';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {
   completeTransferWithAnswer,
   findTransfer,
-  findTransferWallets,
+  findTransferContext,
   finishTransfer,
   finishTransfers,
   insertTransferWithCommand,
@@ -70,10 +70,10 @@ export class TransfersService {
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
 
-    // Read outside any transaction: a wallet's currency never changes, payments' copy of its
-    // status only refuses early (the ledger enforces a freeze atomically either way), and the
-    // fee is whatever the default schedule says at this moment.
-    const wallets = await findTransferWallets(this.deps.db, scope, [body.fromWalletId, body.toWalletId]);
+    // Read outside any transaction, in one round trip: a wallet's currency never changes,
+    // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
+    // either way), and the fee is whatever the default schedule says at this moment.
+    const { wallets, terms } = await findTransferContext(this.deps.db, scope, [body.fromWalletId, body.toWalletId], body.currencyCode);
     const from = wallets.get(body.fromWalletId);
     const to = wallets.get(body.toWalletId);
     if (!from) throw walletNotFound(body.fromWalletId);
@@ -85,7 +85,7 @@ export class TransfersService {
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
     const amount = formatAmount(body.amount, body.currencyCode);
-    const quote = await quoteFee(this.deps.db, scope.tenantId, 'transfer', body.currencyCode, amount);
+    const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
     const id = newId('transfer');
     const draft: NewTransfer = {

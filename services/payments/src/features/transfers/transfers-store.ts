@@ -1,6 +1,8 @@
-import type { Environment, TransferStatus, WalletStatus } from '@wallet/contracts';
+import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
 import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
+import { z } from 'zod';
+import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
 
 /** Every read and write of transfers is bounded by one tenant and one environment. */
 export interface TransferScope {
@@ -104,13 +106,25 @@ export interface TransferWallet {
 }
 
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
-export async function findTransferWallets(tx: Db | Tx, scope: TransferScope, ids: readonly [string, string]): Promise<Map<string, TransferWallet>> {
-  const result = await prepared<{ rows: Array<{ id: string; owner_id: string; currency_code: string; status: WalletStatus }> }>(
+const transferWalletsJsonSchema = z.array(z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }));
+
+/**
+ * Both wallets and the fee terms a transfer is charged by, in one round trip: the wallets by id
+ * in the scope, and the tenant's default schedule with its transfer rules for the currency.
+ */
+export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly [string, string], currencyCode: string): Promise<{ wallets: Map<string, TransferWallet>; terms: DefaultTerms }> {
+  const terms = defaultTermsExpression(scope.tenantId, { transactionType: 'transfer', currencyCode });
+  const result = await prepared<{ rows: Array<{ wallets: unknown; terms: unknown }> }>(
     tx,
-    'SELECT id, owner_id, currency_code, status FROM wallets WHERE id = ANY(CAST(? AS text[])) AND tenant_id = ? AND environment = ?',
-    [[...ids], scope.tenantId, scope.environment] as unknown as Knex.RawBinding[],
+    `SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'ownerId', owner_id, 'currencyCode', currency_code, 'status', status)), '[]'::json)
+             FROM wallets WHERE id = ANY(CAST(? AS text[])) AND tenant_id = ? AND environment = ?) AS wallets,
+            ${terms.sql} AS terms`,
+    [[...ids], scope.tenantId, scope.environment, ...terms.bindings] as unknown as Knex.RawBinding[],
   );
-  return new Map(result.rows.map((row) => [row.id, { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status }]));
+  const row = result.rows[0];
+  if (!row) throw new Error('the transfer context read returned no row');
+  const wallets = transferWalletsJsonSchema.parse(row.wallets);
+  return { wallets: new Map(wallets.map((wallet) => [wallet.id, wallet])), terms: parseDefaultTerms(row.terms) };
 }
 
 export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
