@@ -7,6 +7,7 @@ export * from './http';
 export * from './inbox';
 export * from './internal-token';
 export * from './logger';
+export * from './member-directory';
 export * from './metrics';
 export * from './outbox';
 export * from './telemetry';
