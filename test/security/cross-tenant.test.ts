@@ -91,6 +91,8 @@ beforeAll(async () => {
   const payout = await admin.payouts.create({ walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id });
   if (payout.status !== 'pending') throw new Error(`setup payout not pending: ${JSON.stringify(payout)}`);
   const floatDeposit = (await admin.request({ method: 'POST', path: '/v1/admin/money/float-deposits', body: { amount: '50.00', currencyCode: 'KES', rail: 'momo' } })).data as { id: string };
+  const withdrawal = await admin.treasury.withdrawals.create({ source: 'operating_float', amount: '10.00', currencyCode: 'KES', payoutMethod: 'cash', destination: { recipientName: 'Target' }, requestedBy: maker.id });
+  if (withdrawal.status !== 'pending' || !withdrawal.holdJournalEntryId) throw new Error(`setup withdrawal not held: ${JSON.stringify(withdrawal)}`);
 
   tenantA = {
     tenantId,
@@ -108,6 +110,7 @@ beforeAll(async () => {
       '/v1/payouts/cases/{id}': { params: { id: payout.id }, environmentBound: true },
       '/v1/payouts/{id}': { params: { id: payout.id }, environmentBound: true },
       '/v1/admin/money/float-deposits/{id}': { params: { id: floatDeposit.id }, environmentBound: true },
+      '/v1/admin/money/withdrawals/{id}': { params: { id: withdrawal.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -134,6 +137,7 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/payouts/cases/{id}': true,
   '/v1/payouts/{id}': true,
   '/v1/admin/money/float-deposits/{id}': true,
+  '/v1/admin/money/withdrawals/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */
@@ -160,6 +164,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/deposits/{id}/verify': { actorId: 'intruder' },
   'POST /v1/payouts/{id}/approve': { actorId: 'intruder' },
   'POST /v1/payouts/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
+  'POST /v1/admin/money/withdrawals/{id}/approve': { actorId: 'intruder' },
+  'POST /v1/admin/money/withdrawals/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));
@@ -214,6 +220,9 @@ describe('another tenant names tenant A’s resources', () => {
     expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
     const payout = await tenantA.admin.payouts.get(resources['/v1/payouts/cases/{id}']?.params.id as string);
     expect(payout).toMatchObject({ status: 'pending', decidedBy: null });
+    const withdrawal = await tenantA.admin.treasury.withdrawals.get(resources['/v1/admin/money/withdrawals/{id}']?.params.id as string);
+    expect(withdrawal).toMatchObject({ status: 'pending', decidedBy: null, decisionJournalEntryId: null });
+    expect((await tenantA.admin.treasury.balances()).data.find((row) => row.currencyCode === 'KES')).toMatchObject({ operatingFloat: '40.00', payoutClearing: '0.00' });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
     expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
   });

@@ -8,6 +8,7 @@ export * from './inbox';
 export * from './internal-token';
 export * from './internal-call';
 export * from './logger';
+export * from './member-directory';
 export * from './metrics';
 export * from './outbox';
 export * from './telemetry';

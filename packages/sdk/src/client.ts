@@ -124,6 +124,7 @@ export class WalletClient implements Namespaces {
   readonly wallets: Namespaces['wallets'];
   readonly transfers: Namespaces['transfers'];
   readonly payouts: Namespaces['payouts'];
+  readonly treasury: Namespaces['treasury'];
   readonly deposits: Namespaces['deposits'];
   readonly fees: Namespaces['fees'];
   readonly reconciliation: Namespaces['reconciliation'];
@@ -178,6 +179,7 @@ export class WalletClient implements Namespaces {
     this.wallets = namespaces.wallets;
     this.transfers = namespaces.transfers;
     this.payouts = namespaces.payouts;
+    this.treasury = namespaces.treasury;
     this.deposits = namespaces.deposits;
     this.fees = namespaces.fees;
     this.reconciliation = namespaces.reconciliation;

@@ -1,4 +1,14 @@
-import { depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, reconciliationRoutes as RC, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
+import {
+  depositRoutes as D,
+  feeRoutes as F,
+  payoutRoutes as PO,
+  platformRoutes as P,
+  reconciliationRoutes as RC,
+  transferRoutes as T,
+  treasuryRoutes as TR,
+  walletRoutes as W,
+  withdrawalRoutes as WD,
+} from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -152,6 +162,30 @@ function payoutsNamespace(client: WalletClient) {
   };
 }
 
+/**
+ * The tenant's own money: balances of its operating accounts, float deposits into the pool, and
+ * withdrawals of fee revenue or operating float under maker-checker. Creations get an
+ * Idempotency-Key per call (kept across retries); a withdrawal's approve settles and reject
+ * releases, both 409 once decided.
+ */
+function treasuryNamespace(client: WalletClient) {
+  return {
+    balances: (options?: RequestOptions) => client.call(TR.balances, {}, options),
+    floatDeposits: {
+      create: (body: RouteBody<typeof TR.createFloatDeposit>, options?: RequestOptions) => client.call(TR.createFloatDeposit, { body }, options),
+      list: (query?: RouteQuery<typeof TR.listFloatDeposits>, options?: RequestOptions) => client.call(TR.listFloatDeposits, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(TR.getFloatDeposit, { params: { id } }, options),
+    },
+    withdrawals: {
+      create: (body: RouteBody<typeof WD.create>, options?: RequestOptions) => client.call(WD.create, { body }, options),
+      list: (query?: RouteQuery<typeof WD.list>, options?: RequestOptions) => client.call(WD.list, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(WD.get, { params: { id } }, options),
+      approve: (id: string, body: RouteBody<typeof WD.approve>, options?: RequestOptions) => client.call(WD.approve, { params: { id }, body }, options),
+      reject: (id: string, body: RouteBody<typeof WD.reject>, options?: RequestOptions) => client.call(WD.reject, { params: { id }, body }, options),
+    },
+  };
+}
+
 /** Deposits a tenant submits and verifies; mobile money deposits arrive from the provider's signed webhook. */
 function depositsNamespace(client: WalletClient) {
   return {
@@ -217,6 +251,7 @@ export function buildNamespaces(client: WalletClient) {
     wallets: walletsNamespace(client),
     transfers: transfersNamespace(client),
     payouts: payoutsNamespace(client),
+    treasury: treasuryNamespace(client),
     deposits: depositsNamespace(client),
     fees: feesNamespace(client),
     reconciliation: reconciliationNamespace(client),

@@ -4,6 +4,7 @@ import { balancesConfigShape, startBalances } from './features/balances/balances
 import { businessRecordsRouter } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
+import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
 export type { RunningService };
@@ -13,20 +14,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape },
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape },
       migrations,
       topology: declareTreasuryTopology,
-      // Withdrawals and analytics mount here as they arrive.
+      // Analytics mounts here when it arrives.
       wire: async ({ db, relay, ...parts }) => {
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
         const balances = startBalances({ db, relay, ...parts });
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
+        const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings });
         await postings.start();
         return {
           routes: (app) => {
             balances.routes(app);
             floatDeposits.routes(app);
+            withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
             app.use(businessRecordsRouter([floatDepositRecords(db)]));
           },

@@ -1,5 +1,5 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { type Channel, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+import { type Channel, declareAuditRecords, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
 
 export const TREASURY_TOPOLOGY = {
   /** Treasury's shared queue of the ledger's posted/rejected events: finishes the records whose caller missed the reply. */
@@ -12,10 +12,11 @@ export const TREASURY_TOPOLOGY = {
   },
 } as const;
 
-/** Treasury sends posting commands to the ledger and listens to its events. */
+/** Treasury sends posting commands to the ledger and listens to its events; its maker-checker steps send audit records. */
 export async function declareTreasuryTopology(channel: Channel): Promise<void> {
   await declareLedgerCommands(channel);
   await declareLedgerEvents(channel);
+  await declareAuditRecords(channel);
 
   const events = TREASURY_TOPOLOGY.ledgerEvents;
   await channel.assertExchange(events.deadLetterExchange, 'fanout', { durable: true });

@@ -20,8 +20,9 @@ export interface Caller {
 }
 
 /** A tenant key's token, as the gateway signs it after authentication and the scope check. */
-export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage']): string {
-  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor: null, correlationId: randomUUID() });
+export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage'], actorId?: string): string {
+  const actor = actorId === undefined ? null : { type: 'member' as const, id: actorId };
+  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor, correlationId: randomUUID() });
 }
 
 async function freePort(): Promise<number> {
@@ -44,8 +45,10 @@ export interface TreasuryHarness {
   db: Db;
   ledgerDb: Db;
   ledgerUrl: string;
-  newCaller(currencies?: string[]): Promise<Caller>;
-  request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[] }): Promise<HttpResult>;
+  amqpUrl: string;
+  /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it. */
+  newCaller(currencies?: string[], tenantId?: string): Promise<Caller>;
+  request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
   close(): Promise<void>;
 }
 
@@ -66,8 +69,8 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     db,
     ledgerDb,
     ledgerUrl,
-    async newCaller(currencies = ['USD', 'UGX']) {
-      const tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`;
+    amqpUrl,
+    async newCaller(currencies = ['USD', 'UGX'], tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`) {
       const event = {
         type: 'tenant.created.v1',
         messageId: `msg_${randomUUID()}`,
@@ -84,7 +87,7 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
       return { tenantId, environment: 'live' };
     },
     async request(caller, method, path, options = {}) {
-      const headers: Record<string, string> = { 'x-internal-token': tenantToken(caller, options.scopes) };
+      const headers: Record<string, string> = { 'x-internal-token': tenantToken(caller, options.scopes, options.actor) };
       if (options.key !== null && method === 'POST') headers['idempotency-key'] = options.key ?? `idem-${randomUUID()}`;
       const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
       if (body !== undefined) headers['content-type'] = 'application/json';

@@ -3,6 +3,7 @@ import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 import type { RouteContract } from '../route-contract';
+import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 
 /** api-decisions section 5: the rails a tenant funds its float over. */
 export const FLOAT_RAILS = ['momo', 'bank', 'cash'] as const;
@@ -70,6 +71,89 @@ export type TreasuryBalance = z.infer<typeof treasuryBalanceSchema>;
 export const treasuryBalancesSchema = z.object({ data: z.array(treasuryBalanceSchema) });
 export type TreasuryBalances = z.infer<typeof treasuryBalancesSchema>;
 
+/** api-decisions section 5: what a tenant withdraws from, its fee revenue or its operating float. */
+export const WITHDRAWAL_SOURCES = ['tenant_fees', 'operating_float'] as const;
+export const withdrawalSourceSchema = z.enum(WITHDRAWAL_SOURCES);
+export type WithdrawalSource = z.infer<typeof withdrawalSourceSchema>;
+
+export const WITHDRAWAL_METHODS = ['momo', 'bank', 'cash'] as const;
+export const withdrawalMethodSchema = z.enum(WITHDRAWAL_METHODS);
+export type WithdrawalMethod = z.infer<typeof withdrawalMethodSchema>;
+
+/** Cash is collected in person: who collects it, and where when it matters. */
+export const cashDestinationSchema = z.object({
+  recipientName: z.string().trim().min(1).max(200),
+  location: z.string().trim().min(1).max(200).optional(),
+});
+export const withdrawalDestinationSchema = z.union([momoDestinationSchema, bankDestinationSchema, cashDestinationSchema]);
+export type WithdrawalDestination = z.infer<typeof withdrawalDestinationSchema>;
+
+/**
+ * api-decisions section 4: `pending` -> `approved` | `rejected`. Approval settles the amount into
+ * payout clearing, where delivery to the destination takes it over; no rail delivers
+ * withdrawals yet, so `approved` is where a case ends here. A case whose hold the ledger refused
+ * (the source does not hold the amount) is `failed` at once.
+ */
+export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'failed'] as const;
+export const withdrawalStatusSchema = z.enum(WITHDRAWAL_STATUSES);
+export type WithdrawalStatus = z.infer<typeof withdrawalStatusSchema>;
+
+const memberIdSchema = z.string().min(1).max(64);
+
+const withdrawalRequestFields = {
+  source: withdrawalSourceSchema,
+  amount: amountInputSchema,
+  currencyCode: currencyCodeSchema,
+  /** Team member id (`usr_`) of the maker; equal to the actor header when one is sent. */
+  requestedBy: memberIdSchema,
+  narration: z.string().trim().min(1).max(500).optional(),
+};
+
+/** `POST /v1/admin/money/withdrawals` (Idempotency-Key required): the destination's shape follows payoutMethod. */
+export const createWithdrawalBodySchema = z.discriminatedUnion('payoutMethod', [
+  z.object({ ...withdrawalRequestFields, payoutMethod: z.literal('momo'), destination: momoDestinationSchema }),
+  z.object({ ...withdrawalRequestFields, payoutMethod: z.literal('bank'), destination: bankDestinationSchema }),
+  z.object({ ...withdrawalRequestFields, payoutMethod: z.literal('cash'), destination: cashDestinationSchema }),
+]);
+export type CreateWithdrawalBody = z.infer<typeof createWithdrawalBodySchema>;
+
+/** The checker's body; must equal the actor header (or the session's member) when one is sent. */
+export const approveWithdrawalBodySchema = z.object({ actorId: memberIdSchema });
+export type ApproveWithdrawalBody = z.infer<typeof approveWithdrawalBodySchema>;
+
+export const rejectWithdrawalBodySchema = z.object({ actorId: memberIdSchema, reason: z.string().trim().min(1).max(500) });
+export type RejectWithdrawalBody = z.infer<typeof rejectWithdrawalBodySchema>;
+
+/** A withdrawal case as the API shows it; the amount is a decimal string at the currency's scale. */
+export const withdrawalSchema = z.object({
+  id: z.string(),
+  source: withdrawalSourceSchema,
+  amount: amountStringSchema,
+  currencyCode: z.string(),
+  payoutMethod: withdrawalMethodSchema,
+  destination: withdrawalDestinationSchema,
+  narration: z.string().nullable(),
+  requestedBy: z.string(),
+  status: withdrawalStatusSchema,
+  /** The `withdrawal_hold` entry once the ledger posted it; null until then and when refused. */
+  holdJournalEntryId: z.string().nullable(),
+  /** The ledger's refusal of the hold (INSUFFICIENT_FUNDS) when failed; else null. */
+  failureCode: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: timestampSchema.nullable(),
+  rejectionReason: z.string().nullable(),
+  /** The `withdrawal_settle` (approved) or `withdrawal_release` (rejected) entry once the ledger posted it. */
+  decisionJournalEntryId: z.string().nullable(),
+  createdAt: timestampSchema,
+});
+export type Withdrawal = z.infer<typeof withdrawalSchema>;
+export const withdrawalPageSchema = pageSchema(withdrawalSchema);
+
+export const withdrawalQuerySchema = pageQuerySchema.extend({
+  status: withdrawalStatusSchema.optional(),
+});
+export type WithdrawalQuery = z.infer<typeof withdrawalQuerySchema>;
+
 export const treasuryRoutes = {
   balances: {
     method: 'get',
@@ -112,4 +196,58 @@ export const treasuryRoutes = {
   },
 } as const satisfies Record<string, RouteContract>;
 
-export const TREASURY_ROUTES: RouteContract[] = Object.values(treasuryRoutes);
+export const withdrawalRoutes = {
+  create: {
+    method: 'post',
+    path: '/v1/admin/money/withdrawals',
+    summary:
+      'Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (`withdrawal_hold`) and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed). Idempotency-Key required',
+    surface: 'tenant',
+    service: 'treasury',
+    scope: 'treasury:write',
+    body: createWithdrawalBodySchema,
+    success: { status: 201, schema: withdrawalSchema },
+  },
+  list: {
+    method: 'get',
+    path: '/v1/admin/money/withdrawals',
+    summary: 'List withdrawal cases, newest first',
+    surface: 'tenant',
+    service: 'treasury',
+    scope: 'treasury:read',
+    query: withdrawalQuerySchema,
+    success: { status: 200, schema: withdrawalPageSchema },
+  },
+  get: {
+    method: 'get',
+    path: '/v1/admin/money/withdrawals/{id}',
+    summary: 'Get a withdrawal case',
+    surface: 'tenant',
+    service: 'treasury',
+    scope: 'treasury:read',
+    success: { status: 200, schema: withdrawalSchema },
+  },
+  approve: {
+    method: 'post',
+    path: '/v1/admin/money/withdrawals/{id}/approve',
+    summary:
+      'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_NOT_PENDING',
+    surface: 'tenant',
+    service: 'treasury',
+    scope: 'treasury:approve',
+    body: approveWithdrawalBodySchema,
+    success: { status: 200, schema: withdrawalSchema },
+  },
+  reject: {
+    method: 'post',
+    path: '/v1/admin/money/withdrawals/{id}/reject',
+    summary: 'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 409 CASE_NOT_PENDING',
+    surface: 'tenant',
+    service: 'treasury',
+    scope: 'treasury:approve',
+    body: rejectWithdrawalBodySchema,
+    success: { status: 200, schema: withdrawalSchema },
+  },
+} as const satisfies Record<string, RouteContract>;
+
+export const TREASURY_ROUTES: RouteContract[] = [...Object.values(treasuryRoutes), ...Object.values(withdrawalRoutes)];

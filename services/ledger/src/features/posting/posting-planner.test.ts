@@ -36,7 +36,42 @@ function transfer(id: string, from: string, to: string, amount: string): Decoded
 const plan = (commands: DecodedCommand[], state: Map<string, AccountState>) =>
   planBatch({ commands, recorded: new Map(), accounts: state, existingEntries: new Set(), now: new Date('2026-11-22T10:00:00.000Z') });
 
+function withdrawalHold(id: string, source: 'revenue:fees' | 'asset:pool:USD', amount: string): DecodedCommand {
+  // The amount leaves the source: a debit of credit-normal fee revenue, a credit of the debit-normal pool.
+  const fromFees = source === 'revenue:fees';
+  const command: LedgerPostV1 = {
+    type: 'ledger.post.v1',
+    commandId: id,
+    tenantId: TENANT,
+    environment: 'test',
+    kind: 'withdrawal_hold',
+    reference: { type: 'withdrawal', id },
+    lines: [
+      { accountName: source, direction: fromFees ? 'DR' : 'CR', amount, currencyCode: 'USD' },
+      { accountName: 'suspense', direction: fromFees ? 'CR' : 'DR', amount, currencyCode: 'USD' },
+    ],
+  };
+  return { type: 'ledger.post.v1', commandId: id, payloadHash: `hash-${id}`, command };
+}
+
 describe('planBatch', () => {
+  it.each([
+    ['revenue:fees', 'CR'],
+    ['asset:pool:USD', 'DR'],
+  ] as const)('refuses a withdrawal hold that would take %s below zero, in batch order', (source, normalSide) => {
+    const state = accounts({ ...system(source, normalSide), balance: new BigNumber('10') }, system('suspense', 'CR'));
+    const result = plan([withdrawalHold('1', source, '6'), withdrawalHold('2', source, '6'), withdrawalHold('3', source, '4')], state);
+    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'posted']);
+    expect(state.get(systemAccountKey(TENANT, 'test', 'USD', source))?.balance.toFixed()).toBe('0');
+  });
+
+  it('lets other entries take system accounts below zero as before', () => {
+    const state = accounts(system('revenue:fees', 'CR'), system('suspense', 'CR'));
+    const command = withdrawalHold('1', 'revenue:fees', '5') as Extract<DecodedCommand, { type: 'ledger.post.v1' }>;
+    command.command.kind = 'adjustment';
+    expect(plan([command], state).outcomes[0]?.result.status).toBe('posted');
+  });
+
   it('decides commands in order against balances moved by the ones before', () => {
     const state = accounts(wallet('a', '10'), wallet('b', '0'), wallet('c', '0'));
     const result = plan([transfer('1', 'a', 'b', '10'), transfer('2', 'a', 'c', '1'), transfer('3', 'b', 'c', '4')], state);

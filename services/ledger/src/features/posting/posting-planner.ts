@@ -198,6 +198,19 @@ function applyWalletStatus(command: LedgerWalletStatusV1, accounts: Map<string, 
   return base;
 }
 
+/** The accounts a tenant withdraws from: its fee revenue and its operating float. */
+const WITHDRAWAL_SOURCE = /^(revenue:fees|asset:pool:[A-Z]{3})$/;
+
+/**
+ * System accounts may run negative in general (a float can be overdrawn by the rail's timing),
+ * but a tenant can only withdraw what its source holds: a withdrawal hold that would take the
+ * source below zero is refused here, under the same row locks that serialize every posting, so
+ * two withdrawals racing for the same funds cannot both pass.
+ */
+function guardsSource(command: LedgerPostV1, accountName: string): boolean {
+  return command.kind === 'withdrawal_hold' && WITHDRAWAL_SOURCE.test(accountName);
+}
+
 function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string, AccountState>): PlannedEntry {
   const totals = new Map<string, { debits: BigNumber; credits: BigNumber }>();
   const resolved = command.lines.map((line) => {
@@ -236,7 +249,7 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
   });
   for (const { line, account } of resolved) {
     const balance = after.get(account.id) as BigNumber;
-    if (account.nonNegative && balance.isNegative()) {
+    if ((account.nonNegative || guardsSource(command, line.accountName)) && balance.isNegative()) {
       throw new Rejection('INSUFFICIENT_FUNDS', `${line.accountName} would go below zero`);
     }
   }

@@ -1,7 +1,6 @@
-import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, MemberDirectory, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
 import type { depositsConfigShape } from '../deposits/deposits-feature';
-import { MemberDirectory } from './member-directory';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';

@@ -5,7 +5,6 @@ import {
   type ErrorCode,
   ERROR_STATUS,
   formatAmount,
-  hasScope,
   type LedgerResultV1,
   newId,
   type Page,
@@ -13,10 +12,9 @@ import {
   type PayoutCaseQuery,
   type RejectPayoutBody,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
-import type { MemberDirectory } from './member-directory';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
 import {
   type DecisionOutcome,
@@ -231,11 +229,8 @@ export class PayoutsService {
   }
 
   /** An active member of the tenant whose role grants `scope`; else 403 ACTOR_NOT_PERMITTED. */
-  private async requireMember(tenantId: string, memberId: string, scope: string): Promise<void> {
-    const member = await this.deps.members.memberOf(tenantId, memberId);
-    if (!member || member.status !== 'active' || !hasScope(member.scopes, scope)) {
-      throw new AppError('ACTOR_NOT_PERMITTED', `Member ${memberId} may not do this: an active member whose role grants ${scope} is needed`, { actorId: memberId, requiredScope: scope });
-    }
+  private requireMember(tenantId: string, memberId: string, scope: string): Promise<void> {
+    return requirePermittedMember(this.deps.members, tenantId, memberId, scope);
   }
 
   /**

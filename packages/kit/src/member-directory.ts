@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type MemberPrincipal, memberPrincipalSchema } from '@wallet/contracts';
-import { AppError, currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import { hasScope, type MemberPrincipal, memberPrincipalSchema } from '@wallet/contracts';
+import { currentContext } from './context';
+import { AppError } from './errors';
+import { INTERNAL_TOKEN_HEADER, signInternalToken } from './internal-token';
+import type { Logger } from './logger';
 
 /**
  * Team members as identity sees them now (`GET /internal/v1/tenants/{tenantId}/members/{memberId}`,
  * system token): status, role and the scopes the role grants. Not cached: a member deactivated
- * or demoted a moment ago must not still approve.
+ * or demoted a moment ago must not still approve. Shared by every maker-checker feature.
  */
 export class MemberDirectory {
   constructor(private readonly options: { identityUrl: string; internalTokenSecret: string; timeoutMs: number; logger: Logger }) {}
@@ -39,4 +42,15 @@ export class MemberDirectory {
 
 function unavailable(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'Team members cannot be read right now; retry shortly', { dependency: 'identity' });
+}
+
+/**
+ * Maker-checker's rule for who may act (api-decisions section 4): an active member of the tenant
+ * whose role grants `scope`; anyone else is 403 ACTOR_NOT_PERMITTED.
+ */
+export async function requirePermittedMember(members: Pick<MemberDirectory, 'memberOf'>, tenantId: string, memberId: string, scope: string): Promise<void> {
+  const member = await members.memberOf(tenantId, memberId);
+  if (!member || member.status !== 'active' || !hasScope(member.scopes, scope)) {
+    throw new AppError('ACTOR_NOT_PERMITTED', `Member ${memberId} may not do this: an active member whose role grants ${scope} is needed`, { actorId: memberId, requiredScope: scope });
+  }
 }

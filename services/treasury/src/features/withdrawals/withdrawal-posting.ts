@@ -1,0 +1,68 @@
+import type { Environment, LedgerPostV1, PostingLine, WithdrawalSource } from '@wallet/contracts';
+
+export type WithdrawalStep = 'hold' | 'settle' | 'release';
+const STEPS: readonly string[] = ['hold', 'settle', 'release'] satisfies WithdrawalStep[];
+
+export const WITHDRAWAL_REFERENCE_TYPE = 'withdrawal';
+
+/** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
+export function withdrawalCommandId(caseId: string, step: WithdrawalStep): string {
+  return `${caseId}:${step}`;
+}
+
+/** The step a command id names; null for a command id that is not a withdrawal step. */
+export function stepOfCommand(commandId: string): WithdrawalStep | null {
+  const step = commandId.slice(commandId.lastIndexOf(':') + 1);
+  return STEPS.includes(step) ? (step as WithdrawalStep) : null;
+}
+
+/** The ledger account each source names (api-decisions section 7). */
+export function sourceAccountOf(source: WithdrawalSource, currencyCode: string): string {
+  return source === 'tenant_fees' ? 'revenue:fees' : `asset:pool:${currencyCode}`;
+}
+
+export interface WithdrawalPosting {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  source: WithdrawalSource;
+  currencyCode: string;
+  amount: string;
+  correlationId?: string | undefined;
+}
+
+const KIND: Record<WithdrawalStep, LedgerPostV1['kind']> = { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' };
+
+/**
+ * api-decisions section 7: withdrawal_hold moves the amount from the source to `suspense`,
+ * withdrawal_settle from `suspense` to `payout-clearing`, withdrawal_release from `suspense`
+ * back to the source. "From" is the side that lowers the source's balance: fee revenue is
+ * credit normal, so it is debited (DR revenue:fees, CR suspense, as payout_hold does to a
+ * wallet); the operating float is an asset, debit normal, so it is credited (CR asset:pool, DR
+ * suspense). Suspense and payout clearing then carry the pool's amount on the asset side until
+ * it leaves, and every step is the hold's sides carried one account further. Reading the
+ * pool's lines the other way round would make a withdrawal grow the operating float.
+ */
+export function withdrawalPostCommand(withdrawal: WithdrawalPosting, step: WithdrawalStep): LedgerPostV1 {
+  const { currencyCode, amount } = withdrawal;
+  const source = sourceAccountOf(withdrawal.source, currencyCode);
+  // Out of a credit-normal account is a debit; out of a debit-normal one a credit.
+  const out: PostingLine['direction'] = withdrawal.source === 'tenant_fees' ? 'DR' : 'CR';
+  const into: PostingLine['direction'] = out === 'DR' ? 'CR' : 'DR';
+  const line = (accountName: string, direction: PostingLine['direction']): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const linesOf: Record<WithdrawalStep, () => PostingLine[]> = {
+    hold: () => [line(source, out), line('suspense', into)],
+    settle: () => [line('suspense', out), line('payout-clearing', into)],
+    release: () => [line('suspense', out), line(source, into)],
+  };
+  return {
+    type: 'ledger.post.v1',
+    commandId: withdrawalCommandId(withdrawal.id, step),
+    tenantId: withdrawal.tenantId,
+    environment: withdrawal.environment,
+    ...(withdrawal.correlationId ? { correlationId: withdrawal.correlationId } : {}),
+    kind: KIND[step],
+    reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id },
+    lines: linesOf[step](),
+  };
+}

@@ -1,0 +1,55 @@
+import { approveWithdrawalBodySchema, createWithdrawalBodySchema, rejectWithdrawalBodySchema, withdrawalQuerySchema } from '@wallet/contracts';
+import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { DecisionAnswer, WithdrawalsService } from './withdrawals-service';
+
+/** The decision's 200 stored in the decision's transaction, when a key guards the call: a retry replays it. */
+function decisionAnswerOf(response: Response): DecisionAnswer | undefined {
+  const key = idempotencyOf(response);
+  return key ? (tx, withdrawal) => key.complete(tx, jsonResponse(200, withdrawal)) : undefined;
+}
+
+/** `/v1/admin/money/withdrawals*`: the gateway already required the route's scope; the tenant and environment come from its token. */
+export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
+  const router = Router();
+
+  // As for payouts: the statement that records the case remembers a 202 pending answer; the
+  // 201 or the refusal replaces it where the ledger's answer to the hold is recorded.
+  router.post('/v1/admin/money/withdrawals', guards.create, async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const key = idempotencyOf(response);
+    if (!key) throw new Error('POST /v1/admin/money/withdrawals runs only under a required Idempotency-Key');
+    const body = parseOrThrow(createWithdrawalBodySchema, request.body);
+    const created = await withdrawals.create(scope, claimsOf(response), body, {
+      pending: (withdrawal) => key.completionStatement(jsonResponse(202, withdrawal)),
+      held: (withdrawal) => {
+        const answer = jsonResponse(201, withdrawal);
+        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
+      },
+      rememberRefusal: async (tx, refusal) => {
+        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
+      },
+    });
+    response.status(created.status).json(created.withdrawal);
+  });
+
+  router.get('/v1/admin/money/withdrawals', async (request, response) => {
+    response.json(await withdrawals.list(tenantScopeOf(response), parseOrThrow(withdrawalQuerySchema, request.query, 'query')));
+  });
+
+  router.get('/v1/admin/money/withdrawals/:id', async (request, response) => {
+    response.json(await withdrawals.get(tenantScopeOf(response), request.params.id));
+  });
+
+  router.post('/v1/admin/money/withdrawals/:id/approve', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+    const body = parseOrThrow(approveWithdrawalBodySchema, request.body);
+    response.json(await withdrawals.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+  });
+
+  router.post('/v1/admin/money/withdrawals/:id/reject', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+    const body = parseOrThrow(rejectWithdrawalBodySchema, request.body);
+    response.json(await withdrawals.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+  });
+
+  return router;
+}

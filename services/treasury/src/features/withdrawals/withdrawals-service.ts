@@ -1,0 +1,310 @@
+import {
+  type ApproveWithdrawalBody,
+  checkAmount,
+  type CreateWithdrawalBody,
+  type ErrorCode,
+  ERROR_STATUS,
+  formatAmount,
+  type LedgerResultV1,
+  newId,
+  type Page,
+  type RejectWithdrawalBody,
+  type Withdrawal,
+  type WithdrawalQuery,
+} from '@wallet/contracts';
+import {
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  currentContext,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  IdempotencyInProgressError,
+  type InternalClaims,
+  type MemberDirectory,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  requirePermittedMember,
+  type SqlStatement,
+  type Tx,
+} from '@wallet/kit';
+import { z } from 'zod';
+import type { TreasuryScope } from '../float-deposits/float-deposits-store';
+import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
+import {
+  type DecisionOutcome,
+  decideWithdrawal,
+  findWithdrawal,
+  finishDecisions,
+  finishHolds,
+  type HoldOutcome,
+  insertWithdrawalWithHold,
+  listWithdrawals,
+  type NewWithdrawal,
+  recordHoldWithAnswer,
+  type ScopedStepOutcome,
+  type StoredWithdrawal,
+} from './withdrawals-store';
+
+export interface WithdrawalsDeps {
+  db: Db;
+  relay: OutboxRelay;
+  postings: Pick<Postings, 'replyTo' | 'expect'>;
+  members: Pick<MemberDirectory, 'memberOf'>;
+  /** How long a request waits for the ledger's answer to the hold before answering 202 pending. */
+  replyTimeoutMs: number;
+}
+
+/** How the caller's idempotency key remembers the answers of one creation (as for payouts). */
+export interface WithdrawalAnswers {
+  pending(withdrawal: Withdrawal): SqlStatement;
+  held(withdrawal: Withdrawal): { statement: SqlStatement; answered(): void };
+  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
+}
+
+export interface CreatedWithdrawal {
+  /** 201 with the hold posted; 202 when the ledger had not answered by the deadline. A refusal is thrown (422). */
+  status: 201 | 202;
+  withdrawal: Withdrawal;
+}
+
+/** Stores the decision's answer in the decision's transaction, when a key guards the call. */
+export type DecisionAnswer = (tx: Tx, withdrawal: Withdrawal) => Promise<void>;
+
+const CREATE_SCOPE = 'treasury:write';
+const APPROVE_SCOPE = 'treasury:approve';
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', 'No such withdrawal');
+}
+
+/** api-decisions section 4: a body actor must equal the actor the caller declared (header or session). */
+function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
+  if (claims.actor && claims.actor.id !== bodyActorId) {
+    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
+  }
+}
+
+/**
+ * Tenant withdrawals under maker-checker, the same way as wallet payouts. Each step (hold at
+ * creation, settle on approval, release on rejection) commits with its posting command through
+ * the outbox, under its own command id, so a step posts once whatever is retried. The ledger
+ * decides whether the source holds the amount; a decision is only taken on a case whose hold
+ * the ledger posted.
+ */
+export class WithdrawalsService {
+  constructor(private readonly deps: WithdrawalsDeps) {}
+
+  async create(scope: TreasuryScope, claims: InternalClaims, body: CreateWithdrawalBody, answers: WithdrawalAnswers): Promise<CreatedWithdrawal> {
+    checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
+    const problem = checkAmount(body.amount, body.currencyCode);
+    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, CREATE_SCOPE);
+    const amount = formatAmount(body.amount, body.currencyCode);
+
+    const id = newId('payoutCase');
+    const draft: NewWithdrawal = {
+      id,
+      source: body.source,
+      currencyCode: body.currencyCode,
+      amount,
+      payoutMethod: body.payoutMethod,
+      destination: body.destination,
+      narration: body.narration ?? null,
+      requestedBy: body.requestedBy,
+      createdAt: new Date(),
+    };
+    const command = withdrawalPostCommand({ ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId }, 'hold');
+    const actor = auditActorFieldsOf(claims);
+    const audit = auditRecordMessage({
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      action: 'withdrawal.requested',
+      actorType: actor.actorType,
+      actorId: body.requestedBy,
+      targetType: 'withdrawal',
+      targetId: id,
+      metadata: { ...actor.metadata, callerActorId: actor.actorId, source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
+    });
+    const pendingCase = toWithdrawal(pendingRecord(scope, draft, ''));
+    // Waiting starts before the commit: the ledger may answer before this resumes.
+    const pending = this.deps.postings.expect(withdrawalCommandId(id, 'hold'), this.deps.replyTimeoutMs);
+    let created: StoredWithdrawal;
+    try {
+      const seq = await insertWithdrawalWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), commands: [postingMessage(command, { replyTo: this.deps.postings.replyTo }), audit] });
+      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      created = pendingRecord(scope, draft, seq);
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    this.deps.relay.wake();
+
+    const result = await pending.result;
+    const outcome = result ? holdOutcomeOf(result) : null;
+    if (!outcome) return { status: 202, withdrawal: pendingCase };
+    const finished = await this.recordHold(scope, created, outcome, answers);
+    if (finished.status === 'failed') throw refusalOf(finished);
+    return { status: finished.holdEntryId ? 201 : 202, withdrawal: toWithdrawal(finished) };
+  }
+
+  approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answer?: DecisionAnswer): Promise<Withdrawal> {
+    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answer);
+  }
+
+  reject(scope: TreasuryScope, claims: InternalClaims, id: string, body: RejectWithdrawalBody, answer?: DecisionAnswer): Promise<Withdrawal> {
+    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answer);
+  }
+
+  /** Finishes case steps from ledger events (any instance, any time); a step recorded already is left as it is. */
+  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    const holds: ScopedStepOutcome<HoldOutcome>[] = [];
+    const decisions: ScopedStepOutcome<DecisionOutcome>[] = [];
+    for (const result of results) {
+      if (!result.reference) continue;
+      const scope = { tenantId: result.tenantId, environment: result.environment };
+      const step = stepOfCommand(result.commandId);
+      if (step === 'hold') {
+        const outcome = holdOutcomeOf(result);
+        if (outcome) holds.push({ scope, id: result.reference.id, outcome });
+      } else if (step === 'settle' || step === 'release') {
+        const outcome = decisionOutcomeOf(result);
+        if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
+      }
+    }
+    await finishHolds(tx, holds);
+    await finishDecisions(tx, decisions);
+  }
+
+  async get(scope: TreasuryScope, id: string): Promise<Withdrawal> {
+    const withdrawal = await findWithdrawal(this.deps.db, scope, id);
+    if (!withdrawal) throw notFound();
+    return toWithdrawal(withdrawal);
+  }
+
+  async list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
+    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const rows = await listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq: position?.seq, limit: query.limit });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { data: page.map(toWithdrawal), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  }
+
+  /**
+   * The checker's step: who may take it is checked first (identity answers for the member now),
+   * then the case moves out of pending with its posting command, its audit record and the key's
+   * answer in one transaction, conditional on it still being pending.
+   */
+  private async decide(scope: TreasuryScope, claims: InternalClaims, id: string, decision: { status: 'approved' | 'rejected'; decidedBy: string; rejectionReason: string | null }, answer?: DecisionAnswer): Promise<Withdrawal> {
+    checkDeclaredActor(claims, decision.decidedBy, 'actorId');
+    const current = await findWithdrawal(this.deps.db, scope, id);
+    if (!current) throw notFound();
+    if (current.requestedBy === decision.decidedBy) throw new AppError('SELF_APPROVAL_FORBIDDEN', 'The requester of a withdrawal cannot decide it', { actorId: decision.decidedBy });
+    await requirePermittedMember(this.deps.members, scope.tenantId, decision.decidedBy, APPROVE_SCOPE);
+
+    const step = decision.status === 'approved' ? 'settle' : 'release';
+    const actor = auditActorFieldsOf(claims);
+    const decided = await this.deps.db.transaction(async (tx) => {
+      const moved = await decideWithdrawal(tx, scope, id, decision);
+      if (!moved) {
+        const now = await findWithdrawal(tx, scope, id);
+        if (!now) throw notFound();
+        throw new AppError('CASE_NOT_PENDING', now.status === 'pending' ? 'The case waits for the ledger to confirm its hold; retry shortly' : `The case is ${now.status}, not pending`, {
+          status: now.status,
+          ...(now.status === 'pending' ? { holdConfirmed: false } : {}),
+        });
+      }
+      const command = withdrawalPostCommand({ ...scope, id, source: moved.source, currencyCode: moved.currencyCode, amount: moved.amount, correlationId: currentContext()?.correlationId }, step);
+      await enqueueOutbox(tx, [
+        postingMessage(command),
+        auditRecordMessage({
+          tenantId: scope.tenantId,
+          environment: scope.environment,
+          action: decision.status === 'approved' ? 'withdrawal.approved' : 'withdrawal.rejected',
+          actorType: actor.actorType,
+          actorId: decision.decidedBy,
+          targetType: 'withdrawal',
+          targetId: id,
+          metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: moved.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
+        }),
+      ]);
+      const shown = toWithdrawal(moved);
+      if (answer) await answer(tx, shown);
+      return shown;
+    });
+    this.deps.relay.wake();
+    return decided;
+  }
+
+  /**
+   * Records the hold's outcome this request learnt, with the answer it will give: a posted hold
+   * and its 201 in one statement; a refusal (the case fails) and its remembered 422 together.
+   * Either may have been recorded first by the event path; the case as recorded is returned.
+   */
+  private async recordHold(scope: TreasuryScope, created: StoredWithdrawal, outcome: HoldOutcome, answers: WithdrawalAnswers): Promise<StoredWithdrawal> {
+    if (outcome.status === 'held') {
+      const held: StoredWithdrawal = { ...created, holdEntryId: outcome.journalEntryId };
+      const answer = answers.held(toWithdrawal(held));
+      const stored = await recordHoldWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
+      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      answer.answered();
+      return held;
+    }
+    return this.deps.db.transaction(async (tx) => {
+      await finishHolds(tx, [{ scope, id: created.id, outcome }]);
+      const finished = await findWithdrawal(tx, scope, created.id);
+      if (!finished) throw new Error(`withdrawal ${created.id} vanished while its hold was recorded`);
+      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
+      return finished;
+    });
+  }
+}
+
+function holdOutcomeOf(result: LedgerResultV1): HoldOutcome | null {
+  if (result.status === 'posted' && result.journalEntryId) return { status: 'held', journalEntryId: result.journalEntryId };
+  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
+  return null;
+}
+
+function decisionOutcomeOf(result: LedgerResultV1): DecisionOutcome | null {
+  if (result.status === 'posted' && result.journalEntryId) return { status: 'posted', journalEntryId: result.journalEntryId };
+  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
+  return null;
+}
+
+/** The record a case is from the moment it commits until the ledger answers its hold. */
+function pendingRecord(scope: TreasuryScope, draft: NewWithdrawal, seq: string): StoredWithdrawal {
+  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null };
+}
+
+/** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
+export function refusalOf(withdrawal: StoredWithdrawal): AppError {
+  const reported = withdrawal.failureCode ?? 'VALIDATION_ERROR';
+  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
+  const message = code === 'INSUFFICIENT_FUNDS' ? `The ${withdrawal.source === 'tenant_fees' ? 'fee revenue' : 'operating float'} does not hold the amount` : `The ledger refused the withdrawal hold (${reported})`;
+  return new AppError(code, message, { withdrawalId: withdrawal.id });
+}
+
+export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {
+  return {
+    id: withdrawal.id,
+    source: withdrawal.source,
+    amount: formatAmount(withdrawal.amount, withdrawal.currencyCode),
+    currencyCode: withdrawal.currencyCode,
+    payoutMethod: withdrawal.payoutMethod,
+    destination: withdrawal.destination,
+    narration: withdrawal.narration,
+    requestedBy: withdrawal.requestedBy,
+    status: withdrawal.status,
+    holdJournalEntryId: withdrawal.holdEntryId,
+    failureCode: withdrawal.failureCode,
+    decidedBy: withdrawal.decidedBy,
+    decidedAt: withdrawal.decidedAt ? withdrawal.decidedAt.toISOString() : null,
+    rejectionReason: withdrawal.rejectionReason,
+    decisionJournalEntryId: withdrawal.decisionEntryId,
+    createdAt: withdrawal.createdAt.toISOString(),
+  };
+}

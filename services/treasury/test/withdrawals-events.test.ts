@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { waitFor } from '@wallet/kit/testing';
+import { parseWithdrawal, startWithdrawalsHarness, type WithdrawalsHarness } from './withdrawals-support';
+
+/**
+ * The deadline is shorter than any ledger round trip, so every creation answers 202 pending and
+ * only the ledger's events can record the hold, or its refusal.
+ */
+let harness: WithdrawalsHarness & { closeAll(): Promise<void> };
+
+beforeAll(async () => {
+  harness = await startWithdrawalsHarness({ TREASURY_POSTING_REPLY_TIMEOUT_MS: '10' });
+});
+
+afterAll(async () => {
+  await harness?.closeAll();
+});
+
+it('answers 202 pending past the deadline; the ledger event records the hold once, and only then may it be decided', async () => {
+  const tenant = await harness.newTenant();
+  await harness.earnFees(tenant, '20.00');
+  const key = `idem-${randomUUID()}`;
+  const created = await harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key });
+  expect(created.status).toBe(202);
+  const pending = parseWithdrawal(created);
+  expect(pending).toMatchObject({ status: 'pending', holdJournalEntryId: null, amount: '12.34' });
+
+  const held = await waitFor(
+    async () => {
+      const read = parseWithdrawal(await harness.request(tenant, 'GET', `/v1/admin/money/withdrawals/${pending.id}`));
+      return read.holdJournalEntryId ? read : undefined;
+    },
+    { what: 'the ledger event to record the hold' },
+  );
+  expect(held.status).toBe('pending');
+
+  const replay = await harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key });
+  expect(replay.status).toBe(202);
+  expect(replay.body.id).toBe(pending.id);
+  const [entries] = await harness.ledgerDb('journal_entries').where({ reference_type: 'withdrawal', reference_id: pending.id }).count<{ count: string }[]>('* as count');
+  expect(Number(entries?.count)).toBe(1);
+
+  const approved = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${pending.id}/approve`, { body: { actorId: tenant.checker }, key: null });
+  expect(approved.status).toBe(200);
+  expect(approved.body.status).toBe('approved');
+});
+
+it('fails the case from the ledger’s rejected event when the source does not hold the amount', async () => {
+  const tenant = await harness.newTenant();
+  await harness.earnFees(tenant, '5.00');
+  const created = await harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '5.01' });
+  expect(created.status).toBe(202);
+  const failed = await waitFor(
+    async () => {
+      const read = parseWithdrawal(await harness.request(tenant, 'GET', `/v1/admin/money/withdrawals/${created.body.id}`));
+      return read.status === 'failed' ? read : undefined;
+    },
+    { what: 'the ledger event to fail the case' },
+  );
+  expect(failed).toMatchObject({ failureCode: 'INSUFFICIENT_FUNDS', holdJournalEntryId: null });
+  const decision = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${created.body.id}/reject`, { body: { actorId: tenant.checker, reason: 'no funds' }, key: null });
+  expect(`${decision.status} ${decision.body.error.code}`).toBe('409 CASE_NOT_PENDING');
+});
