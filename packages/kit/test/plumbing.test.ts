@@ -112,6 +112,46 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await listener.close();
   });
 
+  it('publishes handed-over messages right after their commit without a pass, and leaves them to the passes when the broker is gone', async () => {
+    const received: string[] = [];
+    const listener = await collect('kit-handover-test', received);
+    const broker = new Broker({ url: amqpUrl, name: 'kit-handover', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    await broker.start();
+    // No pass runs during the first part: the idle delay is longer than the test.
+    const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000 });
+    const messages = Array.from({ length: 5 }, (_, index) => ({ messageId: `handed-${index}`, exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: index } }));
+    const handOver = relay.handOver(messages);
+    await db.transaction((tx) => enqueueOutbox(tx, messages));
+    // A pass that runs between the commit and the publish leaves them alone: published once.
+    expect(await relay.publishOnce()).toBe(0);
+    handOver.committed();
+    await waitFor(async () => (messages.every((message) => received.includes(message.messageId)) ? true : undefined), { what: 'the handed-over messages' });
+    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'their rows to go' });
+
+    // Abandoned (the statement wrote nothing the caller meant): a later pass still owns any row.
+    const orphan = { messageId: 'abandoned-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} };
+    relay.handOver([orphan]).abandon();
+    await db.transaction((tx) => enqueueOutbox(tx, [orphan]));
+    expect(await relay.publishOnce()).toBe(1);
+
+    // Broker gone between commit and publish: the rows stay, and a pass publishes them later.
+    await broker.close();
+    const late = { messageId: 'late-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} };
+    const lateHandOver = relay.handOver([late]);
+    await db.transaction((tx) => enqueueOutbox(tx, [late]));
+    lateHandOver.committed();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await db('outbox').pluck('message_id')).toEqual(['late-1']);
+    const again = new Broker({ url: amqpUrl, name: 'kit-handover-2', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    await again.start();
+    const relayAgain = new OutboxRelay({ db, broker: again, logger, idleDelayMs: 60_000 });
+    expect(await relayAgain.publishOnce()).toBe(1);
+    await waitFor(async () => (received.includes('late-1') && received.includes('abandoned-1') ? true : undefined), { what: 'the messages the passes published' });
+    expect(received.filter((id) => id.startsWith('handed-'))).toHaveLength(5);
+    await again.close();
+    await listener.close();
+  });
+
   it('reconnects after the broker drops the connection and consumes again', async () => {
     const broker = new Broker({
       url: amqpUrl,

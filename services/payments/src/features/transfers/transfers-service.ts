@@ -106,20 +106,21 @@ export class TransfersService {
     const pendingTransfer = toTransfer(pendingRecord(scope, draft, ''));
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
     const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs);
+    const message = postingMessage(command, { replyTo: this.deps.postings.replyTo });
+    const handOver = this.deps.relay.handOver([message]);
     let created: StoredTransfer;
     try {
       // The transfer, its posting command and the key's 202 commit as one statement.
-      const seq = await insertTransferWithCommand(this.deps.db, scope, draft, {
-        answer: answers.pending(pendingTransfer),
-        command: postingMessage(command, { replyTo: this.deps.postings.replyTo }),
-      });
+      const seq = await insertTransferWithCommand(this.deps.db, scope, draft, { answer: answers.pending(pendingTransfer), command: message });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       created = pendingRecord(scope, draft, seq);
     } catch (error) {
+      handOver.abandon();
       pending.cancel();
       throw error;
     }
-    this.deps.relay.wake();
+    // The command goes out now, batched with those of the same turn, without a relay pass.
+    handOver.committed();
 
     const result = await pending.result;
     const outcome = result ? outcomeOf(result) : null;
