@@ -114,7 +114,7 @@ export class PostingConsumer {
       let outcomes: SerializedOutcome[] | null = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
-        outcomes = await processBatch(this.options.db, decodable.map((item) => item.command), { lockTurn });
+        outcomes = await processBatch(this.options.db, decodable.map((item) => item.command), { lockTurn, relay: this.options.relay });
         this.options.logger.debug({ size: decodable.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
         this.options.logger.warn({ err: error, size: decodable.length }, 'batch failed; retrying commands one by one');
@@ -128,7 +128,7 @@ export class PostingConsumer {
       // delivery limit park the ones that still fail.
       for (const item of decodable) {
         try {
-          const [outcome] = await processBatch(this.options.db, [item.command]);
+          const [outcome] = await processBatch(this.options.db, [item.command], { relay: this.options.relay });
           if (outcome) this.finish([item.delivery], [outcome]);
         } catch (single) {
           this.options.logger.error({ err: single, commandId: item.command.commandId }, 'command failed; requeued');
@@ -142,7 +142,6 @@ export class PostingConsumer {
   }
 
   private finish(deliveries: Delivery[], outcomes: SerializedOutcome[]): void {
-    this.options.relay.wake();
     deliveries.forEach((delivery, index) => {
       const outcome = outcomes[index];
       if (!outcome) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);

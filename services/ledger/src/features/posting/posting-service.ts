@@ -6,7 +6,7 @@ import {
   type LedgerResultV1,
   TOPOLOGY,
 } from '@wallet/contracts';
-import { type Db, enqueueOutbox, type OutboxMessage } from '@wallet/kit';
+import { type Db, enqueueOutbox, type OutboxMessage, type OutboxRelay } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
 import { type CommandOutcome, type DecodedCommand, planBatch } from './posting-planner';
 import { type AccountRef, findExistingEntries, findRecordedResults, insertEntries, loadAccountsForUpdate, recordResults, updateAccounts } from './posting-store';
@@ -94,10 +94,16 @@ export interface LockTurn {
  */
 export type SerializedOutcome = CommandOutcome & { resultText: string };
 
-export async function processBatch(db: Db, commands: DecodedCommand[], options: { now?: Date; lockTurn?: LockTurn } = {}): Promise<SerializedOutcome[]> {
+export async function processBatch(
+  db: Db,
+  commands: DecodedCommand[],
+  options: { now?: Date; lockTurn?: LockTurn; relay?: Pick<OutboxRelay, 'handOver'> } = {},
+): Promise<SerializedOutcome[]> {
   const now = options.now ?? new Date();
+  // The batch's events go out right after its commit, without waiting for a relay pass.
+  let handOver = null as ReturnType<OutboxRelay['handOver']> | null;
   try {
-    return await db.transaction(async (tx) => {
+    const outcomes = await db.transaction(async (tx) => {
       await options.lockTurn?.wait;
       let accounts;
       try {
@@ -119,12 +125,16 @@ export async function processBatch(db: Db, commands: DecodedCommand[], options: 
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       await recordResults(tx, newOutcomes);
-      await enqueueOutbox(
-        tx,
-        newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText)),
-      );
+      const events = newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText));
+      handOver = options.relay?.handOver(events) ?? null;
+      await enqueueOutbox(tx, events);
       return outcomes;
     });
+    handOver?.committed();
+    return outcomes;
+  } catch (error) {
+    handOver?.abandon();
+    throw error;
   } finally {
     options.lockTurn?.done();
   }
