@@ -3,6 +3,7 @@ import { migrations } from '../migrations';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
+import { withdrawalRecords } from './features/business-records/withdrawal-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
@@ -31,7 +32,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             floatDeposits.routes(app);
             withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
-            app.use(businessRecordsRouter([floatDepositRecords(db)]));
+            app.use(businessRecordsRouter([floatDepositRecords(db), withdrawalRecords(db)]));
           },
           stop: () => postings.stop(),
         };

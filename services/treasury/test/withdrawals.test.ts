@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { errorBodySchema, journalEntrySchema, treasuryBalancesSchema, withdrawalPageSchema } from '@wallet/contracts';
+import { errorBodySchema, finishedRecordsPageSchema, journalEntrySchema, recordLookupSchema, treasuryBalancesSchema, withdrawalPageSchema } from '@wallet/contracts';
+import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
-import { type Caller, type HttpResult, tenantToken } from './support';
+import { type Caller, type HttpResult, INTERNAL_SECRET, tenantToken } from './support';
 import { parseWithdrawal, startWithdrawalsHarness, type WithdrawalsHarness, type WithdrawalTenant } from './withdrawals-support';
 
 /**
@@ -305,5 +306,54 @@ describe('reads', () => {
     expect(parseWithdrawal(await harness.request(owner, 'GET', `/v1/admin/money/withdrawals/${held.id}`))).toMatchObject({ status: 'pending', decidedBy: null });
     expect(await usd(intruder)).toEqual({ operatingFloat: '0.00', tenantFeeRevenue: '50.00', suspense: '0.00', payoutClearing: '0.00' });
     expect(await usd(owner)).toMatchObject({ tenantFeeRevenue: '40.00', suspense: '10.00' });
+  });
+});
+
+describe('reconciliation records', () => {
+  const systemGet = async (path: string) => {
+    const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId: randomUUID() });
+    const response = await fetch(`${harness.url}${path}`, { headers: { 'x-internal-token': token } });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+
+  it("serves each case's steps with exactly the lines the ledger posted for them, and refuses tenant tokens", async () => {
+    const tenant = await harness.newTenant();
+    await harness.fundFloat(tenant, '300.00');
+    await harness.earnFees(tenant, '50.00');
+    const approved = await heldWithdrawal(tenant, 'operating_float', '120.00');
+    const rejected = await heldWithdrawal(tenant, 'tenant_fees', '20.00');
+    const pending = await heldWithdrawal(tenant, 'tenant_fees', '5.00');
+    expect((await decide(tenant, approved.id, 'approve', tenant.checker)).status).toBe(200);
+    expect((await decide(tenant, rejected.id, 'reject', tenant.checker)).status).toBe(200);
+    await decisionEntryOf(tenant, approved.id);
+    await decisionEntryOf(tenant, rejected.id);
+
+    const types = await systemGet('/internal/v1/business-records');
+    expect(types).toEqual({ status: 200, body: { data: ['float_deposit', 'withdrawal'] } });
+    const page = await systemGet(`/internal/v1/business-records/withdrawal/finished?tenantId=${tenant.tenantId}&environment=live&limit=10`);
+    expect(page.status).toBe(200);
+    const { records } = finishedRecordsPageSchema.parse(page.body);
+    expect(records.map((record) => record.id).sort()).toEqual([approved.id, rejected.id, pending.id].sort());
+    const lineText = (line: { direction: string; accountName: string; amount: string; currencyCode: string }) => `${line.direction} ${line.accountName} ${line.amount} ${line.currencyCode}`;
+    for (const record of records) {
+      expect(record.postings.map((posting) => posting.kind)).toEqual(
+        record.id === approved.id ? ['withdrawal_hold', 'withdrawal_settle'] : record.id === rejected.id ? ['withdrawal_hold', 'withdrawal_release'] : ['withdrawal_hold'],
+      );
+      for (const posting of record.postings) {
+        const posted = await entry(tenant, posting.journalEntryId as string);
+        expect({ kind: posting.kind, reference: posting.reference, lines: posting.lines.map(lineText) }).toEqual(posted);
+      }
+    }
+
+    const lookup = await fetch(`${harness.url}/internal/v1/business-records/withdrawal/lookup`, {
+      method: 'POST',
+      headers: { 'x-internal-token': signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId: randomUUID() }), 'content-type': 'application/json' },
+      body: JSON.stringify({ ids: [approved.id, 'pc_unknown'] }),
+    });
+    expect(recordLookupSchema.parse(await lookup.json()).data).toEqual([
+      expect.objectContaining({ id: approved.id, tenantId: tenant.tenantId, status: 'approved', finished: true, journalEntryIds: [approved.holdJournalEntryId, expect.any(String)] }),
+    ]);
+    const asTenant = await harness.request(tenant, 'GET', '/internal/v1/business-records');
+    expect(asTenant.status).toBe(403);
   });
 });
