@@ -1,5 +1,6 @@
 import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
+import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
@@ -11,22 +12,27 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape },
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...analyticsConfigShape },
       migrations,
       topology: declareTreasuryTopology,
-      // Withdrawals and analytics mount here as they arrive.
+      // Withdrawals mount here as they arrive.
       wire: async ({ db, relay, ...parts }) => {
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
         const balances = startBalances({ db, relay, ...parts });
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
+        const analytics = await startAnalytics({ db, relay, ...parts });
         await postings.start();
         return {
           routes: (app) => {
             balances.routes(app);
             floatDeposits.routes(app);
+            analytics.routes(app);
           },
-          stop: () => postings.stop(),
+          stop: async () => {
+            await postings.stop();
+            await analytics.stop?.();
+          },
         };
       },
     },

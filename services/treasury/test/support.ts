@@ -44,6 +44,9 @@ export interface TreasuryHarness {
   db: Db;
   ledgerDb: Db;
   ledgerUrl: string;
+  /** Treasury's own address and the test vhost, for tests that call or publish directly. */
+  url: string;
+  amqpUrl: string;
   newCaller(currencies?: string[]): Promise<Caller>;
   request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[] }): Promise<HttpResult>;
   close(): Promise<void>;
@@ -66,6 +69,8 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     db,
     ledgerDb,
     ledgerUrl,
+    url: `http://127.0.0.1:${service.port}`,
+    amqpUrl,
     async newCaller(currencies = ['USD', 'UGX']) {
       const tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`;
       const event = {
