@@ -1,4 +1,4 @@
-import { depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, reconciliationRoutes as RC, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
+import { analyticsRoutes as AN, depositRoutes as D, feeRoutes as F, payoutRoutes as PO, platformRoutes as P, reconciliationRoutes as RC, transferRoutes as T, walletRoutes as W } from '@wallet/contracts';
 import type { RequestOptions, WalletClient } from './client';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
@@ -203,6 +203,16 @@ function reconciliationNamespace(client: WalletClient) {
   };
 }
 
+/** Read models fed by the ledger's events: fee revenue, volume, liquidity, pending cases, request errors. */
+function analyticsNamespace(client: WalletClient) {
+  return {
+    /** The caller's tenant and environment (scope analytics:read); `from`/`to` cover whole UTC days. */
+    get: (query?: RouteQuery<typeof AN.tenant>, options?: RequestOptions) => client.call(AN.tenant, { query }, options),
+    /** System surface (X-System-Key): every tenant of one environment, with the platform commission earned. */
+    acrossTenants: (query?: RouteQuery<typeof AN.system>, options?: RequestOptions) => client.call(AN.system, { query }, options),
+  };
+}
+
 export function buildNamespaces(client: WalletClient) {
   return {
     system: systemNamespace(client),
@@ -220,6 +230,7 @@ export function buildNamespaces(client: WalletClient) {
     deposits: depositsNamespace(client),
     fees: feesNamespace(client),
     reconciliation: reconciliationNamespace(client),
+    analytics: analyticsNamespace(client),
   };
 }
 

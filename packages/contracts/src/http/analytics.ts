@@ -89,6 +89,12 @@ export const analyticsCurrencySchema = z.object({
 });
 export type AnalyticsCurrency = z.infer<typeof analyticsCurrencySchema>;
 
+/**
+ * The gateway's internal route (admin listener, internal token) summarising its request logs in
+ * [from, to) of one environment: `?from&to&environment`, plus `tenantId` for a system token.
+ */
+export const REQUEST_LOG_SUMMARY_PATH = '/internal/v1/request-logs/summary';
+
 /** Request logs of the range as the gateway recorded them; errors are status >= 400. */
 export const requestErrorSummarySchema = z.object({
   totalRequests: count,

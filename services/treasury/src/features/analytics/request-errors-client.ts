@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type AnalyticsRequestErrors, type Environment, requestErrorSummarySchema } from '@wallet/contracts';
+import { type AnalyticsRequestErrors, type Environment, REQUEST_LOG_SUMMARY_PATH, requestErrorSummarySchema } from '@wallet/contracts';
 import { currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
-
-/** The gateway's internal summary of its request logs (it owns them). */
-export const REQUEST_LOG_SUMMARY_PATH = '/internal/v1/request-logs/summary';
 
 export interface RequestErrorsClientOptions {
   /** The gateway's admin listener (GATEWAY_INTERNAL_URL): internal routes are served there only. */
