@@ -56,20 +56,20 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
         fresh = await options.db.transaction((tx) => applyEntries(tx, entries));
       } catch (error) {
         options.logger.warn({ err: error, events: batch.length }, 'analytics batch not applied; requeued');
-        for (const delivery of batch) settle(delivery, 'requeue');
+        for (const delivery of batch) settle(delivery.message, delivery.channel, 'requeue');
         return;
       }
       applied.inc({ outcome: 'applied' }, fresh);
       applied.inc({ outcome: 'duplicate' }, entries.length - fresh);
-      for (const delivery of batch) settle(delivery, 'ack');
+      for (const delivery of batch) settle(delivery.message, delivery.channel, 'ack');
     });
   }
 
-  function settle(delivery: Delivery, how: 'ack' | 'requeue' | 'dead-letter'): void {
+  function settle(message: ConsumeMessage, channel: Channel, how: 'ack' | 'requeue' | 'dead-letter'): void {
     // A closed channel means the broker redelivers, which the claims make harmless.
     try {
-      if (how === 'ack') delivery.channel.ack(delivery.message);
-      else delivery.channel.nack(delivery.message, false, how === 'requeue');
+      if (how === 'ack') channel.ack(message);
+      else channel.nack(message, false, how === 'requeue');
     } catch (error) {
       options.logger.warn({ err: error }, 'analytics event could not be settled; it will be redelivered');
     }
@@ -86,7 +86,7 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
         event = parsed.data;
       } catch (error) {
         options.logger.error({ err: error }, 'malformed entries-posted event dead-lettered');
-        settle({ message, channel, event: { type: 'ledger.entries-posted.v1', entries: [] } }, 'dead-letter');
+        settle(message, channel, 'dead-letter');
         return;
       }
       gathering.push({ message, channel, event });
