@@ -54,7 +54,6 @@ export const analyticsFiguresSchema = z.object({
 });
 export type AnalyticsFigures = z.infer<typeof analyticsFiguresSchema>;
 
-export const ANALYTICS_KINDS = JOURNAL_KINDS;
 export const analyticsKindFiguresSchema = analyticsFiguresSchema.extend({ kind: z.enum(JOURNAL_KINDS) });
 export const analyticsDayFiguresSchema = analyticsFiguresSchema.extend({ date: z.string().regex(DAY_TEXT) });
 
