@@ -98,6 +98,8 @@ function environment(): { env: NodeJS.ProcessEnv; developmentSecrets: Array<keyo
     const variable = `${spec.name.toUpperCase()}_URL`;
     env[variable] ??= `http://127.0.0.1:${portOf(spec, env)}`;
   }
+  // Treasury's analytics ask the gateway's admin listener for request-log summaries.
+  env.GATEWAY_INTERNAL_URL ??= `http://127.0.0.1:${Number(env.ADMIN_PORT ?? 8081)}`;
   return { env, developmentSecrets: missing };
 }
 

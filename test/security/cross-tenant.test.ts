@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { reconciliationResultSchema, ROUTES, type RouteContract } from '@wallet/contracts';
+import { reconciliationResultSchema, ROUTES, type RouteContract, systemAnalyticsSchema, tenantAnalyticsSchema } from '@wallet/contracts';
 import { LedgerCommandClient } from '@wallet/kit';
+import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
 
@@ -254,5 +255,53 @@ describe('GET /v1/admin/reconciliation', () => {
     const analytics = await tenantA.admin.apiKeys.create({ name: 'analytics', scopes: ['analytics:read'], environment: 'live' });
     const analyst = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: analytics.key as string }, maxRetries: 0 });
     expect((await reconciliationOf(analyst)).status).toBe('mismatch');
+  });
+});
+
+describe('GET /v1/admin/analytics', () => {
+  /** Tenant A's KES figures once the read models hold its setup entries (fed by the ledger's events). */
+  async function settledAnalyticsOfA() {
+    return waitFor(
+      async () => {
+        const read = tenantAnalyticsSchema.parse((await tenantA.admin.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
+        const kes = read.currencies.find((row) => row.currencyCode === 'KES');
+        return kes && kes.pendingPayouts.count === 1 && kes.liquidity.operatingFloat === '50.00' ? { read, kes } : undefined;
+      },
+      { what: "tenant A's setup entries in its analytics" },
+    );
+  }
+
+  it("reports tenant A's figures to tenant A and the platform, never to another tenant or environment", async () => {
+    const { kes } = await settledAnalyticsOfA();
+    // The stray deposit (100.00) and the transfer's funding (10.00), both momo deposits.
+    expect(kes.byKind.find((row) => row.kind === 'momo_deposit')).toMatchObject({ entryCount: 2, volume: '110.00' });
+    expect(kes.liquidity.momoFloat).toBe('110.00');
+    const ofIntruder = tenantAnalyticsSchema.parse((await intruder.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
+    expect(ofIntruder.currencies).toEqual([]);
+    expect(JSON.stringify(ofIntruder)).not.toContain(tenantA.tenantId);
+    // The same tenant's test environment is another book: none of the live figures.
+    const ofTest = tenantAnalyticsSchema.parse((await otherEnvironment.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
+    expect(ofTest).toMatchObject({ environment: 'test', currencies: [], lastEntryAt: null });
+    const everything = systemAnalyticsSchema.parse((await platform.request({ method: 'GET', path: '/v1/system/analytics' })).data);
+    expect(everything.tenants.find((row) => row.tenantId === tenantA.tenantId)?.currencies.find((row) => row.currencyCode === 'KES')?.totals).toEqual(kes.totals);
+  });
+
+  it("needs analytics:read, and counts the refusal among the tenant's request errors", async () => {
+    const key = await tenantA.admin.apiKeys.create({ name: 'reads wallets, not analytics', scopes: ['wallets:read'], environment: 'live' });
+    const walletsOnly = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key.key as string }, maxRetries: 0 });
+    const refused = await walletsOnly.request({ method: 'GET', path: '/v1/admin/analytics' }).catch((error: unknown) => error);
+    expect(isWalletApiError(refused) ? `${refused.status} ${refused.code}` : refused).toBe('403 INSUFFICIENT_SCOPE');
+    const errors = await waitFor(
+      async () => {
+        const read = tenantAnalyticsSchema.parse((await tenantA.admin.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
+        const section = read.requestErrors;
+        return section.available && section.byErrorCode.some((row) => row.errorCode === 'INSUFFICIENT_SCOPE') ? section : undefined;
+      },
+      { what: 'the refusal among the request errors' },
+    );
+    expect(errors.byStatus.find((row) => row.status === 403)?.count).toBeGreaterThanOrEqual(1);
+    expect(errors.totalRequests).toBeGreaterThan(errors.errorCount);
+    const intruderErrors = tenantAnalyticsSchema.parse((await intruder.request({ method: 'GET', path: '/v1/admin/analytics' })).data).requestErrors;
+    expect(intruderErrors.available && intruderErrors.byErrorCode.some((row) => row.errorCode === 'INSUFFICIENT_SCOPE')).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type GatewayOptions, type RunningGateway, start as startGateway } from '../../services/gateway/src/main';
@@ -31,6 +32,17 @@ export interface SecuritySystem {
   close(): Promise<void>;
 }
 
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
 export async function startSecuritySystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<SecuritySystem> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -60,6 +72,9 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
   const closeAll = async () => {
     for (const closable of closables.reverse()) await closable.close().catch(() => undefined);
   };
+  // Treasury asks the first gateway's admin listener for request errors, so its port is known before either starts.
+  const firstAdminPort = env.ADMIN_PORT === '0' ? String(await freePort()) : (env.ADMIN_PORT as string);
+  env.GATEWAY_INTERNAL_URL ??= `http://127.0.0.1:${firstAdminPort}`;
   try {
     const identity = await startIdentity(env);
     closables.push(identity);
@@ -73,8 +88,10 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     const treasury = await startTreasury(env);
     closables.push(treasury);
     env.TREASURY_URL = `http://127.0.0.1:${treasury.port}`;
+    let first = true;
     const addGateway = async (options: GatewayOptions = {}) => {
-      const gateway = await startGateway(env, options);
+      const gateway = await startGateway(first ? { ...env, ADMIN_PORT: firstAdminPort } : env, options);
+      first = false;
       closables.push(gateway);
       return Object.assign(gateway, { publicUrl: `http://127.0.0.1:${gateway.port}` });
     };

@@ -30,6 +30,7 @@ import { PAYOUT_ROUTES } from './http/payouts';
 import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
 import { TREASURY_ROUTES } from './http/treasury';
+import { ANALYTICS_ROUTES } from './http/analytics';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -60,6 +61,7 @@ export const ROUTES: RouteContract[] = [
   ...PLATFORM_ROUTES,
   ...RECONCILIATION_ROUTES,
   ...TREASURY_ROUTES,
+  ...ANALYTICS_ROUTES,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -128,6 +128,7 @@ export class WalletClient implements Namespaces {
   readonly deposits: Namespaces['deposits'];
   readonly fees: Namespaces['fees'];
   readonly reconciliation: Namespaces['reconciliation'];
+  readonly analytics: Namespaces['analytics'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -183,6 +184,7 @@ export class WalletClient implements Namespaces {
     this.deposits = namespaces.deposits;
     this.fees = namespaces.fees;
     this.reconciliation = namespaces.reconciliation;
+    this.analytics = namespaces.analytics;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */

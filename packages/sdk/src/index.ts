@@ -27,6 +27,8 @@ export type {
   Organization,
   ReconciliationResult,
   RequestLog,
+  SystemAnalytics,
+  TenantAnalytics,
   Session,
   TeamMember,
   Tenant,

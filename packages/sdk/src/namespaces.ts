@@ -1,4 +1,5 @@
 import {
+  analyticsRoutes as AN,
   depositRoutes as D,
   feeRoutes as F,
   payoutRoutes as PO,
@@ -237,6 +238,16 @@ function reconciliationNamespace(client: WalletClient) {
   };
 }
 
+/** Read models fed by the ledger's events: fee revenue, volume, liquidity, pending cases, request errors. */
+function analyticsNamespace(client: WalletClient) {
+  return {
+    /** The caller's tenant and environment (scope analytics:read); `from`/`to` cover whole UTC days. */
+    get: (query?: RouteQuery<typeof AN.tenant>, options?: RequestOptions) => client.call(AN.tenant, { query }, options),
+    /** System surface (X-System-Key): every tenant of one environment, with the platform commission earned. */
+    acrossTenants: (query?: RouteQuery<typeof AN.system>, options?: RequestOptions) => client.call(AN.system, { query }, options),
+  };
+}
+
 export function buildNamespaces(client: WalletClient) {
   return {
     system: systemNamespace(client),
@@ -255,6 +266,7 @@ export function buildNamespaces(client: WalletClient) {
     deposits: depositsNamespace(client),
     fees: feesNamespace(client),
     reconciliation: reconciliationNamespace(client),
+    analytics: analyticsNamespace(client),
   };
 }
 

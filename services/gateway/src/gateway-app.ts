@@ -46,9 +46,13 @@ export function createPublicApp(options: PublicAppOptions): express.Express {
   });
 }
 
-/** Only `/v1/system/*` and `/v1/tenants*`: the proxy's route table holds nothing else. */
-export function createAdminApp(options: AppBase & { proxy: ProxyDependencies }): express.Express {
+/**
+ * Only `/v1/system/*` and `/v1/tenants*` (the proxy's route table holds nothing else), and the
+ * internal routes other services call: this listener may bind to a private host.
+ */
+export function createAdminApp(options: AppBase & { proxy: ProxyDependencies; internal?: express.Router }): express.Express {
   return withFrameAround(options, 'admin', (app) => {
+    if (options.internal) app.use(options.internal);
     app.use(proxyRouter(options.proxy));
   });
 }

@@ -19,6 +19,7 @@ import { createBucketStore } from './features/rate-limits/bucket-store';
 import { startBucketPurge } from './features/rate-limits/bucket-purge';
 import { createRateLimiter } from './features/rate-limits/rate-limiter';
 import { startRequestLogRetention } from './features/request-logs/request-log-retention';
+import { requestLogInternalRouter } from './features/request-logs/request-log-internal-router';
 import { requestLogRoutes } from './features/request-logs/request-log-routes';
 import { createRequestLogStore } from './features/request-logs/request-log-store';
 import { createRequestLogWriter } from './features/request-logs/request-log-writer';
@@ -144,7 +145,12 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       ],
       openApiDocument: buildOpenApiDocument({ version }),
     });
-    const adminApp = createAdminApp({ logger, metrics, proxy: { ...proxyBase, table: compileRouteTable(routes.filter((route) => isAdminPath(route.path))) } });
+    const adminApp = createAdminApp({
+      logger,
+      metrics,
+      proxy: { ...proxyBase, table: compileRouteTable(routes.filter((route) => isAdminPath(route.path))) },
+      internal: requestLogInternalRouter(requestLogStore, config.INTERNAL_TOKEN_SECRET),
+    });
 
     const publicServer = await listen(publicApp, config.GATEWAY_PORT, config.HOST);
     closers.push(() => closeServer(publicServer));

@@ -202,6 +202,11 @@ describe('the authorization matrix', () => {
     expect(systemRoutes).toEqual(expect.arrayContaining(reconciliation));
   });
 
+  it('declares cross-tenant analytics on the system surface, answered by treasury', () => {
+    const analytics = ROUTES.filter((route) => route.path === '/v1/system/analytics' || route.path === '/v1/admin/analytics').map((route) => `${routeKey(route)} ${route.surface} ${route.service}`);
+    expect(analytics.sort()).toEqual(['GET /v1/admin/analytics tenant treasury', 'GET /v1/system/analytics system treasury']);
+  });
+
   it('refuses every system route on both listeners without the system key or with a wrong one', async () => {
     const seen: string[] = [];
     const expected: string[] = [];

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, type Environment, type Page, type RequestLog, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
-import { createDb, createLogger, createMetrics, type Db } from '@wallet/kit';
+import { type ApiKeyPrincipal, type Environment, type Page, REQUEST_LOG_SUMMARY_PATH, type RequestLog, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
+import { createDb, createLogger, createMetrics, type Db, signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { z } from 'zod';
 import { startRequestLogRetention } from '../src/features/request-logs/request-log-retention';
 import { createRequestLogStore, type NewRequestLog } from '../src/features/request-logs/request-log-store';
 import { createRequestLogWriter } from '../src/features/request-logs/request-log-writer';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
-import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, type ResponseBody, startGateway, startUpstreamPeer, systemHeaders, type UpstreamPeer } from './support';
+import { gatewayEnv, type GatewayClient, INTERNAL_SECRET, prepareGatewayInfrastructure, type ResponseBody, startGateway, startUpstreamPeer, systemHeaders, type UpstreamPeer } from './support';
 
 /**
  * Real parts: the gateway in-process with its own fresh database, the real credential chain
@@ -450,5 +450,64 @@ describe('writing', () => {
     writer.record(logRow(null, new Date()));
     await expect(writer.close()).resolves.toBeUndefined();
     expect(await metrics.registry.getSingleMetricAsString('gateway_request_logs_dropped_total')).toContain('gateway_request_logs_dropped_total{reason="insert_failed",service="gateway-tests"} 3');
+  });
+});
+
+describe('GET /internal/v1/request-logs/summary (admin listener, internal token)', () => {
+  function summaryToken(claims: { surface: 'tenant' | 'system'; tenantId: string | null; environment: Environment | null }): string {
+    return signInternalToken(INTERNAL_SECRET, { ...claims, keyId: null, scopes: ['analytics:read'], actor: null, correlationId: randomUUID() });
+  }
+
+  async function summary(token: string | null, query: Record<string, string>, port = client.gateway.adminPort): Promise<{ status: number; body: Record<string, unknown> }> {
+    const answer = await send(port, { path: `${REQUEST_LOG_SUMMARY_PATH}?${new URLSearchParams(query).toString()}`, headers: token ? { 'X-Internal-Token': token } : {} });
+    return { status: answer.status, body: answer.body as unknown as Record<string, unknown> };
+  }
+
+  it("counts a tenant's requests and its errors by status and code in [from, to), and nobody else's", async () => {
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const tenantId = newTenant();
+    const key = secretKey(tenantId);
+    const other = secretKey(newTenant());
+    const last = correlation('summary-last');
+    await send(client.gateway.port, { path: '/v1/journal', headers: withKey(key) });
+    await send(client.gateway.port, { path: '/v1/journal/je_a?status=404&error=JOURNAL_ENTRY_NOT_FOUND', headers: withKey(key) });
+    await send(client.gateway.port, { path: '/v1/journal/je_b?status=404&error=JOURNAL_ENTRY_NOT_FOUND', headers: withKey(key) });
+    await send(client.gateway.port, { path: '/v1/journal?status=422&error=VALIDATION_ERROR', headers: withKey(key) });
+    await send(client.gateway.port, { path: '/v1/journal?status=404&error=JOURNAL_ENTRY_NOT_FOUND', headers: withKey(other) });
+    await send(client.gateway.port, { path: '/v1/journal', headers: withKey(key, { 'X-Correlation-Id': last }) });
+    // Straight from the table: listing through the gateway would be one more request of the tenant.
+    await rowsOnceThere(last);
+    const to = new Date(Date.now() + 1_000).toISOString();
+
+    const own = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from, to, environment: 'test' });
+    expect(own).toEqual({
+      status: 200,
+      body: {
+        totalRequests: 5,
+        errorCount: 3,
+        byStatus: [
+          { status: 404, count: 2 },
+          { status: 422, count: 1 },
+        ],
+        byErrorCode: [
+          { errorCode: 'JOURNAL_ENTRY_NOT_FOUND', count: 2 },
+          { errorCode: 'VALIDATION_ERROR', count: 1 },
+        ],
+      },
+    });
+    // A tenant token reads its own tenant and environment whatever the query asks for.
+    const asked = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from, to, environment: 'live', tenantId: 'tn_other' });
+    expect(asked.body.totalRequests).toBe(5);
+    const platform = await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), { from, to, environment: 'test' });
+    expect(platform.body.errorCount).toBeGreaterThanOrEqual(4);
+    const later = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from: to, to: new Date(Date.now() + 60_000).toISOString(), environment: 'test' });
+    expect(later.body).toMatchObject({ totalRequests: 0, errorCount: 0 });
+  });
+
+  it('needs a valid internal token and is not served on the public listener', async () => {
+    const query = { from: new Date(Date.now() - 60_000).toISOString(), to: new Date().toISOString(), environment: 'test' };
+    expect((await summary(null, query)).status).toBe(401);
+    expect((await summary(`${summaryToken({ surface: 'system', tenantId: null, environment: null })}x`, query)).status).toBe(401);
+    expect((await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), query, client.gateway.port)).status).toBe(404);
   });
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import amqp from 'amqplib';
-import { TOPOLOGY } from '@wallet/contracts';
+import { ledgerEntriesPostedV1Schema, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, LedgerCommandClient } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, transferCommand } from './support';
@@ -45,7 +45,19 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
     const { queue: eventQueue } = await eventChannel.assertQueue('', { exclusive: true });
     await eventChannel.bindQueue(eventQueue, TOPOLOGY.ledgerEvents.exchange, 'ledger.*');
     const eventIds = new Set<string>();
-    await eventChannel.consume(eventQueue, (message) => message && eventIds.add(String(message.properties.messageId)), { noAck: true });
+    const postedEntryIds = new Set<string>();
+    await eventChannel.consume(
+      eventQueue,
+      (message) => {
+        if (!message) return;
+        if (message.properties.type === 'ledger.entries-posted.v1') {
+          for (const entry of ledgerEntriesPostedV1Schema.parse(JSON.parse(message.content.toString('utf8'))).entries) postedEntryIds.add(entry.journalEntryId);
+        } else {
+          eventIds.add(String(message.properties.messageId));
+        }
+      },
+      { noAck: true },
+    );
     let ledger = spawnLedger(env);
     const client = await LedgerCommandClient.connect(amqpUrl, 'crash-test-publisher');
     try {
@@ -82,6 +94,10 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
       // Every result was published (at least once; the message id lets consumers drop repeats).
       await waitFor(async () => (eventIds.size === commands.length ? true : undefined), { timeoutMs: 60_000, what: 'an event per command' });
       expect(eventIds).toEqual(new Set(commands.map((command) => `${command.commandId}:result`)));
+      // Every committed entry went out in an entries-posted event, however the crash cut the batches.
+      const entryIds = new Set<string>(await db('journal_entries').pluck('id'));
+      await waitFor(async () => (postedEntryIds.size === entryIds.size ? true : undefined), { timeoutMs: 60_000, what: 'an entries-posted event per entry' });
+      expect(postedEntryIds).toEqual(entryIds);
       expect(await ledgerInvariantViolations(db)).toEqual([]);
     } finally {
       ledger.kill('SIGKILL');

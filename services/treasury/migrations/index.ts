@@ -2,9 +2,11 @@ import type { Migration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
 import * as createFloatDeposits from './20261124120000_create_float_deposits';
 import * as createWithdrawals from './20261217120000_create_withdrawals';
+import * as createAnalytics from './20261218120000_create_analytics';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
   { name: '20261124120000_create_float_deposits', ...createFloatDeposits },
   { name: '20261217120000_create_withdrawals', ...createWithdrawals },
+  { name: '20261218120000_create_analytics', ...createAnalytics },
 ];

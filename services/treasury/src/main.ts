@@ -1,5 +1,6 @@
 import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
+import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
@@ -15,16 +16,16 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape },
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...analyticsConfigShape },
       migrations,
       topology: declareTreasuryTopology,
-      // Analytics mounts here when it arrives.
       wire: async ({ db, relay, ...parts }) => {
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
         const balances = startBalances({ db, relay, ...parts });
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
         const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings });
+        const analytics = await startAnalytics({ db, relay, ...parts });
         await postings.start();
         return {
           routes: (app) => {
@@ -33,8 +34,12 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
             app.use(businessRecordsRouter([floatDepositRecords(db), withdrawalRecords(db)]));
+            analytics.routes(app);
           },
-          stop: () => postings.stop(),
+          stop: async () => {
+            await postings.stop();
+            await analytics.stop?.();
+          },
         };
       },
     },

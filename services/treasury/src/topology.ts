@@ -10,6 +10,13 @@ export const TREASURY_TOPOLOGY = {
     /** Deliveries before an event that keeps failing is parked in the dead-letter queue. */
     deliveryLimit: 5,
   },
+  /** The analytics read models' queue of `ledger.entries-posted.v1`: every committed entry, once applied. */
+  analytics: {
+    queue: 'treasury.analytics',
+    deadLetterExchange: 'treasury.analytics.dlx',
+    deadLetterQueue: 'treasury.analytics.dlq',
+    deliveryLimit: 5,
+  },
 } as const;
 
 /** Treasury sends posting commands to the ledger and listens to its events; its maker-checker steps send audit records. */
@@ -28,4 +35,17 @@ export async function declareTreasuryTopology(channel: Channel): Promise<void> {
   });
   await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.postedRoutingKey);
   await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.rejectedRoutingKey);
+  await declareAnalyticsQueue(channel);
+}
+
+async function declareAnalyticsQueue(channel: Channel): Promise<void> {
+  const analytics = TREASURY_TOPOLOGY.analytics;
+  await channel.assertExchange(analytics.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(analytics.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(analytics.deadLetterQueue, analytics.deadLetterExchange, '');
+  await channel.assertQueue(analytics.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': analytics.deliveryLimit, 'x-dead-letter-exchange': analytics.deadLetterExchange },
+  });
+  await channel.bindQueue(analytics.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.entriesPostedRoutingKey);
 }

@@ -45,10 +45,10 @@ export interface TreasuryHarness {
   db: Db;
   ledgerDb: Db;
   ledgerUrl: string;
+  /** Treasury's own address and the test vhost, for tests that call or publish directly. */
+  url: string;
   amqpUrl: string;
   /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it. */
-  /** Treasury's own address, for internal (system token) calls. */
-  url: string;
   newCaller(currencies?: string[], tenantId?: string): Promise<Caller>;
   request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
   close(): Promise<void>;
@@ -71,6 +71,7 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     db,
     ledgerDb,
     ledgerUrl,
+    url: `http://127.0.0.1:${service.port}`,
     amqpUrl,
     async newCaller(currencies = ['USD', 'UGX'], tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`) {
       const event = {
@@ -88,7 +89,6 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
       await waitFor(async () => ((await ledgerDb('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `the ledger to provision ${tenantId}` });
       return { tenantId, environment: 'live' };
     },
-    url: `http://127.0.0.1:${service.port}`,
     async request(caller, method, path, options = {}) {
       const headers: Record<string, string> = { 'x-internal-token': tenantToken(caller, options.scopes, options.actor) };
       if (options.key !== null && method === 'POST') headers['idempotency-key'] = options.key ?? `idem-${randomUUID()}`;

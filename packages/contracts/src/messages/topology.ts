@@ -16,6 +16,8 @@ export const TOPOLOGY = {
     exchange: 'ledger.events',
     postedRoutingKey: 'ledger.posted',
     rejectedRoutingKey: 'ledger.rejected',
+    /** `ledger.entries-posted.v1`: every committed entry with its lines, for read models. */
+    entriesPostedRoutingKey: 'ledger.entries-posted',
   },
   identityEvents: {
     exchange: 'identity.events',

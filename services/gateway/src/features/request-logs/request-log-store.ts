@@ -1,4 +1,4 @@
-import type { Environment, Page, RequestAuthMode, RequestLog, RequestLogQuery } from '@wallet/contracts';
+import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
 import { type Db, decodeCursor, encodeCursor } from '@wallet/kit';
 import { z } from 'zod';
 
@@ -43,6 +43,8 @@ export interface RequestLogStore {
   insert(logs: readonly NewRequestLog[]): Promise<void>;
   /** One tenant's records of one environment, newest first. */
   list(scope: { tenantId: string; environment: Environment }, query: RequestLogQuery): Promise<Page<RequestLog>>;
+  /** Requests in [from, to) of one environment, of one tenant or (tenantId null) of all: totals and errors (status >= 400). */
+  summarize(scope: { tenantId: string | null; environment: Environment }, range: { from: Date; to: Date }): Promise<RequestErrorSummary>;
   /** Deletes up to `limit` records created before `cutoff`; returns how many. */
   purgeCreatedBefore(cutoff: Date, limit: number): Promise<number>;
 }
@@ -138,6 +140,33 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       return {
         data: page.map(toRequestLog),
         nextCursor: rows.length > query.limit && last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
+      };
+    },
+
+    async summarize(scope, range) {
+      const result = await db.raw<{ rows: Array<{ status: number; error_code: string | null; count: string }> }>(
+        `SELECT status, error_code, count(*) AS count FROM request_logs
+          WHERE environment = ? AND (?::text IS NULL OR tenant_id = ?) AND created_at >= ? AND created_at < ?
+          GROUP BY status, error_code`,
+        [scope.environment, scope.tenantId, scope.tenantId, range.from, range.to],
+      );
+      const byStatus = new Map<number, number>();
+      const byErrorCode = new Map<string, number>();
+      let totalRequests = 0;
+      let errorCount = 0;
+      for (const row of result.rows) {
+        const count = Number(row.count);
+        totalRequests += count;
+        if (row.status < 400) continue;
+        errorCount += count;
+        byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + count);
+        if (row.error_code !== null) byErrorCode.set(row.error_code, (byErrorCode.get(row.error_code) ?? 0) + count);
+      }
+      return {
+        totalRequests,
+        errorCount,
+        byStatus: [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, count]) => ({ status, count })),
+        byErrorCode: [...byErrorCode.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([errorCode, count]) => ({ errorCode, count })),
       };
     },
 

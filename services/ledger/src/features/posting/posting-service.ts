@@ -3,12 +3,15 @@ import {
   commandIdSchema,
   environmentSchema,
   ledgerCommandSchema,
+  type LedgerEntriesPostedV1,
   type LedgerResultV1,
+  type PostedEntry,
+  POSTED_ENTRIES_PER_EVENT_MAX,
   TOPOLOGY,
 } from '@wallet/contracts';
 import { type Db, enqueueOutbox, type OutboxMessage, type OutboxRelay } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
-import { type CommandOutcome, type DecodedCommand, planBatch } from './posting-planner';
+import { type AccountState, type CommandOutcome, type DecodedCommand, type PlannedEntry, planBatch } from './posting-planner';
 import { type AccountRef, findExistingEntries, findRecordedResults, insertEntries, loadAccountsForUpdate, recordResults, updateAccounts } from './posting-store';
 
 export type Decoded = DecodedCommand | { type: 'undecodable'; reason: string };
@@ -77,6 +80,51 @@ export function resultEvent(result: LedgerResultV1, resultText?: string): Outbox
 }
 
 /**
+ * The batch's entries as `ledger.entries-posted.v1` events: one outbox row per hundred entries
+ * rather than one per entry, so read models cost the posting transaction next to nothing. Lines
+ * are named from the locked accounts, exactly as the commands named them.
+ */
+export function entriesPostedEvents(entries: readonly PlannedEntry[], accounts: ReadonlyMap<string, AccountState>, createdAt: Date): OutboxMessage[] {
+  if (entries.length === 0) return [];
+  const byId = new Map<string, AccountState>();
+  for (const account of accounts.values()) byId.set(account.id, account);
+  const posted: PostedEntry[] = entries.map((entry) => ({
+    journalEntryId: entry.id,
+    tenantId: entry.tenantId,
+    environment: entry.environment,
+    kind: entry.kind as PostedEntry['kind'],
+    reference: { type: entry.referenceType, id: entry.referenceId },
+    ...(entry.reversesEntryId !== null ? { reversesEntryId: entry.reversesEntryId } : {}),
+    lines: entry.lines.map((line) => {
+      const account = byId.get(line.accountId);
+      if (!account) throw new Error(`account ${line.accountId} of entry ${entry.id} was not loaded`);
+      return {
+        accountName: account.name,
+        ...(account.walletId !== null ? { walletId: account.walletId } : {}),
+        direction: line.direction,
+        amount: line.amount.toFixed(),
+        currencyCode: line.currencyCode,
+      };
+    }),
+    createdAt: createdAt.toISOString(),
+  }));
+  const messages: OutboxMessage[] = [];
+  for (let start = 0; start < posted.length; start += POSTED_ENTRIES_PER_EVENT_MAX) {
+    const chunk = posted.slice(start, start + POSTED_ENTRIES_PER_EVENT_MAX);
+    const payload: LedgerEntriesPostedV1 = { type: 'ledger.entries-posted.v1', entries: chunk };
+    messages.push({
+      // Entry ids are unique, so the first one names the chunk for the outbox's unique message id.
+      messageId: `${(chunk[0] as PostedEntry).journalEntryId}:entries-posted`,
+      exchange: TOPOLOGY.ledgerEvents.exchange,
+      routingKey: TOPOLOGY.ledgerEvents.entriesPostedRoutingKey,
+      type: payload.type,
+      payload,
+    });
+  }
+  return messages;
+}
+
+/**
  * Lets batches overlap without reordering: a batch starts locking accounts only when the one
  * before it holds all of its locks, so on any shared account the earlier batch decides first,
  * and two batches never wait on each other in a cycle.
@@ -125,7 +173,10 @@ export async function processBatch(
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       await recordResults(tx, newOutcomes);
-      const events = newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText));
+      const events = [
+        ...newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText)),
+        ...entriesPostedEvents(plan.entries, accounts, now),
+      ];
       handOver = options.relay?.handOver(events) ?? null;
       await enqueueOutbox(tx, events);
       return outcomes;
