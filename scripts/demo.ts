@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { type JournalEntry, momoWebhookSignature, treasuryRoutes } from '@wallet/contracts';
+import { type JournalEntry, momoWebhookSignature } from '@wallet/contracts';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { DEV_SECRETS_FILE } from './dev-secrets';
 
@@ -8,9 +8,9 @@ import { DEV_SECRETS_FILE } from './dev-secrets';
  * `npm run demo`: the whole product against the running system (`npm start`), through the
  * public API and the SDK only. A new tenant gets keys, a team, a mobile money provider, a fee
  * schedule and wallets; money comes in by webhook and by bank slip, moves between wallets with
- * fees, leaves by payout (one approved and delivered, one rejected) and by a tenant withdrawal;
- * the tenant funds its float. Then the journal, the balances and both reconciliations are
- * printed. Exits non-zero when any step fails or reconciliation is not `ok`.
+ * fees, leaves by payout (one approved and delivered, one rejected); the tenant funds its float
+ * and withdraws from it under maker-checker. Then the balances, the journal, the analytics and
+ * both reconciliations are printed. Exits non-zero when any step fails or reconciliation is not `ok`.
  *
  * GATEWAY_URL (default http://127.0.0.1:$GATEWAY_PORT or 8080), ADMIN_URL (default
  * http://127.0.0.1:$ADMIN_PORT or 8081), SYSTEM_API_KEY (default: the development key
@@ -150,10 +150,25 @@ async function main(): Promise<void> {
   const rejected = await ops.payouts.reject(refused.id, { actorId: approver.id, reason: 'account name does not match the wallet owner' });
   say(`payout ${refused.id}: ${rejected.status}; the hold went back to bob's wallet`);
 
-  step('Treasury: a float deposit');
-  // Treasury routes are called by their contract until the SDK grows their namespace.
-  const floatDeposit = await createFloatDeposit(ops);
+  step('Treasury: a float deposit and a withdrawal under maker-checker');
+  const floatDeposit = await ops.treasury.floatDeposits.create({ amount: '1000.00', currencyCode: CURRENCY, rail: 'bank', externalReference: `TT-${stamp}`, depositedBy: 'finance desk' });
   say(`float deposit ${floatDeposit.id}: ${floatDeposit.amount} over bank, ${floatDeposit.status}`);
+  const withdrawal = await ops.treasury.withdrawals.create({
+    source: 'operating_float',
+    amount: '250.00',
+    currencyCode: CURRENCY,
+    payoutMethod: 'bank',
+    destination: { bankCode: 'stanbic', accountNumber: '9876543210', accountName: 'Demo Agents Ltd' },
+    requestedBy: operator.id,
+  });
+  say(`withdrawal ${withdrawal.id}: 250.00 of operating float held in suspense, ${withdrawal.status}`);
+  const approvedWithdrawal = await ops.treasury.withdrawals.approve(withdrawal.id, { actorId: approver.id });
+  say(`approved by ${approver.id}: ${approvedWithdrawal.status}, settled into payout clearing`);
+  const tooMuch = await ops.treasury.withdrawals
+    .create({ source: 'tenant_fees', amount: '1000.00', currencyCode: CURRENCY, payoutMethod: 'momo', destination: { phoneNumber: '+256700000003', network: 'mtn' }, requestedBy: operator.id })
+    .catch((error: unknown) => error);
+  if (!isWalletApiError(tooMuch, 'INSUFFICIENT_FUNDS')) throw new Error(`withdrawing more fee revenue than earned was not refused (${String(tooMuch)})`);
+  say('withdrawing 1000.00 of fee revenue (more than earned): refused, INSUFFICIENT_FUNDS');
 
   step('Balances');
   for (const [name, wallet] of [
@@ -162,6 +177,11 @@ async function main(): Promise<void> {
     ['corner shop', shop],
   ] as const) {
     say(`${name.padEnd(12)} ${(await ops.wallets.get(wallet.id)).balance.padStart(10)} ${CURRENCY}`);
+  }
+
+  const [treasury] = (await ops.treasury.balances()).data.filter((row) => row.currencyCode === CURRENCY);
+  if (treasury) {
+    say(`operating float ${treasury.operatingFloat}, fee revenue ${treasury.tenantFeeRevenue}, platform commission ${treasury.platformCommission}, suspense ${treasury.suspense}, payout clearing ${treasury.payoutClearing}`);
   }
 
   step('The journal (oldest first)');
@@ -177,6 +197,21 @@ async function main(): Promise<void> {
     for (const line of entry.lines) say(`    ${lineText(line)}`);
   }
 
+  step('Analytics (read models fed by the ledger\'s events)');
+  const analytics = await eventually('analytics to have applied every entry', async () => {
+    const read = await ops.analytics.get({ currencyCode: CURRENCY });
+    const figures = read.currencies.find((row) => row.currencyCode === CURRENCY);
+    const applied = figures?.byKind.reduce((sum, kind) => sum + kind.entryCount, 0) ?? 0;
+    return applied >= entries.length ? { read, figures } : undefined;
+  });
+  if (analytics.figures) {
+    say(`fee revenue ${analytics.figures.totals.feeRevenue}, platform commission ${analytics.figures.totals.platformCommission}, entries ${analytics.figures.totals.entryCount}`);
+    for (const kind of analytics.figures.byKind) say(`  ${kind.kind.padEnd(22)} ${String(kind.entryCount).padStart(3)} entries, volume ${kind.volume}`);
+    say(`pending payouts ${analytics.figures.pendingPayouts.count}, pending withdrawals ${analytics.figures.pendingWithdrawals.count}`);
+  }
+  const errors = analytics.read.requestErrors;
+  say(errors.available ? `requests ${errors.totalRequests}, errors ${errors.errorCount} (${errors.byErrorCode.map((each) => `${each.errorCode} ${each.count}`).join(', ')})` : `request errors unavailable: ${errors.reason}`);
+
   step('Reconciliation');
   const tenantResult = await ops.reconciliation.run();
   for (const check of tenantResult.checks) say(`${check.name.padEnd(16)} ${check.status}${check.mismatches.length > 0 ? ` ${JSON.stringify(check.mismatches)}` : ''}`);
@@ -189,10 +224,6 @@ async function main(): Promise<void> {
   }
   say();
   say('Demo finished: every cent is where the journal says it is.');
-}
-
-async function createFloatDeposit(ops: WalletClient) {
-  return ops.call(treasuryRoutes.createFloatDeposit, { body: { amount: '1000.00', currencyCode: CURRENCY, rail: 'bank', externalReference: 'TT-DEMO-1', depositedBy: 'finance desk' } });
 }
 
 main().catch((error: unknown) => {

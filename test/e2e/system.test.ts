@@ -161,10 +161,12 @@ describe('the whole system, started as the README says', () => {
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
     expect({ exitCode, printed }).toEqual({ exitCode: 0, printed: expect.stringContaining('Demo finished') });
-    for (const kind of ['momo_deposit', 'bank_deposit', 'transfer', 'payout_hold', 'payout_settle', 'payout_complete', 'payout_release', 'tenant_float_deposit']) {
+    for (const kind of ['momo_deposit', 'bank_deposit', 'transfer', 'payout_hold', 'payout_settle', 'payout_complete', 'payout_release', 'tenant_float_deposit', 'withdrawal_hold', 'withdrawal_settle']) {
       expect(printed).toContain(`\n${kind} `);
     }
     expect(printed).toContain('refused, SELF_APPROVAL_FORBIDDEN');
+    expect(printed).toContain('refused, INSUFFICIENT_FUNDS');
+    expect(printed).toMatch(/pending payouts 0, pending withdrawals 0/);
     expect(printed).toMatch(/tenant: ok\nplatform \(every tenant\): ok/);
   });
 
