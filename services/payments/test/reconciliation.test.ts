@@ -182,6 +182,20 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     expect(check(await reconcile(null), 'business_records').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ recordId: sent.id, tenantId: tenant.tenantId, problem: 'journal_entry_differs' })]));
   });
 
+  it("names the account whose materialized balance was changed in the ledger's database, on both surfaces", async () => {
+    const { tenant, bob } = await busyTenant();
+    const account = await harness.ledger.db('accounts').where({ tenant_id: tenant.tenantId, wallet_id: bob.id }).first();
+    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance + 1') });
+
+    const result = await reconcile(tenant);
+    expect(result.status).toBe('mismatch');
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances mismatch', 'entries_balance ok', 'business_records ok', 'bank_evidence ok']);
+    expect(check(result, 'balances').mismatches).toEqual([expect.objectContaining({ accountId: account.id, accountName: account.name })]);
+    expect(check(await reconcile(null), 'balances').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ accountId: account.id })]));
+    expect((await reconcile(clean.tenant)).status).toBe('ok');
+    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance - 1') });
+  });
+
   it('names a completed transfer whose journal entry id was re-pointed in payments, both ways', async () => {
     const { tenant, sent } = await busyTenant();
     await harness.db('transfers').where({ id: sent.id }).update({ journal_entry_id: 'je_NOT_THE_ONE' });
