@@ -265,7 +265,8 @@ describe('GET /v1/admin/analytics', () => {
       async () => {
         const read = tenantAnalyticsSchema.parse((await tenantA.admin.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
         const kes = read.currencies.find((row) => row.currencyCode === 'KES');
-        return kes && kes.pendingPayouts.count === 1 && kes.liquidity.operatingFloat === '50.00' ? { read, kes } : undefined;
+        // The float deposit (50.00) less the pending withdrawal's hold (10.00).
+        return kes && kes.pendingPayouts.count === 1 && kes.pendingWithdrawals.count === 1 && kes.liquidity.operatingFloat === '40.00' ? { read, kes } : undefined;
       },
       { what: "tenant A's setup entries in its analytics" },
     );

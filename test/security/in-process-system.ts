@@ -82,12 +82,13 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     closables.push(ledger);
     env.IDENTITY_URL = `http://127.0.0.1:${identity.port}`;
     env.LEDGER_URL = `http://127.0.0.1:${ledger.port}`;
-    const payments = await startPayments(env);
-    closables.push(payments);
-    env.PAYMENTS_URL = `http://127.0.0.1:${payments.port}`;
+    // Treasury first: payments' reconciliation reads treasury's records.
     const treasury = await startTreasury(env);
     closables.push(treasury);
     env.TREASURY_URL = `http://127.0.0.1:${treasury.port}`;
+    const payments = await startPayments(env);
+    closables.push(payments);
+    env.PAYMENTS_URL = `http://127.0.0.1:${payments.port}`;
     let first = true;
     const addGateway = async (options: GatewayOptions = {}) => {
       const gateway = await startGateway(first ? { ...env, ADMIN_PORT: firstAdminPort } : env, options);

@@ -127,7 +127,9 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
       if (step) {
         const caseKey = [entry.tenantId, entry.environment, step.caseType, entry.reference.id, currencyCode].join('|');
         const caseRow = cases.get(caseKey) ?? { ...scope, caseType: step.caseType, caseId: entry.reference.id, heldAmount: ZERO, resolved: false };
-        if (step.step === 'hold') caseRow.heldAmount = caseRow.heldAmount.plus(lines.filter((line) => line.accountName === 'suspense' && line.direction === 'CR').reduce((sum, line) => sum.plus(line.amount), ZERO));
+        // What the hold moved through suspense, whichever side: an operating-float withdrawal's
+        // hold debits suspense (the pool is an asset), every other hold credits it.
+        if (step.step === 'hold') caseRow.heldAmount = caseRow.heldAmount.plus(lines.filter((line) => line.accountName === 'suspense').reduce((sum, line) => sum.plus(line.amount), ZERO));
         else caseRow.resolved = true;
         cases.set(caseKey, caseRow);
       }
