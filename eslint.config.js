@@ -25,7 +25,7 @@ module.exports = defineConfig([
     extends: [js.configs.recommended],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' },
+      globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly', URL: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' },
     },
     rules: { 'no-unused-vars': unusedVariables },
   },

@@ -1,6 +1,6 @@
 /** One jest run for the whole monorepo: unit tests and integration tests against real servers. */
 module.exports = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/environment.js',
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

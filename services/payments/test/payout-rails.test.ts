@@ -23,7 +23,7 @@ function setup(env: NodeJS.ProcessEnv) {
 
   beforeAll(async () => {
     state.identity = await startIdentity();
-    state.harness = await startLedgerBackedHarness({ IDENTITY_URL: state.identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000', PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '100', PAYMENTS_SANDBOX_RAIL_DELAY_MS: '20', ...env });
+    state.harness = await startLedgerBackedHarness({ IDENTITY_URL: state.identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000', PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '100', PAYMENTS_SANDBOX_RAIL_DELAY_MS: '20', ...env }, { treasury: true });
   });
 
   afterAll(async () => {

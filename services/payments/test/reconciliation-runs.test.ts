@@ -19,7 +19,7 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000', PAYMENTS_RECONCILIATION_INTERVAL_MS: String(INTERVAL_MS) });
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000', PAYMENTS_RECONCILIATION_INTERVAL_MS: String(INTERVAL_MS) }, { treasury: true });
 });
 
 afterAll(async () => {

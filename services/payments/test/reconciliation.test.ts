@@ -15,7 +15,7 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000' });
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000' }, { treasury: true });
 });
 
 afterAll(async () => {
@@ -231,8 +231,10 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
   it("covers treasury's float deposits: names one whose record no longer matches its entry, and an entry naming one treasury never had", async () => {
     const tenant = await newTenant();
     await createWallet(tenant);
+    const treasury = harness.treasury;
+    if (!treasury) throw new Error('this file starts treasury beside payments');
     const floatDeposit = async (amount: string) => {
-      const response = await fetch(`${harness.treasury.url}/v1/admin/money/float-deposits`, {
+      const response = await fetch(`${treasury.url}/v1/admin/money/float-deposits`, {
         method: 'POST',
         headers: { 'x-internal-token': token(tenant), 'content-type': 'application/json', 'idempotency-key': `idem-${randomUUID()}` },
         body: JSON.stringify({ amount, currencyCode: 'USD', rail: 'bank' }),
@@ -246,8 +248,8 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
 
     // A record changed in treasury no longer matches what the ledger posted for it; a record
     // deleted there leaves an entry naming nothing. The journal itself still balances.
-    await harness.treasury.db('float_deposits').where({ id: changed.id }).update({ amount: '300.10' });
-    await harness.treasury.db('float_deposits').where({ id: vanished.id }).delete();
+    await treasury.db('float_deposits').where({ id: changed.id }).update({ amount: '300.10' });
+    await treasury.db('float_deposits').where({ id: vanished.id }).delete();
     const result = await reconcile(tenant);
     expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
     expect(check(result, 'business_records').mismatches).toEqual(

@@ -141,8 +141,8 @@ export interface LedgerBackedHarness extends PaymentsHarness {
   };
   /** Publishes `tenant.created.v1` (or `tenant.updated.v1`) as identity would, and waits until payments recorded it. */
   publishTenant(tenantId: string, config: { allowedCurrencies: string[]; defaultCurrency?: string; maxTransactionAmount?: string }, options?: { type?: 'tenant.created.v1' | 'tenant.updated.v1'; occurredAt?: string; wait?: boolean }): Promise<void>;
-  /** Treasury beside them: reconciliation reads its records. */
-  treasury: { url: string; db: Db };
+  /** Treasury beside them when asked for (`{treasury: true}`): reconciliation reads its records. */
+  treasury: { url: string; db: Db } | null;
   /** Starts collecting the audit records published to the audit exchange from now on. */
   watchAuditRecords(): Promise<{ received(): Promise<any[]> }>;
 }
@@ -158,7 +158,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Promise<LedgerBackedHarness> {
+export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean } = {}): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');
   const ledgerDatabaseUrl = await createTestDatabase('payments_ledger');
   const ledgerPort = await freePort();
@@ -171,9 +171,10 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   };
   let ledger: RunningService | null = await startLedger(ledgerEnv);
-  const treasuryDatabaseUrl = await createTestDatabase('payments_treasury');
-  // Reconciliation reads treasury's records (float deposits, withdrawals) too.
-  const treasury = await startTreasury({
+  // Reconciliation reads treasury's records (float deposits, withdrawals) too; the other tests
+  // leave it out (its queues cost the broker on every test file).
+  const treasuryDatabaseUrl = options.treasury ? await createTestDatabase('payments_treasury') : null;
+  const treasury = treasuryDatabaseUrl === null ? null : await startTreasury({
     ...process.env,
     TREASURY_DATABASE_URL: treasuryDatabaseUrl,
     AMQP_URL: amqpUrl,
@@ -182,10 +183,11 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
-  const treasuryUrl = `http://127.0.0.1:${treasury.port}`;
+  // Nothing listens there without treasury: a reconciliation then answers 503, never a guess.
+  const treasuryUrl = treasury ? `http://127.0.0.1:${treasury.port}` : 'http://127.0.0.1:9';
   const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env });
   const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
-  const treasuryDb = createDb(treasuryDatabaseUrl, { poolMax: 2 });
+  const treasuryDb = treasuryDatabaseUrl === null ? null : createDb(treasuryDatabaseUrl, { poolMax: 2 });
   const commands = await LedgerCommandClient.connect(amqpUrl, 'payments-tests');
   const connection = await amqp.connect(amqpUrl);
   const channel = await connection.createConfirmChannel();
@@ -202,7 +204,7 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
         if (!ledger) ledger = await startLedger(ledgerEnv);
       },
     },
-    treasury: { url: treasuryUrl, db: treasuryDb },
+    treasury: treasuryDb === null ? null : { url: treasuryUrl, db: treasuryDb },
     async publishTenant(tenantId, config, options = {}) {
       const type = options.type ?? 'tenant.created.v1';
       const event = {
@@ -241,8 +243,8 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}): Pro
       await connection.close().catch(() => undefined);
       await commands.close();
       await payments.close();
-      await treasury.close();
-      await treasuryDb.destroy();
+      await treasury?.close();
+      await treasuryDb?.destroy();
       await ledger?.close();
       await ledgerDb.destroy();
     },

@@ -102,9 +102,11 @@ export async function createTestVhost(label: string): Promise<string> {
     (await viaManagementApi(amqpUrl, 'PUT', `/api/vhosts/${encodeURIComponent(name)}`)) &&
     (await viaManagementApi(amqpUrl, 'PUT', `/api/permissions/${encodeURIComponent(name)}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' }));
   if (!made) {
-    await run('rabbitmqctl', ['add_vhost', name]);
-    await run('rabbitmqctl', ['set_permissions', '-p', name, user, '.*', '.*', '.*']);
+    await run('rabbitmqctl', ['add_vhost', name], { timeout: 60_000 });
+    await run('rabbitmqctl', ['set_permissions', '-p', name, user, '.*', '.*', '.*'], { timeout: 60_000 });
   }
+  // The test environment (test/environment.js) deletes it when this test file is done.
+  (globalThis as { __walletTestVhosts?: string[] }).__walletTestVhosts?.push(name);
   const parsed = new URL(amqpUrl);
   parsed.pathname = `/${encodeURIComponent(name)}`;
   return parsed.toString();
