@@ -13,6 +13,8 @@ export interface InternalPeer {
   /** Connecting, the answer and its body. */
   timeoutMs: number;
   logger: Logger;
+  /** What the caller's client is told when the peer cannot answer; by default it names the peer. */
+  unavailableMessage?: string;
 }
 
 export interface InternalCall {
@@ -47,18 +49,18 @@ export async function callInternal(peer: InternalPeer, call: InternalCall): Prom
     const text = await response.text();
     if (response.status >= 500) {
       peer.logger.warn({ status: response.status, path: call.pathWithQuery, peer: peer.name }, 'internal call failed');
-      throw peerUnavailable(peer.name);
+      throw peerUnavailable(peer);
     }
     return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   } catch (error) {
     if (error instanceof AppError) throw error;
     peer.logger.warn({ err: error, path: call.pathWithQuery, peer: peer.name }, 'internal peer unreachable');
-    throw peerUnavailable(peer.name);
+    throw peerUnavailable(peer);
   }
 }
 
-function peerUnavailable(name: string): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', `The ${name} service cannot be reached right now; retry shortly`, { dependency: name });
+function peerUnavailable(peer: InternalPeer): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', peer.unavailableMessage ?? `The ${peer.name} service cannot be reached right now; retry shortly`, { dependency: peer.name });
 }
 
 /** An answer the contract does not allow: a bug on one side, not something to show a client. */

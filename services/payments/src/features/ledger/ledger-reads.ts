@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type Environment,
   errorBodySchema,
@@ -9,7 +8,9 @@ import {
   type PageQuery,
   statementPageSchema,
 } from '@wallet/contracts';
-import { AppError, currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import { AppError, callInternal, type InternalAnswer, type InternalCall, type Logger } from '@wallet/kit';
+
+const LEDGER_UNAVAILABLE = 'The ledger cannot be reached right now; retry shortly';
 import type { z } from 'zod';
 
 export interface LedgerScope {
@@ -28,48 +29,15 @@ export interface LedgerReadsOptions {
   logger: Logger;
 }
 
-function unavailable(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'The ledger cannot be reached right now; retry shortly');
-}
-
-export interface LedgerAnswer {
-  status: number;
-  body: unknown;
-}
-
-export interface LedgerCall {
-  method: 'GET' | 'POST';
-  pathWithQuery: string;
-  /** Who payments calls as: the request's tenant and environment, or the platform (`system`) for internal routes. */
-  claims: { surface: 'tenant' | 'system'; tenantId: string | null; environment: Environment | null; scopes: string[] };
-  body?: unknown;
-}
+export type LedgerAnswer = InternalAnswer;
+export type LedgerCall = InternalCall;
 
 /**
  * One HTTP call to the ledger with a fresh internal token. No answer, or a 5xx, is a 503 for
  * payments' caller: nothing read from the ledger is ever guessed.
  */
-export async function callLedger(options: LedgerReadsOptions, call: LedgerCall): Promise<LedgerAnswer> {
-  const correlationId = currentContext()?.correlationId ?? randomUUID();
-  const token = signInternalToken(options.internalTokenSecret, { ...call.claims, keyId: null, actor: null, correlationId });
-  try {
-    const response = await fetch(`${options.baseUrl.replace(/\/+$/, '')}${call.pathWithQuery}`, {
-      method: call.method,
-      headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    const text = await response.text();
-    if (response.status >= 500) {
-      options.logger.warn({ status: response.status, path: call.pathWithQuery }, 'ledger call failed');
-      throw unavailable();
-    }
-    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    options.logger.warn({ err: error, path: call.pathWithQuery }, 'ledger unreachable');
-    throw unavailable();
-  }
+export function callLedger(options: LedgerReadsOptions, call: LedgerCall): Promise<LedgerAnswer> {
+  return callInternal({ ...options, name: 'ledger', unavailableMessage: LEDGER_UNAVAILABLE }, call);
 }
 
 /**

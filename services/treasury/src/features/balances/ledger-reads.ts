@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { type Environment, type LedgerAccount, ledgerAccountPageSchema, PAGE_LIMIT_MAX } from '@wallet/contracts';
-import { AppError, currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import { callInternal, type Logger, unexpectedAnswer } from '@wallet/kit';
 
 export interface LedgerScope {
   tenantId: string;
@@ -13,10 +12,6 @@ export interface LedgerReadsOptions {
   internalTokenSecret: string;
   timeoutMs: number;
   logger: Logger;
-}
-
-function unavailable(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'The ledger cannot be reached right now; retry shortly');
 }
 
 /**
@@ -41,27 +36,12 @@ export class LedgerReads {
   }
 
   private async get(scope: LedgerScope, pathWithQuery: string): Promise<unknown> {
-    const correlationId = currentContext()?.correlationId ?? randomUUID();
-    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['ledger:read'], keyId: null, actor: null, correlationId });
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${pathWithQuery}`, {
-        headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      this.options.logger.warn({ err: error, path: pathWithQuery }, 'ledger unreachable');
-      throw unavailable();
-    }
-    if (status >= 500) {
-      this.options.logger.warn({ status, path: pathWithQuery }, 'ledger call failed');
-      throw unavailable();
-    }
+    const answer = await callInternal(
+      { ...this.options, name: 'ledger', unavailableMessage: 'The ledger cannot be reached right now; retry shortly' },
+      { method: 'GET', pathWithQuery, claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['ledger:read'] } },
+    );
     // Anything but 200 here is a bug on one side of the contract, not something to show a client.
-    if (status !== 200) throw new Error(`unexpected ledger answer ${status}: ${text}`);
-    return JSON.parse(text) as unknown;
+    if (answer.status !== 200) throw unexpectedAnswer('ledger', answer);
+    return answer.body;
   }
 }
