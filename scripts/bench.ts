@@ -12,9 +12,14 @@
  * Completed = answered 201 (the ledger confirmed within the deadline); accepted = 201 or 202.
  *
  *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
+ *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot
+ *
+ * After the figures it prints the CPU time each part of the system (each service, PostgreSQL,
+ * RabbitMQ, this load generator) used per transfer in each workload, read from /proc.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +27,8 @@ import pg from 'pg';
 import type { LedgerPostV1 } from '@wallet/contracts';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase, LedgerCommandClient } from '@wallet/kit';
 import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
-import { isWalletApiError, WalletClient } from '@wallet/sdk';
+import { type FetchLike, isWalletApiError, WalletClient } from '@wallet/sdk';
+import { Pool } from 'undici';
 
 const ROOT = path.resolve(__dirname, '..');
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
@@ -30,6 +36,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 6_000);
 const RATE = Number(process.env.BENCH_RATE ?? 700);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
@@ -52,6 +59,25 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * The SDK's transport over one undici Pool: the load generator shares the machine with the
+ * system it measures, and the global fetch's web streams cost it about as much CPU per request
+ * as the gateway spends.
+ */
+function pooledFetch(baseUrl: string, connections: number): FetchLike {
+  const pool = new Pool(baseUrl, { connections, pipelining: 1 });
+  return async (url, init) => {
+    const answer = await pool.request({ path: `${url.pathname}${url.search}`, method: init.method as 'POST', headers: init.headers, body: init.body, signal: init.signal });
+    const text = await answer.body.text();
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    return { status: answer.statusCode, headers, text: () => Promise.resolve(text) };
+  };
 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -78,9 +104,52 @@ interface Figures {
   p95: number;
   p99: number;
   refused: string;
+  cpu: CpuShare[];
 }
 
-function summarize(label: string, outcomes: Outcome[], seconds: number): Figures {
+interface CpuShare {
+  process: string;
+  msPerTransfer: number;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Which part of the system a process is, from its command line; null for the rest of the machine. */
+function processLabel(pid: number, cmdline: string, comm: string): string | null {
+  if (pid === process.pid) return 'load generator';
+  if (comm === 'postgres') return 'postgresql';
+  if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
+  const service = /services\/(\w+)\/src\/main\.ts/.exec(cmdline)?.[1];
+  return service ?? null;
+}
+
+/** CPU time (user + system, in clock ticks) used so far by each part of the system, from /proc. */
+function cpuTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const label = processLabel(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
+      if (!label) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
+      ticks.set(label, (ticks.get(label) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return ticks;
+}
+
+function cpuPerTransfer(before: Map<string, number>, after: Map<string, number>, transfers: number): CpuShare[] {
+  return [...after]
+    .map(([label, total]) => ({ process: label, msPerTransfer: ((total - (before.get(label) ?? 0)) * 1000) / CLOCK_TICKS_PER_SECOND / Math.max(1, transfers) }))
+    .sort((a, b) => b.msPerTransfer - a.msPerTransfer);
+}
+
+function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: CpuShare[]): Figures {
   const latencies = outcomes.map((outcome) => outcome.latencyMs).sort((a, b) => a - b);
   const completed = outcomes.filter((outcome) => outcome.status === 201).length;
   const accepted = outcomes.filter((outcome) => outcome.status === 201 || outcome.status === 202).length;
@@ -96,6 +165,7 @@ function summarize(label: string, outcomes: Outcome[], seconds: number): Figures
     p95: percentile(latencies, 0.95),
     p99: percentile(latencies, 0.99),
     refused: [...refusals].map(([status, count]) => `${status}x${count}`).join(' ') || '-',
+    cpu,
   };
 }
 
@@ -119,6 +189,7 @@ async function sendTransfer(client: WalletClient, body: Record<string, string>):
 async function closedLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
   const outcomes: Outcome[] = [];
   let next = 0;
+  const cpuBefore = cpuTicks();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -130,13 +201,15 @@ async function closedLoop(label: string, client: WalletClient, wallets: Wallet[]
       }
     }),
   );
-  return summarize(label, outcomes, (performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, cpuTicks(), outcomes.length));
 }
 
 async function openLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
   const outcomes: Promise<Outcome>[] = [];
   const total = Math.round(RATE * SECONDS);
   const intervalMs = 1000 / RATE;
+  const cpuBefore = cpuTicks();
   const started = performance.now();
   for (let index = 0; index < total; index += 1) {
     const due = started + index * intervalMs;
@@ -145,7 +218,7 @@ async function openLoop(label: string, client: WalletClient, wallets: Wallet[], 
     outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status })));
   }
   const settled = await Promise.all(outcomes);
-  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000));
+  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpuPerTransfer(cpuBefore, cpuTicks(), settled.length));
 }
 
 async function waitForReady(url: string, exited: () => boolean): Promise<void> {
@@ -186,7 +259,14 @@ async function main(): Promise<void> {
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const tenant = await platform.system.tenants.create({ name: 'Bench', slug: `bench-${runId}`, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' } });
     const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read'], environment: 'test' });
-    const client = new WalletClient({ baseUrl, auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string }, validateResponses: false, maxRetries: 0 });
+    const client = new WalletClient({
+      baseUrl,
+      auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
+      validateResponses: false,
+      maxRetries: 0,
+      // Enough connections for the open loop, whose requests in flight are not bounded.
+      fetch: pooledFetch(baseUrl, Math.max(CONCURRENCY, 256)),
+    });
 
     // Wallets through the API; their funds straight into the ledger (setup, not measured).
     const wallets: Wallet[] = [];
@@ -221,11 +301,19 @@ async function main(): Promise<void> {
     console.log(`  HMAC-signed POST /v1/transfers with a fresh Idempotency-Key each, ${WALLETS} funded USD wallets, rate limits off`);
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
 
+    const hot = wallets[0] as Wallet;
+    const workloads: Record<string, () => Promise<Figures>> = {
+      'closed-spread': () => closedLoop(`closed, spread, ${CONCURRENCY} in flight`, client, wallets, null),
+      'closed-hot': () => closedLoop(`closed, hot receiver, ${CONCURRENCY} in flight`, client, wallets, hot),
+      'open-spread': () => openLoop(`open, spread, ${RATE}/s`, client, wallets, null),
+      'open-hot': () => openLoop(`open, hot receiver, ${RATE}/s`, client, wallets, hot),
+    };
     await closedLoop('warm-up', client, wallets, null);
-    results.push(await closedLoop(`closed, spread, ${CONCURRENCY} in flight`, client, wallets, null));
-    results.push(await closedLoop(`closed, hot receiver, ${CONCURRENCY} in flight`, client, wallets, wallets[0] as Wallet));
-    results.push(await openLoop(`open, spread, ${RATE}/s`, client, wallets, null));
-    results.push(await openLoop(`open, hot receiver, ${RATE}/s`, client, wallets, wallets[0] as Wallet));
+    for (const name of WORKLOADS) {
+      const run = workloads[name];
+      if (!run) throw new Error(`BENCH_WORKLOADS: no workload ${name} (choose from ${Object.keys(workloads).join(', ')})`);
+      results.push(await run());
+    }
   } finally {
     const exited = new Promise((resolve) => system.once('exit', resolve));
     system.kill('SIGTERM');
@@ -238,6 +326,12 @@ async function main(): Promise<void> {
     console.log(
       `  ${row.label.padEnd(32)} ${String(row.sent).padStart(5)} ${row.acceptedPerSecond.toFixed(0).padStart(11)} ${row.completedPerSecond.toFixed(0).padStart(12)} ${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(8)}  ${row.refused}`,
     );
+  }
+  console.log('');
+  console.log(`  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`);
+  for (const row of results) {
+    const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);
+    console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.msPerTransfer.toFixed(2)}`).join(', ')}`);
   }
 
   const admin = new pg.Client({ connectionString: serverUrl });

@@ -6,7 +6,7 @@ import { WalletRequestValidationError, WalletResponseValidationError } from './e
 import { fillPathTemplate, type QueryValue, serializeQuery } from './paths';
 import { type ApiRoute, createsFinancialRecord, effectiveSchemas, type RouteInput, type RouteResult } from './routes';
 import { buildNamespaces, type Namespaces } from './namespaces';
-import { defaultNonce, Transport } from './transport';
+import { defaultNonce, type FetchLike, Transport } from './transport';
 
 export const SDK_VERSION = '0.1.0';
 
@@ -21,8 +21,8 @@ export interface WalletClientOptions {
   timeoutMs?: number;
   /** Retries after the first attempt, for requests that are safe to repeat. Default 2. */
   maxRetries?: number;
-  /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  /** Default: the global fetch. Any FetchLike will do (see transport.ts). */
+  fetch?: FetchLike;
   /** Check success bodies against the route's schema, so that drift fails loudly. Default true. */
   validateResponses?: boolean;
   /** First backoff step; later ones double. Default 250. */

@@ -1,6 +1,7 @@
 export { WalletClient, SDK_VERSION } from './client';
 export type { WalletClientOptions, RequestOptions, ResponseMeta, WalletResponse, RawRequest, RawMethod } from './client';
 export type { WalletAuth, Actor } from './auth';
+export type { FetchLike, FetchLikeResponse } from './transport';
 export {
   WalletApiError,
   WalletNetworkError,

@@ -2,10 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, credentialHeaders, type SigningClock, type WalletAuth } from './auth';
 import { isKnownErrorCode, WalletApiError, WalletNetworkError } from './errors';
 
+/** What the client reads of an answer: the global fetch's Response is one. */
+export interface FetchLikeResponse {
+  status: number;
+  headers: Headers;
+  text(): Promise<string>;
+}
+
+/**
+ * The part of fetch the client uses: the global fetch is one. A client sending many requests
+ * can pass a lighter one (for instance over undici's Pool.request, which skips web streams).
+ * It must not follow redirects: a redirect would send the signed request to a path it was not
+ * signed for.
+ */
+export type FetchLike = (
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body: Buffer | undefined; signal: AbortSignal; redirect: 'manual' },
+) => Promise<FetchLikeResponse>;
+
 export interface TransportSettings {
   baseUrl: URL;
   auth: WalletAuth | null;
-  fetch: typeof fetch;
+  fetch: FetchLike;
   clock: SigningClock;
   userAgent: string;
   retryBaseDelayMs: number;
