@@ -28,6 +28,7 @@ export class Broker {
   private connection: ChannelModel | null = null;
   private publishChannel: ConfirmChannel | null = null;
   private readonly consumers: ConsumerSpec[] = [];
+  private readonly declarations: Array<(channel: Channel) => Promise<void>> = [];
   private connecting: Promise<void> | null = null;
   private closed = false;
   private attempt = 0;
@@ -58,6 +59,7 @@ export class Broker {
       const channel = await connection.createConfirmChannel();
       channel.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'amqp publish channel error'));
       if (this.options.topology) await this.options.topology(channel);
+      for (const declaration of this.declarations) await declaration(channel);
       this.connection = connection;
       this.publishChannel = channel;
       this.attempt = 0;
@@ -107,6 +109,15 @@ export class Broker {
         .then(() => spec.onMessage(message, channel))
         .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
     });
+  }
+
+  /**
+   * Topology known only once the service is wired (bindings that follow what its features
+   * registered): declared now and again after every reconnect, after the static topology.
+   */
+  async declare(declaration: (channel: Channel) => Promise<void>): Promise<void> {
+    this.declarations.push(declaration);
+    if (this.publishChannel) await declaration(this.publishChannel);
   }
 
   /** Registers a consumer, started now and again after every reconnect. */

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { z } from 'zod';
+import { ledgerResultRoutingKey, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
 import {
   Broker,
   ConfigError,
@@ -17,7 +18,9 @@ import {
   enqueueOutbox,
   loadConfig,
   OutboxRelay,
+  PostingFinishers,
   signInternalToken,
+  startLedgerEventsConsumer,
   verifyInternalToken,
 } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
@@ -150,6 +153,55 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     expect(received.filter((id) => id.startsWith('handed-'))).toHaveLength(5);
     await again.close();
     await listener.close();
+  });
+
+  it("binds a service's ledger events queue to the results of the reference types it finishes, and no others", async () => {
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-ledger-events',
+      logger,
+      topology: async (channel) => {
+        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
+        await channel.assertQueue('kit.ledger-events', { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+    });
+    await broker.start();
+    const finished: string[] = [];
+    const finishers = new PostingFinishers();
+    finishers.register('transfer', async (_tx, results) => {
+      finished.push(...results.map((result) => result.commandId));
+    });
+    await startLedgerEventsConsumer({ broker, db, logger, queue: 'kit.ledger-events', finishers, lingerMs: 1 });
+
+    const connection = await amqp.connect(amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    const returned: string[] = [];
+    channel.on('return', (message: amqp.Message) => returned.push(message.fields.routingKey));
+    const publish = async (commandId: string, status: 'posted' | 'rejected', referenceType: string) => {
+      const result: LedgerResultV1 = {
+        type: 'ledger.result.v1',
+        commandId,
+        tenantId: 'org_kit',
+        environment: 'test',
+        status,
+        journalEntryId: status === 'posted' ? `je_${commandId}` : null,
+        reference: { type: referenceType, id: commandId },
+        error: status === 'rejected' ? { code: 'INSUFFICIENT_FUNDS', message: 'no funds' } : null,
+        duplicate: false,
+        processedAt: new Date().toISOString(),
+      };
+      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(result)), { mandatory: true });
+      await channel.waitForConfirms();
+    };
+    await publish('cmd_transfer_posted', 'posted', 'transfer');
+    await publish('cmd_transfer_rejected', 'rejected', 'transfer');
+    // Nothing in this vhost is bound to another service's results: the broker hands them back.
+    await publish('cmd_withdrawal_posted', 'posted', 'withdrawal');
+    await waitFor(async () => (finished.length === 2 && returned.length === 1 ? true : undefined), { what: 'the transfer results and the returned withdrawal result' });
+    expect(finished.sort()).toEqual(['cmd_transfer_posted', 'cmd_transfer_rejected']);
+    expect(returned).toEqual(['ledger.posted.withdrawal']);
+    await connection.close();
+    await broker.close();
   });
 
   it('reconnects after the broker drops the connection and consumes again', async () => {

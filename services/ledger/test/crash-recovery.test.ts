@@ -43,7 +43,7 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
     const eventChannel = await events.createChannel();
     await eventChannel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
     const { queue: eventQueue } = await eventChannel.assertQueue('', { exclusive: true });
-    await eventChannel.bindQueue(eventQueue, TOPOLOGY.ledgerEvents.exchange, 'ledger.*');
+    await eventChannel.bindQueue(eventQueue, TOPOLOGY.ledgerEvents.exchange, 'ledger.#');
     const eventIds = new Set<string>();
     const postedEntryIds = new Set<string>();
     await eventChannel.consume(

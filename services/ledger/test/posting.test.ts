@@ -100,9 +100,9 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createChannel();
     const { queue } = await channel.assertQueue('', { exclusive: true });
-    await channel.bindQueue(queue, TOPOLOGY.ledgerEvents.exchange, 'ledger.*');
-    const events: LedgerResultV1[] = [];
-    await channel.consume(queue, (message) => message && events.push(JSON.parse(message.content.toString())), { noAck: true });
+    await channel.bindQueue(queue, TOPOLOGY.ledgerEvents.exchange, 'ledger.#');
+    const events: Array<LedgerResultV1 & { routingKey: string }> = [];
+    await channel.consume(queue, (message) => message && events.push({ ...JSON.parse(message.content.toString()), routingKey: message.fields.routingKey }), { noAck: true });
     const tenantId = newTenantId();
     const posted = depositCommand({ tenantId }, 'wl_e', '1.00');
     const rejected = transferCommand({ tenantId }, 'wl_none', 'wl_e', '9.00');
@@ -111,8 +111,9 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     // Events of earlier tests may still be arriving: wait for these two by command id.
     const ids = [posted.commandId, rejected.commandId];
     await waitFor(async () => (ids.every((id) => events.some((event) => event.commandId === id)) ? true : undefined), { what: 'ledger events' });
-    expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({ status: 'posted' });
-    expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_FUNDS' } });
+    // Routed by status and reference type, so each service is delivered only its own postings' results.
+    expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({ status: 'posted', routingKey: `ledger.posted.${posted.reference.type}` });
+    expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_FUNDS' }, routingKey: `ledger.rejected.${rejected.reference.type}` });
     await connection.close();
   });
 

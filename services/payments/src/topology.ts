@@ -50,6 +50,5 @@ export async function declarePaymentsTopology(channel: Channel): Promise<void> {
     durable: true,
     arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': events.deliveryLimit, 'x-dead-letter-exchange': events.deadLetterExchange },
   });
-  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.postedRoutingKey);
-  await channel.bindQueue(events.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.rejectedRoutingKey);
+  // Bound to the ledger's results by the events consumer, for the reference types this service finishes.
 }

@@ -14,8 +14,8 @@ export const TOPOLOGY = {
   },
   ledgerEvents: {
     exchange: 'ledger.events',
-    postedRoutingKey: 'ledger.posted',
-    rejectedRoutingKey: 'ledger.rejected',
+    /** Results are routed as `ledger.<status>.<reference type>`: see ledgerResultRoutingKey. */
+    resultRoutingKeyPrefix: 'ledger',
     /** `ledger.entries-posted.v1`: every committed entry with its lines, for read models. */
     entriesPostedRoutingKey: 'ledger.entries-posted',
   },
@@ -37,3 +37,23 @@ export const TOPOLOGY = {
     deliveryLimit: 5,
   },
 } as const;
+
+/**
+ * The routing key of a ledger result event: `ledger.posted.transfer`, `ledger.rejected.withdrawal`,
+ * `ledger.applied.none`. A service binds its events queue to the reference types it finishes
+ * (ledgerResultBindingKeys), so no service is delivered, and acknowledges, the results of
+ * every other service's postings.
+ */
+export function ledgerResultRoutingKey(status: 'posted' | 'rejected' | 'applied', referenceType: string | null): string {
+  return `${TOPOLOGY.ledgerEvents.resultRoutingKeyPrefix}.${status}.${routingWord(referenceType ?? 'none')}`;
+}
+
+/** The keys that deliver every posted and rejected result of postings of `referenceType`. */
+export function ledgerResultBindingKeys(referenceType: string): string[] {
+  return [ledgerResultRoutingKey('posted', referenceType), ledgerResultRoutingKey('rejected', referenceType)];
+}
+
+/** One word of a topic routing key: no dots or wildcards. */
+function routingWord(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, '_');
+}

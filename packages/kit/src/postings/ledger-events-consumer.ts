@@ -1,5 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
+import { ledgerResultBindingKeys, type LedgerResultV1, ledgerResultV1Schema, TOPOLOGY } from '@wallet/contracts';
 import type { Broker } from '../amqp';
 import { runWithContext } from '../context';
 import type { Db, Tx } from '../db';
@@ -23,6 +23,10 @@ export class PostingFinishers {
 
   of(referenceType: string): PostingFinisher | undefined {
     return this.byType.get(referenceType);
+  }
+
+  get referenceTypes(): string[] {
+    return [...this.byType.keys()];
   }
 }
 
@@ -54,10 +58,11 @@ interface Delivery {
 }
 
 /**
- * Consumes `ledger.posted` / `ledger.rejected` from the service's shared durable queue and finishes
- * the record each names, for whichever instance's caller missed the reply (deadline, crash,
- * reply queue lost). Results for reference types no finisher is registered for (other services'
- * postings) are acknowledged and ignored. Events are recorded in batches, one transaction per
+ * Consumes the ledger's posted and rejected results from the service's shared durable queue and
+ * finishes the record each names, for whichever instance's caller missed the reply (deadline,
+ * crash, reply queue lost). The queue is bound to the results of the registered reference types
+ * only (`ledger.posted.<type>`, `ledger.rejected.<type>`); a result of another type that still
+ * arrives (a binding of an earlier version) is acknowledged and ignored. Events are recorded in batches, one transaction per
  * batch, and acknowledged with one `multiple` ack per channel (every earlier delivery is settled
  * by then: batches are recorded in arrival order); finishers are conditional updates, so a redelivery changes nothing and no inbox row is
  * needed. A batch that fails is requeued whole; the queue's delivery limit parks an event that
@@ -127,6 +132,12 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     }
   }
 
+  // The queue gets the results of the reference types registered here, and only those.
+  await options.broker.declare(async (channel) => {
+    for (const referenceType of options.finishers.referenceTypes) {
+      for (const key of ledgerResultBindingKeys(referenceType)) await channel.bindQueue(options.queue, TOPOLOGY.ledgerEvents.exchange, key);
+    }
+  });
   await options.broker.consume({
     queue: options.queue,
     // Enough unacknowledged events for a whole batch while the previous one is recorded.

@@ -4,6 +4,7 @@ import {
   environmentSchema,
   ledgerCommandSchema,
   type LedgerEntriesPostedV1,
+  ledgerResultRoutingKey,
   type LedgerResultV1,
   type PostedEntry,
   POSTED_ENTRIES_PER_EVENT_MAX,
@@ -73,7 +74,7 @@ export function resultEvent(result: LedgerResultV1, resultText?: string): Outbox
     payloadText: resultText,
     messageId: `${result.commandId}:result`,
     exchange: TOPOLOGY.ledgerEvents.exchange,
-    routingKey: result.status === 'posted' ? TOPOLOGY.ledgerEvents.postedRoutingKey : TOPOLOGY.ledgerEvents.rejectedRoutingKey,
+    routingKey: ledgerResultRoutingKey(result.status, result.reference?.type ?? null),
     type: 'ledger.result.v1',
     payload: result,
   };

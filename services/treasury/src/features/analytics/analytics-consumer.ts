@@ -33,7 +33,8 @@ export interface AnalyticsConsumer {
  */
 export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions): Promise<AnalyticsConsumer> {
   const batchSizeMax = options.batchSizeMax ?? 64;
-  const lingerMs = options.lingerMs ?? 20;
+  // Read models may trail the journal by a moment; a longer gathering makes fewer, larger transactions.
+  const lingerMs = options.lingerMs ?? 100;
   const applied = options.metrics.counter('treasury_analytics_entries_total', 'Ledger entries seen by the analytics read models', ['outcome']);
   let gathering: Delivery[] = [];
   let timer: NodeJS.Timeout | null = null;
@@ -61,14 +62,18 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
       }
       applied.inc({ outcome: 'applied' }, fresh);
       applied.inc({ outcome: 'duplicate' }, entries.length - fresh);
-      for (const delivery of batch) settle(delivery.message, delivery.channel, 'ack');
+      // One ack per channel for the whole batch: batches are applied in arrival order, so every
+      // earlier delivery of that channel is settled by now.
+      const lastByChannel = new Map<Channel, Delivery>();
+      for (const delivery of batch) lastByChannel.set(delivery.channel, delivery);
+      for (const last of lastByChannel.values()) settle(last.message, last.channel, 'ack-up-to');
     });
   }
 
-  function settle(message: ConsumeMessage, channel: Channel, how: 'ack' | 'requeue' | 'dead-letter'): void {
+  function settle(message: ConsumeMessage, channel: Channel, how: 'ack-up-to' | 'requeue' | 'dead-letter'): void {
     // A closed channel means the broker redelivers, which the claims make harmless.
     try {
-      if (how === 'ack') channel.ack(message);
+      if (how === 'ack-up-to') channel.ack(message, true);
       else channel.nack(message, false, how === 'requeue');
     } catch (error) {
       options.logger.warn({ err: error }, 'analytics event could not be settled; it will be redelivered');
