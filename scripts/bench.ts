@@ -18,7 +18,7 @@
  * RabbitMQ, this load generator) used per transfer in each workload, read from /proc.
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -66,8 +66,7 @@ async function freePort(): Promise<number> {
  * system it measures, and the global fetch's web streams cost it about as much CPU per request
  * as the gateway spends.
  */
-function pooledFetch(baseUrl: string, connections: number): FetchLike {
-  const pool = new Pool(baseUrl, { connections, pipelining: 1 });
+function pooledFetch(pool: Pool): FetchLike {
   return async (url, init) => {
     const answer = await pool.request({ path: `${url.pathname}${url.search}`, method: init.method as 'POST', headers: init.headers, body: init.body, signal: init.signal });
     const text = await answer.body.text();
@@ -78,6 +77,18 @@ function pooledFetch(baseUrl: string, connections: number): FetchLike {
     }
     return { status: answer.statusCode, headers, text: () => Promise.resolve(text) };
   };
+}
+
+/**
+ * The machine's speed at the moment: milliseconds this process takes for a fixed amount of
+ * hashing. A shared VM's speed drifts between runs; figures of two runs compare only when
+ * their calibrations do.
+ */
+function calibrationMs(): number {
+  const block = Buffer.alloc(1 << 20, 7);
+  const started = performance.now();
+  for (let round = 0; round < 64; round += 1) createHash('sha256').update(block).digest();
+  return performance.now() - started;
 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -117,7 +128,12 @@ const CLOCK_TICKS_PER_SECOND = 100;
 /** Which part of the system a process is, from its command line; null for the rest of the machine. */
 function processLabel(pid: number, cmdline: string, comm: string): string | null {
   if (pid === process.pid) return 'load generator';
-  if (comm === 'postgres') return 'postgresql';
+  if (comm === 'postgres') {
+    // A backend's title is `postgres: 15/main: <user> <database> <client> <state>`: named by the service whose database it serves.
+    const database = /^postgres: [^:]+: \S+ (\S+)/.exec(cmdline)?.[1];
+    const service = database?.startsWith(`${runId}_`) ? database.slice(runId.length + 1) : null;
+    return service ? `pg:${service}` : 'pg:other';
+  }
   if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
   const service = /services\/(\w+)\/src\/main\.ts/.exec(cmdline)?.[1];
   return service ?? null;
@@ -254,6 +270,9 @@ async function main(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
   const system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const results: Figures[] = [];
+  let calibrationBefore = Number.NaN;
+  // Enough connections for the open loop, whose requests in flight are not bounded.
+  const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
     await waitForReady(baseUrl, () => system.exitCode !== null);
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
@@ -264,8 +283,7 @@ async function main(): Promise<void> {
       auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
       validateResponses: false,
       maxRetries: 0,
-      // Enough connections for the open loop, whose requests in flight are not bounded.
-      fetch: pooledFetch(baseUrl, Math.max(CONCURRENCY, 256)),
+      fetch: pooledFetch(pool),
     });
 
     // Wallets through the API; their funds straight into the ledger (setup, not measured).
@@ -309,12 +327,14 @@ async function main(): Promise<void> {
       'open-hot': () => openLoop(`open, hot receiver, ${RATE}/s`, client, wallets, hot),
     };
     await closedLoop('warm-up', client, wallets, null);
+    calibrationBefore = calibrationMs();
     for (const name of WORKLOADS) {
       const run = workloads[name];
       if (!run) throw new Error(`BENCH_WORKLOADS: no workload ${name} (choose from ${Object.keys(workloads).join(', ')})`);
       results.push(await run());
     }
   } finally {
+    await pool.close();
     const exited = new Promise((resolve) => system.once('exit', resolve));
     system.kill('SIGTERM');
     await exited;
@@ -328,6 +348,7 @@ async function main(): Promise<void> {
     );
   }
   console.log('');
+  console.log(`  calibration: 64 MiB of SHA-256 took ${calibrationBefore.toFixed(0)} ms before the workloads and ${calibrationMs().toFixed(0)} ms after (a slower machine takes longer)`);
   console.log(`  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`);
   for (const row of results) {
     const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);

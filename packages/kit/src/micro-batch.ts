@@ -3,14 +3,28 @@
  * `run`: many requests in flight then share one statement (and one commit) instead of one
  * each, without any added wait (the batch goes out on the next turn, `setImmediate`). `run`
  * answers the items in order; when it throws, every caller of that batch gets the error.
+ *
+ * With `lingerMs`, a batch gathers for that long after its first call instead: for work nobody
+ * waits on (cleanup), where fewer, larger runs matter more than promptness.
  */
-export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[]>, options: { maxItems?: number } = {}): (item: Item) => Promise<Result> {
+export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[]>, options: { maxItems?: number; lingerMs?: number } = {}): (item: Item) => Promise<Result> {
   const maxItems = options.maxItems ?? 256;
+  const lingerMs = options.lingerMs;
+  /** Runs `flushNow` later; returns how to call that off. */
+  const schedule = (flushNow: () => void): (() => void) => {
+    if (lingerMs === undefined) {
+      const immediate = setImmediate(flushNow);
+      return () => clearImmediate(immediate);
+    }
+    const timer = setTimeout(flushNow, lingerMs).unref();
+    return () => clearTimeout(timer);
+  };
   let pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
-  let scheduled = false;
+  let cancelScheduled: (() => void) | null = null;
 
   function flush(): void {
-    scheduled = false;
+    cancelScheduled?.();
+    cancelScheduled = null;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
@@ -27,9 +41,6 @@ export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[
     new Promise<Result>((resolve, reject) => {
       pending.push({ item, resolve, reject });
       if (pending.length >= maxItems) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      else cancelScheduled ??= schedule(flush);
     });
 }

@@ -121,11 +121,18 @@ export class OutboxRelay {
   /** Messages their writer publishes itself right after its commit: passes leave their rows alone. */
   private readonly handedOver = new Set<string>();
   private readonly publishHandedOver: (message: OutboxMessage) => Promise<void>;
+  /**
+   * Rows of confirmed messages, deleted together a moment later: one DELETE for the commits of
+   * many turns rather than one per turn. Until it runs, passes skip them (they stay handed over);
+   * a crash in between publishes them again, which consumers dedupe by message id.
+   */
+  private readonly deletePublished: (messageId: string) => Promise<void>;
 
-  constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number }) {
+  constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number; deleteLingerMs?: number }) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
     this.idleDelayMs = options.idleDelayMs ?? 200;
     this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishAndDelete(messages), { maxItems: this.batchSizeMax });
+    this.deletePublished = microBatch((messageIds: string[]) => this.deleteRows(messageIds), { maxItems: 5_000, lingerMs: options.deleteLingerMs ?? 50 });
   }
 
   /**
@@ -164,8 +171,13 @@ export class OutboxRelay {
         options: messageOptions(message),
       })),
     );
-    await prepared(this.options.db, `DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, [messages.map((message) => message.messageId)] as unknown as Knex.RawBinding[]);
+    await Promise.all(messages.map((message) => this.deletePublished(message.messageId)));
     return messages.map(() => undefined);
+  }
+
+  private async deleteRows(messageIds: string[]): Promise<void[]> {
+    await prepared(this.options.db, `DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, [messageIds] as unknown as Knex.RawBinding[]);
+    return messageIds.map(() => undefined);
   }
 
   start(): void {

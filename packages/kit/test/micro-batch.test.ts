@@ -33,4 +33,21 @@ describe('microBatch', () => {
     const broken = microBatch<number, number>(async () => [1]);
     await expect(Promise.all([broken(1), broken(2)])).rejects.toThrow(/answered with 1 results/);
   });
+
+  it('with lingerMs, gathers the calls of several turns into one run', async () => {
+    const runs: number[][] = [];
+    const echo = microBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        return items;
+      },
+      { lingerMs: 30 },
+    );
+    const first = echo(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = echo(2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(runs).toEqual([[1, 2]]);
+  });
 });

@@ -10,10 +10,10 @@ import {
   POSTED_ENTRIES_PER_EVENT_MAX,
   TOPOLOGY,
 } from '@wallet/contracts';
-import { type Db, enqueueOutbox, type OutboxMessage, type OutboxRelay } from '@wallet/kit';
+import { type Db, type OutboxMessage, type OutboxRelay } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
 import { type AccountState, type CommandOutcome, type DecodedCommand, type PlannedEntry, planBatch } from './posting-planner';
-import { type AccountRef, findExistingEntries, findRecordedResults, insertEntries, loadAccountsForUpdate, recordResults, updateAccounts } from './posting-store';
+import { type AccountRef, findExistingEntries, findRecordedResults, loadAccountsForUpdate, writeBatch } from './posting-store';
 
 export type Decoded = DecodedCommand | { type: 'undecodable'; reason: string };
 
@@ -168,18 +168,15 @@ export async function processBatch(
       );
       const existingEntries = await findExistingEntries(tx, reversals);
       const plan = planBatch({ commands, recorded, accounts, existingEntries, now });
-      await insertEntries(tx, plan.entries, now);
-      await updateAccounts(tx, plan.touchedAccounts);
       // Each result is serialized once, for its record, its event and its reply.
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
-      await recordResults(tx, newOutcomes);
       const events = [
         ...newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText)),
         ...entriesPostedEvents(plan.entries, accounts, now),
       ];
       handOver = options.relay?.handOver(events) ?? null;
-      await enqueueOutbox(tx, events);
+      await writeBatch(tx, { entries: plan.entries, accounts: plan.touchedAccounts, results: newOutcomes, events, createdAt: now });
       return outcomes;
     });
     handOver?.committed();

@@ -1,6 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { newId, type Direction, type Environment, type LedgerResultV1 } from '@wallet/contracts';
-import { prepared, sqlArray, type Tx } from '@wallet/kit';
+import { type OutboxMessage, outboxInsertStatement, prepared, sqlArray, type Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
 import { natureOf } from '../accounts/account-rules';
 import { type AccountState, type PlannedEntry, type RecordedResult, systemAccountKey, walletAccountKey } from './posting-planner';
 
@@ -46,39 +47,41 @@ export function refKey(ref: AccountRef): string {
 
 const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance';
 
-async function selectSystemAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
-  if (refs.length === 0) return [];
-  const result = await prepared(tx, 
-    `SELECT ${ACCOUNT_COLUMNS}
-       FROM accounts a
-       JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
-         ON a.tenant_id = k.tenant_id AND a.environment = k.environment AND a.currency_code = k.currency_code AND a.name = k.name
-      WHERE a.wallet_id IS NULL
-      ORDER BY a.id
-        FOR UPDATE OF a`,
-    [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), refs.map((ref) => ref.currencyCode), refs.map((ref) => ref.name)],
-  );
-  return result.rows as DbAccountRow[];
-}
-
-async function selectWalletAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
-  if (refs.length === 0) return [];
-  const result = await prepared(tx, 
-    `SELECT ${ACCOUNT_COLUMNS}
-       FROM accounts a
-       JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
-         ON a.tenant_id = k.tenant_id AND a.environment = k.environment AND a.wallet_id = k.wallet_id
-      ORDER BY a.id
-        FOR UPDATE OF a`,
-    [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), sqlArray(refs.map((ref) => ref.walletId))],
-  );
-  return result.rows as DbAccountRow[];
-}
-
+/**
+ * Locks the accounts named by `refs` (system accounts by name, wallet accounts by wallet) in
+ * one statement, in id order: every batch takes its locks in that one order, so two batches
+ * never wait on each other in a cycle.
+ */
 async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
-  const walletRefs = refs.filter((ref) => ref.walletId !== null);
+  if (refs.length === 0) return [];
   const systemRefs = refs.filter((ref) => ref.walletId === null);
-  return [...(await selectSystemAccountsForUpdate(tx, systemRefs)), ...(await selectWalletAccountsForUpdate(tx, walletRefs))];
+  const walletRefs = refs.filter((ref) => ref.walletId !== null);
+  const result = await prepared(
+    tx,
+    `SELECT ${ACCOUNT_COLUMNS}
+       FROM accounts a
+      WHERE a.id IN (
+              SELECT s.id FROM accounts s
+                JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
+                  ON s.tenant_id = k.tenant_id AND s.environment = k.environment AND s.currency_code = k.currency_code AND s.name = k.name
+               WHERE s.wallet_id IS NULL
+              UNION ALL
+              SELECT w.id FROM accounts w
+                JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
+                  ON w.tenant_id = k.tenant_id AND w.environment = k.environment AND w.wallet_id = k.wallet_id)
+      ORDER BY a.id
+        FOR UPDATE OF a`,
+    [
+      systemRefs.map((ref) => ref.tenantId),
+      systemRefs.map((ref) => ref.environment),
+      systemRefs.map((ref) => ref.currencyCode),
+      systemRefs.map((ref) => ref.name),
+      walletRefs.map((ref) => ref.tenantId),
+      walletRefs.map((ref) => ref.environment),
+      sqlArray(walletRefs.map((ref) => ref.walletId)),
+    ],
+  );
+  return result.rows as DbAccountRow[];
 }
 
 /** Opens accounts that do not exist yet; a concurrent opener wins quietly (ON CONFLICT DO NOTHING). */
@@ -149,26 +152,55 @@ export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string
   return found;
 }
 
+/** Everything a batch writes once it is planned. */
+export interface BatchWrites {
+  entries: readonly PlannedEntry[];
+  /** Accounts the batch moved or froze, with their new balance and status (deltas summed in memory). */
+  accounts: readonly AccountState[];
+  /** Results of the batch's new commands, each serialized once. */
+  results: ReadonlyArray<{ payloadHash: string; result: LedgerResultV1; resultText: string }>;
+  /** The batch's events, published after the commit. */
+  events: readonly OutboxMessage[];
+  createdAt: Date;
+}
+
 /**
- * Writes the planned entries and their lines in one statement: the entries' sequence numbers
- * flow from the INSERT ... RETURNING into the lines, with one array per column.
+ * Writes a planned batch as one statement, one array per column: entries (their sequence
+ * numbers flow from INSERT ... RETURNING into the lines), lines, the accounts' new balances and
+ * statuses, the commands' recorded results and the outbox rows of the batch's events. Every
+ * part of a WITH statement runs to completion whether or not it is read, and an empty array
+ * makes its part a no-op, so the text never changes and stays one prepared statement.
  */
-export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: Date): Promise<void> {
-  if (entries.length === 0) return;
+export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
+  const { entries, accounts, results, events, createdAt } = batch;
+  if (entries.length === 0 && accounts.length === 0 && results.length === 0 && events.length === 0) return;
   const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line })));
-  await prepared(tx, 
+  const outbox = outboxInsertStatement(events);
+  await prepared(
+    tx,
     `WITH entries AS (
        INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
        SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
          FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
            AS u(id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id)
        RETURNING id, seq
+     ), lines AS (
+       INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
+       SELECT l.entry_id, entries.seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code, l.balance_after
+         FROM unnest(?::text[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])
+           AS l(entry_id, line_no, account_id, direction, amount, currency_code, balance_after)
+         JOIN entries ON entries.id = l.entry_id
+     ), balances AS (
+       UPDATE accounts a SET balance = u.balance, status = u.status
+         FROM unnest(?::text[], ?::numeric[], ?::text[]) AS u(id, balance, status)
+        WHERE a.id = u.id
+     ), results AS (
+       INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result)
+       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::json[])
+     ), events AS (
+       ${outbox.sql}
      )
-     INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
-     SELECT l.entry_id, entries.seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code, l.balance_after
-       FROM unnest(?::text[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])
-         AS l(entry_id, line_no, account_id, direction, amount, currency_code, balance_after)
-       JOIN entries ON entries.id = l.entry_id`,
+     SELECT 1`,
     [
       createdAt.toISOString(),
       entries.map((entry) => entry.id),
@@ -187,31 +219,14 @@ export async function insertEntries(tx: Tx, entries: PlannedEntry[], createdAt: 
       lines.map((item) => item.line.amount.toFixed()),
       lines.map((item) => item.line.currencyCode),
       lines.map((item) => item.line.balanceAfter.toFixed()),
-    ],
-  );
-}
-
-/** One UPDATE for every account the batch moved: deltas were summed per account in memory. */
-export async function updateAccounts(tx: Tx, accounts: AccountState[]): Promise<void> {
-  if (accounts.length === 0) return;
-  await prepared(tx, 
-    `UPDATE accounts a SET balance = u.balance, status = u.status
-       FROM unnest(?::text[], ?::numeric[], ?::text[]) AS u(id, balance, status)
-      WHERE a.id = u.id`,
-    [accounts.map((account) => account.id), accounts.map((account) => account.balance.toFixed()), accounts.map((account) => account.status)],
-  );
-}
-
-export async function recordResults(tx: Tx, results: Array<{ payloadHash: string; result: LedgerResultV1; resultText: string }>): Promise<void> {
-  if (results.length === 0) return;
-  await prepared(tx, 
-    `INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result)
-     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::json[])`,
-    [
+      accounts.map((account) => account.id),
+      accounts.map((account) => account.balance.toFixed()),
+      accounts.map((account) => account.status),
       results.map((item) => item.result.commandId),
       results.map((item) => item.result.tenantId),
       results.map((item) => item.payloadHash),
       results.map((item) => item.resultText),
-    ],
+      ...outbox.bindings,
+    ] as unknown as readonly Knex.RawBinding[],
   );
 }
