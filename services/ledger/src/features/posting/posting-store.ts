@@ -56,7 +56,7 @@ async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]>
   if (refs.length === 0) return [];
   const systemRefs = refs.filter((ref) => ref.walletId === null);
   const walletRefs = refs.filter((ref) => ref.walletId !== null);
-  const result = await prepared(
+  const result = await prepared<{ rows: unknown[] }>(
     tx,
     `SELECT ${ACCOUNT_COLUMNS}
        FROM accounts a
@@ -132,7 +132,7 @@ export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise
 export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise<Map<string, RecordedResult>> {
   const recorded = new Map<string, RecordedResult>();
   if (commandIds.length === 0) return recorded;
-  const result = await prepared(tx, 'SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
+  const result = await prepared<{ rows: unknown[] }>(tx, 'SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
   for (const row of result.rows as Array<{ command_id: string; payload_hash: string; result: LedgerResultV1 }>) {
     recorded.set(row.command_id, { payloadHash: row.payload_hash, result: row.result });
   }
@@ -142,7 +142,7 @@ export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise
 export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
   const found = new Set<string>();
   if (refs.length === 0) return found;
-  const result = await prepared(tx, 
+  const result = await prepared<{ rows: unknown[] }>(tx, 
     `SELECT e.tenant_id, e.environment, e.id FROM journal_entries e
        JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, id)
          ON e.tenant_id = k.tenant_id AND e.environment = k.environment AND e.id = k.id`,
