@@ -1,5 +1,5 @@
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { type LedgerCommand, ledgerResultV1Schema, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
+import { type LedgerCommand, type LedgerResultV1, parseLedgerReplies, TOPOLOGY } from '@wallet/contracts';
 import { declareLedgerCommands } from './topology';
 
 interface Waiter {
@@ -41,14 +41,24 @@ export class LedgerCommandClient {
   }
 
   private onReply(correlationId: string | undefined, content: Buffer): void {
-    if (!correlationId) return;
-    const waiter = this.waiters.get(correlationId);
-    if (!waiter) return;
+    const replies = parseLedgerReplies(JSON.parse(content.toString('utf8')), correlationId ?? null);
+    if (!replies) {
+      // Unreadable: whoever waits on this message's correlation id learns it.
+      const waiter = correlationId ? this.waiters.get(correlationId) : undefined;
+      if (waiter && correlationId) this.settle(correlationId, waiter, new Error('malformed ledger reply'));
+      return;
+    }
+    for (const reply of replies) {
+      const waiter = reply.correlationId ? this.waiters.get(reply.correlationId) : undefined;
+      if (waiter && reply.correlationId) this.settle(reply.correlationId, waiter, reply.result);
+    }
+  }
+
+  private settle(correlationId: string, waiter: Waiter, outcome: LedgerResultV1 | Error): void {
     this.waiters.delete(correlationId);
     clearTimeout(waiter.timer);
-    const parsed = ledgerResultV1Schema.safeParse(JSON.parse(content.toString('utf8')));
-    if (parsed.success) waiter.resolve(parsed.data);
-    else waiter.reject(new Error(`malformed ledger reply: ${parsed.error.message}`));
+    if (outcome instanceof Error) waiter.reject(outcome);
+    else waiter.resolve(outcome);
   }
 
   /** Publishes (confirmed) without waiting for the ledger's answer. */

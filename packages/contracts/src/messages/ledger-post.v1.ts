@@ -113,3 +113,27 @@ export const ledgerResultV1Schema = z.object({
   processedAt: z.string(),
 });
 export type LedgerResultV1 = z.infer<typeof ledgerResultV1Schema>;
+
+/**
+ * `ledger.replies.v1`: the answers to several commands of one batch that named the same
+ * reply-to queue, as one message (a lone answer goes as `ledger.result.v1`). Each carries the
+ * correlation id its command was sent with.
+ */
+export const ledgerRepliesV1Schema = z.object({
+  type: z.literal('ledger.replies.v1'),
+  replies: z.array(z.object({ correlationId: z.string().nullable(), result: ledgerResultV1Schema })).min(1),
+});
+export type LedgerRepliesV1 = z.infer<typeof ledgerRepliesV1Schema>;
+
+/**
+ * The answers a reply message carries, whichever of the two shapes it has; null for a message
+ * that is neither. `correlationId` is the message's own for a lone `ledger.result.v1`.
+ */
+export function parseLedgerReplies(payload: unknown, correlationId: string | null): Array<{ correlationId: string | null; result: LedgerResultV1 }> | null {
+  if (typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'ledger.replies.v1') {
+    const parsed = ledgerRepliesV1Schema.safeParse(payload);
+    return parsed.success ? parsed.data.replies : null;
+  }
+  const parsed = ledgerResultV1Schema.safeParse(payload);
+  return parsed.success ? [{ correlationId, result: parsed.data }] : null;
+}

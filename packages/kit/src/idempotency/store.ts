@@ -260,6 +260,39 @@ export function finalAnswerStatement(claim: IdempotencyClaim, response: StoredRe
   return { sql: FINAL_ANSWER_SQL, bindings: [...responseBindings(response), ...keyWhere(claim), claim.lockToken] };
 }
 
+/** A key's final answer, to store with others in one statement (finalAnswersStatement). */
+export interface FinalAnswer {
+  claim: IdempotencyClaim;
+  response: StoredResponse;
+}
+
+/**
+ * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
+ * it stored an answer for (the attempt still holds that key), so each caller learns its own.
+ */
+export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  const bindings = answers.map((answer) => responseBindings(answer.response));
+  return {
+    sql: `
+  UPDATE ${IDEMPOTENCY_TABLE} k
+  SET status = 'completed', response_status = a.response_status, response_headers = a.response_headers, response_body = a.response_body,
+      locked_until = NULL, completed_at = COALESCE(k.completed_at, now())
+  FROM unnest(CAST(? AS integer[]), CAST(? AS jsonb[]), CAST(? AS bytea[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]))
+    AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, lock_token)
+  WHERE k.tenant_id = a.tenant_id AND k.environment = a.environment AND k.idempotency_key = a.idempotency_key AND k.lock_token = a.lock_token
+  RETURNING k.lock_token`,
+    bindings: [
+      bindings.map(([status]) => status),
+      bindings.map(([, headers]) => headers),
+      bindings.map(([, , body]) => body),
+      answers.map((answer) => answer.claim.scope.tenantId),
+      answers.map((answer) => answer.claim.scope.environment),
+      answers.map((answer) => answer.claim.key),
+      answers.map((answer) => answer.claim.lockToken),
+    ] as unknown as readonly Knex.RawBinding[],
+  };
+}
+
 /**
  * Marks the key completed with `response` inside the caller's business transaction, so the
  * money movement, its outbox message and the remembered answer commit together or not at all.

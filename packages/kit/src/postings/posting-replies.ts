@@ -1,5 +1,5 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { type LedgerResultV1, ledgerResultV1Schema } from '@wallet/contracts';
+import { type LedgerResultV1, parseLedgerReplies } from '@wallet/contracts';
 import type { Logger } from '../logger';
 
 /** A caller waiting for the ledger's answer to one command. */
@@ -115,15 +115,15 @@ export class PostingReplies {
   }
 
   private onReply(content: Buffer): void {
-    let parsed;
+    let replies;
     try {
-      parsed = ledgerResultV1Schema.safeParse(JSON.parse(content.toString('utf8')));
+      replies = parseLedgerReplies(JSON.parse(content.toString('utf8')), null);
     } catch (error) {
       this.options.logger.warn({ err: error }, 'unreadable ledger reply dropped');
       return;
     }
-    if (parsed.success) this.deliver(parsed.data);
-    else this.options.logger.warn({ issues: parsed.error.issues }, 'malformed ledger reply dropped');
+    if (replies) for (const reply of replies) this.deliver(reply.result);
+    else this.options.logger.warn('malformed ledger reply dropped');
   }
 
   private onClose(connection: ChannelModel): void {

@@ -142,27 +142,43 @@ export class PostingConsumer {
   }
 
   private finish(deliveries: Delivery[], outcomes: SerializedOutcome[]): void {
+    // Answers by reply-to queue: the commands of one caller in this batch get one message.
+    const byReplyTo = new Map<string, Array<{ correlationId: string | undefined; outcome: SerializedOutcome }>>();
     deliveries.forEach((delivery, index) => {
       const outcome = outcomes[index];
       if (!outcome) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);
-      const { result, resultText } = outcome;
-      this.outcomes.inc({ outcome: result.duplicate ? 'duplicate' : result.status });
+      this.outcomes.inc({ outcome: outcome.result.duplicate ? 'duplicate' : outcome.result.status });
       const { replyTo, correlationId } = delivery.message.properties as { replyTo?: string; correlationId?: string };
-      if (replyTo) {
-        runWithContext({ correlationId: correlationId ?? result.commandId }, () => {
-          try {
-            this.options.broker.sendTransient(replyTo, Buffer.from(resultText), { correlationId, type: result.type });
-          } catch (error) {
-            // The result is recorded: a caller that missed it gets it again by re-sending or from the event.
-            this.options.logger.warn({ err: error, commandId: result.commandId }, 'reply could not be sent');
-          }
-        });
-      }
+      if (!replyTo) return;
+      const answers = byReplyTo.get(replyTo);
+      if (answers) answers.push({ correlationId, outcome });
+      else byReplyTo.set(replyTo, [{ correlationId, outcome }]);
     });
+    for (const [replyTo, answers] of byReplyTo) this.reply(replyTo, answers);
     // One ack per channel for the whole batch: everything delivered before it is settled already.
     const lastByChannel = new Map<Channel, Delivery>();
     for (const delivery of deliveries) lastByChannel.set(delivery.channel, delivery);
     for (const last of lastByChannel.values()) settle(last, 'ack-up-to');
+  }
+
+  /** One message per reply-to queue: a lone `ledger.result.v1`, or `ledger.replies.v1` for several. */
+  private reply(replyTo: string, answers: Array<{ correlationId: string | undefined; outcome: SerializedOutcome }>): void {
+    const first = answers[0];
+    if (!first) return;
+    runWithContext({ correlationId: first.correlationId ?? first.outcome.result.commandId }, () => {
+      try {
+        if (answers.length === 1) {
+          this.options.broker.sendTransient(replyTo, Buffer.from(first.outcome.resultText), { correlationId: first.correlationId, type: first.outcome.result.type });
+          return;
+        }
+        // Built from the results' texts, each serialized once for its record, event and reply.
+        const replies = answers.map((answer) => `{"correlationId":${JSON.stringify(answer.correlationId ?? null)},"result":${answer.outcome.resultText}}`);
+        this.options.broker.sendTransient(replyTo, Buffer.from(`{"type":"ledger.replies.v1","replies":[${replies.join(',')}]}`), { type: 'ledger.replies.v1' });
+      } catch (error) {
+        // The results are recorded: a caller that missed one gets it again by re-sending or from the event.
+        this.options.logger.warn({ err: error, replies: answers.length }, 'reply could not be sent');
+      }
+    });
   }
 }
 

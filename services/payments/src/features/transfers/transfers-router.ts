@@ -19,7 +19,7 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
       pending: (transfer) => key.completionStatement(jsonResponse(202, transfer)),
       completed: (transfer) => {
         const answer = jsonResponse(201, transfer);
-        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
+        return { answer: { claim: key.claim, response: answer }, answered: () => key.answered(answer) };
       },
       rememberRefusal: async (tx, refusal) => {
         await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });

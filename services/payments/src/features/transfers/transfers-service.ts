@@ -1,10 +1,25 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  currentContext,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  type FinalAnswer,
+  IdempotencyInProgressError,
+  microBatch,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  type SqlStatement,
+  type Tx,
+} from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFromTerms } from '../fees/quote-fee';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {
-  completeTransferWithAnswer,
+  completeTransfersWithAnswers,
+  type ConfirmedCompletion,
   findTransfer,
   findTransferContext,
   finishTransfer,
@@ -33,8 +48,8 @@ export interface TransferAnswers {
    * replays it, never re-runs it. It yields no row when another attempt took the key over.
    */
   pending(transfer: Transfer): SqlStatement;
-  /** The 201 as a part of the statement that records the completion; `answered` once it committed. */
-  completed(transfer: Transfer): { statement: SqlStatement; answered(): void };
+  /** The 201, stored with the completion in one statement; `answered` once it committed. */
+  completed(transfer: Transfer): { answer: FinalAnswer; answered(): void };
   /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
   rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
 }
@@ -63,7 +78,12 @@ export function outcomeOf(result: LedgerResultV1): TransferOutcome | null {
  * once, from the reply this request waits for or from the ledger's event.
  */
 export class TransfersService {
-  constructor(private readonly deps: TransfersDeps) {}
+  /** Completions confirmed in one event-loop turn (one ledger batch's replies) are recorded together. */
+  private readonly recordCompletion: (completion: ConfirmedCompletion) => Promise<boolean>;
+
+  constructor(private readonly deps: TransfersDeps) {
+    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions));
+  }
 
   async create(scope: TransferScope, body: CreateTransferBody, answers: TransferAnswers): Promise<CreatedTransfer> {
     if (body.fromWalletId === body.toWalletId) throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
@@ -168,7 +188,7 @@ export class TransfersService {
     if (outcome.status === 'completed') {
       const completed: StoredTransfer = { ...created, status: 'completed', journalEntryId: outcome.journalEntryId, failureCode: null };
       const answer = answers.completed(toTransfer(completed));
-      const stored = await completeTransferWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
+      const stored = await this.recordCompletion({ scope, transfer: created, journalEntryId: outcome.journalEntryId, answer: answer.answer });
       if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       answer.answered();
       return completed;

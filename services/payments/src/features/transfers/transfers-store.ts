@@ -1,5 +1,5 @@
 import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { type Db, type FinalAnswer, finalAnswersStatement, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
@@ -171,24 +171,44 @@ export async function insertTransferWithCommand(db: Db, scope: TransferScope, tr
   return result.rows[0]?.seq ?? null;
 }
 
+/** A completion the ledger confirmed, with the answer its caller will be given. */
+export interface ConfirmedCompletion {
+  scope: TransferScope;
+  transfer: { id: string; seq: string };
+  journalEntryId: string;
+  answer: FinalAnswer;
+}
+
 /**
- * Records a completion the ledger confirmed and stores the caller's answer, as one statement.
- * The answer is stored even when the event path recorded the completion first (it recorded the
- * same entry). False when the key's part stored nothing (another attempt holds the key).
+ * Records completions the ledger confirmed and stores their callers' answers, as one statement
+ * for all of them (the callers answered by one ledger batch resume together). An answer is
+ * stored even when the event path recorded its completion first (it recorded the same entry).
+ * For each completion: false when its key's part stored nothing (another attempt holds the key).
  */
-export async function completeTransferWithAnswer(db: Db, scope: TransferScope, transfer: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+export async function completeTransfersWithAnswers(db: Db, completions: readonly ConfirmedCompletion[]): Promise<boolean[]> {
+  const answers = finalAnswersStatement(completions.map((completion) => completion.answer));
+  const result = await prepared<{ rows: Array<{ lock_token: string }> }>(
     db,
     `WITH finished AS (
-       UPDATE transfers SET status = 'completed', journal_entry_id = ?, failure_code = NULL, finished_at = now()
-       WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
-       RETURNING id
+       UPDATE transfers t SET status = 'completed', journal_entry_id = u.journal_entry_id, failure_code = NULL, finished_at = now()
+       FROM unnest(CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])) AS u(id, seq, tenant_id, environment, journal_entry_id)
+       WHERE t.id = ANY(CAST(? AS text[])) AND t.id = u.id AND t.seq = u.seq AND t.tenant_id = u.tenant_id AND t.environment = u.environment AND t.status = 'pending'
+       RETURNING t.id
      ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, transfer.id, transfer.seq, scope.tenantId, scope.environment, ...answer.bindings],
+     answer AS (${answers.sql})
+     SELECT lock_token FROM answer`,
+    [
+      completions.map((completion) => completion.transfer.id),
+      completions.map((completion) => completion.transfer.seq),
+      completions.map((completion) => completion.scope.tenantId),
+      completions.map((completion) => completion.scope.environment),
+      completions.map((completion) => completion.journalEntryId),
+      completions.map((completion) => completion.transfer.id),
+      ...answers.bindings,
+    ] as unknown as readonly Knex.RawBinding[],
   );
-  return (result.rows[0]?.answered ?? 0) > 0;
+  const stored = new Set(result.rows.map((row) => row.lock_token));
+  return completions.map((completion) => stored.has(completion.answer.claim.lockToken));
 }
 
 export type TransferOutcome = { status: 'completed'; journalEntryId: string } | { status: 'failed'; failureCode: string };
