@@ -190,7 +190,9 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
         duplicate: false,
         processedAt: new Date().toISOString(),
       };
-      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(result)), { mandatory: true });
+      // Both shapes of the event: a lone result, and the ledger's batch of results of one routing key.
+      const payload = status === 'posted' ? { type: 'ledger.results.v1', results: [result] } : result;
+      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(payload)), { mandatory: true });
       await channel.waitForConfirms();
     };
     await publish('cmd_transfer_posted', 'posted', 'transfer');

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import amqp from 'amqplib';
-import { ledgerEntriesPostedV1Schema, TOPOLOGY } from '@wallet/contracts';
+import { ledgerEntriesPostedV1Schema, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, LedgerCommandClient } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, transferCommand } from './support';
@@ -53,7 +53,7 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
         if (message.properties.type === 'ledger.entries-posted.v1') {
           for (const entry of ledgerEntriesPostedV1Schema.parse(JSON.parse(message.content.toString('utf8'))).entries) postedEntryIds.add(entry.journalEntryId);
         } else {
-          eventIds.add(String(message.properties.messageId));
+          for (const result of parseLedgerResults(JSON.parse(message.content.toString('utf8'))) ?? []) eventIds.add(result.commandId);
         }
       },
       { noAck: true },
@@ -93,7 +93,7 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
       expect(new Set(recorded)).toEqual(commandIds);
       // Every result was published (at least once; the message id lets consumers drop repeats).
       await waitFor(async () => (eventIds.size === commands.length ? true : undefined), { timeoutMs: 60_000, what: 'an event per command' });
-      expect(eventIds).toEqual(new Set(commands.map((command) => `${command.commandId}:result`)));
+      expect(eventIds).toEqual(new Set(commands.map((command) => command.commandId)));
       // Every committed entry went out in an entries-posted event, however the crash cut the batches.
       const entryIds = new Set<string>(await db('journal_entries').pluck('id'));
       await waitFor(async () => (postedEntryIds.size === entryIds.size ? true : undefined), { timeoutMs: 60_000, what: 'an entries-posted event per entry' });

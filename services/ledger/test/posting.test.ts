@@ -1,5 +1,5 @@
 import amqp from 'amqplib';
-import { TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
+import { parseLedgerResults, TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { commandId, depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, systemLine, transferCommand, walletBalance, walletLine } from './support';
 
@@ -102,7 +102,14 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const { queue } = await channel.assertQueue('', { exclusive: true });
     await channel.bindQueue(queue, TOPOLOGY.ledgerEvents.exchange, 'ledger.#');
     const events: Array<LedgerResultV1 & { routingKey: string }> = [];
-    await channel.consume(queue, (message) => message && events.push({ ...JSON.parse(message.content.toString()), routingKey: message.fields.routingKey }), { noAck: true });
+    await channel.consume(
+      queue,
+      (message) => {
+        if (!message || message.properties.type !== 'ledger.results.v1') return;
+        for (const result of parseLedgerResults(JSON.parse(message.content.toString())) ?? []) events.push({ ...result, routingKey: message.fields.routingKey });
+      },
+      { noAck: true },
+    );
     const tenantId = newTenantId();
     const posted = depositCommand({ tenantId }, 'wl_e', '1.00');
     const rejected = transferCommand({ tenantId }, 'wl_none', 'wl_e', '9.00');

@@ -115,6 +115,26 @@ export const ledgerResultV1Schema = z.object({
 export type LedgerResultV1 = z.infer<typeof ledgerResultV1Schema>;
 
 /**
+ * `ledger.results.v1`: the ledger's event for the new results of one batch that share a status
+ * and a reference type (one routing key), as one message rather than one per command.
+ */
+export const ledgerResultsV1Schema = z.object({
+  type: z.literal('ledger.results.v1'),
+  results: z.array(ledgerResultV1Schema).min(1),
+});
+export type LedgerResultsV1 = z.infer<typeof ledgerResultsV1Schema>;
+
+/** The results a ledger event carries: several (`ledger.results.v1`) or one (`ledger.result.v1`); null for anything else. */
+export function parseLedgerResults(payload: unknown): LedgerResultV1[] | null {
+  if (typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'ledger.results.v1') {
+    const parsed = ledgerResultsV1Schema.safeParse(payload);
+    return parsed.success ? parsed.data.results : null;
+  }
+  const parsed = ledgerResultV1Schema.safeParse(payload);
+  return parsed.success ? [parsed.data] : null;
+}
+
+/**
  * `ledger.replies.v1`: the answers to several commands of one batch that named the same
  * reply-to queue, as one message (a lone answer goes as `ledger.result.v1`). Each carries the
  * correlation id its command was sent with.

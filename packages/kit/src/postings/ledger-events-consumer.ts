@@ -1,5 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { ledgerResultBindingKeys, type LedgerResultV1, ledgerResultV1Schema, TOPOLOGY } from '@wallet/contracts';
+import { ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
 import type { Broker } from '../amqp';
 import { runWithContext } from '../context';
 import type { Db, Tx } from '../db';
@@ -52,9 +52,8 @@ export interface LedgerEventsConsumerOptions {
 interface Delivery {
   message: ConsumeMessage;
   channel: Channel;
-  result: LedgerResultV1;
-  /** null for another service's postings: acknowledged with the batch, nothing recorded. */
-  finisher: PostingFinisher | null;
+  /** The event's results: one (`ledger.result.v1`) or several (`ledger.results.v1`). */
+  results: LedgerResultV1[];
 }
 
 /**
@@ -86,14 +85,20 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
 
   async function record(batch: Delivery[]): Promise<void> {
     const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
+    // Results of reference types without a finisher (another service's postings) are acknowledged with the batch, nothing recorded.
+    const finished: LedgerResultV1[] = [];
     for (const delivery of batch) {
-      if (!delivery.finisher) continue;
-      const results = byFinisher.get(delivery.finisher);
-      if (results) results.push(delivery.result);
-      else byFinisher.set(delivery.finisher, [delivery.result]);
+      for (const result of delivery.results) {
+        const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
+        if (!finisher) continue;
+        finished.push(result);
+        const results = byFinisher.get(finisher);
+        if (results) results.push(result);
+        else byFinisher.set(finisher, [result]);
+      }
     }
     const first = batch[0];
-    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.result.commandId ?? 'ledger-events';
+    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
     await runWithContext({ correlationId }, async () => {
       try {
         if (byFinisher.size > 0) {
@@ -109,9 +114,9 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
       const lastByChannel = new Map<Channel, Delivery>();
       for (const delivery of batch) {
         lastByChannel.set(delivery.channel, delivery);
-        if (delivery.finisher) options.onFinished?.(delivery.result);
       }
       for (const last of lastByChannel.values()) ackUpToQuietly(last);
+      for (const result of finished) options.onFinished?.(result);
     });
   }
 
@@ -143,18 +148,18 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     // Enough unacknowledged events for a whole batch while the previous one is recorded.
     prefetch: batchSizeMax * 2,
     onMessage: (raw, channel) => {
-      let result: LedgerResultV1;
+      let results: LedgerResultV1[] | null;
       try {
-        const parsed = ledgerResultV1Schema.safeParse(JSON.parse(raw.content.toString('utf8')));
-        if (!parsed.success) throw parsed.error;
-        result = parsed.data;
-      } catch (error) {
-        options.logger.error({ err: error }, 'malformed ledger event dead-lettered');
+        results = parseLedgerResults(JSON.parse(raw.content.toString('utf8')));
+      } catch {
+        results = null;
+      }
+      if (!results || results.length === 0) {
+        options.logger.error({ messageId: raw.properties.messageId as unknown }, 'malformed ledger event dead-lettered');
         channel.nack(raw, false, false);
         return;
       }
-      const finisher = (result.reference ? options.finishers.of(result.reference.type) : undefined) ?? null;
-      gathering.push({ message: raw, channel, result, finisher });
+      gathering.push({ message: raw, channel, results });
       if (gathering.length >= batchSizeMax) flush();
       else timer ??= setTimeout(flush, lingerMs).unref();
     },

@@ -69,15 +69,27 @@ function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
   return refs;
 }
 
-export function resultEvent(result: LedgerResultV1, resultText?: string): OutboxMessage {
-  return {
-    payloadText: resultText,
-    messageId: `${result.commandId}:result`,
+/**
+ * The batch's new results as `ledger.results.v1` events, one per routing key (status and
+ * reference type), built from each result's text serialized once. A command's new result
+ * exists once, so the first command id names its event for the outbox's unique message id.
+ */
+export function resultEvents(outcomes: ReadonlyArray<{ result: LedgerResultV1; resultText: string }>): OutboxMessage[] {
+  const byRoutingKey = new Map<string, Array<{ result: LedgerResultV1; resultText: string }>>();
+  for (const outcome of outcomes) {
+    const key = ledgerResultRoutingKey(outcome.result.status, outcome.result.reference?.type ?? null);
+    const group = byRoutingKey.get(key);
+    if (group) group.push(outcome);
+    else byRoutingKey.set(key, [outcome]);
+  }
+  return [...byRoutingKey].map(([routingKey, group]) => ({
+    payloadText: `{"type":"ledger.results.v1","results":[${group.map((outcome) => outcome.resultText).join(',')}]}`,
+    messageId: `${(group[0] as { result: LedgerResultV1 }).result.commandId}:results`,
     exchange: TOPOLOGY.ledgerEvents.exchange,
-    routingKey: ledgerResultRoutingKey(result.status, result.reference?.type ?? null),
-    type: 'ledger.result.v1',
-    payload: result,
-  };
+    routingKey,
+    type: 'ledger.results.v1',
+    payload: null,
+  }));
 }
 
 /**
@@ -172,7 +184,7 @@ export async function processBatch(
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       const events = [
-        ...newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1').map((outcome) => resultEvent(outcome.result, outcome.resultText)),
+        ...resultEvents(newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
         ...entriesPostedEvents(plan.entries, accounts, now),
       ];
       handOver = options.relay?.handOver(events) ?? null;
