@@ -106,13 +106,15 @@ export function createUpstreamClient(options: { urls: UpstreamUrls; timeoutMs: n
     async forward(request) {
       const upstream = upstreamOf(request.service);
       try {
-        // The signal bounds the whole exchange, body included; a slow body is as down as no answer.
+        // undici's own timers bound the wait for the answer and each wait within its body (a slow
+        // body is as down as no answer), without an AbortSignal and its timer per call.
         const response = await upstream.pool.request({
           path: `${upstream.basePath}${request.pathWithQuery}`,
           method: request.method as 'GET',
           headers: request.headers,
           body: request.body,
-          signal: AbortSignal.timeout(options.timeoutMs),
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
         });
         const body = Buffer.from(await response.body.arrayBuffer());
         outcomes.inc({ service: request.service, outcome: 'answered' });
