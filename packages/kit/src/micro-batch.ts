@@ -6,8 +6,15 @@
  *
  * With `lingerMs`, a batch gathers for that long after its first call instead: for work nobody
  * waits on (cleanup), where fewer, larger runs matter more than promptness.
+ *
+ * With `isolateFailures`, a batch whose run throws is run again item by item, each caller
+ * getting its own item's outcome: for a run that is one statement (it wrote nothing when it
+ * failed), so that one bad item does not fail its neighbours.
  */
-export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[]>, options: { maxItems?: number; lingerMs?: number } = {}): (item: Item) => Promise<Result> {
+export function microBatch<Item, Result>(
+  run: (items: Item[]) => Promise<Result[]>,
+  options: { maxItems?: number; lingerMs?: number; isolateFailures?: boolean } = {},
+): (item: Item) => Promise<Result> {
   const maxItems = options.maxItems ?? 256;
   const lingerMs = options.lingerMs;
   /** Runs `flushNow` later; returns how to call that off. */
@@ -33,8 +40,21 @@ export function microBatch<Item, Result>(run: (items: Item[]) => Promise<Result[
         if (results.length !== batch.length) throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
         batch.forEach((entry, index) => entry.resolve(results[index] as Result));
       },
-      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+      (error: unknown) => {
+        if (options.isolateFailures && batch.length > 1) runAlone(batch);
+        else batch.forEach((entry) => entry.reject(error));
+      },
     ).catch((error: unknown) => batch.forEach((entry) => entry.reject(error)));
+  }
+
+  /** After a batch failed: each item on its own, so a bad item fails only its own caller. */
+  function runAlone(batch: typeof pending): void {
+    for (const entry of batch) {
+      run([entry.item]).then(
+        (results) => (results.length === 1 ? entry.resolve(results[0] as Result) : entry.reject(new Error(`a micro-batch of 1 was answered with ${results.length} results`))),
+        entry.reject,
+      );
+    }
   }
 
   return (item) =>

@@ -87,6 +87,23 @@ export function outboxInsertStatement(messages: readonly OutboxMessage[], option
   };
 }
 
+/**
+ * The insert of `messages` as a part of the caller's WITH statement where each message belongs
+ * to one row of an earlier part: message i is written only when `rowsIn` produced a row whose
+ * `column` equals `keys[i]` (the commands of the records that statement inserted).
+ */
+export function outboxInsertForRowsStatement(messages: readonly OutboxMessage[], keys: readonly string[], rowsIn: { name: string; column: string }): SqlStatement {
+  if (keys.length !== messages.length) throw new Error(`${messages.length} outbox messages with ${keys.length} keys`);
+  const plain = outboxInsertStatement(messages);
+  return {
+    sql: `INSERT INTO ${OUTBOX_TABLE} (message_id, exchange, routing_key, type, payload, headers)
+     SELECT m.message_id, m.exchange, m.routing_key, m.type, m.payload, m.headers
+     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[], ?::text[]) AS m(message_id, exchange, routing_key, type, payload, headers, row_key)
+     JOIN ${rowsIn.name} ON ${rowsIn.name}.${rowsIn.column} = m.row_key`,
+    bindings: [...plain.bindings, keys] as unknown as readonly Knex.RawBinding[],
+  };
+}
+
 /** Writes messages in the caller's transaction: they are published only if it commits. */
 export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;

@@ -50,4 +50,19 @@ describe('microBatch', () => {
     expect(await Promise.all([first, second])).toEqual([1, 2]);
     expect(runs).toEqual([[1, 2]]);
   });
+
+  it('with isolateFailures, runs a failed batch item by item so that only the bad item fails', async () => {
+    const runs: number[][] = [];
+    const strict = microBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        if (items.includes(13)) throw new Error('unlucky item');
+        return items.map((item) => item + 1);
+      },
+      { isolateFailures: true },
+    );
+    const settled = await Promise.allSettled([1, 13, 3].map((item) => strict(item)));
+    expect(settled.map((each) => (each.status === 'fulfilled' ? each.value : 'failed'))).toEqual([2, 'failed', 4]);
+    expect(runs).toEqual([[1, 13, 3], [1], [13], [3]]);
+  });
 });

@@ -266,17 +266,14 @@ export interface FinalAnswer {
   response: StoredResponse;
 }
 
-/**
- * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
- * it stored an answer for (the attempt still holds that key), so each caller learns its own.
- */
-export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
+/** The multi-row form of COMPLETE_SQL and FINAL_ANSWER_SQL; they differ only in whether an earlier completion time is kept. */
+function answersStatement(answers: readonly FinalAnswer[], completedAt: string): SqlStatement {
   const bindings = answers.map((answer) => responseBindings(answer.response));
   return {
     sql: `
   UPDATE ${IDEMPOTENCY_TABLE} k
   SET status = 'completed', response_status = a.response_status, response_headers = a.response_headers, response_body = a.response_body,
-      locked_until = NULL, completed_at = COALESCE(k.completed_at, now())
+      locked_until = NULL, completed_at = ${completedAt}
   FROM unnest(CAST(? AS integer[]), CAST(? AS jsonb[]), CAST(? AS bytea[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]))
     AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, lock_token)
   WHERE k.tenant_id = a.tenant_id AND k.environment = a.environment AND k.idempotency_key = a.idempotency_key AND k.lock_token = a.lock_token
@@ -291,6 +288,22 @@ export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlState
       answers.map((answer) => answer.claim.lockToken),
     ] as unknown as readonly Knex.RawBinding[],
   };
+}
+
+/**
+ * completionStatement for many keys as one statement part: it returns the lock_token of each key
+ * it completed (the attempt still holds that key), for the caller's writes to join on.
+ */
+export function completionsStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  return answersStatement(answers, 'now()');
+}
+
+/**
+ * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
+ * it stored an answer for (the attempt still holds that key), so each caller learns its own.
+ */
+export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  return answersStatement(answers, 'COALESCE(k.completed_at, now())');
 }
 
 /**

@@ -16,7 +16,7 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
     if (!key) throw new Error('POST /v1/transfers runs only under a required Idempotency-Key');
     const body = parseOrThrow(createTransferBodySchema, request.body);
     const created = await transfers.create(scope, body, {
-      pending: (transfer) => key.completionStatement(jsonResponse(202, transfer)),
+      pending: (transfer) => ({ claim: key.claim, response: jsonResponse(202, transfer) }),
       completed: (transfer) => {
         const answer = jsonResponse(201, transfer);
         return { answer: { claim: key.claim, response: answer }, answered: () => key.answered(answer) };

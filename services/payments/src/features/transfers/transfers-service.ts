@@ -11,7 +11,6 @@ import {
   type OutboxRelay,
   postingMessage,
   type Postings,
-  type SqlStatement,
   type Tx,
 } from '@wallet/kit';
 import { z } from 'zod';
@@ -24,7 +23,8 @@ import {
   findTransferContext,
   finishTransfer,
   finishTransfers,
-  insertTransferWithCommand,
+  insertTransfersWithCommands,
+  type PendingInsert,
   listTransfers,
   type NewTransfer,
   type ScopedTransferOutcome,
@@ -47,7 +47,7 @@ export interface TransferAnswers {
    * The 202 pending answer as a part of the creating statement: a crash after the commit
    * replays it, never re-runs it. It yields no row when another attempt took the key over.
    */
-  pending(transfer: Transfer): SqlStatement;
+  pending(transfer: Transfer): FinalAnswer;
   /** The 201, stored with the completion in one statement; `answered` once it committed. */
   completed(transfer: Transfer): { answer: FinalAnswer; answered(): void };
   /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
@@ -81,8 +81,16 @@ export class TransfersService {
   /** Completions confirmed in one event-loop turn (one ledger batch's replies) are recorded together. */
   private readonly recordCompletion: (completion: ConfirmedCompletion) => Promise<boolean>;
 
+  /** Transfers created in one event-loop turn read their context together, one statement per tenant, environment and currency. */
+  private readonly readContext: (ask: ContextRead) => Promise<TransferContext>;
+
+  /** Transfers created in one event-loop turn are inserted, with their commands and answers, together. */
+  private readonly insertPending: (insert: PendingInsert) => Promise<string | null>;
+
   constructor(private readonly deps: TransfersDeps) {
-    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions));
+    this.insertPending = microBatch((inserts: PendingInsert[]) => insertTransfersWithCommands(deps.db, inserts), { isolateFailures: true });
+    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions), { isolateFailures: true });
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks));
   }
 
   async create(scope: TransferScope, body: CreateTransferBody, answers: TransferAnswers): Promise<CreatedTransfer> {
@@ -93,7 +101,7 @@ export class TransfersService {
     // Read outside any transaction, in one round trip: a wallet's currency never changes,
     // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
     // either way), and the fee is whatever the default schedule says at this moment.
-    const { wallets, terms } = await findTransferContext(this.deps.db, scope, [body.fromWalletId, body.toWalletId], body.currencyCode);
+    const { wallets, terms } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
     const from = wallets.get(body.fromWalletId);
     const to = wallets.get(body.toWalletId);
     if (!from) throw walletNotFound(body.fromWalletId);
@@ -131,7 +139,7 @@ export class TransfersService {
     let created: StoredTransfer;
     try {
       // The transfer, its posting command and the key's 202 commit as one statement.
-      const seq = await insertTransferWithCommand(this.deps.db, scope, draft, { answer: answers.pending(pendingTransfer), command: message });
+      const seq = await this.insertPending({ scope, transfer: draft, answer: answers.pending(pendingTransfer), command: message });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       created = pendingRecord(scope, draft, seq);
     } catch (error) {
@@ -201,6 +209,37 @@ export class TransfersService {
       return finished;
     });
   }
+}
+
+interface ContextRead {
+  scope: TransferScope;
+  walletIds: readonly string[];
+  currencyCode: string;
+}
+
+type TransferContext = Awaited<ReturnType<typeof findTransferContext>>;
+
+/**
+ * The contexts of several transfers: those of one tenant, environment and currency share one
+ * read of all their wallets and of the fee terms. Each caller picks its own two wallets from
+ * its group's, all of its own scope.
+ */
+async function readContexts(db: Db, asks: readonly ContextRead[]): Promise<TransferContext[]> {
+  const groups = new Map<string, { scope: TransferScope; currencyCode: string; walletIds: Set<string> }>();
+  const groupKeys = asks.map((ask) => {
+    const key = `${ask.scope.tenantId}\u0000${ask.scope.environment}\u0000${ask.currencyCode}`;
+    const group = groups.get(key);
+    if (group) for (const id of ask.walletIds) group.walletIds.add(id);
+    else groups.set(key, { scope: ask.scope, currencyCode: ask.currencyCode, walletIds: new Set(ask.walletIds) });
+    return key;
+  });
+  const contexts = new Map<string, TransferContext>();
+  await Promise.all(
+    [...groups].map(async ([key, group]) => {
+      contexts.set(key, await findTransferContext(db, group.scope, [...group.walletIds], group.currencyCode));
+    }),
+  );
+  return groupKeys.map((key) => contexts.get(key) as TransferContext);
 }
 
 /** The record a transfer is from the moment it commits until the ledger answers. */

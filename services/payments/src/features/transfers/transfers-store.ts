@@ -1,5 +1,5 @@
 import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { type Db, type FinalAnswer, finalAnswersStatement, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { completionsStatement, type Db, type FinalAnswer, finalAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
@@ -109,10 +109,11 @@ export interface TransferWallet {
 const transferWalletsJsonSchema = z.array(z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }));
 
 /**
- * Both wallets and the fee terms a transfer is charged by, in one round trip: the wallets by id
- * in the scope, and the tenant's default schedule with its transfer rules for the currency.
+ * The wallets and the fee terms transfers are charged by, in one round trip: the wallets by id
+ * in the scope (those of several transfers of the scope at once), and the tenant's default
+ * schedule with its transfer rules for the currency.
  */
-export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly [string, string], currencyCode: string): Promise<{ wallets: Map<string, TransferWallet>; terms: DefaultTerms }> {
+export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly string[], currencyCode: string): Promise<{ wallets: Map<string, TransferWallet>; terms: DefaultTerms }> {
   const terms = defaultTermsExpression(scope.tenantId, { transactionType: 'transfer', currencyCode });
   const result = await prepared<{ rows: Array<{ wallets: unknown; terms: unknown }> }>(
     tx,
@@ -129,46 +130,71 @@ export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids
 
 export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
 
+/** A pending transfer to insert, with its posting command and the answer its key remembers until the ledger's outcome. */
+export interface PendingInsert {
+  scope: TransferScope;
+  transfer: NewTransfer;
+  /** The 202 pending answer. */
+  answer: FinalAnswer;
+  command: OutboxMessage;
+}
+
 /**
- * Inserts a pending transfer with its posting command in the outbox and the idempotency key's
- * answer, as one statement: the key's part yields a row only while the caller holds the key,
- * the transfer is inserted from that row and the command only once the transfer is. Returns
- * the transfer's seq, or null when the key was taken over (then nothing was written).
+ * Inserts pending transfers with their posting commands in the outbox and their idempotency
+ * keys' answers, as one statement for all of them (transfers created in one event-loop turn):
+ * a key's part yields a row only while its caller holds the key, the transfer is inserted from
+ * that row and its command only once the transfer is. For each insert: the transfer's seq, or
+ * null when its key was taken over (then nothing of it was written).
  */
-export async function insertTransferWithCommand(db: Db, scope: TransferScope, transfer: NewTransfer, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
-  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
-  const result = await prepared<{ rows: Array<{ seq: string }> }>(
+export async function insertTransfersWithCommands(db: Db, inserts: readonly PendingInsert[]): Promise<Array<string | null>> {
+  const answers = completionsStatement(inserts.map((insert) => insert.answer));
+  const commands = outboxInsertForRowsStatement(
+    inserts.map((insert) => insert.command),
+    inserts.map((insert) => insert.transfer.id),
+    { name: 'created', column: 'id' },
+  );
+  const transfers = inserts.map((insert) => insert.transfer);
+  const result = await prepared<{ rows: Array<{ id: string; seq: string }> }>(
     db,
-    `WITH answer AS (${parts.answer.sql}),
+    `WITH answer AS (${answers.sql}),
      created AS (
        INSERT INTO transfers (id, tenant_id, environment, from_wallet_id, to_wallet_id, currency_code, amount, fee, commission,
                               fee_schedule_id, fee_rule_id, platform_commission_bps, description, created_at)
-       SELECT ?, ?, ?, ?, ?, ?, CAST(? AS numeric), CAST(? AS numeric), CAST(? AS numeric), ?, ?, CAST(? AS integer), ?, CAST(? AS timestamptz)
-       FROM answer
-       RETURNING seq
+       SELECT t.id, t.tenant_id, t.environment, t.from_wallet_id, t.to_wallet_id, t.currency_code, t.amount, t.fee, t.commission,
+              t.fee_schedule_id, t.fee_rule_id, t.platform_commission_bps, t.description, t.created_at
+       FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
+                   CAST(? AS numeric[]), CAST(? AS numeric[]), CAST(? AS numeric[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS integer[]),
+                   CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS uuid[]))
+         WITH ORDINALITY AS t(id, tenant_id, environment, from_wallet_id, to_wallet_id, currency_code, amount, fee, commission,
+                              fee_schedule_id, fee_rule_id, platform_commission_bps, description, created_at, lock_token, position)
+       JOIN answer ON answer.lock_token = t.lock_token
+       ORDER BY t.position
+       RETURNING id, seq
      ),
-     command AS (${outbox.sql})
-     SELECT seq FROM created`,
+     command AS (${commands.sql})
+     SELECT id, seq FROM created`,
     [
-      ...parts.answer.bindings,
-      transfer.id,
-      scope.tenantId,
-      scope.environment,
-      transfer.fromWalletId,
-      transfer.toWalletId,
-      transfer.currencyCode,
-      transfer.amount,
-      transfer.fee,
-      transfer.commission,
-      transfer.feeScheduleId,
-      transfer.feeRuleId,
-      transfer.platformCommissionBps,
-      transfer.description,
-      transfer.createdAt.toISOString(),
-      ...outbox.bindings,
-    ],
+      ...answers.bindings,
+      transfers.map((transfer) => transfer.id),
+      inserts.map((insert) => insert.scope.tenantId),
+      inserts.map((insert) => insert.scope.environment),
+      transfers.map((transfer) => transfer.fromWalletId),
+      transfers.map((transfer) => transfer.toWalletId),
+      transfers.map((transfer) => transfer.currencyCode),
+      transfers.map((transfer) => transfer.amount),
+      transfers.map((transfer) => transfer.fee),
+      transfers.map((transfer) => transfer.commission),
+      transfers.map((transfer) => transfer.feeScheduleId),
+      transfers.map((transfer) => transfer.feeRuleId),
+      transfers.map((transfer) => transfer.platformCommissionBps),
+      transfers.map((transfer) => transfer.description),
+      transfers.map((transfer) => transfer.createdAt.toISOString()),
+      inserts.map((insert) => insert.answer.claim.lockToken),
+      ...commands.bindings,
+    ] as unknown as readonly Knex.RawBinding[],
   );
-  return result.rows[0]?.seq ?? null;
+  const seqs = new Map(result.rows.map((row) => [row.id, row.seq]));
+  return transfers.map((transfer) => seqs.get(transfer.id) ?? null);
 }
 
 /** A completion the ledger confirmed, with the answer its caller will be given. */
