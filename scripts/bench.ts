@@ -12,7 +12,7 @@
  * Completed = answered 201 (the ledger confirmed within the deadline); accepted = 201 or 202.
  *
  *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
- *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot
+ *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
  *
  * After the figures it prints the CPU time each part of the system (each service, PostgreSQL,
  * RabbitMQ, this load generator) used per transfer in each workload, read from /proc.
@@ -36,6 +36,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 6_000);
 const RATE = Number(process.env.BENCH_RATE ?? 700);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** With a published default fee schedule, so every transfer also credits the tenant's fee and commission accounts. */
+const FEES = process.env.BENCH_FEES === '1';
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
@@ -277,6 +279,11 @@ async function main(): Promise<void> {
     await waitForReady(baseUrl, () => system.exitCode !== null);
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const tenant = await platform.system.tenants.create({ name: 'Bench', slug: `bench-${runId}`, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' } });
+    if (FEES) {
+      const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Bench', isDefault: true, platformCommissionBps: 2000 });
+      await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: 'USD', flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
+      await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
+    }
     const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read'], environment: 'test' });
     const client = new WalletClient({
       baseUrl,
@@ -317,6 +324,7 @@ async function main(): Promise<void> {
     console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
     console.log('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this load generator on the same machine');
     console.log(`  HMAC-signed POST /v1/transfers with a fresh Idempotency-Key each, ${WALLETS} funded USD wallets, rate limits off`);
+    console.log(FEES ? '  default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : '  no fee schedule (BENCH_FEES=1 for one)');
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
 
     const hot = wallets[0] as Wallet;
