@@ -7,15 +7,30 @@
  * With `lingerMs`, a batch gathers for that long after its first call instead: for work nobody
  * waits on (cleanup), where fewer, larger runs matter more than promptness.
  *
+ * With `concurrency`, at most that many runs are in flight: calls made meanwhile gather into the
+ * next batch, which starts when a run ends. Under load batches then grow by themselves to what
+ * arrives during one run (as a database's group commit does), where a batch every turn would
+ * send many small statements side by side; when idle, nothing waits.
+ *
  * With `isolateFailures`, a batch whose run throws is run again item by item, each caller
  * getting its own item's outcome: for a run that is one statement (it wrote nothing when it
  * failed), so that one bad item does not fail its neighbours.
  */
+/**
+ * The `concurrency` for batches of database statements on a request's path: one statement of
+ * a kind running while the next gathers, and a second one so that a slow commit does not stall
+ * the kind. More would only split the same load into smaller statements.
+ */
+export const STATEMENT_BATCH_CONCURRENCY = 2;
+
 export function microBatch<Item, Result>(
   run: (items: Item[]) => Promise<Result[]>,
-  options: { maxItems?: number; lingerMs?: number; isolateFailures?: boolean } = {},
+  options: { maxItems?: number; lingerMs?: number; isolateFailures?: boolean; concurrency?: number } = {},
 ): (item: Item) => Promise<Result> {
   const maxItems = options.maxItems ?? 256;
+  const concurrency = options.concurrency ?? Number.POSITIVE_INFINITY;
+  if (!(concurrency >= 1)) throw new Error(`micro-batch concurrency must be at least 1, got ${concurrency}`);
+  let running = 0;
   const lingerMs = options.lingerMs;
   /** Runs `flushNow` later; returns how to call that off. */
   const schedule = (flushNow: () => void): (() => void) => {
@@ -26,25 +41,36 @@ export function microBatch<Item, Result>(
     const timer = setTimeout(flushNow, lingerMs).unref();
     return () => clearTimeout(timer);
   };
-  let pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
+  const pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
   let cancelScheduled: (() => void) | null = null;
 
   function flush(): void {
     cancelScheduled?.();
     cancelScheduled = null;
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    run(batch.map((entry) => entry.item)).then(
-      (results) => {
-        if (results.length !== batch.length) throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
-        batch.forEach((entry, index) => entry.resolve(results[index] as Result));
-      },
-      (error: unknown) => {
-        if (options.isolateFailures && batch.length > 1) runAlone(batch);
-        else batch.forEach((entry) => entry.reject(error));
-      },
-    ).catch((error: unknown) => batch.forEach((entry) => entry.reject(error)));
+    // At the limit, what gathered waits for the end of a run (see `finished`).
+    while (pending.length > 0 && running < concurrency) start(pending.splice(0, maxItems));
+  }
+
+  function finished(): void {
+    running -= 1;
+    if (pending.length > 0) flush();
+  }
+
+  function start(batch: typeof pending): void {
+    running += 1;
+    run(batch.map((entry) => entry.item))
+      .then(
+        (results) => {
+          if (results.length !== batch.length) throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
+          batch.forEach((entry, index) => entry.resolve(results[index] as Result));
+        },
+        (error: unknown) => {
+          if (options.isolateFailures && batch.length > 1) runAlone(batch);
+          else batch.forEach((entry) => entry.reject(error));
+        },
+      )
+      .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)))
+      .finally(finished);
   }
 
   /** After a batch failed: each item on its own, so a bad item fails only its own caller. */

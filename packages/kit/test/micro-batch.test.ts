@@ -65,4 +65,58 @@ describe('microBatch', () => {
     expect(settled.map((each) => (each.status === 'fulfilled' ? each.value : 'failed'))).toEqual([2, 'failed', 4]);
     expect(runs).toEqual([[1, 13, 3], [1], [13], [3]]);
   });
+
+  it('with concurrency, gathers the calls made while the runs are in flight into the next batch', async () => {
+    const runs: number[][] = [];
+    const releases: Array<() => void> = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const echo = microBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        inFlight -= 1;
+        return items;
+      },
+      { concurrency: 1 },
+    );
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const results: Array<Promise<number>> = [echo(1)];
+    await turn();
+    // The first run holds the only slot: calls of the next three turns wait, together.
+    for (const item of [2, 3, 4]) {
+      results.push(echo(item));
+      await turn();
+    }
+    expect(runs).toEqual([[1]]);
+    releases.shift()?.();
+    await turn();
+    expect(runs).toEqual([[1], [2, 3, 4]]);
+    releases.shift()?.();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4]);
+    expect(mostInFlight).toBe(1);
+    // Idle again: a lone call runs on the next turn, as without the option.
+    const alone = echo(5);
+    await turn();
+    expect(runs).toHaveLength(3);
+    releases.shift()?.();
+    expect(await alone).toBe(5);
+  });
+
+  it('without concurrency, starts a batch every turn however many are in flight', async () => {
+    const releases: Array<() => void> = [];
+    const echo = microBatch<number, number>(async (items) => {
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return items;
+    });
+    const results = [echo(1)];
+    await new Promise((resolve) => setImmediate(resolve));
+    results.push(echo(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(releases).toHaveLength(2);
+    for (const release of releases) release();
+    expect(await Promise.all(results)).toEqual([1, 2]);
+  });
 });

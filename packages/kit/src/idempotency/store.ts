@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, prepared, type SqlStatement, type Tx } from '../db';
-import { microBatch } from '../micro-batch';
+import { microBatch, STATEMENT_BATCH_CONCURRENCY } from '../micro-batch';
 import { AppError } from '../errors';
 import { IDEMPOTENCY_TABLE } from './table';
 
@@ -154,7 +154,7 @@ interface ClaimInsert {
 
 const claimInserters = new WeakMap<Db, (insert: ClaimInsert) => Promise<boolean>>();
 
-/** Per pool: the claims that arrive in one event-loop turn are inserted together. */
+/** Per pool: the claims that arrive while earlier ones are being inserted are inserted together. */
 function claimInserterOf(db: Db): (insert: ClaimInsert) => Promise<boolean> {
   let inserter = claimInserters.get(db);
   if (!inserter) {
@@ -171,7 +171,7 @@ function claimInserterOf(db: Db): (insert: ClaimInsert) => Promise<boolean> {
       // A key twice in one batch: the first row wins, the second finds it (DO NOTHING), as two statements would.
       const inserted = new Set(result.rows.map((row) => row.lock_token));
       return inserts.map((each) => inserted.has(each.lockToken));
-    });
+    }, { concurrency: STATEMENT_BATCH_CONCURRENCY });
     claimInserters.set(db, inserter);
   }
   return inserter;

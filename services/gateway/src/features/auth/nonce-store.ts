@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Db, microBatch, prepared } from '@wallet/kit';
+import { type Db, microBatch, prepared, STATEMENT_BATCH_CONCURRENCY } from '@wallet/kit';
 
 /** The only SQL of the gateway: nonces of signed requests, shared by every instance. */
 export interface NonceStore {
@@ -48,7 +48,7 @@ export function createNonceStore(db: Db): NonceStore {
     ] as unknown as Knex.RawBinding[]);
     const recorded = new Set(result.rows.map((row) => `${row.key_id}\u0000${row.nonce}`));
     return uses.map((use, index) => first[index] === true && recorded.has(`${use.keyId}\u0000${use.nonce}`));
-  });
+  }, { concurrency: STATEMENT_BATCH_CONCURRENCY });
 
   return {
     recordFirstUse: (keyId, nonce, now, expiresAt) => recordUses({ keyId, nonce, now, expiresAt }),

@@ -8,6 +8,7 @@ import {
   type FinalAnswer,
   IdempotencyInProgressError,
   microBatch,
+  STATEMENT_BATCH_CONCURRENCY,
   type OutboxRelay,
   postingMessage,
   type Postings,
@@ -88,9 +89,10 @@ export class TransfersService {
   private readonly insertPending: (insert: PendingInsert) => Promise<string | null>;
 
   constructor(private readonly deps: TransfersDeps) {
-    this.insertPending = microBatch((inserts: PendingInsert[]) => insertTransfersWithCommands(deps.db, inserts), { isolateFailures: true });
-    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions), { isolateFailures: true });
-    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks));
+    const concurrency = STATEMENT_BATCH_CONCURRENCY;
+    this.insertPending = microBatch((inserts: PendingInsert[]) => insertTransfersWithCommands(deps.db, inserts), { isolateFailures: true, concurrency });
+    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions), { isolateFailures: true, concurrency });
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks), { concurrency });
   }
 
   async create(scope: TransferScope, body: CreateTransferBody, answers: TransferAnswers): Promise<CreatedTransfer> {
