@@ -63,46 +63,68 @@ export class LedgerCommandClient {
 
   /** Publishes (confirmed) without waiting for the ledger's answer. */
   async send(command: LedgerCommand | Record<string, unknown>, options: { replyTo?: boolean; correlationId?: string } = {}): Promise<void> {
-    const body = Buffer.from(JSON.stringify(command));
+    await this.publish(Buffer.from(JSON.stringify(command)), {
+      type: String(command.type ?? 'unknown'),
+      messageId: String(command.commandId ?? ''),
+      correlationId: options.correlationId,
+      replyTo: options.replyTo ? this.replyQueue : undefined,
+    });
+  }
+
+  private async publish(body: Buffer, properties: { type: string; messageId: string; correlationId?: string | undefined; replyTo?: string | undefined }): Promise<void> {
     const names = TOPOLOGY.ledgerCommands;
     await new Promise<void>((resolve, reject) => {
-      this.channel.publish(
-        names.exchange,
-        names.routingKey,
-        body,
-        {
-          persistent: true,
-          contentType: 'application/json',
-          type: String(command.type ?? 'unknown'),
-          messageId: String(command.commandId ?? ''),
-          correlationId: options.correlationId,
-          replyTo: options.replyTo ? this.replyQueue : undefined,
-        },
-        (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+      this.channel.publish(names.exchange, names.routingKey, body, { persistent: true, contentType: 'application/json', ...properties }, (error) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
       );
     });
   }
 
-  /** Sends and waits for the reply, or rejects with LedgerReplyTimeout after `timeoutMs`. */
-  async request(command: LedgerCommand | Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<LedgerResultV1> {
-    // Each request has its own correlation id, so a repeated commandId gets its own answer.
-    const correlationId = `${String(command.commandId)}#${Math.random().toString(36).slice(2)}`;
+  /** A waiter for the answer correlated by a fresh id, so a repeated commandId gets its own answer. */
+  private expectReply(commandId: string, timeoutMs: number): { correlationId: string; reply: Promise<LedgerResultV1>; cancel: () => void } {
+    const correlationId = `${commandId}#${Math.random().toString(36).slice(2)}`;
     const reply = new Promise<LedgerResultV1>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(correlationId);
-        reject(new LedgerReplyTimeout(String(command.commandId)));
-      }, options.timeoutMs ?? 10_000);
+        reject(new LedgerReplyTimeout(commandId));
+      }, timeoutMs);
       this.waiters.set(correlationId, { resolve, reject, timer });
     });
-    try {
-      await this.send(command, { replyTo: true, correlationId });
-    } catch (error) {
+    const cancel = (): void => {
       const waiter = this.waiters.get(correlationId);
       if (waiter) clearTimeout(waiter.timer);
       this.waiters.delete(correlationId);
+    };
+    return { correlationId, reply, cancel };
+  }
+
+  /** Sends and waits for the reply, or rejects with LedgerReplyTimeout after `timeoutMs`. */
+  async request(command: LedgerCommand | Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<LedgerResultV1> {
+    const expected = this.expectReply(String(command.commandId), options.timeoutMs ?? 10_000);
+    try {
+      await this.send(command, { replyTo: true, correlationId: expected.correlationId });
+    } catch (error) {
+      expected.cancel();
       throw error;
     }
-    return reply;
+    return expected.reply;
+  }
+
+  /**
+   * Sends `commands` as one `ledger.commands.v1` message and waits for every answer, in the
+   * commands' order (items that are no valid command are sent as they are: the ledger answers
+   * or dead-letters them as it would a lone one).
+   */
+  async requestMany(commands: ReadonlyArray<LedgerCommand | Record<string, unknown>>, options: { timeoutMs?: number } = {}): Promise<LedgerResultV1[]> {
+    const expected = commands.map((command) => this.expectReply(String(command.commandId), options.timeoutMs ?? 10_000));
+    const envelope = { type: 'ledger.commands.v1', commands: commands.map((command, index) => ({ correlationId: (expected[index] as { correlationId: string }).correlationId, command })) };
+    try {
+      await this.publish(Buffer.from(JSON.stringify(envelope)), { type: envelope.type, messageId: `${String(commands[0]?.commandId)}:commands`, replyTo: this.replyQueue });
+    } catch (error) {
+      for (const one of expected) one.cancel();
+      throw error;
+    }
+    return Promise.all(expected.map((one) => one.reply));
   }
 
   async close(): Promise<void> {

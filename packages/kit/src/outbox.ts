@@ -4,6 +4,7 @@ import type { Broker } from './amqp';
 import { type Db, prepared, type SqlStatement, type Tx } from './db';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
+import { coalesceLedgerCommands, type OutgoingMessage } from './postings/posting-message';
 
 export const OUTBOX_TABLE = 'outbox';
 
@@ -148,17 +149,20 @@ export class OutboxRelay {
   constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number; deleteLingerMs?: number }) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
     this.idleDelayMs = options.idleDelayMs ?? 200;
-    this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishAndDelete(messages), { maxItems: this.batchSizeMax });
+    // Messages committed while a publish waits for its confirms go out together next, so ledger
+    // commands of several turns share a message.
+    this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishHandedOverNow(messages), { maxItems: this.batchSizeMax, concurrency: 2 });
     this.deletePublished = microBatch((messageIds: string[]) => this.deleteRows(messageIds), { maxItems: 5_000, lingerMs: options.deleteLingerMs ?? 50 });
   }
 
   /**
    * The fast path for a writer that knows the messages its statement puts in the outbox. Call it
    * before running the statement; after the commit, `committed()` publishes them at once (with
-   * the others handed over in the same event-loop turn) and deletes their rows in one statement,
-   * where a pass would take a transaction, a select and a delete. `abandon()` when the statement
-   * failed or wrote nothing. Rows whose publish fails stay for the passes, so nothing is lost; a
-   * pass of another instance may publish one twice, which consumers already dedupe by message id.
+   * the others handed over in the same turn, or while two publishes awaited their confirms) and
+   * deletes their rows with those of the next 50 ms in one statement, where a pass would take a
+   * transaction, a select and a delete. `abandon()` when the statement failed or wrote nothing.
+   * Rows whose publish fails stay for the passes, so nothing is lost; a pass of another
+   * instance may publish one twice, which consumers already dedupe by message id.
    */
   handOver(messages: readonly OutboxMessage[]): { committed(): void; abandon(): void } {
     for (const message of messages) this.handedOver.add(message.messageId);
@@ -167,7 +171,8 @@ export class OutboxRelay {
     };
     return {
       committed: () => {
-        Promise.all(messages.map((message) => this.publishHandedOver(message)))
+        // A row is deleted once its message is confirmed; until then (and until deleted) passes skip it.
+        Promise.all(messages.map((message) => this.publishHandedOver(message).then(() => this.deletePublished(message.messageId))))
           .catch((error: unknown) => {
             this.options.logger.warn({ err: error }, 'publishing committed outbox messages failed; the relay passes take them');
             this.wake();
@@ -178,18 +183,24 @@ export class OutboxRelay {
     };
   }
 
-  private async publishAndDelete(messages: OutboxMessage[]): Promise<void[]> {
+  private async publishHandedOverNow(messages: OutboxMessage[]): Promise<void[]> {
     if (!this.options.broker.isConnected) throw new Error('broker is not connected');
-    await this.options.broker.publishBatch(
+    await this.publish(
       messages.map((message) => ({
         exchange: message.exchange,
         routingKey: message.routingKey,
-        body: Buffer.from(message.payloadText ?? JSON.stringify(message.payload)),
+        text: message.payloadText ?? JSON.stringify(message.payload),
         options: messageOptions(message),
       })),
     );
-    await Promise.all(messages.map((message) => this.deletePublished(message.messageId)));
     return messages.map(() => undefined);
+  }
+
+  /** Confirmed once the broker has every message; ledger commands travel several to a message. */
+  private async publish(messages: OutgoingMessage[]): Promise<void> {
+    await this.options.broker.publishBatch(
+      coalesceLedgerCommands(messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
+    );
   }
 
   private async deleteRows(messageIds: string[]): Promise<void[]> {
@@ -248,14 +259,7 @@ export class OutboxRelay {
       );
       const rows = selected.rows.filter((row) => !this.handedOver.has(row.message_id));
       if (rows.length === 0) return 0;
-      await this.options.broker.publishBatch(
-        rows.map((row) => ({
-          exchange: row.exchange,
-          routingKey: row.routing_key,
-          body: Buffer.from(row.payload),
-          options: publishOptions(row),
-        })),
-      );
+      await this.publish(rows.map((row) => ({ exchange: row.exchange, routingKey: row.routing_key, text: row.payload, options: publishOptions(row) })));
       await prepared(tx, `DELETE FROM ${OUTBOX_TABLE} WHERE id = ANY(CAST(? AS bigint[]))`, [rows.map((row) => row.id)] as unknown as Knex.RawBinding[]);
       return rows.length;
     });

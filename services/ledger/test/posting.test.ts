@@ -96,6 +96,47 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     expect(Number(batches[0]?.count)).toBeLessThan(41);
   });
 
+  it('decides every command of a ledger.commands.v1 message in order, answers each by its correlation id, and a redelivery posts nothing twice', async () => {
+    const tenantId = newTenantId();
+    await ledger.client.request(depositCommand({ tenantId }, 'wl_m', '10.00'));
+    const commands = [
+      transferCommand({ tenantId }, 'wl_m', 'wl_n', '6.00'),
+      // Decided after the first: 4.00 is left, so this one is refused.
+      transferCommand({ tenantId }, 'wl_m', 'wl_n', '6.00'),
+      { type: 'ledger.post.v1', commandId: commandId('bad'), tenantId, environment: 'test', kind: 'transfer', lines: [] },
+      transferCommand({ tenantId }, 'wl_m', 'wl_n', '4.00'),
+    ];
+    const results = await ledger.client.requestMany(commands);
+    expect(results.map((result) => result.commandId)).toEqual(commands.map((command) => command.commandId));
+    expect(results.map((result) => result.error?.code ?? result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'VALIDATION_ERROR', 'posted']);
+    expect(await walletBalance(ledger.db, tenantId, 'wl_m')).toBe('0');
+    expect(await walletBalance(ledger.db, tenantId, 'wl_n')).toBe('10');
+
+    // The same message again (a redelivery after a crash before the ack): the recorded answers, nothing posted.
+    const again = await ledger.client.requestMany(commands);
+    expect(again.map((result) => [result.journalEntryId, result.duplicate])).toEqual(results.map((result) => [result.journalEntryId, true]));
+    expect(await walletBalance(ledger.db, tenantId, 'wl_n')).toBe('10');
+    const entries = await ledger.db('journal_entries').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count');
+    expect(entries[0]?.count).toBe('3');
+  });
+
+  it('dead-letters a ledger.commands.v1 message whole when one of its commands names no owner, and posts none of it', async () => {
+    const tenantId = newTenantId();
+    const good = depositCommand({ tenantId }, 'wl_whole', '1.00');
+    const envelope = { type: 'ledger.commands.v1', commands: [{ correlationId: null, command: good }, { correlationId: null, command: { hello: 'world' } }] };
+    const connection = await amqp.connect(ledger.amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), { persistent: true, type: 'ledger.commands.v1' });
+    await channel.waitForConfirms();
+    const parked = await waitFor(async () => {
+      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+      return message ? JSON.parse(message.content.toString()) : undefined;
+    }, { what: 'the dead-lettered message' });
+    expect(parked).toEqual(envelope);
+    expect(await walletBalance(ledger.db, tenantId, 'wl_whole')).toBeNull();
+    await connection.close();
+  });
+
   it('publishes posted and rejected events through its outbox', async () => {
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createChannel();
@@ -140,6 +181,25 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     }, { what: 'the poison command in the dead-letter queue', timeoutMs: 30_000 });
     expect(parked.commandId).toBe(poison.commandId);
     expect((await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).messageCount).toBe(0);
+    await connection.close();
+  });
+
+  it('posts the good neighbours of a poison command in one ledger.commands.v1 and parks the message after the delivery limit', async () => {
+    const tenantId = newTenantId();
+    const neighbour = depositCommand({ tenantId }, 'wl_env_neighbour', '2.00');
+    const poison = depositCommand({ tenantId: `${tenantId}\u0000` }, 'wl_env_poison', '1.00');
+    const connection = await amqp.connect(ledger.amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    const envelope = { type: 'ledger.commands.v1', commands: [{ correlationId: null, command: neighbour }, { correlationId: null, command: poison }] };
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), { persistent: true, type: 'ledger.commands.v1' });
+    await channel.waitForConfirms();
+    const parked = await waitFor(async () => {
+      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+      return message ? (JSON.parse(message.content.toString()) as typeof envelope) : undefined;
+    }, { what: 'the message with the poison command in the dead-letter queue', timeoutMs: 30_000 });
+    expect(parked.commands.map((item) => item.command.commandId)).toEqual([neighbour.commandId, poison.commandId]);
+    // Posted once however often the message came back.
+    expect(await walletBalance(ledger.db, tenantId, 'wl_env_neighbour')).toBe('2');
     await connection.close();
   });
 

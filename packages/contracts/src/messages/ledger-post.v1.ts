@@ -157,3 +157,19 @@ export function parseLedgerReplies(payload: unknown, correlationId: string | nul
   const parsed = ledgerResultV1Schema.safeParse(payload);
   return parsed.success ? [{ correlationId, result: parsed.data }] : null;
 }
+
+/** Commands one `ledger.commands.v1` message carries at most. */
+export const LEDGER_COMMANDS_PER_MESSAGE_MAX = 100;
+
+/**
+ * `ledger.commands.v1`: several commands for the ledger's queue as one message (the outbox sends
+ * the commands one turn or one pass publishes this way), each with the correlation id its answer
+ * on the message's reply-to carries. The ledger decides and answers each as if it had come
+ * alone, in order, and acks the message once all of them are recorded. Items are checked one by
+ * one (an invalid command is answered VALIDATION_ERROR like a lone one), so they are `unknown` here.
+ */
+export const ledgerCommandsV1Schema = z.object({
+  type: z.literal('ledger.commands.v1'),
+  commands: z.array(z.object({ correlationId: z.string().nullable(), command: z.unknown() })).min(1).max(LEDGER_COMMANDS_PER_MESSAGE_MAX),
+});
+export type LedgerCommandsV1 = z.infer<typeof ledgerCommandsV1Schema>;

@@ -1,4 +1,4 @@
 export { type LedgerEventsConsumerOptions, type PostingFinisher, PostingFinishers, startLedgerEventsConsumer } from './ledger-events-consumer';
-export { postingMessage } from './posting-message';
+export { coalesceLedgerCommands, type OutgoingMessage, postingMessage } from './posting-message';
 export { type PendingReply, PostingReplies } from './posting-replies';
 export { type Postings, startPostings } from './postings';

@@ -1,4 +1,5 @@
-import { type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
+import type { Options } from 'amqplib';
+import { LEDGER_COMMANDS_PER_MESSAGE_MAX, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
 import type { OutboxMessage } from '../outbox';
 
 /**
@@ -18,4 +19,72 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
     ...(options.replyTo !== undefined ? { replyTo: options.replyTo } : {}),
     ...(command.correlationId ? { headers: { 'x-correlation-id': command.correlationId } } : {}),
   };
+}
+
+/** A message on its way to the broker: what the outbox publishes, its body still text. */
+export interface OutgoingMessage {
+  exchange: string;
+  routingKey: string;
+  text: string;
+  options: Options.Publish;
+}
+
+const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(['ledger.post.v1', 'ledger.wallet-status.v1']);
+
+function isLedgerCommand(message: OutgoingMessage): boolean {
+  return message.exchange === TOPOLOGY.ledgerCommands.exchange && message.routingKey === TOPOLOGY.ledgerCommands.routingKey && LEDGER_COMMAND_TYPES.has(String(message.options.type));
+}
+
+/**
+ * The ledger commands among `messages` that share a reply-to queue, as `ledger.commands.v1`
+ * messages of up to LEDGER_COMMANDS_PER_MESSAGE_MAX commands, each where its first command was;
+ * everything else as it was, in order. One message rather than one per command is one publish,
+ * one broker enqueue and confirm, and one delivery to the ledger: what the broker and both ends
+ * spend per message is the larger part of what a command costs them. Each command keeps its
+ * correlation id (the answer is matched by it); its `x-correlation-id` header is its body's
+ * `correlationId` already.
+ */
+export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): OutgoingMessage[] {
+  const groups = new Map<string, OutgoingMessage[]>();
+  for (const message of messages) {
+    if (!isLedgerCommand(message)) continue;
+    const replyTo = message.options.replyTo ?? '';
+    const group = groups.get(replyTo);
+    if (group) group.push(message);
+    else groups.set(replyTo, [message]);
+  }
+  if ([...groups.values()].every((group) => group.length < 2)) return [...messages];
+
+  const envelopes = new Map<OutgoingMessage, OutgoingMessage[]>();
+  const absorbed = new Set<OutgoingMessage>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    for (let start = 0; start < group.length; start += LEDGER_COMMANDS_PER_MESSAGE_MAX) {
+      const chunk = group.slice(start, start + LEDGER_COMMANDS_PER_MESSAGE_MAX);
+      const first = chunk[0] as OutgoingMessage;
+      if (chunk.length < 2) continue;
+      for (const member of chunk) absorbed.add(member);
+      envelopes.set(first, chunk);
+    }
+  }
+  const out: OutgoingMessage[] = [];
+  for (const message of messages) {
+    const chunk = envelopes.get(message);
+    if (chunk) {
+      const items = chunk.map((member) => `{"correlationId":${JSON.stringify(member.options.correlationId ?? null)},"command":${member.text}}`);
+      out.push({
+        exchange: message.exchange,
+        routingKey: message.routingKey,
+        text: `{"type":"ledger.commands.v1","commands":[${items.join(',')}]}`,
+        options: {
+          type: 'ledger.commands.v1',
+          messageId: `${String(message.options.messageId)}:commands`,
+          ...(message.options.replyTo !== undefined ? { replyTo: message.options.replyTo } : {}),
+        },
+      });
+    } else if (!absorbed.has(message)) {
+      out.push(message);
+    }
+  }
+  return out;
 }

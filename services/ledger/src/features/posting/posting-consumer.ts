@@ -1,12 +1,13 @@
 import { TOPOLOGY } from '@wallet/contracts';
 import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, type OutboxRelay, runWithContext, type ServiceMetrics } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
-import type { DecodedCommand } from './posting-planner';
-import { decodeCommand, processBatch, type SerializedOutcome } from './posting-service';
+import { type ArrivedCommand, decodeMessage, processBatch, type SerializedOutcome } from './posting-service';
 
 interface Delivery {
   message: ConsumeMessage;
   channel: Channel;
+  /** What the message carries: one command, or the several of a `ledger.commands.v1`. */
+  commands: ArrivedCommand[];
 }
 
 export interface PostingConsumerOptions {
@@ -51,7 +52,7 @@ export class PostingConsumer {
     await this.options.broker.consume({
       queue: TOPOLOGY.ledgerCommands.queue,
       prefetch: this.batchSizeMax * (this.pipelineDepth + 1),
-      onMessage: (message, channel) => this.accept({ message, channel }),
+      onMessage: (message, channel) => this.accept(message, channel),
     });
   }
 
@@ -60,9 +61,29 @@ export class PostingConsumer {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private accept(delivery: Delivery): void {
-    this.pending.push(delivery);
+  private accept(message: ConsumeMessage, channel: Channel): void {
+    const decoded = decodeMessage(message.content, message.properties.correlationId as string | undefined);
+    if (decoded.type === 'undecodable') {
+      // Settled at once: nothing of it is decided, so no later ack depends on its turn.
+      this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
+      this.deadLettered.inc();
+      settle({ message, channel, commands: [] }, 'dead-letter');
+      return;
+    }
+    this.pending.push({ message, channel, commands: decoded.commands });
     this.pump();
+  }
+
+  /** The next deliveries whose commands fill a batch (at least one delivery, however many it carries). */
+  private takeBatch(): Delivery[] {
+    let count = 0;
+    let taken = 0;
+    for (const delivery of this.pending) {
+      if (taken > 0 && count + delivery.commands.length > this.batchSizeMax) break;
+      count += delivery.commands.length;
+      taken += 1;
+    }
+    return this.pending.splice(0, taken);
   }
 
   /**
@@ -72,7 +93,7 @@ export class PostingConsumer {
    */
   private pump(): void {
     while (this.pending.length > 0 && this.inFlight.size < this.pipelineDepth) {
-      const batch = this.pending.splice(0, this.batchSizeMax);
+      const batch = this.takeBatch();
       const running: Promise<void> = this.handleBatch(batch).finally(() => {
         this.inFlight.delete(running);
         this.pump();
@@ -94,46 +115,38 @@ export class PostingConsumer {
     const finishTurn = this.takeTurn('finishChain');
     const lockTurn = this.takeTurn('lockChain');
     try {
-      const decodable: Array<{ delivery: Delivery; command: DecodedCommand }> = [];
-      for (const delivery of batch) {
-        const decoded = decodeCommand(delivery.message.content);
-        if (decoded.type === 'undecodable') {
-          this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
-          this.deadLettered.inc();
-          settle(delivery, 'dead-letter');
-        } else {
-          decodable.push({ delivery, command: decoded });
-        }
-      }
-      if (decodable.length === 0) {
-        lockTurn.done();
-        await finishTurn.wait;
-        return;
-      }
-      this.batchSizes.observe(decodable.length);
+      const commands = batch.flatMap((delivery) => delivery.commands.map((arrived) => arrived.command));
+      this.batchSizes.observe(commands.length);
       let outcomes: SerializedOutcome[] | null = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
-        outcomes = await processBatch(this.options.db, decodable.map((item) => item.command), { lockTurn, relay: this.options.relay });
-        this.options.logger.debug({ size: decodable.length, seconds: stopTimer() }, 'batch committed');
+        outcomes = await processBatch(this.options.db, commands, { lockTurn, relay: this.options.relay });
+        this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
-        this.options.logger.warn({ err: error, size: decodable.length }, 'batch failed; retrying commands one by one');
+        this.options.logger.warn({ err: error, size: commands.length }, 'batch failed; retrying commands one by one');
       }
       await finishTurn.wait;
       if (outcomes) {
-        this.finish(decodable.map((item) => item.delivery), outcomes);
+        this.finish(batch, outcomes);
         return;
       }
       // One bad command must not sink its neighbours: retry each alone, and let the queue's
-      // delivery limit park the ones that still fail.
-      for (const item of decodable) {
+      // delivery limit park a message whose command still fails. The other commands of that
+      // message are recorded by then, so its redelivery answers them from their records.
+      for (const delivery of batch) {
+        const single: SerializedOutcome[] = [];
         try {
-          const [outcome] = await processBatch(this.options.db, [item.command], { relay: this.options.relay });
-          if (outcome) this.finish([item.delivery], [outcome]);
-        } catch (single) {
-          this.options.logger.error({ err: single, commandId: item.command.commandId }, 'command failed; requeued');
-          settle(item.delivery, 'requeue');
+          for (const arrived of delivery.commands) {
+            const [outcome] = await processBatch(this.options.db, [arrived.command], { relay: this.options.relay });
+            if (!outcome) throw new Error(`no result for command ${arrived.command.commandId}`);
+            single.push(outcome);
+          }
+        } catch (error) {
+          this.options.logger.error({ err: error, commands: delivery.commands.map((arrived) => arrived.command.commandId) }, 'command failed; message requeued');
+          settle(delivery, 'requeue');
+          continue;
         }
+        this.finish([delivery], single);
       }
     } finally {
       lockTurn.done();
@@ -141,19 +154,24 @@ export class PostingConsumer {
     }
   }
 
+  /** `outcomes` holds one result per command of `deliveries`, in their order. */
   private finish(deliveries: Delivery[], outcomes: SerializedOutcome[]): void {
     // Answers by reply-to queue: the commands of one caller in this batch get one message.
     const byReplyTo = new Map<string, Array<{ correlationId: string | undefined; outcome: SerializedOutcome }>>();
-    deliveries.forEach((delivery, index) => {
-      const outcome = outcomes[index];
-      if (!outcome) throw new Error(`no result for delivery ${index} of ${deliveries.length}`);
-      this.outcomes.inc({ outcome: outcome.result.duplicate ? 'duplicate' : outcome.result.status });
-      const { replyTo, correlationId } = delivery.message.properties as { replyTo?: string; correlationId?: string };
-      if (!replyTo) return;
-      const answers = byReplyTo.get(replyTo);
-      if (answers) answers.push({ correlationId, outcome });
-      else byReplyTo.set(replyTo, [{ correlationId, outcome }]);
-    });
+    let index = 0;
+    for (const delivery of deliveries) {
+      const { replyTo } = delivery.message.properties as { replyTo?: string };
+      for (const arrived of delivery.commands) {
+        const outcome = outcomes[index];
+        index += 1;
+        if (!outcome) throw new Error(`no result for command ${index} of ${outcomes.length}`);
+        this.outcomes.inc({ outcome: outcome.result.duplicate ? 'duplicate' : outcome.result.status });
+        if (!replyTo) continue;
+        const answers = byReplyTo.get(replyTo);
+        if (answers) answers.push({ correlationId: arrived.correlationId, outcome });
+        else byReplyTo.set(replyTo, [{ correlationId: arrived.correlationId, outcome }]);
+      }
+    }
     for (const [replyTo, answers] of byReplyTo) this.reply(replyTo, answers);
     // One ack per channel for the whole batch: everything delivered before it is settled already.
     const lastByChannel = new Map<Channel, Delivery>();

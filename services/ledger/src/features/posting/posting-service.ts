@@ -3,6 +3,7 @@ import {
   commandIdSchema,
   environmentSchema,
   ledgerCommandSchema,
+  ledgerCommandsV1Schema,
   type LedgerEntriesPostedV1,
   ledgerResultRoutingKey,
   type LedgerResultV1,
@@ -22,16 +23,11 @@ function sha256(text: string | Buffer): string {
 }
 
 /**
- * The DTO step: raw bytes to a typed command. The payload hash covers everything but the
- * correlation id, so a genuine retry matches and a changed command does not.
+ * The DTO step: one command's JSON value to a typed command. The payload hash covers everything
+ * but the correlation id, so a genuine retry matches and a changed command does not.
+ * `rawForHash` is what a command too malformed to parse is hashed by.
  */
-export function decodeCommand(content: Buffer): Decoded {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(content.toString('utf8'));
-  } catch {
-    return { type: 'undecodable', reason: 'not JSON' };
-  }
+function decodeCommandValue(raw: unknown, rawForHash: () => string | Buffer): Decoded {
   const parsed = ledgerCommandSchema.safeParse(raw);
   if (parsed.success) {
     const { correlationId: _ignored, ...hashed } = parsed.data;
@@ -41,14 +37,50 @@ export function decodeCommand(content: Buffer): Decoded {
       : { type: 'ledger.wallet-status.v1', commandId: parsed.data.commandId, payloadHash, command: parsed.data };
   }
   // Answer a malformed command when we know whose it is; otherwise it can only be dead-lettered.
-  const envelope = raw as { commandId?: unknown; tenantId?: unknown; environment?: unknown };
+  const envelope = raw as { commandId?: unknown; tenantId?: unknown; environment?: unknown } | null;
   const commandId = commandIdSchema.safeParse(envelope?.commandId);
   const environment = environmentSchema.safeParse(envelope?.environment);
-  if (!commandId.success || typeof envelope.tenantId !== 'string' || !environment.success) {
+  if (!commandId.success || typeof envelope?.tenantId !== 'string' || !environment.success) {
     return { type: 'undecodable', reason: 'no commandId, tenantId or environment' };
   }
   const message = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'command'}: ${issue.message}`).join('; ');
-  return { type: 'invalid', commandId: commandId.data, payloadHash: sha256(content), tenantId: envelope.tenantId, environment: environment.data, message };
+  return { type: 'invalid', commandId: commandId.data, payloadHash: sha256(rawForHash()), tenantId: envelope.tenantId, environment: environment.data, message };
+}
+
+/** One command as it arrived, with the correlation id its answer carries. */
+export interface ArrivedCommand {
+  correlationId: string | undefined;
+  command: DecodedCommand;
+}
+
+export type DecodedMessage = { type: 'undecodable'; reason: string } | { type: 'commands'; commands: ArrivedCommand[] };
+
+/**
+ * A message of the command queue to its commands: a lone command (answered with the message's
+ * correlation id) or a `ledger.commands.v1` carrying several (each with its own). A message
+ * with any command that names no owner is unreadable as a whole and is dead-lettered whole: no
+ * writer of this system sends one, so it is kept for a person to look at rather than half run.
+ */
+export function decodeMessage(content: Buffer, correlationId: string | undefined): DecodedMessage {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(content.toString('utf8'));
+  } catch {
+    return { type: 'undecodable', reason: 'not JSON' };
+  }
+  if (typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'ledger.commands.v1') {
+    const envelope = ledgerCommandsV1Schema.safeParse(raw);
+    if (!envelope.success) return { type: 'undecodable', reason: 'malformed ledger.commands.v1' };
+    const commands: ArrivedCommand[] = [];
+    for (const [index, item] of envelope.data.commands.entries()) {
+      const decoded = decodeCommandValue(item.command, () => JSON.stringify(item.command) ?? '');
+      if (decoded.type === 'undecodable') return { type: 'undecodable', reason: `command ${index} of ledger.commands.v1: ${decoded.reason}` };
+      commands.push({ correlationId: item.correlationId ?? undefined, command: decoded });
+    }
+    return { type: 'commands', commands };
+  }
+  const decoded = decodeCommandValue(raw, () => content);
+  return decoded.type === 'undecodable' ? decoded : { type: 'commands', commands: [{ correlationId, command: decoded }] };
 }
 
 function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
