@@ -22,7 +22,8 @@ COPY packages packages
 COPY services services
 
 ARG SERVICE=gateway
-ENV SERVICE=${SERVICE} HOST=0.0.0.0
+# The young generation scripts/start.ts gives the services too: fewer scavenges per request.
+ENV SERVICE=${SERVICE} HOST=0.0.0.0 NODE_OPTIONS=--max-semi-space-size=64
 USER node
 # exec: node replaces the shell, so it receives the stop signal itself.
 CMD ["sh", "-c", "exec node --import tsx services/${SERVICE}/src/main.ts"]
