@@ -14,8 +14,9 @@
  *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
  *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
  *
- * After the figures it prints the CPU time each part of the system (each service, PostgreSQL,
- * RabbitMQ, this load generator) used per transfer in each workload, read from /proc.
+ * After the figures it prints, per transfer in each workload, the CPU time each part of the
+ * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
+ * and its context switches, read from /proc.
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -123,9 +124,23 @@ interface Figures {
 interface CpuShare {
   process: string;
   msPerTransfer: number;
+  /** The part of msPerTransfer spent in the kernel (system calls, the network stack, page faults). */
+  systemMsPerTransfer: number;
+  /** write(2)-family calls (sockets and files): each hands data to another process or the disk. */
+  writesPerTransfer: number;
+  /** Times a thread of the process stopped running (it waited, or was preempted): each costs a wake-up. */
+  switchesPerTransfer: number;
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
+
+interface Counters {
+  /** user + system CPU, in clock ticks */
+  ticks: number;
+  systemTicks: number;
+  writes: number;
+  switches: number;
+}
 
 /** Which part of the system a process is, from its command line; null for the rest of the machine. */
 function processLabel(pid: number, cmdline: string, comm: string): string | null {
@@ -141,9 +156,19 @@ function processLabel(pid: number, cmdline: string, comm: string): string | null
   return service ?? null;
 }
 
-/** CPU time (user + system, in clock ticks) used so far by each part of the system, from /proc. */
-function cpuTicks(): Map<string, number> {
-  const ticks = new Map<string, number>();
+/** Context switches of every thread of a process, from /proc/<pid>/task/<tid>/status. */
+function contextSwitches(pid: string): number {
+  let switches = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+    for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) switches += Number(match[1]);
+  }
+  return switches;
+}
+
+/** CPU time, write calls and context switches so far of each part of the system, from /proc. */
+function processCounters(): Map<string, Counters> {
+  const counters = new Map<string, Counters>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -152,18 +177,35 @@ function cpuTicks(): Map<string, number> {
       const label = processLabel(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
       if (!label) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // /proc/<pid>/io's syscw counts write(2)-family calls, the ones libuv, PostgreSQL and Erlang use on sockets.
+      const writes = Number(/^syscw:\s+(\d+)$/m.exec(readFileSync(`/proc/${entry}/io`, 'utf8'))?.[1] ?? 0);
+      const total = counters.get(label) ?? { ticks: 0, systemTicks: 0, writes: 0, switches: 0 };
       // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
-      ticks.set(label, (ticks.get(label) ?? 0) + Number(fields[11]) + Number(fields[12]));
+      total.ticks += Number(fields[11]) + Number(fields[12]);
+      total.systemTicks += Number(fields[12]);
+      total.writes += writes;
+      total.switches += contextSwitches(entry);
+      counters.set(label, total);
     } catch {
       // the process ended while being read
     }
   }
-  return ticks;
+  return counters;
 }
 
-function cpuPerTransfer(before: Map<string, number>, after: Map<string, number>, transfers: number): CpuShare[] {
+function cpuPerTransfer(before: Map<string, Counters>, after: Map<string, Counters>, transfers: number): CpuShare[] {
+  const perTransfer = (now: number, then: number | undefined): number => (now - (then ?? 0)) / Math.max(1, transfers);
   return [...after]
-    .map(([label, total]) => ({ process: label, msPerTransfer: ((total - (before.get(label) ?? 0)) * 1000) / CLOCK_TICKS_PER_SECOND / Math.max(1, transfers) }))
+    .map(([label, now]) => {
+      const then = before.get(label);
+      return {
+        process: label,
+        msPerTransfer: (perTransfer(now.ticks, then?.ticks) * 1000) / CLOCK_TICKS_PER_SECOND,
+        systemMsPerTransfer: (perTransfer(now.systemTicks, then?.systemTicks) * 1000) / CLOCK_TICKS_PER_SECOND,
+        writesPerTransfer: perTransfer(now.writes, then?.writes),
+        switchesPerTransfer: perTransfer(now.switches, then?.switches),
+      };
+    })
     .sort((a, b) => b.msPerTransfer - a.msPerTransfer);
 }
 
@@ -207,7 +249,7 @@ async function sendTransfer(client: WalletClient, body: Record<string, string>):
 async function closedLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
   const outcomes: Outcome[] = [];
   let next = 0;
-  const cpuBefore = cpuTicks();
+  const cpuBefore = processCounters();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -220,14 +262,14 @@ async function closedLoop(label: string, client: WalletClient, wallets: Wallet[]
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, cpuTicks(), outcomes.length));
+  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, processCounters(), outcomes.length));
 }
 
 async function openLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
   const outcomes: Promise<Outcome>[] = [];
   const total = Math.round(RATE * SECONDS);
   const intervalMs = 1000 / RATE;
-  const cpuBefore = cpuTicks();
+  const cpuBefore = processCounters();
   const started = performance.now();
   for (let index = 0; index < total; index += 1) {
     const due = started + index * intervalMs;
@@ -236,7 +278,7 @@ async function openLoop(label: string, client: WalletClient, wallets: Wallet[], 
     outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status })));
   }
   const settled = await Promise.all(outcomes);
-  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpuPerTransfer(cpuBefore, cpuTicks(), settled.length));
+  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpuPerTransfer(cpuBefore, processCounters(), settled.length));
 }
 
 async function waitForReady(url: string, exited: () => boolean): Promise<void> {
@@ -361,6 +403,23 @@ async function main(): Promise<void> {
   for (const row of results) {
     const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);
     console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.msPerTransfer.toFixed(2)}`).join(', ')}`);
+  }
+  console.log('  of which in the kernel (system time)');
+  for (const row of results) {
+    const total = row.cpu.reduce((sum, share) => sum + share.systemMsPerTransfer, 0);
+    console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.systemMsPerTransfer.toFixed(2)}`).join(', ')}`);
+  }
+  // Machine-independent where CPU time is not: what a change does to them shows in one run.
+  for (const [title, figure] of [
+    ['Write system calls per transfer (from /proc/<pid>/io)', (share: CpuShare) => share.writesPerTransfer],
+    ['Context switches per transfer (every thread, voluntary and preempted, from /proc/<pid>/task)', (share: CpuShare) => share.switchesPerTransfer],
+  ] as const) {
+    console.log(`  ${title}`);
+    for (const row of results) {
+      const shares = [...row.cpu].sort((a, b) => figure(b) - figure(a));
+      const total = shares.reduce((sum, share) => sum + figure(share), 0);
+      console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(1)}: ${shares.map((share) => `${share.process} ${figure(share).toFixed(1)}`).join(', ')}`);
+    }
   }
 
   const admin = new pg.Client({ connectionString: serverUrl });
