@@ -145,6 +145,8 @@ export class OutboxRelay {
    * a crash in between publishes them again, which consumers dedupe by message id.
    */
   private readonly deletePublished: (messageId: string) => Promise<void>;
+  /** Hand-overs whose publish or delete has not finished: `stop()` waits for them. */
+  private readonly handOversInFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number; deleteLingerMs?: number }) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
@@ -172,12 +174,19 @@ export class OutboxRelay {
     return {
       committed: () => {
         // A row is deleted once its message is confirmed; until then (and until deleted) passes skip it.
-        Promise.all(messages.map((message) => this.publishHandedOver(message).then(() => this.deletePublished(message.messageId))))
-          .catch((error: unknown) => {
-            this.options.logger.warn({ err: error }, 'publishing committed outbox messages failed; the relay passes take them');
-            this.wake();
-          })
-          .finally(release);
+        const settled = Promise.all(messages.map((message) => this.publishHandedOver(message).then(() => this.deletePublished(message.messageId))))
+          .then(
+            () => undefined,
+            (error: unknown) => {
+              this.options.logger.warn({ err: error }, 'publishing committed outbox messages failed; the relay passes take them');
+              this.wake();
+            },
+          )
+          .finally(() => {
+            release();
+            this.handOversInFlight.delete(settled);
+          });
+        this.handOversInFlight.add(settled);
       },
       abandon: release,
     };
@@ -220,10 +229,15 @@ export class OutboxRelay {
     else this.woken = true;
   }
 
+  /**
+   * Ends the passes and waits for the hand-overs under way, their lingering deletes included,
+   * so that nothing touches the database or the broker after the caller closes them.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
     await this.loop;
+    await Promise.all([...this.handOversInFlight]);
   }
 
   private async run(): Promise<void> {

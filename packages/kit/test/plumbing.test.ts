@@ -155,6 +155,24 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await listener.close();
   });
 
+  it('stop waits for the hand-overs under way, their lingering deletes included, so nothing runs after the database closes', async () => {
+    const received: string[] = [];
+    const listener = await collect('kit-handover-stop-test', received);
+    const broker = new Broker({ url: amqpUrl, name: 'kit-handover-stop', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    await broker.start();
+    const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000, deleteLingerMs: 300 });
+    const message = { messageId: 'stopping-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} };
+    const handOver = relay.handOver([message]);
+    await db.transaction((tx) => enqueueOutbox(tx, [message]));
+    handOver.committed();
+    await relay.stop();
+    // Published and deleted by the time stop returns, though the delete lingered 300 ms.
+    expect(await db('outbox').where({ message_id: 'stopping-1' }).pluck('message_id')).toEqual([]);
+    await waitFor(async () => (received.includes('stopping-1') ? true : undefined), { what: 'the handed-over message' });
+    await broker.close();
+    await listener.close();
+  });
+
   it("binds a service's ledger events queue to the results of the reference types it finishes, and no others", async () => {
     const broker = new Broker({
       url: amqpUrl,
