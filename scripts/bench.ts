@@ -13,6 +13,7 @@
  *
  *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
  *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
+ *                        BENCH_TIMELINE=1 (the open loop's latency second by second)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
  * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
@@ -39,6 +40,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 700);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** With a published default fee schedule, so every transfer also credits the tenant's fee and commission accounts. */
 const FEES = process.env.BENCH_FEES === '1';
+const TIMELINE = process.env.BENCH_TIMELINE === '1';
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
@@ -106,6 +108,8 @@ interface Wallet {
 interface Outcome {
   latencyMs: number;
   status: number | 'error';
+  /** Open loop: when it was due, in ms from the start. */
+  dueMs?: number;
 }
 
 interface Figures {
@@ -275,10 +279,26 @@ async function openLoop(label: string, client: WalletClient, wallets: Wallet[], 
     const due = started + index * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status })));
+    outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status, dueMs: due - started })));
   }
   const settled = await Promise.all(outcomes);
+  if (TIMELINE) printTimeline(label, settled);
   return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpuPerTransfer(cpuBefore, processCounters(), settled.length));
+}
+
+/** BENCH_TIMELINE=1: the open loop's latency by the second its transfers were due, to tell steady queueing from stalls. */
+function printTimeline(label: string, outcomes: Outcome[]): void {
+  const seconds = new Map<number, number[]>();
+  for (const outcome of outcomes) {
+    const second = Math.floor((outcome.dueMs ?? 0) / 1000);
+    seconds.set(second, [...(seconds.get(second) ?? []), outcome.latencyMs]);
+  }
+  console.log(`  ${label}: latency by the second transfers were due (p50 / p99 / max ms)`);
+  for (const [second, latencies] of [...seconds].sort((a, b) => a[0] - b[0])) {
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(0);
+    console.log(`    ${String(second).padStart(3)} s  ${String(latencies.length).padStart(5)} sent  ${at(0.5).padStart(6)} ${at(0.99).padStart(6)} ${at(1).padStart(6)}`);
+  }
 }
 
 async function waitForReady(url: string, exited: () => boolean): Promise<void> {
