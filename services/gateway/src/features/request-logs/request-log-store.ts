@@ -1,5 +1,6 @@
 import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
-import { type Db, decodeCursor, encodeCursor } from '@wallet/kit';
+import type { Knex } from 'knex';
+import { type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
 import { z } from 'zod';
 
 /** A request as recorded; tenant and environment decide who may read it. */
@@ -66,6 +67,18 @@ const COLUMNS = [
   'created_at',
 ] as const;
 
+/**
+ * A batch of records as one prepared statement of column arrays: the same text for any batch
+ * size, so PostgreSQL plans it once per connection, where a multi-row VALUES list of 16
+ * parameters a row is a new statement, built and planned for each batch.
+ */
+const INSERT_MANY_SQL = `
+  INSERT INTO request_logs (id, tenant_id, environment, correlation_id, method, path, status, api_key_id, auth_mode,
+                            request_signature_verified, idempotency_key, actor_type, actor_id, duration_ms, error_code, created_at)
+  SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
+                       CAST(? AS smallint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS text[]), CAST(? AS text[]),
+                       CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS timestamptz[]))`;
+
 /** The sort key of the last record of a page: its time to the millisecond and its id. */
 const cursorShape = { createdAt: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(64) };
 
@@ -92,26 +105,25 @@ export function createRequestLogStore(db: Db): RequestLogStore {
   return {
     async insert(logs) {
       if (logs.length === 0) return;
-      await db('request_logs').insert(
-        logs.map((log) => ({
-          id: log.id,
-          tenant_id: log.tenantId,
-          environment: log.environment,
-          correlation_id: log.correlationId,
-          method: log.method,
-          path: log.path,
-          status: log.status,
-          api_key_id: log.apiKeyId,
-          auth_mode: log.authMode,
-          request_signature_verified: log.requestSignatureVerified,
-          idempotency_key: log.idempotencyKey,
-          actor_type: log.actorType,
-          actor_id: log.actorId,
-          duration_ms: log.durationMs,
-          error_code: log.errorCode,
-          created_at: log.createdAt,
-        })),
-      );
+      const column = <Value>(pick: (log: NewRequestLog) => Value): Value[] => logs.map(pick);
+      await prepared(db, INSERT_MANY_SQL, [
+        column((log) => log.id),
+        column((log) => log.tenantId),
+        column((log) => log.environment),
+        column((log) => log.correlationId),
+        column((log) => log.method),
+        column((log) => log.path),
+        column((log) => log.status),
+        column((log) => log.apiKeyId),
+        column((log) => log.authMode),
+        column((log) => log.requestSignatureVerified),
+        column((log) => log.idempotencyKey),
+        column((log) => log.actorType),
+        column((log) => log.actorId),
+        column((log) => log.durationMs),
+        column((log) => log.errorCode),
+        column((log) => log.createdAt.toISOString()),
+      ] as unknown as Knex.RawBinding[]);
     },
 
     async list(scope, query) {

@@ -23,7 +23,7 @@ export interface RequestLogWriterOptions {
   maxBuffered?: number;
 }
 
-/** 16 columns a row: 500 rows stay far below PostgreSQL's 65535 bind parameters. */
+/** One statement a batch; 500 records keep each one short. */
 const DEFAULT_BATCH_SIZE = 500;
 const DEFAULT_MAX_BUFFERED = 20_000;
 
