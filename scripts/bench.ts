@@ -291,7 +291,9 @@ function printTimeline(label: string, outcomes: Outcome[]): void {
   const seconds = new Map<number, number[]>();
   for (const outcome of outcomes) {
     const second = Math.floor((outcome.dueMs ?? 0) / 1000);
-    seconds.set(second, [...(seconds.get(second) ?? []), outcome.latencyMs]);
+    const bucket = seconds.get(second);
+    if (bucket) bucket.push(outcome.latencyMs);
+    else seconds.set(second, [outcome.latencyMs]);
   }
   console.log(`  ${label}: latency by the second transfers were due (p50 / p99 / max ms)`);
   for (const [second, latencies] of [...seconds].sort((a, b) => a[0] - b[0])) {

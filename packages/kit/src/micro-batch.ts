@@ -1,4 +1,11 @@
 /**
+ * The `concurrency` for batches of database statements on a request's path: one statement of
+ * a kind running while the next gathers, and a second one so that a slow commit does not stall
+ * the kind. More would only split the same load into smaller statements.
+ */
+export const STATEMENT_BATCH_CONCURRENCY = 2;
+
+/**
  * Gathers the calls made while the event loop runs one turn and serves them with one call of
  * `run`: many requests in flight then share one statement (and one commit) instead of one
  * each, without any added wait (the batch goes out on the next turn, `setImmediate`). `run`
@@ -16,13 +23,6 @@
  * getting its own item's outcome: for a run that is one statement (it wrote nothing when it
  * failed), so that one bad item does not fail its neighbours.
  */
-/**
- * The `concurrency` for batches of database statements on a request's path: one statement of
- * a kind running while the next gathers, and a second one so that a slow commit does not stall
- * the kind. More would only split the same load into smaller statements.
- */
-export const STATEMENT_BATCH_CONCURRENCY = 2;
-
 export function microBatch<Item, Result>(
   run: (items: Item[]) => Promise<Result[]>,
   options: { maxItems?: number; lingerMs?: number; isolateFailures?: boolean; concurrency?: number } = {},

@@ -79,6 +79,8 @@ export const ledgerWalletStatusV1Schema = z.object({
 export type LedgerWalletStatusV1 = z.infer<typeof ledgerWalletStatusV1Schema>;
 
 export const ledgerCommandSchema = z.discriminatedUnion('type', [ledgerPostV1Schema, ledgerWalletStatusV1Schema]);
+/** The `type` of every command the ledger's queue takes. */
+export const ledgerCommandTypeSchema = z.enum(['ledger.post.v1', 'ledger.wallet-status.v1']);
 export type LedgerCommand = z.infer<typeof ledgerCommandSchema>;
 
 export const LEDGER_REJECTION_CODES = [
@@ -101,7 +103,7 @@ export const ledgerRejectionCodeSchema = z.enum(LEDGER_REJECTION_CODES);
 export const ledgerResultV1Schema = z.object({
   type: z.literal('ledger.result.v1'),
   commandId: commandIdSchema,
-  commandType: z.enum(['ledger.post.v1', 'ledger.wallet-status.v1']).optional(),
+  commandType: ledgerCommandTypeSchema.optional(),
   tenantId: z.string(),
   environment: environmentSchema,
   status: z.enum(['posted', 'rejected', 'applied']),

@@ -1,5 +1,5 @@
 import type { Options } from 'amqplib';
-import { LEDGER_COMMANDS_PER_MESSAGE_MAX, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
+import { LEDGER_COMMANDS_PER_MESSAGE_MAX, ledgerCommandTypeSchema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
 import type { OutboxMessage } from '../outbox';
 
 /**
@@ -29,7 +29,7 @@ export interface OutgoingMessage {
   options: Options.Publish;
 }
 
-const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(['ledger.post.v1', 'ledger.wallet-status.v1']);
+const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(ledgerCommandTypeSchema.options);
 
 function isLedgerCommand(message: OutgoingMessage): boolean {
   return message.exchange === TOPOLOGY.ledgerCommands.exchange && message.routingKey === TOPOLOGY.ledgerCommands.routingKey && LEDGER_COMMAND_TYPES.has(String(message.options.type));
