@@ -224,6 +224,49 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await broker.close();
   });
 
+  it('stopping the ledger events consumer records the events it gathered before it returns', async () => {
+    const queue = 'kit.ledger-events-stop';
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-ledger-events-stop',
+      logger,
+      topology: async (channel) => {
+        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+    });
+    await broker.start();
+    const finished: string[] = [];
+    const finishers = new PostingFinishers();
+    finishers.register('payout', async (_tx, results) => {
+      finished.push(...results.map((result) => result.commandId));
+    });
+    // A batch would gather for a minute: only stop() records it within the test.
+    const events = await startLedgerEventsConsumer({ broker, db, logger, queue, finishers, lingerMs: 60_000 });
+    const connection = await amqp.connect(amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    const result: LedgerResultV1 = {
+      type: 'ledger.result.v1',
+      commandId: 'cmd_payout_gathered',
+      tenantId: 'org_kit',
+      environment: 'test',
+      status: 'posted',
+      journalEntryId: 'je_payout_gathered',
+      reference: { type: 'payout', id: 'po_gathered' },
+      error: null,
+      duplicate: false,
+      processedAt: new Date().toISOString(),
+    };
+    channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey('posted', 'payout'), Buffer.from(JSON.stringify(result)));
+    await channel.waitForConfirms();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(finished).toEqual([]);
+    await events.stop();
+    expect(finished).toEqual(['cmd_payout_gathered']);
+    await connection.close();
+    await broker.close();
+  });
+
   it('reconnects after the broker drops the connection and consumes again', async () => {
     const broker = new Broker({
       url: amqpUrl,

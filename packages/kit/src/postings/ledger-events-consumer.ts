@@ -67,13 +67,14 @@ interface Delivery {
  * needed. A batch that fails is requeued whole; the queue's delivery limit parks an event that
  * keeps failing in the dead-letter queue.
  */
-export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<void> {
+export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<{ stop(): Promise<void> }> {
   const batchSizeMax = options.batchSizeMax ?? 256;
   const lingerMs = options.lingerMs ?? 50;
   let gathering: Delivery[] = [];
   let timer: NodeJS.Timeout | null = null;
   // Batches are recorded one after another: two would contend for the same rows for nothing.
   let recording: Promise<void> = Promise.resolve();
+  let stopped = false;
 
   function flush(): void {
     if (timer) clearTimeout(timer);
@@ -148,6 +149,8 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     // Enough unacknowledged events for a whole batch while the previous one is recorded.
     prefetch: batchSizeMax * 2,
     onMessage: (raw, channel) => {
+      // Left unacknowledged: the broker redelivers it when the channel closes.
+      if (stopped) return;
       let results: LedgerResultV1[] | null;
       try {
         results = parseLedgerResults(JSON.parse(raw.content.toString('utf8')));
@@ -164,4 +167,12 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
       else timer ??= setTimeout(flush, lingerMs).unref();
     },
   });
+  return {
+    /** Records what has gathered and waits for it, so nothing touches the database after its owner closes it. */
+    async stop() {
+      stopped = true;
+      flush();
+      await recording;
+    },
+  };
 }

@@ -32,6 +32,7 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
   await replies.start();
   const finishers = new PostingFinishers();
   let consuming = false;
+  let events: { stop(): Promise<void> } | null = null;
   return {
     get replyTo() {
       return replies.replyTo;
@@ -44,8 +45,11 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
     start: async () => {
       if (consuming) return;
       consuming = true;
-      await startLedgerEventsConsumer({ broker, db, logger, queue: options.eventsQueue, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
+      events = await startLedgerEventsConsumer({ broker, db, logger, queue: options.eventsQueue, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
     },
-    stop: () => replies.close(),
+    stop: async () => {
+      await events?.stop();
+      await replies.close();
+    },
   };
 }
