@@ -37,7 +37,7 @@ describe('table maintenance', () => {
   }
 
   it('analyzes a table changed past the threshold, vacuums one with dead rows, and leaves a quiet one alone', async () => {
-    const maintenance = await startTableMaintenance({ db, logger, intervalMs: 60_000, force: true });
+    const maintenance = await startTableMaintenance({ db, logger, intervalMs: 60_000, tableNaptimeMs: 0, force: true });
     try {
       expect(maintenance.active).toBe(true);
       await changeThenFlush(`INSERT INTO things (tenant_id, payload) SELECT 'tn_' || (i % 3), repeat('x', 50) FROM generate_series(1, 5000) AS i`);
@@ -57,6 +57,25 @@ describe('table maintenance', () => {
       const after = await stats();
       expect(after.last_vacuum).not.toBeNull();
       expect(Number(after.n_dead_tup)).toBe(0);
+    } finally {
+      await maintenance.stop();
+    }
+  });
+
+  it('leaves a table it just looked after alone for the naptime, but gives a new table its first statistics at once', async () => {
+    await db.raw('CREATE TABLE napping (id bigserial PRIMARY KEY, payload text NOT NULL)');
+    await db.raw('CREATE TABLE fresh (id bigserial PRIMARY KEY, payload text NOT NULL)');
+    const maintenance = await startTableMaintenance({ db, logger, intervalMs: 60_000, tableNaptimeMs: 60_000, force: true });
+    try {
+      await changeThenFlush(`INSERT INTO napping (payload) SELECT repeat('x', 20) FROM generate_series(1, 2000)`);
+      expect(await maintenance.runOnce()).toContain('napping');
+
+      // Changed past the threshold again, and a table never analyzed appears: only the new one is touched.
+      await changeThenFlush(`INSERT INTO napping (payload) SELECT repeat('y', 20) FROM generate_series(1, 2000)`);
+      await changeThenFlush(`INSERT INTO fresh (payload) SELECT repeat('z', 20) FROM generate_series(1, 500)`);
+      const touched = await maintenance.runOnce();
+      expect(touched).toContain('fresh');
+      expect(touched).not.toContain('napping');
     } finally {
       await maintenance.stop();
     }
