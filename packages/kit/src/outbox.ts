@@ -150,7 +150,9 @@ export class OutboxRelay {
 
   constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number; deleteLingerMs?: number }) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
-    this.idleDelayMs = options.idleDelayMs ?? 200;
+    // Passes are the safety net: writers hand their messages over or wake the relay after their
+    // commit, so a pass on its own finds only what a crashed instance or a failed publish left.
+    this.idleDelayMs = options.idleDelayMs ?? 1_000;
     // Messages committed while a publish waits for its confirms go out together next, so ledger
     // commands of several turns share a message.
     this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishHandedOverNow(messages), { maxItems: this.batchSizeMax, concurrency: 2 });
@@ -262,15 +264,24 @@ export class OutboxRelay {
     }
   }
 
-  /** One pass: returns how many rows it published. */
+  /**
+   * One pass: returns how many rows it published. Rows this instance handed over are not even
+   * read (under load they are most of the table, and locking them wrote to every one), and a
+   * pass that finds nothing else opens no transaction: that is every idle pass.
+   */
   async publishOnce(): Promise<number> {
     if (!this.options.broker.isConnected) return 0;
+    const handedOver = [...this.handedOver];
+    const waiting = await prepared<{ rows: unknown[] }>(this.options.db, `SELECT 1 FROM ${OUTBOX_TABLE} WHERE message_id <> ALL(CAST(? AS text[])) LIMIT 1`, [handedOver]);
+    if (waiting.rows.length === 0) return 0;
     return this.options.db.transaction(async (tx) => {
       const selected = await prepared<{ rows: OutboxRow[] }>(
         tx,
-        `SELECT id, message_id, exchange, routing_key, type, payload, headers FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer) FOR UPDATE SKIP LOCKED`,
-        [this.batchSizeMax],
+        `SELECT id, message_id, exchange, routing_key, type, payload, headers FROM ${OUTBOX_TABLE}
+         WHERE message_id <> ALL(CAST(? AS text[])) ORDER BY id LIMIT CAST(? AS integer) FOR UPDATE SKIP LOCKED`,
+        [handedOver, this.batchSizeMax],
       );
+      // Handed over since the pass began: their writer publishes them.
       const rows = selected.rows.filter((row) => !this.handedOver.has(row.message_id));
       if (rows.length === 0) return 0;
       await this.publish(rows.map((row) => ({ exchange: row.exchange, routingKey: row.routing_key, text: row.payload, options: publishOptions(row) })));

@@ -127,6 +127,9 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await db.transaction((tx) => enqueueOutbox(tx, messages));
     // A pass that runs between the commit and the publish leaves them alone: published once.
     expect(await relay.publishOnce()).toBe(0);
+    // Not even locked (a lock writes to each row): their xmax was never set.
+    const locks = await db.raw<{ rows: Array<{ xmax: string }> }>(`SELECT xmax::text AS xmax FROM outbox WHERE message_id LIKE 'handed-%'`);
+    expect(locks.rows.map((row) => row.xmax)).toEqual(['0', '0', '0', '0', '0']);
     handOver.committed();
     await waitFor(async () => (messages.every((message) => received.includes(message.messageId)) ? true : undefined), { what: 'the handed-over messages' });
     await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'their rows to go' });
