@@ -57,53 +57,109 @@ export function bodyOptInOfRoutes(routes: readonly BodyOptInRoute[]): (request: 
   return (request) => routes.find((route) => route.method.toUpperCase() === request.method.toUpperCase() && route.path === request.path);
 }
 
+/** Whether the client framed a body: a length above zero, or chunks. */
+function declaresBody(request: IncomingMessage): boolean {
+  return request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+}
+
+function tooLarge(): AppError {
+  return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than allowed');
+}
+
 /**
- * Reads the raw body (kept on `res.locals.rawBody` for signatures) and parses JSON losslessly,
- * so a number token such as 100.10 stays its exact text. A route that opted in (`optIn`) also
- * takes its other media types, as a UTF-8 string in `request.body`, up to its own limit.
+ * The request's body as the bytes received, at most `limitBytes` of them (413 PAYLOAD_TOO_LARGE,
+ * refused on a declared length before anything is read). A content coding (gzip, ...) is refused
+ * with 415: bodies are signed and hashed as sent, and nothing here inflates them.
  */
-export function jsonBodyMiddleware(options: { limitBytes?: number; optIn?: (request: Request, response: Response) => BodyOptIn | undefined } = {}) {
-  const defaultLimit = options.limitBytes ?? BODY_LIMIT_BYTES;
-  const readers = new Map<number, ReturnType<typeof express.raw>>();
-  const readerOf = (limit: number) => {
-    let reader = readers.get(limit);
-    if (!reader) {
-      reader = express.raw({ type: () => true, limit });
-      readers.set(limit, reader);
+export function readRequestBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const coding = request.headers['content-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+    return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${coding} is not supported; send the body as is`));
+  }
+  if (!declaresBody(request)) return Promise.resolve(Buffer.alloc(0));
+  if (Number(request.headers['content-length']) > limitBytes) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        cleanup();
+        // node discards the rest once the answer is sent.
+        request.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new AppError('VALIDATION_ERROR', `The request body could not be read: ${error.message}`));
+    };
+    const onAborted = () => onError(new Error('the client aborted the request'));
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('aborted', onAborted);
+  });
+}
+
+/**
+ * How a body is taken: `lossless` parses JSON keeping every number token's exact text (what a
+ * service works with); `check` only refuses what is not JSON, with the engine's parser, and
+ * leaves `request.body` unset (the gateway, which forwards the raw bytes and reads none).
+ */
+export type BodyParsing = 'lossless' | 'check';
+
+export interface JsonBodyOptions {
+  limitBytes?: number;
+  optIn?: (request: Request, response: Response) => BodyOptIn | undefined;
+  parsing?: BodyParsing;
+}
+
+/**
+ * Reads the raw body (kept on `res.locals.rawBody` for signatures) and parses it as `parsing`
+ * says. A route that opted in (`optIn`) also takes its other media types, as a UTF-8 string in
+ * `request.body`, up to its own limit.
+ */
+export async function readJsonBody(request: Request, response: Response, options: JsonBodyOptions = {}): Promise<void> {
+  const optIn = options.optIn?.(request, response);
+  const body = await readRequestBody(request, optIn?.limitBytes ?? options.limitBytes ?? BODY_LIMIT_BYTES);
+  response.locals.rawBody = body;
+  request.body = undefined;
+  if (body.length === 0) return;
+  const contentType = request.headers['content-type'];
+  if (!isJsonContentType(contentType)) {
+    if (optIn?.mediaTypes.includes(mediaTypeOf(contentType))) {
+      request.body = body.toString('utf8');
+      return;
     }
-    return reader;
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json');
+  }
+  const text = body.toString('utf8');
+  try {
+    if (options.parsing === 'check') JSON.parse(text);
+    else request.body = parseJsonLossless(text);
+  } catch (error) {
+    throw new AppError('MALFORMED_JSON', `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** readJsonBody as a middleware. */
+export function jsonBodyMiddleware(options: JsonBodyOptions = {}) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    readJsonBody(request, response, options).then(() => next(), next);
   };
-  readerOf(defaultLimit);
-  return [
-    (request: Request, response: Response, next: NextFunction): void => {
-      const optIn = options.optIn?.(request, response);
-      response.locals.bodyOptIn = optIn;
-      readerOf(optIn?.limitBytes ?? defaultLimit)(request, response, next);
-    },
-    (request: Request, response: Response, next: NextFunction): void => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      response.locals.rawBody = body;
-      if (body.length === 0) {
-        request.body = undefined;
-        return next();
-      }
-      const contentType = request.header('content-type');
-      if (!isJsonContentType(contentType)) {
-        const optIn = response.locals.bodyOptIn as BodyOptIn | undefined;
-        if (optIn?.mediaTypes.includes(mediaTypeOf(contentType))) {
-          request.body = body.toString('utf8');
-          return next();
-        }
-        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json'));
-      }
-      try {
-        request.body = parseJsonLossless(body.toString('utf8'));
-      } catch (error) {
-        return next(new AppError('MALFORMED_JSON', `Request body is not valid JSON: ${(error as Error).message}`));
-      }
-      next();
-    },
-  ];
 }
 
 export function errorBody(error: AppError, correlationId: string): ErrorBody {
@@ -123,10 +179,6 @@ export function errorMiddleware(logger: Logger) {
     let appError: AppError;
     if (error instanceof AppError) {
       appError = error;
-    } else if (isBodyParserError(error) && error.type === 'entity.too.large') {
-      appError = new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than allowed');
-    } else if (isBodyParserError(error) && typeof error.status === 'number' && error.status < 500) {
-      appError = new AppError('VALIDATION_ERROR', error.message);
     } else {
       logger.error({ err: error }, 'unhandled error');
       appError = new AppError('INTERNAL_ERROR', 'Something went wrong on our side');
@@ -141,10 +193,6 @@ export function errorMiddleware(logger: Logger) {
 export function errorCodeOf(response: Response): string | undefined {
   const code: unknown = response.locals.errorCode;
   return typeof code === 'string' ? code : undefined;
-}
-
-function isBodyParserError(error: unknown): error is { type: string; status?: number; message: string } {
-  return typeof error === 'object' && error !== null && 'type' in error && typeof (error as { type: unknown }).type === 'string';
 }
 
 /** Every service's tenant-data route requires the gateway's short-lived internal token. */

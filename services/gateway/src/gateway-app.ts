@@ -1,7 +1,7 @@
 import { AppError, correlationMiddleware, errorMiddleware, healthRouter, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
 import express from 'express';
 import { docsRouter } from './features/docs/docs-router';
-import { type ProxyDependencies, proxyRouter } from './features/proxy/proxy-router';
+import { type ProxyDependencies, proxyHandler } from './features/proxy/proxy-router';
 
 export const SERVICE = 'gateway';
 
@@ -40,9 +40,10 @@ export interface PublicAppOptions extends AppBase {
 /** Every route: health, metrics, the API document and every public route of the contracts. */
 export function createPublicApp(options: PublicAppOptions): express.Express {
   return withFrameAround(options, 'public', (app) => {
+    // The API first: it is nearly every request, and none of its paths is one of the others'.
+    app.use(proxyHandler(options.proxy));
     app.use(healthRouter({ service: SERVICE, metrics: options.metrics, readiness: options.readiness }));
     app.use(docsRouter(options.openApiDocument));
-    app.use(proxyRouter(options.proxy));
   });
 }
 
@@ -53,6 +54,6 @@ export function createPublicApp(options: PublicAppOptions): express.Express {
 export function createAdminApp(options: AppBase & { proxy: ProxyDependencies; internal?: express.Router }): express.Express {
   return withFrameAround(options, 'admin', (app) => {
     if (options.internal) app.use(options.internal);
-    app.use(proxyRouter(options.proxy));
+    app.use(proxyHandler(options.proxy));
   });
 }

@@ -1,6 +1,6 @@
 import type { RouteContract } from '@wallet/contracts';
-import { AppError, correlationIdOf, jsonBodyMiddleware, signInternalToken, INTERNAL_TOKEN_HEADER } from '@wallet/kit';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, readJsonBody, signInternalToken } from '@wallet/kit';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
 import { enforceRateLimit, writeRateLimitHeaders } from '../rate-limits/rate-limit-headers';
@@ -73,36 +73,24 @@ function isFailedAuthentication(error: unknown): boolean {
  * Every public route of the contracts: match, record, rate-limit the address, read and check
  * the body, authenticate and authorize, rate-limit the credential and the tenant, then answer
  * locally (service `gateway`) or hand the raw request to the owning service and its answer
- * back unchanged.
+ * back unchanged. A path no route has (or a known path with another method, which answers
+ * the same) goes on to the app's other handlers and, failing those, its 404.
+ *
+ * One handler rather than a router of middlewares: every API request passes here, and each
+ * router layer cost it a path match and a chain of callbacks.
  */
-export function proxyRouter(dependencies: ProxyDependencies): express.Router {
-  const router = express.Router();
+export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
+  const record = requestLogRecorder(dependencies.requestLogs);
+  const bodyOptions = { optIn: (_request: Request, response: Response) => routeOf(response).bodyOptIn, parsing: 'check' as const };
 
-  router.use((request: Request, response: Response, next: NextFunction) => {
-    const { path } = splitUrl(request.originalUrl);
-    const route = dependencies.table.match(request.method, path);
-    // A known path with another method answers like an unknown path: one shape for "no such route".
-    if (!route) return next(new AppError('NOT_FOUND', 'No such route'));
-    response.locals.route = route;
-    response.locals.metricRoute = route.path;
-    next();
-  });
+  async function handle(request: Request, response: Response, route: RouteContract): Promise<void> {
+    // Before the body is read: an address over its limit costs no more than this.
+    enforceRateLimit(response, await dependencies.rateLimiter.beforeAuthentication(route.surface, request.socket.remoteAddress));
+    // Checked only to refuse what is not JSON; the raw bytes are what travels on, and each
+    // service parses them losslessly itself. A route that opted in (a CSV statement import)
+    // also takes its media types, up to its own limit.
+    await readJsonBody(request, response, bodyOptions);
 
-  // From here on every request leaves a record, refusals included.
-  router.use(requestLogRecorder(dependencies.requestLogs));
-
-  // Before the body is read: an address over its limit costs no more than this.
-  router.use(async (request: Request, response: Response, next: NextFunction) => {
-    enforceRateLimit(response, await dependencies.rateLimiter.beforeAuthentication(routeOf(response).surface, request.socket.remoteAddress));
-    next();
-  });
-
-  // Parsed losslessly only to refuse what is not JSON; the raw bytes are what travels on.
-  // A route that opted in (a CSV statement import) also takes its media types, up to its own limit.
-  router.use(jsonBodyMiddleware({ optIn: (_request, response) => routeOf(response).bodyOptIn }));
-
-  router.use(async (request: Request, response: Response) => {
-    const route = routeOf(response);
     const correlationId = correlationIdOf(response);
     let principal: Principal;
     try {
@@ -130,8 +118,8 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
       'x-correlation-id': correlationId,
     };
     for (const name of FORWARDED_HEADERS) {
-      const value = request.get(name);
-      if (value) headers[name] = value;
+      const value = request.headers[name];
+      if (typeof value === 'string' && value !== '') headers[name] = value;
     }
     const rawBody = response.locals.rawBody as Buffer;
     const method = request.method.toUpperCase();
@@ -147,12 +135,20 @@ export function proxyRouter(dependencies: ProxyDependencies): express.Router {
     });
 
     noteUpstreamAnswer(response, answer);
-    response.status(answer.status);
+    response.statusCode = answer.status;
     for (const [name, value] of answer.headers) response.setHeader(name, value);
     response.setHeader('X-Correlation-Id', correlationId);
     response.end(answer.body);
     dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
-  });
+  }
 
-  return router;
+  return (request: Request, response: Response, next: NextFunction) => {
+    const route = dependencies.table.match(request.method, splitUrl(request.originalUrl).path);
+    if (!route) return next();
+    response.locals.route = route;
+    response.locals.metricRoute = route.path;
+    // From here on every request leaves a record, refusals included.
+    record(request, response);
+    handle(request, response, route).catch(next);
+  };
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@wallet/contracts';
 import { correlationIdOf, errorCodeOf } from '@wallet/kit';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../auth/principal';
 import type { NewRequestLog } from './request-log-store';
 import type { RequestLogWriter } from './request-log-writer';
@@ -57,11 +57,11 @@ function pathOf(originalUrl: string): string {
 }
 
 /**
- * Mounted once a route matched: every routed request, answered by a service, by the gateway
+ * Called once a route matched: every routed request, answered by a service, by the gateway
  * or refused on the way, leaves one record when its response is done.
  */
-export function requestLogRecorder(writer: RequestLogWriter): RequestHandler {
-  return (request: Request, response: Response, next: NextFunction) => {
+export function requestLogRecorder(writer: RequestLogWriter): (request: Request, response: Response) => void {
+  return (request: Request, response: Response) => {
     const createdAt = new Date();
     const startedAt = performance.now();
     const notes: RequestLogNotes = { principal: null, upstreamErrorCode: null };
@@ -90,6 +90,5 @@ export function requestLogRecorder(writer: RequestLogWriter): RequestHandler {
       };
       writer.record(log);
     });
-    next();
   };
 }
