@@ -165,10 +165,22 @@ function scopeBindings(scope: AnalyticsScope): Knex.RawBinding[] {
   return [scope.environment, tenantId, tenantId, currencyCode, currencyCode];
 }
 
-/** The read models' rows for a scope; the money figures over the UTC days [fromDay, toDay). */
+/**
+ * The read models' rows for a scope; the money figures over the UTC days [fromDay, toDay). All
+ * read from one snapshot: read apart, a projection committing in between could show an entry in
+ * the counts and not yet in the balances.
+ */
 export async function readAnalytics(db: Db, scope: AnalyticsScope, range: { fromDay: string; toDay: string }): Promise<AnalyticsRows> {
+  return db.transaction(async (tx) => {
+    await tx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    return readAnalyticsIn(tx, scope, range);
+  });
+}
+
+async function readAnalyticsIn(db: Tx, scope: AnalyticsScope, range: { fromDay: string; toDay: string }): Promise<AnalyticsRows> {
   const scoped = scopeBindings(scope);
   const inRange = [...scoped, range.fromDay, range.toDay];
+  // One connection runs them one after another; Promise.all only saves the awaits.
   const [byKind, byDay, classes, pending, last] = await Promise.all([
     prepared<{ rows: Array<DbFiguresRow & { kind: JournalKind }> }>(
       db,
