@@ -6,7 +6,9 @@ export type Environment = z.infer<typeof environmentSchema>;
 export const timestampSchema = z.iso.datetime({ precision: 3 });
 
 /** Correlation ids a client may send (api-decisions section 1). */
-export const correlationIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
+/** What a client's X-Correlation-Id may be; anything else is replaced by a generated one. */
+export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const correlationIdSchema = z.string().regex(CORRELATION_ID_PATTERN);
 
 export const PAGE_LIMIT_MAX = 200;
 export const PAGE_LIMIT_DEFAULT = 50;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { correlationIdSchema, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
 import { currentContext, runWithContext } from './context';
 import { AppError } from './errors';
-import { INTERNAL_TOKEN_HEADER, type InternalClaims, verifyInternalToken } from './internal-token';
+import { INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenVerifier } from './internal-token';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 
@@ -19,8 +19,8 @@ export interface ReadinessCheck {
 
 /** Takes the client's correlation id when well formed, else makes one; every response echoes it. */
 export function correlationMiddleware(request: Request, response: Response, next: NextFunction): void {
-  const given = request.header(CORRELATION_HEADER);
-  const correlationId = given !== undefined && correlationIdSchema.safeParse(given).success ? given : randomUUID();
+  const given = request.headers[CORRELATION_HEADER];
+  const correlationId = typeof given === 'string' && CORRELATION_ID_PATTERN.test(given) ? given : randomUUID();
   response.setHeader('X-Correlation-Id', correlationId);
   response.locals.correlationId = correlationId;
   runWithContext({ correlationId }, next);
@@ -197,9 +197,10 @@ export function errorCodeOf(response: Response): string | undefined {
 
 /** Every service's tenant-data route requires the gateway's short-lived internal token. */
 export function internalTokenMiddleware(secret: string) {
+  const verify = internalTokenVerifier(secret);
   return (request: Request, response: Response, next: NextFunction): void => {
-    const token = request.header(INTERNAL_TOKEN_HEADER);
-    const claims = token ? verifyInternalToken(secret, token) : null;
+    const token = request.headers[INTERNAL_TOKEN_HEADER];
+    const claims = typeof token === 'string' && token !== '' ? verify(token) : null;
     if (!claims) return next(new AppError('INVALID_INTERNAL_TOKEN', 'A valid internal token is required'));
     response.locals.claims = claims;
     next();
@@ -237,31 +238,40 @@ export interface ServiceAppOptions {
   bodyOptIns?: readonly BodyOptInRoute[];
 }
 
-/** /healthz (the process answers), /readyz (every check passes, else 503) and /metrics. */
-export function healthRouter(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[] }): express.Router {
-  const router = express.Router();
-  router.get('/healthz', (_request, response) => {
-    response.json({ status: 'ok', service: options.service });
-  });
-  router.get('/readyz', async (_request, response) => {
-    const checks = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
-        try {
-          await check();
-          return { name, status: 'ok' as const };
-        } catch (error) {
-          return { name, status: 'down' as const, message: (error as Error).message };
-        }
-      }),
-    );
-    const ready = checks.every((check) => check.status === 'ok');
-    response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
-  });
-  router.get('/metrics', async (_request, response) => {
-    response.setHeader('Content-Type', options.metrics.registry.contentType);
-    response.send(await options.metrics.registry.metrics());
-  });
-  return router;
+/**
+ * /healthz (the process answers), /readyz (every check passes, else 503) and /metrics, for GET
+ * and HEAD; any other request goes on. One handler rather than a router: every request of the
+ * service passes it.
+ */
+export function healthHandler(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[] }): RequestHandler {
+  const answers = new Map<string, (response: Response) => Promise<void>>([
+    ['/healthz', async (response) => {
+      response.json({ status: 'ok', service: options.service });
+    }],
+    ['/readyz', async (response) => {
+      const checks = await Promise.all(
+        options.readiness.map(async ({ name, check }) => {
+          try {
+            await check();
+            return { name, status: 'ok' as const };
+          } catch (error) {
+            return { name, status: 'down' as const, message: (error as Error).message };
+          }
+        }),
+      );
+      const ready = checks.every((check) => check.status === 'ok');
+      response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
+    }],
+    ['/metrics', async (response) => {
+      response.setHeader('Content-Type', options.metrics.registry.contentType);
+      response.send(await options.metrics.registry.metrics());
+    }],
+  ]);
+  return (request, response, next) => {
+    const answer = request.method === 'GET' || request.method === 'HEAD' ? answers.get(request.path) : undefined;
+    if (!answer) return next();
+    answer(response).catch(next);
+  };
 }
 
 /** express app with /healthz, /readyz, /metrics, correlation ids, lossless JSON and one error body. */
@@ -275,7 +285,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     response.on('finish', () => end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }));
     next();
   });
-  app.use(healthRouter(options));
+  app.use(healthHandler(options));
   app.use(jsonBodyMiddleware({ optIn: bodyOptInOfRoutes(options.bodyOptIns ?? []) }));
   app.use(internalTokenMiddleware(options.internalTokenSecret));
   options.routes(app);

@@ -38,7 +38,7 @@ export const SYSTEM_CALL_CLAIMS: InternalCall['claims'] = { surface: 'system', t
  */
 export async function callInternal(peer: InternalPeer, call: InternalCall): Promise<InternalAnswer> {
   const correlationId = currentContext()?.correlationId ?? randomUUID();
-  const token = signInternalToken(peer.internalTokenSecret, { ...call.claims, keyId: null, actor: null, correlationId });
+  const token = signInternalToken(peer.internalTokenSecret, { ...call.claims, keyId: null, actor: null });
   try {
     const response = await fetch(`${peer.baseUrl.replace(/\/+$/, '')}${call.pathWithQuery}`, {
       method: call.method,

@@ -16,7 +16,6 @@ export const internalClaimsSchema = z.object({
   keyId: z.string().nullable(),
   scopes: z.array(z.string()),
   actor: z.object({ type: z.string(), id: z.string() }).nullable(),
-  correlationId: z.string(),
   exp: z.number().int(),
 });
 export type InternalClaims = z.infer<typeof internalClaimsSchema>;
@@ -25,7 +24,11 @@ function mac(secret: string, payload: string): Buffer {
   return createHmac('sha256', secret).update(payload).digest();
 }
 
-/** `<base64url claims>.<base64url HMAC-SHA256>`: the gateway's word to a service. */
+/**
+ * `<base64url claims>.<base64url HMAC-SHA256>`: the gateway's word to a service. The claims say
+ * who calls, never which request: the correlation id travels in its own header, so one token
+ * serves every request of a caller while it lives (internalTokenSigner).
+ */
 export function signInternalToken(secret: string, claims: Omit<InternalClaims, 'exp'>, nowMs = Date.now()): string {
   const full: InternalClaims = { ...claims, exp: Math.floor(nowMs / 1000) + INTERNAL_TOKEN_TTL_SECONDS };
   const payload = Buffer.from(JSON.stringify(full)).toString('base64url');
@@ -47,4 +50,55 @@ export function verifyInternalToken(secret: string, token: string, nowMs = Date.
   const claims = internalClaimsSchema.safeParse(decoded);
   if (!claims.success || claims.data.exp < Math.floor(nowMs / 1000)) return null;
   return claims.data;
+}
+
+/** Cached tokens and claims at most, per signer or verifier: a bound, not a working size. */
+const TOKEN_CACHE_ENTRIES_MAX = 10_000;
+
+function principalKey(claims: Omit<InternalClaims, 'exp'>): string {
+  const actor = claims.actor ? `${claims.actor.type}\u0000${claims.actor.id}` : '';
+  return `${claims.surface}\u0000${claims.authMode ?? ''}\u0000${claims.tenantId ?? ''}\u0000${claims.environment ?? ''}\u0000${claims.keyId ?? ''}\u0000${actor}\u0000${claims.scopes.join(',')}`;
+}
+
+/**
+ * signInternalToken for a caller's every request: a token is signed once per caller (the
+ * same claims) and reused for the first half of its lifetime, so it still has half of it
+ * left when a service checks it.
+ */
+export function internalTokenSigner(secret: string, nowMs: () => number = Date.now): (claims: Omit<InternalClaims, 'exp'>) => string {
+  const tokens = new Map<string, { token: string; reuseUntilMs: number }>();
+  return (claims) => {
+    const key = principalKey(claims);
+    const now = nowMs();
+    const cached = tokens.get(key);
+    if (cached && now < cached.reuseUntilMs) return cached.token;
+    if (tokens.size >= TOKEN_CACHE_ENTRIES_MAX) tokens.clear();
+    const token = signInternalToken(secret, claims, now);
+    tokens.set(key, { token, reuseUntilMs: now + (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 2 });
+    return token;
+  };
+}
+
+/**
+ * verifyInternalToken that remembers the tokens it verified until they expire: a caller's
+ * requests carry the same token (internalTokenSigner), and the signature, the decoding and
+ * the schema are checked once for all of them.
+ */
+export function internalTokenVerifier(secret: string, nowMs: () => number = Date.now): (token: string) => InternalClaims | null {
+  const verified = new Map<string, InternalClaims>();
+  return (token) => {
+    const now = nowMs();
+    const cached = verified.get(token);
+    if (cached) {
+      if (cached.exp >= Math.floor(now / 1000)) return cached;
+      verified.delete(token);
+      return null;
+    }
+    const claims = verifyInternalToken(secret, token, now);
+    if (claims) {
+      if (verified.size >= TOKEN_CACHE_ENTRIES_MAX) verified.clear();
+      verified.set(token, claims);
+    }
+    return claims;
+  };
 }

@@ -16,7 +16,7 @@ export class MemberDirectory {
   /** The member, or null when the tenant has no such member. 503 when identity cannot answer. */
   async memberOf(tenantId: string, memberId: string): Promise<MemberPrincipal | null> {
     const correlationId = currentContext()?.correlationId ?? randomUUID();
-    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId });
+    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
     const url = `${this.options.identityUrl.replace(/\/+$/, '')}/internal/v1/tenants/${encodeURIComponent(tenantId)}/members/${encodeURIComponent(memberId)}`;
     let status: number;
     let text: string;

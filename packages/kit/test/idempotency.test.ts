@@ -274,7 +274,6 @@ describe('idempotency against real PostgreSQL', () => {
         keyId: 'ak_1',
         scopes: ['ledger:write'],
         actor: options.actor ?? null,
-        correlationId: 'c-token',
       }),
       'x-correlation-id': options.correlationId ?? `corr-${randomUUID()}`,
     };

@@ -19,6 +19,8 @@ import {
   loadConfig,
   OutboxRelay,
   PostingFinishers,
+  internalTokenSigner,
+  internalTokenVerifier,
   signInternalToken,
   startLedgerEventsConsumer,
   verifyInternalToken,
@@ -41,7 +43,7 @@ describe('config', () => {
 
 describe('internal tokens', () => {
   const secret = 'kit-test-internal-secret-0123456789abcdef';
-  const claims = { surface: 'tenant' as const, tenantId: 'tn_1', environment: 'test' as const, keyId: 'ak_1', scopes: ['ledger:read'], actor: null, correlationId: 'c-1' };
+  const claims = { surface: 'tenant' as const, tenantId: 'tn_1', environment: 'test' as const, keyId: 'ak_1', scopes: ['ledger:read'], actor: null };
 
   it('verifies its own token until it expires, and nothing else', () => {
     const now = Date.now();
@@ -53,6 +55,34 @@ describe('internal tokens', () => {
     const forged = Buffer.from(JSON.stringify({ ...claims, tenantId: 'tn_2', exp: Math.floor(now / 1000) + 60 })).toString('base64url');
     expect(verifyInternalToken(secret, `${forged}.${signature}`, now)).toBeNull();
     expect(verifyInternalToken(secret, `${payload}`, now)).toBeNull();
+  });
+
+  it('signs once per caller and reuses the token for the first half of its life', () => {
+    let now = 1_800_000_000_000;
+    const sign = internalTokenSigner(secret, () => now);
+    const first = sign(claims);
+    expect(sign({ ...claims, scopes: [...claims.scopes] })).toBe(first);
+    expect(sign({ ...claims, actor: { type: 'user', id: 'usr_1' } })).not.toBe(first);
+    expect(sign({ ...claims, scopes: ['ledger:read', 'ledger:write'] })).not.toBe(first);
+    now += 29_000;
+    expect(sign(claims)).toBe(first);
+    now += 2_000;
+    const second = sign(claims);
+    expect(second).not.toBe(first);
+    expect(verifyInternalToken(secret, second, now)).toMatchObject(claims);
+  });
+
+  it('remembers a verified token only until it expires, and never a refused one', () => {
+    let now = 1_800_000_000_000;
+    const verify = internalTokenVerifier(secret, () => now);
+    const token = signInternalToken(secret, claims, now);
+    expect(verify(token)).toMatchObject(claims);
+    expect(verify(token)).toMatchObject(claims);
+    const forged = signInternalToken(`${secret}x`, claims, now);
+    expect(verify(forged)).toBeNull();
+    expect(verify(forged)).toBeNull();
+    now += 61_000;
+    expect(verify(token)).toBeNull();
   });
 });
 

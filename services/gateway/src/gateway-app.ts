@@ -1,4 +1,4 @@
-import { AppError, correlationMiddleware, errorMiddleware, healthRouter, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
+import { AppError, correlationMiddleware, errorMiddleware, healthHandler, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
 import express from 'express';
 import { docsRouter } from './features/docs/docs-router';
 import { type ProxyDependencies, proxyHandler } from './features/proxy/proxy-router';
@@ -42,7 +42,7 @@ export function createPublicApp(options: PublicAppOptions): express.Express {
   return withFrameAround(options, 'public', (app) => {
     // The API first: it is nearly every request, and none of its paths is one of the others'.
     app.use(proxyHandler(options.proxy));
-    app.use(healthRouter({ service: SERVICE, metrics: options.metrics, readiness: options.readiness }));
+    app.use(healthHandler({ service: SERVICE, metrics: options.metrics, readiness: options.readiness }));
     app.use(docsRouter(options.openApiDocument));
   });
 }

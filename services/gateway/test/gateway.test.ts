@@ -95,7 +95,7 @@ describe('forwarding to the owning service', () => {
     expect(seen.path).toBe('/v1/tenants/tn_0123');
     expect(seen.headers).toMatchObject({ 'x-correlation-id': correlationId, 'idempotency-key': 'idem-1', 'x-service-actor-type': 'team_member', 'x-service-actor-id': 'usr_1' });
     for (const secret of ['x-system-key', 'x-api-key', 'authorization', 'cookie']) expect(seen.headers[secret]).toBeUndefined();
-    expect(seen.claims).toEqual({ surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null, correlationId, exp: expect.any(Number) });
+    expect(seen.claims).toEqual({ surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null, exp: expect.any(Number) });
   });
 
   it('hands over an internal token that no longer verifies 61 s later', async () => {

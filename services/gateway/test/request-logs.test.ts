@@ -455,7 +455,7 @@ describe('writing', () => {
 
 describe('GET /internal/v1/request-logs/summary (admin listener, internal token)', () => {
   function summaryToken(claims: { surface: 'tenant' | 'system'; tenantId: string | null; environment: Environment | null }): string {
-    return signInternalToken(INTERNAL_SECRET, { ...claims, keyId: null, scopes: ['analytics:read'], actor: null, correlationId: randomUUID() });
+    return signInternalToken(INTERNAL_SECRET, { ...claims, keyId: null, scopes: ['analytics:read'], actor: null });
   }
 
   async function summary(token: string | null, query: Record<string, string>, port = client.gateway.adminPort): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -46,7 +46,6 @@ export function internalToken(claims: Partial<Omit<InternalClaims, 'exp'>> = {})
     keyId: null,
     scopes: [],
     actor: null,
-    correlationId: randomUUID(),
     ...claims,
   });
 }

@@ -158,7 +158,7 @@ describe('POST /v1/tenants', () => {
   });
 
   it('refuses an internal token signed with another secret', async () => {
-    const forged = signInternalToken('some-other-secret-that-is-long-enough-000', { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId: 'x' });
+    const forged = signInternalToken('some-other-secret-that-is-long-enough-000', { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
     expectErrorBody(await identity.request('POST', '/v1/tenants', { body: tenantBody(), token: forged }), 401, 'INVALID_INTERNAL_TOKEN');
   });
 

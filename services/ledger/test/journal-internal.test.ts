@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { journalEntryLookupSchema, journalReferencePageSchema } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
 import { depositCommand, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
@@ -15,7 +14,7 @@ afterAll(async () => {
 });
 
 function token(surface: 'system' | 'tenant', tenantId: string | null = null): string {
-  return signInternalToken(INTERNAL_SECRET, { surface, tenantId, environment: tenantId ? 'test' : null, keyId: null, scopes: ['tenant:manage'], actor: null, correlationId: randomUUID() });
+  return signInternalToken(INTERNAL_SECRET, { surface, tenantId, environment: tenantId ? 'test' : null, keyId: null, scopes: ['tenant:manage'], actor: null });
 }
 
 async function call(method: 'GET' | 'POST', path: string, options: { body?: unknown; token?: string } = {}): Promise<{ status: number; body: any }> {

@@ -52,7 +52,6 @@ export async function startLedgerHarness(options: { instances?: number; env?: No
         keyId: claims.keyId ?? null,
         scopes: claims.scopes ?? ['ledger:read'],
         actor: null,
-        correlationId: randomUUID(),
       });
       const response = await fetch(`http://127.0.0.1:${service.port}${path}`, { headers: { 'x-internal-token': token } });
       return { status: response.status, body: await response.json() };

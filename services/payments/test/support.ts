@@ -55,7 +55,6 @@ export function internalToken(claims: Partial<Omit<InternalClaims, 'exp'>> = {})
     keyId: null,
     scopes: [],
     actor: null,
-    correlationId: randomUUID(),
     ...claims,
   });
 }

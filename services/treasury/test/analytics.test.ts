@@ -77,7 +77,7 @@ function usd(read: TenantAnalytics) {
 }
 
 async function systemAnalytics(query: string) {
-  const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null, correlationId: randomUUID() });
+  const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null });
   const response = await fetch(`${harness.url}/v1/system/analytics${query}`, { headers: { 'x-internal-token': token } });
   return { status: response.status, body: (await response.json()) as unknown };
 }

@@ -22,7 +22,7 @@ export interface Caller {
 /** A tenant key's token, as the gateway signs it after authentication and the scope check. */
 export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage'], actorId?: string): string {
   const actor = actorId === undefined ? null : { type: 'member' as const, id: actorId };
-  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor, correlationId: randomUUID() });
+  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor });
 }
 
 async function freePort(): Promise<number> {

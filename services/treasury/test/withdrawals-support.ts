@@ -60,7 +60,6 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
       keyId: null,
       scopes: tenantId === null ? [] : ['tenant:manage'],
       actor: null,
-      correlationId: randomUUID(),
     });
     const response = await fetch(`${identityUrl}${path}`, { method, headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const text = await response.text();

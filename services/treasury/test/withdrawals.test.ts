@@ -311,7 +311,7 @@ describe('reads', () => {
 
 describe('reconciliation records', () => {
   const systemGet = async (path: string) => {
-    const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId: randomUUID() });
+    const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
     const response = await fetch(`${harness.url}${path}`, { headers: { 'x-internal-token': token } });
     return { status: response.status, body: (await response.json()) as unknown };
   };
@@ -347,7 +347,7 @@ describe('reconciliation records', () => {
 
     const lookup = await fetch(`${harness.url}/internal/v1/business-records/withdrawal/lookup`, {
       method: 'POST',
-      headers: { 'x-internal-token': signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId: randomUUID() }), 'content-type': 'application/json' },
+      headers: { 'x-internal-token': signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null }), 'content-type': 'application/json' },
       body: JSON.stringify({ ids: [approved.id, 'pc_unknown'] }),
     });
     expect(recordLookupSchema.parse(await lookup.json()).data).toEqual([

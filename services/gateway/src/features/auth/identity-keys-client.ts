@@ -24,7 +24,7 @@ export interface IdentityKeysClientOptions {
 export function createIdentityKeysClient(options: IdentityKeysClientOptions): IdentityKeysClient {
   async function call<Schema extends z.ZodType>(method: 'GET' | 'POST', path: string, schema: Schema, body?: unknown): Promise<z.infer<Schema>> {
     const correlationId = `gateway-auth-${randomUUID()}`;
-    const token = signInternalToken(options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null, correlationId });
+    const token = signInternalToken(options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null });
     let response: Response;
     let payload: unknown;
     try {

@@ -1,5 +1,5 @@
 import type { RouteContract } from '@wallet/contracts';
-import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, readJsonBody, signInternalToken } from '@wallet/kit';
+import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody } from '@wallet/kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
@@ -51,8 +51,8 @@ function incomingCall(request: Request, response: Response): IncomingCall {
   };
 }
 
-function internalToken(secret: string, principal: Principal, correlationId: string): string {
-  return signInternalToken(secret, {
+function claimsOf(principal: Principal): Omit<InternalClaims, 'exp'> {
+  return {
     surface: principal.surface,
     authMode: principal.authMode,
     tenantId: principal.tenantId,
@@ -60,8 +60,7 @@ function internalToken(secret: string, principal: Principal, correlationId: stri
     keyId: principal.keyId,
     scopes: principal.scopes,
     actor: principal.actor,
-    correlationId,
-  });
+  };
 }
 
 /** 401s only: a refused scope or address is no guess at a credential. */
@@ -81,6 +80,7 @@ function isFailedAuthentication(error: unknown): boolean {
  */
 export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
   const record = requestLogRecorder(dependencies.requestLogs);
+  const internalToken = internalTokenSigner(dependencies.internalTokenSecret);
   const bodyOptions = { optIn: (_request: Request, response: Response) => routeOf(response).bodyOptIn, parsing: 'check' as const };
 
   async function handle(request: Request, response: Response, route: RouteContract): Promise<void> {
@@ -114,7 +114,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     }
 
     const headers: Record<string, string> = {
-      [INTERNAL_TOKEN_HEADER]: internalToken(dependencies.internalTokenSecret, principal, correlationId),
+      [INTERNAL_TOKEN_HEADER]: internalToken(claimsOf(principal)),
       'x-correlation-id': correlationId,
     };
     for (const name of FORWARDED_HEADERS) {

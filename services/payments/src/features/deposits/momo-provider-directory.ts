@@ -36,7 +36,7 @@ export class MomoProviderDirectory {
 
   private async fetch(tenantId: string): Promise<TenantMomoProvider[]> {
     const correlationId = currentContext()?.correlationId ?? randomUUID();
-    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null, correlationId });
+    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
     const url = `${this.options.identityUrl.replace(/\/+$/, '')}/internal/v1/tenants/${encodeURIComponent(tenantId)}/momo-providers`;
     let status: number;
     let text: string;

@@ -26,8 +26,8 @@ export function requestErrorsClient(options: RequestErrorsClientOptions): Reques
       // A tenant's token can only ever read that tenant: the gateway takes the scope from it, not from the query.
       const token =
         query.tenantId !== undefined
-          ? signInternalToken(options.internalTokenSecret, { surface: 'tenant', tenantId: query.tenantId, environment: query.environment, scopes: ['analytics:read'], keyId: null, actor: null, correlationId })
-          : signInternalToken(options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, scopes: ['*'], keyId: null, actor: null, correlationId });
+          ? signInternalToken(options.internalTokenSecret, { surface: 'tenant', tenantId: query.tenantId, environment: query.environment, scopes: ['analytics:read'], keyId: null, actor: null })
+          : signInternalToken(options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, scopes: ['*'], keyId: null, actor: null });
       const search = new URLSearchParams({ from: query.from.toISOString(), to: query.to.toISOString(), environment: query.environment });
       try {
         const response = await fetch(`${options.baseUrl.replace(/\/+$/, '')}${REQUEST_LOG_SUMMARY_PATH}?${search.toString()}`, {
