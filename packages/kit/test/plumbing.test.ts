@@ -300,6 +300,64 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await broker.close();
   });
 
+  it('skips the statement for results this instance recorded from their replies, and still acknowledges and reports them', async () => {
+    const queue = 'kit.ledger-events-recorded';
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-ledger-events-recorded',
+      logger,
+      topology: async (channel) => {
+        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+    });
+    await broker.start();
+    const finished: string[] = [];
+    const reported: string[] = [];
+    const finishers = new PostingFinishers();
+    finishers.register('payout', async (_tx, results) => {
+      finished.push(...results.map((result) => result.commandId));
+    });
+    const fromReplies = new Set(['cmd_recorded_1', 'cmd_recorded_2']);
+    const events = await startLedgerEventsConsumer({
+      broker,
+      db,
+      logger,
+      queue,
+      finishers,
+      lingerMs: 10,
+      onFinished: (result) => reported.push(result.commandId),
+      recordedFromReply: (result) => fromReplies.delete(result.commandId),
+    });
+    const connection = await amqp.connect(amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    for (const commandId of ['cmd_recorded_1', 'cmd_not_recorded', 'cmd_recorded_2']) {
+      const result: LedgerResultV1 = {
+        type: 'ledger.result.v1',
+        commandId,
+        tenantId: 'org_kit',
+        environment: 'test',
+        status: 'posted',
+        journalEntryId: `je_${commandId}`,
+        reference: { type: 'payout', id: `po_${commandId}` },
+        error: null,
+        duplicate: false,
+        processedAt: new Date().toISOString(),
+      };
+      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey('posted', 'payout'), Buffer.from(JSON.stringify(result)));
+    }
+    await channel.waitForConfirms();
+    await waitFor(async () => (reported.length === 3 ? true : undefined), { what: 'the three results reported' });
+    expect(finished).toEqual(['cmd_not_recorded']);
+    expect(fromReplies.size).toBe(0);
+    await events.stop();
+    // Acknowledged: nothing comes back once the consumer is gone.
+    await broker.close();
+    const left = await channel.checkQueue(queue);
+    expect(left.messageCount).toBe(0);
+    await connection.close();
+  });
+
   it('reconnects after the broker drops the connection and consumes again', async () => {
     const broker = new Broker({
       url: amqpUrl,

@@ -39,6 +39,11 @@ export interface LedgerEventsConsumerOptions {
   finishers: PostingFinishers;
   /** Told every result once it is recorded, so a caller of this instance still waiting gets it. */
   onFinished?: (result: LedgerResultV1) => void;
+  /**
+   * True for a result this instance has recorded already from the ledger's reply (and forgets
+   * it then): the event of a command whose caller got its answer in time needs no statement.
+   */
+  recordedFromReply?: (result: LedgerResultV1) => boolean;
   /** Events recorded in one transaction at most. */
   batchSizeMax?: number;
   /**
@@ -93,6 +98,7 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
         const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
         if (!finisher) continue;
         finished.push(result);
+        if (options.recordedFromReply?.(result)) continue;
         const results = byFinisher.get(finisher);
         if (results) results.push(result);
         else byFinisher.set(finisher, [result]);

@@ -15,11 +15,45 @@ export interface Postings {
   readonly replyTo: string | undefined;
   /** Start waiting before the command's transaction commits; the result is null after the deadline. */
   expect(commandId: string, timeoutMs: number): PendingReply;
+  /**
+   * Says that this instance recorded the command's result from the ledger's reply (committed):
+   * the event of the same result then costs no statement here. Only a hint: an event whose
+   * command was not noted, or was forgotten, is finished as always (the finishers are
+   * conditional on the record still pending).
+   */
+  recordedFromReply(commandId: string): void;
   /** Registers the finisher of one reference type; call before start(). */
   register(referenceType: string, finisher: PostingFinisher): void;
   /** Starts consuming the ledger's events, once every feature registered its finisher. */
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * Commands whose results an instance recorded from replies, until their events arrive. Events
+ * of another instance's commands never come here when several share the queue, so the oldest
+ * are forgotten beyond a bound: forgetting costs one statement, never a wrong record.
+ */
+const RECORDED_FROM_REPLY_MAX = 50_000;
+
+class RecentCommands {
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  add(commandId: string): void {
+    this.ids.add(commandId);
+    if (this.ids.size > this.max) {
+      // A Set iterates in insertion order: the first is the oldest.
+      const oldest = this.ids.values().next();
+      if (!oldest.done) this.ids.delete(oldest.value);
+    }
+  }
+
+  /** True once for a command added and not yet taken or forgotten. */
+  take(commandId: string): boolean {
+    return this.ids.delete(commandId);
+  }
 }
 
 /**
@@ -31,6 +65,7 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
   const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger, name: `${options.service}-posting-replies` });
   await replies.start();
   const finishers = new PostingFinishers();
+  const fromReplies = new RecentCommands(RECORDED_FROM_REPLY_MAX);
   let consuming = false;
   let events: { stop(): Promise<void> } | null = null;
   return {
@@ -38,6 +73,7 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
       return replies.replyTo;
     },
     expect: (commandId, timeoutMs) => replies.expect(commandId, timeoutMs),
+    recordedFromReply: (commandId) => fromReplies.add(commandId),
     register: (referenceType, finisher) => {
       if (consuming) throw new Error(`finisher for ${referenceType} registered after the ledger events consumer started`);
       finishers.register(referenceType, finisher);
@@ -45,7 +81,15 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
     start: async () => {
       if (consuming) return;
       consuming = true;
-      events = await startLedgerEventsConsumer({ broker, db, logger, queue: options.eventsQueue, finishers, onFinished: (result: LedgerResultV1) => replies.deliver(result) });
+      events = await startLedgerEventsConsumer({
+        broker,
+        db,
+        logger,
+        queue: options.eventsQueue,
+        finishers,
+        onFinished: (result: LedgerResultV1) => replies.deliver(result),
+        recordedFromReply: (result: LedgerResultV1) => fromReplies.take(result.commandId),
+      });
     },
     stop: async () => {
       await events?.stop();

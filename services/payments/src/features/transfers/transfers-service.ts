@@ -37,7 +37,7 @@ import {
 export interface TransfersDeps {
   db: Db;
   relay: OutboxRelay;
-  postings: Pick<Postings, 'replyTo' | 'expect'>;
+  postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
 }
@@ -199,17 +199,21 @@ export class TransfersService {
       const completed: StoredTransfer = { ...created, status: 'completed', journalEntryId: outcome.journalEntryId, failureCode: null };
       const answer = answers.completed(toTransfer(completed));
       const stored = await this.recordCompletion({ scope, transfer: created, journalEntryId: outcome.journalEntryId, answer: answer.answer });
+      // Recorded either way (the completion is unconditional on the key): its event needs no statement.
+      this.deps.postings.recordedFromReply(transferCommandId(created.id));
       if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       answer.answered();
       return completed;
     }
-    return this.deps.db.transaction(async (tx) => {
+    const finished = await this.deps.db.transaction(async (tx) => {
       const recorded = await finishTransfer(tx, scope, created, outcome);
-      const finished = recorded ?? (await findTransfer(tx, scope, created.id));
-      if (!finished) throw new Error(`transfer ${created.id} vanished while it was finished`);
-      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
-      return finished;
+      const current = recorded ?? (await findTransfer(tx, scope, created.id));
+      if (!current) throw new Error(`transfer ${created.id} vanished while it was finished`);
+      if (current.status === 'failed') await answers.rememberRefusal(tx, refusalOf(current));
+      return current;
     });
+    this.deps.postings.recordedFromReply(transferCommandId(created.id));
+    return finished;
   }
 }
 
