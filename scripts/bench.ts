@@ -14,6 +14,7 @@
  *   npm run bench        BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10
  *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
  *                        BENCH_TIMELINE=1 (the open loop's latency second by second)
+ *                        BENCH_START_AT=<ms since the epoch> (start the workloads then: paired runs of two versions)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
  * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
@@ -41,6 +42,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** With a published default fee schedule, so every transfer also credits the tenant's fee and commission accounts. */
 const FEES = process.env.BENCH_FEES === '1';
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
+/**
+ * Wall-clock time (ms since the epoch) to start the workloads at, after the set-up: two runs
+ * started together (two versions of the code) then measure the same moments of a machine
+ * whose speed drifts, each under the other's load.
+ */
+const START_AT_MS = Number(process.env.BENCH_START_AT ?? 0);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
@@ -147,7 +154,10 @@ interface Counters {
 }
 
 /** Which part of the system a process is, from its command line; null for the rest of the machine. */
-function processLabel(pid: number, cmdline: string, comm: string): string | null {
+/** The process that runs this benchmark's system (scripts/start.ts): its children are the services measured. */
+let systemPid: number | undefined;
+
+function processLabel(pid: number, parentPid: number, cmdline: string, comm: string): string | null {
   if (pid === process.pid) return 'load generator';
   if (comm === 'postgres') {
     // A backend's title is `postgres: 15/main: <user> <database> <client> <state>`: named by the service whose database it serves.
@@ -156,6 +166,8 @@ function processLabel(pid: number, cmdline: string, comm: string): string | null
     return service ? `pg:${service}` : 'pg:other';
   }
   if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
+  // Another system on the same machine (a paired run) is not ours.
+  if (parentPid !== systemPid) return null;
   const service = /services\/(\w+)\/src\/main\.ts/.exec(cmdline)?.[1];
   return service ?? null;
 }
@@ -178,9 +190,10 @@ function processCounters(): Map<string, Counters> {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const label = processLabel(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
-      if (!label) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[1] is stat's field 4, the parent's pid.
+      const label = processLabel(Number(entry), Number(fields[1]), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
+      if (!label) continue;
       // /proc/<pid>/io's syscw counts write(2)-family calls, the ones libuv, PostgreSQL and Erlang use on sockets.
       const writes = Number(/^syscw:\s+(\d+)$/m.exec(readFileSync(`/proc/${entry}/io`, 'utf8'))?.[1] ?? 0);
       const total = counters.get(label) ?? { ticks: 0, systemTicks: 0, writes: 0, switches: 0 };
@@ -335,6 +348,7 @@ async function main(): Promise<void> {
 
   const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
   const system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  systemPid = system.pid;
   const results: Figures[] = [];
   let calibrationBefore = Number.NaN;
   // Enough connections for the open loop, whose requests in flight are not bounded.
@@ -399,6 +413,10 @@ async function main(): Promise<void> {
       'open-hot': () => openLoop(`open, hot receiver, ${RATE}/s`, client, wallets, hot),
     };
     await closedLoop('warm-up', client, wallets, null);
+    if (START_AT_MS > 0) {
+      if (Date.now() > START_AT_MS) console.error(`  BENCH_START_AT passed ${Date.now() - START_AT_MS} ms before the workloads were ready`);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, START_AT_MS - Date.now())));
+    }
     calibrationBefore = calibrationMs();
     for (const name of WORKLOADS) {
       const run = workloads[name];

@@ -13,6 +13,7 @@ import {
   createMetrics,
   createServiceApp,
   type Db,
+  firstAnswersStatement,
   IDEMPOTENCY_TABLE,
   IdempotencyInProgressError,
   idempotency,
@@ -69,6 +70,8 @@ describe('idempotency against real PostgreSQL', () => {
   let failBeforeCommitNext = false;
   let throwAfterCommitNext = false;
   let refuseAfterCommitNext = false;
+  /** What the first-write route's handler found of its key when it started. */
+  const keyRowsSeenByHandler: Array<{ status: string } | undefined> = [];
 
   async function insertThing(target: Db, request: express.Request, response: express.Response, route: string): Promise<{ id: string; route: string; createdAt: string }> {
     const { tenantId, environment } = tenantScopeOf(response);
@@ -220,6 +223,29 @@ describe('idempotency against real PostgreSQL', () => {
         await handle.complete(tx, jsonResponse(201, inserted));
         return inserted;
       });
+      response.status(201).json(thing);
+    });
+
+    // A route that writes its key itself, with the first answer, in its first statement.
+    app.post('/v1/first-write', idempotency({ db, required: true, logger, claimAtFirstWrite: true }), async (request, response) => {
+      ran('first-write');
+      const handle = idempotencyOf(response);
+      if (!handle) throw new Error('route is guarded by a required key');
+      keyRowsSeenByHandler.push(await keyRow(handle.claim.key));
+      await sleep(delayOf(request));
+      const refusal = request.get('x-test-refuse');
+      if (refusal === 'unavailable') throw new AppError('SERVICE_UNAVAILABLE', 'The ledger did not answer');
+      if (refusal) throw new AppError('SAME_WALLET', `refused: ${refusal}`);
+      const { tenantId, environment } = tenantScopeOf(response);
+      const thing = { id: `th_${randomUUID()}`, route: 'first-write' };
+      const answer = firstAnswersStatement([{ claim: handle.claim, response: jsonResponse(201, thing) }]);
+      const result = await db.raw<{ rows: Array<{ id: string }> }>(
+        `WITH answer AS (${answer.sql})
+         INSERT INTO things (id, tenant_id, environment, idempotency_key, route) SELECT ?, ?, ?, ?, ? FROM answer RETURNING id`,
+        [...answer.bindings, thing.id, tenantId, environment, handle.claim.key, thing.route],
+      );
+      if (result.rows.length === 0) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first');
+      handle.written();
       response.status(201).json(thing);
     });
 
@@ -704,6 +730,74 @@ describe('idempotency against real PostgreSQL', () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  describe('claimed at the first write', () => {
+    it('claims nothing before the handler: its own statement writes the key with the answer, and a retry replays it byte for byte', async () => {
+      const key = freshKey('first-write');
+      keyRowsSeenByHandler.length = 0;
+      const first = await post('/v1/first-write', { key, correlationId: 'corr-first-write' });
+      expect(first.status).toBe(201);
+      expect(keyRowsSeenByHandler).toEqual([undefined]);
+      expect(await keyRow(key)).toEqual({ status: 'completed' });
+
+      const replay = await post('/v1/first-write', { key, correlationId: 'corr-first-write-replay' });
+      expect(replay.status).toBe(201);
+      expect(replay.body.equals(first.body)).toBe(true);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.headers.get('x-correlation-id')).toBe('corr-first-write-replay');
+      expect(await thingsWithKey(key)).toBe(1);
+    });
+
+    it('remembers a refusal given before the first write, and answers another request with the key 422 even when it is refused otherwise', async () => {
+      const key = freshKey('first-write-refused');
+      const refused = await post('/v1/first-write', { key, headers: { 'x-test-refuse': 'one' } });
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.code).toBe('SAME_WALLET');
+      // Same request, which would now pass: the remembered refusal.
+      const again = await post('/v1/first-write', { key });
+      expect(again.status).toBe(422);
+      expect(again.body.equals(refused.body)).toBe(true);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      // Another request with the key, itself refused for another reason: the key's protocol answers.
+      const other = await post('/v1/first-write', { key, body: '{"amount":1}', headers: { 'x-test-refuse': 'two' } });
+      expect(other.status).toBe(422);
+      expect(other.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(await thingsWithKey(key)).toBe(0);
+    });
+
+    it('remembers nothing of a 5xx before the first write: the retry runs and writes', async () => {
+      const key = freshKey('first-write-503');
+      const unavailable = await post('/v1/first-write', { key, headers: { 'x-test-refuse': 'unavailable' } });
+      expect(unavailable.status).toBe(503);
+      expect(await keyRow(key)).toBeUndefined();
+      const retried = await post('/v1/first-write', { key });
+      expect(retried.status).toBe(201);
+      expect(await thingsWithKey(key)).toBe(1);
+    });
+
+    it('writes once for concurrent attempts with one key: the others get its answer, or 409 while it is unwritten', async () => {
+      const key = freshKey('first-write-concurrent');
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, index) => post('/v1/first-write', { key, delayMs: index % 3 === 0 ? 30 : 0 })));
+      const written = answers.filter((answer) => answer.status === 201);
+      expect(written.length).toBeGreaterThanOrEqual(1);
+      for (const answer of written) expect(answer.body.equals(written[0]?.body ?? Buffer.alloc(0))).toBe(true);
+      for (const answer of answers.filter((each) => each.status !== 201)) {
+        expect(answer.status).toBe(409);
+        expect(answer.json.error.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+        expect(answer.headers.get('retry-after')).toBe('1');
+      }
+      expect(await thingsWithKey(key)).toBe(1);
+    });
+
+    it('refuses another request with a written key with 422 before writing anything', async () => {
+      const key = freshKey('first-write-mismatch');
+      expect((await post('/v1/first-write', { key })).status).toBe(201);
+      const other = await post('/v1/first-write', { key, body: '{"amount":2}' });
+      expect(other.status).toBe(422);
+      expect(other.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(await thingsWithKey(key)).toBe(1);
+    });
   });
 
   describe('withIdempotency', () => {

@@ -223,6 +223,23 @@ describe('POST /v1/transfers', () => {
     expect((await call(caller, 'GET', `/v1/transfers/${transferId}`)).body).toMatchObject({ id: transferId, status: 'failed', failureCode: 'INSUFFICIENT_FUNDS', journalEntryId: null });
   });
 
+  it('remembers a refusal made before anything was written for its key, and answers another transfer with that key 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    const caller = await newCaller();
+    const sender = await createWallet(caller);
+    const receiver = await createWallet(caller);
+    await fund(sender, '100.00');
+    const key = `idem-${randomUUID()}`;
+    const refused = await transfer(caller, { fromWalletId: sender.id, toWalletId: sender.id, amount: '1.00', currencyCode: 'USD' }, key);
+    expectError(refused, 422, 'SAME_WALLET');
+    const again = await transfer(caller, { fromWalletId: sender.id, toWalletId: sender.id, amount: '1.00', currencyCode: 'USD' }, key);
+    expect(again.status).toBe(422);
+    expect(again.text).toBe(refused.text);
+    // A transfer that would pass, with the refused one's key: the key says no, nothing moves.
+    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' }, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await harness.db('transfers').where({ tenant_id: caller.tenantId })).toEqual([]);
+    expect(await balanceOf(caller, sender)).toBe('100.00');
+  });
+
   it('moves money once for one Idempotency-Key sent 50 times at once', async () => {
     const caller = await newCaller();
     const sender = await createWallet(caller);

@@ -1,14 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Db, SqlStatement, Tx } from '../db';
 import { AppError } from '../errors';
-import { claimsOf, errorCodeOf, tenantScopeOf } from '../http';
+import { claimsOf, correlationIdOf, errorCodeOf, tenantScopeOf } from '../http';
 import type { Logger } from '../logger';
-import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey, requestFingerprint } from './fingerprint';
-import { sendStoredResponse } from './response';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint } from './fingerprint';
+import { errorResponse, sendStoredResponse } from './response';
 import {
   checkedTiming,
   claimIdempotencyKey,
+  type ClaimOutcome,
   type ClaimTiming,
   completeInTransaction,
   completionStatement,
@@ -18,6 +20,7 @@ import {
   idempotencyKeyReusedError,
   IN_PROGRESS_RETRY_AFTER_SECONDS,
   isRememberedStatus,
+  SECONDS_PER_HOUR,
   startClaimHeartbeat,
   storeFinalResponse,
   type StoredResponse,
@@ -36,6 +39,17 @@ export interface IdempotencyOptions extends ClaimTiming {
   /** Further response headers to remember besides content-type and location (names, any case). */
   replayHeaders?: readonly string[];
   logger?: Logger;
+  /**
+   * The route writes its key itself, with its first answer, in its first statement
+   * (firstAnswersStatement of `claim`, then `written()`), instead of the key being claimed in a
+   * statement of its own before the handler runs: one statement less on a hot route. Until
+   * then the key is only a claim to be: when the handler answers without having written it (it
+   * refused the request, or another attempt wrote the key first), the key is claimed then, and
+   * what it already holds wins (its replay, 422 for another request, 409 while held). So every
+   * attempt runs the handler up to that first statement, a retry too: nothing before it may
+   * change anything.
+   */
+  claimAtFirstWrite?: boolean;
 }
 
 /** What the route's handler gets on `res.locals` (read it with idempotencyOf) when a key guards the request. */
@@ -62,6 +76,8 @@ export interface IdempotencyHandle {
    */
   finalAnswerStatement(response: StoredResponse): SqlStatement;
   answered(response: StoredResponse): void;
+  /** claimAtFirstWrite: the statement that wrote the key with this claim's lock token committed. */
+  written(): void;
 }
 
 const HANDLE_LOCAL = 'idempotency';
@@ -100,7 +116,7 @@ function splitArguments(args: unknown[]): { chunk: unknown; encoding: BufferEnco
  * a helper the handler must remember to call would not. The answer is remembered before the
  * client gets it, so a client that retries at once after an answer finds it, never a 409.
  */
-function captureResponse(response: Response, beforeSend: (sent: SentResponse) => Promise<void>): void {
+function captureResponse(response: Response, beforeSend: (sent: SentResponse) => Promise<SentResponse | void>): void {
   const originalEnd = response.end;
   const chunks: Buffer[] = [];
   let ended = false;
@@ -121,10 +137,13 @@ function captureResponse(response: Response, beforeSend: (sent: SentResponse) =>
     ended = true;
     const bytes = chunkBytes(chunk, encoding);
     if (bytes) chunks.push(bytes);
-    const sent: SentResponse = { status: response.statusCode, headers: { ...response.getHeaders() }, body: Buffer.concat(chunks) };
-    void beforeSend(sent)
-      .catch(() => undefined)
-      .finally(() => {
+    const captured: SentResponse = { status: response.statusCode, headers: { ...response.getHeaders() }, body: Buffer.concat(chunks) };
+    void beforeSend(captured)
+      .then(
+        (replacement) => replacement ?? captured,
+        () => captured,
+      )
+      .then((sent) => {
         if (!response.headersSent) {
           // Whatever ran while the answer was being remembered (an error handler setting a 500
           // and its own headers) is undone: the client gets exactly what was remembered.
@@ -200,6 +219,75 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     }
   }
 
+  /**
+   * The answer a request gets in place of its own when, claimed at last, the key turned out to
+   * hold something: its replay, or the refusal the key's protocol gives.
+   */
+  function instead(response: Response, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): SentResponse {
+    const correlationId = correlationIdOf(response);
+    const headers: OutgoingHttpHeaders = { 'x-correlation-id': correlationId };
+    let stored: StoredResponse;
+    if (outcome.kind === 'replay') {
+      stored = outcome.response;
+      headers[IDEMPOTENT_REPLAYED_HEADER.toLowerCase()] = 'true';
+    } else if (outcome.kind === 'mismatch') {
+      stored = errorResponse(idempotencyKeyReusedError(), correlationId);
+    } else {
+      stored = errorResponse(new IdempotencyInProgressError(), correlationId);
+      headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+    }
+    return { status: stored.status, headers: { ...stored.headers, ...headers }, body: stored.body };
+  }
+
+  /**
+   * The handle of a request that holds `claim` (or will, at its first write), and what it has
+   * answered so far through the handle: an answer stored in the handler's own statement is not
+   * stored again when exactly it is sent.
+   */
+  function handleOf(claim: IdempotencyClaim, onWritten: () => void): { handle: IdempotencyHandle; answered(): StoredResponse | null } {
+    let answered: StoredResponse | null = null;
+    const handle: IdempotencyHandle = {
+      claim,
+      complete: (tx, stored) => completeInTransaction(tx, claim, stored),
+      answer: async (tx, stored) => {
+        const kept = await storeFinalResponse(tx, claim, stored, { replaceCompleted: true });
+        if (!kept) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+        answered = stored;
+      },
+      completionStatement: (stored) => completionStatement(claim, stored),
+      finalAnswerStatement: (stored) => finalAnswerStatement(claim, stored),
+      answered: (stored) => {
+        answered = stored;
+      },
+      written: onWritten,
+    };
+    return { handle, answered: () => answered };
+  }
+
+  /** What a held key does with the answer about to be sent: nothing if the handler stored exactly it, else remember or release. */
+  async function answerHeld(response: Response, claim: IdempotencyClaim, stored: StoredResponse | null, sent: SentResponse): Promise<void> {
+    // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
+    if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+    if (stored && sameAnswer(stored, sent, headerNames)) return;
+    await settle(response, claim, sent);
+  }
+
+  /** See IdempotencyOptions.claimAtFirstWrite. */
+  function claimAtFirstWrite(response: Response, prospective: IdempotencyClaim): void {
+    let written = false;
+    const { handle, answered } = handleOf(prospective, () => {
+      written = true;
+    });
+    response.locals[HANDLE_LOCAL] = handle;
+    captureResponse(response, async (sent) => {
+      if (written) return answerHeld(response, prospective, answered(), sent);
+      // Nothing of this request wrote the key: claimed now, as the key would have been first.
+      const outcome = await claimIdempotencyKey(options.db, prospective.scope, prospective.key, prospective.fingerprint, timing);
+      if (outcome.kind !== 'claimed') return instead(response, outcome);
+      return answerHeld(response, outcome.claim, null, sent);
+    });
+  }
+
   return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     const key = parseIdempotencyKey(request.get(IDEMPOTENCY_KEY_HEADER));
     if (key === undefined) {
@@ -211,6 +299,12 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     // Without the raw bytes, different bodies would look alike and get each other's answers.
     if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
     const fingerprint = requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, actor: claimsOf(response).actor, body: rawBody });
+
+    if (options.claimAtFirstWrite) {
+      claimAtFirstWrite(response, { scope, key, fingerprint, lockToken: randomUUID(), takenOver: false, ttlSeconds: timing.ttlHours * SECONDS_PER_HOUR });
+      next();
+      return;
+    }
 
     const outcome = await claimIdempotencyKey(options.db, scope, key, fingerprint, timing);
     if (outcome.kind === 'replay') return sendStoredResponse(response, outcome.response, { replayed: true });
@@ -226,28 +320,12 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       maxHoldMs: options.maxHoldMs,
       onError: (error) => logger.warn({ err: error, idempotencyKey: key }, 'idempotency lock renewal failed'),
     });
-    let answered: StoredResponse | null = null;
-    const handle: IdempotencyHandle = {
-      claim,
-      complete: (tx, stored) => completeInTransaction(tx, claim, stored),
-      answer: async (tx, stored) => {
-        const written = await storeFinalResponse(tx, claim, stored, { replaceCompleted: true });
-        if (!written) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-        answered = stored;
-      },
-      completionStatement: (stored) => completionStatement(claim, stored),
-      finalAnswerStatement: (stored) => finalAnswerStatement(claim, stored),
-      answered: (stored) => {
-        answered = stored;
-      },
-    };
+    // Claimed already: the handler's writes only complete or answer the key.
+    const { handle, answered } = handleOf(claim, () => undefined);
     response.locals[HANDLE_LOCAL] = handle;
     captureResponse(response, async (sent) => {
       heartbeat.stop();
-      // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
-      if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
-      if (answered && sameAnswer(answered, sent, headerNames)) return;
-      await settle(response, claim, sent);
+      await answerHeld(response, claim, answered(), sent);
     });
     next();
   };

@@ -38,6 +38,11 @@ export interface IdempotencyClaim {
   readonly lockToken: string;
   /** True when the key was held by an attempt whose lock had lapsed (a crashed holder). */
   readonly takenOver: boolean;
+  /**
+   * Set on a claim not yet written (a route that claims at its first write): how long the key
+   * is kept once its first statement writes it.
+   */
+  readonly ttlSeconds?: number;
 }
 
 export type ClaimOutcome =
@@ -100,7 +105,7 @@ interface KeyRow {
   lock_lapsed: boolean;
 }
 
-const SECONDS_PER_HOUR = 3600;
+export const SECONDS_PER_HOUR = 3600;
 
 // All times are the database's: every instance of a service agrees on them.
 const INSERT_SQL = `
@@ -266,14 +271,17 @@ export interface FinalAnswer {
   response: StoredResponse;
 }
 
-/** The multi-row form of COMPLETE_SQL and FINAL_ANSWER_SQL; they differ only in whether an earlier completion time is kept. */
-function answersStatement(answers: readonly FinalAnswer[], completedAt: string): SqlStatement {
+/**
+ * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
+ * it stored an answer for (the attempt still holds that key), so each caller learns its own.
+ */
+export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
   const bindings = answers.map((answer) => responseBindings(answer.response));
   return {
     sql: `
   UPDATE ${IDEMPOTENCY_TABLE} k
   SET status = 'completed', response_status = a.response_status, response_headers = a.response_headers, response_body = a.response_body,
-      locked_until = NULL, completed_at = ${completedAt}
+      locked_until = NULL, completed_at = COALESCE(k.completed_at, now())
   FROM unnest(CAST(? AS integer[]), CAST(? AS jsonb[]), CAST(? AS bytea[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]))
     AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, lock_token)
   WHERE k.tenant_id = a.tenant_id AND k.environment = a.environment AND k.idempotency_key = a.idempotency_key AND k.lock_token = a.lock_token
@@ -291,20 +299,40 @@ function answersStatement(answers: readonly FinalAnswer[], completedAt: string):
 }
 
 /**
- * completionStatement for many keys as one statement part: it returns the lock_token of each key
- * it completed (the attempt still holds that key), for the caller's writes to join on.
+ * For a route that claims its key at its first write (the middleware's `claimAtFirstWrite`):
+ * the keys and their first answers written as one statement part, each only where no row of its
+ * key exists (ON CONFLICT DO NOTHING). It returns the lock_token of each key it wrote, for the
+ * caller's writes to join on: a key another attempt wrote first yields no row, and nothing of
+ * that attempt is written. A key twice in one statement is written once, as two statements
+ * would.
  */
-export function completionsStatement(answers: readonly FinalAnswer[]): SqlStatement {
-  return answersStatement(answers, 'now()');
+export function firstAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  const bindings = answers.map((answer) => responseBindings(answer.response));
+  return {
+    sql: `
+  INSERT INTO ${IDEMPOTENCY_TABLE} (tenant_id, environment, idempotency_key, fingerprint, status, lock_token,
+                                    response_status, response_headers, response_body, created_at, completed_at, expires_at)
+  SELECT a.tenant_id, a.environment, a.idempotency_key, a.fingerprint, 'completed', a.lock_token,
+         a.response_status, a.response_headers, a.response_body, now(), now(), now() + make_interval(secs => a.ttl_seconds)
+  FROM unnest(CAST(? AS integer[]), CAST(? AS jsonb[]), CAST(? AS bytea[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
+              CAST(? AS text[]), CAST(? AS uuid[]), CAST(? AS float8[]))
+    AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, fingerprint, lock_token, ttl_seconds)
+  ON CONFLICT (tenant_id, environment, idempotency_key) DO NOTHING
+  RETURNING lock_token`,
+    bindings: [
+      bindings.map(([status]) => status),
+      bindings.map(([, headers]) => headers),
+      bindings.map(([, , body]) => body),
+      answers.map((answer) => answer.claim.scope.tenantId),
+      answers.map((answer) => answer.claim.scope.environment),
+      answers.map((answer) => answer.claim.key),
+      answers.map((answer) => answer.claim.fingerprint),
+      answers.map((answer) => answer.claim.lockToken),
+      answers.map((answer) => answer.claim.ttlSeconds ?? MIN_IDEMPOTENCY_TTL_HOURS * SECONDS_PER_HOUR),
+    ] as unknown as readonly Knex.RawBinding[],
+  };
 }
 
-/**
- * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
- * it stored an answer for (the attempt still holds that key), so each caller learns its own.
- */
-export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
-  return answersStatement(answers, 'COALESCE(k.completed_at, now())');
-}
 
 /**
  * Marks the key completed with `response` inside the caller's business transaction, so the

@@ -14,6 +14,6 @@ export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfer
   const transfers = new TransfersService({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
   deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
   return {
-    routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger }))),
+    routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger, claimAtFirstWrite: true }))),
   };
 }

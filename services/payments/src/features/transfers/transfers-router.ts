@@ -7,9 +7,9 @@ import type { TransfersService } from './transfers-service';
 export function transfersRouter(transfers: TransfersService, idempotencyGuard: RequestHandler): Router {
   const router = Router();
 
-  // Idempotency-Key required. The statement that records the transfer also remembers a 202
-  // pending answer; the 201 or the refusal replaces it where the ledger's outcome is recorded:
-  // a replay is what the client got.
+  // Idempotency-Key required, and written by the statement that records the transfer (with a
+  // 202 pending answer) rather than claimed before: the 201 or the refusal replaces that answer
+  // where the ledger's outcome is recorded, so a replay is what the client got.
   router.post('/v1/transfers', idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
     const key = idempotencyOf(response);
@@ -17,6 +17,7 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
     const body = parseOrThrow(createTransferBodySchema, request.body);
     const created = await transfers.create(scope, body, {
       pending: (transfer) => ({ claim: key.claim, response: jsonResponse(202, transfer) }),
+      written: () => key.written(),
       completed: (transfer) => {
         const answer = jsonResponse(201, transfer);
         return { answer: { claim: key.claim, response: answer }, answered: () => key.answered(answer) };

@@ -45,10 +45,13 @@ export interface TransfersDeps {
 /** How the caller's idempotency key remembers the answers of one creation. */
 export interface TransferAnswers {
   /**
-   * The 202 pending answer as a part of the creating statement: a crash after the commit
-   * replays it, never re-runs it. It yields no row when another attempt took the key over.
+   * The 202 pending answer, the key's first, as a part of the creating statement: a crash after
+   * the commit replays it, never re-runs it. It yields no row when another attempt wrote the
+   * key first.
    */
   pending(transfer: Transfer): FinalAnswer;
+  /** The creating statement committed: the key holds this request's answer from now on. */
+  written(): void;
   /** The 201, stored with the completion in one statement; `answered` once it committed. */
   completed(transfer: Transfer): { answer: FinalAnswer; answered(): void };
   /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
@@ -142,7 +145,9 @@ export class TransfersService {
     try {
       // The transfer, its posting command and the key's 202 commit as one statement.
       const seq = await this.insertPending({ scope, transfer: draft, answer: answers.pending(pendingTransfer), command: message });
-      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      // The key's owner answers for it (its replay, or 422 for another request): see the idempotency middleware.
+      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first');
+      answers.written();
       created = pendingRecord(scope, draft, seq);
     } catch (error) {
       handOver.abandon();

@@ -1,5 +1,5 @@
 import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { completionsStatement, type Db, type FinalAnswer, finalAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type Tx } from '@wallet/kit';
+import { type Db, type FinalAnswer, finalAnswersStatement, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
@@ -141,13 +141,14 @@ export interface PendingInsert {
 
 /**
  * Inserts pending transfers with their posting commands in the outbox and their idempotency
- * keys' answers, as one statement for all of them (transfers created in one event-loop turn):
- * a key's part yields a row only while its caller holds the key, the transfer is inserted from
- * that row and its command only once the transfer is. For each insert: the transfer's seq, or
- * null when its key was taken over (then nothing of it was written).
+ * keys, each with its first answer, as one statement for all of them (transfers created in one
+ * event-loop turn): a key's part yields a row only when no attempt wrote that key before, the
+ * transfer is inserted from that row and its command only once the transfer is. For each
+ * insert: the transfer's seq, or null when its key was written first by another attempt (then
+ * nothing of it was written).
  */
 export async function insertTransfersWithCommands(db: Db, inserts: readonly PendingInsert[]): Promise<Array<string | null>> {
-  const answers = completionsStatement(inserts.map((insert) => insert.answer));
+  const answers = firstAnswersStatement(inserts.map((insert) => insert.answer));
   const commands = outboxInsertForRowsStatement(
     inserts.map((insert) => insert.command),
     inserts.map((insert) => insert.transfer.id),
