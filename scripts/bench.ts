@@ -153,10 +153,10 @@ interface Counters {
   switches: number;
 }
 
-/** Which part of the system a process is, from its command line; null for the rest of the machine. */
 /** The process that runs this benchmark's system (scripts/start.ts): its children are the services measured. */
 let systemPid: number | undefined;
 
+/** Which part of the system a process is, from its command line; null for the rest of the machine. */
 function processLabel(pid: number, parentPid: number, cmdline: string, comm: string): string | null {
   if (pid === process.pid) return 'load generator';
   if (comm === 'postgres') {
