@@ -8,15 +8,30 @@ interface Entry<Value> {
   expiresAtMs: number;
 }
 
+/** One kind of lookup: its entries, and the lookups of it under way. */
+interface Lookups<Value> {
+  entries: Map<string, Entry<Value>>;
+  /** A miss (or a refresh) under way per cache key: callers that miss meanwhile wait for it instead of asking identity again. */
+  inFlight: Map<string, Promise<Value>>;
+}
+
+/**
+ * Within the last part of its lifetime an entry is still served, and refreshed in the background
+ * by the first request that sees it: a key in steady use never expires under its traffic, so
+ * its requests never all wait on identity at once.
+ */
+const REFRESH_AHEAD_FRACTION = 0.2;
+
 /**
  * Successful key lookups, in memory, for at most `ttlMs`. Secrets are held only as their
- * SHA-256, never in plain text. `invalidate(keyId)` drops every entry of a key at once (its
- * secret lookups and its signing material); `clear()` drops everything, for when change
- * messages may have been missed (the broker connection was lost).
+ * SHA-256, never in plain text. Concurrent misses of one key share one lookup. `invalidate(keyId)`
+ * drops every entry of a key at once (its secret lookups and its signing material); `clear()`
+ * drops everything, for when change messages may have been missed (the broker connection was
+ * lost).
  */
 export class KeyCache {
-  private readonly secrets = new Map<string, Entry<ApiKeyPrincipal>>();
-  private readonly materials = new Map<string, Entry<SigningMaterial>>();
+  private readonly secrets: Lookups<ApiKeyPrincipal> = { entries: new Map(), inFlight: new Map() };
+  private readonly materials: Lookups<SigningMaterial> = { entries: new Map(), inFlight: new Map() };
   /** Bumped by every invalidation: a lookup that started before one must not store its (maybe stale) answer. */
   private generation = 0;
   private lastSweepMs = 0;
@@ -29,48 +44,62 @@ export class KeyCache {
 
   async principalForSecret(secret: string): Promise<ApiKeyPrincipal> {
     const hash = createHash('sha256').update(secret, 'utf8').digest('hex');
-    const cached = this.fresh(this.secrets, hash);
-    if (cached) return cached;
-    const startedAt = this.generation;
-    const principal = await this.identity.authenticateSecret(secret);
-    this.store(this.secrets, hash, principal.keyId, principal, startedAt);
-    return principal;
+    return this.lookup(this.secrets, hash, () => this.identity.authenticateSecret(secret), (principal) => principal.keyId);
   }
 
   async signingMaterial(keyId: string): Promise<SigningMaterial> {
-    const cached = this.fresh(this.materials, keyId);
-    if (cached) return cached;
-    const startedAt = this.generation;
-    const material = await this.identity.signingMaterial(keyId);
-    this.store(this.materials, keyId, material.principal.keyId, material, startedAt);
-    return material;
+    return this.lookup(this.materials, keyId, () => this.identity.signingMaterial(keyId), (material) => material.principal.keyId);
   }
 
   invalidate(keyId: string): void {
     this.generation += 1;
-    for (const entries of [this.secrets, this.materials] as Array<Map<string, Entry<unknown>>>) {
-      for (const [cacheKey, entry] of entries) if (entry.keyId === keyId) entries.delete(cacheKey);
+    for (const lookups of [this.secrets, this.materials] as Array<Lookups<unknown>>) {
+      for (const [cacheKey, entry] of lookups.entries) if (entry.keyId === keyId) lookups.entries.delete(cacheKey);
+      // A lookup under way may answer from before the change: later callers start their own.
+      lookups.inFlight.clear();
     }
   }
 
   clear(): void {
     this.generation += 1;
-    this.secrets.clear();
-    this.materials.clear();
+    for (const lookups of [this.secrets, this.materials] as Array<Lookups<unknown>>) {
+      lookups.entries.clear();
+      lookups.inFlight.clear();
+    }
   }
 
   get size(): number {
-    return this.secrets.size + this.materials.size;
+    return this.secrets.entries.size + this.materials.entries.size;
   }
 
-  private fresh<Value>(entries: Map<string, Entry<Value>>, cacheKey: string): Value | undefined {
-    const entry = entries.get(cacheKey);
-    if (!entry) return undefined;
-    if (entry.expiresAtMs <= this.nowMs()) {
-      entries.delete(cacheKey);
-      return undefined;
+  private async lookup<Value>(lookups: Lookups<Value>, cacheKey: string, ask: () => Promise<Value>, keyIdOf: (value: Value) => string): Promise<Value> {
+    const now = this.nowMs();
+    const entry = lookups.entries.get(cacheKey);
+    if (entry && entry.expiresAtMs > now) {
+      if (entry.expiresAtMs - now < this.ttlMs * REFRESH_AHEAD_FRACTION && !lookups.inFlight.has(cacheKey)) {
+        // Served as it is; a failed refresh leaves the entry to expire as it would have.
+        this.start(lookups, cacheKey, ask, keyIdOf).catch(() => undefined);
+      }
+      return entry.value;
     }
-    return entry.value;
+    if (entry) lookups.entries.delete(cacheKey);
+    return lookups.inFlight.get(cacheKey) ?? this.start(lookups, cacheKey, ask, keyIdOf);
+  }
+
+  private start<Value>(lookups: Lookups<Value>, cacheKey: string, ask: () => Promise<Value>, keyIdOf: (value: Value) => string): Promise<Value> {
+    const startedAt = this.generation;
+    const asked = ask().then(
+      (value) => {
+        this.store(lookups.entries, cacheKey, keyIdOf(value), value, startedAt);
+        return value;
+      },
+    );
+    lookups.inFlight.set(cacheKey, asked);
+    const settled = () => {
+      if (lookups.inFlight.get(cacheKey) === asked) lookups.inFlight.delete(cacheKey);
+    };
+    asked.then(settled, settled);
+    return asked;
   }
 
   private store<Value>(entries: Map<string, Entry<Value>>, cacheKey: string, keyId: string, value: Value, startedAt: number): void {
