@@ -265,21 +265,24 @@ export class OutboxRelay {
   }
 
   /**
-   * One pass: returns how many rows it published. Rows this instance handed over are not even
-   * read (under load they are most of the table, and locking them wrote to every one), and a
-   * pass that finds nothing else opens no transaction: that is every idle pass.
+   * One pass: returns how many rows it published. Rows this instance handed over are neither
+   * locked nor read whole (under load they are most of the table, and locking them wrote to
+   * every one): the pass first lists the oldest rows' message ids along the primary key, and a
+   * pass that finds none but handed-over ones opens no transaction, which is every idle pass.
    */
   async publishOnce(): Promise<number> {
     if (!this.options.broker.isConnected) return 0;
-    const handedOver = [...this.handedOver];
-    const waiting = await prepared<{ rows: unknown[] }>(this.options.db, `SELECT 1 FROM ${OUTBOX_TABLE} WHERE message_id <> ALL(CAST(? AS text[])) LIMIT 1`, [handedOver]);
-    if (waiting.rows.length === 0) return 0;
+    const listed = await prepared<{ rows: Array<{ message_id: string }> }>(this.options.db, `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer)`, [
+      this.batchSizeMax + this.handedOver.size,
+    ]);
+    const waiting = listed.rows.map((row) => row.message_id).filter((messageId) => !this.handedOver.has(messageId));
+    if (waiting.length === 0) return 0;
     return this.options.db.transaction(async (tx) => {
       const selected = await prepared<{ rows: OutboxRow[] }>(
         tx,
         `SELECT id, message_id, exchange, routing_key, type, payload, headers FROM ${OUTBOX_TABLE}
-         WHERE message_id <> ALL(CAST(? AS text[])) ORDER BY id LIMIT CAST(? AS integer) FOR UPDATE SKIP LOCKED`,
-        [handedOver, this.batchSizeMax],
+         WHERE message_id = ANY(CAST(? AS text[])) ORDER BY id FOR UPDATE SKIP LOCKED`,
+        [waiting.slice(0, this.batchSizeMax)],
       );
       // Handed over since the pass began: their writer publishes them.
       const rows = selected.rows.filter((row) => !this.handedOver.has(row.message_id));
