@@ -18,6 +18,7 @@ import { type LedgerPostV1, newId, TOPOLOGY } from '@wallet/contracts';
 import { createDb, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase, LedgerCommandClient, migrate } from '@wallet/kit';
 import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
 import { migrations } from '../services/ledger/migrations';
+import { bundlePath, buildServices } from './build';
 
 const ROOT = path.resolve(__dirname, '..');
 const N = Number(process.env.BENCH_N ?? 20_000);
@@ -257,7 +258,8 @@ async function main(): Promise<void> {
   console.log(`  through the broker: ${N} postings per workload, ${WALLETS} wallets, ${IN_FLIGHT} requests in flight, persistent confirmed commands on a quorum queue, replies on an exclusive queue`);
   console.log(`  baseline: ${BASELINE_N} postings per workload, ${BASELINE_CLIENTS} clients, one plain transaction per posting (row locks, no broker, no batching)`);
 
-  const ledger: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_LEDGER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
+  await buildServices(['ledger']);
+  const ledger: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_LEDGER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--enable-source-maps', bundlePath('ledger')], {
     cwd: ROOT,
     env: { ...process.env, LEDGER_DATABASE_URL: ledgerDb, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: randomUUID() + randomUUID(), LOG_LEVEL: process.env.BENCH_LEDGER_LOG_LEVEL ?? 'warn', LEDGER_BATCH_SIZE_MAX: BATCH_SIZE_MAX },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -168,7 +168,7 @@ function processLabel(pid: number, parentPid: number, cmdline: string, comm: str
   if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
   // Another system on the same machine (a paired run) is not ours.
   if (parentPid !== systemPid) return null;
-  const service = /services\/(\w+)\/src\/main\.ts/.exec(cmdline)?.[1];
+  const service = /dist\/(\w+)\.js/.exec(cmdline)?.[1];
   return service ?? null;
 }
 

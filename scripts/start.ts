@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
+import { bundlePath, buildServices } from './build';
 import { DEV_SECRETS_FILE } from './dev-secrets';
 import { preflight } from './preflight';
 
@@ -11,15 +12,17 @@ import { preflight } from './preflight';
  * Node flags every service runs with. A request allocates a few hundred short-lived objects
  * (HTTP, JSON, promises, pg's arrays): with a 64 MiB young generation instead of 16 they die
  * before a scavenge sees them, which took 8-10 % off the CPU of a transfer end to end.
- * The Dockerfile sets the same through NODE_OPTIONS.
+ * The Dockerfile sets the same through NODE_OPTIONS. Source maps make a service's stack traces
+ * name its TypeScript files, not its bundle.
  */
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=64'];
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=64', '--enable-source-maps'];
 
 /**
  * `npm start`: the whole system as local processes against the PostgreSQL and RabbitMQ at
  * DATABASE_URL / AMQP_URL. Each service creates its database and migrates it at start, so
- * this script only checks the servers, fills in development secrets, starts the five services
- * and watches them: one dying stops the rest, Ctrl-C stops all.
+ * this script only checks the servers, fills in development secrets, builds the services
+ * (scripts/build.ts), starts the five and watches them: one dying stops the rest, Ctrl-C stops
+ * all.
  *
  * `npm start -- ledger payments` starts only the services named.
  */
@@ -147,6 +150,13 @@ async function main(): Promise<void> {
   }
 
   const { env, developmentSecrets } = environment();
+  // The services run from their bundles (scripts/build.ts), rebuilt from the source every start.
+  try {
+    await buildServices(services.map((spec) => spec.name));
+  } catch (error) {
+    console.error(`The services did not build: ${(error as Error).message}`);
+    process.exit(1);
+  }
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -171,7 +181,7 @@ async function main(): Promise<void> {
     const prefix = useColor ? `\u001b[${COLORS[index % COLORS.length]}m${label} |\u001b[0m` : `${label} |`;
     // WALLET_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
     const nodeArgs = [...SERVICE_NODE_FLAGS, ...(env.WALLET_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join('services', spec.name, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, bundlePath(spec.name)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.set(spec.name, child);
     if (child.stdout) pipeWithPrefix(child.stdout, prefix, process.stdout);
     if (child.stderr) pipeWithPrefix(child.stderr, prefix, process.stderr);

@@ -41,7 +41,7 @@ describe('microBatch', () => {
         runs.push(items);
         return items;
       },
-      { lingerMs: 30 },
+      { lingerMs: 1_000 },
     );
     const first = echo(1);
     await new Promise((resolve) => setImmediate(resolve));
