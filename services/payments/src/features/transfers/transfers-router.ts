@@ -1,5 +1,5 @@
 import { createTransferBodySchema, transferQuerySchema } from '@wallet/contracts';
-import { correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, sendStoredResponse, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
 import { type RequestHandler, Router } from 'express';
 import type { TransfersService } from './transfers-service';
 
@@ -26,7 +26,9 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
         await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
       },
     });
-    response.status(created.status).json(created.transfer);
+    // The bytes the key remembers, as they are: a replay is then exactly this answer.
+    if (created.answer) sendStoredResponse(response, created.answer, { replayed: false });
+    else response.status(created.status).json(created.transfer);
   });
 
   router.get('/v1/transfers', async (request, response) => {

@@ -12,6 +12,7 @@ import {
   type OutboxRelay,
   postingMessage,
   type Postings,
+  type StoredResponse,
   type Tx,
 } from '@wallet/kit';
 import { z } from 'zod';
@@ -62,6 +63,8 @@ export interface CreatedTransfer {
   /** 201 completed, 202 still pending at the deadline. A refusal by the ledger is thrown (422). */
   status: 201 | 202;
   transfer: Transfer;
+  /** The answer the key remembers for this request, exactly: sent as it is, not serialized again. */
+  answer?: StoredResponse;
 }
 
 function walletNotFound(walletId: string): AppError {
@@ -136,19 +139,20 @@ export class TransfersService {
       createdAt: new Date(),
     };
     const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
-    const pendingTransfer = toTransfer(pendingRecord(scope, draft, ''));
+    const pendingTransfer = pendingTransferOf(draft);
+    const pendingAnswer = answers.pending(pendingTransfer);
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
     const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs);
     const message = postingMessage(command, { replyTo: this.deps.postings.replyTo });
     const handOver = this.deps.relay.handOver([message]);
-    let created: StoredTransfer;
+    let created: { id: string; seq: string };
     try {
       // The transfer, its posting command and the key's 202 commit as one statement.
-      const seq = await this.insertPending({ scope, transfer: draft, answer: answers.pending(pendingTransfer), command: message });
+      const seq = await this.insertPending({ scope, transfer: draft, answer: pendingAnswer, command: message });
       // The key's owner answers for it (its replay, or 422 for another request): see the idempotency middleware.
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first');
       answers.written();
-      created = pendingRecord(scope, draft, seq);
+      created = { id, seq };
     } catch (error) {
       handOver.abandon();
       pending.cancel();
@@ -159,11 +163,11 @@ export class TransfersService {
 
     const result = await pending.result;
     const outcome = result ? outcomeOf(result) : null;
-    if (!outcome) return { status: 202, transfer: pendingTransfer };
-    const finished = await this.settle(scope, created, outcome, answers);
-    if (finished.status === 'completed') return { status: 201, transfer: toTransfer(finished) };
+    if (!outcome) return { status: 202, transfer: pendingTransfer, answer: pendingAnswer.response };
+    if (outcome.status === 'completed') return this.complete(scope, created, pendingTransfer, outcome.journalEntryId, answers);
+    const finished = await this.refuse(scope, created, outcome, answers);
     if (finished.status === 'failed') throw refusalOf(finished);
-    return { status: 202, transfer: toTransfer(finished) };
+    return { status: finished.status === 'completed' ? 201 : 202, transfer: toTransfer(finished) };
   }
 
   /**
@@ -194,22 +198,25 @@ export class TransfersService {
   }
 
   /**
-   * Records the outcome this request learnt with the answer it will give, in one commit; or
-   * reads the outcome recorded first by the event path. A completion and its 201 are one
-   * statement (the event path, if it got there first, recorded the same entry); a refusal and
-   * its remembered 422 commit together.
+   * Records the completion the ledger confirmed with the 201 this request will give, in one
+   * statement (the event path, if it got there first, recorded the same entry).
    */
-  private async settle(scope: TransferScope, created: StoredTransfer, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
-    if (outcome.status === 'completed') {
-      const completed: StoredTransfer = { ...created, status: 'completed', journalEntryId: outcome.journalEntryId, failureCode: null };
-      const answer = answers.completed(toTransfer(completed));
-      const stored = await this.recordCompletion({ scope, transfer: created, journalEntryId: outcome.journalEntryId, answer: answer.answer });
-      // Recorded either way (the completion is unconditional on the key): its event needs no statement.
-      this.deps.postings.recordedFromReply(transferCommandId(created.id));
-      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      answer.answered();
-      return completed;
-    }
+  private async complete(scope: TransferScope, created: { id: string; seq: string }, pendingTransfer: Transfer, journalEntryId: string, answers: TransferAnswers): Promise<CreatedTransfer> {
+    const transfer: Transfer = { ...pendingTransfer, status: 'completed', journalEntryId };
+    const answer = answers.completed(transfer);
+    const stored = await this.recordCompletion({ scope, transfer: created, journalEntryId, answer: answer.answer });
+    // Recorded either way (the completion is unconditional on the key): its event needs no statement.
+    this.deps.postings.recordedFromReply(transferCommandId(created.id));
+    if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+    answer.answered();
+    return { status: 201, transfer, answer: answer.answer.response };
+  }
+
+  /**
+   * Records the ledger's refusal with the 422 this request will give, in one transaction; or
+   * reads the outcome recorded first by the event path.
+   */
+  private async refuse(scope: TransferScope, created: { id: string; seq: string }, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
     const finished = await this.deps.db.transaction(async (tx) => {
       const recorded = await finishTransfer(tx, scope, created, outcome);
       const current = recorded ?? (await findTransfer(tx, scope, created.id));
@@ -253,9 +260,21 @@ async function readContexts(db: Db, asks: readonly ContextRead[]): Promise<Trans
   return groupKeys.map((key) => contexts.get(key) as TransferContext);
 }
 
-/** The record a transfer is from the moment it commits until the ledger answers. */
-function pendingRecord(scope: TransferScope, draft: NewTransfer, seq: string): StoredTransfer {
-  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', journalEntryId: null, failureCode: null };
+/** What a transfer looks like from the moment it commits until the ledger answers. */
+function pendingTransferOf(draft: NewTransfer): Transfer {
+  return {
+    id: draft.id,
+    fromWalletId: draft.fromWalletId,
+    toWalletId: draft.toWalletId,
+    amount: draft.amount,
+    currencyCode: draft.currencyCode,
+    fee: formatAmount(draft.fee, draft.currencyCode),
+    status: 'pending',
+    journalEntryId: null,
+    failureCode: null,
+    description: draft.description,
+    createdAt: draft.createdAt.toISOString(),
+  };
 }
 
 const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
