@@ -271,12 +271,24 @@ export interface FinalAnswer {
   response: StoredResponse;
 }
 
+/** The column arrays both batched answer statements start with: each response, then its key. */
+function answerColumns(answers: readonly FinalAnswer[]): unknown[][] {
+  const responses = answers.map((answer) => responseBindings(answer.response));
+  return [
+    responses.map(([status]) => status),
+    responses.map(([, headers]) => headers),
+    responses.map(([, , body]) => body),
+    answers.map((answer) => answer.claim.scope.tenantId),
+    answers.map((answer) => answer.claim.scope.environment),
+    answers.map((answer) => answer.claim.key),
+  ];
+}
+
 /**
  * finalAnswerStatement for many keys as one statement part: it returns the lock_token of each key
  * it stored an answer for (the attempt still holds that key), so each caller learns its own.
  */
 export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
-  const bindings = answers.map((answer) => responseBindings(answer.response));
   return {
     sql: `
   UPDATE ${IDEMPOTENCY_TABLE} k
@@ -286,15 +298,7 @@ export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlState
     AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, lock_token)
   WHERE k.tenant_id = a.tenant_id AND k.environment = a.environment AND k.idempotency_key = a.idempotency_key AND k.lock_token = a.lock_token
   RETURNING k.lock_token`,
-    bindings: [
-      bindings.map(([status]) => status),
-      bindings.map(([, headers]) => headers),
-      bindings.map(([, , body]) => body),
-      answers.map((answer) => answer.claim.scope.tenantId),
-      answers.map((answer) => answer.claim.scope.environment),
-      answers.map((answer) => answer.claim.key),
-      answers.map((answer) => answer.claim.lockToken),
-    ] as unknown as readonly Knex.RawBinding[],
+    bindings: [...answerColumns(answers), answers.map((answer) => answer.claim.lockToken)] as unknown as readonly Knex.RawBinding[],
   };
 }
 
@@ -307,7 +311,6 @@ export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlState
  * would.
  */
 export function firstAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
-  const bindings = answers.map((answer) => responseBindings(answer.response));
   return {
     sql: `
   INSERT INTO ${IDEMPOTENCY_TABLE} (tenant_id, environment, idempotency_key, fingerprint, status, lock_token,
@@ -320,12 +323,7 @@ export function firstAnswersStatement(answers: readonly FinalAnswer[]): SqlState
   ON CONFLICT (tenant_id, environment, idempotency_key) DO NOTHING
   RETURNING lock_token`,
     bindings: [
-      bindings.map(([status]) => status),
-      bindings.map(([, headers]) => headers),
-      bindings.map(([, , body]) => body),
-      answers.map((answer) => answer.claim.scope.tenantId),
-      answers.map((answer) => answer.claim.scope.environment),
-      answers.map((answer) => answer.claim.key),
+      ...answerColumns(answers),
       answers.map((answer) => answer.claim.fingerprint),
       answers.map((answer) => answer.claim.lockToken),
       answers.map((answer) => answer.claim.ttlSeconds ?? MIN_IDEMPOTENCY_TTL_HOURS * SECONDS_PER_HOUR),
