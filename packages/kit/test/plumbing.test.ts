@@ -122,6 +122,37 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     return connection;
   }
 
+  /** A started broker whose topology is the ledger's events exchange and one service's quorum queue. */
+  async function ledgerEventsBroker(name: string, queue: string): Promise<Broker> {
+    const broker = new Broker({
+      url: amqpUrl,
+      name,
+      logger,
+      topology: async (channel) => {
+        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+    });
+    await broker.start();
+    return broker;
+  }
+
+  /** The ledger's result of one command, as its events carry it. */
+  function ledgerResult(commandId: string, status: 'posted' | 'rejected', reference: { type: string; id: string }): LedgerResultV1 {
+    return {
+      type: 'ledger.result.v1',
+      commandId,
+      tenantId: 'org_kit',
+      environment: 'test',
+      status,
+      journalEntryId: status === 'posted' ? `je_${commandId}` : null,
+      reference,
+      error: status === 'rejected' ? { code: 'INSUFFICIENT_FUNDS', message: 'no funds' } : null,
+      duplicate: false,
+      processedAt: new Date().toISOString(),
+    };
+  }
+
   it('publishes what a committed transaction enqueued, never what a rolled-back one did', async () => {
     const received: string[] = [];
     const listener = await collect('kit-outbox-test', received);
@@ -207,16 +238,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
   });
 
   it("binds a service's ledger events queue to the results of the reference types it finishes, and no others", async () => {
-    const broker = new Broker({
-      url: amqpUrl,
-      name: 'kit-ledger-events',
-      logger,
-      topology: async (channel) => {
-        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
-        await channel.assertQueue('kit.ledger-events', { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-    });
-    await broker.start();
+    const broker = await ledgerEventsBroker('kit-ledger-events', 'kit.ledger-events');
     const finished: string[] = [];
     const finishers = new PostingFinishers();
     finishers.register('transfer', async (_tx, results) => {
@@ -229,18 +251,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     const returned: string[] = [];
     channel.on('return', (message: amqp.Message) => returned.push(message.fields.routingKey));
     const publish = async (commandId: string, status: 'posted' | 'rejected', referenceType: string) => {
-      const result: LedgerResultV1 = {
-        type: 'ledger.result.v1',
-        commandId,
-        tenantId: 'org_kit',
-        environment: 'test',
-        status,
-        journalEntryId: status === 'posted' ? `je_${commandId}` : null,
-        reference: { type: referenceType, id: commandId },
-        error: status === 'rejected' ? { code: 'INSUFFICIENT_FUNDS', message: 'no funds' } : null,
-        duplicate: false,
-        processedAt: new Date().toISOString(),
-      };
+      const result = ledgerResult(commandId, status, { type: referenceType, id: commandId });
       // Both shapes of the event: a lone result, and the ledger's batch of results of one routing key.
       const payload = status === 'posted' ? { type: 'ledger.results.v1', results: [result] } : result;
       channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(payload)), { mandatory: true });
@@ -259,16 +270,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
 
   it('stopping the ledger events consumer records the events it gathered before it returns', async () => {
     const queue = 'kit.ledger-events-stop';
-    const broker = new Broker({
-      url: amqpUrl,
-      name: 'kit-ledger-events-stop',
-      logger,
-      topology: async (channel) => {
-        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
-        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-    });
-    await broker.start();
+    const broker = await ledgerEventsBroker('kit-ledger-events-stop', queue);
     const finished: string[] = [];
     const finishers = new PostingFinishers();
     finishers.register('payout', async (_tx, results) => {
@@ -278,18 +280,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     const events = await startLedgerEventsConsumer({ broker, db, logger, queue, finishers, lingerMs: 60_000 });
     const connection = await amqp.connect(amqpUrl);
     const channel = await connection.createConfirmChannel();
-    const result: LedgerResultV1 = {
-      type: 'ledger.result.v1',
-      commandId: 'cmd_payout_gathered',
-      tenantId: 'org_kit',
-      environment: 'test',
-      status: 'posted',
-      journalEntryId: 'je_payout_gathered',
-      reference: { type: 'payout', id: 'po_gathered' },
-      error: null,
-      duplicate: false,
-      processedAt: new Date().toISOString(),
-    };
+    const result = ledgerResult('cmd_payout_gathered', 'posted', { type: 'payout', id: 'po_gathered' });
     channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey('posted', 'payout'), Buffer.from(JSON.stringify(result)));
     await channel.waitForConfirms();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -302,16 +293,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
 
   it('skips the statement for results this instance recorded from their replies, and still acknowledges and reports them', async () => {
     const queue = 'kit.ledger-events-recorded';
-    const broker = new Broker({
-      url: amqpUrl,
-      name: 'kit-ledger-events-recorded',
-      logger,
-      topology: async (channel) => {
-        await channel.assertExchange(TOPOLOGY.ledgerEvents.exchange, 'topic', { durable: true });
-        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-    });
-    await broker.start();
+    const broker = await ledgerEventsBroker('kit-ledger-events-recorded', queue);
     const finished: string[] = [];
     const reported: string[] = [];
     const finishers = new PostingFinishers();
@@ -332,18 +314,7 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     const connection = await amqp.connect(amqpUrl);
     const channel = await connection.createConfirmChannel();
     for (const commandId of ['cmd_recorded_1', 'cmd_not_recorded', 'cmd_recorded_2']) {
-      const result: LedgerResultV1 = {
-        type: 'ledger.result.v1',
-        commandId,
-        tenantId: 'org_kit',
-        environment: 'test',
-        status: 'posted',
-        journalEntryId: `je_${commandId}`,
-        reference: { type: 'payout', id: `po_${commandId}` },
-        error: null,
-        duplicate: false,
-        processedAt: new Date().toISOString(),
-      };
+      const result = ledgerResult(commandId, 'posted', { type: 'payout', id: `po_${commandId}` });
       channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey('posted', 'payout'), Buffer.from(JSON.stringify(result)));
     }
     await channel.waitForConfirms();
