@@ -1,7 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceName } from '@wallet/contracts';
 import { AppError, type Logger, type ServiceMetrics } from '@wallet/kit';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 
 /** The services behind the gateway; `gateway` routes are answered in-process. */
 export type UpstreamService = Exclude<ServiceName, 'gateway'>;
@@ -63,20 +62,49 @@ interface Upstream {
   basePath: string;
 }
 
-function passedBackHeaders(headers: IncomingHttpHeaders): Array<[string, string]> {
-  const connection = headers.connection;
-  const listedInConnection = new Set(
-    (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter((token) => token !== ''),
-  );
-  const kept: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || NOT_PASSED_BACK.has(name) || listedInConnection.has(name)) continue;
-    for (const one of Array.isArray(value) ? value : [value]) kept.push([name, one]);
+/** The response's header lines as undici hands them over (name, value, name, value, ...), minus those not passed back. */
+function passedBackHeaders(rawHeaders: readonly Buffer[]): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const listedInConnection = new Set<string>();
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = String(rawHeaders[index]).toLowerCase();
+    const value = String(rawHeaders[index + 1]);
+    if (name === 'connection') {
+      for (const token of value.split(',')) if (token.trim() !== '') listedInConnection.add(token.trim().toLowerCase());
+    }
+    lines.push([name, value]);
   }
-  return kept;
+  return lines.filter(([name]) => !NOT_PASSED_BACK.has(name) && !listedInConnection.has(name));
+}
+
+/**
+ * One exchange over the pool, its body gathered as the bytes arrive: undici's request() would
+ * wrap each answer in a Readable stream and an async resource, only for the whole body to be
+ * read at once here.
+ */
+function exchange(pool: Pool, options: Dispatcher.DispatchOptions): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: Array<[string, string]> = [];
+    const chunks: Buffer[] = [];
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect: () => undefined,
+      onHeaders: (statusCode, rawHeaders) => {
+        // 1xx (100 Continue, 103 Early Hints) precede the answer; they are not it.
+        if (statusCode < 200) return true;
+        status = statusCode;
+        headers = passedBackHeaders(rawHeaders);
+        return true;
+      },
+      onData: (chunk) => {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete: () => resolve({ status, headers, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }),
+      onError: reject,
+    };
+    pool.dispatch(options, handler);
+  });
 }
 
 function isTimeout(error: unknown): boolean {
@@ -108,17 +136,16 @@ export function createUpstreamClient(options: { urls: UpstreamUrls; timeoutMs: n
       try {
         // undici's own timers bound the wait for the answer and each wait within its body (a slow
         // body is as down as no answer), without an AbortSignal and its timer per call.
-        const response = await upstream.pool.request({
+        const response = await exchange(upstream.pool, {
           path: `${upstream.basePath}${request.pathWithQuery}`,
-          method: request.method as 'GET',
+          method: request.method as Dispatcher.HttpMethod,
           headers: request.headers,
           body: request.body,
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });
-        const body = Buffer.from(await response.body.arrayBuffer());
         outcomes.inc({ service: request.service, outcome: 'answered' });
-        return { status: response.statusCode, headers: passedBackHeaders(response.headers), body };
+        return response;
       } catch (error) {
         const timedOut = isTimeout(error);
         outcomes.inc({ service: request.service, outcome: timedOut ? 'timeout' : 'unreachable' });
