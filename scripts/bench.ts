@@ -130,6 +130,31 @@ interface Figures {
   p99: number;
   refused: string;
   cpu: CpuShare[];
+  machine: MachineShare;
+}
+
+/** How the machine's cores spent the workload, as shares of all of them. */
+interface MachineShare {
+  busy: number;
+  idle: number;
+  /** Time the hypervisor ran another guest on a core this VM wanted: the VM was that much smaller. */
+  stolen: number;
+}
+
+/** The machine's CPU time so far, in clock ticks, from the first line of /proc/stat. */
+function machineTicks(): { busy: number; idle: number; stolen: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, stolen: steal };
+}
+
+function machineShare(before: ReturnType<typeof machineTicks>, after: ReturnType<typeof machineTicks>): MachineShare {
+  const busy = after.busy - before.busy;
+  const idle = after.idle - before.idle;
+  const stolen = after.stolen - before.stolen;
+  const total = Math.max(1, busy + idle + stolen);
+  return { busy: busy / total, idle: idle / total, stolen: stolen / total };
 }
 
 interface CpuShare {
@@ -226,7 +251,7 @@ function cpuPerTransfer(before: Map<string, Counters>, after: Map<string, Counte
     .sort((a, b) => b.msPerTransfer - a.msPerTransfer);
 }
 
-function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: CpuShare[]): Figures {
+function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: CpuShare[], machine: MachineShare): Figures {
   const latencies = outcomes.map((outcome) => outcome.latencyMs).sort((a, b) => a - b);
   const completed = outcomes.filter((outcome) => outcome.status === 201).length;
   const accepted = outcomes.filter((outcome) => outcome.status === 201 || outcome.status === 202).length;
@@ -243,6 +268,7 @@ function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: Cpu
     p99: percentile(latencies, 0.99),
     refused: [...refusals].map(([status, count]) => `${status}x${count}`).join(' ') || '-',
     cpu,
+    machine,
   };
 }
 
@@ -267,6 +293,7 @@ async function closedLoop(label: string, client: WalletClient, wallets: Wallet[]
   const outcomes: Outcome[] = [];
   let next = 0;
   const cpuBefore = processCounters();
+  const machineBefore = machineTicks();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -279,7 +306,7 @@ async function closedLoop(label: string, client: WalletClient, wallets: Wallet[]
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, processCounters(), outcomes.length));
+  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, processCounters(), outcomes.length), machineShare(machineBefore, machineTicks()));
 }
 
 async function openLoop(label: string, client: WalletClient, wallets: Wallet[], hot: Wallet | null): Promise<Figures> {
@@ -287,6 +314,7 @@ async function openLoop(label: string, client: WalletClient, wallets: Wallet[], 
   const total = Math.round(RATE * SECONDS);
   const intervalMs = 1000 / RATE;
   const cpuBefore = processCounters();
+  const machineBefore = machineTicks();
   const started = performance.now();
   for (let index = 0; index < total; index += 1) {
     const due = started + index * intervalMs;
@@ -295,8 +323,10 @@ async function openLoop(label: string, client: WalletClient, wallets: Wallet[], 
     outcomes.push(sendTransfer(client, transferBody(wallets, hot)).then((status) => ({ latencyMs: performance.now() - due, status, dueMs: due - started })));
   }
   const settled = await Promise.all(outcomes);
+  const cpu = cpuPerTransfer(cpuBefore, processCounters(), settled.length);
+  const machine = machineShare(machineBefore, machineTicks());
   if (TIMELINE) printTimeline(label, settled);
-  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpuPerTransfer(cpuBefore, processCounters(), settled.length));
+  return summarize(label, settled, Math.max(SECONDS, (performance.now() - started) / 1000), cpu, machine);
 }
 
 /** BENCH_TIMELINE=1: the open loop's latency by the second its transfers were due, to tell steady queueing from stalls. */
@@ -439,6 +469,9 @@ async function main(): Promise<void> {
   }
   console.log('');
   console.log(`  calibration: 64 MiB of SHA-256 took ${calibrationBefore.toFixed(0)} ms before the workloads and ${calibrationMs().toFixed(0)} ms after (a slower machine takes longer)`);
+  console.log(`  the machine's ${os.cpus().length} cores during each workload (from /proc/stat): busy, idle, and stolen by the hypervisor for other guests`);
+  const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
+  for (const row of results) console.log(`  ${row.label.padEnd(32)} busy ${percent(row.machine.busy)}, idle ${percent(row.machine.idle)}, stolen ${percent(row.machine.stolen)}`);
   console.log(`  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`);
   for (const row of results) {
     const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);
