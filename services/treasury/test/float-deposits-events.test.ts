@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { floatDepositSchema, treasuryBalancesSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { startTreasuryHarness, type TreasuryHarness } from './support';
+import { type HttpResult, startTreasuryHarness, type TreasuryHarness } from './support';
 
 /**
- * The deadline is shorter than any ledger round trip, so every request answers 202 pending and
- * only the ledger's posted event can finish the deposit.
+ * The request is answered while the ledger is stopped, so it answers 202 pending at the deadline
+ * however fast the machine, and only the ledger's posted event (once it is back) can finish the
+ * deposit.
  */
 let harness: TreasuryHarness;
 
@@ -21,7 +22,13 @@ it('answers 202 pending past the deadline, and the ledger event completes the de
   const caller = await harness.newCaller();
   const key = `idem-${randomUUID()}`;
   const body = { amount: '12.34', currencyCode: 'USD', rail: 'momo' };
-  const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
+  await harness.stopLedger();
+  let created: HttpResult;
+  try {
+    created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
+  } finally {
+    await harness.restartLedger();
+  }
   expect(created.status).toBe(202);
   const pending = floatDepositSchema.parse(created.body);
   expect(pending).toMatchObject({ status: 'pending', journalEntryId: null, amount: '12.34' });

@@ -51,6 +51,13 @@ export interface TreasuryHarness {
   /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it. */
   newCaller(currencies?: string[], tenantId?: string): Promise<Caller>;
   request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
+  /**
+   * The ledger stopped while a test holds it (its commands wait in their queue), and started
+   * again on the same port and database: a request then answers 202 pending however fast the
+   * machine, and only the ledger's event can finish it.
+   */
+  stopLedger(): Promise<void>;
+  restartLedger(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,7 +67,8 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
   const databaseUrl = await createTestDatabase('treasury');
   const ledgerPort = await freePort();
   const common = { ...process.env, AMQP_URL: amqpUrl, INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' };
-  const ledger: RunningService = await startLedger({ ...common, LEDGER_DATABASE_URL: ledgerDatabaseUrl, LEDGER_PORT: String(ledgerPort) });
+  const ledgerEnv = { ...common, LEDGER_DATABASE_URL: ledgerDatabaseUrl, LEDGER_PORT: String(ledgerPort) };
+  let ledger: RunningService | null = await startLedger(ledgerEnv);
   const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
   const service = await start({ ...common, TREASURY_DATABASE_URL: databaseUrl, TREASURY_PORT: '0', LEDGER_URL: ledgerUrl, ...env });
   const db = createDb(databaseUrl, { poolMax: 2 });
@@ -98,10 +106,17 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
+    async stopLedger() {
+      await ledger?.close();
+      ledger = null;
+    },
+    async restartLedger() {
+      if (!ledger) ledger = await startLedger(ledgerEnv);
+    },
     async close() {
       await connection.close().catch(() => undefined);
       await service.close();
-      await ledger.close();
+      await ledger?.close();
       await db.destroy();
       await ledgerDb.destroy();
     },
