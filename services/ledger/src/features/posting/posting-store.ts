@@ -13,7 +13,7 @@ export interface AccountRef {
   walletId: string | null;
 }
 
-interface DbAccountRow {
+export interface DbAccountRow {
   id: string;
   tenant_id: string;
   environment: Environment;
@@ -51,24 +51,31 @@ const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.na
  * Locks the accounts named by `refs` (system accounts by name, wallet accounts by wallet) in
  * one statement, in id order: every batch takes its locks in that one order, so two batches
  * never wait on each other in a cycle.
+ *
+ * The ids are found first, in a materialized CTE, and the rows locked by id. Joined to the
+ * lookup directly, a row another batch updated while this one waited for it was re-checked
+ * against the lookup's stale copy of that same row and silently left out, so a contended batch
+ * had to lock its busiest accounts again in a second statement, out of id order.
  */
-async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
+export async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccountRow[]> {
   if (refs.length === 0) return [];
   const systemRefs = refs.filter((ref) => ref.walletId === null);
   const walletRefs = refs.filter((ref) => ref.walletId !== null);
   const result = await prepared<{ rows: unknown[] }>(
     tx,
-    `SELECT ${ACCOUNT_COLUMNS}
+    `WITH wanted AS MATERIALIZED (
+       SELECT s.id FROM accounts s
+         JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
+           ON s.tenant_id = k.tenant_id AND s.environment = k.environment AND s.currency_code = k.currency_code AND s.name = k.name
+        WHERE s.wallet_id IS NULL
+       UNION ALL
+       SELECT w.id FROM accounts w
+         JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
+           ON w.tenant_id = k.tenant_id AND w.environment = k.environment AND w.wallet_id = k.wallet_id
+     )
+     SELECT ${ACCOUNT_COLUMNS}
        FROM accounts a
-      WHERE a.id IN (
-              SELECT s.id FROM accounts s
-                JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, currency_code, name)
-                  ON s.tenant_id = k.tenant_id AND s.environment = k.environment AND s.currency_code = k.currency_code AND s.name = k.name
-               WHERE s.wallet_id IS NULL
-              UNION ALL
-              SELECT w.id FROM accounts w
-                JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, wallet_id)
-                  ON w.tenant_id = k.tenant_id AND w.environment = k.environment AND w.wallet_id = k.wallet_id)
+      WHERE a.id IN (SELECT id FROM wanted)
       ORDER BY a.id
         FOR UPDATE OF a`,
     [
