@@ -1,3 +1,4 @@
+import { waitFor } from '@wallet/kit/testing';
 import { type AccountRef, lockAccounts, openAccounts } from '../src/features/posting/posting-store';
 import { type LedgerHarness, newTenantId, startLedgerHarness } from './support';
 
@@ -17,13 +18,15 @@ function walletRef(tenantId: string, index: number): AccountRef {
 
 /** Resolves once a backend of the ledger's database waits for a row lock. */
 async function someoneWaitsForALock(): Promise<void> {
-  for (;;) {
-    const waiting = await harness.db.raw<{ rows: Array<{ count: string }> }>(
-      `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
-    if (Number(waiting.rows[0]?.count) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(
+    async () => {
+      const waiting = await harness.db.raw<{ rows: Array<{ count: string }> }>(
+        `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return Number(waiting.rows[0]?.count) > 0 ? true : undefined;
+    },
+    { intervalMs: 10, what: 'the batch to wait for its locks' },
+  );
 }
 
 it('locks every account a batch names in its one statement, also those another batch updated while it waited', async () => {

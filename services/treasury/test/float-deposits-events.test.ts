@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { floatDepositSchema, treasuryBalancesSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { type HttpResult, startTreasuryHarness, type TreasuryHarness } from './support';
+import { startTreasuryHarness, type TreasuryHarness } from './support';
 
 /**
  * The request is answered while the ledger is stopped, so it answers 202 pending at the deadline
@@ -22,13 +22,7 @@ it('answers 202 pending past the deadline, and the ledger event completes the de
   const caller = await harness.newCaller();
   const key = `idem-${randomUUID()}`;
   const body = { amount: '12.34', currencyCode: 'USD', rail: 'momo' };
-  await harness.stopLedger();
-  let created: HttpResult;
-  try {
-    created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
-  } finally {
-    await harness.restartLedger();
-  }
+  const created = await harness.whileLedgerStopped(() => harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key }));
   expect(created.status).toBe(202);
   const pending = floatDepositSchema.parse(created.body);
   expect(pending).toMatchObject({ status: 'pending', journalEntryId: null, amount: '12.34' });

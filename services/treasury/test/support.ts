@@ -52,12 +52,11 @@ export interface TreasuryHarness {
   newCaller(currencies?: string[], tenantId?: string): Promise<Caller>;
   request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
   /**
-   * The ledger stopped while a test holds it (its commands wait in their queue), and started
-   * again on the same port and database: a request then answers 202 pending however fast the
-   * machine, and only the ledger's event can finish it.
+   * Runs `action` with the ledger stopped (its commands wait in their queue), then starts it
+   * again on the same port and database: a request made meanwhile answers 202 pending however
+   * fast the machine, and only the ledger's event can finish it.
    */
-  stopLedger(): Promise<void>;
-  restartLedger(): Promise<void>;
+  whileLedgerStopped<T>(action: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -106,12 +105,14 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
-    async stopLedger() {
+    async whileLedgerStopped(action) {
       await ledger?.close();
       ledger = null;
-    },
-    async restartLedger() {
-      if (!ledger) ledger = await startLedger(ledgerEnv);
+      try {
+        return await action();
+      } finally {
+        ledger = await startLedger(ledgerEnv);
+      }
     },
     async close() {
       await connection.close().catch(() => undefined);

@@ -17,20 +17,11 @@ afterAll(async () => {
   await harness?.closeAll();
 });
 
-async function whileLedgerStopped<T>(action: () => Promise<T>): Promise<T> {
-  await harness.stopLedger();
-  try {
-    return await action();
-  } finally {
-    await harness.restartLedger();
-  }
-}
-
 it('answers 202 pending past the deadline; the ledger event records the hold once, and only then may it be decided', async () => {
   const tenant = await harness.newTenant();
   await harness.earnFees(tenant, '20.00');
   const key = `idem-${randomUUID()}`;
-  const created = await whileLedgerStopped(() => harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key }));
+  const created = await harness.whileLedgerStopped(() => harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key }));
   expect(created.status).toBe(202);
   const pending = parseWithdrawal(created);
   expect(pending).toMatchObject({ status: 'pending', holdJournalEntryId: null, amount: '12.34' });
@@ -58,7 +49,7 @@ it('answers 202 pending past the deadline; the ledger event records the hold onc
 it('fails the case from the ledger’s rejected event when the source does not hold the amount', async () => {
   const tenant = await harness.newTenant();
   await harness.earnFees(tenant, '5.00');
-  const created = await whileLedgerStopped(() => harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '5.01' }));
+  const created = await harness.whileLedgerStopped(() => harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '5.01' }));
   expect(created.status).toBe(202);
   const failed = await waitFor(
     async () => {

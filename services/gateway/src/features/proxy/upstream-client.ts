@@ -70,7 +70,7 @@ function passedBackHeaders(rawHeaders: readonly Buffer[]): Array<[string, string
     const name = String(rawHeaders[index]).toLowerCase();
     const value = String(rawHeaders[index + 1]);
     if (name === 'connection') {
-      for (const token of value.split(',')) if (token.trim() !== '') listedInConnection.add(token.trim().toLowerCase());
+      for (const token of value.split(',')) listedInConnection.add(token.trim().toLowerCase());
     }
     lines.push([name, value]);
   }
