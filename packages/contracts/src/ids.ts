@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 export const ID_PREFIXES = {
   tenant: 'tn',
@@ -61,4 +62,9 @@ export function newId(kind: IdKind): string {
 
 export function idPattern(kind: IdKind): RegExp {
   return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-Za-z]{1,64}$`);
+}
+
+/** A filter or field naming a resource of one kind: its prefix and id characters, else 400 without a look-up. */
+export function idSchema(kind: IdKind) {
+  return z.string().regex(idPattern(kind), `must be an id of the form ${ID_PREFIXES[kind]}_...`);
 }

@@ -29,3 +29,5 @@ export * from './http/reconciliation';
 export * from './http/business-records';
 export * from './http/treasury';
 export * from './http/analytics';
+export * from './text';
+export * from './path-ids';

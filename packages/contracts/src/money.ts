@@ -25,6 +25,8 @@ export function currencyScale(currencyCode: string): number {
 
 /** A plain positional decimal: no sign, no exponent, no leading '+'. */
 const DECIMAL_TEXT = /^(0|[1-9]\d*)(\.\d+)?$/;
+/** The start of a plain decimal, to tell an over-long number from text that is no number at all. */
+const DECIMAL_PREFIX = /^[1-9]\d*(\.|$)/;
 /** A signed decimal as stored balances may be (liability accounts never are, assets may be). */
 const SIGNED_DECIMAL_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 
@@ -33,17 +35,36 @@ export const amountStringSchema = z.string().regex(DECIMAL_TEXT, 'must be a posi
 export const signedAmountStringSchema = z.string().regex(SIGNED_DECIMAL_TEXT, 'must be a decimal string');
 export type AmountString = z.infer<typeof amountStringSchema>;
 
-export type AmountProblem = 'NOT_A_DECIMAL' | 'NOT_POSITIVE' | 'TOO_MANY_FRACTION_DIGITS';
+/**
+ * The largest amount any field takes has 18 integer digits (below 10^18): far above any real
+ * movement, small enough that no sum of a day's traffic nears NUMERIC's limits, and a bound on
+ * what a refused request can make the service store or echo.
+ */
+export const AMOUNT_MAX_INTEGER_DIGITS = 18;
+
+export type AmountProblem = 'NOT_A_DECIMAL' | 'NOT_POSITIVE' | 'TOO_MANY_FRACTION_DIGITS' | 'TOO_LARGE';
+
+export interface AmountRules {
+  /** Zero passes (fee bounds and flat fees); an amount that moves money is positive. */
+  allowZero?: boolean;
+  /** Integer digits allowed; journal lines, which add fees to amounts, take a few more. */
+  maxIntegerDigits?: number;
+}
+
+const ZERO_TEXT = /^0(\.0+)?$/;
 
 /**
- * Checks an amount's exact decimal text against its currency. Exponent notation, signs, NaN,
- * zero and more fraction digits than the currency has are refused.
+ * The one rule for every amount's exact decimal text against its currency. Exponent notation,
+ * signs, NaN, zero, more than 18 integer digits, and more fraction digits than the currency has
+ * (trailing zeros too: `10.000` is not a USD amount) are refused.
  */
-export function checkAmount(text: string, currencyCode: string): AmountProblem | null {
+export function checkAmount(text: string, currencyCode: string, rules: AmountRules = {}): AmountProblem | null {
+  const point = text.indexOf('.');
+  const integerDigits = point < 0 ? text.length : point;
+  if (integerDigits > (rules.maxIntegerDigits ?? AMOUNT_MAX_INTEGER_DIGITS)) return DECIMAL_PREFIX.test(text) ? 'TOO_LARGE' : 'NOT_A_DECIMAL';
   if (!DECIMAL_TEXT.test(text)) return 'NOT_A_DECIMAL';
-  const value = new BigNumber(text);
-  if (!value.isFinite() || value.lte(0)) return 'NOT_POSITIVE';
-  if ((value.decimalPlaces() ?? 0) > currencyScale(currencyCode)) return 'TOO_MANY_FRACTION_DIGITS';
+  if (!rules.allowZero && ZERO_TEXT.test(text)) return 'NOT_POSITIVE';
+  if (point >= 0 && text.length - point - 1 > currencyScale(currencyCode)) return 'TOO_MANY_FRACTION_DIGITS';
   return null;
 }
 

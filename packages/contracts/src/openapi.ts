@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorBodySchema } from './errors';
+import { AMOUNT_MAX_INTEGER_DIGITS } from './money';
 import {
   createOrganizationBodySchema,
   createTenantBodySchema,
@@ -104,8 +105,13 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
     info: {
       title: 'Wallet and ledger platform API',
       version: info.version,
-      description:
-        'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string. Errors share one body: {"error": {code, message, details?, correlationId}}.',
+      description: [
+        'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string.',
+        `Every amount has at most ${AMOUNT_MAX_INTEGER_DIGITS} integer digits and at most the currency's fraction digits (ISO 4217 minor units; trailing zeros count: 10.000 is not a USD amount); exponents, signs and zero are refused. Any of these is 400 INVALID_AMOUNT and changes nothing.`,
+        'Request bodies are JSON in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE. Text anywhere in a body or query may not contain U+0000 (400 VALIDATION_ERROR naming the field).',
+        'Path ids have their type\'s shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor that is not one the list issued is 400 INVALID_CURSOR.',
+        'Errors share one body: {"error": {code, message, details?, correlationId}}.',
+      ].join(' '),
     },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     components: {
@@ -113,7 +119,7 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
         systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         session: { type: 'http', scheme: 'bearer', description: 'Dashboard session token from POST /v1/auth/login' },
-        signedRequest: { type: 'apiKey', in: 'header', name: 'X-Service-Signature', description: 'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature' },
+        signedRequest: { type: 'apiKey', in: 'header', name: 'X-Service-Signature', description: 'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature. The nonce is 22 to 128 characters of A-Z a-z 0-9 . _ ~ - (at least 128 bits when random; a UUID passes), else 401 INVALID_REQUEST_NONCE before the signature is checked.' },
       },
     },
     paths,

@@ -14,6 +14,13 @@ export const SIGNING_HEADERS = {
 
 export const SIGNATURE_VERSION = 'v1';
 
+/**
+ * A request nonce: 22 to 128 characters of the URL-safe alphabet, so at least 128 bits when
+ * random (22 base64url characters; a UUID's 36 pass). Anything else is 401
+ * INVALID_REQUEST_NONCE, before the key is looked up or any HMAC computed.
+ */
+export const REQUEST_NONCE_PATTERN = /^[A-Za-z0-9._~-]{22,128}$/;
+
 function base64url(bytes: Buffer): string {
   return bytes.toString('base64url');
 }

@@ -1,4 +1,4 @@
-import { type ErrorCode, statusOf } from '@wallet/contracts';
+import { type ErrorCode, findUnsafeText, statusOf } from '@wallet/contracts';
 import type { z } from 'zod';
 
 /** A domain error with a stable code; the error middleware alone turns it into HTTP. */
@@ -31,4 +31,12 @@ export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, value: un
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(result.error, where);
   return result.data;
+}
+
+/** 400 VALIDATION_ERROR naming the first field of a body or query that holds text PostgreSQL cannot store. */
+export function refuseUnsafeText(value: unknown, where: 'body' | 'query'): void {
+  const unsafe = findUnsafeText(value);
+  if (!unsafe) return;
+  const path = unsafe.path === '' ? where : unsafe.path;
+  throw new AppError('VALIDATION_ERROR', `Invalid request ${where}: ${path} ${unsafe.message}`, { fields: [{ path, message: unsafe.message }] });
 }

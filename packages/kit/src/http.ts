@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
 import { currentContext, runWithContext } from './context';
-import { AppError } from './errors';
+import { AppError, refuseUnsafeText } from './errors';
 import { INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenVerifier } from './internal-token';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
@@ -114,6 +114,24 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
   });
 }
 
+/** A `charset` parameter other than UTF-8 (any case, quoted or not), or null. */
+function foreignCharset(contentType: string | undefined): string | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  if (!match) return null;
+  const charset = (match[1] ?? '').toLowerCase();
+  return charset === 'utf-8' ? null : charset;
+}
+
+/**
+ * The body as text. Only UTF-8 is read: a body declared in another charset would otherwise be
+ * decoded as UTF-8 into something the client never sent (and signed bytes would mean two things).
+ */
+function decodeUtf8(body: Buffer, contentType: string | undefined): string {
+  const charset = foreignCharset(contentType);
+  if (charset !== null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be UTF-8; charset=${charset} is not supported`);
+  return body.toString('utf8');
+}
+
 /**
  * How a body is taken: `lossless` parses JSON keeping every number token's exact text (what a
  * service works with); `check` only refuses what is not JSON, with the engine's parser, and
@@ -141,18 +159,34 @@ export async function readJsonBody(request: Request, response: Response, options
   const contentType = request.headers['content-type'];
   if (!isJsonContentType(contentType)) {
     if (optIn?.mediaTypes.includes(mediaTypeOf(contentType))) {
-      request.body = body.toString('utf8');
+      request.body = decodeUtf8(body, contentType);
+      refuseUnsafeText(request.body, 'body');
       return;
     }
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json');
   }
-  const text = body.toString('utf8');
+  const text = decodeUtf8(body, contentType);
   try {
     if (options.parsing === 'check') JSON.parse(text);
     else request.body = parseJsonLossless(text);
   } catch (error) {
     throw new AppError('MALFORMED_JSON', `Request body is not valid JSON: ${(error as Error).message}`);
   }
+  if (options.parsing !== 'check') refuseUnsafeText(request.body, 'body');
+}
+
+/**
+ * A NUL can reach a URL only percent-encoded: one in the path names nothing that exists (404),
+ * one in the query is a bad filter (400 naming it). Cheap for every other request: one search
+ * of the URL's text.
+ */
+export function refuseUnsafeUrl(request: Request): void {
+  const url = request.originalUrl;
+  const nul = url.indexOf('%00');
+  if (nul < 0) return;
+  const questionMark = url.indexOf('?');
+  if (questionMark < 0 || nul < questionMark) throw new AppError('NOT_FOUND', 'No such resource');
+  refuseUnsafeText(request.query, 'query');
 }
 
 /** readJsonBody as a middleware. */
@@ -286,6 +320,10 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     next();
   });
   app.use(healthHandler(options));
+  app.use((request, _response, next) => {
+    refuseUnsafeUrl(request);
+    next();
+  });
   app.use(jsonBodyMiddleware({ optIn: bodyOptInOfRoutes(options.bodyOptIns ?? []) }));
   app.use(internalTokenMiddleware(options.internalTokenSecret));
   options.routes(app);

@@ -41,7 +41,7 @@ describe('the tenant authenticator chain', () => {
   });
 
   it('answers INVALID_API_KEY for a complete signed request of an unknown key', async () => {
-    const headers = { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': 't', 'X-Service-Nonce': 'n', 'X-Service-Content-SHA256': 'h', 'X-Service-Signature': 's' };
+    const headers = { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': 't', 'X-Service-Nonce': 'a-nonce-of-enough-characters', 'X-Service-Content-SHA256': 'h', 'X-Service-Signature': 's' };
     expect(await codeOf(authenticate(tenantAuthenticators(), call(headers)))).toBe('INVALID_API_KEY');
   });
 

@@ -1,4 +1,5 @@
-import { ROUTES, type RouteContract } from '@wallet/contracts';
+import fc from 'fast-check';
+import { ID_PREFIXES, type IdKind, pathIdsOf, ROUTES, type RouteContract } from '@wallet/contracts';
 import { z } from 'zod';
 import { changedKeyId } from '../src/features/auth/key-changes';
 import { compileRouteTable, isAdminPath, isCanonicalPath } from '../src/features/routing/route-table';
@@ -31,6 +32,21 @@ describe('the route table', () => {
     const compiled = compileRouteTable([parameter, literal]);
     expect(compiled.match('GET', '/v1/payouts/cases')).toBe(literal);
     expect(compiled.match('GET', '/v1/payouts/pc_1')).toBe(parameter);
+  });
+
+  it('takes only ids of each parameter\'s kind: another prefix, other characters or an encoded NUL name nothing', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ROUTES.filter((contract) => contract.path.includes('{'))), fc.stringMatching(/^[0-9A-Za-z]{1,64}$/), (contract, body) => {
+        const ids = pathIdsOf(contract.path);
+        let index = 0;
+        const path = contract.path.replace(/\{\w+\}/g, () => `${ID_PREFIXES[(ids[index++] as { kind: IdKind }).kind]}_${body}`);
+        expect(table.idsWellFormed(contract, path)).toBe(true);
+        const wrongPrefix = path.replace(/\/([a-z]+)_/, (_whole, prefix: string) => `/${prefix === 'wl' ? 'tx' : 'wl'}_`);
+        expect(table.idsWellFormed(contract, wrongPrefix)).toBe(false);
+        expect(table.idsWellFormed(contract, path.replace(body, `${body.slice(0, 1)}%00`))).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses malformed templates when compiling', () => {

@@ -71,7 +71,7 @@ export function commandId(label = 'cmd'): string {
 }
 
 export function newTenantId(): string {
-  return `tn_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  return `tn_test${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
 export function walletLine(walletId: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD'): PostingLine {

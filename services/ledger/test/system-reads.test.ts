@@ -38,7 +38,7 @@ beforeAll(async () => {
   await post(depositCommand({ tenantId: tenantA }, 'wl_sys_a1', '50.00'));
   await post(depositCommand({ tenantId: tenantA, environment: 'live' }, 'wl_sys_a_live', '70.00'));
   await post(depositCommand({ tenantId: tenantB }, 'wl_sys_b1', '30.00', { currencyCode: 'KES' }));
-  await post(transferCommand({ tenantId: tenantB }, 'wl_sys_b1', 'wl_sys_b2', '10.00', { fee: '0.50', currencyCode: 'KES' }));
+  await post(transferCommand({ tenantId: tenantB }, 'wl_sys_b1', 'wl_sysb2', '10.00', { fee: '0.50', currencyCode: 'KES' }));
   await post(transferCommand({ tenantId: tenantA }, 'wl_sys_a1', 'wl_sys_a2', '5.00'));
 });
 
@@ -56,7 +56,7 @@ describe('GET /v1/system/ledger/transactions', () => {
     ['tenantId and environment', () => `?tenantId=${tenantA}&environment=live`, (command: LedgerPostV1) => command.tenantId === tenantA && command.environment === 'live'],
     ['environment alone', () => '?environment=test', (command: LedgerPostV1) => command.environment === 'test'],
     ['kind', () => '?kind=transfer', (command: LedgerPostV1) => command.kind === 'transfer'],
-    ['walletId', () => '?walletId=wl_sys_b2', (command: LedgerPostV1) => command.lines.some((line) => line.walletId === 'wl_sys_b2')],
+    ['walletId', () => '?walletId=wl_sysb2', (command: LedgerPostV1) => command.lines.some((line) => line.walletId === 'wl_sysb2')],
     ['accountName and tenantId', () => `?accountName=revenue:fees&tenantId=${tenantB}`, (command: LedgerPostV1) => command.lines.some((line) => line.accountName === 'revenue:fees')],
   ])('filters by %s', async (_name, query, keep) => {
     const expected = idsNewestFirst(keep);

@@ -1,3 +1,4 @@
+import { idSchema } from '../ids';
 import { z } from 'zod';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
@@ -51,7 +52,7 @@ export type Deposit = z.infer<typeof depositSchema>;
 export const depositPageSchema = pageSchema(depositSchema);
 
 export const depositQuerySchema = pageQuerySchema.extend({
-  walletId: z.string().min(1).max(64).optional(),
+  walletId: idSchema('wallet').optional(),
   status: depositStatusSchema.optional(),
   source: depositSourceSchema.optional(),
 });

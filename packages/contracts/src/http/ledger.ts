@@ -1,3 +1,4 @@
+import { idSchema } from '../ids';
 import { z } from 'zod';
 import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
@@ -29,7 +30,7 @@ export const journalPageSchema = pageSchema(journalEntrySchema);
 export const journalQuerySchema = pageQuerySchema.extend({
   kind: journalKindSchema.optional(),
   accountName: accountNameSchema.optional(),
-  walletId: z.string().min(1).max(64).optional(),
+  walletId: idSchema('wallet').optional(),
   from: timestampSchema.optional(),
   to: timestampSchema.optional(),
 });
@@ -40,7 +41,7 @@ export type JournalQuery = z.infer<typeof journalQuerySchema>;
  * narrow it, plus the business record an entry names.
  */
 export const systemJournalQuerySchema = journalQuerySchema.extend({
-  tenantId: z.string().min(1).max(64).optional(),
+  tenantId: idSchema('tenant').optional(),
   environment: environmentSchema.optional(),
   referenceType: z.string().min(1).max(64).optional(),
   referenceId: z.string().min(1).max(128).optional(),
@@ -63,13 +64,13 @@ export const ledgerAccountPageSchema = pageSchema(ledgerAccountSchema);
 export const ledgerAccountQuerySchema = pageQuerySchema.extend({
   currencyCode: currencyCodeSchema.optional(),
   name: accountNameSchema.optional(),
-  walletId: z.string().min(1).max(64).optional(),
+  walletId: idSchema('wallet').optional(),
   /** Several wallets' accounts in one call: comma-separated wallet ids, at most a page of them. */
   walletIds: z
     .string()
     .max(PAGE_LIMIT_MAX * 65)
     .transform((text) => text.split(','))
-    .pipe(z.array(z.string().min(1).max(64)).min(1).max(PAGE_LIMIT_MAX))
+    .pipe(z.array(idSchema('wallet')).min(1).max(PAGE_LIMIT_MAX))
     .optional(),
 });
 

@@ -1,3 +1,4 @@
+import { idSchema } from '../ids';
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
@@ -89,7 +90,7 @@ export type PayoutCase = z.infer<typeof payoutCaseSchema>;
 export const payoutCasePageSchema = pageSchema(payoutCaseSchema);
 
 export const payoutCaseQuerySchema = pageQuerySchema.extend({
-  walletId: walletIdSchema.optional(),
+  walletId: idSchema('wallet').optional(),
   status: payoutStatusSchema.optional(),
 });
 export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;

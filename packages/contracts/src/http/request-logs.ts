@@ -1,3 +1,4 @@
+import { idSchema } from '../ids';
 import { z } from 'zod';
 import { correlationIdSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import type { RouteContract } from '../route-contract';
@@ -34,7 +35,7 @@ export const REQUEST_LOG_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as 
 export const requestLogQuerySchema = pageQuerySchema.extend({
   correlationId: correlationIdSchema.optional(),
   idempotencyKey: z.string().min(1).max(255).optional(),
-  apiKeyId: z.string().min(1).max(128).optional(),
+  apiKeyId: idSchema('apiKey').optional(),
   /** `true` or `false`: a query string carries no booleans. */
   requestSignatureVerified: z
     .enum(['true', 'false'])

@@ -1,3 +1,4 @@
+import { idSchema } from '../ids';
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
@@ -46,7 +47,7 @@ export const transferPageSchema = pageSchema(transferSchema);
 
 /** `walletId` matches either side of the transfer. */
 export const transferQuerySchema = pageQuerySchema.extend({
-  walletId: walletIdSchema.optional(),
+  walletId: idSchema('wallet').optional(),
   status: transferStatusSchema.optional(),
 });
 export type TransferQuery = z.infer<typeof transferQuerySchema>;

@@ -1,4 +1,4 @@
-import { constantTimeEqual, type Environment, SIGNING_HEADERS } from '@wallet/contracts';
+import { constantTimeEqual, type Environment, REQUEST_NONCE_PATTERN, SIGNING_HEADERS } from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import { type Authenticator, type AuthMode, type IncomingCall, type Principal, SYSTEM_PRINCIPAL } from './principal';
 
@@ -70,6 +70,9 @@ export function signedRequestAuthenticator(resolve: SignedRequestResolver = know
     const missing = (Object.keys(headers) as Array<keyof SignedRequestHeaders>).find((name) => headers[name] === '');
     if (missing) {
       throw new AppError('MISSING_REQUEST_SIGNATURE_HEADER', `Signed requests need the ${SIGNING_HEADERS[missing]} header`, { header: SIGNING_HEADERS[missing] });
+    }
+    if (!REQUEST_NONCE_PATTERN.test(headers.nonce)) {
+      throw new AppError('INVALID_REQUEST_NONCE', `${SIGNING_HEADERS.nonce} must be 22 to 128 characters of A-Z a-z 0-9 . _ ~ - (a UUID will do)`, { header: SIGNING_HEADERS.nonce });
     }
     const grant = await resolve(call, headers);
     if (!grant) throw new AppError('INVALID_API_KEY', 'Unknown API key');

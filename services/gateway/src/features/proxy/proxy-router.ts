@@ -1,5 +1,5 @@
 import type { RouteContract } from '@wallet/contracts';
-import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody } from '@wallet/kit';
+import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody, refuseUnsafeUrl } from '@wallet/kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
@@ -105,6 +105,9 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     }
     notePrincipal(response, principal);
     enforceRateLimit(response, await dependencies.rateLimiter.afterAuthentication(principal, request.socket.remoteAddress));
+    // After authentication, so that a caller without credentials learns nothing of ids.
+    if (!dependencies.table.idsWellFormed(route, splitUrl(request.originalUrl).path)) throw new AppError('NOT_FOUND', 'No such resource');
+    refuseUnsafeUrl(request);
 
     if (route.service === 'gateway') {
       const handler = dependencies.localRoutes.get(localRouteKey(route));

@@ -1,7 +1,6 @@
 import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
 import type { Knex } from 'knex';
-import { type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
-import { z } from 'zod';
+import { cursorFields, type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
 
 /** A request as recorded; tenant and environment decide who may read it. */
 export interface NewRequestLog {
@@ -80,7 +79,7 @@ const INSERT_MANY_SQL = `
                        CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS timestamptz[]))`;
 
 /** The sort key of the last record of a page: its time to the millisecond and its id. */
-const cursorShape = { createdAt: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(64) };
+const cursorShape = { createdAt: cursorFields.timestamp, id: cursorFields.key };
 
 function toRequestLog(row: RequestLogRow): RequestLog {
   return {

@@ -12,8 +12,7 @@ import {
   type SigningMaterial,
   type UpdateApiKeyBody,
 } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
 import type { SecretBox } from '../secrets/secret-box';
 import { findTenant } from '../tenants/tenants-store';
@@ -164,7 +163,7 @@ export class ApiKeysService {
   async list(caller: KeyCaller, query: ApiKeyListQuery): Promise<Page<ApiKey>> {
     // A key caller asking for the other environment asks for keys it may not see: there are none.
     if (caller.environment !== null && query.environment !== undefined && query.environment !== caller.environment) return { data: [], nextCursor: null };
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listApiKeys(this.deps.db, { tenantId: caller.tenantId, environment: caller.environment ?? query.environment, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

@@ -1,6 +1,5 @@
 import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Page } from '@wallet/contracts';
-import { auditActorFieldsOf, currentContext, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { auditActorFieldsOf, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 
 export interface NewAuditEvent {
   tenantId: string;
@@ -74,7 +73,7 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
 
 /** The tenant's records visible from this environment (its own and tenant-wide ones), newest first. */
 export async function listAuditEvents(db: Db, scope: { tenantId: string; environment: Environment }, query: AuditEventQuery): Promise<Page<AuditEvent>> {
-  const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+  const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
   const builder = db('audit_events')
     .where({ tenant_id: scope.tenantId })
     .where((inner) => inner.whereNull('environment').orWhere('environment', scope.environment))

@@ -8,8 +8,7 @@ import {
   type PageQuery,
   type RotateMomoProviderSecretBody,
 } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
 import type { SecretBox } from '../secrets/secret-box';
 import { newWebhookSecret, webhookSecretContext } from './momo-provider-secrets';
@@ -55,7 +54,7 @@ export class MomoProvidersService {
   }
 
   async list(caller: ProviderCaller, query: PageQuery): Promise<Page<MomoProvider>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listProviders(this.deps.db, { tenantId: caller.tenantId, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

@@ -1,6 +1,5 @@
 import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant, type UpdateOrganizationBody } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
 import { type InviteMailer } from '../team/invite-mailer';
 import { type InviteToken, newInviteToken } from '../team/invite-tokens';
@@ -76,7 +75,7 @@ export class OrganizationsService {
 
   /** Newest first, by insertion order; the cursor is the position of the last item returned. */
   async list(query: PageQuery): Promise<Page<Organization>> {
-    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listTenants(this.deps.db, { beforeSeq: cursor?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const admins = await firstAdminsOf(this.deps.db, page.map((tenant) => tenant.id));

@@ -10,8 +10,7 @@ import {
   type TeamMemberQuery,
   type UpdateTeamMemberBody,
 } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, type InternalClaims } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims } from '@wallet/kit';
 import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-store';
 import { revokeMemberSessions } from '../sessions/sessions-store';
 import { hashPassword } from './passwords';
@@ -54,7 +53,7 @@ export class TeamService {
 
   /** Newest first, by insertion order; the cursor is the position of the last item returned. */
   async list(tenantId: string, query: TeamMemberQuery): Promise<Page<TeamMember>> {
-    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listMembers(this.deps.db, tenantId, { beforeSeq: cursor?.seq, limit: query.limit, orgRole: query.orgRole, status: query.status });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

@@ -1,7 +1,6 @@
 import { environmentSchema, journalEntryLookupBodySchema, journalReferenceQuerySchema, type JournalReference, type Page } from '@wallet/contracts';
-import { type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem } from '@wallet/kit';
+import { cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
-import { z } from 'zod';
 import { findEntries, listReferences, type TenantScope } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
@@ -25,7 +24,7 @@ export function journalInternalRouter(db: Db): Router {
   router.get('/internal/v1/journal/references', async (request, response) => {
     requireSystem(response);
     const query = parseOrThrow(journalReferenceQuerySchema, request.query, 'query');
-    const after = decodeCursor(query.cursor, { tenantId: z.string().min(1), environment: environmentSchema, seq: z.string().regex(/^\d+$/) });
+    const after = decodeCursor(query.cursor, { tenantId: cursorFields.key, environment: environmentSchema, seq: cursorFields.seq });
     const rows = await listReferences(db, scopeOf(query), { referenceType: query.referenceType, after: after ?? undefined, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

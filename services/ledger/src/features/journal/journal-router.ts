@@ -1,12 +1,11 @@
 import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Page, type JournalEntry, type LedgerAccount, systemJournalQuerySchema } from '@wallet/contracts';
-import { AppError, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
-import { z } from 'zod';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/accounts-store';
 import { reconcileLedger } from '../reconciliation/reconciliation-store';
 import { findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
-const JOURNAL_CURSOR = { seq: z.string().regex(/^\d+$/) };
+const JOURNAL_CURSOR = { seq: cursorFields.seq };
 
 /** A page of entries from rows fetched one beyond the limit; the cursor is the last entry's position. */
 function journalPage(rows: Array<JournalEntry & { seq: string }>, limit: number): Page<JournalEntry> {
@@ -54,7 +53,7 @@ export function ledgerReadRouter(db: Db): Router {
   router.get('/v1/ledger/accounts', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(ledgerAccountQuerySchema, request.query, 'query');
-    const cursor = decodeCursor(query.cursor, { id: z.string().min(1) });
+    const cursor = decodeCursor(query.cursor, { id: cursorFields.key });
     const rows = await listAccounts(db, scope, { ...query, beforeId: cursor?.id });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -65,7 +64,7 @@ export function ledgerReadRouter(db: Db): Router {
   router.get('/v1/ledger/wallets/:walletId/entries', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(pageQuerySchema, request.query, 'query');
-    const cursor = decodeCursor(query.cursor, { seq: z.string().regex(/^\d+$/), lineNo: z.number().int().min(1) });
+    const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq, lineNo: cursorFields.lineNo });
     const account = await findWalletAccount(db, scope, request.params.walletId);
     if (!account) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
     const rows = await statementLines(db, account, { before: cursor ?? undefined, limit: query.limit });

@@ -199,6 +199,9 @@ function applyWalletStatus(command: LedgerWalletStatusV1, accounts: Map<string, 
 }
 
 /** The accounts a tenant withdraws from: its fee revenue and its operating float. */
+/** A line may carry an amount of the API's limit plus its fee; far beyond, it is no real posting. */
+const LINE_MAX_INTEGER_DIGITS = 24;
+
 const WITHDRAWAL_SOURCE = /^(revenue:fees|asset:pool:[A-Z]{3})$/;
 
 /**
@@ -214,7 +217,7 @@ function guardsSource(command: LedgerPostV1, accountName: string): boolean {
 function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string, AccountState>): PlannedEntry {
   const totals = new Map<string, { debits: BigNumber; credits: BigNumber }>();
   const resolved = command.lines.map((line) => {
-    const problem = checkAmount(line.amount, line.currencyCode);
+    const problem = checkAmount(line.amount, line.currencyCode, { maxIntegerDigits: LINE_MAX_INTEGER_DIGITS });
     if (problem) throw new Rejection('INVALID_AMOUNT', `Line amount ${line.amount} ${line.currencyCode}: ${problem}`);
     const named = currencyNamedBy(line.accountName);
     if (named !== null && named !== line.currencyCode) throw new Rejection('CURRENCY_MISMATCH', `${line.accountName} holds only ${named}`);

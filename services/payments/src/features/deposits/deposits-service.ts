@@ -11,8 +11,7 @@ import {
   newId,
   type Page,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, postingMessage, type Postings, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, postingMessage, type Postings, type Tx } from '@wallet/kit';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '../tenants/tenant-directory';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
@@ -359,7 +358,7 @@ export class DepositsService {
   // ---- reads ----
 
   async list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listDeposits(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

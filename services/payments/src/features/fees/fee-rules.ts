@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { type AddFeeRuleBody, currencyScale, type FeeRule, type FeeTransactionType, formatAmount } from '@wallet/contracts';
+import { type AddFeeRuleBody, checkAmount, type FeeRule, type FeeTransactionType, formatAmount } from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import type { FeeRuleForMatch } from './fee-calculator';
 import type { StoredRule } from './fees-store';
@@ -22,18 +22,12 @@ function invalidField(field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `Invalid request body: ${field} ${message}`, { fields: [{ path: field, message }] });
 }
 
-/** An amount field of a rule: a non-negative decimal with at most the currency's fraction digits, else 400 INVALID_AMOUNT. */
+/** An amount field of a rule: zero or an amount of the currency (the one amount rule), else 400 INVALID_AMOUNT. */
 function moneyField(field: string, value: string | null | undefined, currencyCode: string): BigNumber | null {
   if (value === undefined || value === null) return null;
-  if (value.length > MAX_DECIMAL_LENGTH || !NON_NEGATIVE_DECIMAL.test(value)) {
-    throw new AppError('INVALID_AMOUNT', `${field} must be a non-negative decimal number without exponent`, { field, value });
-  }
-  const amount = new BigNumber(value);
-  const scale = currencyScale(currencyCode);
-  if ((amount.decimalPlaces() ?? 0) > scale) {
-    throw new AppError('INVALID_AMOUNT', `${field} has more fraction digits than ${currencyCode} allows (${scale})`, { field, value, scale });
-  }
-  return amount;
+  const problem = checkAmount(value, currencyCode, { allowZero: true });
+  if (problem) throw new AppError('INVALID_AMOUNT', `${field} is not a valid ${currencyCode} amount (${problem})`, { field, problem });
+  return new BigNumber(value);
 }
 
 function percentageField(value: string | undefined): BigNumber {
@@ -41,7 +35,9 @@ function percentageField(value: string | undefined): BigNumber {
   const message = `must be a decimal from 0 to 100 with at most ${PERCENTAGE_FEE_MAX_FRACTION_DIGITS} fraction digits`;
   if (value.length > MAX_DECIMAL_LENGTH || !NON_NEGATIVE_DECIMAL.test(value)) throw invalidField('percentageFee', message);
   const percent = new BigNumber(value);
-  if (percent.gt(100) || (percent.decimalPlaces() ?? 0) > PERCENTAGE_FEE_MAX_FRACTION_DIGITS) throw invalidField('percentageFee', message);
+  const point = value.indexOf('.');
+  const fractionDigits = point < 0 ? 0 : value.length - point - 1;
+  if (percent.gt(100) || fractionDigits > PERCENTAGE_FEE_MAX_FRACTION_DIGITS) throw invalidField('percentageFee', message);
   return percent;
 }
 

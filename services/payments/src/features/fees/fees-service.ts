@@ -12,8 +12,7 @@ import {
   type Page,
   type PublishFeeScheduleBody,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, auditActorFieldsOf, auditRecordMessage, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
 import { bandsOverlap } from './fee-calculator';
 import { parseRuleInput, termsOf, toFeeRule } from './fee-rules';
 import { findDefaultSchedule, findSchedule, insertRule, insertSchedule, listSchedules, lockTenantDefault, markPublished, rulesOf, type StoredSchedule } from './fees-store';
@@ -84,7 +83,7 @@ export class FeesService {
   }
 
   async listSchedules(tenantId: string, query: FeeScheduleListQuery): Promise<Page<FeeSchedule>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listSchedules(this.deps.db, { tenantId, status: query.status, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

@@ -1,7 +1,6 @@
 import { pageQuerySchema, type ReconciliationRun, reconciliationResultSchema, type ReconciliationRunSummary } from '@wallet/contracts';
-import { type Db, decodeCursor, encodeCursor, notFound, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { cursorFields, type Db, decodeCursor, encodeCursor, notFound, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
-import { z } from 'zod';
 import { findRun, listRuns, type StoredReconciliationRun } from './reconciliation-runs-store';
 import type { ReconciliationService } from './reconciliation-service';
 
@@ -36,7 +35,7 @@ export function reconciliationRouter(reconciliation: ReconciliationService, db: 
   router.get('/v1/system/reconciliation/runs', async (request, response) => {
     requireSystem(response);
     const query = parseOrThrow(pageQuerySchema, request.query, 'query');
-    const position = decodeCursor(query.cursor, { id: z.string().min(1).max(128) });
+    const position = decodeCursor(query.cursor, { id: cursorFields.key });
     const rows = await listRuns(db, { limit: query.limit, beforeId: position?.id });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

@@ -1,21 +1,5 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import {
-  AppError,
-  currentContext,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  type FinalAnswer,
-  IdempotencyInProgressError,
-  microBatch,
-  STATEMENT_BATCH_CONCURRENCY,
-  type OutboxRelay,
-  postingMessage,
-  type Postings,
-  type StoredResponse,
-  type Tx,
-} from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, type FinalAnswer, IdempotencyInProgressError, microBatch, type OutboxRelay, postingMessage, type Postings, STATEMENT_BATCH_CONCURRENCY, type StoredResponse, type Tx } from '@wallet/kit';
 import { quoteFromTerms } from '../fees/quote-fee';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {
@@ -190,7 +174,7 @@ export class TransfersService {
   }
 
   async list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

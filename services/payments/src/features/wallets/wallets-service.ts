@@ -1,6 +1,5 @@
 import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletQuery } from '@wallet/contracts';
-import { AppError, type Db, type Tx, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
 import type { TenantDirectory } from '../tenants/tenant-directory';
@@ -56,7 +55,7 @@ export class WalletsService {
   }
 
   async list(scope: WalletScope, query: WalletQuery): Promise<Page<Wallet>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listWallets(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

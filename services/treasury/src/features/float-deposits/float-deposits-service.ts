@@ -1,6 +1,5 @@
 import { checkAmount, type CreateFloatDepositBody, type ErrorCode, ERROR_STATUS, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
-import { AppError, currentContext, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
 import { floatDepositCommandId, floatDepositPostCommand } from './float-deposit-posting';
 import {
   completeFloatDepositWithAnswer,
@@ -107,7 +106,7 @@ export class FloatDepositsService {
   }
 
   async list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

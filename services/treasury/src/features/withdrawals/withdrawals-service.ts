@@ -12,26 +12,7 @@ import {
   type Withdrawal,
   type WithdrawalQuery,
 } from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  enqueueOutbox,
-  IdempotencyInProgressError,
-  type InternalClaims,
-  type MemberDirectory,
-  type OutboxRelay,
-  postingMessage,
-  type Postings,
-  requirePermittedMember,
-  type SqlStatement,
-  type Tx,
-} from '@wallet/kit';
-import { z } from 'zod';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, type SqlStatement, type Tx } from '@wallet/kit';
 import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
 import {
@@ -186,7 +167,7 @@ export class WithdrawalsService {
   }
 
   async list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
-    const position = decodeCursor(query.cursor, { seq: z.string().regex(/^\d{1,19}$/) });
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];

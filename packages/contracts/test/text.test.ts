@@ -1,0 +1,45 @@
+import fc from 'fast-check';
+import { findUnsafeText, idPattern, parseJsonLossless, pathIdsOf, ROUTES } from '@wallet/contracts';
+
+/** A JSON value with no NUL anywhere, keys included. */
+const cleanJson = fc.jsonValue().filter((value) => !JSON.stringify(value).includes('\\u0000'));
+
+describe('text PostgreSQL cannot store', () => {
+  it('finds a NUL put anywhere in a JSON value, and names where', () => {
+    fc.assert(
+      fc.property(cleanJson, fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !key.includes('\u0000') && key !== '__proto__'), fc.nat(3)), { maxLength: 5 }), (base, path) => {
+        // Builds the value at `path` (objects for strings, arrays for numbers) holding a NUL.
+        let value: unknown = 'before\u0000after';
+        for (const key of [...path].reverse()) value = typeof key === 'number' ? [...Array.from({ length: key }, () => 'x'), value] : { [key]: value };
+        const found = findUnsafeText([base, value]);
+        expect(found?.path).toBe(['1', ...path.map(String)].join('.'));
+      }),
+    );
+  });
+
+  it('finds nothing in clean values, and LosslessNumbers are not text', () => {
+    fc.assert(fc.property(cleanJson, (value) => expect(findUnsafeText(value)).toBeNull()));
+    expect(findUnsafeText(parseJsonLossless('{"amount": 10.50, "list": [1, 2e5]}'))).toBeNull();
+  });
+
+  it('names a key holding a NUL by its parent, and walks 100,000 levels without a stack', () => {
+    expect(findUnsafeText({ outer: { 'k\u0000': 1 } })?.path).toBe('outer');
+    let deep: unknown = 'end\u0000';
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    expect(findUnsafeText(deep)?.path.split('.').length).toBe(100_000);
+  });
+});
+
+describe('ids in paths', () => {
+  it('gives every path parameter of the API an id kind', () => {
+    for (const route of ROUTES) {
+      const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      expect(pathIdsOf(route.path).map((id) => id.name)).toEqual(parameters);
+    }
+  });
+
+  it('refuses a template whose parameter says nothing of its kind', () => {
+    expect(() => pathIdsOf('/v1/things/{id}')).toThrow(/no id kind/);
+    expect(pathIdsOf('/v1/wallets/{id}/entries')[0]?.pattern).toEqual(idPattern('wallet'));
+  });
+});

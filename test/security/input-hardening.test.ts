@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { errorBodySchema, ROUTES, signRequest } from '@wallet/contracts';
+import { WalletClient } from '@wallet/sdk';
+import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
+
+/**
+ * Input the contract refuses, sent through the real gateway to the real services: each answer
+ * is the 4xx the contract names (never a 500 from PostgreSQL), and nothing was stored.
+ */
+let system: SecuritySystem;
+let apiKey: string;
+let hmac: { keyId: string; secret: string };
+let walletId: string;
+let memberEmail: string;
+
+interface Answer {
+  status: number;
+  body: { error?: { code: string; details?: { fields?: Array<{ path: string }> } } } & Record<string, unknown>;
+}
+
+interface Sent {
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** The tenant's secret key (default), the system key on the admin listener, or headers alone. */
+  auth?: 'key' | 'system' | 'none';
+}
+
+function credentials(auth: Sent['auth']): Record<string, string> {
+  if (auth === 'system') return { 'x-system-key': SYSTEM_KEY };
+  return auth === 'none' ? {} : { 'x-api-key': apiKey };
+}
+
+async function send(path: string, options: Sent = {}): Promise<Answer> {
+  const response = await fetch(`${options.auth === 'system' ? system.adminUrl : system.publicUrl}${path}`, {
+    method: options.method ?? 'GET',
+    headers: { ...credentials(options.auth), ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    body: options.body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Answer['body']) };
+}
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return send(path, { method: 'POST', body: JSON.stringify(body), headers: { 'idempotency-key': randomUUID(), ...headers } });
+}
+
+function expectRefusal(answer: Answer, status: number, code: string): void {
+  expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status, code });
+  expect(errorBodySchema.safeParse(answer.body).success).toBe(true);
+}
+
+async function transferCount(): Promise<number> {
+  return ((await send('/v1/transfers?limit=200')).body.data as unknown[]).length;
+}
+
+beforeAll(async () => {
+  system = await startSecuritySystem('security_input', { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' });
+  const platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+  const slug = `in-${randomUUID().slice(0, 8)}`;
+  const tenant = await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount: '1000000' } });
+  apiKey = (await platform.apiKeys.createForTenant(tenant.id, { name: 'admin', scopes: ['tenant:manage'], environment: 'live' })).key as string;
+  const signing = await platform.apiKeys.createForTenant(tenant.id, { name: 'signed', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
+  hmac = { keyId: signing.id, secret: signing.signingSecret as string };
+  walletId = ((await post('/v1/wallets', { ownerType: 'user', ownerId: 'input-owner', currencyCode: 'USD' })).body.id as string);
+  memberEmail = `member-${randomUUID().slice(0, 8)}@example.com`;
+  await post('/v1/team', { name: 'Member', email: memberEmail, password: 'a long enough password', orgRole: 'operator' });
+});
+
+afterAll(async () => {
+  await system?.close();
+});
+
+describe('NUL characters', () => {
+  it.each([
+    ['the login email', '/v1/auth/login', () => ({ email: `a\u0000${memberEmail}`, password: 'a long enough password' }), 'email'],
+    ['a wallet owner id', '/v1/wallets', () => ({ ownerType: 'user', ownerId: 'x\u0000y', currencyCode: 'USD' }), 'ownerId'],
+    ['a transfer description', '/v1/transfers', () => ({ fromWalletId: walletId, toWalletId: walletId, amount: '1.00', currencyCode: 'USD', description: 'pay\u0000' }), 'description'],
+    ['a freeze reason', '/v1/wallets/{wallet}/freeze', () => ({ reason: 'fraud\u0000' }), 'reason'],
+    ['a nested key', '/v1/team', () => ({ name: 'N', email: 'n@example.com', password: 'a long enough password', orgRole: 'operator', extra: { 'k\u0000': 1 } }), 'extra'],
+  ])('in %s is 400 VALIDATION_ERROR naming the field', async (_what, path, body, field) => {
+    const answer = await post(path.replace('{wallet}', walletId), body());
+    expectRefusal(answer, 400, 'VALIDATION_ERROR');
+    expect(answer.body.error?.details?.fields?.[0]?.path).toBe(field);
+  });
+
+  it('in a path id is a plain 404, and an id of another type is too', async () => {
+    expectRefusal(await send('/v1/wallets/wl_x%00y'), 404, 'NOT_FOUND');
+    expectRefusal(await send(`/v1/wallets/${walletId.replace('wl_', 'tx_')}`), 404, 'NOT_FOUND');
+    expectRefusal(await send('/v1/journal/je_%00'), 404, 'NOT_FOUND');
+    expect((await send(`/v1/wallets/${walletId}`)).status).toBe(200);
+  });
+
+  it('in a query filter is 400 naming the filter; an id filter of another shape too', async () => {
+    for (const query of ['/v1/transfers?walletId=x%00y', '/v1/transfers?walletId=not-a-wallet', '/v1/journal?walletId=wl_%00', '/v1/developer/request-logs?idempotencyKey=x%00y', '/v1/team/audit-events?actorId=a%00']) {
+      const answer = await send(query);
+      expectRefusal(answer, 400, 'VALIDATION_ERROR');
+      expect(answer.body.error?.details?.fields?.[0]?.path).toBe(query.slice(query.indexOf('?') + 1, query.indexOf('=')));
+    }
+  });
+});
+
+describe('amounts', () => {
+  it.each([
+    ['131,071 integer digits', `1${'0'.repeat(131_070)}`],
+    ['131,073 integer digits', `1${'0'.repeat(131_072)}`],
+    ['19 integer digits', '1000000000000000000'],
+    ['trailing zeros past the scale', '10.000'],
+  ])('a transfer of %s is 400 INVALID_AMOUNT and stores nothing', async (_what, amount) => {
+    const before = await transferCount();
+    const answer = await send('/v1/transfers', { method: 'POST', body: `{"fromWalletId":"${walletId}","toWalletId":"wl_other","amount":${amount},"currencyCode":"USD"}`, headers: { 'idempotency-key': randomUUID() } });
+    expectRefusal(answer, 400, 'INVALID_AMOUNT');
+    expect(await transferCount()).toBe(before);
+  });
+
+  it('refuses a zero-scale currency written with a fraction, and the largest amount passes the check', async () => {
+    const ugx = (await post('/v1/wallets', { ownerType: 'user', ownerId: 'ugx-owner', currencyCode: 'UGX' })).body.id as string;
+    expectRefusal(await post('/v1/transfers', { fromWalletId: ugx, toWalletId: 'wl_other', amount: '100.0', currencyCode: 'UGX' }), 400, 'INVALID_AMOUNT');
+    // 18 digits is an amount: refused further on, by what the wallets are, not by its form.
+    expectRefusal(await post('/v1/transfers', { fromWalletId: ugx, toWalletId: 'wl_nowhere', amount: '999999999999999999', currencyCode: 'UGX' }), 404, 'WALLET_NOT_FOUND');
+  });
+
+  it('bounds maxTransactionAmount by the same rule', async () => {
+    const slug = `in-${randomUUID().slice(0, 8)}`;
+    const answer = await send('/v1/tenants', {
+      auth: 'system',
+      method: 'POST',
+      body: `{"name":"${slug}","slug":"${slug}","config":{"defaultCurrency":"USD","allowedCurrencies":["USD"],"maxTransactionAmount":1${'0'.repeat(131_072)}}}`,
+    });
+    expectRefusal(answer, 400, 'INVALID_AMOUNT');
+    const organizations = (await send('/v1/system/organizations?limit=200', { auth: 'system' })).body.data as Array<{ slug: string }>;
+    expect(organizations.some((each) => each.slug === slug)).toBe(false);
+  });
+});
+
+describe('cursors', () => {
+  const forged = [
+    { seq: '99999999999999999999999999' },
+    { seq: '9223372036854775808' },
+    { seq: '1\u0000' },
+    { id: 'a\u0000b' },
+    { createdAt: '2026-11-25T00:00:00.000Z', id: '\u0000' },
+    { seq: 1 },
+  ].map((position) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url'));
+  forged.push('not a cursor', '%00');
+  const lists = ROUTES.filter((route) => route.method === 'get' && route.query?.shape.cursor !== undefined && !route.path.includes('{') && !route.query.shape.referenceType);
+
+  it.each(lists.map((route) => [route.path, route] as const))('on %s: any cursor the list did not issue is 400 INVALID_CURSOR', async (path, route) => {
+    for (const cursor of forged) {
+      const answer = await send(`${path}?cursor=${encodeURIComponent(cursor)}`, { auth: route.surface === 'system' ? 'system' : 'key' });
+      expect({ path, cursor, code: answer.body.error?.code }).toEqual({ path, cursor, code: 'INVALID_CURSOR' });
+    }
+  });
+
+  it('on a wallet statement too', async () => {
+    expectRefusal(await send(`/v1/wallets/${walletId}/entries?cursor=${forged[0] as string}`), 400, 'INVALID_CURSOR');
+  });
+});
+
+describe('signed request nonces', () => {
+  function signed(nonce: string): Record<string, string> {
+    return signRequest({ keyId: hmac.keyId, signingSecret: hmac.secret, timestamp: new Date().toISOString(), nonce, method: 'GET', pathWithQuery: '/v1/journal', body: '' });
+  }
+
+  it.each([
+    ['one character', 'a'],
+    ['8 hex digits', 'deadbeef'],
+    ['21 characters', 'a'.repeat(21)],
+    ['10,000 characters', 'n'.repeat(10_000)],
+    ['a space', `${'a'.repeat(30)} b`],
+  ])('refuses a nonce of %s with 401 INVALID_REQUEST_NONCE', async (_what, nonce) => {
+    expectRefusal(await send('/v1/journal', { auth: 'none', headers: signed(nonce) }), 401, 'INVALID_REQUEST_NONCE');
+  });
+
+  it('takes a UUID and a 22-character base64url nonce', async () => {
+    expect((await send('/v1/journal', { auth: 'none', headers: signed(randomUUID()) })).status).toBe(200);
+    expect((await send('/v1/journal', { auth: 'none', headers: signed(Buffer.from(randomUUID()).toString('base64url').slice(0, 22)) })).status).toBe(200);
+  });
+});
+
+describe('charsets', () => {
+  it.each(['application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;charset="ISO-8859-1"'])('refuses %s with 415 and creates nothing', async (contentType) => {
+    const ownerId = `charset-${randomUUID().slice(0, 8)}`;
+    const answer = await send('/v1/wallets', { method: 'POST', body: JSON.stringify({ ownerType: 'user', ownerId, currencyCode: 'USD' }), headers: { 'content-type': contentType, 'idempotency-key': randomUUID() } });
+    expectRefusal(answer, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(((await send(`/v1/wallets?ownerId=${ownerId}`)).body.data as unknown[]).length).toBe(0);
+  });
+
+  it('takes UTF-8 in any case, or no charset', async () => {
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json; charset=utf-8', 'application/json']) {
+      const answer = await send('/v1/wallets', { method: 'POST', body: JSON.stringify({ ownerType: 'user', ownerId: `utf8-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' }), headers: { 'content-type': contentType, 'idempotency-key': randomUUID() } });
+      expect(answer.status).toBe(201);
+    }
+  });
+});
