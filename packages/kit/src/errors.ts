@@ -16,6 +16,23 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A refusal that may pass if the client tries again later, with nothing changed meanwhile: the
+ * error middleware sends `Retry-After` with it, and an idempotency key does not keep it as the
+ * key's answer, so the retry runs.
+ */
+export class RetryLaterError extends AppError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds: number,
+    details?: Record<string, unknown>,
+  ) {
+    super(code, message, details);
+    this.name = 'RetryLaterError';
+  }
+}
+
 export function notFound(code: ErrorCode = 'NOT_FOUND', message = 'Not found'): AppError {
   return new AppError(code, message);
 }

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
 import { currentContext, runWithContext } from './context';
-import { AppError, refuseUnsafeText } from './errors';
+import { AppError, refuseUnsafeText, RetryLaterError } from './errors';
 import { INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenVerifier } from './internal-token';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
@@ -218,6 +218,7 @@ export function errorMiddleware(logger: Logger) {
       appError = new AppError('INTERNAL_ERROR', 'Something went wrong on our side');
     }
     if (response.headersSent) return;
+    if (appError instanceof RetryLaterError) response.setHeader('Retry-After', String(appError.retryAfterSeconds));
     response.locals.errorCode = appError.code;
     response.status(appError.status).json(errorBody(appError, correlationIdOf(response)));
   };

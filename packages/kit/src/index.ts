@@ -21,4 +21,5 @@ export * from './audit';
 export * from './idempotency';
 export * from './table-maintenance';
 export * from './micro-batch';
+export * from './maker-checker';
 export * from './postings';

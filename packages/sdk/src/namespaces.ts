@@ -152,6 +152,8 @@ function transfersNamespace(client: WalletClient) {
 /**
  * Payout cases under maker-checker: creation gets an Idempotency-Key per call (kept across
  * retries) and holds amount plus fee; approve settles, reject releases; both 409 once decided.
+ * A decision sent with an idempotencyKey is retried while the case's hold is still posting
+ * (409 CASE_HOLD_IN_PROGRESS, after its Retry-After).
  */
 function payoutsNamespace(client: WalletClient) {
   return {
@@ -167,7 +169,7 @@ function payoutsNamespace(client: WalletClient) {
  * The tenant's own money: balances of its operating accounts, float deposits into the pool, and
  * withdrawals of fee revenue or operating float under maker-checker. Creations get an
  * Idempotency-Key per call (kept across retries); a withdrawal's approve settles and reject
- * releases, both 409 once decided.
+ * releases, both 409 once decided, and retried as a payout's decision is while its hold posts.
  */
 function treasuryNamespace(client: WalletClient) {
   return {

@@ -123,12 +123,13 @@ function errorFromResponse(result: TransportResult, nowMs: number): WalletApiErr
 }
 
 /**
- * What may be tried again: a rate limit, a dependency outage (nothing was changed), and a
- * concurrent attempt of the same idempotent request still running. Other errors would only
+ * What may be tried again: a rate limit, a dependency outage (nothing was changed), a
+ * concurrent attempt of the same idempotent request still running, and a decision on a case
+ * whose hold the ledger has not confirmed yet (nothing was changed). Other errors would only
  * repeat themselves.
  */
 function isRetryableError(error: WalletApiError): boolean {
-  return error.status === 503 || error.status === 429 || (error.status === 409 && error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS');
+  return error.status === 503 || error.status === 429 || (error.status === 409 && (error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS' || error.code === 'CASE_HOLD_IN_PROGRESS'));
 }
 
 export class Transport {

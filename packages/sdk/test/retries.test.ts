@@ -98,6 +98,15 @@ describe('retries', () => {
     expect(server.requests.map((request) => headerOf(request, 'idempotency-key'))).toEqual(['transfer-7', 'transfer-7']);
   });
 
+  it('retries a decision refused 409 CASE_HOLD_IN_PROGRESS after its Retry-After, under the same idempotency key', async () => {
+    const decided = { status: 200, body: { id: 'pc_1', status: 'approved' } };
+    server.script({ status: 409, body: errorBody('CASE_HOLD_IN_PROGRESS', 'hold still posting', 'c-409', { status: 'pending', awaitingLedger: true }), headers: { 'retry-after': '1' } }, decided);
+    const response = await hmacClient().request({ method: 'POST', path: '/v1/payouts/pc_1/approve', body: { actorId: 'usr_checker' } }, { idempotencyKey: 'decide-pc_1' });
+    expect(response.status).toBe(200);
+    expect(server.requests.map((request) => headerOf(request, 'idempotency-key'))).toEqual(['decide-pc_1', 'decide-pc_1']);
+    expect(server.requests[1]!.receivedAtMs - server.requests[0]!.receivedAtMs).toBeGreaterThanOrEqual(950);
+  });
+
   it('never retries other 4xx, even with an idempotency key', async () => {
     server.script({ status: 409, body: errorBody('WALLET_EXISTS', 'exists', 'c-1', { walletId: 'wl_1' }) }, { status: 201, body: {} });
     const error = await hmacClient().request({ method: 'POST', path: '/v1/wallets', body: {} }).catch((caught: unknown) => caught);

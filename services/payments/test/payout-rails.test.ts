@@ -266,4 +266,28 @@ describe('payout delivery interrupted between the rail answer and its recording'
     // 200.00 - 51.50 paid out; the refused payout's 51.50 came back whole.
     expect(await t.balances(tenant, wallet)).toMatchObject({ wallet: '148.50', suspense: '0.00', 'payout-clearing': '0.00', 'revenue:fees': '1.12', 'platform-commission': '0.38', 'momo-float:mtn': '150.00' });
   });
+
+  it('reads a delivered case as awaiting the ledger until its payout_complete posted', async () => {
+    // Started as set up: the worker stops once the rail answered, so nothing is recorded before the ledger is away.
+    await t.state.harness.restart();
+    const tenant = await t.newTenant();
+    const wallet = await t.fundedWallet(tenant, '100.00');
+    const paid = await t.approvedPayout(tenant, wallet, { phoneNumber: '+256700000001', network: 'mtn' });
+    await waitFor(async () => ((await t.sandboxRecord(paid))?.calls === 1 ? true : undefined), { what: 'the rail to answer' });
+    await t.state.harness.ledger.stop();
+    try {
+      await t.state.harness.restart({ PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: '0' });
+      expect(await t.finalCase(tenant, paid)).toMatchObject({ status: 'completed', outcomeJournalEntryId: null, awaitingLedger: true });
+    } finally {
+      await t.state.harness.ledger.restart();
+    }
+    const posted = await waitFor(
+      async () => {
+        const read = payoutCaseSchema.parse((await t.call(tenant, 'GET', `/v1/payouts/cases/${paid}`)).body);
+        return read.awaitingLedger ? undefined : read;
+      },
+      { what: 'the payout_complete to post' },
+    );
+    expect(posted).toMatchObject({ status: 'completed', outcomeJournalEntryId: expect.stringMatching(/^je_/) });
+  });
 });

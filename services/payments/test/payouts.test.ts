@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import BigNumber from 'bignumber.js';
+import fc from 'fast-check';
 import { errorBodySchema, formatAmount, journalEntrySchema, payoutCasePageSchema, payoutCaseSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { type IdentityPeer, startIdentity } from './deposits-support';
@@ -141,6 +143,7 @@ describe('POST /v1/payouts', () => {
       railReference: null,
       railFailureReason: null,
       outcomeJournalEntryId: null,
+      awaitingLedger: false,
       createdAt: expect.any(String),
     });
     expect(await entryLines(tenant, created.body.holdJournalEntryId)).toEqual({
@@ -282,6 +285,68 @@ describe('POST /v1/payouts/{id}/reject', () => {
     });
     expect(await balances(tenant, wallet)).toEqual({ wallet: '100.00', suspense: '0.00', 'payout-clearing': '0.00', 'revenue:fees': '0.00', 'platform-commission': '0.00' });
     expectError(await call(tenant, 'POST', `/v1/payouts/${held.id}/approve`, { body: { actorId: tenant.checker } }), 409, 'CASE_NOT_PENDING');
+  });
+});
+
+describe('a decision answers once the ledger has moved the money', () => {
+  async function walletBalance(tenant: Tenant, wallet: WalletRef): Promise<string> {
+    const read = await call(tenant, 'GET', `/v1/wallets/${wallet.id}`);
+    expect(read.status).toBe(200);
+    return walletSchema.parse(read.body).balance;
+  }
+
+  it('answers 200 with the settle or release posted, and the case and the wallet read right after show exactly that', async () => {
+    const tenant = await newTenant();
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 5_000 }), fc.constantFrom('approve' as const, 'reject' as const), async (cents, action) => {
+        const wallet = await fundedWallet(tenant, '100.00');
+        const held = await heldCase(tenant, wallet, new BigNumber(cents).shiftedBy(-2).toFixed(2));
+        const body = action === 'approve' ? { actorId: tenant.checker } : { actorId: tenant.checker, reason: 'not now' };
+        const answer = await call(tenant, 'POST', `/v1/payouts/${held.id}/${action}`, { body });
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ status: action === 'approve' ? 'approved' : 'rejected', decisionJournalEntryId: expect.stringMatching(/^je_/) });
+        // No waiting: the answer came after the ledger posted, and the reads say the same.
+        const expected = action === 'approve' ? new BigNumber('100.00').minus(held.amount).minus(held.fee).toFixed(2) : '100.00';
+        expect(await walletBalance(tenant, wallet)).toBe(expected);
+        expect([held.awaitingLedger, payoutCaseSchema.parse(answer.body).awaitingLedger]).toEqual([false, false]);
+        expect((await call(tenant, 'GET', `/v1/payouts/cases/${held.id}`)).body).toEqual(answer.body);
+        expect(await entriesFor(held.id)).toEqual(['payout_hold', action === 'approve' ? 'payout_settle' : 'payout_release']);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it('answers 202 past the deadline, replays that answer, and reads the decision as awaiting the ledger until its entry posted', async () => {
+    const tenant = await newTenant();
+    const wallet = await fundedWallet(tenant, '100.00');
+    const held = await heldCase(tenant, wallet, '10.00');
+    const key = `idem-${randomUUID()}`;
+    const body = { actorId: tenant.checker, reason: 'unknown supplier' };
+    await harness.ledger.stop();
+    try {
+      const accepted = await call(tenant, 'POST', `/v1/payouts/${held.id}/reject`, { body, key });
+      expect(accepted.status).toBe(202);
+      expect(payoutCaseSchema.parse(accepted.body)).toMatchObject({ status: 'rejected', awaitingLedger: true, decisionJournalEntryId: null });
+      expect((await call(tenant, 'GET', `/v1/payouts/cases/${held.id}`)).body).toEqual(accepted.body);
+      const replay = await call(tenant, 'POST', `/v1/payouts/${held.id}/reject`, { body, key });
+      expect(replay.status).toBe(202);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toEqual(accepted.body);
+      // Decided, so final as a decision: another one is refused for good.
+      expectError(await call(tenant, 'POST', `/v1/payouts/${held.id}/approve`, { body: { actorId: tenant.checker } }), 409, 'CASE_NOT_PENDING');
+    } finally {
+      await harness.ledger.restart();
+    }
+    const released = await waitFor(
+      async () => {
+        const read = payoutCaseSchema.parse((await call(tenant, 'GET', `/v1/payouts/cases/${held.id}`)).body);
+        return read.awaitingLedger ? undefined : read;
+      },
+      { what: 'the release to post' },
+    );
+    expect(released).toMatchObject({ status: 'rejected', decisionJournalEntryId: expect.stringMatching(/^je_/) });
+    expect(await walletBalance(tenant, wallet)).toBe('100.00');
+    expect(await entriesFor(held.id)).toEqual(['payout_hold', 'payout_release']);
   });
 });
 

@@ -157,7 +157,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean } = {}): Promise<LedgerBackedHarness> {
+export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } = {}): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');
   const ledgerDatabaseUrl = await createTestDatabase('payments_ledger');
   const ledgerPort = await freePort();
@@ -181,6 +181,7 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, opti
     LEDGER_URL: `http://127.0.0.1:${ledgerPort}`,
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.treasuryEnv,
   });
   // Nothing listens there without treasury: a reconciliation then answers 503, never a guess.
   const treasuryUrl = treasury ? `http://127.0.0.1:${treasury.port}` : 'http://127.0.0.1:9';

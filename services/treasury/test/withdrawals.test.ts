@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import BigNumber from 'bignumber.js';
+import fc from 'fast-check';
 import { errorBodySchema, finishedRecordsPageSchema, journalEntrySchema, recordLookupSchema, treasuryBalancesSchema, withdrawalPageSchema } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
@@ -262,6 +264,61 @@ describe('maker-checker decisions', () => {
       ['withdrawal.rejected', tenant.checker, 'withdrawal', tenant.tenantId],
     ]);
     expect(records[1]?.metadata).toMatchObject({ before: { status: 'pending' }, after: { status: 'rejected' }, reason: 'not this month' });
+  });
+});
+
+describe('a decision answers once the ledger has moved the money', () => {
+  it('answers 200 with the settle or release posted, and the case and the balances read right after show exactly that', async () => {
+    const tenant = await harness.newTenant();
+    await harness.earnFees(tenant, '1000.00');
+    let revenue = new BigNumber('1000.00');
+    let clearing = new BigNumber(0);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 5_000 }), fc.constantFrom('approve' as const, 'reject' as const), async (cents, action) => {
+        const amount = new BigNumber(cents).shiftedBy(-2);
+        const held = await heldWithdrawal(tenant, 'tenant_fees', amount.toFixed(2));
+        const answer = await decide(tenant, held.id, action, tenant.checker);
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ status: action === 'approve' ? 'approved' : 'rejected', decisionJournalEntryId: expect.stringMatching(/^je_/) });
+        // No waiting: the answer came after the ledger posted, and the reads say the same.
+        if (action === 'approve') {
+          revenue = revenue.minus(amount);
+          clearing = clearing.plus(amount);
+        }
+        expect(await usd(tenant)).toEqual({ operatingFloat: '0.00', tenantFeeRevenue: revenue.toFixed(2), suspense: '0.00', payoutClearing: clearing.toFixed(2) });
+        expect([held.awaitingLedger, parseWithdrawal(answer).awaitingLedger]).toEqual([false, false]);
+        expect((await harness.request(tenant, 'GET', `/v1/admin/money/withdrawals/${held.id}`)).body).toEqual(answer.body);
+        expect(await entriesFor(held.id)).toEqual(['withdrawal_hold', action === 'approve' ? 'withdrawal_settle' : 'withdrawal_release']);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it('answers 202 past the deadline, replays that answer, and reads the decision as awaiting the ledger until its entry posted', async () => {
+    const tenant = await harness.newTenant();
+    await harness.earnFees(tenant, '50.00');
+    const held = await heldWithdrawal(tenant, 'tenant_fees', '10.00');
+    const key = `idem-${randomUUID()}`;
+    const accepted = await harness.whileLedgerStopped(async () => {
+      const first = await decide(tenant, held.id, 'approve', tenant.checker, { key });
+      expect(first.status).toBe(202);
+      expect(parseWithdrawal(first)).toMatchObject({ status: 'approved', awaitingLedger: true, decisionJournalEntryId: null });
+      expect((await harness.request(tenant, 'GET', `/v1/admin/money/withdrawals/${held.id}`)).body).toEqual(first.body);
+      expect(await decide(tenant, held.id, 'approve', tenant.checker, { key })).toEqual(first);
+      // Decided, so final as a decision: another one is refused for good.
+      expectError(await decide(tenant, held.id, 'reject', tenant.otherChecker), 409, 'CASE_NOT_PENDING');
+      return first;
+    });
+    const settled = await waitFor(
+      async () => {
+        const read = parseWithdrawal(await harness.request(tenant, 'GET', `/v1/admin/money/withdrawals/${held.id}`));
+        return read.awaitingLedger ? undefined : read;
+      },
+      { what: 'the settle to post' },
+    );
+    expect(settled).toMatchObject({ id: accepted.body.id, status: 'approved', decisionJournalEntryId: expect.stringMatching(/^je_/) });
+    expect(await usd(tenant)).toEqual({ operatingFloat: '0.00', tenantFeeRevenue: '40.00', suspense: '0.00', payoutClearing: '10.00' });
+    expect(await entriesFor(held.id)).toEqual(['withdrawal_hold', 'withdrawal_settle']);
   });
 });
 

@@ -8,7 +8,8 @@ import type { RouteContract } from '../route-contract';
 /**
  * api-decisions section 4: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
  * `rejected`. A case whose hold the ledger refused (funds, freeze) is `failed` at once, so it
- * never waits for a decision on money that was not held.
+ * never waits for a decision on money that was not held. A status is final only once the ledger
+ * posted its step's entry: until then the case shows `awaitingLedger: true`.
  */
 export const PAYOUT_STATUSES = ['pending', 'approved', 'rejected', 'completed', 'failed'] as const;
 export const payoutStatusSchema = z.enum(PAYOUT_STATUSES);
@@ -84,6 +85,11 @@ export const payoutCaseSchema = z.object({
   railFailureReason: z.string().nullable(),
   /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
   outcomeJournalEntryId: z.string().nullable(),
+  awaitingLedger: z
+    .boolean()
+    .describe(
+      'True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After), the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change), the complete or fail of a delivered one. The status is final once this is false.',
+    ),
   createdAt: timestampSchema,
 });
 export type PayoutCase = z.infer<typeof payoutCaseSchema>;
@@ -100,7 +106,7 @@ export const payoutRoutes = {
     method: 'post',
     path: '/v1/payouts',
     summary:
-      'Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed). Idempotency-Key required',
+      'Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed). Idempotency-Key required',
     surface: 'tenant',
     service: 'payments',
     scope: 'payouts:create',
@@ -130,7 +136,7 @@ export const payoutRoutes = {
     method: 'post',
     path: '/v1/payouts/{id}/approve',
     summary:
-      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_NOT_PENDING',
+      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
     surface: 'tenant',
     service: 'payments',
     scope: 'payouts:approve',
@@ -140,7 +146,8 @@ export const payoutRoutes = {
   reject: {
     method: 'post',
     path: '/v1/payouts/{id}/reject',
-    summary: 'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 409 CASE_NOT_PENDING',
+    summary:
+      'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
     surface: 'tenant',
     service: 'payments',
     scope: 'payouts:approve',

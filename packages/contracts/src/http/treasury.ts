@@ -92,7 +92,8 @@ export type WithdrawalDestination = z.infer<typeof withdrawalDestinationSchema>;
  * api-decisions section 4: `pending` -> `approved` | `rejected`. Approval settles the amount into
  * payout clearing, where delivery to the destination takes it over; no rail delivers
  * withdrawals yet, so `approved` is where a case ends here. A case whose hold the ledger refused
- * (the source does not hold the amount) is `failed` at once.
+ * (the source does not hold the amount) is `failed` at once. A status is final only once the
+ * ledger posted its step's entry: until then the case shows `awaitingLedger: true`.
  */
 export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'failed'] as const;
 export const withdrawalStatusSchema = z.enum(WITHDRAWAL_STATUSES);
@@ -144,6 +145,11 @@ export const withdrawalSchema = z.object({
   rejectionReason: z.string().nullable(),
   /** The `withdrawal_settle` (approved) or `withdrawal_release` (rejected) entry once the ledger posted it. */
   decisionJournalEntryId: z.string().nullable(),
+  awaitingLedger: z
+    .boolean()
+    .describe(
+      'True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After), the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change). The status is final once this is false.',
+    ),
   createdAt: timestampSchema,
 });
 export type Withdrawal = z.infer<typeof withdrawalSchema>;
@@ -201,7 +207,7 @@ export const withdrawalRoutes = {
     method: 'post',
     path: '/v1/admin/money/withdrawals',
     summary:
-      'Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (`withdrawal_hold`) and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed). Idempotency-Key required',
+      'Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (`withdrawal_hold`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed). Idempotency-Key required',
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:write',
@@ -231,7 +237,7 @@ export const withdrawalRoutes = {
     method: 'post',
     path: '/v1/admin/money/withdrawals/{id}/approve',
     summary:
-      'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_NOT_PENDING',
+      'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:approve',
@@ -241,7 +247,8 @@ export const withdrawalRoutes = {
   reject: {
     method: 'post',
     path: '/v1/admin/money/withdrawals/{id}/reject',
-    summary: 'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 409 CASE_NOT_PENDING',
+    summary:
+      'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:approve',

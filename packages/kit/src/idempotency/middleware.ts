@@ -188,8 +188,8 @@ function sameAnswer(stored: StoredResponse, sent: SentResponse, headerNames: Rea
  * - a key another attempt holds: 409 IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After: 1;
  *   a holder that crashed stops renewing its lock, and once it lapses one retry takes over;
  * - else the route runs holding the key; its answer is remembered when it is a 2xx or a
- *   business 4xx (isRememberedStatus), and the key is released (a retry runs again) after a 5xx,
- *   including a handler that threw.
+ *   business 4xx (isRememberedStatus) without Retry-After, and the key is released (a retry
+ *   runs again) after a 5xx, including a handler that threw, or an answer with Retry-After.
  *
  * Keys are per tenant and environment (from the internal token) and kept `ttlHours` (>= 24).
  * Money paths also call `idempotencyOf(res).complete(tx, answer)` inside their business
@@ -202,7 +202,9 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
 
   async function settle(response: Response, claim: IdempotencyClaim, sent: SentResponse): Promise<void> {
     const errorCode = errorCodeOf(response);
-    const remembered = isRememberedStatus(sent.status) && !(errorCode ?? '').startsWith('IDEMPOTENCY_');
+    // An answer that asks to be retried later (Retry-After) changed nothing: the retry must run.
+    const retryLater = sent.headers['retry-after'] !== undefined;
+    const remembered = isRememberedStatus(sent.status) && !retryLater && !(errorCode ?? '').startsWith('IDEMPOTENCY_');
     if (!remembered) {
       await releaseQuietly(options.db, claim, logger);
       return;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, prepared, type SqlStatement, type Tx } from '../db';
 import { microBatch, STATEMENT_BATCH_CONCURRENCY } from '../micro-batch';
-import { AppError } from '../errors';
+import { AppError, RetryLaterError } from '../errors';
 import { IDEMPOTENCY_TABLE } from './table';
 
 /** Keys are remembered at least this long (the API promise); a shorter retention is refused. */
@@ -81,11 +81,9 @@ export function isRememberedStatus(status: number): boolean {
 }
 
 /** 409 for a key another attempt is working on right now. */
-export class IdempotencyInProgressError extends AppError {
-  readonly retryAfterSeconds = IN_PROGRESS_RETRY_AFTER_SECONDS;
-
+export class IdempotencyInProgressError extends RetryLaterError {
   constructor(message = 'A request with this Idempotency-Key is in progress; retry shortly') {
-    super('IDEMPOTENCY_REQUEST_IN_PROGRESS', message);
+    super('IDEMPOTENCY_REQUEST_IN_PROGRESS', message, IN_PROGRESS_RETRY_AFTER_SECONDS);
   }
 }
 

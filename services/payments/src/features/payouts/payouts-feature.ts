@@ -8,7 +8,7 @@ import { PayoutDelivery } from './rails/payout-delivery';
 import { SandboxRail } from './rails/sandbox-rail';
 
 export const payoutsConfigShape = {
-  /** How long POST /v1/payouts waits for the ledger's answer to the hold before answering 202 with the case pending. */
+  /** How long a payout's creation (its hold) or decision (its settle or release) waits for the ledger's answer before answering 202. */
   PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
   /** Which rail approved payouts leave through; only the sandbox exists so far, and tests always use it. */
   PAYMENTS_PAYOUT_RAIL: z.enum(['sandbox']).default('sandbox'),

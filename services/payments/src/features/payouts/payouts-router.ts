@@ -1,13 +1,7 @@
 import { approvePayoutBodySchema, createPayoutBodySchema, payoutCaseQuerySchema, rejectPayoutBodySchema } from '@wallet/contracts';
-import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, correlationIdOf, decisionAnswersOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
-import type { DecisionAnswer, PayoutsService } from './payouts-service';
-
-/** The decision's 200 stored in the decision's transaction, when a key guards the call: a retry replays it. */
-function decisionAnswerOf(response: Response): DecisionAnswer | undefined {
-  const key = idempotencyOf(response);
-  return key ? (tx, payout) => key.complete(tx, jsonResponse(200, payout)) : undefined;
-}
+import type { PayoutsService } from './payouts-service';
 
 /** `/v1/payouts*`: the gateway already required the route's scope; the tenant and environment come from its token. */
 export function payoutsRouter(payouts: PayoutsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
@@ -43,12 +37,14 @@ export function payoutsRouter(payouts: PayoutsService, guards: { create: Request
 
   router.post('/v1/payouts/:id/approve', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
     const body = parseOrThrow(approvePayoutBodySchema, request.body);
-    response.json(await payouts.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+    const decided = await payouts.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswersOf(response));
+    response.status(decided.status).json(decided.shown);
   });
 
   router.post('/v1/payouts/:id/reject', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
     const body = parseOrThrow(rejectPayoutBodySchema, request.body);
-    response.json(await payouts.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+    const decided = await payouts.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswersOf(response));
+    response.status(decided.status).json(decided.shown);
   });
 
   return router;

@@ -12,10 +12,38 @@ import {
   type PayoutCaseQuery,
   type RejectPayoutBody,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  answerDecision,
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  awaitsLedger,
+  commitAndAwait,
+  currentContext,
+  cursorFields,
+  type Db,
+  type DecisionAnswers,
+  type DecisionResult,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  IdempotencyInProgressError,
+  type InternalClaims,
+  type LedgerWait,
+  type MemberDirectory,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  requirePermittedMember,
+  type SqlStatement,
+  stepOutcomeOf,
+  type Tx,
+  undecidableCaseError,
+} from '@wallet/kit';
 import { quoteFee } from '../fees/quote-fee';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
 import {
+  type Decision,
   type DecisionOutcome,
   decideCase,
   findCase,
@@ -28,17 +56,18 @@ import {
   listCases,
   type NewPayoutCase,
   type PayoutScope,
+  recordDecisionWithAnswer,
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredPayoutCase,
 } from './payouts-store';
 
-export interface PayoutsDeps {
+export interface PayoutsDeps extends LedgerWait {
   db: Db;
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
-  /** How long a request waits for the ledger's answer to the hold before answering 202 pending. */
+  /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
   replyTimeoutMs: number;
 }
 
@@ -55,8 +84,15 @@ export interface CreatedPayout {
   payout: PayoutCase;
 }
 
-/** Stores the decision's answer in the decision's transaction, when a key guards the call. */
-export type DecisionAnswer = (tx: Tx, payout: PayoutCase) => Promise<void>;
+/** A checker's decision on one case, as its transaction commits it. */
+interface DecisionTaken {
+  scope: PayoutScope;
+  claims: InternalClaims;
+  id: string;
+  decision: Decision;
+  step: 'settle' | 'release';
+  replyTo: string | undefined;
+}
 
 function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such payout case');
@@ -73,7 +109,8 @@ function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 
  * Wallet payouts under maker-checker. Each step (hold at creation, settle on approval, release
  * on rejection) commits with its posting command through the outbox, under its own command id,
  * so a step posts once whatever is retried. The ledger decides whether the hold fits the wallet
- * (funds, freeze); a decision is only taken on a case whose hold the ledger posted.
+ * (funds, freeze); a decision is only taken on a case whose hold the ledger posted. Creation and
+ * decision alike wait for the ledger's answer to their step up to the same deadline.
  */
 export class PayoutsService {
   constructor(private readonly deps: PayoutsDeps) {}
@@ -112,20 +149,11 @@ export class PayoutsService {
     };
     const command = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
     const pendingCase = toPayoutCase(pendingRecord(scope, draft, ''));
-    // Waiting starts before the commit: the ledger may answer before this resumes.
-    const pending = this.deps.postings.expect(payoutCommandId(id, 'hold'), this.deps.replyTimeoutMs);
-    let created: StoredPayoutCase;
-    try {
-      const seq = await insertCaseWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), command: postingMessage(command, { replyTo: this.deps.postings.replyTo }) });
+    const { committed: created, result } = await commitAndAwait(this.deps, payoutCommandId(id, 'hold'), async (replyTo) => {
+      const seq = await insertCaseWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), command: postingMessage(command, { replyTo }) });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      created = pendingRecord(scope, draft, seq);
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    this.deps.relay.wake();
-
-    const result = await pending.result;
+      return pendingRecord(scope, draft, seq);
+    });
     const outcome = result ? holdOutcomeOf(result) : null;
     if (!outcome) return { status: 202, payout: pendingCase };
     const finished = await this.recordHold(scope, created, outcome, answers);
@@ -133,12 +161,12 @@ export class PayoutsService {
     return { status: finished.holdEntryId ? 201 : 202, payout: toPayoutCase(finished) };
   }
 
-  approve(scope: PayoutScope, claims: InternalClaims, id: string, body: ApprovePayoutBody, answer?: DecisionAnswer): Promise<PayoutCase> {
-    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answer);
+  approve(scope: PayoutScope, claims: InternalClaims, id: string, body: ApprovePayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
+    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answers);
   }
 
-  reject(scope: PayoutScope, claims: InternalClaims, id: string, body: RejectPayoutBody, answer?: DecisionAnswer): Promise<PayoutCase> {
-    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answer);
+  reject(scope: PayoutScope, claims: InternalClaims, id: string, body: RejectPayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
+    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answers);
   }
 
   /** Finishes case steps from ledger events (any instance, any time); a step recorded already is left as it is. */
@@ -154,10 +182,10 @@ export class PayoutsService {
         const outcome = holdOutcomeOf(result);
         if (outcome) holds.push({ scope, id: result.reference.id, outcome });
       } else if (step === 'settle' || step === 'release') {
-        const outcome = decisionOutcomeOf(result);
+        const outcome = stepOutcomeOf(result);
         if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
       } else if (step === 'complete' || step === 'fail') {
-        const outcome = decisionOutcomeOf(result);
+        const outcome = stepOutcomeOf(result);
         if (outcome) outcomes.push({ scope, id: result.reference.id, outcome });
       }
     }
@@ -183,9 +211,10 @@ export class PayoutsService {
   /**
    * The checker's step: who may take it is checked first (identity answers for the member now),
    * then the case moves out of pending with its posting command, its audit record and the key's
-   * answer in one transaction, conditional on it still being pending.
+   * 202 in one transaction, conditional on it still being pending with its hold posted; the
+   * answer waits for the ledger's entry (200) up to the deadline (202).
    */
-  private async decide(scope: PayoutScope, claims: InternalClaims, id: string, decision: { status: 'approved' | 'rejected'; decidedBy: string; rejectionReason: string | null }, answer?: DecisionAnswer): Promise<PayoutCase> {
+  private async decide(scope: PayoutScope, claims: InternalClaims, id: string, decision: Decision, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
     checkDeclaredActor(claims, decision.decidedBy, 'actorId');
     const current = await findCase(this.deps.db, scope, id);
     if (!current) throw notFound();
@@ -193,38 +222,49 @@ export class PayoutsService {
     await this.requireMember(scope.tenantId, decision.decidedBy, 'payouts:approve');
 
     const step = decision.status === 'approved' ? 'settle' : 'release';
-    const actor = auditActorFieldsOf(claims);
-    const decided = await this.deps.db.transaction(async (tx) => {
-      const moved = await decideCase(tx, scope, id, decision);
-      if (!moved) {
-        const now = await findCase(tx, scope, id);
-        if (!now) throw notFound();
-        throw new AppError('CASE_NOT_PENDING', now.status === 'pending' ? 'The case waits for the ledger to confirm its hold; retry shortly' : `The case is ${now.status}, not pending`, {
-          status: now.status,
-          ...(now.status === 'pending' ? { holdConfirmed: false } : {}),
-        });
-      }
-      const { payout, walletOwnerId } = moved;
-      const command = payoutPostCommand({ ...scope, id, walletId: payout.walletId, walletOwnerId, currencyCode: payout.currencyCode, amount: payout.amount, fee: payout.fee, commission: payout.commission, correlationId: currentContext()?.correlationId }, step);
-      await enqueueOutbox(tx, [
-        postingMessage(command),
-        auditRecordMessage({
-          tenantId: scope.tenantId,
-          environment: scope.environment,
-          action: decision.status === 'approved' ? 'payout.approved' : 'payout.rejected',
-          actorType: actor.actorType,
-          actorId: decision.decidedBy,
-          targetType: 'payout_case',
-          targetId: id,
-          metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: payout.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
-        }),
-      ]);
-      const shown = toPayoutCase(payout);
-      if (answer) await answer(tx, shown);
-      return shown;
-    });
-    this.deps.relay.wake();
-    return decided;
+    const { committed: decided, result } = await commitAndAwait(this.deps, payoutCommandId(id, step), (replyTo) =>
+      this.deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
+    );
+    return answerDecision(
+      result,
+      {
+        show: (decisionEntryId) => toPayoutCase({ ...decided, decisionEntryId }),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, scope, id, journalEntryId, answer),
+        recordRefused: async (failureCode) => {
+          await this.deps.db.transaction((tx) => finishDecisions(tx, [{ scope, id, outcome: { status: 'refused', failureCode } }]));
+        },
+      },
+      answers,
+      `the ${step} of payout case ${id}`,
+    );
+  }
+
+  /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
+  private async commitDecision(tx: Tx, taken: DecisionTaken, answers: DecisionAnswers<PayoutCase>): Promise<StoredPayoutCase> {
+    const { scope, id, decision } = taken;
+    const moved = await decideCase(tx, scope, id, decision);
+    if (!moved) {
+      const now = await findCase(tx, scope, id);
+      throw now ? undecidableCaseError(now) : notFound();
+    }
+    const { payout, walletOwnerId } = moved;
+    const command = payoutPostCommand({ ...scope, id, walletId: payout.walletId, walletOwnerId, currencyCode: payout.currencyCode, amount: payout.amount, fee: payout.fee, commission: payout.commission, correlationId: currentContext()?.correlationId }, taken.step);
+    const actor = auditActorFieldsOf(taken.claims);
+    await enqueueOutbox(tx, [
+      postingMessage(command, { replyTo: taken.replyTo }),
+      auditRecordMessage({
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        action: decision.status === 'approved' ? 'payout.approved' : 'payout.rejected',
+        actorType: actor.actorType,
+        actorId: decision.decidedBy,
+        targetType: 'payout_case',
+        targetId: id,
+        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: payout.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
+      }),
+    ]);
+    await answers.accepted(tx, toPayoutCase(payout));
+    return payout;
   }
 
   /** An active member of the tenant whose role grants `scope`; else 403 ACTOR_NOT_PERMITTED. */
@@ -262,15 +302,26 @@ function holdOutcomeOf(result: LedgerResultV1): HoldOutcome | null {
   return null;
 }
 
-function decisionOutcomeOf(result: LedgerResultV1): DecisionOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'posted', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
-
 /** The record a case is from the moment it commits until the ledger answers its hold. */
 function pendingRecord(scope: PayoutScope, draft: NewPayoutCase, seq: string): StoredPayoutCase {
-  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null, railReference: null, railFailureReason: null, outcomeEntryId: null };
+  return {
+    ...draft,
+    seq,
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    status: 'pending',
+    holdEntryId: null,
+    failureCode: null,
+    decidedBy: null,
+    decidedAt: null,
+    rejectionReason: null,
+    decisionEntryId: null,
+    decisionFailureCode: null,
+    railReference: null,
+    railFailureReason: null,
+    outcomeEntryId: null,
+    outcomeFailureCode: null,
+  };
 }
 
 const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
@@ -283,6 +334,12 @@ export function refusalOf(payout: StoredPayoutCase): AppError {
   const reported = payout.failureCode ?? 'VALIDATION_ERROR';
   const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
   return new AppError(code, REFUSAL_MESSAGES[code] ?? `The ledger refused the payout hold (${reported})`, { payoutCaseId: payout.id });
+}
+
+/** A delivered case (completed or failed by the rail, its hold posted) whose complete or fail the ledger has not answered. */
+function awaitsOutcomeEntry(payout: StoredPayoutCase): boolean {
+  const delivered = (payout.status === 'completed' || payout.status === 'failed') && payout.holdEntryId !== null;
+  return delivered && payout.outcomeEntryId === null && payout.outcomeFailureCode === null;
 }
 
 export function toPayoutCase(payout: StoredPayoutCase): PayoutCase {
@@ -306,6 +363,7 @@ export function toPayoutCase(payout: StoredPayoutCase): PayoutCase {
     railReference: payout.railReference,
     railFailureReason: payout.railFailureReason,
     outcomeJournalEntryId: payout.outcomeEntryId,
+    awaitingLedger: awaitsLedger(payout) || awaitsOutcomeEntry(payout),
     createdAt: payout.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type StepOutcome, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
@@ -32,12 +32,15 @@ export interface StoredPayoutCase {
   decidedAt: Date | null;
   rejectionReason: string | null;
   decisionEntryId: string | null;
+  /** The ledger's refusal of the settle or release (never expected: suspense holds the money). */
+  decisionFailureCode: string | null;
   /** The rail's reference for the delivery, once it answered. */
   railReference: string | null;
   /** Why the rail failed the delivery, when it did. */
   railFailureReason: string | null;
   /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
   outcomeEntryId: string | null;
+  outcomeFailureCode: string | null;
   createdAt: Date;
 }
 
@@ -65,9 +68,11 @@ interface PayoutCaseRow {
   decided_at: Date | null;
   rejection_reason: string | null;
   decision_entry_id: string | null;
+  decision_failure_code: string | null;
   rail_reference: string | null;
   rail_failure_reason: string | null;
   outcome_entry_id: string | null;
+  outcome_failure_code: string | null;
   created_at: Date;
 }
 
@@ -95,9 +100,11 @@ const COLUMNS = [
   'decided_at',
   'rejection_reason',
   'decision_entry_id',
+  'decision_failure_code',
   'rail_reference',
   'rail_failure_reason',
   'outcome_entry_id',
+  'outcome_failure_code',
   'created_at',
 ];
 const COLUMN_LIST = COLUMNS.map((column) => `c.${column}`).join(', ');
@@ -127,9 +134,11 @@ function toCase(row: PayoutCaseRow): StoredPayoutCase {
     decidedAt: row.decided_at,
     rejectionReason: row.rejection_reason,
     decisionEntryId: row.decision_entry_id,
+    decisionFailureCode: row.decision_failure_code,
     railReference: row.rail_reference,
     railFailureReason: row.rail_failure_reason,
     outcomeEntryId: row.outcome_entry_id,
+    outcomeFailureCode: row.outcome_failure_code,
     createdAt: row.created_at,
   };
 }
@@ -153,7 +162,10 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
   return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
 }
 
-export type NewPayoutCase = Omit<StoredPayoutCase, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'railReference' | 'railFailureReason' | 'outcomeEntryId'>;
+export type NewPayoutCase = Omit<
+  StoredPayoutCase,
+  'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode' | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
+>;
 
 /**
  * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
@@ -257,7 +269,7 @@ export async function finishHolds(db: Db | Tx, finishing: readonly ScopedStepOut
   return result.rows.map(toCase);
 }
 
-export type DecisionOutcome = { status: 'posted'; journalEntryId: string } | { status: 'refused'; failureCode: string };
+export type DecisionOutcome = StepOutcome;
 
 /** Records the ledger's answers to settles and releases on decided cases; a recorded one is left as it is. */
 export async function finishDecisions(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
@@ -279,6 +291,27 @@ export async function finishDecisions(tx: Tx, finishing: readonly ScopedStepOutc
     ] as unknown as readonly Knex.RawBinding[],
   );
   return result.rowCount ?? 0;
+}
+
+/**
+ * Records the settle or release the ledger posted and stores the caller's answer, as one
+ * statement, before the answer goes out. The answer is stored even when the event path recorded
+ * the entry first (the same entry). False when the answer's part stored nothing (another
+ * attempt holds the key).
+ */
+export async function recordDecisionWithAnswer(db: Db, scope: PayoutScope, id: string, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+    db,
+    `WITH posted AS (
+       UPDATE payout_cases SET decision_entry_id = ?
+       WHERE id = ? AND tenant_id = ? AND environment = ? AND status IN ('approved', 'rejected') AND decision_entry_id IS NULL AND decision_failure_code IS NULL
+       RETURNING id
+     ),
+     answer AS (${answer.sql})
+     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
+    [journalEntryId, id, scope.tenantId, scope.environment, ...answer.bindings],
+  );
+  return (result.rows[0]?.answered ?? 0) > 0;
 }
 
 export interface Decision {

@@ -4,7 +4,7 @@ import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';
 
 export const floatDepositsConfigShape = {
-  /** How long POST /v1/admin/money/float-deposits waits for the ledger before answering 202 pending. */
+  /** How long a float deposit, or a withdrawal's creation or decision, waits for the ledger before answering 202. */
   TREASURY_POSTING_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
 };
 

@@ -1,13 +1,7 @@
 import { approveWithdrawalBodySchema, createWithdrawalBodySchema, rejectWithdrawalBodySchema, withdrawalQuerySchema } from '@wallet/contracts';
-import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, correlationIdOf, decisionAnswersOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
-import type { DecisionAnswer, WithdrawalsService } from './withdrawals-service';
-
-/** The decision's 200 stored in the decision's transaction, when a key guards the call: a retry replays it. */
-function decisionAnswerOf(response: Response): DecisionAnswer | undefined {
-  const key = idempotencyOf(response);
-  return key ? (tx, withdrawal) => key.complete(tx, jsonResponse(200, withdrawal)) : undefined;
-}
+import type { WithdrawalsService } from './withdrawals-service';
 
 /** `/v1/admin/money/withdrawals*`: the gateway already required the route's scope; the tenant and environment come from its token. */
 export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
@@ -43,12 +37,14 @@ export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { cre
 
   router.post('/v1/admin/money/withdrawals/:id/approve', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
     const body = parseOrThrow(approveWithdrawalBodySchema, request.body);
-    response.json(await withdrawals.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+    const decided = await withdrawals.approve(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswersOf(response));
+    response.status(decided.status).json(decided.shown);
   });
 
   router.post('/v1/admin/money/withdrawals/:id/reject', guards.decide, async (request: Request<{ id: string }>, response: Response) => {
     const body = parseOrThrow(rejectWithdrawalBodySchema, request.body);
-    response.json(await withdrawals.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswerOf(response)));
+    const decided = await withdrawals.reject(tenantScopeOf(response), claimsOf(response), request.params.id, body, decisionAnswersOf(response));
+    response.status(decided.status).json(decided.shown);
   });
 
   return router;

@@ -12,10 +12,38 @@ import {
   type Withdrawal,
   type WithdrawalQuery,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  answerDecision,
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  awaitsLedger,
+  commitAndAwait,
+  currentContext,
+  cursorFields,
+  type Db,
+  type DecisionAnswers,
+  type DecisionResult,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  IdempotencyInProgressError,
+  type InternalClaims,
+  type LedgerWait,
+  type MemberDirectory,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  requirePermittedMember,
+  type SqlStatement,
+  stepOutcomeOf,
+  type Tx,
+  undecidableCaseError,
+} from '@wallet/kit';
 import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
 import {
+  type Decision,
   type DecisionOutcome,
   decideWithdrawal,
   findWithdrawal,
@@ -25,17 +53,18 @@ import {
   insertWithdrawalWithHold,
   listWithdrawals,
   type NewWithdrawal,
+  recordDecisionWithAnswer,
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredWithdrawal,
 } from './withdrawals-store';
 
-export interface WithdrawalsDeps {
+export interface WithdrawalsDeps extends LedgerWait {
   db: Db;
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
-  /** How long a request waits for the ledger's answer to the hold before answering 202 pending. */
+  /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
   replyTimeoutMs: number;
 }
 
@@ -52,11 +81,18 @@ export interface CreatedWithdrawal {
   withdrawal: Withdrawal;
 }
 
-/** Stores the decision's answer in the decision's transaction, when a key guards the call. */
-export type DecisionAnswer = (tx: Tx, withdrawal: Withdrawal) => Promise<void>;
-
 const CREATE_SCOPE = 'treasury:write';
 const APPROVE_SCOPE = 'treasury:approve';
+
+/** A checker's decision on one case, as its transaction commits it. */
+interface DecisionTaken {
+  scope: TreasuryScope;
+  claims: InternalClaims;
+  id: string;
+  decision: Decision;
+  step: 'settle' | 'release';
+  replyTo: string | undefined;
+}
 
 function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such withdrawal');
@@ -74,7 +110,8 @@ function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 
  * creation, settle on approval, release on rejection) commits with its posting command through
  * the outbox, under its own command id, so a step posts once whatever is retried. The ledger
  * decides whether the source holds the amount; a decision is only taken on a case whose hold
- * the ledger posted.
+ * the ledger posted. Creation and decision alike wait for the ledger's answer to their step up
+ * to the same deadline.
  */
 export class WithdrawalsService {
   constructor(private readonly deps: WithdrawalsDeps) {}
@@ -111,20 +148,11 @@ export class WithdrawalsService {
       metadata: { ...actor.metadata, callerActorId: actor.actorId, source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
     });
     const pendingCase = toWithdrawal(pendingRecord(scope, draft, ''));
-    // Waiting starts before the commit: the ledger may answer before this resumes.
-    const pending = this.deps.postings.expect(withdrawalCommandId(id, 'hold'), this.deps.replyTimeoutMs);
-    let created: StoredWithdrawal;
-    try {
-      const seq = await insertWithdrawalWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), commands: [postingMessage(command, { replyTo: this.deps.postings.replyTo }), audit] });
+    const { committed: created, result } = await commitAndAwait(this.deps, withdrawalCommandId(id, 'hold'), async (replyTo) => {
+      const seq = await insertWithdrawalWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), commands: [postingMessage(command, { replyTo }), audit] });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      created = pendingRecord(scope, draft, seq);
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    this.deps.relay.wake();
-
-    const result = await pending.result;
+      return pendingRecord(scope, draft, seq);
+    });
     const outcome = result ? holdOutcomeOf(result) : null;
     if (!outcome) return { status: 202, withdrawal: pendingCase };
     const finished = await this.recordHold(scope, created, outcome, answers);
@@ -132,12 +160,12 @@ export class WithdrawalsService {
     return { status: finished.holdEntryId ? 201 : 202, withdrawal: toWithdrawal(finished) };
   }
 
-  approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answer?: DecisionAnswer): Promise<Withdrawal> {
-    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answer);
+  approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
+    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answers);
   }
 
-  reject(scope: TreasuryScope, claims: InternalClaims, id: string, body: RejectWithdrawalBody, answer?: DecisionAnswer): Promise<Withdrawal> {
-    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answer);
+  reject(scope: TreasuryScope, claims: InternalClaims, id: string, body: RejectWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
+    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answers);
   }
 
   /** Finishes case steps from ledger events (any instance, any time); a step recorded already is left as it is. */
@@ -152,7 +180,7 @@ export class WithdrawalsService {
         const outcome = holdOutcomeOf(result);
         if (outcome) holds.push({ scope, id: result.reference.id, outcome });
       } else if (step === 'settle' || step === 'release') {
-        const outcome = decisionOutcomeOf(result);
+        const outcome = stepOutcomeOf(result);
         if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
       }
     }
@@ -177,9 +205,10 @@ export class WithdrawalsService {
   /**
    * The checker's step: who may take it is checked first (identity answers for the member now),
    * then the case moves out of pending with its posting command, its audit record and the key's
-   * answer in one transaction, conditional on it still being pending.
+   * 202 in one transaction, conditional on it still being pending with its hold posted; the
+   * answer waits for the ledger's entry (200) up to the deadline (202).
    */
-  private async decide(scope: TreasuryScope, claims: InternalClaims, id: string, decision: { status: 'approved' | 'rejected'; decidedBy: string; rejectionReason: string | null }, answer?: DecisionAnswer): Promise<Withdrawal> {
+  private async decide(scope: TreasuryScope, claims: InternalClaims, id: string, decision: Decision, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
     checkDeclaredActor(claims, decision.decidedBy, 'actorId');
     const current = await findWithdrawal(this.deps.db, scope, id);
     if (!current) throw notFound();
@@ -187,37 +216,48 @@ export class WithdrawalsService {
     await requirePermittedMember(this.deps.members, scope.tenantId, decision.decidedBy, APPROVE_SCOPE);
 
     const step = decision.status === 'approved' ? 'settle' : 'release';
-    const actor = auditActorFieldsOf(claims);
-    const decided = await this.deps.db.transaction(async (tx) => {
-      const moved = await decideWithdrawal(tx, scope, id, decision);
-      if (!moved) {
-        const now = await findWithdrawal(tx, scope, id);
-        if (!now) throw notFound();
-        throw new AppError('CASE_NOT_PENDING', now.status === 'pending' ? 'The case waits for the ledger to confirm its hold; retry shortly' : `The case is ${now.status}, not pending`, {
-          status: now.status,
-          ...(now.status === 'pending' ? { holdConfirmed: false } : {}),
-        });
-      }
-      const command = withdrawalPostCommand({ ...scope, id, source: moved.source, currencyCode: moved.currencyCode, amount: moved.amount, correlationId: currentContext()?.correlationId }, step);
-      await enqueueOutbox(tx, [
-        postingMessage(command),
-        auditRecordMessage({
-          tenantId: scope.tenantId,
-          environment: scope.environment,
-          action: decision.status === 'approved' ? 'withdrawal.approved' : 'withdrawal.rejected',
-          actorType: actor.actorType,
-          actorId: decision.decidedBy,
-          targetType: 'withdrawal',
-          targetId: id,
-          metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: moved.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
-        }),
-      ]);
-      const shown = toWithdrawal(moved);
-      if (answer) await answer(tx, shown);
-      return shown;
-    });
-    this.deps.relay.wake();
-    return decided;
+    const { committed: decided, result } = await commitAndAwait(this.deps, withdrawalCommandId(id, step), (replyTo) =>
+      this.deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
+    );
+    return answerDecision(
+      result,
+      {
+        show: (decisionEntryId) => toWithdrawal({ ...decided, decisionEntryId }),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, scope, id, journalEntryId, answer),
+        recordRefused: async (failureCode) => {
+          await finishDecisions(this.deps.db, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
+        },
+      },
+      answers,
+      `the ${step} of withdrawal ${id}`,
+    );
+  }
+
+  /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
+  private async commitDecision(tx: Tx, taken: DecisionTaken, answers: DecisionAnswers<Withdrawal>): Promise<StoredWithdrawal> {
+    const { scope, id, decision } = taken;
+    const moved = await decideWithdrawal(tx, scope, id, decision);
+    if (!moved) {
+      const now = await findWithdrawal(tx, scope, id);
+      throw now ? undecidableCaseError(now) : notFound();
+    }
+    const command = withdrawalPostCommand({ ...scope, id, source: moved.source, currencyCode: moved.currencyCode, amount: moved.amount, correlationId: currentContext()?.correlationId }, taken.step);
+    const actor = auditActorFieldsOf(taken.claims);
+    await enqueueOutbox(tx, [
+      postingMessage(command, { replyTo: taken.replyTo }),
+      auditRecordMessage({
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        action: decision.status === 'approved' ? 'withdrawal.approved' : 'withdrawal.rejected',
+        actorType: actor.actorType,
+        actorId: decision.decidedBy,
+        targetType: 'withdrawal',
+        targetId: id,
+        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: moved.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
+      }),
+    ]);
+    await answers.accepted(tx, toWithdrawal(moved));
+    return moved;
   }
 
   /**
@@ -250,15 +290,9 @@ function holdOutcomeOf(result: LedgerResultV1): HoldOutcome | null {
   return null;
 }
 
-function decisionOutcomeOf(result: LedgerResultV1): DecisionOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'posted', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
-
 /** The record a case is from the moment it commits until the ledger answers its hold. */
 function pendingRecord(scope: TreasuryScope, draft: NewWithdrawal, seq: string): StoredWithdrawal {
-  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null };
+  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', holdEntryId: null, failureCode: null, decidedBy: null, decidedAt: null, rejectionReason: null, decisionEntryId: null, decisionFailureCode: null };
 }
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
@@ -286,6 +320,7 @@ export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {
     decidedAt: withdrawal.decidedAt ? withdrawal.decidedAt.toISOString() : null,
     rejectionReason: withdrawal.rejectionReason,
     decisionJournalEntryId: withdrawal.decisionEntryId,
+    awaitingLedger: awaitsLedger(withdrawal),
     createdAt: withdrawal.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type StepOutcome, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 
@@ -22,6 +22,8 @@ export interface StoredWithdrawal {
   decidedAt: Date | null;
   rejectionReason: string | null;
   decisionEntryId: string | null;
+  /** The ledger's refusal of the settle or release (never expected: suspense holds the amount). */
+  decisionFailureCode: string | null;
   createdAt: Date;
 }
 
@@ -44,6 +46,7 @@ interface WithdrawalRow {
   decided_at: Date | null;
   rejection_reason: string | null;
   decision_entry_id: string | null;
+  decision_failure_code: string | null;
   created_at: Date;
 }
 
@@ -66,6 +69,7 @@ const COLUMNS = [
   'decided_at',
   'rejection_reason',
   'decision_entry_id',
+  'decision_failure_code',
   'created_at',
 ];
 const COLUMN_LIST = COLUMNS.map((column) => `w.${column}`).join(', ');
@@ -90,11 +94,12 @@ function fromRow(row: WithdrawalRow): StoredWithdrawal {
     decidedAt: row.decided_at,
     rejectionReason: row.rejection_reason,
     decisionEntryId: row.decision_entry_id,
+    decisionFailureCode: row.decision_failure_code,
     createdAt: row.created_at,
   };
 }
 
-export type NewWithdrawal = Omit<StoredWithdrawal, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId'>;
+export type NewWithdrawal = Omit<StoredWithdrawal, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode'>;
 
 /**
  * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
@@ -155,7 +160,7 @@ export async function recordHoldWithAnswer(db: Db, scope: TreasuryScope, withdra
 }
 
 export type HoldOutcome = { status: 'held'; journalEntryId: string } | { status: 'refused'; failureCode: string };
-export type DecisionOutcome = { status: 'posted'; journalEntryId: string } | { status: 'refused'; failureCode: string };
+export type DecisionOutcome = StepOutcome;
 
 /** A ledger outcome for a case step, with the scope the ledger's result carries. */
 export interface ScopedStepOutcome<Outcome> {
@@ -210,6 +215,27 @@ export async function finishDecisions(db: Db | Tx, finishing: readonly ScopedSte
     ] as unknown as readonly Knex.RawBinding[],
   );
   return result.rowCount ?? 0;
+}
+
+/**
+ * Records the settle or release the ledger posted and stores the caller's answer, as one
+ * statement, before the answer goes out. The answer is stored even when the event path recorded
+ * the entry first (the same entry). False when the answer's part stored nothing (another
+ * attempt holds the key).
+ */
+export async function recordDecisionWithAnswer(db: Db, scope: TreasuryScope, id: string, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+    db,
+    `WITH posted AS (
+       UPDATE withdrawals SET decision_entry_id = ?
+       WHERE id = ? AND tenant_id = ? AND environment = ? AND status IN ('approved', 'rejected') AND decision_entry_id IS NULL AND decision_failure_code IS NULL
+       RETURNING id
+     ),
+     answer AS (${answer.sql})
+     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
+    [journalEntryId, id, scope.tenantId, scope.environment, ...answer.bindings],
+  );
+  return (result.rows[0]?.answered ?? 0) > 0;
 }
 
 export interface Decision {
