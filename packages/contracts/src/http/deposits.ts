@@ -160,7 +160,7 @@ export const depositRoutes = {
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
-    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat",
+    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
     surface: 'public',
     service: 'payments',
     body: momoWebhookBodySchema,

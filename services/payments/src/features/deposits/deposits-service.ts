@@ -126,7 +126,7 @@ export class DepositsService {
       throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'The webhook signature does not verify', { depositId: rejected.id });
     }
 
-    const existing = await findMomoDeposit(this.deps.db, wallet.tenantId, providerCode, body.transactionId);
+    const existing = await findMomoDeposit(this.deps.db, wallet, providerCode, body.transactionId);
     if (existing) return { status: 200, deposit: toDeposit(existing) };
 
     const tenant = await this.deps.tenants.require(wallet.tenantId);
@@ -161,7 +161,7 @@ export class DepositsService {
       });
       if (!inserted) {
         // A concurrent delivery of the same transaction committed first: ON CONFLICT waited for it.
-        const winner = await findMomoDeposit(tx, wallet.tenantId, providerCode, body.transactionId);
+        const winner = await findMomoDeposit(tx, wallet, providerCode, body.transactionId);
         if (!winner) throw new Error(`momo transaction ${body.transactionId} conflicted with a deposit that cannot be found`);
         return { deposit: winner, commandId: null };
       }
