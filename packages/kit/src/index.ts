@@ -22,3 +22,4 @@ export * from './idempotency';
 export * from './table-maintenance';
 export * from './micro-batch';
 export * from './postings';
+export * from './tenant-config';

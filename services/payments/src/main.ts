@@ -27,9 +27,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const fees = new FeesService({ db, relay });
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue });
-        const transfers = startTransfers({ db, relay, ...parts }, { postings });
+        const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
-        const payouts = startPayouts({ db, relay, ...parts }, { postings });
+        const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants });
         const reconciliation = startReconciliation({ db, relay, ...parts });
         await postings.start();
         return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
-import { amountStringSchema, currencyCodeSchema } from '../money';
+import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 import { providerCodeSchema } from './momo-providers';
 
@@ -169,7 +169,7 @@ export const depositRoutes = {
   bankSlip: {
     method: 'post',
     path: '/v1/deposits/bank-slips',
-    summary: 'Submit a bank slip: a pending deposit, credited only once verified against an imported statement',
+    summary: `Submit a bank slip: a pending deposit, credited only once verified against an imported statement; ${TRANSACTION_LIMIT_NOTE}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallet:deposit',

@@ -1,9 +1,8 @@
 import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
-import { type BodyOptInRoute, type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type BodyOptInRoute, type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
-import type { TenantDirectory } from '../tenants/tenant-directory';
 import { depositsRouter } from './deposits-router';
 import { DepositsService } from './deposits-service';
 import { MomoProviderDirectory } from './momo-provider-directory';

@@ -12,7 +12,7 @@ import {
   type PayoutCaseQuery,
   type RejectPayoutBody,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, decodeCursor, encodeCursor, enqueueOutbox, IdempotencyInProgressError, type InternalClaims, type MemberDirectory, type OutboxRelay, postingMessage, type Postings, requirePermittedMember, requireWithinTransactionLimit, type SqlStatement, type TenantDirectory, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 import { quoteFee } from '../fees/quote-fee';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
@@ -39,6 +39,7 @@ export interface PayoutsDeps {
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
+  tenants: Pick<TenantDirectory, 'require'>;
   /** How long a request waits for the ledger's answer to the hold before answering 202 pending. */
   replyTimeoutMs: number;
 }
@@ -90,6 +91,7 @@ export class PayoutsService {
     }
     // Payments' copy of the status only refuses early; the ledger enforces a freeze atomically.
     if (wallet.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The wallet is frozen', { walletId: wallet.id });
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     await this.requireMember(scope.tenantId, body.requestedBy, 'payouts:create');
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = await quoteFee(this.deps.db, scope.tenantId, 'payout', body.currencyCode, amount);

@@ -12,7 +12,9 @@ import {
   type OutboxRelay,
   postingMessage,
   type Postings,
+  requireWithinTransactionLimit,
   type StoredResponse,
+  type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
 import { z } from 'zod';
@@ -31,6 +33,7 @@ import {
   type NewTransfer,
   type ScopedTransferOutcome,
   type StoredTransfer,
+  type TransferContext,
   type TransferOutcome,
   type TransferScope,
 } from './transfers-store';
@@ -38,6 +41,7 @@ import {
 export interface TransfersDeps {
   db: Db;
   relay: OutboxRelay;
+  tenants: Pick<TenantDirectory, 'require'>;
   postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
@@ -108,8 +112,9 @@ export class TransfersService {
 
     // Read outside any transaction, in one round trip: a wallet's currency never changes,
     // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
-    // either way), and the fee is whatever the default schedule says at this moment.
-    const { wallets, terms } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
+    // either way), and the fee and the ceiling are whatever the tenant's configuration says at
+    // this moment.
+    const { wallets, terms, maxTransactionAmount } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
     const from = wallets.get(body.fromWalletId);
     const to = wallets.get(body.toWalletId);
     if (!from) throw walletNotFound(body.fromWalletId);
@@ -120,6 +125,8 @@ export class TransfersService {
       }
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
+    // The ceiling came with the context; only a tenant payments has not heard of costs a lookup.
+    requireWithinTransactionLimit(body.amount, maxTransactionAmount ?? (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
@@ -235,7 +242,6 @@ interface ContextRead {
   currencyCode: string;
 }
 
-type TransferContext = Awaited<ReturnType<typeof findTransferContext>>;
 
 /**
  * The contexts of several transfers: those of one tenant, environment and currency share one

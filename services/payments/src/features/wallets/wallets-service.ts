@@ -3,7 +3,7 @@ import { AppError, type Db, type Tx, decodeCursor, encodeCursor, enqueueOutbox, 
 import { z } from 'zod';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
-import type { TenantDirectory } from '../tenants/tenant-directory';
+import type { TenantDirectory } from '@wallet/kit';
 import { findWallet, findWalletAcrossTenants, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
 
 export interface WalletsDeps {

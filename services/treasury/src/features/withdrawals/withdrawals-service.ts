@@ -28,7 +28,9 @@ import {
   postingMessage,
   type Postings,
   requirePermittedMember,
+  requireWithinTransactionLimit,
   type SqlStatement,
+  type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
 import { z } from 'zod';
@@ -54,6 +56,7 @@ export interface WithdrawalsDeps {
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
+  tenants: Pick<TenantDirectory, 'require'>;
   /** How long a request waits for the ledger's answer to the hold before answering 202 pending. */
   replyTimeoutMs: number;
 }
@@ -102,6 +105,7 @@ export class WithdrawalsService {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, CREATE_SCOPE);
     const amount = formatAmount(body.amount, body.currencyCode);
 
