@@ -1,4 +1,4 @@
-import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { idempotency, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -37,7 +37,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             // Transfers first: they are most of the traffic, and each router ahead of theirs is
             // matched against every request in vain.
             transfers.routes(app);
-            app.use(feesRouter(fees));
+            app.use(feesRouter(fees, idempotency({ db, required: false, logger: parts.logger })));
             wallets.routes(app);
             deposits.routes(app);
             payouts.routes(app);

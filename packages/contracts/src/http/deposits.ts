@@ -169,6 +169,7 @@ export const depositRoutes = {
   bankSlip: {
     method: 'post',
     path: '/v1/deposits/bank-slips',
+    idempotencyKey: 'optional',
     summary: `Submit a bank slip: a pending deposit, credited only once verified against an imported statement; ${TRANSACTION_LIMIT_NOTE}`,
     surface: 'tenant',
     service: 'payments',
@@ -189,6 +190,7 @@ export const depositRoutes = {
   importStatement: {
     method: 'post',
     path: '/v1/bank-statements',
+    idempotencyKey: 'optional',
     summary: 'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
     surface: 'tenant',
     service: 'payments',

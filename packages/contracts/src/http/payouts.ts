@@ -98,6 +98,7 @@ export const payoutRoutes = {
   create: {
     method: 'post',
     path: '/v1/payouts',
+    idempotencyKey: 'required',
     summary:
       `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',

@@ -55,6 +55,7 @@ export const transferRoutes = {
   create: {
     method: 'post',
     path: '/v1/transfers',
+    idempotencyKey: 'required',
     summary:
       `Move money between two wallets of the same currency; the fee is charged to the sender on top. 201 completed; 202 pending when the ledger has not confirmed within the deadline (the transfer finishes later); 422 with the ledger's code (INSUFFICIENT_FUNDS, WALLET_FROZEN) and details.transferId when refused; ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',

@@ -168,6 +168,7 @@ export const treasuryRoutes = {
   createFloatDeposit: {
     method: 'post',
     path: '/v1/admin/money/float-deposits',
+    idempotencyKey: 'required',
     summary:
       `Record a tenant float deposit and post \`tenant_float_deposit\` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline; ${TRANSACTION_LIMIT_NOTE}; 403 ACTOR_NOT_PERMITTED when depositedBy is not an active member whose role grants treasury:write. Idempotency-Key required`,
     surface: 'tenant',
@@ -201,6 +202,7 @@ export const withdrawalRoutes = {
   create: {
     method: 'post',
     path: '/v1/admin/money/withdrawals',
+    idempotencyKey: 'required',
     summary:
       `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending when the ledger has not confirmed the hold within the deadline; 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',

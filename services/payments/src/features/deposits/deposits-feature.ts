@@ -40,8 +40,9 @@ export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsC
   const statements = new BankStatementsService({ db });
   return {
     routes: (app) => {
-      app.use(depositsRouter(deposits, idempotency({ db, required: false, logger })));
-      app.use(bankStatementsRouter(statements));
+      const remember = idempotency({ db, required: false, logger });
+      app.use(depositsRouter(deposits, remember));
+      app.use(bankStatementsRouter(statements, remember));
     },
     bodyOptIns: DEPOSIT_BODY_OPT_INS,
   };
