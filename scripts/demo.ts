@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   say(`payout ${refused.id}: ${rejected.status}; the hold went back to bob's wallet`);
 
   step('Treasury: a float deposit and a withdrawal under maker-checker');
-  const floatDeposit = await ops.treasury.floatDeposits.create({ amount: '1000.00', currencyCode: CURRENCY, rail: 'bank', externalReference: `TT-${stamp}`, depositedBy: 'finance desk' });
+  const floatDeposit = await ops.treasury.floatDeposits.create({ amount: '1000.00', currencyCode: CURRENCY, rail: 'bank', externalReference: `TT-${stamp}`, depositedBy: operator.id });
   say(`float deposit ${floatDeposit.id}: ${floatDeposit.amount} over bank, ${floatDeposit.status}`);
   const withdrawal = await ops.treasury.withdrawals.create({
     source: 'operating_float',

@@ -89,3 +89,9 @@ export function formatAmount(value: BigNumber.Value, currencyCode: string): stri
 export function roundToCurrency(value: BigNumber, currencyCode: string): BigNumber {
   return value.decimalPlaces(currencyScale(currencyCode), BigNumber.ROUND_HALF_UP);
 }
+
+/**
+ * What every money-moving route says of the tenant's maxTransactionAmount (its configuration):
+ * an inclusive ceiling on the amount, checked before anything is stored or posted.
+ */
+export const TRANSACTION_LIMIT_NOTE = "422 AMOUNT_EXCEEDS_LIMIT with details.maxTransactionAmount when the amount is above the tenant's maxTransactionAmount (inclusive; nothing is stored or posted)";

@@ -37,9 +37,9 @@ export type { RouteContract, ServiceName, Surface } from './route-contract';
 
 /** Every public route; the gateway routes and documents from this list. */
 export const ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/tenants', summary: 'Create a tenant', surface: 'system', service: 'identity', body: createTenantBodySchema, success: { status: 201, schema: tenantSchema } },
+  { method: 'post', path: '/v1/tenants', summary: 'Create a tenant', surface: 'system', service: 'identity', body: createTenantBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: tenantSchema } },
   { method: 'get', path: '/v1/tenants/{id}', summary: 'Get a tenant', surface: 'system', service: 'identity', success: { status: 200, schema: tenantSchema } },
-  { method: 'post', path: '/v1/system/organizations', summary: 'Create an organization, optionally with its invited admin', surface: 'system', service: 'identity', body: createOrganizationBodySchema, success: { status: 201, schema: organizationSchema } },
+  { method: 'post', path: '/v1/system/organizations', summary: 'Create an organization, optionally with its invited admin', surface: 'system', service: 'identity', body: createOrganizationBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: organizationSchema } },
   { method: 'get', path: '/v1/system/organizations', summary: 'List organizations', surface: 'system', service: 'identity', query: pageQuerySchema, success: { status: 200, schema: pageSchema(organizationSchema) } },
   { method: 'get', path: '/v1/system/organizations/{id}', summary: 'Get an organization', surface: 'system', service: 'identity', success: { status: 200, schema: organizationSchema } },
   { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
@@ -65,6 +65,9 @@ export const ROUTES: RouteContract[] = [
   ...ANALYTICS_ROUTES,
 ];
 
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Kept 24 hours per tenant and environment (the platform operator has its own). A retry with the same key and the same request (method, path, query, actor, body bytes) replays the first answer with Idempotent-Replayed: true; another request with it is 422 IDEMPOTENCY_KEY_REUSED; one still running is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS. An answer holding a secret shown once (API keys, webhook secrets) is kept encrypted under the service master key, never in clear.';
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, unknown>;
 }
@@ -81,6 +84,15 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
       for (const [name, field] of Object.entries(route.query.shape)) {
         parameters.push({ name, in: 'query', required: false, schema: jsonSchema(field as z.ZodType, 'input') });
       }
+    }
+    if (route.idempotencyKey) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: route.idempotencyKey === 'required',
+        description: IDEMPOTENCY_KEY_DESCRIPTION,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
     }
     const security = route.surface === 'system' ? [{ systemKey: [] }] : route.surface === 'public' ? [] : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
     const operation: Record<string, unknown> = {

@@ -23,6 +23,14 @@ interface RouteBase {
    */
   bodyOptIn?: { mediaTypes: readonly string[]; limitBytes: number };
   success: { status: number; schema: z.ZodType };
+  /**
+   * How the route takes an `Idempotency-Key` header: `required` (money movements) or
+   * `optional`. With a key, a retry of the same request replays the first answer
+   * (`Idempotent-Replayed: true`), another request with the key is 422 IDEMPOTENCY_KEY_REUSED,
+   * and one still running is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS. Every POST that creates
+   * something takes one.
+   */
+  idempotencyKey?: 'required' | 'optional';
 }
 
 /**

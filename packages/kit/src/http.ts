@@ -273,12 +273,17 @@ export interface ServiceAppOptions {
   bodyOptIns?: readonly BodyOptInRoute[];
 }
 
+async function sendMetrics(metrics: ServiceMetrics, response: Response): Promise<void> {
+  response.setHeader('Content-Type', metrics.registry.contentType);
+  response.send(await metrics.registry.metrics());
+}
+
 /**
- * /healthz (the process answers), /readyz (every check passes, else 503) and /metrics, for GET
- * and HEAD; any other request goes on. One handler rather than a router: every request of the
- * service passes it.
+ * /healthz (the process answers), /readyz (every check passes, else 503) and, unless
+ * `serveMetrics` is false, /metrics, for GET and HEAD; any other request goes on. One handler
+ * rather than a router: every request of the service passes it.
  */
-export function healthHandler(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[] }): RequestHandler {
+export function healthHandler(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[]; serveMetrics?: boolean }): RequestHandler {
   const answers = new Map<string, (response: Response) => Promise<void>>([
     ['/healthz', async (response) => {
       response.json({ status: 'ok', service: options.service });
@@ -297,15 +302,20 @@ export function healthHandler(options: { service: string; metrics: ServiceMetric
       const ready = checks.every((check) => check.status === 'ok');
       response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
     }],
-    ['/metrics', async (response) => {
-      response.setHeader('Content-Type', options.metrics.registry.contentType);
-      response.send(await options.metrics.registry.metrics());
-    }],
   ]);
+  if (options.serveMetrics !== false) answers.set('/metrics', (response) => sendMetrics(options.metrics, response));
   return (request, response, next) => {
     const answer = request.method === 'GET' || request.method === 'HEAD' ? answers.get(request.path) : undefined;
     if (!answer) return next();
     answer(response).catch(next);
+  };
+}
+
+/** /metrics alone (GET and HEAD), for a listener that serves nothing else of healthHandler's. */
+export function metricsHandler(metrics: ServiceMetrics): RequestHandler {
+  return (request, response, next) => {
+    if (request.path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) return next();
+    sendMetrics(metrics, response).catch(next);
   };
 }
 

@@ -23,3 +23,4 @@ export * from './table-maintenance';
 export * from './micro-batch';
 export * from './maker-checker';
 export * from './postings';
+export * from './tenant-config';

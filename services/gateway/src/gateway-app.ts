@@ -1,4 +1,4 @@
-import { AppError, correlationMiddleware, errorMiddleware, healthHandler, type Logger, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
+import { AppError, correlationMiddleware, errorMiddleware, healthHandler, type Logger, metricsHandler, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
 import express from 'express';
 import { docsRouter } from './features/docs/docs-router';
 import { type ProxyDependencies, proxyHandler } from './features/proxy/proxy-router';
@@ -37,22 +37,27 @@ export interface PublicAppOptions extends AppBase {
   openApiDocument: Record<string, unknown>;
 }
 
-/** Every route: health, metrics, the API document and every public route of the contracts. */
+/**
+ * Every route: health, the API document and every public route of the contracts. Not
+ * /metrics: it tells anyone who can reach the API the routes, traffic and upstream errors, so
+ * it is on the admin listener only.
+ */
 export function createPublicApp(options: PublicAppOptions): express.Express {
   return withFrameAround(options, 'public', (app) => {
     // The API first: it is nearly every request, and none of its paths is one of the others'.
     app.use(proxyHandler(options.proxy));
-    app.use(healthHandler({ service: SERVICE, metrics: options.metrics, readiness: options.readiness }));
+    app.use(healthHandler({ service: SERVICE, metrics: options.metrics, readiness: options.readiness, serveMetrics: false }));
     app.use(docsRouter(options.openApiDocument));
   });
 }
 
 /**
- * Only `/v1/system/*` and `/v1/tenants*` (the proxy's route table holds nothing else), and the
- * internal routes other services call: this listener may bind to a private host.
+ * Only `/v1/system/*` and `/v1/tenants*` (the proxy's route table holds nothing else), the
+ * internal routes other services call and `/metrics`: this listener may bind to a private host.
  */
 export function createAdminApp(options: AppBase & { proxy: ProxyDependencies; internal?: express.Router }): express.Express {
   return withFrameAround(options, 'admin', (app) => {
+    app.use(metricsHandler(options.metrics));
     if (options.internal) app.use(options.internal);
     app.use(proxyHandler(options.proxy));
   });

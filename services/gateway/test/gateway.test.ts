@@ -232,7 +232,7 @@ describe('system routes (X-System-Key)', () => {
   });
 
   it('the admin listener refuses every path outside /v1/system/* and /v1/tenants*', async () => {
-    for (const path of ['/v1/journal', '/v1/ledger/accounts', '/healthz', '/openapi.json', '/docs', '/metrics']) {
+    for (const path of ['/v1/journal', '/v1/ledger/accounts', '/healthz', '/openapi.json', '/docs']) {
       const response = await read(await fetch(`${client.adminUrl}${path}`, { headers: systemHeaders }));
       expect({ path, status: response.status, code: response.body.error?.code }).toEqual({ path, status: 404, code: 'NOT_FOUND' });
     }
@@ -347,7 +347,7 @@ describe('an upstream that is down', () => {
   });
 });
 
-describe('GET /healthz, /readyz, /metrics', () => {
+describe('GET /healthz, /readyz (public listener), /metrics (admin listener)', () => {
   it('/healthz answers while the process runs', async () => {
     const response = await read(await fetch(`${client.publicUrl}/healthz`));
     expect(response).toMatchObject({ status: 200, body: { status: 'ok', service: 'gateway' } });
@@ -372,13 +372,17 @@ describe('GET /healthz, /readyz, /metrics', () => {
     }
   });
 
-  it('/metrics exposes request durations by route template', async () => {
+  it('/metrics is served on the admin listener only, with request durations by route template', async () => {
     await fetch(`${client.publicUrl}/v1/tenants/tn_metrics`, { headers: systemHeaders });
-    const response = await read(await fetch(`${client.publicUrl}/metrics`));
+    const response = await read(await fetch(`${client.adminUrl}/metrics`));
     expect(response.status).toBe(200);
     expect(response.text).toContain('http_request_duration_seconds');
     expect(response.text).toContain('route="/v1/tenants/{id}"');
     expect(response.text).not.toContain('tn_metrics');
+    for (const method of ['GET', 'HEAD']) {
+      const publicAnswer = await fetch(`${client.publicUrl}/metrics`, { method });
+      expect({ method, status: publicAnswer.status, body: await publicAnswer.text() }).toEqual({ method, status: 404, body: method === 'GET' ? expect.stringContaining('NOT_FOUND') : '' });
+    }
   });
 });
 

@@ -199,6 +199,7 @@ describe('what is recorded', () => {
     for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/v1/no-such-route']) {
       await send(client.gateway.port, { path, headers: { 'X-Correlation-Id': skipped } });
     }
+    await send(client.gateway.adminPort, { path: '/metrics', headers: { 'X-Correlation-Id': skipped } });
     // Batches are written in order: once a later request's record is there, earlier ones would be too.
     const marker = correlation('marker');
     await send(client.gateway.port, { path: '/v1/tenants/tn_1', headers: { ...systemHeaders, 'X-Correlation-Id': marker } });

@@ -9,6 +9,7 @@ import * as teamMembersOrderAndLogin from './20261123110000_team_members_order_a
 import * as createSessions from './20261123110100_create_sessions';
 import * as createInbox from './20261123130000_create_inbox';
 import * as tenantsUpdatedAt from './20261124090000_tenants_updated_at';
+import * as createIdempotencyKeys from './20261228120000_create_idempotency_keys';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { name: '20261123110100_create_sessions', ...createSessions },
   { name: '20261123130000_create_inbox', ...createInbox },
   { name: '20261124090000_tenants_updated_at', ...tenantsUpdatedAt },
+  { name: '20261228120000_create_idempotency_keys', ...createIdempotencyKeys },
 ];

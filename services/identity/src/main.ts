@@ -1,4 +1,4 @@
-import { declareAuditRecords, declareIdentityEvents, runMain, type RunningService, startService } from '@wallet/kit';
+import { declareAuditRecords, declareIdentityEvents, idempotency, runMain, type RunningService, startIdempotencyPurge, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -14,6 +14,7 @@ import { organizationsRouter } from './features/organizations/organizations-rout
 import { OrganizationsService } from './features/organizations/organizations-service';
 import { masterKeyConfigSchema, oldMasterKeysConfigSchema } from './features/secrets/master-keys';
 import { openSecretBox } from './features/secrets/open-secret-box';
+import { reencryptSealedAnswers, sealedAnswers } from './features/secrets/sealed-answers';
 import { sessionsRouter } from './features/sessions/sessions-router';
 import { SessionsService } from './features/sessions/sessions-service';
 import { createInviteMailer } from './features/team/invite-mailer';
@@ -53,6 +54,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
         const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns });
+        await reencryptSealedAnswers({ db, box: secrets, logger });
+        // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
+        const remember = idempotency({ db, required: false, logger });
+        const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
+        const purge = startIdempotencyPurge({ db, logger });
         const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
@@ -64,17 +70,20 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await startAuditRecordsConsumer({ broker, db, logger });
         return {
           routes: (app) => {
-            app.use(tenantsRouter(tenants));
-            app.use(organizationsRouter(organizations));
+            app.use(tenantsRouter(tenants, remember));
+            app.use(organizationsRouter(organizations, remember));
             app.use(auditRouter(db));
             // After the audit router: /v1/team/:memberId must not swallow /v1/team/audit-events.
-            app.use(teamRouter(team));
+            app.use(teamRouter(team, remember));
             app.use(sessionsRouter(sessions));
-            app.use(apiKeysRouter(apiKeys));
+            app.use(apiKeysRouter(apiKeys, rememberSealed));
             app.use(apiKeyAuthRouter(apiKeys));
-            app.use(momoProvidersRouter(momoProviders));
+            app.use(momoProvidersRouter(momoProviders, rememberSealed));
           },
-          stop: async () => mailer?.close(),
+          stop: async () => {
+            await purge.stop();
+            await mailer?.close();
+          },
         };
       },
     },

@@ -10,6 +10,7 @@ import * as indexReconciliation from './20261201120000_index_reconciliation';
 import * as createPayoutCases from './20261202120000_create_payout_cases';
 import * as createReconciliationRuns from './20261215120000_create_reconciliation_runs';
 import * as createPayoutRails from './20261216120000_create_payout_rails';
+import * as momoTransactionPerEnvironment from './20261228120000_momo_transaction_per_environment';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   { name: '20261202120000_create_payout_cases', ...createPayoutCases },
   { name: '20261215120000_create_reconciliation_runs', ...createReconciliationRuns },
   { name: '20261216120000_create_payout_rails', ...createPayoutRails },
+  { name: '20261228120000_momo_transaction_per_environment', ...momoTransactionPerEnvironment },
 ];

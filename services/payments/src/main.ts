@@ -1,4 +1,4 @@
-import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { idempotency, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -27,9 +27,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const fees = new FeesService({ db, relay });
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue });
-        const transfers = startTransfers({ db, relay, ...parts }, { postings });
+        const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
-        const payouts = startPayouts({ db, relay, ...parts }, { postings });
+        const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants });
         const reconciliation = startReconciliation({ db, relay, ...parts });
         await postings.start();
         return {
@@ -37,7 +37,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             // Transfers first: they are most of the traffic, and each router ahead of theirs is
             // matched against every request in vain.
             transfers.routes(app);
-            app.use(feesRouter(fees));
+            app.use(feesRouter(fees, idempotency({ db, required: false, logger: parts.logger })));
             wallets.routes(app);
             deposits.routes(app);
             payouts.routes(app);

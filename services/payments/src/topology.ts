@@ -1,5 +1,4 @@
-import { TOPOLOGY } from '@wallet/contracts';
-import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents, declareTenantEventsQueue } from '@wallet/kit';
 
 /** Payments' own queue of identity events: its read model of tenant configuration. */
 export const PAYMENTS_TOPOLOGY = {
@@ -30,17 +29,7 @@ export async function declarePaymentsTopology(channel: Channel): Promise<void> {
   await declareIdentityEvents(channel);
   await declareAuditRecords(channel);
 
-  const names = PAYMENTS_TOPOLOGY.identityEvents;
-  await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
-  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
-  await channel.assertQueue(names.queue, {
-    durable: true,
-    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
-  });
-  const identity = TOPOLOGY.identityEvents;
-  await channel.bindQueue(names.queue, identity.exchange, identity.tenantCreatedRoutingKey);
-  await channel.bindQueue(names.queue, identity.exchange, identity.tenantUpdatedRoutingKey);
+  await declareTenantEventsQueue(channel, PAYMENTS_TOPOLOGY.identityEvents);
 
   const events = PAYMENTS_TOPOLOGY.ledgerEvents;
   await channel.assertExchange(events.deadLetterExchange, 'fanout', { durable: true });

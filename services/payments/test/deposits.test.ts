@@ -36,8 +36,8 @@ async function newTenant(options: { maxTransactionAmount?: string; allowedCurren
   return { tenantId, providerCode: 'mtn', secret: provider.webhookSecret };
 }
 
-async function createWallet(tenantId: string, currencyCode = 'USD') {
-  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode } });
+async function createWallet(tenantId: string, currencyCode = 'USD', environment: 'test' | 'live' = 'live') {
+  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId, { environment }), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode } });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -105,8 +105,8 @@ async function linesOf(entryId: string) {
   return rows.map((row) => `${row.direction} ${row.name} ${Number(row.amount).toFixed(2)}`);
 }
 
-async function balanceOf(tenantId: string, walletId: string): Promise<string> {
-  const read = await harness.request('GET', `/v1/wallets/${walletId}`, { token: tenantToken(tenantId) });
+async function balanceOf(tenantId: string, walletId: string, environment: 'test' | 'live' = 'live'): Promise<string> {
+  const read = await harness.request('GET', `/v1/wallets/${walletId}`, { token: tenantToken(tenantId, { environment }) });
   return walletSchema.parse(read.body).balance;
 }
 
@@ -148,6 +148,27 @@ describe('POST /v1/deposits/momo-webhook', () => {
     await waitFor(async () => ((await entriesOf(first.body.id)).length === 1 ? true : undefined), { what: 'the entry' });
     expect(await harness.db('deposits').where({ external_ref: transactionId }).count('* as n')).toEqual([{ n: '1' }]);
     expect(await balanceOf(tenant.tenantId, wallet.id)).toBe('25.00');
+  });
+
+  it('keeps test and live apart: one transactionId credits a live and a test wallet of the tenant once each, in either order', async () => {
+    const tenant = await newTenant();
+    const live = await createWallet(tenant.tenantId, 'USD', 'live');
+    const test = await createWallet(tenant.tenantId, 'USD', 'test');
+    for (const [first, second] of [[live, test], [test, live]] as const) {
+      const transactionId = `mtn-${randomUUID()}`;
+      const timestamp = new Date().toISOString();
+      const one = await deliver(tenant, { walletId: first.id, amount: '4', transactionId, timestamp });
+      const other = await deliver(tenant, { walletId: second.id, amount: '4', transactionId, timestamp });
+      expect([one.status, other.status]).toEqual([201, 201]);
+      expect(other.body).toMatchObject({ walletId: second.id, status: 'completed' });
+      expect(other.body.id).not.toBe(one.body.id);
+      // A repeat in each environment is still that environment's repeat.
+      const repeats = await Promise.all([first, second].map((wallet) => deliver(tenant, { walletId: wallet.id, amount: '4', transactionId, timestamp })));
+      expect(repeats.map((repeat) => [repeat.status, repeat.body.id])).toEqual([[200, one.body.id], [200, other.body.id]]);
+    }
+    for (const wallet of [live, test]) {
+      await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id, wallet.environment)) === '8.00' ? true : undefined), { what: `two credits in ${wallet.environment}` });
+    }
   });
 
   it('credits once under 10 concurrent deliveries of one transaction', async () => {

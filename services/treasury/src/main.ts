@@ -1,4 +1,4 @@
-import { runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
@@ -6,6 +6,7 @@ import { businessRecordsRouter } from './features/business-records/business-reco
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
 import { withdrawalRecords } from './features/business-records/withdrawal-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
+import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
@@ -16,15 +17,19 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...analyticsConfigShape },
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape },
       migrations,
       topology: declareTreasuryTopology,
       wire: async ({ db, relay, ...parts }) => {
+        const { config, logger } = parts;
+        const tenants = await startTenantReadModel({ db, relay, ...parts });
+        // Who a float deposit's depositor and a withdrawal's maker and checker are: identity answers, uncached.
+        const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS, logger });
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
         const balances = startBalances({ db, relay, ...parts });
-        const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings });
-        const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings });
+        const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
+        const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
         const analytics = await startAnalytics({ db, relay, ...parts });
         await postings.start();
         return {

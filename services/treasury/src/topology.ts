@@ -1,7 +1,14 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { type Channel, declareAuditRecords, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents, declareTenantEventsQueue } from '@wallet/kit';
 
 export const TREASURY_TOPOLOGY = {
+  /** Treasury's own queue of identity's tenant events: its read model of tenant configuration. */
+  identityEvents: {
+    queue: 'treasury.identity-events',
+    deadLetterExchange: 'treasury.identity-events.dlx',
+    deadLetterQueue: 'treasury.identity-events.dlq',
+    deliveryLimit: 5,
+  },
   /** Treasury's shared queue of the ledger's posted/rejected events: finishes the records whose caller missed the reply. */
   ledgerEvents: {
     queue: 'treasury.ledger-events',
@@ -19,11 +26,16 @@ export const TREASURY_TOPOLOGY = {
   },
 } as const;
 
-/** Treasury sends posting commands to the ledger and listens to its events; its maker-checker steps send audit records. */
+/**
+ * Treasury sends posting commands to the ledger and listens to its events, keeps a copy of each
+ * tenant's configuration from identity's events; its maker-checker steps send audit records.
+ */
 export async function declareTreasuryTopology(channel: Channel): Promise<void> {
   await declareLedgerCommands(channel);
   await declareLedgerEvents(channel);
+  await declareIdentityEvents(channel);
   await declareAuditRecords(channel);
+  await declareTenantEventsQueue(channel, TREASURY_TOPOLOGY.identityEvents);
 
   const events = TREASURY_TOPOLOGY.ledgerEvents;
   await channel.assertExchange(events.deadLetterExchange, 'fanout', { durable: true });

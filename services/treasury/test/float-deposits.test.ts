@@ -42,7 +42,7 @@ describe('POST /v1/admin/money/float-deposits', () => {
   it('posts exactly DR asset:pool, CR asset:momo-clearing, and the balances show the operating float', async () => {
     const caller = await harness.newCaller();
     const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
-      rawBody: '{"amount": 250.50, "currencyCode": "USD", "rail": "momo", "externalReference": "MOMO-REF-1", "depositedBy": "finance desk", "note": "opening float"}',
+      rawBody: '{"amount": 250.50, "currencyCode": "USD", "rail": "momo", "externalReference": "MOMO-REF-1", "note": "opening float"}',
     });
     expect(created.status).toBe(201);
     const deposit = floatDepositSchema.parse(created.body);

@@ -48,8 +48,8 @@ export interface TreasuryHarness {
   /** Treasury's own address and the test vhost, for tests that call or publish directly. */
   url: string;
   amqpUrl: string;
-  /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it. */
-  newCaller(currencies?: string[], tenantId?: string): Promise<Caller>;
+  /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it and treasury to record it. */
+  newCaller(currencies?: string[], tenantId?: string, config?: { maxTransactionAmount?: string }): Promise<Caller>;
   request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
   /**
    * Runs `action` with the ledger stopped (its commands wait in their queue), then starts it
@@ -80,20 +80,22 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     ledgerUrl,
     url: `http://127.0.0.1:${service.port}`,
     amqpUrl,
-    async newCaller(currencies = ['USD', 'UGX'], tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`) {
+    async newCaller(currencies = ['USD', 'UGX'], tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`, config = {}) {
       const event = {
         type: 'tenant.created.v1',
         messageId: `msg_${randomUUID()}`,
         tenantId,
         name: tenantId,
         slug: tenantId.toLowerCase().replace(/_/g, '-'),
-        config: { defaultCurrency: currencies[0], allowedCurrencies: currencies, maxTransactionAmount: '1000000' },
+        config: { defaultCurrency: currencies[0], allowedCurrencies: currencies, maxTransactionAmount: config.maxTransactionAmount ?? '1000000' },
         occurredAt: new Date().toISOString(),
       };
       const names = TOPOLOGY.identityEvents;
       channel.publish(names.exchange, names.tenantCreatedRoutingKey, Buffer.from(JSON.stringify(event)), { messageId: event.messageId, type: event.type, persistent: true });
       await channel.waitForConfirms();
-      await waitFor(async () => ((await ledgerDb('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `the ledger to provision ${tenantId}` });
+      for (const [service, inboxOf] of [['the ledger', ledgerDb], ['treasury', db]] as const) {
+        await waitFor(async () => ((await inboxOf('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `${service} to record ${tenantId}` });
+      }
       return { tenantId, environment: 'live' };
     },
     async request(caller, method, path, options = {}) {

@@ -25,7 +25,11 @@ export interface WithdrawalTenant extends Caller {
  */
 export interface WithdrawalsHarness extends TreasuryHarness {
   commands: LedgerCommandClient;
-  newTenant(): Promise<WithdrawalTenant>;
+  /**
+   * A tenant at identity with its members; `announced: false` leaves treasury and the ledger
+   * without its tenant.created event (a tenant from before treasury listened to them).
+   */
+  newTenant(options?: { maxTransactionAmount?: string; announced?: boolean }): Promise<WithdrawalTenant>;
   /** Books fee revenue the way a fee-bearing deposit does: DR momo-float, CR wallet amount - fee, CR revenue:fees fee. */
   earnFees(caller: Caller, fee: string): Promise<void>;
   /** Funds the operating float through the float deposit endpoint. */
@@ -73,10 +77,11 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
   return {
     ...harness,
     commands,
-    async newTenant() {
+    async newTenant(options = {}) {
       const slug = `wd-${randomBytes(6).toString('hex')}`;
-      const { id: tenantId } = await identityCall('POST', '/v1/tenants', null, { name: slug, slug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount: '1000000' } });
-      const caller = await harness.newCaller(['USD', 'UGX'], tenantId);
+      const maxTransactionAmount = options.maxTransactionAmount ?? '1000000';
+      const { id: tenantId } = await identityCall('POST', '/v1/tenants', null, { name: slug, slug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount } });
+      const caller: Caller = options.announced === false ? { tenantId, environment: 'live' } : await harness.newCaller(['USD', 'UGX'], tenantId, { maxTransactionAmount });
       return {
         ...caller,
         maker: await addMember(tenantId, 'operator'),

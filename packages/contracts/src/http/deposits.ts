@@ -2,7 +2,7 @@ import { idSchema } from '../ids';
 import { z } from 'zod';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
-import { amountStringSchema, currencyCodeSchema } from '../money';
+import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 import { providerCodeSchema } from './momo-providers';
 
@@ -161,7 +161,7 @@ export const depositRoutes = {
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
-    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat",
+    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
     surface: 'public',
     service: 'payments',
     body: momoWebhookBodySchema,
@@ -170,7 +170,8 @@ export const depositRoutes = {
   bankSlip: {
     method: 'post',
     path: '/v1/deposits/bank-slips',
-    summary: 'Submit a bank slip: a pending deposit, credited only once verified against an imported statement',
+    idempotencyKey: 'optional',
+    summary: `Submit a bank slip: a pending deposit, credited only once verified against an imported statement; ${TRANSACTION_LIMIT_NOTE}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallet:deposit',
@@ -190,6 +191,7 @@ export const depositRoutes = {
   importStatement: {
     method: 'post',
     path: '/v1/bank-statements',
+    idempotencyKey: 'optional',
     summary: 'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
     surface: 'tenant',
     service: 'payments',

@@ -54,8 +54,8 @@ export const momoProviderSecretsSchema = z.object({
 export type MomoProviderSecrets = z.infer<typeof momoProviderSecretsSchema>;
 
 export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/admin/momo-providers', summary: 'Register a mobile money provider; its webhookSecret is in this answer only', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: createMomoProviderBodySchema, success: { status: 201, schema: momoProviderWithSecretSchema } },
+  { method: 'post', path: '/v1/admin/momo-providers', summary: 'Register a mobile money provider; its webhookSecret is in this answer only', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: createMomoProviderBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: momoProviderWithSecretSchema } },
   { method: 'get', path: '/v1/admin/momo-providers', summary: 'List mobile money providers, newest first, without secrets', surface: 'tenant', service: 'identity', scope: 'providers:manage', query: pageQuerySchema, success: { status: 200, schema: pageSchema(momoProviderSchema) } },
   { method: 'get', path: '/v1/admin/momo-providers/{id}', summary: 'Get a mobile money provider, without its secret', surface: 'tenant', service: 'identity', scope: 'providers:manage', success: { status: 200, schema: momoProviderSchema } },
-  { method: 'post', path: '/v1/admin/momo-providers/{id}/rotate-secret', summary: 'Issue a new webhook secret (shown once); the old one verifies for expiresInSeconds more', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: rotateMomoProviderSecretBodySchema, success: { status: 200, schema: momoProviderWithSecretSchema } },
+  { method: 'post', path: '/v1/admin/momo-providers/{id}/rotate-secret', summary: 'Issue a new webhook secret (shown once); the old one verifies for expiresInSeconds more', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: rotateMomoProviderSecretBodySchema, idempotencyKey: 'optional', success: { status: 200, schema: momoProviderWithSecretSchema } },
 ];

@@ -2,7 +2,7 @@ import { idSchema } from '../ids';
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
-import { amountStringSchema, currencyCodeSchema } from '../money';
+import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 
 /**
@@ -105,8 +105,9 @@ export const payoutRoutes = {
   create: {
     method: 'post',
     path: '/v1/payouts',
+    idempotencyKey: 'required',
     summary:
-      'Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed). Idempotency-Key required',
+      `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',
     service: 'payments',
     scope: 'payouts:create',

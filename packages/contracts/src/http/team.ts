@@ -96,7 +96,7 @@ export const memberPrincipalSchema = z.object({
 export type MemberPrincipal = z.infer<typeof memberPrincipalSchema>;
 
 export const TEAM_ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, success: { status: 201, schema: teamMemberSchema } },
+  { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: teamMemberSchema } },
   { method: 'get', path: '/v1/team', summary: 'List team members, newest first', surface: 'tenant', service: 'identity', scope: 'team:manage', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } },
   { method: 'get', path: '/v1/team/{memberId}', summary: 'Get a team member', surface: 'tenant', service: 'identity', scope: 'team:manage', success: { status: 200, schema: teamMemberSchema } },
   { method: 'patch', path: '/v1/team/{memberId}', summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays", surface: 'tenant', service: 'identity', scope: 'team:manage', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } },

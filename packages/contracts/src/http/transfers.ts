@@ -2,7 +2,7 @@ import { idSchema } from '../ids';
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
-import { amountStringSchema, currencyCodeSchema } from '../money';
+import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 
 /** `pending` until the ledger answers; `completed` once posted; `failed` when the ledger refused it. */
@@ -56,8 +56,9 @@ export const transferRoutes = {
   create: {
     method: 'post',
     path: '/v1/transfers',
+    idempotencyKey: 'required',
     summary:
-      'Move money between two wallets of the same currency; the fee is charged to the sender on top. 201 completed; 202 pending when the ledger has not confirmed within the deadline (the transfer finishes later); 422 with the ledger\'s code (INSUFFICIENT_FUNDS, WALLET_FROZEN) and details.transferId when refused. Idempotency-Key required',
+      `Move money between two wallets of the same currency; the fee is charged to the sender on top. 201 completed; 202 pending when the ledger has not confirmed within the deadline (the transfer finishes later); 422 with the ledger's code (INSUFFICIENT_FUNDS, WALLET_FROZEN) and details.transferId when refused; ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',
     service: 'payments',
     scope: 'transfers:create',

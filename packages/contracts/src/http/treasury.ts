@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
-import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
+import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 
@@ -25,6 +25,7 @@ export const createFloatDepositBodySchema = z.object({
   currencyCode: currencyCodeSchema,
   rail: floatRailSchema,
   externalReference: z.string().trim().min(1).max(200).optional(),
+  /** The team member who made the deposit: an active member of the tenant whose role grants treasury:write (else 403 ACTOR_NOT_PERMITTED). */
   depositedBy: z.string().trim().min(1).max(200).optional(),
   note: z.string().trim().min(1).max(500).optional(),
 });
@@ -173,8 +174,9 @@ export const treasuryRoutes = {
   createFloatDeposit: {
     method: 'post',
     path: '/v1/admin/money/float-deposits',
+    idempotencyKey: 'required',
     summary:
-      'Record a tenant float deposit and post `tenant_float_deposit` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline. Idempotency-Key required',
+      `Record a tenant float deposit and post \`tenant_float_deposit\` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline; ${TRANSACTION_LIMIT_NOTE}; 403 ACTOR_NOT_PERMITTED when depositedBy is not an active member whose role grants treasury:write. Idempotency-Key required`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:write',
@@ -206,8 +208,9 @@ export const withdrawalRoutes = {
   create: {
     method: 'post',
     path: '/v1/admin/money/withdrawals',
+    idempotencyKey: 'required',
     summary:
-      'Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (`withdrawal_hold`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed). Idempotency-Key required',
+      `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:write',

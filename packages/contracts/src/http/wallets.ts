@@ -66,6 +66,7 @@ export const walletRoutes = {
   create: {
     method: 'post',
     path: '/v1/wallets',
+    idempotencyKey: 'optional',
     summary: 'Create a wallet: one per owner and currency in a tenant and environment (409 WALLET_EXISTS names the existing one)',
     surface: 'tenant',
     service: 'payments',

@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Db, SqlStatement, Tx } from '../db';
 import { AppError } from '../errors';
-import { claimsOf, correlationIdOf, errorCodeOf, tenantScopeOf } from '../http';
+import { claimsOf, correlationIdOf, errorCodeOf } from '../http';
 import type { Logger } from '../logger';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint } from './fingerprint';
 import { errorResponse, sendStoredResponse } from './response';
@@ -17,6 +17,7 @@ import {
   finalAnswerStatement,
   type IdempotencyClaim,
   IdempotencyInProgressError,
+  type IdempotencyScope,
   idempotencyKeyReusedError,
   IN_PROGRESS_RETRY_AFTER_SECONDS,
   isRememberedStatus,
@@ -29,6 +30,33 @@ import { idempotencyLogger, releaseQuietly } from './transactional';
 
 /** Headers replayed with a remembered answer; per-response ones (correlation id, date, length) are made fresh. */
 export const DEFAULT_REPLAYED_HEADERS: readonly string[] = ['content-type', 'location'];
+
+/**
+ * Where the platform operator's keys live (system routes): a tenant id no tenant can have, so
+ * they never meet a tenant's. The fingerprint holds the path, which names the organization a
+ * system route acts on.
+ */
+export const SYSTEM_IDEMPOTENCY_SCOPE: IdempotencyScope = { tenantId: 'system', environment: 'live' };
+
+/** The key space of the caller: its tenant and environment, or the platform operator's. */
+export function idempotencyScopeOf(response: Response): IdempotencyScope {
+  const claims = claimsOf(response);
+  if (claims.surface === 'system') return SYSTEM_IDEMPOTENCY_SCOPE;
+  if (claims.surface !== 'tenant' || !claims.tenantId || !claims.environment) {
+    throw new AppError('INSUFFICIENT_SCOPE', 'This route is for tenant credentials');
+  }
+  return { tenantId: claims.tenantId, environment: claims.environment };
+}
+
+/**
+ * Seals the body of each answer a route's keys remember, and opens it again to replay it: for
+ * answers that hold a secret shown once (a new API key, a webhook secret), which must not lie
+ * in the table in clear. The key's scope and name are the context a sealed body is bound to.
+ */
+export interface AnswerSealing {
+  seal(body: Buffer, where: { scope: IdempotencyScope; key: string }): Buffer;
+  open(body: Buffer, where: { scope: IdempotencyScope; key: string }): Buffer;
+}
 
 export interface IdempotencyOptions extends ClaimTiming {
   db: Db;
@@ -50,6 +78,8 @@ export interface IdempotencyOptions extends ClaimTiming {
    * change anything.
    */
   claimAtFirstWrite?: boolean;
+  /** Remembered answers are stored sealed and opened to replay (see AnswerSealing); not with claimAtFirstWrite. */
+  sealing?: AnswerSealing;
 }
 
 /** What the route's handler gets on `res.locals` (read it with idempotencyOf) when a key guards the request. */
@@ -199,6 +229,19 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   const timing = checkedTiming(options);
   const logger = idempotencyLogger(options.logger);
   const headerNames: ReadonlySet<string> = new Set([...DEFAULT_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((name) => name.toLowerCase())]);
+  const { sealing } = options;
+  // A route that writes its key in its own statement stores answers the middleware never sees.
+  if (sealing && options.claimAtFirstWrite) throw new Error('idempotency: sealing does not go with claimAtFirstWrite');
+
+  /** The answer as the table keeps it: sealed when the route seals. */
+  function stored(claim: IdempotencyClaim, response: StoredResponse): StoredResponse {
+    return sealing ? { ...response, body: sealing.seal(response.body, claim) } : response;
+  }
+
+  /** A remembered answer as it is sent again. */
+  function replayed(claim: { scope: IdempotencyScope; key: string }, response: StoredResponse): StoredResponse {
+    return sealing ? { ...response, body: sealing.open(response.body, claim) } : response;
+  }
 
   async function settle(response: Response, claim: IdempotencyClaim, sent: SentResponse): Promise<void> {
     const errorCode = errorCodeOf(response);
@@ -209,11 +252,11 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       await releaseQuietly(options.db, claim, logger);
       return;
     }
-    const stored: StoredResponse = { status: sent.status, headers: rememberedHeaders(sent.headers, headerNames), body: sent.body };
+    const answer: StoredResponse = { status: sent.status, headers: rememberedHeaders(sent.headers, headerNames), body: sent.body };
     try {
       // A 2xx sent after the handler completed the key in its transaction replaces what it
       // stored (the client got this one); anything else leaves a committed answer alone.
-      await storeFinalResponse(options.db, claim, stored, { replaceCompleted: sent.status >= 200 && sent.status < 300 });
+      await storeFinalResponse(options.db, claim, stored(claim, answer), { replaceCompleted: sent.status >= 200 && sent.status < 300 });
     } catch (error) {
       // The answer still goes out. Left in progress, the key's lock lapses and a retry runs again:
       // the reason money paths complete the key in their own transaction.
@@ -228,17 +271,17 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   function instead(response: Response, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): SentResponse {
     const correlationId = correlationIdOf(response);
     const headers: OutgoingHttpHeaders = { 'x-correlation-id': correlationId };
-    let stored: StoredResponse;
+    let answer: StoredResponse;
     if (outcome.kind === 'replay') {
-      stored = outcome.response;
+      answer = outcome.response;
       headers[IDEMPOTENT_REPLAYED_HEADER.toLowerCase()] = 'true';
     } else if (outcome.kind === 'mismatch') {
-      stored = errorResponse(idempotencyKeyReusedError(), correlationId);
+      answer = errorResponse(idempotencyKeyReusedError(), correlationId);
     } else {
-      stored = errorResponse(new IdempotencyInProgressError(), correlationId);
+      answer = errorResponse(new IdempotencyInProgressError(), correlationId);
       headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
     }
-    return { status: stored.status, headers: { ...stored.headers, ...headers }, body: stored.body };
+    return { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
   }
 
   /**
@@ -250,16 +293,16 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     let answered: StoredResponse | null = null;
     const handle: IdempotencyHandle = {
       claim,
-      complete: (tx, stored) => completeInTransaction(tx, claim, stored),
-      answer: async (tx, stored) => {
-        const kept = await storeFinalResponse(tx, claim, stored, { replaceCompleted: true });
+      complete: (tx, answer) => completeInTransaction(tx, claim, stored(claim, answer)),
+      answer: async (tx, answer) => {
+        const kept = await storeFinalResponse(tx, claim, stored(claim, answer), { replaceCompleted: true });
         if (!kept) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-        answered = stored;
+        answered = answer;
       },
-      completionStatement: (stored) => completionStatement(claim, stored),
-      finalAnswerStatement: (stored) => finalAnswerStatement(claim, stored),
-      answered: (stored) => {
-        answered = stored;
+      completionStatement: (answer) => completionStatement(claim, stored(claim, answer)),
+      finalAnswerStatement: (answer) => finalAnswerStatement(claim, stored(claim, answer)),
+      answered: (answer) => {
+        answered = answer;
       },
       written: onWritten,
     };
@@ -296,7 +339,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       if (options.required) throw new AppError('IDEMPOTENCY_KEY_REQUIRED', 'This operation requires an Idempotency-Key header');
       return next();
     }
-    const scope = tenantScopeOf(response);
+    const scope = idempotencyScopeOf(response);
     const rawBody: unknown = response.locals.rawBody;
     // Without the raw bytes, different bodies would look alike and get each other's answers.
     if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
@@ -309,7 +352,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     }
 
     const outcome = await claimIdempotencyKey(options.db, scope, key, fingerprint, timing);
-    if (outcome.kind === 'replay') return sendStoredResponse(response, outcome.response, { replayed: true });
+    if (outcome.kind === 'replay') return sendStoredResponse(response, replayed({ scope, key }, outcome.response), { replayed: true });
     if (outcome.kind === 'mismatch') throw idempotencyKeyReusedError();
     if (outcome.kind === 'in_progress') {
       response.setHeader('Retry-After', String(IN_PROGRESS_RETRY_AFTER_SECONDS));

@@ -1,15 +1,19 @@
 import { createMomoProviderBodySchema, pageQuerySchema, rotateMomoProviderSecretBodySchema } from '@wallet/contracts';
 import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
-import { type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { MomoProvidersService, ProviderCaller } from './momo-providers-service';
 
-/** `/v1/admin/momo-providers*` (the gateway already required providers:manage) and the payments service's secret lookup. */
-export function momoProvidersRouter(providers: MomoProvidersService): Router {
+/**
+ * `/v1/admin/momo-providers*` (the gateway already required providers:manage) and the payments
+ * service's secret lookup. An Idempotency-Key on a registration or a rotation (`rememberSealed`:
+ * the answer holds the webhook secret, so it is kept sealed) replays the first answer.
+ */
+export function momoProvidersRouter(providers: MomoProvidersService, rememberSealed: RequestHandler): Router {
   const router = Router();
 
   const callerOf = (response: Response): ProviderCaller => ({ tenantId: tenantScopeOf(response).tenantId, claims: claimsOf(response) });
 
-  router.post('/v1/admin/momo-providers', async (request, response) => {
+  router.post('/v1/admin/momo-providers', rememberSealed, async (request, response) => {
     const caller = callerOf(response);
     response.status(201).json(await providers.create(caller, parseOrThrow(createMomoProviderBodySchema, request.body)));
   });
@@ -23,7 +27,7 @@ export function momoProvidersRouter(providers: MomoProvidersService): Router {
     response.json(await providers.get(callerOf(response), request.params.id));
   });
 
-  router.post('/v1/admin/momo-providers/:id/rotate-secret', async (request, response) => {
+  router.post('/v1/admin/momo-providers/:id/rotate-secret', rememberSealed, async (request: Request<{ id: string }>, response: Response) => {
     const caller = callerOf(response);
     response.json(await providers.rotateSecret(caller, request.params.id, parseOrThrow(rotateMomoProviderSecretBodySchema, request.body ?? {})));
   });

@@ -1,13 +1,16 @@
 import { createOrganizationBodySchema, pageQuerySchema, updateOrganizationBodySchema } from '@wallet/contracts';
 import { claimsOf, parseOrThrow, requireSystem } from '@wallet/kit';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { OrganizationsService } from './organizations-service';
 
-/** The platform operator's view of tenants as organizations, each with its first admin. */
-export function organizationsRouter(organizations: OrganizationsService): Router {
+/**
+ * The platform operator's view of tenants as organizations, each with its first admin. An
+ * Idempotency-Key on the creation (`remember`) makes a retry replay its first answer.
+ */
+export function organizationsRouter(organizations: OrganizationsService, remember: RequestHandler): Router {
   const router = Router();
 
-  router.post('/v1/system/organizations', async (request, response) => {
+  router.post('/v1/system/organizations', remember, async (request, response) => {
     requireSystem(response);
     const body = parseOrThrow(createOrganizationBodySchema, request.body);
     response.status(201).json(await organizations.create(body));

@@ -1,6 +1,6 @@
 import { createTeamMemberBodySchema, teamMemberQuerySchema, updateTeamMemberBodySchema } from '@wallet/contracts';
 import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { TeamService } from './team-service';
 
 /**
@@ -8,10 +8,11 @@ import type { TeamService } from './team-service';
  * make with a system token. Mount it after the audit router: `/v1/team/:memberId` would
  * otherwise answer for `/v1/team/audit-events`.
  */
-export function teamRouter(team: TeamService): Router {
+export function teamRouter(team: TeamService, remember: RequestHandler): Router {
   const router = Router();
 
-  router.post('/v1/team', async (request, response) => {
+  // An Idempotency-Key makes a retried addition replay its first answer rather than meet 409 EMAIL_TAKEN.
+  router.post('/v1/team', remember, async (request, response) => {
     const { tenantId } = tenantScopeOf(response);
     const body = parseOrThrow(createTeamMemberBodySchema, request.body);
     response.status(201).json(await team.create(claimsOf(response), tenantId, body));

@@ -1,14 +1,18 @@
 import { bankStatementCsvQuerySchema, bankStatementJsonBodySchema } from '@wallet/contracts';
 import { claimsOf, parseOrThrow, tenantScopeOf } from '@wallet/kit';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { BankStatementsService, IncomingStatementLine } from './bank-statements-service';
 import { statementLinesOfCsv } from './statement-csv';
 
-/** POST /v1/bank-statements: JSON `{bankCode, currencyCode, lines}` or `text/csv` with bankCode and currencyCode in the query. */
-export function bankStatementsRouter(statements: BankStatementsService): Router {
+/**
+ * POST /v1/bank-statements: JSON `{bankCode, currencyCode, lines}` or `text/csv` with bankCode
+ * and currencyCode in the query. An Idempotency-Key (`remember`) replays the first import's
+ * answer rather than counting its lines again as duplicates.
+ */
+export function bankStatementsRouter(statements: BankStatementsService, remember: RequestHandler): Router {
   const router = Router();
 
-  router.post('/v1/bank-statements', async (request, response) => {
+  router.post('/v1/bank-statements', remember, async (request, response) => {
     const scope = tenantScopeOf(response);
     const claims = claimsOf(response);
     if (typeof request.body === 'string') {

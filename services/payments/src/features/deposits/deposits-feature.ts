@@ -1,9 +1,8 @@
 import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
-import { type BodyOptInRoute, type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type BodyOptInRoute, type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
-import type { TenantDirectory } from '../tenants/tenant-directory';
 import { depositsRouter } from './deposits-router';
 import { DepositsService } from './deposits-service';
 import { MomoProviderDirectory } from './momo-provider-directory';
@@ -41,8 +40,9 @@ export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsC
   const statements = new BankStatementsService({ db });
   return {
     routes: (app) => {
-      app.use(depositsRouter(deposits, idempotency({ db, required: false, logger })));
-      app.use(bankStatementsRouter(statements));
+      const remember = idempotency({ db, required: false, logger });
+      app.use(depositsRouter(deposits, remember));
+      app.use(bankStatementsRouter(statements, remember));
     },
     bodyOptIns: DEPOSIT_BODY_OPT_INS,
   };

@@ -11,9 +11,26 @@ import {
   newId,
   type Page,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, postingMessage, type Postings, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  currentContext,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  type InternalClaims,
+  type Logger,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  transactionLimitError,
+  type Tx,
+} from '@wallet/kit';
 import { quoteFee } from '../fees/quote-fee';
-import type { TenantDirectory } from '../tenants/tenant-directory';
+import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
 import {
   type DepositScope,
@@ -125,7 +142,7 @@ export class DepositsService {
       throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'The webhook signature does not verify', { depositId: rejected.id });
     }
 
-    const existing = await findMomoDeposit(this.deps.db, wallet.tenantId, providerCode, body.transactionId);
+    const existing = await findMomoDeposit(this.deps.db, wallet, providerCode, body.transactionId);
     if (existing) return { status: 200, deposit: toDeposit(existing) };
 
     const tenant = await this.deps.tenants.require(wallet.tenantId);
@@ -160,7 +177,7 @@ export class DepositsService {
       });
       if (!inserted) {
         // A concurrent delivery of the same transaction committed first: ON CONFLICT waited for it.
-        const winner = await findMomoDeposit(tx, wallet.tenantId, providerCode, body.transactionId);
+        const winner = await findMomoDeposit(tx, wallet, providerCode, body.transactionId);
         if (!winner) throw new Error(`momo transaction ${body.transactionId} conflicted with a deposit that cannot be found`);
         return { deposit: winner, commandId: null };
       }
@@ -182,15 +199,14 @@ export class DepositsService {
   }
 
   /** Tenant limits and the wallet's currency, in the order api-decisions section 8 lists them. */
-  private refusalOf(tenant: { allowedCurrencies: string[]; maxTransactionAmount: string }, wallet: DepositWallet, body: { amount: string; currencyCode: string }) {
-    if (new BigNumber(body.amount).gt(tenant.maxTransactionAmount)) {
-      return { code: 'AMOUNT_EXCEEDS_LIMIT' as const, message: `amount is over the tenant's maximum of ${tenant.maxTransactionAmount}`, details: { maxTransactionAmount: tenant.maxTransactionAmount } };
-    }
+  private refusalOf(tenant: { allowedCurrencies: string[]; maxTransactionAmount: string }, wallet: DepositWallet, body: { amount: string; currencyCode: string }): AppError | null {
+    const overLimit = transactionLimitError(body.amount, tenant.maxTransactionAmount);
+    if (overLimit) return overLimit;
     if (!tenant.allowedCurrencies.includes(body.currencyCode)) {
-      return { code: 'CURRENCY_NOT_ALLOWED' as const, message: `${body.currencyCode} is not one of the tenant's allowed currencies`, details: { currencyCode: body.currencyCode, allowedCurrencies: tenant.allowedCurrencies } };
+      return new AppError('CURRENCY_NOT_ALLOWED', `${body.currencyCode} is not one of the tenant's allowed currencies`, { currencyCode: body.currencyCode, allowedCurrencies: tenant.allowedCurrencies });
     }
     if (wallet.currencyCode !== body.currencyCode) {
-      return { code: 'CURRENCY_MISMATCH' as const, message: `The wallet holds ${wallet.currencyCode}, not ${body.currencyCode}`, details: { walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode } };
+      return new AppError('CURRENCY_MISMATCH', `The wallet holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
     }
     return null;
   }
@@ -267,7 +283,7 @@ export class DepositsService {
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
     const tenant = await this.deps.tenants.require(scope.tenantId);
     const refusal = this.refusalOf(tenant, wallet, body);
-    if (refusal) throw new AppError(refusal.code, refusal.message, refusal.details);
+    if (refusal) throw refusal;
     return this.deps.db.transaction(async (tx) => {
       const stored = await insertDeposit(tx, {
         id: newId('deposit'),

@@ -190,7 +190,7 @@ export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promis
   const insert = tx('deposits').insert(insertRow(deposit)).toSQL();
   const result = await tx.raw<{ rows: DepositRow[] }>(
     `${insert.sql}
-     ON CONFLICT (tenant_id, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected' DO NOTHING
+     ON CONFLICT (tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected' DO NOTHING
      RETURNING ${COLUMNS.join(', ')}`,
     insert.bindings as Knex.RawBinding[],
   );
@@ -198,10 +198,13 @@ export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promis
   return row ? toStored(row) : null;
 }
 
-/** The credited (non-rejected) deposit of a provider's transaction, if any. */
-export async function findMomoDeposit(db: Db | Tx, tenantId: string, providerCode: string, transactionId: string): Promise<StoredDeposit | null> {
+/**
+ * The credited (non-rejected) deposit of a provider's transaction in one environment, if any:
+ * test and live are separate worlds, so a transaction id seen in one says nothing of the other.
+ */
+export async function findMomoDeposit(db: Db | Tx, scope: DepositScope, providerCode: string, transactionId: string): Promise<StoredDeposit | null> {
   const row: DepositRow | undefined = await db('deposits')
-    .where({ tenant_id: tenantId, provider_code: providerCode, external_ref: transactionId, source: 'momo' })
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, provider_code: providerCode, external_ref: transactionId, source: 'momo' })
     .whereNot('status', 'rejected')
     .first(COLUMNS);
   return row ? toStored(row) : null;

@@ -8,7 +8,7 @@ import {
   publishFeeScheduleBodySchema,
 } from '@wallet/contracts';
 import { AppError, claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
-import { type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { FeeCaller, FeesService } from './fees-service';
 
 const SYSTEM_SCHEDULES = '/v1/system/organizations/:tenantId/fee-schedules';
@@ -16,9 +16,9 @@ const SYSTEM_SCHEDULES = '/v1/system/organizations/:tenantId/fee-schedules';
 /**
  * The platform operator's `/v1/system/organizations/{tenantId}/fee-schedules*`, the tenant's
  * `/v1/admin/fee-schedules*` (the gateway already required fees:read or fees:manage) and
- * `GET /v1/fees/quote`.
+ * `GET /v1/fees/quote`. An Idempotency-Key on a creation (`remember`) replays its first answer.
  */
-export function feesRouter(fees: FeesService): Router {
+export function feesRouter(fees: FeesService, remember: RequestHandler): Router {
   const router = Router();
 
   const tenantCaller = (response: Response): FeeCaller => ({ tenantId: tenantScopeOf(response).tenantId, surface: 'tenant', claims: claimsOf(response) });
@@ -30,7 +30,7 @@ export function feesRouter(fees: FeesService): Router {
     return { tenantId, surface: 'system', claims: claimsOf(response) };
   };
 
-  router.post(SYSTEM_SCHEDULES, async (request, response) => {
+  router.post(SYSTEM_SCHEDULES, remember, async (request: Request<{ tenantId: string }>, response: Response) => {
     const caller = systemCaller(request.params.tenantId, response);
     response.status(201).json(await fees.createSchedule(caller, parseOrThrow(createSystemFeeScheduleBodySchema, request.body)));
   });
@@ -45,7 +45,7 @@ export function feesRouter(fees: FeesService): Router {
     response.json(await fees.getSchedule(caller.tenantId, request.params.scheduleId));
   });
 
-  router.post(`${SYSTEM_SCHEDULES}/:scheduleId/rules`, async (request, response) => {
+  router.post(`${SYSTEM_SCHEDULES}/:scheduleId/rules`, remember, async (request: Request<{ tenantId: string; scheduleId: string }>, response: Response) => {
     const caller = systemCaller(request.params.tenantId, response);
     response.status(201).json(await fees.addRule(caller, request.params.scheduleId, parseOrThrow(addFeeRuleBodySchema, request.body)));
   });
@@ -64,12 +64,12 @@ export function feesRouter(fees: FeesService): Router {
     response.json(await fees.getSchedule(tenantCaller(response).tenantId, request.params.id));
   });
 
-  router.post('/v1/admin/fee-schedules', async (request, response) => {
+  router.post('/v1/admin/fee-schedules', remember, async (request, response) => {
     const caller = tenantCaller(response);
     response.status(201).json(await fees.createSchedule(caller, parseOrThrow(createTenantFeeScheduleBodySchema, request.body)));
   });
 
-  router.post('/v1/admin/fee-schedules/:id/rules', async (request, response) => {
+  router.post('/v1/admin/fee-schedules/:id/rules', remember, async (request: Request<{ id: string }>, response: Response) => {
     const caller = tenantCaller(response);
     response.status(201).json(await fees.addRule(caller, request.params.id, parseOrThrow(addFeeRuleBodySchema, request.body)));
   });

@@ -1,4 +1,4 @@
-import { type Features, idempotency, MemberDirectory, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import type { depositsConfigShape } from '../deposits/deposits-feature';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
@@ -31,10 +31,10 @@ export const payoutsConfigShape = {
 type PayoutsConfig = ServiceConfig<typeof payoutsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>;
 
 /** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
-export function startPayouts(parts: ServiceParts<PayoutsConfig>, deps: { postings: Postings }): Features {
+export function startPayouts(parts: ServiceParts<PayoutsConfig>, deps: { postings: Postings; tenants: TenantDirectory }): Features {
   const { config, db, relay, logger } = parts;
   const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS, logger });
-  const payouts = new PayoutsService({ db, relay, postings: deps.postings, members, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
+  const payouts = new PayoutsService({ db, relay, postings: deps.postings, members, tenants: deps.tenants, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
   deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
   const delivery = new PayoutDelivery({
     db,

@@ -35,8 +35,10 @@ import {
   postingMessage,
   type Postings,
   requirePermittedMember,
+  requireWithinTransactionLimit,
   type SqlStatement,
   stepOutcomeOf,
+  type TenantDirectory,
   type Tx,
   undecidableCaseError,
 } from '@wallet/kit';
@@ -67,6 +69,7 @@ export interface PayoutsDeps extends LedgerWait {
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
+  tenants: Pick<TenantDirectory, 'require'>;
   /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
   replyTimeoutMs: number;
 }
@@ -126,6 +129,7 @@ export class PayoutsService {
     }
     // Payments' copy of the status only refuses early; the ledger enforces a freeze atomically.
     if (wallet.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The wallet is frozen', { walletId: wallet.id });
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     await this.requireMember(scope.tenantId, body.requestedBy, 'payouts:create');
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = await quoteFee(this.deps.db, scope.tenantId, 'payout', body.currencyCode, amount);

@@ -1,7 +1,6 @@
-import type { ServiceConfig, ServiceParts } from '@wallet/kit';
+import { type ServiceConfig, type ServiceParts, startTenantConfigReadModel, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
-import { TenantDirectory } from './tenant-directory';
-import { startTenantsConsumer } from './tenants-consumer';
+import { PAYMENTS_TOPOLOGY } from '../../topology';
 
 export const tenantsConfigShape = {
   /** How long a request for a tenant payments has not heard of yet waits for its tenant.created event before answering 503. */
@@ -9,7 +8,6 @@ export const tenantsConfigShape = {
 };
 
 /** Payments' read model of tenant configuration: consumes identity's tenant events and answers lookups. */
-export async function startTenantReadModel(parts: ServiceParts<ServiceConfig<typeof tenantsConfigShape>>): Promise<TenantDirectory> {
-  await startTenantsConsumer({ broker: parts.broker, db: parts.db, logger: parts.logger });
-  return new TenantDirectory({ db: parts.db, waitMs: parts.config.PAYMENTS_TENANT_WAIT_MS });
+export function startTenantReadModel(parts: ServiceParts<ServiceConfig<typeof tenantsConfigShape>>): Promise<TenantDirectory> {
+  return startTenantConfigReadModel(parts, { queue: PAYMENTS_TOPOLOGY.identityEvents.queue, waitMs: parts.config.PAYMENTS_TENANT_WAIT_MS });
 }

@@ -1,4 +1,4 @@
-import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import { transfersRouter } from './transfers-router';
 import { TransfersService } from './transfers-service';
@@ -9,9 +9,9 @@ export const transfersConfigShape = {
 };
 
 /** Transfers: their routes, and the finisher that records the ledger's events on them. */
-export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings }): Features {
+export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory }): Features {
   const { config, db, relay, logger } = parts;
-  const transfers = new TransfersService({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
+  const transfers = new TransfersService({ db, relay, tenants: deps.tenants, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
   deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
   return {
     routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger, claimAtFirstWrite: true }))),

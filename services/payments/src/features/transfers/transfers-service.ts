@@ -1,5 +1,23 @@
 import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, type FinalAnswer, IdempotencyInProgressError, microBatch, type OutboxRelay, postingMessage, type Postings, STATEMENT_BATCH_CONCURRENCY, type StoredResponse, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  currentContext,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  type FinalAnswer,
+  IdempotencyInProgressError,
+  microBatch,
+  STATEMENT_BATCH_CONCURRENCY,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  requireWithinTransactionLimit,
+  type StoredResponse,
+  type TenantDirectory,
+  type Tx,
+} from '@wallet/kit';
 import { quoteFromTerms } from '../fees/quote-fee';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {
@@ -15,6 +33,7 @@ import {
   type NewTransfer,
   type ScopedTransferOutcome,
   type StoredTransfer,
+  type TransferContext,
   type TransferOutcome,
   type TransferScope,
 } from './transfers-store';
@@ -22,6 +41,7 @@ import {
 export interface TransfersDeps {
   db: Db;
   relay: OutboxRelay;
+  tenants: Pick<TenantDirectory, 'require'>;
   postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
@@ -92,8 +112,9 @@ export class TransfersService {
 
     // Read outside any transaction, in one round trip: a wallet's currency never changes,
     // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
-    // either way), and the fee is whatever the default schedule says at this moment.
-    const { wallets, terms } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
+    // either way), and the fee and the ceiling are whatever the tenant's configuration says at
+    // this moment.
+    const { wallets, terms, maxTransactionAmount } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
     const from = wallets.get(body.fromWalletId);
     const to = wallets.get(body.toWalletId);
     if (!from) throw walletNotFound(body.fromWalletId);
@@ -104,6 +125,8 @@ export class TransfersService {
       }
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
+    // The ceiling came with the context; only a tenant payments has not heard of costs a lookup.
+    requireWithinTransactionLimit(body.amount, maxTransactionAmount ?? (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
@@ -219,7 +242,6 @@ interface ContextRead {
   currencyCode: string;
 }
 
-type TransferContext = Awaited<ReturnType<typeof findTransferContext>>;
 
 /**
  * The contexts of several transfers: those of one tenant, environment and currency share one

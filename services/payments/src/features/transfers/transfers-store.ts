@@ -1,5 +1,5 @@
 import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { type Db, type FinalAnswer, finalAnswersStatement, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type Tx } from '@wallet/kit';
+import { type Db, type FinalAnswer, finalAnswersStatement, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
@@ -108,24 +108,34 @@ export interface TransferWallet {
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
 const transferWalletsJsonSchema = z.array(z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }));
 
+/** What a transfer is decided on, read in one round trip. */
+export interface TransferContext {
+  wallets: Map<string, TransferWallet>;
+  terms: DefaultTerms;
+  /** The tenant's ceiling per transaction, from payments' copy of its configuration; null when payments has not heard of the tenant. */
+  maxTransactionAmount: string | null;
+}
+
 /**
- * The wallets and the fee terms transfers are charged by, in one round trip: the wallets by id
- * in the scope (those of several transfers of the scope at once), and the tenant's default
- * schedule with its transfer rules for the currency.
+ * The wallets, the fee terms transfers are charged by and the tenant's transaction ceiling, in
+ * one round trip: the wallets by id in the scope (those of several transfers of the scope at
+ * once), the tenant's default schedule with its transfer rules for the currency, and its
+ * maxTransactionAmount.
  */
-export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly string[], currencyCode: string): Promise<{ wallets: Map<string, TransferWallet>; terms: DefaultTerms }> {
+export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly string[], currencyCode: string): Promise<TransferContext> {
   const terms = defaultTermsExpression(scope.tenantId, { transactionType: 'transfer', currencyCode });
-  const result = await prepared<{ rows: Array<{ wallets: unknown; terms: unknown }> }>(
+  const result = await prepared<{ rows: Array<{ wallets: unknown; terms: unknown; max_transaction_amount: string | null }> }>(
     tx,
     `SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'ownerId', owner_id, 'currencyCode', currency_code, 'status', status)), '[]'::json)
              FROM wallets WHERE id = ANY(CAST(? AS text[])) AND tenant_id = ? AND environment = ?) AS wallets,
-            ${terms.sql} AS terms`,
-    [[...ids], scope.tenantId, scope.environment, ...terms.bindings] as unknown as Knex.RawBinding[],
+            ${terms.sql} AS terms,
+            (SELECT max_transaction_amount::text FROM ${TENANT_CONFIG_TABLE} WHERE id = ?) AS max_transaction_amount`,
+    [[...ids], scope.tenantId, scope.environment, ...terms.bindings, scope.tenantId] as unknown as Knex.RawBinding[],
   );
   const row = result.rows[0];
   if (!row) throw new Error('the transfer context read returned no row');
   const wallets = transferWalletsJsonSchema.parse(row.wallets);
-  return { wallets: new Map(wallets.map((wallet) => [wallet.id, wallet])), terms: parseDefaultTerms(row.terms) };
+  return { wallets: new Map(wallets.map((wallet) => [wallet.id, wallet])), terms: parseDefaultTerms(row.terms), maxTransactionAmount: row.max_transaction_amount };
 }
 
 export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;

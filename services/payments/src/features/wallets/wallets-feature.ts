@@ -2,7 +2,7 @@ import { type Features, idempotency, type ServiceConfig, type ServiceParts, star
 import { z } from 'zod';
 import { LedgerCommands } from '../ledger/ledger-commands';
 import { LedgerReads } from '../ledger/ledger-reads';
-import type { TenantDirectory } from '../tenants/tenant-directory';
+import type { TenantDirectory } from '@wallet/kit';
 import { WalletStatusRetrier } from './wallet-status-retrier';
 import { WalletStatusService } from './wallet-status-service';
 import { walletsRouter } from './wallets-router';

@@ -2,7 +2,7 @@ import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, 
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
-import type { TenantDirectory } from '../tenants/tenant-directory';
+import type { TenantDirectory } from '@wallet/kit';
 import { findWallet, findWalletAcrossTenants, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
 
 export interface WalletsDeps {

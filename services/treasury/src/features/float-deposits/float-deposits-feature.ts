@@ -1,4 +1,4 @@
-import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';
@@ -9,9 +9,9 @@ export const floatDepositsConfigShape = {
 };
 
 /** Float deposits: their routes, and the finisher that records the ledger's events on them. */
-export function startFloatDeposits(parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>, deps: { postings: Postings }): Features {
+export function startFloatDeposits(parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
   const { config, db, relay, logger } = parts;
-  const deposits = new FloatDepositsService({ db, relay, postings: deps.postings, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
+  const deposits = new FloatDepositsService({ db, relay, postings: deps.postings, tenants: deps.tenants, members: deps.members, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
   deps.postings.register('float_deposit', (tx, results) => deposits.finishFromEvents(tx, results));
   return {
     routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),

@@ -1,5 +1,22 @@
 import { checkAmount, type CreateFloatDepositBody, type ErrorCode, ERROR_STATUS, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
-import { AppError, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, IdempotencyInProgressError, type OutboxRelay, postingMessage, type Postings, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  currentContext,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  IdempotencyInProgressError,
+  type MemberDirectory,
+  type OutboxRelay,
+  postingMessage,
+  type Postings,
+  requirePermittedMember,
+  requireWithinTransactionLimit,
+  type SqlStatement,
+  type TenantDirectory,
+  type Tx,
+} from '@wallet/kit';
 import { floatDepositCommandId, floatDepositPostCommand } from './float-deposit-posting';
 import {
   completeFloatDepositWithAnswer,
@@ -18,6 +35,8 @@ export interface FloatDepositsDeps {
   db: Db;
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
+  tenants: Pick<TenantDirectory, 'require'>;
+  members: Pick<MemberDirectory, 'memberOf'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
 }
@@ -33,6 +52,8 @@ export interface CreatedFloatDeposit {
   status: 201 | 202;
   deposit: FloatDeposit;
 }
+
+const DEPOSITOR_SCOPE = 'treasury:write';
 
 export function outcomeOf(result: LedgerResultV1): FloatDepositOutcome | null {
   if (result.status === 'posted' && result.journalEntryId) return { status: 'completed', journalEntryId: result.journalEntryId };
@@ -51,6 +72,9 @@ export class FloatDepositsService {
   async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: FloatDepositAnswers): Promise<CreatedFloatDeposit> {
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    // The depositor answers for the money as a withdrawal's maker does: an active member allowed to move treasury funds.
+    if (body.depositedBy !== undefined) await requirePermittedMember(this.deps.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
     const amount = formatAmount(body.amount, body.currencyCode);
     const id = newId('floatDeposit');
     const draft: NewFloatDeposit = {

@@ -1,4 +1,4 @@
-import { type Features, idempotency, MemberDirectory, type Postings, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import type { floatDepositsConfigShape } from '../float-deposits/float-deposits-feature';
 import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
@@ -15,10 +15,9 @@ export const withdrawalsConfigShape = {
 type WithdrawalsConfig = ServiceConfig<typeof withdrawalsConfigShape & Pick<typeof floatDepositsConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
 
 /** Withdrawal cases: their routes and the finisher that records the ledger's events on their steps. */
-export function startWithdrawals(parts: ServiceParts<WithdrawalsConfig>, deps: { postings: Postings }): Features {
+export function startWithdrawals(parts: ServiceParts<WithdrawalsConfig>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
   const { config, db, relay, logger } = parts;
-  const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS, logger });
-  const withdrawals = new WithdrawalsService({ db, relay, postings: deps.postings, members, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
+  const withdrawals = new WithdrawalsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
   deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
   return {
     routes: (app) =>

@@ -35,8 +35,10 @@ import {
   postingMessage,
   type Postings,
   requirePermittedMember,
+  requireWithinTransactionLimit,
   type SqlStatement,
   stepOutcomeOf,
+  type TenantDirectory,
   type Tx,
   undecidableCaseError,
 } from '@wallet/kit';
@@ -64,6 +66,7 @@ export interface WithdrawalsDeps extends LedgerWait {
   relay: OutboxRelay;
   postings: Pick<Postings, 'replyTo' | 'expect'>;
   members: Pick<MemberDirectory, 'memberOf'>;
+  tenants: Pick<TenantDirectory, 'require'>;
   /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
   replyTimeoutMs: number;
 }
@@ -120,6 +123,7 @@ export class WithdrawalsService {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
     await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, CREATE_SCOPE);
     const amount = formatAmount(body.amount, body.currencyCode);
 
