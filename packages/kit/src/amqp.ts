@@ -1,4 +1,5 @@
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 
 export type { Channel, ConfirmChannel, ConsumeMessage };
@@ -127,7 +128,7 @@ export class Broker {
   }
 
   private channel(): ConfirmChannel {
-    if (!this.publishChannel) throw new Error('broker is not connected');
+    if (!this.publishChannel) throw new DependencyUnavailableError('broker', 'broker is not connected');
     return this.publishChannel;
   }
 
@@ -160,7 +161,7 @@ export class Broker {
   }
 
   async check(): Promise<void> {
-    if (!this.isConnected) throw new Error('broker is not connected');
+    if (!this.isConnected) throw new DependencyUnavailableError('broker', 'broker is not connected');
   }
 
   async close(): Promise<void> {

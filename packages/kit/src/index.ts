@@ -2,6 +2,7 @@ export * from './amqp';
 export * from './config';
 export * from './context';
 export * from './db';
+export * from './dependency-errors';
 export * from './errors';
 export * from './http';
 export * from './inbox';
