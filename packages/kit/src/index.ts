@@ -23,3 +23,4 @@ export * from './idempotency';
 export * from './table-maintenance';
 export * from './micro-batch';
 export * from './postings';
+export * from './transient-retry';
