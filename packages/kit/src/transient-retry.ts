@@ -82,6 +82,17 @@ function settleQuietly(delivery: QueueDelivery, how: 'ack' | 'ack-up-to' | 'requ
   }
 }
 
+/** One `multiple` ack per channel, unless stopping: then deliveries left unacknowledged before these may sit below them. */
+function acknowledge(batch: readonly QueueDelivery[], options: TransientRetryOptions): void {
+  if (options.signal?.aborted) {
+    batch.forEach((delivery) => settleQuietly(delivery, 'ack', options.logger));
+    return;
+  }
+  const lastByChannel = new Map<Channel, QueueDelivery>();
+  for (const delivery of batch) lastByChannel.set(delivery.channel, delivery);
+  for (const last of lastByChannel.values()) settleQuietly(last, 'ack-up-to', options.logger);
+}
+
 /**
  * Applies a batch of deliveries with `apply` and settles them: transient failures are retried
  * (retryTransientFailures) with the deliveries left unacknowledged, so an outage costs none of
@@ -99,27 +110,28 @@ export async function applyDeliveryBatch<Item extends QueueDelivery>(
   options: TransientRetryOptions,
 ): Promise<Item[]> {
   if (batch.length === 0) return [];
-  const retrying = (deliveries: readonly Item[]) => retryTransientFailures(() => apply(deliveries), options);
   try {
-    await retrying(batch);
-    const lastByChannel = new Map<Channel, Item>();
-    for (const delivery of batch) lastByChannel.set(delivery.channel, delivery);
-    if (options.signal?.aborted) batch.forEach((delivery) => settleQuietly(delivery, 'ack', options.logger));
-    else for (const last of lastByChannel.values()) settleQuietly(last, 'ack-up-to', options.logger);
-    return [...batch];
+    await retryTransientFailures(() => apply(batch), options);
   } catch (error) {
     if (error instanceof RetryStoppedError) return [];
-    if (batch.length === 1) {
-      options.logger.warn({ err: error }, `${options.what} failed; requeued`);
-      settleQuietly(batch[0] as Item, 'requeue', options.logger);
-      return [];
+    if (batch.length > 1) {
+      options.logger.warn({ err: error, deliveries: batch.length }, `${options.what} failed; applying its deliveries one by one`);
+      return applyOneByOne(batch, apply, options);
     }
-    options.logger.warn({ err: error, deliveries: batch.length }, `${options.what} failed; applying its deliveries one by one`);
+    options.logger.warn({ err: error }, `${options.what} failed; requeued`);
+    settleQuietly(batch[0] as Item, 'requeue', options.logger);
+    return [];
   }
+  acknowledge(batch, options);
+  return [...batch];
+}
+
+/** Each delivery of a batch that failed as a whole, alone: acknowledged when applied, requeued when it fails by itself. */
+async function applyOneByOne<Item extends QueueDelivery>(batch: readonly Item[], apply: (deliveries: readonly Item[]) => Promise<void>, options: TransientRetryOptions): Promise<Item[]> {
   const applied: Item[] = [];
   for (const delivery of batch) {
     try {
-      await retrying([delivery]);
+      await retryTransientFailures(() => apply([delivery]), options);
     } catch (error) {
       if (error instanceof RetryStoppedError) return applied;
       options.logger.warn({ err: error }, `${options.what} failed on one delivery; requeued`);

@@ -220,11 +220,14 @@ export class PostingConsumer {
       }
     }
     for (const [replyTo, answers] of byReplyTo) this.reply(replyTo, answers);
+    if (this.abandoned) {
+      deliveries.forEach((delivery) => settle(delivery, 'ack'));
+      return;
+    }
     // One ack per channel for the whole batch: everything delivered before it is settled already.
     const lastByChannel = new Map<Channel, Delivery>();
     for (const delivery of deliveries) lastByChannel.set(delivery.channel, delivery);
-    if (this.abandoned) deliveries.forEach((delivery) => settle(delivery, 'ack'));
-    else for (const last of lastByChannel.values()) settle(last, 'ack-up-to');
+    for (const last of lastByChannel.values()) settle(last, 'ack-up-to');
   }
 
   /** One message per reply-to queue: a lone `ledger.result.v1`, or `ledger.replies.v1` for several. */
