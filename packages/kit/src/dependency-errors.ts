@@ -93,10 +93,12 @@ const RETRYABLE_TRANSACTION_SQLSTATES: ReadonlySet<string> = new Set(['40001', '
 
 /**
  * Whether work that failed with `error` would succeed if simply run again later: a dependency
- * unavailable, or a serialization failure or deadlock. A message that failed so is not poison.
+ * unavailable (here, or as a peer's 503), or a serialization failure or deadlock. A message
+ * that failed so is not poison.
  */
 export function isTransientFailure(error: unknown): boolean {
   if (isDependencyUnavailable(error)) return true;
+  if (error instanceof AppError) return error.code === 'SERVICE_UNAVAILABLE';
   return isErrorLike(error) && typeof error.code === 'string' && RETRYABLE_TRANSACTION_SQLSTATES.has(error.code);
 }
 

@@ -68,7 +68,10 @@ describe('what counts as a dependency being unavailable', () => {
       }),
     );
     expect(isDependencyUnavailable(new Error('Unable to acquire a connection'))).toBe(false);
-    expect(isDependencyUnavailable(new AppError('SERVICE_UNAVAILABLE', 'an answer, not a failure'))).toBe(false);
+    // A peer's 503 is an answer, not this process' failure; a consumer still waits it out.
+    expect(isDependencyUnavailable(new AppError('SERVICE_UNAVAILABLE', 'identity did not answer'))).toBe(false);
+    expect(isTransientFailure(new AppError('SERVICE_UNAVAILABLE', 'identity did not answer'))).toBe(true);
+    expect(isTransientFailure(new AppError('VALIDATION_ERROR', 'bad content'))).toBe(false);
   });
 
   it('sockets refused or reset, a pool that cannot connect in time, and the broker gone', () => {
