@@ -73,6 +73,14 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 }
 
 /** The OpenAPI 3 document of the public API, generated from the contracts. */
+/** Any route, when a dependency it needs (a database, the broker, another service) is briefly away. */
+const UNAVAILABLE_RESPONSE = {
+  description:
+    'SERVICE_UNAVAILABLE: a dependency of this request (its database, the broker, another service) is briefly unavailable; never 500 for that. Retry after the Retry-After header (seconds); a write retried with its Idempotency-Key takes effect at most once.',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
+  content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } },
+};
+
 export function buildOpenApiDocument(info: { version: string; serverUrl?: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
@@ -102,6 +110,7 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
       security,
       responses: {
         [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } },
+        '503': UNAVAILABLE_RESPONSE,
         default: { description: 'Error', content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } } },
       },
     };

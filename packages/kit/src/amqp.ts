@@ -1,4 +1,6 @@
+import { setMaxListeners } from 'node:events';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 
 export type { Channel, ConfirmChannel, ConsumeMessage };
@@ -16,7 +18,11 @@ export interface BrokerOptions {
 export interface ConsumerSpec {
   queue: string;
   prefetch: number;
-  onMessage: (message: ConsumeMessage, channel: Channel) => void | Promise<void>;
+  /**
+   * `channelClosed` aborts when the message's channel closes: the broker then redelivers it, so
+   * work still retrying it (retryTransientFailures) can stop.
+   */
+  onMessage: (message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal) => void | Promise<void>;
 }
 
 /**
@@ -100,13 +106,17 @@ export class Broker {
   private async startConsumer(connection: ChannelModel, spec: ConsumerSpec): Promise<void> {
     const channel = await connection.createChannel();
     channel.on('error', (error: Error) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp consumer channel error'));
+    const closed = new AbortController();
+    // Every message in flight may wait on it (prefetch of them at most).
+    setMaxListeners(spec.prefetch + 1, closed.signal);
+    channel.once('close', () => closed.abort());
     await channel.prefetch(spec.prefetch);
     await channel.consume(spec.queue, (message) => {
       if (!message) return;
       // A handler that fails after its channel closed (an ack during shutdown) must not become
       // an unhandled rejection: the message was not acked, so the broker redelivers it.
       Promise.resolve()
-        .then(() => spec.onMessage(message, channel))
+        .then(() => spec.onMessage(message, channel, closed.signal))
         .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
     });
   }
@@ -127,7 +137,7 @@ export class Broker {
   }
 
   private channel(): ConfirmChannel {
-    if (!this.publishChannel) throw new Error('broker is not connected');
+    if (!this.publishChannel) throw new DependencyUnavailableError('broker', 'broker is not connected');
     return this.publishChannel;
   }
 
@@ -160,7 +170,7 @@ export class Broker {
   }
 
   async check(): Promise<void> {
-    if (!this.isConnected) throw new Error('broker is not connected');
+    if (!this.isConnected) throw new DependencyUnavailableError('broker', 'broker is not connected');
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from './logger';
 
 export type Db = Knex;
 export type Tx = Knex.Transaction;
@@ -109,12 +110,27 @@ export interface Migration {
 // int8 counts and ids come back as strings by default; NUMERIC stays a string too (money).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
 
-export function createDb(url: string, options: { poolMax?: number; applicationName?: string } = {}): Db {
+/**
+ * `logger` takes knex's own warnings (a connection that could not be opened, one that ended),
+ * which it otherwise prints to the console, once per attempt all through a database outage.
+ */
+export function createDb(url: string, options: { poolMax?: number; applicationName?: string; logger?: Logger } = {}): Db {
+  const { logger } = options;
   return knex({
     client: 'pg',
     connection: { connectionString: url, application_name: options.applicationName ?? 'wallet' },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 10_000,
+    ...(logger
+      ? {
+          log: {
+            warn: (message: unknown) => logger.warn({ knex: String(message) }, 'database client warning'),
+            error: (message: unknown) => logger.error({ knex: String(message) }, 'database client error'),
+            deprecate: (message: unknown) => logger.warn({ knex: String(message) }, 'database client deprecation'),
+            debug: (message: unknown) => logger.debug({ knex: String(message) }, 'database client debug'),
+          },
+        }
+      : {}),
   });
 }
 

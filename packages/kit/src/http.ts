@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
 import { currentContext, runWithContext } from './context';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyUnavailableAnswer } from './dependency-errors';
 import { AppError, refuseUnsafeText, RetryLaterError } from './errors';
 import { INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenVerifier } from './internal-token';
 import type { Logger } from './logger';
@@ -211,14 +212,20 @@ export function errorBody(error: AppError, correlationId: string): ErrorBody {
 export function errorMiddleware(logger: Logger) {
   return (error: unknown, _request: Request, response: Response, _next: NextFunction): void => {
     let appError: AppError;
+    const unavailable = error instanceof AppError ? null : dependencyUnavailableAnswer(error);
     if (error instanceof AppError) {
       appError = error;
+    } else if (unavailable) {
+      logger.warn({ err: error }, 'a dependency is unavailable');
+      appError = unavailable;
     } else {
       logger.error({ err: error }, 'unhandled error');
       appError = new AppError('INTERNAL_ERROR', 'Something went wrong on our side');
     }
     if (response.headersSent) return;
     if (appError instanceof RetryLaterError) response.setHeader('Retry-After', String(appError.retryAfterSeconds));
+    // Every 503 says when to come back (a handler may have set its own).
+    else if (appError.status === 503 && !response.hasHeader('Retry-After')) response.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     response.locals.errorCode = appError.code;
     response.status(appError.status).json(errorBody(appError, correlationIdOf(response)));
   };

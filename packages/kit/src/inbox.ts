@@ -4,6 +4,7 @@ import type { Broker, Channel, ConsumeMessage } from './amqp';
 import { runWithContext } from './context';
 import type { Db, Tx } from './db';
 import type { Logger } from './logger';
+import { RetryStoppedError, retryTransientFailures } from './transient-retry';
 
 export const INBOX_TABLE = 'inbox';
 
@@ -41,14 +42,16 @@ export interface IdempotentConsumerOptions<Schema extends z.ZodType> {
 
 /**
  * Consumes typed messages exactly once in effect: parse (a malformed message is dead-lettered
- * at once), claim the id, do the work, ack. A failing handler is requeued; the queue's delivery
- * limit parks it in the dead-letter queue if it keeps failing.
+ * at once), claim the id, do the work, ack. A transient failure (the database down for a
+ * moment) is retried in place with backoff, the message unacknowledged, so it costs no
+ * delivery attempt; a handler failing for a reason of its own is requeued, and the queue's
+ * delivery limit parks it in the dead-letter queue if it keeps failing.
  */
 export async function consumeIdempotently<Schema extends z.ZodType>(options: IdempotentConsumerOptions<Schema>): Promise<void> {
   await options.broker.consume({
     queue: options.queue,
     prefetch: options.prefetch ?? 16,
-    onMessage: async (raw: ConsumeMessage, channel: Channel) => {
+    onMessage: async (raw: ConsumeMessage, channel: Channel, channelClosed: AbortSignal) => {
       let parsed: z.infer<Schema>;
       try {
         const result = options.schema.safeParse(JSON.parse(raw.content.toString('utf8')));
@@ -61,11 +64,18 @@ export async function consumeIdempotently<Schema extends z.ZodType>(options: Ide
       }
       const correlationId = (raw.properties.correlationId as string | undefined) ?? options.messageIdOf(parsed);
       await runWithContext({ correlationId }, async () => {
+        const message = { messageId: options.messageIdOf(parsed), type: String(raw.properties.type ?? options.queue) };
         try {
-          const outcome = await processOnce(options.db, { messageId: options.messageIdOf(parsed), type: String(raw.properties.type ?? options.queue) }, (tx) => options.handle(tx, parsed));
+          const outcome = await retryTransientFailures(() => processOnce(options.db, message, (tx) => options.handle(tx, parsed)), {
+            logger: options.logger,
+            what: `message of ${options.queue}`,
+            signal: channelClosed,
+          });
           options.logger.debug({ outcome, queue: options.queue }, 'message consumed');
           channel.ack(raw);
         } catch (error) {
+          // Its channel is gone: the broker redelivers it on the next one.
+          if (error instanceof RetryStoppedError) return;
           options.logger.warn({ err: error, queue: options.queue }, 'message handling failed; requeued');
           channel.nack(raw, false, true);
         }

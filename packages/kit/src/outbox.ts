@@ -2,6 +2,7 @@ import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
 import { type Db, prepared, type SqlStatement, type Tx } from './db';
+import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
 import { coalesceLedgerCommands, type OutgoingMessage } from './postings/posting-message';
@@ -195,7 +196,7 @@ export class OutboxRelay {
   }
 
   private async publishHandedOverNow(messages: OutboxMessage[]): Promise<void[]> {
-    if (!this.options.broker.isConnected) throw new Error('broker is not connected');
+    if (!this.options.broker.isConnected) throw new DependencyUnavailableError('broker', 'broker is not connected');
     await this.publish(
       messages.map((message) => ({
         exchange: message.exchange,

@@ -60,7 +60,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
-  const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config) });
+  const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });
   // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
   const started: Array<() => Promise<void>> = [() => db.destroy()];
   const undoStarted = async () => {

@@ -61,7 +61,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   // Nonces, rate-limit buckets and request logs: what every instance must share with every other.
   const databaseUrl = serviceDatabaseUrl(SERVICE, env);
   await ensureDatabase(databaseUrl);
-  const db = createDb(databaseUrl, { applicationName: SERVICE, poolMax: 10 });
+  const db = createDb(databaseUrl, { applicationName: SERVICE, poolMax: 10, logger });
   const closers: Array<() => Promise<void>> = [() => db.destroy()];
   const closeAll = async () => {
     for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'gateway shutdown step failed'));

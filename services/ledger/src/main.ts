@@ -36,7 +36,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
-        return { routes: (app) => app.use(ledgerReadRouter(db), journalInternalRouter(db)), stop: () => consumer.idle() };
+        return { routes: (app) => app.use(ledgerReadRouter(db), journalInternalRouter(db)), stop: () => consumer.stop() };
       },
     },
     env,

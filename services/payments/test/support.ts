@@ -3,7 +3,7 @@ import net from 'node:net';
 import amqp from 'amqplib';
 import { type LedgerPostV1, type PostingLine, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, LedgerCommandClient, signInternalToken } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, type TcpProxy, waitFor } from '@wallet/kit/testing';
 import { start as startLedger } from '../../ledger/src/main';
 import { start as startTreasury } from '../../treasury/src/main';
 import { type RunningService, start } from '../src/main';
@@ -77,12 +77,21 @@ export function newTenantId(): string {
   return `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`;
 }
 
-export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}): Promise<PaymentsHarness> {
+/** The services that reach PostgreSQL through a proxy a test cuts to stage an outage; the harness' own connections never do. */
+export interface HarnessOptions {
+  databaseProxies?: Partial<Record<'ledger' | 'payments' | 'treasury', TcpProxy>>;
+}
+
+function reachedBy(options: HarnessOptions, service: keyof NonNullable<HarnessOptions['databaseProxies']>, databaseUrl: string): string {
+  return options.databaseProxies?.[service]?.urlThrough(databaseUrl) ?? databaseUrl;
+}
+
+export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}, options: HarnessOptions = {}): Promise<PaymentsHarness> {
   const databaseUrl = await createTestDatabase('payments');
   const amqpUrl = await createTestVhost('payments');
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    PAYMENTS_DATABASE_URL: databaseUrl,
+    PAYMENTS_DATABASE_URL: reachedBy(options, 'payments', databaseUrl),
     AMQP_URL: amqpUrl,
     PAYMENTS_PORT: '0',
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
@@ -157,13 +166,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } = {}): Promise<LedgerBackedHarness> {
+export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } & HarnessOptions = {}): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');
   const ledgerDatabaseUrl = await createTestDatabase('payments_ledger');
   const ledgerPort = await freePort();
   const ledgerEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    LEDGER_DATABASE_URL: ledgerDatabaseUrl,
+    LEDGER_DATABASE_URL: reachedBy(options, 'ledger', ledgerDatabaseUrl),
     AMQP_URL: amqpUrl,
     LEDGER_PORT: String(ledgerPort),
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
@@ -175,7 +184,7 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, opti
   const treasuryDatabaseUrl = options.treasury ? await createTestDatabase('payments_treasury') : null;
   const treasury = treasuryDatabaseUrl === null ? null : await startTreasury({
     ...process.env,
-    TREASURY_DATABASE_URL: treasuryDatabaseUrl,
+    TREASURY_DATABASE_URL: reachedBy(options, 'treasury', treasuryDatabaseUrl),
     AMQP_URL: amqpUrl,
     TREASURY_PORT: '0',
     LEDGER_URL: `http://127.0.0.1:${ledgerPort}`,
@@ -185,7 +194,7 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, opti
   });
   // Nothing listens there without treasury: a reconciliation then answers 503, never a guess.
   const treasuryUrl = treasury ? `http://127.0.0.1:${treasury.port}` : 'http://127.0.0.1:9';
-  const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env });
+  const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env }, options);
   const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
   const treasuryDb = treasuryDatabaseUrl === null ? null : createDb(treasuryDatabaseUrl, { poolMax: 2 });
   const commands = await LedgerCommandClient.connect(amqpUrl, 'payments-tests');

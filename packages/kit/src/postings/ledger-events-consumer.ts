@@ -4,6 +4,7 @@ import type { Broker } from '../amqp';
 import { runWithContext } from '../context';
 import type { Db, Tx } from '../db';
 import type { Logger } from '../logger';
+import { applyDeliveryBatch } from '../transient-retry';
 
 /**
  * Records the ledger's results on the business records their postings were made for, in `tx`.
@@ -69,8 +70,9 @@ interface Delivery {
  * arrives (a binding of an earlier version) is acknowledged and ignored. Events are recorded in batches, one transaction per
  * batch, and acknowledged with one `multiple` ack per channel (every earlier delivery is settled
  * by then: batches are recorded in arrival order); finishers are conditional updates, so a redelivery changes nothing and no inbox row is
- * needed. A batch that fails is requeued whole; the queue's delivery limit parks an event that
- * keeps failing in the dead-letter queue.
+ * needed. A database outage stalls the batch, retried until it is recorded, at no delivery
+ * attempt's cost; an event that fails by itself is requeued alone (applyDeliveryBatch), and the
+ * queue's delivery limit parks it in the dead-letter queue if it keeps failing.
  */
 export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<{ stop(): Promise<void> }> {
   const batchSizeMax = options.batchSizeMax ?? 256;
@@ -80,6 +82,8 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
   // Batches are recorded one after another: two would contend for the same rows for nothing.
   let recording: Promise<void> = Promise.resolve();
   let stopped = false;
+  /** Aborted by stop(): a batch still retrying through an outage is left unacknowledged for redelivery. */
+  const stopping = new AbortController();
 
   function flush(): void {
     if (timer) clearTimeout(timer);
@@ -89,59 +93,39 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     if (batch.length > 0) recording = recording.then(() => record(batch));
   }
 
-  async function record(batch: Delivery[]): Promise<void> {
+  /** The results of `deliveries` that have a finisher here, by finisher, minus those recorded from replies. */
+  function resultsByFinisher(deliveries: readonly Delivery[]): Map<PostingFinisher, LedgerResultV1[]> {
     const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
-    // Results of reference types without a finisher (another service's postings) are acknowledged with the batch, nothing recorded.
-    const finished: LedgerResultV1[] = [];
-    for (const delivery of batch) {
+    for (const delivery of deliveries) {
       for (const result of delivery.results) {
         const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
-        if (!finisher) continue;
-        finished.push(result);
-        if (options.recordedFromReply?.(result)) continue;
+        if (!finisher || options.recordedFromReply?.(result)) continue;
         const results = byFinisher.get(finisher);
         if (results) results.push(result);
         else byFinisher.set(finisher, [result]);
       }
     }
-    const first = batch[0];
-    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
-    await runWithContext({ correlationId }, async () => {
-      try {
-        if (byFinisher.size > 0) {
-          await options.db.transaction(async (tx) => {
-            for (const [finisher, results] of byFinisher) await finisher(tx, results);
-          });
-        }
-      } catch (error) {
-        options.logger.warn({ err: error, events: batch.length }, 'ledger events not recorded; requeued');
-        for (const delivery of batch) nackQuietly(delivery, true);
-        return;
-      }
-      const lastByChannel = new Map<Channel, Delivery>();
-      for (const delivery of batch) {
-        lastByChannel.set(delivery.channel, delivery);
-      }
-      for (const last of lastByChannel.values()) ackUpToQuietly(last);
-      for (const result of finished) options.onFinished?.(result);
+    return byFinisher;
+  }
+
+  async function recordResults(deliveries: readonly Delivery[]): Promise<void> {
+    const byFinisher = resultsByFinisher(deliveries);
+    if (byFinisher.size === 0) return;
+    await options.db.transaction(async (tx) => {
+      for (const [finisher, results] of byFinisher) await finisher(tx, results);
     });
   }
 
-  function ackUpToQuietly(delivery: Delivery): void {
-    // The channel may have closed meanwhile (reconnect): the broker then redelivers, which is harmless.
-    try {
-      delivery.channel.ack(delivery.message, true);
-    } catch (error) {
-      options.logger.warn({ err: error }, 'ledger event ack failed; it will be redelivered');
-    }
-  }
-
-  function nackQuietly(delivery: Delivery, requeue: boolean): void {
-    try {
-      delivery.channel.nack(delivery.message, false, requeue);
-    } catch (error) {
-      options.logger.warn({ err: error }, 'ledger event nack failed; it will be redelivered');
-    }
+  async function record(batch: Delivery[]): Promise<void> {
+    const first = batch[0];
+    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
+    await runWithContext({ correlationId }, async () => {
+      const recorded = await applyDeliveryBatch(batch, recordResults, { logger: options.logger, what: 'ledger events batch', signal: stopping.signal });
+      // Results of reference types without a finisher (another service's postings) were acknowledged with the batch, nothing recorded.
+      for (const delivery of recorded) {
+        for (const result of delivery.results) if (result.reference && options.finishers.of(result.reference.type)) options.onFinished?.(result);
+      }
+    });
   }
 
   // The queue gets the results of the reference types registered here, and only those.
@@ -177,6 +161,7 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     /** Records what has gathered and waits for it, so nothing touches the database after its owner closes it. */
     async stop() {
       stopped = true;
+      stopping.abort();
       flush();
       await recording;
     },

@@ -1,2 +1,3 @@
 export * from './servers';
 export * from './wait';
+export * from './tcp-proxy';

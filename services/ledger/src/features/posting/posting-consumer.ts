@@ -1,5 +1,17 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, type OutboxRelay, runWithContext, type ServiceMetrics } from '@wallet/kit';
+import {
+  type Broker,
+  type Channel,
+  type ConsumeMessage,
+  type Db,
+  isTransientFailure,
+  type Logger,
+  type OutboxRelay,
+  RetryStoppedError,
+  retryTransientFailures,
+  runWithContext,
+  type ServiceMetrics,
+} from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
 import { type ArrivedCommand, decodeMessage, processBatch, type SerializedOutcome } from './posting-service';
 
@@ -26,6 +38,8 @@ export interface PostingConsumerOptions {
  * Consumes posting commands and posts them in batches: whatever arrived while the previous
  * batch was committing forms the next one, so batches grow with load and latency stays low
  * when idle. Acks follow the commit, so a crash re-delivers and the recorded results answer.
+ * A database outage stalls the batches, retried until they post, at no delivery attempt's
+ * cost; only a message whose own command fails is requeued towards the dead-letter queue.
  */
 export class PostingConsumer {
   private readonly pending: Delivery[] = [];
@@ -38,6 +52,8 @@ export class PostingConsumer {
   private readonly batchSizes: Histogram<string>;
   private readonly deadLettered: Counter<string>;
   private readonly batchSeconds: Histogram<string>;
+  private readonly stopping = new AbortController();
+  private abandoned = false;
 
   constructor(private readonly options: PostingConsumerOptions) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
@@ -59,6 +75,12 @@ export class PostingConsumer {
   /** Resolves when nothing is left to process (used by graceful shutdown and tests). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /** Finishes the batches in flight, giving up those still retrying through an outage (redelivered later). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.idle();
   }
 
   private accept(message: ConsumeMessage, channel: Channel): void {
@@ -118,18 +140,29 @@ export class PostingConsumer {
       const commands = batch.flatMap((delivery) => delivery.commands.map((arrived) => arrived.command));
       this.batchSizes.observe(commands.length);
       let outcomes: SerializedOutcome[] | null = null;
+      let failure: unknown = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
         outcomes = await processBatch(this.options.db, commands, { lockTurn, relay: this.options.relay });
         this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
-        this.options.logger.warn({ err: error, size: commands.length }, 'batch failed; retrying commands one by one');
+        failure = error;
       }
       await finishTurn.wait;
+      if (!outcomes && isTransientFailure(failure)) {
+        // After the earlier batches settled, so their retries decide before this one's, in queue order.
+        try {
+          outcomes = await this.retrying('ledger command batch', () => processBatch(this.options.db, commands, { relay: this.options.relay }));
+        } catch (error) {
+          if (error instanceof RetryStoppedError) return this.abandon();
+          failure = error;
+        }
+      }
       if (outcomes) {
         this.finish(batch, outcomes);
         return;
       }
+      this.options.logger.warn({ err: failure, size: commands.length }, 'batch failed; retrying commands one by one');
       // One bad command must not sink its neighbours: retry each alone, and let the queue's
       // delivery limit park a message whose command still fails. The other commands of that
       // message are recorded by then, so its redelivery answers them from their records.
@@ -137,11 +170,12 @@ export class PostingConsumer {
         const single: SerializedOutcome[] = [];
         try {
           for (const arrived of delivery.commands) {
-            const [outcome] = await processBatch(this.options.db, [arrived.command], { relay: this.options.relay });
+            const [outcome] = await this.retrying('ledger command', () => processBatch(this.options.db, [arrived.command], { relay: this.options.relay }));
             if (!outcome) throw new Error(`no result for command ${arrived.command.commandId}`);
             single.push(outcome);
           }
         } catch (error) {
+          if (error instanceof RetryStoppedError) return this.abandon();
           this.options.logger.error({ err: error, commands: delivery.commands.map((arrived) => arrived.command.commandId) }, 'command failed; message requeued');
           settle(delivery, 'requeue');
           continue;
@@ -152,6 +186,19 @@ export class PostingConsumer {
       lockTurn.done();
       finishTurn.done();
     }
+  }
+
+  /**
+   * `work` retried through transient failures (the database down for a moment): the commands
+   * are fine, so the outage must cost their messages no delivery attempt.
+   */
+  private retrying<Result>(what: string, work: () => Promise<Result>): Promise<Result> {
+    return retryTransientFailures(work, { logger: this.options.logger, what, signal: this.stopping.signal });
+  }
+
+  /** Stopping mid-outage: what is not posted stays unacknowledged for redelivery, and later acks must not reach over it. */
+  private abandon(): void {
+    this.abandoned = true;
   }
 
   /** `outcomes` holds one result per command of `deliveries`, in their order. */
@@ -173,6 +220,10 @@ export class PostingConsumer {
       }
     }
     for (const [replyTo, answers] of byReplyTo) this.reply(replyTo, answers);
+    if (this.abandoned) {
+      deliveries.forEach((delivery) => settle(delivery, 'ack'));
+      return;
+    }
     // One ack per channel for the whole batch: everything delivered before it is settled already.
     const lastByChannel = new Map<Channel, Delivery>();
     for (const delivery of deliveries) lastByChannel.set(delivery.channel, delivery);
@@ -200,9 +251,9 @@ export class PostingConsumer {
   }
 }
 
-function settle(delivery: Delivery, how: 'ack-up-to' | 'requeue' | 'dead-letter'): void {
+function settle(delivery: Delivery, how: 'ack' | 'ack-up-to' | 'requeue' | 'dead-letter'): void {
   try {
-    if (how === 'ack-up-to') delivery.channel.ack(delivery.message, true);
+    if (how === 'ack' || how === 'ack-up-to') delivery.channel.ack(delivery.message, how === 'ack-up-to');
     else delivery.channel.nack(delivery.message, false, how === 'requeue');
   } catch {
     // The channel closed under us: the broker re-delivers, and the recorded result answers.

@@ -1,5 +1,5 @@
 import { type LedgerEntriesPostedV1, ledgerEntriesPostedV1Schema } from '@wallet/contracts';
-import { type Broker, type Channel, type ConsumeMessage, type Db, type Logger, runWithContext, type ServiceMetrics } from '@wallet/kit';
+import { applyDeliveryBatch, type Broker, type Channel, type ConsumeMessage, type Db, type Logger, runWithContext, type ServiceMetrics } from '@wallet/kit';
 import { applyEntries } from './analytics-store';
 
 export interface AnalyticsConsumerOptions {
@@ -21,15 +21,17 @@ interface Delivery {
 }
 
 export interface AnalyticsConsumer {
-  /** Resolves when every batch gathered so far is applied (shutdown, tests). */
-  idle(): Promise<void>;
+  /** Applies what has gathered, gives up a batch still retrying through an outage (redelivered later) and waits (shutdown). */
+  stop(): Promise<void>;
 }
 
 /**
  * Feeds the read models from `ledger.entries-posted.v1`. Deliveries are gathered into batches
  * applied in one transaction each, and acknowledged only after it commits; the entry claims make
- * a redelivery or a duplicate event change nothing. A batch that fails is requeued whole; the
- * queue's delivery limit parks an event that keeps failing in the dead-letter queue.
+ * a redelivery or a duplicate event change nothing. A database outage stalls the batch, retried
+ * until it is applied, at no delivery attempt's cost: a lost event would leave the read models
+ * short of the journal for good. An event that fails by itself is requeued alone
+ * (applyDeliveryBatch), and the queue's delivery limit parks it in the dead-letter queue.
  */
 export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions): Promise<AnalyticsConsumer> {
   const batchSizeMax = options.batchSizeMax ?? 64;
@@ -40,6 +42,8 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
   let timer: NodeJS.Timeout | null = null;
   // One batch at a time: batches of one instance would only contend for the same rows.
   let applying: Promise<void> = Promise.resolve();
+  /** Aborted by stop(): a batch still retrying through an outage is left unacknowledged for redelivery. */
+  const stopping = new AbortController();
 
   function flush(): void {
     if (timer) clearTimeout(timer);
@@ -50,33 +54,25 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
   }
 
   async function apply(batch: Delivery[]): Promise<void> {
-    const entries = batch.flatMap((delivery) => delivery.event.entries);
-    await runWithContext({ correlationId: `analytics:${entries[0]?.journalEntryId ?? 'batch'}` }, async () => {
-      let fresh: number;
-      try {
-        fresh = await options.db.transaction((tx) => applyEntries(tx, entries));
-      } catch (error) {
-        options.logger.warn({ err: error, events: batch.length }, 'analytics batch not applied; requeued');
-        for (const delivery of batch) settle(delivery.message, delivery.channel, 'requeue');
-        return;
-      }
-      applied.inc({ outcome: 'applied' }, fresh);
-      applied.inc({ outcome: 'duplicate' }, entries.length - fresh);
-      // One ack per channel for the whole batch: batches are applied in arrival order, so every
-      // earlier delivery of that channel is settled by now.
-      const lastByChannel = new Map<Channel, Delivery>();
-      for (const delivery of batch) lastByChannel.set(delivery.channel, delivery);
-      for (const last of lastByChannel.values()) settle(last.message, last.channel, 'ack-up-to');
+    await runWithContext({ correlationId: `analytics:${batch[0]?.event.entries[0]?.journalEntryId ?? 'batch'}` }, async () => {
+      await applyDeliveryBatch(
+        batch,
+        async (deliveries) => {
+          const entries = deliveries.flatMap((delivery) => delivery.event.entries);
+          const fresh = await options.db.transaction((tx) => applyEntries(tx, entries));
+          applied.inc({ outcome: 'applied' }, fresh);
+          applied.inc({ outcome: 'duplicate' }, entries.length - fresh);
+        },
+        { logger: options.logger, what: 'analytics batch', signal: stopping.signal },
+      );
     });
   }
 
-  function settle(message: ConsumeMessage, channel: Channel, how: 'ack-up-to' | 'requeue' | 'dead-letter'): void {
-    // A closed channel means the broker redelivers, which the claims make harmless.
+  function deadLetter(message: ConsumeMessage, channel: Channel): void {
     try {
-      if (how === 'ack-up-to') channel.ack(message, true);
-      else channel.nack(message, false, how === 'requeue');
+      channel.nack(message, false, false);
     } catch (error) {
-      options.logger.warn({ err: error }, 'analytics event could not be settled; it will be redelivered');
+      options.logger.warn({ err: error }, 'analytics event could not be dead-lettered; it will be redelivered');
     }
   }
 
@@ -91,7 +87,7 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
         event = parsed.data;
       } catch (error) {
         options.logger.error({ err: error }, 'malformed entries-posted event dead-lettered');
-        settle(message, channel, 'dead-letter');
+        deadLetter(message, channel);
         return;
       }
       gathering.push({ message, channel, event });
@@ -101,7 +97,8 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
   });
 
   return {
-    async idle() {
+    async stop() {
+      stopping.abort();
       flush();
       await applying;
     },

@@ -32,5 +32,5 @@ export async function startAnalytics(parts: ServiceParts<ServiceConfig<typeof an
     requireSystem(response);
     response.json(await analytics.system(parseOrThrow(analyticsRoutes.system.query, request.query, 'query')));
   });
-  return { routes: (app) => app.use(router), stop: () => consumer.idle() };
+  return { routes: (app) => app.use(router), stop: () => consumer.stop() };
 }
