@@ -71,12 +71,14 @@ afterAll(async () => {
   await system?.close();
 });
 
-describe('NUL characters', () => {
+describe('NUL characters and lone surrogates', () => {
   it.each([
     ['the login email', '/v1/auth/login', () => ({ email: `a\u0000${memberEmail}`, password: 'a long enough password' }), 'email'],
     ['a wallet owner id', '/v1/wallets', () => ({ ownerType: 'user', ownerId: 'x\u0000y', currencyCode: 'USD' }), 'ownerId'],
     ['a transfer description', '/v1/transfers', () => ({ fromWalletId: walletId, toWalletId: walletId, amount: '1.00', currencyCode: 'USD', description: 'pay\u0000' }), 'description'],
     ['a freeze reason', '/v1/wallets/{wallet}/freeze', () => ({ reason: 'fraud\u0000' }), 'reason'],
+    ['a transfer description as a lone surrogate', '/v1/transfers', () => ({ fromWalletId: walletId, toWalletId: walletId, amount: '1.00', currencyCode: 'USD', description: 'pay \ud800' }), 'description'],
+    ['a payout decision\'s actor as a lone surrogate', '/v1/payouts/pc_01M895NS379TNEWJ3K1WC5N7NQ/reject', () => ({ actorId: 'usr_01M895NR8S52BKD3\ud800K4RVEFE2G1', reason: 'r' }), 'actorId'],
     ['a nested key', '/v1/team', () => ({ name: 'N', email: 'n@example.com', password: 'a long enough password', orgRole: 'operator', extra: { 'k\u0000': 1 } }), 'extra'],
   ])('in %s is 400 VALIDATION_ERROR naming the field', async (_what, path, body, field) => {
     const answer = await post(path.replace('{wallet}', walletId), body());
@@ -133,6 +135,14 @@ describe('amounts', () => {
   });
 });
 
+describe('tenants the operator names', () => {
+  it('creates nothing for a tenant that does not exist: 404 TENANT_NOT_FOUND', async () => {
+    const ghost = 'tn_97DDD4E81B09909B591E90E9D5';
+    const answer = await send(`/v1/system/organizations/${ghost}/fee-schedules`, { auth: 'system', method: 'POST', body: JSON.stringify({ name: 'ghost', isDefault: false, platformCommissionBps: 100 }), headers: { 'idempotency-key': randomUUID() } });
+    expectRefusal(answer, 404, 'TENANT_NOT_FOUND');
+  });
+});
+
 describe('cursors', () => {
   const forged = [
     { seq: '99999999999999999999999999' },
@@ -141,6 +151,9 @@ describe('cursors', () => {
     { id: 'a\u0000b' },
     { createdAt: '2026-11-25T00:00:00.000Z', id: '\u0000' },
     { seq: 1 },
+    // Well formed, but no list issued them.
+    { seq: '1' },
+    { createdAt: '2026-11-25T00:00:00.000Z', id: 'req_1' },
   ].map((position) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url'));
   forged.push('not a cursor', '%00');
   const lists = ROUTES.filter((route) => route.method === 'get' && route.query?.shape.cursor !== undefined && !route.path.includes('{') && !route.query.shape.referenceType);

@@ -1,9 +1,16 @@
 /**
- * Text PostgreSQL cannot store: it refuses U+0000 in text and jsonb alike, so a NUL anywhere in
- * a request would reach the database only to fail there. Every request's body and query are
- * searched once, where they are read, and refused with the field named.
+ * Text the system cannot carry: PostgreSQL refuses U+0000 in text and jsonb alike, and a lone
+ * surrogate (half of a UTF-16 pair, no character at all) cannot be written as UTF-8, so it fails
+ * wherever it is encoded (a URL, a hash) or turns silently into U+FFFD. Every request's body and
+ * query are searched once, where they are read, and refused with the field named.
  */
 const NUL = '\u0000';
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function isUnsafe(text: string): boolean {
+  return text.includes(NUL) || LONE_SURROGATE.test(text);
+}
 
 export interface UnsafeText {
   /** Dotted path of the field (`lines.2.narration`), empty for the whole value; a key holding a NUL names its parent. */
@@ -11,7 +18,7 @@ export interface UnsafeText {
   message: string;
 }
 
-const MESSAGE = 'must not contain NUL (U+0000) characters';
+const MESSAGE = 'must be Unicode text without NUL (U+0000) characters or lone surrogates';
 
 interface Node {
   value: unknown;
@@ -26,7 +33,7 @@ function pathOf(node: Node | null): string {
 }
 
 /**
- * The first string or key holding a NUL in a parsed JSON value (or query object), or null.
+ * The first string or key holding a NUL or a lone surrogate in a parsed JSON value (or query object), or null.
  * Iterative, with parent links instead of paths: a body nested thousands deep is walked in
  * linear time without growing the stack.
  */
@@ -35,12 +42,12 @@ export function findUnsafeText(value: unknown): UnsafeText | null {
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     const current = node.value;
     if (typeof current === 'string') {
-      if (current.includes(NUL)) return { path: pathOf(node), message: MESSAGE };
+      if (isUnsafe(current)) return { path: pathOf(node), message: MESSAGE };
     } else if (Array.isArray(current)) {
       for (let index = 0; index < current.length; index += 1) pending.push({ value: current[index], key: index, parent: node });
     } else if (isPlainRecord(current)) {
       for (const key of Object.keys(current)) {
-        if (key.includes(NUL)) return { path: pathOf(node), message: `keys ${MESSAGE}` };
+        if (isUnsafe(key)) return { path: pathOf(node), message: `keys ${MESSAGE}` };
         pending.push({ value: current[key], key, parent: node });
       }
     }

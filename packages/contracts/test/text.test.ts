@@ -22,6 +22,18 @@ describe('text PostgreSQL cannot store', () => {
     expect(findUnsafeText(parseJsonLossless('{"amount": 10.50, "list": [1, 2e5]}'))).toBeNull();
   });
 
+  it('refuses lone surrogates and takes surrogate pairs', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string(), (before, unit, after) => {
+        const lone = String.fromCharCode(unit);
+        // A high half right before a low half is a pair, not a lone surrogate.
+        fc.pre(!(unit <= 0xdbff && /^[\udc00-\udfff]/.test(after)) && !(unit >= 0xdc00 && /[\ud800-\udbff]$/.test(before)));
+        expect(findUnsafeText({ text: `${before}${lone}${after}` })?.path).toBe('text');
+      }),
+    );
+    expect(findUnsafeText({ emoji: 'pay \ud83d\udcb8 now' })).toBeNull();
+  });
+
   it('names a key holding a NUL by its parent, and walks 100,000 levels without a stack', () => {
     expect(findUnsafeText({ outer: { 'k\u0000': 1 } })?.path).toBe('outer');
     let deep: unknown = 'end\u0000';

@@ -1,6 +1,33 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { findUnsafeText } from '@wallet/contracts';
 import { z } from 'zod';
 import { AppError } from './errors';
+
+const MAC_BYTES = 16;
+/** Until a service names its secret (stores used on their own, in tests), cursors hold within this process. */
+let cursorKey: Buffer = randomBytes(32);
+
+/**
+ * Cursors carry a MAC under a key derived from the secret every service shares (the internal
+ * token secret): any instance of any service, also after a restart, reads a cursor any issued,
+ * and a position it never issued (well formed or not) is refused without a query.
+ */
+export function useCursorSecret(secret: string): void {
+  cursorKey = createHmac('sha256', secret).update('wallet cursor v1').digest();
+}
+
+function macOf(payload: string): Buffer {
+  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, MAC_BYTES);
+}
+
+/** The payload of a cursor whose MAC holds, else null. */
+function verifiedPayload(cursor: string): string | null {
+  const dot = cursor.lastIndexOf('.');
+  if (dot < 0) return null;
+  const payload = cursor.slice(0, dot);
+  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  return given.length === MAC_BYTES && timingSafeEqual(given, macOf(payload)) ? payload : null;
+}
 
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
 
@@ -22,16 +49,19 @@ export const cursorFields = {
   timestamp: z.iso.datetime({ precision: 3 }),
 };
 
-/** Opaque cursors: base64url JSON of the sort key of the last item returned. */
+/** Opaque cursors: base64url JSON of the sort key of the last item returned, and its MAC. */
 export function encodeCursor(position: Record<string, string | number>): string {
-  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+  const payload = Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+  return `${payload}.${macOf(payload).toString('base64url')}`;
 }
 
 /** The one place a cursor is read: anything but a position of `shape` is 400 INVALID_CURSOR. */
 export function decodeCursor<Shape extends z.ZodRawShape>(cursor: string | undefined, shape: Shape): z.infer<z.ZodObject<Shape>> | null {
   if (cursor === undefined) return null;
   try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const payload = verifiedPayload(cursor);
+    if (payload === null) throw new Error('not issued here');
+    const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     const parsed = z.object(shape).safeParse(decoded);
     if (parsed.success && findUnsafeText(parsed.data) === null) return parsed.data;
   } catch {

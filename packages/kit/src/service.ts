@@ -3,6 +3,7 @@ import type express from 'express';
 import { z } from 'zod';
 import { Broker, type Channel } from './amqp';
 import { commonConfigShape, loadConfig, serviceDatabaseUrl } from './config';
+import { useCursorSecret } from './cursor';
 import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } from './db';
 import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
@@ -58,6 +59,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(definition.config, env) };
   const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });

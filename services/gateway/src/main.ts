@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTableMaintenance, startTelemetry } from '@wallet/kit';
+import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTableMaintenance, startTelemetry, useCursorSecret } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
@@ -58,6 +58,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
   const metrics = createMetrics(SERVICE);
 
+  useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   // Nonces, rate-limit buckets and request logs: what every instance must share with every other.
   const databaseUrl = serviceDatabaseUrl(SERVICE, env);
   await ensureDatabase(databaseUrl);

@@ -37,7 +37,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             // Transfers first: they are most of the traffic, and each router ahead of theirs is
             // matched against every request in vain.
             transfers.routes(app);
-            app.use(feesRouter(fees, idempotency({ db, required: false, logger: parts.logger })));
+            app.use(feesRouter(fees, tenants, idempotency({ db, required: false, logger: parts.logger })));
             wallets.routes(app);
             deposits.routes(app);
             payouts.routes(app);

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
 import { bandsOverlap, commissionOf, feeOf, type FeeRuleForMatch, type FeeRuleTerms, quoteWith } from '../src/features/fees/fee-calculator';
-import { newTenantId, type PaymentsHarness, startPaymentsHarness, tenantToken } from './support';
+import { type PaymentsHarness, startPaymentsHarness, tenantToken } from './support';
 
 /**
  * The fee formula of api-decisions section 7 against a reference written here, apart from the
@@ -256,7 +256,7 @@ describe('quotes over HTTP from a real database', () => {
     await fc.assert(
       fc.asyncProperty(feeCase, fc.integer({ min: 0, max: 10_000 }), async ({ code, scale, amount, rule: plain }, bps) => {
         fc.pre(plain.minAmount === null || plain.maxAmount === null || new BigNumber(plain.minAmount).lte(plain.maxAmount));
-        const tenantId = newTenantId();
+        const tenantId = await payments.newTenant();
         const base = `/v1/system/organizations/${tenantId}/fee-schedules`;
         const created = await payments.request('POST', base, { body: { name: 'property', platformCommissionBps: bps } });
         expect(created.status).toBe(201);

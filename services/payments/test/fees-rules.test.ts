@@ -1,5 +1,5 @@
 import { platform, publishedDefault, tenant } from './fees-support';
-import { newTenantId, type PaymentsHarness, startPaymentsHarness } from './support';
+import { type PaymentsHarness, startPaymentsHarness } from './support';
 
 /** Rules of a schedule: validated amounts, bands that never overlap, immutability once published, one default per tenant. */
 let payments: PaymentsHarness;
@@ -12,7 +12,8 @@ afterAll(async () => {
   await payments?.close();
 });
 
-async function draft(tenantId = newTenantId()): Promise<{ tenantId: string; scheduleId: string }> {
+async function draft(given?: string): Promise<{ tenantId: string; scheduleId: string }> {
+  const tenantId = given ?? (await payments.newTenant());
   const created = await tenant(payments, tenantId).create({ name: 'Draft' });
   expect(created.status).toBe(201);
   return { tenantId, scheduleId: created.body.id };
@@ -147,7 +148,7 @@ describe('the default schedule', () => {
   }
 
   it('moves to the schedule last published with makeDefault, and the quote follows it', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const first = await publishedDefault(payments, tenantId, [kes({ flatFee: 1 })]);
     expect((await tenant(payments, tenantId).quote('transfer', 'KES', '10')).body).toMatchObject({ fee: '1.00', scheduleId: first.scheduleId });
     const second = await publishedDefault(payments, tenantId, [kes({ flatFee: 2 })]);
@@ -158,7 +159,7 @@ describe('the default schedule', () => {
 
   it('is exactly one schedule after concurrent publishes that each make theirs the default', async () => {
     for (let round = 0; round < 3; round += 1) {
-      const tenantId = newTenantId();
+      const tenantId = await payments.newTenant();
       await publishedDefault(payments, tenantId, []);
       const drafts = await Promise.all(Array.from({ length: 6 }, async (_unused, index) => (await tenant(payments, tenantId).create({ name: `Race ${index}` })).body.id as string));
       const published = await Promise.all(drafts.map((scheduleId, index) => (index % 2 === 0 ? tenant(payments, tenantId).publish(scheduleId, { makeDefault: true }) : platform(payments).publish(tenantId, scheduleId, { makeDefault: true }))));

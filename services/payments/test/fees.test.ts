@@ -3,7 +3,7 @@ import { type AuditRecordV1, TOPOLOGY } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { quoteFee } from '../src/features/fees/quote-fee';
 import { platform, publishedDefault, systemSchedules, tenant } from './fees-support';
-import { newTenantId, type PaymentsHarness, startPaymentsHarness, tenantToken } from './support';
+import { type PaymentsHarness, startPaymentsHarness, tenantToken } from './support';
 
 /** Fee schedules on both surfaces, the quote, and their audit records, against a real database and broker. */
 let payments: PaymentsHarness;
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 describe('the platform surface', () => {
   it('creates a draft with the platform commission, adds rules, publishes it as the default, and reads it back', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const calls = platform(payments);
     const created = await calls.create(tenantId, { name: 'Standard pricing', platformCommissionBps: 2500 });
     expect(created.status).toBe(201);
@@ -83,7 +83,7 @@ describe('the platform surface', () => {
   });
 
   it('makes a schedule created with isDefault the default when it is published, unless makeDefault says otherwise', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const calls = platform(payments);
     const first = await calls.create(tenantId, { name: 'Asked to be default', isDefault: true, platformCommissionBps: 100 });
     expect(first.body).toMatchObject({ isDefault: false, defaultOnPublish: true, status: 'draft' });
@@ -98,7 +98,7 @@ describe('the platform surface', () => {
   });
 
   it('refuses tenant credentials, no credentials, and a tenant id that cannot be one', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const created = await platform(payments).create(tenantId);
     const asTenant = await payments.request('POST', systemSchedules(tenantId), { token: tenantToken(tenantId), body: { name: 'x', platformCommissionBps: 0 } });
     expect([asTenant.status, asTenant.body.error.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
@@ -120,15 +120,15 @@ describe('the platform surface', () => {
     ['no commission', { name: 'x' }],
     ['an empty name', { name: ' ', platformCommissionBps: 0 }],
   ])('refuses %s with 400 VALIDATION_ERROR', async (_name, body) => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const refused = await platform(payments).create(tenantId, body);
     expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     expect(await payments.db('fee_schedules').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
   });
 
   it('answers 404 for a schedule of another tenant named under this one', async () => {
-    const owner = newTenantId();
-    const other = newTenantId();
+    const owner = await payments.newTenant();
+    const other = await payments.newTenant();
     const created = await platform(payments).create(owner);
     const calls = platform(payments);
     for (const result of [await calls.get(other, created.body.id), await calls.addRule(other, created.body.id, { transactionType: 'deposit', currencyCode: 'KES', flatFee: 1 }), await calls.publish(other, created.body.id, { makeDefault: true })]) {
@@ -140,7 +140,7 @@ describe('the platform surface', () => {
 
 describe('the tenant surface', () => {
   it('refuses a platformCommissionBps in the body with 400 VALIDATION_ERROR and stores nothing', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const refused = await tenant(payments, tenantId).create({ name: 'Cheap', platformCommissionBps: 0 });
     expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     expect(JSON.stringify(refused.body.error.details)).toContain('platformCommissionBps');
@@ -148,7 +148,7 @@ describe('the tenant surface', () => {
   });
 
   it("gives a tenant's schedule the commission of the default schedule, 0 without one, taken again when it is published", async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const own = tenant(payments, tenantId);
     const early = await own.create({ name: 'Before any default' });
     expect(early.body).toMatchObject({ platformCommissionBps: 0, origin: 'tenant', status: 'draft' });
@@ -164,7 +164,7 @@ describe('the tenant surface', () => {
   });
 
   it('lists newest first in pages, with a status filter, refusing bad limits and cursors', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const own = tenant(payments, tenantId);
     const ids: string[] = [];
     for (let index = 0; index < 5; index += 1) ids.push((await own.create({ name: `Schedule ${index}` })).body.id);
@@ -185,7 +185,7 @@ describe('the tenant surface', () => {
   });
 
   it('shares schedules between the live and test environments of the tenant', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const created = await tenant(payments, tenantId, { environment: 'live' }).create({ name: 'Shared' });
     const fromTest = tenant(payments, tenantId, { environment: 'test' });
     expect((await fromTest.get(created.body.id)).body).toMatchObject({ id: created.body.id, name: 'Shared' });
@@ -194,9 +194,9 @@ describe('the tenant surface', () => {
   });
 
   it("answers 404 FEE_SCHEDULE_NOT_FOUND to another tenant naming this tenant's schedule, leaving it as it was", async () => {
-    const owner = newTenantId();
+    const owner = await payments.newTenant();
     const created = await tenant(payments, owner).create({ name: 'Mine' });
-    const intruder = tenant(payments, newTenantId());
+    const intruder = tenant(payments, await payments.newTenant());
     const attempts = [
       await intruder.get(created.body.id),
       await intruder.addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 }),
@@ -215,7 +215,7 @@ describe('GET /v1/fees/quote', () => {
   let ruleIds: string[];
 
   beforeAll(async () => {
-    tenantId = newTenantId();
+    tenantId = await payments.newTenant();
     ({ scheduleId, ruleIds } = await publishedDefault(
       payments,
       tenantId,
@@ -262,7 +262,7 @@ describe('GET /v1/fees/quote', () => {
   });
 
   it('charges 0 to a tenant without a default schedule, even with a published one', async () => {
-    const lonely = newTenantId();
+    const lonely = await payments.newTenant();
     const created = await platform(payments).create(lonely, { name: 'Not default', platformCommissionBps: 0 });
     await platform(payments).addRule(lonely, created.body.id, { transactionType: 'transfer', currencyCode: 'KES', flatFee: 5 });
     await platform(payments).publish(lonely, created.body.id, { makeDefault: false });
@@ -309,7 +309,7 @@ describe('GET /v1/fees/quote', () => {
 
 describe('audit records', () => {
   it('publishes fee_schedule.created, fee_rule.added and fee_schedule.published through the outbox, tenant-wide', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const own = tenant(payments, tenantId, { actor: { type: 'team_member', id: 'usr_finance' }, scopes: ['fees:manage'] });
     const created = await own.create({ name: 'Audited' });
     const rule = await own.addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', flatFee: 2 });
@@ -337,7 +337,7 @@ describe('audit records', () => {
   });
 
   it('records nothing for a refused change', async () => {
-    const tenantId = newTenantId();
+    const tenantId = await payments.newTenant();
     const created = await tenant(payments, tenantId).create({ name: 'Refusals' });
     await tenant(payments, tenantId).addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', maxAmount: 10, flatFee: 1 });
     const overlapping = await tenant(payments, tenantId).addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', minAmount: 10, flatFee: 1 });

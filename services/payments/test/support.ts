@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import amqp from 'amqplib';
 import { type LedgerPostV1, type PostingLine, TOPOLOGY } from '@wallet/contracts';
-import { createDb, type Db, type InternalClaims, LedgerCommandClient, signInternalToken } from '@wallet/kit';
+import { createDb, type Db, type InternalClaims, LedgerCommandClient, signInternalToken, upsertTenantConfig } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, type TcpProxy, waitFor } from '@wallet/kit/testing';
 import { start as startLedger } from '../../ledger/src/main';
 import { start as startTreasury } from '../../treasury/src/main';
@@ -42,6 +42,8 @@ export interface PaymentsHarness {
   /** A direct connection to the service's database, for checking what was (not) written. */
   db: Db;
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
+  /** A tenant payments knows (KES, UGX, KWD), as its tenant.created event would have recorded it: the operator's fee routes refuse others. */
+  newTenant(): Promise<string>;
   /** Stops the service and starts it again on the same database and vhost, as a redeploy or a crash would; later requests go to the new one. */
   restart(env?: NodeJS.ProcessEnv): Promise<RunningService>;
   close(): Promise<void>;
@@ -108,6 +110,11 @@ export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}, options:
     amqpUrl,
     service,
     db,
+    async newTenant() {
+      const tenantId = newTenantId();
+      await upsertTenantConfig(db, { tenantId, defaultCurrency: 'KES', allowedCurrencies: ['KES', 'UGX', 'KWD'], maxTransactionAmount: '1000000' }, null);
+      return tenantId;
+    },
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       const token = options.token === undefined ? internalToken() : options.token;

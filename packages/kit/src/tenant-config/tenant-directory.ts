@@ -1,5 +1,6 @@
 import type { Db } from '../db';
 import { AppError } from '../errors';
+import { isTransientFailure } from '../dependency-errors';
 import { findTenantConfig, type TenantConfig, upsertTenantConfig } from './tenant-config-store';
 
 const POLL_INTERVAL_MS = 50;
@@ -28,13 +29,20 @@ export class TenantDirectory {
   async require(tenantId: string): Promise<TenantConfig> {
     const stored = await findTenantConfig(this.options.db, tenantId);
     if (stored) return stored;
-    const fetched = await this.options.fetchMissing?.(tenantId);
-    if (fetched) {
-      // Older than any event: whatever identity publishes from now on replaces it.
-      await upsertTenantConfig(this.options.db, fetched, null);
-      return (await findTenantConfig(this.options.db, tenantId)) ?? fetched;
+    if (!this.options.fetchMissing) return this.waitFor(tenantId);
+    let fetched: TenantConfig | null;
+    try {
+      fetched = await this.options.fetchMissing(tenantId);
+    } catch (error) {
+      // Identity out of reach: the tenant's event may still come.
+      if (isTransientFailure(error)) return this.waitFor(tenantId);
+      throw error;
     }
-    return this.waitFor(tenantId);
+    // Identity knows every tenant there is: one it does not know does not exist.
+    if (!fetched) throw new AppError('TENANT_NOT_FOUND', 'No such organization');
+    // Older than any event: whatever identity publishes from now on replaces it.
+    await upsertTenantConfig(this.options.db, fetched, null);
+    return (await findTenantConfig(this.options.db, tenantId)) ?? fetched;
   }
 
   private async waitFor(tenantId: string): Promise<TenantConfig> {

@@ -7,7 +7,7 @@ import {
   idPattern,
   publishFeeScheduleBodySchema,
 } from '@wallet/contracts';
-import { AppError, claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { AppError, claimsOf, parseOrThrow, requireSystem, type TenantDirectory, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { FeeCaller, FeesService } from './fees-service';
 
@@ -18,40 +18,41 @@ const SYSTEM_SCHEDULES = '/v1/system/organizations/:tenantId/fee-schedules';
  * `/v1/admin/fee-schedules*` (the gateway already required fees:read or fees:manage) and
  * `GET /v1/fees/quote`. An Idempotency-Key on a creation (`remember`) replays its first answer.
  */
-export function feesRouter(fees: FeesService, remember: RequestHandler): Router {
+export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 'require'>, remember: RequestHandler): Router {
   const router = Router();
 
   const tenantCaller = (response: Response): FeeCaller => ({ tenantId: tenantScopeOf(response).tenantId, surface: 'tenant', claims: claimsOf(response) });
 
-  const systemCaller = (tenantId: string, response: Response): FeeCaller => {
+  // The operator names the tenant: one that does not exist is not found, before anything is stored for it.
+  const systemCaller = async (tenantId: string, response: Response): Promise<FeeCaller> => {
     requireSystem(response);
-    // This service keeps no tenant registry: an id that cannot be a tenant's is not found.
     if (!idPattern('tenant').test(tenantId)) throw new AppError('TENANT_NOT_FOUND', 'No such organization');
+    await tenants.require(tenantId);
     return { tenantId, surface: 'system', claims: claimsOf(response) };
   };
 
   router.post(SYSTEM_SCHEDULES, remember, async (request: Request<{ tenantId: string }>, response: Response) => {
-    const caller = systemCaller(request.params.tenantId, response);
+    const caller = await systemCaller(request.params.tenantId, response);
     response.status(201).json(await fees.createSchedule(caller, parseOrThrow(createSystemFeeScheduleBodySchema, request.body)));
   });
 
   router.get(SYSTEM_SCHEDULES, async (request, response) => {
-    const caller = systemCaller(request.params.tenantId, response);
+    const caller = await systemCaller(request.params.tenantId, response);
     response.json(await fees.listSchedules(caller.tenantId, parseOrThrow(feeScheduleListQuerySchema, request.query, 'query')));
   });
 
   router.get(`${SYSTEM_SCHEDULES}/:scheduleId`, async (request, response) => {
-    const caller = systemCaller(request.params.tenantId, response);
+    const caller = await systemCaller(request.params.tenantId, response);
     response.json(await fees.getSchedule(caller.tenantId, request.params.scheduleId));
   });
 
   router.post(`${SYSTEM_SCHEDULES}/:scheduleId/rules`, remember, async (request: Request<{ tenantId: string; scheduleId: string }>, response: Response) => {
-    const caller = systemCaller(request.params.tenantId, response);
+    const caller = await systemCaller(request.params.tenantId, response);
     response.status(201).json(await fees.addRule(caller, request.params.scheduleId, parseOrThrow(addFeeRuleBodySchema, request.body)));
   });
 
   router.post(`${SYSTEM_SCHEDULES}/:scheduleId/publish`, async (request, response) => {
-    const caller = systemCaller(request.params.tenantId, response);
+    const caller = await systemCaller(request.params.tenantId, response);
     response.json(await fees.publish(caller, request.params.scheduleId, parseOrThrow(publishFeeScheduleBodySchema, request.body ?? {})));
   });
 

@@ -1,5 +1,4 @@
-import { tenantSchema } from '@wallet/contracts';
-import { callInternal, type InternalPeer, type ServiceConfig, type ServiceParts, startTenantConfigReadModel, SYSTEM_CALL_CLAIMS, type TenantConfig, type TenantDirectory, unexpectedAnswer } from '@wallet/kit';
+import { type InternalPeer, type ServiceConfig, type ServiceParts, startTenantConfigReadModel, tenantConfigFromIdentity, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import { TREASURY_TOPOLOGY } from '../../topology';
 import type { withdrawalsConfigShape } from '../withdrawals/withdrawals-feature';
@@ -10,15 +9,6 @@ export const tenantsConfigShape = {
 };
 
 type TenantsConfig = ServiceConfig<typeof tenantsConfigShape & Pick<typeof withdrawalsConfigShape, 'IDENTITY_URL' | 'TREASURY_IDENTITY_TIMEOUT_MS'>>;
-
-/** A tenant's configuration as identity holds it now (`GET /v1/tenants/{id}`, system token); null for a tenant identity does not know. */
-async function fetchFromIdentity(identity: InternalPeer, tenantId: string): Promise<TenantConfig | null> {
-  const answer = await callInternal(identity, { method: 'GET', pathWithQuery: `/v1/tenants/${encodeURIComponent(tenantId)}`, claims: SYSTEM_CALL_CLAIMS });
-  if (answer.status === 404) return null;
-  if (answer.status !== 200) throw unexpectedAnswer(identity.name, answer);
-  const tenant = tenantSchema.parse(answer.body);
-  return { tenantId: tenant.id, ...tenant.config };
-}
 
 /**
  * Treasury's read model of tenant configuration (the transaction ceiling of float deposits and
@@ -31,6 +21,6 @@ export function startTenantReadModel(parts: ServiceParts<TenantsConfig>): Promis
   return startTenantConfigReadModel(parts, {
     queue: TREASURY_TOPOLOGY.identityEvents.queue,
     waitMs: config.TREASURY_TENANT_WAIT_MS,
-    fetchMissing: (tenantId) => fetchFromIdentity(identity, tenantId),
+    fetchMissing: tenantConfigFromIdentity(identity),
   });
 }
