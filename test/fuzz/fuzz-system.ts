@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import amqp from 'amqplib';
 import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
 import { momoWebhookSignature, ROUTES } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
@@ -19,6 +21,29 @@ import { serverErrorOf } from './server-errors';
 const PASSWORD = 'a long enough password';
 const WEBHOOK = '/v1/deposits/momo-webhook';
 
+const DASHBOARD_URL = 'http://dashboard.fuzz';
+
+/** Invite emails, for the tokens that POST /v1/auth/accept-invite takes. */
+async function startInviteInbox(tokens: string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8').replace(/=\r?\n/g, '');
+        for (const match of text.matchAll(/accept-invite\?token=3D([A-Za-z0-9_-]{43})|accept-invite\?token=([A-Za-z0-9_-]{43})/g)) tokens.push((match[1] ?? match[2]) as string);
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const { port } = smtp.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
+}
+
 /**
  * Rates high enough that the fuzz reaches the handlers; the limiter still runs on every request.
  * No payout delivery and no scheduled reconciliation or table maintenance: nothing changes state
@@ -32,7 +57,8 @@ const FUZZ_ENV: NodeJS.ProcessEnv = {
   GATEWAY_RATE_LIMIT_IP_PER_SECOND: '1000000',
   GATEWAY_RATE_LIMIT_IP_BURST: '1000000',
   PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0',
-  PAYMENTS_RECONCILIATION_INTERVAL_MS: '0',
+  // Runs only the schedule records, for GET /v1/system/reconciliation/runs/{id}; they write nothing else.
+  PAYMENTS_RECONCILIATION_INTERVAL_MS: '5000',
   TABLE_MAINTENANCE_INTERVAL_MS: '0',
   // Errors only, into the capture the test installs: the cause of each 500.
   LOG_LEVEL: 'error',
@@ -200,12 +226,13 @@ async function settledCall<Value>(call: () => Promise<Value>, what: string): Pro
   }
 }
 
-async function buildWorld(system: SecuritySystem): Promise<FuzzWorld> {
+async function buildWorld(system: SecuritySystem, inviteTokens: string[]): Promise<FuzzWorld> {
   const platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, maxRetries: 0 });
   const anonymous = new WalletClient({ baseUrl: system.publicUrl, maxRetries: 0 });
   const keyClient = (key: string) => new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key }, maxRetries: 0 });
   const config = { defaultCurrency: 'KES', allowedCurrencies: ['KES', 'UGX', 'KWD'], maxTransactionAmount: '1000000' };
 
+  const email = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`;
   const newTenant = async (slug: string): Promise<Tenant> => {
     const tenant = await platform.system.tenants.create({ name: `Fuzz ${slug}`, slug, config });
     const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'fuzz admin', scopes: ['tenant:manage'], environment: 'live' });
@@ -214,6 +241,8 @@ async function buildWorld(system: SecuritySystem): Promise<FuzzWorld> {
   const a = await newTenant('fuzz-a');
   const b = await newTenant('fuzz-b');
   const c = await platform.system.tenants.create({ name: 'Fuzz sacrificial', slug: 'fuzz-c', config });
+  // Organizations whose invited admins leave tokens in the inbox.
+  for (const slug of ['fuzz-d', 'fuzz-e']) await platform.system.organizations.create({ name: `Fuzz ${slug}`, slug, config, admin: { name: 'Invited', email: email(slug) } });
   const own = emptyPools();
   const otherEnvironment = emptyPools();
   const otherTenant = emptyPools();
@@ -234,7 +263,6 @@ async function buildWorld(system: SecuritySystem): Promise<FuzzWorld> {
   otherTenant.apiKey.push(b.adminKey.id, (await b.admin.apiKeys.create({ name: 'b sacrificial', scopes: ['ledger:read'], environment: 'live' })).id);
 
   // Members: a maker, a checker, an admin who logs in, and some to be changed.
-  const email = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`;
   const member = async (tenant: Tenant, name: string, orgRole: 'operator' | 'approver' | 'org-admin' | 'observer') => {
     const created = await tenant.admin.team.create({ name, email: email(name), password: PASSWORD, orgRole });
     return created;
@@ -336,9 +364,21 @@ async function buildWorld(system: SecuritySystem): Promise<FuzzWorld> {
   own.journalEntry.push(...(await entries(a.admin)));
   otherEnvironment.journalEntry.push(...(await entries(aTest)));
   otherTenant.journalEntry.push(...(await entries(b.admin)));
-  await platform.request({ method: 'GET', path: '/v1/system/reconciliation' });
-  await platform.request({ method: 'GET', path: '/v1/system/reconciliation' });
-  own.reconciliationRun.push(...((await platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as { data: Array<{ id: string }> }).data.map((run) => run.id));
+  const runs = await waitFor(
+    async () => {
+      const page = (await platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as { data: Array<{ id: string }> };
+      return page.data.length > 0 ? page.data : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 250, what: 'a scheduled reconciliation run' },
+  );
+  own.reconciliationRun.push(...runs.map((run) => run.id));
+  await waitFor(async () => (inviteTokens.length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'the invite emails' });
+
+  // Whose each resource is, for routes that name a tenant and one of its resources.
+  const tenantOf: Record<string, string> = {};
+  for (const [pools, tenantId] of [[own, a.id], [otherEnvironment, a.id], [otherTenant, b.id]] as const) {
+    for (const [kind, ids] of Object.entries(pools)) if (kind !== 'tenant') for (const id of ids) tenantOf[id] = tenantId;
+  }
 
   const world: FuzzWorld = {
     tenantId: a.id,
@@ -353,6 +393,8 @@ async function buildWorld(system: SecuritySystem): Promise<FuzzWorld> {
     providerCode: 'mtn',
     webhookSecret: provider.webhookSecret,
     cursors: {},
+    tenantOf,
+    inviteTokens,
     credentials: {
       secretKey: a.adminKey.key,
       hmac: { keyId: hmac.id, signingSecret: hmac.signingSecret as string },
@@ -382,7 +424,12 @@ async function collectCursors(world: FuzzWorld, tenant: WalletClient, platform: 
 }
 
 export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
-  const system = await startSecuritySystem(label, FUZZ_ENV);
+  const inviteTokens: string[] = [];
+  const inbox = await startInviteInbox(inviteTokens);
+  const system = await startSecuritySystem(label, { ...FUZZ_ENV, SMTP_URL: inbox.url, DASHBOARD_URL }).catch(async (error: unknown) => {
+    await inbox.close();
+    throw error;
+  });
   const tracked: TrackedDatabase[] = [];
   let queues: QueueWatch | undefined;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
@@ -391,9 +438,10 @@ export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
     await queues?.close();
     for (const database of tracked) await database.pool.end().catch(() => undefined);
     await system.close();
+    await inbox.close();
   };
   try {
-    const world = await buildWorld(system);
+    const world = await buildWorld(system, inviteTokens);
     for (const service of ['identity', 'ledger', 'payments', 'treasury']) {
       const database = await trackDatabase(service, system.env[`${service.toUpperCase()}_DATABASE_URL`] as string);
       if (database) tracked.push(database);

@@ -187,6 +187,10 @@ export interface FuzzWorld {
   webhookSecret: string;
   /** Cursors each list (by route template) has issued: any other cursor is forged. */
   cursors: Record<string, string[]>;
+  /** The tenant each known resource belongs to: a system route names a schedule or key under its own tenant. */
+  tenantOf: Record<string, string>;
+  /** Invite tokens from the emails identity sent (organizations created with an admin). */
+  inviteTokens: string[];
   credentials: FuzzCredentials;
   /** Idempotency keys already sent, so a case can reuse one with another body. */
   usedIdempotencyKeys: string[];
@@ -403,7 +407,9 @@ function fieldHint(field: string, operation: FuzzOperation, context: GenerationC
     case 'lines':
       return fc.nat({ max: 9999 }).map((n) => [new JsonObject([['date', new Date().toISOString().slice(0, 10)], ['reference', `fz-ref-${index}-${n}`], ['amount', '25.00']])]);
     case 'token':
-      return fc.constant(`sess_fuzz${index}`);
+      return operation.template === '/v1/auth/accept-invite' && world.inviteTokens.length > 0 ? fc.constantFrom(...world.inviteTokens) : fc.constant(`sess_fuzz${index}`);
+    case 'platformCommissionBps':
+      return fc.integer({ min: 0, max: 10_000 }).map((value) => new JsonToken(String(value)));
     default:
       return undefined;
   }
@@ -494,16 +500,25 @@ function basePathIds(operation: FuzzOperation, param: string, world: FuzzWorld):
   const kind = kindOfPathParam(operation.template, param);
   // The system surface names any tenant's resources; a tenant's only its own.
   const pool = operation.route.surface === 'system' ? [...world.ids.own[kind], ...world.ids.otherTenant[kind]] : world.ids.own[kind];
-  return isDestructive(operation) ? pool.filter((id) => !world.protectedIds.has(id)) : pool;
+  // Only what the route changes is kept from the harness's own resources, not the tenant above it.
+  const changed = operation.pathParams[operation.pathParams.length - 1] === param;
+  return isDestructive(operation) && changed ? pool.filter((id) => !world.protectedIds.has(id)) : pool;
 }
 
 function pathParamsArb(operation: FuzzOperation, context: GenerationContext): fc.Arbitrary<Record<string, string>> {
   const entries = operation.pathParams.map((param) => {
     const pool = basePathIds(operation, param, context.world);
     const made = patternArb('^[0-9A-Z]{26}$').map((tail) => `${idPrefixOf(kindOfPathParam(operation.template, param))}_${tail}`);
-    return (pool.length > 0 ? fc.constantFrom(...pool) : made).map((id) => [param, encodeURIComponent(id)] as [string, string]);
+    return (pool.length > 0 ? fc.constantFrom(...pool) : made).map((id) => [param, id] as [string, string]);
   });
-  return fc.tuple(...entries).map((pairs) => Object.fromEntries(pairs));
+  return fc.tuple(fc.tuple(...entries), fc.nat({ max: 7 })).map(([pairs, coherent]) => {
+    const params = Object.fromEntries(pairs);
+    // A key or schedule under the tenant it belongs to, mostly: else every such call is a 404.
+    const [parent, child] = operation.pathParams;
+    const owner = child === undefined ? undefined : context.world.tenantOf[params[child] as string];
+    if (parent !== undefined && owner !== undefined && coherent > 0 && kindOfPathParam(operation.template, parent) === 'tenant') params[parent] = owner;
+    return Object.fromEntries(Object.entries(params).map(([name, id]) => [name, encodeURIComponent(id)]));
+  });
 }
 
 // ---- the base request ----------------------------------------------------------------------------
@@ -1173,6 +1188,17 @@ function remember(pool: string[], id: string): void {
   if (pool.length > MAX_POOL) pool.splice(SEEDED_KEPT, 1);
 }
 
+/** The tenant a system route names in its path (`/v1/tenants/{id}/api-keys`), if any. */
+function tenantInPath(request: FuzzRequest): string | undefined {
+  const [first] = request.operation.pathParams;
+  if (first === undefined || kindOfPathParam(request.operation.template, first) !== 'tenant') return undefined;
+  try {
+    return decodeURIComponent(request.pathParams[first] ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Adds what a successful answer created to the world, as the world's owner sees it. */
 export function learn(world: FuzzWorld, request: FuzzRequest, status: number, answer: unknown): void {
   const key = request.headers['idempotency-key'];
@@ -1187,9 +1213,10 @@ export function learn(world: FuzzWorld, request: FuzzRequest, status: number, an
   }
   const kind = CREATES[`${request.method} ${request.operation.template}`];
   if (!kind || typeof record.id !== 'string') return;
-  const tenantId = typeof record.tenantId === 'string' ? record.tenantId : request.operation.route.surface === 'tenant' ? world.tenantId : undefined;
+  const tenantId = typeof record.tenantId === 'string' ? record.tenantId : request.operation.route.surface === 'tenant' ? world.tenantId : tenantInPath(request);
   const owner: Owner = kind === 'tenant' || tenantId !== world.tenantId ? 'otherTenant' : record.environment === 'test' ? 'otherEnvironment' : 'own';
   remember(world.ids[owner][kind], record.id);
+  if (tenantId !== undefined) world.tenantOf[record.id] = tenantId;
   for (const field of ['journalEntryId', 'holdJournalEntryId'] as const) {
     if (typeof record[field] === 'string') remember(world.ids[owner].journalEntry, record[field] as string);
   }

@@ -28,6 +28,8 @@ export interface FuzzReport {
   stoppedEarly: boolean;
   statuses: Record<string, number>;
   routesExercised: number;
+  /** Routes no case got a 2xx from: the fuzz did not reach their handlers' success paths. */
+  routesNeverSucceeded: string[];
   routesTotal: number;
   failures: FailureClass[];
   /** A refusal whose fingerprint changed once but not when sent again: most likely a late effect of an earlier success. */
@@ -97,6 +99,7 @@ export function summaryOf(report: FuzzReport): string {
   return [
     `fuzz: seed ${report.seed}: ${report.casesRun} of ${report.casesPlanned} cases in ${seconds.toFixed(1)} s (${(report.casesRun / Math.max(seconds, 0.001)).toFixed(1)} per second)${report.stoppedEarly ? ', stopped at the time budget' : ''}`,
     `  routes exercised ${report.routesExercised} of ${report.routesTotal}; answers ${statuses}`,
+    `  routes without a single 2xx: ${report.routesNeverSucceeded.length === 0 ? 'none' : report.routesNeverSucceeded.join(', ')}`,
     `  ${report.failures.length} failure classes (${failing} failing cases); state compared for ${report.refusalsChecked} refusals, ${report.unconfirmedChanges.length} changes not confirmed on replay; unsettled ${report.unsettled}`,
   ].join('\n');
 }

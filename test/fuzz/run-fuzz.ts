@@ -18,6 +18,8 @@ export interface FuzzOptions {
   /** Only routes whose template matches. */
   routes?: RegExp;
   progress?: (line: string) => void;
+  /** Told of every case and its answer (FUZZ_TRACE=1). */
+  trace?: (line: string) => void;
 }
 
 export function caseSeed(seed: number, index: number): number {
@@ -116,6 +118,7 @@ export async function runFuzz(system: FuzzSystem, options: FuzzOptions): Promise
   const collector: Collector = { classes: new Map() };
   const statuses: Record<string, number> = {};
   const exercised = new Set<string>();
+  const succeeded = new Set<string>();
   const unconfirmedChanges: FuzzReport['unconfirmedChanges'] = [];
   let unsettled = 0;
   const started = Date.now();
@@ -152,7 +155,9 @@ export async function runFuzz(system: FuzzSystem, options: FuzzOptions): Promise
     casesRun += 1;
     statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
     exercised.add(`${request.method} ${request.operation.template}`);
+    if (answer.status >= 200 && answer.status < 300) succeeded.add(`${request.method} ${request.operation.template}`);
     learn(system.world, request, answer.status, parsed(answer.bodyText));
+    if (options.trace) options.trace(`${index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`);
     for (const violation of answerViolations(answer, reasons)) collect(collector, violation, request, answer, reasons);
 
     if (answer.status >= 400 && answer.status < 500) {
@@ -188,6 +193,7 @@ export async function runFuzz(system: FuzzSystem, options: FuzzOptions): Promise
     stoppedEarly,
     statuses,
     routesExercised: exercised.size,
+    routesNeverSucceeded: operations.map((operation) => `${operation.method} ${operation.template}`).filter((route) => !succeeded.has(route)),
     routesTotal: operations.length,
     failures,
     unconfirmedChanges,
