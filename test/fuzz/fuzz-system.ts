@@ -1,16 +1,14 @@
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { momoWebhookSignature, ROUTES } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { WalletClient } from '@wallet/sdk';
-import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from '../security/in-process-system';
-import { emptyPools, type FuzzRequest, type FuzzWorld, type IdPools, kindOfPathParam, type WalletRef } from './generators';
+import { startSecuritySystem } from '../security/in-process-system';
+import type { FuzzRequest, FuzzWorld } from './generators';
 import type { Answer } from './properties';
 import { serverErrorOf } from './server-errors';
+import { buildWorld } from './world';
 
 /**
  * The whole system in-process on fresh databases and a fresh vhost (the security tests' harness),
@@ -18,8 +16,6 @@ import { serverErrorOf } from './server-errors';
  * cheap fingerprint of every table that holds business state.
  */
 
-const PASSWORD = 'a long enough password';
-const WEBHOOK = '/v1/deposits/momo-webhook';
 
 const DASHBOARD_URL = 'http://dashboard.fuzz';
 
@@ -197,230 +193,6 @@ function sendRaw(baseUrl: string, agent: http.Agent, request: { method: string; 
     outgoing.on('error', (error) => resolve({ status: 0, headers: {}, bodyText: `no answer: ${error.message}` }));
     outgoing.end(request.body ?? undefined);
   });
-}
-
-interface Tenant {
-  id: string;
-  slug: string;
-  admin: WalletClient;
-  adminKey: { id: string; key: string };
-}
-
-async function settledCall<Value>(call: () => Promise<Value>, what: string): Promise<Value> {
-  // A tenant just made reaches payments and the ledger through events, moments later.
-  let last: unknown;
-  try {
-    return await waitFor(
-      async () => {
-        try {
-          return await call();
-        } catch (error) {
-          last = error;
-          return undefined;
-        }
-      },
-      { timeoutMs: 30_000, intervalMs: 200, what },
-    );
-  } catch {
-    throw new Error(`${what} failed: ${(last as Error)?.message ?? last}`);
-  }
-}
-
-async function buildWorld(system: SecuritySystem, inviteTokens: string[]): Promise<FuzzWorld> {
-  const platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, maxRetries: 0 });
-  const anonymous = new WalletClient({ baseUrl: system.publicUrl, maxRetries: 0 });
-  const keyClient = (key: string) => new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key }, maxRetries: 0 });
-  const config = { defaultCurrency: 'KES', allowedCurrencies: ['KES', 'UGX', 'KWD'], maxTransactionAmount: '1000000' };
-
-  const email = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`;
-  const newTenant = async (slug: string): Promise<Tenant> => {
-    const tenant = await platform.system.tenants.create({ name: `Fuzz ${slug}`, slug, config });
-    const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'fuzz admin', scopes: ['tenant:manage'], environment: 'live' });
-    return { id: tenant.id, slug, admin: keyClient(key.key as string), adminKey: { id: key.id, key: key.key as string } };
-  };
-  const a = await newTenant('fuzz-a');
-  const b = await newTenant('fuzz-b');
-  const c = await platform.system.tenants.create({ name: 'Fuzz sacrificial', slug: 'fuzz-c', config });
-  // Organizations whose invited admins leave tokens in the inbox.
-  for (const slug of ['fuzz-d', 'fuzz-e']) await platform.system.organizations.create({ name: `Fuzz ${slug}`, slug, config, admin: { name: 'Invited', email: email(slug) } });
-  const own = emptyPools();
-  const otherEnvironment = emptyPools();
-  const otherTenant = emptyPools();
-  const protectedIds = new Set<string>([a.id, b.id, a.adminKey.id, b.adminKey.id]);
-  own.tenant.push(a.id);
-  otherTenant.tenant.push(b.id, c.id);
-
-  // Keys: the fuzz's own (secret and signed), the test environment's, and some to be revoked or rotated.
-  const hmac = await a.admin.apiKeys.create({ name: 'fuzz signer', authMode: 'hmac', scopes: ['tenant:manage'], environment: 'live' });
-  const testKey = await platform.apiKeys.createForTenant(a.id, { name: 'fuzz test admin', scopes: ['tenant:manage'], environment: 'test' });
-  const aTest = keyClient(testKey.key as string);
-  const revoked = await a.admin.apiKeys.create({ name: 'revoked', scopes: ['ledger:read'], environment: 'live' });
-  await a.admin.apiKeys.revoke(revoked.id);
-  protectedIds.add(hmac.id).add(testKey.id).add(revoked.id);
-  own.apiKey.push(a.adminKey.id, hmac.id);
-  for (let i = 0; i < 2; i += 1) own.apiKey.push((await a.admin.apiKeys.create({ name: `sacrificial ${i}`, scopes: ['ledger:read'], environment: 'live' })).id);
-  otherEnvironment.apiKey.push(testKey.id, (await aTest.apiKeys.create({ name: 'test sacrificial', scopes: ['ledger:read'], environment: 'test' })).id);
-  otherTenant.apiKey.push(b.adminKey.id, (await b.admin.apiKeys.create({ name: 'b sacrificial', scopes: ['ledger:read'], environment: 'live' })).id);
-
-  // Members: a maker, a checker, an admin who logs in, and some to be changed.
-  const member = async (tenant: Tenant, name: string, orgRole: 'operator' | 'approver' | 'org-admin' | 'observer') => {
-    const created = await tenant.admin.team.create({ name, email: email(name), password: PASSWORD, orgRole });
-    return created;
-  };
-  const requester = await member(a, 'requester', 'operator');
-  const approver = await member(a, 'approver', 'approver');
-  const loginAdmin = await member(a, 'admin', 'org-admin');
-  own.member.push(requester.id, approver.id, loginAdmin.id, (await member(a, 'sacrificial-1', 'observer')).id, (await member(a, 'sacrificial-2', 'observer')).id);
-  const bRequester = await member(b, 'requester', 'operator');
-  otherTenant.member.push(bRequester.id, (await member(b, 'approver', 'approver')).id);
-  protectedIds.add(requester.id).add(approver.id).add(loginAdmin.id).add(bRequester.id);
-  const session = await anonymous.auth.login({ email: loginAdmin.email, password: PASSWORD, tenantSlug: a.slug });
-
-  // Mobile money providers: the one webhooks are signed for, and one to rotate.
-  const provider = await a.admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
-  const sacrificialProvider = await a.admin.momoProviders.create({ providerCode: 'airtel', name: 'Airtel' });
-  const bProvider = await b.admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
-  own.momoProvider.push(provider.id, sacrificialProvider.id);
-  otherTenant.momoProvider.push(bProvider.id);
-  protectedIds.add(provider.id).add(bProvider.id);
-
-  // Wallets, funded by signed webhooks; the rich one holds more than the tenant's maximum.
-  const wallets: WalletRef[] = [];
-  const createWallet = async (client: WalletClient, ownerId: string, currencyCode: string, pool: IdPools, keep = true) => {
-    const wallet = await settledCall(() => client.wallets.create({ ownerType: 'user', ownerId, currencyCode }), `wallet ${ownerId}`);
-    pool.wallet.push(wallet.id);
-    if (pool === own) wallets.push({ id: wallet.id, currencyCode, accountName: `wallet:${ownerId}` });
-    if (keep) protectedIds.add(wallet.id);
-    return wallet.id;
-  };
-  let deliveries = 0;
-  const fund = async (walletId: string, amount: string, currencyCode: string, secret: string) => {
-    deliveries += 1;
-    const fields = { transactionId: `fz-seed-${deliveries}`, walletId, amountText: amount, currencyCode, phoneNumber: '+254700000001', timestamp: new Date().toISOString() };
-    const body = { transactionId: fields.transactionId, phoneNumber: fields.phoneNumber, amount, currencyCode, walletId, signature: momoWebhookSignature(secret, fields), timestamp: fields.timestamp, providerCode: 'mtn' };
-    const deposit = (await settledCall(() => anonymous.request({ method: 'POST', path: WEBHOOK, body }), `funding ${walletId}`)).data as { id: string; environment: string; journalEntryId: string | null };
-    const pool = deposit.environment === 'test' ? otherEnvironment : wallets.some((wallet) => wallet.id === walletId) ? own : otherTenant;
-    pool.deposit.push(deposit.id);
-  };
-  const rich = await createWallet(a.admin, 'fz-rich', 'KES', own);
-  for (let i = 0; i < 3; i += 1) await fund(rich, '900000.00', 'KES', provider.webhookSecret);
-  const funded = await createWallet(a.admin, 'fz-funded', 'KES', own);
-  await fund(funded, '100000.00', 'KES', provider.webhookSecret);
-  const payee = await createWallet(a.admin, 'fz-payee', 'KES', own);
-  const ugx = await createWallet(a.admin, 'fz-ugx', 'UGX', own);
-  await fund(ugx, '100000', 'UGX', provider.webhookSecret);
-  await createWallet(a.admin, 'fz-ugx-payee', 'UGX', own);
-  const kwd = await createWallet(a.admin, 'fz-kwd', 'KWD', own);
-  await fund(kwd, '100.000', 'KWD', provider.webhookSecret);
-  await createWallet(a.admin, 'fz-kwd-payee', 'KWD', own);
-  const toFreeze = await createWallet(a.admin, 'fz-freeze', 'KES', own, false);
-  await fund(toFreeze, '1000.00', 'KES', provider.webhookSecret);
-  await createWallet(a.admin, 'fz-freeze-empty', 'KES', own, false);
-  const testWallet = await createWallet(aTest, 'fz-test', 'KES', otherEnvironment);
-  await fund(testWallet, '1000.00', 'KES', provider.webhookSecret);
-  const testPayee = await createWallet(aTest, 'fz-test-payee', 'KES', otherEnvironment);
-  const bWallet = await createWallet(b.admin, 'fz-b', 'KES', otherTenant);
-  await fund(bWallet, '1000.00', 'KES', bProvider.webhookSecret);
-  const bPayee = await createWallet(b.admin, 'fz-b-payee', 'KES', otherTenant);
-
-  // A record of every kind in every world, two of each of the fuzz tenant's so its lists have cursors.
-  const transfer = async (client: WalletClient, from: string, to: string, pool: IdPools) => pool.transfer.push((await client.transfers.create({ fromWalletId: from, toWalletId: to, amount: '1.00', currencyCode: 'KES' })).id);
-  await transfer(a.admin, funded, payee, own);
-  await transfer(a.admin, funded, payee, own);
-  await transfer(aTest, testWallet, testPayee, otherEnvironment);
-  await transfer(b.admin, bWallet, bPayee, otherTenant);
-
-  const slip = async (client: WalletClient, walletId: string, reference: string) =>
-    (await client.deposits.submitBankSlip({ walletId, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: reference })).id;
-  own.deposit.push(await slip(a.admin, funded, 'FZ-SEED-1'), await slip(a.admin, funded, 'FZ-SEED-2'));
-  const verified = await slip(a.admin, funded, 'FZ-SEED-3');
-  await a.admin.deposits.importStatement({ bankCode: 'stanbic', currencyCode: 'KES', lines: [{ date: new Date().toISOString().slice(0, 10), reference: 'fz-seed-3', amount: '10.00' }] });
-  await a.admin.deposits.verify(verified, { actorId: 'ops-fuzz' });
-  own.deposit.push(verified);
-  otherEnvironment.deposit.push(await slip(aTest, testWallet, 'FZ-SEED-T'));
-  otherTenant.deposit.push(await slip(b.admin, bWallet, 'FZ-SEED-B'));
-
-  const payout = async (client: WalletClient, walletId: string, requestedBy: string) =>
-    (await client.payouts.create({ walletId, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy })).id;
-  own.payoutCase.push(await payout(a.admin, funded, requester.id), await payout(a.admin, funded, requester.id));
-  otherTenant.payoutCase.push(await payout(b.admin, bWallet, bRequester.id));
-
-  const floatDeposit = async (client: WalletClient) => (await client.treasury.floatDeposits.create({ amount: '500.00', currencyCode: 'KES', rail: 'momo' })).id;
-  own.floatDeposit.push(await floatDeposit(a.admin), await floatDeposit(a.admin));
-  otherEnvironment.floatDeposit.push(await floatDeposit(aTest));
-  otherTenant.floatDeposit.push(await floatDeposit(b.admin));
-
-  const withdrawal = async (client: WalletClient, requestedBy: string) =>
-    (await client.treasury.withdrawals.create({ source: 'operating_float', amount: '10.00', currencyCode: 'KES', payoutMethod: 'cash', destination: { recipientName: 'Fuzz' }, requestedBy })).id;
-  own.withdrawal.push(await withdrawal(a.admin, requester.id), await withdrawal(a.admin, requester.id));
-  otherTenant.withdrawal.push(await withdrawal(b.admin, bRequester.id));
-
-  const schedule = async (client: WalletClient, name: string) => ((await client.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name } })).data as { id: string }).id;
-  own.feeSchedule.push(await schedule(a.admin, 'fuzz one'), await schedule(a.admin, 'fuzz two'));
-  otherTenant.feeSchedule.push(await schedule(b.admin, 'b one'));
-
-  // Journal entries of each world; reconciliation runs of the platform.
-  const entries = async (client: WalletClient) => ((await client.request({ method: 'GET', path: '/v1/journal?limit=5' })).data as { data: Array<{ id: string }> }).data.map((entry) => entry.id);
-  own.journalEntry.push(...(await entries(a.admin)));
-  otherEnvironment.journalEntry.push(...(await entries(aTest)));
-  otherTenant.journalEntry.push(...(await entries(b.admin)));
-  const runs = await waitFor(
-    async () => {
-      const page = (await platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as { data: Array<{ id: string }> };
-      return page.data.length > 0 ? page.data : undefined;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: 'a scheduled reconciliation run' },
-  );
-  own.reconciliationRun.push(...runs.map((run) => run.id));
-  await waitFor(async () => (inviteTokens.length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'the invite emails' });
-
-  // Whose each resource is, for routes that name a tenant and one of its resources.
-  const tenantOf: Record<string, string> = {};
-  for (const [pools, tenantId] of [[own, a.id], [otherEnvironment, a.id], [otherTenant, b.id]] as const) {
-    for (const [kind, ids] of Object.entries(pools)) if (kind !== 'tenant') for (const id of ids) tenantOf[id] = tenantId;
-  }
-
-  const world: FuzzWorld = {
-    tenantId: a.id,
-    tenantSlug: a.slug,
-    maxTransactionAmount: config.maxTransactionAmount,
-    currencies: config.allowedCurrencies,
-    ids: { own, otherEnvironment, otherTenant },
-    protectedIds,
-    wallets,
-    fundedWallets: [rich, rich, funded, ugx, kwd],
-    members: { requester: requester.id, approver: approver.id, loginEmail: loginAdmin.email, loginPassword: PASSWORD },
-    providerCode: 'mtn',
-    webhookSecret: provider.webhookSecret,
-    cursors: {},
-    tenantOf,
-    inviteTokens,
-    credentials: {
-      secretKey: a.adminKey.key,
-      hmac: { keyId: hmac.id, signingSecret: hmac.signingSecret as string },
-      sessionToken: session.token,
-      systemKey: SYSTEM_KEY,
-      revokedSecretKey: revoked.key as string,
-    },
-    usedIdempotencyKeys: [],
-  };
-  await collectCursors(world, a.admin, platform);
-  return world;
-}
-
-/** One issued cursor of every list that has a second page, so forged ones can be made from real ones. */
-async function collectCursors(world: FuzzWorld, tenant: WalletClient, platform: WalletClient): Promise<void> {
-  for (const route of ROUTES) {
-    if (route.method !== 'get' || !route.query || !('cursor' in route.query.shape)) continue;
-    const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => world.ids.own[kindOfPathParam(route.path, name)][0] ?? '');
-    const client = route.surface === 'system' ? platform : tenant;
-    try {
-      const page = (await client.request({ method: 'GET', path: `${path}?limit=1` })).data as { nextCursor?: string | null };
-      if (typeof page.nextCursor === 'string') world.cursors[route.path] = [page.nextCursor];
-    } catch {
-      // A list that answers nothing here still gets forged cursors made up from scratch.
-    }
-  }
 }
 
 export async function startFuzzSystem(label: string): Promise<FuzzSystem> {

@@ -515,7 +515,8 @@ function pathParamsArb(operation: FuzzOperation, context: GenerationContext): fc
     const params = Object.fromEntries(pairs);
     // A key or schedule under the tenant it belongs to, mostly: else every such call is a 404.
     const [parent, child] = operation.pathParams;
-    const owner = child === undefined ? undefined : context.world.tenantOf[params[child] as string];
+    const childId = child === undefined ? undefined : params[child];
+    const owner = childId !== undefined && Object.hasOwn(context.world.tenantOf, childId) ? context.world.tenantOf[childId] : undefined;
     if (parent !== undefined && owner !== undefined && coherent > 0 && kindOfPathParam(operation.template, parent) === 'tenant') params[parent] = owner;
     return Object.fromEntries(Object.entries(params).map(([name, id]) => [name, encodeURIComponent(id)]));
   });
@@ -725,39 +726,6 @@ const QUERY_WRONG_VALUES = ['0', '-1', '201', '1e3', '1.5', 'abc', '999999999999
 
 const NONCES = ['a', 'deadbeef', '', 'n'.repeat(10_000), 'has space', '0123456789abcdef0123456', 'ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ', 'a'.repeat(129), 'aaaaaaaaaaaaaaaaaaaaa', '../../../../etc/passwd....'];
 
-export type MutationKind =
-  | 'nul'
-  | 'control-character'
-  | 'lone-surrogate'
-  | 'long-string'
-  | 'number-token'
-  | 'number-as-string'
-  | 'amount'
-  | 'wrong-type'
-  | 'missing-field'
-  | 'extra-field'
-  | 'proto-key'
-  | 'duplicate-key'
-  | 'deep-nesting'
-  | 'foreign-id'
-  | 'made-up-id'
-  | 'broken-json'
-  | 'invalid-utf8'
-  | 'content-type'
-  | 'unexpected-body'
-  | 'path-id'
-  | 'path-shape'
-  | 'query-nul'
-  | 'query-duplicate'
-  | 'query-odd'
-  | 'query-wrong'
-  | 'query-extra'
-  | 'forged-cursor'
-  | 'credential'
-  | 'idempotency-key'
-  | 'actor-headers'
-  | 'webhook-signature';
-
 interface MutationDraw {
   kind: MutationKind;
   pick: number;
@@ -844,143 +812,105 @@ function setHeader(draft: Draft, name: string, value: string | undefined): void 
   else draft.headers[name] = value;
 }
 
-function applyBodyMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
-  if (draft.body === undefined && draw.kind !== 'broken-json' && draw.kind !== 'content-type') {
-    draft.body = new JsonObject([]);
-    draft.contentType = 'application/json';
-  }
-  switch (draw.kind) {
-    case 'nul':
-      return mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(['\u0000', 'x\u0000y', '\u0000\u0000'], draw.variant)));
-    case 'control-character':
-      return mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(CONTROL_CHARACTERS, draw.variant)));
-    case 'lone-surrogate':
-      return mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(LONE_SURROGATES, draw.variant)));
-    case 'long-string':
-      replaceSlot(draft, draw.pick, () => pickOf(['a'.repeat(100_000), 'é'.repeat(50_000), `${'x'.repeat(99_999)}\u0000`, 'a'.repeat(1_000), '💸'.repeat(20_000)], draw.variant));
-      return;
-    case 'number-token':
-      replaceSlot(draft, draw.pick, () => new JsonToken(pickOf(NUMBER_TEXTS, draw.variant)), (slot) => !(slot.value instanceof JsonObject) || slot.field === 'amount');
-      return;
-    case 'number-as-string':
-      replaceSlot(draft, draw.pick, () => pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant));
-      return;
-    case 'amount': {
-      const texts = [...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS];
-      const text = pickOf(texts, draw.variant);
-      const asToken = draw.pick % 2 === 0 && !STRING_NUMBER_TEXTS.includes(text);
-      const target = replaceSlot(draft, draw.pick >> 1, () => (asToken ? new JsonToken(text) : text), (slot) => AMOUNT_FIELDS.has(slot.field) && !(slot.value instanceof JsonObject));
-      if (!target) draft.tags.pop();
-      return;
-    }
-    case 'wrong-type':
-      replaceSlot(draft, draw.pick, () => cloneJson(pickOf(WRONG_TYPES, draw.variant)));
-      return;
-    case 'missing-field':
-      replaceSlot(draft, draw.pick, () => undefined, (slot) => typeof slot.path[slot.path.length - 1] === 'number');
-      return;
-    case 'extra-field':
-    case 'proto-key': {
-      const objects = [draft.body as JsonValue, ...slotsOf(draft.body).map((slot) => slot.value)].filter((value): value is JsonObject => value instanceof JsonObject);
-      const target = objects.length > 0 ? pickOf(objects, draw.pick) : undefined;
-      if (!target) return;
-      if (draw.kind === 'proto-key') {
-        const [key, value] = pickOf(PROTO_PAYLOADS, draw.variant);
-        target.entries.push([key, cloneJson(value)]);
-      } else {
-        target.entries.push([`fz_extra${draw.text.replace(/[^\w]/g, '')}`, cloneJson(pickOf([...WRONG_TYPES, 'a'.repeat(10_000), '\u0000'], draw.variant))]);
-      }
-      return;
-    }
-    case 'duplicate-key': {
-      const members = slotsOf(draft.body).filter((slot) => typeof slot.path[slot.path.length - 1] === 'number' && slot.field !== '');
-      if (members.length === 0) return;
-      const slot = pickOf(members, draw.pick);
-      const parentPath = slot.path.slice(0, -1);
-      const parent = parentPath.length === 0 ? draft.body : slotsOf(draft.body).find((each) => each.path.join('.') === parentPath.join('.'))?.value;
-      if (parent instanceof JsonObject) parent.entries.push([slot.field, cloneJson(pickOf([...WRONG_TYPES, 'other', '\u0000', new JsonToken('1e400')], draw.variant))]);
-      return;
-    }
-    case 'deep-nesting':
-      replaceSlot(draft, draw.pick, () => new JsonToken(deepText(pickOf([10_000, 2_000, 100_000], draw.variant), draw.pick % 2 === 0)));
-      return;
-    case 'foreign-id':
-    case 'made-up-id': {
-      const idSlots = (slot: Slot) => slot.field in ID_FIELDS && typeof slot.value === 'string';
-      replaceSlot(
-        draft,
-        draw.pick,
-        (slot) => {
-          const kind = ID_FIELDS[slot.field] as ResourceKind;
-          const foreign = foreignIds(world, kind);
-          return draw.kind === 'foreign-id' && foreign.length > 0 ? pickOf(foreign, draw.variant) : madeUpId(kind, draw);
-        },
-        idSlots,
-      );
-      return;
-    }
-    case 'broken-json': {
-      const text = draft.body === undefined ? '{}' : jsonText(draft.body);
-      draft.rawBody = Buffer.from(draw.variant % 3 === 0 ? text.slice(0, draw.pick % Math.max(text.length, 1)) : pickOf(BROKEN_BODIES, draw.variant), 'utf8');
-      draft.contentType = 'application/json';
-      return;
-    }
-    case 'invalid-utf8': {
-      const marker = 'FUZZMARKER';
-      mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, marker));
-      const [before, after] = jsonText(draft.body as JsonValue).split(marker);
-      const bytes = pickOf([[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xfe, 0xff]], draw.pick);
-      draft.rawBody = Buffer.concat([Buffer.from(before ?? '', 'utf8'), Buffer.from(bytes), Buffer.from(after ?? '', 'utf8')]);
-      return;
-    }
-    case 'content-type': {
-      const contentType = pickOf(CONTENT_TYPES, draw.variant);
-      draft.contentType = contentType === '' ? null : contentType;
-      if (/utf-16/i.test(contentType)) draft.encoding = 'utf16le';
-      else if (/latin1|iso-8859-1/i.test(contentType)) draft.encoding = 'latin1';
-      if (draft.body instanceof JsonObject && draft.encoding === 'latin1') mutateStringSlot(draft, draw, (text) => `${text}é`);
-      return;
-    }
-    default:
-      return;
-  }
+/** Field mutations need a JSON body to work on: a route without one gets an empty object. */
+function ensureBody(draft: Draft): void {
+  if (draft.body !== undefined) return;
+  draft.body = new JsonObject([]);
+  draft.contentType = 'application/json';
 }
 
-function applyQueryMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
-  const names = draft.operation.queryParams.map((parameter) => parameter.name);
-  const name = pickOf(names, draw.pick);
-  const existing = draft.query.findIndex(([key]) => key === name);
-  const put = (value: string) => {
-    if (existing >= 0) draft.query[existing] = [name, value];
-    else draft.query.push([name, value]);
+function insertIntoString(characters: readonly string[]) {
+  return (draft: Draft, draw: MutationDraw) => mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(characters, draw.variant)));
+}
+
+function amountMutation(draft: Draft, draw: MutationDraw): void {
+  const text = pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant);
+  const asToken = draw.pick % 2 === 0 && !STRING_NUMBER_TEXTS.includes(text);
+  const target = replaceSlot(draft, draw.pick >> 1, () => (asToken ? new JsonToken(text) : text), (slot) => AMOUNT_FIELDS.has(slot.field) && !(slot.value instanceof JsonObject));
+  if (!target) draft.tags.pop();
+}
+
+function objectsOf(draft: Draft): JsonObject[] {
+  return [draft.body as JsonValue, ...slotsOf(draft.body).map((slot) => slot.value)].filter((value): value is JsonObject => value instanceof JsonObject);
+}
+
+function addMember(draft: Draft, draw: MutationDraw, member: [string, JsonValue]): void {
+  const objects = objectsOf(draft);
+  if (objects.length > 0) pickOf(objects, draw.pick).entries.push([member[0], cloneJson(member[1])]);
+}
+
+function duplicateKey(draft: Draft, draw: MutationDraw): void {
+  const members = slotsOf(draft.body).filter((slot) => typeof slot.path[slot.path.length - 1] === 'number' && slot.field !== '');
+  if (members.length === 0) return;
+  const slot = pickOf(members, draw.pick);
+  const parentPath = slot.path.slice(0, -1).join('.');
+  const parent = parentPath === '' ? draft.body : slotsOf(draft.body).find((each) => each.path.join('.') === parentPath)?.value;
+  if (parent instanceof JsonObject) parent.entries.push([slot.field, cloneJson(pickOf([...WRONG_TYPES, 'other', '\u0000', new JsonToken('1e400')], draw.variant))]);
+}
+
+function idMutation(foreign: boolean) {
+  return (draft: Draft, draw: MutationDraw, world: FuzzWorld) => {
+    replaceSlot(
+      draft,
+      draw.pick,
+      (slot) => {
+        const kind = ID_FIELDS[slot.field] as ResourceKind;
+        const others = foreignIds(world, kind);
+        return foreign && others.length > 0 ? pickOf(others, draw.variant) : madeUpId(kind, draw);
+      },
+      (slot) => Object.hasOwn(ID_FIELDS, slot.field) && typeof slot.value === 'string',
+    );
   };
-  switch (draw.kind) {
-    case 'query-nul':
-      return put(existing >= 0 ? `${(draft.query[existing] as [string, string])[1]}%00` : pickOf(['%00', 'x%00y', `${world.wallets[0]?.id ?? 'wl_x'}%00`], draw.variant));
-    case 'query-wrong':
-      return put(pickOf(QUERY_WRONG_VALUES, draw.variant));
-    case 'query-odd':
-      return put(pickOf(QUERY_ODD_VALUES, draw.variant));
-    case 'query-duplicate':
-      draft.query.push([name, existing >= 0 ? (draft.query[existing] as [string, string])[1] : 'x'], [name, pickOf(['x', '1', 'live', 'KES', ''], draw.variant)]);
-      return;
-    case 'query-extra':
-      draft.query.push(pickOf<[string, string]>([['__proto__', 'x'], ['constructor%5Bprototype%5D', 'x'], ['a%5Bb%5D', 'c'], [`fz${encodeURIComponent(draw.text)}`, 'x'], ['', 'x'], ['tenantId', 'tn_other'], ['environment', 'test']], draw.variant));
-      return;
-    case 'forged-cursor': {
-      const issued = [...(world.cursors[draft.operation.template] ?? [])];
-      const at = draft.query.findIndex(([key]) => key === 'cursor');
-      const forged = forgeCursor(issued, Object.values(world.cursors).flat(), draw);
-      if (at >= 0) draft.query[at] = ['cursor', encodeURIComponent(forged)];
-      else draft.query.push(['cursor', encodeURIComponent(forged)]);
-      return;
-    }
-    default:
-      return;
-  }
 }
 
-/** A cursor the list never issued: one of its own with a field changed, another list's, or made up. */
+function brokenJson(draft: Draft, draw: MutationDraw): void {
+  const text = draft.body === undefined ? '{}' : jsonText(draft.body);
+  draft.rawBody = Buffer.from(draw.variant % 3 === 0 ? text.slice(0, draw.pick % Math.max(text.length, 1)) : pickOf(BROKEN_BODIES, draw.variant), 'utf8');
+  draft.contentType = 'application/json';
+}
+
+/** Bytes that are not UTF-8 (a lone continuation, an overlong NUL, an encoded surrogate) inside a string. */
+function invalidUtf8(draft: Draft, draw: MutationDraw): void {
+  const marker = 'FUZZMARKER';
+  mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, marker));
+  const [before, after] = jsonText(draft.body as JsonValue).split(marker);
+  const bytes = pickOf([[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xfe, 0xff]], draw.pick);
+  draft.rawBody = Buffer.concat([Buffer.from(before ?? '', 'utf8'), Buffer.from(bytes), Buffer.from(after ?? '', 'utf8')]);
+}
+
+/** Another media type or charset; a body labelled UTF-16 or Latin-1 is encoded so, with a character that tells. */
+function contentTypeMutation(draft: Draft, draw: MutationDraw): void {
+  const contentType = pickOf(CONTENT_TYPES, draw.variant);
+  draft.contentType = contentType === '' ? null : contentType;
+  if (/utf-16/i.test(contentType)) draft.encoding = 'utf16le';
+  else if (/latin1|iso-8859-1/i.test(contentType)) draft.encoding = 'latin1';
+  if (draft.body instanceof JsonObject && draft.encoding === 'latin1') mutateStringSlot(draft, draw, (text) => `${text}é`);
+}
+
+function queryMutation(value: (draft: Draft, draw: MutationDraw, world: FuzzWorld, current: string | undefined) => string) {
+  return (draft: Draft, draw: MutationDraw, world: FuzzWorld) => {
+    const name = pickOf(draft.operation.queryParams.map((parameter) => parameter.name), draw.pick);
+    const existing = draft.query.findIndex(([key]) => key === name);
+    const next = value(draft, draw, world, existing >= 0 ? (draft.query[existing] as [string, string])[1] : undefined);
+    if (existing >= 0) draft.query[existing] = [name, next];
+    else draft.query.push([name, next]);
+  };
+}
+
+function duplicateQuery(draft: Draft, draw: MutationDraw): void {
+  const name = pickOf(draft.operation.queryParams.map((parameter) => parameter.name), draw.pick);
+  const current = draft.query.find(([key]) => key === name)?.[1] ?? 'x';
+  draft.query.push([name, current], [name, pickOf(['x', '1', 'live', 'KES', ''], draw.variant)]);
+}
+
+function forgedCursor(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
+  const forged = encodeURIComponent(forgeCursor(world.cursors[draft.operation.template] ?? [], Object.values(world.cursors).flat(), draw));
+  const at = draft.query.findIndex(([key]) => key === 'cursor');
+  if (at >= 0) draft.query[at] = ['cursor', forged];
+  else draft.query.push(['cursor', forged]);
+}
+
+/** A cursor the list never issued: one of its own with a field changed or dropped, one character off, another list's, or made up. */
 function forgeCursor(issued: string[], everyIssued: string[], draw: MutationDraw): string {
   const own = issued.length > 0 ? pickOf(issued, draw.pick) : undefined;
   const variant = draw.variant % 5;
@@ -1001,12 +931,13 @@ function forgeCursor(issued: string[], everyIssued: string[], draw: MutationDraw
   return pickOf(RANDOM_CURSORS, draw.pick);
 }
 
-function applyPathMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
-  if (draw.kind === 'path-shape') {
-    const path = buildPath(draft);
-    draft.pathOverride = pickOf([`${path}/`, `/${path}`, path.replace('/v1/', '/v1//'), path.replace('/v1/', '/v1/./'), path.toUpperCase(), `${path}%2F`, `${path}/..`, path.replace('/v1/', '/V1/'), `${path};x=1`, `${path}/extra`], draw.variant);
-    return;
-  }
+function pathShape(draft: Draft, draw: MutationDraw): void {
+  const path = buildPath(draft);
+  draft.pathOverride = pickOf([`${path}/`, `/${path}`, path.replace('/v1/', '/v1//'), path.replace('/v1/', '/v1/./'), path.toUpperCase(), `${path}%2F`, `${path}/..`, path.replace('/v1/', '/V1/'), `${path};x=1`, `${path}/extra`], draw.variant);
+}
+
+/** Another tenant's or environment's id, a made-up one of the right shape, or one of the wrong shape. */
+function pathId(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
   const param = pickOf(draft.operation.pathParams, draw.pick);
   const kind = kindOfPathParam(draft.operation.template, param);
   const foreign = foreignIds(world, kind);
@@ -1018,60 +949,89 @@ function applyPathMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): 
   draft.pathParams = { ...draft.pathParams, [param]: value };
 }
 
-function applyHeaderMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
-  switch (draw.kind) {
-    case 'credential': {
-      const { credentials } = world;
-      const options: Credential[] = [
-        { kind: 'none' },
-        { kind: 'other', label: 'garbage API key', headers: { 'x-api-key': 'sk_live_not_a_key' } },
-        { kind: 'other', label: 'revoked key', headers: { 'x-api-key': credentials.revokedSecretKey } },
-        { kind: 'other', label: 'wrong system key', headers: { 'x-system-key': 'x'.repeat(40) } },
-        { kind: 'other', label: 'garbage bearer', headers: { authorization: 'Bearer sess_garbage' } },
-        { kind: 'other', label: 'basic auth', headers: { authorization: 'Basic Zm9vOmJhcg==' } },
-        { kind: 'other', label: 'key and system key', headers: { 'x-api-key': credentials.secretKey, 'x-system-key': credentials.systemKey } },
-        draft.operation.route.surface === 'system' ? { kind: 'secret' } : { kind: 'system' },
-        { kind: 'hmac', nonce: pickOf(NONCES, draw.pick) },
-        { kind: 'hmac', timestamp: pickOf(['2020-01-01T00:00:00.000Z', 'yesterday', '', '1e400', String(Date.now())], draw.pick) },
-        { kind: 'hmac', contentSha256: 'AAAA' },
-        { kind: 'hmac', badSignature: true },
-        { kind: 'hmac', omit: pickOf(['x-service-nonce', 'x-service-timestamp', 'x-service-content-sha256', 'x-service-signature'], draw.pick) },
-      ];
-      draft.credential = pickOf(options, draw.variant);
-      return;
-    }
-    case 'idempotency-key':
-      setHeader(draft, 'idempotency-key', pickOf([undefined, '', ' ', 'k'.repeat(300), world.usedIdempotencyKeys.length > 0 ? pickOf(world.usedIdempotencyKeys, draw.pick) : 'fz-reused', 'ÿÿÿ', 'a\tb'], draw.variant));
-      return;
-    case 'actor-headers':
-      setHeader(draft, 'x-service-actor-type', pickOf(['member', 'team_member', 'x'.repeat(300), ''], draw.variant));
-      setHeader(draft, 'x-service-actor-id', pickOf([world.members.approver, world.members.requester, ...foreignIds(world, 'member'), 'usr_UNKNOWN', ''], draw.pick));
-      return;
-    case 'webhook-signature':
-      draft.signWebhook = false;
-      if (draft.body instanceof JsonObject) draft.body.set('signature', pickOf(['x', 'a'.repeat(256), '', momoWebhookSignature('wrong secret', { transactionId: 'a', walletId: 'b', amountText: '1', currencyCode: 'KES', phoneNumber: '1', timestamp: 't' })], draw.variant));
-      return;
-    case 'unexpected-body':
-      draft.body = pickOf<JsonValue>([new JsonObject([['a', new JsonToken('1')]]), new JsonObject([['x', '\u0000']]), 'a'.repeat(100_000)], draw.variant);
-      draft.contentType = pickOf(['application/json', 'text/plain', 'application/json; charset=utf-16'], draw.pick);
-      if (draft.contentType.includes('utf-16')) draft.encoding = 'utf16le';
-      return;
-    default:
-      return;
-  }
+function credentialMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
+  const { credentials } = world;
+  const options: Credential[] = [
+    { kind: 'none' },
+    { kind: 'other', label: 'garbage API key', headers: { 'x-api-key': 'sk_live_not_a_key' } },
+    { kind: 'other', label: 'revoked key', headers: { 'x-api-key': credentials.revokedSecretKey } },
+    { kind: 'other', label: 'wrong system key', headers: { 'x-system-key': 'x'.repeat(40) } },
+    { kind: 'other', label: 'garbage bearer', headers: { authorization: 'Bearer sess_garbage' } },
+    { kind: 'other', label: 'basic auth', headers: { authorization: 'Basic Zm9vOmJhcg==' } },
+    { kind: 'other', label: 'key and system key', headers: { 'x-api-key': credentials.secretKey, 'x-system-key': credentials.systemKey } },
+    draft.operation.route.surface === 'system' ? { kind: 'secret' } : { kind: 'system' },
+    { kind: 'hmac', nonce: pickOf(NONCES, draw.pick) },
+    { kind: 'hmac', timestamp: pickOf(['2020-01-01T00:00:00.000Z', 'yesterday', '', '1e400', String(Date.now())], draw.pick) },
+    { kind: 'hmac', contentSha256: 'AAAA' },
+    { kind: 'hmac', badSignature: true },
+    { kind: 'hmac', omit: pickOf(['x-service-nonce', 'x-service-timestamp', 'x-service-content-sha256', 'x-service-signature'], draw.pick) },
+  ];
+  draft.credential = pickOf(options, draw.variant);
 }
 
-const BODY_KINDS: ReadonlySet<MutationKind> = new Set(['nul', 'control-character', 'lone-surrogate', 'long-string', 'number-token', 'number-as-string', 'amount', 'wrong-type', 'missing-field', 'extra-field', 'proto-key', 'duplicate-key', 'deep-nesting', 'foreign-id', 'made-up-id', 'broken-json', 'invalid-utf8', 'content-type']);
-const QUERY_KINDS: ReadonlySet<MutationKind> = new Set(['query-nul', 'query-wrong', 'query-odd', 'query-duplicate', 'query-extra', 'forged-cursor']);
+function actorHeaders(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
+  setHeader(draft, 'x-service-actor-type', pickOf(['member', 'team_member', 'x'.repeat(300), ''], draw.variant));
+  setHeader(draft, 'x-service-actor-id', pickOf([world.members.approver, world.members.requester, ...foreignIds(world, 'member'), 'usr_UNKNOWN', ''], draw.pick));
+}
+
+function badWebhookSignature(draft: Draft, draw: MutationDraw): void {
+  draft.signWebhook = false;
+  const wrong = momoWebhookSignature('wrong secret', { transactionId: 'a', walletId: 'b', amountText: '1', currencyCode: 'KES', phoneNumber: '1', timestamp: 't' });
+  if (draft.body instanceof JsonObject) draft.body.set('signature', pickOf(['x', 'a'.repeat(256), '', wrong], draw.variant));
+}
+
+function unexpectedBody(draft: Draft, draw: MutationDraw): void {
+  draft.body = pickOf<JsonValue>([new JsonObject([['a', new JsonToken('1')]]), new JsonObject([['x', '\u0000']]), 'a'.repeat(100_000)], draw.variant);
+  draft.contentType = pickOf(['application/json', 'text/plain', 'application/json; charset=utf-16'], draw.pick);
+  if (draft.contentType.includes('utf-16')) draft.encoding = 'utf16le';
+}
+
+type Mutate = (draft: Draft, draw: MutationDraw, world: FuzzWorld) => void;
+
+/** Every mutation, by what it works on: a field of the JSON body, the query, the path or the headers. */
+const MUTATIONS = {
+  nul: { on: 'field', apply: insertIntoString(['\u0000', 'x\u0000y', '\u0000\u0000']) },
+  'control-character': { on: 'field', apply: insertIntoString(CONTROL_CHARACTERS) },
+  'lone-surrogate': { on: 'field', apply: insertIntoString(LONE_SURROGATES) },
+  'long-string': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => pickOf(['a'.repeat(100_000), 'é'.repeat(50_000), `${'x'.repeat(99_999)}\u0000`, 'a'.repeat(1_000), '💸'.repeat(20_000)], draw.variant)) },
+  'number-token': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => new JsonToken(pickOf(NUMBER_TEXTS, draw.variant)), (slot) => !(slot.value instanceof JsonObject)) },
+  'number-as-string': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant)) },
+  amount: { on: 'field', apply: amountMutation },
+  'wrong-type': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => cloneJson(pickOf(WRONG_TYPES, draw.variant))) },
+  'missing-field': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => undefined, (slot) => typeof slot.path[slot.path.length - 1] === 'number') },
+  'extra-field': { on: 'field', apply: (draft, draw) => addMember(draft, draw, [`fz_extra${draw.text.replace(/[^\w]/g, '')}`, pickOf([...WRONG_TYPES, 'a'.repeat(10_000), '\u0000'], draw.variant)]) },
+  'proto-key': { on: 'field', apply: (draft, draw) => addMember(draft, draw, pickOf(PROTO_PAYLOADS, draw.variant)) },
+  'duplicate-key': { on: 'field', apply: duplicateKey },
+  'deep-nesting': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => new JsonToken(deepText(pickOf([10_000, 2_000, 100_000], draw.variant), draw.pick % 2 === 0))) },
+  'foreign-id': { on: 'field', apply: idMutation(true) },
+  'made-up-id': { on: 'field', apply: idMutation(false) },
+  'broken-json': { on: 'body', apply: brokenJson },
+  'invalid-utf8': { on: 'field', apply: invalidUtf8 },
+  'content-type': { on: 'body', apply: contentTypeMutation },
+  'unexpected-body': { on: 'headers', apply: unexpectedBody },
+  'path-id': { on: 'path', apply: pathId },
+  'path-shape': { on: 'path', apply: pathShape },
+  'query-nul': { on: 'query', apply: queryMutation((_draft, draw, world, current) => (current !== undefined ? `${current}%00` : pickOf(['%00', 'x%00y', `${world.wallets[0]?.id ?? 'wl_x'}%00`], draw.variant))) },
+  'query-wrong': { on: 'query', apply: queryMutation((_draft, draw) => pickOf(QUERY_WRONG_VALUES, draw.variant)) },
+  'query-odd': { on: 'query', apply: queryMutation((_draft, draw) => pickOf(QUERY_ODD_VALUES, draw.variant)) },
+  'query-duplicate': { on: 'query', apply: duplicateQuery },
+  'query-extra': { on: 'query', apply: (draft, draw) => draft.query.push(pickOf<[string, string]>([['__proto__', 'x'], ['constructor%5Bprototype%5D', 'x'], ['a%5Bb%5D', 'c'], [`fz${encodeURIComponent(draw.text)}`, 'x'], ['', 'x'], ['tenantId', 'tn_other'], ['environment', 'test']], draw.variant)) },
+  'forged-cursor': { on: 'query', apply: forgedCursor },
+  credential: { on: 'headers', apply: credentialMutation },
+  'idempotency-key': { on: 'headers', apply: (draft, draw, world) => setHeader(draft, 'idempotency-key', pickOf([undefined, '', ' ', 'k'.repeat(300), world.usedIdempotencyKeys.length > 0 ? pickOf(world.usedIdempotencyKeys, draw.pick) : 'fz-reused', 'ÿÿÿ', 'a\tb'], draw.variant)) },
+  'actor-headers': { on: 'headers', apply: actorHeaders },
+  'webhook-signature': { on: 'headers', apply: badWebhookSignature },
+} satisfies Record<string, { on: 'field' | 'body' | 'query' | 'path' | 'headers'; apply: Mutate }>;
+
+export type MutationKind = keyof typeof MUTATIONS;
 
 function applyMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
-  // A raw body written already leaves nothing for a field mutation to change.
-  if (BODY_KINDS.has(draw.kind) && draft.rawBody !== undefined) return;
+  const { on, apply } = MUTATIONS[draw.kind];
+  // A raw body written already leaves nothing for a body mutation to change.
+  if ((on === 'field' || on === 'body') && draft.rawBody !== undefined) return;
+  if (on === 'field') ensureBody(draft);
   draft.tags.push(draw.kind);
-  if (BODY_KINDS.has(draw.kind)) applyBodyMutation(draft, draw, world);
-  else if (QUERY_KINDS.has(draw.kind)) applyQueryMutation(draft, draw, world);
-  else if (draw.kind === 'path-id' || draw.kind === 'path-shape') applyPathMutation(draft, draw, world);
-  else applyHeaderMutation(draft, draw, world);
+  apply(draft, draw, world);
 }
 
 /** One case: a route, its valid-ish request and zero to three mutations of it. */
@@ -1178,14 +1138,12 @@ const CREATES: Record<string, ResourceKind> = {
   'POST /v1/admin/money/withdrawals': 'withdrawal',
 };
 
-const MAX_POOL = 40;
-/** The first ids of a pool are the world's seed resources; learned ones beyond the cap replace the oldest learned. */
-const SEEDED_KEPT = 8;
+/** Wallets the hints pick from: the seeded ones and the first learned, so most sends come from money. */
+const MAX_HINTED_WALLETS = 40;
 
+/** Pools only grow: an id once seen stays a known one, or a route naming it would look like it names nothing. */
 function remember(pool: string[], id: string): void {
-  if (pool.includes(id)) return;
-  pool.push(id);
-  if (pool.length > MAX_POOL) pool.splice(SEEDED_KEPT, 1);
+  if (!pool.includes(id)) pool.push(id);
 }
 
 /** The tenant a system route names in its path (`/v1/tenants/{id}/api-keys`), if any. */
@@ -1220,7 +1178,7 @@ export function learn(world: FuzzWorld, request: FuzzRequest, status: number, an
   for (const field of ['journalEntryId', 'holdJournalEntryId'] as const) {
     if (typeof record[field] === 'string') remember(world.ids[owner].journalEntry, record[field] as string);
   }
-  if (kind === 'wallet' && owner === 'own' && typeof record.currencyCode === 'string' && typeof record.ownerId === 'string' && world.wallets.length < MAX_POOL) {
+  if (kind === 'wallet' && owner === 'own' && typeof record.currencyCode === 'string' && typeof record.ownerId === 'string' && world.wallets.length < MAX_HINTED_WALLETS) {
     world.wallets.push({ id: record.id, currencyCode: record.currencyCode, accountName: `wallet:${record.ownerId}` });
   }
 }

@@ -150,7 +150,7 @@ function amountReasons(text: string, currencyCode: unknown, maximum: string | nu
   const value = new BigNumber(text);
   if (value.isZero()) reasons.push('amount-format');
   if (integerDigits(text) > AMOUNT_INTEGER_DIGITS_CEILING) reasons.push('amount-digits');
-  const scale = typeof currencyCode === 'string' ? CURRENCY_SCALES[currencyCode] : undefined;
+  const scale = typeof currencyCode === 'string' && Object.hasOwn(CURRENCY_SCALES, currencyCode) ? CURRENCY_SCALES[currencyCode] : undefined;
   if (scale !== undefined && (text.split('.')[1]?.length ?? 0) > scale) reasons.push('amount-scale');
   if (maximum !== null && value.gt(maximum)) reasons.push('over-tenant-max');
   return reasons;

@@ -38,6 +38,8 @@ export interface FuzzReport {
   unsettled: number;
   /** Refusals whose state was compared (the others came while an earlier success was still landing). */
   refusalsChecked: number;
+  /** Cases the harness itself failed on (a bug of the fuzz suite, not of the API). */
+  harnessErrors: Array<{ caseIndex: number; message: string }>;
 }
 
 // ---- printing a request so it can be sent again -----------------------------------------------
@@ -100,7 +102,7 @@ export function summaryOf(report: FuzzReport): string {
     `fuzz: seed ${report.seed}: ${report.casesRun} of ${report.casesPlanned} cases in ${seconds.toFixed(1)} s (${(report.casesRun / Math.max(seconds, 0.001)).toFixed(1)} per second)${report.stoppedEarly ? ', stopped at the time budget' : ''}`,
     `  routes exercised ${report.routesExercised} of ${report.routesTotal}; answers ${statuses}`,
     `  routes without a single 2xx: ${report.routesNeverSucceeded.length === 0 ? 'none' : report.routesNeverSucceeded.join(', ')}`,
-    `  ${report.failures.length} failure classes (${failing} failing cases); state compared for ${report.refusalsChecked} refusals, ${report.unconfirmedChanges.length} changes not confirmed on replay; unsettled ${report.unsettled}`,
+    `  ${report.failures.length} failure classes (${failing} failing cases), ${report.harnessErrors.length} harness errors; state compared for ${report.refusalsChecked} refusals, ${report.unconfirmedChanges.length} changes not confirmed on replay; unsettled ${report.unsettled}`,
   ].join('\n');
 }
 
@@ -134,6 +136,7 @@ export function failureReport(report: FuzzReport): string {
       `   answer: ${failure.answer.split('\n').join('\n   ')}`,
     ].join('\n'),
   );
+  const harness = report.harnessErrors.slice(0, 5).map((error) => `   case ${error.caseIndex}: ${error.message}`);
   const notes = report.unconfirmedChanges.slice(0, 10).map((note) => `   case ${note.caseIndex} ${note.route}: ${note.changes.map((change) => change.table).join(', ')}`);
-  return [summaryOf(report), `Failure classes by defect:\n${defectSummary(report)}`, `Each class with its first case${report.failures.length > DETAILED_CLASSES ? ` (the first ${DETAILED_CLASSES})` : ''}:`, ...sections, ...(notes.length > 0 ? ['refusals whose state change did not repeat (late effects of earlier successes, most likely):', ...notes] : [])].join('\n\n');
+  return [summaryOf(report), `Failure classes by defect:\n${defectSummary(report)}`, `Each class with its first case${report.failures.length > DETAILED_CLASSES ? ` (the first ${DETAILED_CLASSES})` : ''}:`, ...sections, ...(harness.length > 0 ? [`the fuzz harness failed on ${report.harnessErrors.length} cases:`, ...harness] : []), ...(notes.length > 0 ? ['refusals whose state change did not repeat (late effects of earlier successes, most likely):', ...notes] : [])].join('\n\n');
 }

@@ -112,92 +112,126 @@ async function confirmChange(system: FuzzSystem, draft: Draft, index: number): P
   return changes.length > 0 ? { request, answer, changes } : null;
 }
 
-export async function runFuzz(system: FuzzSystem, options: FuzzOptions): Promise<FuzzReport> {
-  const operations: FuzzOperation[] = fuzzOperations().filter((operation) => !options.routes || options.routes.test(operation.template));
-  if (operations.length === 0) throw new Error(`no route matches ${options.routes}`);
-  const collector: Collector = { classes: new Map() };
-  const statuses: Record<string, number> = {};
-  const exercised = new Set<string>();
-  const succeeded = new Set<string>();
-  const unconfirmedChanges: FuzzReport['unconfirmedChanges'] = [];
-  let unsettled = 0;
-  const started = Date.now();
-  let stoppedEarly = false;
-  let casesRun = 0;
+/** One run: the cases in order, what they found, and the fingerprint refusals are compared with. */
+class FuzzRun {
+  private readonly collector: Collector = { classes: new Map() };
+  private readonly statuses: Record<string, number> = {};
+  private readonly exercised = new Set<string>();
+  private readonly succeeded = new Set<string>();
+  private readonly unconfirmedChanges: FuzzReport['unconfirmedChanges'] = [];
+  private readonly harnessErrors: FuzzReport['harnessErrors'] = [];
+  private readonly started = Date.now();
+  private casesRun = 0;
+  private unsettled = 0;
+  private refusalsChecked = 0;
+  private baseline: Snapshot = new Map();
+  /**
+   * After a success the system may still be moving (events, audit records): the baseline is then
+   * stale, and is taken again, on a quiet system, before the next request the contract refuses.
+   */
+  private stale = true;
 
-  const settle = async (): Promise<Snapshot> => {
-    const result = await system.settle();
-    if (!result.settled) unsettled += 1;
-    return result.snapshot;
-  };
-  let baseline = await settle();
-  // After a success the system may still be moving (events, audit records): the baseline is then
-  // stale, and is taken again, on a quiet system, before the next request the contract refuses.
-  let stale = false;
-  let refusalsChecked = 0;
+  constructor(
+    private readonly system: FuzzSystem,
+    private readonly options: FuzzOptions,
+    private readonly operations: FuzzOperation[],
+  ) {}
 
-  for (let index = 0; index < options.cases; index += 1) {
-    if (options.budgetMs > 0 && Date.now() - started > options.budgetMs) {
-      stoppedEarly = true;
-      break;
-    }
-    const [draft] = fc.sample(caseArbitrary(operations, system.world, index), { seed: caseSeed(options.seed, index), numRuns: 1 }) as [Draft];
-    if (stale) {
-      const probe = finalize(draft, system.world, index);
-      if (refusalReasons(probe, system.world).length > 0) {
-        baseline = await settle();
-        stale = false;
+  async run(): Promise<FuzzReport> {
+    let stoppedEarly = false;
+    for (let index = 0; index < this.options.cases; index += 1) {
+      if (this.options.budgetMs > 0 && Date.now() - this.started > this.options.budgetMs) {
+        stoppedEarly = true;
+        break;
       }
+      try {
+        await this.runCase(index);
+      } catch (error) {
+        // A fault of the harness itself (not an answer of the API): kept, and the run goes on.
+        this.harnessErrors.push({ caseIndex: index, message: (error as Error).stack ?? String(error) });
+        this.stale = true;
+      }
+      if (this.options.progress && (index + 1) % 1000 === 0) this.options.progress(this.progressLine(index + 1));
     }
-    const request = finalize(draft, system.world, index);
-    const reasons = refusalReasons(request, system.world);
-    const answer = await system.send(request);
-    casesRun += 1;
-    statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-    exercised.add(`${request.method} ${request.operation.template}`);
-    if (answer.status >= 200 && answer.status < 300) succeeded.add(`${request.method} ${request.operation.template}`);
-    learn(system.world, request, answer.status, parsed(answer.bodyText));
-    if (options.trace) options.trace(`${index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`);
-    for (const violation of answerViolations(answer, reasons)) collect(collector, violation, request, answer, reasons);
+    return this.report(stoppedEarly);
+  }
 
+  private async runCase(index: number): Promise<void> {
+    const [draft] = fc.sample(caseArbitrary(this.operations, this.system.world, index), { seed: caseSeed(this.options.seed, index), numRuns: 1 }) as [Draft];
+    const request = finalize(draft, this.system.world, index);
+    const reasons = refusalReasons(request, this.system.world);
+    if (this.stale && reasons.length > 0) await this.settle();
+    const answer = await this.system.send(request);
+    this.count(request, answer);
+    for (const violation of answerViolations(answer, reasons)) collect(this.collector, violation, request, answer, reasons);
     if (answer.status >= 400 && answer.status < 500) {
-      if (!stale) {
-        refusalsChecked += 1;
-        const after = await system.snapshot();
-        const changes = disallowedChanges(baseline, after, request, answer, reasons);
-        if (changes.length === 0) {
-          baseline = after;
-        } else {
-          const confirmed = await confirmChange(system, draft, index);
-          if (confirmed) collect(collector, { property: 'refusal-changes-nothing', detail: 'changed state' }, request, answer, reasons, confirmed.changes);
-          else unconfirmedChanges.push({ caseIndex: index, route: `${request.method} ${request.operation.template}`, changes });
-          baseline = await settle();
-        }
-      }
+      if (!this.stale) await this.checkRefusalChangedNothing(draft, request, answer, reasons);
     } else if (answer.status < 200 || answer.status >= 300 || request.method !== 'GET') {
       // A success that changed something, or a failure that may have.
-      stale = true;
-    }
-    if (options.progress && (index + 1) % 1000 === 0) {
-      const seconds = (Date.now() - started) / 1000;
-      options.progress(`fuzz: ${index + 1} cases in ${seconds.toFixed(0)} s (${((index + 1) / seconds).toFixed(1)}/s), ${collector.classes.size} failure classes`);
+      this.stale = true;
     }
   }
 
-  const failures = [...collector.classes.values()].sort((a, b) => (a.defect.defect ?? 99) - (b.defect.defect ?? 99) || a.property.localeCompare(b.property) || a.route.localeCompare(b.route));
-  return {
-    seed: options.seed,
-    casesPlanned: options.cases,
-    casesRun,
-    durationMs: Date.now() - started,
-    stoppedEarly,
-    statuses,
-    routesExercised: exercised.size,
-    routesNeverSucceeded: operations.map((operation) => `${operation.method} ${operation.template}`).filter((route) => !succeeded.has(route)),
-    routesTotal: operations.length,
-    failures,
-    unconfirmedChanges,
-    unsettled,
-    refusalsChecked,
-  };
+  private count(request: FuzzRequest, answer: Answer): void {
+    const route = `${request.method} ${request.operation.template}`;
+    this.casesRun += 1;
+    this.statuses[answer.status] = (this.statuses[answer.status] ?? 0) + 1;
+    this.exercised.add(route);
+    if (answer.status >= 200 && answer.status < 300) this.succeeded.add(route);
+    learn(this.system.world, request, answer.status, parsed(answer.bodyText));
+    this.options.trace?.(`${request.index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`);
+  }
+
+  /** A change is a failure only if the same request, sent again on a quiet system, changes state again. */
+  private async checkRefusalChangedNothing(draft: Draft, request: FuzzRequest, answer: Answer, reasons: RefusalReason[]): Promise<void> {
+    this.refusalsChecked += 1;
+    const after = await this.system.snapshot();
+    const changes = disallowedChanges(this.baseline, after, request, answer, reasons);
+    if (changes.length === 0) {
+      this.baseline = after;
+      return;
+    }
+    const confirmed = await confirmChange(this.system, draft, request.index);
+    if (confirmed) collect(this.collector, { property: 'refusal-changes-nothing', detail: 'changed state' }, request, answer, reasons, confirmed.changes);
+    else this.unconfirmedChanges.push({ caseIndex: request.index, route: `${request.method} ${request.operation.template}`, changes });
+    await this.settle();
+  }
+
+  private async settle(): Promise<void> {
+    const result = await this.system.settle();
+    if (!result.settled) this.unsettled += 1;
+    this.baseline = result.snapshot;
+    this.stale = false;
+  }
+
+  private progressLine(done: number): string {
+    const seconds = (Date.now() - this.started) / 1000;
+    return `fuzz: ${done} cases in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s), ${this.collector.classes.size} failure classes`;
+  }
+
+  private report(stoppedEarly: boolean): FuzzReport {
+    const failures = [...this.collector.classes.values()].sort((a, b) => (a.defect.defect ?? 99) - (b.defect.defect ?? 99) || a.property.localeCompare(b.property) || a.route.localeCompare(b.route));
+    return {
+      seed: this.options.seed,
+      casesPlanned: this.options.cases,
+      casesRun: this.casesRun,
+      durationMs: Date.now() - this.started,
+      stoppedEarly,
+      statuses: this.statuses,
+      routesExercised: this.exercised.size,
+      routesNeverSucceeded: this.operations.map((operation) => `${operation.method} ${operation.template}`).filter((route) => !this.succeeded.has(route)),
+      routesTotal: this.operations.length,
+      failures,
+      unconfirmedChanges: this.unconfirmedChanges,
+      unsettled: this.unsettled,
+      refusalsChecked: this.refusalsChecked,
+      harnessErrors: this.harnessErrors,
+    };
+  }
+}
+
+export async function runFuzz(system: FuzzSystem, options: FuzzOptions): Promise<FuzzReport> {
+  const operations = fuzzOperations().filter((operation) => !options.routes || options.routes.test(operation.template));
+  if (operations.length === 0) throw new Error(`no route matches ${options.routes}`);
+  return new FuzzRun(system, options, operations).run();
 }
