@@ -246,7 +246,7 @@ export interface Answer {
   serverError?: string;
 }
 
-export type Property = 'no-5xx' | 'error-body' | 'refuses-what-the-contract-refuses' | 'refusal-changes-nothing';
+export type Property = 'no-5xx' | 'error-body' | 'refuses-what-the-contract-refuses' | 'refusal-changes-nothing' | 'replays-a-create';
 
 export interface Violation {
   property: Property;
@@ -278,6 +278,47 @@ export function answerViolations(answer: Answer, reasons: readonly RefusalReason
   }
   if (reasons.length > 0) return [{ property: 'refuses-what-the-contract-refuses', detail: `${answer.status} for a request the contract refuses (${reasons.join(', ')})` }];
   return [];
+}
+
+/**
+ * POSTs that create something: sent again with the same Idempotency-Key and body, each answers
+ * what it answered the first time instead of creating a second one.
+ */
+const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([
+  '/v1/developer/api-keys',
+  '/v1/tenants/{id}/api-keys',
+  '/v1/team',
+  '/v1/admin/momo-providers',
+  '/v1/admin/fee-schedules',
+  '/v1/admin/fee-schedules/{id}/rules',
+  '/v1/system/organizations/{tenantId}/fee-schedules',
+  '/v1/system/organizations/{tenantId}/fee-schedules/{scheduleId}/rules',
+  '/v1/wallets',
+  '/v1/deposits/bank-slips',
+  '/v1/bank-statements',
+  '/v1/transfers',
+  '/v1/payouts',
+  '/v1/admin/money/float-deposits',
+  '/v1/admin/money/withdrawals',
+]);
+
+/** A create answered 2xx under an Idempotency-Key: its replay must be checked. */
+export function replaysOnKey(request: FuzzRequest, answer: Answer): boolean {
+  const key = request.headers['idempotency-key'];
+  // A nonce chosen by the case would be a replayed nonce the second time: not what is checked here.
+  if (request.credential.kind === 'hmac' && request.credential.nonce !== undefined) return false;
+  return request.method === 'POST' && IDEMPOTENT_CREATES.has(request.operation.template) && key !== undefined && key.trim() !== '' && answer.status >= 200 && answer.status < 300;
+}
+
+export function replayViolations(first: Answer, replay: Answer): Violation[] {
+  let same = first.status === replay.status;
+  try {
+    same &&= JSON.stringify(JSON.parse(first.bodyText)) === JSON.stringify(JSON.parse(replay.bodyText));
+  } catch {
+    same &&= first.bodyText === replay.bodyText;
+  }
+  const what = first.status === replay.status ? 'another record' : `${replay.status} ${errorCodeOf(replay) ?? ''}`.trim();
+  return same ? [] : [{ property: 'replays-a-create', detail: `sent again under the same Idempotency-Key: ${first.status} first, then ${what}` }];
 }
 
 /**
@@ -316,6 +357,7 @@ const TITLES: Record<number, string> = {
   7: 'issue 16 defect 7: signed-request nonce format',
   8: 'issue 16 defect 8: bodies in another charset than UTF-8',
   9: 'issue 16 defect 9: depositedBy must be an active member',
+  10: 'issue 16 defect 10: creates that ignore Idempotency-Key',
 };
 
 function label(defect: number): DefectLabel {
@@ -341,6 +383,7 @@ function carriesNul(request: FuzzRequest): boolean {
 /** Which of the issue's defects a violation is an instance of, or null for one the issue does not list. */
 export function defectOf(violation: Violation, request: FuzzRequest, reasons: readonly RefusalReason[], answer: Answer): DefectLabel {
   const message = answer.serverError ?? '';
+  if (violation.property === 'replays-a-create') return label(10);
   if (violation.property === 'no-5xx') {
     // A path parameter express cannot decode fails before any handler: not the issue's NUL defect.
     if (/Failed to decode param|URI malformed/.test(message)) return { defect: null, title: 'NOT among the issue 16 defects' };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { changesBetween, type FuzzSystem, MONEY_TABLES, type Snapshot, type TableChange } from './fuzz-system';
 import { caseArbitrary, type Draft, finalize, type FuzzOperation, type FuzzRequest, fuzzOperations, learn } from './generators';
-import { type Answer, answerViolations, defectOf, mayRecordRefusal, type RefusalReason, refusalReasons, type Violation } from './properties';
+import { type Answer, answerViolations, defectOf, mayRecordRefusal, type RefusalReason, refusalReasons, replaysOnKey, replayViolations, type Violation } from './properties';
 import { describeAnswer, describeRequest, type FailureClass, type FuzzReport } from './report';
 
 /**
@@ -164,6 +164,7 @@ class FuzzRun {
     const answer = await this.system.send(request);
     this.count(request, answer);
     for (const violation of answerViolations(answer, reasons)) collect(this.collector, violation, request, answer, reasons);
+    if (replaysOnKey(request, answer)) await this.checkReplay(draft, request, answer, reasons);
     if (answer.status >= 400 && answer.status < 500) {
       if (!this.stale) await this.checkRefusalChangedNothing(draft, request, answer, reasons);
     } else if (answer.status < 200 || answer.status >= 300 || request.method !== 'GET') {
@@ -180,6 +181,12 @@ class FuzzRun {
     if (answer.status >= 200 && answer.status < 300) this.succeeded.add(route);
     learn(this.system.world, request, answer.status, parsed(answer.bodyText));
     this.options.trace?.(`${request.index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`);
+  }
+
+  /** The same bytes under the same Idempotency-Key (signed afresh): the first answer again, nothing new created. */
+  private async checkReplay(draft: Draft, request: FuzzRequest, answer: Answer, reasons: RefusalReason[]): Promise<void> {
+    const replay = await this.system.send(finalize(draft, this.system.world, request.index));
+    for (const violation of replayViolations(answer, replay)) collect(this.collector, violation, request, replay, reasons);
   }
 
   /** A change is a failure only if the same request, sent again on a quiet system, changes state again. */
