@@ -19,13 +19,15 @@ jest.mock('pino', () => {
  * system in-process. Properties: no answer is 5xx; every 4xx carries the error body with a known
  * code and its status; what the contract refuses is refused; a refusal changes nothing.
  *
- * `npm test` runs a bounded number of cases within a time budget and a fresh seed each run;
+ * `npm test` runs a bounded number of cases within a time budget from one fixed seed;
  * `npm run fuzz` runs many more (FUZZ_CASES, default 100,000). FUZZ_SEED and FUZZ_CASES replay a
  * run; FUZZ_ROUTES (a regular expression over route templates) narrows it.
  */
 const explicitCases = process.env.FUZZ_CASES !== undefined;
 const CASES = Number(process.env.FUZZ_CASES ?? 2_000);
-const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** `npm test` replays one seed, so a red run is the code's doing, not the draw's; `npm run fuzz` draws a fresh one. */
+const CI_SEED = 20_261_125;
+const SEED = Number(process.env.FUZZ_SEED ?? (explicitCases ? Math.floor(Math.random() * 2 ** 31) : CI_SEED));
 /** The CI budget: the cases that fit in it run, whatever FUZZ_CASES would allow. */
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? (explicitCases ? 0 : 45_000));
 const ROUTES = process.env.FUZZ_ROUTES ? new RegExp(process.env.FUZZ_ROUTES) : undefined;

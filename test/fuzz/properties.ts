@@ -89,11 +89,17 @@ function pathReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
     const kind = kindOfPathParam(operation.template, param);
     const value = decoded(request.pathParams[param] ?? '');
     if (value === null || !idShapeOf(kind).test(value)) return ['path-id'];
-    const known = operation.route.surface === 'system' ? allIds(world, kind) : new Set(world.ids.own[kind]);
+    const known = operation.route.surface === 'system' ? allIds(world, kind) : visibleIds(world, kind, request);
     const mustExist = operation.route.surface !== 'system' || !isListRoute(operation);
     if (mustExist && !known.has(value)) return ['path-id'];
   }
   return [];
+}
+
+/** The ids a path may name: a dashboard session sees the API keys of both environments (a key only those of its own). */
+function visibleIds(world: FuzzWorld, kind: ResourceKind, request: FuzzRequest): Set<string> {
+  const own = world.ids.own[kind];
+  return new Set(kind === 'apiKey' && request.credential.kind === 'session' ? [...own, ...world.ids.otherEnvironment.apiKey] : own);
 }
 
 function hasNul(value: unknown): boolean {

@@ -16,17 +16,21 @@ export function useCursorSecret(secret: string): void {
   cursorKey = createHmac('sha256', secret).update('wallet cursor v1').digest();
 }
 
-function macOf(payload: string): Buffer {
-  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, MAC_BYTES);
+function macOf(payload: string): string {
+  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, MAC_BYTES).toString('base64url');
 }
 
-/** The payload of a cursor whose MAC holds, else null. */
+/**
+ * The payload of a cursor whose MAC holds, else null. The MAC's text is compared, not its
+ * bytes: base64url decoding ignores a last character's spare bits, so other texts would pass.
+ */
 function verifiedPayload(cursor: string): string | null {
   const dot = cursor.lastIndexOf('.');
   if (dot < 0) return null;
   const payload = cursor.slice(0, dot);
-  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  return given.length === MAC_BYTES && timingSafeEqual(given, macOf(payload)) ? payload : null;
+  const given = Buffer.from(cursor.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(macOf(payload), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected) ? payload : null;
 }
 
 const BIGINT_MAX = 9_223_372_036_854_775_807n;
@@ -52,7 +56,7 @@ export const cursorFields = {
 /** Opaque cursors: base64url JSON of the sort key of the last item returned, and its MAC. */
 export function encodeCursor(position: Record<string, string | number>): string {
   const payload = Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
-  return `${payload}.${macOf(payload).toString('base64url')}`;
+  return `${payload}.${macOf(payload)}`;
 }
 
 /** The one place a cursor is read: anything but a position of `shape` is 400 INVALID_CURSOR. */
