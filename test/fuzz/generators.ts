@@ -1166,8 +1166,8 @@ export function learn(world: FuzzWorld, request: FuzzRequest, status: number, an
   const record = answer as Record<string, unknown>;
   if (typeof record.nextCursor === 'string' && record.nextCursor !== '') {
     const cursors = (world.cursors[request.operation.template] ??= []);
+    // Never evicted: an issued cursor dropped from the pool would later look forged.
     if (!cursors.includes(record.nextCursor)) cursors.push(record.nextCursor);
-    if (cursors.length > 8) cursors.shift();
   }
   const kind = CREATES[`${request.method} ${request.operation.template}`];
   if (!kind || typeof record.id !== 'string') return;

@@ -165,6 +165,10 @@ describe('cursors', () => {
     }
   });
 
+  it('also when the rest of the query already answers an empty page', async () => {
+    expectRefusal(await send(`/v1/developer/api-keys?environment=test&cursor=${forged[0] as string}`), 400, 'INVALID_CURSOR');
+  });
+
   it('on a wallet statement too', async () => {
     expectRefusal(await send(`/v1/wallets/${walletId}/entries?cursor=${forged[0] as string}`), 400, 'INVALID_CURSOR');
   });

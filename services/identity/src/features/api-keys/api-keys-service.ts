@@ -161,9 +161,10 @@ export class ApiKeysService {
   }
 
   async list(caller: KeyCaller, query: ApiKeyListQuery): Promise<Page<ApiKey>> {
+    // Read first: a cursor no list issued is refused whatever else the query says.
+    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     // A key caller asking for the other environment asks for keys it may not see: there are none.
     if (caller.environment !== null && query.environment !== undefined && query.environment !== caller.environment) return { data: [], nextCursor: null };
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listApiKeys(this.deps.db, { tenantId: caller.tenantId, environment: caller.environment ?? query.environment, beforeSeq: position?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
