@@ -159,6 +159,8 @@ describe('a freeze the ledger does not answer in time', () => {
     // The first change waits for the ledger to confirm the account open; have that behind us.
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/freeze`, { reason: 'warm up' })).status).toBe(200);
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/unfreeze`, { reason: 'warm up' })).status).toBe(200);
+    // The warm-up's audit records leave through the outbox after their answers: let them go first.
+    await waitFor(async () => ((await harness.db('outbox').first()) ? undefined : true), { what: 'the warm-up audit records to leave the outbox' });
     const audits = await harness.watchAuditRecords();
 
     await harness.ledger.stop();
