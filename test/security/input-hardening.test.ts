@@ -135,6 +135,14 @@ describe('amounts', () => {
   });
 });
 
+describe('time ranges', () => {
+  it('refuses an analytics range at the end of time with 400, not a database error', async () => {
+    expectRefusal(await send('/v1/system/analytics?to=9999-12-31T23:59:59.999Z', { auth: 'system' }), 400, 'VALIDATION_ERROR');
+    expectRefusal(await send('/v1/admin/analytics?from=9999-12-31'), 400, 'VALIDATION_ERROR');
+    expect((await send('/v1/admin/analytics?from=9999-12-20&to=9999-12-30')).status).toBe(200);
+  });
+});
+
 describe('tenants the operator names', () => {
   it('creates nothing for a tenant that does not exist: 404 TENANT_NOT_FOUND', async () => {
     const ghost = 'tn_97DDD4E81B09909B591E90E9D5';

@@ -1,3 +1,4 @@
+import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient, WalletNetworkError } from '../src';
 import { journalEntry, ORGANIZATION } from './fixtures';
 import { errorBody, headerOf, signatureProblem, startTestServer, type TestServer } from './http-test-server';
@@ -139,7 +140,9 @@ describe('retries', () => {
     server.script(unavailable, unavailable, unavailable);
     const controller = new AbortController();
     const pending = hmacClient({ retryBaseDelayMs: 5_000 }).journal.get('je_1', { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('caller gave up')), 100);
+    // Aborted while it waits to retry: after the first answer, long before the 5 s backoff ends.
+    await waitFor(async () => (server.requests.length === 1 ? true : undefined), { what: 'the first attempt', intervalMs: 10 });
+    controller.abort(new Error('caller gave up'));
     await expect(pending).rejects.toThrow('caller gave up');
     expect(server.requests).toHaveLength(1);
   });

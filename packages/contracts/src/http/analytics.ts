@@ -18,6 +18,8 @@ const dayOrTimestampSchema = z.union([z.string().regex(DAY_TEXT).refine((text) =
  * its day's start and `to` up to the next day's start (unless it is a day's start already).
  * The answer names the range it covered.
  */
+const LAST_ANALYTICS_INSTANT = Date.UTC(9999, 11, 31);
+
 export const analyticsQuerySchema = z
   .object({
     from: dayOrTimestampSchema.optional(),
@@ -25,6 +27,11 @@ export const analyticsQuerySchema = z
     currencyCode: currencyCodeSchema.optional(),
   })
   .superRefine((query, context) => {
+    // A range is rounded out to whole days: the last day PostgreSQL can round up from is the day before 9999-12-31.
+    for (const field of ['from', 'to'] as const) {
+      const value = query[field];
+      if (value !== undefined && analyticsInstant(value) >= LAST_ANALYTICS_INSTANT) context.addIssue({ code: 'custom', path: [field], message: 'must be before 9999-12-31' });
+    }
     if (query.from !== undefined && query.to !== undefined && !(analyticsInstant(query.from) < analyticsInstant(query.to))) {
       context.addIssue({ code: 'custom', path: ['from'], message: 'must be before to' });
     }
