@@ -90,6 +90,7 @@ describe('NUL characters and lone surrogates', () => {
     expectRefusal(await send('/v1/wallets/wl_x%00y'), 404, 'NOT_FOUND');
     expectRefusal(await send(`/v1/wallets/${walletId.replace('wl_', 'tx_')}`), 404, 'NOT_FOUND');
     expectRefusal(await send('/v1/journal/je_%00'), 404, 'NOT_FOUND');
+    for (const broken of ['%ZZ', '%', '%C0%80', '%ED%A0%80']) expectRefusal(await send(`/v1/transfers/${broken}`), 404, 'NOT_FOUND');
     expect((await send(`/v1/wallets/${walletId}`)).status).toBe(200);
   });
 
