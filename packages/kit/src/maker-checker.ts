@@ -1,6 +1,6 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import type { SqlStatement, Tx } from './db';
+import { type Db, prepared, type SqlStatement, type Tx } from './db';
 import { AppError, RetryLaterError } from './errors';
 import { idempotencyOf } from './idempotency/middleware';
 import { jsonResponse } from './idempotency/response';
@@ -142,4 +142,25 @@ export async function answerDecision<Shown>(result: LedgerResultV1 | null, recor
   if (!(await recorder.recordPosted(outcome.journalEntryId, answer.statement))) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
   answer.answered();
   return { status: 200, shown };
+}
+
+/**
+ * Records the settle or release the ledger posted on a case of `table` and stores the caller's
+ * answer, as one statement, before the answer goes out. The answer is stored even when the event
+ * path recorded the entry first (the same entry). False when the answer's part stored nothing
+ * (another attempt holds the key).
+ */
+export async function recordDecisionWithAnswer(db: Db, table: 'payout_cases' | 'withdrawals', scope: { tenantId: string; environment: string }, id: string, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const result = await prepared<{ rows: Array<{ answered: number }> }>(
+    db,
+    `WITH posted AS (
+       UPDATE ${table} SET decision_entry_id = ?
+       WHERE id = ? AND tenant_id = ? AND environment = ? AND status IN ('approved', 'rejected') AND decision_entry_id IS NULL AND decision_failure_code IS NULL
+       RETURNING id
+     ),
+     answer AS (${answer.sql})
+     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
+    [journalEntryId, id, scope.tenantId, scope.environment, ...answer.bindings],
+  );
+  return (result.rows[0]?.answered ?? 0) > 0;
 }

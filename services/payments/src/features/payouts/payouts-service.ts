@@ -34,6 +34,7 @@ import {
   type OutboxRelay,
   postingMessage,
   type Postings,
+  recordDecisionWithAnswer,
   requirePermittedMember,
   requireWithinTransactionLimit,
   type SqlStatement,
@@ -58,7 +59,6 @@ import {
   listCases,
   type NewPayoutCase,
   type PayoutScope,
-  recordDecisionWithAnswer,
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredPayoutCase,
@@ -233,7 +233,7 @@ export class PayoutsService {
       result,
       {
         show: (decisionEntryId) => toPayoutCase({ ...decided, decisionEntryId }),
-        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, scope, id, journalEntryId, answer),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, 'payout_cases', scope, id, journalEntryId, answer),
         recordRefused: async (failureCode) => {
           await this.deps.db.transaction((tx) => finishDecisions(tx, [{ scope, id, outcome: { status: 'refused', failureCode } }]));
         },

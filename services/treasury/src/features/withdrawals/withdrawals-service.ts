@@ -34,6 +34,7 @@ import {
   type OutboxRelay,
   postingMessage,
   type Postings,
+  recordDecisionWithAnswer,
   requirePermittedMember,
   requireWithinTransactionLimit,
   type SqlStatement,
@@ -55,7 +56,6 @@ import {
   insertWithdrawalWithHold,
   listWithdrawals,
   type NewWithdrawal,
-  recordDecisionWithAnswer,
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredWithdrawal,
@@ -227,7 +227,7 @@ export class WithdrawalsService {
       result,
       {
         show: (decisionEntryId) => toWithdrawal({ ...decided, decisionEntryId }),
-        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, scope, id, journalEntryId, answer),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, 'withdrawals', scope, id, journalEntryId, answer),
         recordRefused: async (failureCode) => {
           await finishDecisions(this.deps.db, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
         },

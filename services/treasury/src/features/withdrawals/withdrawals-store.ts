@@ -217,27 +217,6 @@ export async function finishDecisions(db: Db | Tx, finishing: readonly ScopedSte
   return result.rowCount ?? 0;
 }
 
-/**
- * Records the settle or release the ledger posted and stores the caller's answer, as one
- * statement, before the answer goes out. The answer is stored even when the event path recorded
- * the entry first (the same entry). False when the answer's part stored nothing (another
- * attempt holds the key).
- */
-export async function recordDecisionWithAnswer(db: Db, scope: TreasuryScope, id: string, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
-    db,
-    `WITH posted AS (
-       UPDATE withdrawals SET decision_entry_id = ?
-       WHERE id = ? AND tenant_id = ? AND environment = ? AND status IN ('approved', 'rejected') AND decision_entry_id IS NULL AND decision_failure_code IS NULL
-       RETURNING id
-     ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, id, scope.tenantId, scope.environment, ...answer.bindings],
-  );
-  return (result.rows[0]?.answered ?? 0) > 0;
-}
-
 export interface Decision {
   status: 'approved' | 'rejected';
   decidedBy: string;
