@@ -205,7 +205,7 @@ describe('signed request nonces', () => {
 });
 
 describe('charsets', () => {
-  it.each(['application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;charset="ISO-8859-1"'])('refuses %s with 415 and creates nothing', async (contentType) => {
+  it.each(['application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;charset="ISO-8859-1"', 'application/json; charset=utf-8; charset=utf-16'])('refuses %s with 415 and creates nothing', async (contentType) => {
     const ownerId = `charset-${randomUUID().slice(0, 8)}`;
     const answer = await send('/v1/wallets', { method: 'POST', body: JSON.stringify({ ownerType: 'user', ownerId, currencyCode: 'USD' }), headers: { 'content-type': contentType, 'idempotency-key': randomUUID() } });
     expectRefusal(answer, 415, 'UNSUPPORTED_MEDIA_TYPE');
@@ -217,5 +217,18 @@ describe('charsets', () => {
       const answer = await send('/v1/wallets', { method: 'POST', body: JSON.stringify({ ownerType: 'user', ownerId: `utf8-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' }), headers: { 'content-type': contentType, 'idempotency-key': randomUUID() } });
       expect(answer.status).toBe(201);
     }
+  });
+});
+
+describe('optional bodies', () => {
+  function signedRead(): Record<string, string> {
+    return signRequest({ keyId: hmac.keyId, signingSecret: hmac.secret, timestamp: new Date().toISOString(), nonce: randomUUID(), method: 'GET', pathWithQuery: '/v1/journal', body: '' });
+  }
+
+  it.each(['null', '[]', '"x"'])('a body of %s where a route may take none is 400, and the key keeps its secret', async (body) => {
+    const answer = await send(`/v1/developer/api-keys/${hmac.keyId}/rotate`, { method: 'POST', body, headers: { 'idempotency-key': randomUUID() } });
+    expectRefusal(answer, 400, 'VALIDATION_ERROR');
+    // A rotation with the default expiresInSeconds (0) would have ended the old secret at once.
+    expect((await send('/v1/journal', { auth: 'none', headers: signedRead() })).status).toBe(200);
   });
 });

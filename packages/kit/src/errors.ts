@@ -50,6 +50,14 @@ export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, value: un
   return result.data;
 }
 
+/**
+ * A body the route may go without: no body at all reads as `{}`, but a body that was sent is
+ * validated as sent, so `null` or `[]` is refused rather than taken for "no options".
+ */
+export function parseOptionalBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
+  return parseOrThrow(schema, body === undefined ? {} : body);
+}
+
 /** 400 VALIDATION_ERROR naming the first field of a body or query that holds text PostgreSQL cannot store. */
 export function refuseUnsafeText(value: unknown, where: 'body' | 'query'): void {
   const unsafe = findUnsafeText(value);

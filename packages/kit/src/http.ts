@@ -115,12 +115,17 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
   });
 }
 
-/** A `charset` parameter other than UTF-8 (any case, quoted or not), or null. */
+/**
+ * A `charset` parameter other than UTF-8 (any case, quoted or not), or null. Every one counts: a
+ * header naming two charsets (`charset=utf-8; charset=utf-16`) is read differently by different
+ * parsers, so it is refused unless both say UTF-8.
+ */
 function foreignCharset(contentType: string | undefined): string | null {
-  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
-  if (!match) return null;
-  const charset = (match[1] ?? '').toLowerCase();
-  return charset === 'utf-8' ? null : charset;
+  for (const match of (contentType ?? '').matchAll(/;\s*charset\s*=\s*"?([^";\s]*)"?/gi)) {
+    const charset = (match[1] ?? '').toLowerCase();
+    if (charset !== 'utf-8') return charset;
+  }
+  return null;
 }
 
 /**

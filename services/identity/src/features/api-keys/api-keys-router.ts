@@ -1,5 +1,5 @@
 import { apiKeyListQuerySchema, createApiKeyBodySchema, rotateApiKeyBodySchema, updateApiKeyBodySchema } from '@wallet/contracts';
-import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, parseOptionalBody, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { type KeyCaller, tenantKeyCaller } from './api-key-rules';
 import type { ApiKeysService } from './api-keys-service';
@@ -40,7 +40,7 @@ export function apiKeysRouter(keys: ApiKeysService, rememberSealed: RequestHandl
 
   router.post('/v1/developer/api-keys/:id/rotate', rememberSealed, async (request: Request<{ id: string }>, response: Response) => {
     const caller = tenantCaller(response);
-    response.json(await keys.rotate(caller, request.params.id, parseOrThrow(rotateApiKeyBodySchema, request.body ?? {})));
+    response.json(await keys.rotate(caller, request.params.id, parseOptionalBody(rotateApiKeyBodySchema, request.body)));
   });
 
   router.post('/v1/developer/api-keys/:id/revoke', async (request, response) => {
@@ -59,7 +59,7 @@ export function apiKeysRouter(keys: ApiKeysService, rememberSealed: RequestHandl
 
   router.post('/v1/tenants/:id/api-keys/:keyId/rotate', rememberSealed, async (request: Request<{ id: string; keyId: string }>, response: Response) => {
     const caller = await systemCaller(response, request.params.id);
-    response.json(await keys.rotate(caller, request.params.keyId, parseOrThrow(rotateApiKeyBodySchema, request.body ?? {})));
+    response.json(await keys.rotate(caller, request.params.keyId, parseOptionalBody(rotateApiKeyBodySchema, request.body)));
   });
 
   router.post('/v1/tenants/:id/api-keys/:keyId/revoke', async (request, response) => {

@@ -1,5 +1,5 @@
 import { createMomoProviderBodySchema, pageQuerySchema, rotateMomoProviderSecretBodySchema } from '@wallet/contracts';
-import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, parseOptionalBody, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { MomoProvidersService, ProviderCaller } from './momo-providers-service';
 
@@ -29,7 +29,7 @@ export function momoProvidersRouter(providers: MomoProvidersService, rememberSea
 
   router.post('/v1/admin/momo-providers/:id/rotate-secret', rememberSealed, async (request: Request<{ id: string }>, response: Response) => {
     const caller = callerOf(response);
-    response.json(await providers.rotateSecret(caller, request.params.id, parseOrThrow(rotateMomoProviderSecretBodySchema, request.body ?? {})));
+    response.json(await providers.rotateSecret(caller, request.params.id, parseOptionalBody(rotateMomoProviderSecretBodySchema, request.body)));
   });
 
   router.get('/internal/v1/tenants/:tenantId/momo-providers', async (request, response) => {

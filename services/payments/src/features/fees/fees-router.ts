@@ -7,7 +7,7 @@ import {
   idPattern,
   publishFeeScheduleBodySchema,
 } from '@wallet/contracts';
-import { AppError, claimsOf, parseOrThrow, requireSystem, type TenantDirectory, tenantScopeOf } from '@wallet/kit';
+import { AppError, claimsOf, parseOptionalBody, parseOrThrow, requireSystem, type TenantDirectory, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { FeeCaller, FeesService } from './fees-service';
 
@@ -53,7 +53,7 @@ export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 're
 
   router.post(`${SYSTEM_SCHEDULES}/:scheduleId/publish`, async (request, response) => {
     const caller = await systemCaller(request.params.tenantId, response);
-    response.json(await fees.publish(caller, request.params.scheduleId, parseOrThrow(publishFeeScheduleBodySchema, request.body ?? {})));
+    response.json(await fees.publish(caller, request.params.scheduleId, parseOptionalBody(publishFeeScheduleBodySchema, request.body)));
   });
 
   router.get('/v1/admin/fee-schedules', async (request, response) => {
@@ -77,7 +77,7 @@ export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 're
 
   router.post('/v1/admin/fee-schedules/:id/publish', async (request, response) => {
     const caller = tenantCaller(response);
-    response.json(await fees.publish(caller, request.params.id, parseOrThrow(publishFeeScheduleBodySchema, request.body ?? {})));
+    response.json(await fees.publish(caller, request.params.id, parseOptionalBody(publishFeeScheduleBodySchema, request.body)));
   });
 
   router.get('/v1/fees/quote', async (request, response) => {
