@@ -15,6 +15,7 @@
  *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
  *                        BENCH_TIMELINE=1 (the open loop's latency second by second)
  *                        BENCH_START_AT=<ms since the epoch> (start the workloads then: paired runs of two versions)
+ *                        BENCH_STORAGE=1 (after the workloads: every database's bytes per transfer, after a VACUUM)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
  * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
@@ -32,6 +33,7 @@ import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase, LedgerCommandCl
 import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
 import { type FetchLike, isWalletApiError, WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
+import { databaseSize, formatStorageReport } from './lib/storage-report';
 
 const ROOT = path.resolve(__dirname, '..');
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
@@ -48,6 +50,7 @@ const TIMELINE = process.env.BENCH_TIMELINE === '1';
  * whose speed drifts, each under the other's load.
  */
 const START_AT_MS = Number(process.env.BENCH_START_AT ?? 0);
+const STORAGE = process.env.BENCH_STORAGE === '1';
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
@@ -360,6 +363,20 @@ async function waitForReady(url: string, exited: () => boolean): Promise<void> {
   throw new Error('the system did not become ready within 90 s');
 }
 
+/** Bytes per completed transfer in each database, the system stopped (funding and set-up included: small beside the workloads). */
+async function printStorage(): Promise<void> {
+  const payments = new pg.Client({ connectionString: databaseUrl('payments') });
+  await payments.connect();
+  const counted = await payments.query<{ count: string }>(`SELECT count(*) AS count FROM transfers WHERE status = 'completed'`);
+  await payments.end();
+  const transfers = Number(counted.rows[0]?.count ?? 0);
+  if (transfers === 0) return;
+  const sizes = [];
+  for (const service of SERVICES) sizes.push(await databaseSize(databaseUrl(service), service));
+  console.log('');
+  for (const line of formatStorageReport(sizes, transfers)) console.log(line);
+}
+
 async function main(): Promise<void> {
   process.env.WALLET_TEST_DATABASE_URL = serverUrl;
   process.env.WALLET_TEST_AMQP_URL = amqpServerUrl;
@@ -494,6 +511,8 @@ async function main(): Promise<void> {
       console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(1)}: ${shares.map((share) => `${share.process} ${figure(share).toFixed(1)}`).join(', ')}`);
     }
   }
+
+  if (STORAGE) await printStorage();
 
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

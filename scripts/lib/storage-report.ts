@@ -1,0 +1,74 @@
+import pg from 'pg';
+
+/**
+ * Bytes on disk per transfer, per database and per table (heap, indexes, TOAST), after a VACUUM:
+ * this machine's PostgreSQL runs with autovacuum off, and without it dead rows and unset
+ * visibility would count as data. Sizes are what the files hold, free space in them included,
+ * as an operator's disk sees them.
+ */
+
+export interface TableSize {
+  table: string;
+  heapBytes: number;
+  indexBytes: number;
+  toastBytes: number;
+  rows: number;
+}
+
+export interface DatabaseSize {
+  database: string;
+  tables: TableSize[];
+  totalBytes: number;
+}
+
+const TABLE_SIZES_SQL = `
+  SELECT c.relname AS table,
+         pg_relation_size(c.oid) AS heap_bytes,
+         pg_indexes_size(c.oid) AS index_bytes,
+         COALESCE(pg_total_relation_size(c.reltoastrelid), 0) AS toast_bytes,
+         GREATEST(c.reltuples, 0)::bigint AS rows
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema()
+   ORDER BY c.relname`;
+
+/** Vacuums and analyzes one database, then reads every table's size. */
+export async function databaseSize(connectionString: string, label: string): Promise<DatabaseSize> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+    const result = await client.query<{ table: string; heap_bytes: string; index_bytes: string; toast_bytes: string; rows: string }>(TABLE_SIZES_SQL);
+    const tables = result.rows.map((row) => ({ table: row.table, heapBytes: Number(row.heap_bytes), indexBytes: Number(row.index_bytes), toastBytes: Number(row.toast_bytes), rows: Number(row.rows) }));
+    return { database: label, tables, totalBytes: tables.reduce((sum, table) => sum + table.heapBytes + table.indexBytes + table.toastBytes, 0) };
+  } finally {
+    await client.end();
+  }
+}
+
+function perTransfer(bytes: number, transfers: number): string {
+  return (bytes / transfers).toFixed(0).padStart(7);
+}
+
+/** The report: every database's bytes per transfer, then its tables that weigh at least 1 byte per transfer. */
+export function formatStorageReport(sizes: DatabaseSize[], transfers: number): string[] {
+  const lines = [`  storage after VACUUM, bytes per transfer (${transfers} transfers): total = heap + indexes + TOAST`];
+  for (const size of sizes) {
+    lines.push(`  ${size.database.padEnd(34)} ${perTransfer(size.totalBytes, transfers)}`);
+    for (const table of [...size.tables].sort((a, b) => b.heapBytes + b.indexBytes + b.toastBytes - (a.heapBytes + a.indexBytes + a.toastBytes))) {
+      const total = table.heapBytes + table.indexBytes + table.toastBytes;
+      if (total / transfers < 1) continue;
+      lines.push(
+        `    ${table.table.padEnd(32)} ${perTransfer(total, transfers)}  (heap ${(table.heapBytes / transfers).toFixed(0)}, indexes ${(table.indexBytes / transfers).toFixed(0)}, toast ${(table.toastBytes / transfers).toFixed(0)}; ${table.rows} rows)`,
+      );
+    }
+  }
+  const journal = sizes
+    .find((size) => size.database === 'ledger')
+    ?.tables.filter((table) => table.table === 'journal_entries' || table.table === 'journal_lines')
+    .reduce((sum, table) => sum + table.heapBytes + table.indexBytes + table.toastBytes, 0);
+  if (journal !== undefined) lines.push(`  ${'the journal (entries + lines)'.padEnd(34)} ${perTransfer(journal, transfers)}`);
+  const all = sizes.reduce((sum, size) => sum + size.totalBytes, 0);
+  lines.push(`  ${'all databases'.padEnd(34)} ${perTransfer(all, transfers)}`);
+  return lines;
+}
