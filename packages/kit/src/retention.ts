@@ -33,7 +33,7 @@ export interface RetentionRule {
   intervalMs?: number;
 }
 
-export function days(count: number): number {
+export function daysMs(count: number): number {
   return count * DAY_MS;
 }
 
@@ -185,7 +185,7 @@ export function startRetention(options: RetentionOptions): Retention {
 
 /** The inbox's ids of consumed messages, kept `retentionDays` after they were processed. */
 export function inboxRetentionRule(retentionDays: number): RetentionRule {
-  return { table: 'inbox', column: 'processed_at', windowMs: days(retentionDays), index: { kind: 'brin', name: INBOX_PROCESSED_AT_INDEX } };
+  return { table: 'inbox', column: 'processed_at', windowMs: daysMs(retentionDays), index: { kind: 'brin', name: INBOX_PROCESSED_AT_INDEX } };
 }
 
 export const INBOX_PROCESSED_AT_INDEX = 'inbox_processed_at_brin';

@@ -1,4 +1,4 @@
-import { createDb, createLogger, type Db, days, purgeRule, type RetentionRule, startRetention } from '@wallet/kit';
+import { checkedTiming, createDb, createLogger, type Db, daysMs, purgeRule, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 const logger = createLogger({ service: 'kit-retention-test', level: 'silent' });
@@ -18,7 +18,7 @@ describe('retention', () => {
   async function eventsTable(name: string): Promise<RetentionRule> {
     await db.raw(`CREATE TABLE ${name} (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)`);
     await db.raw(`CREATE INDEX ${name}_created_brin ON ${name} USING brin (created_at)`);
-    return { table: name, column: 'created_at', windowMs: days(30), index: { kind: 'brin', name: `${name}_created_brin` } };
+    return { table: name, column: 'created_at', windowMs: daysMs(30), index: { kind: 'brin', name: `${name}_created_brin` } };
   }
 
   async function insertAged(table: string, count: number, age: string, payloadBytes = 20): Promise<void> {
@@ -109,5 +109,17 @@ describe('retention', () => {
     const [first, second] = await Promise.all([retention.runOnce(), retention.runOnce()]);
     expect(first).toEqual({ events_interval: 2 });
     expect(second).toEqual({ events_interval: 2 });
+  });
+
+  it('keeps idempotency keys IDEMPOTENCY_KEY_TTL_HOURS by default, never under 24 hours', () => {
+    try {
+      useIdempotencyTtlHours(48);
+      expect(checkedTiming({}).ttlHours).toBe(48);
+      expect(checkedTiming({ ttlHours: 30 }).ttlHours).toBe(30);
+      expect(() => useIdempotencyTtlHours(12)).toThrow(/at least 24/);
+      expect(checkedTiming({}).ttlHours).toBe(48);
+    } finally {
+      useIdempotencyTtlHours(24);
+    }
   });
 });

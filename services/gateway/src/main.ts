@@ -94,17 +94,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     const requestLogs = createRequestLogWriter({ store: requestLogStore, logger, metrics, flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS });
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());
-    // Nonces are measured on the clock signed requests are checked against (tests move it).
-    const retention = startRetention({
-      db,
-      logger,
-      nowMs,
-      rules: [
-        nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS),
-        requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS),
-      ],
-    });
-    closers.push(() => retention.stop());
+    // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
+    const nonceRetention = startRetention({ db, logger, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS)] });
+    closers.push(() => nonceRetention.stop());
+    const logRetention = startRetention({ db, logger, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
+    closers.push(() => logRetention.stop());
 
     const upstream = createUpstreamClient({
       urls: { identity: config.IDENTITY_URL, ledger: config.LEDGER_URL, payments: config.PAYMENTS_URL, treasury: config.TREASURY_URL },

@@ -1,4 +1,4 @@
-import { days, declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -15,6 +15,7 @@ import { OrganizationsService } from './features/organizations/organizations-ser
 import { masterKeyConfigSchema, oldMasterKeysConfigSchema } from './features/secrets/master-keys';
 import { openSecretBox } from './features/secrets/open-secret-box';
 import { reencryptSealedAnswers, sealedAnswers } from './features/secrets/sealed-answers';
+import { sessionsRetentionRule } from './features/sessions/sessions-retention';
 import { sessionsRouter } from './features/sessions/sessions-router';
 import { SessionsService } from './features/sessions/sessions-service';
 import { createInviteMailer } from './features/team/invite-mailer';
@@ -56,7 +57,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
-        { table: 'sessions', column: 'expires_at', windowMs: days(config.IDENTITY_SESSION_RETENTION_DAYS), index: { kind: 'btree' } },
+        sessionsRetentionRule(config.IDENTITY_SESSION_RETENTION_DAYS),
       ],
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];

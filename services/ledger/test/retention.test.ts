@@ -1,5 +1,6 @@
 import { type LedgerPostV1 } from '@wallet/contracts';
 import { purgeRule } from '@wallet/kit';
+import { waitFor } from '@wallet/kit/testing';
 import { processedCommandsRetentionRule } from '../src/features/posting/posting-retention';
 import { commandId, depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, walletBalance } from './support';
 
@@ -90,8 +91,10 @@ describe('processed_commands retention', () => {
     const purging = purgeRule(ledger.db, { ...rule, batchSize }, {
       onBatch: async () => {
         batchEnds.push(Date.now());
-        // Paced like a background job, so the postings below run while the pass is under way.
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        // Mid-pass, with its first statements done, postings must go through: the pass waits for
+        // a few (and would time out were they blocked), then goes on paced like a background job.
+        if (batchEnds.length === 1) await waitFor(async () => (postedAt.length >= 3 ? true : undefined), { timeoutMs: 10_000, what: 'postings during the purge' });
+        await new Promise((resolve) => setTimeout(resolve, 5));
       },
     });
     const posting = (async () => {
@@ -109,6 +112,37 @@ describe('processed_commands retention', () => {
     expect(postedAt.filter((at) => at > firstBatch && at < lastBatch).length).toBeGreaterThan(0);
     expect(await walletBalance(ledger.db, tenantId, 'wl_busy')).toBe('10');
     expect(await ledger.db('processed_commands').where({ tenant_id: 'tn_backlog' }).first('command_id')).toBeUndefined();
+  });
+
+  it('a purge statement whose transaction stays open holds nothing a posting waits for', async () => {
+    await ledger.db.raw(
+      `INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result, created_at)
+       SELECT 'held-' || n, 'tn_held', repeat('0', 64), '{}'::json, now() - interval '40 days' FROM generate_series(1, 500) AS n`,
+    );
+    const tenantId = newTenantId();
+    let release: () => void = () => undefined;
+    const releasing = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let deleted: (count: number) => void = () => undefined;
+    const hasDeleted = new Promise<number>((resolve) => {
+      deleted = resolve;
+    });
+    const purge = ledger.db.transaction(async (tx) => {
+      deleted(await purgeRule(tx, { ...rule, batchSize: 200 }, { maxBatches: 1 }));
+      await releasing;
+    });
+    try {
+      expect(await hasDeleted).toBe(200);
+      // Its row locks and the BRIN desummarizing are held until it commits; postings go on meanwhile.
+      for (let index = 0; index < 3; index += 1) {
+        expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_held', '1.00'), { timeoutMs: 5_000 })).toMatchObject({ status: 'posted' });
+      }
+    } finally {
+      release();
+      await purge;
+    }
+    expect(await walletBalance(ledger.db, tenantId, 'wl_held')).toBe('3');
   });
 
   it('the service runs the purge with LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS every RETENTION_INTERVAL_MS', async () => {

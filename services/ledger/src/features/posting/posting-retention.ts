@@ -1,4 +1,4 @@
-import { days, type RetentionRule } from '@wallet/kit';
+import { daysMs, type RetentionRule } from '@wallet/kit';
 
 /**
  * A command's recorded result is the ledger's duplicate memory: within `retentionDays` a
@@ -8,5 +8,5 @@ import { days, type RetentionRule } from '@wallet/kit';
  * status change, is decided again as new, so the window must outlast any redelivery.
  */
 export function processedCommandsRetentionRule(retentionDays: number): RetentionRule {
-  return { table: 'processed_commands', column: 'created_at', windowMs: days(retentionDays), index: { kind: 'brin', name: 'processed_commands_created_at_brin' } };
+  return { table: 'processed_commands', column: 'created_at', windowMs: daysMs(retentionDays), index: { kind: 'brin', name: 'processed_commands_created_at_brin' } };
 }

@@ -1,4 +1,4 @@
-import { days, type RetentionRule } from '@wallet/kit';
+import { daysMs, type RetentionRule } from '@wallet/kit';
 import { z } from 'zod';
 
 export const reconciliationRunsRetentionConfigShape = {
@@ -14,7 +14,7 @@ export function reconciliationRunsRetentionRule(retentionDays: number): Retentio
   return {
     table: 'reconciliation_runs',
     column: 'round_at',
-    windowMs: days(retentionDays),
+    windowMs: daysMs(retentionDays),
     index: { kind: 'btree' },
     andWhere: `id IS DISTINCT FROM (SELECT max(r.id) FROM reconciliation_runs r)
       AND id IS DISTINCT FROM (SELECT r.id FROM reconciliation_runs r WHERE r.status <> 'error' ORDER BY r.id DESC LIMIT 1)`,

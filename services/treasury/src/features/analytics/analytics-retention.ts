@@ -1,4 +1,4 @@
-import { days, type RetentionRule } from '@wallet/kit';
+import { daysMs, type RetentionRule } from '@wallet/kit';
 import { z } from 'zod';
 
 export const analyticsRetentionConfigShape = {
@@ -18,7 +18,7 @@ export function analyticsEntriesRetentionRule(retentionDays: number): RetentionR
   return {
     table: 'analytics_entries',
     column: 'posted_at',
-    windowMs: days(retentionDays),
+    windowMs: daysMs(retentionDays),
     index: { kind: 'btree' },
     andWhere: `applied_at < now() - make_interval(days => ${retentionDays})`,
   };
