@@ -2,6 +2,7 @@ import { type LedgerPostV1 } from '@wallet/contracts';
 import { purgeRule } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { processedCommandsRetentionRule } from '../src/features/posting/posting-retention';
+import { start } from '../src/main';
 import { commandId, depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, walletBalance } from './support';
 
 const WINDOW_DAYS = 30;
@@ -152,7 +153,6 @@ describe('processed_commands retention', () => {
     await ledger.client.requestMany([command, keep]);
     await age(command, '8 days');
     await age(keep, '6 days');
-    const { start } = await import('../src/main');
     const service = await start({ ...ledger.env, LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: '7', RETENTION_INTERVAL_MS: '1000' });
     try {
       for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
