@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import type { Db } from './db';
+import { createIndexConcurrently, type Db } from './db';
 import type { Logger } from './logger';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -190,7 +190,10 @@ export function inboxRetentionRule(retentionDays: number): RetentionRule {
 
 export const INBOX_PROCESSED_AT_INDEX = 'inbox_processed_at_brin';
 
-/** Migration step: the index the inbox's retention finds old rows by (rows arrive in processed_at order). */
+/**
+ * Step of a migration with `transaction: false`: the index the inbox's retention finds old rows
+ * by (rows arrive in processed_at order), built without holding back the consumers' inserts.
+ */
 export async function createInboxRetentionIndex(db: Knex): Promise<void> {
-  await db.raw(`CREATE INDEX IF NOT EXISTS ${INBOX_PROCESSED_AT_INDEX} ON inbox USING brin (processed_at)`);
+  await createIndexConcurrently(db, INBOX_PROCESSED_AT_INDEX, 'inbox USING brin (processed_at)');
 }

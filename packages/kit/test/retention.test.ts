@@ -1,4 +1,4 @@
-import { checkedTiming, createDb, createLogger, type Db, daysMs, purgeRule, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import { checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, migrate, purgeRule, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 const logger = createLogger({ service: 'kit-retention-test', level: 'silent' });
@@ -121,5 +121,25 @@ describe('retention', () => {
     } finally {
       useIdempotencyTtlHours(24);
     }
+  });
+
+  it('builds a retention index concurrently in a migration of its own on a table that already holds rows, replacing an invalid leftover', async () => {
+    const indexValid = async (name: string) => {
+      const result = await db.raw<{ rows: Array<{ valid: boolean; unique: boolean }> }>(
+        `SELECT i.indisvalid AS valid, i.indisunique AS unique FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ?`,
+        [name],
+      );
+      return result.rows[0];
+    };
+    await migrate(db, [{ name: 'create_legacy', up: async (knex) => void (await knex.raw('CREATE TABLE legacy (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())')) }]);
+    await db.raw('INSERT INTO legacy (created_at) SELECT now() FROM generate_series(1, 100)');
+    // A concurrent build that failed half way leaves an invalid index behind.
+    await expect(db.raw('CREATE UNIQUE INDEX CONCURRENTLY legacy_created_brin ON legacy (created_at)')).rejects.toThrow(/could not create unique index/);
+    expect(await indexValid('legacy_created_brin')).toEqual({ valid: false, unique: true });
+    await migrate(db, [
+      { name: 'create_legacy', up: async () => undefined },
+      { name: 'legacy_retention_index', transaction: false, up: (knex) => createIndexConcurrently(knex, 'legacy_created_brin', 'legacy USING brin (created_at)') },
+    ]);
+    expect(await indexValid('legacy_created_brin')).toEqual({ valid: true, unique: false });
   });
 });

@@ -1,4 +1,4 @@
-import { createDb, type Db, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { sessionsRetentionRule } from '../src/features/sessions/sessions-retention';
@@ -29,4 +29,11 @@ it('deletes sessions expired longer ago than IDENTITY_SESSION_RETENTION_DAYS and
   await insertSession('ses_open', -1);
   expect(await purgeRule(db, sessionsRetentionRule(30))).toBe(1);
   expect(await db('sessions').orderBy('id').pluck('id')).toEqual(['ses_expired', 'ses_open']);
+});
+
+it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
+  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
+  expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
+  expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);
 });

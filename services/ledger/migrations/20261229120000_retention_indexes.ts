@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { createInboxRetentionIndex } from '@wallet/kit';
+import { createInboxRetentionIndex, createIndexConcurrently } from '@wallet/kit';
+
+/** Built concurrently, outside a transaction: processed_commands may be large and the posting path keeps writing. */
+export const transaction = false;
 
 /**
  * What the retention purge finds old rows by. processed_commands.created_at is now() of the
@@ -8,7 +11,7 @@ import { createInboxRetentionIndex } from '@wallet/kit';
  * without a btree entry per command on the posting path. No index is added to the journal.
  */
 export async function up(db: Knex): Promise<void> {
-  await db.raw('CREATE INDEX IF NOT EXISTS processed_commands_created_at_brin ON processed_commands USING brin (created_at)');
+  await createIndexConcurrently(db, 'processed_commands_created_at_brin', 'processed_commands USING brin (created_at)');
   await createInboxRetentionIndex(db);
 }
 

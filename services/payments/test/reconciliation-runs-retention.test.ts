@@ -1,4 +1,4 @@
-import { createDb, type Db, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { reconciliationRunsRetentionRule } from '../src/features/reconciliation/reconciliation-runs-retention';
@@ -39,4 +39,11 @@ it('deletes scheduled runs past PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS but t
   await insertRun('rcr_05', 1, 'ok');
   expect(await purgeRule(db, reconciliationRunsRetentionRule(90))).toBe(2);
   expect(await db('reconciliation_runs').orderBy('id').pluck('id')).toEqual(['rcr_05']);
+});
+
+it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
+  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
+  expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
+  expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);
 });

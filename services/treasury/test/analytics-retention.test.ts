@@ -1,4 +1,4 @@
-import { createDb, type Db, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { analyticsEntriesRetentionRule } from '../src/features/analytics/analytics-retention';
@@ -30,4 +30,11 @@ it('forgets an entry once it was posted and counted longer ago than the window, 
   expect(await purgeRule(db, analyticsEntriesRetentionRule(30))).toBe(1);
   expect(await db('analytics_entries').orderBy('journal_entry_id').pluck('journal_entry_id')).toEqual(['je_late', 'je_recent']);
   expect(await db('analytics_daily').pluck('entry_count')).toEqual(['3']);
+});
+
+it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
+  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
+  expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
+  expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);
 });
