@@ -105,6 +105,11 @@ export interface Migration {
   name: string;
   up: (db: Knex) => Promise<void>;
   down?: (db: Knex) => Promise<void>;
+  /**
+   * False for a migration PostgreSQL refuses inside a transaction (CREATE INDEX CONCURRENTLY,
+   * which builds an index on a live table without holding its writers back): it runs on its own.
+   */
+  transaction?: boolean;
 }
 
 // int8 counts and ids come back as strings by default; NUMERIC stays a string too (money).
@@ -163,9 +168,30 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
   const source: Knex.MigrationSource<Migration> = {
     getMigrations: async () => migrations,
     getMigrationName: (migration) => migration.name,
-    getMigration: async (migration) => ({ up: migration.up, down: migration.down ?? (async () => undefined) }),
+    getMigration: async (migration) => {
+      const loaded: Knex.Migration & { config: { transaction: boolean } } = {
+        up: migration.up,
+        down: migration.down ?? (async () => undefined),
+        config: { transaction: migration.transaction ?? true },
+      };
+      return loaded;
+    },
   };
   await db.migrate.latest({ migrationSource: source });
+}
+
+/**
+ * Builds an index without blocking the table's writers, for a migration with `transaction:
+ * false`. A build that failed half way leaves an invalid index that IF NOT EXISTS would keep,
+ * so one is dropped first. `definition` is what follows `ON`: `table USING brin (column)`.
+ */
+export async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid`,
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }
 
 export async function checkDb(db: Db): Promise<void> {

@@ -21,6 +21,7 @@ export * from './service';
 export * from './audit';
 export * from './idempotency';
 export * from './table-maintenance';
+export * from './retention';
 export * from './micro-batch';
 export * from './maker-checker';
 export * from './postings';

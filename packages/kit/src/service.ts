@@ -9,6 +9,8 @@ import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './ht
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
 import { OutboxRelay } from './outbox';
+import { useIdempotencyTtlHours } from './idempotency';
+import { retentionConfigShape, type RetentionRule, startRetention } from './retention';
 import { startTableMaintenance } from './table-maintenance';
 import { startTelemetry } from './telemetry';
 
@@ -26,7 +28,7 @@ export interface ServiceParts<Config> {
   metrics: ServiceMetrics;
 }
 
-export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>>;
+export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>> & z.infer<z.ZodObject<typeof retentionConfigShape>>;
 export type ServiceConfig<Shape extends z.ZodRawShape> = CommonConfig & z.infer<z.ZodObject<Shape>>;
 
 export interface ServiceDefinition<Shape extends z.ZodRawShape> {
@@ -37,6 +39,12 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   migrations: Migration[];
   topology: (channel: Channel) => Promise<void>;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
+  /**
+   * What the service deletes once it is old enough: every table that is not a business record
+   * and not the books (README, "Retention"). Run every RETENTION_INTERVAL_MS in batches of
+   * RETENTION_BATCH_SIZE.
+   */
+  retention?: (config: ServiceConfig<Shape>) => RetentionRule[];
   /** Builds the features on the shared parts: their routes, and how to stop them (before the relay and broker). */
   wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<Features>;
 }
@@ -56,10 +64,11 @@ export interface Features {
  */
 export async function startService<Shape extends z.ZodRawShape>(definition: ServiceDefinition<Shape>, env: NodeJS.ProcessEnv): Promise<RunningService> {
   startTelemetry(definition.name);
-  const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(definition.config, env) };
+  const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(retentionConfigShape, env), ...loadConfig(definition.config, env) };
   const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
+  useIdempotencyTtlHours(config.IDEMPOTENCY_KEY_TTL_HOURS);
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });
@@ -73,12 +82,19 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   let broker: Broker;
   let relay: OutboxRelay;
   let stopMaintenance: () => Promise<void> = async () => undefined;
+  let stopRetention: () => Promise<void> = async () => undefined;
   try {
     await migrate(db, definition.migrations);
     if (config.TABLE_MAINTENANCE_INTERVAL_MS > 0) {
       const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
       started.push(() => maintenance.stop());
       stopMaintenance = () => maintenance.stop();
+    }
+    const rules = definition.retention?.(config) ?? [];
+    if (rules.length > 0) {
+      const retention = startRetention({ db, logger, rules, intervalMs: config.RETENTION_INTERVAL_MS, batchSize: config.RETENTION_BATCH_SIZE });
+      started.push(() => retention.stop());
+      stopRetention = () => retention.stop();
     }
     const metrics = createMetrics(definition.name);
     broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
@@ -120,6 +136,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
       await features.stop?.();
       await relay.stop();
       await broker.close();
+      await stopRetention();
       await stopMaintenance();
       await db.destroy();
     },

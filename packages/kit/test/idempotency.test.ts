@@ -21,10 +21,11 @@ import {
   jsonResponse,
   listen,
   parseIdempotencyKey,
-  purgeExpiredIdempotencyKeys,
+  idempotencyRetentionRule,
+  purgeRule,
   requestFingerprint,
   signInternalToken,
-  startIdempotencyPurge,
+  startRetention,
   type StoredResponse,
   tenantScopeOf,
   withIdempotency,
@@ -982,18 +983,19 @@ describe('idempotency key purge', () => {
       row('live-completed', 'completed', '1 hour', null),
       row('live-held', 'in_progress', '1 hour', '1 minute'),
     ]);
-    expect(await purgeExpiredIdempotencyKeys(db, 2)).toBe(6);
+    const rule = { ...idempotencyRetentionRule(), batchSize: 2 };
+    expect(await purgeRule(db, rule)).toBe(6);
     const left = (await db(IDEMPOTENCY_TABLE).select('idempotency_key').orderBy('idempotency_key')).map((found: { idempotency_key: string }) => found.idempotency_key);
     expect(left).toEqual(['expired-held', 'live-completed', 'live-held']);
     // Bounded: at most maxBatches x batchSize per pass.
     await db(IDEMPOTENCY_TABLE).insert(Array.from({ length: 5 }, (_, index) => row(`again-${index}`, 'completed', '-1 second', null)));
-    expect(await purgeExpiredIdempotencyKeys(db, 2, 1)).toBe(2);
-    expect(await purgeExpiredIdempotencyKeys(db, 2)).toBe(3);
+    expect(await purgeRule(db, rule, { maxBatches: 1 })).toBe(2);
+    expect(await purgeRule(db, rule)).toBe(3);
   });
 
   it('runs on an interval until stopped', async () => {
     await db(IDEMPOTENCY_TABLE).insert(row('interval-expired', 'completed', '-1 second', null));
-    const purge = startIdempotencyPurge({ db, logger, intervalMs: 20 });
+    const purge = startRetention({ db, logger, rules: [idempotencyRetentionRule()], intervalMs: 20 });
     try {
       for (let waited = 0; waited < 5000 && (await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'interval-expired' }).first()); waited += 20) await sleep(20);
       expect(await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'interval-expired' }).first()).toBeUndefined();
@@ -1003,6 +1005,6 @@ describe('idempotency key purge', () => {
     await db(IDEMPOTENCY_TABLE).insert(row('after-stop', 'completed', '-1 second', null));
     await sleep(100);
     expect(await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'after-stop' }).first()).toBeDefined();
-    expect(await purge.runOnce()).toBe(1);
+    expect(await purge.runOnce()).toEqual({ [IDEMPOTENCY_TABLE]: 1 });
   });
 });

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startTableMaintenance, startTelemetry, useCursorSecret } from '@wallet/kit';
+import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, startTelemetry, useCursorSecret } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
@@ -12,13 +12,13 @@ import { changedKeyId } from './features/auth/key-changes';
 import { sessionResolver } from './features/auth/session-credentials';
 import { KeyCache } from './features/auth/key-cache';
 import { secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
-import { createNonceStore } from './features/auth/nonce-store';
+import { createNonceStore, nonceRetentionRule } from './features/auth/nonce-store';
 import type { Authenticator } from './features/auth/principal';
 import { createUpstreamClient, type UpstreamService } from './features/proxy/upstream-client';
 import { createBucketStore } from './features/rate-limits/bucket-store';
 import { startBucketPurge } from './features/rate-limits/bucket-purge';
 import { createRateLimiter } from './features/rate-limits/rate-limiter';
-import { startRequestLogRetention } from './features/request-logs/request-log-retention';
+import { requestLogRetentionRule } from './features/request-logs/request-log-retention';
 import { requestLogInternalRouter } from './features/request-logs/request-log-internal-router';
 import { requestLogRoutes } from './features/request-logs/request-log-routes';
 import { createRequestLogStore } from './features/request-logs/request-log-store';
@@ -85,11 +85,6 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     await consumeApiKeyChanges(broker, queue, keys, logger);
 
     const nowMs = options.nowMs ?? Date.now;
-    const purge = setInterval(() => {
-      nonces.purgeExpired(new Date(nowMs())).catch((error: unknown) => logger.warn({ err: error }, 'request nonce purge failed'));
-    }, config.GATEWAY_NONCE_PURGE_INTERVAL_MS);
-    purge.unref();
-    closers.push(async () => clearInterval(purge));
 
     const rateLimiter = createRateLimiter(createBucketStore(db), rateLimitPolicies(config), { logger, metrics });
     const bucketPurge = startBucketPurge(rateLimiter, { intervalMs: config.GATEWAY_RATE_LIMIT_PURGE_INTERVAL_MS, logger });
@@ -99,13 +94,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     const requestLogs = createRequestLogWriter({ store: requestLogStore, logger, metrics, flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS });
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());
-    const retention = startRequestLogRetention({
-      store: requestLogStore,
-      retentionDays: config.GATEWAY_REQUEST_LOG_RETENTION_DAYS,
-      intervalMs: config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS,
-      logger,
-    });
-    closers.push(() => retention.stop());
+    // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
+    const nonceRetention = startRetention({ db, logger, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS)] });
+    closers.push(() => nonceRetention.stop());
+    const logRetention = startRetention({ db, logger, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
+    closers.push(() => logRetention.stop());
 
     const upstream = createUpstreamClient({
       urls: { identity: config.IDENTITY_URL, ledger: config.LEDGER_URL, payments: config.PAYMENTS_URL, treasury: config.TREASURY_URL },

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { type ApiKeyChangedV1, type ApiKeyPrincipal, signRequest, TOPOLOGY } from '@wallet/contracts';
-import { AppError, Broker, createDb, createLogger, type Db, declareIdentityEvents } from '@wallet/kit';
+import { AppError, Broker, createDb, createLogger, type Db, declareIdentityEvents, purgeRule } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { signedRequestAuthenticator } from '../src/features/auth/authenticators';
 import { createIdentityKeysClient } from '../src/features/auth/identity-keys-client';
 import { KeyCache } from '../src/features/auth/key-cache';
 import { signedRequestResolver } from '../src/features/auth/key-credentials';
 import { isAddressAllowed } from '../src/features/auth/key-restrictions';
-import { createNonceStore } from '../src/features/auth/nonce-store';
+import { createNonceStore, nonceRetentionRule } from '../src/features/auth/nonce-store';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
 import { gatewayEnv, type GatewayClient, INTERNAL_SECRET, prepareGatewayInfrastructure, read, type ResponseBody, startGateway, startUpstreamPeer, type UpstreamPeer } from './support';
 
@@ -401,7 +401,7 @@ describe('the request nonce store', () => {
     const later = new Date(NOW_MS + 2_000);
     expect(await nonces.recordFirstUse(keyId, 'n2', later, new Date(later.getTime() + 600_000))).toBe(true);
     await nonces.recordFirstUse(keyId, 'n3', now, new Date(NOW_MS + 1_000));
-    expect(await nonces.purgeExpired(later)).toBeGreaterThanOrEqual(1);
+    expect(await purgeRule(db, nonceRetentionRule(60_000), { nowMs: later.getTime() })).toBeGreaterThanOrEqual(1);
     const left = (await db('request_nonces').where({ key_id: keyId }).orderBy('nonce').select('nonce')) as Array<{ nonce: string }>;
     expect(left.map((row) => row.nonce)).toEqual(['n1', 'n2']);
   });

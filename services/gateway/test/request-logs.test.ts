@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { type ApiKeyPrincipal, type Environment, type Page, REQUEST_LOG_SUMMARY_PATH, type RequestLog, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
-import { createDb, createLogger, createMetrics, type Db, signInternalToken } from '@wallet/kit';
+import { createDb, createLogger, createMetrics, type Db, purgeRule, signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { z } from 'zod';
-import { startRequestLogRetention } from '../src/features/request-logs/request-log-retention';
+import { requestLogRetentionRule } from '../src/features/request-logs/request-log-retention';
 import { createRequestLogStore, type NewRequestLog } from '../src/features/request-logs/request-log-store';
 import { createRequestLogWriter } from '../src/features/request-logs/request-log-writer';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
@@ -401,12 +401,10 @@ describe('retention', () => {
     const recent = logRow(tenantId, new Date(Date.now() - 29 * DAY_MS));
     await store.insert([...old, recent]);
     // The gateway of this file purges hourly (the default): this pass is the only one running.
-    const retention = startRequestLogRetention({ store, retentionDays: 30, intervalMs: 3_600_000, logger: silentLogger, batchSize: 2 });
-    try {
-      expect(await retention.runOnce()).toBe(5);
-    } finally {
-      await retention.stop();
-    }
+    const batches: number[] = [];
+    const rule = { ...requestLogRetentionRule(30, 3_600_000), batchSize: 2 };
+    expect(await purgeRule(db, rule, { onBatch: (deleted) => void batches.push(deleted) })).toBe(5);
+    expect(batches).toEqual([2, 2, 1]);
     expect(((await db('request_logs').where({ tenant_id: tenantId }).pluck('id')) as string[]).sort()).toEqual([recent.id]);
   });
 

@@ -1,4 +1,4 @@
-import { declareAuditRecords, declareIdentityEvents, idempotency, runMain, type RunningService, startIdempotencyPurge, startService } from '@wallet/kit';
+import { declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -15,6 +15,7 @@ import { OrganizationsService } from './features/organizations/organizations-ser
 import { masterKeyConfigSchema, oldMasterKeysConfigSchema } from './features/secrets/master-keys';
 import { openSecretBox } from './features/secrets/open-secret-box';
 import { reencryptSealedAnswers, sealedAnswers } from './features/secrets/sealed-answers';
+import { sessionsRetentionRule } from './features/sessions/sessions-retention';
 import { sessionsRouter } from './features/sessions/sessions-router';
 import { SessionsService } from './features/sessions/sessions-service';
 import { createInviteMailer } from './features/team/invite-mailer';
@@ -41,6 +42,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:3000')),
         /** How long a dashboard session lasts: 5 minutes to 30 days, default 12 hours. */
         IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
+        /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */
+        IDENTITY_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
         /** `<keyId>:<base64 of 32 bytes>`: seals hmac signing secrets and webhook secrets at rest. */
         SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
         /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
@@ -51,6 +54,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await declareIdentityEvents(channel);
         await declareAuditRecords(channel);
       },
+      retention: (config) => [
+        idempotencyRetentionRule(),
+        inboxRetentionRule(config.INBOX_RETENTION_DAYS),
+        sessionsRetentionRule(config.IDENTITY_SESSION_RETENTION_DAYS),
+      ],
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
         const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns });
@@ -58,7 +66,6 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
         const remember = idempotency({ db, required: false, logger });
         const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
-        const purge = startIdempotencyPurge({ db, logger });
         const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
@@ -81,7 +88,6 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(momoProvidersRouter(momoProviders, rememberSealed));
           },
           stop: async () => {
-            await purge.stop();
             await mailer?.close();
           },
         };

@@ -1,11 +1,12 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { runMain, type RunningService, startService } from '@wallet/kit';
+import { inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { journalInternalRouter } from './features/journal/journal-internal-router';
 import { ledgerReadRouter } from './features/journal/journal-router';
 import { PostingConsumer } from './features/posting/posting-consumer';
+import { processedCommandsRetentionRule } from './features/posting/posting-retention';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
 import { declareLedgerTopology } from './topology';
 
@@ -20,10 +21,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
         LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
+        /** How long a command's recorded result is kept (README, "Retention": what a command older than this gets). */
+        LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
       },
       migrations,
       topology: declareLedgerTopology,
       dbPoolMax: (config) => config.LEDGER_DB_POOL_MAX,
+      retention: (config) => [processedCommandsRetentionRule(config.LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS), inboxRetentionRule(config.INBOX_RETENTION_DAYS)],
       wire: async ({ config, db, broker, logger, metrics, relay }) => {
         new Gauge({
           name: 'ledger_dead_letter_queue_depth',

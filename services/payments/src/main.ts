@@ -1,10 +1,11 @@
-import { idempotency, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
 import { payoutsConfigShape, startPayouts } from './features/payouts/payouts-feature';
 import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
+import { reconciliationRunsRetentionConfigShape, reconciliationRunsRetentionRule } from './features/reconciliation/reconciliation-runs-retention';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
@@ -17,9 +18,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape },
+      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape, ...reconciliationRunsRetentionConfigShape },
       migrations,
       topology: declarePaymentsTopology,
+      retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), reconciliationRunsRetentionRule(config.PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS)],
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
       wire: async ({ db, relay, ...parts }) => {
         const tenants = await startTenantReadModel({ db, relay, ...parts });

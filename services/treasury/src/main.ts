@@ -1,6 +1,7 @@
-import { MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { idempotencyRetentionRule, inboxRetentionRule, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
+import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
@@ -17,9 +18,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape },
+      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape, ...analyticsRetentionConfigShape },
       migrations,
       topology: declareTreasuryTopology,
+      retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS)],
       wire: async ({ db, relay, ...parts }) => {
         const { config, logger } = parts;
         const tenants = await startTenantReadModel({ db, relay, ...parts });

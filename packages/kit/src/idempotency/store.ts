@@ -56,9 +56,16 @@ export interface ClaimTiming {
   lockTimeoutMs?: number;
 }
 
+let defaultTtlHours = MIN_IDEMPOTENCY_TTL_HOURS;
+
+/** How long keys of routes that name no `ttlHours` are kept: a service sets it at start from its configuration. */
+export function useIdempotencyTtlHours(ttlHours: number): void {
+  defaultTtlHours = checkedTiming({ ttlHours }).ttlHours;
+}
+
 /** Refuses settings that would break the retention promise or make locks meaningless. */
 export function checkedTiming(timing: ClaimTiming): { ttlHours: number; lockTimeoutMs: number } {
-  const ttlHours = timing.ttlHours ?? MIN_IDEMPOTENCY_TTL_HOURS;
+  const ttlHours = timing.ttlHours ?? defaultTtlHours;
   const lockTimeoutMs = timing.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   if (!Number.isFinite(ttlHours) || ttlHours < MIN_IDEMPOTENCY_TTL_HOURS) {
     throw new Error(`idempotency ttlHours must be at least ${MIN_IDEMPOTENCY_TTL_HOURS}, got ${ttlHours}`);

@@ -1,12 +1,18 @@
 import type { Knex } from 'knex';
-import { type Db, microBatch, prepared, STATEMENT_BATCH_CONCURRENCY } from '@wallet/kit';
+import { type Db, microBatch, prepared, type RetentionRule, STATEMENT_BATCH_CONCURRENCY } from '@wallet/kit';
 
 /** The only SQL of the gateway: nonces of signed requests, shared by every instance. */
 export interface NonceStore {
   /** True when this nonce of this key was not in use (or its record had expired): it is now. */
   recordFirstUse(keyId: string, nonce: string, now: Date, expiresAt: Date): Promise<boolean>;
-  /** Deletes records that expired before `now`; returns how many. */
-  purgeExpired(now: Date): Promise<number>;
+}
+
+/**
+ * A nonce is kept until its request's timestamp can no longer be accepted (`expires_at`); an
+ * expired row already counts as unused, so the purge only keeps the table small.
+ */
+export function nonceRetentionRule(intervalMs: number): RetentionRule {
+  return { table: 'request_nonces', column: 'expires_at', windowMs: 0, index: { kind: 'btree' }, intervalMs };
 }
 
 interface NonceUse {
@@ -52,8 +58,5 @@ export function createNonceStore(db: Db): NonceStore {
 
   return {
     recordFirstUse: (keyId, nonce, now, expiresAt) => recordUses({ keyId, nonce, now, expiresAt }),
-    async purgeExpired(now) {
-      return db('request_nonces').where('expires_at', '<', now).delete();
-    },
   };
 }

@@ -45,8 +45,6 @@ export interface RequestLogStore {
   list(scope: { tenantId: string; environment: Environment }, query: RequestLogQuery): Promise<Page<RequestLog>>;
   /** Requests in [from, to) of one environment, of one tenant or (tenantId null) of all: totals and errors (status >= 400). */
   summarize(scope: { tenantId: string | null; environment: Environment }, range: { from: Date; to: Date }): Promise<RequestErrorSummary>;
-  /** Deletes up to `limit` records created before `cutoff`; returns how many. */
-  purgeCreatedBefore(cutoff: Date, limit: number): Promise<number>;
 }
 
 const COLUMNS = [
@@ -181,15 +179,5 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       };
     },
 
-    async purgeCreatedBefore(cutoff, limit) {
-      // Bounded, and SKIP LOCKED so two instances purging at once split the work instead of queueing on each other.
-      const result = await db.raw<{ rowCount: number | null }>(
-        `DELETE FROM request_logs WHERE id IN (
-           SELECT id FROM request_logs WHERE created_at < ? LIMIT ? FOR UPDATE SKIP LOCKED
-         )`,
-        [cutoff, limit],
-      );
-      return result.rowCount ?? 0;
-    },
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
 import { type ArrivedCommand, decodeMessage, processBatch, type SerializedOutcome } from './posting-service';
+import { isCommandAlreadyPosted } from './posting-store';
 
 interface Delivery {
   message: ConsumeMessage;
@@ -149,10 +150,12 @@ export class PostingConsumer {
         failure = error;
       }
       await finishTurn.wait;
-      if (!outcomes && isTransientFailure(failure)) {
+      // A command older than its recorded result's retention that posted before is refused by
+      // the journal's unique command id: the retry answers it from its entry instead.
+      if (!outcomes && (isTransientFailure(failure) || isCommandAlreadyPosted(failure))) {
         // After the earlier batches settled, so their retries decide before this one's, in queue order.
         try {
-          outcomes = await this.retrying('ledger command batch', () => processBatch(this.options.db, commands, { relay: this.options.relay }));
+          outcomes = await this.retrying('ledger command batch', () => processBatch(this.options.db, commands, { relay: this.options.relay, consultJournal: true }));
         } catch (error) {
           if (error instanceof RetryStoppedError) return this.abandon();
           failure = error;
@@ -170,7 +173,7 @@ export class PostingConsumer {
         const single: SerializedOutcome[] = [];
         try {
           for (const arrived of delivery.commands) {
-            const [outcome] = await this.retrying('ledger command', () => processBatch(this.options.db, [arrived.command], { relay: this.options.relay }));
+            const [outcome] = await this.retrying('ledger command', () => processBatch(this.options.db, [arrived.command], { relay: this.options.relay, consultJournal: true }));
             if (!outcome) throw new Error(`no result for command ${arrived.command.commandId}`);
             single.push(outcome);
           }

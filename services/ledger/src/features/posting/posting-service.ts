@@ -11,10 +11,10 @@ import {
   POSTED_ENTRIES_PER_EVENT_MAX,
   TOPOLOGY,
 } from '@wallet/contracts';
-import { type Db, type OutboxMessage, type OutboxRelay } from '@wallet/kit';
+import { type Db, type OutboxMessage, type OutboxRelay, type Tx } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
-import { type AccountState, type CommandOutcome, type DecodedCommand, type PlannedEntry, planBatch } from './posting-planner';
-import { type AccountRef, findExistingEntries, findRecordedResults, loadAccountsForUpdate, writeBatch } from './posting-store';
+import { type AccountState, type CommandOutcome, type DecodedCommand, type PlannedEntry, planBatch, type RecordedResult } from './posting-planner';
+import { type AccountRef, type EntryOfCommand, findEntriesOfCommands, findExistingEntries, findRecordedResults, loadAccountsForUpdate, writeBatch } from './posting-store';
 
 export type Decoded = DecodedCommand | { type: 'undecodable'; reason: string };
 
@@ -170,6 +170,47 @@ export function entriesPostedEvents(entries: readonly PlannedEntry[], accounts: 
 }
 
 /**
+ * The result a command whose record retention purged was answered with, rebuilt from the entry
+ * it posted. Without the command's hash, "the same command" is its kind, scope and reference:
+ * another command under that id is COMMAND_ID_REUSED (an empty hash never matches); the lines
+ * are not compared.
+ */
+function resultFromEntry(decoded: DecodedCommand, entry: EntryOfCommand): RecordedResult {
+  const same =
+    decoded.type === 'ledger.post.v1' &&
+    decoded.command.tenantId === entry.tenantId &&
+    decoded.command.environment === entry.environment &&
+    decoded.command.kind === entry.kind &&
+    decoded.command.reference.type === entry.referenceType &&
+    decoded.command.reference.id === entry.referenceId;
+  return {
+    payloadHash: same ? decoded.payloadHash : '',
+    result: {
+      type: 'ledger.result.v1',
+      commandId: entry.commandId,
+      commandType: 'ledger.post.v1',
+      tenantId: entry.tenantId,
+      environment: entry.environment,
+      status: 'posted',
+      journalEntryId: entry.entryId,
+      reference: { type: entry.referenceType, id: entry.referenceId },
+      error: null,
+      duplicate: false,
+      processedAt: entry.createdAt.toISOString(),
+    },
+  };
+}
+
+/** Adds to `recorded` the commands of the batch that posted an entry but whose record is gone. */
+async function addResultsFromJournal(tx: Tx, commands: DecodedCommand[], recorded: Map<string, RecordedResult>): Promise<void> {
+  const entries = await findEntriesOfCommands(tx, [...new Set(commands.map((command) => command.commandId).filter((commandId) => !recorded.has(commandId)))]);
+  for (const decoded of commands) {
+    const entry = entries.get(decoded.commandId);
+    if (entry && !recorded.has(decoded.commandId)) recorded.set(decoded.commandId, resultFromEntry(decoded, entry));
+  }
+}
+
+/**
  * Lets batches overlap without reordering: a batch starts locking accounts only when the one
  * before it holds all of its locks, so on any shared account the earlier batch decides first,
  * and two batches never wait on each other in a cycle.
@@ -190,7 +231,17 @@ export type SerializedOutcome = CommandOutcome & { resultText: string };
 export async function processBatch(
   db: Db,
   commands: DecodedCommand[],
-  options: { now?: Date; lockTurn?: LockTurn; relay?: Pick<OutboxRelay, 'handOver'> } = {},
+  options: {
+    now?: Date;
+    lockTurn?: LockTurn;
+    relay?: Pick<OutboxRelay, 'handOver'>;
+    /**
+     * Also answers commands whose recorded result retention purged from the entries they posted
+     * (journal_entries.command_id is UNIQUE, so such a command can never post again; without
+     * this its batch is refused). The consumer sets it when retrying a batch that was refused so.
+     */
+    consultJournal?: boolean;
+  } = {},
 ): Promise<SerializedOutcome[]> {
   const now = options.now ?? new Date();
   // The batch's events go out right after its commit, without waiting for a relay pass.
@@ -205,6 +256,7 @@ export async function processBatch(
         options.lockTurn?.done();
       }
       const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
+      if (options.consultJournal === true) await addResultsFromJournal(tx, commands, recorded);
       const reversals = commands.flatMap((decoded) =>
         decoded.type === 'ledger.post.v1' && decoded.command.reversesEntryId !== undefined && !recorded.has(decoded.commandId)
           ? [{ tenantId: decoded.command.tenantId, environment: decoded.command.environment, entryId: decoded.command.reversesEntryId }]

@@ -146,6 +146,52 @@ export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise
   return recorded;
 }
 
+/** A journal entry as found by the command that posted it. */
+export interface EntryOfCommand {
+  commandId: string;
+  entryId: string;
+  tenantId: string;
+  environment: Environment;
+  kind: string;
+  referenceType: string;
+  referenceId: string;
+  createdAt: Date;
+}
+
+/**
+ * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_id: what still
+ * tells a command posted once retention purged its recorded result. Only read after a batch met
+ * that index's refusal, so the posting path pays nothing for it.
+ */
+export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promise<Map<string, EntryOfCommand>> {
+  const found = new Map<string, EntryOfCommand>();
+  if (commandIds.length === 0) return found;
+  const result = await prepared<{ rows: unknown[] }>(
+    tx,
+    'SELECT command_id, id, tenant_id, environment, kind, reference_type, reference_id, created_at FROM journal_entries WHERE command_id = ANY(?::text[])',
+    [commandIds],
+  );
+  for (const row of result.rows as Array<{ command_id: string; id: string; tenant_id: string; environment: Environment; kind: string; reference_type: string; reference_id: string; created_at: Date }>) {
+    found.set(row.command_id, {
+      commandId: row.command_id,
+      entryId: row.id,
+      tenantId: row.tenant_id,
+      environment: row.environment,
+      kind: row.kind,
+      referenceType: row.reference_type,
+      referenceId: row.reference_id,
+      createdAt: row.created_at,
+    });
+  }
+  return found;
+}
+
+/** True for the refusal of a second entry for one command id: its first entry's recorded result was purged. */
+export function isCommandAlreadyPosted(error: unknown): boolean {
+  const failure = error as { code?: unknown; constraint?: unknown } | null;
+  return failure?.code === '23505' && failure.constraint === 'journal_entries_command_id_key';
+}
+
 export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
   const found = new Set<string>();
   if (refs.length === 0) return found;

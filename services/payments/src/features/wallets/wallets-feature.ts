@@ -1,4 +1,4 @@
-import { type Features, idempotency, type ServiceConfig, type ServiceParts, startIdempotencyPurge } from '@wallet/kit';
+import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
 import { LedgerCommands } from '../ledger/ledger-commands';
 import { LedgerReads } from '../ledger/ledger-reads';
@@ -31,11 +31,9 @@ export async function startWallets(parts: ServiceParts<ServiceConfig<typeof wall
   const statuses = new WalletStatusService({ db, relay, commands, logger });
   const retrier = new WalletStatusRetrier({ statuses, intervalMs: config.PAYMENTS_WALLET_STATUS_RETRY_INTERVAL_MS, graceMs: config.PAYMENTS_LEDGER_REPLY_TIMEOUT_MS, logger });
   retrier.start();
-  const purge = startIdempotencyPurge({ db, logger });
   return {
     routes: (app) => app.use(walletsRouter(wallets, statuses, idempotency({ db, required: false, logger }))),
     stop: async () => {
-      await purge.stop();
       await retrier.stop();
       await commands.close();
     },

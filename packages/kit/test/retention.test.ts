@@ -1,0 +1,145 @@
+import { checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, migrate, purgeRule, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import { createTestDatabase } from '@wallet/kit/testing';
+
+const logger = createLogger({ service: 'kit-retention-test', level: 'silent' });
+
+describe('retention', () => {
+  let db: Db;
+
+  beforeAll(async () => {
+    db = createDb(await createTestDatabase('retention'), { applicationName: 'kit-retention-test', poolMax: 4 });
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  /** A table of events with a BRIN index on its insertion time, as the inbox and processed_commands have. */
+  async function eventsTable(name: string): Promise<RetentionRule> {
+    await db.raw(`CREATE TABLE ${name} (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)`);
+    await db.raw(`CREATE INDEX ${name}_created_brin ON ${name} USING brin (created_at)`);
+    return { table: name, column: 'created_at', windowMs: daysMs(30), index: { kind: 'brin', name: `${name}_created_brin` } };
+  }
+
+  async function insertAged(table: string, count: number, age: string, payloadBytes = 20): Promise<void> {
+    await db.raw(`INSERT INTO ${table} (created_at, payload) SELECT now() - CAST(? AS interval), repeat('x', ?) FROM generate_series(1, ?)`, [age, payloadBytes, count]);
+  }
+
+  async function count(table: string): Promise<number> {
+    const result = await db.raw<{ rows: Array<{ n: string }> }>(`SELECT count(*) AS n FROM ${table}`);
+    return Number(result.rows[0]?.n);
+  }
+
+  it('deletes what is past the window in batches, each its own statement, and keeps the rest', async () => {
+    const rule = { ...(await eventsTable('events_batches')), batchSize: 1_000 };
+    await insertAged('events_batches', 2_500, '40 days');
+    await insertAged('events_batches', 10, '29 days 23 hours');
+    await insertAged('events_batches', 10, '0 seconds');
+    const batches: number[] = [];
+    expect(await purgeRule(db, rule, { onBatch: (deleted) => void batches.push(deleted) })).toBe(2_500);
+    expect(batches).toEqual([1_000, 1_000, 500]);
+    expect(await count('events_batches')).toBe(20);
+    // A pass is bounded; what it leaves waits for the next one.
+    await insertAged('events_batches', 2_500, '40 days');
+    expect(await purgeRule(db, rule, { maxBatches: 2 })).toBe(2_000);
+    expect(await purgeRule(db, rule)).toBe(500);
+  });
+
+  it('skips a row a writer holds instead of waiting for it, and takes it on a later pass', async () => {
+    const rule = await eventsTable('events_locked');
+    await insertAged('events_locked', 5, '40 days');
+    const held = (await db('events_locked').orderBy('id').first('id')) as { id: string };
+    let release: () => void = () => undefined;
+    const releasing = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => undefined;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const writer = db.transaction(async (tx) => {
+      await tx.raw('SELECT id FROM events_locked WHERE id = ? FOR UPDATE', [held.id]);
+      locked();
+      await releasing;
+    });
+    await isLocked;
+    try {
+      // Were it to wait for the writer, the lock timeout would fail it.
+      const purged = await db.transaction(async (tx) => {
+        await tx.raw(`SET LOCAL lock_timeout = '2s'`);
+        return purgeRule(tx, rule);
+      });
+      expect(purged).toBe(4);
+    } finally {
+      release();
+      await writer;
+    }
+    expect(await purgeRule(db, rule)).toBe(1);
+  });
+
+  it('desummarizes the BRIN ranges it deleted from, so vacuum summarizes them again from the rows left', async () => {
+    const rule = await eventsTable('events_brin');
+    // About 20 rows a page: several full 128-page ranges of old rows, then recent ones.
+    await insertAged('events_brin', 8_000, '40 days', 350);
+    await insertAged('events_brin', 100, '0 seconds', 350);
+    await db.raw(`SELECT brin_summarize_new_values('events_brin_created_brin')`);
+    const summarizedAgain = async () => {
+      const result = await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values('events_brin_created_brin') AS ranges`);
+      return Number(result.rows[0]?.ranges);
+    };
+    expect(await summarizedAgain()).toBe(0);
+    expect(await purgeRule(db, rule)).toBe(8_000);
+    // Every range that held old rows lost its (now too wide) summary.
+    expect(await summarizedAgain()).toBeGreaterThanOrEqual(3);
+  });
+
+  it('runs every rule on its interval, joins a pass under way, and stops', async () => {
+    const rule = await eventsTable('events_interval');
+    await insertAged('events_interval', 3, '40 days');
+    const retention = startRetention({ db, logger, rules: [{ ...rule, intervalMs: 20 }] });
+    try {
+      for (let waited = 0; waited < 5_000 && (await count('events_interval')) > 0; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await count('events_interval')).toBe(0);
+    } finally {
+      await retention.stop();
+    }
+    await insertAged('events_interval', 2, '40 days');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await count('events_interval')).toBe(2);
+    const [first, second] = await Promise.all([retention.runOnce(), retention.runOnce()]);
+    expect(first).toEqual({ events_interval: 2 });
+    expect(second).toEqual({ events_interval: 2 });
+  });
+
+  it('keeps idempotency keys IDEMPOTENCY_KEY_TTL_HOURS by default, never under 24 hours', () => {
+    try {
+      useIdempotencyTtlHours(48);
+      expect(checkedTiming({}).ttlHours).toBe(48);
+      expect(checkedTiming({ ttlHours: 30 }).ttlHours).toBe(30);
+      expect(() => useIdempotencyTtlHours(12)).toThrow(/at least 24/);
+      expect(checkedTiming({}).ttlHours).toBe(48);
+    } finally {
+      useIdempotencyTtlHours(24);
+    }
+  });
+
+  it('builds a retention index concurrently in a migration of its own on a table that already holds rows, replacing an invalid leftover', async () => {
+    const indexValid = async (name: string) => {
+      const result = await db.raw<{ rows: Array<{ valid: boolean; unique: boolean }> }>(
+        `SELECT i.indisvalid AS valid, i.indisunique AS unique FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ?`,
+        [name],
+      );
+      return result.rows[0];
+    };
+    await migrate(db, [{ name: 'create_legacy', up: async (knex) => void (await knex.raw('CREATE TABLE legacy (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())')) }]);
+    await db.raw('INSERT INTO legacy (created_at) SELECT now() FROM generate_series(1, 100)');
+    // A concurrent build that failed half way leaves an invalid index behind.
+    await expect(db.raw('CREATE UNIQUE INDEX CONCURRENTLY legacy_created_brin ON legacy (created_at)')).rejects.toThrow(/could not create unique index/);
+    expect(await indexValid('legacy_created_brin')).toEqual({ valid: false, unique: true });
+    await migrate(db, [
+      { name: 'create_legacy', up: async () => undefined },
+      { name: 'legacy_retention_index', transaction: false, up: (knex) => createIndexConcurrently(knex, 'legacy_created_brin', 'legacy USING brin (created_at)') },
+    ]);
+    expect(await indexValid('legacy_created_brin')).toEqual({ valid: true, unique: false });
+  });
+});
