@@ -4,7 +4,7 @@ import { type Request, Router } from 'express';
 import { findAccountAcrossTenants, findWalletAccount } from './accounts-store';
 import { lineAt } from './balance-at-store';
 
-/** The moment is judged before the account is looked up: a malformed one is 400 whether or not the account exists. */
+/** The moment is judged after the account is found, as payments does for a wallet: an account the caller cannot see is 404 whatever the query. */
 function momentOf(request: Request): string {
   return parseOrThrow(balanceAtQuerySchema, request.query, 'query').at;
 }
@@ -25,18 +25,16 @@ export function balanceAtRouter(db: Db): Router {
   const router = Router();
 
   router.get('/v1/ledger/wallets/:walletId/balance', async (request, response) => {
-    const at = momentOf(request);
     const account = await findWalletAccount(db, tenantScopeOf(response), request.params.walletId);
     if (!account) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
-    response.json(await balanceAt(db, account, at));
+    response.json(await balanceAt(db, account, momentOf(request)));
   });
 
   router.get('/v1/system/ledger/accounts/:accountId/balance', async (request, response) => {
     requireSystem(response);
-    const at = momentOf(request);
     const account = await findAccountAcrossTenants(db, request.params.accountId);
     if (!account) throw new AppError('ACCOUNT_NOT_FOUND', 'No such ledger account');
-    response.json(await balanceAt(db, account, at));
+    response.json(await balanceAt(db, account, momentOf(request)));
   });
 
   return router;

@@ -40,10 +40,12 @@ export function walletsRouter(wallets: WalletsService, statuses: WalletStatusSer
     response.json(await wallets.entries(scope, request.params.id, parseOrThrow(pageQuerySchema, request.query, 'query')));
   });
 
+  // The wallet before the query: another tenant's wallet is 404 whatever the query says.
   router.get('/v1/wallets/:id/balance', async (request, response) => {
     const scope = tenantScopeOf(response);
+    const wallet = await wallets.require(scope, request.params.id);
     const { at } = parseOrThrow(balanceAtQuerySchema, request.query, 'query');
-    response.json(await wallets.balanceAt(scope, request.params.id, at));
+    response.json(await wallets.balanceAt(scope, wallet, at));
   });
 
   const changeStatus = (toStatus: WalletStatus) => async (request: Request<{ id: string }>, response: Response) => {

@@ -80,8 +80,7 @@ export class WalletsService {
   }
 
   /** The wallet's balance as of a moment, from the ledger; an account the ledger has not opened yet has no lines, so 0. */
-  async balanceAt(scope: WalletScope, id: string, at: string): Promise<WalletBalanceAt> {
-    const wallet = await this.require(scope, id);
+  async balanceAt(scope: WalletScope, wallet: StoredWallet, at: string): Promise<WalletBalanceAt> {
     const found = await this.deps.ledger.walletBalanceAt(scope, wallet.id, at);
     return {
       walletId: wallet.id,
