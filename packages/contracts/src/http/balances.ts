@@ -7,7 +7,7 @@ export const BALANCE_AT_DESCRIPTION =
   'The moment, ISO 8601 date and time with its offset (Z or ±hh:mm; a local time without one is ambiguous and refused). ' +
   'Inclusive: an entry stamped exactly at `at` counts. Entries are stamped to the millisecond, so digits beyond milliseconds are cut off without changing the answer. ' +
   'A moment before the first line answers balance 0 and journalEntryId null; a moment in the future answers the balance now. ' +
-  'Postings are stamped when the ledger starts their batch, so the answer for a moment less than a second old may still change while postings in flight commit.';
+  'Postings are stamped as the ledger takes their batch, before it commits, so the answer for a moment less than a second old may still change while postings in flight commit.';
 
 const FRACTION_BEYOND_MILLISECONDS = /(\.\d{3})\d+/;
 
@@ -50,4 +50,4 @@ export type AccountBalanceAt = z.infer<typeof accountBalanceAtSchema>;
 
 /** The decision in brief, for the route summaries; the `at` parameter's description has it in full. */
 export const BALANCE_AT_SUMMARY =
-  'as of a moment: the balance after its last journal line stamped at or before `at` (inclusive; Z or an offset required; milliseconds; before the first line 0 with journalEntryId null; a future moment answers the balance now). One index lookup, never a sum over history';
+  'as of a moment: the balance after its last journal line stamped at or before `at` (inclusive; Z or an offset required; milliseconds; before the first line 0 with journalEntryId null; a future moment answers the balance now). Found by bisecting the account\'s lines on an index (a few dozen seeks), never by summing its history';
