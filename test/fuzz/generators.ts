@@ -114,7 +114,7 @@ export function fuzzOperations(): FuzzOperation[] {
 // ---------------------------------------------------------------------------------------------
 // The world: real ids the requests are seeded with, and whose they are.
 
-export type ResourceKind = 'tenant' | 'apiKey' | 'member' | 'momoProvider' | 'wallet' | 'feeSchedule' | 'deposit' | 'transfer' | 'payoutCase' | 'floatDeposit' | 'withdrawal' | 'journalEntry' | 'reconciliationRun';
+export type ResourceKind = 'tenant' | 'apiKey' | 'member' | 'momoProvider' | 'wallet' | 'feeSchedule' | 'deposit' | 'transfer' | 'payoutCase' | 'floatDeposit' | 'withdrawal' | 'journalEntry' | 'reconciliationRun' | 'account';
 
 const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   tenant: 'tenant',
@@ -131,6 +131,8 @@ const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   withdrawal: 'payoutCase',
   journalEntry: 'journalEntry',
   reconciliationRun: 'reconciliationRun',
+  // Ledger accounts are named by the platform's balance route only; the world seeds none, so those calls are 404s.
+  account: 'account',
 };
 
 export function idPrefixOf(kind: ResourceKind): string {
@@ -148,7 +150,7 @@ export type Owner = 'own' | 'otherEnvironment' | 'otherTenant';
 export type IdPools = Record<ResourceKind, string[]>;
 
 export function emptyPools(): IdPools {
-  return { tenant: [], apiKey: [], member: [], momoProvider: [], wallet: [], feeSchedule: [], deposit: [], transfer: [], payoutCase: [], floatDeposit: [], withdrawal: [], journalEntry: [], reconciliationRun: [] };
+  return { tenant: [], apiKey: [], member: [], momoProvider: [], wallet: [], feeSchedule: [], deposit: [], transfer: [], payoutCase: [], floatDeposit: [], withdrawal: [], journalEntry: [], reconciliationRun: [], account: [] };
 }
 
 export interface WalletRef {
@@ -468,6 +470,7 @@ const KIND_BY_SEGMENT: Record<string, ResourceKind> = {
   organizations: 'tenant',
   journal: 'journalEntry',
   transactions: 'journalEntry',
+  accounts: 'account',
   wallets: 'wallet',
   'api-keys': 'apiKey',
   'momo-providers': 'momoProvider',

@@ -131,12 +131,17 @@ class WorldBuilder {
     return (await this.anonymous.auth.login({ email, password: PASSWORD, tenantSlug })).token;
   }
 
-  /** Journal entries of a world, and the runs the reconciliation schedule recorded. */
+  /** Journal entries and ledger accounts of a world, and the runs the reconciliation schedule recorded. */
   async entriesAndRuns(a: WalletClient, aTest: WalletClient, b: WalletClient): Promise<void> {
     const entries = async (client: WalletClient) => ((await client.request({ method: 'GET', path: '/v1/journal?limit=5' })).data as { data: Array<{ id: string }> }).data.map((entry) => entry.id);
     this.own.journalEntry.push(...(await entries(a)));
     this.otherEnvironment.journalEntry.push(...(await entries(aTest)));
     this.otherTenant.journalEntry.push(...(await entries(b)));
+    // Ledger accounts, for the platform's balance as of a moment.
+    const accounts = async (client: WalletClient) => ((await client.request({ method: 'GET', path: '/v1/ledger/accounts?limit=5' })).data as { data: Array<{ id: string }> }).data.map((account) => account.id);
+    this.own.account.push(...(await accounts(a)));
+    this.otherEnvironment.account.push(...(await accounts(aTest)));
+    this.otherTenant.account.push(...(await accounts(b)));
     const runs = await waitFor(
       async () => {
         const page = (await this.platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as { data: Array<{ id: string }> };

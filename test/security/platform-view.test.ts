@@ -158,7 +158,7 @@ describe('the cross-tenant reads', () => {
   });
 
   it('answers none of the platform routes to a tenant key, not even about its own resources', async () => {
-    const params: Record<string, string> = { id: tenantA, walletId: walletOfA.id, journalEntryId: entryOfA };
+    const params: Record<string, string> = { id: tenantA, walletId: walletOfA.id, journalEntryId: entryOfA, accountId: 'acc_00000000000000000000000000' };
     const seen: string[] = [];
     for (const route of PLATFORM_ROUTES) {
       const path = route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => params[name] ?? 'missing');

@@ -10,6 +10,7 @@ export * from './messages/ledger-entries-posted.v1';
 export * from './messages/tenant-events.v1';
 export * from './messages/audit-record.v1';
 export * from './http/ledger';
+export * from './http/balances';
 export * from './http/identity';
 export * from './openapi';
 export * from './http/api-keys';

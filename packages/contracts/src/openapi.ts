@@ -90,7 +90,8 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
     }
     if (route.query) {
       for (const [name, field] of Object.entries(route.query.shape)) {
-        parameters.push({ name, in: 'query', required: false, schema: jsonSchema(field as z.ZodType, 'input') });
+        // Required when leaving it out fails (no default, not optional): a balance's `at`.
+        parameters.push({ name, in: 'query', required: !(field as z.ZodType).safeParse(undefined).success, schema: jsonSchema(field as z.ZodType, 'input') });
       }
     }
     if (route.idempotencyKey) {

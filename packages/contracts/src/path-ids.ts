@@ -8,6 +8,7 @@ const PARAMETER_KINDS: Readonly<Record<string, IdKind>> = {
   scheduleId: 'feeSchedule',
   keyId: 'apiKey',
   journalEntryId: 'journalEntry',
+  accountId: 'account',
 };
 
 /** An `{id}` parameter takes the kind of the collection it follows. */

@@ -40,6 +40,10 @@ function systemNamespace(client: WalletClient) {
       list: (query?: RouteQuery<typeof P.listLedgerTransactions>, options?: RequestOptions) => client.call(P.listLedgerTransactions, { query }, options),
       get: (journalEntryId: string, options?: RequestOptions) => client.call(P.getLedgerTransaction, { params: { journalEntryId } }, options),
     },
+    /** Any tenant's ledger account, its balance after its last line stamped at or before `at`. */
+    ledgerAccounts: {
+      balanceAt: (accountId: string, at: string, options?: RequestOptions) => client.call(P.getLedgerAccountBalance, { params: { accountId }, query: { at } }, options),
+    },
     /** Ledger reconciliation checks across every tenant. */
     reconciliation: (options?: RequestOptions) => client.call(R.systemReconciliation, {}, options),
   };
@@ -135,6 +139,8 @@ function walletsNamespace(client: WalletClient) {
     list: (query?: RouteQuery<typeof W.list>, options?: RequestOptions) => client.call(W.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(W.get, { params: { id } }, options),
     entries: (id: string, query?: RouteQuery<typeof W.entries>, options?: RequestOptions) => client.call(W.entries, { params: { id }, query }, options),
+    /** The balance after the wallet's last line stamped at or before `at` (ISO 8601 with Z or an offset; inclusive). */
+    balanceAt: (id: string, at: string, options?: RequestOptions) => client.call(W.balance, { params: { id }, query: { at } }, options),
     freeze: (id: string, body: RouteBody<typeof W.freeze>, options?: RequestOptions) => client.call(W.freeze, { params: { id }, body }, options),
     unfreeze: (id: string, body: RouteBody<typeof W.unfreeze>, options?: RequestOptions) => client.call(W.unfreeze, { params: { id }, body }, options),
   };

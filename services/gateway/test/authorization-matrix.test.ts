@@ -11,6 +11,7 @@ const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/wallets': 'wallets:read',
   'GET /v1/wallets/{id}': 'wallets:read',
   'GET /v1/wallets/{id}/entries': 'wallets:read',
+  'GET /v1/wallets/{id}/balance': 'wallets:read',
   'GET /v1/deposits': 'wallets:read',
   'GET /v1/deposits/{id}': 'wallets:read',
   'GET /v1/transfers': 'wallets:read',
@@ -191,7 +192,7 @@ describe('the authorization matrix', () => {
   });
 
   it('declares the platform view on the system surface', () => {
-    const platformView = ['PATCH /v1/system/organizations/{id}', 'GET /v1/system/wallets/{id}', 'GET /v1/system/ledger/transactions', 'GET /v1/system/ledger/transactions/{id}'];
+    const platformView = ['PATCH /v1/system/organizations/{id}', 'GET /v1/system/wallets/{id}', 'GET /v1/system/ledger/transactions', 'GET /v1/system/ledger/transactions/{id}', 'GET /v1/system/ledger/accounts/{id}/balance'];
     const systemRoutes = ROUTES.filter((route) => route.surface === 'system').map(routeKey);
     expect(systemRoutes).toEqual(expect.arrayContaining(platformView));
   });

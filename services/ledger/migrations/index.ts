@@ -2,11 +2,13 @@ import type { Migration } from '@wallet/kit';
 import * as createLedger from './20261122120000_create_ledger';
 import * as journalEntriesAcrossTenants from './20261124090000_journal_entries_across_tenants';
 import * as indexJournalReferences from './20261201120000_index_journal_references';
+import * as accountsLastPostedAt from './20261205120000_accounts_last_posted_at';
 import * as retentionIndexes from './20261229120000_retention_indexes';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
   { name: '20261124090000_journal_entries_across_tenants', ...journalEntriesAcrossTenants },
   { name: '20261201120000_index_journal_references', ...indexJournalReferences },
+  { name: '20261205120000_accounts_last_posted_at', ...accountsLastPostedAt },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
 ];

@@ -3,6 +3,7 @@ import { inboxRetentionRule, runMain, type RunningService, startService } from '
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import { migrations } from '../migrations';
+import { balanceAtRouter } from './features/accounts/balance-router';
 import { journalInternalRouter } from './features/journal/journal-internal-router';
 import { ledgerReadRouter } from './features/journal/journal-router';
 import { PostingConsumer } from './features/posting/posting-consumer';
@@ -40,7 +41,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
-        return { routes: (app) => app.use(ledgerReadRouter(db), journalInternalRouter(db)), stop: () => consumer.stop() };
+        return { routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db)), stop: () => consumer.stop() };
       },
     },
     env,

@@ -1,4 +1,5 @@
 import type { RouteContract } from '../route-contract';
+import { accountBalanceAtSchema, BALANCE_AT_SUMMARY, balanceAtQuerySchema } from './balances';
 import { organizationSchema, updateOrganizationBodySchema } from './identity';
 import { journalEntrySchema, journalPageSchema, systemJournalQuerySchema } from './ledger';
 import { walletSchema } from './wallets';
@@ -42,6 +43,15 @@ export const platformRoutes = {
     surface: 'system',
     service: 'ledger',
     success: { status: 200, schema: journalEntrySchema },
+  },
+  getLedgerAccountBalance: {
+    method: 'get',
+    path: '/v1/system/ledger/accounts/{accountId}/balance',
+    summary: `Any tenant's ledger account (a wallet's or a system account), its balance ${BALANCE_AT_SUMMARY}`,
+    surface: 'system',
+    service: 'ledger',
+    query: balanceAtQuerySchema,
+    success: { status: 200, schema: accountBalanceAtSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
+import { BALANCE_AT_SUMMARY, balanceAtQuerySchema, walletBalanceAtSchema } from './balances';
 import { statementPageSchema } from './ledger';
 
 /** `user`, `branch` (a physical branch or agent location) or `company` (a business entity). */
@@ -102,6 +103,16 @@ export const walletRoutes = {
     scope: 'wallets:read',
     query: pageQuerySchema,
     success: { status: 200, schema: statementPageSchema },
+  },
+  balance: {
+    method: 'get',
+    path: '/v1/wallets/{id}/balance',
+    summary: `The wallet's balance ${BALANCE_AT_SUMMARY}`,
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    query: balanceAtQuerySchema,
+    success: { status: 200, schema: walletBalanceAtSchema },
   },
   freeze: {
     method: 'post',

@@ -46,6 +46,12 @@ export async function findWalletAccount(db: Db, scope: TenantScope, walletId: st
   return row ? toAccount(row) : null;
 }
 
+/** Any tenant's account, for the platform operator. */
+export async function findAccountAcrossTenants(db: Db, id: string): Promise<LedgerAccount | null> {
+  const row: AccountRow | undefined = await db('accounts').where({ id }).first();
+  return row ? toAccount(row) : null;
+}
+
 export interface StatementLineRow {
   journalEntryId: string;
   kind: JournalKind;

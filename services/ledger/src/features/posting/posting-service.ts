@@ -211,6 +211,15 @@ async function addResultsFromJournal(tx: Tx, commands: DecodedCommand[], recorde
 }
 
 /**
+ * A batch's stamp: its clock's time, but never before the stamp of an earlier batch on any
+ * account it locked. So down each account's lines (in seq order) stamps never decrease, even
+ * across ledger instances whose clocks disagree, and a balance as of a moment can bisect them.
+ */
+export function stampOfBatch(now: Date, lastPostedAt: Date | null): Date {
+  return lastPostedAt !== null && lastPostedAt > now ? lastPostedAt : now;
+}
+
+/**
  * Lets batches overlap without reordering: a batch starts locking accounts only when the one
  * before it holds all of its locks, so on any shared account the earlier batch decides first,
  * and two batches never wait on each other in a cycle.
@@ -249,12 +258,14 @@ export async function processBatch(
   try {
     const outcomes = await db.transaction(async (tx) => {
       await options.lockTurn?.wait;
-      let accounts;
+      let locked;
       try {
-        accounts = await loadAccountsForUpdate(tx, accountRefsOf(commands));
+        locked = await loadAccountsForUpdate(tx, accountRefsOf(commands));
       } finally {
         options.lockTurn?.done();
       }
+      const accounts = locked.byKey;
+      const stampedAt = stampOfBatch(now, locked.lastPostedAt);
       const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
       if (options.consultJournal === true) await addResultsFromJournal(tx, commands, recorded);
       const reversals = commands.flatMap((decoded) =>
@@ -263,16 +274,16 @@ export async function processBatch(
           : [],
       );
       const existingEntries = await findExistingEntries(tx, reversals);
-      const plan = planBatch({ commands, recorded, accounts, existingEntries, now });
+      const plan = planBatch({ commands, recorded, accounts, existingEntries, now: stampedAt });
       // Each result is serialized once, for its record, its event and its reply.
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       const events = [
         ...resultEvents(newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
-        ...entriesPostedEvents(plan.entries, accounts, now),
+        ...entriesPostedEvents(plan.entries, accounts, stampedAt),
       ];
       handOver = options.relay?.handOver(events) ?? null;
-      await writeBatch(tx, { entries: plan.entries, accounts: plan.touchedAccounts, results: newOutcomes, events, createdAt: now });
+      await writeBatch(tx, { entries: plan.entries, accounts: plan.touchedAccounts, results: newOutcomes, events, createdAt: stampedAt });
       return outcomes;
     });
     handOver?.committed();

@@ -24,6 +24,7 @@ export interface DbAccountRow {
   non_negative: boolean;
   status: 'active' | 'frozen';
   balance: string;
+  last_posted_at: Date | null;
 }
 
 function toState(row: DbAccountRow): AccountState {
@@ -45,7 +46,7 @@ export function refKey(ref: AccountRef): string {
   return ref.walletId !== null ? walletAccountKey(ref.tenantId, ref.environment, ref.walletId) : systemAccountKey(ref.tenantId, ref.environment, ref.currencyCode, ref.name);
 }
 
-const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance';
+const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance, a.last_posted_at';
 
 /**
  * Locks the accounts named by `refs` (system accounts by name, wallet accounts by wallet) in
@@ -112,19 +113,27 @@ export async function openAccounts(tx: Tx, refs: AccountRef[]): Promise<void> {
   );
 }
 
+/** The locked accounts by planner key, and the latest stamp of a batch that moved any of them. */
+export interface LockedAccounts {
+  byKey: Map<string, AccountState>;
+  lastPostedAt: Date | null;
+}
+
 /**
  * Locks every account the batch touches, opening the missing ones first, in id order so two
- * ledger instances never deadlock. Returns them by planner key.
+ * ledger instances never deadlock.
  */
-export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<Map<string, AccountState>> {
+export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise<LockedAccounts> {
   const unique = new Map<string, AccountRef>();
   for (const ref of refs) if (!unique.has(refKey(ref))) unique.set(refKey(ref), ref);
   const wanted = [...unique.values()];
   const byKey = new Map<string, AccountState>();
+  let lastPostedAt: Date | null = null;
   const collect = (rows: DbAccountRow[]): void => {
     for (const row of rows) {
       const state = toState(row);
       byKey.set(refKey({ ...state }), state);
+      if (row.last_posted_at !== null && (lastPostedAt === null || row.last_posted_at > lastPostedAt)) lastPostedAt = row.last_posted_at;
     }
   };
   collect(await lockAccounts(tx, wanted));
@@ -133,7 +142,7 @@ export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise
     await openAccounts(tx, missing);
     collect(await lockAccounts(tx, missing));
   }
-  return byKey;
+  return { byKey, lastPostedAt };
 }
 
 export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise<Map<string, RecordedResult>> {
@@ -208,12 +217,13 @@ export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string
 /** Everything a batch writes once it is planned. */
 export interface BatchWrites {
   entries: readonly PlannedEntry[];
-  /** Accounts the batch moved or froze, with their new balance and status (deltas summed in memory). */
+  /** Accounts the batch moved or froze, with their new balance and status (deltas summed in memory); each remembers createdAt. */
   accounts: readonly AccountState[];
   /** Results of the batch's new commands, each serialized once. */
   results: ReadonlyArray<{ payloadHash: string; result: LedgerResultV1; resultText: string }>;
   /** The batch's events, published after the commit. */
   events: readonly OutboxMessage[];
+  /** The batch's stamp: never before the last stamp of any account it locked (stampOfBatch). */
   createdAt: Date;
 }
 
@@ -244,7 +254,7 @@ export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
            AS l(entry_id, line_no, account_id, direction, amount, currency_code, balance_after)
          JOIN entries ON entries.id = l.entry_id
      ), balances AS (
-       UPDATE accounts a SET balance = u.balance, status = u.status
+       UPDATE accounts a SET balance = u.balance, status = u.status, last_posted_at = ?::timestamptz
          FROM unnest(?::text[], ?::numeric[], ?::text[]) AS u(id, balance, status)
         WHERE a.id = u.id
      ), results AS (
@@ -272,6 +282,7 @@ export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
       lines.map((item) => item.line.amount.toFixed()),
       lines.map((item) => item.line.currencyCode),
       lines.map((item) => item.line.balanceAfter.toFixed()),
+      createdAt.toISOString(),
       accounts.map((account) => account.id),
       accounts.map((account) => account.balance.toFixed()),
       accounts.map((account) => account.status),

@@ -1,4 +1,6 @@
 import {
+  accountBalanceAtSchema,
+  type AccountBalanceAt,
   type Environment,
   errorBodySchema,
   type LedgerAccount,
@@ -71,6 +73,14 @@ export class LedgerReads {
     if (answer.status === 404 && code === 'WALLET_NOT_FOUND') return null;
     // The cursor came from the client and travels on untouched: the ledger judges it.
     if (answer.status === 400 && code === 'INVALID_CURSOR') throw new AppError('INVALID_CURSOR', 'The cursor is malformed');
+    throw this.unexpected(answer);
+  }
+
+  /** A wallet account's balance as of a moment (`at` as balanceMomentSchema leaves it), or null when the ledger has no account for the wallet yet. */
+  async walletBalanceAt(scope: LedgerScope, walletId: string, at: string): Promise<AccountBalanceAt | null> {
+    const answer = await this.get(scope, `/v1/ledger/wallets/${encodeURIComponent(walletId)}/balance?${new URLSearchParams({ at }).toString()}`);
+    if (answer.status === 200) return accountBalanceAtSchema.parse(answer.body);
+    if (answer.status === 404 && errorCodeOf(answer.body) === 'WALLET_NOT_FOUND') return null;
     throw this.unexpected(answer);
   }
 

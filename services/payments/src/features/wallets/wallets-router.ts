@@ -1,4 +1,4 @@
-import { createWalletBodySchema, pageQuerySchema, walletQuerySchema, walletStatusChangeBodySchema, type WalletStatus } from '@wallet/contracts';
+import { balanceAtQuerySchema, createWalletBodySchema, pageQuerySchema, walletQuerySchema, walletStatusChangeBodySchema, type WalletStatus } from '@wallet/contracts';
 import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { WalletStatusService } from './wallet-status-service';
@@ -38,6 +38,14 @@ export function walletsRouter(wallets: WalletsService, statuses: WalletStatusSer
   router.get('/v1/wallets/:id/entries', async (request, response) => {
     const scope = tenantScopeOf(response);
     response.json(await wallets.entries(scope, request.params.id, parseOrThrow(pageQuerySchema, request.query, 'query')));
+  });
+
+  // The wallet before the query: another tenant's wallet is 404 whatever the query says.
+  router.get('/v1/wallets/:id/balance', async (request, response) => {
+    const scope = tenantScopeOf(response);
+    const wallet = await wallets.require(scope, request.params.id);
+    const { at } = parseOrThrow(balanceAtQuerySchema, request.query, 'query');
+    response.json(await wallets.balanceAt(scope, wallet, at));
   });
 
   const changeStatus = (toStatus: WalletStatus) => async (request: Request<{ id: string }>, response: Response) => {

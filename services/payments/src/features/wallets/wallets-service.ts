@@ -1,4 +1,4 @@
-import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletQuery } from '@wallet/contracts';
+import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletBalanceAt, type WalletQuery } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
@@ -77,6 +77,18 @@ export class WalletsService {
   async entries(scope: WalletScope, id: string, query: PageQuery): Promise<Page<StatementLine>> {
     const wallet = await this.require(scope, id);
     return (await this.deps.ledger.walletStatement(scope, wallet.id, query)) ?? { data: [], nextCursor: null };
+  }
+
+  /** The wallet's balance as of a moment, from the ledger; an account the ledger has not opened yet has no lines, so 0. */
+  async balanceAt(scope: WalletScope, wallet: StoredWallet, at: string): Promise<WalletBalanceAt> {
+    const found = await this.deps.ledger.walletBalanceAt(scope, wallet.id, at);
+    return {
+      walletId: wallet.id,
+      currencyCode: wallet.currencyCode,
+      balance: found?.balance ?? formatAmount(0, wallet.currencyCode),
+      at,
+      journalEntryId: found?.journalEntryId ?? null,
+    };
   }
 
   async require(scope: WalletScope, id: string): Promise<StoredWallet> {
