@@ -26,3 +26,4 @@ export * from './maker-checker';
 export * from './postings';
 export * from './tenant-config';
 export * from './transient-retry';
+export * from './reconciliation/high-water';

@@ -2,9 +2,11 @@ import type { Migration } from '@wallet/kit';
 import * as createLedger from './20261122120000_create_ledger';
 import * as journalEntriesAcrossTenants from './20261124090000_journal_entries_across_tenants';
 import * as indexJournalReferences from './20261201120000_index_journal_references';
+import * as reconciliationCheckpoints from './20261226120000_reconciliation_checkpoints';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
   { name: '20261124090000_journal_entries_across_tenants', ...journalEntriesAcrossTenants },
   { name: '20261201120000_index_journal_references', ...indexJournalReferences },
+  { name: '20261226120000_reconciliation_checkpoints', ...reconciliationCheckpoints },
 ];

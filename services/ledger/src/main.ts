@@ -7,6 +7,8 @@ import { journalInternalRouter } from './features/journal/journal-internal-route
 import { ledgerReadRouter } from './features/journal/journal-router';
 import { PostingConsumer } from './features/posting/posting-consumer';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
+import { FullRuns } from './features/reconciliation/full-runs';
+import { ledgerReconciliationRouter } from './features/reconciliation/reconciliation-router';
 import { declareLedgerTopology } from './topology';
 
 export type { RunningService };
@@ -20,6 +22,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
         LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
+        /** A full reconciliation run sums this many accounts per batch (and checks ten times as many entries per batch). */
+        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
+        /** Pause between a full run's batches, so postings keep their latency while it runs. */
+        LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(20),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -36,7 +42,14 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
-        return { routes: (app) => app.use(ledgerReadRouter(db), journalInternalRouter(db)), stop: () => consumer.stop() };
+        const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pauseMs: config.LEDGER_RECONCILIATION_FULL_PAUSE_MS });
+        return {
+          routes: (app) => app.use(ledgerReadRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns)),
+          stop: async () => {
+            await fullRuns.stop();
+            await consumer.stop();
+          },
+        };
       },
     },
     env,

@@ -90,10 +90,41 @@ export const reconciliationCheckSchema = z.object({
   status: z.enum(['ok', 'mismatch']),
   mismatches: z.array(z.record(z.string(), z.unknown())),
 });
+const seqText = z.string().regex(/^\d{1,19}$/);
+const count = z.number().int().min(0);
+
+/**
+ * What a run verified. `incremental` (the GET routes): per tenant and environment, the journal
+ * entries after that scope's checkpoint through the highest seq the run saw (`afterSeq` is the
+ * lowest checkpoint among them), every line of those entries, and the accounts they moved summed
+ * from their own checkpoints; every other account's balance is compared with its checkpoint.
+ * `full` (a background run): everything from zero. `records`: per business record type, the
+ * records and the entries naming them that check 3 compared.
+ */
+export const reconciliationCoverageSchema = z.object({
+  mode: z.enum(['incremental', 'full']),
+  journal: z.object({ afterSeq: seqText, throughSeq: seqText, entries: count, lines: count, accounts: count }).optional(),
+  records: z
+    .array(
+      z.object({
+        referenceType: z.string(),
+        /** Records with a sequence number above this one (or still inside the lookback window for pending records) were compared. */
+        afterRecordSeq: seqText,
+        records: count,
+        /** Entries naming a record of this type after this journal seq were compared with their record. */
+        afterEntrySeq: seqText,
+        entries: count,
+      }),
+    )
+    .optional(),
+});
+export type ReconciliationCoverage = z.infer<typeof reconciliationCoverageSchema>;
+
 export const reconciliationResultSchema = z.object({
   status: z.enum(['ok', 'mismatch']),
   checks: z.array(reconciliationCheckSchema),
   checkedAt: timestampSchema,
+  coverage: reconciliationCoverageSchema.optional(),
 });
 export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
 
@@ -133,3 +164,28 @@ export const journalReferenceSchema = z.object({
 });
 export type JournalReference = z.infer<typeof journalReferenceSchema>;
 export const journalReferencePageSchema = pageSchema(journalReferenceSchema);
+
+/** A background run's state: queued, running, then succeeded (checks ran, whatever they found) or failed (they could not run). */
+export const reconciliationRunStateSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);
+export type ReconciliationRunState = z.infer<typeof reconciliationRunStateSchema>;
+
+/** How far a ledger full run is: accounts summed, entries checked, lines read (once per pass), of an estimate when known. */
+export const ledgerFullRunProgressSchema = z.object({
+  phase: z.enum(['accounts', 'entries', 'done']),
+  accounts: z.number().int().min(0),
+  entries: z.number().int().min(0),
+  lines: z.number().int().min(0),
+  linesEstimate: z.number().int().min(0).nullable(),
+});
+export type LedgerFullRunProgress = z.infer<typeof ledgerFullRunProgressSchema>;
+
+/** `POST /internal/v1/reconciliation/full-runs` (202) and `GET .../{id}`: checks 1 and 2 re-verified from zero in the background. */
+export const ledgerFullRunBodySchema = z.object({ ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
+export const ledgerFullRunSchema = z.object({
+  id: z.string(),
+  state: reconciliationRunStateSchema,
+  progress: ledgerFullRunProgressSchema.nullable(),
+  result: reconciliationResultSchema.nullable(),
+  error: z.string().nullable(),
+});
+export type LedgerFullRun = z.infer<typeof ledgerFullRunSchema>;
