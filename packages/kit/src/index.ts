@@ -27,3 +27,5 @@ export * from './postings';
 export * from './tenant-config';
 export * from './transient-retry';
 export * from './reconciliation/high-water';
+export * from './reconciliation/business-records';
+export * from './reconciliation/journal-client';

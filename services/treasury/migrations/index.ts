@@ -4,6 +4,7 @@ import * as createFloatDeposits from './20261124120000_create_float_deposits';
 import * as createWithdrawals from './20261217120000_create_withdrawals';
 import * as createAnalytics from './20261218120000_create_analytics';
 import * as createTenants from './20261228120000_create_tenants';
+import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -11,4 +12,5 @@ export const migrations: Migration[] = [
   { name: '20261217120000_create_withdrawals', ...createWithdrawals },
   { name: '20261218120000_create_analytics', ...createAnalytics },
   { name: '20261228120000_create_tenants', ...createTenants },
+  { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
 ];

@@ -93,6 +93,18 @@ export const reconciliationCheckSchema = z.object({
 const seqText = z.string().regex(/^\d{1,19}$/);
 const count = z.number().int().min(0);
 
+/** What check 3 covered for one type of business record. */
+export const recordsCoverageSchema = z.object({
+  referenceType: z.string(),
+  /** Records with a seq above this one (the lowest of the scopes' marks), and those still open within the lookback window, were compared with their entries. */
+  afterRecordSeq: seqText,
+  records: count,
+  /** Entries naming a record of this type after this journal seq (the lowest of the scopes' marks) were pointed back at their record. */
+  afterEntrySeq: seqText,
+  entries: count,
+});
+export type RecordsCoverage = z.infer<typeof recordsCoverageSchema>;
+
 /**
  * What a run verified. `incremental` (the GET routes): per tenant and environment, the journal
  * entries after that scope's checkpoint through the highest seq the run saw (`afterSeq` is the
@@ -105,17 +117,7 @@ export const reconciliationCoverageSchema = z.object({
   mode: z.enum(['incremental', 'full']),
   journal: z.object({ afterSeq: seqText, throughSeq: seqText, entries: count, lines: count, accounts: count }).optional(),
   records: z
-    .array(
-      z.object({
-        referenceType: z.string(),
-        /** Records with a sequence number above this one (or still inside the lookback window for pending records) were compared. */
-        afterRecordSeq: seqText,
-        records: count,
-        /** Entries naming a record of this type after this journal seq were compared with their record. */
-        afterEntrySeq: seqText,
-        entries: count,
-      }),
-    )
+    .array(recordsCoverageSchema)
     .optional(),
 });
 export type ReconciliationCoverage = z.infer<typeof reconciliationCoverageSchema>;
@@ -189,3 +191,19 @@ export const ledgerFullRunSchema = z.object({
   error: z.string().nullable(),
 });
 export type LedgerFullRun = z.infer<typeof ledgerFullRunSchema>;
+
+/**
+ * `POST /internal/v1/journal/references/after`: per scope, the entries naming a record of one
+ * type after that scope's seq, in seq order, at most `limitPerScope` each; with the bounds of the
+ * snapshot they were read in, so the caller knows how far the seqs it saw are final.
+ */
+export const journalReferencesAfterBodySchema = z.object({
+  referenceType: referenceTypeSchema,
+  scopes: z.array(z.object({ tenantId: z.string().min(1).max(64), environment: environmentSchema, afterSeq: seqText })).max(100_000),
+  limitPerScope: z.number().int().min(1).max(100_000),
+});
+export type JournalReferencesAfterBody = z.infer<typeof journalReferencesAfterBodySchema>;
+export const journalReferencesAfterSchema = z.object({
+  data: z.array(journalReferenceSchema.extend({ seq: seqText })),
+  snapshot: z.object({ xmin: seqText, xmax: seqText }),
+});
