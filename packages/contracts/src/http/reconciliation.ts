@@ -71,7 +71,7 @@ export const reconciliationFullRunSchema = z.object({
 export type ReconciliationFullRun = z.infer<typeof reconciliationFullRunSchema>;
 
 const FULL_RUN_SUMMARY =
-  'Start a full re-verification from zero in the background (202 with the run to follow at GET .../runs/{id}): checks 1 and 2 over every account and entry, paced so that postings keep their latency, check 3 over every business record, check 4. Each call starts a run. The checks asked now (GET) start from checkpoints instead: they read only what came after the last run, and find a corruption older than the checkpoints only once a full run has.';
+  'Start a full re-verification from zero in the background (202 with the run to follow at GET .../runs/{id}): checks 1 and 2 over every account and entry, paced so that postings keep their latency, check 3 over every business record, check 4. While a run for the same scope is queued or running, the call answers that run instead of starting another. The checks asked now (GET) start from checkpoints instead: they read only what came after the last run, and find a corruption older than the checkpoints only once a full run has.';
 
 export const reconciliationRoutes = {
   tenant: {

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { Knex } from 'knex';
 import { type ExpectedPosting, formatAmount, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
-import type { Db, Tx } from '../db';
+import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
 // ---- Check 3 of api-decisions section 9, run by each service over its own records ----

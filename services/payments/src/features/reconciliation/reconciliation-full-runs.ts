@@ -44,7 +44,7 @@ export interface FullRunsOptions {
   logger: Logger;
   ledger: LedgerJournal;
   reconciliation: ReconciliationService;
-  /** Treasury's check of all its records takes longer than a check from its marks. */
+  /** Deadline of treasury's check of all its records, and of the ledger's part of the run. */
   treasuryTimeoutMs: number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -61,7 +61,17 @@ export class ReconciliationFullRuns {
 
   constructor(private readonly options: FullRunsOptions) {}
 
+  /** Starts a run, or answers the one already queued or running for the same scope: two would only halve each other's pace. */
   async start(scope: ReconciliationScope | null): Promise<ReconciliationFullRun> {
+    // One older than a full run's deadline was left behind by an instance that stopped.
+    const going = this.options.db('reconciliation_full_runs')
+      .whereIn('state', ['queued', 'running'])
+      .where('created_at', '>', new Date(Date.now() - this.options.treasuryTimeoutMs))
+      .orderBy('id', 'desc');
+    if (scope) going.where({ tenant_id: scope.tenantId, environment: scope.environment });
+    else going.whereNull('tenant_id');
+    const existing: FullRunRow | undefined = await going.first();
+    if (existing) return fromRow(existing);
     const id = newId('reconciliationRun');
     const [row] = await this.options.db('reconciliation_full_runs')
       .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' })
@@ -106,8 +116,10 @@ export class ReconciliationFullRuns {
       const checkedAt = new Date();
       const bankEvidence = await reconciliation.bankEvidence(scope, checkedAt);
       let ledgerState = ledgerRun;
+      const deadline = Date.now() + this.options.treasuryTimeoutMs;
       while (ledgerState.state === 'queued' || ledgerState.state === 'running') {
         if (this.stopped) throw new Error('payments is stopping');
+        if (Date.now() > deadline) throw new Error(`the ledger's full run ${ledgerRun.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
         await sleep(POLL_MS);
         ledgerState = await ledger.fullRun(ledgerRun.id);
         progress.ledger = ledgerState.progress;
