@@ -142,9 +142,12 @@ function scopeIsWhole(value: { tenantId?: string | undefined; environment?: stri
 }
 const SCOPE_MESSAGE = { message: 'tenantId and environment go together', path: ['environment'] };
 
-/** `POST /internal/v1/journal/entries/lookup`: entries by id, at most a page of them, within the scope when one is given. */
+/** Entries per internal lookup: reconciliation asks for a run's worth in few round trips. */
+export const JOURNAL_LOOKUP_MAX = 1000;
+
+/** `POST /internal/v1/journal/entries/lookup`: entries by id, at most JOURNAL_LOOKUP_MAX of them, within the scope when one is given. */
 export const journalEntryLookupBodySchema = z
-  .object({ ids: z.array(z.string().min(1).max(64)).min(1).max(PAGE_LIMIT_MAX), ...internalScopeShape })
+  .object({ ids: z.array(z.string().min(1).max(64)).min(1).max(JOURNAL_LOOKUP_MAX), ...internalScopeShape })
   .refine(scopeIsWhole, SCOPE_MESSAGE);
 export type JournalEntryLookupBody = z.infer<typeof journalEntryLookupBodySchema>;
 /** The entries found, in no particular order; an id the ledger does not have (in the scope) is absent. */

@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import type { Knex } from 'knex';
-import { type ExpectedPosting, formatAmount, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
+import { type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -77,7 +77,7 @@ export interface OwnRecordsCheckOptions {
 }
 
 const MARKS_TABLE = 'reconciliation_marks';
-const LOOKUP_BATCH = 200;
+
 const OPEN_MAX = 10_000;
 const DEFAULT_LIMIT_PER_SCOPE = 50_000;
 
@@ -158,12 +158,13 @@ async function writeMarks(db: Db, referenceType: string, marks: ReadonlyMap<stri
 }
 
 /**
- * Every (tenant, environment) with records in these tables: a loose index scan on each table's
- * (tenant_id, environment, seq) index, one probe per scope.
+ * Every (tenant, environment) with rows in these tables (records, and wallets: an entry may name a
+ * record in a scope that has none) or with marks: a loose index scan on an index of each table
+ * leading with (tenant_id, environment), one probe per scope.
  */
 export async function scopesWithRecords(db: Db, tables: readonly string[]): Promise<RecordScope[]> {
   const found = new Map<string, RecordScope>();
-  for (const table of tables) {
+  for (const table of [...tables, MARKS_TABLE]) {
     const result = await db.raw(
       `WITH RECURSIVE s AS (
          (SELECT tenant_id, environment FROM ${table} ORDER BY tenant_id, environment LIMIT 1)
@@ -211,7 +212,7 @@ async function inBatches<Item, Result>(items: readonly Item[], size: number, wor
 }
 
 async function entriesByIds(journal: JournalForRecords, ids: readonly string[]): Promise<Map<string, JournalEntry>> {
-  const found = await inBatches([...new Set(ids)], LOOKUP_BATCH, async (batch) => [...(await journal.entries(batch)).entries()]);
+  const found = await inBatches([...new Set(ids)], JOURNAL_LOOKUP_MAX, async (batch) => [...(await journal.entries(batch)).entries()]);
   return new Map(found);
 }
 

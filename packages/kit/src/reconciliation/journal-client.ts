@@ -1,4 +1,4 @@
-import { type JournalEntry, journalEntryLookupSchema, journalReferencesAfterSchema, PAGE_LIMIT_MAX, type RecordScope } from '@wallet/contracts';
+import { type JournalEntry, journalEntryLookupSchema, journalReferencesAfterSchema, JOURNAL_LOOKUP_MAX, type RecordScope } from '@wallet/contracts';
 import { callInternal, type InternalAnswer, type InternalPeer, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '../internal-call';
 import type { SnapshotBounds } from './high-water';
 import type { JournalForRecords, NamingEntry } from './business-records';
@@ -19,7 +19,7 @@ export class LedgerJournalClient implements JournalForRecords {
   async entries(ids: readonly string[]): Promise<Map<string, JournalEntry>> {
     const found = new Map<string, JournalEntry>();
     if (ids.length === 0) return found;
-    if (ids.length > PAGE_LIMIT_MAX) throw new Error(`at most ${PAGE_LIMIT_MAX} entries per lookup, got ${ids.length}`);
+    if (ids.length > JOURNAL_LOOKUP_MAX) throw new Error(`at most ${JOURNAL_LOOKUP_MAX} entries per lookup, got ${ids.length}`);
     const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/entries/lookup', claims: SYSTEM_CALL_CLAIMS, body: { ids } });
     for (const entry of journalEntryLookupSchema.parse(ok(answer)).data) found.set(entry.id, entry);
     return found;

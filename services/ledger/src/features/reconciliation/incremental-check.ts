@@ -214,7 +214,8 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null)
     await advanceScopeCheckpoints(tx, scopeAdvances(scopes, found, snapshot));
   });
   const entries = [...found.unbalanced.map(({ seq: _seq, ...row }) => row), ...totalsAdrift(scopes, found), ...found.orphans];
-  const withNew = scopes.filter((each) => found.seen.some((row) => scopeKey(row) === scopeKey(each)));
+  const seenScopes = new Set(found.seen.map(scopeKey));
+  const withNew = scopes.filter((each) => seenScopes.has(scopeKey(each)));
   return {
     balances: balances.slice(0, MISMATCHES_MAX),
     entries: entries.slice(0, MISMATCHES_MAX),

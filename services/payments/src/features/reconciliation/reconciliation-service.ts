@@ -68,7 +68,7 @@ export class ReconciliationService {
   async businessRecords(scope: ReconciliationScope | null, mode: 'incremental' | 'full', onProgress?: (records: number) => Promise<void>, treasuryTimeoutMs?: number): Promise<RecordsFound> {
     const { db, journal, sources, lookbackMs } = this.options;
     const mismatches = new MismatchList(MISMATCHES_MAX);
-    const scopes = scope ? [scope] : await scopesWithRecords(db, sources.map((source) => source.table));
+    const scopes = scope ? [scope] : await scopesWithRecords(db, [...sources.map((source) => source.table), 'wallets']);
     const coverage = await checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mode, mismatches, onProgress);
     if (this.options.treasury && !mismatches.full) {
       const remote = await this.options.treasury.check(scope, { mode, limit: MISMATCHES_MAX, ...(treasuryTimeoutMs === undefined ? {} : { timeoutMs: treasuryTimeoutMs }) });
