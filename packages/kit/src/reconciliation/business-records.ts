@@ -107,6 +107,7 @@ interface Marks {
 }
 
 const scopeKey = (scope: { tenantId: string; environment: string }): string => `${scope.tenantId}|${scope.environment}`;
+const maxSeq = (seqs: readonly string[], floor: string): string => seqs.reduce((top, seq) => (BigInt(seq) > BigInt(top) ? seq : top), floor);
 const minSeq = (seqs: readonly string[]): string => seqs.reduce<string | null>((low, seq) => (low === null || BigInt(seq) < BigInt(low) ? seq : low), null) ?? '0';
 
 async function readMarks(db: Db, referenceType: string, scopes: readonly RecordScope[]): Promise<Map<string, Marks>> {
@@ -356,8 +357,8 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
       .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
     next.set(scopeKey(scope), {
       ...scope,
-      records: advanceHighWater(previous.records, { topSeq: freshRows[freshRows.length - 1]?.seq ?? previous.records.verifiedSeq, snapshot: fresh.snapshot, holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null }),
-      entries: advanceHighWater(previous.entries, { topSeq: entries[entries.length - 1]?.seq ?? previous.entries.verifiedSeq, snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
+      records: advanceHighWater(previous.records, { topSeq: maxSeq(freshRows.map((row) => row.seq), previous.records.verifiedSeq), snapshot: fresh.snapshot, holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null }),
+      entries: advanceHighWater(previous.entries, { topSeq: maxSeq(entries.map((entry) => entry.seq), previous.entries.verifiedSeq), snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
       open,
     });
   }
