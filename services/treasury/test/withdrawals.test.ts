@@ -366,7 +366,7 @@ describe('reads', () => {
   });
 });
 
-describe('reconciliation check 3 of treasury's own records', () => {
+describe("reconciliation check 3 of treasury's own records", () => {
   const systemPost = async (path: string, body: unknown) => {
     const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
     const response = await fetch(`${harness.url}${path}`, { method: 'POST', headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });

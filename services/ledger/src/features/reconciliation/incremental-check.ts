@@ -109,7 +109,7 @@ async function touchedAccounts(tx: Tx, ids: readonly string[]): Promise<TouchedA
            FROM journal_lines l WHERE l.account_id = a.id AND l.entry_seq > COALESCE(cp.verified_seq, -1)
        ) n
       WHERE a.id = ANY(?::text[])`,
-    [ids],
+    [[...ids]],
   );
   return result.rows as TouchedAccount[];
 }
@@ -126,7 +126,7 @@ async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touche
       WHERE ${where} AND t.id IS NULL AND a.balance <> COALESCE(cp.verified_sum, 0)
       ORDER BY a.id
       LIMIT ${MISMATCHES_MAX}`,
-    [touched, ...(scope ? [scope.tenantId, scope.environment] : [])],
+    [[...touched], ...(scope ? [scope.tenantId, scope.environment] : [])],
   );
   return result.rows as Row[];
 }
