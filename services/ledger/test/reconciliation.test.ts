@@ -25,12 +25,18 @@ async function reconcile(tenantId: string | null): Promise<ReconciliationResult>
 }
 
 /**
- * Two runs: the second moves the checkpoints to everything the first saw (once every transaction
- * running at the first one's snapshot has ended), so what follows is all after them.
+ * Runs until one reads nothing new: the checkpoints then stand past everything so far (they move
+ * to what a run saw once every transaction running then, in any database of the cluster, has ended).
  */
 async function settle(tenantId: string): Promise<void> {
-  expect((await reconcile(tenantId)).status).toBe('ok');
-  expect((await reconcile(tenantId)).status).toBe('ok');
+  await waitFor(
+    async () => {
+      const result = await reconcile(tenantId);
+      expect(result.status).toBe('ok');
+      return result.coverage?.journal?.entries === 0 ? true : undefined;
+    },
+    { what: 'a run that reads nothing new', intervalMs: 100 },
+  );
 }
 
 const statuses = (result: ReconciliationResult): string[] => result.checks.map((check) => `${check.name} ${check.status}`);
@@ -76,12 +82,13 @@ describe('incremental checks 1 and 2', () => {
     expect(first.status).toBe('ok');
     expect(first.coverage).toMatchObject({ mode: 'incremental', journal: { afterSeq: '0', entries: 2, lines: 6 } });
 
-    expect((await reconcile(tenantId)).status).toBe('ok');
+    await settle(tenantId);
 
     await post(transferCommand({ tenantId }, 'wl_cov_b', 'wl_cov_a', '1.00'));
     const third = await reconcile(tenantId);
     expect(third.status).toBe('ok');
-    expect(third.coverage?.journal).toMatchObject({ afterSeq: first.coverage?.journal?.throughSeq, entries: 1, lines: 2, accounts: 2 });
+    expect(third.coverage?.journal).toMatchObject({ entries: 1, lines: 2, accounts: 2 });
+    expect(BigInt(third.coverage?.journal?.afterSeq ?? '0')).toBeGreaterThanOrEqual(BigInt(first.coverage?.journal?.throughSeq ?? 'x'));
   });
 
   it('finds a corrupted recent balance, of an account with new lines and of one without', async () => {

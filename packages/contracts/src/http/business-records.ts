@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integerInputSchema } from '../json';
 import { environmentSchema, PAGE_LIMIT_MAX } from '../common';
 import { journalKindSchema, postingLineSchema } from '../messages/ledger-post.v1';
 import { recordsCoverageSchema } from './ledger';
@@ -50,7 +51,7 @@ export const businessRecordsCheckBodySchema = z
     environment: environmentSchema.optional(),
     mode: z.enum(['incremental', 'full']).default('incremental'),
     /** At most this many mismatches come back. */
-    limit: z.number().int().min(1).max(PAGE_LIMIT_MAX).default(100),
+    limit: integerInputSchema({ min: 1, max: PAGE_LIMIT_MAX }).default(100),
   })
   .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), { message: 'tenantId and environment go together', path: ['environment'] });
 export const businessRecordsCheckSchema = z.object({

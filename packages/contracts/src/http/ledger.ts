@@ -1,5 +1,6 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
+import { integerInputSchema } from '../json';
 import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
@@ -203,7 +204,7 @@ export type LedgerFullRun = z.infer<typeof ledgerFullRunSchema>;
 export const journalReferencesAfterBodySchema = z.object({
   referenceType: referenceTypeSchema,
   scopes: z.array(z.object({ tenantId: z.string().min(1).max(64), environment: environmentSchema, afterSeq: seqText })).max(100_000),
-  limitPerScope: z.number().int().min(1).max(100_000),
+  limitPerScope: integerInputSchema({ min: 1, max: 100_000 }),
 });
 export type JournalReferencesAfterBody = z.infer<typeof journalReferencesAfterBodySchema>;
 export const journalReferencesAfterSchema = z.object({

@@ -378,9 +378,11 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
  */
 export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mode: 'incremental' | 'full', mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage[]> {
   const coverage: RecordsCoverage[] = [];
+  let done = 0;
   for (const source of options.sources) {
-    if (mode === 'incremental') coverage.push(await checkSource(options, source, scopes, mismatches));
-    else coverage.push(await checkSourceFromZero(options, source, scopes, mismatches, onProgress));
+    const covered = mode === 'incremental' ? await checkSource(options, source, scopes, mismatches) : await checkSourceFromZero(options, source, scopes, mismatches, (records) => onProgress?.(done + records) ?? Promise.resolve());
+    done += covered.records;
+    coverage.push(covered);
   }
   return coverage;
 }
