@@ -331,7 +331,7 @@ describe('checks from where the last run left off, and full runs from zero', () 
 
   async function fullRun(tenant: Tenant | null): Promise<ReconciliationFullRun> {
     const path = tenant ? '/v1/admin/reconciliation/runs' : '/v1/system/reconciliation/runs';
-    const token = tenant ? tenantToken(tenant.tenantId, { scopes: ['analytics:read'] }) : undefined;
+    const token = tenant ? tenantToken(tenant.tenantId, { scopes: ['tenant:manage'] }) : undefined;
     const started = await harness.request('POST', path, token ? { token } : {});
     expect(started.status).toBe(202);
     const run = reconciliationFullRunSchema.parse(started.body);

@@ -121,10 +121,10 @@ export const reconciliationRoutes = {
   startTenantRun: {
     method: 'post',
     path: '/v1/admin/reconciliation/runs',
-    summary: `${FULL_RUN_SUMMARY} For the caller's tenant and environment.`,
+    summary: `${FULL_RUN_SUMMARY} For the caller's tenant and environment; the tenant admin's scope, as it sets the database to work (following the run is analytics:read).`,
     surface: 'tenant',
     service: 'payments',
-    scope: 'analytics:read',
+    scope: 'tenant:manage',
     success: { status: 202, schema: reconciliationFullRunSchema },
   },
   getTenantRun: {
