@@ -99,7 +99,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
      ),
      l AS MATERIALIZED (
        SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, l.line_no, l.account_id, l.direction, l.amount, l.currency_code
-         FROM e JOIN journal_lines l ON l.entry_id = e.id
+         FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_id = e.id OFFSET 0) l
      ),
      cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint))
      SELECT

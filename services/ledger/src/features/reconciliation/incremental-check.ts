@@ -35,11 +35,13 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promi
          FROM s CROSS JOIN LATERAL (
            SELECT id, seq, tenant_id, environment FROM journal_entries j
             WHERE j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.from_seq
+           OFFSET 0
          ) e
      ),
+     -- Lines by primary key, entry by entry (OFFSET 0 keeps the lateral join from being flattened into a hash join over every line).
      l AS MATERIALIZED (
        SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, e.split_seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code
-         FROM e JOIN journal_lines l ON l.entry_id = e.id
+         FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_id = e.id OFFSET 0) l
      ),
      bad AS MATERIALIZED (
        SELECT entry_id, tenant_id, environment, currency_code, min(seq) AS seq,
