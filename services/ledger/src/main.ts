@@ -22,10 +22,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
         LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
-        /** A full reconciliation run sums this many accounts per batch (and checks ten times as many entries per batch). */
-        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
+        /** A full reconciliation run checks ten times this many entries, then accounts, per batch. */
+        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
         /** Pause between a full run's batches, so postings keep their latency while it runs. */
-        LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(20),
+        LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
       },
       migrations,
       topology: declareLedgerTopology,

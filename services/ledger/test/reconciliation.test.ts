@@ -166,6 +166,18 @@ describe('full runs', () => {
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 
+  it('finds a line whose account is missing', async () => {
+    const tenantId = newTenantId();
+    const entryId = await post(depositCommand({ tenantId }, 'wl_orphan_full', '2.00'));
+    await ledger.db('journal_lines').insert({ entry_id: entryId, line_no: 99, entry_seq: 0, account_id: 'acc_missing_full', direction: 'DR', amount: '0.01', currency_code: 'USD', balance_after: '0' });
+    try {
+      const run = await fullRun(tenantId);
+      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountId: 'acc_missing_full', problem: 'line without account' })]));
+    } finally {
+      await ledger.db('journal_lines').where({ entry_id: entryId, line_no: 99 }).delete();
+    }
+  });
+
   it('across every tenant, shows its progress and finds nothing on a clean ledger', async () => {
     const tenantId = newTenantId();
     await post(depositCommand({ tenantId }, 'wl_all', '9.00'));

@@ -175,9 +175,9 @@ export const journalReferencePageSchema = pageSchema(journalReferenceSchema);
 export const reconciliationRunStateSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);
 export type ReconciliationRunState = z.infer<typeof reconciliationRunStateSchema>;
 
-/** How far a ledger full run is: accounts summed, entries checked, lines read (once per pass), of an estimate when known. */
+/** How far a ledger full run is: entries checked with their lines (phase entries), then accounts compared with the sums of their lines (phase accounts); `linesEstimate`: the journal's size when known. */
 export const ledgerFullRunProgressSchema = z.object({
-  phase: z.enum(['accounts', 'entries', 'done']),
+  phase: z.enum(['entries', 'accounts', 'done']),
   accounts: z.number().int().min(0),
   entries: z.number().int().min(0),
   lines: z.number().int().min(0),

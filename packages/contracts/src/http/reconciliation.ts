@@ -49,9 +49,8 @@ export const reconciliationRunPageSchema = pageSchema(reconciliationRunSummarySc
  * A full re-verification from zero, run in the background: every account summed from its first
  * line, every entry and every business record checked, as the checks asked now do from their
  * checkpoints. `state`: queued, running, succeeded (the checks ran; `status` says what they found)
- * or failed (`error` says why). `progress`: the ledger's accounts, entries and lines so far (lines
- * are read once per pass: accounts, then entries; `linesEstimate` counts both, when known) and the
- * business records checked. A full run that finds nothing leaves the checkpoints confirmed; one
+ * or failed (`error` says why). `progress`: the ledger's entries and lines checked, then accounts
+ * compared (`linesEstimate`: the journal's size, when known), and the business records checked. A full run that finds nothing leaves the checkpoints confirmed; one
  * that finds something leaves them at the true sums, so the checks asked now report it too.
  */
 export const reconciliationFullRunSchema = z.object({
