@@ -185,6 +185,8 @@ async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<RecordS
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
+      // Index probes only: compiling the statement (JIT) would cost more than running it.
+      await tx.raw('SET LOCAL jit = off');
       const result = await tx.raw(
         `SELECT r.id, r.seq::text AS seq, r.tenant_id, r.environment
            FROM unnest(?::text[], ?::text[], ?::bigint[]) AS s(tenant_id, environment, after_seq)

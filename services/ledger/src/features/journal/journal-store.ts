@@ -200,6 +200,8 @@ export async function referencesAfter(
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
+      // Index probes only: compiling the statement (JIT) would cost more than running it.
+      await tx.raw('SET LOCAL jit = off');
       const result = await tx.raw(
         `SELECT e.seq::text AS seq, e.id, e.tenant_id, e.environment, e.kind, e.reference_type, e.reference_id, e.created_at
            FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS s(tenant_id, environment, after_seq, n)

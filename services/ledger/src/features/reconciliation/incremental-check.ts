@@ -189,6 +189,9 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null)
     async (tx) => {
       // First statement: the transaction's snapshot is taken here, and is the one described.
       const snapshot = await snapshotBounds(tx);
+      // The planner prices these statements for a journal of any size; compiling them (JIT) costs
+      // far more than the index probes they run.
+      await tx.raw('SET LOCAL jit = off');
       const scopes = await scopeCheckpoints(tx, scope);
       const found = await readNewEntries(tx, scopes);
       const touched = await touchedAccounts(tx, found.touched);
