@@ -94,6 +94,7 @@ beforeAll(async () => {
   const floatDeposit = (await admin.request({ method: 'POST', path: '/v1/admin/money/float-deposits', body: { amount: '50.00', currencyCode: 'KES', rail: 'momo' } })).data as { id: string };
   const withdrawal = await admin.treasury.withdrawals.create({ source: 'operating_float', amount: '10.00', currencyCode: 'KES', payoutMethod: 'cash', destination: { recipientName: 'Target' }, requestedBy: maker.id });
   if (withdrawal.status !== 'pending' || !withdrawal.holdJournalEntryId) throw new Error(`setup withdrawal not held: ${JSON.stringify(withdrawal)}`);
+  const fullRun = (await admin.request({ method: 'POST', path: '/v1/admin/reconciliation/runs' })).data as { id: string };
 
   tenantA = {
     tenantId,
@@ -112,6 +113,7 @@ beforeAll(async () => {
       '/v1/payouts/{id}': { params: { id: payout.id }, environmentBound: true },
       '/v1/admin/money/float-deposits/{id}': { params: { id: floatDeposit.id }, environmentBound: true },
       '/v1/admin/money/withdrawals/{id}': { params: { id: withdrawal.id }, environmentBound: true },
+      '/v1/admin/reconciliation/runs/{id}': { params: { id: fullRun.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -139,6 +141,7 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/payouts/{id}': true,
   '/v1/admin/money/float-deposits/{id}': true,
   '/v1/admin/money/withdrawals/{id}': true,
+  '/v1/admin/reconciliation/runs/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */

@@ -27,3 +27,6 @@ export * from './maker-checker';
 export * from './postings';
 export * from './tenant-config';
 export * from './transient-retry';
+export * from './reconciliation/high-water';
+export * from './reconciliation/business-records';
+export * from './reconciliation/journal-client';

@@ -231,11 +231,17 @@ function feesNamespace(client: WalletClient) {
   };
 }
 
-/** Decisions section 9: all four checks run now, and the platform's scheduled runs. */
+/** Decisions section 9: all four checks run now (from the last run's checkpoints), full runs from zero in the background, and the platform's scheduled runs. */
 function reconciliationNamespace(client: WalletClient) {
   return {
     /** The caller's tenant and environment (scope analytics:read). */
     run: (options?: RequestOptions) => client.call(RC.tenant, {}, options),
+    /** Full re-verifications from zero: start one (202) and follow it, for the caller's tenant and environment or (system surface) every tenant. */
+    fullRuns: {
+      start: (options?: RequestOptions) => client.call(RC.startTenantRun, {}, options),
+      get: (id: string, options?: RequestOptions) => client.call(RC.getTenantRun, { params: { id } }, options),
+      startAcrossTenants: (options?: RequestOptions) => client.call(RC.startRun, {}, options),
+    },
     /** System surface (X-System-Key): every tenant. */
     runAcrossTenants: (options?: RequestOptions) => client.call(RC.system, {}, options),
     /** System surface: the scheduled runs as recorded, newest first. */

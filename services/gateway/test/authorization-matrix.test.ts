@@ -45,6 +45,8 @@ const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/fees/quote': 'fees:read',
   'GET /v1/admin/analytics': 'analytics:read',
   'GET /v1/admin/reconciliation': 'analytics:read',
+  'POST /v1/admin/reconciliation/runs': 'tenant:manage',
+  'GET /v1/admin/reconciliation/runs/{id}': 'analytics:read',
   'GET /v1/ledger/reconciliation': 'analytics:read',
   'GET /v1/developer/request-logs': 'request_logs:read',
   'GET /v1/developer/api-keys': 'api_keys:manage',

@@ -4,11 +4,13 @@ import * as journalEntriesAcrossTenants from './20261124090000_journal_entries_a
 import * as indexJournalReferences from './20261201120000_index_journal_references';
 import * as accountsLastPostedAt from './20261205120000_accounts_last_posted_at';
 import * as retentionIndexes from './20261229120000_retention_indexes';
+import * as reconciliationCheckpoints from './20261226120000_reconciliation_checkpoints';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
   { name: '20261124090000_journal_entries_across_tenants', ...journalEntriesAcrossTenants },
   { name: '20261201120000_index_journal_references', ...indexJournalReferences },
   { name: '20261205120000_accounts_last_posted_at', ...accountsLastPostedAt },
+  { name: '20261226120000_reconciliation_checkpoints', ...reconciliationCheckpoints },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
 ];

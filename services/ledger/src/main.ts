@@ -9,6 +9,8 @@ import { ledgerReadRouter } from './features/journal/journal-router';
 import { PostingConsumer } from './features/posting/posting-consumer';
 import { processedCommandsRetentionRule } from './features/posting/posting-retention';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
+import { FullRuns } from './features/reconciliation/full-runs';
+import { ledgerReconciliationRouter } from './features/reconciliation/reconciliation-router';
 import { declareLedgerTopology } from './topology';
 
 export type { RunningService };
@@ -24,6 +26,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
         /** How long a command's recorded result is kept (README, "Retention": what a command older than this gets). */
         LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
+        /** A full reconciliation run checks ten times this many entries, then accounts, per batch. */
+        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+        /** Pause between a full run's batches, so postings keep their latency while it runs. */
+        LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -41,7 +47,14 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
-        return { routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db)), stop: () => consumer.stop() };
+        const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pauseMs: config.LEDGER_RECONCILIATION_FULL_PAUSE_MS });
+        return {
+          routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns)),
+          stop: async () => {
+            await fullRuns.stop();
+            await consumer.stop();
+          },
+        };
       },
     },
     env,

@@ -12,6 +12,7 @@ import * as createReconciliationRuns from './20261215120000_create_reconciliatio
 import * as createPayoutRails from './20261216120000_create_payout_rails';
 import * as momoTransactionPerEnvironment from './20261228120000_momo_transaction_per_environment';
 import * as retentionIndexes from './20261229120000_retention_indexes';
+import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   { name: '20261216120000_create_payout_rails', ...createPayoutRails },
   { name: '20261228120000_momo_transaction_per_environment', ...momoTransactionPerEnvironment },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
+  { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
 ];

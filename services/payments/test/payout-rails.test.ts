@@ -226,7 +226,17 @@ describe('payout delivery through the sandbox rail', () => {
 
     const settle: { id: string } = await t.state.harness.ledger.db('journal_entries').where({ reference_type: 'payout_case', reference_id: completed, kind: 'payout_settle' }).first('id');
     await t.state.harness.ledger.db('journal_lines').where({ entry_id: settle.id, direction: 'CR' }).update({ amount: t.state.harness.ledger.db.raw('amount + 1') });
-    const changed = await reconcile();
+    // Changed after the check above verified it: only a full run from zero reads it again.
+    const started = await t.call(tenant, 'POST', '/v1/admin/reconciliation/runs');
+    expect(started.status).toBe(202);
+    const run = await waitFor(
+      async () => {
+        const answer = await t.call(tenant, 'GET', `/v1/admin/reconciliation/runs/${started.body.id as string}`);
+        return answer.body.state === 'succeeded' ? answer.body : undefined;
+      },
+      { what: 'the full run', timeoutMs: 30_000 },
+    );
+    const changed = run.result as Awaited<ReturnType<typeof reconcile>>;
     expect(changed.status).toBe('mismatch');
     expect(payoutMismatches(changed)).toEqual([expect.objectContaining({ referenceType: 'payout_case', recordId: completed, journalEntryId: settle.id, problem: 'journal_entry_differs' })]);
   });

@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { depositSchema, floatDepositSchema, momoWebhookSignature, reconciliationResultSchema, type ReconciliationResult, transferSchema, walletSchema } from '@wallet/contracts';
+import {
+  depositSchema,
+  floatDepositSchema,
+  momoWebhookSignature,
+  type ReconciliationFullRun,
+  reconciliationFullRunSchema,
+  reconciliationResultSchema,
+  type ReconciliationResult,
+  transferSchema,
+  walletSchema,
+} from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
@@ -244,10 +254,10 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     };
     const changed = await floatDeposit('300.00');
     const vanished = await floatDeposit('40.00');
-    expect((await reconcile(tenant)).status).toBe('ok');
 
     // A record changed in treasury no longer matches what the ledger posted for it; a record
-    // deleted there leaves an entry naming nothing. The journal itself still balances.
+    // deleted there leaves an entry naming nothing. The journal itself still balances. Both are
+    // recent (after treasury's marks): a check asked now finds them (an old one, a full run).
     await treasury.db('float_deposits').where({ id: changed.id }).update({ amount: '300.10' });
     await treasury.db('float_deposits').where({ id: vanished.id }).delete();
     const result = await reconcile(tenant);
@@ -302,5 +312,108 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     expect(`${asTenant.status} ${asTenant.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
     const asSystem = await harness.request('GET', '/v1/admin/reconciliation');
     expect(`${asSystem.status} ${asSystem.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
+  });
+});
+
+describe('checks from where the last run left off, and full runs from zero', () => {
+  /**
+   * Runs until one reads nothing new: the marks then stand past everything so far (a mark moves to
+   * what a run saw once every transaction running then, in any database of the cluster, has ended).
+   */
+  async function settle(tenant: Tenant): Promise<void> {
+    await waitFor(async () => {
+      const result = await reconcile(tenant);
+      expect(result.status).toBe('ok');
+      const read = (result.coverage?.journal?.entries ?? 0) + (result.coverage?.records ?? []).reduce((total, each) => total + each.records + each.entries, 0);
+      return read === 0 ? true : undefined;
+    }, { what: 'a run that reads nothing new', intervalMs: 100 });
+  }
+
+  async function fullRun(tenant: Tenant | null): Promise<ReconciliationFullRun> {
+    const path = tenant ? '/v1/admin/reconciliation/runs' : '/v1/system/reconciliation/runs';
+    const token = tenant ? tenantToken(tenant.tenantId, { scopes: ['tenant:manage'] }) : undefined;
+    const started = await harness.request('POST', path, token ? { token } : {});
+    expect(started.status).toBe(202);
+    const run = reconciliationFullRunSchema.parse(started.body);
+    expect(run).toMatchObject({ kind: 'full', state: 'queued', result: null, tenantId: tenant?.tenantId ?? null });
+    return waitFor(
+      async () => {
+        const answer = await harness.request('GET', `${path}/${run.id}`, token ? { token } : {});
+        expect(answer.status).toBe(200);
+        const seen = reconciliationFullRunSchema.parse(answer.body);
+        return seen.state === 'succeeded' || seen.state === 'failed' ? seen : undefined;
+      },
+      { what: `full run ${run.id}`, timeoutMs: 30_000 },
+    );
+  }
+
+  it('says what it covered: the records and entries after the marks', async () => {
+    const { tenant, alice, bob } = await busyTenant();
+    const first = await reconcile(tenant);
+    const covered = (result: ReconciliationResult, type: string) => result.coverage?.records?.find((each) => each.referenceType === type);
+    expect(first.coverage).toMatchObject({ mode: 'incremental', journal: { afterSeq: '0' } });
+    expect(covered(first, 'deposit')).toMatchObject({ afterRecordSeq: '0', records: 2, afterEntrySeq: '0', entries: 2 });
+    expect(covered(first, 'transfer')).toMatchObject({ records: 1, entries: 1 });
+    expect(first.coverage?.records?.map((each) => each.referenceType).sort()).toEqual(['deposit', 'float_deposit', 'payout_case', 'transfer', 'withdrawal']);
+    await settle(tenant);
+
+    await transfer(tenant, bob, alice, '3.00');
+    const after = await reconcile(tenant);
+    expect(after.status).toBe('ok');
+    expect(covered(after, 'transfer')).toMatchObject({ records: 1, entries: 1 });
+    expect(covered(after, 'deposit')).toMatchObject({ records: 0, entries: 0 });
+    expect(after.coverage?.journal).toMatchObject({ entries: 1 });
+  });
+
+  it('finds a recent record without its entry, and a corrupted recent balance, in the next check', async () => {
+    const { tenant, alice, bob } = await busyTenant();
+    await settle(tenant);
+    const sent = await transfer(tenant, alice, bob, '7.00');
+    // Payments names an entry the ledger does not have.
+    await harness.db('transfers').where({ id: sent.id }).update({ journal_entry_id: 'je_NEVER_POSTED' });
+    const account = await harness.ledger.db('accounts').where({ tenant_id: tenant.tenantId, wallet_id: bob.id }).first('id', 'balance');
+    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance + 5') });
+
+    const result = await reconcile(tenant);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances mismatch', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(check(result, 'balances').mismatches).toEqual([expect.objectContaining({ accountId: account.id })]);
+    expect(check(result, 'business_records').mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: 'je_NEVER_POSTED', problem: 'journal_entry_not_found' }),
+        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: sent.journalEntryId, problem: 'record_names_another_entry' }),
+      ]),
+    );
+    // Found again until put right: the marks never move past what was found wrong.
+    expect((await reconcile(tenant)).status).toBe('mismatch');
+    await harness.db('transfers').where({ id: sent.id }).update({ journal_entry_id: sent.journalEntryId });
+    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: account.balance });
+    expect((await reconcile(tenant)).status).toBe('ok');
+  });
+
+  it('finds an old record changed in place only in a full run, which shows its progress and the same result shape', async () => {
+    const { tenant, sent } = await busyTenant();
+    await settle(tenant);
+    // Behind the marks: a check asked now no longer reads it.
+    await harness.db('transfers').where({ id: sent.id }).update({ amount: '100.50' });
+    expect((await reconcile(tenant)).status).toBe('ok');
+
+    const run = await fullRun(tenant);
+    expect(run).toMatchObject({ state: 'succeeded', status: 'mismatch', error: null });
+    expect(run.progress.records).toBeGreaterThan(0);
+    expect(run.progress.ledger).toMatchObject({ phase: 'done' });
+    const result = reconciliationResultSchema.parse(run.result);
+    expect(result.coverage).toMatchObject({ mode: 'full', journal: { afterSeq: '0', entries: 3 } });
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(check(result, 'business_records').mismatches).toEqual([expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' })]);
+
+    // Another tenant cannot follow it; the platform can, and starts its own across every tenant.
+    const outsider = await newTenant();
+    const other = await harness.request('GET', `/v1/admin/reconciliation/runs/${run.id}`, { token: tenantToken(outsider.tenantId, { scopes: ['analytics:read'] }) });
+    expect(`${other.status} ${other.body?.error?.code}`).toBe('404 RECONCILIATION_RUN_NOT_FOUND');
+    expect(reconciliationFullRunSchema.parse((await harness.request('GET', `/v1/system/reconciliation/runs/${run.id}`)).body).id).toBe(run.id);
+    await harness.db('transfers').where({ id: sent.id }).update({ amount: '100.00' });
+    const everything = await fullRun(null);
+    expect(everything.state).toBe('succeeded');
+    expect(JSON.stringify(everything.result)).not.toContain(sent.id);
   });
 });

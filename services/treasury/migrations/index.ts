@@ -5,6 +5,7 @@ import * as createWithdrawals from './20261217120000_create_withdrawals';
 import * as createAnalytics from './20261218120000_create_analytics';
 import * as createTenants from './20261228120000_create_tenants';
 import * as retentionIndexes from './20261229120000_retention_indexes';
+import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   { name: '20261218120000_create_analytics', ...createAnalytics },
   { name: '20261228120000_create_tenants', ...createTenants },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
+  { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
 ];

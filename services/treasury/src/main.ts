@@ -1,9 +1,9 @@
-import { idempotencyRetentionRule, inboxRetentionRule, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
-import { businessRecordsRouter } from './features/business-records/business-records-router';
+import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/business-records/float-deposit-records';
 import { withdrawalRecords } from './features/business-records/withdrawal-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
@@ -18,7 +18,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape, ...analyticsRetentionConfigShape },
+      config: { ...balancesConfigShape, ...reconciliationConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape, ...analyticsRetentionConfigShape },
       migrations,
       topology: declareTreasuryTopology,
       retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS)],
@@ -33,6 +33,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
         const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
         const analytics = await startAnalytics({ db, relay, ...parts });
+        // Check 3 of treasury's own records asks the ledger for their entries by id.
+        const journal = new LedgerJournalClient({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
         await postings.start();
         return {
           routes: (app) => {
@@ -40,7 +42,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             floatDeposits.routes(app);
             withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
-            app.use(businessRecordsRouter([floatDepositRecords(db), withdrawalRecords(db)]));
+            app.use(businessRecordsRouter({ db, journal, sources: [floatDepositRecords, withdrawalRecords], lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000 }));
             analytics.routes(app);
           },
           stop: async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { errorBodySchema, finishedRecordsPageSchema, journalEntrySchema, recordLookupSchema, treasuryBalancesSchema, withdrawalPageSchema } from '@wallet/contracts';
+import { businessRecordsCheckSchema, errorBodySchema, journalEntrySchema, treasuryBalancesSchema, withdrawalPageSchema } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { type Caller, type HttpResult, INTERNAL_SECRET, tenantToken } from './support';
@@ -366,14 +366,14 @@ describe('reads', () => {
   });
 });
 
-describe('reconciliation records', () => {
-  const systemGet = async (path: string) => {
+describe("reconciliation check 3 of treasury's own records", () => {
+  const systemPost = async (path: string, body: unknown) => {
     const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
-    const response = await fetch(`${harness.url}${path}`, { headers: { 'x-internal-token': token } });
+    const response = await fetch(`${harness.url}${path}`, { method: 'POST', headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as unknown };
   };
 
-  it("serves each case's steps with exactly the lines the ledger posted for them, and refuses tenant tokens", async () => {
+  it("compares each case's steps with the entries the ledger posted, answers only what it found, and refuses tenant tokens", async () => {
     const tenant = await harness.newTenant();
     await harness.fundFloat(tenant, '300.00');
     await harness.earnFees(tenant, '50.00');
@@ -385,32 +385,20 @@ describe('reconciliation records', () => {
     await decisionEntryOf(tenant, approved.id);
     await decisionEntryOf(tenant, rejected.id);
 
-    const types = await systemGet('/internal/v1/business-records');
-    expect(types).toEqual({ status: 200, body: { data: ['float_deposit', 'withdrawal'] } });
-    const page = await systemGet(`/internal/v1/business-records/withdrawal/finished?tenantId=${tenant.tenantId}&environment=live&limit=10`);
-    expect(page.status).toBe(200);
-    const { records } = finishedRecordsPageSchema.parse(page.body);
-    expect(records.map((record) => record.id).sort()).toEqual([approved.id, rejected.id, pending.id].sort());
-    const lineText = (line: { direction: string; accountName: string; amount: string; currencyCode: string }) => `${line.direction} ${line.accountName} ${line.amount} ${line.currencyCode}`;
-    for (const record of records) {
-      expect(record.postings.map((posting) => posting.kind)).toEqual(
-        record.id === approved.id ? ['withdrawal_hold', 'withdrawal_settle'] : record.id === rejected.id ? ['withdrawal_hold', 'withdrawal_release'] : ['withdrawal_hold'],
-      );
-      for (const posting of record.postings) {
-        const posted = await entry(tenant, posting.journalEntryId as string);
-        expect({ kind: posting.kind, reference: posting.reference, lines: posting.lines.map(lineText) }).toEqual(posted);
-      }
-    }
+    const scope = { tenantId: tenant.tenantId, environment: 'live' };
+    const clean = businessRecordsCheckSchema.parse((await systemPost('/internal/v1/business-records/check', scope)).body);
+    expect(clean.mismatches).toEqual([]);
+    // Three cases (five entries: three holds, a settlement, a release); the float deposit funding them is the other type.
+    expect(clean.coverage.find((each) => each.referenceType === 'withdrawal')).toMatchObject({ afterRecordSeq: '0', records: 3, afterEntrySeq: '0', entries: 5 });
 
-    const lookup = await fetch(`${harness.url}/internal/v1/business-records/withdrawal/lookup`, {
-      method: 'POST',
-      headers: { 'x-internal-token': signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null }), 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: [approved.id, 'pc_unknown'] }),
-    });
-    expect(recordLookupSchema.parse(await lookup.json()).data).toEqual([
-      expect.objectContaining({ id: approved.id, tenantId: tenant.tenantId, status: 'approved', finished: true, journalEntryIds: [approved.holdJournalEntryId, expect.any(String)] }),
-    ]);
-    const asTenant = await harness.request(tenant, 'GET', '/internal/v1/business-records');
+    // A case changed in place no longer matches what the ledger posted for its steps.
+    await harness.db('withdrawals').where({ id: pending.id }).update({ amount: '5.01' });
+    const found = businessRecordsCheckSchema.parse((await systemPost('/internal/v1/business-records/check', { ...scope, mode: 'full' })).body);
+    expect(found.mismatches).toEqual([expect.objectContaining({ referenceType: 'withdrawal', recordId: pending.id, journalEntryId: pending.holdJournalEntryId, problem: 'journal_entry_differs' })]);
+    await harness.db('withdrawals').where({ id: pending.id }).update({ amount: '5.00' });
+
+    expect((await systemPost('/internal/v1/business-records/check', { tenantId: tenant.tenantId })).status).toBe(400);
+    const asTenant = await harness.request(tenant, 'POST', '/internal/v1/business-records/check', {});
     expect(asTenant.status).toBe(403);
   });
 });

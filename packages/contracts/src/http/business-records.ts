@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema } from '../common';
+import { integerInputSchema } from '../json';
+import { environmentSchema, PAGE_LIMIT_MAX } from '../common';
 import { journalKindSchema, postingLineSchema } from '../messages/ledger-post.v1';
-import { referenceTypeSchema } from './ledger';
+import { recordsCoverageSchema } from './ledger';
 
-// ---- Internal reads of a service's business records for reconciliation check 3 ----
-// Payments runs the check; a service that posts under its own reference types (treasury's float
-// deposits and withdrawals) answers these with what its own posting builders meant to write, so
-// the expected lines are never re-derived outside the feature that posts them. System token only.
+// ---- Reconciliation check 3: business records against their entries ----
+// Each service that posts under its own reference types checks its own records, with what its
+// own posting builders meant to write, so the expected lines are never derived twice and no
+// service reads another's records. System token only.
 
 /** What the owning feature meant to post for one step of a record. */
 export const expectedPostingSchema = z.object({
@@ -17,15 +18,6 @@ export const expectedPostingSchema = z.object({
   lines: z.array(postingLineSchema),
 });
 export type ExpectedPosting = z.infer<typeof expectedPostingSchema>;
-
-/** A record whose money movement is done, with every entry it should have in the ledger. */
-export const postedRecordSchema = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  environment: environmentSchema,
-  postings: z.array(expectedPostingSchema),
-});
-export type PostedRecord = z.infer<typeof postedRecordSchema>;
 
 /** A record as an entry naming it needs to see it. */
 export const recordStateSchema = z.object({
@@ -40,28 +32,6 @@ export const recordStateSchema = z.object({
 });
 export type RecordState = z.infer<typeof recordStateSchema>;
 
-/** `GET /internal/v1/business-records`: the reference types this service posts under. */
-export const businessRecordTypesSchema = z.object({ data: z.array(referenceTypeSchema) });
-
-/** `GET /internal/v1/business-records/{referenceType}/finished`: one scope's finished records, a page at a time. */
-export const finishedRecordsQuerySchema = pageQuerySchema.extend({
-  tenantId: z.string().min(1).max(64),
-  environment: environmentSchema,
-});
-export const finishedRecordsPageSchema = z.object({ records: z.array(postedRecordSchema), cursor: z.string().nullable() });
-export type FinishedRecordsPage = z.infer<typeof finishedRecordsPageSchema>;
-
-/** `POST /internal/v1/business-records/{referenceType}/lookup`: records by id, whatever their status; within the scope when one is given. */
-export const recordLookupBodySchema = z
-  .object({
-    ids: z.array(z.string().min(1).max(128)).max(PAGE_LIMIT_MAX),
-    tenantId: z.string().min(1).max(64).optional(),
-    environment: environmentSchema.optional(),
-  })
-  .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), { message: 'tenantId and environment go together', path: ['environment'] });
-export type RecordLookupBody = z.infer<typeof recordLookupBodySchema>;
-export const recordLookupSchema = z.object({ data: z.array(recordStateSchema) });
-
 /** One tenant's environment. */
 export interface RecordScope {
   tenantId: string;
@@ -69,13 +39,23 @@ export interface RecordScope {
 }
 
 /**
- * A kind of business record that posts to the ledger under its own reference type: payments'
- * transfers, deposits and payout cases read locally, treasury's records over the routes above.
+ * `POST /internal/v1/business-records/check`: check 3 over the answering service's own records
+ * (each service answers for its own: it compares its records with the entries it asks the ledger
+ * for by id, and the entries naming its records with them), for one scope or every one; only the
+ * mismatches and what was covered come back. `incremental` goes on from the service's marks;
+ * `full` reads everything from zero (a background run's).
  */
-export interface BusinessRecordSource {
-  referenceType: string;
-  /** Finished records of one scope after `cursor` (null: from the start), at most `limit`, and where the next page starts. */
-  finishedPage(scope: RecordScope, page: { cursor: string | null; limit: number }): Promise<FinishedRecordsPage>;
-  /** Records by id, whatever their status; within the scope when one is given. */
-  byIds(scope: RecordScope | null, ids: readonly string[]): Promise<RecordState[]>;
-}
+export const businessRecordsCheckBodySchema = z
+  .object({
+    tenantId: z.string().min(1).max(64).optional(),
+    environment: environmentSchema.optional(),
+    mode: z.enum(['incremental', 'full']).default('incremental'),
+    /** At most this many mismatches come back. */
+    limit: integerInputSchema({ min: 1, max: PAGE_LIMIT_MAX }).default(100),
+  })
+  .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), { message: 'tenantId and environment go together', path: ['environment'] });
+export const businessRecordsCheckSchema = z.object({
+  mismatches: z.array(z.record(z.string(), z.unknown())),
+  coverage: z.array(recordsCoverageSchema),
+});
+export type BusinessRecordsCheck = z.infer<typeof businessRecordsCheckSchema>;

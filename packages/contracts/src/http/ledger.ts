@@ -1,5 +1,6 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
+import { integerInputSchema } from '../json';
 import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
@@ -90,10 +91,43 @@ export const reconciliationCheckSchema = z.object({
   status: z.enum(['ok', 'mismatch']),
   mismatches: z.array(z.record(z.string(), z.unknown())),
 });
+const seqText = z.string().regex(/^\d{1,19}$/);
+const count = z.number().int().min(0);
+
+/** What check 3 covered for one type of business record. */
+export const recordsCoverageSchema = z.object({
+  referenceType: z.string(),
+  /** Records with a seq above this one (the lowest of the scopes' marks), and those still open within the lookback window, were compared with their entries. */
+  afterRecordSeq: seqText,
+  records: count,
+  /** Entries naming a record of this type after this journal seq (the lowest of the scopes' marks) were pointed back at their record. */
+  afterEntrySeq: seqText,
+  entries: count,
+});
+export type RecordsCoverage = z.infer<typeof recordsCoverageSchema>;
+
+/**
+ * What a run verified. `incremental` (the GET routes): per tenant and environment, the journal
+ * entries after that scope's checkpoint through the highest seq the run saw (`afterSeq` is the
+ * lowest checkpoint among them), every line of those entries, and the accounts they moved summed
+ * from their own checkpoints; every other account's balance is compared with its checkpoint.
+ * `full` (a background run): everything from zero. `records`: per business record type, the
+ * records and the entries naming them that check 3 compared.
+ */
+export const reconciliationCoverageSchema = z.object({
+  mode: z.enum(['incremental', 'full']),
+  journal: z.object({ afterSeq: seqText, throughSeq: seqText, entries: count, lines: count, accounts: count }).optional(),
+  records: z
+    .array(recordsCoverageSchema)
+    .optional(),
+});
+export type ReconciliationCoverage = z.infer<typeof reconciliationCoverageSchema>;
+
 export const reconciliationResultSchema = z.object({
   status: z.enum(['ok', 'mismatch']),
   checks: z.array(reconciliationCheckSchema),
   checkedAt: timestampSchema,
+  coverage: reconciliationCoverageSchema.optional(),
 });
 export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
 
@@ -109,9 +143,12 @@ function scopeIsWhole(value: { tenantId?: string | undefined; environment?: stri
 }
 const SCOPE_MESSAGE = { message: 'tenantId and environment go together', path: ['environment'] };
 
-/** `POST /internal/v1/journal/entries/lookup`: entries by id, at most a page of them, within the scope when one is given. */
+/** Entries per internal lookup: reconciliation asks for a run's worth in few round trips. */
+export const JOURNAL_LOOKUP_MAX = 1000;
+
+/** `POST /internal/v1/journal/entries/lookup`: entries by id, at most JOURNAL_LOOKUP_MAX of them, within the scope when one is given. */
 export const journalEntryLookupBodySchema = z
-  .object({ ids: z.array(z.string().min(1).max(64)).min(1).max(PAGE_LIMIT_MAX), ...internalScopeShape })
+  .object({ ids: z.array(z.string().min(1).max(64)).min(1).max(JOURNAL_LOOKUP_MAX), ...internalScopeShape })
   .refine(scopeIsWhole, SCOPE_MESSAGE);
 export type JournalEntryLookupBody = z.infer<typeof journalEntryLookupBodySchema>;
 /** The entries found, in no particular order; an id the ledger does not have (in the scope) is absent. */
@@ -133,3 +170,44 @@ export const journalReferenceSchema = z.object({
 });
 export type JournalReference = z.infer<typeof journalReferenceSchema>;
 export const journalReferencePageSchema = pageSchema(journalReferenceSchema);
+
+/** A background run's state: queued, running, then succeeded (checks ran, whatever they found) or failed (they could not run). */
+export const reconciliationRunStateSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);
+export type ReconciliationRunState = z.infer<typeof reconciliationRunStateSchema>;
+
+/** How far a ledger full run is: entries checked with their lines (phase entries), then accounts compared with the sums of their lines (phase accounts); `linesEstimate`: the journal's size when known. */
+export const ledgerFullRunProgressSchema = z.object({
+  phase: z.enum(['entries', 'accounts', 'done']),
+  accounts: z.number().int().min(0),
+  entries: z.number().int().min(0),
+  lines: z.number().int().min(0),
+  linesEstimate: z.number().int().min(0).nullable(),
+});
+export type LedgerFullRunProgress = z.infer<typeof ledgerFullRunProgressSchema>;
+
+/** `POST /internal/v1/reconciliation/full-runs` (202) and `GET .../{id}`: checks 1 and 2 re-verified from zero in the background. */
+export const ledgerFullRunBodySchema = z.object({ ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
+export const ledgerFullRunSchema = z.object({
+  id: z.string(),
+  state: reconciliationRunStateSchema,
+  progress: ledgerFullRunProgressSchema.nullable(),
+  result: reconciliationResultSchema.nullable(),
+  error: z.string().nullable(),
+});
+export type LedgerFullRun = z.infer<typeof ledgerFullRunSchema>;
+
+/**
+ * `POST /internal/v1/journal/references/after`: per scope, the entries naming a record of one
+ * type after that scope's seq, in seq order, at most `limitPerScope` each; with the bounds of the
+ * snapshot they were read in, so the caller knows how far the seqs it saw are final.
+ */
+export const journalReferencesAfterBodySchema = z.object({
+  referenceType: referenceTypeSchema,
+  scopes: z.array(z.object({ tenantId: z.string().min(1).max(64), environment: environmentSchema, afterSeq: seqText })).max(100_000),
+  limitPerScope: integerInputSchema({ min: 1, max: 100_000 }),
+});
+export type JournalReferencesAfterBody = z.infer<typeof journalReferencesAfterBodySchema>;
+export const journalReferencesAfterSchema = z.object({
+  data: z.array(journalReferenceSchema.extend({ seq: seqText })),
+  snapshot: z.object({ xmin: seqText, xmax: seqText }),
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import type { RouteContract } from '../route-contract';
-import { reconciliationResultSchema } from './ledger';
+import { ledgerFullRunProgressSchema, reconciliationResultSchema, reconciliationRunStateSchema } from './ledger';
 
 /**
  * The checks of api-decisions section 9, in order: account balances against their lines,
@@ -45,12 +45,39 @@ export type ReconciliationRun = z.infer<typeof reconciliationRunSchema>;
 
 export const reconciliationRunPageSchema = pageSchema(reconciliationRunSummarySchema);
 
+/**
+ * A full re-verification from zero, run in the background: every account summed from its first
+ * line, every entry and every business record checked, as the checks asked now do from their
+ * checkpoints. `state`: queued, running, succeeded (the checks ran; `status` says what they found)
+ * or failed (`error` says why). `progress`: the ledger's entries and lines checked, then accounts
+ * compared (`linesEstimate`: the journal's size, when known), and the business records checked. A full run that finds nothing leaves the checkpoints confirmed; one
+ * that finds something leaves them at the true sums, so the checks asked now report it too.
+ */
+export const reconciliationFullRunSchema = z.object({
+  id: z.string(),
+  kind: z.literal('full'),
+  tenantId: z.string().nullable(),
+  environment: environmentSchema.nullable(),
+  state: reconciliationRunStateSchema,
+  createdAt: timestampSchema,
+  startedAt: timestampSchema.nullable(),
+  finishedAt: timestampSchema.nullable(),
+  progress: z.object({ ledger: ledgerFullRunProgressSchema.nullable(), records: z.number().int().min(0) }),
+  status: z.enum(['ok', 'mismatch']).nullable(),
+  result: reconciliationResultSchema.nullable(),
+  error: z.string().nullable(),
+});
+export type ReconciliationFullRun = z.infer<typeof reconciliationFullRunSchema>;
+
+const FULL_RUN_SUMMARY =
+  'Start a full re-verification from zero in the background (202 with the run to follow at GET .../runs/{id}): checks 1 and 2 over every account and entry, paced so that postings keep their latency, check 3 over every business record, check 4. While a run for the same scope is queued or running, the call answers that run instead of starting another. The checks asked now (GET) start from checkpoints instead: they read only what came after the last run, and find a corruption older than the checkpoints only once a full run has.';
+
 export const reconciliationRoutes = {
   tenant: {
     method: 'get',
     path: '/v1/admin/reconciliation',
     summary:
-      "Run all four reconciliation checks now for the caller's tenant and environment: balances (materialized balance = sum of lines), entries_balance (every entry and the totals per currency balance), business_records (every completed deposit and transfer has exactly its journal entry, and every entry naming one points at it), bank_evidence (unmatched statement lines, bank slips pending too long). 503 SERVICE_UNAVAILABLE when the ledger cannot be asked",
+      "Run all four reconciliation checks now for the caller's tenant and environment: balances (materialized balance = sum of lines), entries_balance (every entry and the totals per currency balance), business_records (every completed deposit and transfer has exactly its journal entry, and every entry naming one points at it), bank_evidence (unmatched statement lines, bank slips pending too long). Each check goes on from where the last run left off (checkpoints per account and per scope in the ledger, marks per record type in each service) and `coverage` says what this run read; older history is re-verified by a full run (POST /v1/admin/reconciliation/runs). 503 SERVICE_UNAVAILABLE when the ledger cannot be asked",
     surface: 'tenant',
     service: 'payments',
     scope: 'analytics:read',
@@ -59,7 +86,7 @@ export const reconciliationRoutes = {
   system: {
     method: 'get',
     path: '/v1/system/reconciliation',
-    summary: 'Run all four reconciliation checks now across every tenant and environment; 503 SERVICE_UNAVAILABLE when the ledger cannot be asked',
+    summary: 'Run all four reconciliation checks now across every tenant and environment, each from where the last run left off (`coverage` says what was read; older history is re-verified by POST /v1/system/reconciliation/runs); 503 SERVICE_UNAVAILABLE when the ledger cannot be asked',
     surface: 'system',
     service: 'payments',
     success: { status: 200, schema: reconciliationResultSchema },
@@ -76,10 +103,37 @@ export const reconciliationRoutes = {
   getRun: {
     method: 'get',
     path: '/v1/system/reconciliation/runs/{id}',
-    summary: 'One scheduled reconciliation run with the full result it recorded, or the error that stopped it; 404 RECONCILIATION_RUN_NOT_FOUND',
+    summary:
+      'One reconciliation run: a scheduled one with the full result it recorded or the error that stopped it, or a full run (kind full) with its state, progress and, once done, its result; 404 RECONCILIATION_RUN_NOT_FOUND',
     surface: 'system',
     service: 'payments',
-    success: { status: 200, schema: reconciliationRunSchema },
+    success: { status: 200, schema: z.union([reconciliationRunSchema, reconciliationFullRunSchema]) },
+  },
+  startRun: {
+    method: 'post',
+    path: '/v1/system/reconciliation/runs',
+    summary: `${FULL_RUN_SUMMARY} Across every tenant and environment.`,
+    surface: 'system',
+    service: 'payments',
+    success: { status: 202, schema: reconciliationFullRunSchema },
+  },
+  startTenantRun: {
+    method: 'post',
+    path: '/v1/admin/reconciliation/runs',
+    summary: `${FULL_RUN_SUMMARY} For the caller's tenant and environment; the tenant admin's scope, as it sets the database to work (following the run is analytics:read).`,
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'tenant:manage',
+    success: { status: 202, schema: reconciliationFullRunSchema },
+  },
+  getTenantRun: {
+    method: 'get',
+    path: '/v1/admin/reconciliation/runs/{id}',
+    summary: "One of the caller's tenant's full runs: state, progress and, once done, its result; 404 RECONCILIATION_RUN_NOT_FOUND",
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'analytics:read',
+    success: { status: 200, schema: reconciliationFullRunSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

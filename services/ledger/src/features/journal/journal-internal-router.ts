@@ -1,7 +1,7 @@
-import { environmentSchema, journalEntryLookupBodySchema, journalReferenceQuerySchema, type JournalReference, type Page } from '@wallet/contracts';
+import { environmentSchema, journalEntryLookupBodySchema, journalReferencesAfterBodySchema, journalReferenceQuerySchema, type JournalReference, type Page } from '@wallet/contracts';
 import { cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
-import { findEntries, listReferences, type TenantScope } from './journal-store';
+import { findEntries, listReferences, referencesAfter, type TenantScope } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
   return input.tenantId !== undefined && input.environment !== undefined ? { tenantId: input.tenantId, environment: input.environment } : null;
@@ -33,6 +33,12 @@ export function journalInternalRouter(db: Db): Router {
       nextCursor: rows.length > query.limit && last ? encodeCursor({ ...last.position }) : null,
     };
     response.json(body);
+  });
+
+  router.post('/internal/v1/journal/references/after', async (request, response) => {
+    requireSystem(response);
+    const body = parseOrThrow(journalReferencesAfterBodySchema, request.body);
+    response.json(await referencesAfter(db, body));
   });
 
   return router;

@@ -2,7 +2,6 @@ import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Pag
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/accounts-store';
-import { reconcileLedger } from '../reconciliation/reconciliation-store';
 import { findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
 const JOURNAL_CURSOR = { seq: cursorFields.seq };
@@ -74,15 +73,6 @@ export function ledgerReadRouter(db: Db): Router {
       data: page.map(({ seq: _seq, lineNo: _lineNo, ...line }) => line),
       nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq, lineNo: last.lineNo }) : null,
     });
-  });
-
-  router.get('/v1/ledger/reconciliation', async (_request, response) => {
-    response.json(await reconcileLedger(db, tenantScopeOf(response)));
-  });
-
-  router.get('/v1/system/ledger/reconciliation', async (_request, response) => {
-    requireSystem(response);
-    response.json(await reconcileLedger(db, null));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { type Environment, formatAmount, type JournalEntry, type JournalKind, type Direction } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import { type Db, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
 
 /** Every read of tenant data is bounded by one tenant and one environment. */
 export interface TenantScope {
@@ -186,4 +186,47 @@ export async function listReferences(db: Db, scope: TenantScope | null, filter: 
     createdAt: row.created_at.toISOString(),
     position: { tenantId: row.tenant_id, environment: row.environment, seq: row.seq },
   }));
+}
+
+/**
+ * Per scope, the entries naming a record of one type after that scope's seq, in seq order, each
+ * scope a range scan on journal_entries_reference_type_seq; in one repeatable-read snapshot whose
+ * bounds come along (see advanceHighWater).
+ */
+export async function referencesAfter(
+  db: Db,
+  filter: { referenceType: string; scopes: ReadonlyArray<TenantScope & { afterSeq: string }>; limitPerScope: number },
+): Promise<{ data: Array<Omit<JournalReferenceRow, 'position'> & { seq: string }>; snapshot: SnapshotBounds }> {
+  return db.transaction(
+    async (tx) => {
+      const snapshot = await snapshotBounds(tx);
+      // Index probes only: compiling the statement (JIT) would cost more than running it.
+      await tx.raw('SET LOCAL jit = off');
+      const result = await tx.raw(
+        `SELECT e.seq::text AS seq, e.id, e.tenant_id, e.environment, e.kind, e.reference_type, e.reference_id, e.created_at
+           FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS s(tenant_id, environment, after_seq, n)
+           CROSS JOIN LATERAL (
+             SELECT * FROM journal_entries j
+              WHERE j.reference_type = ? AND j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.after_seq
+              ORDER BY j.seq LIMIT ?
+           ) e
+          ORDER BY s.n, e.seq`,
+        [filter.scopes.map((scope) => scope.tenantId), filter.scopes.map((scope) => scope.environment), filter.scopes.map((scope) => scope.afterSeq), filter.referenceType, filter.limitPerScope],
+      );
+      const rows = result.rows as Array<Omit<EntryRow, 'reverses_entry_id'>>;
+      return {
+        snapshot,
+        data: rows.map((row) => ({
+          seq: row.seq,
+          journalEntryId: row.id,
+          tenantId: row.tenant_id,
+          environment: row.environment,
+          kind: row.kind,
+          reference: { type: row.reference_type, id: row.reference_id },
+          createdAt: row.created_at.toISOString(),
+        })),
+      };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }

@@ -1,25 +1,9 @@
-import {
-  type JournalEntry,
-  journalEntryLookupSchema,
-  type JournalReference,
-  journalReferencePageSchema,
-  PAGE_LIMIT_MAX,
-  type Page,
-  type ReconciliationResult,
-  reconciliationResultSchema,
-} from '@wallet/contracts';
+import { type LedgerFullRun, ledgerFullRunSchema, type ReconciliationResult, reconciliationResultSchema } from '@wallet/contracts';
 import { callLedger, type LedgerAnswer, type LedgerReadsOptions, type LedgerScope, unexpectedLedgerAnswer } from './ledger-reads';
 
 const SYSTEM = { surface: 'system' as const, tenantId: null, environment: null, scopes: [] };
 
-function scopeFields(scope: LedgerScope | null): Record<string, string> {
-  return scope ? { tenantId: scope.tenantId, environment: scope.environment } : {};
-}
-
-/**
- * What reconciliation asks of the ledger: its own checks (1 and 2), entries by id, and the
- * entries naming one type of business record. `scope` null means every tenant.
- */
+/** What reconciliation asks of the ledger as the tenant or the platform: its own checks (1 and 2). `scope` null means every tenant. */
 export class LedgerJournal {
   constructor(private readonly options: LedgerReadsOptions) {}
 
@@ -31,21 +15,17 @@ export class LedgerJournal {
     return reconciliationResultSchema.parse(this.ok(answer));
   }
 
-  /** The entries with these ids (at most a page), by id; an id the ledger lacks in the scope is absent. */
-  async entries(scope: LedgerScope | null, ids: readonly string[]): Promise<Map<string, JournalEntry>> {
-    const found = new Map<string, JournalEntry>();
-    if (ids.length === 0) return found;
-    if (ids.length > PAGE_LIMIT_MAX) throw new Error(`at most ${PAGE_LIMIT_MAX} entries per lookup, got ${ids.length}`);
-    const answer = await callLedger(this.options, { method: 'POST', pathWithQuery: '/internal/v1/journal/entries/lookup', claims: SYSTEM, body: { ids, ...scopeFields(scope) } });
-    for (const entry of journalEntryLookupSchema.parse(this.ok(answer)).data) found.set(entry.id, entry);
-    return found;
+  /** Starts the ledger's background re-verification of checks 1 and 2 from zero. */
+  async startFullRun(scope: LedgerScope | null): Promise<LedgerFullRun> {
+    const body = scope ? { tenantId: scope.tenantId, environment: scope.environment } : {};
+    const answer = await callLedger(this.options, { method: 'POST', pathWithQuery: '/internal/v1/reconciliation/full-runs', claims: SYSTEM, body });
+    if (answer.status !== 202) throw unexpectedLedgerAnswer(answer);
+    return ledgerFullRunSchema.parse(answer.body);
   }
 
-  /** One page of the entries naming a record of this type, in a stable order. */
-  async references(scope: LedgerScope | null, referenceType: string, page: { cursor: string | null; limit: number }): Promise<Page<JournalReference>> {
-    const query = new URLSearchParams({ referenceType, limit: String(page.limit), ...scopeFields(scope), ...(page.cursor !== null ? { cursor: page.cursor } : {}) });
-    const answer = await callLedger(this.options, { method: 'GET', pathWithQuery: `/internal/v1/journal/references?${query.toString()}`, claims: SYSTEM });
-    return journalReferencePageSchema.parse(this.ok(answer));
+  async fullRun(id: string): Promise<LedgerFullRun> {
+    const answer = await callLedger(this.options, { method: 'GET', pathWithQuery: `/internal/v1/reconciliation/full-runs/${encodeURIComponent(id)}`, claims: SYSTEM });
+    return ledgerFullRunSchema.parse(this.ok(answer));
   }
 
   private ok(answer: LedgerAnswer): unknown {

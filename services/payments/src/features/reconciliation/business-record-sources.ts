@@ -1,14 +1,11 @@
-import type { BusinessRecordSource, ExpectedPosting } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import type { ExpectedPosting } from '@wallet/contracts';
+import type { LocalRecordSource } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import {
-  completedDepositsPage,
-  completedTransfersPage,
   depositsByIds,
   payoutCasesByIds,
-  postedPayoutCasesPage,
   type ReconciledDeposit,
   type ReconciledPayoutCase,
   type ReconciledTransfer,
@@ -33,49 +30,45 @@ function expectedDepositPosting(deposit: ReconciledDeposit): ExpectedPosting {
   return { journalEntryId: deposit.journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
 }
 
-function nextCursor<Row extends { seq: string }>(rows: Row[], limit: number): string | null {
-  return rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null;
-}
+/** Transfers: a completed one has exactly the entry its posting builder makes; a pending one may still complete. */
+export const transferSource: LocalRecordSource = {
+  referenceType: 'transfer',
+  table: 'transfers',
+  async byIds(db, ids) {
+    return (await transfersByIds(db, null, ids)).map((row) => ({
+      id: row.id,
+      seq: row.seq,
+      tenantId: row.tenantId,
+      environment: row.environment,
+      status: row.status,
+      createdAt: row.createdAt,
+      finished: row.status === 'completed',
+      open: row.status === 'pending',
+      journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      postings: row.status === 'completed' ? [expectedTransferPosting(row)] : [],
+    }));
+  },
+};
 
-export function transferSource(db: Db): BusinessRecordSource {
-  return {
-    referenceType: 'transfer',
-    async finishedPage(scope, page) {
-      const rows = await completedTransfersPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
-      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: [expectedTransferPosting(row)] })), cursor: nextCursor(rows, page.limit) };
-    },
-    async byIds(scope, ids) {
-      return (await transfersByIds(db, scope, ids)).map((row) => ({
-        id: row.id,
-        tenantId: row.tenantId,
-        environment: row.environment,
-        status: row.status,
-        finished: row.status === 'completed',
-        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-      }));
-    },
-  };
-}
-
-export function depositSource(db: Db): BusinessRecordSource {
-  return {
-    referenceType: 'deposit',
-    async finishedPage(scope, page) {
-      const rows = await completedDepositsPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
-      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: [expectedDepositPosting(row)] })), cursor: nextCursor(rows, page.limit) };
-    },
-    async byIds(scope, ids) {
-      return (await depositsByIds(db, scope, ids)).map((row) => ({
-        id: row.id,
-        tenantId: row.tenantId,
-        environment: row.environment,
-        status: row.status,
-        finished: row.status === 'completed',
-        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-      }));
-    },
-  };
-}
+/** Deposits, as transfers: a rejected one never posts, a pending one may still complete. */
+export const depositSource: LocalRecordSource = {
+  referenceType: 'deposit',
+  table: 'deposits',
+  async byIds(db, ids) {
+    return (await depositsByIds(db, null, ids)).map((row) => ({
+      id: row.id,
+      seq: row.seq,
+      tenantId: row.tenantId,
+      environment: row.environment,
+      status: row.status,
+      createdAt: row.createdAt,
+      finished: row.status === 'completed',
+      open: row.status === 'pending',
+      journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      postings: row.status === 'completed' ? [expectedDepositPosting(row)] : [],
+    }));
+  },
+};
 
 /**
  * The steps a payout case has taken, in order: the hold once posted; the decision (settle when
@@ -98,23 +91,22 @@ function expectedPayoutPostings(payout: ReconciledPayoutCase): ExpectedPosting[]
   });
 }
 
-export function payoutCaseSource(db: Db): BusinessRecordSource {
-  return {
-    referenceType: PAYOUT_REFERENCE_TYPE,
-    async finishedPage(scope, page) {
-      const rows = await postedPayoutCasesPage(db, scope, { beforeSeq: page.cursor, limit: page.limit });
-      return { records: rows.map((row) => ({ id: row.id, tenantId: row.tenantId, environment: row.environment, postings: expectedPayoutPostings(row) })), cursor: nextCursor(rows, page.limit) };
-    },
-    async byIds(scope, ids) {
-      return (await payoutCasesByIds(db, scope, ids)).map((row) => ({
-        id: row.id,
-        tenantId: row.tenantId,
-        environment: row.environment,
-        status: row.status,
-        // Every case whose hold posted has moved money, whatever step it is at.
-        finished: row.holdEntryId !== null,
-        journalEntryIds: [row.holdEntryId, row.decisionEntryId, row.outcomeEntryId].filter((id): id is string => id !== null),
-      }));
-    },
-  };
-}
+/** Payout cases step by step: every case whose hold posted has moved money; one still pending or approved posts again. */
+export const payoutCaseSource: LocalRecordSource = {
+  referenceType: PAYOUT_REFERENCE_TYPE,
+  table: 'payout_cases',
+  async byIds(db, ids) {
+    return (await payoutCasesByIds(db, null, ids)).map((row) => ({
+      id: row.id,
+      seq: row.seq,
+      tenantId: row.tenantId,
+      environment: row.environment,
+      status: row.status,
+      createdAt: row.createdAt,
+      finished: row.holdEntryId !== null,
+      open: row.status === 'pending' || row.status === 'approved',
+      journalEntryIds: [row.holdEntryId, row.decisionEntryId, row.outcomeEntryId].filter((id): id is string => id !== null),
+      postings: row.holdEntryId !== null ? expectedPayoutPostings(row) : [],
+    }));
+  },
+};

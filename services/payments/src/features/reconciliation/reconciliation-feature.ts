@@ -1,8 +1,9 @@
-import type { Features, ServiceConfig, ServiceParts } from '@wallet/kit';
+import { type Features, LedgerJournalClient, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
 import { LedgerJournal } from '../ledger/ledger-journal';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
 import { depositSource, payoutCaseSource, transferSource } from './business-record-sources';
+import { ReconciliationFullRuns } from './reconciliation-full-runs';
 import { reconciliationRouter } from './reconciliation-router';
 import { ReconciliationSchedule } from './reconciliation-schedule';
 import { ReconciliationService } from './reconciliation-service';
@@ -13,9 +14,13 @@ export const reconciliationConfigShape = {
   PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
   /** Reads for the checks (the ledger reads every account and line in scope; treasury its records): longer than a balance read. */
   PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
-  /** Round length of the scheduled all-tenant run; 0 turns it off. Below 100 ms it would only load the ledger. */
+  /** Check 3 keeps re-reading an open record (a pending deposit or transfer, a payout case not yet done) for this long after it was created. */
+  PAYMENTS_RECONCILIATION_LOOKBACK_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
+  /** A background full run's calls (treasury checking all its records from zero). */
+  PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(24 * 3_600_000).default(3_600_000),
   /** Treasury answers for its own records (float deposits, withdrawals) in check 3. */
   TREASURY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8094'),
+  /** Round length of the scheduled all-tenant run; 0 turns it off. Below 100 ms it would only load the ledger. */
   PAYMENTS_RECONCILIATION_INTERVAL_MS: z.coerce
     .number()
     .int()
@@ -32,13 +37,24 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
   const { config, db, logger, metrics } = parts;
   const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const treasury = new TreasuryRecords({ baseUrl: config.TREASURY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+  const journal = new LedgerJournalClient({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const reconciliation = new ReconciliationService({
     db,
     ledger,
-    sources: [transferSource(db), depositSource(db), payoutCaseSource(db)],
-    remoteSources: () => treasury.sources(),
-    slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS });
+    journal,
+    sources: [transferSource, depositSource, payoutCaseSource],
+    treasury,
+    slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,
+    lookbackMs: config.PAYMENTS_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
+  });
   const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
   schedule.start();
-  return { routes: (app) => app.use(reconciliationRouter(reconciliation, db)), stop: () => schedule.stop() };
+  const fullRuns = new ReconciliationFullRuns({ db, logger, ledger, reconciliation, treasuryTimeoutMs: config.PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS });
+  return {
+    routes: (app) => app.use(reconciliationRouter(reconciliation, fullRuns, db)),
+    stop: async () => {
+      await schedule.stop();
+      await fullRuns.stop();
+    },
+  };
 }

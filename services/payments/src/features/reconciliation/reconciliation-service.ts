@@ -1,8 +1,8 @@
-import { type BusinessRecordSource, formatAmount, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import { formatAmount, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
+import { checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, scopesWithRecords } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
-import { checkBusinessRecords, type Mismatch, MismatchList } from './business-records-check';
-import { nextScopeWithWallets, type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
+import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
+import type { TreasuryRecords } from './treasury-records';
 
 /** Per check, as the ledger's checks: a report lists the first ones, enough to act on. */
 export const MISMATCHES_MAX = 100;
@@ -17,48 +17,69 @@ const LEDGER_CHECK_NAMES: Record<string, ReconciliationCheckName> = {
 export interface ReconciliationServiceOptions {
   db: Db;
   ledger: LedgerJournal;
-  sources: readonly BusinessRecordSource[];
-  /** Sources other services serve (treasury's float deposits and withdrawals), asked for on each run. */
-  remoteSources?: () => Promise<readonly BusinessRecordSource[]>;
+  /** Check 3's questions to the ledger (entries by id, entries naming a record after a seq). */
+  journal: JournalForRecords;
+  /** Payments' own records: transfers, deposits, payout cases. */
+  sources: readonly LocalRecordSource[];
+  /** Treasury answers check 3 for its own records. */
+  treasury?: TreasuryRecords;
   /** A bank slip pending longer than this is bank evidence to chase. */
   slipMaxAgeHours: number;
+  /** An open record is re-read by check 3 this long after it was created. */
+  lookbackMs: number;
   now?: () => Date;
+}
+
+/** Check 3's part of a run: what it found, and what it covered. */
+export interface RecordsFound {
+  mismatches: Mismatch[];
+  coverage: RecordsCoverage[];
 }
 
 /**
  * The four checks of api-decisions section 9 for one tenant's environment, or (scope null) for
- * every tenant: 1 and 2 are the ledger's own, asked over HTTP (no answer is a 503, never a
- * guessed "ok"); 3 and 4 compare payments' records with the ledger and with the bank.
+ * every tenant, each from where the last run left off: 1 and 2 are the ledger's own, asked over
+ * HTTP (no answer is a 503, never a guessed "ok"); 3 is each service's over its own records
+ * (payments' here, treasury's asked of treasury); 4 compares payments' deposits with the bank.
  */
 export class ReconciliationService {
   constructor(private readonly options: ReconciliationServiceOptions) {}
 
-  async run(scope: ReconciliationScope | null): Promise<ReconciliationResult> {
-    const checkedAt = (this.options.now ?? (() => new Date()))();
-    const ledgerChecks = await this.ledgerChecks(scope);
-    const businessRecords = new MismatchList(MISMATCHES_MAX);
-    const sources = [...this.options.sources, ...((await this.options.remoteSources?.()) ?? [])];
-    await checkBusinessRecords({ sources, ledger: this.options.ledger, nextScope: (after) => nextScopeWithWallets(this.options.db, after) }, scope, businessRecords);
-    const found: Record<ReconciliationCheckName, Mismatch[]> = {
-      ...ledgerChecks,
-      business_records: businessRecords.items,
-      bank_evidence: await this.bankEvidence(scope, checkedAt),
-    };
-    const checks = RECONCILIATION_CHECK_NAMES.map((name) => ({ name, status: found[name].length === 0 ? ('ok' as const) : ('mismatch' as const), mismatches: found[name] }));
-    return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: checkedAt.toISOString() };
+  private now(): Date {
+    return (this.options.now ?? (() => new Date()))();
   }
 
-  private async ledgerChecks(scope: ReconciliationScope | null): Promise<Record<'balances' | 'entries_balance', Mismatch[]>> {
-    const result = await this.options.ledger.checks(scope);
-    const byName = new Map(result.checks.map((check) => [LEDGER_CHECK_NAMES[check.name], check.mismatches]));
-    const balances = byName.get('balances');
-    const entriesBalance = byName.get('entries_balance');
-    if (!balances || !entriesBalance || byName.size !== 2) throw new Error(`the ledger answered checks ${result.checks.map((check) => check.name).join(', ')}, not its two`);
-    return { balances, entries_balance: entriesBalance };
+  async run(scope: ReconciliationScope | null): Promise<ReconciliationResult> {
+    const checkedAt = this.now();
+    const ledger = await this.options.ledger.checks(scope);
+    const records = await this.businessRecords(scope, 'incremental');
+    return this.assemble(ledger, records, await this.bankEvidence(scope, checkedAt), checkedAt, 'incremental');
+  }
+
+  /** The four checks' answer from the ledger's result (checks 1 and 2), check 3's and check 4's. */
+  assemble(ledger: ReconciliationResult, records: RecordsFound, bankEvidence: Mismatch[], checkedAt: Date, mode: ReconciliationCoverage['mode']): ReconciliationResult {
+    const found: Record<ReconciliationCheckName, Mismatch[]> = { ...ledgerChecks(ledger), business_records: records.mismatches, bank_evidence: bankEvidence };
+    const checks = RECONCILIATION_CHECK_NAMES.map((name) => ({ name, status: found[name].length === 0 ? ('ok' as const) : ('mismatch' as const), mismatches: found[name] }));
+    const coverage: ReconciliationCoverage = { mode, ...(ledger.coverage?.journal ? { journal: ledger.coverage.journal } : {}), records: records.coverage };
+    return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: checkedAt.toISOString(), coverage };
+  }
+
+  /** Check 3: payments' records here, treasury's by treasury; `full` from zero (a background run's). */
+  async businessRecords(scope: ReconciliationScope | null, mode: 'incremental' | 'full', onProgress?: (records: number) => Promise<void>, treasuryTimeoutMs?: number): Promise<RecordsFound> {
+    const { db, journal, sources, lookbackMs } = this.options;
+    const mismatches = new MismatchList(MISMATCHES_MAX);
+    const scopes = scope ? [scope] : await scopesWithRecords(db, [...sources.map((source) => source.table), 'wallets']);
+    const coverage = await checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mode, mismatches, onProgress);
+    if (this.options.treasury && !mismatches.full) {
+      const remote = await this.options.treasury.check(scope, { mode, limit: MISMATCHES_MAX, ...(treasuryTimeoutMs === undefined ? {} : { timeoutMs: treasuryTimeoutMs }) });
+      for (const mismatch of remote.mismatches) mismatches.add(mismatch);
+      coverage.push(...remote.coverage);
+    }
+    return { mismatches: mismatches.items, coverage };
   }
 
   /** Check 4: statement lines no deposit used, and slips pending longer than the configured age. */
-  private async bankEvidence(scope: ReconciliationScope | null, checkedAt: Date): Promise<Mismatch[]> {
+  async bankEvidence(scope: ReconciliationScope | null, checkedAt: Date): Promise<Mismatch[]> {
     const { db, slipMaxAgeHours } = this.options;
     const lines = await unmatchedStatementLines(db, scope, MISMATCHES_MAX);
     const submittedBefore = new Date(checkedAt.getTime() - slipMaxAgeHours * HOUR_MS);
@@ -74,4 +95,12 @@ export class ReconciliationService {
       })),
     ];
   }
+}
+
+function ledgerChecks(result: ReconciliationResult): Record<'balances' | 'entries_balance', Mismatch[]> {
+  const byName = new Map(result.checks.map((check) => [LEDGER_CHECK_NAMES[check.name], check.mismatches]));
+  const balances = byName.get('balances');
+  const entriesBalance = byName.get('entries_balance');
+  if (!balances || !entriesBalance || byName.size !== 2) throw new Error(`the ledger answered checks ${result.checks.map((check) => check.name).join(', ')}, not its two`);
+  return { balances, entries_balance: entriesBalance };
 }

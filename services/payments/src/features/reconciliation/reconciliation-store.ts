@@ -7,15 +7,6 @@ export interface ReconciliationScope {
   environment: Environment;
 }
 
-/** The scope after `after` in (tenant, environment) order among those with wallets, or null when none is left. */
-export async function nextScopeWithWallets(db: Db, after: ReconciliationScope | null): Promise<ReconciliationScope | null> {
-  // One index probe per scope (a loose index scan on wallets_owner_currency): no list of tenants held in memory.
-  const query = db('wallets').orderBy([{ column: 'tenant_id' }, { column: 'environment' }]).first('tenant_id', 'environment');
-  if (after) query.whereRaw('(tenant_id, environment) > (?, ?)', [after.tenantId, after.environment]);
-  const row: { tenant_id: string; environment: Environment } | undefined = await query;
-  return row ? { tenantId: row.tenant_id, environment: row.environment } : null;
-}
-
 // ---- transfers ----
 
 export interface ReconciledTransfer {
@@ -29,6 +20,7 @@ export interface ReconciledTransfer {
   commission: string;
   status: TransferStatus;
   journalEntryId: string | null;
+  createdAt: Date;
   from: { id: string; ownerId: string; currencyCode: string };
   to: { id: string; ownerId: string; currencyCode: string };
 }
@@ -44,6 +36,7 @@ interface TransferRow {
   commission: string;
   status: TransferStatus;
   journal_entry_id: string | null;
+  created_at: Date;
   from_wallet_id: string;
   from_owner_id: string;
   from_currency_code: string;
@@ -64,6 +57,7 @@ function toReconciledTransfer(row: TransferRow): ReconciledTransfer {
     commission: row.commission,
     status: row.status,
     journalEntryId: row.journal_entry_id,
+    createdAt: row.created_at,
     from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.from_currency_code },
     to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.to_currency_code },
   };
@@ -74,21 +68,10 @@ function transfersWithWallets(db: Db) {
     .join('wallets as fw', 'fw.id', 't.from_wallet_id')
     .join('wallets as tw', 'tw.id', 't.to_wallet_id')
     .select(
-      't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id',
+      't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id', 't.created_at',
       't.from_wallet_id', 'fw.owner_id as from_owner_id', 'fw.currency_code as from_currency_code',
       't.to_wallet_id', 'tw.owner_id as to_owner_id', 'tw.currency_code as to_currency_code',
     );
-}
-
-/** Completed transfers of one scope, newest first, before `beforeSeq`, with their wallets' owners. */
-export async function completedTransfersPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledTransfer[]> {
-  const query = transfersWithWallets(db)
-    .where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment, 't.status': 'completed' })
-    .orderBy('t.seq', 'desc')
-    .limit(page.limit);
-  if (page.beforeSeq !== null) query.where('t.seq', '<', page.beforeSeq);
-  const rows: TransferRow[] = await query;
-  return rows.map(toReconciledTransfer);
 }
 
 /** Transfers by id, of any status; within the scope when one is given. */
@@ -116,6 +99,7 @@ export interface ReconciledDeposit {
   providerCode: string | null;
   bankCode: string | null;
   journalEntryId: string | null;
+  createdAt: Date;
   wallet: { id: string; tenantId: string; environment: Environment; ownerId: string; currencyCode: string };
 }
 
@@ -133,6 +117,7 @@ interface DepositRow {
   provider_code: string | null;
   bank_code: string | null;
   journal_entry_id: string | null;
+  created_at: Date;
   wallet_id: string;
   wallet_tenant_id: string;
   wallet_environment: Environment;
@@ -155,6 +140,7 @@ function toReconciledDeposit(row: DepositRow): ReconciledDeposit {
     providerCode: row.provider_code,
     bankCode: row.bank_code,
     journalEntryId: row.journal_entry_id,
+    createdAt: row.created_at,
     wallet: { id: row.wallet_id, tenantId: row.wallet_tenant_id, environment: row.wallet_environment, ownerId: row.wallet_owner_id, currencyCode: row.wallet_currency_code },
   };
 }
@@ -164,20 +150,9 @@ function depositsWithWallets(db: Db) {
     .join('wallets as w', 'w.id', 'd.wallet_id')
     .select(
       'd.seq', 'd.id', 'd.tenant_id', 'd.environment', 'd.source', 'd.status', 'd.currency_code', 'd.amount', 'd.fee', 'd.commission',
-      'd.provider_code', 'd.bank_code', 'd.journal_entry_id', 'd.wallet_id',
+      'd.provider_code', 'd.bank_code', 'd.journal_entry_id', 'd.created_at', 'd.wallet_id',
       'w.tenant_id as wallet_tenant_id', 'w.environment as wallet_environment', 'w.owner_id as wallet_owner_id', 'w.currency_code as wallet_currency_code',
     );
-}
-
-/** Completed deposits of one scope, newest first, before `beforeSeq`, with their wallet. */
-export async function completedDepositsPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledDeposit[]> {
-  const query = depositsWithWallets(db)
-    .where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment, 'd.status': 'completed' })
-    .orderBy('d.seq', 'desc')
-    .limit(page.limit);
-  if (page.beforeSeq !== null) query.where('d.seq', '<', page.beforeSeq);
-  const rows: DepositRow[] = await query;
-  return rows.map(toReconciledDeposit);
 }
 
 /** Deposits by id, of any status; within the scope when one is given. */
@@ -279,6 +254,7 @@ export interface ReconciledPayoutCase {
   holdEntryId: string | null;
   decisionEntryId: string | null;
   outcomeEntryId: string | null;
+  createdAt: Date;
 }
 
 interface PayoutCaseRow {
@@ -297,6 +273,7 @@ interface PayoutCaseRow {
   hold_entry_id: string | null;
   decision_entry_id: string | null;
   outcome_entry_id: string | null;
+  created_at: Date;
 }
 
 function payoutCasesWithWallets(db: Db) {
@@ -318,6 +295,7 @@ function payoutCasesWithWallets(db: Db) {
       'p.hold_entry_id',
       'p.decision_entry_id',
       'p.outcome_entry_id',
+      'p.created_at',
     );
 }
 
@@ -338,19 +316,8 @@ function toReconciledPayoutCase(row: PayoutCaseRow): ReconciledPayoutCase {
     holdEntryId: row.hold_entry_id,
     decisionEntryId: row.decision_entry_id,
     outcomeEntryId: row.outcome_entry_id,
+    createdAt: row.created_at,
   };
-}
-
-/** Cases whose hold was posted (a refused hold moved no money), newest first, before `beforeSeq`. */
-export async function postedPayoutCasesPage(db: Db, scope: ReconciliationScope, page: { beforeSeq: string | null; limit: number }): Promise<ReconciledPayoutCase[]> {
-  const query = payoutCasesWithWallets(db)
-    .where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment })
-    .whereNotNull('p.hold_entry_id')
-    .orderBy('p.seq', 'desc')
-    .limit(page.limit);
-  if (page.beforeSeq !== null) query.where('p.seq', '<', page.beforeSeq);
-  const rows: PayoutCaseRow[] = await query;
-  return rows.map(toReconciledPayoutCase);
 }
 
 /** Payout cases by id, of any status; within the scope when one is given. */

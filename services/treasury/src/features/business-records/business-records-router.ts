@@ -1,39 +1,43 @@
-import { type BusinessRecordSource, finishedRecordsQuerySchema, recordLookupBodySchema } from '@wallet/contracts';
-import { AppError, parseOrThrow, requireSystem } from '@wallet/kit';
+import { type BusinessRecordsCheck, businessRecordsCheckBodySchema } from '@wallet/contracts';
+import { checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
 import { Router } from 'express';
+import { z } from 'zod';
+
+export interface BusinessRecordsOptions {
+  db: Db;
+  journal: JournalForRecords;
+  sources: readonly LocalRecordSource[];
+  /** An open record (pending, or a case not yet decided) is re-read this long after it was created. */
+  lookbackMs: number;
+}
 
 /**
- * Treasury's records for payments' reconciliation (check 3): internal only, system token, never
- * routed by the gateway. The scope travels explicitly, as in the ledger's journal reads.
+ * Check 3 over treasury's own records (float deposits, withdrawal cases), for payments'
+ * reconciliation: internal only, system token, never routed by the gateway. Only the mismatches
+ * and what was covered go back; treasury's records never cross HTTP.
  */
-export function businessRecordsRouter(sources: readonly BusinessRecordSource[]): Router {
-  const byType = new Map(sources.map((source) => [source.referenceType, source]));
-  const sourceOf = (referenceType: string): BusinessRecordSource => {
-    const source = byType.get(referenceType);
-    if (!source) throw new AppError('NOT_FOUND', `Treasury keeps no records of type ${referenceType}`);
-    return source;
-  };
+export function businessRecordsRouter(options: BusinessRecordsOptions): Router {
   const router = Router();
 
-  router.get('/internal/v1/business-records', (_request, response) => {
+  router.post('/internal/v1/business-records/check', async (request, response) => {
     requireSystem(response);
-    response.json({ data: [...byType.keys()] });
-  });
-
-  router.get('/internal/v1/business-records/:referenceType/finished', async (request, response) => {
-    requireSystem(response);
-    const source = sourceOf(request.params.referenceType);
-    const query = parseOrThrow(finishedRecordsQuerySchema, request.query, 'query');
-    response.json(await source.finishedPage({ tenantId: query.tenantId, environment: query.environment }, { cursor: query.cursor ?? null, limit: query.limit }));
-  });
-
-  router.post('/internal/v1/business-records/:referenceType/lookup', async (request, response) => {
-    requireSystem(response);
-    const source = sourceOf(request.params.referenceType);
-    const body = parseOrThrow(recordLookupBodySchema, request.body);
-    const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
-    response.json({ data: await source.byIds(scope, body.ids) });
+    const body = parseOrThrow(businessRecordsCheckBodySchema, request.body ?? {});
+    const scopes =
+      body.tenantId !== undefined && body.environment !== undefined
+        ? [{ tenantId: body.tenantId, environment: body.environment }]
+        : await scopesWithRecords(options.db, options.sources.map((source) => source.table));
+    const mismatches = new MismatchList(body.limit);
+    const coverage = await checkOwnRecords(options, scopes, body.mode, mismatches);
+    const answer: BusinessRecordsCheck = { mismatches: mismatches.items, coverage };
+    response.json(answer);
   });
 
   return router;
 }
+
+export const reconciliationConfigShape = {
+  /** Check 3 keeps re-reading an open float deposit or withdrawal case for this long after it was created. */
+  TREASURY_RECONCILIATION_LOOKBACK_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
+  /** Check 3's calls to the ledger (entries by id, entries naming a record); a full run's are longer. */
+  TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+};

@@ -176,14 +176,6 @@ export async function listFloatDeposits(db: Db, scope: TreasuryScope, filter: Fl
   return rows.map(fromRow);
 }
 
-/** Completed deposits of one scope, newest first, from before `beforeSeq`: reconciliation's page. */
-export async function completedFloatDepositsPage(db: Db, scope: TreasuryScope, page: { beforeSeq: string | null; limit: number }): Promise<StoredFloatDeposit[]> {
-  const query = db('float_deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, status: 'completed' }).orderBy('seq', 'desc').limit(page.limit).select(COLUMNS);
-  if (page.beforeSeq !== null) query.where('seq', '<', page.beforeSeq);
-  const rows: FloatDepositRow[] = await query;
-  return rows.map(fromRow);
-}
-
 /** Deposits by id, of any status; within the scope when one is given. */
 export async function floatDepositsByIds(db: Db, scope: TreasuryScope | null, ids: readonly string[]): Promise<StoredFloatDeposit[]> {
   if (ids.length === 0) return [];

@@ -261,14 +261,6 @@ export async function listWithdrawals(db: Db, scope: TreasuryScope, filter: With
   return rows.map(fromRow);
 }
 
-/** Cases of one scope whose hold posted, newest first, from before `beforeSeq`: reconciliation's page. */
-export async function postedWithdrawalsPage(db: Db, scope: TreasuryScope, page: { beforeSeq: string | null; limit: number }): Promise<StoredWithdrawal[]> {
-  const query = db('withdrawals').where({ tenant_id: scope.tenantId, environment: scope.environment }).whereNotNull('hold_entry_id').orderBy('seq', 'desc').limit(page.limit).select(COLUMNS);
-  if (page.beforeSeq !== null) query.where('seq', '<', page.beforeSeq);
-  const rows: WithdrawalRow[] = await query;
-  return rows.map(fromRow);
-}
-
 /** Cases by id, of any status; within the scope when one is given. */
 export async function withdrawalsByIds(db: Db, scope: TreasuryScope | null, ids: readonly string[]): Promise<StoredWithdrawal[]> {
   if (ids.length === 0) return [];

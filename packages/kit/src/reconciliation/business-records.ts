@@ -1,0 +1,419 @@
+import BigNumber from 'bignumber.js';
+import type { Knex } from 'knex';
+import { type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
+import type { Db } from '../db';
+import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
+
+// ---- Check 3 of api-decisions section 9, run by each service over its own records ----
+
+export type Mismatch = Record<string, unknown>;
+
+/** Collects mismatches up to a limit; a check stops adding once it is full. */
+export class MismatchList {
+  readonly items: Mismatch[] = [];
+  constructor(private readonly limit: number) {}
+
+  add(mismatch: Mismatch): void {
+    if (!this.full) this.items.push(mismatch);
+  }
+
+  get full(): boolean {
+    return this.items.length >= this.limit;
+  }
+}
+
+/** A record as check 3 needs it: its state, and what it meant to post for each step done. */
+export interface CheckedRecord extends RecordState {
+  seq: string;
+  createdAt: Date;
+  /** Whether it may still change (finish, post another step): watched for the lookback window. */
+  open: boolean;
+  postings: ExpectedPosting[];
+}
+
+/** One kind of record a service posts under its own reference type. */
+export interface LocalRecordSource {
+  referenceType: string;
+  /** Its table: id, tenant_id, environment, seq (bigserial) and created_at, indexed on (tenant_id, environment, seq). */
+  table: string;
+  /** Records by id, in any scope. */
+  byIds(db: Db, ids: readonly string[]): Promise<CheckedRecord[]>;
+}
+
+/** An entry naming a record, as the ledger lists them after a seq. */
+export interface NamingEntry {
+  journalEntryId: string;
+  seq: string;
+  tenantId: string;
+  environment: string;
+  reference: { type: string; id: string };
+}
+
+/** What check 3 asks of the ledger. */
+export interface JournalForRecords {
+  /** Entries by id in any scope (so a report can say an entry sits in another one). */
+  entries(ids: readonly string[]): Promise<Map<string, JournalEntry>>;
+  /** Per scope, the entries naming this type after the scope's seq, at most `limitPerScope`, seq order, and the snapshot they were read in. */
+  namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ data: NamingEntry[]; snapshot: SnapshotBounds }>;
+}
+
+export interface RecordsCoverage {
+  referenceType: string;
+  afterRecordSeq: string;
+  records: number;
+  afterEntrySeq: string;
+  entries: number;
+}
+
+export interface OwnRecordsCheckOptions {
+  db: Db;
+  journal: JournalForRecords;
+  sources: readonly LocalRecordSource[];
+  /** An open record (pending, or a case mid-way) is re-read this long after it was created. */
+  lookbackMs: number;
+  /** Records, and entries, read per scope per run; what is left waits for the next run. */
+  limitPerScope?: number;
+  now?: () => Date;
+}
+
+const MARKS_TABLE = 'reconciliation_marks';
+
+const OPEN_MAX = 10_000;
+const DEFAULT_LIMIT_PER_SCOPE = 50_000;
+
+/** The marks of check 3, per scope and record type, in the service's own database (a migration calls this). */
+export async function createReconciliationMarksTable(db: Knex): Promise<void> {
+  await db.raw(`
+    CREATE TABLE IF NOT EXISTS ${MARKS_TABLE} (
+      tenant_id            text NOT NULL,
+      environment          text NOT NULL,
+      reference_type       text NOT NULL,
+      record_verified_seq  bigint NOT NULL DEFAULT 0,
+      record_seen_seq      bigint NOT NULL DEFAULT 0,
+      record_seen_xmax     bigint NOT NULL DEFAULT 0,
+      entry_verified_seq   bigint NOT NULL DEFAULT 0,
+      entry_seen_seq       bigint NOT NULL DEFAULT 0,
+      entry_seen_xmax      bigint NOT NULL DEFAULT 0,
+      -- Records still open when last read, created within the lookback: [{"id", "createdAt"}].
+      open_records         jsonb NOT NULL DEFAULT '[]',
+      PRIMARY KEY (tenant_id, environment, reference_type)
+    )`);
+}
+
+interface Marks {
+  records: HighWater;
+  entries: HighWater;
+  open: Array<{ id: string; createdAt: string }>;
+}
+
+const scopeKey = (scope: { tenantId: string; environment: string }): string => `${scope.tenantId}|${scope.environment}`;
+const maxSeq = (seqs: readonly string[], floor: string): string => seqs.reduce((top, seq) => (BigInt(seq) > BigInt(top) ? seq : top), floor);
+const minSeq = (seqs: readonly string[]): string => seqs.reduce<string | null>((low, seq) => (low === null || BigInt(seq) < BigInt(low) ? seq : low), null) ?? '0';
+
+async function readMarks(db: Db, referenceType: string, scopes: readonly RecordScope[]): Promise<Map<string, Marks>> {
+  const result = await db.raw(
+    `SELECT m.tenant_id, m.environment, record_verified_seq::text, record_seen_seq::text, record_seen_xmax::text,
+            entry_verified_seq::text, entry_seen_seq::text, entry_seen_xmax::text, open_records
+       FROM ${MARKS_TABLE} m JOIN unnest(?::text[], ?::text[]) AS s(tenant_id, environment) ON s.tenant_id = m.tenant_id AND s.environment = m.environment
+      WHERE m.reference_type = ?`,
+    [scopes.map((scope) => scope.tenantId), scopes.map((scope) => scope.environment), referenceType],
+  );
+  const marks = new Map<string, Marks>();
+  for (const row of result.rows as Array<Record<string, string> & { open_records: Marks['open'] }>) {
+    marks.set(scopeKey({ tenantId: row.tenant_id as string, environment: row.environment as string }), {
+      records: { verifiedSeq: row.record_verified_seq as string, seenSeq: row.record_seen_seq as string, seenXmax: row.record_seen_xmax as string },
+      entries: { verifiedSeq: row.entry_verified_seq as string, seenSeq: row.entry_seen_seq as string, seenXmax: row.entry_seen_xmax as string },
+      open: row.open_records,
+    });
+  }
+  return marks;
+}
+
+async function writeMarks(db: Db, referenceType: string, marks: ReadonlyMap<string, Marks & RecordScope>): Promise<void> {
+  if (marks.size === 0) return;
+  const rows = [...marks.values()]
+    .sort((a, b) => scopeKey(a).localeCompare(scopeKey(b)))
+    .map((each) => ({
+      tenant_id: each.tenantId,
+      environment: each.environment,
+      reference_type: referenceType,
+      record_verified_seq: each.records.verifiedSeq,
+      record_seen_seq: each.records.seenSeq,
+      record_seen_xmax: each.records.seenXmax,
+      entry_verified_seq: each.entries.verifiedSeq,
+      entry_seen_seq: each.entries.seenSeq,
+      entry_seen_xmax: each.entries.seenXmax,
+      open_records: each.open,
+    }));
+  // Two runs at once both wrote marks their own reads justify: the last one stays.
+  await db.raw(
+    `INSERT INTO ${MARKS_TABLE} AS m
+     SELECT * FROM jsonb_to_recordset(?::jsonb) AS u(tenant_id text, environment text, reference_type text, record_verified_seq bigint, record_seen_seq bigint,
+       record_seen_xmax bigint, entry_verified_seq bigint, entry_seen_seq bigint, entry_seen_xmax bigint, open_records jsonb)
+     ON CONFLICT (tenant_id, environment, reference_type) DO UPDATE SET
+       record_verified_seq = EXCLUDED.record_verified_seq, record_seen_seq = EXCLUDED.record_seen_seq, record_seen_xmax = EXCLUDED.record_seen_xmax,
+       entry_verified_seq = EXCLUDED.entry_verified_seq, entry_seen_seq = EXCLUDED.entry_seen_seq, entry_seen_xmax = EXCLUDED.entry_seen_xmax,
+       open_records = EXCLUDED.open_records`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * Every (tenant, environment) with rows in these tables (records, and wallets: an entry may name a
+ * record in a scope that has none) or with marks: a loose index scan on an index of each table
+ * leading with (tenant_id, environment), one probe per scope.
+ */
+export async function scopesWithRecords(db: Db, tables: readonly string[]): Promise<RecordScope[]> {
+  const found = new Map<string, RecordScope>();
+  for (const table of [...tables, MARKS_TABLE]) {
+    const result = await db.raw(
+      `WITH RECURSIVE s AS (
+         (SELECT tenant_id, environment FROM ${table} ORDER BY tenant_id, environment LIMIT 1)
+         UNION ALL
+         SELECT n.tenant_id, n.environment FROM s CROSS JOIN LATERAL (
+           SELECT tenant_id, environment FROM ${table} t WHERE (t.tenant_id, t.environment) > (s.tenant_id, s.environment) ORDER BY tenant_id, environment LIMIT 1
+         ) n
+       ) SELECT tenant_id, environment FROM s`,
+    );
+    for (const row of result.rows as Array<{ tenant_id: string; environment: RecordScope['environment'] }>) found.set(scopeKey({ tenantId: row.tenant_id, environment: row.environment }), { tenantId: row.tenant_id, environment: row.environment });
+  }
+  return [...found.values()].sort((a, b) => scopeKey(a).localeCompare(scopeKey(b)));
+}
+
+/** Ids and seqs of the records after each scope's seq, in one snapshot whose bounds come along. */
+async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ rows: Array<{ id: string; seq: string; tenant_id: string; environment: string }>; snapshot: SnapshotBounds }> {
+  return db.transaction(
+    async (tx) => {
+      const snapshot = await snapshotBounds(tx);
+      // Index probes only: compiling the statement (JIT) would cost more than running it.
+      await tx.raw('SET LOCAL jit = off');
+      const result = await tx.raw(
+        `SELECT r.id, r.seq::text AS seq, r.tenant_id, r.environment
+           FROM unnest(?::text[], ?::text[], ?::bigint[]) AS s(tenant_id, environment, after_seq)
+           CROSS JOIN LATERAL (
+             SELECT id, seq, tenant_id, environment FROM ${table} r
+              WHERE r.tenant_id = s.tenant_id AND r.environment = s.environment AND r.seq > s.after_seq
+              ORDER BY r.seq LIMIT ?
+           ) r`,
+        [scopes.map((scope) => scope.tenantId), scopes.map((scope) => scope.environment), scopes.map((scope) => scope.afterSeq), limitPerScope],
+      );
+      return { rows: result.rows, snapshot };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
+}
+
+async function inBatches<Item, Result>(items: readonly Item[], size: number, work: (batch: Item[]) => Promise<Result[]>): Promise<Result[]> {
+  const batches: Item[][] = [];
+  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size));
+  const results: Result[] = [];
+  // A few at a time: the ledger answers them side by side without one run taking all its connections.
+  for (let start = 0; start < batches.length; start += 4) {
+    for (const each of await Promise.all(batches.slice(start, start + 4).map(work))) results.push(...each);
+  }
+  return results;
+}
+
+async function entriesByIds(journal: JournalForRecords, ids: readonly string[]): Promise<Map<string, JournalEntry>> {
+  const found = await inBatches([...new Set(ids)], JOURNAL_LOOKUP_MAX, async (batch) => [...(await journal.entries(batch)).entries()]);
+  return new Map(found);
+}
+
+// ---- comparing a record's postings with its entries ----
+
+function lineText(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
+  const wallet = line.walletId ? ` (${line.walletId})` : '';
+  return `${line.direction} ${line.accountName}${wallet} ${formatAmount(line.amount, line.currencyCode)} ${line.currencyCode}`;
+}
+
+/** Amounts compared as decimals, so `100`, `100.0` and `100.00` are one amount. */
+function lineKey(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
+  return JSON.stringify([line.direction, line.accountName, line.walletId ?? null, line.currencyCode, new BigNumber(line.amount).toFixed()]);
+}
+
+function lineDifferences(expected: readonly PostingLine[], actual: JournalEntry['lines']): { missing: string[]; unexpected: string[] } {
+  const remaining = new Map<string, Array<(typeof actual)[number]>>();
+  for (const line of actual) remaining.set(lineKey(line), [...(remaining.get(lineKey(line)) ?? []), line]);
+  const missing: string[] = [];
+  for (const line of expected) {
+    const matches = remaining.get(lineKey(line));
+    if (matches && matches.length > 0) matches.pop();
+    else missing.push(lineText(line));
+  }
+  return { missing, unexpected: [...remaining.values()].flat().map(lineText) };
+}
+
+/** How an entry differs from the posting its record meant, as mismatch fields; null when it is exactly that posting, in the record's own scope. */
+export function entryDifferences(posting: ExpectedPosting, entry: JournalEntry, record: { tenantId: string; environment: string }): Record<string, unknown> | null {
+  const problems: string[] = [];
+  const details: Record<string, unknown> = {};
+  if (entry.tenantId !== record.tenantId || entry.environment !== record.environment) {
+    problems.push('journal_entry_in_other_scope');
+    details.entryTenantId = entry.tenantId;
+    details.entryEnvironment = entry.environment;
+  }
+  if (entry.reference.type !== posting.reference.type || entry.reference.id !== posting.reference.id) {
+    problems.push('reference_differs');
+    details.entryReference = entry.reference;
+  }
+  if (entry.kind !== posting.kind) {
+    problems.push('kind_differs');
+    details.expectedKind = posting.kind;
+    details.entryKind = entry.kind;
+  }
+  const { missing, unexpected } = lineDifferences(posting.lines, entry.lines);
+  if (missing.length > 0 || unexpected.length > 0) {
+    problems.push('lines_differ');
+    details.missingLines = missing;
+    details.unexpectedLines = unexpected;
+    details.expectedLines = posting.lines.map(lineText);
+    details.entryLines = entry.lines.map(lineText);
+  }
+  return problems.length === 0 ? null : { differences: problems, ...details };
+}
+
+/** Every posting of these records against its entry; answers the records found wrong. */
+async function compareRecords(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
+  const entries = await entriesByIds(journal, records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId ? [posting.journalEntryId] : []))));
+  const wrong = new Set<string>();
+  for (const record of records) {
+    for (const posting of record.postings) {
+      const base = { referenceType, recordId: record.id, tenantId: record.tenantId, environment: record.environment, journalEntryId: posting.journalEntryId };
+      const entry = posting.journalEntryId === null ? undefined : entries.get(posting.journalEntryId);
+      const problem = posting.journalEntryId === null ? { problem: 'journal_entry_not_recorded' } : !entry ? { problem: 'journal_entry_not_found' } : entryDifferences(posting, entry, record);
+      if (problem === null) continue;
+      mismatches.add({ ...base, ...('problem' in problem ? problem : { problem: 'journal_entry_differs', ...problem }) });
+      wrong.add(record.id);
+    }
+  }
+  return wrong;
+}
+
+/** Entries naming a record: it must exist in their scope, be finished and name them back. Answers the entries found wrong. */
+function entriesPointAtRecords(referenceType: string, entries: readonly NamingEntry[], records: ReadonlyMap<string, CheckedRecord>, mismatches: MismatchList): Set<string> {
+  const wrong = new Set<string>();
+  for (const entry of entries) {
+    const base = { referenceType, recordId: entry.reference.id, tenantId: entry.tenantId, environment: entry.environment, journalEntryId: entry.journalEntryId };
+    const record = records.get(entry.reference.id);
+    let problem: Mismatch | null = null;
+    if (!record) problem = { problem: 'record_not_found' };
+    else if (record.tenantId !== entry.tenantId || record.environment !== entry.environment) problem = { problem: 'record_in_other_scope', recordTenantId: record.tenantId, recordEnvironment: record.environment };
+    else if (!record.finished) problem = { problem: 'record_not_finished', recordStatus: record.status };
+    else if (!record.journalEntryIds.includes(entry.journalEntryId)) problem = { problem: 'record_names_another_entry', recordJournalEntryIds: record.journalEntryIds };
+    if (problem) {
+      mismatches.add({ ...base, ...problem });
+      wrong.add(entry.journalEntryId);
+    }
+  }
+  return wrong;
+}
+
+async function recordsByIds(db: Db, source: LocalRecordSource, ids: readonly string[]): Promise<Map<string, CheckedRecord>> {
+  const found = await inBatches([...new Set(ids)], 1000, (batch) => source.byIds(db, batch));
+  return new Map(found.map((record) => [record.id, record]));
+}
+
+/**
+ * Check 3 for one source over these scopes, from its marks on: the records after the record mark
+ * and those still open within the lookback (each compared with the entries it names, asked of
+ * the ledger by id), and the entries naming this type after the entry mark (each pointed back
+ * at its record, whose posting it must be). The marks then move as the ledger's checkpoints do
+ * (advanceHighWater), never past something found wrong.
+ */
+async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage> {
+  const { db, journal } = options;
+  const limit = options.limitPerScope ?? DEFAULT_LIMIT_PER_SCOPE;
+  const now = (options.now ?? (() => new Date()))();
+  const marks = await readMarks(db, source.referenceType, scopes);
+  const markOf = (scope: RecordScope): Marks => marks.get(scopeKey(scope)) ?? { records: NO_HIGH_WATER, entries: NO_HIGH_WATER, open: [] };
+
+  const fresh = await recordsAfter(db, source.table, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).records.verifiedSeq })), limit);
+  const openIds = scopes.flatMap((scope) => markOf(scope).open.map((each) => each.id));
+  const records = await recordsByIds(db, source, [...fresh.rows.map((row) => row.id), ...openIds]);
+  const wrongRecords = await compareRecords(journal, source.referenceType, [...records.values()].filter((record) => record.postings.length > 0), mismatches);
+
+  const naming = await journal.namingEntries(source.referenceType, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).entries.verifiedSeq })), limit);
+  const named = await recordsByIds(db, source, naming.data.map((entry) => entry.reference.id).filter((id) => !records.has(id)));
+  for (const [id, record] of records) named.set(id, record);
+  const wrongEntries = entriesPointAtRecords(source.referenceType, naming.data, named, mismatches);
+  // An older record's new step: its posting is compared with the entry now, as a new record's is.
+  const later = naming.data.flatMap((entry) => {
+    const record = named.get(entry.reference.id);
+    return record && !records.has(record.id) && !wrongEntries.has(entry.journalEntryId) ? [{ ...record, postings: record.postings.filter((posting) => posting.journalEntryId === entry.journalEntryId) }] : [];
+  });
+  for (const id of await compareRecords(journal, source.referenceType, later, mismatches)) wrongRecords.add(id);
+  for (const entry of naming.data) if (wrongRecords.has(entry.reference.id)) wrongEntries.add(entry.journalEntryId);
+
+  const lookbackStart = now.getTime() - options.lookbackMs;
+  const next = new Map<string, Marks & RecordScope>();
+  for (const scope of scopes) {
+    const previous = markOf(scope);
+    const inScope = (record: { tenantId: string; environment: string }): boolean => scopeKey(record) === scopeKey(scope);
+    const freshRows = fresh.rows.filter((row) => row.tenant_id === scope.tenantId && row.environment === scope.environment);
+    const entries = naming.data.filter(inScope);
+    const heldRecords = freshRows.filter((row) => wrongRecords.has(row.id)).map((row) => row.seq);
+    const heldEntries = entries.filter((entry) => wrongEntries.has(entry.journalEntryId)).map((entry) => entry.seq);
+    const open = [...records.values()]
+      .filter((record) => inScope(record) && (wrongRecords.has(record.id) || (record.open && record.createdAt.getTime() >= lookbackStart)))
+      .slice(0, OPEN_MAX)
+      .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
+    next.set(scopeKey(scope), {
+      ...scope,
+      records: advanceHighWater(previous.records, { topSeq: maxSeq(freshRows.map((row) => row.seq), previous.records.verifiedSeq), snapshot: fresh.snapshot, holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null }),
+      entries: advanceHighWater(previous.entries, { topSeq: maxSeq(entries.map((entry) => entry.seq), previous.entries.verifiedSeq), snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
+      open,
+    });
+  }
+  await writeMarks(db, source.referenceType, next);
+  return {
+    referenceType: source.referenceType,
+    afterRecordSeq: minSeq(scopes.map((scope) => markOf(scope).records.verifiedSeq)),
+    records: records.size,
+    afterEntrySeq: minSeq(scopes.map((scope) => markOf(scope).entries.verifiedSeq)),
+    entries: naming.data.length,
+  };
+}
+
+/**
+ * Check 3 over a service's own records for these scopes. `full` reads every record and every
+ * entry naming one from zero, in batches, and leaves the marks as they are.
+ */
+export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mode: 'incremental' | 'full', mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage[]> {
+  const coverage: RecordsCoverage[] = [];
+  let done = 0;
+  for (const source of options.sources) {
+    const covered = mode === 'incremental' ? await checkSource(options, source, scopes, mismatches) : await checkSourceFromZero(options, source, scopes, mismatches, (records) => onProgress?.(done + records) ?? Promise.resolve());
+    done += covered.records;
+    coverage.push(covered);
+  }
+  return coverage;
+}
+
+async function checkSourceFromZero(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage> {
+  const { db, journal } = options;
+  const batch = 500;
+  let records = 0;
+  let entries = 0;
+  for (const scope of scopes) {
+    for (let afterSeq = '0'; ; ) {
+      const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], batch);
+      const found = await recordsByIds(db, source, page.rows.map((row) => row.id));
+      await compareRecords(journal, source.referenceType, [...found.values()].filter((record) => record.postings.length > 0), mismatches);
+      records += page.rows.length;
+      await onProgress?.(records);
+      const last = page.rows[page.rows.length - 1];
+      if (!last || page.rows.length < batch) break;
+      afterSeq = last.seq;
+    }
+    for (let afterSeq = '0'; ; ) {
+      const page = await journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
+      const named = await recordsByIds(db, source, page.data.map((entry) => entry.reference.id));
+      entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
+      entries += page.data.length;
+      const last = page.data[page.data.length - 1];
+      if (!last || page.data.length < batch) break;
+      afterSeq = last.seq;
+    }
+  }
+  return { referenceType: source.referenceType, afterRecordSeq: '0', records, afterEntrySeq: '0', entries };
+}

@@ -1,0 +1,84 @@
+import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import type { Db, Logger } from '@wallet/kit';
+import type { TenantScope } from '../journal/journal-store';
+import { fullLedgerChecks } from './full-check';
+import { ledgerResult } from './ledger-checks';
+
+/** Progress is written at most this often: a run is watched, not logged line by line. */
+const PROGRESS_EVERY_MS = 1000;
+const ERROR_MESSAGE_MAX = 2000;
+
+export interface FullRunsOptions {
+  db: Db;
+  logger: Logger;
+  batchSize: number;
+  pauseMs: number;
+}
+
+interface RunRow {
+  id: string;
+  state: ReconciliationRunState;
+  progress: unknown;
+  result: unknown;
+  error: string | null;
+}
+
+/**
+ * Background re-verifications of checks 1 and 2 from zero, one at a time per ledger instance
+ * (each already takes its share of the database; two would only halve each other's pace), each
+ * recorded in reconciliation_full_runs with its progress and result.
+ */
+export class FullRuns {
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly options: FullRunsOptions) {}
+
+  async start(scope: TenantScope | null): Promise<LedgerFullRun> {
+    const id = newId('reconciliationRun');
+    await this.options.db('reconciliation_full_runs').insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
+    this.queue = this.queue.then(() => this.run(id, scope));
+    return { id, state: 'queued', progress: null, result: null, error: null };
+  }
+
+  async find(id: string): Promise<LedgerFullRun | null> {
+    const row: RunRow | undefined = await this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'error');
+    if (!row) return null;
+    const progress = ledgerFullRunProgressSchema.safeParse(row.progress);
+    return { id: row.id, state: row.state, progress: progress.success ? progress.data : null, result: row.result === null ? null : reconciliationResultSchema.parse(row.result), error: row.error };
+  }
+
+  private async run(id: string, scope: TenantScope | null): Promise<void> {
+    const { db, logger } = this.options;
+    if (this.stopped) {
+      await db('reconciliation_full_runs').where({ id }).update({ state: 'failed', error: 'the ledger stopped before the run began', finished_at: db.fn.now() }).catch(() => undefined);
+      return;
+    }
+    let lastWrite = 0;
+    const onProgress = async (progress: LedgerFullRunProgress): Promise<void> => {
+      if (this.stopped) throw new Error('the ledger is stopping');
+      if (Date.now() - lastWrite < PROGRESS_EVERY_MS && progress.phase !== 'done') return;
+      lastWrite = Date.now();
+      await db('reconciliation_full_runs').where({ id }).update({ progress: JSON.stringify(progress) });
+    };
+    try {
+      await db('reconciliation_full_runs').where({ id }).update({ state: 'running', started_at: db.fn.now() });
+      const found = await fullLedgerChecks(db, scope, { batchSize: this.options.batchSize, pauseMs: this.options.pauseMs, onProgress });
+      const result = ledgerResult(found, found.coverage, new Date());
+      await db('reconciliation_full_runs').where({ id }).update({ state: 'succeeded', result: JSON.stringify(result), finished_at: db.fn.now() });
+      logger.info({ runId: id, status: result.status, coverage: found.coverage }, 'ledger full reconciliation finished');
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MESSAGE_MAX) || 'full reconciliation failed';
+      logger.warn({ runId: id, err: error }, 'ledger full reconciliation failed');
+      await db('reconciliation_full_runs')
+        .where({ id })
+        .update({ state: 'failed', error: message, finished_at: db.fn.now() })
+        .catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.queue;
+  }
+}

@@ -1,0 +1,191 @@
+import { ledgerFullRunSchema, type LedgerFullRun, reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
+import { signInternalToken } from '@wallet/kit';
+import { waitFor } from '@wallet/kit/testing';
+import { depositCommand, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+
+/**
+ * Checks 1 and 2 from checkpoints (the GET routes) and from zero (background full runs), over
+ * real PostgreSQL and RabbitMQ. Corruptions are written straight into the ledger's tables.
+ */
+let ledger: LedgerHarness;
+
+beforeAll(async () => {
+  // No pause between a full run's batches here: the tests wait for it.
+  ledger = await startLedgerHarness({ env: { LEDGER_RECONCILIATION_FULL_PAUSE_MS: '0', LEDGER_RECONCILIATION_FULL_BATCH: '3' } });
+});
+
+afterAll(async () => {
+  await ledger?.close();
+});
+
+async function reconcile(tenantId: string | null): Promise<ReconciliationResult> {
+  const answer = tenantId ? await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] }) : await ledger.get('/v1/system/ledger/reconciliation', { tenantId: null });
+  expect(answer.status).toBe(200);
+  return reconciliationResultSchema.parse(answer.body);
+}
+
+/**
+ * Runs until one reads nothing new: the checkpoints then stand past everything so far (they move
+ * to what a run saw once every transaction running then, in any database of the cluster, has ended).
+ */
+async function settle(tenantId: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const result = await reconcile(tenantId);
+      expect(result.status).toBe('ok');
+      return result.coverage?.journal?.entries === 0 ? true : undefined;
+    },
+    { what: 'a run that reads nothing new', intervalMs: 100 },
+  );
+}
+
+const statuses = (result: ReconciliationResult): string[] => result.checks.map((check) => `${check.name} ${check.status}`);
+
+function systemCall(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
+  const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
+  return fetch(`http://127.0.0.1:${ledger.service.port}${path}`, {
+    method,
+    headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function fullRun(tenantId: string | null): Promise<LedgerFullRun> {
+  const started = await systemCall('POST', '/internal/v1/reconciliation/full-runs', tenantId ? { tenantId, environment: 'test' } : {});
+  expect(started.status).toBe(202);
+  const { id } = ledgerFullRunSchema.parse(await started.json());
+  return waitFor(
+    async () => {
+      const run = ledgerFullRunSchema.parse(await (await systemCall('GET', `/internal/v1/reconciliation/full-runs/${id}`)).json());
+      return run.state === 'succeeded' || run.state === 'failed' ? run : undefined;
+    },
+    { what: `full run ${id}`, timeoutMs: 30_000 },
+  );
+}
+
+async function post(command: ReturnType<typeof depositCommand>): Promise<string> {
+  const result = await ledger.client.request(command);
+  expect(result.status).toBe('posted');
+  return result.journalEntryId as string;
+}
+
+async function walletAccount(tenantId: string, walletId: string): Promise<{ id: string; name: string }> {
+  return ledger.db('accounts').where({ tenant_id: tenantId, environment: 'test', wallet_id: walletId }).first('id', 'name');
+}
+
+describe('incremental checks 1 and 2', () => {
+  it('covers only the entries after the checkpoint, and says which', async () => {
+    const tenantId = newTenantId();
+    await post(depositCommand({ tenantId }, 'wl_cov_a', '50.00'));
+    await post(transferCommand({ tenantId }, 'wl_cov_a', 'wl_cov_b', '10.00', { fee: '0.50' }));
+    const first = await reconcile(tenantId);
+    expect(first.status).toBe('ok');
+    expect(first.coverage).toMatchObject({ mode: 'incremental', journal: { afterSeq: '0', entries: 2, lines: 6 } });
+
+    await settle(tenantId);
+
+    await post(transferCommand({ tenantId }, 'wl_cov_b', 'wl_cov_a', '1.00'));
+    const third = await reconcile(tenantId);
+    expect(third.status).toBe('ok');
+    expect(third.coverage?.journal).toMatchObject({ entries: 1, lines: 2, accounts: 2 });
+    expect(BigInt(third.coverage?.journal?.afterSeq ?? '0')).toBeGreaterThanOrEqual(BigInt(first.coverage?.journal?.throughSeq ?? 'x'));
+  });
+
+  it('finds a corrupted recent balance, of an account with new lines and of one without', async () => {
+    const tenantId = newTenantId();
+    await post(depositCommand({ tenantId }, 'wl_quiet', '30.00'));
+    await settle(tenantId);
+    const quiet = await walletAccount(tenantId, 'wl_quiet');
+    // wl_quiet has no line after its checkpoint; wl_busy's lines are all new.
+    await post(depositCommand({ tenantId }, 'wl_busy', '20.00'));
+    const busy = await walletAccount(tenantId, 'wl_busy');
+    await ledger.db('accounts').whereIn('id', [quiet.id, busy.id]).update({ balance: ledger.db.raw('balance + 1') });
+
+    const result = await reconcile(tenantId);
+    expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance ok']);
+    expect(result.checks[0]?.mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ accountId: quiet.id, materializedBalance: '31.00', sumOfLines: '30.00' }),
+        expect.objectContaining({ accountId: busy.id, materializedBalance: '21.00', sumOfLines: '20.00' }),
+      ]),
+    );
+    expect(result.checks[0]?.mismatches).toHaveLength(2);
+    // Still reported by the next run, and on the operator's surface: a checkpoint never absorbs a wrong balance.
+    expect((await reconcile(tenantId)).checks[0]?.mismatches).toHaveLength(2);
+    expect(JSON.stringify(await reconcile(null))).toContain(quiet.id);
+
+    await ledger.db('accounts').whereIn('id', [quiet.id, busy.id]).update({ balance: ledger.db.raw('balance - 1') });
+    expect((await reconcile(tenantId)).status).toBe('ok');
+  });
+
+  it('finds a recent entry edited in place, and keeps finding it until it is put back', async () => {
+    const tenantId = newTenantId();
+    await post(depositCommand({ tenantId }, 'wl_edit', '40.00'));
+    await settle(tenantId);
+    const entryId = await post(transferCommand({ tenantId }, 'wl_edit', 'wl_edit_to', '15.00'));
+    await ledger.db('journal_lines').where({ entry_id: entryId, direction: 'DR' }).update({ amount: '15.01' });
+
+    for (let round = 0; round < 2; round += 1) {
+      const result = await reconcile(tenantId);
+      expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
+      expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, debits: '15.01', credits: '15.00' })]));
+    }
+    await ledger.db('journal_lines').where({ entry_id: entryId, direction: 'DR' }).update({ amount: '15.00' });
+    expect((await reconcile(tenantId)).status).toBe('ok');
+  });
+});
+
+describe('full runs', () => {
+  it('find an old line edited in place that the incremental run has already passed', async () => {
+    const tenantId = newTenantId();
+    const old = await post(depositCommand({ tenantId }, 'wl_old', '70.00'));
+    await post(transferCommand({ tenantId }, 'wl_old', 'wl_old_to', '5.00', { fee: '0.25' }));
+    await settle(tenantId);
+
+    // Behind every checkpoint now: only a run from zero reads it again.
+    await ledger.db('journal_lines').where({ entry_id: old, direction: 'CR' }).update({ amount: '70.70' });
+    await post(depositCommand({ tenantId }, 'wl_new', '1.00'));
+    const incremental = await reconcile(tenantId);
+    expect(incremental.status).toBe('ok');
+    expect(incremental.coverage?.journal?.entries).toBe(1);
+
+    const run = await fullRun(tenantId);
+    expect(run.state).toBe('succeeded');
+    expect(run.progress).toMatchObject({ phase: 'done', entries: 3 });
+    const result = reconciliationResultSchema.parse(run.result);
+    expect(result.coverage).toMatchObject({ mode: 'full', journal: { afterSeq: '0', entries: 3, lines: 8 } });
+    expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
+    const account = await walletAccount(tenantId, 'wl_old');
+    expect(result.checks[0]?.mismatches).toEqual([expect.objectContaining({ accountId: account.id, materializedBalance: '64.75', sumOfLines: '65.45' })]);
+    expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: old, debits: '70.00', credits: '70.70' })]));
+
+    // The full run left the checkpoints at the true sums: the incremental run now sees it too.
+    expect(statuses(await reconcile(tenantId))).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
+    await ledger.db('journal_lines').where({ entry_id: old, direction: 'CR' }).update({ amount: '70.00' });
+    expect((await fullRun(tenantId)).result?.status).toBe('ok');
+    expect((await reconcile(tenantId)).status).toBe('ok');
+  });
+
+  it('finds a line whose account is missing', async () => {
+    const tenantId = newTenantId();
+    const entryId = await post(depositCommand({ tenantId }, 'wl_orphan_full', '2.00'));
+    await ledger.db('journal_lines').insert({ entry_id: entryId, line_no: 99, entry_seq: 0, account_id: 'acc_missing_full', direction: 'DR', amount: '0.01', currency_code: 'USD', balance_after: '0' });
+    try {
+      const run = await fullRun(tenantId);
+      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountId: 'acc_missing_full', problem: 'line without account' })]));
+    } finally {
+      await ledger.db('journal_lines').where({ entry_id: entryId, line_no: 99 }).delete();
+    }
+  });
+
+  it('across every tenant, shows its progress and finds nothing on a clean ledger', async () => {
+    const tenantId = newTenantId();
+    await post(depositCommand({ tenantId }, 'wl_all', '9.00'));
+    const run = await fullRun(null);
+    expect(run.state).toBe('succeeded');
+    expect(run.progress?.lines).toBeGreaterThan(0);
+    expect(run.progress?.linesEstimate).not.toBeUndefined();
+    expect(run.result).toMatchObject({ status: 'ok', coverage: { mode: 'full' } });
+    expect((await systemCall('GET', '/internal/v1/reconciliation/full-runs/rcr_NOPE')).status).toBe(404);
+  });
+});

@@ -1,0 +1,143 @@
+import { type LedgerFullRun, newId, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import type { Db, Logger } from '@wallet/kit';
+import type { LedgerJournal } from '../ledger/ledger-journal';
+import type { ReconciliationScope } from './reconciliation-store';
+import type { ReconciliationService } from './reconciliation-service';
+
+const ERROR_MESSAGE_MAX = 2000;
+/** How often the ledger's run is asked how far it is, and progress written. */
+const POLL_MS = 500;
+
+interface FullRunRow {
+  id: string;
+  tenant_id: string | null;
+  environment: ReconciliationScope['environment'] | null;
+  state: ReconciliationRunState;
+  progress: { ledger?: LedgerFullRun['progress']; records?: number };
+  result: unknown;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+function fromRow(row: FullRunRow): ReconciliationFullRun {
+  const result = row.result === null ? null : reconciliationResultSchema.parse(row.result);
+  return {
+    id: row.id,
+    kind: 'full',
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    state: row.state,
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    finishedAt: row.finished_at?.toISOString() ?? null,
+    progress: { ledger: row.progress.ledger ?? null, records: row.progress.records ?? 0 },
+    status: result?.status ?? null,
+    result,
+    error: row.error,
+  };
+}
+
+export interface FullRunsOptions {
+  db: Db;
+  logger: Logger;
+  ledger: LedgerJournal;
+  reconciliation: ReconciliationService;
+  /** Deadline of treasury's check of all its records, and of the ledger's part of the run. */
+  treasuryTimeoutMs: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Full re-verifications from zero, in the background, recorded in reconciliation_full_runs: the
+ * ledger re-verifies checks 1 and 2 (paced, see LEDGER_RECONCILIATION_FULL_PAUSE_MS) while this
+ * instance checks every business record (its own, and treasury's by treasury) and the bank
+ * evidence; then the four results make one, in the shape of a check asked now.
+ */
+export class ReconciliationFullRuns {
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly options: FullRunsOptions) {}
+
+  /** Starts a run, or answers the one already queued or running for the same scope: two would only halve each other's pace. */
+  async start(scope: ReconciliationScope | null): Promise<ReconciliationFullRun> {
+    // One older than a full run's deadline was left behind by an instance that stopped.
+    const going = this.options.db('reconciliation_full_runs')
+      .whereIn('state', ['queued', 'running'])
+      .where('created_at', '>', new Date(Date.now() - this.options.treasuryTimeoutMs))
+      .orderBy('id', 'desc');
+    if (scope) going.where({ tenant_id: scope.tenantId, environment: scope.environment });
+    else going.whereNull('tenant_id');
+    const existing: FullRunRow | undefined = await going.first();
+    if (existing) return fromRow(existing);
+    const id = newId('reconciliationRun');
+    const [row] = await this.options.db('reconciliation_full_runs')
+      .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' })
+      .returning('*');
+    const run = this.run(id, scope).finally(() => this.running.delete(run));
+    this.running.add(run);
+    return fromRow(row as FullRunRow);
+  }
+
+  /** A run by id; within the scope when one is given (a tenant sees only its own). */
+  async find(id: string, scope: ReconciliationScope | null): Promise<ReconciliationFullRun | null> {
+    const query = this.options.db('reconciliation_full_runs').where({ id });
+    if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
+    const row: FullRunRow | undefined = await query.first();
+    return row ? fromRow(row) : null;
+  }
+
+  private async update(id: string, fields: Record<string, unknown>): Promise<void> {
+    await this.options.db('reconciliation_full_runs').where({ id }).update(fields);
+  }
+
+  private async run(id: string, scope: ReconciliationScope | null): Promise<void> {
+    const { ledger, reconciliation, logger } = this.options;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const progress: { ledger: LedgerFullRun['progress']; records: number } = { ledger: null, records: 0 };
+    const writeProgress = () => this.update(id, { progress: JSON.stringify(progress) });
+    try {
+      await this.update(id, { state: 'running', started_at: this.options.db.fn.now() });
+      const ledgerRun = await ledger.startFullRun(scope);
+      let lastWrite = 0;
+      const records = await reconciliation.businessRecords(
+        scope,
+        'full',
+        async (count) => {
+          progress.records = count;
+          if (Date.now() - lastWrite < POLL_MS) return;
+          lastWrite = Date.now();
+          await writeProgress();
+        },
+        this.options.treasuryTimeoutMs,
+      );
+      const checkedAt = new Date();
+      const bankEvidence = await reconciliation.bankEvidence(scope, checkedAt);
+      let ledgerState = ledgerRun;
+      const deadline = Date.now() + this.options.treasuryTimeoutMs;
+      while (ledgerState.state === 'queued' || ledgerState.state === 'running') {
+        if (this.stopped) throw new Error('payments is stopping');
+        if (Date.now() > deadline) throw new Error(`the ledger's full run ${ledgerRun.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
+        await sleep(POLL_MS);
+        ledgerState = await ledger.fullRun(ledgerRun.id);
+        progress.ledger = ledgerState.progress;
+        await writeProgress();
+      }
+      if (ledgerState.state === 'failed' || !ledgerState.result) throw new Error(`the ledger's full run ${ledgerRun.id} failed: ${ledgerState.error ?? 'no result'}`);
+      const result = reconciliation.assemble(ledgerState.result, records, bankEvidence, checkedAt, 'full');
+      await this.update(id, { state: 'succeeded', progress: JSON.stringify(progress), result: JSON.stringify(result), finished_at: this.options.db.fn.now() });
+      logger.info({ runId: id, status: result.status, coverage: result.coverage }, 'full reconciliation finished');
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MESSAGE_MAX) || 'full reconciliation failed';
+      logger.warn({ runId: id, err: error }, 'full reconciliation failed');
+      await this.update(id, { state: 'failed', error: message, finished_at: this.options.db.fn.now() }).catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.running]);
+  }
+}
