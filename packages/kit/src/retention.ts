@@ -190,6 +190,19 @@ export function inboxRetentionRule(retentionDays: number): RetentionRule {
 
 export const INBOX_PROCESSED_AT_INDEX = 'inbox_processed_at_brin';
 
+/** How long a finished background reconciliation run (ledger's and payments' `reconciliation_full_runs`) is kept. */
+export const fullRunsRetentionConfigShape = {
+  RECONCILIATION_FULL_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+};
+
+/**
+ * Finished full runs older than the window; queued and running ones have no finished_at and
+ * stay. A run is asked for now and then, by hand: the table stays small, so no index.
+ */
+export function fullRunsRetentionRule(retentionDays: number): RetentionRule {
+  return { table: 'reconciliation_full_runs', column: 'finished_at', windowMs: daysMs(retentionDays), index: { kind: 'btree' } };
+}
+
 /**
  * Step of a migration with `transaction: false`: the index the inbox's retention finds old rows
  * by (rows arrive in processed_at order), built without holding back the consumers' inserts.

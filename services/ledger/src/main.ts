@@ -1,5 +1,5 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import { migrations } from '../migrations';
@@ -21,6 +21,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       name: 'ledger',
       port: { variable: 'LEDGER_PORT', defaultPort: 8092 },
       config: {
+        ...fullRunsRetentionConfigShape,
         LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
         LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
@@ -34,7 +35,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       migrations,
       topology: declareLedgerTopology,
       dbPoolMax: (config) => config.LEDGER_DB_POOL_MAX,
-      retention: (config) => [processedCommandsRetentionRule(config.LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS), inboxRetentionRule(config.INBOX_RETENTION_DAYS)],
+      retention: (config) => [
+        processedCommandsRetentionRule(config.LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS),
+        inboxRetentionRule(config.INBOX_RETENTION_DAYS),
+        fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
+      ],
       wire: async ({ config, db, broker, logger, metrics, relay }) => {
         new Gauge({
           name: 'ledger_dead_letter_queue_depth',

@@ -1,4 +1,4 @@
-import { idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -18,10 +18,15 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape, ...reconciliationRunsRetentionConfigShape },
+      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape, ...reconciliationRunsRetentionConfigShape, ...fullRunsRetentionConfigShape },
       migrations,
       topology: declarePaymentsTopology,
-      retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), reconciliationRunsRetentionRule(config.PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS)],
+      retention: (config) => [
+        idempotencyRetentionRule(),
+        inboxRetentionRule(config.INBOX_RETENTION_DAYS),
+        reconciliationRunsRetentionRule(config.PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS),
+        fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
+      ],
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
       wire: async ({ db, relay, ...parts }) => {
         const tenants = await startTenantReadModel({ db, relay, ...parts });

@@ -1,4 +1,4 @@
-import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, fullRunsRetentionRule, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { reconciliationRunsRetentionRule } from '../src/features/reconciliation/reconciliation-runs-retention';
@@ -46,4 +46,16 @@ it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox 
   expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
   expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
   expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);
+});
+
+it('deletes finished full runs past RECONCILIATION_FULL_RUN_RETENTION_DAYS; a queued or running run stays however old', async () => {
+  const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+  await db('reconciliation_full_runs').insert([
+    { id: 'rfr_old_done', state: 'succeeded', created_at: daysAgo(100), started_at: daysAgo(100), finished_at: daysAgo(100) },
+    { id: 'rfr_old_failed', state: 'failed', created_at: daysAgo(95), started_at: daysAgo(95), finished_at: daysAgo(95) },
+    { id: 'rfr_old_running', state: 'running', created_at: daysAgo(120), started_at: daysAgo(120), finished_at: null },
+    { id: 'rfr_recent', state: 'succeeded', created_at: daysAgo(2), started_at: daysAgo(2), finished_at: daysAgo(2) },
+  ]);
+  expect(await purgeRule(db, fullRunsRetentionRule(90))).toBe(2);
+  expect(await db('reconciliation_full_runs').orderBy('id').pluck('id')).toEqual(['rfr_old_running', 'rfr_recent']);
 });
