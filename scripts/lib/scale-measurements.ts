@@ -116,6 +116,9 @@ export async function fullRun(client: WalletClient, runsPath: string): Promise<s
   return run.state === 'succeeded' && run.status === 'ok' ? figures : `${figures}, ${run.state} ${run.status ?? ''} ${run.error ?? ''}`.trim();
 }
 
+/** Pages of the timed reads' size, so a short statement still has pages to go down. */
+const STATEMENT_WALK_PAGE = 50;
+
 interface StatementPage {
   data: unknown[];
   nextCursor: string | null;
@@ -131,7 +134,7 @@ export async function deepStatementCursor(client: WalletClient, walletId: string
   let linesDown = 0;
   let cursor: string | null = null;
   do {
-    const page = (await call(client, 'GET', `/v1/wallets/${walletId}/entries`, { limit: 200, ...(cursor ? { cursor } : {}) })).data as StatementPage;
+    const page = (await call(client, 'GET', `/v1/wallets/${walletId}/entries`, { limit: STATEMENT_WALK_PAGE, ...(cursor ? { cursor } : {}) })).data as StatementPage;
     linesDown += page.data.length;
     cursor = page.nextCursor;
     if (cursor) cursors.push({ cursor, linesDown });
