@@ -234,7 +234,7 @@ async function main(): Promise<void> {
     world.entries += history.transfers;
     say(`  built ${history.lines.toLocaleString('en-US')} lines (${history.transfers.toLocaleString('en-US')} transfers) in ${history.seconds.toFixed(1)} s: ${Math.round(history.lines / history.seconds).toLocaleString('en-US')} lines/s`);
     const { draftSeconds, postSeconds, recordWaitSeconds } = history.split;
-    say(`    drafting and decoding ${draftSeconds.toFixed(1)} s while the ledger's processBatch took ${postSeconds.toFixed(1)} s, then waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
+    say(`    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
     const caughtUp = await waitUntilCaughtUp(world);
     say(`  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`);
     const tenantCheck = await reconcileNow(world.big.client, '/v1/admin/reconciliation');

@@ -48,7 +48,7 @@ export interface HistoryFigures {
   middleAt: Date;
   /** Journal lines each wallet got. */
   linesByWallet: Map<string, number>;
-  /** Where the time went (overlapping): drafting and decoding commands here, the ledger's processBatch, waiting for payments' rows. */
+  /** Where the time went: drafting and decoding commands here, the ledger's processBatch, waiting for payments' rows. */
   split: { draftSeconds: number; postSeconds: number; recordWaitSeconds: number };
 }
 
@@ -155,89 +155,63 @@ function tenantPicker(tenants: readonly HistoryTenant[], remaining: number[]): (
   };
 }
 
-/** Drafted transfers and their decoded commands: one ledger transaction. */
-interface Batch {
-  drafts: Draft[];
-  commands: DecodedCommand[];
-}
-
-/** Transfers drafted between two yields to the event loop, so drafting overlaps the ledger's statements. */
-const DRAFTS_PER_TURN = 200;
-
 /**
  * Writes transfers until every tenant has its lines. Batches are posted one after the other;
- * the next batch is drafted while the ledger posts one, and payments' rows of a batch are
- * written while the ledger posts the next.
+ * payments' rows of a batch are written while the ledger posts the next. (Drafting the next
+ * batch while the ledger posted one was tried and gained nothing: on two cores the build is
+ * CPU-bound, and the ledger's processBatch is most of its time.)
  */
 export async function buildHistory(options: HistoryOptions, tenants: readonly HistoryTenant[]): Promise<HistoryFigures> {
   const terms = await Promise.all(tenants.map(async (tenant) => (await findTransferContext(options.paymentsDb, tenant, [], options.currencyCode)).terms));
   const remaining = tenants.map((tenant) => tenant.lines);
   const pick = tenantPicker(tenants, remaining);
   const goal = remaining.reduce((sum, lines) => sum + lines, 0);
-  const maxTransfers = options.maxTransfers ?? Number.POSITIVE_INFINITY;
-  const split = { draftSeconds: 0, postSeconds: 0, recordWaitSeconds: 0 };
-  let drafted = 0;
-  const canDraft = () => drafted < maxTransfers && remaining.some((left) => left > 0);
-
-  async function draftBatch(): Promise<Batch | null> {
-    if (!canDraft()) return null;
-    const batch: Batch = { drafts: [], commands: [] };
-    let turnStarted = performance.now();
-    while (batch.drafts.length < options.batchSize && canDraft()) {
-      const index = pick();
-      const draft = draftTransfer(tenants[index] as HistoryTenant, terms[index] as (typeof terms)[number], options.currencyCode);
-      remaining[index] = (remaining[index] as number) - draft.command.lines.length;
-      drafted += 1;
-      batch.drafts.push(draft);
-      batch.commands.push(decode(draft.command));
-      if (batch.drafts.length % DRAFTS_PER_TURN === 0) {
-        split.draftSeconds += (performance.now() - turnStarted) / 1000;
-        await new Promise((resolve) => setImmediate(resolve));
-        turnStarted = performance.now();
-      }
-    }
-    split.draftSeconds += (performance.now() - turnStarted) / 1000;
-    return batch;
-  }
-
-  async function post(batch: Batch): Promise<Awaited<ReturnType<typeof processBatch>>> {
-    const postStarted = performance.now();
-    const outcomes = await processBatch(options.ledgerDb, batch.commands);
-    split.postSeconds += (performance.now() - postStarted) / 1000;
-    return outcomes;
-  }
-
   const linesByWallet = new Map<string, number>();
   let lines = 0;
   let transfers = 0;
   let middleAt: Date | null = null;
   let recording: Promise<void> = Promise.resolve();
+  const maxTransfers = options.maxTransfers ?? Number.POSITIVE_INFINITY;
+  const more = (drafted: number) => transfers + drafted < maxTransfers && remaining.some((left) => left > 0);
   const started = performance.now();
-  let batch = await draftBatch();
-  while (batch) {
-    const [outcomes, next] = await Promise.all([post(batch), draftBatch()]);
+  const split = { draftSeconds: 0, postSeconds: 0, recordWaitSeconds: 0 };
+  let mark = performance.now();
+  const lap = (part: keyof typeof split): void => {
+    const now = performance.now();
+    split[part] += (now - mark) / 1000;
+    mark = now;
+  };
+  while (more(0)) {
+    const drafts: Draft[] = [];
+    while (drafts.length < options.batchSize && more(drafts.length)) {
+      const index = pick();
+      const draft = draftTransfer(tenants[index] as HistoryTenant, terms[index] as (typeof terms)[number], options.currencyCode);
+      remaining[index] = (remaining[index] as number) - draft.command.lines.length;
+      drafts.push(draft);
+    }
+    const commands = drafts.map((draft) => decode(draft.command));
+    lap('draftSeconds');
+    const outcomes = await processBatch(options.ledgerDb, commands);
+    lap('postSeconds');
     const finishedAt = new Date();
     const posted = new Map(outcomes.map((outcome) => [outcome.result.commandId, outcome.result]));
-    const entryIds = batch.drafts.map((draft) => {
+    const entryIds = drafts.map((draft) => {
       const result = posted.get(draft.command.commandId);
       if (result?.status !== 'posted' || !result.journalEntryId) throw new Error(`the ledger did not post transfer ${draft.transfer.id}: ${JSON.stringify(result)}`);
       return result.journalEntryId;
     });
-    const waitStarted = performance.now();
     await recording;
-    split.recordWaitSeconds += (performance.now() - waitStarted) / 1000;
-    recording = recordCompleted(options.paymentsDb, batch.drafts, entryIds, finishedAt);
-    for (const draft of batch.drafts) {
+    lap('recordWaitSeconds');
+    recording = recordCompleted(options.paymentsDb, drafts, entryIds, finishedAt);
+    for (const draft of drafts) {
       lines += draft.command.lines.length;
       for (const line of draft.command.lines) if (line.walletId) linesByWallet.set(line.walletId, (linesByWallet.get(line.walletId) ?? 0) + 1);
     }
-    transfers += batch.drafts.length;
+    transfers += drafts.length;
     if (middleAt === null && lines >= goal / 2) middleAt = finishedAt;
     options.onProgress?.(lines);
-    batch = next;
   }
-  const waitStarted = performance.now();
   await recording;
-  split.recordWaitSeconds += (performance.now() - waitStarted) / 1000;
+  lap('recordWaitSeconds');
   return { transfers, lines, seconds: (performance.now() - started) / 1000, middleAt: middleAt ?? new Date(), linesByWallet, split };
 }
