@@ -1,0 +1,263 @@
+/**
+ * Scale benchmark: the same measurements on an empty system and on one holding a long history.
+ * The whole system runs as the README starts it (scripts/start.ts); this process sets up tenants
+ * through the API, measures, then writes the history in bulk through the services' own code
+ * (scripts/lib/history-builder.ts: payments' drafting and posting command, the ledger's
+ * processBatch, payments' completed rows; the running services build their read models from
+ * the ledger's events) and measures again. Reconciliation must say ok after each phase, or the
+ * run fails.
+ *
+ *   npm run bench:scale   BENCH_SCALE_LINES=10000000 (the big tenant's journal lines)
+ *                         BENCH_SCALE_SMALL_TENANTS=50 BENCH_SCALE_SMALL_LINES=10000 (lines each)
+ *                         BENCH_SCALE_WALLETS=1000 BENCH_SCALE_SMALL_WALLETS=10
+ *                         BENCH_SCALE_BATCH=2000 (transfers per ledger transaction while building)
+ *                         BENCH_SCALE_NEW_ENTRIES=10000 (entries posted between two incremental reconciliations)
+ *                         BENCH_SCALE_READS=20 (each read timed this many times)
+ *                         BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10 BENCH_FEES=1
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { WalletClient } from '@wallet/sdk';
+import { Pool } from 'undici';
+import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
+import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, timeReads } from './lib/scale-measurements';
+import { createTenant, inParallel, type ScaleTenant } from './lib/scale-setup';
+import { databaseSize } from './lib/storage-report';
+import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
+import { closedLoop, type LoadTarget, openLoop } from './lib/transfer-load';
+
+const LINES = Number(process.env.BENCH_SCALE_LINES ?? 10_000_000);
+const SMALL_TENANTS = Number(process.env.BENCH_SCALE_SMALL_TENANTS ?? 50);
+const SMALL_LINES = Number(process.env.BENCH_SCALE_SMALL_LINES ?? 10_000);
+const WALLETS = Number(process.env.BENCH_SCALE_WALLETS ?? 1_000);
+const SMALL_WALLETS = Number(process.env.BENCH_SCALE_SMALL_WALLETS ?? 10);
+const BATCH = Number(process.env.BENCH_SCALE_BATCH ?? 2_000);
+const NEW_ENTRIES = Number(process.env.BENCH_SCALE_NEW_ENTRIES ?? 10_000);
+const READS = Number(process.env.BENCH_SCALE_READS ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 6_000);
+const RATE = Number(process.env.BENCH_RATE ?? 700);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const FEES = process.env.BENCH_FEES === '1';
+/** Each wallet's deposit: enough that no transfer of the history or the load is refused. */
+const FUNDS = '100000.00';
+const CATCH_UP_TIMEOUT_MS = Number(process.env.BENCH_SCALE_CATCH_UP_MS ?? 30 * 60_000);
+
+/**
+ * A reconciliation slower than the gateway's 10 s deadline is timed, not cut (the gateway's
+ * deadline at its maximum), and no scheduled all-tenant run starts in the middle of a
+ * measurement. Either can be set otherwise in the environment.
+ */
+const SYSTEM_SETTINGS: NodeJS.ProcessEnv = {
+  GATEWAY_UPSTREAM_TIMEOUT_MS: process.env.GATEWAY_UPSTREAM_TIMEOUT_MS ?? '120000',
+  PAYMENTS_RECONCILIATION_INTERVAL_MS: process.env.PAYMENTS_RECONCILIATION_INTERVAL_MS ?? '0',
+};
+
+const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+const amqpServerUrl = process.env.AMQP_URL ?? DEFAULT_AMQP_URL;
+const runId = `bench${Date.now().toString(36)}`;
+const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
+
+function say(line: string): void {
+  console.log(line);
+}
+
+/** The measurements of one phase, in the order they are printed. */
+type Row = [name: string, value: string];
+
+interface World {
+  system: RunningSystem;
+  platform: WalletClient;
+  big: ScaleTenant;
+  small: ScaleTenant[];
+  ledgerDb: Db;
+  paymentsDb: Db;
+  /** Entries the ledger has posted for this run's tenants, as the benchmark counts them. */
+  entries: number;
+}
+
+/** Posts `transfers` more transfers between the big tenant's wallets through the bulk path. */
+async function addTransfers(world: World, transfers: number): Promise<HistoryFigures> {
+  // At most six lines a transfer (with a fee and a commission): the count of transfers bounds it.
+  const tenant: HistoryTenant = { tenantId: world.big.tenantId, environment: 'test', wallets: world.big.wallets, lines: transfers * 6 };
+  const figures = await buildHistory({ ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', maxTransfers: transfers }, [tenant]);
+  world.entries += figures.transfers;
+  return figures;
+}
+
+interface AnalyticsAnswer {
+  currencies: Array<{ currencyCode: string; totals: { entryCount: number } }>;
+}
+
+/**
+ * Waits until the read models have every entry the benchmark made: payments has no pending
+ * transfer of the big tenant, and treasury's analytics count every entry of the run.
+ */
+async function waitUntilCaughtUp(world: World): Promise<number> {
+  const started = performance.now();
+  const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
+  let counted = -1;
+  for (;;) {
+    const pending = (await call(world.big.client, 'GET', '/v1/transfers', { status: 'pending', limit: 1 })).data as { data: unknown[] };
+    const analytics = (await call(world.platform, 'GET', '/v1/system/analytics', { environment: 'test' })).data as AnalyticsAnswer;
+    counted = analytics.currencies.reduce((sum, currency) => sum + currency.totals.entryCount, 0);
+    if (pending.data.length === 0 && counted >= world.entries) return (performance.now() - started) / 1000;
+    if (Date.now() > deadline) throw new Error(`the read models did not catch up: analytics count ${counted} of ${world.entries} entries, pending transfers ${pending.data.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Completed transfers and every database's bytes per transfer, after a VACUUM of each. */
+async function storageRows(world: World): Promise<Row[]> {
+  const counted = await world.paymentsDb.raw<{ rows: Array<{ count: string }> }>(`SELECT count(*) AS count FROM transfers WHERE status = 'completed'`);
+  const transfers = Number(counted.rows[0]?.count ?? 0);
+  const rows: Row[] = [['completed transfers (all tenants)', transfers.toLocaleString('en-US')]];
+  let all = 0;
+  for (const service of SERVICES) {
+    const size = await databaseSize(world.system.databaseUrl(service), service);
+    all += size.totalBytes;
+    rows.push([`bytes per transfer: ${service}`, (size.totalBytes / Math.max(1, transfers)).toFixed(0)]);
+  }
+  rows.push(['bytes per transfer: all databases', (all / Math.max(1, transfers)).toFixed(0)]);
+  return rows;
+}
+
+/**
+ * One phase's measurements, the same requests whatever the history: the transfer load, the
+ * reconciliations, the reads, the storage.
+ */
+async function measure(world: World, history: { middleAt: Date; statementDepth: number }): Promise<Row[]> {
+  const rows: Row[] = [];
+  const client = world.big.client;
+  rows.push(['calibration (64 MiB SHA-256, lower is faster)', `${calibrationMs().toFixed(0)} ms`]);
+
+  // The transfer path: the closed loop's rate and the open loop's tail, random pairs of the big tenant's wallets.
+  const target: LoadTarget = { client, wallets: world.big.wallets, hot: null, system: { runId, systemPid: world.system.process.pid } };
+  const warmUp = await closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) });
+  const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
+  const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: false });
+  const accepted = (figures: typeof closed) => Math.round(figures.acceptedPerSecond * figures.seconds);
+  world.entries += accepted(warmUp) + accepted(closed) + accepted(open);
+  rows.push([`closed loop, ${CONCURRENCY} in flight: completed transfers/s`, closed.completedPerSecond.toFixed(0)]);
+  rows.push(['closed loop: p50 / p99 ms', `${closed.p50.toFixed(1)} / ${closed.p99.toFixed(1)}`]);
+  rows.push([`open loop, ${RATE}/s offered: completed/s`, open.completedPerSecond.toFixed(0)]);
+  rows.push([`open loop, ${RATE}/s: p50 / p99 ms`, `${open.p50.toFixed(1)} / ${open.p99.toFixed(1)}`]);
+  rows.push(['transfers not answered 201 or 202', `${closed.refused} / ${open.refused}`]);
+  rows.push(['waiting for the read models (s)', (await waitUntilCaughtUp(world)).toFixed(1)]);
+
+  // Reconciliation asked now, with the load's entries new (it must say ok), then with NEW_ENTRIES more since.
+  const tenantFirst = await reconcileNow(world.big.client, '/v1/admin/reconciliation');
+  const systemFirst = await reconcileNow(world.platform, '/v1/system/reconciliation');
+  rows.push(['tenant reconciliation (GET), after the load', reconciliationCell(tenantFirst)]);
+  rows.push(['platform reconciliation (GET), after the load', reconciliationCell(systemFirst)]);
+  await addTransfers(world, NEW_ENTRIES);
+  await waitUntilCaughtUp(world);
+  rows.push([`tenant reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.big.client, '/v1/admin/reconciliation'))]);
+  rows.push([`platform reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.platform, '/v1/system/reconciliation'))]);
+  rows.push(['tenant full run (POST .../runs)', await orMissing(() => fullRun(world.big.client, '/v1/admin/reconciliation/runs'))]);
+  rows.push(['platform full run (POST .../runs)', await orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'))]);
+
+  // Reads of the big tenant, each timed READS times.
+  const wallet = world.big.wallets[1] ?? world.big.wallets[0];
+  if (!wallet) throw new Error('the big tenant has no wallet');
+  const deep = await deepStatementCursor(client, wallet.id, history.statementDepth);
+  const timed = async (read: () => Promise<unknown>) => formatTiming(await timeReads(READS, read));
+  rows.push(['statement, first page (limit 50)', await timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50 }))]);
+  const deepRead = await timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50, ...(deep.cursor ? { cursor: deep.cursor } : {}) }));
+  rows.push(['statement, a page deep in history (limit 50)', `${deepRead}, ${deep.linesDown.toLocaleString('en-US')} lines down`]);
+  const at = history.middleAt.toISOString();
+  rows.push(['balance as of the middle of the history', await orMissing(() => timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/balance`, { at })))]);
+  const windowFrom = new Date(history.middleAt.getTime() - 60_000).toISOString();
+  rows.push(['journal, no filter (limit 50)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50 }))]);
+  rows.push(['journal, kind=transfer & walletId', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'transfer', walletId: wallet.id }))]);
+  rows.push(['journal, kind=momo_deposit (oldest entries only)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' }))]);
+  rows.push(['journal, a minute mid-history (from/to)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at }))]);
+  rows.push(['analytics, tenant (last 30 days)', await timed(() => call(client, 'GET', '/v1/admin/analytics'))]);
+  rows.push(['analytics, platform (last 30 days)', await timed(() => call(world.platform, 'GET', '/v1/system/analytics', { environment: 'test' }))]);
+
+  rows.push(...(await storageRows(world)));
+  return rows;
+}
+
+function printSideBySide(empty: Row[], scale: Row[]): void {
+  const width = Math.max(...scale.map(([name]) => name.length));
+  const valueWidth = Math.max(18, ...empty.map(([, value]) => value.length));
+  say('');
+  say(`  ${'measurement'.padEnd(width)}  ${'empty system'.padEnd(valueWidth)}  at scale`);
+  for (const [index, [name, value]] of scale.entries()) say(`  ${name.padEnd(width)}  ${(empty[index]?.[1] ?? '').padEnd(valueWidth)}  ${value}`);
+}
+
+async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
+  const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+  const big = await createTenant(platform, system.baseUrl, { name: 'Big', slug: `big-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES }, pooledFetch(pool));
+  const small = await inParallel(Array.from({ length: SMALL_TENANTS }, (_, index) => index), 4, (index) =>
+    createTenant(platform, system.baseUrl, { name: `Small ${index}`, slug: `small-${index}-${runId}`, wallets: SMALL_WALLETS, funds: FUNDS, fees: FEES }, undefined),
+  );
+  const ledgerDb = createDb(system.databaseUrl('ledger'), { poolMax: 2, applicationName: 'bench-scale' });
+  const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 2, applicationName: 'bench-scale' });
+  const entries = big.wallets.length + small.reduce((sum, tenant) => sum + tenant.wallets.length, 0);
+  return { system, platform, big, small, ledgerDb, paymentsDb, entries };
+}
+
+async function main(): Promise<void> {
+  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn', extraEnv: SYSTEM_SETTINGS });
+  const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
+  let world: World | null = null;
+  try {
+    const setUpStarted = new Date();
+    world = await setUp(system, pool);
+    say('Scale benchmark: the same measurements on an empty system and with a long history');
+    say(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+    say('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this process on the same machine');
+    say(`  history: one tenant with ${LINES.toLocaleString('en-US')} journal lines over ${WALLETS} wallets, ${SMALL_TENANTS} tenants with ${SMALL_LINES.toLocaleString('en-US')} each over ${SMALL_WALLETS}`);
+    say(`  ${FEES ? 'default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : 'no fee schedule (BENCH_FEES=1 for one): two lines per transfer'}`);
+    say(`  load: closed loop ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop ${RATE}/s for ${SECONDS} s; reads timed ${READS} times each (p50, max)`);
+
+    say('  measuring the empty system');
+    const emptyMiddle = new Date((setUpStarted.getTime() + Date.now()) / 2);
+    const empty = await measure(world, { middleAt: emptyMiddle, statementDepth: Number.POSITIVE_INFINITY });
+
+    say(`  building the history (${BATCH} transfers per ledger transaction)`);
+    const tenants: HistoryTenant[] = [
+      { tenantId: world.big.tenantId, environment: 'test', wallets: world.big.wallets, lines: LINES },
+      ...world.small.map((tenant) => ({ tenantId: tenant.tenantId, environment: 'test' as const, wallets: tenant.wallets, lines: SMALL_LINES })),
+    ];
+    const goal = LINES + SMALL_TENANTS * SMALL_LINES;
+    let reported = 0;
+    const onProgress = (lines: number): void => {
+      if (lines - reported < goal / 10) return;
+      reported = lines;
+      say(`    ${lines.toLocaleString('en-US')} lines`);
+    };
+    const history = await buildHistory({ ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', onProgress }, tenants);
+    world.entries += history.transfers;
+    say(`  built ${history.lines.toLocaleString('en-US')} lines (${history.transfers.toLocaleString('en-US')} transfers) in ${history.seconds.toFixed(1)} s: ${Math.round(history.lines / history.seconds).toLocaleString('en-US')} lines/s`);
+    const { draftSeconds, postSeconds, recordWaitSeconds } = history.split;
+    say(`    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
+    const caughtUp = await waitUntilCaughtUp(world);
+    say(`  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`);
+    const tenantCheck = await reconcileNow(world.big.client, '/v1/admin/reconciliation');
+    const systemCheck = await reconcileNow(world.platform, '/v1/system/reconciliation');
+    say(`  reconciliation after the build: tenant ${tenantCheck.status} (${tenantCheck.ms.toFixed(0)} ms), platform ${systemCheck.status} (${systemCheck.ms.toFixed(0)} ms)`);
+
+    say('  measuring at scale');
+    const wallet = world.big.wallets[1] ?? world.big.wallets[0];
+    const statementDepth = Math.floor(0.9 * (history.linesByWallet.get(wallet?.id ?? '') ?? 0));
+    const scale = await measure(world, { middleAt: history.middleAt, statementDepth });
+    printSideBySide(empty, scale);
+  } finally {
+    await pool.close();
+    await world?.ledgerDb.destroy();
+    await world?.paymentsDb.destroy();
+    await system.stop();
+    // A history of millions of lines is gigabytes on a shared machine: dropped whatever happened.
+    if (process.env.BENCH_SCALE_KEEP === '1') say(`  databases ${runId}_* kept (BENCH_SCALE_KEEP=1)`);
+    else await dropSystem(serverUrl, amqpServerUrl, runId);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
