@@ -68,7 +68,7 @@ export async function createTenant(platform: WalletClient, baseUrl: string, plan
     await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
     await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
   }
-  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage'], environment: 'test' });
+  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment: 'test' });
   const client = new WalletClient({
     baseUrl,
     auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
