@@ -1,6 +1,6 @@
-import { journalEntryLookupSchema, journalReferencePageSchema } from '@wallet/contracts';
+import { journalEntryLookupSchema } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
-import { depositCommand, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import { depositCommand, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness } from './support';
 
 /** Real: PostgreSQL, RabbitMQ and the ledger service in-process, called over HTTP as payments calls it. */
 let ledger: LedgerHarness;
@@ -66,47 +66,3 @@ describe('POST /internal/v1/journal/entries/lookup', () => {
   });
 });
 
-describe('GET /internal/v1/journal/references', () => {
-  it('pages every entry naming one type of record, per scope or across tenants, in a stable order', async () => {
-    const tenantA = newTenantId();
-    const tenantB = newTenantId();
-    await post(depositCommand({ tenantId: tenantA }, 'wl_ref_a', '100.00'));
-    await post(depositCommand({ tenantId: tenantB }, 'wl_ref_b', '100.00'));
-    const transfers = [
-      transferCommand({ tenantId: tenantA }, 'wl_ref_a', 'wl_ref_a2', '1.00'),
-      transferCommand({ tenantId: tenantA }, 'wl_ref_a', 'wl_ref_a2', '2.00'),
-      transferCommand({ tenantId: tenantA }, 'wl_ref_a', 'wl_ref_a2', '3.00'),
-      transferCommand({ tenantId: tenantB }, 'wl_ref_b', 'wl_ref_b2', '4.00'),
-    ];
-    const entryIds: string[] = [];
-    for (const command of transfers) entryIds.push(await post(command));
-
-    const scopedPages: string[][] = [];
-    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
-      const query = new URLSearchParams({ referenceType: 'transfer', limit: '2', tenantId: tenantA, environment: 'test', ...(cursor ? { cursor } : {}) });
-      const page = journalReferencePageSchema.parse((await call('GET', `/internal/v1/journal/references?${query.toString()}`)).body);
-      scopedPages.push(page.data.map((reference) => reference.reference.id));
-      cursor = page.nextCursor;
-    }
-    expect(scopedPages).toEqual([[transfers[0]?.reference.id, transfers[1]?.reference.id], [transfers[2]?.reference.id]]);
-
-    const all: string[] = [];
-    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
-      const query = new URLSearchParams({ referenceType: 'transfer', limit: '1', ...(cursor ? { cursor } : {}) });
-      const page = journalReferencePageSchema.parse((await call('GET', `/internal/v1/journal/references?${query.toString()}`)).body);
-      expect(page.data.length).toBeLessThanOrEqual(1);
-      all.push(...page.data.map((reference) => reference.journalEntryId));
-      cursor = page.nextCursor;
-    }
-    expect(all.filter((id) => entryIds.includes(id)).sort()).toEqual([...entryIds].sort());
-    expect(new Set(all).size).toBe(all.length);
-
-    const deposits = journalReferencePageSchema.parse((await call('GET', `/internal/v1/journal/references?referenceType=deposit&tenantId=${tenantB}&environment=test`)).body);
-    expect(deposits.data).toEqual([expect.objectContaining({ tenantId: tenantB, environment: 'test', kind: 'momo_deposit', reference: expect.objectContaining({ type: 'deposit' }) })]);
-  });
-
-  it('refuses a malformed cursor and a tenant token', async () => {
-    expect((await call('GET', '/internal/v1/journal/references?referenceType=transfer&cursor=nonsense')).body.error.code).toBe('INVALID_CURSOR');
-    expect((await call('GET', '/internal/v1/journal/references?referenceType=transfer', { token: token('tenant', newTenantId()) })).status).toBe(403);
-  });
-});

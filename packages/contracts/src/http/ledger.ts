@@ -157,9 +157,7 @@ export const journalEntryLookupSchema = z.object({ data: z.array(journalEntrySch
 /** Reference types are the business records' own names (`transfer`, `deposit`, ...). */
 export const referenceTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
-/** `GET /internal/v1/journal/references`: every entry naming a record of one type, oldest first. */
-export const journalReferenceQuerySchema = pageQuerySchema.extend({ referenceType: referenceTypeSchema, ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
-export type JournalReferenceQuery = z.infer<typeof journalReferenceQuerySchema>;
+/** An entry naming a business record, as `POST /internal/v1/journal/references/after` lists them. */
 export const journalReferenceSchema = z.object({
   journalEntryId: z.string(),
   tenantId: z.string(),
@@ -169,7 +167,6 @@ export const journalReferenceSchema = z.object({
   createdAt: z.string(),
 });
 export type JournalReference = z.infer<typeof journalReferenceSchema>;
-export const journalReferencePageSchema = pageSchema(journalReferenceSchema);
 
 /** A background run's state: queued, running, then succeeded (checks ran, whatever they found) or failed (they could not run). */
 export const reconciliationRunStateSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);

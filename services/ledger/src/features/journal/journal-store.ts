@@ -147,13 +147,6 @@ export async function findEntries(db: Db, scope: TenantScope | null, ids: readon
   return rows.map((row) => toEntry(row, lines.get(row.id) ?? []));
 }
 
-/** Where a listing of references stopped: the last entry's position in (tenant, environment, seq) order. */
-export interface ReferencePosition {
-  tenantId: string;
-  environment: Environment;
-  seq: string;
-}
-
 export interface JournalReferenceRow {
   journalEntryId: string;
   tenantId: string;
@@ -161,31 +154,6 @@ export interface JournalReferenceRow {
   kind: JournalKind;
   reference: { type: string; id: string };
   createdAt: string;
-  position: ReferencePosition;
-}
-
-/**
- * The entries naming a business record of this type, in (tenant, environment, seq) order, so
- * the same keyset walks one scope or all of them on one index. Returns one row more than asked.
- */
-export async function listReferences(db: Db, scope: TenantScope | null, filter: { referenceType: string; after?: ReferencePosition | undefined; limit: number }): Promise<JournalReferenceRow[]> {
-  const query = db('journal_entries')
-    .where('reference_type', filter.referenceType)
-    .orderBy([{ column: 'tenant_id' }, { column: 'environment' }, { column: 'seq' }])
-    .limit(filter.limit + 1)
-    .select('seq', 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'created_at');
-  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  if (filter.after) query.whereRaw('(tenant_id, environment, seq) > (?, ?, ?)', [filter.after.tenantId, filter.after.environment, filter.after.seq]);
-  const rows: Array<Omit<EntryRow, 'reverses_entry_id'>> = await query;
-  return rows.map((row) => ({
-    journalEntryId: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    kind: row.kind,
-    reference: { type: row.reference_type, id: row.reference_id },
-    createdAt: row.created_at.toISOString(),
-    position: { tenantId: row.tenant_id, environment: row.environment, seq: row.seq },
-  }));
 }
 
 /**
@@ -196,7 +164,7 @@ export async function listReferences(db: Db, scope: TenantScope | null, filter: 
 export async function referencesAfter(
   db: Db,
   filter: { referenceType: string; scopes: ReadonlyArray<TenantScope & { afterSeq: string }>; limitPerScope: number },
-): Promise<{ data: Array<Omit<JournalReferenceRow, 'position'> & { seq: string }>; snapshot: SnapshotBounds }> {
+): Promise<{ data: Array<JournalReferenceRow & { seq: string }>; snapshot: SnapshotBounds }> {
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
