@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createReconciliationMarksTable } from '@wallet/kit';
+import { createFullRunsTable, createReconciliationMarksTable } from '@wallet/kit';
 
 /**
  * Check 3's marks (how far payments' records and the entries naming them were verified), and
@@ -11,19 +11,8 @@ export async function up(db: Knex): Promise<void> {
   await db.raw(`
     CREATE INDEX IF NOT EXISTS bank_statement_lines_unused_scope ON bank_statement_lines (tenant_id, environment, id) WHERE deposit_id IS NULL;
     CREATE INDEX IF NOT EXISTS bank_statement_lines_unused ON bank_statement_lines (id) WHERE deposit_id IS NULL;
-    CREATE TABLE IF NOT EXISTS reconciliation_full_runs (
-      id           text PRIMARY KEY,
-      tenant_id    text,
-      environment  text,
-      state        text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
-      progress     jsonb NOT NULL DEFAULT '{}',
-      result       jsonb,
-      error        text,
-      created_at   timestamptz NOT NULL DEFAULT now(),
-      started_at   timestamptz,
-      finished_at  timestamptz
-    );
   `);
+  await createFullRunsTable(db);
 }
 
 export async function down(db: Knex): Promise<void> {

@@ -100,6 +100,26 @@ export async function createReconciliationMarksTable(db: Knex): Promise<void> {
     )`);
 }
 
+/**
+ * Background reconciliation runs (the ledger's checks 1-2, payments' whole run): one row a run,
+ * its state, progress and result. The same table in each service that runs them.
+ */
+export async function createFullRunsTable(db: Knex): Promise<void> {
+  await db.raw(`
+    CREATE TABLE IF NOT EXISTS reconciliation_full_runs (
+      id           text PRIMARY KEY,
+      tenant_id    text,
+      environment  text,
+      state        text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+      progress     jsonb NOT NULL DEFAULT '{}',
+      result       jsonb,
+      error        text,
+      created_at   timestamptz NOT NULL DEFAULT now(),
+      started_at   timestamptz,
+      finished_at  timestamptz
+    )`);
+}
+
 interface Marks {
   records: HighWater;
   entries: HighWater;
