@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import type { Knex } from 'knex';
-import { type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
+import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -38,6 +38,47 @@ export interface LocalRecordSource {
   table: string;
   /** Records by id, in any scope. */
   byIds(db: Db, ids: readonly string[]): Promise<CheckedRecord[]>;
+}
+
+/** A record that posts one entry when it completes (a transfer, a deposit, a float deposit). */
+export interface SingleEntryRecord {
+  id: string;
+  seq: string;
+  tenantId: string;
+  environment: Environment;
+  status: string;
+  createdAt: Date;
+  journalEntryId: string | null;
+}
+
+/**
+ * The source of such records: a completed one has exactly the entry `posting` builds, a pending
+ * one may still complete, any other (rejected, failed) never posts.
+ */
+export function singleEntrySource<Row extends SingleEntryRecord>(options: {
+  referenceType: string;
+  table: string;
+  rowsByIds: (db: Db, ids: readonly string[]) => Promise<Row[]>;
+  posting: (row: Row) => Omit<ExpectedPosting, 'journalEntryId'>;
+}): LocalRecordSource {
+  return {
+    referenceType: options.referenceType,
+    table: options.table,
+    async byIds(db, ids) {
+      return (await options.rowsByIds(db, ids)).map((row) => ({
+        id: row.id,
+        seq: row.seq,
+        tenantId: row.tenantId,
+        environment: row.environment,
+        status: row.status,
+        createdAt: row.createdAt,
+        finished: row.status === 'completed',
+        open: row.status === 'pending',
+        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+        postings: row.status === 'completed' ? [{ journalEntryId: row.journalEntryId, ...options.posting(row) }] : [],
+      }));
+    },
+  };
 }
 
 /** An entry naming a record, as the ledger lists them after a seq. */

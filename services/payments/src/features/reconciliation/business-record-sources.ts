@@ -1,5 +1,5 @@
 import type { ExpectedPosting } from '@wallet/contracts';
-import type { LocalRecordSource } from '@wallet/kit';
+import { type LocalRecordSource, singleEntrySource } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
@@ -12,12 +12,12 @@ import {
   transfersByIds,
 } from './reconciliation-store';
 
-function expectedTransferPosting(transfer: ReconciledTransfer): ExpectedPosting {
+function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
   const command = transferPostCommand(transfer, { ...transfer.from, status: 'active' }, { ...transfer.to, status: 'active' });
-  return { journalEntryId: transfer.journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
+  return { kind: command.kind, reference: command.reference, lines: command.lines };
 }
 
-function expectedDepositPosting(deposit: ReconciledDeposit): ExpectedPosting {
+function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'journalEntryId'> {
   const isMomo = deposit.source === 'momo';
   const command = depositPostingCommand({
     depositId: deposit.id,
@@ -27,48 +27,12 @@ function expectedDepositPosting(deposit: ReconciledDeposit): ExpectedPosting {
     amount: deposit.amount,
     charge: { fee: deposit.fee, commission: deposit.commission, scheduleId: null, ruleId: null },
   });
-  return { journalEntryId: deposit.journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
+  return { kind: command.kind, reference: command.reference, lines: command.lines };
 }
 
-/** Transfers: a completed one has exactly the entry its posting builder makes; a pending one may still complete. */
-export const transferSource: LocalRecordSource = {
-  referenceType: 'transfer',
-  table: 'transfers',
-  async byIds(db, ids) {
-    return (await transfersByIds(db, null, ids)).map((row) => ({
-      id: row.id,
-      seq: row.seq,
-      tenantId: row.tenantId,
-      environment: row.environment,
-      status: row.status,
-      createdAt: row.createdAt,
-      finished: row.status === 'completed',
-      open: row.status === 'pending',
-      journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-      postings: row.status === 'completed' ? [expectedTransferPosting(row)] : [],
-    }));
-  },
-};
+export const transferSource = singleEntrySource({ referenceType: 'transfer', table: 'transfers', rowsByIds: (db, ids) => transfersByIds(db, null, ids), posting: transferPosting });
 
-/** Deposits, as transfers: a rejected one never posts, a pending one may still complete. */
-export const depositSource: LocalRecordSource = {
-  referenceType: 'deposit',
-  table: 'deposits',
-  async byIds(db, ids) {
-    return (await depositsByIds(db, null, ids)).map((row) => ({
-      id: row.id,
-      seq: row.seq,
-      tenantId: row.tenantId,
-      environment: row.environment,
-      status: row.status,
-      createdAt: row.createdAt,
-      finished: row.status === 'completed',
-      open: row.status === 'pending',
-      journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-      postings: row.status === 'completed' ? [expectedDepositPosting(row)] : [],
-    }));
-  },
-};
+export const depositSource = singleEntrySource({ referenceType: 'deposit', table: 'deposits', rowsByIds: (db, ids) => depositsByIds(db, null, ids), posting: depositPosting });
 
 /**
  * The steps a payout case has taken, in order: the hold once posted; the decision (settle when
