@@ -7,47 +7,20 @@
  *
  *   npm run bench:gateway          BENCH_REQUESTS=4000 BENCH_CONCURRENCY=32 BENCH_ROUNDS=2
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase } from '@wallet/kit';
-import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { WalletClient } from '@wallet/sdk';
+import { dropSystem, percentile, startSystem } from './lib/system';
 
-const ROOT = path.resolve(__dirname, '..');
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
 
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 const amqpServerUrl = process.env.AMQP_URL ?? DEFAULT_AMQP_URL;
 const runId = `benchgw${Date.now().toString(36)}`;
 const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
-
-function databaseUrl(name: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${runId}_${name}`;
-  return url.toString();
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
 
 interface Figures {
   label: string;
@@ -75,40 +48,11 @@ async function drive(label: string, client: WalletClient): Promise<Figures> {
   return { label, perSecond: REQUESTS / seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) };
 }
 
-async function waitForReady(url: string, system: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (system.exitCode !== null) throw new Error('the system exited while starting');
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('the system did not become ready within 90 s');
-}
-
 async function main(): Promise<void> {
-  process.env.WALLET_TEST_DATABASE_URL = serverUrl;
-  process.env.WALLET_TEST_AMQP_URL = amqpServerUrl;
-  process.env.WALLET_TEST_RUN_ID = runId;
-  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' };
-  for (const service of SERVICES) {
-    const url = databaseUrl(service);
-    await ensureDatabase(url);
-    env[`${service.toUpperCase()}_DATABASE_URL`] = url;
-  }
-  env.AMQP_URL = await createTestVhost('gateway');
-  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
-  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
-  for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
-
-  const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
-  const system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const { baseUrl } = system;
   const results: Figures[] = [];
   try {
-    await waitForReady(baseUrl, system);
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const slug = `bench-${runId}`;
     const tenant = await platform.system.tenants.create({ name: 'Bench', slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '1000000' } });
@@ -130,9 +74,7 @@ async function main(): Promise<void> {
       results.push(await drive(`signed request, round ${round}`, signed));
     }
   } finally {
-    const exited = new Promise((resolve) => system.once('exit', resolve));
-    system.kill('SIGTERM');
-    await exited;
+    await system.stop();
   }
 
   console.log('');
@@ -146,11 +88,7 @@ async function main(): Promise<void> {
   const signedRate = mean('signed');
   console.log(`\n  mean: secret ${secretRate.toFixed(0)}/s, signed ${signedRate.toFixed(0)}/s, signed/secret = ${(signedRate / secretRate).toFixed(2)}`);
 
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  for (const service of SERVICES) await admin.query(`DROP DATABASE IF EXISTS "${runId}_${service}" WITH (FORCE)`);
-  await admin.end();
-  await dropRunVhosts(amqpServerUrl, runId);
+  await dropSystem(serverUrl, amqpServerUrl, runId);
 }
 
 main().catch((error: unknown) => {
