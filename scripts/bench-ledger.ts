@@ -143,17 +143,17 @@ async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<bo
     const balances = new Map<string, BigNumber>();
     // Lock in a fixed order (by name) so concurrent transactions cannot deadlock.
     const keys = [...new Set(command.lines.map((line) => line.walletId ?? line.accountName))].sort();
-    const byKey = new Map<string, { id: string; normal: string; balance: BigNumber; nonNegative: boolean }>();
+    const byKey = new Map<string, { id: string; num: string; normal: string; balance: BigNumber; nonNegative: boolean }>();
     for (const key of keys) {
       const isWallet = key.startsWith('wl_');
       const found = await client.query(
         isWallet
-          ? 'SELECT id, normal_side, balance, non_negative FROM accounts WHERE tenant_id = $1 AND environment = $2 AND wallet_id = $3 FOR UPDATE'
-          : "SELECT id, normal_side, balance, non_negative FROM accounts WHERE tenant_id = $1 AND environment = $2 AND currency_code = 'USD' AND name = $3 AND wallet_id IS NULL FOR UPDATE",
+          ? 'SELECT id, num, normal_side, balance, non_negative FROM accounts WHERE tenant_id = $1 AND environment = $2 AND wallet_id = $3 FOR UPDATE'
+          : "SELECT id, num, normal_side, balance, non_negative FROM accounts WHERE tenant_id = $1 AND environment = $2 AND currency_code = 'USD' AND name = $3 AND wallet_id IS NULL FOR UPDATE",
         [command.tenantId, command.environment, key],
       );
-      const row = found.rows[0] as { id: string; normal_side: string; balance: string; non_negative: boolean };
-      byKey.set(key, { id: row.id, normal: row.normal_side, balance: new BigNumber(row.balance), nonNegative: row.non_negative });
+      const row = found.rows[0] as { id: string; num: string; normal_side: string; balance: string; non_negative: boolean };
+      byKey.set(key, { id: row.id, num: row.num, normal: row.normal_side, balance: new BigNumber(row.balance), nonNegative: row.non_negative });
     }
     for (const line of command.lines) {
       const account = byKey.get(line.walletId ?? line.accountName) as { id: string; normal: string; balance: BigNumber; nonNegative: boolean };
@@ -169,18 +169,18 @@ async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<bo
     }
     const entryId = newId('journalEntry');
     const entry = await client.query(
-      `INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING seq`,
+      `INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, md5($7)::uuid, now()) RETURNING seq`,
       [entryId, command.tenantId, command.environment, command.kind, command.reference.type, command.reference.id, command.commandId],
     );
     const seq = (entry.rows[0] as { seq: string }).seq;
     const running = new Map<string, BigNumber>();
     for (const [index, line] of command.lines.entries()) {
-      const account = byKey.get(line.walletId ?? line.accountName) as { id: string; normal: string; balance: BigNumber };
+      const account = byKey.get(line.walletId ?? line.accountName) as { id: string; num: string; normal: string; balance: BigNumber };
       const after = (running.get(account.id) ?? account.balance)[line.direction === account.normal ? 'plus' : 'minus'](line.amount);
       running.set(account.id, after);
       await client.query(
-        'INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [entryId, seq, index + 1, account.id, line.direction, line.amount, line.currencyCode, after.toFixed()],
+        'INSERT INTO journal_lines (entry_seq, line_no, account_num, direction, amount, balance_after) VALUES ($1, $2, $3, $4, $5, $6)',
+        [seq, index + 1, account.num, line.direction, line.amount, after.toFixed()],
       );
     }
     for (const [id, balance] of balances) await client.query('UPDATE accounts SET balance = $2 WHERE id = $1', [id, balance.toFixed()]);

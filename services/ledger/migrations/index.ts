@@ -5,6 +5,7 @@ import * as indexJournalReferences from './20261201120000_index_journal_referenc
 import * as accountsLastPostedAt from './20261205120000_accounts_last_posted_at';
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationCheckpoints from './20261226120000_reconciliation_checkpoints';
+import * as compactJournal from './20261230120000_compact_journal';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   { name: '20261205120000_accounts_last_posted_at', ...accountsLastPostedAt },
   { name: '20261226120000_reconciliation_checkpoints', ...reconciliationCheckpoints },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
+  { name: '20261230120000_compact_journal', ...compactJournal },
 ];

@@ -27,10 +27,11 @@ interface StampedLine {
 async function linesOf(accountId: string): Promise<StampedLine[]> {
   const rows: Array<{ entry_id: string; balance_after: string; created_at: Date }> = await ledger
     .db('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .where('l.account_id', accountId)
+    .join('journal_entries as e', 'e.seq', 'l.entry_seq')
+    .join('accounts as a', 'a.num', 'l.account_num')
+    .where('a.id', accountId)
     .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
-    .select('l.entry_id', 'l.balance_after', 'e.created_at');
+    .select('e.id as entry_id', 'l.balance_after', 'e.created_at');
   return rows.map((row) => ({ entryId: row.entry_id, balanceAfter: row.balance_after, stampMs: row.created_at.getTime() }));
 }
 
@@ -147,13 +148,13 @@ describe('the lookup on a long history', () => {
     // Entry i is stamped base + 2i ms and leaves the balance at i; odd milliseconds fall between entries.
     await ledger.db.raw(
       `WITH e AS (
-         INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_id, created_at)
-         SELECT ? || i, ?, 'test', 'adjustment', 'synthetic', 'r' || i, ? || i, ?::timestamptz + (2 * i) * interval '1 millisecond'
+         INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_key, created_at)
+         SELECT ? || i, ?, 'test', 'adjustment', 'synthetic', 'r' || i, md5(? || i)::uuid, ?::timestamptz + (2 * i) * interval '1 millisecond'
            FROM generate_series(1, ?::int) AS i
          RETURNING id, seq
        )
-       INSERT INTO journal_lines (entry_id, line_no, entry_seq, account_id, direction, amount, currency_code, balance_after)
-       SELECT e.id, 1, e.seq, ?, 'CR', 1, 'USD', substr(e.id, length(?) + 1)::numeric FROM e`,
+       INSERT INTO journal_lines (entry_seq, line_no, account_num, direction, amount, balance_after)
+       SELECT e.seq, 1, (SELECT num FROM accounts WHERE id = ?), 'CR', 1, substr(e.id, length(?) + 1)::numeric FROM e`,
       [`je_${tenantId}_`, tenantId, `cmd-${tenantId}-`, new Date(base).toISOString(), LINES, id, `je_${tenantId}_`],
     );
     await ledger.db.raw('ANALYZE journal_lines, journal_entries');

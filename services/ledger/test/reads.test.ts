@@ -1,7 +1,7 @@
 import amqp from 'amqplib';
 import { TOPOLOGY, type TenantEventV1 } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import { depositCommand, entrySeqOf, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
 
 describe('ledger reads', () => {
   let ledger: LedgerHarness;
@@ -102,10 +102,11 @@ describe('ledger reads', () => {
   it('finds a journal line whose account is missing', async () => {
     const tenantId = newTenantId();
     const entryId = (await ledger.client.request(depositCommand({ tenantId }, 'wl_orphan', '1.00'))).journalEntryId as string;
-    await ledger.db('journal_lines').insert({ entry_id: entryId, line_no: 99, entry_seq: 0, account_id: 'acc_missing', direction: 'DR', amount: '0.01', currency_code: 'USD', balance_after: '0' });
+    const entrySeq = await entrySeqOf(ledger.db, entryId);
+    await ledger.db('journal_lines').insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999999', direction: 'DR', amount: '0.01', balance_after: '0' });
     const result = await ledger.get('/v1/ledger/reconciliation', { tenantId });
-    expect(result.body.checks[1].mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, problem: 'line without account' })]));
-    await ledger.db('journal_lines').where({ entry_id: entryId, line_no: 99 }).delete();
+    expect(result.body.checks[1].mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountNum: '999999999', problem: 'line without account' })]));
+    await ledger.db('journal_lines').where({ entry_seq: entrySeq, line_no: 99 }).delete();
   });
 
   it('provisions the system accounts of every allowed currency on tenant.created and tenant.updated, once', async () => {

@@ -1,7 +1,7 @@
 import { ledgerFullRunSchema, type LedgerFullRun, reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import { depositCommand, entrySeqOf, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
 
 /**
  * Checks 1 and 2 from checkpoints (the GET routes) and from zero (background full runs), over
@@ -123,14 +123,14 @@ describe('incremental checks 1 and 2', () => {
     await post(depositCommand({ tenantId }, 'wl_edit', '40.00'));
     await settle(tenantId);
     const entryId = await post(transferCommand({ tenantId }, 'wl_edit', 'wl_edit_to', '15.00'));
-    await ledger.db('journal_lines').where({ entry_id: entryId, direction: 'DR' }).update({ amount: '15.01' });
+    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' }).update({ amount: '15.01' });
 
     for (let round = 0; round < 2; round += 1) {
       const result = await reconcile(tenantId);
       expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
       expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, debits: '15.01', credits: '15.00' })]));
     }
-    await ledger.db('journal_lines').where({ entry_id: entryId, direction: 'DR' }).update({ amount: '15.00' });
+    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' }).update({ amount: '15.00' });
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 });
@@ -143,7 +143,7 @@ describe('full runs', () => {
     await settle(tenantId);
 
     // Behind every checkpoint now: only a run from zero reads it again.
-    await ledger.db('journal_lines').where({ entry_id: old, direction: 'CR' }).update({ amount: '70.70' });
+    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' }).update({ amount: '70.70' });
     await post(depositCommand({ tenantId }, 'wl_new', '1.00'));
     const incremental = await reconcile(tenantId);
     expect(incremental.status).toBe('ok');
@@ -161,7 +161,7 @@ describe('full runs', () => {
 
     // The full run left the checkpoints at the true sums: the incremental run now sees it too.
     expect(statuses(await reconcile(tenantId))).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
-    await ledger.db('journal_lines').where({ entry_id: old, direction: 'CR' }).update({ amount: '70.00' });
+    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' }).update({ amount: '70.00' });
     expect((await fullRun(tenantId)).result?.status).toBe('ok');
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
@@ -169,12 +169,13 @@ describe('full runs', () => {
   it('finds a line whose account is missing', async () => {
     const tenantId = newTenantId();
     const entryId = await post(depositCommand({ tenantId }, 'wl_orphan_full', '2.00'));
-    await ledger.db('journal_lines').insert({ entry_id: entryId, line_no: 99, entry_seq: 0, account_id: 'acc_missing_full', direction: 'DR', amount: '0.01', currency_code: 'USD', balance_after: '0' });
+    const entrySeq = await entrySeqOf(ledger.db, entryId);
+    await ledger.db('journal_lines').insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999998', direction: 'DR', amount: '0.01', balance_after: '0' });
     try {
       const run = await fullRun(tenantId);
-      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountId: 'acc_missing_full', problem: 'line without account' })]));
+      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountNum: '999999998', problem: 'line without account' })]));
     } finally {
-      await ledger.db('journal_lines').where({ entry_id: entryId, line_no: 99 }).delete();
+      await ledger.db('journal_lines').where({ entry_seq: entrySeq, line_no: 99 }).delete();
     }
   });
 

@@ -124,6 +124,13 @@ export async function walletBalance(db: Db, tenantId: string, walletId: string, 
   return row ? new BigNumber(row.balance as string).toFixed() : null;
 }
 
+/** The seq of an entry, which its lines are keyed by. */
+export async function entrySeqOf(db: Db, entryId: string): Promise<string> {
+  const row: { seq: string } | undefined = await db('journal_entries').where({ id: entryId }).first('seq');
+  if (!row) throw new Error(`no entry ${entryId}`);
+  return row.seq;
+}
+
 /**
  * The ledger's invariants, checked straight in the database: every entry balances per currency,
  * every materialized balance equals the sum of its lines, no wallet below zero, and no command
@@ -132,21 +139,21 @@ export async function walletBalance(db: Db, tenantId: string, walletId: string, 
 export async function ledgerInvariantViolations(db: Db): Promise<string[]> {
   const problems: string[] = [];
   const unbalanced = await db.raw(`
-    SELECT entry_id, currency_code FROM journal_lines GROUP BY entry_id, currency_code
-    HAVING SUM(CASE WHEN direction = 'DR' THEN amount ELSE -amount END) <> 0`);
-  for (const row of unbalanced.rows) problems.push(`entry ${row.entry_id} does not balance in ${row.currency_code}`);
+    SELECT l.entry_seq, a.currency_code FROM journal_lines l LEFT JOIN accounts a ON a.num = l.account_num GROUP BY l.entry_seq, a.currency_code
+    HAVING SUM(CASE WHEN l.direction = 'DR' THEN l.amount ELSE -l.amount END) <> 0`);
+  for (const row of unbalanced.rows) problems.push(`entry #${row.entry_seq} does not balance in ${row.currency_code}`);
   const drifted = await db.raw(`
     SELECT a.id, a.balance::text, COALESCE(SUM(CASE WHEN l.direction = a.normal_side THEN l.amount ELSE -l.amount END), 0)::text AS computed
-      FROM accounts a LEFT JOIN journal_lines l ON l.account_id = a.id
+      FROM accounts a LEFT JOIN journal_lines l ON l.account_num = a.num
      GROUP BY a.id HAVING a.balance <> COALESCE(SUM(CASE WHEN l.direction = a.normal_side THEN l.amount ELSE -l.amount END), 0)`);
   for (const row of drifted.rows) problems.push(`account ${row.id} balance ${row.balance} != lines ${row.computed}`);
   const negative = await db.raw(`SELECT id, balance::text FROM accounts WHERE wallet_id IS NOT NULL AND balance < 0`);
   for (const row of negative.rows) problems.push(`wallet account ${row.id} is negative: ${row.balance}`);
-  const doubled = await db.raw(`SELECT command_id, COUNT(*) AS n FROM journal_entries GROUP BY command_id HAVING COUNT(*) > 1`);
-  for (const row of doubled.rows) problems.push(`command ${row.command_id} posted ${row.n} entries`);
-  const unrecorded = await db.raw(`SELECT e.command_id FROM journal_entries e LEFT JOIN processed_commands p ON p.command_id = e.command_id WHERE p.command_id IS NULL`);
-  for (const row of unrecorded.rows) problems.push(`entry of command ${row.command_id} has no recorded result`);
-  const mismatched = await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_id = p.command_id
+  const doubled = await db.raw(`SELECT command_key, COUNT(*) AS n FROM journal_entries GROUP BY command_key HAVING COUNT(*) > 1`);
+  for (const row of doubled.rows) problems.push(`command ${row.command_key} posted ${row.n} entries`);
+  const unrecorded = await db.raw(`SELECT e.id FROM journal_entries e LEFT JOIN processed_commands p ON md5(p.command_id)::uuid = e.command_key WHERE p.command_id IS NULL`);
+  for (const row of unrecorded.rows) problems.push(`entry ${row.id} has no recorded result`);
+  const mismatched = await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_key = md5(p.command_id)::uuid
      WHERE (p.result->>'status' = 'posted') <> (e.id IS NOT NULL) OR (e.id IS NOT NULL AND p.result->>'journalEntryId' <> e.id)`);
   for (const row of mismatched.rows) problems.push(`recorded result of ${row.command_id} does not match the journal`);
   return problems;

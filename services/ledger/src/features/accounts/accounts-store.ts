@@ -66,11 +66,11 @@ export interface StatementLineRow {
 /** A wallet account's lines, newest first, each with the balance right after it. */
 export async function statementLines(db: Db, account: LedgerAccount, page: { before?: { seq: string; lineNo: number } | undefined; limit: number }): Promise<StatementLineRow[]> {
   const query = db('journal_lines as l')
-    .join('journal_entries as e', 'e.id', 'l.entry_id')
-    .where('l.account_id', account.id)
+    .join('journal_entries as e', 'e.seq', 'l.entry_seq')
+    .where('l.account_num', db('accounts').select('num').where('id', account.id))
     .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
     .limit(page.limit + 1)
-    .select('l.entry_id', 'e.kind', 'l.direction', 'l.amount', 'l.balance_after', 'e.created_at', 'l.entry_seq', 'l.line_no');
+    .select('e.id as entry_id', 'e.kind', 'l.direction', 'l.amount', 'l.balance_after', 'e.created_at', 'l.entry_seq', 'l.line_no');
   if (page.before) {
     const { seq, lineNo } = page.before;
     query.whereRaw('(l.entry_seq, l.line_no) < (?::bigint, ?::smallint)', [seq, lineNo]);

@@ -7,7 +7,7 @@ export interface LineAt {
 }
 
 /**
- * Bisects the account's lines by entry_seq on journal_lines_account (account_id, entry_seq DESC,
+ * Bisects the account's lines by entry_seq on journal_lines_account (account_num, entry_seq DESC,
  * line_no DESC): each step is one seek for the newest line at or below a seq and one primary-key
  * read of its entry's stamp, so about log2 of the account's span of seqs in steps (at most some
  * 40), however long its history, and no index beyond the journal's own. It is exact because
@@ -22,14 +22,14 @@ export interface LineAt {
 const BISECT_SQL = `
 WITH RECURSIVE newest AS (
   SELECT l.entry_seq, e.created_at <= ?::timestamptz AS at_or_before
-    FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-   WHERE l.account_id = ?
+    FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+   WHERE l.account_num = (SELECT num FROM accounts WHERE id = ?)
    ORDER BY l.entry_seq DESC, l.line_no DESC
    LIMIT 1
 ), oldest AS (
   SELECT l.entry_seq, e.created_at <= ?::timestamptz AS at_or_before
-    FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-   WHERE l.account_id = ?
+    FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+   WHERE l.account_num = (SELECT num FROM accounts WHERE id = ?)
    ORDER BY l.entry_seq, l.line_no
    LIMIT 1
 ), bisect(lo, hi) AS (
@@ -44,23 +44,24 @@ WITH RECURSIVE newest AS (
       SELECT m.mid, l.entry_seq, COALESCE(e.created_at <= ?::timestamptz, true) AS at_or_before
         FROM (SELECT (b.lo + b.hi + 1) / 2 AS mid) m
         LEFT JOIN LATERAL (
-          SELECT entry_id, entry_seq FROM journal_lines
-           WHERE account_id = ? AND entry_seq <= m.mid
+          SELECT entry_seq FROM journal_lines
+           WHERE account_num = (SELECT num FROM accounts WHERE id = ?) AND entry_seq <= m.mid
            ORDER BY entry_seq DESC, line_no DESC
            LIMIT 1
         ) l ON true
-        LEFT JOIN journal_entries e ON e.id = l.entry_id
+        LEFT JOIN journal_entries e ON e.seq = l.entry_seq
     ) probe
    WHERE b.lo < b.hi
 )
-SELECT l.entry_id, l.balance_after
+SELECT e.id AS entry_id, l.balance_after
   FROM bisect b
   JOIN LATERAL (
-    SELECT entry_id, balance_after FROM journal_lines
-     WHERE account_id = ? AND entry_seq <= b.lo
+    SELECT entry_seq, balance_after FROM journal_lines
+     WHERE account_num = (SELECT num FROM accounts WHERE id = ?) AND entry_seq <= b.lo
      ORDER BY entry_seq DESC, line_no DESC
      LIMIT 1
   ) l ON true
+  JOIN journal_entries e ON e.seq = l.entry_seq
  WHERE b.lo = b.hi`;
 
 /** The lookup as one statement (tests explain it); `at` is an ISO 8601 instant as balanceMomentSchema leaves it. */

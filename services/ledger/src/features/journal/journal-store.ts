@@ -1,6 +1,18 @@
 import { type Environment, formatAmount, type JournalEntry, type JournalKind, type Direction } from '@wallet/contracts';
 import { type Db, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
 
+/**
+ * journal_entries_scope_seq is keyed by this hash of an entry's tenant and environment (4 bytes
+ * where the two columns take 35), then seq: a query names it to range-scan one scope's entries in
+ * seq order. The columns are still compared, so two scopes sharing a hash only cost rows read.
+ */
+export function scopeKeySql(alias: string): string {
+  return `hashtext(${alias}.tenant_id || '/' || ${alias}.environment)`;
+}
+
+/** The scope key of a tenant and environment bound as two parameters. */
+export const BOUND_SCOPE_KEY_SQL = "hashtext(?::text || '/' || ?::text)";
+
 /** Every read of tenant data is bounded by one tenant and one environment. */
 export interface TenantScope {
   tenantId: string;
@@ -20,7 +32,7 @@ interface EntryRow {
 }
 
 interface LineRow {
-  entry_id: string;
+  entry_seq: string;
   line_no: number;
   account_id: string;
   account_name: string;
@@ -40,15 +52,16 @@ export interface JournalFilter {
   limit: number;
 }
 
-async function linesOf(db: Db, entryIds: string[]): Promise<Map<string, LineRow[]>> {
+/** The lines of the entries with these seqs, by entry seq; a line's currency is its account's. */
+async function linesOf(db: Db, entrySeqs: string[]): Promise<Map<string, LineRow[]>> {
   const byEntry = new Map<string, LineRow[]>();
-  if (entryIds.length === 0) return byEntry;
+  if (entrySeqs.length === 0) return byEntry;
   const rows: LineRow[] = await db('journal_lines as l')
-    .join('accounts as a', 'a.id', 'l.account_id')
-    .whereIn('l.entry_id', entryIds)
-    .orderBy([{ column: 'l.entry_id' }, { column: 'l.line_no' }])
-    .select('l.entry_id', 'l.line_no', 'l.account_id', 'a.name as account_name', 'a.wallet_id', 'l.direction', 'l.amount', 'l.currency_code');
-  for (const row of rows) byEntry.set(row.entry_id, [...(byEntry.get(row.entry_id) ?? []), row]);
+    .join('accounts as a', 'a.num', 'l.account_num')
+    .whereIn('l.entry_seq', entrySeqs)
+    .orderBy([{ column: 'l.entry_seq' }, { column: 'l.line_no' }])
+    .select(db.raw('l.entry_seq::text AS entry_seq'), 'l.line_no', 'a.id as account_id', 'a.name as account_name', 'a.wallet_id', 'l.direction', 'l.amount', 'a.currency_code');
+  for (const row of rows) byEntry.set(row.entry_seq, [...(byEntry.get(row.entry_seq) ?? []), row]);
   return byEntry;
 }
 
@@ -101,6 +114,7 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
   if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
   if (filter.environment !== undefined) query.where('e.environment', filter.environment);
+  if (filter.tenantId !== undefined && filter.environment !== undefined) query.whereRaw(`${scopeKeySql('e')} = ${BOUND_SCOPE_KEY_SQL}`, [filter.tenantId, filter.environment]);
   if (filter.kind) query.where('e.kind', filter.kind);
   if (filter.referenceType) query.where('e.reference_type', filter.referenceType);
   if (filter.referenceId) query.where('e.reference_id', filter.referenceId);
@@ -109,7 +123,7 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
   if (filter.accountName || filter.walletId) {
     query.whereExists(function linesOnAccount() {
-      this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.id', 'l.account_id').whereRaw('l.entry_id = e.id');
+      this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.num', 'l.account_num').whereRaw('l.entry_seq = e.seq');
       if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
       if (filter.environment !== undefined) this.where('a.environment', filter.environment);
       if (filter.accountName) this.where('a.name', filter.accountName);
@@ -117,8 +131,8 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
     });
   }
   const rows: EntryRow[] = await query;
-  const lines = await linesOf(db, rows.map((row) => row.id));
-  return rows.map((row) => ({ ...toEntry(row, lines.get(row.id) ?? []), seq: row.seq }));
+  const lines = await linesOf(db, rows.map((row) => row.seq));
+  return rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
 }
 
 export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<JournalEntry | null> {
@@ -131,10 +145,10 @@ export async function findEntryAcrossTenants(db: Db, id: string): Promise<Journa
 }
 
 async function selectEntry(db: Db, where: { id: string; tenant_id?: string; environment?: Environment }): Promise<JournalEntry | null> {
-  const row: EntryRow | undefined = await db('journal_entries').where(where).first();
+  const row: EntryRow | undefined = await db('journal_entries').where(where).first(db.raw('seq::text AS seq'), 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'reverses_entry_id', 'created_at');
   if (!row) return null;
-  const lines = await linesOf(db, [row.id]);
-  return toEntry(row, lines.get(row.id) ?? []);
+  const lines = await linesOf(db, [row.seq]);
+  return toEntry(row, lines.get(row.seq) ?? []);
 }
 
 /** Entries by id, within the scope when one is given; ids the ledger does not have are left out. */
@@ -142,9 +156,9 @@ export async function findEntries(db: Db, scope: TenantScope | null, ids: readon
   if (ids.length === 0) return [];
   const query = db('journal_entries').whereIn('id', [...new Set(ids)]);
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  const rows: EntryRow[] = await query.select('seq', 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'reverses_entry_id', 'created_at');
-  const lines = await linesOf(db, rows.map((row) => row.id));
-  return rows.map((row) => toEntry(row, lines.get(row.id) ?? []));
+  const rows: EntryRow[] = await query.select(db.raw('seq::text AS seq'), 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'reverses_entry_id', 'created_at');
+  const lines = await linesOf(db, rows.map((row) => row.seq));
+  return rows.map((row) => toEntry(row, lines.get(row.seq) ?? []));
 }
 
 export interface JournalReferenceRow {
@@ -158,8 +172,9 @@ export interface JournalReferenceRow {
 
 /**
  * Per scope, the entries naming a record of one type after that scope's seq, in seq order, each
- * scope a range scan on journal_entries_reference_type_seq; in one repeatable-read snapshot whose
- * bounds come along (see advanceHighWater).
+ * scope a range scan on journal_entries_scope_seq from its mark (what lies after a mark is only
+ * what is new, of every type, so no index per record type is kept for it); in one
+ * repeatable-read snapshot whose bounds come along (see advanceHighWater).
  */
 export async function referencesAfter(
   db: Db,
@@ -175,7 +190,8 @@ export async function referencesAfter(
            FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS s(tenant_id, environment, after_seq, n)
            CROSS JOIN LATERAL (
              SELECT * FROM journal_entries j
-              WHERE j.reference_type = ? AND j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.after_seq
+              WHERE ${scopeKeySql('j')} = ${scopeKeySql('s')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
+                AND j.seq > s.after_seq AND j.reference_type = ?
               ORDER BY j.seq LIMIT ?
            ) e
           ORDER BY s.n, e.seq`,

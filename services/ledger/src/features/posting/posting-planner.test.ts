@@ -6,11 +6,11 @@ import { type AccountState, type DecodedCommand, planBatch, systemAccountKey, wa
 const TENANT = 'tn_unit';
 
 function wallet(walletId: string, balance: string, status: 'active' | 'frozen' = 'active'): AccountState {
-  return { id: `acc_${walletId}`, tenantId: TENANT, environment: 'test', currencyCode: 'USD', name: `wallet:${walletId}`, walletId, normalSide: 'CR', nonNegative: true, status, balance: new BigNumber(balance) };
+  return { id: `acc_${walletId}`, num: '1', tenantId: TENANT, environment: 'test', currencyCode: 'USD', name: `wallet:${walletId}`, walletId, normalSide: 'CR', nonNegative: true, status, balance: new BigNumber(balance) };
 }
 
 function system(name: string, normalSide: 'DR' | 'CR'): AccountState {
-  return { id: `acc_${name}`, tenantId: TENANT, environment: 'test', currencyCode: 'USD', name, walletId: null, normalSide, nonNegative: false, status: 'active', balance: new BigNumber(0) };
+  return { id: `acc_${name}`, num: '2', tenantId: TENANT, environment: 'test', currencyCode: 'USD', name, walletId: null, normalSide, nonNegative: false, status: 'active', balance: new BigNumber(0) };
 }
 
 function accounts(...states: AccountState[]): Map<string, AccountState> {

@@ -13,6 +13,8 @@ import { currencyNamedBy } from '../accounts/account-rules';
 /** A ledger account as the planner sees it, inside the batch's transaction. */
 export interface AccountState {
   id: string;
+  /** The account's key on its journal lines. */
+  num: string;
   tenantId: string;
   environment: Environment;
   currencyCode: string;
@@ -52,7 +54,6 @@ export interface PlannedEntry {
   referenceType: string;
   referenceId: string;
   reversesEntryId: string | null;
-  correlationId: string | null;
   lines: PlannedLine[];
 }
 
@@ -269,7 +270,6 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
     referenceType: command.reference.type,
     referenceId: command.reference.id,
     reversesEntryId: command.reversesEntryId ?? null,
-    correlationId: command.correlationId ?? null,
     lines,
   };
 }

@@ -15,6 +15,7 @@ export interface AccountRef {
 
 export interface DbAccountRow {
   id: string;
+  num: string;
   tenant_id: string;
   environment: Environment;
   currency_code: string;
@@ -30,6 +31,7 @@ export interface DbAccountRow {
 function toState(row: DbAccountRow): AccountState {
   return {
     id: row.id,
+    num: row.num,
     tenantId: row.tenant_id,
     environment: row.environment,
     currencyCode: row.currency_code,
@@ -46,7 +48,7 @@ export function refKey(ref: AccountRef): string {
   return ref.walletId !== null ? walletAccountKey(ref.tenantId, ref.environment, ref.walletId) : systemAccountKey(ref.tenantId, ref.environment, ref.currencyCode, ref.name);
 }
 
-const ACCOUNT_COLUMNS = 'a.id, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance, a.last_posted_at';
+const ACCOUNT_COLUMNS = 'a.id, a.num::text AS num, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance, a.last_posted_at';
 
 /**
  * Locks the accounts named by `refs` (system accounts by name, wallet accounts by wallet) in
@@ -168,16 +170,17 @@ export interface EntryOfCommand {
 }
 
 /**
- * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_id: what still
- * tells a command posted once retention purged its recorded result. Only read after a batch met
- * that index's refusal, so the posting path pays nothing for it.
+ * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_key (the MD5 of
+ * the command id): what still tells a command posted once retention purged its recorded result.
+ * Only read after a batch met that index's refusal, so the posting path pays nothing for it.
  */
 export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promise<Map<string, EntryOfCommand>> {
   const found = new Map<string, EntryOfCommand>();
   if (commandIds.length === 0) return found;
   const result = await prepared<{ rows: unknown[] }>(
     tx,
-    'SELECT command_id, id, tenant_id, environment, kind, reference_type, reference_id, created_at FROM journal_entries WHERE command_id = ANY(?::text[])',
+    `SELECT k.command_id, e.id, e.tenant_id, e.environment, e.kind, e.reference_type, e.reference_id, e.created_at
+       FROM unnest(?::text[]) AS k(command_id) JOIN journal_entries e ON e.command_key = md5(k.command_id)::uuid`,
     [commandIds],
   );
   for (const row of result.rows as Array<{ command_id: string; id: string; tenant_id: string; environment: Environment; kind: string; reference_type: string; reference_id: string; created_at: Date }>) {
@@ -198,7 +201,7 @@ export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promi
 /** True for the refusal of a second entry for one command id: its first entry's recorded result was purged. */
 export function isCommandAlreadyPosted(error: unknown): boolean {
   const failure = error as { code?: unknown; constraint?: unknown } | null;
-  return failure?.code === '23505' && failure.constraint === 'journal_entries_command_id_key';
+  return failure?.code === '23505' && failure.constraint === 'journal_entries_command_key';
 }
 
 export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
@@ -212,6 +215,13 @@ export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string
   );
   for (const row of result.rows as Array<{ tenant_id: string; environment: string; id: string }>) found.add(`${row.tenant_id}|${row.environment}|${row.id}`);
   return found;
+}
+
+/** Every line moves its account, so the batch's moved accounts name every line's account. */
+function accountNumOf(numOf: ReadonlyMap<string, string>, accountId: string): string {
+  const num = numOf.get(accountId);
+  if (num === undefined) throw new Error(`account ${accountId} has a line but is not among the batch's moved accounts`);
+  return num;
 }
 
 /** Everything a batch writes once it is planned. */
@@ -237,21 +247,22 @@ export interface BatchWrites {
 export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
   const { entries, accounts, results, events, createdAt } = batch;
   if (entries.length === 0 && accounts.length === 0 && results.length === 0 && events.length === 0) return;
-  const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line })));
+  const numOf = new Map(accounts.map((account) => [account.id, account.num]));
+  const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line, accountNum: accountNumOf(numOf, line.accountId) })));
   const outbox = outboxInsertStatement(events);
   await prepared(
     tx,
     `WITH entries AS (
-       INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, created_at)
-       SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id, ?::timestamptz
-         FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-           AS u(id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id, correlation_id)
+       INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_key, created_at)
+       SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, md5(command_id)::uuid, ?::timestamptz
+         FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+           AS u(id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id)
        RETURNING id, seq
      ), lines AS (
-       INSERT INTO journal_lines (entry_id, entry_seq, line_no, account_id, direction, amount, currency_code, balance_after)
-       SELECT l.entry_id, entries.seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code, l.balance_after
-         FROM unnest(?::text[], ?::smallint[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::numeric[])
-           AS l(entry_id, line_no, account_id, direction, amount, currency_code, balance_after)
+       INSERT INTO journal_lines (entry_seq, account_num, line_no, direction, amount, balance_after)
+       SELECT entries.seq, l.account_num, l.line_no, l.direction, l.amount, l.balance_after
+         FROM unnest(?::text[], ?::bigint[], ?::smallint[], ?::text[], ?::numeric[], ?::numeric[])
+           AS l(entry_id, account_num, line_no, direction, amount, balance_after)
          JOIN entries ON entries.id = l.entry_id
      ), balances AS (
        UPDATE accounts a SET balance = u.balance, status = u.status, last_posted_at = ?::timestamptz
@@ -274,13 +285,11 @@ export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
       entries.map((entry) => entry.referenceId),
       sqlArray(entries.map((entry) => entry.reversesEntryId)),
       entries.map((entry) => entry.commandId),
-      sqlArray(entries.map((entry) => entry.correlationId)),
       lines.map((item) => item.entryId),
+      lines.map((item) => item.accountNum),
       sqlArray(lines.map((item) => item.line.lineNo)),
-      lines.map((item) => item.line.accountId),
       lines.map((item) => item.line.direction),
       lines.map((item) => item.line.amount.toFixed()),
-      lines.map((item) => item.line.currencyCode),
       lines.map((item) => item.line.balanceAfter.toFixed()),
       createdAt.toISOString(),
       accounts.map((account) => account.id),

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
-import type { TenantScope } from '../journal/journal-store';
+import { BOUND_SCOPE_KEY_SQL, scopeKeySql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -35,6 +35,7 @@ interface LineSums {
 
 interface AccountRow {
   accountId: string;
+  accountNum: string;
   tenantId: string;
   environment: string;
   accountName: string;
@@ -51,7 +52,7 @@ const exactSumSql = `COALESCE(SUM(CASE WHEN l.direction = a.normal_side THEN l.a
 async function exactSum(db: Db, accountId: string): Promise<{ balance: string; sum: string; lastSeq: string | null }> {
   const result = await db.raw(
     `SELECT a.balance::text AS balance, n.sum::text AS sum, n.last_seq::text AS "lastSeq"
-       FROM accounts a CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum, max(l.entry_seq) AS last_seq FROM journal_lines l WHERE l.account_id = a.id) n
+       FROM accounts a CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum, max(l.entry_seq) AS last_seq FROM journal_lines l WHERE l.account_num = a.num) n
       WHERE a.id = ?`,
     [accountId],
   );
@@ -68,10 +69,10 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
   let after = '';
   for (;;) {
     const result = await db.raw(
-      `SELECT a.id AS "accountId", a.tenant_id AS "tenantId", a.environment, a.name AS "accountName", a.currency_code AS "currencyCode",
+      `SELECT a.id AS "accountId", a.num::text AS "accountNum", a.tenant_id AS "tenantId", a.environment, a.name AS "accountName", a.currency_code AS "currencyCode",
               a.normal_side AS "normalSide", a.balance::text AS balance, n.sum::text AS since
          FROM accounts a
-         CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum FROM journal_lines l WHERE l.account_id = a.id AND l.entry_seq > ?) n
+         CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > ?) n
         WHERE a.id > ? ${scope ? 'AND a.tenant_id = ? AND a.environment = ?' : ''}
         ORDER BY a.id LIMIT ?`,
       [throughSeq, after, ...(scope ? [scope.tenantId, scope.environment] : []), options.batchSize * 10],
@@ -80,9 +81,9 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
     if (rows.length === 0) return;
     const checkpoints: AccountCheckpoint[] = [];
     for (const row of rows) {
-      const summed = sums.get(row.accountId);
+      const summed = sums.get(row.accountNum);
       const sum = summed ? (row.normalSide === 'DR' ? summed.debits.minus(summed.credits) : summed.credits.minus(summed.debits)) : new BigNumber(0);
-      sums.delete(row.accountId);
+      sums.delete(row.accountNum);
       if (sum.eq(new BigNumber(row.balance).minus(row.since))) {
         if (summed) checkpoints.push({ accountId: row.accountId, verifiedSeq: summed.lastSeq, verifiedSum: sum.toFixed() });
         continue;
@@ -107,8 +108,8 @@ interface EntryBatch {
   lines: number;
   unbalanced: Mismatch[];
   sums: Array<{ tenantId: string; environment: string; currencyCode: string; debits: string; credits: string; checkpointDebits: string; checkpointCredits: string }>;
-  /** Per account the batch moved: debits, credits, its last seq (arrays, one position per account). */
-  accountIds: string[];
+  /** Per account (by number) the batch moved: debits, credits, its last seq (arrays, one position per account). */
+  accountNums: string[];
   accountDebits: string[];
   accountCredits: string[];
   accountLastSeqs: string[];
@@ -124,12 +125,15 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
   const result = await db.raw(
     `WITH e AS MATERIALIZED (
        SELECT id, seq, tenant_id, environment FROM journal_entries
-        WHERE seq > ? AND seq <= ? ${scope ? 'AND tenant_id = ? AND environment = ?' : ''}
+        WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
         ORDER BY seq LIMIT ?
      ),
+     -- A line's currency is its account's; a line whose account is missing is left to linesWithoutAccount.
      l AS MATERIALIZED (
-       SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, l.line_no, l.account_id, l.direction, l.amount, l.currency_code
-         FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_id = e.id OFFSET 0) l
+       SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code
+         FROM e JOIN journal_lines l ON l.entry_seq = e.seq
+         LEFT JOIN accounts a ON a.num = l.account_num
+        WHERE l.entry_seq > ?
      ),
      cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint))
      SELECT
@@ -139,7 +143,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
        (SELECT COALESCE(json_agg(x), '[]') FROM (
           SELECT entry_id AS "journalEntryId", tenant_id AS "tenantId", environment, currency_code AS "currencyCode",
                  (SUM(amount) FILTER (WHERE direction = 'DR'))::text AS debits, (SUM(amount) FILTER (WHERE direction = 'CR'))::text AS credits
-            FROM l GROUP BY entry_id, tenant_id, environment, currency_code
+            FROM l WHERE has_account GROUP BY entry_id, tenant_id, environment, currency_code
            HAVING COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) <> COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0)
            ORDER BY min(seq) LIMIT ${MISMATCHES_MAX}) x) AS unbalanced,
        (SELECT COALESCE(json_agg(x), '[]') FROM (
@@ -149,13 +153,14 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
                  COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'DR' AND l.seq <= cp.verified_seq), 0)::text AS "checkpointDebits",
                  COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'CR' AND l.seq <= cp.verified_seq), 0)::text AS "checkpointCredits"
             FROM l LEFT JOIN cp ON cp.tenant_id = l.tenant_id AND cp.environment = l.environment
+           WHERE l.has_account
            GROUP BY l.tenant_id, l.environment, l.currency_code) x) AS sums,
-       a."accountIds", a."accountDebits", a."accountCredits", a."accountLastSeqs"
-       FROM (SELECT COALESCE(array_agg(account_id), '{}') AS "accountIds", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
+       a."accountNums", a."accountDebits", a."accountCredits", a."accountLastSeqs"
+       FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
                     COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
-               FROM (SELECT account_id, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits, max(seq) AS last_seq
-                       FROM l GROUP BY account_id) per_account) a`,
-    [page.afterSeq, page.throughSeq, ...(scope ? [scope.tenantId, scope.environment] : []), page.limit, checkpointSeqs],
+               FROM (SELECT account_num, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits, max(seq) AS last_seq
+                       FROM l GROUP BY account_num) per_account) a`,
+    [page.afterSeq, page.throughSeq, ...(scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : []), page.limit, page.afterSeq, checkpointSeqs],
   );
   return result.rows[0] as EntryBatch;
 }
@@ -165,23 +170,25 @@ function add(totals: Map<string, Mismatch & CurrencyTotals>, key: string, fields
   totals.set(key, { ...fields, debits: new BigNumber(before?.debits ?? '0').plus(debits).toFixed(), credits: new BigNumber(before?.credits ?? '0').plus(credits).toFixed() });
 }
 
-async function linesWithoutAccount(db: Db, accountIds: readonly string[]): Promise<Mismatch[]> {
-  if (accountIds.length === 0) return [];
+async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Promise<Mismatch[]> {
+  if (accountNums.length === 0) return [];
   const result = await db.raw(
-    `SELECT l.entry_id AS "journalEntryId", l.line_no AS "lineNo", l.account_id AS "accountId", l.currency_code AS "currencyCode", 'line without account' AS problem
-       FROM journal_lines l WHERE l.account_id = ANY(?::text[]) AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = l.account_id) LIMIT ${MISMATCHES_MAX}`,
-    [[...accountIds]],
+    `SELECT e.id AS "journalEntryId", l.line_no AS "lineNo", l.account_num::text AS "accountNum", 'line without account' AS problem
+       FROM journal_lines l LEFT JOIN journal_entries e ON e.seq = l.entry_seq
+      WHERE l.account_num = ANY(?::bigint[]) AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.num = l.account_num) LIMIT ${MISMATCHES_MAX}`,
+    [[...accountNums]],
   );
   return result.rows as Mismatch[];
 }
 
-/** Lines naming no entry have no seq to find them by: counted against the lines the entries have, and looked for only when the counts differ. */
-async function linesWithoutEntry(db: Db, linesOfEntries: number): Promise<Mismatch[]> {
-  const counted = await db.raw('SELECT count(*)::bigint::text AS lines FROM journal_lines');
+/** Lines naming no entry are not reached from the entries: counted against the lines the entries have (through the run's top seq), and looked for only when the counts differ. */
+async function linesWithoutEntry(db: Db, throughSeq: string, linesOfEntries: number): Promise<Mismatch[]> {
+  const counted = await db.raw('SELECT count(*)::bigint::text AS lines FROM journal_lines WHERE entry_seq <= ?', [throughSeq]);
   if (BigInt((counted.rows[0] as { lines: string }).lines) <= BigInt(linesOfEntries)) return [];
   const result = await db.raw(
-    `SELECT l.entry_id AS "journalEntryId", l.line_no AS "lineNo", l.account_id AS "accountId", l.currency_code AS "currencyCode", 'line without entry' AS problem
-       FROM journal_lines l WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = l.entry_id) LIMIT ${MISMATCHES_MAX}`,
+    `SELECT l.entry_seq::text AS "entrySeq", l.line_no AS "lineNo", l.account_num::text AS "accountNum", 'line without entry' AS problem
+       FROM journal_lines l WHERE l.entry_seq <= ? AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.seq = l.entry_seq) LIMIT ${MISMATCHES_MAX}`,
+    [throughSeq],
   );
   return result.rows as Mismatch[];
 }
@@ -195,7 +202,10 @@ async function linesWithoutEntry(db: Db, linesOfEntries: number): Promise<Mismat
  */
 export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
   const estimate = scope ? null : Number((await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0);
-  const top = await db.raw(`SELECT COALESCE(max(seq), 0)::text AS seq FROM journal_entries ${scope ? 'WHERE tenant_id = ? AND environment = ?' : ''}`, scope ? [scope.tenantId, scope.environment] : []);
+  const top = await db.raw(
+    `SELECT COALESCE(max(seq), 0)::text AS seq FROM journal_entries ${scope ? `WHERE ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}`,
+    scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : [],
+  );
   const throughSeq = (top.rows[0] as { seq: string }).seq;
   const scopes = await scopeCheckpoints(db, scope);
   const progress: FullRunProgress = { phase: 'entries', accounts: 0, entries: 0, lines: 0, linesEstimate: estimate };
@@ -214,12 +224,12 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
       add(totals, `${scopeKey(row)}|${row.currencyCode}`, fields, row.debits, row.credits);
       add(atCheckpoint, `${scopeKey(row)}|${row.currencyCode}`, fields, row.checkpointDebits, row.checkpointCredits);
     }
-    batch.accountIds.forEach((accountId, index) => {
-      const before = accountSums.get(accountId);
+    batch.accountNums.forEach((accountNum, index) => {
+      const before = accountSums.get(accountNum);
       const debits = batch.accountDebits[index] ?? '0';
       const credits = batch.accountCredits[index] ?? '0';
       const lastSeq = batch.accountLastSeqs[index] ?? '0';
-      accountSums.set(accountId, before ? { debits: before.debits.plus(debits), credits: before.credits.plus(credits), lastSeq } : { debits: new BigNumber(debits), credits: new BigNumber(credits), lastSeq });
+      accountSums.set(accountNum, before ? { debits: before.debits.plus(debits), credits: before.credits.plus(credits), lastSeq } : { debits: new BigNumber(debits), credits: new BigNumber(credits), lastSeq });
     });
     linesOfEntries += batch.lines;
     progress.entries += batch.entries;
@@ -234,7 +244,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   // The accounts pass took every account it found off the list: what is left has lines but no account.
   entries.push(...(await linesWithoutAccount(db, [...accountSums.keys()])));
   for (const each of totals.values()) if (!new BigNumber(each.debits).eq(each.credits)) entries.push({ ...each, scope: 'totals' });
-  if (!scope) entries.push(...(await linesWithoutEntry(db, linesOfEntries)));
+  if (!scope) entries.push(...(await linesWithoutEntry(db, throughSeq, linesOfEntries)));
 
   const resets = scopes.map((each) => {
     const scopeTotals: Record<string, CurrencyTotals> = {};

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import { advanceHighWater, type Db, highWaterMoved, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
-import type { TenantScope } from '../journal/journal-store';
+import { scopeKeySql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -22,7 +22,7 @@ const scopeKey = (scope: { tenantId: string; environment: string }): string => `
 const maxSeq = (a: string, b: string): string => (BigInt(a) >= BigInt(b) ? a : b);
 
 /**
- * The entries of each scope after its checkpoint, read through journal_entries_tenant_seq and
+ * The entries of each scope after its checkpoint, read through journal_entries_scope_seq and
  * their lines by primary key, aggregated in one statement. `split_seq` is where the checkpoint
  * may move to (the seq the last run saw, once every transaction then running has ended): the
  * sums up to there are the totals to keep.
@@ -34,24 +34,25 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promi
        SELECT e.id, e.seq, e.tenant_id, e.environment, s.split_seq
          FROM s CROSS JOIN LATERAL (
            SELECT id, seq, tenant_id, environment FROM journal_entries j
-            WHERE j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.from_seq
+            WHERE ${scopeKeySql('j')} = ${scopeKeySql('s')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.from_seq
            OFFSET 0
          ) e
      ),
-     -- Lines by primary key, entry by entry (OFFSET 0 keeps the lateral join from being flattened into a hash join over every line).
+     -- Lines by primary key, entry by entry (OFFSET 0 keeps the lateral join from being flattened into a hash join over every line);
+     -- a line's currency is its account's, so a line whose account is missing has none and is reported on its own.
      l AS MATERIALIZED (
-       SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, e.split_seq, l.line_no, l.account_id, l.direction, l.amount, l.currency_code
-         FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_id = e.id OFFSET 0) l
+       SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, e.split_seq, l.line_no, l.account_num, a.id AS account_id, l.direction, l.amount, a.currency_code
+         FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l
+         LEFT JOIN accounts a ON a.num = l.account_num
      ),
      bad AS MATERIALIZED (
        SELECT entry_id, tenant_id, environment, currency_code, min(seq) AS seq,
               SUM(amount) FILTER (WHERE direction = 'DR') AS debits, SUM(amount) FILTER (WHERE direction = 'CR') AS credits
-         FROM l GROUP BY entry_id, tenant_id, environment, currency_code
+         FROM l WHERE account_id IS NOT NULL GROUP BY entry_id, tenant_id, environment, currency_code
         HAVING COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) <> COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0)
      ),
      orphan AS MATERIALIZED (
-       SELECT l.entry_id, l.seq, l.tenant_id, l.environment, l.line_no, l.account_id, l.currency_code
-         FROM l LEFT JOIN accounts a ON a.id = l.account_id WHERE a.id IS NULL
+       SELECT entry_id, seq, tenant_id, environment, line_no, account_num FROM l WHERE account_id IS NULL
      )
      SELECT
        (SELECT COALESCE(json_agg(x), '[]') FROM (
@@ -66,14 +67,14 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promi
                  COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0)::text AS credits,
                  COALESCE(SUM(amount) FILTER (WHERE direction = 'DR' AND seq <= split_seq), 0)::text AS "splitDebits",
                  COALESCE(SUM(amount) FILTER (WHERE direction = 'CR' AND seq <= split_seq), 0)::text AS "splitCredits"
-            FROM l GROUP BY tenant_id, environment, currency_code) x) AS sums,
+            FROM l WHERE account_id IS NOT NULL GROUP BY tenant_id, environment, currency_code) x) AS sums,
        (SELECT COALESCE(json_agg(x), '[]') FROM (
           SELECT tenant_id AS "tenantId", environment, max(seq)::text AS "maxSeq", count(*)::int AS entries FROM e GROUP BY tenant_id, environment) x) AS seen,
        (SELECT count(*)::int FROM l) AS lines,
        (SELECT COALESCE(json_agg(x), '[]') FROM (
-          SELECT entry_id AS "journalEntryId", line_no AS "lineNo", account_id AS "accountId", currency_code AS "currencyCode", 'line without account' AS problem
+          SELECT entry_id AS "journalEntryId", line_no AS "lineNo", account_num::text AS "accountNum", 'line without account' AS problem
             FROM orphan ORDER BY seq, line_no LIMIT ${MISMATCHES_MAX}) x) AS orphans,
-       (SELECT COALESCE(array_agg(DISTINCT account_id), '{}') FROM l) AS touched`,
+       (SELECT COALESCE(array_agg(DISTINCT account_id) FILTER (WHERE account_id IS NOT NULL), '{}') FROM l) AS touched`,
     [scopes.map((s) => s.tenantId), scopes.map((s) => s.environment), scopes.map((s) => s.verifiedSeq), scopes.map((s) => splitSeq(s))],
   );
   return result.rows[0] as NewEntries;
@@ -108,7 +109,7 @@ async function touchedAccounts(tx: Tx, ids: readonly string[]): Promise<TouchedA
        LEFT JOIN reconciliation_account_checkpoints cp ON cp.account_id = a.id
        CROSS JOIN LATERAL (
          SELECT COALESCE(SUM(CASE WHEN l.direction = a.normal_side THEN l.amount ELSE -l.amount END), 0) AS sum, max(l.entry_seq) AS last_seq, count(*) AS lines
-           FROM journal_lines l WHERE l.account_id = a.id AND l.entry_seq > COALESCE(cp.verified_seq, -1)
+           FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > COALESCE(cp.verified_seq, -1)
        ) n
       WHERE a.id = ANY(?::text[])`,
     [[...ids]],
