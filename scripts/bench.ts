@@ -16,6 +16,7 @@
  *                        BENCH_TIMELINE=1 (the open loop's latency second by second)
  *                        BENCH_START_AT=<ms since the epoch> (start the workloads then: paired runs of two versions)
  *                        BENCH_STORAGE=1 (after the workloads: every database's bytes per transfer, after a VACUUM)
+ *                        BENCH_KEEP=1 (keep the run's databases, to look into them afterwards)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
  * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
@@ -195,7 +196,8 @@ async function main(): Promise<void> {
 
   if (STORAGE) await printStorage();
 
-  await dropSystem(serverUrl, amqpServerUrl, runId);
+  if (process.env.BENCH_KEEP === '1') console.log(`  databases ${runId}_* kept (BENCH_KEEP=1)`);
+  else await dropSystem(serverUrl, amqpServerUrl, runId);
 }
 
 main().catch((error: unknown) => {

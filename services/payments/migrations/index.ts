@@ -13,6 +13,7 @@ import * as createPayoutRails from './20261216120000_create_payout_rails';
 import * as momoTransactionPerEnvironment from './20261228120000_momo_transaction_per_environment';
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
+import * as transfersStorage from './20261230120000_transfers_storage';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { name: '20261228120000_momo_transaction_per_environment', ...momoTransactionPerEnvironment },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
+  { name: '20261230120000_transfers_storage', ...transfersStorage },
 ];

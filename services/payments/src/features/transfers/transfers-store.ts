@@ -324,8 +324,12 @@ export interface TransferFilter {
 export async function listTransfers(db: Db, scope: TransferScope, filter: TransferFilter): Promise<StoredTransfer[]> {
   const query = db('transfers').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
   if (filter.walletId !== undefined) {
+    // Each side's index holds the wallet id's hash (20261230120000_transfers_storage); the id itself is compared too.
     const walletId = filter.walletId;
-    query.where((either) => either.where('from_wallet_id', walletId).orWhere('to_wallet_id', walletId));
+    query.whereRaw(
+      '((hashtextextended(from_wallet_id, 0) = hashtextextended(?, 0) AND from_wallet_id = ?) OR (hashtextextended(to_wallet_id, 0) = hashtextextended(?, 0) AND to_wallet_id = ?))',
+      [walletId, walletId, walletId, walletId],
+    );
   }
   if (filter.status !== undefined) query.where('status', filter.status);
   if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
