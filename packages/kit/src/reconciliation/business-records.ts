@@ -120,7 +120,8 @@ export interface OwnRecordsCheckOptions {
 const MARKS_TABLE = 'reconciliation_marks';
 
 const OPEN_MAX = 10_000;
-const DEFAULT_LIMIT_PER_SCOPE = 50_000;
+/** Records, and entries, an incremental check 3 reads per scope and type unless told otherwise. */
+export const CHECK3_LIMIT_PER_SCOPE = 50_000;
 
 /** The marks of check 3, per scope and record type, in the service's own database (a migration calls this). */
 export async function createReconciliationMarksTable(db: Knex): Promise<void> {
@@ -399,7 +400,7 @@ async function recordsByIds(db: Db, source: LocalRecordSource, ids: readonly str
  */
 async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage> {
   const { db, journal } = options;
-  const limit = options.limitPerScope ?? DEFAULT_LIMIT_PER_SCOPE;
+  const limit = options.limitPerScope ?? CHECK3_LIMIT_PER_SCOPE;
   const now = (options.now ?? (() => new Date()))();
   const marks = await readMarks(db, source.referenceType, scopes);
   const markOf = (scope: RecordScope): Marks => marks.get(scopeKey(scope)) ?? { records: NO_HIGH_WATER, entries: NO_HIGH_WATER, open: [] };
