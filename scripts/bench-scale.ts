@@ -17,11 +17,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { CHECK3_LIMIT_PER_SCOPE, createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
-import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, timeReads } from './lib/scale-measurements';
+import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
 import { createTenant, inParallel, type ScaleTenant } from './lib/scale-setup';
 import { databaseSize } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
@@ -240,6 +240,9 @@ async function main(): Promise<void> {
     const tenantCheck = await reconcileNow(world.big.client, '/v1/admin/reconciliation');
     const systemCheck = await reconcileNow(world.platform, '/v1/system/reconciliation');
     say(`  reconciliation after the build: tenant ${tenantCheck.status} (${tenantCheck.ms.toFixed(0)} ms), platform ${systemCheck.status} (${systemCheck.ms.toFixed(0)} ms)`);
+    const caughtUpTenant = await reconcileUntilCaughtUp(world.big.client, '/v1/admin/reconciliation', CHECK3_LIMIT_PER_SCOPE);
+    const caughtUpPlatform = await reconcileUntilCaughtUp(world.platform, '/v1/system/reconciliation', CHECK3_LIMIT_PER_SCOPE);
+    say(`  incremental checks until the marks passed the history: tenant ${caughtUpTenant.runs} runs (${(caughtUpTenant.ms / 1000).toFixed(1)} s), platform ${caughtUpPlatform.runs} (${(caughtUpPlatform.ms / 1000).toFixed(1)} s)`);
 
     say('  measuring at scale');
     const wallet = world.big.wallets[1] ?? world.big.wallets[0];

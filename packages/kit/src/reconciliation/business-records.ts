@@ -11,7 +11,7 @@ export type Mismatch = Record<string, unknown>;
 /** Collects mismatches up to a limit; a check stops adding once it is full. */
 export class MismatchList {
   readonly items: Mismatch[] = [];
-  constructor(private readonly limit: number) {}
+  constructor(readonly limit: number) {}
 
   add(mismatch: Mismatch): void {
     if (!this.full) this.items.push(mismatch);
@@ -120,7 +120,8 @@ export interface OwnRecordsCheckOptions {
 const MARKS_TABLE = 'reconciliation_marks';
 
 const OPEN_MAX = 10_000;
-const DEFAULT_LIMIT_PER_SCOPE = 50_000;
+/** Records, and entries, an incremental check 3 reads per scope and type unless told otherwise. */
+export const CHECK3_LIMIT_PER_SCOPE = 50_000;
 
 /** The marks of check 3, per scope and record type, in the service's own database (a migration calls this). */
 export async function createReconciliationMarksTable(db: Knex): Promise<void> {
@@ -287,14 +288,30 @@ function lineText(line: { direction: string; accountName: string; amount: string
   return `${line.direction} ${line.accountName}${wallet} ${formatAmount(line.amount, line.currencyCode)} ${line.currencyCode}`;
 }
 
-/** Amounts compared as decimals, so `100`, `100.0` and `100.00` are one amount. */
+const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/** A decimal's one spelling (`100`, `100.0` and `100.00` are `100`); plain ones by string, as a run compares every line it reads. */
+export function canonicalAmount(amount: string): string {
+  const plain = PLAIN_DECIMAL.exec(amount);
+  if (!plain) return new BigNumber(amount).toFixed();
+  const whole = (plain[1] as string).replace(/^0+(?=\d)/, '');
+  const fraction = (plain[2] ?? '').replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+/** Amounts compared as decimals. Fields joined by NUL, which no name or id holds. */
 function lineKey(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
-  return JSON.stringify([line.direction, line.accountName, line.walletId ?? null, line.currencyCode, new BigNumber(line.amount).toFixed()]);
+  return `${line.direction}\0${line.accountName}\0${line.walletId ?? '\u0001'}\0${line.currencyCode}\0${canonicalAmount(line.amount)}`;
 }
 
 function lineDifferences(expected: readonly PostingLine[], actual: JournalEntry['lines']): { missing: string[]; unexpected: string[] } {
   const remaining = new Map<string, Array<(typeof actual)[number]>>();
-  for (const line of actual) remaining.set(lineKey(line), [...(remaining.get(lineKey(line)) ?? []), line]);
+  for (const line of actual) {
+    const key = lineKey(line);
+    const same = remaining.get(key);
+    if (same) same.push(line);
+    else remaining.set(key, [line]);
+  }
   const missing: string[] = [];
   for (const line of expected) {
     const matches = remaining.get(lineKey(line));
@@ -383,17 +400,20 @@ async function recordsByIds(db: Db, source: LocalRecordSource, ids: readonly str
  */
 async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage> {
   const { db, journal } = options;
-  const limit = options.limitPerScope ?? DEFAULT_LIMIT_PER_SCOPE;
+  const limit = options.limitPerScope ?? CHECK3_LIMIT_PER_SCOPE;
   const now = (options.now ?? (() => new Date()))();
   const marks = await readMarks(db, source.referenceType, scopes);
   const markOf = (scope: RecordScope): Marks => marks.get(scopeKey(scope)) ?? { records: NO_HIGH_WATER, entries: NO_HIGH_WATER, open: [] };
 
+  // The ledger lists the entries while this side reads and compares its records.
+  const namingAsked = journal.namingEntries(source.referenceType, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).entries.verifiedSeq })), limit);
+  namingAsked.catch(() => undefined);
   const fresh = await recordsAfter(db, source.table, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).records.verifiedSeq })), limit);
   const openIds = scopes.flatMap((scope) => markOf(scope).open.map((each) => each.id));
   const records = await recordsByIds(db, source, [...fresh.rows.map((row) => row.id), ...openIds]);
   const wrongRecords = await compareRecords(journal, source.referenceType, [...records.values()].filter((record) => record.postings.length > 0), mismatches);
 
-  const naming = await journal.namingEntries(source.referenceType, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).entries.verifiedSeq })), limit);
+  const naming = await namingAsked;
   const named = await recordsByIds(db, source, naming.data.map((entry) => entry.reference.id).filter((id) => !records.has(id)));
   for (const [id, record] of records) named.set(id, record);
   const wrongEntries = entriesPointAtRecords(source.referenceType, naming.data, named, mismatches);
@@ -440,14 +460,27 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
  * entry naming one from zero, in batches, and leaves the marks as they are.
  */
 export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mode: 'incremental' | 'full', mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage[]> {
+  if (mode === 'incremental') return checkSourcesSideBySide(options, scopes, mismatches);
   const coverage: RecordsCoverage[] = [];
   let done = 0;
   for (const source of options.sources) {
-    const covered = mode === 'incremental' ? await checkSource(options, source, scopes, mismatches) : await checkSourceFromZero(options, source, scopes, mismatches, (records) => onProgress?.(done + records) ?? Promise.resolve());
+    const covered = await checkSourceFromZero(options, source, scopes, mismatches, (records) => onProgress?.(done + records) ?? Promise.resolve());
     done += covered.records;
     coverage.push(covered);
   }
   return coverage;
+}
+
+/** Each source's incremental check at once (their marks are their own), mismatches listed in the sources' order. */
+async function checkSourcesSideBySide(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage[]> {
+  const checked = await Promise.all(
+    options.sources.map(async (source) => {
+      const found = new MismatchList(mismatches.limit);
+      return { found, coverage: await checkSource(options, source, scopes, found) };
+    }),
+  );
+  for (const { found } of checked) for (const mismatch of found.items) mismatches.add(mismatch);
+  return checked.map(({ coverage }) => coverage);
 }
 
 async function checkSourceFromZero(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage> {

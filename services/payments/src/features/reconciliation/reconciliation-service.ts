@@ -1,4 +1,4 @@
-import { formatAmount, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
+import { type BusinessRecordsCheck, formatAmount, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
 import { checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, scopesWithRecords } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
@@ -51,9 +51,13 @@ export class ReconciliationService {
 
   async run(scope: ReconciliationScope | null): Promise<ReconciliationResult> {
     const checkedAt = this.now();
-    const ledger = await this.options.ledger.checks(scope);
-    const records = await this.businessRecords(scope, 'incremental');
-    return this.assemble(ledger, records, await this.bankEvidence(scope, checkedAt), checkedAt, 'incremental');
+    // Independent reads of three services: side by side, the answer waits for the slowest only.
+    const [ledger, records, bank] = await Promise.all([
+      this.options.ledger.checks(scope),
+      this.businessRecords(scope, 'incremental'),
+      this.bankEvidence(scope, checkedAt),
+    ]);
+    return this.assemble(ledger, records, bank, checkedAt, 'incremental');
   }
 
   /** The four checks' answer from the ledger's result (checks 1 and 2), check 3's and check 4's. */
@@ -69,11 +73,15 @@ export class ReconciliationService {
     const { db, journal, sources, lookbackMs } = this.options;
     const mismatches = new MismatchList(MISMATCHES_MAX);
     const scopes = scope ? [scope] : await scopesWithRecords(db, [...sources.map((source) => source.table), 'wallets']);
-    const coverage = await checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mode, mismatches, onProgress);
-    if (this.options.treasury && !mismatches.full) {
-      const remote = await this.options.treasury.check(scope, { mode, limit: MISMATCHES_MAX, ...(treasuryTimeoutMs === undefined ? {} : { timeoutMs: treasuryTimeoutMs }) });
-      for (const mismatch of remote.mismatches) mismatches.add(mismatch);
-      coverage.push(...remote.coverage);
+    const own = (): Promise<RecordsCoverage[]> => checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mode, mismatches, onProgress);
+    const treasury = this.options.treasury;
+    if (!treasury) return { mismatches: mismatches.items, coverage: await own() };
+    const remote = (): Promise<BusinessRecordsCheck> => treasury.check(scope, { mode, limit: MISMATCHES_MAX, ...(treasuryTimeoutMs === undefined ? {} : { timeoutMs: treasuryTimeoutMs }) });
+    // Incremental: treasury checks its records while payments checks its own. A full run asks one after the other, so the ledger serves one at a time.
+    const [coverage, found] = mode === 'incremental' ? await Promise.all([own(), remote()]) : [await own(), mismatches.full ? null : await remote()];
+    if (found) {
+      for (const mismatch of found.mismatches) mismatches.add(mismatch);
+      coverage.push(...found.coverage);
     }
     return { mismatches: mismatches.items, coverage };
   }

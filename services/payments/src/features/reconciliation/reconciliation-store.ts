@@ -1,11 +1,13 @@
 import type { DepositSource, DepositStatus, Environment, PayoutDestination, PayoutStatus, TransferStatus } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import { type Db, sqlArray } from '@wallet/kit';
 
 /** One tenant's environment; null in a store call means every tenant. */
 export interface ReconciliationScope {
   tenantId: string;
   environment: Environment;
 }
+
+// The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
 
 // ---- transfers ----
 
@@ -77,7 +79,7 @@ function transfersWithWallets(db: Db) {
 /** Transfers by id, of any status; within the scope when one is given. */
 export async function transfersByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledTransfer[]> {
   if (ids.length === 0) return [];
-  const query = transfersWithWallets(db).whereIn('t.id', [...ids]);
+  const query = transfersWithWallets(db).whereRaw('t.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
   const rows: TransferRow[] = await query;
   return rows.map(toReconciledTransfer);
@@ -158,7 +160,7 @@ function depositsWithWallets(db: Db) {
 /** Deposits by id, of any status; within the scope when one is given. */
 export async function depositsByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledDeposit[]> {
   if (ids.length === 0) return [];
-  const query = depositsWithWallets(db).whereIn('d.id', [...ids]);
+  const query = depositsWithWallets(db).whereRaw('d.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
   const rows: DepositRow[] = await query;
   return rows.map(toReconciledDeposit);
@@ -323,7 +325,7 @@ function toReconciledPayoutCase(row: PayoutCaseRow): ReconciledPayoutCase {
 /** Payout cases by id, of any status; within the scope when one is given. */
 export async function payoutCasesByIds(db: Db, scope: ReconciliationScope | null, ids: readonly string[]): Promise<ReconciledPayoutCase[]> {
   if (ids.length === 0) return [];
-  const query = payoutCasesWithWallets(db).whereIn('p.id', [...ids]);
+  const query = payoutCasesWithWallets(db).whereRaw('p.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment });
   const rows: PayoutCaseRow[] = await query;
   return rows.map(toReconciledPayoutCase);

@@ -1,5 +1,5 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 /** Every read and write of float deposits is bounded by one tenant and one environment. */
@@ -179,7 +179,7 @@ export async function listFloatDeposits(db: Db, scope: TreasuryScope, filter: Fl
 /** Deposits by id, of any status; within the scope when one is given. */
 export async function floatDepositsByIds(db: Db, scope: TreasuryScope | null, ids: readonly string[]): Promise<StoredFloatDeposit[]> {
   if (ids.length === 0) return [];
-  const query = db('float_deposits').whereIn('id', [...ids]).select(COLUMNS);
+  const query = db('float_deposits').whereRaw('id = ANY(?::text[])', [sqlArray(ids)]).select(COLUMNS);
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
   const rows: FloatDepositRow[] = await query;
   return rows.map(fromRow);

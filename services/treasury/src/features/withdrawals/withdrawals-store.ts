@@ -1,5 +1,5 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type StepOutcome, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type StepOutcome, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 
@@ -264,7 +264,7 @@ export async function listWithdrawals(db: Db, scope: TreasuryScope, filter: With
 /** Cases by id, of any status; within the scope when one is given. */
 export async function withdrawalsByIds(db: Db, scope: TreasuryScope | null, ids: readonly string[]): Promise<StoredWithdrawal[]> {
   if (ids.length === 0) return [];
-  const query = db('withdrawals').whereIn('id', [...ids]).select(COLUMNS);
+  const query = db('withdrawals').whereRaw('id = ANY(?::text[])', [sqlArray(ids)]).select(COLUMNS);
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
   const rows: WithdrawalRow[] = await query;
   return rows.map(fromRow);
