@@ -28,7 +28,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         /** How long a command's recorded result is kept (README, "Retention": what a command older than this gets). */
         LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
         /** A full reconciliation run checks ten times this many entries, then accounts, per batch. */
-        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
         /** Pause between a full run's batches, so postings keep their latency while it runs. */
         LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
       },

@@ -179,6 +179,20 @@ describe('full runs', () => {
     }
   });
 
+  it('across every tenant, finds a line whose entry is missing', async () => {
+    const tenantId = newTenantId();
+    // A seq no entry took, below the next entry's: inside the range the run reads.
+    const gap = (await ledger.db.raw("SELECT nextval('journal_entries_seq_seq')::text AS seq")).rows[0].seq as string;
+    await post(depositCommand({ tenantId }, 'wl_no_entry', '1.00'));
+    await ledger.db('journal_lines').insert({ entry_seq: gap, line_no: 1, account_num: '1', direction: 'DR', amount: '0.01', balance_after: '0' });
+    try {
+      const run = await fullRun(null);
+      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([{ entrySeq: gap, lineNo: 1, accountNum: '1', problem: 'line without entry' }]));
+    } finally {
+      await ledger.db('journal_lines').where({ entry_seq: gap }).delete();
+    }
+  });
+
   it('across every tenant, shows its progress and finds nothing on a clean ledger', async () => {
     const tenantId = newTenantId();
     await post(depositCommand({ tenantId }, 'wl_all', '9.00'));

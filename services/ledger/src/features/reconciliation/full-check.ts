@@ -107,6 +107,8 @@ interface EntryBatch {
   entries: number;
   lines: number;
   unbalanced: Mismatch[];
+  /** Platform runs only: lines in the batch's range of seqs whose entry is missing. */
+  withoutEntry: Mismatch[];
   sums: Array<{ tenantId: string; environment: string; currencyCode: string; debits: string; credits: string; checkpointDebits: string; checkpointCredits: string }>;
   /** Per account (by number) the batch moved: debits, credits, its last seq (arrays, one position per account). */
   accountNums: string[];
@@ -115,54 +117,92 @@ interface EntryBatch {
   accountLastSeqs: string[];
 }
 
+/** The seq that ends the next batch: an index-only walk of `limit` entries, so the batch itself reads a closed range. */
+async function batchEnd(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<string | null> {
+  const result = await db.raw(
+    `SELECT max(seq)::text AS seq FROM (
+       SELECT seq FROM journal_entries
+        WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
+        ORDER BY seq LIMIT ?) batch`,
+    [page.afterSeq, page.throughSeq, ...(scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : []), page.limit],
+  );
+  return (result.rows[0] as { seq: string | null }).seq;
+}
+
+/**
+ * A platform batch reads every line in its range of seqs in primary-key order, merged with the
+ * range's entries (a line with no entry shows up here); a tenant's batch reads its entries'
+ * lines by primary key, entry by entry (its entries are a sparse share of the range).
+ */
+function linesOfBatchSql(scope: TenantScope | null): string {
+  const accountAndCheckpoint = 'LEFT JOIN accounts a ON a.num = l.account_num LEFT JOIN cp ON cp.tenant_id = a.tenant_id AND cp.environment = a.environment';
+  return scope
+    ? `FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l ${accountAndCheckpoint}`
+    : `FROM journal_lines l LEFT JOIN e ON e.seq = l.entry_seq ${accountAndCheckpoint} WHERE l.entry_seq > ? AND l.entry_seq <= ?`;
+}
+
 /**
  * Check 2 from zero, in seq order through `throughSeq` (the highest seq when the run began), one
- * batch of entries per statement: unbalanced entries, the totals per scope and currency (also up
- * to each scope's checkpoint, to put the checkpoint's totals right), and each account's sums for
- * check 1.
+ * batch of entries per statement over a closed range of seqs: unbalanced entries, the totals per
+ * scope and currency (also up to each scope's checkpoint, to put the checkpoint's totals right),
+ * and each account's sums for check 1. Its aggregates get the memory to stay off disk.
  */
 async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
-  const result = await db.raw(
-    `WITH e AS MATERIALIZED (
-       SELECT id, seq, tenant_id, environment FROM journal_entries
-        WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
-        ORDER BY seq LIMIT ?
-     ),
-     -- A line's currency is its account's; a line whose account is missing is left to linesWithoutAccount.
-     l AS MATERIALIZED (
-       SELECT e.id AS entry_id, e.seq, e.tenant_id, e.environment, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code
-         FROM e JOIN journal_lines l ON l.entry_seq = e.seq
-         LEFT JOIN accounts a ON a.num = l.account_num
-        WHERE l.entry_seq > ?
-     ),
-     cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint))
-     SELECT
-       (SELECT max(seq)::text FROM e) AS "lastSeq",
-       (SELECT count(*)::int FROM e) AS entries,
-       (SELECT count(*)::int FROM l) AS lines,
-       (SELECT COALESCE(json_agg(x), '[]') FROM (
-          SELECT entry_id AS "journalEntryId", tenant_id AS "tenantId", environment, currency_code AS "currencyCode",
-                 (SUM(amount) FILTER (WHERE direction = 'DR'))::text AS debits, (SUM(amount) FILTER (WHERE direction = 'CR'))::text AS credits
-            FROM l WHERE has_account GROUP BY entry_id, tenant_id, environment, currency_code
-           HAVING COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) <> COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0)
-           ORDER BY min(seq) LIMIT ${MISMATCHES_MAX}) x) AS unbalanced,
-       (SELECT COALESCE(json_agg(x), '[]') FROM (
-          SELECT l.tenant_id AS "tenantId", l.environment, l.currency_code AS "currencyCode",
-                 COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'DR'), 0)::text AS debits,
-                 COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'CR'), 0)::text AS credits,
-                 COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'DR' AND l.seq <= cp.verified_seq), 0)::text AS "checkpointDebits",
-                 COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'CR' AND l.seq <= cp.verified_seq), 0)::text AS "checkpointCredits"
-            FROM l LEFT JOIN cp ON cp.tenant_id = l.tenant_id AND cp.environment = l.environment
-           WHERE l.has_account
-           GROUP BY l.tenant_id, l.environment, l.currency_code) x) AS sums,
-       a."accountNums", a."accountDebits", a."accountCredits", a."accountLastSeqs"
-       FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
-                    COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
-               FROM (SELECT account_num, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits, max(seq) AS last_seq
-                       FROM l GROUP BY account_num) per_account) a`,
-    [page.afterSeq, page.throughSeq, ...(scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : []), page.limit, page.afterSeq, checkpointSeqs],
-  );
-  return result.rows[0] as EntryBatch;
+  const lastSeq = await batchEnd(db, scope, page);
+  if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [] };
+  const scoped = scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : [];
+  return db.transaction(async (tx) => {
+    await tx.raw("SET LOCAL work_mem = '64MB'");
+    const result = await tx.raw(
+      `WITH e AS MATERIALIZED (
+         SELECT seq FROM journal_entries
+          WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
+       ),
+       cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint)),
+       -- Lines carry only what the checks need: a line's currency and scope are its account's (a line whose account is missing is
+       -- left to linesWithoutAccount), and so is the scope checkpoint its amount counts towards.
+       l AS MATERIALIZED (
+         SELECT l.entry_seq, l.line_no, e.seq, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code, cp.verified_seq AS cp_seq
+           ${linesOfBatchSql(scope)}
+       ),
+       per_account AS MATERIALIZED (
+         SELECT account_num, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits,
+                COALESCE(SUM(amount) FILTER (WHERE direction = 'DR' AND seq <= cp_seq), 0) AS cp_debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR' AND seq <= cp_seq), 0) AS cp_credits,
+                max(seq) AS last_seq
+           FROM l WHERE seq IS NOT NULL GROUP BY account_num
+       ),
+       -- One signed sum per entry over lines in seq order (a streaming group, no hash table of every entry); only those off are detailed.
+       off AS MATERIALIZED (
+         SELECT seq FROM (SELECT seq, currency_code, direction, amount FROM l WHERE has_account AND seq IS NOT NULL ORDER BY seq) ordered
+          GROUP BY seq, currency_code HAVING SUM(CASE WHEN direction = 'DR' THEN amount ELSE -amount END) <> 0
+          ORDER BY seq LIMIT ${MISMATCHES_MAX}
+       )
+       SELECT
+         (SELECT count(*)::int FROM e) AS entries,
+         (SELECT count(*)::int FROM l WHERE seq IS NOT NULL) AS lines,
+         (SELECT COALESCE(json_agg(x ORDER BY x.seq), '[]') FROM (
+            SELECT j.seq, j.id AS "journalEntryId", j.tenant_id AS "tenantId", j.environment, l.currency_code AS "currencyCode",
+                   (SUM(l.amount) FILTER (WHERE l.direction = 'DR'))::text AS debits, (SUM(l.amount) FILTER (WHERE l.direction = 'CR'))::text AS credits
+              FROM l JOIN journal_entries j ON j.seq = l.seq
+             WHERE l.seq IN (SELECT seq FROM off) AND l.has_account
+             GROUP BY j.seq, j.id, j.tenant_id, j.environment, l.currency_code
+            HAVING COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'DR'), 0) <> COALESCE(SUM(l.amount) FILTER (WHERE l.direction = 'CR'), 0)) x) AS unbalanced,
+         (SELECT COALESCE(json_agg(x), '[]') FROM (
+            SELECT entry_seq::text AS "entrySeq", line_no AS "lineNo", account_num::text AS "accountNum", 'line without entry' AS problem
+              FROM l WHERE seq IS NULL ORDER BY entry_seq, line_no LIMIT ${MISMATCHES_MAX}) x) AS "withoutEntry",
+         (SELECT COALESCE(json_agg(x), '[]') FROM (
+            SELECT a.tenant_id AS "tenantId", a.environment, a.currency_code AS "currencyCode",
+                   SUM(p.debits)::text AS debits, SUM(p.credits)::text AS credits, SUM(p.cp_debits)::text AS "checkpointDebits", SUM(p.cp_credits)::text AS "checkpointCredits"
+              FROM per_account p JOIN accounts a ON a.num = p.account_num
+             GROUP BY a.tenant_id, a.environment, a.currency_code) x) AS sums,
+         p."accountNums", p."accountDebits", p."accountCredits", p."accountLastSeqs"
+         FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
+                      COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
+                 FROM per_account) p`,
+      [page.afterSeq, lastSeq, ...scoped, checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
+    );
+    return { ...(result.rows[0] as Omit<EntryBatch, 'lastSeq'>), lastSeq };
+  });
 }
 
 function add(totals: Map<string, Mismatch & CurrencyTotals>, key: string, fields: Mismatch, debits: string, credits: string): void {
@@ -177,18 +217,6 @@ async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Prom
        FROM journal_lines l LEFT JOIN journal_entries e ON e.seq = l.entry_seq
       WHERE l.account_num = ANY(?::bigint[]) AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.num = l.account_num) LIMIT ${MISMATCHES_MAX}`,
     [[...accountNums]],
-  );
-  return result.rows as Mismatch[];
-}
-
-/** Lines naming no entry are not reached from the entries: counted against the lines the entries have (through the run's top seq), and looked for only when the counts differ. */
-async function linesWithoutEntry(db: Db, throughSeq: string, linesOfEntries: number): Promise<Mismatch[]> {
-  const counted = await db.raw('SELECT count(*)::bigint::text AS lines FROM journal_lines WHERE entry_seq <= ?', [throughSeq]);
-  if (BigInt((counted.rows[0] as { lines: string }).lines) <= BigInt(linesOfEntries)) return [];
-  const result = await db.raw(
-    `SELECT l.entry_seq::text AS "entrySeq", l.line_no AS "lineNo", l.account_num::text AS "accountNum", 'line without entry' AS problem
-       FROM journal_lines l WHERE l.entry_seq <= ? AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.seq = l.entry_seq) LIMIT ${MISMATCHES_MAX}`,
-    [throughSeq],
   );
   return result.rows as Mismatch[];
 }
@@ -218,7 +246,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   for (let afterSeq = '0'; ; ) {
     const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: options.batchSize * 10 }, checkpointSeqs);
     if (batch.lastSeq === null) break;
-    for (const mismatch of batch.unbalanced) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
+    for (const mismatch of [...batch.unbalanced, ...batch.withoutEntry]) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
     for (const row of batch.sums) {
       const fields = { tenantId: row.tenantId, environment: row.environment, currencyCode: row.currencyCode };
       add(totals, `${scopeKey(row)}|${row.currencyCode}`, fields, row.debits, row.credits);
@@ -244,7 +272,6 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   // The accounts pass took every account it found off the list: what is left has lines but no account.
   entries.push(...(await linesWithoutAccount(db, [...accountSums.keys()])));
   for (const each of totals.values()) if (!new BigNumber(each.debits).eq(each.credits)) entries.push({ ...each, scope: 'totals' });
-  if (!scope) entries.push(...(await linesWithoutEntry(db, throughSeq, linesOfEntries)));
 
   const resets = scopes.map((each) => {
     const scopeTotals: Record<string, CurrencyTotals> = {};
