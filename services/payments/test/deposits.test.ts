@@ -98,8 +98,8 @@ async function entriesOf(depositId: string) {
 async function linesOf(entryId: string) {
   const rows: Array<{ name: string; direction: string; amount: string }> = await harness.ledger
     .db('journal_lines')
-    .join('accounts', 'accounts.id', 'journal_lines.account_id')
-    .where({ entry_id: entryId })
+    .join('accounts', 'accounts.num', 'journal_lines.account_num')
+    .where({ entry_seq: harness.ledger.db('journal_entries').where({ id: entryId }).select('seq') })
     .orderBy('line_no')
     .select(['accounts.name as name', 'journal_lines.direction as direction', 'journal_lines.amount as amount']);
   return rows.map((row) => `${row.direction} ${row.name} ${Number(row.amount).toFixed(2)}`);

@@ -225,7 +225,8 @@ describe('payout delivery through the sandbox rail', () => {
     expect(payoutMismatches(await reconcile())).toEqual([]);
 
     const settle: { id: string } = await t.state.harness.ledger.db('journal_entries').where({ reference_type: 'payout_case', reference_id: completed, kind: 'payout_settle' }).first('id');
-    await t.state.harness.ledger.db('journal_lines').where({ entry_id: settle.id, direction: 'CR' }).update({ amount: t.state.harness.ledger.db.raw('amount + 1') });
+    const settleSeq = t.state.harness.ledger.db('journal_entries').where({ id: settle.id }).select('seq');
+    await t.state.harness.ledger.db('journal_lines').where({ entry_seq: settleSeq, direction: 'CR' }).update({ amount: t.state.harness.ledger.db.raw('amount + 1') });
     // Changed after the check above verified it: only a full run from zero reads it again.
     const started = await t.call(tenant, 'POST', '/v1/admin/reconciliation/runs');
     expect(started.status).toBe(202);

@@ -164,8 +164,8 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
 
   it('names the transfer whose journal line amount was changed in the ledger, for its tenant and the platform only', async () => {
     const { tenant, sent } = await busyTenant();
-    const line = await harness.ledger.db('journal_lines').where({ entry_id: sent.journalEntryId }).orderBy('line_no').first();
-    await harness.ledger.db('journal_lines').where({ entry_id: line.entry_id, line_no: line.line_no }).update({ amount: '100.01' });
+    const line = await harness.ledger.db('journal_lines').where({ entry_seq: harness.ledger.db('journal_entries').where({ id: sent.journalEntryId }).select('seq') }).orderBy('line_no').first();
+    await harness.ledger.db('journal_lines').where({ entry_seq: line.entry_seq, line_no: line.line_no }).update({ amount: '100.01' });
 
     const result = await reconcile(tenant);
     expect(result.status).toBe('mismatch');

@@ -202,7 +202,7 @@ describe('POST /v1/transfers', () => {
     }
     expect(await balanceOf(caller, sender)).toBe('0.00');
     expect(await balanceOf(caller, receiver)).toBe('100.00');
-    const balances = (await harness.ledger.db('journal_lines').where({ account_id: (await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first()).id }).select('balance_after')).map((row: { balance_after: string }) => Number(row.balance_after));
+    const balances = (await harness.ledger.db('journal_lines').where({ account_num: (await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first()).num }).select('balance_after')).map((row: { balance_after: string }) => Number(row.balance_after));
     expect(Math.min(...balances)).toBeGreaterThanOrEqual(0);
 
     const failed = await call(caller, 'GET', `/v1/transfers?walletId=${sender.id}&status=failed&limit=200`);

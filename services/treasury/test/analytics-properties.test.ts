@@ -110,9 +110,9 @@ interface JournalRow {
 /** The tenant's figures computed from the ledger's own tables, with the README's definitions. */
 async function fromTheJournal(caller: Caller) {
   const rows = (await harness.ledgerDb('journal_entries as e')
-    .join('journal_lines as l', 'l.entry_id', 'e.id')
-    .join('accounts as a', 'a.id', 'l.account_id')
-    .where({ 'e.tenant_id': caller.tenantId, 'e.environment': caller.environment, 'l.currency_code': 'USD' })
+    .join('journal_lines as l', 'l.entry_seq', 'e.seq')
+    .join('accounts as a', 'a.num', 'l.account_num')
+    .where({ 'e.tenant_id': caller.tenantId, 'e.environment': caller.environment, 'a.currency_code': 'USD' })
     .select('e.id as entry_id', 'e.kind', 'e.reference_id', 'a.name', 'l.direction', 'l.amount')) as JournalRow[];
   const byKind = new Map<JournalKind, { entries: Set<string>; volume: BigNumber; feeRevenue: BigNumber; platformCommission: BigNumber }>();
   const holds = new Map<string, BigNumber>();
