@@ -63,19 +63,26 @@ export interface StatementLineRow {
   lineNo: number;
 }
 
-/** A wallet account's lines, newest first, each with the balance right after it. */
+/**
+ * A wallet account's lines, newest first, each with the balance right after it. The page of lines
+ * is taken first and only its entries looked up: joined whole, the two seq orders invite a merge
+ * join that walks the entries back from the newest, far for an account idle a long time.
+ */
 export async function statementLines(db: Db, account: LedgerAccount, page: { before?: { seq: string; lineNo: number } | undefined; limit: number }): Promise<StatementLineRow[]> {
-  const query = db('journal_lines as l')
-    .join('journal_entries as e', 'e.seq', 'l.entry_seq')
-    .where('l.account_num', db('accounts').select('num').where('id', account.id))
-    .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
+  const lines = db('journal_lines')
+    .where('account_num', db('accounts').select('num').where('id', account.id))
+    .orderBy([{ column: 'entry_seq', order: 'desc' }, { column: 'line_no', order: 'desc' }])
     .limit(page.limit + 1)
-    .select('e.id as entry_id', 'e.kind', 'l.direction', 'l.amount', 'l.balance_after', 'e.created_at', 'l.entry_seq', 'l.line_no');
+    .select('entry_seq', 'line_no', 'direction', 'amount', 'balance_after');
   if (page.before) {
     const { seq, lineNo } = page.before;
-    query.whereRaw('(l.entry_seq, l.line_no) < (?::bigint, ?::smallint)', [seq, lineNo]);
+    lines.whereRaw('(entry_seq, line_no) < (?::bigint, ?::smallint)', [seq, lineNo]);
   }
-  const rows: Array<{ entry_id: string; kind: JournalKind; direction: Direction; amount: string; balance_after: string; created_at: Date; entry_seq: string; line_no: number }> = await query;
+  const rows: Array<{ entry_id: string; kind: JournalKind; direction: Direction; amount: string; balance_after: string; created_at: Date; entry_seq: string; line_no: number }> = await db
+    .from(lines.as('l'))
+    .join('journal_entries as e', 'e.seq', 'l.entry_seq')
+    .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
+    .select('e.id as entry_id', 'e.kind', 'l.direction', 'l.amount', 'l.balance_after', 'e.created_at', 'l.entry_seq', 'l.line_no');
   return rows.map((row) => ({
     journalEntryId: row.entry_id,
     kind: row.kind,

@@ -21,14 +21,16 @@ export interface LineAt {
  */
 const BISECT_SQL = `
 WITH RECURSIVE newest AS (
-  SELECT l.entry_seq, e.created_at <= ?::timestamptz AS at_or_before
-    FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+  -- The entry's stamp by a scalar look-up on its primary key, once the line is found: joined, the
+  -- two seq orders invite a merge join that walks the entries back from the newest.
+  SELECT l.entry_seq, (SELECT e.created_at FROM journal_entries e WHERE e.seq = l.entry_seq) <= ?::timestamptz AS at_or_before
+    FROM journal_lines l
    WHERE l.account_num = (SELECT num FROM accounts WHERE id = ?)
    ORDER BY l.entry_seq DESC, l.line_no DESC
    LIMIT 1
 ), oldest AS (
-  SELECT l.entry_seq, e.created_at <= ?::timestamptz AS at_or_before
-    FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+  SELECT l.entry_seq, (SELECT e.created_at FROM journal_entries e WHERE e.seq = l.entry_seq) <= ?::timestamptz AS at_or_before
+    FROM journal_lines l
    WHERE l.account_num = (SELECT num FROM accounts WHERE id = ?)
    ORDER BY l.entry_seq, l.line_no
    LIMIT 1
