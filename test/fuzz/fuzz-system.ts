@@ -230,6 +230,12 @@ export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
     /** A consumer inside a transaction is work not yet visible in any table. */
     const busyBackends = async () =>
       (await monitor.pool.query<{ busy: number }>("SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = ANY($1) AND state <> 'idle' AND pid <> pg_backend_pid()", [databaseNames])).rows[0]?.busy ?? 0;
+    /** A full reconciliation run works in the background, pausing between batches: not settled while one is queued or running. */
+    const fullRunsUnderWay = async () => {
+      const withRuns = tracked.filter((database) => database.name === 'ledger' || database.name === 'payments');
+      const counts = await Promise.all(withRuns.map((database) => database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM reconciliation_full_runs WHERE state IN ('queued', 'running')")));
+      return counts.reduce((sum, result) => sum + (result.rows[0]?.n ?? 0), 0);
+    };
     const outboxEmpty = (state: Snapshot) => [...state].every(([table, { rows }]) => !table.endsWith('.outbox') || rows === 0);
     const settle = async () => {
       let previous: Snapshot | undefined;
@@ -239,7 +245,7 @@ export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
         const settled = await waitFor(
           async () => {
             latest = await snapshot();
-            const quiet = outboxEmpty(latest) && (await watch.backlog()) === 0 && (await busyBackends()) === 0;
+            const quiet = outboxEmpty(latest) && (await watch.backlog()) === 0 && (await busyBackends()) === 0 && (await fullRunsUnderWay()) === 0;
             if (!quiet || previous === undefined || changesBetween(previous, latest).length > 0) {
               previous = quiet ? latest : undefined;
               quietSince = Date.now();
