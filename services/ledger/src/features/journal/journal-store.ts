@@ -10,8 +10,13 @@ export function scopeKeySql(alias: string): string {
   return `hashtext(${alias}.tenant_id || '/' || ${alias}.environment)`;
 }
 
-/** The scope key of a tenant and environment bound as two parameters. */
-export const BOUND_SCOPE_KEY_SQL = "hashtext(?::text || '/' || ?::text)";
+/** One scope's entries, as a condition on journal_entries_scope_seq's key and the columns themselves, with its bindings. */
+export function entriesOfScopeSql(alias: string, scope: TenantScope): { sql: string; bindings: string[] } {
+  return {
+    sql: `${scopeKeySql(alias)} = hashtext(?::text || '/' || ?::text) AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
+    bindings: [scope.tenantId, scope.environment, scope.tenantId, scope.environment],
+  };
+}
 
 /** Every read of tenant data is bounded by one tenant and one environment. */
 export interface TenantScope {
@@ -112,9 +117,13 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
     .limit(filter.limit + 1)
     .select('e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at');
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
-  if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
-  if (filter.environment !== undefined) query.where('e.environment', filter.environment);
-  if (filter.tenantId !== undefined && filter.environment !== undefined) query.whereRaw(`${scopeKeySql('e')} = ${BOUND_SCOPE_KEY_SQL}`, [filter.tenantId, filter.environment]);
+  if (filter.tenantId !== undefined && filter.environment !== undefined) {
+    const { sql, bindings } = entriesOfScopeSql('e', { tenantId: filter.tenantId, environment: filter.environment });
+    query.whereRaw(sql, bindings);
+  } else {
+    if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
+    if (filter.environment !== undefined) query.where('e.environment', filter.environment);
+  }
   if (filter.kind) query.where('e.kind', filter.kind);
   if (filter.referenceType) query.where('e.reference_type', filter.referenceType);
   if (filter.referenceId) query.where('e.reference_id', filter.referenceId);

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
-import { BOUND_SCOPE_KEY_SQL, scopeKeySql, type TenantScope } from '../journal/journal-store';
+import { entriesOfScopeSql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -119,12 +119,13 @@ interface EntryBatch {
 
 /** The seq that ends the next batch: an index-only walk of `limit` entries, so the batch itself reads a closed range. */
 async function batchEnd(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<string | null> {
+  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
   const result = await db.raw(
     `SELECT max(seq)::text AS seq FROM (
        SELECT seq FROM journal_entries
-        WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
+        WHERE seq > ? AND seq <= ? ${scoped ? `AND ${scoped.sql}` : ''}
         ORDER BY seq LIMIT ?) batch`,
-    [page.afterSeq, page.throughSeq, ...(scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : []), page.limit],
+    [page.afterSeq, page.throughSeq, ...(scoped?.bindings ?? []), page.limit],
   );
   return (result.rows[0] as { seq: string | null }).seq;
 }
@@ -150,13 +151,13 @@ function linesOfBatchSql(scope: TenantScope | null): string {
 async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
   const lastSeq = await batchEnd(db, scope, page);
   if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [] };
-  const scoped = scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : [];
+  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
       `WITH e AS MATERIALIZED (
          SELECT seq FROM journal_entries
-          WHERE seq > ? AND seq <= ? ${scope ? `AND ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}
+          WHERE seq > ? AND seq <= ? ${scoped ? `AND ${scoped.sql}` : ''}
        ),
        cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint)),
        -- Lines carry only what the checks need: a line's currency and scope are its account's (a line whose account is missing is
@@ -199,7 +200,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
                       COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
                  FROM per_account) p`,
-      [page.afterSeq, lastSeq, ...scoped, checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
+      [page.afterSeq, lastSeq, ...(scoped?.bindings ?? []), checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
     );
     return { ...(result.rows[0] as Omit<EntryBatch, 'lastSeq'>), lastSeq };
   });
@@ -230,9 +231,10 @@ async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Prom
  */
 export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
   const estimate = scope ? null : Number((await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0);
+  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
   const top = await db.raw(
-    `SELECT COALESCE(max(seq), 0)::text AS seq FROM journal_entries ${scope ? `WHERE ${scopeKeySql('journal_entries')} = ${BOUND_SCOPE_KEY_SQL} AND tenant_id = ? AND environment = ?` : ''}`,
-    scope ? [scope.tenantId, scope.environment, scope.tenantId, scope.environment] : [],
+    `SELECT COALESCE(max(seq), 0)::text AS seq FROM journal_entries ${scoped ? `WHERE ${scoped.sql}` : ''}`,
+    scoped?.bindings ?? [],
   );
   const throughSeq = (top.rows[0] as { seq: string }).seq;
   const scopes = await scopeCheckpoints(db, scope);
