@@ -10,7 +10,10 @@ import {
   transferSchema,
   walletSchema,
 } from '@wallet/contracts';
+import { createLogger, entryDigest, LedgerJournalClient } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
+import BigNumber from 'bignumber.js';
+import { depositSource, transferSource } from '../src/features/reconciliation/business-record-sources';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
 import { depositCommand, type HttpResult, internalToken, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
@@ -415,5 +418,38 @@ describe('checks from where the last run left off, and full runs from zero', () 
     const everything = await fullRun(null);
     expect(everything.state).toBe('succeeded');
     expect(JSON.stringify(everything.result)).not.toContain(sent.id);
+  });
+
+  it("finds an old entry whose record is gone only in a full run (the entries naming records outnumber those the records name)", async () => {
+    const { tenant, momo } = await busyTenant();
+    await settle(tenant);
+    await harness.db('deposits').where({ id: momo.id }).delete();
+    expect((await reconcile(tenant)).status).toBe('ok');
+
+    const run = await fullRun(tenant);
+    expect(run).toMatchObject({ state: 'succeeded', status: 'mismatch' });
+    const result = reconciliationResultSchema.parse(run.result);
+    expect(check(result, 'business_records').mismatches).toEqual([expect.objectContaining({ referenceType: 'deposit', recordId: momo.id, journalEntryId: momo.journalEntryId, problem: 'record_not_found' })]);
+  });
+
+  it("compares records with their entries by a digest that is the ledger's own digest of those entries", async () => {
+    const { tenant } = await busyTenant();
+    const scope = { tenantId: tenant.tenantId, environment: 'live' as const };
+    const journal = new LedgerJournalClient({ baseUrl: harness.env.LEDGER_URL as string, internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string, timeoutMs: 5000, logger: createLogger({ service: 'test', level: 'silent' }) });
+    for (const source of [transferSource, depositSource]) {
+      const ids = (await harness.db(source.table).where({ tenant_id: tenant.tenantId }).select('id')).map((row: { id: string }) => row.id);
+      const postings = (await source.byIds(harness.db, ids)).flatMap((record) => record.postings.map((posting) => ({ scope, posting: { ...posting, journalEntryId: posting.journalEntryId as string } })));
+      expect(postings.length).toBeGreaterThan(0);
+      const { upToSeq } = await journal.namingCount(source.referenceType, scope);
+      const answer = await journal.digest({ ids: postings.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq } });
+      expect(answer).toEqual({ found: postings.length, named: postings.length, digest: entryDigest(postings) });
+      // Any field of a line counts: one cent more is another digest.
+      const [first, ...rest] = postings;
+      if (!first) throw new Error('no posting');
+      const [line, ...lines] = first.posting.lines;
+      if (!line) throw new Error('no line');
+      const changed = { ...first, posting: { ...first.posting, lines: [{ ...line, amount: new BigNumber(line.amount).plus('0.01').toFixed() }, ...lines] } };
+      expect(entryDigest([changed, ...rest])).not.toBe(answer.digest);
+    }
   });
 });

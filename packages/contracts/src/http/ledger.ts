@@ -208,3 +208,31 @@ export const journalReferencesAfterSchema = z.object({
   data: z.array(journalReferenceSchema.extend({ seq: seqText })),
   snapshot: z.object({ xmin: seqText, xmax: seqText }),
 });
+
+/** Entries per digest: a full run's check 3 sends a batch of records' entry ids at a time. */
+export const JOURNAL_DIGEST_MAX = 5000;
+
+/**
+ * `POST /internal/v1/journal/entries/digest`: one number standing for the entries with these ids
+ * (entryDigest in the kit's business-records says how it is made; the ledger's SQL makes the same), so a full run compares a batch of
+ * records with their entries without the entries crossing HTTP. `named` also counts the entries
+ * found that name a record of that type in that scope at or before `upToSeq`.
+ */
+export const journalEntryDigestBodySchema = z.object({
+  ids: z.array(z.string().min(1).max(64)).min(1).max(JOURNAL_DIGEST_MAX),
+  named: z.object({ referenceType: referenceTypeSchema, tenantId: z.string().min(1).max(64), environment: environmentSchema, upToSeq: seqText }),
+});
+export type JournalEntryDigestBody = z.infer<typeof journalEntryDigestBodySchema>;
+export const journalEntryDigestSchema = z.object({ found: z.number().int().min(0), named: z.number().int().min(0), digest: z.string().regex(/^\d+$/) });
+export type JournalEntryDigest = z.infer<typeof journalEntryDigestSchema>;
+
+/**
+ * `POST /internal/v1/journal/references/count`: without `upToSeq`, the newest seq now (and no
+ * count); with it, how many entries name a record of this type in this scope at or before it.
+ * Both with the bounds of the snapshot they were read in: a count is final once its snapshot's
+ * xmin has passed the xmax of the snapshot that chose `upToSeq` (no transaction then in flight,
+ * which may hold a lower seq, is still open).
+ */
+export const journalReferencesCountBodySchema = z.object({ referenceType: referenceTypeSchema, tenantId: z.string().min(1).max(64), environment: environmentSchema, upToSeq: seqText.optional() });
+export const journalReferencesCountSchema = z.object({ entries: z.number().int().min(0).nullable(), upToSeq: seqText, snapshot: z.object({ xmin: seqText, xmax: seqText }) });
+export type JournalReferencesCount = z.infer<typeof journalReferencesCountSchema>;

@@ -1,6 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { Knex } from 'knex';
-import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
+import { createHash } from 'node:crypto';
+import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_DIGEST_MAX, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type JournalReferencesCount, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -96,6 +97,10 @@ export interface JournalForRecords {
   entries(ids: readonly string[]): Promise<Map<string, JournalEntry>>;
   /** Per scope, the entries naming this type after the scope's seq, at most `limitPerScope`, seq order, and the snapshot they were read in. */
   namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ data: NamingEntry[]; snapshot: SnapshotBounds }>;
+  /** The digest of the entries with these ids (entryDigest), and how many of them name a record of the type in the scope up to a seq. */
+  digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest>;
+  /** The newest seq (no upToSeq), or the count of entries naming the type in the scope up to one. */
+  namingCount(referenceType: string, scope: RecordScope, upToSeq?: string): Promise<JournalReferencesCount>;
 }
 
 export interface RecordsCoverage {
@@ -483,31 +488,106 @@ async function checkSourcesSideBySide(options: OwnRecordsCheckOptions, scopes: r
   return checked.map(({ coverage }) => coverage);
 }
 
+const DIGEST_SEPARATOR = '\u001f';
+
+/** md5's first 60 bits: the term a digest sums (the ledger's hashTermSql makes the same). */
+function hashTerm(text: string): bigint {
+  return BigInt(`0x${createHash('md5').update(text).digest('hex').slice(0, 15)}`);
+}
+
+/**
+ * What the ledger's digest of these postings' entries is when each entry is exactly its posting,
+ * in its record's scope: one term per entry (id, tenant, environment, kind, reference type and
+ * id), one per line (entry id, direction, account name, wallet id or nothing, currency, amount
+ * in its one spelling), summed, so neither side sorts anything.
+ */
+export function entryDigest(postings: ReadonlyArray<{ scope: RecordScope; posting: ExpectedPosting & { journalEntryId: string } }>): string {
+  let sum = 0n;
+  for (const { scope, posting } of postings) {
+    const id = posting.journalEntryId;
+    sum += hashTerm([id, scope.tenantId, scope.environment, posting.kind, posting.reference.type, posting.reference.id].join(DIGEST_SEPARATOR));
+    for (const line of posting.lines) sum += hashTerm([id, line.direction, line.accountName, line.walletId ?? '', line.currencyCode, canonicalAmount(line.amount)].join(DIGEST_SEPARATOR));
+  }
+  return sum.toString();
+}
+
+/**
+ * Records compared with their entries by digest, a chunk of postings at a time; a chunk whose
+ * digest differs (or with a posting without entry) is compared entry by entry for the report.
+ * Answers how many of the entries found name a record of the type in `named`'s scope up to its seq.
+ */
+async function compareRecordsByDigest(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], named: RecordScope & { upToSeq: string }, mismatches: MismatchList): Promise<number> {
+  const postings = records.flatMap((record) => record.postings.map((posting) => ({ record, posting })));
+  let namedFound = 0;
+  for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
+    const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
+    const withEntry = chunk.flatMap(({ record, posting }) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
+    const answer = withEntry.length === 0 ? null : await journal.digest({ ids: withEntry.map(({ posting }) => posting.journalEntryId), named: { referenceType, ...named } });
+    namedFound += answer?.named ?? 0;
+    const exact = answer !== null && withEntry.length === chunk.length && answer.found === chunk.length && answer.digest === entryDigest(withEntry);
+    if (!exact) await compareRecords(journal, referenceType, [...new Set(chunk.map(({ record }) => record))], mismatches);
+  }
+  return namedFound;
+}
+
+/** How long a full run waits for the transactions in flight when it chose its last seq to end, before it checks the entries one by one instead. */
+const COUNT_FINAL_WAIT_MS = 30_000;
+
+/** The count of entries naming the type up to `chosen.upToSeq`, once final; null when it did not become final in time. */
+async function finalNamingCount(journal: JournalForRecords, referenceType: string, scope: RecordScope, chosen: JournalReferencesCount): Promise<number | null> {
+  const deadline = Date.now() + COUNT_FINAL_WAIT_MS;
+  for (;;) {
+    const counted = await journal.namingCount(referenceType, scope, chosen.upToSeq);
+    if (BigInt(counted.snapshot.xmin) >= BigInt(chosen.snapshot.xmax)) return counted.entries;
+    if (Date.now() > deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * A full check 3 of one source, scope by scope: every record compared with its entries by digest
+ * (pages of JOURNAL_DIGEST_MAX records, the next page read while the ledger digests this one); then,
+ * when the entries naming this type up to the seq chosen at the start are exactly those the records
+ * matched, every such entry is known to be its record's. Only when they are not (or the count
+ * could not be made final) are the entries walked one by one to say which.
+ */
 async function checkSourceFromZero(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage> {
   const { db, journal } = options;
-  const batch = 500;
   let records = 0;
   let entries = 0;
   for (const scope of scopes) {
+    const chosen = await journal.namingCount(source.referenceType, scope);
+    let named = 0;
+    let comparing: Promise<number> = Promise.resolve(0);
     for (let afterSeq = '0'; ; ) {
-      const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], batch);
+      const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], JOURNAL_DIGEST_MAX);
       const found = await recordsByIds(db, source, page.rows.map((row) => row.id));
-      await compareRecords(journal, source.referenceType, [...found.values()].filter((record) => record.postings.length > 0), mismatches);
+      named += await comparing;
+      comparing = compareRecordsByDigest(journal, source.referenceType, [...found.values()], { ...scope, upToSeq: chosen.upToSeq }, mismatches);
       records += page.rows.length;
       await onProgress?.(records);
       const last = page.rows[page.rows.length - 1];
-      if (!last || page.rows.length < batch) break;
+      if (!last || page.rows.length < JOURNAL_DIGEST_MAX) break;
       afterSeq = last.seq;
     }
-    for (let afterSeq = '0'; ; ) {
-      const page = await journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
-      const named = await recordsByIds(db, source, page.data.map((entry) => entry.reference.id));
-      entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
-      entries += page.data.length;
-      const last = page.data[page.data.length - 1];
-      if (!last || page.data.length < batch) break;
-      afterSeq = last.seq;
-    }
+    named += await comparing;
+    const counted = await finalNamingCount(journal, source.referenceType, scope, chosen);
+    entries += counted === named ? named : await entriesAgainstRecords(options, source, scope, mismatches);
   }
   return { referenceType: source.referenceType, afterRecordSeq: '0', records, afterEntrySeq: '0', entries };
+}
+
+/** Every entry naming this type in the scope pointed back at its record, page by page: what says which entries have no record, or not this one. */
+async function entriesAgainstRecords(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<number> {
+  const batch = 500;
+  let entries = 0;
+  for (let afterSeq = '0'; ; ) {
+    const page = await options.journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
+    const named = await recordsByIds(options.db, source, page.data.map((entry) => entry.reference.id));
+    entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
+    entries += page.data.length;
+    const last = page.data[page.data.length - 1];
+    if (!last || page.data.length < batch) return entries;
+    afterSeq = last.seq;
+  }
 }

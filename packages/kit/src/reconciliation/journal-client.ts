@@ -1,4 +1,4 @@
-import { type JournalEntry, journalEntryLookupSchema, journalReferencesAfterSchema, JOURNAL_LOOKUP_MAX, type RecordScope } from '@wallet/contracts';
+import { type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, journalEntryDigestSchema, journalEntryLookupSchema, journalReferencesAfterSchema, type JournalReferencesCount, journalReferencesCountSchema, JOURNAL_LOOKUP_MAX, type RecordScope } from '@wallet/contracts';
 import { callInternal, type InternalAnswer, type InternalPeer, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '../internal-call';
 import type { SnapshotBounds } from './high-water';
 import type { JournalForRecords, NamingEntry } from './business-records';
@@ -30,5 +30,16 @@ export class LedgerJournalClient implements JournalForRecords {
     const body = { referenceType, scopes: scopes.map(({ tenantId, environment, afterSeq }) => ({ tenantId, environment, afterSeq })), limitPerScope };
     const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/references/after', claims: SYSTEM_CALL_CLAIMS, body });
     return journalReferencesAfterSchema.parse(ok(answer));
+  }
+
+  async digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest> {
+    const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/entries/digest', claims: SYSTEM_CALL_CLAIMS, body });
+    return journalEntryDigestSchema.parse(ok(answer));
+  }
+
+  async namingCount(referenceType: string, scope: RecordScope, upToSeq?: string): Promise<JournalReferencesCount> {
+    const body = { referenceType, tenantId: scope.tenantId, environment: scope.environment, ...(upToSeq === undefined ? {} : { upToSeq }) };
+    const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/references/count', claims: SYSTEM_CALL_CLAIMS, body });
+    return journalReferencesCountSchema.parse(ok(answer));
   }
 }

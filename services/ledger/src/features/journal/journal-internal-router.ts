@@ -1,7 +1,7 @@
-import { journalEntryLookupBodySchema, journalReferencesAfterBodySchema } from '@wallet/contracts';
+import { journalEntryDigestBodySchema, journalEntryLookupBodySchema, journalReferencesAfterBodySchema, journalReferencesCountBodySchema } from '@wallet/contracts';
 import { type Db, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
-import { findEntries, referencesAfter, type TenantScope } from './journal-store';
+import { countNaming, digestEntries, findEntries, referencesAfter, type TenantScope } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
   return input.tenantId !== undefined && input.environment !== undefined ? { tenantId: input.tenantId, environment: input.environment } : null;
@@ -25,6 +25,16 @@ export function journalInternalRouter(db: Db): Router {
     requireSystem(response);
     const body = parseOrThrow(journalReferencesAfterBodySchema, request.body);
     response.json(await referencesAfter(db, body));
+  });
+
+  router.post('/internal/v1/journal/entries/digest', async (request, response) => {
+    requireSystem(response);
+    response.json(await digestEntries(db, parseOrThrow(journalEntryDigestBodySchema, request.body)));
+  });
+
+  router.post('/internal/v1/journal/references/count', async (request, response) => {
+    requireSystem(response);
+    response.json(await countNaming(db, parseOrThrow(journalReferencesCountBodySchema, request.body)));
   });
 
   return router;
