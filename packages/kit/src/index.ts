@@ -29,4 +29,7 @@ export * from './tenant-config';
 export * from './transient-retry';
 export * from './reconciliation/high-water';
 export * from './reconciliation/business-records';
+export * from './reconciliation/amounts';
+export * from './reconciliation/entry-digest';
+export * from './reconciliation/full-records-check';
 export * from './reconciliation/journal-client';

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { canonicalAmount } from '../src/reconciliation/business-records';
+import { canonicalAmount } from '../src/reconciliation/amounts';
 
 describe("check 3's amount comparison", () => {
   it('spells every decimal as BigNumber does, plain ones included', () => {

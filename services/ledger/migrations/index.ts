@@ -6,6 +6,7 @@ import * as accountsLastPostedAt from './20261205120000_accounts_last_posted_at'
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationCheckpoints from './20261226120000_reconciliation_checkpoints';
 import * as compactJournal from './20261230120000_compact_journal';
+import * as fullRunRecordDigests from './20270101120000_full_run_record_digests';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { name: '20261226120000_reconciliation_checkpoints', ...reconciliationCheckpoints },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20261230120000_compact_journal', ...compactJournal },
+  { name: '20270101120000_full_run_record_digests', ...fullRunRecordDigests },
 ];

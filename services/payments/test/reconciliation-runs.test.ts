@@ -7,7 +7,7 @@ import { ReconciliationSchedule } from '../src/features/reconciliation/reconcili
 import { type RunningService, start } from '../src/main';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
-import { internalToken, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import { internalToken, type LedgerBackedHarness, metricValue, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
 
 /**
  * The scheduled all-tenant run, for real: payments with a short round, the ledger beside it,
@@ -77,13 +77,7 @@ async function runAfter(after: Date): Promise<ReconciliationRunSummary> {
   return waitFor(async () => (await listRuns('?limit=5')).data.find((run) => Date.parse(run.startedAt) > after.getTime()), { what: `a run started after ${after.toISOString()}`, timeoutMs: 15_000 });
 }
 
-/** A sample's value on payments' /metrics (its name and labels, in any order), or undefined when it is not there. */
-async function metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${harness.service.port}/metrics`)).text();
-  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
-  const line = text.split('\n').find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+const metric = (name: string, labels: Record<string, string> = {}) => metricValue(harness.service.port, name, labels);
 
 describe('the scheduled reconciliation run', () => {
   let alice: WalletRef;

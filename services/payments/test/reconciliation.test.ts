@@ -10,13 +10,13 @@ import {
   transferSchema,
   walletSchema,
 } from '@wallet/contracts';
-import { createLogger, entryDigest, LedgerJournalClient } from '@wallet/kit';
+import { createLogger, LedgerJournalClient, postingsDigest } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import BigNumber from 'bignumber.js';
 import { depositSource, transferSource } from '../src/features/reconciliation/business-record-sources';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
-import { depositCommand, type HttpResult, internalToken, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import { depositCommand, type HttpResult, internalToken, type LedgerBackedHarness, metricValue, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, payments over HTTP, the ledger beside it (its checks and journal
@@ -420,6 +420,21 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(JSON.stringify(everything.result)).not.toContain(sent.id);
   });
 
+  it('compares a clean history as one digest per scope and record type, and one by one only where something differs', async () => {
+    const compared = async (how: string) => (await metricValue(harness.service.port, 'reconciliation_full_record_scopes_total', { reference_type: 'transfer', compared: how })) ?? 0;
+    const { tenant, sent } = await busyTenant();
+    await settle(tenant);
+    const before = { digest: await compared('digest'), oneByOne: await compared('one_by_one') };
+    expect(await fullRun(tenant)).toMatchObject({ state: 'succeeded', status: 'ok' });
+    expect({ digest: await compared('digest'), oneByOne: await compared('one_by_one') }).toEqual({ digest: before.digest + 1, oneByOne: before.oneByOne });
+
+    await harness.db('transfers').where({ id: sent.id }).update({ fee: '2.51' });
+    const run = await fullRun(tenant);
+    expect(check(reconciliationResultSchema.parse(run.result), 'business_records').mismatches).toEqual([expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' })]);
+    expect(await compared('one_by_one')).toBe(before.oneByOne + 1);
+    await harness.db('transfers').where({ id: sent.id }).update({ fee: sent.fee });
+  });
+
   it("finds an old entry whose record is gone only in a full run (the entries naming records outnumber those the records name)", async () => {
     const { tenant, momo } = await busyTenant();
     await settle(tenant);
@@ -436,20 +451,23 @@ describe('checks from where the last run left off, and full runs from zero', () 
     const { tenant } = await busyTenant();
     const scope = { tenantId: tenant.tenantId, environment: 'live' as const };
     const journal = new LedgerJournalClient({ baseUrl: harness.env.LEDGER_URL as string, internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string, timeoutMs: 5000, logger: createLogger({ service: 'test', level: 'silent' }) });
+    const everything = await journal.digestsAfter('0', scope);
     for (const source of [transferSource, depositSource]) {
       const ids = (await harness.db(source.table).where({ tenant_id: tenant.tenantId }).select('id')).map((row: { id: string }) => row.id);
       const postings = (await source.byIds(harness.db, ids)).flatMap((record) => record.postings.map((posting) => ({ scope, posting: { ...posting, journalEntryId: posting.journalEntryId as string } })));
       expect(postings.length).toBeGreaterThan(0);
-      const { upToSeq } = await journal.namingCount(source.referenceType, scope);
-      const answer = await journal.digest({ ids: postings.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq } });
-      expect(answer).toEqual({ found: postings.length, named: postings.length, digest: entryDigest(postings) });
+      const mine = postingsDigest(postings);
+      // By id, and as the ledger's digest of every entry naming this type in the scope.
+      const answer = await journal.digest({ ids: postings.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: everything.throughSeq } });
+      expect(answer).toEqual({ found: mine, named: mine });
+      expect(everything.digests.find((each) => each.referenceType === source.referenceType)).toMatchObject(mine);
       // Any field of a line counts: one cent more is another digest.
       const [first, ...rest] = postings;
       if (!first) throw new Error('no posting');
       const [line, ...lines] = first.posting.lines;
       if (!line) throw new Error('no line');
       const changed = { ...first, posting: { ...first.posting, lines: [{ ...line, amount: new BigNumber(line.amount).plus('0.01').toFixed() }, ...lines] } };
-      expect(entryDigest([changed, ...rest])).not.toBe(answer.digest);
+      expect(postingsDigest([changed, ...rest]).digest).not.toBe(mine.digest);
     }
   });
 });

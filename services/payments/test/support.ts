@@ -305,3 +305,11 @@ export function transferCommand(from: WalletRef, to: WalletRef, amount: string):
     lines: [walletLine(from, 'DR', amount), walletLine(to, 'CR', amount)],
   };
 }
+
+/** A sample's value on a service's /metrics (its name and labels, in any order), or undefined when it is not there. */
+export async function metricValue(port: number, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  const line = text.split('\n').find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integerInputSchema } from '../json';
 import { environmentSchema, PAGE_LIMIT_MAX } from '../common';
 import { journalKindSchema, postingLineSchema } from '../messages/ledger-post.v1';
-import { recordsCoverageSchema } from './ledger';
+import { recordDigestsSchema, recordsCoverageSchema } from './ledger';
 
 // ---- Reconciliation check 3: business records against their entries ----
 // Each service that posts under its own reference types checks its own records, with what its
@@ -52,6 +52,8 @@ export const businessRecordsCheckBodySchema = z
     mode: z.enum(['incremental', 'full']).default('incremental'),
     /** At most this many mismatches come back. */
     limit: integerInputSchema({ min: 1, max: PAGE_LIMIT_MAX }).default(100),
+    /** `full` only: the ledger's full pass's digests of the entries naming records, which the records are compared with as sums; without them, record by record. */
+    ledgerDigests: recordDigestsSchema.optional(),
   })
   .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), { message: 'tenantId and environment go together', path: ['environment'] });
 export const businessRecordsCheckSchema = z.object({

@@ -157,6 +157,22 @@ export const journalEntryLookupSchema = z.object({ data: z.array(journalEntrySch
 /** Reference types are the business records' own names (`transfer`, `deposit`, ...). */
 export const referenceTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
+/**
+ * A count of journal entries and the sum of their terms (the kit's entry-digest says how a term
+ * is made; the ledger's SQL makes the same), so two services compare many entries by a number.
+ */
+export const digestSchema = z.object({ entries: integerInputSchema({ min: 0, max: Number.MAX_SAFE_INTEGER }), digest: z.string().regex(/^-?\d{1,40}$/) });
+export type DigestValue = z.infer<typeof digestSchema>;
+
+/** The digest of the entries naming records of one type in one scope. */
+export const recordDigestSchema = digestSchema.extend({ tenantId: z.string().min(1).max(64), environment: environmentSchema, referenceType: referenceTypeSchema });
+export type RecordDigest = z.infer<typeof recordDigestSchema>;
+
+/** Per scope and record type, the digests of the entries naming records through a seq: what a full run's check 3 compares its records with. */
+export const recordDigestsSchema = z.object({ throughSeq: seqText, digests: z.array(recordDigestSchema) });
+export type RecordDigests = z.infer<typeof recordDigestsSchema>;
+
+
 /** An entry naming a business record, as `POST /internal/v1/journal/references/after` lists them. */
 export const journalReferenceSchema = z.object({
   journalEntryId: z.string(),
@@ -189,6 +205,8 @@ export const ledgerFullRunSchema = z.object({
   state: reconciliationRunStateSchema,
   progress: ledgerFullRunProgressSchema.nullable(),
   result: reconciliationResultSchema.nullable(),
+  /** Once it succeeded: the digests of the entries naming records, through the run's top seq, for check 3. */
+  records: recordDigestsSchema.nullable(),
   error: z.string().nullable(),
 });
 export type LedgerFullRun = z.infer<typeof ledgerFullRunSchema>;
@@ -209,30 +227,27 @@ export const journalReferencesAfterSchema = z.object({
   snapshot: z.object({ xmin: seqText, xmax: seqText }),
 });
 
-/** Entries per digest: a full run's check 3 sends a batch of records' entry ids at a time. */
+/** Entries per digest by id: a full run's check 3 sends a batch of records' entry ids at a time. */
 export const JOURNAL_DIGEST_MAX = 5000;
 
 /**
- * `POST /internal/v1/journal/entries/digest`: one number standing for the entries with these ids
- * (entryDigest in the kit's business-records says how it is made; the ledger's SQL makes the same), so a full run compares a batch of
- * records with their entries without the entries crossing HTTP. `named` also counts the entries
- * found that name a record of that type in that scope at or before `upToSeq`.
+ * `POST /internal/v1/journal/entries/digest`: the digest of the entries with these ids, so a full
+ * run compares a batch of records with their entries without the entries crossing HTTP; `named`,
+ * the digest of those found that name a record of that type in that scope at or before `upToSeq`.
  */
 export const journalEntryDigestBodySchema = z.object({
   ids: z.array(z.string().min(1).max(64)).min(1).max(JOURNAL_DIGEST_MAX),
   named: z.object({ referenceType: referenceTypeSchema, tenantId: z.string().min(1).max(64), environment: environmentSchema, upToSeq: seqText }),
 });
 export type JournalEntryDigestBody = z.infer<typeof journalEntryDigestBodySchema>;
-export const journalEntryDigestSchema = z.object({ found: z.number().int().min(0), named: z.number().int().min(0), digest: z.string().regex(/^\d+$/) });
+export const journalEntryDigestSchema = z.object({ found: digestSchema, named: digestSchema });
 export type JournalEntryDigest = z.infer<typeof journalEntryDigestSchema>;
 
 /**
- * `POST /internal/v1/journal/references/count`: without `upToSeq`, the newest seq now (and no
- * count); with it, how many entries name a record of this type in this scope at or before it.
- * Both with the bounds of the snapshot they were read in: a count is final once its snapshot's
- * xmin has passed the xmax of the snapshot that chose `upToSeq` (no transaction then in flight,
- * which may hold a lower seq, is still open).
+ * `POST /internal/v1/journal/digests/after`: per scope and record type, the digests of the entries
+ * after `afterSeq` (those a full run's pass did not reach), through the newest seq once every
+ * entry up to it is committed. In one scope, or every one.
  */
-export const journalReferencesCountBodySchema = z.object({ referenceType: referenceTypeSchema, tenantId: z.string().min(1).max(64), environment: environmentSchema, upToSeq: seqText.optional() });
-export const journalReferencesCountSchema = z.object({ entries: z.number().int().min(0).nullable(), upToSeq: seqText, snapshot: z.object({ xmin: seqText, xmax: seqText }) });
-export type JournalReferencesCount = z.infer<typeof journalReferencesCountSchema>;
+export const journalDigestsAfterBodySchema = z.object({ afterSeq: seqText, ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
+export type JournalDigestsAfterBody = z.infer<typeof journalDigestsAfterBodySchema>;
+

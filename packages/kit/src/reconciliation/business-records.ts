@@ -1,7 +1,6 @@
-import BigNumber from 'bignumber.js';
 import type { Knex } from 'knex';
-import { createHash } from 'node:crypto';
-import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_DIGEST_MAX, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type JournalReferencesCount, type PostingLine, type RecordScope, type RecordState } from '@wallet/contracts';
+import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type PostingLine, type RecordDigests, type RecordScope, type RecordState } from '@wallet/contracts';
+import { canonicalAmount } from './amounts';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -39,6 +38,8 @@ export interface LocalRecordSource {
   table: string;
   /** Records by id, in any scope. */
   byIds(db: Db, ids: readonly string[]): Promise<CheckedRecord[]>;
+  /** A scope's records after a seq, in seq order, at most `limit`: one read where ids then byIds would be two (a full run reads every record). */
+  after?(db: Db, scope: RecordScope, afterSeq: string, limit: number): Promise<CheckedRecord[]>;
 }
 
 /** A record that posts one entry when it completes (a transfer, a deposit, a float deposit). */
@@ -60,25 +61,27 @@ export function singleEntrySource<Row extends SingleEntryRecord>(options: {
   referenceType: string;
   table: string;
   rowsByIds: (db: Db, ids: readonly string[]) => Promise<Row[]>;
+  rowsAfter?: (db: Db, scope: RecordScope, afterSeq: string, limit: number) => Promise<Row[]>;
   posting: (row: Row) => Omit<ExpectedPosting, 'journalEntryId'>;
 }): LocalRecordSource {
+  const toRecord = (row: Row): CheckedRecord => ({
+    id: row.id,
+    seq: row.seq,
+    tenantId: row.tenantId,
+    environment: row.environment,
+    status: row.status,
+    createdAt: row.createdAt,
+    finished: row.status === 'completed',
+    open: row.status === 'pending',
+    journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+    postings: row.status === 'completed' ? [{ journalEntryId: row.journalEntryId, ...options.posting(row) }] : [],
+  });
+  const rowsAfter = options.rowsAfter;
   return {
     referenceType: options.referenceType,
     table: options.table,
-    async byIds(db, ids) {
-      return (await options.rowsByIds(db, ids)).map((row) => ({
-        id: row.id,
-        seq: row.seq,
-        tenantId: row.tenantId,
-        environment: row.environment,
-        status: row.status,
-        createdAt: row.createdAt,
-        finished: row.status === 'completed',
-        open: row.status === 'pending',
-        journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-        postings: row.status === 'completed' ? [{ journalEntryId: row.journalEntryId, ...options.posting(row) }] : [],
-      }));
-    },
+    byIds: async (db, ids) => (await options.rowsByIds(db, ids)).map(toRecord),
+    ...(rowsAfter ? { after: async (db: Db, scope: RecordScope, afterSeq: string, limit: number) => (await rowsAfter(db, scope, afterSeq, limit)).map(toRecord) } : {}),
   };
 }
 
@@ -97,10 +100,10 @@ export interface JournalForRecords {
   entries(ids: readonly string[]): Promise<Map<string, JournalEntry>>;
   /** Per scope, the entries naming this type after the scope's seq, at most `limitPerScope`, seq order, and the snapshot they were read in. */
   namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ data: NamingEntry[]; snapshot: SnapshotBounds }>;
-  /** The digest of the entries with these ids (entryDigest), and how many of them name a record of the type in the scope up to a seq. */
+  /** The digest of the entries with these ids, and of those naming a record of the type in the scope up to a seq (entry-digest.ts). */
   digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest>;
-  /** The newest seq (no upToSeq), or the count of entries naming the type in the scope up to one. */
-  namingCount(referenceType: string, scope: RecordScope, upToSeq?: string): Promise<JournalReferencesCount>;
+  /** Per scope and record type, the digests of the entries after a seq through the newest final one; in one scope, or all (null). */
+  digestsAfter(afterSeq: string, scope: RecordScope | null): Promise<RecordDigests>;
 }
 
 export interface RecordsCoverage {
@@ -248,7 +251,7 @@ export async function scopesWithRecords(db: Db, tables: readonly string[]): Prom
 }
 
 /** Ids and seqs of the records after each scope's seq, in one snapshot whose bounds come along. */
-async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ rows: Array<{ id: string; seq: string; tenant_id: string; environment: string }>; snapshot: SnapshotBounds }> {
+export async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ rows: Array<{ id: string; seq: string; tenant_id: string; environment: string }>; snapshot: SnapshotBounds }> {
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
@@ -291,17 +294,6 @@ async function entriesByIds(journal: JournalForRecords, ids: readonly string[]):
 function lineText(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
   const wallet = line.walletId ? ` (${line.walletId})` : '';
   return `${line.direction} ${line.accountName}${wallet} ${formatAmount(line.amount, line.currencyCode)} ${line.currencyCode}`;
-}
-
-const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-
-/** A decimal's one spelling (`100`, `100.0` and `100.00` are `100`); plain ones by string, as a run compares every line it reads. */
-export function canonicalAmount(amount: string): string {
-  const plain = PLAIN_DECIMAL.exec(amount);
-  if (!plain) return new BigNumber(amount).toFixed();
-  const whole = (plain[1] as string).replace(/^0+(?=\d)/, '');
-  const fraction = (plain[2] ?? '').replace(/0+$/, '');
-  return fraction === '' ? whole : `${whole}.${fraction}`;
 }
 
 /** Amounts compared as decimals. Fields joined by NUL, which no name or id holds. */
@@ -356,7 +348,7 @@ export function entryDifferences(posting: ExpectedPosting, entry: JournalEntry, 
 }
 
 /** Every posting of these records against its entry; answers the records found wrong. */
-async function compareRecords(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
+export async function compareRecords(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
   const entries = await entriesByIds(journal, records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId ? [posting.journalEntryId] : []))));
   const wrong = new Set<string>();
   for (const record of records) {
@@ -373,7 +365,7 @@ async function compareRecords(journal: JournalForRecords, referenceType: string,
 }
 
 /** Entries naming a record: it must exist in their scope, be finished and name them back. Answers the entries found wrong. */
-function entriesPointAtRecords(referenceType: string, entries: readonly NamingEntry[], records: ReadonlyMap<string, CheckedRecord>, mismatches: MismatchList): Set<string> {
+export function entriesPointAtRecords(referenceType: string, entries: readonly NamingEntry[], records: ReadonlyMap<string, CheckedRecord>, mismatches: MismatchList): Set<string> {
   const wrong = new Set<string>();
   for (const entry of entries) {
     const base = { referenceType, recordId: entry.reference.id, tenantId: entry.tenantId, environment: entry.environment, journalEntryId: entry.journalEntryId };
@@ -391,7 +383,7 @@ function entriesPointAtRecords(referenceType: string, entries: readonly NamingEn
   return wrong;
 }
 
-async function recordsByIds(db: Db, source: LocalRecordSource, ids: readonly string[]): Promise<Map<string, CheckedRecord>> {
+export async function recordsByIds(db: Db, source: LocalRecordSource, ids: readonly string[]): Promise<Map<string, CheckedRecord>> {
   const found = await inBatches([...new Set(ids)], 1000, (batch) => source.byIds(db, batch));
   return new Map(found.map((record) => [record.id, record]));
 }
@@ -461,23 +453,11 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
 }
 
 /**
- * Check 3 over a service's own records for these scopes. `full` reads every record and every
- * entry naming one from zero, in batches, and leaves the marks as they are.
+ * Check 3 over a service's own records for these scopes, from its marks on (a full run's is
+ * checkAllRecords): each source at once (their marks are their own), mismatches listed in the
+ * sources' order.
  */
-export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mode: 'incremental' | 'full', mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage[]> {
-  if (mode === 'incremental') return checkSourcesSideBySide(options, scopes, mismatches);
-  const coverage: RecordsCoverage[] = [];
-  let done = 0;
-  for (const source of options.sources) {
-    const covered = await checkSourceFromZero(options, source, scopes, mismatches, (records) => onProgress?.(done + records) ?? Promise.resolve());
-    done += covered.records;
-    coverage.push(covered);
-  }
-  return coverage;
-}
-
-/** Each source's incremental check at once (their marks are their own), mismatches listed in the sources' order. */
-async function checkSourcesSideBySide(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage[]> {
+export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage[]> {
   const checked = await Promise.all(
     options.sources.map(async (source) => {
       const found = new MismatchList(mismatches.limit);
@@ -486,108 +466,4 @@ async function checkSourcesSideBySide(options: OwnRecordsCheckOptions, scopes: r
   );
   for (const { found } of checked) for (const mismatch of found.items) mismatches.add(mismatch);
   return checked.map(({ coverage }) => coverage);
-}
-
-const DIGEST_SEPARATOR = '\u001f';
-
-/** md5's first 60 bits: the term a digest sums (the ledger's hashTermSql makes the same). */
-function hashTerm(text: string): bigint {
-  return BigInt(`0x${createHash('md5').update(text).digest('hex').slice(0, 15)}`);
-}
-
-/**
- * What the ledger's digest of these postings' entries is when each entry is exactly its posting,
- * in its record's scope: one term per entry (id, tenant, environment, kind, reference type and
- * id), one per line (entry id, direction, account name, wallet id or nothing, currency, amount
- * in its one spelling), summed, so neither side sorts anything.
- */
-export function entryDigest(postings: ReadonlyArray<{ scope: RecordScope; posting: ExpectedPosting & { journalEntryId: string } }>): string {
-  let sum = 0n;
-  for (const { scope, posting } of postings) {
-    const id = posting.journalEntryId;
-    sum += hashTerm([id, scope.tenantId, scope.environment, posting.kind, posting.reference.type, posting.reference.id].join(DIGEST_SEPARATOR));
-    for (const line of posting.lines) sum += hashTerm([id, line.direction, line.accountName, line.walletId ?? '', line.currencyCode, canonicalAmount(line.amount)].join(DIGEST_SEPARATOR));
-  }
-  return sum.toString();
-}
-
-/**
- * Records compared with their entries by digest, a chunk of postings at a time; a chunk whose
- * digest differs (or with a posting without entry) is compared entry by entry for the report.
- * Answers how many of the entries found name a record of the type in `named`'s scope up to its seq.
- */
-async function compareRecordsByDigest(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], named: RecordScope & { upToSeq: string }, mismatches: MismatchList): Promise<number> {
-  const postings = records.flatMap((record) => record.postings.map((posting) => ({ record, posting })));
-  let namedFound = 0;
-  for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
-    const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
-    const withEntry = chunk.flatMap(({ record, posting }) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
-    const answer = withEntry.length === 0 ? null : await journal.digest({ ids: withEntry.map(({ posting }) => posting.journalEntryId), named: { referenceType, ...named } });
-    namedFound += answer?.named ?? 0;
-    const exact = answer !== null && withEntry.length === chunk.length && answer.found === chunk.length && answer.digest === entryDigest(withEntry);
-    if (!exact) await compareRecords(journal, referenceType, [...new Set(chunk.map(({ record }) => record))], mismatches);
-  }
-  return namedFound;
-}
-
-/** How long a full run waits for the transactions in flight when it chose its last seq to end, before it checks the entries one by one instead. */
-const COUNT_FINAL_WAIT_MS = 30_000;
-
-/** The count of entries naming the type up to `chosen.upToSeq`, once final; null when it did not become final in time. */
-async function finalNamingCount(journal: JournalForRecords, referenceType: string, scope: RecordScope, chosen: JournalReferencesCount): Promise<number | null> {
-  const deadline = Date.now() + COUNT_FINAL_WAIT_MS;
-  for (;;) {
-    const counted = await journal.namingCount(referenceType, scope, chosen.upToSeq);
-    if (BigInt(counted.snapshot.xmin) >= BigInt(chosen.snapshot.xmax)) return counted.entries;
-    if (Date.now() > deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/**
- * A full check 3 of one source, scope by scope: every record compared with its entries by digest
- * (pages of JOURNAL_DIGEST_MAX records, the next page read while the ledger digests this one); then,
- * when the entries naming this type up to the seq chosen at the start are exactly those the records
- * matched, every such entry is known to be its record's. Only when they are not (or the count
- * could not be made final) are the entries walked one by one to say which.
- */
-async function checkSourceFromZero(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList, onProgress?: (records: number) => Promise<void>): Promise<RecordsCoverage> {
-  const { db, journal } = options;
-  let records = 0;
-  let entries = 0;
-  for (const scope of scopes) {
-    const chosen = await journal.namingCount(source.referenceType, scope);
-    let named = 0;
-    let comparing: Promise<number> = Promise.resolve(0);
-    for (let afterSeq = '0'; ; ) {
-      const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], JOURNAL_DIGEST_MAX);
-      const found = await recordsByIds(db, source, page.rows.map((row) => row.id));
-      named += await comparing;
-      comparing = compareRecordsByDigest(journal, source.referenceType, [...found.values()], { ...scope, upToSeq: chosen.upToSeq }, mismatches);
-      records += page.rows.length;
-      await onProgress?.(records);
-      const last = page.rows[page.rows.length - 1];
-      if (!last || page.rows.length < JOURNAL_DIGEST_MAX) break;
-      afterSeq = last.seq;
-    }
-    named += await comparing;
-    const counted = await finalNamingCount(journal, source.referenceType, scope, chosen);
-    entries += counted === named ? named : await entriesAgainstRecords(options, source, scope, mismatches);
-  }
-  return { referenceType: source.referenceType, afterRecordSeq: '0', records, afterEntrySeq: '0', entries };
-}
-
-/** Every entry naming this type in the scope pointed back at its record, page by page: what says which entries have no record, or not this one. */
-async function entriesAgainstRecords(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<number> {
-  const batch = 500;
-  let entries = 0;
-  for (let afterSeq = '0'; ; ) {
-    const page = await options.journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
-    const named = await recordsByIds(options.db, source, page.data.map((entry) => entry.reference.id));
-    entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
-    entries += page.data.length;
-    const last = page.data[page.data.length - 1];
-    if (!last || page.data.length < batch) return entries;
-    afterSeq = last.seq;
-  }
 }

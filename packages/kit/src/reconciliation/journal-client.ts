@@ -1,4 +1,4 @@
-import { type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, journalEntryDigestSchema, journalEntryLookupSchema, journalReferencesAfterSchema, type JournalReferencesCount, journalReferencesCountSchema, JOURNAL_LOOKUP_MAX, type RecordScope } from '@wallet/contracts';
+import { type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, journalEntryDigestSchema, journalEntryLookupSchema, journalReferencesAfterSchema, JOURNAL_LOOKUP_MAX, type RecordDigests, recordDigestsSchema, type RecordScope } from '@wallet/contracts';
 import { callInternal, type InternalAnswer, type InternalPeer, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '../internal-call';
 import type { SnapshotBounds } from './high-water';
 import type { JournalForRecords, NamingEntry } from './business-records';
@@ -37,9 +37,9 @@ export class LedgerJournalClient implements JournalForRecords {
     return journalEntryDigestSchema.parse(ok(answer));
   }
 
-  async namingCount(referenceType: string, scope: RecordScope, upToSeq?: string): Promise<JournalReferencesCount> {
-    const body = { referenceType, tenantId: scope.tenantId, environment: scope.environment, ...(upToSeq === undefined ? {} : { upToSeq }) };
-    const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/references/count', claims: SYSTEM_CALL_CLAIMS, body });
-    return journalReferencesCountSchema.parse(ok(answer));
+  async digestsAfter(afterSeq: string, scope: RecordScope | null): Promise<RecordDigests> {
+    const body = { afterSeq, ...(scope ? { tenantId: scope.tenantId, environment: scope.environment } : {}) };
+    const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/digests/after', claims: SYSTEM_CALL_CLAIMS, body });
+    return recordDigestsSchema.parse(ok(answer));
   }
 }

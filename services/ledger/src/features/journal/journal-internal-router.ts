@@ -1,7 +1,8 @@
-import { journalEntryDigestBodySchema, journalEntryLookupBodySchema, journalReferencesAfterBodySchema, journalReferencesCountBodySchema } from '@wallet/contracts';
+import { journalDigestsAfterBodySchema, journalEntryDigestBodySchema, journalEntryLookupBodySchema, journalReferencesAfterBodySchema } from '@wallet/contracts';
 import { type Db, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
-import { countNaming, digestEntries, findEntries, referencesAfter, type TenantScope } from './journal-store';
+import { digestEntries, digestsAfter } from './entry-digests';
+import { findEntries, referencesAfter, type TenantScope } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
   return input.tenantId !== undefined && input.environment !== undefined ? { tenantId: input.tenantId, environment: input.environment } : null;
@@ -32,9 +33,9 @@ export function journalInternalRouter(db: Db): Router {
     response.json(await digestEntries(db, parseOrThrow(journalEntryDigestBodySchema, request.body)));
   });
 
-  router.post('/internal/v1/journal/references/count', async (request, response) => {
+  router.post('/internal/v1/journal/digests/after', async (request, response) => {
     requireSystem(response);
-    response.json(await countNaming(db, parseOrThrow(journalReferencesCountBodySchema, request.body)));
+    response.json(await digestsAfter(db, parseOrThrow(journalDigestsAfterBodySchema, request.body)));
   });
 
   return router;

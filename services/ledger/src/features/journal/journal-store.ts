@@ -1,4 +1,4 @@
-import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type JournalKind, type JournalReferencesCount } from '@wallet/contracts';
+import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
 import { type Db, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
 
 /**
@@ -219,54 +219,6 @@ export async function referencesAfter(
           createdAt: row.created_at.toISOString(),
         })),
       };
-    },
-    { isolationLevel: 'repeatable read' },
-  );
-}
-
-/** md5's first 60 bits as a bigint: the term a digest sums (entryDigest in the kit makes the same in JavaScript). */
-function hashTermSql(text: string): string {
-  return `('x' || substr(md5(${text}), 1, 15))::bit(60)::bigint`;
-}
-
-/**
- * The digest of the entries with these ids: the sum of one term per entry (id, scope, kind,
- * reference) and one per line (entry id, direction, account name, wallet id, currency, amount in
- * its one spelling), so order does not matter and any edit of a field changes it. `named`: the
- * entries found that name a record of that type in that scope at or before upToSeq.
- */
-export async function digestEntries(db: Db, body: JournalEntryDigestBody): Promise<JournalEntryDigest> {
-  const sep = `E'\\x1f'`;
-  const result = await db.raw(
-    `WITH e AS MATERIALIZED (
-       SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id FROM journal_entries WHERE id = ANY(?::text[])
-     )
-     SELECT (SELECT count(*) FROM e)::int AS found,
-            (SELECT count(*) FROM e WHERE e.seq <= ? AND e.reference_type = ? AND e.tenant_id = ? AND e.environment = ?)::int AS named,
-            ((SELECT coalesce(sum(${hashTermSql(`concat_ws(${sep}, e.id, e.tenant_id, e.environment, e.kind, e.reference_type, e.reference_id)`)}), 0) FROM e)
-             + (SELECT coalesce(sum(${hashTermSql(`concat_ws(${sep}, e.id, l.direction, a.name, coalesce(a.wallet_id, ''), a.currency_code, trim_scale(l.amount)::text)`)}), 0)
-                  FROM e JOIN journal_lines l ON l.entry_seq = e.seq JOIN accounts a ON a.num = l.account_num))::text AS digest`,
-    [[...new Set(body.ids)], body.named.upToSeq, body.named.referenceType, body.named.tenantId, body.named.environment],
-  );
-  return result.rows[0] as JournalEntryDigest;
-}
-
-/**
- * How many entries name a record of this type in this scope up to `upToSeq` (the newest seq when
- * none is given, and then no count: the caller counts at the end of its pass, once the
- * transactions in flight now, which may hold lower seqs, are over: see `snapshot`).
- */
-export async function countNaming(db: Db, body: { referenceType: string; tenantId: string; environment: Environment; upToSeq?: string | undefined }): Promise<JournalReferencesCount> {
-  return db.transaction(
-    async (tx) => {
-      const snapshot = await snapshotBounds(tx);
-      if (body.upToSeq === undefined) {
-        const top = await tx.raw(`SELECT coalesce(max(seq), 0)::text AS seq FROM journal_entries`);
-        return { entries: null, upToSeq: (top.rows[0] as { seq: string }).seq, snapshot };
-      }
-      const scope = entriesOfScopeSql('j', { tenantId: body.tenantId, environment: body.environment });
-      const counted = await tx.raw(`SELECT count(*)::int AS entries FROM journal_entries j WHERE ${scope.sql} AND j.seq <= ? AND j.reference_type = ?`, [...scope.bindings, body.upToSeq, body.referenceType]);
-      return { entries: (counted.rows[0] as { entries: number }).entries, upToSeq: body.upToSeq, snapshot };
     },
     { isolationLevel: 'repeatable read' },
   );

@@ -1,6 +1,7 @@
 import BigNumber from 'bignumber.js';
-import type { ReconciliationCoverage } from '@wallet/contracts';
+import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
+import { entryTermSql, finalTopSeq, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
 import { entriesOfScopeSql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
@@ -115,6 +116,8 @@ interface EntryBatch {
   accountDebits: string[];
   accountCredits: string[];
   accountLastSeqs: string[];
+  /** Per scope and record type, the digest of the batch's entries (check 3 compares records with them). */
+  digests: RecordDigest[];
 }
 
 /** The seq that ends the next batch: an index-only walk of `limit` entries, so the batch itself reads a closed range. */
@@ -150,20 +153,22 @@ function linesOfBatchSql(scope: TenantScope | null): string {
  */
 async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
   const lastSeq = await batchEnd(db, scope, page);
-  if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [] };
+  if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
   const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
       `WITH e AS MATERIALIZED (
-         SELECT seq FROM journal_entries
+         SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id FROM journal_entries
           WHERE seq > ? AND seq <= ? ${scoped ? `AND ${scoped.sql}` : ''}
        ),
        cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint)),
        -- Lines carry only what the checks need: a line's currency and scope are its account's (a line whose account is missing is
        -- left to linesWithoutAccount), and so is the scope checkpoint its amount counts towards.
        l AS MATERIALIZED (
-         SELECT l.entry_seq, l.line_no, e.seq, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code, cp.verified_seq AS cp_seq
+         SELECT l.entry_seq, l.line_no, e.seq, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code, cp.verified_seq AS cp_seq,
+                e.tenant_id AS entry_tenant_id, e.environment AS entry_environment, e.reference_type AS entry_reference_type,
+                CASE WHEN e.seq IS NOT NULL AND a.num IS NOT NULL THEN ${lineTermSql('e.id', 'l', 'a')} END AS term
            ${linesOfBatchSql(scope)}
        ),
        per_account AS MATERIALIZED (
@@ -177,9 +182,17 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          SELECT seq FROM (SELECT seq, currency_code, direction, amount FROM l WHERE has_account AND seq IS NOT NULL ORDER BY seq) ordered
           GROUP BY seq, currency_code HAVING SUM(CASE WHEN direction = 'DR' THEN amount ELSE -amount END) <> 0
           ORDER BY seq LIMIT ${MISMATCHES_MAX}
+       ),
+       digests AS (
+         SELECT tenant_id AS "tenantId", environment, reference_type AS "referenceType", sum(entries)::int AS entries, sum(digest)::text AS digest FROM (
+           SELECT tenant_id, environment, reference_type, count(*) AS entries, sum(${entryTermSql('e')}) AS digest FROM e GROUP BY 1, 2, 3
+           UNION ALL
+           SELECT entry_tenant_id, entry_environment, entry_reference_type, 0, sum(term) FROM l WHERE term IS NOT NULL GROUP BY 1, 2, 3
+         ) d GROUP BY 1, 2, 3
        )
        SELECT
          (SELECT count(*)::int FROM e) AS entries,
+         (SELECT COALESCE(json_agg(d), '[]') FROM digests d) AS digests,
          (SELECT count(*)::int FROM l WHERE seq IS NOT NULL) AS lines,
          (SELECT COALESCE(json_agg(x ORDER BY x.seq), '[]') FROM (
             SELECT j.seq, j.id AS "journalEntryId", j.tenant_id AS "tenantId", j.environment, l.currency_code AS "currencyCode",
@@ -229,20 +242,17 @@ async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Prom
  * order it was written) checks them and sums every account's lines; then every account is
  * compared with its sums. It leaves the checkpoints at what it summed.
  */
-export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
+export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage; records: RecordDigests }> {
   const estimate = scope ? null : Number((await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0);
-  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
-  const top = await db.raw(
-    `SELECT COALESCE(max(seq), 0)::text AS seq FROM journal_entries ${scoped ? `WHERE ${scoped.sql}` : ''}`,
-    scoped?.bindings ?? [],
-  );
-  const throughSeq = (top.rows[0] as { seq: string }).seq;
+  // Every entry up to the top seq committed first: the record digests must hold them all.
+  const throughSeq = await finalTopSeq(db, scope);
   const scopes = await scopeCheckpoints(db, scope);
   const progress: FullRunProgress = { phase: 'entries', accounts: 0, entries: 0, lines: 0, linesEstimate: estimate };
   const entries: Mismatch[] = [];
   const totals = new Map<string, Mismatch & CurrencyTotals>();
   const atCheckpoint = new Map<string, Mismatch & CurrencyTotals>();
   const accountSums = new Map<string, LineSums>();
+  const digests = new RecordDigestTotals();
   const checkpointSeqs = JSON.stringify(scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })));
   let linesOfEntries = 0;
   for (let afterSeq = '0'; ; ) {
@@ -261,6 +271,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
       const lastSeq = batch.accountLastSeqs[index] ?? '0';
       accountSums.set(accountNum, before ? { debits: before.debits.plus(debits), credits: before.credits.plus(credits), lastSeq } : { debits: new BigNumber(debits), credits: new BigNumber(credits), lastSeq });
     });
+    digests.add(batch.digests);
     linesOfEntries += batch.lines;
     progress.entries += batch.entries;
     progress.lines += batch.lines;
@@ -287,5 +298,6 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
     balances,
     entries: entries.slice(0, MISMATCHES_MAX),
     coverage: { mode: 'full', journal: { afterSeq: '0', throughSeq, entries: progress.entries, lines: linesOfEntries, accounts: progress.accounts } },
+    records: digests.value(throughSeq),
   };
 }

@@ -1,4 +1,4 @@
-import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, recordDigestsSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
 import type { Db, Logger } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-store';
 import { fullLedgerChecks } from './full-check';
@@ -20,6 +20,7 @@ interface RunRow {
   state: ReconciliationRunState;
   progress: unknown;
   result: unknown;
+  record_digests: unknown;
   error: string | null;
 }
 
@@ -38,14 +39,21 @@ export class FullRuns {
     const id = newId('reconciliationRun');
     await this.options.db('reconciliation_full_runs').insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
     this.queue = this.queue.then(() => this.run(id, scope));
-    return { id, state: 'queued', progress: null, result: null, error: null };
+    return { id, state: 'queued', progress: null, result: null, records: null, error: null };
   }
 
   async find(id: string): Promise<LedgerFullRun | null> {
-    const row: RunRow | undefined = await this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'error');
+    const row: RunRow | undefined = await this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'record_digests', 'error');
     if (!row) return null;
     const progress = ledgerFullRunProgressSchema.safeParse(row.progress);
-    return { id: row.id, state: row.state, progress: progress.success ? progress.data : null, result: row.result === null ? null : reconciliationResultSchema.parse(row.result), error: row.error };
+    return {
+      id: row.id,
+      state: row.state,
+      progress: progress.success ? progress.data : null,
+      result: row.result === null ? null : reconciliationResultSchema.parse(row.result),
+      records: row.record_digests === null ? null : recordDigestsSchema.parse(row.record_digests),
+      error: row.error,
+    };
   }
 
   private async run(id: string, scope: TenantScope | null): Promise<void> {
@@ -65,7 +73,7 @@ export class FullRuns {
       await db('reconciliation_full_runs').where({ id }).update({ state: 'running', started_at: db.fn.now() });
       const found = await fullLedgerChecks(db, scope, { batchSize: this.options.batchSize, pauseMs: this.options.pauseMs, onProgress });
       const result = ledgerResult(found, found.coverage, new Date());
-      await db('reconciliation_full_runs').where({ id }).update({ state: 'succeeded', result: JSON.stringify(result), finished_at: db.fn.now() });
+      await db('reconciliation_full_runs').where({ id }).update({ state: 'succeeded', result: JSON.stringify(result), record_digests: JSON.stringify(found.records), finished_at: db.fn.now() });
       logger.info({ runId: id, status: result.status, coverage: found.coverage }, 'ledger full reconciliation finished');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MESSAGE_MAX) || 'full reconciliation failed';

@@ -4,11 +4,13 @@ import { depositPostingCommand } from '../deposits/deposit-posting';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import {
+  depositsAfter,
   depositsByIds,
   payoutCasesByIds,
   type ReconciledDeposit,
   type ReconciledPayoutCase,
   type ReconciledTransfer,
+  transfersAfter,
   transfersByIds,
 } from './reconciliation-store';
 
@@ -30,9 +32,21 @@ function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'jour
   return { kind: command.kind, reference: command.reference, lines: command.lines };
 }
 
-export const transferSource = singleEntrySource({ referenceType: 'transfer', table: 'transfers', rowsByIds: (db, ids) => transfersByIds(db, null, ids), posting: transferPosting });
+export const transferSource = singleEntrySource({
+  referenceType: 'transfer',
+  table: 'transfers',
+  rowsByIds: (db, ids) => transfersByIds(db, null, ids),
+  rowsAfter: transfersAfter,
+  posting: transferPosting,
+});
 
-export const depositSource = singleEntrySource({ referenceType: 'deposit', table: 'deposits', rowsByIds: (db, ids) => depositsByIds(db, null, ids), posting: depositPosting });
+export const depositSource = singleEntrySource({
+  referenceType: 'deposit',
+  table: 'deposits',
+  rowsByIds: (db, ids) => depositsByIds(db, null, ids),
+  rowsAfter: depositsAfter,
+  posting: depositPosting,
+});
 
 /**
  * The steps a payout case has taken, in order: the hold once posted; the decision (settle when

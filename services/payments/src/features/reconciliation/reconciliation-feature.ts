@@ -38,6 +38,7 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
   const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const treasury = new TreasuryRecords({ baseUrl: config.TREASURY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const journal = new LedgerJournalClient({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+  const compared = metrics.counter('reconciliation_full_record_scopes_total', "Full runs' check 3 per scope and record type: compared as one digest, or one by one (something differed or was in flight)", ['reference_type', 'compared']);
   const reconciliation = new ReconciliationService({
     db,
     ledger,
@@ -46,6 +47,7 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
     treasury,
     slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,
     lookbackMs: config.PAYMENTS_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
+    onFullCompared: (referenceType, how) => compared.inc({ reference_type: referenceType, compared: how }),
   });
   const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
   schedule.start();

@@ -1,4 +1,4 @@
-import { type LedgerFullRun, newId, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import { type LedgerFullRun, newId, type RecordDigests, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
 import type { Db, Logger } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { ReconciliationScope } from './reconciliation-store';
@@ -94,38 +94,33 @@ export class ReconciliationFullRuns {
   }
 
   private async run(id: string, scope: ReconciliationScope | null): Promise<void> {
-    const { ledger, reconciliation, logger } = this.options;
-    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const { reconciliation, logger } = this.options;
     const progress: { ledger: LedgerFullRun['progress']; records: number } = { ledger: null, records: 0 };
-    const writeProgress = () => this.update(id, { progress: JSON.stringify(progress) });
+    let lastWrite = 0;
+    const writeProgress = async (force: boolean): Promise<void> => {
+      if (!force && Date.now() - lastWrite < POLL_MS) return;
+      lastWrite = Date.now();
+      await this.update(id, { progress: JSON.stringify(progress) });
+    };
     try {
       await this.update(id, { state: 'running', started_at: this.options.db.fn.now() });
-      const ledgerRun = await ledger.startFullRun(scope);
-      let lastWrite = 0;
-      const records = await reconciliation.businessRecords(
-        scope,
-        'full',
-        async (count) => {
-          progress.records = count;
-          if (Date.now() - lastWrite < POLL_MS) return;
-          lastWrite = Date.now();
-          await writeProgress();
-        },
-        this.options.treasuryTimeoutMs,
-      );
+      const ledgerRun = this.followLedgerRun(scope, progress, writeProgress);
+      // Check 3 waits for it at its end; a failure is reported from here.
+      ledgerRun.catch(() => undefined);
+      const passDigests = async (): Promise<RecordDigests> => {
+        const { records } = await ledgerRun;
+        if (!records) throw new Error("the ledger's full run gave no record digests");
+        return records;
+      };
+      const onProgress = async (count: number): Promise<void> => {
+        progress.records = count;
+        await writeProgress(false);
+      };
+      const records = await reconciliation.allBusinessRecords(scope, passDigests, { onProgress, treasuryTimeoutMs: this.options.treasuryTimeoutMs });
       const checkedAt = new Date();
       const bankEvidence = await reconciliation.bankEvidence(scope, checkedAt);
-      let ledgerState = ledgerRun;
-      const deadline = Date.now() + this.options.treasuryTimeoutMs;
-      while (ledgerState.state === 'queued' || ledgerState.state === 'running') {
-        if (this.stopped) throw new Error('payments is stopping');
-        if (Date.now() > deadline) throw new Error(`the ledger's full run ${ledgerRun.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
-        await sleep(POLL_MS);
-        ledgerState = await ledger.fullRun(ledgerRun.id);
-        progress.ledger = ledgerState.progress;
-        await writeProgress();
-      }
-      if (ledgerState.state === 'failed' || !ledgerState.result) throw new Error(`the ledger's full run ${ledgerRun.id} failed: ${ledgerState.error ?? 'no result'}`);
+      const ledgerState = await ledgerRun;
+      if (!ledgerState.result) throw new Error(`the ledger's full run ${ledgerState.id} gave no result`);
       const result = reconciliation.assemble(ledgerState.result, records, bankEvidence, checkedAt, 'full');
       await this.update(id, { state: 'succeeded', progress: JSON.stringify(progress), result: JSON.stringify(result), finished_at: this.options.db.fn.now() });
       logger.info({ runId: id, status: result.status, coverage: result.coverage }, 'full reconciliation finished');
@@ -134,6 +129,25 @@ export class ReconciliationFullRuns {
       logger.warn({ runId: id, err: error }, 'full reconciliation failed');
       await this.update(id, { state: 'failed', error: message, finished_at: this.options.db.fn.now() }).catch(() => undefined);
     }
+  }
+
+  /** Starts the ledger's run (checks 1 and 2, and the record digests) and follows it to its end, writing its progress. */
+  private async followLedgerRun(scope: ReconciliationScope | null, progress: { ledger: LedgerFullRun['progress'] }, writeProgress: (force: boolean) => Promise<void>): Promise<LedgerFullRun> {
+    const { ledger } = this.options;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const started = await ledger.startFullRun(scope);
+    const deadline = Date.now() + this.options.treasuryTimeoutMs;
+    let state = started;
+    while (state.state === 'queued' || state.state === 'running') {
+      if (this.stopped) throw new Error('payments is stopping');
+      if (Date.now() > deadline) throw new Error(`the ledger's full run ${started.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
+      await sleep(POLL_MS);
+      state = await ledger.fullRun(started.id);
+      progress.ledger = state.progress;
+      await writeProgress(true);
+    }
+    if (state.state === 'failed') throw new Error(`the ledger's full run ${started.id} failed: ${state.error ?? 'no result'}`);
+    return state;
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
-import { type BusinessRecordsCheck, formatAmount, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
-import { checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, scopesWithRecords } from '@wallet/kit';
+import { type BusinessRecordsCheck, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
+import { checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
 import type { TreasuryRecords } from './treasury-records';
@@ -25,6 +25,8 @@ export interface ReconciliationServiceOptions {
   treasury?: TreasuryRecords;
   /** A bank slip pending longer than this is bank evidence to chase. */
   slipMaxAgeHours: number;
+  /** Told how a full run compared each scope's records of a type (a metric). */
+  onFullCompared?: (referenceType: string, how: 'digest' | 'one_by_one') => void;
   /** An open record is re-read by check 3 this long after it was created. */
   lookbackMs: number;
   now?: () => Date;
@@ -54,7 +56,7 @@ export class ReconciliationService {
     // Independent reads of three services: side by side, the answer waits for the slowest only.
     const [ledger, records, bank] = await Promise.all([
       this.options.ledger.checks(scope),
-      this.businessRecords(scope, 'incremental'),
+      this.businessRecords(scope),
       this.bankEvidence(scope, checkedAt),
     ]);
     return this.assemble(ledger, records, bank, checkedAt, 'incremental');
@@ -68,17 +70,42 @@ export class ReconciliationService {
     return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: checkedAt.toISOString(), coverage };
   }
 
-  /** Check 3: payments' records here, treasury's by treasury; `full` from zero (a background run's). */
-  async businessRecords(scope: ReconciliationScope | null, mode: 'incremental' | 'full', onProgress?: (records: number) => Promise<void>, treasuryTimeoutMs?: number): Promise<RecordsFound> {
+  /** Check 3 from the marks on: payments' records here while treasury checks its own. */
+  async businessRecords(scope: ReconciliationScope | null): Promise<RecordsFound> {
     const { db, journal, sources, lookbackMs } = this.options;
     const mismatches = new MismatchList(MISMATCHES_MAX);
-    const scopes = scope ? [scope] : await scopesWithRecords(db, [...sources.map((source) => source.table), 'wallets']);
-    const own = (): Promise<RecordsCoverage[]> => checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mode, mismatches, onProgress);
+    const scopes = await this.scopes(scope);
     const treasury = this.options.treasury;
-    if (!treasury) return { mismatches: mismatches.items, coverage: await own() };
-    const remote = (): Promise<BusinessRecordsCheck> => treasury.check(scope, { mode, limit: MISMATCHES_MAX, ...(treasuryTimeoutMs === undefined ? {} : { timeoutMs: treasuryTimeoutMs }) });
-    // Incremental: treasury checks its records while payments checks its own. A full run asks one after the other, so the ledger serves one at a time.
-    const [coverage, found] = mode === 'incremental' ? await Promise.all([own(), remote()]) : [await own(), mismatches.full ? null : await remote()];
+    const [coverage, found] = await Promise.all([checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mismatches), treasury?.check(scope, { mode: 'incremental', limit: MISMATCHES_MAX })]);
+    return this.withTreasury(mismatches, coverage, found);
+  }
+
+  /**
+   * Check 3 of a full run: payments' records from zero while the ledger's full pass goes on (its
+   * digests are waited for at the end), then treasury's against the same digests, so the ledger
+   * serves one at a time.
+   */
+  async allBusinessRecords(scope: ReconciliationScope | null, passDigests: PassDigests, options: { onProgress: (records: number) => Promise<void>; treasuryTimeoutMs: number }): Promise<RecordsFound> {
+    const { db, journal, sources, lookbackMs } = this.options;
+    const mismatches = new MismatchList(MISMATCHES_MAX);
+    const coverage = await checkAllRecords({ db, journal, sources, lookbackMs }, await this.scopes(scope), { scope, passDigests, onProgress: options.onProgress, ...(this.options.onFullCompared ? { onCompared: this.options.onFullCompared } : {}) }, mismatches);
+    const treasury = this.options.treasury;
+    const found = treasury && !mismatches.full ? await treasury.check(scope, { mode: 'full', limit: MISMATCHES_MAX, timeoutMs: options.treasuryTimeoutMs, ledgerDigests: await this.othersDigests(passDigests) }) : undefined;
+    return this.withTreasury(mismatches, coverage, found);
+  }
+
+  /** The digests of record types other than payments' own: treasury's. */
+  private async othersDigests(passDigests: PassDigests): Promise<RecordDigests> {
+    const own = new Set(this.options.sources.map((source) => source.referenceType));
+    const all = await passDigests();
+    return { throughSeq: all.throughSeq, digests: all.digests.filter((each) => !own.has(each.referenceType)) };
+  }
+
+  private async scopes(scope: ReconciliationScope | null): Promise<ReconciliationScope[]> {
+    return scope ? [scope] : scopesWithRecords(this.options.db, [...this.options.sources.map((source) => source.table), 'wallets']);
+  }
+
+  private withTreasury(mismatches: MismatchList, coverage: RecordsCoverage[], found: BusinessRecordsCheck | undefined): RecordsFound {
     if (found) {
       for (const mismatch of found.mismatches) mismatches.add(mismatch);
       coverage.push(...found.coverage);

@@ -41,10 +41,8 @@ interface TransferRow {
   created_at: Date;
   from_wallet_id: string;
   from_owner_id: string;
-  from_currency_code: string;
   to_wallet_id: string;
   to_owner_id: string;
-  to_currency_code: string;
 }
 
 function toReconciledTransfer(row: TransferRow): ReconciledTransfer {
@@ -60,8 +58,9 @@ function toReconciledTransfer(row: TransferRow): ReconciledTransfer {
     status: row.status,
     journalEntryId: row.journal_entry_id,
     createdAt: row.created_at,
-    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.from_currency_code },
-    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.to_currency_code },
+    // A transfer's wallets hold its currency (checked when it was made); the ledger's accounts say theirs.
+    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.currency_code },
+    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.currency_code },
   };
 }
 
@@ -71,8 +70,8 @@ function transfersWithWallets(db: Db) {
     .join('wallets as tw', 'tw.id', 't.to_wallet_id')
     .select(
       't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id', 't.created_at',
-      't.from_wallet_id', 'fw.owner_id as from_owner_id', 'fw.currency_code as from_currency_code',
-      't.to_wallet_id', 'tw.owner_id as to_owner_id', 'tw.currency_code as to_currency_code',
+      't.from_wallet_id', 'fw.owner_id as from_owner_id',
+      't.to_wallet_id', 'tw.owner_id as to_owner_id',
     );
 }
 
@@ -82,6 +81,12 @@ export async function transfersByIds(db: Db, scope: ReconciliationScope | null, 
   const query = transfersWithWallets(db).whereRaw('t.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
   const rows: TransferRow[] = await query;
+  return rows.map(toReconciledTransfer);
+}
+
+/** A scope's transfers after a seq, in seq order, at most `limit`. */
+export async function transfersAfter(db: Db, scope: ReconciliationScope, afterSeq: string, limit: number): Promise<ReconciledTransfer[]> {
+  const rows: TransferRow[] = await transfersWithWallets(db).where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment }).where('t.seq', '>', afterSeq).orderBy('t.seq').limit(limit);
   return rows.map(toReconciledTransfer);
 }
 
@@ -163,6 +168,12 @@ export async function depositsByIds(db: Db, scope: ReconciliationScope | null, i
   const query = depositsWithWallets(db).whereRaw('d.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
   const rows: DepositRow[] = await query;
+  return rows.map(toReconciledDeposit);
+}
+
+/** A scope's deposits after a seq, in seq order, at most `limit`. */
+export async function depositsAfter(db: Db, scope: ReconciliationScope, afterSeq: string, limit: number): Promise<ReconciledDeposit[]> {
+  const rows: DepositRow[] = await depositsWithWallets(db).where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment }).where('d.seq', '>', afterSeq).orderBy('d.seq').limit(limit);
   return rows.map(toReconciledDeposit);
 }
 

@@ -1,5 +1,5 @@
 import { type BusinessRecordsCheck, businessRecordsCheckBodySchema } from '@wallet/contracts';
-import { checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
+import { checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -22,12 +22,14 @@ export function businessRecordsRouter(options: BusinessRecordsOptions): Router {
   router.post('/internal/v1/business-records/check', async (request, response) => {
     requireSystem(response);
     const body = parseOrThrow(businessRecordsCheckBodySchema, request.body ?? {});
-    const scopes =
-      body.tenantId !== undefined && body.environment !== undefined
-        ? [{ tenantId: body.tenantId, environment: body.environment }]
-        : await scopesWithRecords(options.db, options.sources.map((source) => source.table));
+    const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
+    const scopes = scope ? [scope] : await scopesWithRecords(options.db, options.sources.map((source) => source.table));
     const mismatches = new MismatchList(body.limit);
-    const coverage = await checkOwnRecords(options, scopes, body.mode, mismatches);
+    const ledgerDigests = body.ledgerDigests;
+    const coverage =
+      body.mode === 'incremental'
+        ? await checkOwnRecords(options, scopes, mismatches)
+        : await checkAllRecords(options, scopes, { scope, passDigests: ledgerDigests ? () => Promise.resolve(ledgerDigests) : null }, mismatches);
     const answer: BusinessRecordsCheck = { mismatches: mismatches.items, coverage };
     response.json(answer);
   });

@@ -1,0 +1,227 @@
+import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
+import type { Db } from '../db';
+import { type CheckedRecord, compareRecords, entriesPointAtRecords, type LocalRecordSource, type MismatchList, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds } from './business-records';
+import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
+
+/**
+ * Check 3 from zero, as a background full run does it, in time that follows the records read
+ * once rather than the entries looked up one by one:
+ *
+ * 1. Every record is read in seq order while the ledger's full pass reads the journal. A record
+ *    that is done (not open, every step naming its entry) adds its postings to its scope's
+ *    digest; the others are kept for later.
+ * 2. The ledger's pass gives, per scope and record type, the digest of the entries naming
+ *    records through its top seq, and the entries posted since are digested through the newest
+ *    final seq S. The records kept for later and those created since the pass went by are read
+ *    again: their entries are digested by id, both whole (their content must equal the records')
+ *    and as far as S.
+ * 3. Per scope and type, the records' digest must equal the ledger's. Every entry a done record
+ *    names was committed before the pass read the record, so before S was chosen; what differs
+ *    is a record or an entry wrong, or a record not yet done (step 2 is read again a few times
+ *    while records in flight finish). Only then are that scope's records compared one by one,
+ *    and its entries walked, to say what is wrong.
+ */
+
+/** The ledger's digests from its full pass, once it finished. */
+export type PassDigests = () => Promise<RecordDigests>;
+
+export interface FullRecordsCheck {
+  /** The run's scope: one tenant's environment, or every scope (null). */
+  scope: RecordScope | null;
+  /** Null when there are none (a caller that does not have them): every scope is compared one by one. */
+  passDigests: PassDigests | null;
+  onProgress?: (records: number) => Promise<void>;
+  /** Told how each scope's records of a type were compared: as one digest, or one by one (something differed, or was still in flight). */
+  onCompared?: (referenceType: string, how: 'digest' | 'one_by_one') => void;
+}
+
+/** Step 2 is read again this often while records in flight finish, this long apart. */
+const SETTLE_TRIES = 20;
+const SETTLE_PAUSE_MS = 250;
+
+interface ScopeSum {
+  scope: RecordScope;
+  source: LocalRecordSource;
+  sum: Digest;
+  /** Records not done when read: read again in step 2. */
+  later: string[];
+  /** The last seq the pass read; newer records are read in step 2. */
+  lastSeq: string;
+  records: number;
+}
+
+const keyOf = (scope: RecordScope, referenceType: string): string => `${scope.tenantId}|${scope.environment}|${referenceType}`;
+const isDone = (record: CheckedRecord): boolean => !record.open && record.postings.every((posting) => posting.journalEntryId !== null);
+
+/** A page of a scope's records after a seq, in seq order (`rows`: what was read, for the next page's seq). */
+async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<{ rows: Array<{ seq: string }>; records: CheckedRecord[] }> {
+  if (source.after) {
+    const records = await source.after(db, scope, afterSeq, JOURNAL_DIGEST_MAX);
+    return { rows: records, records };
+  }
+  const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], JOURNAL_DIGEST_MAX);
+  return { rows: page.rows, records: [...(await recordsByIds(db, source, page.rows.map((row) => row.id))).values()] };
+}
+
+/** Step 1 for one source in one scope: the next page is read while this one is summed. */
+async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope, onRead: (records: number) => Promise<void>): Promise<ScopeSum> {
+  const sum = new DigestSum();
+  const later: string[] = [];
+  let lastSeq = '0';
+  let records = 0;
+  let next = readPage(db, source, scope, lastSeq);
+  for (;;) {
+    const page = await next;
+    const last = page.rows[page.rows.length - 1];
+    const more = last !== undefined && page.rows.length === JOURNAL_DIGEST_MAX;
+    if (last) lastSeq = last.seq;
+    if (more) next = readPage(db, source, scope, lastSeq);
+    for (const record of page.records) {
+      if (!isDone(record)) later.push(record.id);
+      // isDone: every posting names its entry.
+      else for (const posting of record.postings) sum.addPosting(record, posting as typeof posting & { journalEntryId: string });
+    }
+    records += page.rows.length;
+    await onRead(page.rows.length);
+    if (!more) return { scope, source, sum: sum.value(), later, lastSeq, records };
+  }
+}
+
+/** Every record of the source in the scope after a seq, whatever their number. */
+async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = afterSeq; ; ) {
+    const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq: from }], JOURNAL_DIGEST_MAX);
+    ids.push(...page.rows.map((row) => row.id));
+    const last = page.rows[page.rows.length - 1];
+    if (!last || page.rows.length < JOURNAL_DIGEST_MAX) return ids;
+    from = last.seq;
+  }
+}
+
+/**
+ * Step 2 once: the records' digest with those kept for later and those created since, as far as
+ * `throughSeq`, and whether any of those is still in flight (open); null when a record is wrong
+ * for sure (done, yet a step names no entry, or its entries differ from it), which only a
+ * comparison one by one can say.
+ */
+async function digestWithLater(options: OwnRecordsCheckOptions, summed: ScopeSum, throughSeq: string): Promise<{ total: Digest; inFlight: boolean } | null> {
+  const { db, journal } = options;
+  const { source, scope } = summed;
+  const ids = [...summed.later, ...(await idsAfter(db, source, scope, summed.lastSeq))];
+  const records = [...(await recordsByIds(db, source, ids)).values()];
+  if (records.some((record) => !record.open && !isDone(record))) return null;
+  const postings = records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }])));
+  let total = summed.sum;
+  for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
+    const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
+    const answer = await journal.digest({ ids: chunk.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: throughSeq } });
+    if (!sameDigest(answer.found, postingsDigest(chunk))) return null;
+    total = addDigests(total, answer.named);
+  }
+  return { total, inFlight: records.some((record) => record.open) };
+}
+
+/** Steps 2 and 3 for one source in one scope: whether its records are exactly the ledger's entries naming them. */
+async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSum, ledger: Digest, throughSeq: string): Promise<boolean> {
+  for (let attempt = 1; ; attempt += 1) {
+    const records = await digestWithLater(options, summed, throughSeq);
+    if (records === null) return false;
+    if (sameDigest(records.total, ledger)) return true;
+    // Only a record still in flight can make the two agree later.
+    if (!records.inFlight || attempt >= SETTLE_TRIES) return false;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
+  }
+}
+
+/** One source in one scope compared record by record (by digest per page, entry by entry where one differs), then its entries walked back to their records. */
+async function checkInDetail(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<{ records: number; entries: number }> {
+  const { db, journal } = options;
+  let records = 0;
+  for (let afterSeq = '0'; ; ) {
+    const page = await readPage(db, source, scope, afterSeq);
+    const postings = page.records.flatMap((record) => record.postings.map((posting) => ({ record, posting })));
+    for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
+      const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
+      const named = chunk.flatMap(({ record, posting }) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
+      const exact =
+        named.length === chunk.length &&
+        sameDigest((await journal.digest({ ids: named.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: '0' } })).found, postingsDigest(named));
+      if (!exact) await compareRecords(journal, source.referenceType, [...new Set(chunk.map(({ record }) => record))], mismatches);
+    }
+    records += page.rows.length;
+    const last = page.rows[page.rows.length - 1];
+    if (!last || page.rows.length < JOURNAL_DIGEST_MAX) break;
+    afterSeq = last.seq;
+  }
+  return { records, entries: await entriesAgainstRecords(options, source, scope, mismatches) };
+}
+
+/** Every entry naming this type in the scope pointed back at its record, page by page: what says which entries have no record, or not this one. */
+async function entriesAgainstRecords(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<number> {
+  const batch = 500;
+  let entries = 0;
+  for (let afterSeq = '0'; ; ) {
+    const page = await options.journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
+    const named = await recordsByIds(options.db, source, page.data.map((entry) => entry.reference.id));
+    entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
+    entries += page.data.length;
+    const last = page.data[page.data.length - 1];
+    if (!last || page.data.length < batch) return entries;
+    afterSeq = last.seq;
+  }
+}
+
+/** The ledger's digests through the newest final seq: its pass's, and those of the entries posted since. */
+async function ledgerTotals(options: OwnRecordsCheckOptions, check: FullRecordsCheck, passDigests: PassDigests): Promise<{ throughSeq: string; totals: Map<string, Digest> }> {
+  const pass = await passDigests();
+  const since = await options.journal.digestsAfter(pass.throughSeq, check.scope);
+  const totals = new Map<string, Digest>();
+  for (const row of [...pass.digests, ...since.digests]) {
+    const key = keyOf(row, row.referenceType);
+    totals.set(key, addDigests(totals.get(key) ?? EMPTY_DIGEST, row));
+  }
+  return { throughSeq: since.throughSeq, totals };
+}
+
+/** Check 3 of a full run over a service's own records in these scopes (see the top of this file). */
+export async function checkAllRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], check: FullRecordsCheck, mismatches: MismatchList): Promise<RecordsCoverage[]> {
+  let read = 0;
+  const onRead = async (records: number): Promise<void> => {
+    read += records;
+    await check.onProgress?.(read);
+  };
+  const sums: ScopeSum[] = [];
+  for (const source of options.sources) for (const scope of scopes) sums.push(await sumRecords(options.db, source, scope, onRead));
+
+  const coverage = new Map(options.sources.map((source) => [source.referenceType, { referenceType: source.referenceType, afterRecordSeq: '0', records: 0, afterEntrySeq: '0', entries: 0 }]));
+  const covered = (source: LocalRecordSource, counts: { records: number; entries: number }): void => {
+    const each = coverage.get(source.referenceType);
+    if (!each) return;
+    each.records += counts.records;
+    each.entries += counts.entries;
+  };
+  const ledger = check.passDigests ? await ledgerTotals(options, check, check.passDigests) : null;
+  for (const summed of sums) {
+    const key = keyOf(summed.scope, summed.source.referenceType);
+    const expected = ledger?.totals.get(key) ?? EMPTY_DIGEST;
+    ledger?.totals.delete(key);
+    if (ledger && (await agreesWithLedger(options, summed, expected, ledger.throughSeq))) {
+      check.onCompared?.(summed.source.referenceType, 'digest');
+      covered(summed.source, { records: summed.records, entries: expected.entries });
+    } else {
+      check.onCompared?.(summed.source.referenceType, 'one_by_one');
+      covered(summed.source, await checkInDetail(options, summed.source, summed.scope, mismatches));
+    }
+  }
+  // Entries naming records in a scope with none of this service's records.
+  for (const source of options.sources) {
+    for (const key of ledger?.totals.keys() ?? []) {
+      const [tenantId, environment, referenceType] = key.split('|') as [string, RecordScope['environment'], string];
+      if (referenceType !== source.referenceType) continue;
+      check.onCompared?.(referenceType, 'one_by_one');
+      covered(source, await checkInDetail(options, source, { tenantId, environment }, mismatches));
+    }
+  }
+  return [...coverage.values()];
+}
