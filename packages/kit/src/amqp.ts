@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import { foreground } from './background-pace';
 import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 
@@ -113,6 +114,7 @@ export class Broker {
     await channel.prefetch(spec.prefetch);
     await channel.consume(spec.queue, (message) => {
       if (!message) return;
+      foreground.note();
       // A handler that fails after its channel closed (an ack during shutdown) must not become
       // an unhandled rejection: the message was not acked, so the broker redelivers it.
       Promise.resolve()

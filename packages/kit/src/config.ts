@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backgroundPaceConfigShape } from './background-pace';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -35,6 +36,7 @@ export const commonConfigShape = {
    * (with it on, never); 0 turns this off.
    */
   TABLE_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+  ...backgroundPaceConfigShape,
 };
 
 /**

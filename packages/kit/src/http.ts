@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless } from '@wallet/contracts';
+import { foreground } from './background-pace';
 import { currentContext, runWithContext } from './context';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyUnavailableAnswer } from './dependency-errors';
 import { AppError, refuseUnsafeText, RetryLaterError } from './errors';
@@ -331,6 +332,9 @@ export function metricsHandler(metrics: ServiceMetrics): RequestHandler {
   };
 }
 
+/** Paths an operator's tools call: not traffic a background run gives way to. */
+const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** express app with /healthz, /readyz, /metrics, correlation ids, lossless JSON and one error body. */
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = express();
@@ -339,6 +343,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.use(correlationMiddleware);
   app.use((request, response, next) => {
     const end = options.metrics.httpDuration.startTimer({ method: request.method });
+    if (!request.path.startsWith('/internal/') && !OPERATIONS_PATHS.has(request.path)) foreground.note();
     response.on('finish', () => end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }));
     next();
   });

@@ -28,6 +28,7 @@ export * from './postings';
 export * from './tenant-config';
 export * from './transient-retry';
 export * from './reconciliation/high-water';
+export * from './background-pace';
 export * from './reconciliation/business-records';
 export * from './reconciliation/amounts';
 export * from './reconciliation/entry-digest';

@@ -1,5 +1,5 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { BackgroundPace, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import { migrations } from '../migrations';
@@ -27,10 +27,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
         /** How long a command's recorded result is kept (README, "Retention": what a command older than this gets). */
         LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
-        /** A full reconciliation run checks ten times this many entries, then accounts, per batch. */
+        /** A full reconciliation run checks ten times this many entries, then accounts, per batch (a share of it while postings arrive: BACKGROUND_BUSY_SHARE). */
         LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
-        /** Pause between a full run's batches, so postings keep their latency while it runs. */
-        LEDGER_RECONCILIATION_FULL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -52,7 +50,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
-        const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pauseMs: config.LEDGER_RECONCILIATION_FULL_PAUSE_MS });
+        const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
         return {
           routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns)),
           stop: async () => {

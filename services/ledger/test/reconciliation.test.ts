@@ -11,7 +11,7 @@ let ledger: LedgerHarness;
 
 beforeAll(async () => {
   // No pause between a full run's batches here: the tests wait for it.
-  ledger = await startLedgerHarness({ env: { LEDGER_RECONCILIATION_FULL_PAUSE_MS: '0', LEDGER_RECONCILIATION_FULL_BATCH: '3' } });
+  ledger = await startLedgerHarness({ env: { LEDGER_RECONCILIATION_FULL_BATCH: '3' } });
 });
 
 afterAll(async () => {

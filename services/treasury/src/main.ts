@@ -1,4 +1,4 @@
-import { idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
@@ -42,7 +42,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             floatDeposits.routes(app);
             withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
-            app.use(businessRecordsRouter({ db, journal, sources: [floatDepositRecords, withdrawalRecords], lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000 }));
+            app.use(businessRecordsRouter({ db, journal, sources: [floatDepositRecords, withdrawalRecords], lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000, pace: BackgroundPace.fromConfig(config) }));
             analytics.routes(app);
           },
           stop: async () => {

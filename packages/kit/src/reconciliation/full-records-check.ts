@@ -1,4 +1,5 @@
 import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
+import { type BackgroundPace, UNPACED } from '../background-pace';
 import type { Db } from '../db';
 import { type CheckedRecord, compareRecords, entriesPointAtRecords, type LocalRecordSource, type MismatchList, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds } from './business-records';
 import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
@@ -31,6 +32,8 @@ export interface FullRecordsCheck {
   /** Null when there are none (a caller that does not have them): every scope is compared one by one. */
   passDigests: PassDigests | null;
   onProgress?: (records: number) => Promise<void>;
+  /** Smaller pages and rests between them while the service has traffic; full speed when absent. */
+  pace?: BackgroundPace;
   /** Told how each scope's records of a type were compared: as one digest, or one by one (something differed, or was still in flight). */
   onCompared?: (referenceType: string, how: 'digest' | 'one_by_one') => void;
 }
@@ -54,28 +57,31 @@ const keyOf = (scope: RecordScope, referenceType: string): string => `${scope.te
 const isDone = (record: CheckedRecord): boolean => !record.open && record.postings.every((posting) => posting.journalEntryId !== null);
 
 /** A page of a scope's records after a seq, in seq order (`rows`: what was read, for the next page's seq). */
-async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<{ rows: Array<{ seq: string }>; records: CheckedRecord[] }> {
+async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit = JOURNAL_DIGEST_MAX): Promise<{ rows: Array<{ seq: string }>; records: CheckedRecord[] }> {
   if (source.after) {
-    const records = await source.after(db, scope, afterSeq, JOURNAL_DIGEST_MAX);
+    const records = await source.after(db, scope, afterSeq, limit);
     return { rows: records, records };
   }
-  const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], JOURNAL_DIGEST_MAX);
+  const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], limit);
   return { rows: page.rows, records: [...(await recordsByIds(db, source, page.rows.map((row) => row.id))).values()] };
 }
 
 /** Step 1 for one source in one scope: the next page is read while this one is summed. */
-async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope, onRead: (records: number) => Promise<void>): Promise<ScopeSum> {
+async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope, pace: BackgroundPace, onRead: (records: number) => Promise<void>): Promise<ScopeSum> {
   const sum = new DigestSum();
   const later: string[] = [];
   let lastSeq = '0';
   let records = 0;
-  let next = readPage(db, source, scope, lastSeq);
+  let asked = pace.size(JOURNAL_DIGEST_MAX);
+  let next = readPage(db, source, scope, lastSeq, asked);
   for (;;) {
+    const started = performance.now();
     const page = await next;
     const last = page.rows[page.rows.length - 1];
-    const more = last !== undefined && page.rows.length === JOURNAL_DIGEST_MAX;
+    const more = last !== undefined && page.rows.length === asked;
     if (last) lastSeq = last.seq;
-    if (more) next = readPage(db, source, scope, lastSeq);
+    asked = pace.size(JOURNAL_DIGEST_MAX);
+    if (more) next = readPage(db, source, scope, lastSeq, asked);
     for (const record of page.records) {
       if (!isDone(record)) later.push(record.id);
       // isDone: every posting names its entry.
@@ -84,6 +90,7 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
     records += page.rows.length;
     await onRead(page.rows.length);
     if (!more) return { scope, source, sum: sum.value(), later, lastSeq, records };
+    await pace.rest(performance.now() - started);
   }
 }
 
@@ -192,7 +199,7 @@ export async function checkAllRecords(options: OwnRecordsCheckOptions, scopes: r
     await check.onProgress?.(read);
   };
   const sums: ScopeSum[] = [];
-  for (const source of options.sources) for (const scope of scopes) sums.push(await sumRecords(options.db, source, scope, onRead));
+  for (const source of options.sources) for (const scope of scopes) sums.push(await sumRecords(options.db, source, scope, check.pace ?? UNPACED, onRead));
 
   const coverage = new Map(options.sources.map((source) => [source.referenceType, { referenceType: source.referenceType, afterRecordSeq: '0', records: 0, afterEntrySeq: '0', entries: 0 }]));
   const covered = (source: LocalRecordSource, counts: { records: number; entries: number }): void => {

@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import type { BackgroundPace, Db } from '@wallet/kit';
 import { entryTermSql, finalTopSeq, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
 import { entriesOfScopeSql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
@@ -18,13 +18,10 @@ export interface FullRunProgress {
 export interface FullCheckOptions {
   /** Entries per batch are ten times this, and so are accounts per batch of the comparison. */
   batchSize: number;
-  /** Pause between batches, so postings keep their latency while the run goes on. */
-  pauseMs: number;
+  /** Smaller batches and rests between them while postings arrive, so they keep their latency. */
+  pace: BackgroundPace;
   onProgress: (progress: FullRunProgress) => Promise<void>;
-  sleep?: (ms: number) => Promise<void>;
 }
-
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const scopeKey = (scope: { tenantId: string; environment: string }): string => `${scope.tenantId}|${scope.environment}`;
 
 /** An account's lines as the entries pass summed them: debits and credits through the run's top seq. */
@@ -69,6 +66,7 @@ async function exactSum(db: Db, accountId: string): Promise<{ balance: string; s
 async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: string, sums: Map<string, LineSums>, options: FullCheckOptions, progress: FullRunProgress, found: Mismatch[]): Promise<void> {
   let after = '';
   for (;;) {
+    const started = performance.now();
     const result = await db.raw(
       `SELECT a.id AS "accountId", a.num::text AS "accountNum", a.tenant_id AS "tenantId", a.environment, a.name AS "accountName", a.currency_code AS "currencyCode",
               a.normal_side AS "normalSide", a.balance::text AS balance, n.sum::text AS since
@@ -76,7 +74,7 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
          CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > ?) n
         WHERE a.id > ? ${scope ? 'AND a.tenant_id = ? AND a.environment = ?' : ''}
         ORDER BY a.id LIMIT ?`,
-      [throughSeq, after, ...(scope ? [scope.tenantId, scope.environment] : []), options.batchSize * 10],
+      [throughSeq, after, ...(scope ? [scope.tenantId, scope.environment] : []), options.pace.size(options.batchSize * 10)],
     );
     const rows = result.rows as AccountRow[];
     if (rows.length === 0) return;
@@ -99,7 +97,7 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
     progress.accounts += rows.length;
     after = rows[rows.length - 1]?.accountId ?? after;
     await options.onProgress(progress);
-    await (options.sleep ?? defaultSleep)(options.pauseMs);
+    await options.pace.rest(performance.now() - started);
   }
 }
 
@@ -256,7 +254,8 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   const checkpointSeqs = JSON.stringify(scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })));
   let linesOfEntries = 0;
   for (let afterSeq = '0'; ; ) {
-    const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: options.batchSize * 10 }, checkpointSeqs);
+    const started = performance.now();
+    const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: options.pace.size(options.batchSize * 10) }, checkpointSeqs);
     if (batch.lastSeq === null) break;
     for (const mismatch of [...batch.unbalanced, ...batch.withoutEntry]) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
     for (const row of batch.sums) {
@@ -277,7 +276,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
     progress.lines += batch.lines;
     afterSeq = batch.lastSeq;
     await options.onProgress(progress);
-    await (options.sleep ?? defaultSleep)(options.pauseMs);
+    await options.pace.rest(performance.now() - started);
   }
   progress.phase = 'accounts';
   const balances: Mismatch[] = [];

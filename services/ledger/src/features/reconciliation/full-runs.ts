@@ -1,5 +1,5 @@
 import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, recordDigestsSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
-import type { Db, Logger } from '@wallet/kit';
+import type { BackgroundPace, Db, Logger } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-store';
 import { fullLedgerChecks } from './full-check';
 import { ledgerResult } from './ledger-checks';
@@ -12,7 +12,7 @@ export interface FullRunsOptions {
   db: Db;
   logger: Logger;
   batchSize: number;
-  pauseMs: number;
+  pace: BackgroundPace;
 }
 
 interface RunRow {
@@ -71,7 +71,7 @@ export class FullRuns {
     };
     try {
       await db('reconciliation_full_runs').where({ id }).update({ state: 'running', started_at: db.fn.now() });
-      const found = await fullLedgerChecks(db, scope, { batchSize: this.options.batchSize, pauseMs: this.options.pauseMs, onProgress });
+      const found = await fullLedgerChecks(db, scope, { batchSize: this.options.batchSize, pace: this.options.pace, onProgress });
       const result = ledgerResult(found, found.coverage, new Date());
       await db('reconciliation_full_runs').where({ id }).update({ state: 'succeeded', result: JSON.stringify(result), record_digests: JSON.stringify(found.records), finished_at: db.fn.now() });
       logger.info({ runId: id, status: result.status, coverage: found.coverage }, 'ledger full reconciliation finished');

@@ -1,4 +1,4 @@
-import { type Features, LedgerJournalClient, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { BackgroundPace, type Features, LedgerJournalClient, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { z } from 'zod';
 import { LedgerJournal } from '../ledger/ledger-journal';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
@@ -48,6 +48,7 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
     slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,
     lookbackMs: config.PAYMENTS_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
     onFullCompared: (referenceType, how) => compared.inc({ reference_type: referenceType, compared: how }),
+    pace: BackgroundPace.fromConfig(config),
   });
   const schedule = new ReconciliationSchedule({ db, logger, metrics, intervalMs: config.PAYMENTS_RECONCILIATION_INTERVAL_MS, run: () => reconciliation.run(null) });
   schedule.start();

@@ -51,7 +51,7 @@ export interface FullRunsOptions {
 
 /**
  * Full re-verifications from zero, in the background, recorded in reconciliation_full_runs: the
- * ledger re-verifies checks 1 and 2 (paced, see LEDGER_RECONCILIATION_FULL_PAUSE_MS) while this
+ * ledger re-verifies checks 1 and 2 (paced by its traffic: BACKGROUND_BUSY_SHARE) while this
  * instance checks every business record (its own, and treasury's by treasury) and the bank
  * evidence; then the four results make one, in the shape of a check asked now.
  */

@@ -1,5 +1,5 @@
 import { type BusinessRecordsCheck, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
-import { checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
+import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
 import type { TreasuryRecords } from './treasury-records';
@@ -27,6 +27,8 @@ export interface ReconciliationServiceOptions {
   slipMaxAgeHours: number;
   /** Told how a full run compared each scope's records of a type (a metric). */
   onFullCompared?: (referenceType: string, how: 'digest' | 'one_by_one') => void;
+  /** How a full run gives way to payments' traffic. */
+  pace?: BackgroundPace;
   /** An open record is re-read by check 3 this long after it was created. */
   lookbackMs: number;
   now?: () => Date;
@@ -88,7 +90,7 @@ export class ReconciliationService {
   async allBusinessRecords(scope: ReconciliationScope | null, passDigests: PassDigests, options: { onProgress: (records: number) => Promise<void>; treasuryTimeoutMs: number }): Promise<RecordsFound> {
     const { db, journal, sources, lookbackMs } = this.options;
     const mismatches = new MismatchList(MISMATCHES_MAX);
-    const coverage = await checkAllRecords({ db, journal, sources, lookbackMs }, await this.scopes(scope), { scope, passDigests, onProgress: options.onProgress, ...(this.options.onFullCompared ? { onCompared: this.options.onFullCompared } : {}) }, mismatches);
+    const coverage = await checkAllRecords({ db, journal, sources, lookbackMs }, await this.scopes(scope), { scope, passDigests, onProgress: options.onProgress, ...(this.options.onFullCompared ? { onCompared: this.options.onFullCompared } : {}), ...(this.options.pace ? { pace: this.options.pace } : {}) }, mismatches);
     const treasury = this.options.treasury;
     const found = treasury && !mismatches.full ? await treasury.check(scope, { mode: 'full', limit: MISMATCHES_MAX, timeoutMs: options.treasuryTimeoutMs, ledgerDigests: await this.othersDigests(passDigests) }) : undefined;
     return this.withTreasury(mismatches, coverage, found);

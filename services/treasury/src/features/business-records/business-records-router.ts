@@ -1,5 +1,5 @@
 import { type BusinessRecordsCheck, businessRecordsCheckBodySchema } from '@wallet/contracts';
-import { checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
+import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -9,6 +9,8 @@ export interface BusinessRecordsOptions {
   sources: readonly LocalRecordSource[];
   /** An open record (pending, or a case not yet decided) is re-read this long after it was created. */
   lookbackMs: number;
+  /** How a full run gives way to treasury's traffic. */
+  pace: BackgroundPace;
 }
 
 /**
@@ -29,7 +31,7 @@ export function businessRecordsRouter(options: BusinessRecordsOptions): Router {
     const coverage =
       body.mode === 'incremental'
         ? await checkOwnRecords(options, scopes, mismatches)
-        : await checkAllRecords(options, scopes, { scope, passDigests: ledgerDigests ? () => Promise.resolve(ledgerDigests) : null }, mismatches);
+        : await checkAllRecords(options, scopes, { scope, passDigests: ledgerDigests ? () => Promise.resolve(ledgerDigests) : null, pace: options.pace }, mismatches);
     const answer: BusinessRecordsCheck = { mismatches: mismatches.items, coverage };
     response.json(answer);
   });
