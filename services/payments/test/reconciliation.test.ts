@@ -420,6 +420,17 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(JSON.stringify(everything.result)).not.toContain(sent.id);
   });
 
+  it("moves check 3's marks to where a full run agreed with the ledger: the next check reads only what came after", async () => {
+    const { tenant, alice, bob } = await busyTenant();
+    expect(await fullRun(tenant)).toMatchObject({ state: 'succeeded', status: 'ok' });
+    await transfer(tenant, bob, alice, '2.00');
+    const covered = (result: ReconciliationResult, type: string) => result.coverage?.records?.find((each) => each.referenceType === type);
+    const after = await reconcile(tenant);
+    expect(after.status).toBe('ok');
+    expect(covered(after, 'transfer')).toMatchObject({ records: 1, entries: 1 });
+    expect(covered(after, 'deposit')).toMatchObject({ records: 0, entries: 0 });
+  });
+
   it('compares a clean history as one digest per scope and record type, and one by one only where something differs', async () => {
     const compared = async (how: string) => (await metricValue(harness.service.port, 'reconciliation_full_record_scopes_total', { reference_type: 'transfer', compared: how })) ?? 0;
     const { tenant, sent } = await busyTenant();

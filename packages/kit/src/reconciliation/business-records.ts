@@ -127,7 +127,8 @@ export interface OwnRecordsCheckOptions {
 
 const MARKS_TABLE = 'reconciliation_marks';
 
-const OPEN_MAX = 10_000;
+/** Open records a scope's marks remember at most. */
+export const OPEN_MAX = 10_000;
 /** Records, and entries, an incremental check 3 reads per scope and type unless told otherwise. */
 export const CHECK3_LIMIT_PER_SCOPE = 50_000;
 
@@ -170,7 +171,7 @@ export async function createFullRunsTable(db: Knex): Promise<void> {
     )`);
 }
 
-interface Marks {
+export interface Marks {
   records: HighWater;
   entries: HighWater;
   open: Array<{ id: string; createdAt: string }>;
@@ -199,7 +200,7 @@ async function readMarks(db: Db, referenceType: string, scopes: readonly RecordS
   return marks;
 }
 
-async function writeMarks(db: Db, referenceType: string, marks: ReadonlyMap<string, Marks & RecordScope>): Promise<void> {
+export async function writeMarks(db: Db, referenceType: string, marks: ReadonlyMap<string, Marks & RecordScope>): Promise<void> {
   if (marks.size === 0) return;
   const rows = [...marks.values()]
     .sort((a, b) => scopeKey(a).localeCompare(scopeKey(b)))

@@ -1,7 +1,8 @@
 import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
 import { type BackgroundPace, UNPACED } from '../background-pace';
 import type { Db } from '../db';
-import { type CheckedRecord, compareRecords, entriesPointAtRecords, type LocalRecordSource, type MismatchList, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds } from './business-records';
+import { type CheckedRecord, compareRecords, entriesPointAtRecords, type LocalRecordSource, type Marks, type MismatchList, OPEN_MAX, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds, writeMarks } from './business-records';
+import { type SnapshotBounds, snapshotBounds } from './high-water';
 import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
 
 /**
@@ -94,15 +95,15 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
   }
 }
 
-/** Every record of the source in the scope after a seq, whatever their number. */
-async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<string[]> {
+/** Every record of the source in the scope after a seq, whatever their number; the highest seq read and the snapshot it was read in. */
+async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<{ ids: string[]; topSeq: string; snapshot: SnapshotBounds }> {
   const ids: string[] = [];
   for (let from = afterSeq; ; ) {
     const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq: from }], JOURNAL_DIGEST_MAX);
     ids.push(...page.rows.map((row) => row.id));
     const last = page.rows[page.rows.length - 1];
-    if (!last || page.rows.length < JOURNAL_DIGEST_MAX) return ids;
-    from = last.seq;
+    if (last) from = last.seq;
+    if (!last || page.rows.length < JOURNAL_DIGEST_MAX) return { ids, topSeq: from, snapshot: page.snapshot };
   }
 }
 
@@ -112,11 +113,11 @@ async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, a
  * for sure (done, yet a step names no entry, or its entries differ from it), which only a
  * comparison one by one can say.
  */
-async function digestWithLater(options: OwnRecordsCheckOptions, summed: ScopeSum, throughSeq: string): Promise<{ total: Digest; inFlight: boolean } | null> {
+async function digestWithLater(options: OwnRecordsCheckOptions, summed: ScopeSum, throughSeq: string): Promise<(Settled & { total: Digest; inFlight: boolean }) | null> {
   const { db, journal } = options;
   const { source, scope } = summed;
-  const ids = [...summed.later, ...(await idsAfter(db, source, scope, summed.lastSeq))];
-  const records = [...(await recordsByIds(db, source, ids)).values()];
+  const newer = await idsAfter(db, source, scope, summed.lastSeq);
+  const records = [...(await recordsByIds(db, source, [...summed.later, ...newer.ids])).values()];
   if (records.some((record) => !record.open && !isDone(record))) return null;
   const postings = records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }])));
   let total = summed.sum;
@@ -126,17 +127,24 @@ async function digestWithLater(options: OwnRecordsCheckOptions, summed: ScopeSum
     if (!sameDigest(answer.found, postingsDigest(chunk))) return null;
     total = addDigests(total, answer.named);
   }
-  return { total, inFlight: records.some((record) => record.open) };
+  return { total, inFlight: records.some((record) => record.open), topSeq: newer.topSeq, snapshot: newer.snapshot, open: records.filter((record) => record.open) };
 }
 
-/** Steps 2 and 3 for one source in one scope: whether its records are exactly the ledger's entries naming them. */
-async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSum, ledger: Digest, throughSeq: string): Promise<boolean> {
+/** How far a scope's records stood when they agreed with the ledger: its marks can move there. */
+interface Settled {
+  topSeq: string;
+  snapshot: SnapshotBounds;
+  open: CheckedRecord[];
+}
+
+/** Steps 2 and 3 for one source in one scope: where its records stood once they were exactly the ledger's entries naming them; null when they are not. */
+async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSum, ledger: Digest, throughSeq: string): Promise<Settled | null> {
   for (let attempt = 1; ; attempt += 1) {
     const records = await digestWithLater(options, summed, throughSeq);
-    if (records === null) return false;
-    if (sameDigest(records.total, ledger)) return true;
+    if (records === null) return null;
+    if (sameDigest(records.total, ledger)) return records;
     // Only a record still in flight can make the two agree later.
-    if (!records.inFlight || attempt >= SETTLE_TRIES) return false;
+    if (!records.inFlight || attempt >= SETTLE_TRIES) return null;
     await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
   }
 }
@@ -213,9 +221,11 @@ export async function checkAllRecords(options: OwnRecordsCheckOptions, scopes: r
     const key = keyOf(summed.scope, summed.source.referenceType);
     const expected = ledger?.totals.get(key) ?? EMPTY_DIGEST;
     ledger?.totals.delete(key);
-    if (ledger && (await agreesWithLedger(options, summed, expected, ledger.throughSeq))) {
+    const settled = ledger ? await agreesWithLedger(options, summed, expected, ledger.throughSeq) : null;
+    if (ledger && settled) {
       check.onCompared?.(summed.source.referenceType, 'digest');
       covered(summed.source, { records: summed.records, entries: expected.entries });
+      await moveMarks(options, summed, settled, ledger.throughSeq);
     } else {
       check.onCompared?.(summed.source.referenceType, 'one_by_one');
       covered(summed.source, await checkInDetail(options, summed.source, summed.scope, mismatches));
@@ -231,4 +241,33 @@ export async function checkAllRecords(options: OwnRecordsCheckOptions, scopes: r
     }
   }
   return [...coverage.values()];
+}
+
+/** How long a run waits for the record writes in flight when it read its last records, before it leaves the marks as they are. */
+const FINAL_WAIT_MS = 10_000;
+
+/**
+ * A scope's check 3 marks after its records agreed with the ledger: records through the highest
+ * seq read (once every write in flight then has ended, so none can land below it), entries
+ * through the ledger's final seq, the open records within the lookback to re-read. A check asked
+ * after a full run (an import, an upgrade) then starts where the run ended rather than at zero.
+ */
+async function moveMarks(options: OwnRecordsCheckOptions, summed: ScopeSum, settled: Settled, throughSeq: string): Promise<void> {
+  const deadline = Date.now() + FINAL_WAIT_MS;
+  while (BigInt((await snapshotBounds(options.db)).xmin) < BigInt(settled.snapshot.xmax)) {
+    if (Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const lookbackStart = (options.now ?? (() => new Date()))().getTime() - options.lookbackMs;
+  const open = settled.open
+    .filter((record) => record.createdAt.getTime() >= lookbackStart)
+    .slice(0, OPEN_MAX)
+    .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
+  const marks: Marks & RecordScope = {
+    ...summed.scope,
+    records: { verifiedSeq: settled.topSeq, seenSeq: settled.topSeq, seenXmax: settled.snapshot.xmax },
+    entries: { verifiedSeq: throughSeq, seenSeq: throughSeq, seenXmax: '0' },
+    open,
+  };
+  await writeMarks(options.db, summed.source.referenceType, new Map([[`${summed.scope.tenantId}|${summed.scope.environment}`, marks]]));
 }
