@@ -366,6 +366,12 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(covered(after, 'transfer')).toMatchObject({ records: 1, entries: 1 });
     expect(covered(after, 'deposit')).toMatchObject({ records: 0, entries: 0 });
     expect(after.coverage?.journal).toMatchObject({ entries: 1 });
+
+    // A type with no new entries still moves its mark past the others' (the next check does not look through them again).
+    await settle(tenant);
+    const posted: { seq: string } = await harness.ledger.db('journal_entries').where({ reference_type: 'transfer', tenant_id: tenant.tenantId }).orderBy('seq', 'desc').first(harness.ledger.db.raw('seq::text AS seq'));
+    const marks: Array<{ reference_type: string; entry_verified_seq: string }> = await harness.db('reconciliation_marks').where({ tenant_id: tenant.tenantId }).select('reference_type', harness.db.raw('entry_verified_seq::text AS entry_verified_seq'));
+    for (const type of ['deposit', 'payout_case']) expect([type, BigInt(marks.find((mark) => mark.reference_type === type)?.entry_verified_seq ?? '0') >= BigInt(posted.seq)]).toEqual([type, true]);
   });
 
   it('finds a recent record without its entry, and a corrupted recent balance, in the next check', async () => {

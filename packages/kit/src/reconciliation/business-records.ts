@@ -94,12 +94,19 @@ export interface NamingEntry {
   reference: { type: string; id: string };
 }
 
+/** Entries naming records after each scope's seq, the snapshot they were read in, and per scope how far the listing looked. */
+export interface NamingEntries {
+  data: NamingEntry[];
+  snapshot: SnapshotBounds;
+  scanned: Array<RecordScope & { throughSeq: string }>;
+}
+
 /** What check 3 asks of the ledger. */
 export interface JournalForRecords {
   /** Entries by id in any scope (so a report can say an entry sits in another one). */
   entries(ids: readonly string[]): Promise<Map<string, JournalEntry>>;
   /** Per scope, the entries naming this type after the scope's seq, at most `limitPerScope`, seq order, and the snapshot they were read in. */
-  namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ data: NamingEntry[]; snapshot: SnapshotBounds }>;
+  namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<NamingEntries>;
   /** The digest of the entries with these ids, and of those naming a record of the type in the scope up to a seq (entry-digest.ts). */
   digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest>;
   /** Per scope and record type, the digests of the entries after a seq through the newest final one; in one scope, or all (null). */
@@ -430,6 +437,8 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
     const inScope = (record: { tenantId: string; environment: string }): boolean => scopeKey(record) === scopeKey(scope);
     const freshRows = fresh.rows.filter((row) => row.tenant_id === scope.tenantId && row.environment === scope.environment);
     const entries = naming.data.filter(inScope);
+    // As far as the listing looked, past entries of other types; at least its last find.
+    const scanned = naming.scanned.find(inScope)?.throughSeq ?? previous.entries.verifiedSeq;
     const heldRecords = freshRows.filter((row) => wrongRecords.has(row.id)).map((row) => row.seq);
     const heldEntries = entries.filter((entry) => wrongEntries.has(entry.journalEntryId)).map((entry) => entry.seq);
     const open = [...records.values()]
@@ -439,7 +448,7 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
     next.set(scopeKey(scope), {
       ...scope,
       records: advanceHighWater(previous.records, { topSeq: maxSeq(freshRows.map((row) => row.seq), previous.records.verifiedSeq), snapshot: fresh.snapshot, holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null }),
-      entries: advanceHighWater(previous.entries, { topSeq: maxSeq(entries.map((entry) => entry.seq), previous.entries.verifiedSeq), snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
+      entries: advanceHighWater(previous.entries, { topSeq: maxSeq(entries.map((entry) => entry.seq), scanned), snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
       open,
     });
   }

@@ -1,7 +1,6 @@
 import { type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, journalEntryDigestSchema, journalEntryLookupSchema, journalReferencesAfterSchema, JOURNAL_LOOKUP_MAX, type RecordDigests, recordDigestsSchema, type RecordScope } from '@wallet/contracts';
 import { callInternal, type InternalAnswer, type InternalPeer, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '../internal-call';
-import type { SnapshotBounds } from './high-water';
-import type { JournalForRecords, NamingEntry } from './business-records';
+import type { JournalForRecords, NamingEntries } from './business-records';
 
 function ok(answer: InternalAnswer): unknown {
   if (answer.status !== 200) throw unexpectedAnswer('ledger', answer);
@@ -25,8 +24,8 @@ export class LedgerJournalClient implements JournalForRecords {
     return found;
   }
 
-  async namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ data: NamingEntry[]; snapshot: SnapshotBounds }> {
-    if (scopes.length === 0) return { data: [], snapshot: { xmin: '0', xmax: '0' } };
+  async namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<NamingEntries> {
+    if (scopes.length === 0) return { data: [], snapshot: { xmin: '0', xmax: '0' }, scanned: [] };
     const body = { referenceType, scopes: scopes.map(({ tenantId, environment, afterSeq }) => ({ tenantId, environment, afterSeq })), limitPerScope };
     const answer = await callInternal(this.peer, { method: 'POST', pathWithQuery: '/internal/v1/journal/references/after', claims: SYSTEM_CALL_CLAIMS, body });
     return journalReferencesAfterSchema.parse(ok(answer));

@@ -1,6 +1,6 @@
 import type { JournalDigestsAfterBody, JournalEntryDigest, JournalEntryDigestBody, RecordDigest, RecordDigests } from '@wallet/contracts';
 import { type Db, snapshotBounds } from '@wallet/kit';
-import { entriesOfScopeSql, type TenantScope } from './journal-store';
+import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from './journal-store';
 
 /**
  * Digests of entries for check 3 (the kit's entry-digest.ts says how a term is made, and makes
@@ -87,9 +87,9 @@ export class RecordDigestTotals {
 export async function digestsAfter(db: Db, body: JournalDigestsAfterBody): Promise<RecordDigests> {
   const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
   const throughSeq = await finalTopSeq(db, scope);
-  const scoped = scope ? entriesOfScopeSql('j', scope) : null;
-  const range = `(SELECT * FROM journal_entries j WHERE j.seq > ? AND j.seq <= ? ${scoped ? `AND ${scoped.sql}` : ''})`;
-  const bindings = [body.afterSeq, throughSeq, ...(scoped?.bindings ?? [])];
+  const scoped = scope ? entriesOfScopeBetweenSql('j', scope, body.afterSeq, throughSeq) : { sql: 'j.seq > ? AND j.seq <= ?', bindings: [body.afterSeq, throughSeq] };
+  const range = `(SELECT * FROM journal_entries j WHERE ${scoped.sql})`;
+  const bindings = scoped.bindings;
   const result = await db.raw(
     `WITH e AS MATERIALIZED ${range}
      SELECT tenant_id AS "tenantId", environment, reference_type AS "referenceType", sum(entries)::int AS entries, sum(digest)::text AS digest FROM (

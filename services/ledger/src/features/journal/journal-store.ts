@@ -1,5 +1,5 @@
 import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
-import { type Db, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
+import { type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
 
 /**
  * journal_entries_scope_seq is keyed by this hash of an entry's tenant and environment (4 bytes
@@ -15,6 +15,25 @@ export function entriesOfScopeSql(alias: string, scope: TenantScope): { sql: str
   return {
     sql: `${scopeKeySql(alias)} = hashtext(?::text || '/' || ?::text) AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
     bindings: [scope.tenantId, scope.environment, scope.tenantId, scope.environment],
+  };
+}
+
+/**
+ * The entries of the scope whose key is `scopeKey` (an SQL expression) after `afterSeq`, as a
+ * range of journal_entries_scope_seq. Written as a row comparison, which only that index can
+ * serve: given `seq > x`, the planner of a lateral join (x unknown when it plans) took the
+ * primary key's range instead and filtered the whole journal after x for one scope's rows.
+ */
+export function scopeSeqAfterSql(alias: string, scopeKey: string, afterSeq: string): string {
+  return `${scopeKeySql(alias)} = ${scopeKey} AND (${scopeKeySql(alias)}, ${alias}.seq) > (${scopeKey}, ${afterSeq})`;
+}
+
+/** One scope's entries with a seq in (afterSeq, throughSeq], as a range of journal_entries_scope_seq (see scopeSeqAfterSql), with its bindings. */
+export function entriesOfScopeBetweenSql(alias: string, scope: TenantScope, afterSeq: string, throughSeq: string): { sql: string; bindings: string[] } {
+  const scopeKey = `hashtext(?::text || '/' || ?::text)`;
+  return {
+    sql: `${scopeSeqAfterSql(alias, scopeKey, '?::bigint')} AND (${scopeKeySql(alias)}, ${alias}.seq) <= (${scopeKey}, ?::bigint) AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
+    bindings: [scope.tenantId, scope.environment, scope.tenantId, scope.environment, afterSeq, scope.tenantId, scope.environment, throughSeq, scope.tenantId, scope.environment],
   };
 }
 
@@ -188,7 +207,7 @@ export interface JournalReferenceRow {
 export async function referencesAfter(
   db: Db,
   filter: { referenceType: string; scopes: ReadonlyArray<TenantScope & { afterSeq: string }>; limitPerScope: number },
-): Promise<{ data: Array<JournalReferenceRow & { seq: string }>; snapshot: SnapshotBounds }> {
+): Promise<{ data: Array<JournalReferenceRow & { seq: string }>; snapshot: SnapshotBounds; scanned: Array<{ tenantId: string; environment: Environment; throughSeq: string }> }> {
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
@@ -199,8 +218,8 @@ export async function referencesAfter(
            FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS s(tenant_id, environment, after_seq, n)
            CROSS JOIN LATERAL (
              SELECT * FROM journal_entries j
-              WHERE ${scopeKeySql('j')} = ${scopeKeySql('s')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
-                AND j.seq > s.after_seq AND j.reference_type = ?
+              WHERE ${scopeSeqAfterSql('j', scopeKeySql('s'), 's.after_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
+                AND j.reference_type = ?
               ORDER BY j.seq LIMIT ?
            ) e
           ORDER BY s.n, e.seq`,
@@ -209,6 +228,7 @@ export async function referencesAfter(
       const rows = result.rows as Array<Omit<EntryRow, 'reverses_entry_id'>>;
       return {
         snapshot,
+        scanned: await scannedThrough(tx, filter.scopes, rows, filter.limitPerScope),
         data: rows.map((row) => ({
           seq: row.seq,
           journalEntryId: row.id,
@@ -222,4 +242,44 @@ export async function referencesAfter(
     },
     { isolationLevel: 'repeatable read' },
   );
+}
+
+/**
+ * How far a scope's listing looked: to its newest entry when it found fewer than it was allowed
+ * (nothing of the type lies between its last find and there), else to its last find. A mark
+ * moves that far even past entries of other types, so a rare type is not looked for again
+ * through the same entries on every run.
+ */
+async function scannedThrough(
+  tx: Tx,
+  scopes: ReadonlyArray<TenantScope & { afterSeq: string }>,
+  rows: ReadonlyArray<{ seq: string; tenant_id: string; environment: string }>,
+  limitPerScope: number,
+): Promise<Array<{ tenantId: string; environment: Environment; throughSeq: string }>> {
+  const found = new Map<string, { count: number; last: string }>();
+  for (const row of rows) {
+    const key = `${row.tenant_id}|${row.environment}`;
+    found.set(key, { count: (found.get(key)?.count ?? 0) + 1, last: row.seq });
+  }
+  const whole = scopes.filter((scope) => (found.get(`${scope.tenantId}|${scope.environment}`)?.count ?? 0) < limitPerScope);
+  const tops = new Map<string, string>();
+  if (whole.length > 0) {
+    const result = await tx.raw(
+      `SELECT s.tenant_id, s.environment, t.seq::text AS seq
+         FROM unnest(?::text[], ?::text[]) AS s(tenant_id, environment)
+         CROSS JOIN LATERAL (
+           SELECT j.seq FROM journal_entries j WHERE ${scopeKeySql('j')} = ${scopeKeySql('s')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
+            ORDER BY ${scopeKeySql('j')} DESC, j.seq DESC LIMIT 1
+         ) t`,
+      [whole.map((scope) => scope.tenantId), whole.map((scope) => scope.environment)],
+    );
+    for (const row of result.rows as Array<{ tenant_id: string; environment: string; seq: string }>) tops.set(`${row.tenant_id}|${row.environment}`, row.seq);
+  }
+  return scopes.map((scope) => {
+    const key = `${scope.tenantId}|${scope.environment}`;
+    const last = found.get(key)?.last;
+    const top = tops.get(key);
+    const through = top ?? last ?? scope.afterSeq;
+    return { tenantId: scope.tenantId, environment: scope.environment, throughSeq: BigInt(through) > BigInt(scope.afterSeq) ? through : scope.afterSeq };
+  });
 }

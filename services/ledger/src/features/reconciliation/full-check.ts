@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
 import type { BackgroundPace, Db } from '@wallet/kit';
 import { entryTermSql, finalTopSeq, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
-import { entriesOfScopeSql, type TenantScope } from '../journal/journal-store';
+import { entriesOfScopeBetweenSql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -118,16 +118,15 @@ interface EntryBatch {
   digests: RecordDigest[];
 }
 
+/** The entries with a seq in (afterSeq, throughSeq]: the whole journal's by primary key, or one scope's on its index. */
+function entriesBetweenSql(scope: TenantScope | null, afterSeq: string, throughSeq: string): { sql: string; bindings: string[] } {
+  return scope ? entriesOfScopeBetweenSql('journal_entries', scope, afterSeq, throughSeq) : { sql: 'seq > ? AND seq <= ?', bindings: [afterSeq, throughSeq] };
+}
+
 /** The seq that ends the next batch: an index-only walk of `limit` entries, so the batch itself reads a closed range. */
 async function batchEnd(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<string | null> {
-  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
-  const result = await db.raw(
-    `SELECT max(seq)::text AS seq FROM (
-       SELECT seq FROM journal_entries
-        WHERE seq > ? AND seq <= ? ${scoped ? `AND ${scoped.sql}` : ''}
-        ORDER BY seq LIMIT ?) batch`,
-    [page.afterSeq, page.throughSeq, ...(scoped?.bindings ?? []), page.limit],
-  );
+  const range = entriesBetweenSql(scope, page.afterSeq, page.throughSeq);
+  const result = await db.raw(`SELECT max(seq)::text AS seq FROM (SELECT seq FROM journal_entries WHERE ${range.sql} ORDER BY seq LIMIT ?) batch`, [...range.bindings, page.limit]);
   return (result.rows[0] as { seq: string | null }).seq;
 }
 
@@ -152,13 +151,12 @@ function linesOfBatchSql(scope: TenantScope | null): string {
 async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
   const lastSeq = await batchEnd(db, scope, page);
   if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
-  const scoped = scope ? entriesOfScopeSql('journal_entries', scope) : null;
+  const range = entriesBetweenSql(scope, page.afterSeq, lastSeq);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
       `WITH e AS MATERIALIZED (
-         SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id FROM journal_entries
-          WHERE seq > ? AND seq <= ? ${scoped ? `AND ${scoped.sql}` : ''}
+         SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id FROM journal_entries WHERE ${range.sql}
        ),
        cp AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS cp(tenant_id text, environment text, verified_seq bigint)),
        -- Lines carry only what the checks need: a line's currency and scope are its account's (a line whose account is missing is
@@ -211,7 +209,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
                       COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
                  FROM per_account) p`,
-      [page.afterSeq, lastSeq, ...(scoped?.bindings ?? []), checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
+      [...range.bindings, checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
     );
     return { ...(result.rows[0] as Omit<EntryBatch, 'lastSeq'>), lastSeq };
   });

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import { advanceHighWater, type Db, highWaterMoved, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
-import { scopeKeySql, type TenantScope } from '../journal/journal-store';
+import { scopeKeySql, scopeSeqAfterSql, type TenantScope } from '../journal/journal-store';
 import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -34,7 +34,7 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promi
        SELECT e.id, e.seq, e.tenant_id, e.environment, s.split_seq
          FROM s CROSS JOIN LATERAL (
            SELECT id, seq, tenant_id, environment FROM journal_entries j
-            WHERE ${scopeKeySql('j')} = ${scopeKeySql('s')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment AND j.seq > s.from_seq
+            WHERE ${scopeSeqAfterSql('j', scopeKeySql('s'), 's.from_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
            OFFSET 0
          ) e
      ),
