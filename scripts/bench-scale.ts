@@ -158,7 +158,9 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   rows.push([`platform reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.platform, '/v1/system/reconciliation'))]);
   rows.push(['tenant full run (POST .../runs)', await orMissing(() => fullRun(world.big.client, '/v1/admin/reconciliation/runs'))]);
   rows.push(['platform full run (POST .../runs)', await orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'))]);
-  // The same open loop while a platform full run reads the whole history: its throttle is what this tail shows.
+  // The same open loop while a platform full run reads the whole history: its throttle is what this tail shows. A full run
+  // leaves PostgreSQL's cache full of the journal, so the transfer path is warmed up again first, as before the first loops.
+  world.entries += accepted(await closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) }));
   const running = orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'));
   const during = await openLoop('open during a full run', target, { rate: RATE, seconds: SECONDS, timeline: false });
   world.entries += accepted(during);

@@ -49,6 +49,9 @@ export interface PaceSettings {
   busyPerSecond: number;
 }
 
+/** While idle, a step grows towards this long, no longer: traffic that starts meanwhile waits at most about this for a core. */
+const IDLE_STEP_MS = 150;
+
 export class BackgroundPace {
   constructor(
     private readonly settings: PaceSettings,
@@ -63,9 +66,9 @@ export class BackgroundPace {
     return foreground.perSecond() >= this.settings.busyPerSecond;
   }
 
-  /** The size of the next step: all of `full` while idle, its busy share while busy (a short step keeps the traffic's tail short). */
-  size(full: number): number {
-    return this.busy ? Math.max(1, Math.ceil(full * this.settings.busyShare)) : full;
+  /** The steps of one loop of background work, each at most `full` items. */
+  steps(full: number): PacedSteps {
+    return new PacedSteps(this, full, this.settings.busyShare);
   }
 
   /** After a step that took `ms`: on at once while idle; while busy, a rest that leaves the work its share of the time. */
@@ -74,13 +77,37 @@ export class BackgroundPace {
     const share = this.settings.busyShare;
     await this.sleep((ms * (1 - share)) / share);
   }
+}
 
-  /** Runs a step and rests after it. */
-  async step<T>(work: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    const result = await work();
-    await this.rest(performance.now() - started);
-    return result;
+/**
+ * Step sizes for one loop: while busy, the busy share of a full step; while idle, growing from
+ * that (four times each step) to as many items as IDLE_STEP_MS takes at the pace measured, at
+ * most a full step, so no step holds a core for long when traffic arrives.
+ */
+export class PacedSteps {
+  private idleSize: number;
+
+  constructor(
+    private readonly pace: BackgroundPace,
+    private readonly full: number,
+    private readonly share: number,
+  ) {
+    this.idleSize = this.smallest;
+  }
+
+  private get smallest(): number {
+    return Math.max(1, Math.ceil(this.full * this.share));
+  }
+
+  /** How many items the next step takes. */
+  size(): number {
+    return this.pace.busy ? this.smallest : this.idleSize;
+  }
+
+  /** After a step of `items` that took `ms`: the next idle size, and the rest the traffic asks for. */
+  async after(items: number, ms: number): Promise<void> {
+    if (items > 0 && ms > 0) this.idleSize = Math.max(this.smallest, Math.min(this.full, this.idleSize * 4, Math.floor((items / ms) * IDLE_STEP_MS)));
+    await this.pace.rest(ms);
   }
 }
 

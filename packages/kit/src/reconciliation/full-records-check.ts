@@ -73,7 +73,8 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
   const later: string[] = [];
   let lastSeq = '0';
   let records = 0;
-  let asked = pace.size(JOURNAL_DIGEST_MAX);
+  const steps = pace.steps(JOURNAL_DIGEST_MAX);
+  let asked = steps.size();
   let next = readPage(db, source, scope, lastSeq, asked);
   for (;;) {
     const started = performance.now();
@@ -81,7 +82,7 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
     const last = page.rows[page.rows.length - 1];
     const more = last !== undefined && page.rows.length === asked;
     if (last) lastSeq = last.seq;
-    asked = pace.size(JOURNAL_DIGEST_MAX);
+    asked = steps.size();
     if (more) next = readPage(db, source, scope, lastSeq, asked);
     for (const record of page.records) {
       if (!isDone(record)) later.push(record.id);
@@ -91,7 +92,7 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
     records += page.rows.length;
     await onRead(page.rows.length);
     if (!more) return { scope, source, sum: sum.value(), later, lastSeq, records };
-    await pace.rest(performance.now() - started);
+    await steps.after(page.rows.length, performance.now() - started);
   }
 }
 

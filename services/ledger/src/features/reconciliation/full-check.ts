@@ -65,6 +65,7 @@ async function exactSum(db: Db, accountId: string): Promise<{ balance: string; s
  */
 async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: string, sums: Map<string, LineSums>, options: FullCheckOptions, progress: FullRunProgress, found: Mismatch[]): Promise<void> {
   let after = '';
+  const steps = options.pace.steps(options.batchSize * 10);
   for (;;) {
     const started = performance.now();
     const result = await db.raw(
@@ -74,7 +75,7 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
          CROSS JOIN LATERAL (SELECT ${exactSumSql} AS sum FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > ?) n
         WHERE a.id > ? ${scope ? 'AND a.tenant_id = ? AND a.environment = ?' : ''}
         ORDER BY a.id LIMIT ?`,
-      [throughSeq, after, ...(scope ? [scope.tenantId, scope.environment] : []), options.pace.size(options.batchSize * 10)],
+      [throughSeq, after, ...(scope ? [scope.tenantId, scope.environment] : []), steps.size()],
     );
     const rows = result.rows as AccountRow[];
     if (rows.length === 0) return;
@@ -97,7 +98,7 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
     progress.accounts += rows.length;
     after = rows[rows.length - 1]?.accountId ?? after;
     await options.onProgress(progress);
-    await options.pace.rest(performance.now() - started);
+    await steps.after(rows.length, performance.now() - started);
   }
 }
 
@@ -251,9 +252,10 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   const digests = new RecordDigestTotals();
   const checkpointSeqs = JSON.stringify(scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })));
   let linesOfEntries = 0;
+  const steps = options.pace.steps(options.batchSize * 10);
   for (let afterSeq = '0'; ; ) {
     const started = performance.now();
-    const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: options.pace.size(options.batchSize * 10) }, checkpointSeqs);
+    const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: steps.size() }, checkpointSeqs);
     if (batch.lastSeq === null) break;
     for (const mismatch of [...batch.unbalanced, ...batch.withoutEntry]) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
     for (const row of batch.sums) {
@@ -274,7 +276,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
     progress.lines += batch.lines;
     afterSeq = batch.lastSeq;
     await options.onProgress(progress);
-    await options.pace.rest(performance.now() - started);
+    await steps.after(batch.entries, performance.now() - started);
   }
   progress.phase = 'accounts';
   const balances: Mismatch[] = [];
