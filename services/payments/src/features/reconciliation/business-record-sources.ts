@@ -15,7 +15,7 @@ import {
 } from './reconciliation-store';
 
 function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
-  const command = transferPostCommand(transfer, { ...transfer.from, status: 'active' }, { ...transfer.to, status: 'active' });
+  const command = transferPostCommand(transfer, transfer.from, transfer.to);
   return { kind: command.kind, reference: command.reference, lines: command.lines };
 }
 
