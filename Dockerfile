@@ -27,5 +27,6 @@ ARG SERVICE=gateway
 # The young generation scripts/start.ts gives the services too: fewer scavenges per request.
 ENV SERVICE=${SERVICE} HOST=0.0.0.0 NODE_OPTIONS=--max-semi-space-size=64
 USER node
-# exec: node replaces the shell, so it receives the stop signal itself.
-CMD ["sh", "-c", "exec node --enable-source-maps dist/${SERVICE}.js"]
+# exec: node replaces the shell, so it receives the stop signal itself. The preload starts
+# tracing before the bundle loads, when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+CMD ["sh", "-c", "exec env OTEL_SERVICE_NAME=${OTEL_SERVICE_NAME:-$SERVICE} node --enable-source-maps --require ./dist/telemetry.js dist/${SERVICE}.js"]

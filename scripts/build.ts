@@ -25,15 +25,25 @@ export function bundlePath(service: string): string {
   return path.join(ROOT, 'dist', `${service}.js`);
 }
 
-/** Bundles the services named (all by default); rejects with esbuild's errors when one does not build. */
+/**
+ * The tracing preload every service runs with (`node --require dist/telemetry.js`): it must
+ * patch http, express, pg and undici before a bundle requires them.
+ */
+export const TELEMETRY_PRELOAD = path.join(ROOT, 'dist', 'telemetry.js');
+
+/** Bundles the services named (all by default) and the tracing preload; rejects with esbuild's errors when one does not build. */
 export async function buildServices(services: readonly string[] = SERVICE_NAMES): Promise<void> {
   const unknown = services.filter((service) => !(SERVICE_NAMES as readonly string[]).includes(service));
   if (unknown.length > 0) throw new Error(`Unknown service ${unknown.join(', ')}: choose from ${SERVICE_NAMES.join(', ')}`);
+  const bundles = [
+    ...services.map((service) => ({ entry: path.join(ROOT, 'services', service, 'src', 'main.ts'), outfile: bundlePath(service) })),
+    { entry: path.join(ROOT, 'packages', 'kit', 'src', 'telemetry-preload.ts'), outfile: TELEMETRY_PRELOAD },
+  ];
   await Promise.all(
-    services.map((service) =>
+    bundles.map((bundle) =>
       build({
-        entryPoints: [path.join(ROOT, 'services', service, 'src', 'main.ts')],
-        outfile: bundlePath(service),
+        entryPoints: [bundle.entry],
+        outfile: bundle.outfile,
         bundle: true,
         platform: 'node',
         target: 'node20',

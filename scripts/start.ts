@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
-import { bundlePath, buildServices } from './build';
+import { bundlePath, buildServices, TELEMETRY_PRELOAD } from './build';
 import { DEV_SECRETS_FILE } from './dev-secrets';
 import { preflight } from './preflight';
 
@@ -181,7 +181,11 @@ async function main(): Promise<void> {
     const prefix = useColor ? `\u001b[${COLORS[index % COLORS.length]}m${label} |\u001b[0m` : `${label} |`;
     // WALLET_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
     const nodeArgs = [...SERVICE_NODE_FLAGS, ...(env.WALLET_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...nodeArgs, bundlePath(spec.name)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, '--require', TELEMETRY_PRELOAD, bundlePath(spec.name)], {
+      cwd: ROOT,
+      env: { ...env, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME ?? spec.name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.set(spec.name, child);
     if (child.stdout) pipeWithPrefix(child.stdout, prefix, process.stdout);
     if (child.stderr) pipeWithPrefix(child.stderr, prefix, process.stderr);

@@ -3,6 +3,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import { foreground } from './background-pace';
 import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
+import { contextFrom, failSpan, SpanKind, startSpan, withContext } from './tracing';
 
 export type { Channel, ConfirmChannel, ConsumeMessage };
 
@@ -115,12 +116,31 @@ export class Broker {
     await channel.consume(spec.queue, (message) => {
       if (!message) return;
       foreground.note();
-      // A handler that fails after its channel closed (an ack during shutdown) must not become
-      // an unhandled rejection: the message was not acked, so the broker redelivers it.
-      Promise.resolve()
-        .then(() => spec.onMessage(message, channel, closed.signal))
-        .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
+      const headers = message.properties.headers as Record<string, unknown> | undefined;
+      if (typeof headers?.traceparent === 'string') return this.handleTraced(spec, message, channel, closed.signal, headers);
+      this.handle(spec, message, channel, closed.signal);
     });
+  }
+
+  private handle(spec: ConsumerSpec, message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal): Promise<void> {
+    // A handler that fails after its channel closed (an ack during shutdown) must not become
+    // an unhandled rejection: the message was not acked, so the broker redelivers it.
+    return Promise.resolve()
+      .then(() => spec.onMessage(message, channel, channelClosed))
+      .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
+  }
+
+  /** A delivery that names its sender's span: handled in a consumer span that continues that trace. */
+  private handleTraced(spec: ConsumerSpec, message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal, headers: Record<string, unknown>): void {
+    const { span, context } = startSpan(`${spec.queue} process`, {
+      kind: SpanKind.CONSUMER,
+      parent: contextFrom(headers),
+      attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': spec.queue, 'messaging.message.id': String(message.properties.messageId ?? '') },
+    });
+    if (message.fields.redelivered) span.setAttribute('messaging.rabbitmq.redelivered', true);
+    withContext(context, () => this.handle(spec, message, channel, channelClosed))
+      .catch((error: unknown) => failSpan(span, error))
+      .finally(() => span.end());
   }
 
   /**

@@ -13,6 +13,7 @@ export * from './member-directory';
 export * from './metrics';
 export * from './outbox';
 export * from './telemetry';
+export * from './tracing';
 export * from './topology';
 export * from './cursor';
 export * from './ledger-client';

@@ -6,6 +6,7 @@ import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
 import { coalesceLedgerCommands, type OutgoingMessage } from './postings/posting-message';
+import { contextFrom, failSpan, type Span, SpanKind, startSpan, traceHeaders } from './tracing';
 
 export const OUTBOX_TABLE = 'outbox';
 
@@ -113,6 +114,27 @@ export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<
   await tx.raw(statement.sql, statement.bindings);
 }
 
+/**
+ * A producer span for each message written while a trace was active (its headers carry the
+ * writer's context, kept in the outbox row), and the message's headers re-pointed at it: the
+ * publish becomes a step of the request that wrote it, however much later the relay sends it.
+ */
+function publishSpans(messages: readonly OutgoingMessage[]): { messages: OutgoingMessage[]; started: Span[] } {
+  const started: Span[] = [];
+  const traced = messages.map((message) => {
+    const headers = message.options.headers as Record<string, unknown> | undefined;
+    if (typeof headers?.traceparent !== 'string') return message;
+    const { span, context } = startSpan(`${message.exchange} publish`, {
+      kind: SpanKind.PRODUCER,
+      parent: contextFrom(headers),
+      attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': message.exchange, 'messaging.rabbitmq.destination.routing_key': message.routingKey, 'messaging.message.id': String(message.options.messageId) },
+    });
+    started.push(span);
+    return { ...message, options: { ...message.options, headers: { ...headers, ...traceHeaders(context) } } };
+  });
+  return { messages: traced, started };
+}
+
 interface OutboxRow {
   id: string;
   message_id: string;
@@ -210,9 +232,17 @@ export class OutboxRelay {
 
   /** Confirmed once the broker has every message; ledger commands travel several to a message. */
   private async publish(messages: OutgoingMessage[]): Promise<void> {
-    await this.options.broker.publishBatch(
-      coalesceLedgerCommands(messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
-    );
+    const spans = publishSpans(messages);
+    try {
+      await this.options.broker.publishBatch(
+        coalesceLedgerCommands(spans.messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
+      );
+    } catch (error) {
+      for (const span of spans.started) failSpan(span, error);
+      throw error;
+    } finally {
+      for (const span of spans.started) span.end();
+    }
   }
 
   private async deleteRows(messageIds: string[]): Promise<void[]> {

@@ -1,3 +1,5 @@
+import { flushTelemetry } from './telemetry';
+
 /**
  * Runs a service as a process: start it, and on SIGTERM or SIGINT close it (finishing the
  * batch in hand, closing connections) before exiting, so a stop loses nothing in flight.
@@ -11,7 +13,7 @@ export function runMain(start: () => Promise<{ close(): Promise<void> }>): void 
         stopping = true;
         const forced = setTimeout(() => process.exit(1), 15_000);
         forced.unref();
-        running.close().then(
+        running.close().then(flushTelemetry).then(
           () => process.exit(0),
           (error: unknown) => {
             console.error(`error while stopping on ${signal}`, error);

@@ -12,7 +12,6 @@ import { OutboxRelay } from './outbox';
 import { useIdempotencyTtlHours } from './idempotency';
 import { retentionConfigShape, type RetentionRule, startRetention } from './retention';
 import { startTableMaintenance } from './table-maintenance';
-import { startTelemetry } from './telemetry';
 
 export interface RunningService {
   port: number;
@@ -58,12 +57,11 @@ export interface Features {
 }
 
 /**
- * What every service does at start, in order: telemetry, configuration, its own database
+ * What every service does at start, in order: configuration, its own database
  * (created and migrated), the broker with its topology, the outbox relay, the features, and
  * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
  */
 export async function startService<Shape extends z.ZodRawShape>(definition: ServiceDefinition<Shape>, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  startTelemetry(definition.name);
   const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(retentionConfigShape, env), ...loadConfig(definition.config, env) };
   const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, startTelemetry, useCursorSecret } from '@wallet/kit';
+import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, useCursorSecret } from '@wallet/kit';
 import type { Server } from 'node:http';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
@@ -53,7 +53,6 @@ function portOf(server: Server, fallback: number): number {
 }
 
 export async function start(env: NodeJS.ProcessEnv = process.env, options: GatewayOptions = {}): Promise<RunningGateway> {
-  startTelemetry(SERVICE);
   const config = loadGatewayConfig(env);
   const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
   const metrics = createMetrics(SERVICE);

@@ -2,6 +2,16 @@ import { z } from 'zod';
 import { environmentSchema } from '../common';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 
+/**
+ * W3C trace context of the span a command was sent from, and of a result the same: whoever
+ * finishes a record from a result continues its request's trace. Present only while tracing is
+ * on; not part of what makes two commands the same.
+ */
+export const traceContextShape = {
+  traceparent: z.string().max(128).optional(),
+  tracestate: z.string().max(512).optional(),
+};
+
 export const JOURNAL_KINDS = [
   'momo_deposit',
   'bank_deposit',
@@ -57,6 +67,7 @@ export const ledgerPostV1Schema = z.object({
   tenantId: z.string().min(1).max(64),
   environment: environmentSchema,
   correlationId: z.string().max(128).optional(),
+  ...traceContextShape,
   kind: journalKindSchema,
   reference: z.object({ type: z.string().min(1).max(64), id: z.string().min(1).max(128) }),
   reversesEntryId: z.string().max(64).optional(),
@@ -71,6 +82,7 @@ export const ledgerWalletStatusV1Schema = z.object({
   tenantId: z.string().min(1).max(64),
   environment: environmentSchema,
   correlationId: z.string().max(128).optional(),
+  ...traceContextShape,
   walletId: z.string().min(1).max(64),
   accountName: accountNameSchema.refine((name) => name.startsWith('wallet:'), 'must be a wallet account'),
   currencyCode: currencyCodeSchema,
@@ -113,6 +125,7 @@ export const ledgerResultV1Schema = z.object({
   /** True when this answer repeats a result recorded earlier. */
   duplicate: z.boolean(),
   processedAt: z.string(),
+  ...traceContextShape,
 });
 export type LedgerResultV1 = z.infer<typeof ledgerResultV1Schema>;
 

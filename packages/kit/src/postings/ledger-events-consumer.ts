@@ -4,6 +4,7 @@ import type { Broker } from '../amqp';
 import { runWithContext } from '../context';
 import type { Db, Tx } from '../db';
 import type { Logger } from '../logger';
+import { contextFrom, inSpan, linksTo } from '../tracing';
 import { applyDeliveryBatch } from '../transient-retry';
 
 /**
@@ -74,6 +75,18 @@ interface Delivery {
  * attempt's cost; an event that fails by itself is requeued alone (applyDeliveryBatch), and the
  * queue's delivery limit parks it in the dead-letter queue if it keeps failing.
  */
+function finishSpanName(results: readonly LedgerResultV1[]): string {
+  return `finish ${[...new Set(results.map((result) => result.reference?.type ?? 'none'))].sort().join(',')}`;
+}
+
+/**
+ * Records of many requests finish in one transaction: the span continues the first result's
+ * trace (its command's) and links to every other's, so each request's trace reaches it.
+ */
+function finishSpanOptions(results: readonly LedgerResultV1[]): Parameters<typeof inSpan>[1] {
+  return { parent: contextFrom(results[0]), links: linksTo(results), attributes: { 'ledger.results': results.length } };
+}
+
 export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<{ stop(): Promise<void> }> {
   const batchSizeMax = options.batchSizeMax ?? 256;
   const lingerMs = options.lingerMs ?? 50;
@@ -111,9 +124,12 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
   async function recordResults(deliveries: readonly Delivery[]): Promise<void> {
     const byFinisher = resultsByFinisher(deliveries);
     if (byFinisher.size === 0) return;
-    await options.db.transaction(async (tx) => {
-      for (const [finisher, results] of byFinisher) await finisher(tx, results);
-    });
+    const results = [...byFinisher.values()].flat();
+    await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
+      options.db.transaction(async (tx) => {
+        for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
+      }),
+    );
   }
 
   async function record(batch: Delivery[]): Promise<void> {

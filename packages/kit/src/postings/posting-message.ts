@@ -1,23 +1,29 @@
 import type { Options } from 'amqplib';
 import { LEDGER_COMMANDS_PER_MESSAGE_MAX, ledgerCommandTypeSchema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
 import type { OutboxMessage } from '../outbox';
+import { traceHeaders } from '../tracing';
 
 /**
  * A `ledger.post.v1` command as an outbox message: published only if the transaction that wrote
  * it (with the business record) commits. The command id is its message id and its AMQP
  * correlation id, so the ledger's reply on `replyTo` names the command it answers. Without
  * `replyTo` (no reply queue right now) the ledger's posted/rejected event still finishes the record.
+ * With tracing on, the command and the message's headers carry the sending span's context: the
+ * headers for the publish and delivery spans, the command for the ledger's commit span (several
+ * commands share a message) and for its result, which finishes the record in the same trace.
  */
 export function postingMessage(command: LedgerPostV1, options: { replyTo?: string | undefined } = {}): OutboxMessage {
+  const trace = traceHeaders();
+  const headers = { ...(command.correlationId ? { 'x-correlation-id': command.correlationId } : {}), ...trace };
   return {
     messageId: command.commandId,
     exchange: TOPOLOGY.ledgerCommands.exchange,
     routingKey: TOPOLOGY.ledgerCommands.routingKey,
     type: command.type,
-    payload: command,
+    payload: trace.traceparent === undefined ? command : { ...command, ...trace },
     correlationId: command.commandId,
     ...(options.replyTo !== undefined ? { replyTo: options.replyTo } : {}),
-    ...(command.correlationId ? { headers: { 'x-correlation-id': command.correlationId } } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
   };
 }
 
@@ -80,6 +86,8 @@ export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): Ou
           type: 'ledger.commands.v1',
           messageId: `${String(message.options.messageId)}:commands`,
           ...(message.options.replyTo !== undefined ? { replyTo: message.options.replyTo } : {}),
+          // The first command's publish span: the delivery's span continues its trace (the others' traces meet it through the commit span's links).
+          ...(message.options.headers?.traceparent !== undefined ? { headers: traceFieldsOf(message.options.headers as Record<string, unknown>) } : {}),
         },
       });
     } else if (!absorbed.has(message)) {
@@ -87,4 +95,11 @@ export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): Ou
     }
   }
   return out;
+}
+
+function traceFieldsOf(headers: Readonly<Record<string, unknown>>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (typeof headers.traceparent === 'string') fields.traceparent = headers.traceparent;
+  if (typeof headers.tracestate === 'string') fields.tracestate = headers.tracestate;
+  return fields;
 }

@@ -1,6 +1,7 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { type LedgerResultV1, parseLedgerReplies } from '@wallet/contracts';
 import type { Logger } from '../logger';
+import { contextFrom, SpanKind, startSpan } from '../tracing';
 
 /** A caller waiting for the ledger's answer to one command. */
 export interface PendingReply {
@@ -122,8 +123,16 @@ export class PostingReplies {
       this.options.logger.warn({ err: error }, 'unreadable ledger reply dropped');
       return;
     }
-    if (replies) for (const reply of replies) this.deliver(reply.result);
+    if (replies) for (const reply of replies) this.deliverReply(reply.result);
     else this.options.logger.warn('malformed ledger reply dropped');
+  }
+
+  /** A reply marks its arrival in its command's trace (the waiting request finishes the record there). */
+  private deliverReply(result: LedgerResultV1): void {
+    if (result.traceparent === undefined) return this.deliver(result);
+    const { span } = startSpan('ledger reply receive', { kind: SpanKind.CONSUMER, parent: contextFrom(result), attributes: { 'messaging.system': 'rabbitmq', 'ledger.status': result.status } });
+    this.deliver(result);
+    span.end();
   }
 
   private onClose(connection: ChannelModel): void {

@@ -3,7 +3,11 @@ import {
   type Broker,
   type Channel,
   type ConsumeMessage,
+  type Context,
   type Db,
+  activeContext,
+  inSpan,
+  linksTo,
   isTransientFailure,
   type Logger,
   type OutboxRelay,
@@ -13,6 +17,7 @@ import {
   type ServiceMetrics,
 } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
+import type { DecodedCommand } from './posting-planner';
 import { type ArrivedCommand, decodeMessage, processBatch, type SerializedOutcome } from './posting-service';
 import { isCommandAlreadyPosted } from './posting-store';
 
@@ -21,6 +26,8 @@ interface Delivery {
   channel: Channel;
   /** What the message carries: one command, or the several of a `ledger.commands.v1`. */
   commands: ArrivedCommand[];
+  /** The delivery's span (tracing on): a batch's commit span is a child of its first delivery's. */
+  trace: Context;
 }
 
 export interface PostingConsumerOptions {
@@ -90,10 +97,10 @@ export class PostingConsumer {
       // Settled at once: nothing of it is decided, so no later ack depends on its turn.
       this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
       this.deadLettered.inc();
-      settle({ message, channel, commands: [] }, 'dead-letter');
+      settle({ message, channel, commands: [], trace: activeContext() }, 'dead-letter');
       return;
     }
-    this.pending.push({ message, channel, commands: decoded.commands });
+    this.pending.push({ message, channel, commands: decoded.commands, trace: activeContext() });
     this.pump();
   }
 
@@ -144,7 +151,7 @@ export class PostingConsumer {
       let failure: unknown = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
-        outcomes = await processBatch(this.options.db, commands, { lockTurn, relay: this.options.relay });
+        outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () => processBatch(this.options.db, commands, { lockTurn, relay: this.options.relay }));
         this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
         failure = error;
@@ -252,6 +259,18 @@ export class PostingConsumer {
       }
     });
   }
+}
+
+/**
+ * One commit serves the commands of many requests: its span continues the first delivery's trace
+ * and links to the span each command was sent from, so every request's trace reaches it.
+ */
+function commitSpanOptions(batch: readonly Delivery[], commands: readonly DecodedCommand[]): Parameters<typeof inSpan>[1] {
+  return {
+    parent: batch[0]?.trace,
+    links: linksTo(commands.map((decoded) => (decoded.type === 'invalid' ? undefined : decoded.command))),
+    attributes: { 'ledger.batch.commands': commands.length },
+  };
 }
 
 function settle(delivery: Delivery, how: 'ack' | 'ack-up-to' | 'requeue' | 'dead-letter'): void {

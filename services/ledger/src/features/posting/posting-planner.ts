@@ -119,7 +119,7 @@ export function planBatch(input: PlanInput): BatchPlan {
     const earlier = decided.get(decoded.commandId);
     if (earlier) {
       if (earlier.payloadHash === decoded.payloadHash) {
-        outcomes.push({ result: { ...earlier.result, duplicate: true }, isNew: false, payloadHash: decoded.payloadHash });
+        outcomes.push({ result: { ...earlier.result, duplicate: true, ...traceOf(decoded) }, isNew: false, payloadHash: decoded.payloadHash });
       } else {
         outcomes.push({
           result: rejectedResult(decoded, 'COMMAND_ID_REUSED', 'This commandId was already used for a different command', processedAt),
@@ -145,10 +145,17 @@ export function planBatch(input: PlanInput): BatchPlan {
         result = rejectedResult(decoded, error.code, error.message, processedAt);
       }
     }
+    result = { ...result, ...traceOf(decoded) };
     decided.set(decoded.commandId, { payloadHash: decoded.payloadHash, result });
     outcomes.push({ result, isNew: true, payloadHash: decoded.payloadHash });
   }
   return { outcomes, entries, touchedAccounts: [...touched.values()] };
+}
+
+/** The command's trace context, which its result carries on: whoever finishes the record continues that trace. */
+function traceOf(decoded: DecodedCommand): Pick<LedgerResultV1, 'traceparent' | 'tracestate'> {
+  if (decoded.type === 'invalid' || decoded.command.traceparent === undefined) return {};
+  return decoded.command.tracestate === undefined ? { traceparent: decoded.command.traceparent } : { traceparent: decoded.command.traceparent, tracestate: decoded.command.tracestate };
 }
 
 function baseResult(decoded: DecodedCommand, processedAt: string, outcome: { status: LedgerResultV1['status']; journalEntryId?: string }): LedgerResultV1 {

@@ -24,13 +24,13 @@ function sha256(text: string | Buffer): string {
 
 /**
  * The DTO step: one command's JSON value to a typed command. The payload hash covers everything
- * but the correlation id, so a genuine retry matches and a changed command does not.
+ * but the correlation id and trace context, so a genuine retry matches and a changed command does not.
  * `rawForHash` is what a command too malformed to parse is hashed by.
  */
 function decodeCommandValue(raw: unknown, rawForHash: () => string | Buffer): Decoded {
   const parsed = ledgerCommandSchema.safeParse(raw);
   if (parsed.success) {
-    const { correlationId: _ignored, ...hashed } = parsed.data;
+    const { correlationId: _correlation, traceparent: _parent, tracestate: _state, ...hashed } = parsed.data;
     const payloadHash = sha256(JSON.stringify(hashed));
     return parsed.data.type === 'ledger.post.v1'
       ? { type: 'ledger.post.v1', commandId: parsed.data.commandId, payloadHash, command: parsed.data }

@@ -8,6 +8,7 @@ import {
   encodeCursor,
   type FinalAnswer,
   IdempotencyInProgressError,
+  inSpan,
   microBatch,
   STATEMENT_BATCH_CONCURRENCY,
   type OutboxRelay,
@@ -171,8 +172,9 @@ export class TransfersService {
     const result = await pending.result;
     const outcome = result ? outcomeOf(result) : null;
     if (!outcome) return { status: 202, transfer: pendingTransfer, answer: pendingAnswer.response };
-    if (outcome.status === 'completed') return this.complete(scope, created, pendingTransfer, outcome.journalEntryId, answers);
-    const finished = await this.refuse(scope, created, outcome, answers);
+    // The record finishes in the request's trace, as the event path's finish span does in the command's.
+    if (outcome.status === 'completed') return inSpan('finish transfer', {}, () => this.complete(scope, created, pendingTransfer, outcome.journalEntryId, answers));
+    const finished = await inSpan('finish transfer', {}, () => this.refuse(scope, created, outcome, answers));
     if (finished.status === 'failed') throw refusalOf(finished);
     return { status: finished.status === 'completed' ? 201 : 202, transfer: toTransfer(finished) };
   }
