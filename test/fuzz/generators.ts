@@ -114,7 +114,7 @@ export function fuzzOperations(): FuzzOperation[] {
 // ---------------------------------------------------------------------------------------------
 // The world: real ids the requests are seeded with, and whose they are.
 
-export type ResourceKind = 'tenant' | 'apiKey' | 'member' | 'momoProvider' | 'wallet' | 'feeSchedule' | 'deposit' | 'transfer' | 'payoutCase' | 'floatDeposit' | 'withdrawal' | 'journalEntry' | 'reconciliationRun' | 'account';
+export type ResourceKind = 'tenant' | 'apiKey' | 'member' | 'momoProvider' | 'wallet' | 'feeSchedule' | 'deposit' | 'transfer' | 'payoutCase' | 'floatDeposit' | 'withdrawal' | 'journalEntry' | 'reconciliationRun' | 'account' | 'deadLetter';
 
 const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   tenant: 'tenant',
@@ -133,6 +133,8 @@ const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   reconciliationRun: 'reconciliationRun',
   // Ledger accounts are named by the platform's balance route only; the world seeds none, so those calls are 404s.
   account: 'account',
+  // Nothing is dead-lettered in the world: the platform's dead-letter routes that name one are 404s.
+  deadLetter: 'deadLetter',
 };
 
 export function idPrefixOf(kind: ResourceKind): string {
@@ -150,7 +152,7 @@ export type Owner = 'own' | 'otherEnvironment' | 'otherTenant';
 export type IdPools = Record<ResourceKind, string[]>;
 
 export function emptyPools(): IdPools {
-  return { tenant: [], apiKey: [], member: [], momoProvider: [], wallet: [], feeSchedule: [], deposit: [], transfer: [], payoutCase: [], floatDeposit: [], withdrawal: [], journalEntry: [], reconciliationRun: [], account: [] };
+  return { tenant: [], apiKey: [], member: [], momoProvider: [], wallet: [], feeSchedule: [], deposit: [], transfer: [], payoutCase: [], floatDeposit: [], withdrawal: [], journalEntry: [], reconciliationRun: [], account: [], deadLetter: [] };
 }
 
 export interface WalletRef {
@@ -483,6 +485,7 @@ const KIND_BY_SEGMENT: Record<string, ResourceKind> = {
   runs: 'reconciliationRun',
   'float-deposits': 'floatDeposit',
   withdrawals: 'withdrawal',
+  'dead-letters': 'deadLetter',
 };
 
 /** The kind of resource a path parameter names, from the segment before it. */

@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   command: 'cmd',
   message: 'msg',
   reconciliationRun: 'rcr',
+  /** A message parked in a dead-letter queue: a digest of it, not a stored row (kit dead-letters.ts). */
+  deadLetter: 'dl',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

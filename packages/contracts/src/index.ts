@@ -26,6 +26,7 @@ export * from './http/transfers';
 export * from './http/payouts';
 export * from './http/deposits';
 export * from './http/platform';
+export * from './http/dead-letters';
 export * from './http/reconciliation';
 export * from './http/business-records';
 export * from './http/treasury';

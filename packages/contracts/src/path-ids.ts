@@ -27,6 +27,7 @@ const COLLECTION_KINDS: Readonly<Record<string, IdKind>> = {
   'momo-providers': 'momoProvider',
   journal: 'journalEntry',
   runs: 'reconciliationRun',
+  'dead-letters': 'deadLetter',
 };
 
 export interface PathId {

@@ -185,6 +185,19 @@ export class Broker {
     this.channel().sendToQueue(queue, body, { contentType: 'application/json', ...options });
   }
 
+  /**
+   * A confirm channel of its own on the broker's connection, for work that must not disturb
+   * publishing: messages it takes and does not ack go back to their queue when it closes, and
+   * a passive declare of a missing queue closes only it. The caller closes it.
+   */
+  async openChannel(): Promise<ConfirmChannel> {
+    if (!this.connection) throw new DependencyUnavailableError('broker', 'broker is not connected');
+    const channel = await this.connection.createConfirmChannel();
+    // Without a listener, the broker closing the channel (a missing queue) would be an uncaught 'error'.
+    channel.on('error', (error: Error) => this.options.logger.debug({ err: error }, 'amqp side channel closed by the broker'));
+    return channel;
+  }
+
   /** Messages ready in a queue (for gauges such as the dead-letter queue's depth). */
   async queueDepth(queue: string): Promise<number> {
     const { messageCount } = await this.channel().checkQueue(queue);

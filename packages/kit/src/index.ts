@@ -1,4 +1,5 @@
 export * from './amqp';
+export * from './dead-letters';
 export * from './config';
 export * from './context';
 export * from './db';

@@ -46,6 +46,19 @@ function systemNamespace(client: WalletClient) {
     },
     /** Ledger reconciliation checks across every tenant. */
     reconciliation: (options?: RequestOptions) => client.call(R.systemReconciliation, {}, options),
+    /**
+     * Messages parked in the dead-letter queues. A replay delivers one to the queue it died in
+     * (its consumer drops what it already applied) and removes it; a discard only removes it.
+     * Both are audited; either answers 404 DEAD_LETTER_NOT_FOUND once the message is gone.
+     */
+    deadLetters: {
+      list: (query?: RouteQuery<typeof P.listDeadLetters>, options?: RequestOptions) => client.call(P.listDeadLetters, { query }, options),
+      get: (id: string, options?: RequestOptions) => client.call(P.getDeadLetter, { params: { id } }, options),
+      replay: (id: string, options?: RequestOptions) => client.call(P.replayDeadLetter, { params: { id } }, options),
+      /** Up to `limit` (default 100), of one `queue` or of all, oldest first. */
+      replayAll: (body: RouteBody<typeof P.replayDeadLetters> = {}, options?: RequestOptions) => client.call(P.replayDeadLetters, { body }, options),
+      discard: (id: string, options?: RequestOptions) => client.call(P.discardDeadLetter, { params: { id } }, options),
+    },
   };
 }
 

@@ -1,4 +1,5 @@
-import { declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { DEAD_LETTER_QUEUES } from '@wallet/contracts';
+import { DeadLetterQueues, declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -7,6 +8,8 @@ import { ApiKeysService } from './features/api-keys/api-keys-service';
 import { SIGNING_SECRETS_COLUMN } from './features/api-keys/api-keys-store';
 import { startAuditRecordsConsumer } from './features/audit/audit-records-consumer';
 import { auditRouter } from './features/audit/audit-router';
+import { deadLettersRouter } from './features/dead-letters/dead-letters-router';
+import { DeadLettersService } from './features/dead-letters/dead-letters-service';
 import { momoProvidersRouter } from './features/momo-providers/momo-providers-router';
 import { MomoProvidersService } from './features/momo-providers/momo-providers-service';
 import { WEBHOOK_SECRETS_COLUMN } from './features/momo-providers/momo-providers-store';
@@ -74,6 +77,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
         const apiKeys = new ApiKeysService({ db, relay, secrets });
         const momoProviders = new MomoProvidersService({ db, secrets });
+        const deadLetters = new DeadLettersService({ db, queues: new DeadLetterQueues({ broker, queues: DEAD_LETTER_QUEUES }) });
         await startAuditRecordsConsumer({ broker, db, logger });
         return {
           routes: (app) => {
@@ -86,6 +90,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(apiKeysRouter(apiKeys, rememberSealed));
             app.use(apiKeyAuthRouter(apiKeys));
             app.use(momoProvidersRouter(momoProviders, rememberSealed));
+            app.use(deadLettersRouter(deadLetters));
           },
           stop: async () => {
             await mailer?.close();

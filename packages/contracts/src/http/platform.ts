@@ -1,5 +1,6 @@
 import type { RouteContract } from '../route-contract';
 import { accountBalanceAtSchema, BALANCE_AT_SUMMARY, balanceAtQuerySchema } from './balances';
+import { deadLetterActionSchema, deadLetterListQuerySchema, deadLetterListSchema, deadLetterSchema, deadLettersReplayedSchema, replayDeadLettersBodySchema } from './dead-letters';
 import { organizationSchema, updateOrganizationBodySchema } from './identity';
 import { journalEntrySchema, journalPageSchema, systemJournalQuerySchema } from './ledger';
 import { walletSchema } from './wallets';
@@ -52,6 +53,48 @@ export const platformRoutes = {
     service: 'ledger',
     query: balanceAtQuerySchema,
     success: { status: 200, schema: accountBalanceAtSchema },
+  },
+  listDeadLetters: {
+    method: 'get',
+    path: '/v1/system/dead-letters',
+    summary: "Messages parked in the dead-letter queues (all of them, or `queue`), oldest first, with each queue's depth; reading them leaves them parked",
+    surface: 'system',
+    service: 'identity',
+    query: deadLetterListQuerySchema,
+    success: { status: 200, schema: deadLetterListSchema },
+  },
+  getDeadLetter: {
+    method: 'get',
+    path: '/v1/system/dead-letters/{id}',
+    summary: 'One parked message: why and where from it was dead-lettered, its properties, headers and body; 404 DEAD_LETTER_NOT_FOUND',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: deadLetterSchema },
+  },
+  replayDeadLetter: {
+    method: 'post',
+    path: '/v1/system/dead-letters/{id}/replay',
+    summary: 'Deliver a parked message to the queue it was dead-lettered from, as it was sent, then remove it; its consumer drops what it already applied. 404 DEAD_LETTER_NOT_FOUND once it is gone. Audited',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: deadLetterActionSchema },
+  },
+  replayDeadLetters: {
+    method: 'post',
+    path: '/v1/system/dead-letters/replay',
+    summary: 'Replay up to `limit` parked messages, of one `queue` or of all, oldest first. Each one audited',
+    surface: 'system',
+    service: 'identity',
+    body: replayDeadLettersBodySchema,
+    success: { status: 200, schema: deadLettersReplayedSchema },
+  },
+  discardDeadLetter: {
+    method: 'post',
+    path: '/v1/system/dead-letters/{id}/discard',
+    summary: 'Remove a parked message without delivering it; 404 DEAD_LETTER_NOT_FOUND once it is gone. Audited',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: deadLetterActionSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

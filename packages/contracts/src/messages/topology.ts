@@ -39,6 +39,22 @@ export const TOPOLOGY = {
 } as const;
 
 /**
+ * Every dead-letter queue of the platform, which the operators' dead-letter tooling reads
+ * (README, "Dead letters"). Payments' and treasury's own queues are declared in their topology
+ * files; test/e2e/dead-letters.test.ts checks that this list names each of them.
+ */
+export const DEAD_LETTER_QUEUES = [
+  TOPOLOGY.ledgerCommands.deadLetterQueue,
+  TOPOLOGY.auditRecords.deadLetterQueue,
+  'payments.identity-events.dlq',
+  'payments.ledger-events.dlq',
+  'treasury.identity-events.dlq',
+  'treasury.ledger-events.dlq',
+  'treasury.analytics.dlq',
+] as const;
+export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];
+
+/**
  * The routing key of a ledger result event: `ledger.posted.transfer`, `ledger.rejected.withdrawal`,
  * `ledger.applied.none`. A service binds its events queue to the reference types it finishes
  * (ledgerResultBindingKeys), so no service is delivered, and acknowledges, the results of

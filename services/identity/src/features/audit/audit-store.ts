@@ -2,7 +2,8 @@ import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Pa
 import { auditActorFieldsOf, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 
 export interface NewAuditEvent {
-  tenantId: string;
+  /** null: the platform's own record, which no tenant sees. */
+  tenantId: string | null;
   /** null for tenant-wide records (team, keys); an environment hides the record from the other one. */
   environment: Environment | null;
   action: string;
