@@ -31,7 +31,7 @@ function servicesDeclaredInText(): string[] {
 }
 
 describe('docker-compose.yml', () => {
-  it('is valid and declares the five services, PostgreSQL, RabbitMQ and the trace viewer', () => {
+  it('is valid and declares the five services, PostgreSQL, RabbitMQ, the trace viewer, Prometheus and Grafana', () => {
     const cli = composeCli();
     let services: string[];
     if (cli) {
@@ -40,6 +40,6 @@ describe('docker-compose.yml', () => {
     } else {
       services = servicesDeclaredInText();
     }
-    expect(services.sort()).toEqual(['gateway', 'identity', 'jaeger', 'ledger', 'payments', 'postgres', 'rabbitmq', 'treasury']);
+    expect(services.sort()).toEqual(['gateway', 'grafana', 'identity', 'jaeger', 'ledger', 'payments', 'postgres', 'prometheus', 'rabbitmq', 'treasury']);
   });
 });
