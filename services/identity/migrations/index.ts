@@ -11,6 +11,7 @@ import * as createInbox from './20261123130000_create_inbox';
 import * as tenantsUpdatedAt from './20261124090000_tenants_updated_at';
 import * as createIdempotencyKeys from './20261228120000_create_idempotency_keys';
 import * as retentionIndexes from './20261229120000_retention_indexes';
+import * as idempotencyKeysInFlight from './20270102120000_idempotency_keys_in_flight';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { name: '20261124090000_tenants_updated_at', ...tenantsUpdatedAt },
   { name: '20261228120000_create_idempotency_keys', ...createIdempotencyKeys },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
+  { name: '20270102120000_idempotency_keys_in_flight', ...idempotencyKeysInFlight },
 ];

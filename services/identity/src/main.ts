@@ -1,4 +1,5 @@
-import { declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { TOPOLOGY } from '@wallet/contracts';
+import { declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -54,6 +55,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await declareIdentityEvents(channel);
         await declareAuditRecords(channel);
       },
+      queues: queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
+      idempotencyKeys: true,
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
