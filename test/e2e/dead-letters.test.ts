@@ -88,12 +88,12 @@ async function parked(): Promise<number> {
   }
 }
 
-/** The ledger's own gauge of its dead-letter queue, as its /metrics serves it. */
+/** The dead-letter queue's depth as the ledger's /metrics serves it (what the DeadLetterQueueNotEmpty alert reads). */
 async function ledgerGauge(): Promise<number> {
   const text = await (await fetch(`${system.env.LEDGER_URL}/metrics`)).text();
-  const value = /^ledger_dead_letter_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
-  if (value === undefined) throw new Error('no ledger_dead_letter_queue_depth on the ledger /metrics');
-  return Number(value);
+  const line = text.split('\n').find((each) => each.startsWith('rabbitmq_queue_messages_ready{') && each.includes(`queue="${DLQ}"`) && each.includes('dead_letter="true"'));
+  if (line === undefined) throw new Error(`no rabbitmq_queue_messages_ready for ${DLQ} on the ledger /metrics`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 async function entriesOf(referenceId: string): Promise<number> {

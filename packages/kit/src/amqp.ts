@@ -204,6 +204,22 @@ export class Broker {
     return messageCount;
   }
 
+  /**
+   * A queue's ready messages and consumers, by a passive declare on a channel of its own: a
+   * failed check (no such queue) closes its channel, which must not be the publish channel.
+   */
+  async inspectQueue(queue: string): Promise<{ messageCount: number; consumerCount: number }> {
+    if (!this.connection) throw new DependencyUnavailableError('broker', 'broker is not connected');
+    const channel = await this.connection.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      const { messageCount, consumerCount } = await channel.checkQueue(queue);
+      return { messageCount, consumerCount };
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
   async check(): Promise<void> {
     if (!this.isConnected) throw new DependencyUnavailableError('broker', 'broker is not connected');
   }

@@ -12,6 +12,7 @@ export * from './internal-call';
 export * from './logger';
 export * from './member-directory';
 export * from './metrics';
+export * from './operational-metrics';
 export * from './outbox';
 export * from './telemetry';
 export * from './tracing';

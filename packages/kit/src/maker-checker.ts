@@ -6,7 +6,7 @@ import { idempotencyOf } from './idempotency/middleware';
 import { jsonResponse } from './idempotency/response';
 import { IdempotencyInProgressError } from './idempotency/store';
 import type { OutboxRelay } from './outbox';
-import type { Postings } from './postings/postings';
+import type { AwaitedRecord, Postings } from './postings/postings';
 
 /*
  * What payouts and withdrawals share as maker-checker cases whose steps are ledger entries: the
@@ -36,6 +36,10 @@ export function awaitsLedger(progress: CaseProgress): boolean {
   if (progress.status === 'approved' || progress.status === 'rejected') return progress.decisionEntryId === null && progress.decisionFailureCode === null;
   return false;
 }
+
+/** awaitsLedger in SQL, on a case's row `r` (an AwaitedRecords' `waiting`). */
+export const CASE_AWAITS_LEDGER_SQL = `(r.status = 'pending' AND r.hold_entry_id IS NULL)
+  OR (r.status IN ('approved', 'rejected') AND r.decision_entry_id IS NULL AND r.decision_failure_code IS NULL)`;
 
 /**
  * Why a decision could not move its case out of pending, read after it tried: a case still
@@ -70,12 +74,16 @@ export interface LedgerWait {
 
 /**
  * Commits a step (`commit` writes its record and its command, naming `replyTo` as the command's
- * reply queue) and waits for the ledger's answer to `commandId`: null past the deadline, when
+ * reply queue) and waits for the ledger's answer to the command: null past the deadline, when
  * the ledger's event finishes the record later. Waiting starts before the commit, since the
  * ledger may answer before the commit returns.
  */
-export async function commitAndAwait<Committed>(wait: LedgerWait, commandId: string, commit: (replyTo: string | undefined) => Promise<Committed>): Promise<{ committed: Committed; result: LedgerResultV1 | null }> {
-  const pending = wait.postings.expect(commandId, wait.replyTimeoutMs);
+export async function commitAndAwait<Committed>(
+  wait: LedgerWait,
+  command: { id: string; record: AwaitedRecord },
+  commit: (replyTo: string | undefined) => Promise<Committed>,
+): Promise<{ committed: Committed; result: LedgerResultV1 | null }> {
+  const pending = wait.postings.expect(command.id, wait.replyTimeoutMs, command.record);
   let committed: Committed;
   try {
     committed = await commit(wait.postings.replyTo);

@@ -8,6 +8,7 @@ import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } f
 import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
+import { MeteredBroker, operationalMetricsConfigShape, registerIdempotencyGauge, registerOutboxGauges, registerQueueGauges, type ReportedQueue } from './operational-metrics';
 import { OutboxRelay } from './outbox';
 import { useIdempotencyTtlHours } from './idempotency';
 import { retentionConfigShape, type RetentionRule, startRetention } from './retention';
@@ -27,7 +28,7 @@ export interface ServiceParts<Config> {
   metrics: ServiceMetrics;
 }
 
-export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>> & z.infer<z.ZodObject<typeof retentionConfigShape>>;
+export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>> & z.infer<z.ZodObject<typeof retentionConfigShape>> & z.infer<z.ZodObject<typeof operationalMetricsConfigShape>>;
 export type ServiceConfig<Shape extends z.ZodRawShape> = CommonConfig & z.infer<z.ZodObject<Shape>>;
 
 export interface ServiceDefinition<Shape extends z.ZodRawShape> {
@@ -37,6 +38,10 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   config: Shape;
   migrations: Migration[];
   topology: (channel: Channel) => Promise<void>;
+  /** The queues it consumes or owns, their dead-letter queues included: their depth and consumers are on its /metrics. */
+  queues?: readonly ReportedQueue[];
+  /** It keeps idempotency keys: how many are in flight is on its /metrics. */
+  idempotencyKeys?: boolean;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
   /**
    * What the service deletes once it is old enough: every table that is not a business record
@@ -62,7 +67,12 @@ export interface Features {
  * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
  */
 export async function startService<Shape extends z.ZodRawShape>(definition: ServiceDefinition<Shape>, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const config: ServiceConfig<Shape> = { ...loadConfig(commonConfigShape, env), ...loadConfig(retentionConfigShape, env), ...loadConfig(definition.config, env) };
+  const config: ServiceConfig<Shape> = {
+    ...loadConfig(commonConfigShape, env),
+    ...loadConfig(retentionConfigShape, env),
+    ...loadConfig(operationalMetricsConfigShape, env),
+    ...loadConfig(definition.config, env),
+  };
   const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
@@ -95,7 +105,10 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
       stopRetention = () => retention.stop();
     }
     const metrics = createMetrics(definition.name);
-    broker = new Broker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology });
+    broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
+    registerQueueGauges({ registry: metrics.registry, broker, queues: definition.queues ?? [], amqpUrl: config.AMQP_URL, managementUrl: config.RABBITMQ_MANAGEMENT_URL, logger });
+    registerOutboxGauges(metrics.registry, db, logger);
+    if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
     started.push(() => broker.close());
     await broker.start();
     relay = new OutboxRelay({ db, broker, logger });

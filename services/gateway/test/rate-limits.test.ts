@@ -268,6 +268,41 @@ describe('the address bucket', () => {
   });
 });
 
+describe('gateway_rate_limit_rejections_total on the admin listener', () => {
+  async function rejections(client: GatewayClient): Promise<Record<string, number>> {
+    const text = await (await fetch(`${client.adminUrl}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    for (const match of text.matchAll(/^gateway_rate_limit_rejections_total\{([^}]*)\} (\d+)$/gm)) {
+      const bucket = /bucket="([^"]+)"/.exec(match[1] ?? '')?.[1];
+      if (bucket) counts[bucket] = Number(match[2]);
+    }
+    return counts;
+  }
+
+  it('counts each 429 by the bucket that refused it, on the instance that answered it', async () => {
+    const before = await rejections(first);
+    expect(Object.keys(before).sort()).toEqual(['address', 'credential', 'tenant']);
+    const beforeSecond = await rejections(second);
+
+    // The key's burst of 4, then one refused by the key.
+    const key = newKey(newTenant());
+    for (let index = 0; index < 5; index += 1) await send(first, { headers: withKey(key.secret) });
+    // The tenant's burst of 6 over two keys: the seventh request is refused by the tenant.
+    const tenantId = newTenant();
+    const [one, two] = [newKey(tenantId), newKey(tenantId)];
+    for (let index = 0; index < 4; index += 1) await send(first, { headers: withKey(one.secret) });
+    const statuses = [];
+    for (let index = 0; index < 3; index += 1) statuses.push((await send(first, { headers: withKey(two.secret) })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    // An address's burst of 3 on a public route.
+    const address = newAddress();
+    for (let index = 0; index < 4; index += 1) await send(first, { method: 'POST', path: '/v1/test/public-ping', body: '{}', from: address });
+
+    expect(await rejections(first)).toEqual({ credential: (before.credential ?? 0) + 1, tenant: (before.tenant ?? 0) + 1, address: (before.address ?? 0) + 1 });
+    expect(await rejections(second)).toEqual(beforeSecond);
+  });
+});
+
 describe('system-key requests', () => {
   it('are never limited and carry no RateLimit headers', async () => {
     const address = newAddress();

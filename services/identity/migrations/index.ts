@@ -11,6 +11,7 @@ import * as createInbox from './20261123130000_create_inbox';
 import * as tenantsUpdatedAt from './20261124090000_tenants_updated_at';
 import * as createIdempotencyKeys from './20261228120000_create_idempotency_keys';
 import * as retentionIndexes from './20261229120000_retention_indexes';
+import * as idempotencyKeysInFlight from './20270102120000_idempotency_keys_in_flight';
 import * as platformAuditEvents from './20270105120000_platform_audit_events';
 
 export const migrations: Migration[] = [
@@ -26,5 +27,6 @@ export const migrations: Migration[] = [
   { name: '20261124090000_tenants_updated_at', ...tenantsUpdatedAt },
   { name: '20261228120000_create_idempotency_keys', ...createIdempotencyKeys },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
+  { name: '20270102120000_idempotency_keys_in_flight', ...idempotencyKeysInFlight },
   { name: '20270105120000_platform_audit_events', ...platformAuditEvents },
 ];

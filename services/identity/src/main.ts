@@ -1,5 +1,5 @@
-import { DEAD_LETTER_QUEUES } from '@wallet/contracts';
-import { DeadLetterQueues, declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
+import { DEAD_LETTER_QUEUES, TOPOLOGY } from '@wallet/contracts';
+import { DeadLetterQueues, declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -57,6 +57,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await declareIdentityEvents(channel);
         await declareAuditRecords(channel);
       },
+      queues: queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
+      idempotencyKeys: true,
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),

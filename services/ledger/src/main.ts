@@ -1,6 +1,5 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { BackgroundPace, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, runMain, type RunningService, startService } from '@wallet/kit';
-import { Gauge } from 'prom-client';
+import { BackgroundPace, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { balanceAtRouter } from './features/accounts/balance-router';
@@ -32,6 +31,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       },
       migrations,
       topology: declareLedgerTopology,
+      // Identity's events dead-letter to the commands' queue too.
+      queues: [...queueAndDeadLetters(TOPOLOGY.ledgerCommands.queue, TOPOLOGY.ledgerCommands.deadLetterQueue), { name: TOPOLOGY.identityEvents.ledgerQueue, deadLetter: false }],
       dbPoolMax: (config) => config.LEDGER_DB_POOL_MAX,
       retention: (config) => [
         processedCommandsRetentionRule(config.LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS),
@@ -39,14 +40,6 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
       ],
       wire: async ({ config, db, broker, logger, metrics, relay }) => {
-        new Gauge({
-          name: 'ledger_dead_letter_queue_depth',
-          help: 'Commands parked in the dead-letter queue',
-          registers: [metrics.registry],
-          async collect() {
-            this.set(await broker.queueDepth(TOPOLOGY.ledgerCommands.deadLetterQueue).catch(() => -1));
-          },
-        });
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });

@@ -1,4 +1,4 @@
-import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -21,6 +21,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape, ...reconciliationRunsRetentionConfigShape, ...fullRunsRetentionConfigShape },
       migrations,
       topology: declarePaymentsTopology,
+      queues: [PAYMENTS_TOPOLOGY.ledgerEvents, PAYMENTS_TOPOLOGY.identityEvents].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
+      idempotencyKeys: true,
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),

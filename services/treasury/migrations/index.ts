@@ -6,6 +6,7 @@ import * as createAnalytics from './20261218120000_create_analytics';
 import * as createTenants from './20261228120000_create_tenants';
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
+import * as operationalMetrics from './20270102120000_operational_metrics';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { name: '20261228120000_create_tenants', ...createTenants },
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
+  { name: '20270102120000_operational_metrics', ...operationalMetrics },
 ];

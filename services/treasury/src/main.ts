@@ -1,4 +1,4 @@
-import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, queueAndDeadLetters, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
@@ -21,6 +21,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       config: { ...balancesConfigShape, ...reconciliationConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape, ...analyticsRetentionConfigShape },
       migrations,
       topology: declareTreasuryTopology,
+      queues: [TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.analytics].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
+      idempotencyKeys: true,
       retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS)],
       wire: async ({ db, relay, ...parts }) => {
         const { config, logger } = parts;

@@ -45,3 +45,27 @@ it('answers 202 pending past the deadline, and the ledger event completes the de
   const balances = treasuryBalancesSchema.parse((await harness.request(caller, 'GET', '/v1/admin/money/balances')).body);
   expect(balances.data.find((row) => row.currencyCode === 'USD')?.operatingFloat).toBe('12.34');
 });
+
+it("reports a deposit answered 202 on treasury's /metrics: its timed-out reply, and its age until the ledger finished it", async () => {
+  const metric = async (name: string, recordType: string): Promise<number | undefined> => {
+    const text = await (await fetch(`${harness.url}/metrics`)).text();
+    const line = text.split('\n').find((each) => each.startsWith(`${name}{`) && each.includes(`record_type="${recordType}"`));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  const caller = await harness.newCaller();
+  const timedOutBefore = (await metric('ledger_replies_timed_out_total', 'float_deposit')) as number;
+  expect(await metric('pending_records_oldest_age_seconds', 'withdrawal')).toBe(0);
+
+  const created = await harness.whileLedgerStopped(async () => {
+    const answer = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: '1.00', currencyCode: 'USD', rail: 'cash' } });
+    expect(answer.status).toBe(202);
+    expect(await metric('ledger_replies_timed_out_total', 'float_deposit')).toBe(timedOutBefore + 1);
+    expect(await metric('pending_records_oldest_age_seconds', 'float_deposit')).toBeGreaterThan(0);
+    return floatDepositSchema.parse(answer.body);
+  });
+
+  await waitFor(async () => ((await harness.request(caller, 'GET', `/v1/admin/money/float-deposits/${created.id}`)).body?.status === 'completed' ? true : undefined), {
+    what: 'the ledger event to complete the float deposit',
+  });
+  expect(await metric('pending_records_oldest_age_seconds', 'float_deposit')).toBe(0);
+});

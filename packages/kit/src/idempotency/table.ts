@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createIndexConcurrently } from '../db';
 
 export const IDEMPOTENCY_TABLE = 'idempotency_keys';
 
@@ -38,4 +39,13 @@ export async function createIdempotencyTable(db: Knex): Promise<void> {
       'idempotency_keys_status_check',
     );
   });
+}
+
+/**
+ * What idempotency_keys_in_flight counts by, for a migration with `transaction: false`. Partial:
+ * only keys in progress are in it, so it stays small. A key written completed at its first write
+ * (transfers) never enters it, and replacing one completed answer by another leaves it alone.
+ */
+export async function createIdempotencyInFlightIndex(db: Knex): Promise<void> {
+  await createIndexConcurrently(db, 'idempotency_keys_in_flight', `${IDEMPOTENCY_TABLE} (created_at) WHERE status = 'in_progress'`);
 }

@@ -47,12 +47,13 @@ export class PostingReplies {
 
   /**
    * Starts waiting for `commandId`'s result. Call it before the transaction that enqueues the
-   * command commits, so an answer arriving before the caller resumes is not missed.
+   * command commits, so an answer arriving before the caller resumes is not missed. Past the
+   * deadline the caller gets null once `onDeadline` (which must not throw) has finished.
    */
-  expect(commandId: string, timeoutMs: number): PendingReply {
+  expect(commandId: string, timeoutMs: number, onDeadline?: () => Promise<void>): PendingReply {
     let waiter!: Waiter;
     const result = new Promise<LedgerResultV1 | null>((resolve) => {
-      waiter = { resolve, timer: setTimeout(() => this.settle(commandId, waiter, null), timeoutMs) };
+      waiter = { resolve, timer: setTimeout(() => this.expire(commandId, waiter, onDeadline), timeoutMs) };
     });
     const list = this.waiters.get(commandId);
     if (list) list.push(waiter);
@@ -88,14 +89,25 @@ export class PostingReplies {
   }
 
   private settle(commandId: string, waiter: Waiter, result: LedgerResultV1 | null): void {
+    this.forget(commandId, waiter);
+    waiter.resolve(result);
+  }
+
+  /** A result arriving while `onDeadline` runs is no longer this waiter's: the caller has moved on to its null. */
+  private expire(commandId: string, waiter: Waiter, onDeadline: (() => Promise<void>) | undefined): void {
+    if (!onDeadline) return this.settle(commandId, waiter, null);
+    this.forget(commandId, waiter);
+    const answerNull = () => waiter.resolve(null);
+    onDeadline().then(answerNull, answerNull);
+  }
+
+  private forget(commandId: string, waiter: Waiter): void {
     clearTimeout(waiter.timer);
     const list = this.waiters.get(commandId);
-    if (list) {
-      const rest = list.filter((each) => each !== waiter);
-      if (rest.length === 0) this.waiters.delete(commandId);
-      else this.waiters.set(commandId, rest);
-    }
-    waiter.resolve(result);
+    if (!list) return;
+    const rest = list.filter((each) => each !== waiter);
+    if (rest.length === 0) this.waiters.delete(commandId);
+    else this.waiters.set(commandId, rest);
   }
 
   private async connect(): Promise<void> {

@@ -1,9 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import type { LedgerResultV1 } from '@wallet/contracts';
+import { Gauge } from 'prom-client';
+import type { ServiceMetrics } from '../metrics';
+import { withinMs } from '../operational-metrics';
 import type { CommonConfig, ServiceParts } from '../service';
+import { type AwaitedRecord, type AwaitedRecords, AwaitingLedger } from './awaiting-ledger';
 import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
 import { type PendingReply, PostingReplies } from './posting-replies';
 
-export type { PendingReply, PostingFinisher };
+export type { AwaitedRecord, AwaitedRecords, PendingReply, PostingFinisher };
 
 /**
  * The shared path of every posting a service sends the ledger: record + `ledger.post.v1` in one transaction via
@@ -13,8 +18,13 @@ export type { PendingReply, PostingFinisher };
 export interface Postings {
   /** This instance's reply queue for `postingMessage(command, { replyTo })`; undefined while it reconnects. */
   readonly replyTo: string | undefined;
-  /** Start waiting before the command's transaction commits; the result is null after the deadline. */
-  expect(commandId: string, timeoutMs: number): PendingReply;
+  /**
+   * Start waiting before the command's transaction commits; the result is null after the
+   * deadline, once the record (of a type named to `awaits`) is counted and noted as waiting.
+   */
+  expect(commandId: string, timeoutMs: number, record: AwaitedRecord): PendingReply;
+  /** Names a kind of record whose requests wait for the ledger: its timed-out replies and its oldest record still waiting are reported. */
+  awaits(records: AwaitedRecords): void;
   /**
    * Says that this instance recorded the command's result from the ledger's reply (committed):
    * the event of the same result then costs no statement here. Only a hint: an event whose
@@ -64,6 +74,8 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
   const { config, broker, db, logger } = parts;
   const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger, name: `${options.service}-posting-replies` });
   await replies.start();
+  const awaiting = new AwaitingLedger({ db, logger });
+  const timedOut = reportAwaitedRecords(parts.metrics, awaiting);
   const finishers = new PostingFinishers();
   const fromReplies = new RecentCommands(RECORDED_FROM_REPLY_MAX);
   let consuming = false;
@@ -72,7 +84,19 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
     get replyTo() {
       return replies.replyTo;
     },
-    expect: (commandId, timeoutMs) => replies.expect(commandId, timeoutMs),
+    expect: (commandId, timeoutMs, record) => {
+      if (!awaiting.has(record.type)) throw new Error(`records of type ${record.type} were not named to awaits()`);
+      const sentAt = performance.now();
+      return replies.expect(commandId, timeoutMs, () => {
+        timedOut.inc({ record_type: record.type });
+        return awaiting.note(record, performance.now() - sentAt);
+      });
+    },
+    awaits: (records) => {
+      awaiting.add(records);
+      // Present at 0 from the start, so a rate over it has a first sample.
+      timedOut.inc({ record_type: records.recordType }, 0);
+    },
     recordedFromReply: (commandId) => fromReplies.add(commandId),
     register: (referenceType, finisher) => {
       if (consuming) throw new Error(`finisher for ${referenceType} registered after the ledger events consumer started`);
@@ -96,4 +120,26 @@ export async function startPostings(parts: ServiceParts<CommonConfig>, options: 
       await replies.close();
     },
   };
+}
+
+/** How long a scrape waits for the records' ages before it leaves them out. */
+const AGES_TIMEOUT_MS = 2_000;
+
+function reportAwaitedRecords(metrics: ServiceMetrics, awaiting: AwaitingLedger) {
+  new Gauge({
+    name: 'pending_records_oldest_age_seconds',
+    help: "Age of the oldest record still waiting for the ledger after its request's wait ran out, from when its command was sent (0: none)",
+    labelNames: ['record_type'],
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      await Promise.all(
+        awaiting.recordTypes.map(async (recordType) => {
+          const age = await withinMs(awaiting.oldestAgeSeconds(recordType), AGES_TIMEOUT_MS).catch(() => null);
+          if (age !== null) this.set({ record_type: recordType }, age);
+        }),
+      );
+    },
+  });
+  return metrics.counter('ledger_replies_timed_out_total', "Requests whose wait for the ledger's reply ran out: answered 202 pending (a deposit credit, without its journal entry)", ['record_type']);
 }

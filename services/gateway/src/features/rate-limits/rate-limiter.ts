@@ -14,9 +14,14 @@ export interface RateLimitPolicies {
   address: BucketPolicy | null;
 }
 
+/** The three buckets, as `gateway_rate_limit_rejections_total` labels them. */
+export type RateLimitBucket = 'credential' | 'tenant' | 'address';
+
 /** What the checks of one request came to, told by the tightest bucket. */
 export interface RateLimitDecision {
   allowed: boolean;
+  /** The bucket that told it. */
+  bucket: RateLimitBucket;
   limit: number;
   remaining: number;
   /** Whole seconds until the bucket is full again. */
@@ -82,11 +87,12 @@ function credentialBucketKey(principal: Principal): string | null {
   return null;
 }
 
-function decisionOf(state: BucketState): RateLimitDecision {
+function decisionOf(state: BucketState, bucket: RateLimitBucket): RateLimitDecision {
   const { ratePerSecond, burst } = state.policy;
   const tokens = Math.max(0, Math.min(burst, state.tokens));
   return {
     allowed: state.allowed,
+    bucket,
     limit: Math.floor(burst),
     // A refused request saw less than one token, whatever the snapshot says.
     remaining: state.allowed ? Math.floor(tokens) : 0,
@@ -129,6 +135,13 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
  */
 export function createRateLimiter(store: BucketStore, policies: RateLimitPolicies, options: { logger: Logger; metrics: ServiceMetrics }): RateLimiter {
   const failures = options.metrics.counter('gateway_rate_limit_check_failures_total', 'Rate-limit checks that could not reach the bucket store; the request went on unlimited');
+  const rejections = options.metrics.counter('gateway_rate_limit_rejections_total', 'Requests refused with 429, by the bucket that refused them', ['bucket']);
+  for (const bucket of ['credential', 'tenant', 'address'] as const) rejections.inc({ bucket }, 0);
+  /** A refusal before or after authentication is a 429; one after a failed authentication is not (the 401 stands). */
+  const counted = (decision: RateLimitDecision | null): RateLimitDecision | null => {
+    if (decision && !decision.allowed) rejections.inc({ bucket: decision.bucket });
+    return decision;
+  };
   let lastWarningMs = 0;
   async function failOpen(check: () => Promise<RateLimitDecision | null>): Promise<RateLimitDecision | null> {
     try {
@@ -173,10 +186,10 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
 
   async function afterAuthentication(principal: Principal, remoteAddress: string | undefined): Promise<RateLimitDecision | null> {
     if (principal.surface !== 'tenant') return null;
-    const checks: Array<{ key: string; policy: BucketPolicy }> = [];
+    const checks: Array<{ key: string; policy: BucketPolicy; bucket: RateLimitBucket }> = [];
     const credentialKey = credentialBucketKey(principal);
-    if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential });
-    if (principal.tenantId && policies.tenant) checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant });
+    if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential, bucket: 'credential' });
+    if (principal.tenantId && policies.tenant) checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant, bucket: 'tenant' });
     const address = addressKey(remoteAddress);
     // Already looked at before authenticating when this instance knew the address as a suspect.
     const lookAtAddress = address !== null && policies.address !== null && !isSuspect(address);
@@ -189,15 +202,16 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
     ]);
     if (addressState && !addressState.allowed) {
       await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
-      return decisionOf(addressState);
+      return decisionOf(addressState, 'address');
     }
     if (states.length === 0) return null;
+    const decisions = states.map((state, index) => decisionOf(state, (checks[index] as { bucket: RateLimitBucket }).bucket));
     if (states.some((state) => !state.allowed)) {
       // A refused request spends nothing: what the other bucket took goes back.
       await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
-      return tightest(states.filter((state) => !state.allowed).map(decisionOf));
+      return tightest(decisions.filter((decision) => !decision.allowed));
     }
-    return tightest(states.map(decisionOf));
+    return tightest(decisions);
   }
 
   return {
@@ -205,22 +219,22 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
       failOpen(async () => {
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
-        if (surface === 'public') return decisionOf(await store.take(key, policies.address));
+        if (surface === 'public') return decisionOf(await store.take(key, policies.address), 'address');
         if (!isSuspect(key)) return null;
         const state = await store.peek(key, policies.address);
         // Only a refusal speaks here: when credentials work, the address bucket is not what limits the caller.
-        return state.allowed ? null : decisionOf(state);
-      }),
+        return state.allowed ? null : decisionOf(state, 'address');
+      }).then(counted),
 
     afterFailedAuthentication: (remoteAddress) =>
       failOpen(async () => {
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
         markSuspect(key);
-        return decisionOf(await store.take(key, policies.address));
+        return decisionOf(await store.take(key, policies.address), 'address');
       }),
 
-    afterAuthentication: (principal, remoteAddress) => failOpen(() => afterAuthentication(principal, remoteAddress)),
+    afterAuthentication: (principal, remoteAddress) => failOpen(() => afterAuthentication(principal, remoteAddress)).then(counted),
 
     purgeIdle: (limit) => store.purgeIdle(limit),
   };

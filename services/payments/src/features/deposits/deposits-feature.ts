@@ -37,6 +37,8 @@ export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsC
   });
   const deposits = new DepositsService({ db, relay, tenants: deps.tenants, providers, postings: deps.postings, logger, replyWaitMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
   deps.postings.register('deposit', deposits.finisher);
+  // A credit's command is sent with the deposit; the ledger's answer fills its journal entry.
+  deps.postings.awaits({ recordType: 'deposit', table: 'deposits', waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL' });
   const statements = new BankStatementsService({ db });
   return {
     routes: (app) => {

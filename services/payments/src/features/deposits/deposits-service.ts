@@ -236,7 +236,7 @@ export class DepositsService {
    * for funds, and a frozen wallet still receives.
    */
   private async credit(depositId: string, work: (tx: Tx) => Promise<{ deposit: StoredDeposit; commandId: string | null }>): Promise<WebhookOutcome> {
-    const pending = this.deps.postings.expect(`${depositId}:post`, this.deps.replyWaitMs);
+    const pending = this.deps.postings.expect(`${depositId}:post`, this.deps.replyWaitMs, { type: 'deposit', id: depositId });
     let outcome: { deposit: StoredDeposit; commandId: string | null };
     try {
       outcome = await this.deps.db.transaction(work);
@@ -314,7 +314,7 @@ export class DepositsService {
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
     const actor = auditActorFieldsOf(claims);
-    const pending = this.deps.postings.expect(`${id}:post`, this.deps.replyWaitMs);
+    const pending = this.deps.postings.expect(`${id}:post`, this.deps.replyWaitMs, { type: 'deposit', id });
     let outcome: { deposit: StoredDeposit; credited: boolean };
     try {
       outcome = await this.deps.db.transaction(async (tx) => {

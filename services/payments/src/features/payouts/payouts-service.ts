@@ -153,7 +153,7 @@ export class PayoutsService {
     };
     const command = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
     const pendingCase = toPayoutCase(pendingRecord(scope, draft, ''));
-    const { committed: created, result } = await commitAndAwait(this.deps, payoutCommandId(id, 'hold'), async (replyTo) => {
+    const { committed: created, result } = await commitAndAwait(this.deps, { id: payoutCommandId(id, 'hold'), record: { type: 'payout', id } }, async (replyTo) => {
       const seq = await insertCaseWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), command: postingMessage(command, { replyTo }) });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       return pendingRecord(scope, draft, seq);
@@ -226,7 +226,7 @@ export class PayoutsService {
     await this.requireMember(scope.tenantId, decision.decidedBy, 'payouts:approve');
 
     const step = decision.status === 'approved' ? 'settle' : 'release';
-    const { committed: decided, result } = await commitAndAwait(this.deps, payoutCommandId(id, step), (replyTo) =>
+    const { committed: decided, result } = await commitAndAwait(this.deps, { id: payoutCommandId(id, step), record: { type: 'payout', id } }, (replyTo) =>
       this.deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     return answerDecision(

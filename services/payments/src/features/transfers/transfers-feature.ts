@@ -13,6 +13,7 @@ export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfer
   const { config, db, relay, logger } = parts;
   const transfers = new TransfersService({ db, relay, tenants: deps.tenants, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
   deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
+  deps.postings.awaits({ recordType: 'transfer', table: 'transfers', waiting: "r.status = 'pending'" });
   return {
     routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger, claimAtFirstWrite: true }))),
   };

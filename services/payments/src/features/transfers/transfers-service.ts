@@ -150,7 +150,7 @@ export class TransfersService {
     const pendingTransfer = pendingTransferOf(draft);
     const pendingAnswer = answers.pending(pendingTransfer);
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
-    const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs);
+    const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs, { type: 'transfer', id });
     const message = postingMessage(command, { replyTo: this.deps.postings.replyTo });
     const handOver = this.deps.relay.handOver([message]);
     let created: { id: string; seq: string };

@@ -13,6 +13,7 @@ export function startFloatDeposits(parts: ServiceParts<ServiceConfig<typeof floa
   const { config, db, relay, logger } = parts;
   const deposits = new FloatDepositsService({ db, relay, postings: deps.postings, tenants: deps.tenants, members: deps.members, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
   deps.postings.register('float_deposit', (tx, results) => deposits.finishFromEvents(tx, results));
+  deps.postings.awaits({ recordType: 'float_deposit', table: 'float_deposits', waiting: "r.status = 'pending'" });
   return {
     routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),
   };

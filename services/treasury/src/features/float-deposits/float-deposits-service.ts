@@ -90,7 +90,7 @@ export class FloatDepositsService {
     const command = floatDepositPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, rail: body.rail, correlationId: currentContext()?.correlationId });
     const created = pendingRecord(scope, draft, '');
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
-    const pending = this.deps.postings.expect(floatDepositCommandId(id), this.deps.replyTimeoutMs);
+    const pending = this.deps.postings.expect(floatDepositCommandId(id), this.deps.replyTimeoutMs, { type: 'float_deposit', id });
     try {
       const seq = await insertFloatDepositWithCommand(this.deps.db, scope, draft, {
         answer: answers.pending(toFloatDeposit(created)),

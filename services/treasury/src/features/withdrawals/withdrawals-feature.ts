@@ -1,4 +1,4 @@
-import { type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { CASE_AWAITS_LEDGER_SQL, type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { z } from 'zod';
 import type { floatDepositsConfigShape } from '../float-deposits/float-deposits-feature';
 import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
@@ -19,6 +19,7 @@ export function startWithdrawals(parts: ServiceParts<WithdrawalsConfig>, deps: {
   const { config, db, relay, logger } = parts;
   const withdrawals = new WithdrawalsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
   deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
+  deps.postings.awaits({ recordType: 'withdrawal', table: 'withdrawals', waiting: CASE_AWAITS_LEDGER_SQL });
   return {
     routes: (app) =>
       app.use(

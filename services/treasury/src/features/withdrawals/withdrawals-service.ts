@@ -152,7 +152,7 @@ export class WithdrawalsService {
       metadata: { ...actor.metadata, callerActorId: actor.actorId, source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
     });
     const pendingCase = toWithdrawal(pendingRecord(scope, draft, ''));
-    const { committed: created, result } = await commitAndAwait(this.deps, withdrawalCommandId(id, 'hold'), async (replyTo) => {
+    const { committed: created, result } = await commitAndAwait(this.deps, { id: withdrawalCommandId(id, 'hold'), record: { type: 'withdrawal', id } }, async (replyTo) => {
       const seq = await insertWithdrawalWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), commands: [postingMessage(command, { replyTo }), audit] });
       if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
       return pendingRecord(scope, draft, seq);
@@ -220,7 +220,7 @@ export class WithdrawalsService {
     await requirePermittedMember(this.deps.members, scope.tenantId, decision.decidedBy, APPROVE_SCOPE);
 
     const step = decision.status === 'approved' ? 'settle' : 'release';
-    const { committed: decided, result } = await commitAndAwait(this.deps, withdrawalCommandId(id, step), (replyTo) =>
+    const { committed: decided, result } = await commitAndAwait(this.deps, { id: withdrawalCommandId(id, step), record: { type: 'withdrawal', id } }, (replyTo) =>
       this.deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     return answerDecision(
