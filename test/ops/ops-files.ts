@@ -86,7 +86,8 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * The series names the services can expose, read from their source: metrics made through the
- * kit's helpers (`metrics.counter('name', ...)`) or prom-client's constructors
+ * kit's helpers (`metrics.counter('name', ...)`), a module's own gauge makers (`queueGauge('name', ...)`)
+ * or prom-client's constructors
  * (`new Gauge({ name: 'name', help, ... })`), plus prom-client's default metrics. A histogram
  * adds its `_bucket`, `_count` and `_sum` series.
  */
@@ -97,6 +98,8 @@ export async function registeredSeriesNames(): Promise<Set<string>> {
     for (const file of sourceFiles(dir)) {
       const text = readFileSync(file, 'utf8');
       for (const [, kind, name] of text.matchAll(/\.(counter|gauge|histogram|summary)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g)) kinds.set(name as string, kind as MetricKind);
+      // A module's own maker of a family of gauges (`queueGauge('rabbitmq_queue_consumers', ...)`).
+      for (const [, kind, name] of text.matchAll(/\b[a-z]\w*(Gauge|Counter|Histogram)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g)) kinds.set(name as string, (kind as string).toLowerCase() as MetricKind);
       for (const match of text.matchAll(/\bname:\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]\s*,\s*help:/g)) {
         const before = text.slice(Math.max(0, (match.index ?? 0) - 300), match.index);
         const constructor = [...before.matchAll(/new\s+(Counter|Gauge|Histogram|Summary)\b|\.(counter|gauge|histogram|summary)\(/g)].pop();
