@@ -14,7 +14,7 @@ import path from 'node:path';
 import amqp from 'amqplib';
 import BigNumber from 'bignumber.js';
 import pg from 'pg';
-import { type LedgerPostV1, newId, TOPOLOGY } from '@wallet/contracts';
+import { ACCOUNTS, type LedgerPostV1, newId, TOPOLOGY } from '@wallet/contracts';
 import { createDb, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, ensureDatabase, LedgerCommandClient, migrate } from '@wallet/kit';
 import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
 import { migrations } from '../services/ledger/migrations';
@@ -54,17 +54,22 @@ interface Figures {
   rejected: number;
 }
 
+/** The account of bench wallet `index`; of no index, the prefix the direct funding numbers. */
+function benchWallet(index: number | ''): string {
+  return ACCOUNTS.wallet.nameFor(`bench-${index}`);
+}
+
 function transfer(tenantId: string, index: number, withFee: boolean): LedgerPostV1 {
   const from = Math.floor(Math.random() * WALLETS);
   let to = Math.floor(Math.random() * (WALLETS - 1));
   if (to >= from) to += 1;
   const amount = `${(index % 50) + 1}.00`;
   const lines: LedgerPostV1['lines'] = [
-    { accountName: `wallet:bench-${from}`, walletId: `wl_bench_${from}`, direction: 'DR', amount, currencyCode: 'USD' },
-    { accountName: `wallet:bench-${to}`, walletId: `wl_bench_${to}`, direction: 'CR', amount, currencyCode: 'USD' },
+    { accountName: benchWallet(from), walletId: `wl_bench_${from}`, direction: 'DR', amount, currencyCode: 'USD' },
+    { accountName: benchWallet(to), walletId: `wl_bench_${to}`, direction: 'CR', amount, currencyCode: 'USD' },
   ];
   if (withFee) {
-    lines.push({ accountName: `wallet:bench-${from}`, walletId: `wl_bench_${from}`, direction: 'DR', amount: '0.25', currencyCode: 'USD' }, { accountName: 'revenue:fees', direction: 'CR', amount: '0.25', currencyCode: 'USD' });
+    lines.push({ accountName: benchWallet(from), walletId: `wl_bench_${from}`, direction: 'DR', amount: '0.25', currencyCode: 'USD' }, { accountName: ACCOUNTS.feeRevenue.name, direction: 'CR', amount: '0.25', currencyCode: 'USD' });
   }
   return { type: 'ledger.post.v1', commandId: `bench-${randomUUID()}`, tenantId, environment: 'test', kind: 'transfer', reference: { type: 'transfer', id: newId('transfer') }, lines };
 }
@@ -78,8 +83,8 @@ function funding(tenantId: string, wallet: number): LedgerPostV1 {
     kind: 'momo_deposit',
     reference: { type: 'deposit', id: newId('deposit') },
     lines: [
-      { accountName: 'momo-float:mtn', direction: 'DR', amount: '1000000.00', currencyCode: 'USD' },
-      { accountName: `wallet:bench-${wallet}`, walletId: `wl_bench_${wallet}`, direction: 'CR', amount: '1000000.00', currencyCode: 'USD' },
+      { accountName: ACCOUNTS.momoFloat.nameFor('mtn'), direction: 'DR', amount: '1000000.00', currencyCode: 'USD' },
+      { accountName: benchWallet(wallet), walletId: `wl_bench_${wallet}`, direction: 'CR', amount: '1000000.00', currencyCode: 'USD' },
     ],
   };
 }
@@ -198,10 +203,10 @@ async function fundDirectly(url: string, tenantId: string): Promise<void> {
   await migrate(db, migrations);
   await db.raw(
     `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, wallet_id, normal_side, non_negative, balance)
-     SELECT 'acc_bench_' || g, ?, 'test', 'USD', 'wallet:bench-' || g, 'wl_bench_' || g, 'CR', true, 1000000 FROM generate_series(0, ? - 1) g`,
-    [tenantId, WALLETS],
+     SELECT 'acc_bench_' || g, ?, 'test', 'USD', ?::text || g, 'wl_bench_' || g, ?::char(2), ?::boolean, 1000000 FROM generate_series(0, ? - 1) g`,
+    [tenantId, benchWallet(''), ACCOUNTS.wallet.normalSide, !ACCOUNTS.wallet.mayGoBelowZero, WALLETS],
   );
-  await db.raw(`INSERT INTO accounts (id, tenant_id, environment, currency_code, name, normal_side) VALUES ('acc_bench_fees', ?, 'test', 'USD', 'revenue:fees', 'CR')`, [tenantId]);
+  await db.raw(`INSERT INTO accounts (id, tenant_id, environment, currency_code, name, normal_side) VALUES ('acc_bench_fees', ?, 'test', 'USD', ?, ?)`, [tenantId, ACCOUNTS.feeRevenue.name, ACCOUNTS.feeRevenue.normalSide]);
   await db.destroy();
 }
 

@@ -25,7 +25,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import type { LedgerPostV1 } from '@wallet/contracts';
+import { ACCOUNTS, type LedgerPostV1 } from '@wallet/contracts';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, LedgerCommandClient } from '@wallet/kit';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
@@ -116,8 +116,8 @@ async function main(): Promise<void> {
           kind: 'momo_deposit',
           reference: { type: 'deposit', id: `dep_bench_${wallet.id}` },
           lines: [
-            { accountName: 'momo-float:bench', direction: 'DR', amount: '10000000.00', currencyCode: 'USD' },
-            { accountName: `wallet:${wallet.ownerId}`, walletId: wallet.id, direction: 'CR', amount: '10000000.00', currencyCode: 'USD' },
+            { accountName: ACCOUNTS.momoFloat.nameFor('bench'), direction: 'DR', amount: '10000000.00', currencyCode: 'USD' },
+            { accountName: ACCOUNTS.wallet.nameFor(wallet.ownerId), walletId: wallet.id, direction: 'CR', amount: '10000000.00', currencyCode: 'USD' },
           ],
         };
         return ledger.request(command, { timeoutMs: 60_000 });

@@ -4,6 +4,7 @@ export * from './ids';
 export * from './json';
 export * from './money';
 export * from './signing';
+export * from './chart-of-accounts';
 export * from './messages/topology';
 export * from './messages/ledger-post.v1';
 export * from './messages/ledger-entries-posted.v1';

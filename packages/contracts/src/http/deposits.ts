@@ -1,5 +1,6 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
+import { ACCOUNTS } from '../chart-of-accounts';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
@@ -19,8 +20,8 @@ export type DepositStatus = z.infer<typeof depositStatusSchema>;
 export const DEPOSIT_REJECTION_REASONS = ['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH', 'NO_MATCHING_STATEMENT_ENTRY'] as const;
 export type DepositRejectionReason = (typeof DEPOSIT_REJECTION_REASONS)[number];
 
-/** Bank codes name the bank's float account (`bank-float:<bankCode>`), hence so strict. */
-export const bankCodeSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
+/** Bank codes key the bank's float account, hence held to the characters the chart of accounts allows there. */
+export const bankCodeSchema = z.string().regex(new RegExp(`^${ACCOUNTS.bankFloat.keyPattern}$`), 'must be 1-64 letters, digits, _ or -');
 
 export const depositSchema = z.object({
   id: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCOUNTS } from '../chart-of-accounts';
 import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -16,10 +17,10 @@ export const walletStatusSchema = z.enum(WALLET_STATUSES);
 export type WalletStatus = z.infer<typeof walletStatusSchema>;
 
 /**
- * The owner's identifier within the tenant. It names the wallet's ledger account
- * (`wallet:<ownerId>`), so it is held to the characters a ledger account name allows.
+ * The owner's identifier within the tenant. It keys the wallet's ledger account, so it is held
+ * to the characters the chart of accounts allows there.
  */
-export const walletOwnerIdSchema = z.string().regex(/^[A-Za-z0-9._:@+-]{1,128}$/, 'must be 1-128 letters, digits or . _ : @ + -');
+export const walletOwnerIdSchema = z.string().regex(new RegExp(`^${ACCOUNTS.wallet.keyPattern}$`), 'must be 1-128 letters, digits or . _ : @ + -');
 
 export const createWalletBodySchema = z.object({
   ownerType: walletOwnerTypeSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { environmentSchema } from '../common';
+import { ACCOUNT_NAME_PATTERN, ACCOUNTS } from '../chart-of-accounts';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 
 /**
@@ -34,11 +35,9 @@ export const directionSchema = z.enum(['DR', 'CR']);
 export type Direction = z.infer<typeof directionSchema>;
 
 /**
- * Account names of api-decisions section 7. Wallet accounts are `wallet:<ownerId>` and are
- * identified by their walletId; every other account by (tenant, environment, currency, name).
+ * Account names of the chart of accounts. Wallet accounts are identified by their walletId;
+ * every other account by (tenant, environment, currency, name).
  */
-export const ACCOUNT_NAME_PATTERN =
-  /^(wallet:[A-Za-z0-9._:@+-]{1,128}|momo-float:[A-Za-z0-9_-]{1,64}|bank-float:[A-Za-z0-9_-]{1,64}|suspense|revenue:fees|platform-commission|payout-clearing|asset:pool:[A-Z]{3}|asset:(momo|bank|cash)-clearing:[A-Z]{3})$/;
 export const accountNameSchema = z.string().regex(ACCOUNT_NAME_PATTERN, 'is not a ledger account name');
 
 export const commandIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
@@ -52,7 +51,7 @@ export const postingLineSchema = z
     amount: amountStringSchema,
     currencyCode: currencyCodeSchema,
   })
-  .refine((line) => line.accountName.startsWith('wallet:') === (line.walletId !== undefined), {
+  .refine((line) => ACCOUNTS.wallet.names(line.accountName) === (line.walletId !== undefined), {
     message: 'walletId is required for wallet accounts and only for them',
     path: ['walletId'],
   });
@@ -84,7 +83,7 @@ export const ledgerWalletStatusV1Schema = z.object({
   correlationId: z.string().max(128).optional(),
   ...traceContextShape,
   walletId: z.string().min(1).max(64),
-  accountName: accountNameSchema.refine((name) => name.startsWith('wallet:'), 'must be a wallet account'),
+  accountName: accountNameSchema.refine((name) => ACCOUNTS.wallet.names(name), 'must be a wallet account'),
   currencyCode: currencyCodeSchema,
   status: z.enum(['active', 'frozen']),
 });

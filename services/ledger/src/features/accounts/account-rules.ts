@@ -1,18 +1,6 @@
-import type { Direction } from '@wallet/contracts';
+import { accountFamilyOf, accountNamePattern, ACCOUNT_DECLARATIONS, ACCOUNTS, type Direction } from '@wallet/contracts';
 
-/** The system accounts every tenant has per currency and environment (api-decisions section 7). */
-export function systemAccountNames(currencyCode: string): string[] {
-  return [
-    'suspense',
-    'revenue:fees',
-    'platform-commission',
-    'payout-clearing',
-    `asset:pool:${currencyCode}`,
-    `asset:momo-clearing:${currencyCode}`,
-    `asset:bank-clearing:${currencyCode}`,
-    `asset:cash-clearing:${currencyCode}`,
-  ];
-}
+export { currencyNamedBy, systemAccountNames } from '@wallet/contracts';
 
 export interface AccountNature {
   normalSide: Direction;
@@ -20,17 +8,33 @@ export interface AccountNature {
   isWallet: boolean;
 }
 
-/** Wallets and holding accounts are liabilities (credit normal); floats and `asset:*` are assets. */
+/** How the ledger opens an account: its normal side and whether it may go below zero, as the chart declares. */
 export function natureOf(accountName: string): AccountNature {
-  if (accountName.startsWith('wallet:')) return { normalSide: 'CR', nonNegative: true, isWallet: true };
-  if (accountName.startsWith('momo-float:') || accountName.startsWith('bank-float:') || accountName.startsWith('asset:')) {
-    return { normalSide: 'DR', nonNegative: false, isWallet: false };
-  }
-  return { normalSide: 'CR', nonNegative: false, isWallet: false };
+  const declaration = accountFamilyOf(accountName);
+  // The contract's name pattern admits nothing the chart does not declare.
+  if (declaration === undefined) throw new Error(`${accountName} is no account of the chart`);
+  return { normalSide: declaration.normalSide, nonNegative: !declaration.mayGoBelowZero, isWallet: declaration === ACCOUNTS.wallet };
 }
 
-/** `asset:pool:UGX` names its currency; such an account exists only in that currency. */
-export function currencyNamedBy(accountName: string): string | null {
-  const match = /^asset:[a-z-]+:([A-Z]{3})$/.exec(accountName);
-  return match ? (match[1] as string) : null;
+/** Per journal kind, a whole-name pattern of the accounts the chart says it may not take below zero. */
+function notOverdrawnByKind(): ReadonlyMap<string, RegExp> {
+  const byKind = new Map<string, string[]>();
+  for (const declaration of ACCOUNT_DECLARATIONS) {
+    for (const kind of declaration.notBelowZeroFor) byKind.set(kind, [...(byKind.get(kind) ?? []), accountNamePattern(declaration)]);
+  }
+  return new Map([...byKind].map(([kind, patterns]) => [kind, new RegExp(`^(?:${patterns.join('|')})$`)]));
+}
+
+const NOT_OVERDRAWN_BY_KIND = notOverdrawnByKind();
+
+/**
+ * Accounts that may run negative in general (a float can be overdrawn by the rail's timing) may
+ * still be kept at zero by the entries of some kinds: a tenant can only withdraw what its
+ * source holds. The planner asks this per line under the row locks that serialize every
+ * posting, so two entries racing for the same funds cannot both pass; one map lookup and one
+ * anchored test, no allocation.
+ */
+export function mayNotOverdraw(kind: string, accountName: string): boolean {
+  const names = NOT_OVERDRAWN_BY_KIND.get(kind);
+  return names !== undefined && names.test(accountName);
 }

@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import type { LedgerPostV1 } from '@wallet/contracts';
+import { ACCOUNT_DECLARATIONS, accountNameIn, ACCOUNTS, JOURNAL_KINDS, type JournalKind, type LedgerPostV1 } from '@wallet/contracts';
 import { type AccountState, type DecodedCommand, planBatch, systemAccountKey, walletAccountKey } from './posting-planner';
 
 const TENANT = 'tn_unit';
@@ -54,7 +54,45 @@ function withdrawalHold(id: string, source: 'revenue:fees' | 'asset:pool:USD', a
   return { type: 'ledger.post.v1', commandId: id, payloadHash: `hash-${id}`, command };
 }
 
+/** An entry of `kind` moving `amount` out of `accountName` (the side that lowers it) into suspense. */
+function lowering(kind: JournalKind, accountName: string, normalSide: 'DR' | 'CR', amount: string): DecodedCommand {
+  const out = normalSide === 'DR' ? 'CR' : 'DR';
+  const command: LedgerPostV1 = {
+    type: 'ledger.post.v1',
+    commandId: `${kind}-${accountName}`,
+    tenantId: TENANT,
+    environment: 'test',
+    kind,
+    reference: { type: 'rule', id: kind },
+    lines: [
+      { accountName, direction: out, amount, currencyCode: 'USD' },
+      { accountName: ACCOUNTS.suspense.name, direction: normalSide, amount, currencyCode: 'USD' },
+    ],
+  };
+  return { type: 'ledger.post.v1', commandId: command.commandId, payloadHash: `hash-${command.commandId}`, command };
+}
+
+const GUARDED = ACCOUNT_DECLARATIONS.filter((declaration) => declaration.notBelowZeroFor.length > 0).map((declaration) => [declaration.family, declaration] as const);
+
 describe('planBatch', () => {
+  it('has accounts whose floor the chart declares for some kinds of entry', () => {
+    expect(GUARDED.map(([family]) => family).sort()).toEqual(['feeRevenue', 'pool']);
+  });
+
+  it.each(GUARDED)('refuses to take %s below zero by the kinds the chart names and only by them; those kinds may still empty it', (_family, declaration) => {
+    const name = accountNameIn(declaration, 'USD');
+    const outcomeOf = (kind: JournalKind, balance: string, amount: string) => {
+      const state = accounts({ ...system(name, declaration.normalSide), balance: new BigNumber(balance) }, system(ACCOUNTS.suspense.name, 'CR'));
+      const [outcome] = plan([lowering(kind, name, declaration.normalSide, amount)], state).outcomes;
+      return outcome?.result.error ?? outcome?.result.status;
+    };
+    for (const kind of JOURNAL_KINDS) {
+      const refused = (declaration.notBelowZeroFor as readonly JournalKind[]).includes(kind);
+      expect([kind, outcomeOf(kind, '5', '5.01')]).toEqual([kind, refused ? { code: 'INSUFFICIENT_FUNDS', message: `${name} would go below zero` } : 'posted']);
+      expect([kind, outcomeOf(kind, '5', '5')]).toEqual([kind, 'posted']);
+    }
+  });
+
   it.each([
     ['revenue:fees', 'CR'],
     ['asset:pool:USD', 'DR'],

@@ -8,7 +8,7 @@ import {
   type LedgerWalletStatusV1,
   newId,
 } from '@wallet/contracts';
-import { currencyNamedBy } from '../accounts/account-rules';
+import { currencyNamedBy, mayNotOverdraw } from '../accounts/account-rules';
 
 /** A ledger account as the planner sees it, inside the batch's transaction. */
 export interface AccountState {
@@ -206,21 +206,8 @@ function applyWalletStatus(command: LedgerWalletStatusV1, accounts: Map<string, 
   return base;
 }
 
-/** The accounts a tenant withdraws from: its fee revenue and its operating float. */
 /** A line may carry an amount of the API's limit plus its fee; far beyond, it is no real posting. */
 const LINE_MAX_INTEGER_DIGITS = 24;
-
-const WITHDRAWAL_SOURCE = /^(revenue:fees|asset:pool:[A-Z]{3})$/;
-
-/**
- * System accounts may run negative in general (a float can be overdrawn by the rail's timing),
- * but a tenant can only withdraw what its source holds: a withdrawal hold that would take the
- * source below zero is refused here, under the same row locks that serialize every posting, so
- * two withdrawals racing for the same funds cannot both pass.
- */
-function guardsSource(command: LedgerPostV1, accountName: string): boolean {
-  return command.kind === 'withdrawal_hold' && WITHDRAWAL_SOURCE.test(accountName);
-}
 
 function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string, AccountState>): PlannedEntry {
   const totals = new Map<string, { debits: BigNumber; credits: BigNumber }>();
@@ -260,7 +247,7 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
   });
   for (const { line, account } of resolved) {
     const balance = after.get(account.id) as BigNumber;
-    if ((account.nonNegative || guardsSource(command, line.accountName)) && balance.isNegative()) {
+    if (balance.isNegative() && (account.nonNegative || mayNotOverdraw(command.kind, line.accountName))) {
       throw new Rejection('INSUFFICIENT_FUNDS', `${line.accountName} would go below zero`);
     }
   }

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { formatAmount, type JournalKind, type LedgerPostV1, type PostingLine, roundToCurrency } from '@wallet/contracts';
+import { ACCOUNTS, formatAmount, type JournalKind, type LedgerPostV1, type PostingLine, roundToCurrency } from '@wallet/contracts';
 import { currentContext } from '@wallet/kit';
 import type { FeeQuoteResult } from '../fees/quote-fee';
 import { walletAccountName } from '../ledger/ledger-commands';
@@ -51,8 +51,8 @@ export function depositPostingCommand(input: {
   const line = (accountName: string, direction: 'DR' | 'CR', value: BigNumber): PostingLine => ({ accountName, direction, amount: formatAmount(value, currencyCode), currencyCode });
   const lines: PostingLine[] = [line(input.floatAccount, 'DR', amount)];
   if (credited.gt(0)) lines.push({ ...line(walletAccountName(wallet), 'CR', credited), walletId: wallet.id });
-  if (fee.gt(0)) lines.push(line('revenue:fees', 'CR', fee));
-  if (commission.gt(0)) lines.push(line('revenue:fees', 'DR', commission), line('platform-commission', 'CR', commission));
+  if (fee.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'CR', fee));
+  if (commission.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'DR', commission), line(ACCOUNTS.platformCommission.name, 'CR', commission));
   const correlationId = currentContext()?.correlationId;
   return {
     type: 'ledger.post.v1',

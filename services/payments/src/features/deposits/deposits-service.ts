@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import {
+  ACCOUNTS,
   type BankSlipBody,
   checkAmount,
   type Deposit,
@@ -155,7 +156,7 @@ export class DepositsService {
     const depositId = newId('deposit');
     return this.credit(depositId, async (tx) => {
       const charge = depositCharge(await quoteFee(tx, wallet.tenantId, 'deposit', body.currencyCode, body.amount), body.amount, body.currencyCode);
-      const command = depositPostingCommand({ depositId, kind: 'momo_deposit', floatAccount: `momo-float:${providerCode}`, wallet, amount: body.amount, charge });
+      const command = depositPostingCommand({ depositId, kind: 'momo_deposit', floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode), wallet, amount: body.amount, charge });
       const inserted = await insertMomoDepositOnce(tx, {
         id: depositId,
         tenantId: wallet.tenantId,
@@ -345,7 +346,7 @@ export class DepositsService {
         }
         const amount = new BigNumber(deposit.amount).toFixed();
         const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
-        const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: `bank-float:${deposit.bankCode}`, wallet, amount, charge });
+        const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode), wallet, amount, charge });
         const completed = await updateDeposit(tx, deposit.id, {
           status: 'completed',
           fee: charge.fee,

@@ -1,4 +1,4 @@
-import { type LedgerResultV1, type LedgerWalletStatusV1, TOPOLOGY } from '@wallet/contracts';
+import { ACCOUNTS, type LedgerResultV1, type LedgerWalletStatusV1, TOPOLOGY } from '@wallet/contracts';
 import { currentContext, LedgerCommandClient, LedgerReplyTimeout, type Logger, type OutboxMessage } from '@wallet/kit';
 
 export { LedgerReplyTimeout };
@@ -20,9 +20,9 @@ export interface WalletAccountRef {
   currencyCode: string;
 }
 
-/** Wallet accounts are named after their owner (service spec: `wallet:<ownerId>`) and identified by the wallet id. */
+/** Wallet accounts are named after their owner (the chart of accounts) and identified by the wallet id. */
 export function walletAccountName(wallet: Pick<WalletAccountRef, 'ownerId'>): string {
-  return `wallet:${wallet.ownerId}`;
+  return ACCOUNTS.wallet.nameFor(wallet.ownerId);
 }
 
 /** The opening of a wallet's account: one fixed command id per wallet, so every copy of it is the same command. */

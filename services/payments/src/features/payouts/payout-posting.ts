@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { type Environment, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
+import { ACCOUNTS, type Environment, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
 import { walletAccountName } from '../ledger/ledger-commands';
 
 export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
@@ -37,8 +37,13 @@ const KIND: Record<PayoutStep, LedgerPostV1['kind']> = { hold: 'payout_hold', se
 
 /** The float the money left the platform from: the mobile money network's or the bank's. */
 export function floatAccountOf(destination: PayoutDestination): string {
-  return 'network' in destination ? `momo-float:${destination.network}` : `bank-float:${destination.bankCode}`;
+  return 'network' in destination ? ACCOUNTS.momoFloat.nameFor(destination.network) : ACCOUNTS.bankFloat.nameFor(destination.bankCode);
 }
+
+const { name: SUSPENSE } = ACCOUNTS.suspense;
+const { name: PAYOUT_CLEARING } = ACCOUNTS.payoutClearing;
+const { name: FEES } = ACCOUNTS.feeRevenue;
+const { name: COMMISSION } = ACCOUNTS.platformCommission;
 
 /**
  * The entries of api-decisions section 7:
@@ -61,23 +66,23 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
   const wallet = (direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName({ ownerId: payout.walletOwnerId }), walletId: payout.walletId, direction, amount, currencyCode });
   const system = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
   const linesOf: Record<PayoutStep, () => PostingLine[]> = {
-    hold: () => [wallet('DR', held), system('suspense', 'CR', held)],
-    release: () => [system('suspense', 'DR', held), wallet('CR', held)],
+    hold: () => [wallet('DR', held), system(SUSPENSE, 'CR', held)],
+    release: () => [system(SUSPENSE, 'DR', held), wallet('CR', held)],
     settle: () => [
-      system('suspense', 'DR', held),
-      system('payout-clearing', 'CR', payout.amount),
-      ...(hasFee ? [system('revenue:fees', 'CR', payout.fee)] : []),
-      ...(hasCommission ? [system('revenue:fees', 'DR', payout.commission), system('platform-commission', 'CR', payout.commission)] : []),
+      system(SUSPENSE, 'DR', held),
+      system(PAYOUT_CLEARING, 'CR', payout.amount),
+      ...(hasFee ? [system(FEES, 'CR', payout.fee)] : []),
+      ...(hasCommission ? [system(FEES, 'DR', payout.commission), system(COMMISSION, 'CR', payout.commission)] : []),
     ],
     complete: () => {
       if (!payout.destination) throw new Error(`payout ${payout.id}: the complete step needs the destination`);
-      return [system('payout-clearing', 'DR', payout.amount), system(floatAccountOf(payout.destination), 'CR', payout.amount)];
+      return [system(PAYOUT_CLEARING, 'DR', payout.amount), system(floatAccountOf(payout.destination), 'CR', payout.amount)];
     },
     fail: () => [
-      system('payout-clearing', 'DR', payout.amount),
+      system(PAYOUT_CLEARING, 'DR', payout.amount),
       wallet('CR', payout.amount),
-      ...(hasFee ? [system('revenue:fees', 'DR', payout.fee), wallet('CR', payout.fee)] : []),
-      ...(hasCommission ? [system('platform-commission', 'DR', payout.commission), system('revenue:fees', 'CR', payout.commission)] : []),
+      ...(hasFee ? [system(FEES, 'DR', payout.fee), wallet('CR', payout.fee)] : []),
+      ...(hasCommission ? [system(COMMISSION, 'DR', payout.commission), system(FEES, 'CR', payout.commission)] : []),
     ],
   };
   const lines = linesOf[step]();

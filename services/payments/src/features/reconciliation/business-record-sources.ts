@@ -1,4 +1,4 @@
-import type { ExpectedPosting } from '@wallet/contracts';
+import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
 import { type LocalRecordSource, singleEntrySource } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
@@ -24,7 +24,7 @@ function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'jour
   const command = depositPostingCommand({
     depositId: deposit.id,
     kind: isMomo ? 'momo_deposit' : 'bank_deposit',
-    floatAccount: isMomo ? `momo-float:${deposit.providerCode ?? ''}` : `bank-float:${deposit.bankCode ?? ''}`,
+    floatAccount: isMomo ? ACCOUNTS.momoFloat.nameFor(deposit.providerCode ?? '') : ACCOUNTS.bankFloat.nameFor(deposit.bankCode ?? ''),
     wallet: deposit.wallet,
     amount: deposit.amount,
     charge: { fee: deposit.fee, commission: deposit.commission, scheduleId: null, ruleId: null },

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import type { Environment, LedgerPostV1, PostingLine } from '@wallet/contracts';
+import { ACCOUNTS, type Environment, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
 import { walletAccountName } from '../ledger/ledger-commands';
 import type { TransferWallet } from './transfers-store';
 
@@ -35,8 +35,8 @@ export function transferPostCommand(transfer: TransferPosting, from: TransferWal
     walletLine(from, 'DR', transfer.amount),
     ...(hasFee ? [walletLine(from, 'DR', transfer.fee)] : []),
     walletLine(to, 'CR', transfer.amount),
-    ...(hasFee ? [systemLine('revenue:fees', 'CR', transfer.fee)] : []),
-    ...(hasCommission ? [systemLine('revenue:fees', 'DR', transfer.commission), systemLine('platform-commission', 'CR', transfer.commission)] : []),
+    ...(hasFee ? [systemLine(ACCOUNTS.feeRevenue.name, 'CR', transfer.fee)] : []),
+    ...(hasCommission ? [systemLine(ACCOUNTS.feeRevenue.name, 'DR', transfer.commission), systemLine(ACCOUNTS.platformCommission.name, 'CR', transfer.commission)] : []),
   ];
   return {
     type: 'ledger.post.v1',

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import type { Environment, JournalKind, PostedEntry } from '@wallet/contracts';
+import { accountFamilyOf, type AccountFamily, ACCOUNTS, type Environment, type JournalKind, type PostedEntry } from '@wallet/contracts';
 
 /**
  * The pure half of the read models: what a set of posted entries adds to them. Deltas are
@@ -23,21 +23,29 @@ export type AccountClass = (typeof ACCOUNT_CLASSES)[number];
 /** Classes whose accounts are assets (debit normal); every other class is credit normal. */
 export const DEBIT_NORMAL_CLASSES: ReadonlySet<AccountClass> = new Set(['operating_float', 'momo_float', 'bank_float', 'rail_clearing']);
 
+/** Every family of the chart has a class: a new family does not compile until it gets one. */
+const CLASS_OF_FAMILY: Record<AccountFamily, AccountClass> = {
+  wallet: 'wallets',
+  pool: 'operating_float',
+  momoFloat: 'momo_float',
+  bankFloat: 'bank_float',
+  momoClearing: 'rail_clearing',
+  bankClearing: 'rail_clearing',
+  cashClearing: 'rail_clearing',
+  suspense: 'suspense',
+  payoutClearing: 'payout_clearing',
+  feeRevenue: 'fee_revenue',
+  platformCommission: 'platform_commission',
+};
+
 export function accountClassOf(accountName: string): AccountClass {
-  if (accountName.startsWith('wallet:')) return 'wallets';
-  if (accountName.startsWith('asset:pool:')) return 'operating_float';
-  if (accountName.startsWith('momo-float:')) return 'momo_float';
-  if (accountName.startsWith('bank-float:')) return 'bank_float';
-  if (accountName.startsWith('asset:')) return 'rail_clearing';
-  if (accountName === 'suspense') return 'suspense';
-  if (accountName === 'payout-clearing') return 'payout_clearing';
-  if (accountName === 'revenue:fees') return 'fee_revenue';
-  if (accountName === 'platform-commission') return 'platform_commission';
-  // The contract's account name pattern admits nothing else: a new name needs a class first.
-  throw new Error(`no analytics class for account ${accountName}`);
+  const declaration = accountFamilyOf(accountName);
+  // The contract's account name pattern admits nothing the chart does not declare.
+  if (declaration === undefined) throw new Error(`no analytics class for account ${accountName}`);
+  return CLASS_OF_FAMILY[declaration.family];
 }
 
-const FEE_ACCOUNTS: ReadonlySet<string> = new Set(['revenue:fees', 'platform-commission']);
+const FEE_ACCOUNTS: ReadonlySet<string> = new Set([ACCOUNTS.feeRevenue.name, ACCOUNTS.platformCommission.name]);
 
 /** Withdrawals move revenue the tenant already earned out of `revenue:fees`: no revenue is earned or lost by them. */
 export function earnsFeeRevenue(kind: JournalKind): boolean {
@@ -110,8 +118,8 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
       const row = daily.get(dailyKey) ?? { ...scope, day, kind: entry.kind, entryCount: 0, volume: ZERO, feeRevenue: ZERO, platformCommission: ZERO };
       row.entryCount += 1;
       row.volume = lines.filter((line) => line.direction === 'DR' && !FEE_ACCOUNTS.has(line.accountName)).reduce((sum, line) => sum.plus(line.amount), row.volume);
-      if (earnsFeeRevenue(entry.kind)) row.feeRevenue = row.feeRevenue.plus(signedOn(lines, 'revenue:fees'));
-      row.platformCommission = row.platformCommission.plus(signedOn(lines, 'platform-commission'));
+      if (earnsFeeRevenue(entry.kind)) row.feeRevenue = row.feeRevenue.plus(signedOn(lines, ACCOUNTS.feeRevenue.name));
+      row.platformCommission = row.platformCommission.plus(signedOn(lines, ACCOUNTS.platformCommission.name));
       daily.set(dailyKey, row);
 
       for (const line of lines) {
@@ -129,7 +137,7 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
         const caseRow = cases.get(caseKey) ?? { ...scope, caseType: step.caseType, caseId: entry.reference.id, heldAmount: ZERO, resolved: false };
         // What the hold moved through suspense, whichever side: an operating-float withdrawal's
         // hold debits suspense (the pool is an asset), every other hold credits it.
-        if (step.step === 'hold') caseRow.heldAmount = caseRow.heldAmount.plus(lines.filter((line) => line.accountName === 'suspense').reduce((sum, line) => sum.plus(line.amount), ZERO));
+        if (step.step === 'hold') caseRow.heldAmount = caseRow.heldAmount.plus(lines.filter((line) => line.accountName === ACCOUNTS.suspense.name).reduce((sum, line) => sum.plus(line.amount), ZERO));
         else caseRow.resolved = true;
         cases.set(caseKey, caseRow);
       }

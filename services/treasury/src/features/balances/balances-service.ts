@@ -1,13 +1,13 @@
 import BigNumber from 'bignumber.js';
-import { formatAmount, type LedgerAccount, type TreasuryBalance, type TreasuryBalances } from '@wallet/contracts';
+import { ACCOUNTS, formatAmount, type LedgerAccount, type TreasuryBalance, type TreasuryBalances } from '@wallet/contracts';
 import type { LedgerReads, LedgerScope } from './ledger-reads';
 
 /** The tenant accounts each balance column reads; the pool is named per currency. */
 const SHARED_ACCOUNTS = {
-  tenantFeeRevenue: 'revenue:fees',
-  platformCommission: 'platform-commission',
-  suspense: 'suspense',
-  payoutClearing: 'payout-clearing',
+  tenantFeeRevenue: ACCOUNTS.feeRevenue.name,
+  platformCommission: ACCOUNTS.platformCommission.name,
+  suspense: ACCOUNTS.suspense.name,
+  payoutClearing: ACCOUNTS.payoutClearing.name,
 } as const;
 
 type Column = keyof typeof SHARED_ACCOUNTS | 'operatingFloat';
@@ -31,7 +31,7 @@ export class BalancesService {
       rows.set(account.currencyCode, row);
     };
     for (const { column, accounts } of shared) for (const account of accounts) add(column, account);
-    const pools = await Promise.all([...rows.keys()].map((currencyCode) => this.ledger.accountsNamed(scope, `asset:pool:${currencyCode}`)));
+    const pools = await Promise.all([...rows.keys()].map((currencyCode) => this.ledger.accountsNamed(scope, ACCOUNTS.pool.nameFor(currencyCode))));
     for (const accounts of pools) for (const account of accounts) add('operatingFloat', account);
 
     const data: TreasuryBalance[] = [...rows.entries()]

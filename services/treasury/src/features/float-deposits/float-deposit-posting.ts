@@ -1,4 +1,4 @@
-import type { Environment, FloatRail, LedgerPostV1 } from '@wallet/contracts';
+import { ACCOUNTS, type Environment, type FloatRail, type LedgerPostV1, RAIL_CLEARING } from '@wallet/contracts';
 
 /** One command per float deposit, derived from its id: every copy of it is the same command to the ledger. */
 export function floatDepositCommandId(floatDepositId: string): string {
@@ -27,8 +27,8 @@ export function floatDepositPostCommand(deposit: FloatDepositPosting): LedgerPos
     kind: 'tenant_float_deposit',
     reference: { type: 'float_deposit', id: deposit.id },
     lines: [
-      { accountName: `asset:pool:${currencyCode}`, direction: 'DR', amount: deposit.amount, currencyCode },
-      { accountName: `asset:${deposit.rail}-clearing:${currencyCode}`, direction: 'CR', amount: deposit.amount, currencyCode },
+      { accountName: ACCOUNTS.pool.nameFor(currencyCode), direction: 'DR', amount: deposit.amount, currencyCode },
+      { accountName: RAIL_CLEARING[deposit.rail].nameFor(currencyCode), direction: 'CR', amount: deposit.amount, currencyCode },
     ],
   };
 }

@@ -1,4 +1,4 @@
-import type { Environment, LedgerPostV1, PostingLine, WithdrawalSource } from '@wallet/contracts';
+import { ACCOUNTS, type Environment, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
 
 export type WithdrawalStep = 'hold' | 'settle' | 'release';
 const STEPS: readonly string[] = ['hold', 'settle', 'release'] satisfies WithdrawalStep[];
@@ -18,7 +18,7 @@ export function stepOfCommand(commandId: string): WithdrawalStep | null {
 
 /** The ledger account each source names (api-decisions section 7). */
 export function sourceAccountOf(source: WithdrawalSource, currencyCode: string): string {
-  return source === 'tenant_fees' ? 'revenue:fees' : `asset:pool:${currencyCode}`;
+  return source === 'tenant_fees' ? ACCOUNTS.feeRevenue.name : ACCOUNTS.pool.nameFor(currencyCode);
 }
 
 export interface WithdrawalPosting {
@@ -51,9 +51,9 @@ export function withdrawalPostCommand(withdrawal: WithdrawalPosting, step: Withd
   const into: PostingLine['direction'] = out === 'DR' ? 'CR' : 'DR';
   const line = (accountName: string, direction: PostingLine['direction']): PostingLine => ({ accountName, direction, amount, currencyCode });
   const linesOf: Record<WithdrawalStep, () => PostingLine[]> = {
-    hold: () => [line(source, out), line('suspense', into)],
-    settle: () => [line('suspense', out), line('payout-clearing', into)],
-    release: () => [line('suspense', out), line(source, into)],
+    hold: () => [line(source, out), line(ACCOUNTS.suspense.name, into)],
+    settle: () => [line(ACCOUNTS.suspense.name, out), line(ACCOUNTS.payoutClearing.name, into)],
+    release: () => [line(ACCOUNTS.suspense.name, out), line(source, into)],
   };
   return {
     type: 'ledger.post.v1',
