@@ -34,7 +34,7 @@ export const directionSchema = z.enum(['DR', 'CR']);
 export type Direction = z.infer<typeof directionSchema>;
 
 /**
- * Account names of api-decisions section 7. Wallet accounts are `wallet:<ownerId>` and are
+ * Account names of docs/decisions/money-movements.md. Wallet accounts are `wallet:<ownerId>` and are
  * identified by their walletId; every other account by (tenant, environment, currency, name).
  */
 export const ACCOUNT_NAME_PATTERN =

@@ -1,6 +1,6 @@
 import type { Direction } from '@wallet/contracts';
 
-/** The system accounts every tenant has per currency and environment (api-decisions section 7). */
+/** The system accounts every tenant has per currency and environment (docs/decisions/money-movements.md). */
 export function systemAccountNames(currencyCode: string): string[] {
   return [
     'suspense',

@@ -41,7 +41,7 @@ export function floatAccountOf(destination: PayoutDestination): string {
 }
 
 /**
- * The entries of api-decisions section 7:
+ * The entries of docs/decisions/money-movements.md:
  * - payout_hold: DR wallet amount + fee; CR suspense amount + fee;
  * - payout_settle: DR suspense amount + fee; CR payout-clearing amount; CR revenue:fees fee and,
  *   with a commission, DR revenue:fees commission, CR platform-commission commission;
