@@ -245,7 +245,7 @@ async function main(): Promise<void> {
     say(`    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
     const caughtUp = await waitUntilCaughtUp(world);
     say(`  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`);
-    // A history written in bulk is what an import or an upgrade leaves: a platform full run first (README), so the
+    // A history written in bulk is what an import or an upgrade leaves: a platform full run first (docs/reconciliation.md), so the
     // ledger's checkpoints stand at the history's end as the scheduled runs would have left them.
     const platform = world.platform;
     say(`  platform full run over the history: ${await orMissing(() => fullRun(platform, '/v1/system/reconciliation/runs'))}`);

@@ -5,9 +5,10 @@ import { type FuzzOperation, type FuzzRequest, type FuzzWorld, idShapeOf, type J
 
 /**
  * What every answer must satisfy, and why a request must be refused: the contract's own
- * schemas, plus the rules of api-decisions the schemas do not carry yet (amounts at their
- * currency's scale and within the tenant's maximum, no NUL in text, only UTF-8 JSON, nonces of
- * 128 bits, cursors the service issued, ids of the caller's own tenant and environment).
+ * schemas, plus the rules of the decision records (docs/decisions/) the schemas do not carry
+ * yet (amounts at their currency's scale and within the tenant's maximum, no NUL in text, only
+ * UTF-8 JSON, nonces of 128 bits, cursors the service issued, ids of the caller's own tenant and
+ * environment).
  */
 
 // ---- why the contract refuses a request ---------------------------------------------------------
@@ -34,7 +35,7 @@ export type RefusalReason =
   | 'depositedBy-not-member'
   | 'idempotency-key-missing';
 
-/** api-decisions section 3: at least 128 bits, `[A-Za-z0-9._~-]`, 22 to 128 characters. */
+/** docs/decisions/signing.md: at least 128 bits, `[A-Za-z0-9._~-]`, 22 to 128 characters. */
 const NONCE_RULE = /^[A-Za-z0-9._~-]{22,128}$/;
 const DECIMAL_TEXT = /^(0|[1-9]\d*)(\.\d+)?$/;
 /** Integer digits no amount field may exceed, whatever limit contracts settle on (the issue suggests 18). */

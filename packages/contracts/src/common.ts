@@ -5,7 +5,7 @@ export type Environment = z.infer<typeof environmentSchema>;
 
 export const timestampSchema = z.iso.datetime({ precision: 3 });
 
-/** Correlation ids a client may send (api-decisions section 1). */
+/** Correlation ids a client may send (docs/decisions/wire-conventions.md). */
 /** What a client's X-Correlation-Id may be; anything else is replaced by a generated one. */
 export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const correlationIdSchema = z.string().regex(CORRELATION_ID_PATTERN);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every error code of the public API, with its HTTP status (api-decisions section 2). */
+/** Every error code of the public API, with its HTTP status (docs/decisions/error-codes.md). */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_AMOUNT: 400,

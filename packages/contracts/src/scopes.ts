@@ -2,7 +2,7 @@ import type { Scope } from './http/api-keys';
 import type { OrgRole } from './http/identity';
 
 /**
- * Scope rules of api-decisions section 3. A pure function of the granted list, so the same
+ * Scope rules (docs/decisions/scopes.md). A pure function of the granted list, so the same
  * answer holds for keys, sessions and (later) the escalation check when keys are edited.
  */
 
@@ -63,7 +63,7 @@ export function coversScopes(grantedScopes: readonly string[], requestedScopes: 
   return requestedScopes.every((scope) => hasScope(grantedScopes, scope));
 }
 
-/** Team roles as scopes (api-decisions section 3). */
+/** Team roles as scopes (docs/decisions/scopes.md). */
 export const ROLE_SCOPES = {
   'org-admin': ['tenant:manage'],
   operator: ['wallets:read', 'wallets:create', 'wallets:manage', 'transfers:create', 'wallet:deposit', 'deposits:verify', 'payouts:create', 'payouts:read', 'treasury:read', 'treasury:write', 'ledger:read'],

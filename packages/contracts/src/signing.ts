@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Headers of the v1 signed-request scheme (service-spec, Authentication 7). */
+/** Headers of the v1 signed-request scheme (docs/decisions/signing.md). */
 export const SIGNING_HEADERS = {
   keyId: 'x-service-key-id',
   timestamp: 'x-service-timestamp',
@@ -129,7 +129,7 @@ export function momoWebhookSignedText(fields: MomoWebhookSignedFields): string {
   return ['momo-v1', fields.transactionId, fields.walletId, fields.amountText, fields.currencyCode, fields.phoneNumber, fields.timestamp].join('\n');
 }
 
-/** base64url (no padding) of HMAC-SHA256(webhook secret, signed text) (api-decisions section 8). */
+/** base64url (no padding) of HMAC-SHA256(webhook secret, signed text) (docs/decisions/momo-webhook.md). */
 export function momoWebhookSignature(webhookSecret: string, fields: MomoWebhookSignedFields): string {
   return base64url(createHmac('sha256', Buffer.from(webhookSecret, 'utf8')).update(momoWebhookSignedText(fields), 'utf8').digest());
 }

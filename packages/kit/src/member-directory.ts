@@ -45,7 +45,7 @@ function unavailable(): AppError {
 }
 
 /**
- * Maker-checker's rule for who may act (api-decisions section 4): an active member of the tenant
+ * Maker-checker's rule for who may act (docs/decisions/maker-checker.md): an active member of the tenant
  * whose role grants `scope`; anyone else is 403 ACTOR_NOT_PERMITTED.
  */
 export async function requirePermittedMember(members: Pick<MemberDirectory, 'memberOf'>, tenantId: string, memberId: string, scope: string): Promise<void> {

@@ -45,7 +45,7 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
   /**
    * What the service deletes once it is old enough: every table that is not a business record
-   * and not the books (README, "Retention"). Run every RETENTION_INTERVAL_MS in batches of
+   * and not the books (docs/retention.md). Run every RETENTION_INTERVAL_MS in batches of
    * RETENTION_BATCH_SIZE.
    */
   retention?: (config: ServiceConfig<Shape>) => RetentionRule[];

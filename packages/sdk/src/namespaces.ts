@@ -244,7 +244,7 @@ function feesNamespace(client: WalletClient) {
   };
 }
 
-/** Decisions section 9: all four checks run now (from the last run's checkpoints), full runs from zero in the background, and the platform's scheduled runs. */
+/** docs/decisions/reconciliation.md: all four checks run now (from the last run's checkpoints), full runs from zero in the background, and the platform's scheduled runs. */
 function reconciliationNamespace(client: WalletClient) {
   return {
     /** The caller's tenant and environment (scope analytics:read). */

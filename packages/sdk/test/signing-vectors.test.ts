@@ -18,7 +18,7 @@ interface Vector {
   expected: { contentSha256: string; canonicalRequest: string; signatureHeader: string };
 }
 
-// A copy of shared/spec/signing-vectors.json, so the test runs from any checkout.
+// The scheme's worked examples (docs/decisions/signing.md), kept beside the test so it runs from any checkout.
 const { vectors } = JSON.parse(readFileSync(path.join(__dirname, 'signing-vectors.json'), 'utf8')) as { vectors: Vector[] };
 
 let server: TestServer;

@@ -3,7 +3,7 @@ import type { Authenticator } from '../src/features/auth/principal';
 import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, read, startGateway, startUpstreamPeer, SYSTEM_KEY, type UpstreamPeer } from './support';
 
 /**
- * The scope table of api-decisions section 3, written out route by route and kept apart from
+ * The scope table of docs/decisions/scopes.md, written out route by route and kept apart from
  * the code under test: the gateway must agree with it for every route, every scope and every
  * role. A tenant route missing here fails the test, so no route ships without a decision.
  */

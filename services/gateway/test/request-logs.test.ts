@@ -130,7 +130,7 @@ afterAll(async () => {
 });
 
 describe('what is recorded', () => {
-  it('records a forwarded request with exactly the fields of api-decisions section 6', async () => {
+  it('records a forwarded request with exactly the fields of the request-log shape (docs/decisions/response-shapes.md)', async () => {
     const tenantId = newTenant();
     const key = secretKey(tenantId);
     const correlationId = correlation('ok');

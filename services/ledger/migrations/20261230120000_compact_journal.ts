@@ -24,7 +24,7 @@ import type { Knex } from 'knex';
  * - Check 3 reads each scope's new entries through that index (they are few, all after the
  *   scope's mark), so (reference_type, tenant, environment, seq) has no reader left.
  *
- * Measured with \`BENCH_STORAGE=1 npm run bench\` (README, Storage): the journal went from 1,254
+ * Measured with \`BENCH_STORAGE=1 npm run bench\` (docs/benchmarks.md, Storage): the journal went from 1,254
  * to the figure recorded there per two-line transfer.
  *
  * On an existing database the lines are copied once into the new shape (time and space

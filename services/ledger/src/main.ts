@@ -24,7 +24,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
         LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
         LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
-        /** How long a command's recorded result is kept (README, "Retention": what a command older than this gets). */
+        /** How long a command's recorded result is kept (docs/retention.md: what a command older than this gets). */
         LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
         /** A full reconciliation run checks ten times this many entries, then accounts, per batch (a share of it while postings arrive: BACKGROUND_BUSY_SHARE). */
         LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),

@@ -4,7 +4,7 @@ import { bandsOverlap, commissionOf, feeOf, type FeeRuleForMatch, type FeeRuleTe
 import { type PaymentsHarness, startPaymentsHarness, tenantToken } from './support';
 
 /**
- * The fee formula of api-decisions section 7 against a reference written here, apart from the
+ * The fee formula of docs/decisions/fees.md against a reference written here, apart from the
  * engine: fee = clamp(flatFee + amount x percentageFee / 100, minFee, maxFee), rounded half-up
  * to the currency's scale; commission = fee x bps / 10000, rounded half-up.
  */

@@ -13,7 +13,7 @@ import { type Caller, startTreasuryHarness, type TreasuryHarness } from './suppo
  * Real parts: the ledger and treasury, as in analytics.test.ts. Random money movements go to the
  * real ledger (some are refused for want of funds, as they would be); the analytics must then
  * equal what the tenant's journal and account balances add up to, computed straight from the
- * ledger's tables with the README's definitions.
+ * ledger's tables with the definitions of docs/analytics.md.
  */
 let harness: TreasuryHarness;
 let ledger: LedgerCommandClient;
@@ -107,7 +107,7 @@ interface JournalRow {
   amount: string;
 }
 
-/** The tenant's figures computed from the ledger's own tables, with the README's definitions. */
+/** The tenant's figures computed from the ledger's own tables, with the definitions of docs/analytics.md. */
 async function fromTheJournal(caller: Caller) {
   const rows = (await harness.ledgerDb('journal_entries as e')
     .join('journal_lines as l', 'l.entry_seq', 'e.seq')

@@ -17,7 +17,7 @@ import { type Caller, INTERNAL_SECRET, startTreasuryHarness, type TreasuryHarnes
 /**
  * Real parts: the ledger and treasury in-process on fresh databases and one fresh vhost. The
  * entries are posted to the real ledger as payments would post them (fee lines of
- * api-decisions section 7), and the analytics only ever learn of them from the ledger's
+ * docs/decisions/money-movements.md), and the analytics only ever learn of them from the ledger's
  * entries-posted events. No gateway runs, so the request-error section is unavailable here
  * (the gateway's own tests count request errors).
  */

@@ -3,7 +3,7 @@ import { environmentSchema, pageQuerySchema, pageSchema } from '../common';
 import { integerInputSchema } from '../json';
 import type { RouteContract } from '../route-contract';
 
-/** Every scope of api-decisions section 3; the last three are umbrellas. */
+/** Every scope (docs/decisions/scopes.md); the last three are umbrellas. */
 export const SCOPES = [
   'wallets:read',
   'wallets:create',

@@ -136,7 +136,7 @@ export const bankStatementImportSchema = z.object({
 });
 export type BankStatementImport = z.infer<typeof bankStatementImportSchema>;
 
-/** Statement imports may be CSV, and up to 10 MiB (api-decisions sections 2 and 5). */
+/** Statement imports may be CSV, and up to 10 MiB (docs/decisions/routes-and-bodies.md, docs/decisions/error-codes.md). */
 export const BANK_STATEMENT_BODY = { mediaTypes: ['text/csv'], limitBytes: 10 * 1024 * 1024 } as const;
 
 export const depositRoutes = {

@@ -4,7 +4,7 @@ import { amountInputSchema, integerInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
 
-/** What a fee rule charges for (api-decisions section 7). */
+/** What a fee rule charges for (docs/decisions/fees.md). */
 export const FEE_TRANSACTION_TYPES = ['deposit', 'transfer', 'payout', 'withdrawal'] as const;
 export const feeTransactionTypeSchema = z.enum(FEE_TRANSACTION_TYPES);
 export type FeeTransactionType = z.infer<typeof feeTransactionTypeSchema>;

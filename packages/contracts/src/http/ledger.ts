@@ -14,7 +14,7 @@ export const journalLineSchema = z.object({
   currencyCode: z.string(),
 });
 
-/** Journal entry of api-decisions section 6. */
+/** Journal entry (docs/decisions/response-shapes.md). */
 export const journalEntrySchema = z.object({
   id: z.string(),
   kind: journalKindSchema,
@@ -75,7 +75,7 @@ export const ledgerAccountQuerySchema = pageQuerySchema.extend({
     .optional(),
 });
 
-/** Wallet statement line of api-decisions section 6. */
+/** Wallet statement line (docs/decisions/response-shapes.md). */
 export const statementLineSchema = z.object({
   journalEntryId: z.string(),
   kind: journalKindSchema,

@@ -6,7 +6,7 @@ import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '
 import type { RouteContract } from '../route-contract';
 
 /**
- * api-decisions section 4: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
+ * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
  * `rejected`. A case whose hold the ledger refused (funds, freeze) is `failed` at once, so it
  * never waits for a decision on money that was not held. A status is final only once the ledger
  * posted its step's entry: until then the case shows `awaitingLedger: true`.

@@ -4,7 +4,7 @@ import type { RouteContract } from '../route-contract';
 import { ledgerFullRunProgressSchema, reconciliationResultSchema, reconciliationRunStateSchema } from './ledger';
 
 /**
- * The checks of api-decisions section 9, in order: account balances against their lines,
+ * The checks of docs/decisions/reconciliation.md, in order: account balances against their lines,
  * balanced entries and totals, business records against their entries, bank evidence.
  */
 export const RECONCILIATION_CHECK_NAMES = ['balances', 'entries_balance', 'business_records', 'bank_evidence'] as const;

@@ -7,7 +7,7 @@ import type { RouteContract } from '../route-contract';
 export const requestAuthModeSchema = z.enum(['secret', 'hmac', 'session', 'system', 'none']);
 export type RequestAuthMode = z.infer<typeof requestAuthModeSchema>;
 
-/** One request as the gateway answered it (api-decisions section 6). */
+/** One request as the gateway answered it (docs/decisions/response-shapes.md). */
 export const requestLogSchema = z.object({
   id: z.string(),
   correlationId: z.string(),

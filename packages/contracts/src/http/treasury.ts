@@ -5,7 +5,7 @@ import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANS
 import type { RouteContract } from '../route-contract';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 
-/** api-decisions section 5: the rails a tenant funds its float over. */
+/** The rails a tenant funds its float over (docs/decisions/routes-and-bodies.md). */
 export const FLOAT_RAILS = ['momo', 'bank', 'cash'] as const;
 export const floatRailSchema = z.enum(FLOAT_RAILS);
 export type FloatRail = z.infer<typeof floatRailSchema>;
@@ -57,7 +57,7 @@ export const floatDepositQuerySchema = pageQuerySchema.extend({
 export type FloatDepositQuery = z.infer<typeof floatDepositQuerySchema>;
 
 /**
- * api-decisions section 6: one row per currency the tenant has operating accounts in. Signed
+ * docs/decisions/response-shapes.md: one row per currency the tenant has operating accounts in. Signed
  * decimal strings at the currency's scale, each in its account's normal direction.
  */
 export const treasuryBalanceSchema = z.object({
@@ -72,7 +72,7 @@ export type TreasuryBalance = z.infer<typeof treasuryBalanceSchema>;
 export const treasuryBalancesSchema = z.object({ data: z.array(treasuryBalanceSchema) });
 export type TreasuryBalances = z.infer<typeof treasuryBalancesSchema>;
 
-/** api-decisions section 5: what a tenant withdraws from, its fee revenue or its operating float. */
+/** What a tenant withdraws from, its fee revenue or its operating float (docs/decisions/routes-and-bodies.md). */
 export const WITHDRAWAL_SOURCES = ['tenant_fees', 'operating_float'] as const;
 export const withdrawalSourceSchema = z.enum(WITHDRAWAL_SOURCES);
 export type WithdrawalSource = z.infer<typeof withdrawalSourceSchema>;
@@ -90,7 +90,7 @@ export const withdrawalDestinationSchema = z.union([momoDestinationSchema, bankD
 export type WithdrawalDestination = z.infer<typeof withdrawalDestinationSchema>;
 
 /**
- * api-decisions section 4: `pending` -> `approved` | `rejected`. Approval settles the amount into
+ * docs/decisions/maker-checker.md: `pending` -> `approved` | `rejected`. Approval settles the amount into
  * payout clearing, where delivery to the destination takes it over; no rail delivers
  * withdrawals yet, so `approved` is where a case ends here. A case whose hold the ledger refused
  * (the source does not hold the amount) is `failed` at once. A status is final only once the

@@ -35,8 +35,8 @@ export const directionSchema = z.enum(['DR', 'CR']);
 export type Direction = z.infer<typeof directionSchema>;
 
 /**
- * Account names of the chart of accounts. Wallet accounts are identified by their walletId;
- * every other account by (tenant, environment, currency, name).
+ * Account names of the chart of accounts (docs/chart-of-accounts.md). Wallet accounts are identified
+ * by their walletId; every other account by (tenant, environment, currency, name).
  */
 export const accountNameSchema = z.string().regex(ACCOUNT_NAME_PATTERN, 'is not a ledger account name');
 

@@ -40,7 +40,7 @@ export const TOPOLOGY = {
 
 /**
  * Every dead-letter queue of the platform, which the operators' dead-letter tooling reads
- * (README, "Dead letters"). Payments' and treasury's own queues are declared in their topology
+ * (docs/operations.md, "Dead letters"). Payments' and treasury's own queues are declared in their topology
  * files; test/e2e/dead-letters.test.ts checks that this list names each of them.
  */
 export const DEAD_LETTER_QUEUES = [

@@ -4,7 +4,7 @@ import { canonicalAmount } from './amounts';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
-// ---- Check 3 of api-decisions section 9, run by each service over its own records ----
+// ---- Check 3 of reconciliation (docs/decisions/reconciliation.md), run by each service over its own records ----
 
 export type Mismatch = Record<string, unknown>;
 

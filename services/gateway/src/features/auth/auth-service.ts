@@ -21,7 +21,7 @@ export interface AuthService {
   authorize(route: RouteContract, call: IncomingCall): Promise<Principal>;
 }
 
-/** Body fields that name who acts (api-decisions section 3, actor binding). */
+/** Body fields that name who acts (docs/decisions/authentication.md, actor binding). */
 const BODY_ACTOR_FIELDS = ['actorId', 'requestedBy'] as const;
 
 function bodyObject(rawBody: Buffer): Record<string, unknown> | null {

@@ -55,7 +55,7 @@ function tenantPrincipal(grant: CredentialGrant, authMode: AuthMode, call: Incom
   };
 }
 
-/** `X-Service-Key-Id` present means a signed request (api-decisions section 3, "Which scheme"). */
+/** `X-Service-Key-Id` present means a signed request (docs/decisions/authentication.md, "Which scheme"). */
 export function signedRequestAuthenticator(resolve: SignedRequestResolver = knowsNoCredentials): Authenticator {
   return async (call) => {
     const keyId = call.header(SIGNING_HEADERS.keyId);
@@ -107,7 +107,7 @@ export function sessionAuthenticator(resolve: SessionResolver = knowsNoCredentia
   };
 }
 
-/** Tenant routes, in the precedence api-decisions section 3 gives: signed, then secret key, then session. */
+/** Tenant routes, in the precedence of docs/decisions/authentication.md: signed, then secret key, then session. */
 export function tenantAuthenticators(resolvers: CredentialResolvers = {}): Authenticator[] {
   return [signedRequestAuthenticator(resolvers.signedRequest), secretKeyAuthenticator(resolvers.secretKey), sessionAuthenticator(resolvers.session)];
 }

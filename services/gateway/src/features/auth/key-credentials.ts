@@ -65,7 +65,7 @@ export function secretKeyResolver(options: KeyCredentialOptions): SecretKeyResol
 }
 
 /**
- * Signed requests, in the order of api-decisions section 3: key, timestamp, content hash,
+ * Signed requests, in the order of docs/decisions/signing.md: key, timestamp, content hash,
  * signature, nonce (the authenticator already refused a missing header). The key's
  * restrictions come last: they authorize a caller the signature already authenticated.
  */

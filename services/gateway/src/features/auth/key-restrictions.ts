@@ -31,7 +31,7 @@ export function isAddressAllowed(cidrs: readonly string[], remoteAddress: string
 }
 
 /**
- * What a key restricts beyond its credential (api-decisions section 3): the source address
+ * What a key restricts beyond its credential (docs/decisions/authentication.md): the source address
  * (`403 IP_NOT_ALLOWED`) and the actor headers (`403 ACTOR_HEADERS_REQUIRED`). No list, or an
  * empty one, restricts no address.
  */

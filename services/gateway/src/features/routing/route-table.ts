@@ -78,7 +78,7 @@ export function compileRouteTable(routes: readonly RouteContract[]): RouteTable 
   };
 }
 
-/** The admin listener serves only the system surface's paths (api-decisions section 1). */
+/** The admin listener serves only the system surface's paths (docs/decisions/wire-conventions.md). */
 export function isAdminPath(path: string): boolean {
   return path === '/v1/tenants' || path.startsWith('/v1/tenants/') || path.startsWith('/v1/system/');
 }

@@ -22,7 +22,7 @@ function formatAmounts(row: Mismatch): Mismatch {
   return formatted;
 }
 
-/** The ledger's answer: checks 1 and 2 of api-decisions section 9 under its own names, and what they covered. */
+/** The ledger's answer: checks 1 and 2 of docs/decisions/reconciliation.md under its own names, and what they covered. */
 export function ledgerResult(found: LedgerChecks, coverage: ReconciliationCoverage, checkedAt: Date): ReconciliationResult {
   const checks = [
     { name: 'account_balances_match_lines', mismatches: found.balances },

@@ -30,7 +30,7 @@ export function depositCommandId(depositId: string): string {
 }
 
 /**
- * `momo_deposit` / `bank_deposit` (api-decisions section 7): DR the float `amount`; CR the wallet
+ * `momo_deposit` / `bank_deposit` (docs/decisions/money-movements.md): DR the float `amount`; CR the wallet
  * amount - fee; CR revenue:fees fee; DR revenue:fees / CR platform-commission the commission.
  * Zero lines are left out.
  */

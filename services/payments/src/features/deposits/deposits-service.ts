@@ -51,7 +51,7 @@ import {
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/bank-statements-store';
 
-/** How far a webhook's timestamp may be from the server's clock, either side (api-decisions section 8). */
+/** How far a webhook's timestamp may be from the server's clock, either side (docs/decisions/momo-webhook.md). */
 export const WEBHOOK_TIMESTAMP_WINDOW_MS = 300_000;
 
 export interface DepositsDeps {
@@ -199,7 +199,7 @@ export class DepositsService {
     return new AppError('PROVIDER_NOT_FOUND', providerCode === undefined ? 'The tenant has no mobile money provider' : `No mobile money provider "${providerCode}"`);
   }
 
-  /** Tenant limits and the wallet's currency, in the order api-decisions section 8 lists them. */
+  /** Tenant limits and the wallet's currency, in the order docs/decisions/momo-webhook.md lists them. */
   private refusalOf(tenant: { allowedCurrencies: string[]; maxTransactionAmount: string }, wallet: DepositWallet, body: { amount: string; currencyCode: string }): AppError | null {
     const overLimit = transactionLimitError(body.amount, tenant.maxTransactionAmount);
     if (overLimit) return overLimit;

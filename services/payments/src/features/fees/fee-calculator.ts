@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { currencyScale, type FeeTransactionType } from '@wallet/contracts';
 
 /**
- * The fee engine of api-decisions section 7, without I/O: every value is a BigNumber, never a
+ * The fee engine of docs/decisions/fees.md, without I/O: every value is a BigNumber, never a
  * JS float, and every division is a decimal shift, so nothing is lost on the way.
  */
 

@@ -46,7 +46,7 @@ const { name: FEES } = ACCOUNTS.feeRevenue;
 const { name: COMMISSION } = ACCOUNTS.platformCommission;
 
 /**
- * The entries of api-decisions section 7:
+ * The entries of docs/decisions/money-movements.md:
  * - payout_hold: DR wallet amount + fee; CR suspense amount + fee;
  * - payout_settle: DR suspense amount + fee; CR payout-clearing amount; CR revenue:fees fee and,
  *   with a commission, DR revenue:fees commission, CR platform-commission commission;

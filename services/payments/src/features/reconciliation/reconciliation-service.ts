@@ -41,7 +41,7 @@ export interface RecordsFound {
 }
 
 /**
- * The four checks of api-decisions section 9 for one tenant's environment, or (scope null) for
+ * The four checks of docs/decisions/reconciliation.md for one tenant's environment, or (scope null) for
  * every tenant, each from where the last run left off: 1 and 2 are the ledger's own, asked over
  * HTTP (no answer is a 503, never a guessed "ok"); 3 is each service's over its own records
  * (payments' here, treasury's asked of treasury); 4 compares payments' deposits with the bank.

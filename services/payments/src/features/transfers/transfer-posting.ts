@@ -20,7 +20,7 @@ export interface TransferPosting {
 }
 
 /**
- * The `transfer` entry of api-decisions section 7: DR sender amount; DR sender fee; CR receiver
+ * The `transfer` entry of docs/decisions/money-movements.md: DR sender amount; DR sender fee; CR receiver
  * amount; CR revenue:fees fee; and, when there is a commission, DR revenue:fees commission and
  * CR platform-commission commission. Zero lines are left out (the ledger refuses zero amounts).
  */

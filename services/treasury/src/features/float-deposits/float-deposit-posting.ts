@@ -15,7 +15,7 @@ export interface FloatDepositPosting {
   correlationId?: string | undefined;
 }
 
-/** api-decisions section 7: DR `asset:pool:<cur>` amount; CR `asset:<rail>-clearing:<cur>` amount. */
+/** docs/decisions/money-movements.md: DR `asset:pool:<cur>` amount; CR `asset:<rail>-clearing:<cur>` amount. */
 export function floatDepositPostCommand(deposit: FloatDepositPosting): LedgerPostV1 {
   const currencyCode = deposit.currencyCode;
   return {

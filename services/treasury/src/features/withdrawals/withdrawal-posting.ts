@@ -16,7 +16,7 @@ export function stepOfCommand(commandId: string): WithdrawalStep | null {
   return STEPS.includes(step) ? (step as WithdrawalStep) : null;
 }
 
-/** The ledger account each source names (api-decisions section 7). */
+/** The ledger account each source names (docs/decisions/money-movements.md). */
 export function sourceAccountOf(source: WithdrawalSource, currencyCode: string): string {
   return source === 'tenant_fees' ? ACCOUNTS.feeRevenue.name : ACCOUNTS.pool.nameFor(currencyCode);
 }
@@ -34,7 +34,7 @@ export interface WithdrawalPosting {
 const KIND: Record<WithdrawalStep, LedgerPostV1['kind']> = { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' };
 
 /**
- * api-decisions section 7: withdrawal_hold moves the amount from the source to `suspense`,
+ * docs/decisions/money-movements.md: withdrawal_hold moves the amount from the source to `suspense`,
  * withdrawal_settle from `suspense` to `payout-clearing`, withdrawal_release from `suspense`
  * back to the source. "From" is the side that lowers the source's balance: fee revenue is
  * credit normal, so it is debited (DR revenue:fees, CR suspense, as payout_hold does to a

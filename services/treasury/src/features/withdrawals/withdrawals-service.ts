@@ -101,7 +101,7 @@ function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such withdrawal');
 }
 
-/** api-decisions section 4: a body actor must equal the actor the caller declared (header or session). */
+/** A body actor must equal the actor the caller declared, header or session (docs/decisions/maker-checker.md). */
 function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
   if (claims.actor && claims.actor.id !== bodyActorId) {
     throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
