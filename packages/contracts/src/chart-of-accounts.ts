@@ -2,7 +2,7 @@ import type { FloatRail } from './http/treasury';
 import type { Direction, JournalKind } from './messages/ledger-post.v1';
 
 /**
- * The chart of accounts (api-decisions section 7): every account a journal line may name, how
+ * The chart of accounts (docs/chart-of-accounts.md, docs/decisions/money-movements.md): every account a journal line may name, how
  * its name is built, its normal side and what may take it below zero. The ledger opens accounts
  * and guards balances by it and every poster names accounts through it, so an account's rules
  * live in one place.
