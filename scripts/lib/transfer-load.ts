@@ -97,7 +97,8 @@ function processLabel(system: MeasuredSystem, pid: number, parentPid: number, cm
   if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
   // Another system on the same machine (a paired run) is not ours.
   if (parentPid !== system.systemPid) return null;
-  const service = /dist\/(\w+)\.js/.exec(cmdline)?.[1];
+  // The last bundle on the command line: the first may be the tracing preload (dist/telemetry.js).
+  const service = /dist\/(\w+)\.js\s*$/.exec(cmdline.trim())?.[1];
   return service ?? null;
 }
 
