@@ -24,11 +24,10 @@ import {
   type InternalClaims,
   type Logger,
   type OutboxRelay,
-  postingMessage,
-  type Postings,
   transactionLimitError,
   type Tx,
 } from '@wallet/kit';
+import { postingMessage, type Postings } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositPostingCommand } from './deposit-posting';

@@ -1,5 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type StepOutcome, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import { type StepOutcome } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */

@@ -1,6 +1,6 @@
 import { type BusinessRecordsCheck, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
 import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
-import type { LedgerJournal } from '../ledger/ledger-journal';
+import type { LedgerReads } from '@wallet/money-commands';
 import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
 import type { TreasuryRecords } from './treasury-records';
 
@@ -16,7 +16,7 @@ const LEDGER_CHECK_NAMES: Record<string, ReconciliationCheckName> = {
 
 export interface ReconciliationServiceOptions {
   db: Db;
-  ledger: LedgerJournal;
+  ledger: LedgerReads;
   /** Check 3's questions to the ledger (entries by id, entries naming a record after a seq). */
   journal: JournalForRecords;
   /** Payments' own records: transfers, deposits, payout cases. */

@@ -1,5 +1,6 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type StepOutcome, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
+import { type StepOutcome } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 
