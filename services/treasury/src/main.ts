@@ -5,8 +5,8 @@ import { analyticsConfigShape, startAnalytics } from './features/analytics/analy
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
-import { floatDepositRecords } from './features/business-records/float-deposit-records';
-import { withdrawalRecords } from './features/business-records/withdrawal-records';
+import { floatDepositRecords } from './features/float-deposits/float-deposit-records';
+import { withdrawalRecords } from './features/withdrawals/withdrawal-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';

@@ -47,7 +47,7 @@ import {
   updateDeposit,
 } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
-import { claimMatchingLine } from '../bank-statements/bank-statements-store';
+import { claimMatchingLine } from '../bank-statements/statement-lines';
 
 /** How far a webhook's timestamp may be from the server's clock, either side (api-decisions section 8). */
 export const WEBHOOK_TIMESTAMP_WINDOW_MS = 300_000;

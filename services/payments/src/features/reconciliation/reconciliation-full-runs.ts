@@ -1,8 +1,7 @@
 import { type LedgerFullRun, newId, type RecordDigests, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
 import type { Db, Logger } from '@wallet/kit';
 import type { LedgerReads } from '@wallet/money-commands';
-import type { ReconciliationScope } from './reconciliation-store';
-import type { ReconciliationService } from './reconciliation-service';
+import type { ReconciliationScope, ReconciliationService } from './reconciliation-service';
 
 const ERROR_MESSAGE_MAX = 2000;
 /** How often the ledger's run is asked how far it is, and progress written. */

@@ -1,8 +1,15 @@
-import { type BusinessRecordsCheck, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
+import { type BusinessRecordsCheck, type Environment, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
 import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
 import type { LedgerReads } from '@wallet/money-commands';
-import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
+import { unmatchedStatementLines } from '../bank-statements/statement-lines';
+import { stalePendingSlips } from '../deposits/deposit-records';
 import type { TreasuryRecords } from './treasury-records';
+
+/** One tenant's environment; null where a scope is asked for means every tenant. */
+export interface ReconciliationScope {
+  tenantId: string;
+  environment: Environment;
+}
 
 /** Per check, as the ledger's checks: a report lists the first ones, enough to act on. */
 export const MISMATCHES_MAX = 100;

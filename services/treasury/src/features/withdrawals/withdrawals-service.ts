@@ -45,7 +45,6 @@ import {
   stepOutcomeOf,
   undecidableCaseError,
 } from '@wallet/money-commands';
-import type { TreasuryScope } from '../float-deposits/float-deposits-store';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
 import {
   type Decision,
@@ -61,6 +60,7 @@ import {
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredWithdrawal,
+  type TreasuryScope,
 } from './withdrawals-store';
 
 export interface WithdrawalsDeps extends LedgerWait {
