@@ -21,7 +21,7 @@ export interface IdentityKeysClientOptions {
   logger: Logger;
 }
 
-/** Credentials are the gateway's own concern towards its clients: the 503 names no service behind it. */
+/** Whatever went wrong between the gateway and identity, the client hears only that its credential cannot be checked now. */
 function credentialsUnavailable(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now');
 }

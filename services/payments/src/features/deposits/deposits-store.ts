@@ -303,7 +303,7 @@ export interface ReconciledDeposit {
   wallet: { id: string; tenantId: string; environment: Environment; ownerId: string; currencyCode: string };
 }
 
-interface DepositRow {
+interface ReconciledDepositRow {
   seq: string;
   id: string;
   tenant_id: string;
@@ -325,7 +325,7 @@ interface DepositRow {
   wallet_currency_code: string;
 }
 
-function toReconciledDeposit(row: DepositRow): ReconciledDeposit {
+function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
   return {
     seq: row.seq,
     id: row.id,
@@ -360,13 +360,13 @@ export async function depositsByIds(db: Db, scope: DepositScope | null, ids: rea
   if (ids.length === 0) return [];
   const query = depositsWithWallets(db).whereRaw('d.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
-  const rows: DepositRow[] = await query;
+  const rows: ReconciledDepositRow[] = await query;
   return rows.map(toReconciledDeposit);
 }
 
 /** A scope's deposits after a seq, in seq order, at most `limit`. */
 export async function depositsAfter(db: Db, scope: DepositScope, afterSeq: string, limit: number): Promise<ReconciledDeposit[]> {
-  const rows: DepositRow[] = await depositsWithWallets(db).where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment }).where('d.seq', '>', afterSeq).orderBy('d.seq').limit(limit);
+  const rows: ReconciledDepositRow[] = await depositsWithWallets(db).where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment }).where('d.seq', '>', afterSeq).orderBy('d.seq').limit(limit);
   return rows.map(toReconciledDeposit);
 }
 

@@ -457,7 +457,7 @@ export interface ReconciledPayoutCase {
   createdAt: Date;
 }
 
-interface PayoutCaseRow {
+interface ReconciledPayoutCaseRow {
   seq: string;
   id: string;
   tenant_id: string;
@@ -499,7 +499,7 @@ function payoutCasesWithWallets(db: Db) {
     );
 }
 
-function toReconciledPayoutCase(row: PayoutCaseRow): ReconciledPayoutCase {
+function toReconciledPayoutCase(row: ReconciledPayoutCaseRow): ReconciledPayoutCase {
   return {
     seq: row.seq,
     id: row.id,
@@ -525,6 +525,6 @@ export async function payoutCasesByIds(db: Db, scope: PayoutScope | null, ids: r
   if (ids.length === 0) return [];
   const query = payoutCasesWithWallets(db).whereRaw('p.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment });
-  const rows: PayoutCaseRow[] = await query;
+  const rows: ReconciledPayoutCaseRow[] = await query;
   return rows.map(toReconciledPayoutCase);
 }

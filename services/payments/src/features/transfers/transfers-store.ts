@@ -357,7 +357,7 @@ export interface ReconciledTransfer {
   to: TransferWallet;
 }
 
-interface TransferRow {
+interface ReconciledTransferRow {
   seq: string;
   id: string;
   tenant_id: string;
@@ -375,7 +375,7 @@ interface TransferRow {
   to_owner_id: string;
 }
 
-function toReconciledTransfer(row: TransferRow): ReconciledTransfer {
+function toReconciledTransfer(row: ReconciledTransferRow): ReconciledTransfer {
   return {
     seq: row.seq,
     id: row.id,
@@ -410,12 +410,12 @@ export async function transfersByIds(db: Db, scope: TransferScope | null, ids: r
   if (ids.length === 0) return [];
   const query = transfersWithWallets(db).whereRaw('t.id = ANY(?::text[])', [sqlArray(ids)]);
   if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
-  const rows: TransferRow[] = await query;
+  const rows: ReconciledTransferRow[] = await query;
   return rows.map(toReconciledTransfer);
 }
 
 /** A scope's transfers after a seq, in seq order, at most `limit`. */
 export async function transfersAfter(db: Db, scope: TransferScope, afterSeq: string, limit: number): Promise<ReconciledTransfer[]> {
-  const rows: TransferRow[] = await transfersWithWallets(db).where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment }).where('t.seq', '>', afterSeq).orderBy('t.seq').limit(limit);
+  const rows: ReconciledTransferRow[] = await transfersWithWallets(db).where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment }).where('t.seq', '>', afterSeq).orderBy('t.seq').limit(limit);
   return rows.map(toReconciledTransfer);
 }
