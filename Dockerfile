@@ -9,6 +9,7 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/kit/package.json packages/kit/
+COPY packages/money-commands/package.json packages/money-commands/
 COPY services/gateway/package.json services/gateway/
 COPY services/identity/package.json services/identity/
 COPY services/ledger/package.json services/ledger/

@@ -8,8 +8,9 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@wallet/kit/testing$': '<rootDir>/packages/kit/src/testing/index.ts',
-    // Resolves even before `npm install` has linked the new workspace into node_modules.
+    // Resolve even before `npm install` has linked the new workspaces into node_modules.
     '^@wallet/sdk$': '<rootDir>/packages/sdk/src/index.ts',
+    '^@wallet/money-commands$': '<rootDir>/packages/money-commands/src/index.ts',
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

@@ -1,7 +1,7 @@
 /**
  * `npm run build`: each service as one JavaScript file, dist/<service>.js with its source map.
- * The workspace packages (contracts, kit) are bundled in; npm dependencies stay require()s of
- * node_modules. `npm start` builds first and runs these files, and so does the Docker image.
+ * The workspace packages (contracts, kit, money-commands) are bundled in; npm dependencies stay
+ * require()s of node_modules. `npm start` builds first and runs these files, and so does the Docker image.
  *
  * Why not run the TypeScript directly (tsx): its per-module output reads every imported
  * binding through a getter and wraps every named function and closure in a call that sets its

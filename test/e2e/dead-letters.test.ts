@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { DEAD_LETTER_QUEUES, type DeadLetterSummary, TOPOLOGY } from '@wallet/contracts';
-import { createDb, type Db, LedgerCommandClient } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { runOps } from '../../scripts/lib/ops-commands';

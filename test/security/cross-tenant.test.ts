@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { reconciliationResultSchema, ROUTES, type RouteContract, systemAnalyticsSchema, tenantAnalyticsSchema } from '@wallet/contracts';
-import { LedgerCommandClient } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';

@@ -23,6 +23,10 @@ export interface InternalCall {
   /** Who the caller speaks as: a tenant's environment with scopes, or the platform (`system`). */
   claims: { surface: 'tenant' | 'system'; tenantId: string | null; environment: Environment | null; scopes: string[] };
   body?: unknown;
+  /** The id the peer logs the call under; by default the current request's correlation id. */
+  correlationId?: string;
+  /** A 5xx is returned as an answer instead of a 503: for a caller that carries on without the peer. */
+  returnServerErrors?: boolean;
 }
 
 export interface InternalAnswer {
@@ -37,7 +41,7 @@ export const SYSTEM_CALL_CLAIMS: InternalCall['claims'] = { surface: 'system', t
  * No answer, or a 5xx, is a 503 for the caller naming the peer: nothing is ever guessed.
  */
 export async function callInternal(peer: InternalPeer, call: InternalCall): Promise<InternalAnswer> {
-  const correlationId = currentContext()?.correlationId ?? randomUUID();
+  const correlationId = call.correlationId ?? currentContext()?.correlationId ?? randomUUID();
   const token = signInternalToken(peer.internalTokenSecret, { ...call.claims, keyId: null, actor: null });
   try {
     const response = await fetch(`${peer.baseUrl.replace(/\/+$/, '')}${call.pathWithQuery}`, {
@@ -47,7 +51,7 @@ export async function callInternal(peer: InternalPeer, call: InternalCall): Prom
       signal: AbortSignal.timeout(peer.timeoutMs),
     });
     const text = await response.text();
-    if (response.status >= 500) {
+    if (response.status >= 500 && !call.returnServerErrors) {
       peer.logger.warn({ status: response.status, path: call.pathWithQuery, peer: peer.name }, 'internal call failed');
       throw peerUnavailable(peer);
     }

@@ -5,7 +5,6 @@ import { type Db, prepared, type SqlStatement, type Tx } from './db';
 import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
-import { coalesceLedgerCommands, type OutgoingMessage } from './postings/posting-message';
 import { contextFrom, failSpan, type Span, SpanKind, startSpan, traceHeaders } from './tracing';
 
 export const OUTBOX_TABLE = 'outbox';
@@ -37,6 +36,31 @@ export interface OutboxMessage {
   replyTo?: string;
   /** AMQP `correlationId` property: how the answer on `replyTo` is matched to its request. */
   correlationId?: string;
+}
+
+/** A message on its way to the broker: what the outbox publishes, its body still text. */
+export interface OutgoingMessage {
+  exchange: string;
+  routingKey: string;
+  text: string;
+  options: Options.Publish;
+}
+
+/**
+ * What a service makes of each batch the relay is about to publish, its publish spans started:
+ * the services that send ledger commands put several in one message.
+ */
+export type PrepareOutgoingBatch = (messages: OutgoingMessage[]) => OutgoingMessage[];
+
+export interface OutboxRelayOptions {
+  db: Db;
+  broker: Broker;
+  logger: Logger;
+  batchSizeMax?: number;
+  idleDelayMs?: number;
+  deleteLingerMs?: number;
+  /** By default a batch goes out as it is. */
+  prepareBatch?: PrepareOutgoingBatch;
 }
 
 /**
@@ -171,7 +195,10 @@ export class OutboxRelay {
   /** Hand-overs whose publish or delete has not finished: `stop()` waits for them. */
   private readonly handOversInFlight = new Set<Promise<void>>();
 
-  constructor(private readonly options: { db: Db; broker: Broker; logger: Logger; batchSizeMax?: number; idleDelayMs?: number; deleteLingerMs?: number }) {
+  private readonly prepareBatch: PrepareOutgoingBatch;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.prepareBatch = options.prepareBatch ?? ((messages) => messages);
     this.batchSizeMax = options.batchSizeMax ?? 500;
     // Passes are the safety net: writers hand their messages over or wake the relay after their
     // commit, so a pass on its own finds only what a crashed instance or a failed publish left.
@@ -230,12 +257,12 @@ export class OutboxRelay {
     return messages.map(() => undefined);
   }
 
-  /** Confirmed once the broker has every message; ledger commands travel several to a message. */
+  /** Confirmed once the broker has every message, as `prepareBatch` made them. */
   private async publish(messages: OutgoingMessage[]): Promise<void> {
     const spans = publishSpans(messages);
     try {
       await this.options.broker.publishBatch(
-        coalesceLedgerCommands(spans.messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
+        this.prepareBatch(spans.messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
       );
     } catch (error) {
       for (const span of spans.started) failSpan(span, error);

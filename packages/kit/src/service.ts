@@ -9,7 +9,7 @@ import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './ht
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
 import { MeteredBroker, operationalMetricsConfigShape, registerIdempotencyGauge, registerOutboxGauges, registerQueueGauges, type ReportedQueue } from './operational-metrics';
-import { OutboxRelay } from './outbox';
+import { OutboxRelay, type PrepareOutgoingBatch } from './outbox';
 import { useIdempotencyTtlHours } from './idempotency';
 import { retentionConfigShape, type RetentionRule, startRetention } from './retention';
 import { startTableMaintenance } from './table-maintenance';
@@ -43,6 +43,8 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   /** It keeps idempotency keys: how many are in flight is on its /metrics. */
   idempotencyKeys?: boolean;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
+  /** What the outbox relay makes of each batch before publishing it (OutboxRelay's prepareBatch). */
+  prepareOutgoingBatch?: PrepareOutgoingBatch;
   /**
    * What the service deletes once it is old enough: every table that is not a business record
    * and not the books (docs/retention.md). Run every RETENTION_INTERVAL_MS in batches of
@@ -111,7 +113,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
     if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
     started.push(() => broker.close());
     await broker.start();
-    relay = new OutboxRelay({ db, broker, logger });
+    relay = new OutboxRelay({ db, broker, logger, prepareBatch: definition.prepareOutgoingBatch });
     started.push(() => relay.stop());
     relay.start();
     features = await definition.wire({ config, logger, db, broker, relay, metrics });

@@ -1,7 +1,8 @@
 import amqp from 'amqplib';
 import { z } from 'zod';
 import { ledgerResultBindingKeys, ledgerResultRoutingKey, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
-import { Broker, type Channel, consumeIdempotently, createDb, createInboxTable, createLogger, type Db, PostingFinishers, startLedgerEventsConsumer } from '@wallet/kit';
+import { Broker, type Channel, consumeIdempotently, createDb, createInboxTable, createLogger, type Db } from '@wallet/kit';
+import { PostingFinishers, startLedgerEventsConsumer } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, startTcpProxy, type TcpProxy, waitFor } from '@wallet/kit/testing';
 
 /**

@@ -1,9 +1,7 @@
 import net from 'node:net';
 import {
-  AwaitingLedger,
   Broker,
   claimIdempotencyKey,
-  createAwaitingLedgerTable,
   createDb,
   createIdempotencyInFlightIndex,
   createIdempotencyTable,
@@ -19,6 +17,7 @@ import {
   type ServiceMetrics,
   storeFinalResponse,
 } from '@wallet/kit';
+import { AwaitingLedger, createAwaitingLedgerTable } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 
 /** Real PostgreSQL and RabbitMQ (a fresh database and vhost); the registry is read as /metrics would serve it. */

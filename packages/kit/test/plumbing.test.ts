@@ -18,13 +18,12 @@ import {
   enqueueOutbox,
   loadConfig,
   OutboxRelay,
-  PostingFinishers,
   internalTokenSigner,
   internalTokenVerifier,
   signInternalToken,
-  startLedgerEventsConsumer,
   verifyInternalToken,
 } from '@wallet/kit';
+import { PostingFinishers, startLedgerEventsConsumer } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 
 const run = promisify(execFile);

@@ -6,7 +6,10 @@ import { WalletRequestValidationError, WalletResponseValidationError } from './e
 import { fillPathTemplate, type QueryValue, serializeQuery } from './paths';
 import { type ApiRoute, createsFinancialRecord, effectiveSchemas, type RouteInput, type RouteResult } from './routes';
 import { buildNamespaces, type Namespaces } from './namespaces';
+import type { CallArgs, RequestOptions, ResponseMeta } from './route-call';
 import { defaultNonce, type FetchLike, Transport } from './transport';
+
+export type { RequestOptions, ResponseMeta } from './route-call';
 
 export const SDK_VERSION = '0.1.0';
 
@@ -38,30 +41,6 @@ export interface WalletClientOptions {
   userAgent?: string;
 }
 
-export interface RequestOptions {
-  /** Reused by every retry of this call; generated when the route creates a financial record. */
-  idempotencyKey?: string;
-  /** Sent as X-Correlation-Id: 1-128 characters of `[A-Za-z0-9._:-]`. */
-  correlationId?: string;
-  /** Overrides the client's actor; `null` sends none. */
-  actor?: Actor | null;
-  timeoutMs?: number;
-  maxRetries?: number;
-  signal?: AbortSignal;
-  validateResponse?: boolean;
-  /** Sees the status, correlation id and headers of every 2xx answer, before its body is checked. */
-  onResponse?: (meta: ResponseMeta) => void;
-}
-
-export interface ResponseMeta {
-  status: number;
-  /** The X-Correlation-Id the server answered with: quote it when reporting a problem. */
-  correlationId: string | null;
-  idempotencyKey: string | null;
-  attempts: number;
-  headers: Headers;
-}
-
 export interface WalletResponse<Data> extends ResponseMeta {
   data: Data;
 }
@@ -82,10 +61,6 @@ export interface RawRequest {
   /** Default `application/json` whenever there is a body. */
   contentType?: string;
 }
-
-type CallArgs<Route extends ApiRoute> = object extends RouteInput<Route>
-  ? [input?: RouteInput<Route>, options?: RequestOptions]
-  : [input: RouteInput<Route>, options?: RequestOptions];
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

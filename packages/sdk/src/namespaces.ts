@@ -10,7 +10,7 @@ import {
   walletRoutes as W,
   withdrawalRoutes as WD,
 } from '@wallet/contracts';
-import type { RequestOptions, WalletClient } from './client';
+import type { RequestOptions, RouteCaller } from './route-call';
 import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
 
 /*
@@ -18,7 +18,7 @@ import { type RouteBody, type RouteQuery, SDK_ROUTES as R } from './routes';
  * works without binding.
  */
 
-function systemNamespace(client: WalletClient) {
+function systemNamespace(client: RouteCaller) {
   return {
     tenants: {
       create: (body: RouteBody<typeof R.createTenant>, options?: RequestOptions) => client.call(R.createTenant, { body }, options),
@@ -62,14 +62,14 @@ function systemNamespace(client: WalletClient) {
   };
 }
 
-function journalNamespace(client: WalletClient) {
+function journalNamespace(client: RouteCaller) {
   return {
     list: (query?: RouteQuery<typeof R.listJournal>, options?: RequestOptions) => client.call(R.listJournal, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(R.getJournalEntry, { params: { id } }, options),
   };
 }
 
-function ledgerNamespace(client: WalletClient) {
+function ledgerNamespace(client: RouteCaller) {
   return {
     accounts: (query?: RouteQuery<typeof R.listLedgerAccounts>, options?: RequestOptions) => client.call(R.listLedgerAccounts, { query }, options),
     /** A wallet account's statement, newest first, with the balance after each line. */
@@ -79,13 +79,13 @@ function ledgerNamespace(client: WalletClient) {
   };
 }
 
-function auditEventsNamespace(client: WalletClient) {
+function auditEventsNamespace(client: RouteCaller) {
   return {
     list: (query?: RouteQuery<typeof R.listAuditEvents>, options?: RequestOptions) => client.call(R.listAuditEvents, { query }, options),
   };
 }
 
-function apiKeysNamespace(client: WalletClient) {
+function apiKeysNamespace(client: RouteCaller) {
   return {
     list: (query?: RouteQuery<typeof R.listApiKeys>, options?: RequestOptions) => client.call(R.listApiKeys, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(R.getApiKey, { params: { id } }, options),
@@ -106,7 +106,7 @@ function apiKeysNamespace(client: WalletClient) {
   };
 }
 
-function teamNamespace(client: WalletClient) {
+function teamNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof R.createTeamMember>, options?: RequestOptions) => client.call(R.createTeamMember, { body }, options),
     list: (query?: RouteQuery<typeof R.listTeamMembers>, options?: RequestOptions) => client.call(R.listTeamMembers, { query }, options),
@@ -117,7 +117,7 @@ function teamNamespace(client: WalletClient) {
   };
 }
 
-function authNamespace(client: WalletClient) {
+function authNamespace(client: RouteCaller) {
   return {
     /** A dashboard session (public route): continue with `client.withAuth({ type: 'session', token })`. */
     login: (body: RouteBody<typeof R.login>, options?: RequestOptions) => client.call(R.login, { body }, options),
@@ -127,7 +127,7 @@ function authNamespace(client: WalletClient) {
   };
 }
 
-function momoProvidersNamespace(client: WalletClient) {
+function momoProvidersNamespace(client: RouteCaller) {
   return {
     /** Answers once with the provider's `webhookSecret`. */
     create: (body: RouteBody<typeof R.createMomoProvider>, options?: RequestOptions) => client.call(R.createMomoProvider, { body }, options),
@@ -139,14 +139,14 @@ function momoProvidersNamespace(client: WalletClient) {
   };
 }
 
-function requestLogsNamespace(client: WalletClient) {
+function requestLogsNamespace(client: RouteCaller) {
   return {
     list: (query?: RouteQuery<typeof R.listRequestLogs>, options?: RequestOptions) => client.call(R.listRequestLogs, { query }, options),
   };
 }
 
 /** Wallets: the contracts' own routes, typed exactly. Creation gets an Idempotency-Key per call (kept across retries). */
-function walletsNamespace(client: WalletClient) {
+function walletsNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof W.create>, options?: RequestOptions) => client.call(W.create, { body }, options),
     list: (query?: RouteQuery<typeof W.list>, options?: RequestOptions) => client.call(W.list, { query }, options),
@@ -160,7 +160,7 @@ function walletsNamespace(client: WalletClient) {
 }
 
 /** Transfers: creation gets an Idempotency-Key per call (kept across retries); 201 completed or 202 pending. */
-function transfersNamespace(client: WalletClient) {
+function transfersNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof T.create>, options?: RequestOptions) => client.call(T.create, { body }, options),
     list: (query?: RouteQuery<typeof T.list>, options?: RequestOptions) => client.call(T.list, { query }, options),
@@ -174,7 +174,7 @@ function transfersNamespace(client: WalletClient) {
  * A decision sent with an idempotencyKey is retried while the case's hold is still posting
  * (409 CASE_HOLD_IN_PROGRESS, after its Retry-After).
  */
-function payoutsNamespace(client: WalletClient) {
+function payoutsNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof PO.create>, options?: RequestOptions) => client.call(PO.create, { body }, options),
     list: (query?: RouteQuery<typeof PO.list>, options?: RequestOptions) => client.call(PO.list, { query }, options),
@@ -190,7 +190,7 @@ function payoutsNamespace(client: WalletClient) {
  * Idempotency-Key per call (kept across retries); a withdrawal's approve settles and reject
  * releases, both 409 once decided, and retried as a payout's decision is while its hold posts.
  */
-function treasuryNamespace(client: WalletClient) {
+function treasuryNamespace(client: RouteCaller) {
   return {
     balances: (options?: RequestOptions) => client.call(TR.balances, {}, options),
     floatDeposits: {
@@ -209,7 +209,7 @@ function treasuryNamespace(client: WalletClient) {
 }
 
 /** Deposits a tenant submits and verifies; mobile money deposits arrive from the provider's signed webhook. */
-function depositsNamespace(client: WalletClient) {
+function depositsNamespace(client: RouteCaller) {
   return {
     list: (query?: RouteQuery<typeof D.list>, options?: RequestOptions) => client.call(D.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(D.get, { params: { id } }, options),
@@ -221,7 +221,7 @@ function depositsNamespace(client: WalletClient) {
   };
 }
 
-function feesNamespace(client: WalletClient) {
+function feesNamespace(client: RouteCaller) {
   return {
     quote: (query: RouteQuery<typeof F.quote>, options?: RequestOptions) => client.call(F.quote, { query }, options),
     schedules: {
@@ -245,7 +245,7 @@ function feesNamespace(client: WalletClient) {
 }
 
 /** docs/decisions/reconciliation.md: all four checks run now (from the last run's checkpoints), full runs from zero in the background, and the platform's scheduled runs. */
-function reconciliationNamespace(client: WalletClient) {
+function reconciliationNamespace(client: RouteCaller) {
   return {
     /** The caller's tenant and environment (scope analytics:read). */
     run: (options?: RequestOptions) => client.call(RC.tenant, {}, options),
@@ -266,7 +266,7 @@ function reconciliationNamespace(client: WalletClient) {
 }
 
 /** Read models fed by the ledger's events: fee revenue, volume, liquidity, pending cases, request errors. */
-function analyticsNamespace(client: WalletClient) {
+function analyticsNamespace(client: RouteCaller) {
   return {
     /** The caller's tenant and environment (scope analytics:read); `from`/`to` cover whole UTC days. */
     get: (query?: RouteQuery<typeof AN.tenant>, options?: RequestOptions) => client.call(AN.tenant, { query }, options),
@@ -275,7 +275,7 @@ function analyticsNamespace(client: WalletClient) {
   };
 }
 
-export function buildNamespaces(client: WalletClient) {
+export function buildNamespaces(client: RouteCaller) {
   return {
     system: systemNamespace(client),
     journal: journalNamespace(client),

@@ -75,8 +75,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
         const organizations = new OrganizationsService({ db, tenants, mailer, dashboardUrl: config.DASHBOARD_URL, logger });
-        const team = new TeamService({ db });
         const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
+        // A deactivated member's sessions end with the deactivation: the team asks sessions, which depend on the team.
+        const team = new TeamService({ db, sessions });
         const apiKeys = new ApiKeysService({ db, relay, secrets });
         const momoProviders = new MomoProvidersService({ db, secrets });
         const deadLetters = new DeadLettersService({ db, queues: new DeadLetterQueues({ broker, queues: DEAD_LETTER_QUEUES }) });

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import amqp from 'amqplib';
 import { ledgerEntriesPostedV1Schema, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
-import { createDb, type Db, LedgerCommandClient } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, transferCommand } from './support';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import { type Environment, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
-import { createDb, type Db, type InternalClaims, LedgerCommandClient, signInternalToken } from '@wallet/kit';
+import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type RunningService, start } from '../src/main';
 

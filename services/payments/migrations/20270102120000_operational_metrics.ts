@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { AWAITING_LEDGER_TABLE, createAwaitingLedgerTable, createIdempotencyInFlightIndex } from '@wallet/kit';
+import { createIdempotencyInFlightIndex } from '@wallet/kit';
+import { AWAITING_LEDGER_TABLE, createAwaitingLedgerTable } from '@wallet/money-commands';
 
 /** Built concurrently, outside a transaction: idempotency keys keep being written while the index is built. */
 export const transaction = false;

@@ -1,4 +1,5 @@
-import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import { coalesceLedgerCommands, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -23,6 +24,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       topology: declarePaymentsTopology,
       queues: [PAYMENTS_TOPOLOGY.ledgerEvents, PAYMENTS_TOPOLOGY.identityEvents].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
       idempotencyKeys: true,
+      // Its ledger commands travel several to a message.
+      prepareOutgoingBatch: coalesceLedgerCommands,
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),

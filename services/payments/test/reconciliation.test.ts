@@ -10,7 +10,8 @@ import {
   transferSchema,
   walletSchema,
 } from '@wallet/contracts';
-import { createLogger, LedgerJournalClient, postingsDigest } from '@wallet/kit';
+import { createLogger, postingsDigest } from '@wallet/kit';
+import { LedgerReads } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import BigNumber from 'bignumber.js';
 import { depositSource, transferSource } from '../src/features/reconciliation/business-record-sources';
@@ -467,7 +468,7 @@ describe('checks from where the last run left off, and full runs from zero', () 
   it("compares records with their entries by a digest that is the ledger's own digest of those entries", async () => {
     const { tenant } = await busyTenant();
     const scope = { tenantId: tenant.tenantId, environment: 'live' as const };
-    const journal = new LedgerJournalClient({ baseUrl: harness.env.LEDGER_URL as string, internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string, timeoutMs: 5000, logger: createLogger({ service: 'test', level: 'silent' }) });
+    const journal = new LedgerReads({ baseUrl: harness.env.LEDGER_URL as string, internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string, timeoutMs: 5000, logger: createLogger({ service: 'test', level: 'silent' }) });
     const everything = await journal.digestsAfter('0', scope);
     for (const source of [transferSource, depositSource]) {
       const ids = (await harness.db(source.table).where({ tenant_id: tenant.tenantId }).select('id')).map((row: { id: string }) => row.id);

@@ -1,11 +1,12 @@
-import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, LedgerJournalClient, MemberDirectory, queueAndDeadLetters, runMain, type RunningService, startPostings, startService } from '@wallet/kit';
+import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import { coalesceLedgerCommands, LedgerReads, MemberDirectory, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
-import { floatDepositRecords } from './features/business-records/float-deposit-records';
-import { withdrawalRecords } from './features/business-records/withdrawal-records';
+import { floatDepositRecords } from './features/float-deposits/float-deposit-records';
+import { withdrawalRecords } from './features/withdrawals/withdrawal-records';
 import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';
@@ -23,6 +24,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       topology: declareTreasuryTopology,
       queues: [TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.analytics].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
       idempotencyKeys: true,
+      // Its ledger commands travel several to a message.
+      prepareOutgoingBatch: coalesceLedgerCommands,
       retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS)],
       wire: async ({ db, relay, ...parts }) => {
         const { config, logger } = parts;
@@ -36,7 +39,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
         const analytics = await startAnalytics({ db, relay, ...parts });
         // Check 3 of treasury's own records asks the ledger for their entries by id.
-        const journal = new LedgerJournalClient({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+        const journal = new LedgerReads({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
         await postings.start();
         return {
           routes: (app) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
 import { formatAmount, type JournalKind, type PostedEntry, type PostingLine, tenantAnalyticsSchema } from '@wallet/contracts';
-import { LedgerCommandClient } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import { accountClassOf } from '../src/features/analytics/analytics-projection';
 import { currenciesOf } from '../src/features/analytics/analytics-service';

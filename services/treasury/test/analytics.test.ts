@@ -9,7 +9,8 @@ import {
   tenantAnalyticsSchema,
   treasuryBalancesSchema,
 } from '@wallet/contracts';
-import { LedgerCommandClient, signInternalToken } from '@wallet/kit';
+import { signInternalToken } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import { TREASURY_TOPOLOGY } from '../src/topology';
 import { type Caller, INTERNAL_SECRET, startTreasuryHarness, type TreasuryHarness } from './support';

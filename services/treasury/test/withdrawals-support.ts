@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type AuditRecordV1, type LedgerPostV1, TOPOLOGY, withdrawalSchema, type Withdrawal } from '@wallet/contracts';
-import { LedgerCommandClient, signInternalToken } from '@wallet/kit';
+import { signInternalToken } from '@wallet/kit';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import amqp from 'amqplib';
 import BigNumber from 'bignumber.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ApiKeyPrincipal, apiKeyPrincipalSchema, type SessionPrincipal, sessionPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
-import { AppError, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import { AppError, callInternal, type InternalAnswer, type InternalPeer, type Logger } from '@wallet/kit';
 import { z } from 'zod';
 
 /** The answers identity gives about a credential it will not vouch for; passed on to the client as they are. */
@@ -21,33 +21,37 @@ export interface IdentityKeysClientOptions {
   logger: Logger;
 }
 
+/** Whatever went wrong between the gateway and identity, the client hears only that its credential cannot be checked now. */
+function credentialsUnavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now');
+}
+
 export function createIdentityKeysClient(options: IdentityKeysClientOptions): IdentityKeysClient {
+  const identity: InternalPeer = { name: 'identity', baseUrl: options.identityUrl, internalTokenSecret: options.internalTokenSecret, timeoutMs: options.timeoutMs, logger: options.logger };
+
   async function call<Schema extends z.ZodType>(method: 'GET' | 'POST', path: string, schema: Schema, body?: unknown): Promise<z.infer<Schema>> {
-    const correlationId = `gateway-auth-${randomUUID()}`;
-    const token = signInternalToken(options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null });
-    let response: Response;
-    let payload: unknown;
+    let answer: InternalAnswer;
     try {
-      response = await fetch(new URL(path, options.identityUrl), {
+      answer = await callInternal(identity, {
         method,
-        headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs),
+        pathWithQuery: path,
+        claims: { surface: 'system', tenantId: null, environment: null, scopes: ['*'] },
+        // A lookup may serve many requests at once (and its answer is cached), so it is no one request's step.
+        correlationId: `gateway-auth-${randomUUID()}`,
+        ...(body === undefined ? {} : { body }),
       });
-      payload = await response.json();
-    } catch (error) {
-      options.logger.warn({ err: error, path }, 'identity key lookup failed');
-      throw new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now');
+    } catch {
+      throw credentialsUnavailable();
     }
-    if (response.status === 401) {
-      const refusal = refusalSchema.safeParse(payload);
+    if (answer.status === 401) {
+      const refusal = refusalSchema.safeParse(answer.body);
       if (refusal.success) throw new AppError(refusal.data.error.code, refusal.data.error.message ?? 'The API key is not valid');
     }
-    const parsed = response.ok ? schema.safeParse(payload) : null;
+    const parsed = answer.status >= 200 && answer.status < 300 ? schema.safeParse(answer.body) : null;
     if (!parsed?.success) {
-      // Anything but the contract (a 5xx, a refused internal token) is our failure, not the client's key.
-      options.logger.warn({ status: response.status, path }, 'identity key lookup answered outside the contract');
-      throw new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now');
+      // Anything but the contract (a refused internal token, a body of another shape) is our failure, not the client's key.
+      options.logger.warn({ status: answer.status, path }, 'identity key lookup answered outside the contract');
+      throw credentialsUnavailable();
     }
     return parsed.data as z.infer<Schema>;
   }

@@ -13,9 +13,9 @@ import {
   type UpdateApiKeyBody,
 } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
-import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
+import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import type { SecretBox } from '../secrets/secret-box';
-import { findTenant } from '../tenants/tenants-store';
+import { findTenant } from '../tenants/tenant-lookup';
 import { apiKeyChangedMessage } from './api-key-events';
 import {
   DEFAULT_RESTRICTIONS,

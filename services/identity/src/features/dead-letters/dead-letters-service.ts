@@ -1,6 +1,6 @@
 import type { DeadLetter, DeadLetterAction, DeadLetterList, DeadLetterListQuery, DeadLettersReplayed, DeadLetterSummary, ReplayDeadLettersBody } from '@wallet/contracts';
 import { AppError, type Db, type DeadLetterQueues, type InternalClaims } from '@wallet/kit';
-import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
+import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 
 type DeadLetterAuditAction = 'dead_letter.replayed' | 'dead_letter.discarded';
 

@@ -9,7 +9,7 @@ import {
   type RotateMomoProviderSecretBody,
 } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
-import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
+import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import type { SecretBox } from '../secrets/secret-box';
 import { newWebhookSecret, webhookSecretContext } from './momo-provider-secrets';
 import { endSecrets, findProvider, insertProvider, insertSecret, listProviders, type StoredProvider, verifyingSecretsOfTenant } from './momo-providers-store';

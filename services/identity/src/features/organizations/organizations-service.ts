@@ -1,11 +1,11 @@
 import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant, type UpdateOrganizationBody } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
-import { auditActorFields, recordAuditEvents } from '../audit/audit-store';
+import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import { type InviteMailer } from '../team/invite-mailer';
 import { type InviteToken, newInviteToken } from '../team/invite-tokens';
-import { firstAdminsOf, type InvitedMember, insertInvitedMember, markInviteSent } from '../team/team-store';
+import { firstAdminsOf, type InvitedMember, insertInvitedMember, markInviteSent } from '../team/team-members';
 import { type TenantChange, type TenantsService, withoutSeq } from '../tenants/tenants-service';
-import { findTenant, listTenants } from '../tenants/tenants-store';
+import { findTenant, listTenants } from '../tenants/tenant-lookup';
 
 export interface OrganizationsDeps {
   db: Db;

@@ -1,11 +1,11 @@
 import { type AcceptInviteBody, type Environment, type LoginBody, type Session, type SessionPrincipal, scopesOfRole, type TeamMember } from '@wallet/contracts';
 import { AppError, type Db, type Tx } from '@wallet/kit';
-import { recordAuditEvents } from '../audit/audit-store';
+import { recordAuditEvents } from '../audit/audit-trail';
 import { hashInviteToken } from '../team/invite-tokens';
 import { hashPassword, primeDummyHash, verifyAgainstNothing, verifyPassword } from '../team/passwords';
-import { acceptInvite, findLoginCandidates, findOpenInvite } from '../team/team-store';
+import { acceptInvite, findLoginCandidates, findOpenInvite } from '../team/team-members';
 import { hashSessionToken, looksLikeSessionToken, newSessionId, newSessionToken } from './session-tokens';
-import { findLiveSession, insertSession, revokeSessionByToken } from './sessions-store';
+import { findLiveSession, insertSession, revokeMemberSessions, revokeSessionByToken } from './sessions-store';
 
 export interface SessionsDeps {
   db: Db;
@@ -92,6 +92,11 @@ export class SessionsService {
       scopes: scopesOfRole(session.orgRole),
       expiresAt: session.expiresAt.toISOString(),
     };
+  }
+
+  /** Revokes every open session of the member, in the caller's transaction; returns how many there were. */
+  revokeAllOf(tx: Tx, memberId: string): Promise<number> {
+    return revokeMemberSessions(tx, memberId);
   }
 
   /** The invited member sets its password and is logged in (live); the token works once. */

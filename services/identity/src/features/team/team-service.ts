@@ -10,9 +10,8 @@ import {
   type TeamMemberQuery,
   type UpdateTeamMemberBody,
 } from '@wallet/contracts';
-import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims } from '@wallet/kit';
-import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-store';
-import { revokeMemberSessions } from '../sessions/sessions-store';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
+import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-trail';
 import { hashPassword } from './passwords';
 import { countOtherActiveAdmins, findMember, insertMember, listMembers, lockMember, lockTenantAdmins, updateMember } from './team-store';
 
@@ -32,9 +31,15 @@ function requireCoversRole(claims: InternalClaims, role: OrgRole, doing: string)
   }
 }
 
+/** The sessions of members, which a deactivation ends in its own transaction. */
+export interface MemberSessions {
+  /** Revokes every open session of the member; returns how many there were. */
+  revokeAllOf(tx: Tx, memberId: string): Promise<number>;
+}
+
 /** The team of a tenant: shared by its test and live environments. */
 export class TeamService {
-  constructor(private readonly deps: { db: Db }) {}
+  constructor(private readonly deps: { db: Db; sessions: MemberSessions }) {}
 
   async create(claims: InternalClaims, tenantId: string, body: CreateTeamMemberBody): Promise<TeamMember> {
     requireCoversRole(claims, body.orgRole, `add a member as ${body.orgRole}`);
@@ -108,7 +113,7 @@ export class TeamService {
       const events: NewAuditEvent[] = [];
       if (roleChanges) events.push(event('team_member.role_changed', { before: { orgRole: current.orgRole }, after: { orgRole: updated.orgRole } }));
       if (deactivates) {
-        const revokedSessions = await revokeMemberSessions(tx, current.id);
+        const revokedSessions = await this.deps.sessions.revokeAllOf(tx, current.id);
         events.push(event('team_member.deactivated', { before: { status: current.status }, revokedSessions }));
       }
       if (reactivates) events.push(event('team_member.reactivated', { after: { status: updated.status } }));

@@ -1,6 +1,6 @@
 import { type Direction, formatAmount, type LedgerAccount, type JournalKind } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
-import type { TenantScope } from '../journal/journal-store';
+import type { TenantScope } from '../journal/journal-scope';
 
 interface AccountRow {
   id: string;

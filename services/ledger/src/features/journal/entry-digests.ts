@@ -1,6 +1,6 @@
 import type { JournalDigestsAfterBody, JournalEntryDigest, JournalEntryDigestBody, RecordDigest, RecordDigests } from '@wallet/contracts';
 import { type Db, snapshotBounds } from '@wallet/kit';
-import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from './journal-store';
+import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from './journal-scope';
 
 /**
  * Digests of entries for check 3 (the kit's entry-digest.ts says how a term is made, and makes

@@ -2,7 +2,8 @@ import { journalDigestsAfterBodySchema, journalEntryDigestBodySchema, journalEnt
 import { type Db, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
 import { digestEntries, digestsAfter } from './entry-digests';
-import { findEntries, referencesAfter, type TenantScope } from './journal-store';
+import type { TenantScope } from './journal-scope';
+import { findEntries, referencesAfter } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
   return input.tenantId !== undefined && input.environment !== undefined ? { tenantId: input.tenantId, environment: input.environment } : null;

@@ -1,7 +1,7 @@
 import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Page, type JournalEntry, type LedgerAccount, systemJournalQuerySchema } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
-import { findWalletAccount, listAccounts, statementLines } from '../accounts/accounts-store';
+import { findWalletAccount, listAccounts, statementLines } from '../accounts/account-reads';
 import { findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
 const JOURNAL_CURSOR = { seq: cursorFields.seq };

@@ -1,7 +1,7 @@
 import { type Environment, TOPOLOGY, tenantEventV1Schema } from '@wallet/contracts';
 import { type Broker, consumeIdempotently, type Db, type Logger } from '@wallet/kit';
 import { systemAccountNames } from '../accounts/account-rules';
-import { openAccounts, type AccountRef } from '../posting/posting-store';
+import { type AccountRef, openAccounts } from '../posting/account-opening';
 
 const ENVIRONMENTS: Environment[] = ['test', 'live'];
 

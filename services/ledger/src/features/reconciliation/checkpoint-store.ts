@@ -1,5 +1,5 @@
 import type { Db, Tx } from '@wallet/kit';
-import type { TenantScope } from '../journal/journal-store';
+import type { TenantScope } from '../journal/journal-scope';
 
 /** Debit and credit totals of one currency, decimal strings. */
 export interface CurrencyTotals {

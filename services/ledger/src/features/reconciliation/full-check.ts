@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
 import type { BackgroundPace, Db } from '@wallet/kit';
 import { entryTermSql, finalTopSeq, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
-import { entriesOfScopeBetweenSql, type TenantScope } from '../journal/journal-store';
+import { entriesOfScopeBetweenSql, type TenantScope } from '../journal/journal-scope';
 import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 

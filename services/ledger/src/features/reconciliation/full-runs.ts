@@ -1,6 +1,6 @@
 import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, recordDigestsSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
 import type { BackgroundPace, Db, Logger } from '@wallet/kit';
-import type { TenantScope } from '../journal/journal-store';
+import type { TenantScope } from '../journal/journal-scope';
 import { fullLedgerChecks } from './full-check';
 import { ledgerResult } from './ledger-checks';
 

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import { advanceHighWater, type Db, highWaterMoved, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
-import { scopeKeySql, scopeSeqAfterSql, type TenantScope } from '../journal/journal-store';
+import { scopeKeySql, scopeSeqAfterSql, type TenantScope } from '../journal/journal-scope';
 import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 

@@ -1,7 +1,7 @@
 import { ledgerFullRunBodySchema } from '@wallet/contracts';
 import { type Db, notFound, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
-import type { TenantScope } from '../journal/journal-store';
+import type { TenantScope } from '../journal/journal-scope';
 import type { FullRuns } from './full-runs';
 import { incrementalLedgerChecks } from './incremental-check';
 import { ledgerResult } from './ledger-checks';

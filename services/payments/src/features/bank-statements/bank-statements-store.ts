@@ -1,5 +1,5 @@
 import type { Environment } from '@wallet/contracts';
-import type { Tx } from '@wallet/kit';
+import type { Db, Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface StatementScope {
@@ -101,4 +101,40 @@ export async function claimMatchingLine(
     .update({ deposit_id: slip.depositId, matched_at: tx.fn.now() })
     .returning(['id']);
   return updated[0] ? { id: String(updated[0].id) } : null;
+}
+
+// ---- what reconciliation reads ----
+
+export interface UnmatchedStatementLine {
+  statementLineId: string;
+  importId: string;
+  tenantId: string;
+  environment: Environment;
+  bankCode: string;
+  currencyCode: string;
+  date: string;
+  reference: string;
+  amount: string;
+}
+
+/** Statement lines no deposit used, oldest first, at most `limit`. */
+export async function unmatchedStatementLines(db: Db, scope: StatementScope | null, limit: number): Promise<UnmatchedStatementLine[]> {
+  const query = db('bank_statement_lines')
+    .whereNull('deposit_id')
+    .orderBy('id')
+    .limit(limit)
+    .select('id', 'import_id', 'tenant_id', 'environment', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount');
+  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
+  const rows: Array<{ id: string; import_id: string; tenant_id: string; environment: Environment; bank_code: string; currency_code: string; line_date: string; reference: string; amount: string }> = await query;
+  return rows.map((row) => ({
+    statementLineId: String(row.id),
+    importId: row.import_id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    bankCode: row.bank_code,
+    currencyCode: row.currency_code,
+    date: row.line_date,
+    reference: row.reference,
+    amount: row.amount,
+  }));
 }

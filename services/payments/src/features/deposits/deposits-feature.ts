@@ -1,5 +1,6 @@
 import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
-import { type BodyOptInRoute, type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import type { Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';

@@ -25,11 +25,10 @@ import {
   type InternalClaims,
   type Logger,
   type OutboxRelay,
-  postingMessage,
-  type Postings,
   transactionLimitError,
   type Tx,
 } from '@wallet/kit';
+import { postingMessage, type Postings } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
@@ -49,7 +48,7 @@ import {
   updateDeposit,
 } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
-import { claimMatchingLine } from '../bank-statements/bank-statements-store';
+import { claimMatchingLine } from '../bank-statements/statement-lines';
 
 /** How far a webhook's timestamp may be from the server's clock, either side (docs/decisions/momo-webhook.md). */
 export const WEBHOOK_TIMESTAMP_WINDOW_MS = 300_000;

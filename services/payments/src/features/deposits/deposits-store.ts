@@ -1,6 +1,6 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
 import { formatAmount } from '@wallet/contracts';
-import type { Db, Tx } from '@wallet/kit';
+import { createdAtMsColumn, type Db, sqlArray, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface DepositScope {
@@ -280,4 +280,128 @@ export async function findScopedWallet(db: Db | Tx, scope: DepositScope, walletI
     .where({ id: walletId, tenant_id: scope.tenantId, environment: scope.environment })
     .first(['id', 'tenant_id', 'environment', 'owner_id', 'currency_code']);
   return row ? toWallet(row) : null;
+}
+
+// ---- what reconciliation reads ----
+// The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
+
+export interface ReconciledDeposit {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  source: DepositSource;
+  status: DepositStatus;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  providerCode: string | null;
+  bankCode: string | null;
+  journalEntryId: string | null;
+  createdAt: Date;
+  wallet: { id: string; tenantId: string; environment: Environment; ownerId: string; currencyCode: string };
+}
+
+interface ReconciledDepositRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  source: DepositSource;
+  status: DepositStatus;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  provider_code: string | null;
+  bank_code: string | null;
+  journal_entry_id: string | null;
+  created_at_ms: string;
+  wallet_id: string;
+  wallet_tenant_id: string;
+  wallet_environment: Environment;
+  wallet_owner_id: string;
+  wallet_currency_code: string;
+}
+
+function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    source: row.source,
+    status: row.status,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    providerCode: row.provider_code,
+    bankCode: row.bank_code,
+    journalEntryId: row.journal_entry_id,
+    createdAt: new Date(Number(row.created_at_ms)),
+    wallet: { id: row.wallet_id, tenantId: row.wallet_tenant_id, environment: row.wallet_environment, ownerId: row.wallet_owner_id, currencyCode: row.wallet_currency_code },
+  };
+}
+
+function depositsWithWallets(db: Db) {
+  return db('deposits as d')
+    .join('wallets as w', 'w.id', 'd.wallet_id')
+    .select(
+      'd.seq', 'd.id', 'd.tenant_id', 'd.environment', 'd.source', 'd.status', 'd.currency_code', 'd.amount', 'd.fee', 'd.commission',
+      'd.provider_code', 'd.bank_code', 'd.journal_entry_id', createdAtMsColumn(db, 'd'), 'd.wallet_id',
+      'w.tenant_id as wallet_tenant_id', 'w.environment as wallet_environment', 'w.owner_id as wallet_owner_id', 'w.currency_code as wallet_currency_code',
+    );
+}
+
+/** Deposits by id, of any status; within the scope when one is given. */
+export async function depositsByIds(db: Db, scope: DepositScope | null, ids: readonly string[]): Promise<ReconciledDeposit[]> {
+  if (ids.length === 0) return [];
+  const query = depositsWithWallets(db).whereRaw('d.id = ANY(?::text[])', [sqlArray(ids)]);
+  if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
+  const rows: ReconciledDepositRow[] = await query;
+  return rows.map(toReconciledDeposit);
+}
+
+/** A scope's deposits after a seq, in seq order, at most `limit`. */
+export async function depositsAfter(db: Db, scope: DepositScope, afterSeq: string, limit: number): Promise<ReconciledDeposit[]> {
+  const rows: ReconciledDepositRow[] = await depositsWithWallets(db).where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment }).where('d.seq', '>', afterSeq).orderBy('d.seq').limit(limit);
+  return rows.map(toReconciledDeposit);
+}
+
+
+export interface StalePendingSlip {
+  depositId: string;
+  tenantId: string;
+  environment: Environment;
+  walletId: string;
+  bankCode: string | null;
+  slipReference: string | null;
+  currencyCode: string;
+  amount: string;
+  createdAt: Date;
+}
+
+/** Bank slips still pending that were submitted before `submittedBefore`, oldest first, at most `limit`. */
+export async function stalePendingSlips(db: Db, scope: DepositScope | null, filter: { submittedBefore: Date; limit: number }): Promise<StalePendingSlip[]> {
+  const query = db('deposits')
+    .where({ source: 'bank_slip', status: 'pending' })
+    .where('created_at', '<', filter.submittedBefore)
+    .orderBy('created_at')
+    .limit(filter.limit)
+    .select('id', 'tenant_id', 'environment', 'wallet_id', 'bank_code', 'slip_reference', 'currency_code', 'amount', 'created_at');
+  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
+  const rows: Array<{ id: string; tenant_id: string; environment: Environment; wallet_id: string; bank_code: string | null; slip_reference: string | null; currency_code: string; amount: string; created_at: Date }> = await query;
+  return rows.map((row) => ({
+    depositId: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    walletId: row.wallet_id,
+    bankCode: row.bank_code,
+    slipReference: row.slip_reference,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    createdAt: row.created_at,
+  }));
 }

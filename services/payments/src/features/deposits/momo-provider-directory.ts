@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { type MomoProviderSecrets, momoProviderSecretsSchema } from '@wallet/contracts';
-import { AppError, currentContext, INTERNAL_TOKEN_HEADER, type Logger, signInternalToken } from '@wallet/kit';
+import { AppError, callInternal, type InternalPeer, type Logger, SYSTEM_CALL_CLAIMS } from '@wallet/kit';
+
+const UNAVAILABLE = 'Mobile money providers cannot be read right now; retry shortly';
 
 export type TenantMomoProvider = MomoProviderSecrets['data'][number];
 
@@ -22,8 +23,11 @@ interface CacheEntry {
  */
 export class MomoProviderDirectory {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly identity: InternalPeer;
 
-  constructor(private readonly options: { identityUrl: string; internalTokenSecret: string; timeoutMs: number; ttlMs: number; logger: Logger; maxTenants?: number }) {}
+  constructor(private readonly options: { identityUrl: string; internalTokenSecret: string; timeoutMs: number; ttlMs: number; logger: Logger; maxTenants?: number }) {
+    this.identity = { name: 'identity', baseUrl: options.identityUrl, internalTokenSecret: options.internalTokenSecret, timeoutMs: options.timeoutMs, logger: options.logger, unavailableMessage: UNAVAILABLE };
+  }
 
   async providersOf(tenantId: string, options: { fresh?: boolean } = {}): Promise<ProvidersOfTenant> {
     const cached = this.cache.get(tenantId);
@@ -35,29 +39,13 @@ export class MomoProviderDirectory {
   }
 
   private async fetch(tenantId: string): Promise<TenantMomoProvider[]> {
-    const correlationId = currentContext()?.correlationId ?? randomUUID();
-    const token = signInternalToken(this.options.internalTokenSecret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
-    const url = `${this.options.identityUrl.replace(/\/+$/, '')}/internal/v1/tenants/${encodeURIComponent(tenantId)}/momo-providers`;
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(url, { headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId }, signal: AbortSignal.timeout(this.options.timeoutMs) });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      this.options.logger.warn({ err: error, tenantId }, 'identity unreachable for momo providers');
-      throw unavailable();
+    const answer = await callInternal(this.identity, { method: 'GET', pathWithQuery: `/internal/v1/tenants/${encodeURIComponent(tenantId)}/momo-providers`, claims: SYSTEM_CALL_CLAIMS });
+    if (answer.status !== 200) {
+      this.options.logger.warn({ status: answer.status, tenantId }, 'identity refused the momo provider lookup');
+      throw new AppError('SERVICE_UNAVAILABLE', UNAVAILABLE, { dependency: 'identity' });
     }
-    if (status !== 200) {
-      this.options.logger.warn({ status, tenantId }, 'identity refused the momo provider lookup');
-      throw unavailable();
-    }
-    const parsed = momoProviderSecretsSchema.safeParse(JSON.parse(text));
+    const parsed = momoProviderSecretsSchema.safeParse(answer.body);
     if (!parsed.success) throw new Error(`identity answered momo providers in an unexpected shape: ${parsed.error.message}`);
     return parsed.data.data;
   }
-}
-
-function unavailable(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'Mobile money providers cannot be read right now; retry shortly', { dependency: 'identity' });
 }

@@ -1,5 +1,6 @@
 import { ACCOUNTS, type LedgerResultV1, type LedgerWalletStatusV1, TOPOLOGY } from '@wallet/contracts';
-import { currentContext, LedgerCommandClient, LedgerReplyTimeout, type Logger, type OutboxMessage } from '@wallet/kit';
+import { currentContext, type Logger, type OutboxMessage } from '@wallet/kit';
+import { LedgerCommandClient, LedgerReplyTimeout } from '@wallet/money-commands';
 
 export { LedgerReplyTimeout };
 

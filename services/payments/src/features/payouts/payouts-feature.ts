@@ -1,4 +1,5 @@
-import { CASE_AWAITS_LEDGER_SQL, type Features, idempotency, MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { CASE_AWAITS_LEDGER_SQL, MemberDirectory, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { depositsConfigShape } from '../deposits/deposits-feature';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';

@@ -1,5 +1,6 @@
 import { approvePayoutBodySchema, createPayoutBodySchema, payoutCaseQuerySchema, rejectPayoutBodySchema } from '@wallet/contracts';
-import { claimsOf, correlationIdOf, decisionAnswersOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { decisionAnswersOf } from '@wallet/money-commands';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { PayoutsService } from './payouts-service';
 

@@ -13,36 +13,38 @@ import {
   type RejectPayoutBody,
 } from '@wallet/contracts';
 import {
-  answerDecision,
   AppError,
   auditActorFieldsOf,
   auditRecordMessage,
-  awaitsLedger,
-  commitAndAwait,
   currentContext,
   cursorFields,
   type Db,
-  type DecisionAnswers,
-  type DecisionResult,
   decodeCursor,
   encodeCursor,
   enqueueOutbox,
   IdempotencyInProgressError,
   type InternalClaims,
+  type OutboxRelay,
+  requireWithinTransactionLimit,
+  type SqlStatement,
+  type TenantDirectory,
+  type Tx,
+} from '@wallet/kit';
+import {
+  answerDecision,
+  awaitsLedger,
+  commitAndAwait,
+  type DecisionAnswers,
+  type DecisionResult,
   type LedgerWait,
   type MemberDirectory,
-  type OutboxRelay,
   postingMessage,
   type Postings,
   recordDecisionWithAnswer,
   requirePermittedMember,
-  requireWithinTransactionLimit,
-  type SqlStatement,
   stepOutcomeOf,
-  type TenantDirectory,
-  type Tx,
   undecidableCaseError,
-} from '@wallet/kit';
+} from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
 import {

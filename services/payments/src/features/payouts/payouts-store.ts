@@ -1,5 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, type StepOutcome, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
+import type { StepOutcome } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
@@ -431,4 +432,99 @@ export async function finishOutcomes(tx: Tx, finishing: readonly ScopedStepOutco
     ] as unknown as readonly Knex.RawBinding[],
   );
   return result.rowCount ?? 0;
+}
+
+// ---- what reconciliation reads ----
+// The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
+
+/** A payout case with what its steps posted: the hold, then the decision, then the rail's outcome. */
+export interface ReconciledPayoutCase {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  status: PayoutStatus;
+  walletId: string;
+  walletOwnerId: string;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  destination: PayoutDestination;
+  holdEntryId: string | null;
+  decisionEntryId: string | null;
+  outcomeEntryId: string | null;
+  createdAt: Date;
+}
+
+interface ReconciledPayoutCaseRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  status: PayoutStatus;
+  wallet_id: string;
+  owner_id: string;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  destination: PayoutDestination;
+  hold_entry_id: string | null;
+  decision_entry_id: string | null;
+  outcome_entry_id: string | null;
+  created_at: Date;
+}
+
+function payoutCasesWithWallets(db: Db) {
+  return db('payout_cases as p')
+    .join('wallets as w', 'w.id', 'p.wallet_id')
+    .select(
+      'p.seq',
+      'p.id',
+      'p.tenant_id',
+      'p.environment',
+      'p.status',
+      'p.wallet_id',
+      'w.owner_id',
+      'p.currency_code',
+      'p.amount',
+      'p.fee',
+      'p.commission',
+      'p.destination',
+      'p.hold_entry_id',
+      'p.decision_entry_id',
+      'p.outcome_entry_id',
+      'p.created_at',
+    );
+}
+
+function toReconciledPayoutCase(row: ReconciledPayoutCaseRow): ReconciledPayoutCase {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    status: row.status,
+    walletId: row.wallet_id,
+    walletOwnerId: row.owner_id,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    destination: row.destination,
+    holdEntryId: row.hold_entry_id,
+    decisionEntryId: row.decision_entry_id,
+    outcomeEntryId: row.outcome_entry_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** Payout cases by id, of any status; within the scope when one is given. */
+export async function payoutCasesByIds(db: Db, scope: PayoutScope | null, ids: readonly string[]): Promise<ReconciledPayoutCase[]> {
+  if (ids.length === 0) return [];
+  const query = payoutCasesWithWallets(db).whereRaw('p.id = ANY(?::text[])', [sqlArray(ids)]);
+  if (scope) query.where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment });
+  const rows: ReconciledPayoutCaseRow[] = await query;
+  return rows.map(toReconciledPayoutCase);
 }

@@ -1,18 +1,11 @@
 import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
 import { type LocalRecordSource, singleEntrySource } from '@wallet/kit';
 import { depositPostingCommand } from '../deposits/deposit-posting';
+import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
+import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
-import {
-  depositsAfter,
-  depositsByIds,
-  payoutCasesByIds,
-  type ReconciledDeposit,
-  type ReconciledPayoutCase,
-  type ReconciledTransfer,
-  transfersAfter,
-  transfersByIds,
-} from './reconciliation-store';
+import { type ReconciledTransfer, transfersAfter, transfersByIds } from '../transfers/transfer-records';
 
 function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
   const command = transferPostCommand(transfer, transfer.from, transfer.to);

@@ -1,6 +1,6 @@
-import { BackgroundPace, type Features, LedgerJournalClient, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { BackgroundPace, type Features, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { LedgerReads } from '@wallet/money-commands';
 import { z } from 'zod';
-import { LedgerJournal } from '../ledger/ledger-journal';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
 import { depositSource, payoutCaseSource, transferSource } from './business-record-sources';
 import { ReconciliationFullRuns } from './reconciliation-full-runs';
@@ -35,14 +35,13 @@ type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pic
 /** Reconciliation: the ledger's checks plus payments' own, over its records and treasury's, asked for or on a schedule. */
 export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {
   const { config, db, logger, metrics } = parts;
-  const ledger = new LedgerJournal({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+  const ledger = new LedgerReads({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const treasury = new TreasuryRecords({ baseUrl: config.TREASURY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
-  const journal = new LedgerJournalClient({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
   const compared = metrics.counter('reconciliation_full_record_scopes_total', "Full runs' check 3 per scope and record type: compared as one digest, or one by one (something differed or was in flight)", ['reference_type', 'compared']);
   const reconciliation = new ReconciliationService({
     db,
     ledger,
-    journal,
+    journal: ledger,
     sources: [transferSource, depositSource, payoutCaseSource],
     treasury,
     slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,

@@ -1,8 +1,7 @@
 import { type LedgerFullRun, newId, type RecordDigests, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
 import type { Db, Logger } from '@wallet/kit';
-import type { LedgerJournal } from '../ledger/ledger-journal';
-import type { ReconciliationScope } from './reconciliation-store';
-import type { ReconciliationService } from './reconciliation-service';
+import type { LedgerReads } from '@wallet/money-commands';
+import type { ReconciliationScope, ReconciliationService } from './reconciliation-service';
 
 const ERROR_MESSAGE_MAX = 2000;
 /** How often the ledger's run is asked how far it is, and progress written. */
@@ -42,7 +41,7 @@ function fromRow(row: FullRunRow): ReconciliationFullRun {
 export interface FullRunsOptions {
   db: Db;
   logger: Logger;
-  ledger: LedgerJournal;
+  ledger: LedgerReads;
   reconciliation: ReconciliationService;
   /** Deadline of treasury's check of all its records, and of the ledger's part of the run. */
   treasuryTimeoutMs: number;

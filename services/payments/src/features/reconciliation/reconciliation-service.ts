@@ -1,8 +1,15 @@
-import { type BusinessRecordsCheck, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
+import { type BusinessRecordsCheck, type Environment, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
 import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
-import type { LedgerJournal } from '../ledger/ledger-journal';
-import { type ReconciliationScope, stalePendingSlips, unmatchedStatementLines } from './reconciliation-store';
+import type { LedgerReads } from '@wallet/money-commands';
+import { unmatchedStatementLines } from '../bank-statements/statement-lines';
+import { stalePendingSlips } from '../deposits/deposit-records';
 import type { TreasuryRecords } from './treasury-records';
+
+/** One tenant's environment; null where a scope is asked for means every tenant. */
+export interface ReconciliationScope {
+  tenantId: string;
+  environment: Environment;
+}
 
 /** Per check, as the ledger's checks: a report lists the first ones, enough to act on. */
 export const MISMATCHES_MAX = 100;
@@ -16,7 +23,7 @@ const LEDGER_CHECK_NAMES: Record<string, ReconciliationCheckName> = {
 
 export interface ReconciliationServiceOptions {
   db: Db;
-  ledger: LedgerJournal;
+  ledger: LedgerReads;
   /** Check 3's questions to the ledger (entries by id, entries naming a record after a seq). */
   journal: JournalForRecords;
   /** Payments' own records: transfers, deposits, payout cases. */

@@ -1,4 +1,5 @@
-import { type Features, idempotency, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import type { Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import { transfersRouter } from './transfers-router';
 import { TransfersService } from './transfers-service';

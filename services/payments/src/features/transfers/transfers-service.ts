@@ -12,13 +12,12 @@ import {
   microBatch,
   STATEMENT_BATCH_CONCURRENCY,
   type OutboxRelay,
-  postingMessage,
-  type Postings,
   requireWithinTransactionLimit,
   type StoredResponse,
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
+import { postingMessage, type Postings } from '@wallet/money-commands';
 import { quoteFromTerms } from '../fees/quote-fee';
 import { transferCommandId, transferPostCommand } from './transfer-posting';
 import {

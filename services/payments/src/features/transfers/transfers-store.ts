@@ -1,8 +1,8 @@
 import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { type Db, type FinalAnswer, finalAnswersStatement, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
+import { createdAtMsColumn, type Db, type FinalAnswer, finalAnswersStatement, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, sqlArray, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fees-store';
+import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fee-terms';
 
 /** Every read and write of transfers is bounded by one tenant and one environment. */
 export interface TransferScope {
@@ -335,4 +335,87 @@ export async function listTransfers(db: Db, scope: TransferScope, filter: Transf
   if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
   const rows: TransferRow[] = await query;
   return rows.map(toTransfer);
+}
+
+// ---- what reconciliation reads ----
+// The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
+
+export interface ReconciledTransfer {
+  seq: string;
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  currencyCode: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  status: TransferStatus;
+  journalEntryId: string | null;
+  createdAt: Date;
+  /** As a posting names them (a wallet's status decides whether it may send, not what a posting meant). */
+  from: TransferWallet;
+  to: TransferWallet;
+}
+
+interface ReconciledTransferRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
+  currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  status: TransferStatus;
+  journal_entry_id: string | null;
+  created_at_ms: string;
+  from_wallet_id: string;
+  from_owner_id: string;
+  to_wallet_id: string;
+  to_owner_id: string;
+}
+
+function toReconciledTransfer(row: ReconciledTransferRow): ReconciledTransfer {
+  return {
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    status: row.status,
+    journalEntryId: row.journal_entry_id,
+    createdAt: new Date(Number(row.created_at_ms)),
+    // A transfer's wallets hold its currency (checked when it was made); the ledger's accounts say theirs.
+    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.currency_code, status: 'active' },
+    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.currency_code, status: 'active' },
+  };
+}
+
+function transfersWithWallets(db: Db) {
+  return db('transfers as t')
+    .join('wallets as fw', 'fw.id', 't.from_wallet_id')
+    .join('wallets as tw', 'tw.id', 't.to_wallet_id')
+    .select(
+      't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id', createdAtMsColumn(db, 't'),
+      't.from_wallet_id', 'fw.owner_id as from_owner_id',
+      't.to_wallet_id', 'tw.owner_id as to_owner_id',
+    );
+}
+
+/** Transfers by id, of any status; within the scope when one is given. */
+export async function transfersByIds(db: Db, scope: TransferScope | null, ids: readonly string[]): Promise<ReconciledTransfer[]> {
+  if (ids.length === 0) return [];
+  const query = transfersWithWallets(db).whereRaw('t.id = ANY(?::text[])', [sqlArray(ids)]);
+  if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
+  const rows: ReconciledTransferRow[] = await query;
+  return rows.map(toReconciledTransfer);
+}
+
+/** A scope's transfers after a seq, in seq order, at most `limit`. */
+export async function transfersAfter(db: Db, scope: TransferScope, afterSeq: string, limit: number): Promise<ReconciledTransfer[]> {
+  const rows: ReconciledTransferRow[] = await transfersWithWallets(db).where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment }).where('t.seq', '>', afterSeq).orderBy('t.seq').limit(limit);
+  return rows.map(toReconciledTransfer);
 }

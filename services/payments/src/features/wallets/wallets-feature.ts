@@ -1,7 +1,7 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
+import { LedgerReads } from '@wallet/money-commands';
 import { z } from 'zod';
 import { LedgerCommands } from '../ledger/ledger-commands';
-import { LedgerReads } from '../ledger/ledger-reads';
 import type { TenantDirectory } from '@wallet/kit';
 import { WalletStatusRetrier } from './wallet-status-retrier';
 import { WalletStatusService } from './wallet-status-service';

@@ -1,7 +1,7 @@
 import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletBalanceAt, type WalletQuery } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
+import type { LedgerReads, StatementLine } from '@wallet/money-commands';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
-import type { LedgerReads, StatementLine } from '../ledger/ledger-reads';
 import type { TenantDirectory } from '@wallet/kit';
 import { findWallet, findWalletAcrossTenants, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
 

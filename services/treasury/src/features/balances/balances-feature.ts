@@ -1,8 +1,8 @@
 import { type Features, type ServiceConfig, type ServiceParts, tenantScopeOf } from '@wallet/kit';
+import { LedgerReads } from '@wallet/money-commands';
 import { Router } from 'express';
 import { z } from 'zod';
 import { BalancesService } from './balances-service';
-import { LedgerReads } from './ledger-reads';
 
 export const balancesConfigShape = {
   LEDGER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8092'),

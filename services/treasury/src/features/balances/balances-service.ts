@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, formatAmount, type LedgerAccount, type TreasuryBalance, type TreasuryBalances } from '@wallet/contracts';
-import type { LedgerReads, LedgerScope } from './ledger-reads';
+import type { LedgerReads, LedgerScope } from '@wallet/money-commands';
 
 /** The tenant accounts each balance column reads; the pool is named per currency. */
 const SHARED_ACCOUNTS = {

@@ -1,4 +1,5 @@
-import { type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';

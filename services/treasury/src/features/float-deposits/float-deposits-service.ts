@@ -7,16 +7,13 @@ import {
   decodeCursor,
   encodeCursor,
   IdempotencyInProgressError,
-  type MemberDirectory,
   type OutboxRelay,
-  postingMessage,
-  type Postings,
-  requirePermittedMember,
   requireWithinTransactionLimit,
   type SqlStatement,
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
+import { type MemberDirectory, postingMessage, type Postings, requirePermittedMember } from '@wallet/money-commands';
 import { floatDepositCommandId, floatDepositPostCommand } from './float-deposit-posting';
 import {
   completeFloatDepositWithAnswer,

@@ -1,4 +1,5 @@
-import { CASE_AWAITS_LEDGER_SQL, type Features, idempotency, type MemberDirectory, type Postings, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
+import { CASE_AWAITS_LEDGER_SQL, type MemberDirectory, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { floatDepositsConfigShape } from '../float-deposits/float-deposits-feature';
 import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';

@@ -13,37 +13,38 @@ import {
   type WithdrawalQuery,
 } from '@wallet/contracts';
 import {
-  answerDecision,
   AppError,
   auditActorFieldsOf,
   auditRecordMessage,
-  awaitsLedger,
-  commitAndAwait,
   currentContext,
   cursorFields,
   type Db,
-  type DecisionAnswers,
-  type DecisionResult,
   decodeCursor,
   encodeCursor,
   enqueueOutbox,
   IdempotencyInProgressError,
   type InternalClaims,
+  type OutboxRelay,
+  requireWithinTransactionLimit,
+  type SqlStatement,
+  type TenantDirectory,
+  type Tx,
+} from '@wallet/kit';
+import {
+  answerDecision,
+  awaitsLedger,
+  commitAndAwait,
+  type DecisionAnswers,
+  type DecisionResult,
   type LedgerWait,
   type MemberDirectory,
-  type OutboxRelay,
   postingMessage,
   type Postings,
   recordDecisionWithAnswer,
   requirePermittedMember,
-  requireWithinTransactionLimit,
-  type SqlStatement,
   stepOutcomeOf,
-  type TenantDirectory,
-  type Tx,
   undecidableCaseError,
-} from '@wallet/kit';
-import type { TreasuryScope } from '../float-deposits/float-deposits-store';
+} from '@wallet/money-commands';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
 import {
   type Decision,
@@ -59,6 +60,7 @@ import {
   recordHoldWithAnswer,
   type ScopedStepOutcome,
   type StoredWithdrawal,
+  type TreasuryScope,
 } from './withdrawals-store';
 
 export interface WithdrawalsDeps extends LedgerWait {

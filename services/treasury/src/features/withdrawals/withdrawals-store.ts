@@ -1,7 +1,13 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type StepOutcome, type Tx } from '@wallet/kit';
+import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
+import type { StepOutcome } from '@wallet/money-commands';
 import type { Knex } from 'knex';
-import type { TreasuryScope } from '../float-deposits/float-deposits-store';
+
+/** Every read and write of withdrawals is bounded by one tenant and one environment. */
+export interface TreasuryScope {
+  tenantId: string;
+  environment: Environment;
+}
 
 export interface StoredWithdrawal {
   seq: string;

@@ -1,4 +1,5 @@
-import { type Db, enqueueOutbox, type Logger, type OutboxRelay, postingMessage } from '@wallet/kit';
+import { type Db, enqueueOutbox, type Logger, type OutboxRelay } from '@wallet/kit';
+import { postingMessage } from '@wallet/money-commands';
 import { payoutPostCommand } from '../payout-posting';
 import { type DeliverableCase, deliverableCases, markRailStarted, recordRailResult } from '../payouts-store';
 import type { PayoutRail, RailOutcome } from './payout-rail';

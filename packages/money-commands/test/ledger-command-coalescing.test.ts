@@ -1,6 +1,7 @@
 import amqp from 'amqplib';
 import { LEDGER_COMMANDS_PER_MESSAGE_MAX, type LedgerCommandsV1, ledgerCommandsV1Schema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
-import { Broker, coalesceLedgerCommands, createDb, createLogger, createOutboxTable, type Db, enqueueOutbox, OutboxRelay, type OutgoingMessage, postingMessage } from '@wallet/kit';
+import { Broker, createDb, createLogger, createOutboxTable, type Db, enqueueOutbox, OutboxRelay, type OutgoingMessage } from '@wallet/kit';
+import { coalesceLedgerCommands, postingMessage } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 
 const logger = createLogger({ service: 'kit-coalescing-test', level: 'silent' });
@@ -83,7 +84,7 @@ describe('ledger commands travel several to a message', () => {
 
       const broker = new Broker({ url: amqpUrl, name: 'kit-coalescing', logger, topology: async (ch) => void (await ch.assertExchange(TOPOLOGY.ledgerCommands.exchange, 'direct', { durable: true })) });
       await broker.start();
-      const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000 });
+      const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000, prepareBatch: coalesceLedgerCommands });
 
       const handed = ['h-1', 'h-2', 'h-3'].map((id) => postingMessage(command(id), { replyTo: 'replies-a' }));
       const handOver = relay.handOver(handed);

@@ -1,7 +1,7 @@
 import type { ExpectedPosting } from '@wallet/contracts';
 import type { LocalRecordSource } from '@wallet/kit';
-import { WITHDRAWAL_REFERENCE_TYPE, withdrawalPostCommand, type WithdrawalStep } from '../withdrawals/withdrawal-posting';
-import { type StoredWithdrawal, withdrawalsByIds } from '../withdrawals/withdrawals-store';
+import { WITHDRAWAL_REFERENCE_TYPE, withdrawalPostCommand, type WithdrawalStep } from './withdrawal-posting';
+import { type StoredWithdrawal, withdrawalsByIds } from './withdrawals-store';
 
 /** The steps a case has taken, in order: its hold once posted, then its decision (settle when approved, release when rejected). */
 function withdrawalSteps(withdrawal: StoredWithdrawal): Array<{ step: WithdrawalStep; journalEntryId: string | null }> {

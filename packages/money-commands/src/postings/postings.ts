@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { LedgerResultV1 } from '@wallet/contracts';
 import { Gauge } from 'prom-client';
-import type { ServiceMetrics } from '../metrics';
-import { withinMs } from '../operational-metrics';
-import type { CommonConfig, ServiceParts } from '../service';
+import { type CommonConfig, type ServiceMetrics, type ServiceParts, withinMs } from '@wallet/kit';
 import { type AwaitedRecord, type AwaitedRecords, AwaitingLedger } from './awaiting-ledger';
 import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
 import { type PendingReply, PostingReplies } from './posting-replies';

@@ -1,11 +1,6 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import { type Db, prepared, type SqlStatement, type Tx } from './db';
-import { AppError, RetryLaterError } from './errors';
-import { idempotencyOf } from './idempotency/middleware';
-import { jsonResponse } from './idempotency/response';
-import { IdempotencyInProgressError } from './idempotency/store';
-import type { OutboxRelay } from './outbox';
+import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, jsonResponse, type OutboxRelay, prepared, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
 import type { AwaitedRecord, Postings } from './postings/postings';
 
 /*

@@ -1,8 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db';
-import type { Logger } from '../logger';
-import { microBatch, STATEMENT_BATCH_CONCURRENCY } from '../micro-batch';
-import { withinMs } from '../operational-metrics';
+import { type Db, type Logger, microBatch, STATEMENT_BATCH_CONCURRENCY, withinMs } from '@wallet/kit';
 
 export const AWAITING_LEDGER_TABLE = 'awaiting_ledger';
 

@@ -1,11 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
-import type { Broker } from '../amqp';
-import { runWithContext } from '../context';
-import type { Db, Tx } from '../db';
-import type { Logger } from '../logger';
-import { contextFrom, inSpan, linksTo } from '../tracing';
-import { applyDeliveryBatch } from '../transient-retry';
+import { applyDeliveryBatch, type Broker, contextFrom, type Db, inSpan, linksTo, type Logger, runWithContext, type Tx } from '@wallet/kit';
 
 /**
  * Records the ledger's results on the business records their postings were made for, in `tx`.

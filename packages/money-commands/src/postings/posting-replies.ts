@@ -1,7 +1,6 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { type LedgerResultV1, parseLedgerReplies } from '@wallet/contracts';
-import type { Logger } from '../logger';
-import { contextFrom, SpanKind, startSpan } from '../tracing';
+import { contextFrom, type Logger, SpanKind, startSpan } from '@wallet/kit';
 
 /** A caller waiting for the ledger's answer to one command. */
 export interface PendingReply {

@@ -1,7 +1,5 @@
-import type { Options } from 'amqplib';
 import { LEDGER_COMMANDS_PER_MESSAGE_MAX, ledgerCommandTypeSchema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
-import type { OutboxMessage } from '../outbox';
-import { traceHeaders } from '../tracing';
+import { type OutboxMessage, type OutgoingMessage, traceHeaders } from '@wallet/kit';
 
 /**
  * A `ledger.post.v1` command as an outbox message: published only if the transaction that wrote
@@ -25,14 +23,6 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
     ...(options.replyTo !== undefined ? { replyTo: options.replyTo } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
   };
-}
-
-/** A message on its way to the broker: what the outbox publishes, its body still text. */
-export interface OutgoingMessage {
-  exchange: string;
-  routingKey: string;
-  text: string;
-  options: Options.Publish;
 }
 
 const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(ledgerCommandTypeSchema.options);

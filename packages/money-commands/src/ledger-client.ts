@@ -1,6 +1,6 @@
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { type LedgerCommand, type LedgerResultV1, parseLedgerReplies, TOPOLOGY } from '@wallet/contracts';
-import { declareLedgerCommands } from './topology';
+import { declareLedgerCommands } from '@wallet/kit';
 
 interface Waiter {
   resolve: (result: LedgerResultV1) => void;

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/** Every source file of packages/*\/src and services/*\/src (repository-relative), with the source files each one imports. */
+export type ImportGraph = Map<string, string[]>;
+
+function sourceFilesUnder(directory: string): string[] {
+  if (!fs.existsSync(directory)) return [];
+  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return sourceFilesUnder(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/**
+ * The import graph of a repository laid out as this one: relative imports and `@wallet/*` ones,
+ * resolved as the compiler resolves them with the root tsconfig.json's paths. Type-only imports,
+ * re-exports and dynamic imports count: each ties one file to another as much as a value import.
+ */
+export function importGraph(root: string): ImportGraph {
+  const config = ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+  const options = ts.parseJsonConfigFileContent(config.config, ts.sys, root).options;
+  const files = ['packages', 'services'].flatMap((kind) => {
+    const directory = path.join(root, kind);
+    if (!fs.existsSync(directory)) return [];
+    return fs.readdirSync(directory).flatMap((name) => sourceFilesUnder(path.join(directory, name, 'src')));
+  });
+  const known = new Set(files);
+  const cache = ts.createModuleResolutionCache(root, (name) => name, options);
+  const graph: ImportGraph = new Map();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+    const imported = new Set<string>();
+    for (const { fileName: specifier } of importedFiles) {
+      if (!specifier.startsWith('.') && !specifier.startsWith('@wallet/')) continue;
+      const resolved = ts.resolveModuleName(specifier, file, options, ts.sys, cache).resolvedModule;
+      const target = resolved ? path.resolve(resolved.resolvedFileName) : undefined;
+      if (target && known.has(target)) imported.add(path.relative(root, target));
+    }
+    graph.set(path.relative(root, file), [...imported].sort());
+  }
+  return graph;
+}
+
+/** Each group of files that import one another, round and round, as one cycle through them (its first file repeated at the end). */
+export function importCycles(graph: ImportGraph): string[][] {
+  const cycles: string[][] = [];
+  const index = new Map<string, number>();
+  const lowest = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    lowest.set(file, index.get(file) as number);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        lowest.set(file, Math.min(lowest.get(file) as number, lowest.get(next) as number));
+      } else if (onStack.has(next)) {
+        lowest.set(file, Math.min(lowest.get(file) as number, index.get(next) as number));
+      }
+    }
+    if (lowest.get(file) !== index.get(file)) return;
+    const group = new Set<string>();
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.add(member);
+    } while (member !== file);
+    const selfImport = (graph.get(file) ?? []).includes(file);
+    if (group.size > 1 || selfImport) cycles.push(cycleThrough(graph, file, group));
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+/** A path from `start` back to it within `group` (files that all reach one another). */
+function cycleThrough(graph: ImportGraph, start: string, group: ReadonlySet<string>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    for (const next of graph.get(file) ?? []) {
+      if (!group.has(next)) continue;
+      if (next === start) {
+        const route = [start];
+        for (let step: string | undefined = file; step !== start && step !== undefined; step = cameFrom.get(step)) route.unshift(step);
+        return [start, ...route];
+      }
+      if (!cameFrom.has(next)) {
+        cameFrom.set(next, file);
+        queue.push(next);
+      }
+    }
+  }
+  return [start, start];
+}
+
+const FEATURE_FILE = /^services\/([^/]+)\/src\/features\/([^/]+)\//;
+const FEATURE_STORE = /^services\/([^/]+)\/src\/features\/([^/]+)\/[^/]*-store\.ts$/;
+
+/** Imports by a file of one feature of a store of another feature of the same service: `file -> store`. */
+export function foreignStoreImports(graph: ImportGraph): string[] {
+  const found: string[] = [];
+  for (const [file, imported] of graph) {
+    const importer = FEATURE_FILE.exec(file);
+    if (!importer) continue;
+    for (const target of imported) {
+      const store = FEATURE_STORE.exec(target);
+      if (store && store[1] === importer[1] && store[2] !== importer[2]) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found;
+}
+
+/** Imports by files under `fromDirectory` of files under `ofDirectory`: `file -> imported`. */
+export function importsBetween(graph: ImportGraph, fromDirectory: string, ofDirectory: string): string[] {
+  const within = (file: string, directory: string) => file.startsWith(`${directory.replace(/\/+$/, '')}/`);
+  return [...graph].flatMap(([file, imported]) => (within(file, fromDirectory) ? imported.filter((target) => within(target, ofDirectory)).map((target) => `${file} -> ${target}`) : []));
+}
