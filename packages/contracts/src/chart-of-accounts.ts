@@ -1,5 +1,5 @@
 import type { FloatRail } from './http/treasury';
-import type { Direction, JournalKind } from './messages/ledger-post.v1';
+import type { Direction, JournalKind } from './messages/journal-terms';
 
 /**
  * The chart of accounts (docs/chart-of-accounts.md, docs/decisions/money-movements.md): every account a journal line may name, how

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { environmentSchema } from '../common';
 import { ACCOUNT_NAME_PATTERN, ACCOUNTS } from '../chart-of-accounts';
 import { amountStringSchema, currencyCodeSchema } from '../money';
+import { directionSchema, journalKindSchema } from './journal-terms';
 
 /**
  * W3C trace context of the span a command was sent from, and of a result the same: whoever
@@ -13,26 +14,7 @@ export const traceContextShape = {
   tracestate: z.string().max(512).optional(),
 };
 
-export const JOURNAL_KINDS = [
-  'momo_deposit',
-  'bank_deposit',
-  'transfer',
-  'payout_hold',
-  'payout_settle',
-  'payout_release',
-  'payout_complete',
-  'payout_fail',
-  'tenant_float_deposit',
-  'withdrawal_hold',
-  'withdrawal_settle',
-  'withdrawal_release',
-  'adjustment',
-] as const;
-export const journalKindSchema = z.enum(JOURNAL_KINDS);
-export type JournalKind = z.infer<typeof journalKindSchema>;
-
-export const directionSchema = z.enum(['DR', 'CR']);
-export type Direction = z.infer<typeof directionSchema>;
+export { directionSchema, type Direction, JOURNAL_KINDS, journalKindSchema, type JournalKind } from './journal-terms';
 
 /**
  * Account names of the chart of accounts (docs/chart-of-accounts.md). Wallet accounts are identified
