@@ -1,6 +1,6 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
 import { formatAmount } from '@wallet/contracts';
-import { createdAtMsColumn, type Db, sqlArray, type Tx } from '@wallet/kit';
+import { createdAtMsColumn, type Db, newestFirst, sqlArray, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface DepositScope {
@@ -239,12 +239,7 @@ export interface DepositFilter {
 
 /** Newest first; one more row than asked, so the caller knows whether a next page exists. */
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<StoredDeposit[]> {
-  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.walletId) query.where('wallet_id', filter.walletId);
-  if (filter.status) query.where('status', filter.status);
-  if (filter.source) query.where('source', filter.source);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: DepositRow[] = await query;
+  const rows: DepositRow[] = await newestFirst(db, 'deposits', scope, filter, COLUMNS, { wallet_id: filter.walletId || undefined, status: filter.status || undefined, source: filter.source || undefined });
   return rows.map(toStored);
 }
 

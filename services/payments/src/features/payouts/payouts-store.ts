@@ -1,7 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
-import type { StepOutcome } from '@wallet/money-commands';
-import type { Knex } from 'knex';
+import { type Db, newestFirst, prepared, sqlArray, type Tx } from '@wallet/kit';
+import { caseDecisionStep, caseHoldStep, type RecordStep, type RecordTable } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -168,131 +167,24 @@ export type NewPayoutCase = Omit<
   'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode' | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
 >;
 
-/**
- * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
- * as one statement: the key's part yields a row only while the caller holds the key, the case
- * is inserted from that row and the command only once the case is. Returns the case's seq, or
- * null when the key was taken over (then nothing was written).
- */
-export async function insertCaseWithHold(db: Db, scope: PayoutScope, draft: NewPayoutCase, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
-  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
-  const result = await prepared<{ rows: Array<{ seq: string }> }>(
-    db,
-    `WITH answer AS (${parts.answer.sql}),
-     created AS (
-       INSERT INTO payout_cases (id, tenant_id, environment, wallet_id, currency_code, amount, fee, commission, fee_schedule_id, fee_rule_id,
-                                 platform_commission_bps, payout_method, destination, narration, requested_by, created_at)
-       SELECT ?, ?, ?, ?, ?, CAST(? AS numeric), CAST(? AS numeric), CAST(? AS numeric), ?, ?, CAST(? AS integer), ?, CAST(? AS jsonb), ?, ?, CAST(? AS timestamptz)
-       FROM answer
-       RETURNING seq
-     ),
-     command AS (${outbox.sql})
-     SELECT seq FROM created`,
-    [
-      ...parts.answer.bindings,
-      draft.id,
-      scope.tenantId,
-      scope.environment,
-      draft.walletId,
-      draft.currencyCode,
-      draft.amount,
-      draft.fee,
-      draft.commission,
-      draft.feeScheduleId,
-      draft.feeRuleId,
-      draft.platformCommissionBps,
-      draft.payoutMethod,
-      JSON.stringify(draft.destination),
-      draft.narration,
-      draft.requestedBy,
-      draft.createdAt.toISOString(),
-      ...outbox.bindings,
-    ],
-  );
-  return result.rows[0]?.seq ?? null;
-}
+/** A case as its creating statement writes it (with its hold command and its key's first answer). */
+export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
+  name: 'payout_cases',
+  columns: {
+    id: 'text', tenantId: 'text', environment: 'text', walletId: 'text', currencyCode: 'text', amount: 'numeric', fee: 'numeric', commission: 'numeric', feeScheduleId: 'text',
+    feeRuleId: 'text', platformCommissionBps: 'integer', payoutMethod: 'text', destination: 'jsonb', narration: 'text', requestedBy: 'text', createdAt: 'timestamptz',
+  },
+};
 
-/**
- * Records the hold the ledger posted and stores the caller's answer, as one statement. The
- * answer is stored even when the event path recorded the hold first (the same entry). False
- * when the key's part stored nothing (another attempt holds the key).
- */
-export async function recordHoldWithAnswer(db: Db, scope: PayoutScope, payout: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
-    db,
-    `WITH held AS (
-       UPDATE payout_cases SET hold_entry_id = ?
-       WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending' AND hold_entry_id IS NULL
-       RETURNING id
-     ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, payout.id, payout.seq, scope.tenantId, scope.environment, ...answer.bindings],
-  );
-  return (result.rows[0]?.answered ?? 0) > 0;
-}
+export const PAYOUT_HOLD = caseHoldStep('payout_cases');
+export const PAYOUT_DECISION = caseDecisionStep('payout_cases');
 
-export type HoldOutcome = { status: 'held'; journalEntryId: string } | { status: 'refused'; failureCode: string };
-
-/** A ledger outcome for a case step, with the scope the ledger's result carries. */
-export interface ScopedStepOutcome<Outcome> {
-  scope: PayoutScope;
-  id: string;
-  outcome: Outcome;
-}
-
-/**
- * Records the ledger's answers to holds, in one statement (replies and batched events alike):
- * a hold not yet recorded on a pending case is recorded, a refused one fails the case. Anything
- * already recorded is left as it is, so each case leaves "hold unconfirmed" exactly once.
- */
-export async function finishHolds(db: Db | Tx, finishing: readonly ScopedStepOutcome<HoldOutcome>[]): Promise<StoredPayoutCase[]> {
-  if (finishing.length === 0) return [];
-  const result = await prepared<{ rows: PayoutCaseRow[] }>(
-    db,
-    `UPDATE payout_cases c
-     SET hold_entry_id = u.journal_entry_id,
-         status = CASE WHEN u.failure_code IS NULL THEN c.status ELSE 'failed' END,
-         failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status = 'pending' AND c.hold_entry_id IS NULL
-     RETURNING ${COLUMN_LIST}`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'held' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rows.map(toCase);
-}
-
-export type DecisionOutcome = StepOutcome;
-
-/** Records the ledger's answers to settles and releases on decided cases; a recorded one is left as it is. */
-export async function finishDecisions(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
-  if (finishing.length === 0) return 0;
-  const result = await prepared<{ rowCount: number | null }>(
-    tx,
-    `UPDATE payout_cases c
-     SET decision_entry_id = u.journal_entry_id, decision_failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status IN ('approved', 'rejected') AND c.decision_entry_id IS NULL AND c.decision_failure_code IS NULL`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rowCount ?? 0;
-}
+/** A delivered case's complete or fail: recorded once, its entry or the ledger's refusal. */
+export const PAYOUT_OUTCOME: RecordStep = {
+  table: 'payout_cases',
+  waiting: "r.status IN ('completed', 'failed') AND r.outcome_entry_id IS NULL AND r.outcome_failure_code IS NULL",
+  recorded: 'outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code',
+};
 
 export interface Decision {
   status: 'approved' | 'rejected';
@@ -333,11 +225,7 @@ export interface PayoutCaseFilter {
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
 export async function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<StoredPayoutCase[]> {
-  const query = db('payout_cases').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.walletId !== undefined) query.where('wallet_id', filter.walletId);
-  if (filter.status !== undefined) query.where('status', filter.status);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: PayoutCaseRow[] = await query;
+  const rows: PayoutCaseRow[] = await newestFirst(db, 'payout_cases', scope, filter, COLUMNS, { wallet_id: filter.walletId, status: filter.status });
   return rows.map(toCase);
 }
 
@@ -410,28 +298,6 @@ export async function recordRailResult(tx: Tx, id: string, result: RailResult): 
     [result.status, result.railReference, result.railFailureReason, id],
   );
   return (updated.rowCount ?? 0) > 0;
-}
-
-/** Records the ledger's answers to completes and fails; a recorded one is left as it is. */
-export async function finishOutcomes(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
-  if (finishing.length === 0) return 0;
-  const result = await prepared<{ rowCount: number | null }>(
-    tx,
-    `UPDATE payout_cases c
-     SET outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status IN ('completed', 'failed') AND c.outcome_entry_id IS NULL AND c.outcome_failure_code IS NULL`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rowCount ?? 0;
 }
 
 // ---- what reconciliation reads ----

@@ -1,6 +1,6 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
-import type { Knex } from 'knex';
+import { type Db, newestFirst, sqlArray, type Tx } from '@wallet/kit';
+import { type RecordTable, settlementStep } from '@wallet/money-commands';
 
 /** Every read and write of float deposits is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -65,94 +65,14 @@ function fromRow(row: FloatDepositRow): StoredFloatDeposit {
 
 export type NewFloatDeposit = Omit<StoredFloatDeposit, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
 
-/**
- * Inserts a pending float deposit with its posting command in the outbox and the idempotency
- * key's answer, as one statement: the key's part yields a row only while the caller holds the
- * key, the deposit is inserted from that row and the command only once the deposit is. Returns
- * the deposit's seq, or null when the key was taken over (then nothing was written).
- */
-export async function insertFloatDepositWithCommand(db: Db, scope: TreasuryScope, deposit: NewFloatDeposit, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
-  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
-  const result = await prepared<{ rows: Array<{ seq: string }> }>(
-    db,
-    `WITH answer AS (${parts.answer.sql}),
-     created AS (
-       INSERT INTO float_deposits (id, tenant_id, environment, currency_code, amount, rail, external_reference, deposited_by, note, created_at)
-       SELECT ?, ?, ?, ?, CAST(? AS numeric), ?, ?, ?, ?, CAST(? AS timestamptz)
-       FROM answer
-       RETURNING seq
-     ),
-     command AS (${outbox.sql})
-     SELECT seq FROM created`,
-    [
-      ...parts.answer.bindings,
-      deposit.id,
-      scope.tenantId,
-      scope.environment,
-      deposit.currencyCode,
-      deposit.amount,
-      deposit.rail,
-      deposit.externalReference,
-      deposit.depositedBy,
-      deposit.note,
-      deposit.createdAt.toISOString(),
-      ...outbox.bindings,
-    ],
-  );
-  return result.rows[0]?.seq ?? null;
-}
+/** A float deposit as its creating statement writes it (with its posting command and its key's first answer). */
+export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = {
+  name: 'float_deposits',
+  columns: { id: 'text', tenantId: 'text', environment: 'text', currencyCode: 'text', amount: 'numeric', rail: 'text', externalReference: 'text', depositedBy: 'text', note: 'text', createdAt: 'timestamptz' },
+};
 
-/**
- * Records a completion the ledger confirmed and stores the caller's answer, as one statement.
- * The answer is stored even when the event path recorded the completion first (it recorded the
- * same entry). False when the key's part stored nothing (another attempt holds the key).
- */
-export async function completeFloatDepositWithAnswer(db: Db, scope: TreasuryScope, deposit: { id: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
-    db,
-    `WITH finished AS (
-       UPDATE float_deposits SET status = 'completed', journal_entry_id = ?, failure_code = NULL, finished_at = now()
-       WHERE id = ? AND tenant_id = ? AND environment = ? AND status = 'pending'
-       RETURNING id
-     ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, deposit.id, scope.tenantId, scope.environment, ...answer.bindings],
-  );
-  return (result.rows[0]?.answered ?? 0) > 0;
-}
-
-export type FloatDepositOutcome = { status: 'completed'; journalEntryId: string } | { status: 'failed'; failureCode: string };
-
-export interface ScopedFloatDepositOutcome {
-  scope: TreasuryScope;
-  id: string;
-  outcome: FloatDepositOutcome;
-}
-
-/**
- * Records the ledger's outcomes on deposits still pending in their scope, in one statement;
- * any other is left as it is. The one place a deposit leaves pending, so it does so once.
- */
-export async function finishFloatDeposits(tx: Db | Tx, finishing: readonly ScopedFloatDepositOutcome[]): Promise<number> {
-  if (finishing.length === 0) return 0;
-  const result = await prepared<{ rowCount: number | null }>(
-    tx,
-    `UPDATE float_deposits d
-     SET status = u.status, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, status, journal_entry_id, failure_code)
-     WHERE d.id = u.id AND d.tenant_id = u.tenant_id AND d.environment = u.environment AND d.status = 'pending'`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => each.outcome.status),
-      finishing.map((each) => (each.outcome.status === 'completed' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'failed' ? each.outcome.failureCode : null)),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rowCount ?? 0;
-}
+/** A float deposit's posting: the deposit is pending until the ledger answers it, and leaves pending once. */
+export const FLOAT_DEPOSIT_POSTING = settlementStep('float_deposits');
 
 export async function findFloatDeposit(db: Db | Tx, scope: TreasuryScope, id: string): Promise<StoredFloatDeposit | null> {
   const row: FloatDepositRow | undefined = await db('float_deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
@@ -168,11 +88,7 @@ export interface FloatDepositFilter {
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
 export async function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDepositFilter): Promise<StoredFloatDeposit[]> {
-  const query = db('float_deposits').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.status !== undefined) query.where('status', filter.status);
-  if (filter.currencyCode !== undefined) query.where('currency_code', filter.currencyCode);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: FloatDepositRow[] = await query;
+  const rows: FloatDepositRow[] = await newestFirst(db, 'float_deposits', scope, filter, COLUMNS, { status: filter.status, currency_code: filter.currencyCode });
   return rows.map(fromRow);
 }
 
