@@ -1,6 +1,6 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, type InternalClaims, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
 import type { StepReads } from './money-command';
 import { type PostedStep, type RecordScope, type RecordStep, recordPosted, stepOutcomeOf } from './money-command-statement';
 
@@ -36,6 +36,16 @@ export function awaitsLedger(progress: CaseProgress): boolean {
 /** awaitsLedger in SQL, on a case's row `r` (an AwaitedRecords' `waiting`). */
 export const CASE_AWAITS_LEDGER_SQL = `(r.status = 'pending' AND r.hold_entry_id IS NULL)
   OR (r.status IN ('approved', 'rejected') AND r.decision_entry_id IS NULL AND r.decision_failure_code IS NULL)`;
+
+/**
+ * A maker's or checker's id in the body must be the actor the caller declared, by header or
+ * session (docs/decisions/authentication.md, docs/decisions/maker-checker.md).
+ */
+export function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
+  if (claims.actor && claims.actor.id !== bodyActorId) {
+    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
+  }
+}
 
 /**
  * Why a decision could not move its case out of pending, read after it tried: a case still

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Environment, LedgerResultV1 } from '@wallet/contracts';
+import type { Environment, LedgerResultV1, WalletStatus } from '@wallet/contracts';
 import { completionsStatement, type Db, type FinalAnswer, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
 
 /*
@@ -12,6 +12,27 @@ import { completionsStatement, type Db, type FinalAnswer, firstAnswersStatement,
 export interface RecordScope {
   tenantId: string;
   environment: Environment;
+}
+
+/** What every money record is: one of its scope's, with its id and the amount it moves. */
+export interface MoneyRecord extends RecordScope {
+  id: string;
+  currencyCode: string;
+  amount: string;
+}
+
+/** A money record that charges a fee, of which `commission` is the platform's part. */
+export interface ChargedMoneyRecord extends MoneyRecord {
+  fee: string;
+  commission: string;
+}
+
+/** What a money command needs of a wallet: its owner names its ledger account; its currency and status are checked before the command. */
+export interface WalletAccount {
+  id: string;
+  ownerId: string;
+  currencyCode: string;
+  status: WalletStatus;
 }
 
 /** The PostgreSQL types a record column is bound as (each as an array of them). */

@@ -1,50 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
-import {
-  ACCOUNTS,
-  type BankSlipBody,
-  checkAmount,
-  type Deposit,
-  type DepositQuery,
-  type LedgerResultV1,
-  momoWebhookSignature,
-  type MomoWebhookBody,
-  newId,
-  type Page,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  type Db,
-  enqueueOutbox,
-  type InternalClaims,
-  type Logger,
-  type OutboxRelay,
-  pageBySeq,
-  transactionLimitError,
-  type Tx,
-} from '@wallet/kit';
+import { ACCOUNTS, type BankSlipBody, checkAmount, type Deposit, type DepositQuery, type LedgerResultV1, momoWebhookSignature, type MomoWebhookBody, newId, type Page } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
 import { commitAndAwait, postingMessage, type Postings } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
-import {
-  type DepositScope,
-  type DepositWallet,
-  findDeposit,
-  findMomoDeposit,
-  findScopedWallet,
-  findWalletAnywhere,
-  insertDeposit,
-  insertMomoDepositOnce,
-  listDeposits,
-  recordJournalEntry,
-  type StoredDeposit,
-  toDeposit,
-  updateDeposit,
-} from './deposits-store';
+import { type DepositScope, type DepositWallet, findDeposit, findMomoDeposit, findScopedWallet, findWalletAnywhere, insertDeposit, insertMomoDepositOnce, listDeposits, recordJournalEntry, type StoredDeposit, toDeposit, updateDeposit } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/statement-lines';
 

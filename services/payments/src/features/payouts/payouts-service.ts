@@ -1,66 +1,9 @@
-import {
-  type ApprovePayoutBody,
-  checkAmount,
-  type CreatePayoutBody,
-  formatAmount,
-  type LedgerResultV1,
-  newId,
-  type Page,
-  type PayoutCase,
-  type PayoutCaseQuery,
-  type RejectPayoutBody,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  enqueueOutbox,
-  type InternalClaims,
-  pageBySeq,
-  requireWithinTransactionLimit,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import {
-  answerDecision,
-  awaitsLedger,
-  caseHoldReads,
-  type CommandAnswers,
-  type CommandResult,
-  commitAndAwait,
-  type DecisionAnswers,
-  type DecisionResult,
-  finishSteps,
-  type LedgerWait,
-  ledgerRefusal,
-  type MemberDirectory,
-  MoneyCommand,
-  type MoneyCommandDeclaration,
-  type MoneyCommandDeps,
-  postingMessage,
-  recordDecisionWithAnswer,
-  requirePermittedMember,
-  resultsOfSteps,
-  scopedOutcomesOf,
-  undecidableCaseError,
-} from '@wallet/money-commands';
-import { quoteFee } from '../fees/quote-fee';
+import { type ApprovePayoutBody, checkAmount, type CreatePayoutBody, formatAmount, type LedgerResultV1, newId, type Page, type PayoutCase, type PayoutCaseQuery, type RejectPayoutBody } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, enqueueOutbox, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { answerDecision, awaitsLedger, caseHoldReads, checkDeclaredActor, type CommandAnswers, type CommandResult, commitAndAwait, type DecisionAnswers, type DecisionResult, finishSteps, type LedgerWait, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, postingMessage, recordDecisionWithAnswer, requirePermittedMember, resultsOfSteps, scopedOutcomesOf, undecidableCaseError } from '@wallet/money-commands';
+import { chargedFee, quoteFee } from '../fees/quote-fee';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
-import {
-  type Decision,
-  decideCase,
-  findCase,
-  findPayoutWallet,
-  listCases,
-  type NewPayoutCase,
-  PAYOUT_CASE_RECORDS,
-  PAYOUT_DECISION,
-  PAYOUT_HOLD,
-  PAYOUT_OUTCOME,
-  type PayoutScope,
-  type StoredPayoutCase,
-} from './payouts-store';
+import { type Decision, decideCase, findCase, findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_RECORDS, PAYOUT_DECISION, PAYOUT_HOLD, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase } from './payouts-store';
 
 /** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
 export type PayoutsDeps = LedgerWait &
@@ -81,13 +24,6 @@ interface DecisionTaken {
 
 function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such payout case');
-}
-
-/** A body actor must equal the actor the caller declared, header or session (docs/decisions/authentication.md). */
-function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
-  if (claims.actor && claims.actor.id !== bodyActorId) {
-    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
-  }
 }
 
 /**
@@ -126,11 +62,7 @@ export class PayoutsService {
       walletId: wallet.id,
       currencyCode: body.currencyCode,
       amount,
-      fee: quote.fee,
-      commission: quote.commission,
-      feeScheduleId: quote.scheduleId,
-      feeRuleId: quote.ruleId,
-      platformCommissionBps: quote.platformCommissionBps,
+      ...chargedFee(quote),
       payoutMethod: body.payoutMethod,
       destination: body.destination,
       narration: body.narration ?? null,

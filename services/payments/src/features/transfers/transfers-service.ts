@@ -1,17 +1,7 @@
 import { checkAmount, type CreateTransferBody, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import {
-  AppError,
-  currentContext,
-  type Db,
-  microBatch,
-  pageBySeq,
-  requireWithinTransactionLimit,
-  STATEMENT_BATCH_CONCURRENCY,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
+import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory, type Tx } from '@wallet/kit';
 import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, settledRecordReads } from '@wallet/money-commands';
-import { quoteFromTerms } from '../fees/quote-fee';
+import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
 import { findTransfer, findTransferContext, listTransfers, type NewTransfer, type StoredTransfer, TRANSFER_POSTING, TRANSFER_RECORDS, type TransferContext, type TransferScope } from './transfers-store';
 
@@ -72,11 +62,7 @@ export class TransfersService {
       toWalletId: to.id,
       currencyCode: body.currencyCode,
       amount,
-      fee: quote.fee,
-      commission: quote.commission,
-      feeScheduleId: quote.scheduleId,
-      feeRuleId: quote.ruleId,
-      platformCommissionBps: quote.platformCommissionBps,
+      ...chargedFee(quote),
       description: body.description ?? null,
       createdAt: new Date(),
     };

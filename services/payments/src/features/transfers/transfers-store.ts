@@ -1,6 +1,6 @@
-import { type Environment, type TransferStatus, type WalletStatus, walletStatusSchema } from '@wallet/contracts';
-import { createdAtMsColumn, type Db, newestFirst, prepared, sqlArray, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
-import { type RecordTable, settlementStep } from '@wallet/money-commands';
+import { type Environment, type TransferStatus, walletStatusSchema } from '@wallet/contracts';
+import { camelCased, createdAtMsColumn, type Db, newestFirst, prepared, recordReads, scopedRecords, type SeqPageFilter, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
+import { type ChargedMoneyRecord, type RecordTable, settlementStep, type WalletAccount } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fee-terms';
@@ -11,17 +11,10 @@ export interface TransferScope {
   environment: Environment;
 }
 
-export interface StoredTransfer {
+export interface StoredTransfer extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   fromWalletId: string;
   toWalletId: string;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   feeScheduleId: string | null;
   feeRuleId: string | null;
   platformCommissionBps: number;
@@ -32,78 +25,17 @@ export interface StoredTransfer {
   createdAt: Date;
 }
 
-interface TransferRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  from_wallet_id: string;
-  to_wallet_id: string;
-  currency_code: string;
-  amount: string;
-  fee: string;
-  commission: string;
-  fee_schedule_id: string | null;
-  fee_rule_id: string | null;
-  platform_commission_bps: number;
-  description: string | null;
-  status: TransferStatus;
-  journal_entry_id: string | null;
-  failure_code: string | null;
-  created_at: Date;
-}
-
 const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'from_wallet_id',
-  'to_wallet_id',
-  'currency_code',
-  'amount',
-  'fee',
-  'commission',
-  'fee_schedule_id',
-  'fee_rule_id',
-  'platform_commission_bps',
-  'description',
-  'status',
-  'journal_entry_id',
-  'failure_code',
-  'created_at',
+  'seq', 'id', 'tenant_id', 'environment', 'from_wallet_id', 'to_wallet_id', 'currency_code', 'amount', 'fee', 'commission', 'fee_schedule_id', 'fee_rule_id',
+  'platform_commission_bps', 'description', 'status', 'journal_entry_id', 'failure_code', 'created_at',
 ];
 
-function toTransfer(row: TransferRow): StoredTransfer {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    fromWalletId: row.from_wallet_id,
-    toWalletId: row.to_wallet_id,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    feeScheduleId: row.fee_schedule_id,
-    feeRuleId: row.fee_rule_id,
-    platformCommissionBps: row.platform_commission_bps,
-    description: row.description,
-    status: row.status,
-    journalEntryId: row.journal_entry_id,
-    failureCode: row.failure_code,
-    createdAt: row.created_at,
-  };
+function toTransfer(row: object): StoredTransfer {
+  return camelCased(row);
 }
 
 /** What a transfer needs of its two wallets. */
-export interface TransferWallet {
-  id: string;
-  ownerId: string;
-  currencyCode: string;
-  status: WalletStatus;
-}
+export type TransferWallet = WalletAccount;
 
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
 const transferWalletsJsonSchema = z.array(z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }));
@@ -152,16 +84,11 @@ export const TRANSFER_RECORDS: RecordTable<NewTransfer> = {
 /** A transfer's posting: the transfer is pending until the ledger answers it, and leaves pending once. */
 export const TRANSFER_POSTING = settlementStep('transfers');
 
-export async function findTransfer(db: Db | Tx, scope: TransferScope, id: string): Promise<StoredTransfer | null> {
-  const row: TransferRow | undefined = await db('transfers').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
-  return row ? toTransfer(row) : null;
-}
+export const findTransfer = scopedRecords('transfers', COLUMNS, toTransfer).find;
 
-export interface TransferFilter {
+export interface TransferFilter extends SeqPageFilter {
   walletId?: string | undefined;
   status?: TransferStatus | undefined;
-  beforeSeq?: string | undefined;
-  limit: number;
 }
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
@@ -175,22 +102,15 @@ export async function listTransfers(db: Db, scope: TransferScope, filter: Transf
       [walletId, walletId, walletId, walletId],
     );
   }
-  const rows: TransferRow[] = await query;
+  const rows: object[] = await query;
   return rows.map(toTransfer);
 }
 
 // ---- what reconciliation reads ----
 // The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
 
-export interface ReconciledTransfer {
+export interface ReconciledTransfer extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   status: TransferStatus;
   journalEntryId: string | null;
   createdAt: Date;
@@ -199,17 +119,9 @@ export interface ReconciledTransfer {
   to: TransferWallet;
 }
 
+/** The columns of a reconciled transfer beside its own: its creation time in ms and its wallets' owners. */
 interface ReconciledTransferRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
   currency_code: string;
-  amount: string;
-  fee: string;
-  commission: string;
-  status: TransferStatus;
-  journal_entry_id: string | null;
   created_at_ms: string;
   from_wallet_id: string;
   from_owner_id: string;
@@ -218,21 +130,13 @@ interface ReconciledTransferRow {
 }
 
 function toReconciledTransfer(row: ReconciledTransferRow): ReconciledTransfer {
+  const { created_at_ms: createdAtMs, from_wallet_id: fromWalletId, from_owner_id: fromOwnerId, to_wallet_id: toWalletId, to_owner_id: toOwnerId, ...columns } = row;
   return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    status: row.status,
-    journalEntryId: row.journal_entry_id,
-    createdAt: new Date(Number(row.created_at_ms)),
+    ...camelCased<Omit<ReconciledTransfer, 'createdAt' | 'from' | 'to'>>(columns),
+    createdAt: new Date(Number(createdAtMs)),
     // A transfer's wallets hold its currency (checked when it was made); the ledger's accounts say theirs.
-    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.currency_code, status: 'active' },
-    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.currency_code, status: 'active' },
+    from: { id: fromWalletId, ownerId: fromOwnerId, currencyCode: row.currency_code, status: 'active' },
+    to: { id: toWalletId, ownerId: toOwnerId, currencyCode: row.currency_code, status: 'active' },
   };
 }
 
@@ -247,17 +151,10 @@ function transfersWithWallets(db: Db) {
     );
 }
 
+const reconciledReads = recordReads(transfersWithWallets, 't', toReconciledTransfer);
+
 /** Transfers by id, of any status; within the scope when one is given. */
-export async function transfersByIds(db: Db, scope: TransferScope | null, ids: readonly string[]): Promise<ReconciledTransfer[]> {
-  if (ids.length === 0) return [];
-  const query = transfersWithWallets(db).whereRaw('t.id = ANY(?::text[])', [sqlArray(ids)]);
-  if (scope) query.where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment });
-  const rows: ReconciledTransferRow[] = await query;
-  return rows.map(toReconciledTransfer);
-}
+export const transfersByIds = reconciledReads.byIds;
 
 /** A scope's transfers after a seq, in seq order, at most `limit`. */
-export async function transfersAfter(db: Db, scope: TransferScope, afterSeq: string, limit: number): Promise<ReconciledTransfer[]> {
-  const rows: ReconciledTransferRow[] = await transfersWithWallets(db).where({ 't.tenant_id': scope.tenantId, 't.environment': scope.environment }).where('t.seq', '>', afterSeq).orderBy('t.seq').limit(limit);
-  return rows.map(toReconciledTransfer);
-}
+export const transfersAfter = reconciledReads.after;

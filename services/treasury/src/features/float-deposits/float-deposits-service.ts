@@ -1,16 +1,6 @@
 import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
 import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
-import {
-  type CommandAnswers,
-  type CommandResult,
-  ledgerRefusal,
-  type MemberDirectory,
-  MoneyCommand,
-  type MoneyCommandDeclaration,
-  type MoneyCommandDeps,
-  requirePermittedMember,
-  settledRecordReads,
-} from '@wallet/money-commands';
+import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, requirePermittedMember, settledRecordReads } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import { FLOAT_DEPOSIT_POSTING, FLOAT_DEPOSIT_RECORDS, findFloatDeposit, listFloatDeposits, type NewFloatDeposit, type StoredFloatDeposit, type TreasuryScope } from './float-deposits-store';
 

@@ -1,63 +1,8 @@
-import {
-  type ApproveWithdrawalBody,
-  checkAmount,
-  type CreateWithdrawalBody,
-  formatAmount,
-  type LedgerResultV1,
-  newId,
-  type Page,
-  type RejectWithdrawalBody,
-  type Withdrawal,
-  type WithdrawalQuery,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  enqueueOutbox,
-  type InternalClaims,
-  pageBySeq,
-  requireWithinTransactionLimit,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import {
-  answerDecision,
-  awaitsLedger,
-  caseHoldReads,
-  type CommandAnswers,
-  type CommandResult,
-  commitAndAwait,
-  type DecisionAnswers,
-  type DecisionResult,
-  finishSteps,
-  type LedgerWait,
-  ledgerRefusal,
-  type MemberDirectory,
-  MoneyCommand,
-  type MoneyCommandDeclaration,
-  type MoneyCommandDeps,
-  postingMessage,
-  recordDecisionWithAnswer,
-  requirePermittedMember,
-  resultsOfSteps,
-  scopedOutcomesOf,
-  undecidableCaseError,
-} from '@wallet/money-commands';
+import { type ApproveWithdrawalBody, checkAmount, type CreateWithdrawalBody, formatAmount, type LedgerResultV1, newId, type Page, type RejectWithdrawalBody, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, enqueueOutbox, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { answerDecision, awaitsLedger, caseHoldReads, checkDeclaredActor, type CommandAnswers, type CommandResult, commitAndAwait, type DecisionAnswers, type DecisionResult, finishSteps, type LedgerWait, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, postingMessage, recordDecisionWithAnswer, requirePermittedMember, resultsOfSteps, scopedOutcomesOf, undecidableCaseError } from '@wallet/money-commands';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
-import {
-  type Decision,
-  decideWithdrawal,
-  findWithdrawal,
-  listWithdrawals,
-  type NewWithdrawal,
-  type StoredWithdrawal,
-  type TreasuryScope,
-  WITHDRAWAL_DECISION,
-  WITHDRAWAL_HOLD,
-  WITHDRAWAL_RECORDS,
-} from './withdrawals-store';
+import { type Decision, decideWithdrawal, findWithdrawal, listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_DECISION, WITHDRAWAL_HOLD, WITHDRAWAL_RECORDS } from './withdrawals-store';
 
 /** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
 export type WithdrawalsDeps = LedgerWait &
@@ -81,13 +26,6 @@ interface DecisionTaken {
 
 function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such withdrawal');
-}
-
-/** A body actor must equal the actor the caller declared, header or session (docs/decisions/maker-checker.md). */
-function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
-  if (claims.actor && claims.actor.id !== bodyActorId) {
-    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { type Db, newestFirst, prepared, sqlArray, type Tx } from '@wallet/kit';
-import { caseDecisionStep, caseHoldStep, type RecordTable } from '@wallet/money-commands';
+import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
+import { caseDecisionStep, caseHoldStep, type MoneyRecord, type RecordTable } from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -8,14 +8,9 @@ export interface TreasuryScope {
   environment: Environment;
 }
 
-export interface StoredWithdrawal {
+export interface StoredWithdrawal extends MoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   source: WithdrawalSource;
-  currencyCode: string;
-  amount: string;
   payoutMethod: WithdrawalMethod;
   destination: WithdrawalDestination;
   narration: string | null;
@@ -32,76 +27,14 @@ export interface StoredWithdrawal {
   createdAt: Date;
 }
 
-interface WithdrawalRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  source: WithdrawalSource;
-  currency_code: string;
-  amount: string;
-  payout_method: WithdrawalMethod;
-  destination: WithdrawalDestination;
-  narration: string | null;
-  requested_by: string;
-  status: WithdrawalStatus;
-  hold_entry_id: string | null;
-  failure_code: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  rejection_reason: string | null;
-  decision_entry_id: string | null;
-  decision_failure_code: string | null;
-  created_at: Date;
-}
-
 const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'source',
-  'currency_code',
-  'amount',
-  'payout_method',
-  'destination',
-  'narration',
-  'requested_by',
-  'status',
-  'hold_entry_id',
-  'failure_code',
-  'decided_by',
-  'decided_at',
-  'rejection_reason',
-  'decision_entry_id',
-  'decision_failure_code',
-  'created_at',
+  'seq', 'id', 'tenant_id', 'environment', 'source', 'currency_code', 'amount', 'payout_method', 'destination', 'narration', 'requested_by', 'status', 'hold_entry_id',
+  'failure_code', 'decided_by', 'decided_at', 'rejection_reason', 'decision_entry_id', 'decision_failure_code', 'created_at',
 ];
 const COLUMN_LIST = COLUMNS.map((column) => `w.${column}`).join(', ');
 
-function fromRow(row: WithdrawalRow): StoredWithdrawal {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    source: row.source,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    payoutMethod: row.payout_method,
-    destination: row.destination,
-    narration: row.narration,
-    requestedBy: row.requested_by,
-    status: row.status,
-    holdEntryId: row.hold_entry_id,
-    failureCode: row.failure_code,
-    decidedBy: row.decided_by,
-    decidedAt: row.decided_at,
-    rejectionReason: row.rejection_reason,
-    decisionEntryId: row.decision_entry_id,
-    decisionFailureCode: row.decision_failure_code,
-    createdAt: row.created_at,
-  };
+function fromRow(row: object): StoredWithdrawal {
+  return camelCased(row);
 }
 
 export type NewWithdrawal = Omit<StoredWithdrawal, 'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode'>;
@@ -130,7 +63,7 @@ export interface Decision {
  * pending by decision: concurrent checkers serialize on the row and exactly one matches.
  */
 export async function decideWithdrawal(tx: Tx, scope: TreasuryScope, id: string, decision: Decision): Promise<StoredWithdrawal | null> {
-  const result = await prepared<{ rows: WithdrawalRow[] }>(
+  const result = await prepared<{ rows: object[] }>(
     tx,
     `UPDATE withdrawals w
      SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
@@ -142,28 +75,18 @@ export async function decideWithdrawal(tx: Tx, scope: TreasuryScope, id: string,
   return row ? fromRow(row) : null;
 }
 
-export async function findWithdrawal(db: Db | Tx, scope: TreasuryScope, id: string): Promise<StoredWithdrawal | null> {
-  const row: WithdrawalRow | undefined = await db('withdrawals').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
-  return row ? fromRow(row) : null;
-}
+const records = scopedRecords('withdrawals', COLUMNS, fromRow);
 
-export interface WithdrawalFilter {
+export const findWithdrawal = records.find;
+
+export interface WithdrawalFilter extends SeqPageFilter {
   status?: WithdrawalStatus | undefined;
-  beforeSeq?: string | undefined;
-  limit: number;
 }
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export async function listWithdrawals(db: Db, scope: TreasuryScope, filter: WithdrawalFilter): Promise<StoredWithdrawal[]> {
-  const rows: WithdrawalRow[] = await newestFirst(db, 'withdrawals', scope, filter, COLUMNS, { status: filter.status });
-  return rows.map(fromRow);
+export function listWithdrawals(db: Db, scope: TreasuryScope, filter: WithdrawalFilter): Promise<StoredWithdrawal[]> {
+  return records.list(db, scope, filter, { status: filter.status });
 }
 
 /** Cases by id, of any status; within the scope when one is given. */
-export async function withdrawalsByIds(db: Db, scope: TreasuryScope | null, ids: readonly string[]): Promise<StoredWithdrawal[]> {
-  if (ids.length === 0) return [];
-  const query = db('withdrawals').whereRaw('id = ANY(?::text[])', [sqlArray(ids)]).select(COLUMNS);
-  if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  const rows: WithdrawalRow[] = await query;
-  return rows.map(fromRow);
-}
+export const withdrawalsByIds = recordReads((db) => db('withdrawals').select(COLUMNS), null, fromRow).byIds;
