@@ -181,8 +181,8 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   async run(request: MoneyCommandRequest<Draft>): Promise<CommandResult<Shown>> {
     const { scope, draft, answers } = request;
     const declaration = this.declaration;
-    const pending = declaration.created(scope, draft, '');
-    const pendingAnswer = jsonResponse(202, declaration.show(pending));
+    const pendingShown = declaration.show(declaration.created(scope, draft, ''));
+    const pendingAnswer = jsonResponse(202, pendingShown);
     const commandId = request.command.commandId;
     // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
     const reply = this.deps.postings.expect(commandId, this.deps.replyTimeoutMs, { type: declaration.recordType, id: draft.id });
@@ -204,7 +204,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
 
     const result = await reply.result;
     const outcome = result ? stepOutcomeOf(result) : null;
-    if (!outcome) return { status: 202, shown: declaration.show(pending), answer: pendingAnswer };
+    if (!outcome) return { status: 202, shown: pendingShown, answer: pendingAnswer };
     // The record finishes in the request's trace, as the event path's finish span does in the command's.
     return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers));
   }
