@@ -67,6 +67,11 @@ function columnName(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
+/** A record's value of `field`: the scope's for tenantId and environment, else the draft's. */
+function fieldOf<Draft>(record: NewRecord<Draft>, field: string): unknown {
+  return field === 'tenantId' || field === 'environment' ? record.scope[field] : (record.draft as Record<string, unknown>)[field];
+}
+
 function columnValue(value: unknown, type: ColumnType): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
@@ -86,9 +91,8 @@ export function recordStatement<Draft extends { id: string }>(table: RecordTable
     records.flatMap((record) => record.messages.map(() => record.draft.id)),
     { name: 'created', column: 'id' },
   );
-  const fields = Object.entries(table.columns) as Array<[keyof (Draft & RecordScope) & string, ColumnType]>;
+  const fields = Object.entries(table.columns) as Array<[string, ColumnType]>;
   const names = fields.map(([field]) => columnName(field));
-  const rows = records.map((record) => ({ ...record.draft, ...record.scope }) as Draft & RecordScope);
   return {
     sql: `WITH answer AS (${answers.sql}),
      created AS (
@@ -104,7 +108,8 @@ export function recordStatement<Draft extends { id: string }>(table: RecordTable
      SELECT id, seq FROM created`,
     bindings: [
       ...answers.bindings,
-      ...fields.map(([field, type]) => rows.map((row) => columnValue(row[field], type))),
+      // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
+      ...fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type))),
       records.map((record) => record.answer.claim.lockToken),
       ...commands.bindings,
     ] as unknown as readonly Knex.RawBinding[],
