@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { findUnsafeText } from '@wallet/contracts';
 import { z } from 'zod';
+import type { Knex } from 'knex';
+import { type Db, findInScope, type Tx } from './db';
 import { AppError } from './errors';
 
 const MAC_BYTES = 16;
@@ -72,4 +74,61 @@ export function decodeCursor<Shape extends z.ZodRawShape>(cursor: string | undef
     // fall through
   }
   throw new AppError('INVALID_CURSOR', 'The cursor is not one this list issued');
+}
+
+/** The page of a list read newest first along `seq`, with the cursor after its last row when another page follows. */
+export interface SeqPage<Shown> {
+  data: Shown[];
+  nextCursor: string | null;
+}
+
+/**
+ * A list along `seq`, newest first: `read` gets the position the cursor names and returns one
+ * row more than `limit` (newestFirst), which says whether another page follows.
+ */
+export async function pageBySeq<Row extends { seq: string }, Shown>(
+  query: { cursor?: string | undefined; limit: number },
+  read: (beforeSeq: string | undefined) => Promise<Row[]>,
+  show: (row: Row) => Shown,
+): Promise<SeqPage<Shown>> {
+  const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
+  const rows = await read(position?.seq);
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return { data: page.map(show), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+}
+
+/** Where a page along seq starts (newest first: before `beforeSeq`), and how many rows it shows. */
+export interface SeqPageFilter {
+  beforeSeq?: string | undefined;
+  limit: number;
+}
+
+/**
+ * A scope's rows of `table` newest first, before `beforeSeq`, one more than `limit` (see
+ * pageBySeq), where each column of `equal` that is defined holds its value; the caller may
+ * narrow the query further before it runs.
+ */
+export function newestFirst(db: Db | Tx, table: string, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, columns: readonly string[], equal: Record<string, string | undefined> = {}): Knex.QueryBuilder {
+  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(columns);
+  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
+  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  return query;
+}
+
+/**
+ * A record table's reads within a scope: a record by id, and a page of them newest first where
+ * the defined `equal` columns hold their values (see newestFirst), each row as `toRecord` makes it.
+ */
+export function scopedRecords<Stored>(table: string, columns: readonly string[], toRecord: (row: object) => Stored) {
+  return {
+    find: async (db: Db | Tx, scope: { tenantId: string; environment: string }, id: string): Promise<Stored | null> => {
+      const row = await findInScope(db, table, scope, id, columns);
+      return row ? toRecord(row) : null;
+    },
+    list: async (db: Db | Tx, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, equal: Record<string, string | undefined>): Promise<Stored[]> => {
+      const rows: object[] = await newestFirst(db, table, scope, filter, columns, equal);
+      return rows.map(toRecord);
+    },
+  };
 }

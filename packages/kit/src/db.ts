@@ -6,6 +6,16 @@ import type { Logger } from './logger';
 export type Db = Knex;
 export type Tx = Knex.Transaction;
 
+/**
+ * A row as read (snake_case columns) as the record that stores it, field for column
+ * (`journal_entry_id` is `journalEntryId`): for a record whose fields are its columns.
+ */
+export function camelCased<Stored>(row: object): Stored {
+  const record: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) record[column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())] = value;
+  return record as Stored;
+}
+
 const statementNames = new Map<string, string>();
 
 function statementName(sql: string): string {
@@ -210,4 +220,50 @@ export function sqlArray(values: ReadonlyArray<string | number | boolean | null>
  */
 export function createdAtMsColumn(db: Knex, alias: string): Knex.Raw {
   return db.raw(`floor(extract(epoch FROM ${alias}.created_at) * 1000)::bigint::text AS created_at_ms`);
+}
+
+/** A table's columns as `alias`.column, or bare without an alias. */
+function qualified(alias: string | null, column: string): string {
+  return alias === null ? column : `${alias}.${column}`;
+}
+
+/**
+ * The rows of `query` (on a record table, as `alias`) with the given ids, within `scope` when one
+ * is given. The ids are bound as one array: a list of a thousand parameters costs more to plan
+ * than to run.
+ */
+export function withIdsIn(query: Knex.QueryBuilder, alias: string | null, scope: { tenantId: string; environment: string } | null, ids: readonly string[]): Knex.QueryBuilder {
+  query.whereRaw(`${qualified(alias, 'id')} = ANY(?::text[])`, [sqlArray(ids)]);
+  if (scope) query.where({ [qualified(alias, 'tenant_id')]: scope.tenantId, [qualified(alias, 'environment')]: scope.environment });
+  return query;
+}
+
+/** The rows of `query` (as `alias`) of a scope after a seq, in seq order, at most `limit`. */
+export function scopeAfterSeq(query: Knex.QueryBuilder, alias: string | null, scope: { tenantId: string; environment: string }, afterSeq: string, limit: number): Knex.QueryBuilder {
+  return query.where({ [qualified(alias, 'tenant_id')]: scope.tenantId, [qualified(alias, 'environment')]: scope.environment }).where(qualified(alias, 'seq'), '>', afterSeq).orderBy(qualified(alias, 'seq')).limit(limit);
+}
+
+/**
+ * A record table's reads by id and after a seq (what reconciliation reads), from `query` (the
+ * table as `alias`, joined with what its records need) and `toRecord`.
+ */
+export function recordReads<Row, Stored>(query: (db: Db) => Knex.QueryBuilder, alias: string | null, toRecord: (row: Row) => Stored) {
+  return {
+    /** Records by id, of any status; within the scope when one is given. */
+    byIds: async (db: Db, scope: { tenantId: string; environment: string } | null, ids: readonly string[]): Promise<Stored[]> => {
+      if (ids.length === 0) return [];
+      const rows: Row[] = await withIdsIn(query(db), alias, scope, ids);
+      return rows.map(toRecord);
+    },
+    /** A scope's records after a seq, in seq order, at most `limit`. */
+    after: async (db: Db, scope: { tenantId: string; environment: string }, afterSeq: string, limit: number): Promise<Stored[]> => {
+      const rows: Row[] = await scopeAfterSeq(query(db), alias, scope, afterSeq, limit);
+      return rows.map(toRecord);
+    },
+  };
+}
+
+/** A record of a scope by its id, as `columns` of its row; undefined when the scope has none of that id. */
+export function findInScope(db: Db | Tx, table: string, scope: { tenantId: string; environment: string }, id: string, columns: readonly string[]): Promise<object | undefined> {
+  return db(table).where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(columns);
 }

@@ -2,4 +2,6 @@ export * from './ledger-client';
 export * from './ledger-reads';
 export * from './maker-checker';
 export * from './member-directory';
+export * from './money-command';
+export * from './money-command-statement';
 export * from './postings';

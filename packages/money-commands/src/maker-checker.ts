@@ -1,7 +1,8 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, jsonResponse, type OutboxRelay, prepared, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
-import type { AwaitedRecord, Postings } from './postings/postings';
+import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, type InternalClaims, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
+import type { StepReads } from './money-command';
+import { type PostedStep, type RecordScope, type RecordStep, recordPosted, stepOutcomeOf } from './money-command-statement';
 
 /*
  * What payouts and withdrawals share as maker-checker cases whose steps are ledger entries: the
@@ -37,6 +38,16 @@ export const CASE_AWAITS_LEDGER_SQL = `(r.status = 'pending' AND r.hold_entry_id
   OR (r.status IN ('approved', 'rejected') AND r.decision_entry_id IS NULL AND r.decision_failure_code IS NULL)`;
 
 /**
+ * A maker's or checker's id in the body must be the actor the caller declared, by header or
+ * session (docs/decisions/authentication.md, docs/decisions/maker-checker.md).
+ */
+export function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
+  if (claims.actor && claims.actor.id !== bodyActorId) {
+    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
+  }
+}
+
+/**
  * Why a decision could not move its case out of pending, read after it tried: a case still
  * pending waits for the ledger to confirm its hold and may be decided once it has (nothing
  * changed, retry); any other was decided already, or failed, for good.
@@ -51,45 +62,6 @@ export function undecidableCaseError(current: { status: string }): AppError {
   return new AppError('CASE_NOT_PENDING', `The case is ${current.status}, not pending`, { status: current.status });
 }
 
-export type StepOutcome = { status: 'posted'; journalEntryId: string } | { status: 'refused'; failureCode: string };
-
-/** The ledger's answer to a step's command; null for a result that names no entry to record. */
-export function stepOutcomeOf(result: LedgerResultV1): StepOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'posted', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
-
-/** Where a step's command is answered, and how long a request waits for the answer. */
-export interface LedgerWait {
-  postings: Pick<Postings, 'replyTo' | 'expect'>;
-  relay: Pick<OutboxRelay, 'wake'>;
-  replyTimeoutMs: number;
-}
-
-/**
- * Commits a step (`commit` writes its record and its command, naming `replyTo` as the command's
- * reply queue) and waits for the ledger's answer to the command: null past the deadline, when
- * the ledger's event finishes the record later. Waiting starts before the commit, since the
- * ledger may answer before the commit returns.
- */
-export async function commitAndAwait<Committed>(
-  wait: LedgerWait,
-  command: { id: string; record: AwaitedRecord },
-  commit: (replyTo: string | undefined) => Promise<Committed>,
-): Promise<{ committed: Committed; result: LedgerResultV1 | null }> {
-  const pending = wait.postings.expect(command.id, wait.replyTimeoutMs, command.record);
-  let committed: Committed;
-  try {
-    committed = await commit(wait.postings.replyTo);
-  } catch (error) {
-    pending.cancel();
-    throw error;
-  }
-  wait.relay.wake();
-  return { committed, result: await pending.result };
-}
-
 /** How a decision's Idempotency-Key, when one guards the call, keeps the answer this request gives. */
 export interface DecisionAnswers<Shown> {
   /** The 202 (the decision awaits the ledger), stored in the decision's transaction: what a retry gets unless the 200 replaces it. */
@@ -99,7 +71,7 @@ export interface DecisionAnswers<Shown> {
 }
 
 /** Without a key there is nothing to store: the statement part yields the row its caller counts. */
-const NO_ANSWER_TO_STORE: SqlStatement = { sql: 'SELECT 1', bindings: [] };
+const NO_ANSWER_TO_STORE: SqlStatement = { sql: 'SELECT CAST(NULL AS uuid) AS lock_token', bindings: [] };
 
 export function decisionAnswersOf<Shown>(response: Response): DecisionAnswers<Shown> {
   const key = idempotencyOf(response);
@@ -147,23 +119,41 @@ export async function answerDecision<Shown>(result: LedgerResultV1 | null, recor
   return { status: 200, shown };
 }
 
+/** A case's hold: the case is pending and unconfirmed until the ledger posts it, or fails by its refusal. */
+export function caseHoldStep(table: string): RecordStep {
+  return {
+    table,
+    waiting: "r.status = 'pending' AND r.hold_entry_id IS NULL",
+    recorded: "hold_entry_id = u.journal_entry_id, status = CASE WHEN u.failure_code IS NULL THEN r.status ELSE 'failed' END, failure_code = u.failure_code",
+  };
+}
+
+/** How a case reads as to its hold: posted once it holds the hold's entry, refused once the refusal failed it. */
+export function caseHoldReads<Stored extends { status: string; holdEntryId: string | null }>(): StepReads<Stored> {
+  return {
+    posted: (record, journalEntryId) => ({ ...record, holdEntryId: journalEntryId }),
+    isPosted: (record) => record.holdEntryId !== null,
+    isRefused: (record) => record.status === 'failed',
+  };
+}
+
+/** A decided case's settle or release: recorded once, its entry or (never expected) the ledger's refusal. */
+export function caseDecisionStep(table: string): RecordStep {
+  return {
+    table,
+    waiting: "r.status IN ('approved', 'rejected') AND r.decision_entry_id IS NULL AND r.decision_failure_code IS NULL",
+    recorded: 'decision_entry_id = u.journal_entry_id, decision_failure_code = u.failure_code',
+  };
+}
+
 /**
- * Records the settle or release the ledger posted on a case of `table` and stores the caller's
+ * Records the settle or release the ledger posted on a decided case and stores the caller's
  * answer, as one statement, before the answer goes out. The answer is stored even when the event
  * path recorded the entry first (the same entry). False when the answer's part stored nothing
  * (another attempt holds the key).
  */
-export async function recordDecisionWithAnswer(db: Db, table: 'payout_cases' | 'withdrawals', scope: { tenantId: string; environment: string }, id: string, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
-    db,
-    `WITH posted AS (
-       UPDATE ${table} SET decision_entry_id = ?
-       WHERE id = ? AND tenant_id = ? AND environment = ? AND status IN ('approved', 'rejected') AND decision_entry_id IS NULL AND decision_failure_code IS NULL
-       RETURNING id
-     ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, id, scope.tenantId, scope.environment, ...answer.bindings],
-  );
-  return (result.rows[0]?.answered ?? 0) > 0;
+export async function recordDecisionWithAnswer(db: Db, table: string, decided: PostedStep['record'] & RecordScope, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
+  const scope = { tenantId: decided.tenantId, environment: decided.environment };
+  const stored = await recordPosted(db, caseDecisionStep(table), [{ scope, record: decided, journalEntryId }], answer);
+  return stored.size > 0;
 }

@@ -15,6 +15,7 @@ import {
   completeInTransaction,
   completionStatement,
   finalAnswerStatement,
+  type FinalAnswer,
   type IdempotencyClaim,
   IdempotencyInProgressError,
   type IdempotencyScope,
@@ -106,6 +107,8 @@ export interface IdempotencyHandle {
    */
   finalAnswerStatement(response: StoredResponse): SqlStatement;
   answered(response: StoredResponse): void;
+  /** `response` as the key keeps it (sealed where the route seals), for a statement of many keys' answers. */
+  kept(response: StoredResponse): FinalAnswer;
   /** claimAtFirstWrite: the statement that wrote the key with this claim's lock token committed. */
   written(): void;
 }
@@ -304,6 +307,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       answered: (answer) => {
         answered = answer;
       },
+      kept: (answer) => ({ claim, response: stored(claim, answer) }),
       written: onWritten,
     };
     return { handle, answered: () => answered };

@@ -294,11 +294,24 @@ function answerColumns(answers: readonly FinalAnswer[]): unknown[][] {
  * it stored an answer for (the attempt still holds that key), so each caller learns its own.
  */
 export function finalAnswersStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  return answersUpdate(answers, 'COALESCE(k.completed_at, now())');
+}
+
+/**
+ * completionStatement for many keys as one statement part (keys claimed before, each held by
+ * its attempt): it returns the lock_token of each key it completed, for the caller's writes to
+ * join on.
+ */
+export function completionsStatement(answers: readonly FinalAnswer[]): SqlStatement {
+  return answersUpdate(answers, 'now()');
+}
+
+function answersUpdate(answers: readonly FinalAnswer[], completedAt: string): SqlStatement {
   return {
     sql: `
   UPDATE ${IDEMPOTENCY_TABLE} k
   SET status = 'completed', response_status = a.response_status, response_headers = a.response_headers, response_body = a.response_body,
-      locked_until = NULL, completed_at = COALESCE(k.completed_at, now())
+      locked_until = NULL, completed_at = ${completedAt}
   FROM unnest(CAST(? AS integer[]), CAST(? AS jsonb[]), CAST(? AS bytea[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]))
     AS a(response_status, response_headers, response_body, tenant_id, environment, idempotency_key, lock_token)
   WHERE k.tenant_id = a.tenant_id AND k.environment = a.environment AND k.idempotency_key = a.idempotency_key AND k.lock_token = a.lock_token

@@ -36,7 +36,7 @@ export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsC
     ttlMs: config.PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS,
     logger,
   });
-  const deposits = new DepositsService({ db, relay, tenants: deps.tenants, providers, postings: deps.postings, logger, replyWaitMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
+  const deposits = new DepositsService({ db, relay, tenants: deps.tenants, providers, postings: deps.postings, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
   deps.postings.register('deposit', deposits.finisher);
   // A credit's command is sent with the deposit; the ledger's answer fills its journal entry.
   deps.postings.awaits({ recordType: 'deposit', table: 'deposits', waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL' });

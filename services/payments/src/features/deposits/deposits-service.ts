@@ -1,52 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
-import {
-  ACCOUNTS,
-  type BankSlipBody,
-  checkAmount,
-  type Deposit,
-  type DepositQuery,
-  type LedgerResultV1,
-  momoWebhookSignature,
-  type MomoWebhookBody,
-  newId,
-  type Page,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  cursorFields,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  enqueueOutbox,
-  type InternalClaims,
-  type Logger,
-  type OutboxRelay,
-  transactionLimitError,
-  type Tx,
-} from '@wallet/kit';
-import { postingMessage, type Postings } from '@wallet/money-commands';
+import { ACCOUNTS, type BankSlipBody, checkAmount, type Deposit, type DepositQuery, type LedgerResultV1, momoWebhookSignature, type MomoWebhookBody, newId, type Page } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
+import { commitAndAwait, postingMessage, type Postings } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositPostingCommand } from './deposit-posting';
-import {
-  type DepositScope,
-  type DepositWallet,
-  findDeposit,
-  findMomoDeposit,
-  findScopedWallet,
-  findWalletAnywhere,
-  insertDeposit,
-  insertMomoDepositOnce,
-  listDeposits,
-  recordJournalEntry,
-  type StoredDeposit,
-  toDeposit,
-  updateDeposit,
-} from './deposits-store';
+import { type DepositScope, type DepositWallet, findDeposit, findMomoDeposit, findScopedWallet, findWalletAnywhere, insertDeposit, insertMomoDepositOnce, listDeposits, recordJournalEntry, type StoredDeposit, toDeposit, updateDeposit } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/statement-lines';
 
@@ -61,7 +21,7 @@ export interface DepositsDeps {
   postings: Postings;
   logger: Logger;
   /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
-  replyWaitMs: number;
+  replyTimeoutMs: number;
 }
 
 function notFound(): AppError {
@@ -87,6 +47,15 @@ function signatureMatches(provider: TenantMomoProvider, body: MomoWebhookBody, n
     if (constantTimeEqual(momoWebhookSignature(secret, fields), body.signature)) matched = true;
   }
   return matched;
+}
+
+/** A verification of a slip, as its transaction takes it. */
+interface SlipVerification {
+  scope: DepositScope;
+  id: string;
+  actorId: string;
+  actor: ReturnType<typeof auditActorFieldsOf>;
+  replyTo: string | undefined;
 }
 
 export interface WebhookOutcome {
@@ -236,20 +205,9 @@ export class DepositsService {
    * for funds, and a frozen wallet still receives.
    */
   private async credit(depositId: string, work: (tx: Tx) => Promise<{ deposit: StoredDeposit; commandId: string | null }>): Promise<WebhookOutcome> {
-    const pending = this.deps.postings.expect(`${depositId}:post`, this.deps.replyWaitMs, { type: 'deposit', id: depositId });
-    let outcome: { deposit: StoredDeposit; commandId: string | null };
-    try {
-      outcome = await this.deps.db.transaction(work);
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    if (!outcome.commandId) {
-      pending.cancel();
-      return { status: 200, deposit: toDeposit(outcome.deposit) };
-    }
-    this.deps.relay.wake();
-    return { status: 201, deposit: await this.withJournalEntry(outcome.deposit, await pending.result) };
+    const { committed, result } = await commitAndAwait(this.deps, { id: `${depositId}:post`, record: { type: 'deposit', id: depositId } }, () => this.deps.db.transaction(work), (outcome) => outcome.commandId !== null);
+    if (!committed.commandId) return { status: 200, deposit: toDeposit(committed.deposit) };
+    return { status: 201, deposit: await this.withJournalEntry(committed.deposit, result) };
   }
 
   private async withJournalEntry(deposit: StoredDeposit, result: LedgerResultV1 | null): Promise<Deposit> {
@@ -314,71 +272,64 @@ export class DepositsService {
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
     const actor = auditActorFieldsOf(claims);
-    const pending = this.deps.postings.expect(`${id}:post`, this.deps.replyWaitMs, { type: 'deposit', id });
-    let outcome: { deposit: StoredDeposit; credited: boolean };
-    try {
-      outcome = await this.deps.db.transaction(async (tx) => {
-        // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
-        const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
-        if (!deposit) throw notFound();
-        if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
-          throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
-        }
-        const wallet = await findScopedWallet(tx, scope, deposit.walletId);
-        if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
-        const line = await claimMatchingLine(tx, scope, { depositId: deposit.id, bankCode: deposit.bankCode, currencyCode: deposit.currencyCode, reference: deposit.slipReference, amount: deposit.amount });
-        const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
-          auditRecordMessage({
-            tenantId: scope.tenantId,
-            environment: scope.environment,
-            action,
-            actorType: actor.actorType,
-            actorId: actorId,
-            targetType: 'deposit',
-            targetId: deposit.id,
-            metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: deposit.status }, after: { status: after.status }, ...extra },
-          });
-        if (!line) {
-          const rejected = await updateDeposit(tx, deposit.id, { status: 'rejected', rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY', verified_by: actorId, verified_at: tx.fn.now() });
-          await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
-          return { deposit: rejected, credited: false };
-        }
-        const amount = new BigNumber(deposit.amount).toFixed();
-        const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
-        const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode), wallet, amount, charge });
-        const completed = await updateDeposit(tx, deposit.id, {
-          status: 'completed',
-          fee: charge.fee,
-          commission: charge.commission,
-          fee_schedule_id: charge.scheduleId,
-          fee_rule_id: charge.ruleId,
-          command_id: command.commandId,
-          verified_by: actorId,
-          verified_at: tx.fn.now(),
-        });
-        await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo }), audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })]);
-        return { deposit: completed, credited: true };
+    const { committed, result } = await commitAndAwait(
+      this.deps,
+      { id: `${id}:post`, record: { type: 'deposit', id } },
+      (replyTo) => this.deps.db.transaction((tx) => this.verifyIn(tx, { scope, id, actorId, actor, replyTo })),
+      (outcome) => outcome.credited,
+    );
+    return committed.credited ? this.withJournalEntry(committed.deposit, result) : toDeposit(committed.deposit);
+  }
+
+  /** The verification's transaction: the slip completed with its line, command and audit record, or rejected with its audit record. */
+  private async verifyIn(tx: Tx, slip: SlipVerification): Promise<{ deposit: StoredDeposit; credited: boolean }> {
+    const { scope, id, actorId, actor } = slip;
+    // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
+    const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+    if (!deposit) throw notFound();
+    if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
+      throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
+    }
+    const wallet = await findScopedWallet(tx, scope, deposit.walletId);
+    if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
+    const line = await claimMatchingLine(tx, scope, { depositId: deposit.id, bankCode: deposit.bankCode, currencyCode: deposit.currencyCode, reference: deposit.slipReference, amount: deposit.amount });
+    const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
+      auditRecordMessage({
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        action,
+        actorType: actor.actorType,
+        actorId: actorId,
+        targetType: 'deposit',
+        targetId: deposit.id,
+        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: deposit.status }, after: { status: after.status }, ...extra },
       });
-    } catch (error) {
-      pending.cancel();
-      throw error;
+    if (!line) {
+      const rejected = await updateDeposit(tx, deposit.id, { status: 'rejected', rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY', verified_by: actorId, verified_at: tx.fn.now() });
+      await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
+      return { deposit: rejected, credited: false };
     }
-    this.deps.relay.wake();
-    if (!outcome.credited) {
-      pending.cancel();
-      return toDeposit(outcome.deposit);
-    }
-    return this.withJournalEntry(outcome.deposit, await pending.result);
+    const amount = new BigNumber(deposit.amount).toFixed();
+    const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
+    const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode), wallet, amount, charge });
+    const completed = await updateDeposit(tx, deposit.id, {
+      status: 'completed',
+      fee: charge.fee,
+      commission: charge.commission,
+      fee_schedule_id: charge.scheduleId,
+      fee_rule_id: charge.ruleId,
+      command_id: command.commandId,
+      verified_by: actorId,
+      verified_at: tx.fn.now(),
+    });
+    await enqueueOutbox(tx, [postingMessage(command, { replyTo: slip.replyTo }), audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })]);
+    return { deposit: completed, credited: true };
   }
 
   // ---- reads ----
 
-  async list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listDeposits(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: page.map(toDeposit), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
+    return pageBySeq(query, (beforeSeq) => listDeposits(this.deps.db, scope, { ...query, beforeSeq }), toDeposit);
   }
 
   async get(scope: DepositScope, id: string): Promise<Deposit> {

@@ -1,6 +1,7 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
+import type { ChargedMoneyRecord } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
-import { createdAtMsColumn, type Db, sqlArray, type Tx } from '@wallet/kit';
+import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, type SeqPageFilter, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface DepositScope {
@@ -8,16 +9,9 @@ export interface DepositScope {
   environment: Environment;
 }
 
-export interface StoredDeposit {
+export interface StoredDeposit extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   walletId: string;
-  amount: string;
-  currencyCode: string;
-  fee: string;
-  commission: string;
   source: DepositSource;
   externalRef: string;
   status: DepositStatus;
@@ -35,66 +29,14 @@ export interface StoredDeposit {
   createdAt: Date;
 }
 
-interface DepositRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  wallet_id: string;
-  amount: string;
-  currency_code: string;
-  fee: string;
-  commission: string;
-  source: DepositSource;
-  external_ref: string;
-  status: DepositStatus;
-  rejection_reason: string | null;
-  command_id: string | null;
-  journal_entry_id: string | null;
-  provider_code: string | null;
-  phone_number: string | null;
-  bank_code: string | null;
-  slip_reference: string | null;
-  deposited_at: Date | null;
-  depositor_name: string | null;
-  verified_by: string | null;
-  verified_at: Date | null;
-  created_at: Date;
-}
-
 const COLUMNS = [
   'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'amount', 'currency_code', 'fee', 'commission', 'source', 'external_ref', 'status',
   'rejection_reason', 'command_id', 'journal_entry_id', 'provider_code', 'phone_number', 'bank_code', 'slip_reference', 'deposited_at',
   'depositor_name', 'verified_by', 'verified_at', 'created_at',
 ];
 
-function toStored(row: DepositRow): StoredDeposit {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    walletId: row.wallet_id,
-    amount: row.amount,
-    currencyCode: row.currency_code,
-    fee: row.fee,
-    commission: row.commission,
-    source: row.source,
-    externalRef: row.external_ref,
-    status: row.status,
-    rejectionReason: row.rejection_reason,
-    commandId: row.command_id,
-    journalEntryId: row.journal_entry_id,
-    providerCode: row.provider_code,
-    phoneNumber: row.phone_number,
-    bankCode: row.bank_code,
-    slipReference: row.slip_reference,
-    depositedAt: row.deposited_at,
-    depositorName: row.depositor_name,
-    verifiedBy: row.verified_by,
-    verifiedAt: row.verified_at,
-    createdAt: row.created_at,
-  };
+function toStored(row: object): StoredDeposit {
+  return camelCased(row);
 }
 
 export function toDeposit(deposit: StoredDeposit): Deposit {
@@ -176,7 +118,7 @@ function insertRow(deposit: NewDeposit): Record<string, unknown> {
 }
 
 export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<StoredDeposit> {
-  const rows: DepositRow[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
+  const rows: object[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`deposit ${deposit.id} was not inserted`);
   return toStored(row);
@@ -188,7 +130,7 @@ export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<S
  */
 export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promise<StoredDeposit | null> {
   const insert = tx('deposits').insert(insertRow(deposit)).toSQL();
-  const result = await tx.raw<{ rows: DepositRow[] }>(
+  const result = await tx.raw<{ rows: object[] }>(
     `${insert.sql}
      ON CONFLICT (tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected' DO NOTHING
      RETURNING ${COLUMNS.join(', ')}`,
@@ -203,7 +145,7 @@ export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promis
  * test and live are separate worlds, so a transaction id seen in one says nothing of the other.
  */
 export async function findMomoDeposit(db: Db | Tx, scope: DepositScope, providerCode: string, transactionId: string): Promise<StoredDeposit | null> {
-  const row: DepositRow | undefined = await db('deposits')
+  const row: object | undefined = await db('deposits')
     .where({ tenant_id: scope.tenantId, environment: scope.environment, provider_code: providerCode, external_ref: transactionId, source: 'momo' })
     .whereNot('status', 'rejected')
     .first(COLUMNS);
@@ -213,12 +155,12 @@ export async function findMomoDeposit(db: Db | Tx, scope: DepositScope, provider
 export async function findDeposit(db: Db | Tx, scope: DepositScope, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredDeposit | null> {
   const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id });
   if (options.forUpdate) query.forUpdate();
-  const row: DepositRow | undefined = await query.first(COLUMNS);
+  const row: object | undefined = await query.first(COLUMNS);
   return row ? toStored(row) : null;
 }
 
 export async function updateDeposit(tx: Tx, id: string, changes: Record<string, unknown>): Promise<StoredDeposit> {
-  const rows: DepositRow[] = await tx('deposits').where({ id }).update({ ...changes, updated_at: tx.fn.now() }).returning(COLUMNS);
+  const rows: object[] = await tx('deposits').where({ id }).update({ ...changes, updated_at: tx.fn.now() }).returning(COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`deposit ${id} vanished while it changed`);
   return toStored(row);
@@ -229,22 +171,15 @@ export async function recordJournalEntry(db: Db | Tx, depositId: string, command
   await db('deposits').where({ id: depositId, command_id: commandId }).whereNull('journal_entry_id').update({ journal_entry_id: journalEntryId, updated_at: db.fn.now() });
 }
 
-export interface DepositFilter {
+export interface DepositFilter extends SeqPageFilter {
   walletId?: string | undefined;
   status?: DepositStatus | undefined;
   source?: DepositSource | undefined;
-  beforeSeq?: string | undefined;
-  limit: number;
 }
 
 /** Newest first; one more row than asked, so the caller knows whether a next page exists. */
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<StoredDeposit[]> {
-  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.walletId) query.where('wallet_id', filter.walletId);
-  if (filter.status) query.where('status', filter.status);
-  if (filter.source) query.where('source', filter.source);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: DepositRow[] = await query;
+  const rows: object[] = await newestFirst(db, 'deposits', scope, filter, COLUMNS, { wallet_id: filter.walletId || undefined, status: filter.status || undefined, source: filter.source || undefined });
   return rows.map(toStored);
 }
 
@@ -285,17 +220,10 @@ export async function findScopedWallet(db: Db | Tx, scope: DepositScope, walletI
 // ---- what reconciliation reads ----
 // The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
 
-export interface ReconciledDeposit {
+export interface ReconciledDeposit extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   source: DepositSource;
   status: DepositStatus;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   providerCode: string | null;
   bankCode: string | null;
   journalEntryId: string | null;
@@ -303,20 +231,8 @@ export interface ReconciledDeposit {
   wallet: { id: string; tenantId: string; environment: Environment; ownerId: string; currencyCode: string };
 }
 
+/** The columns of a reconciled deposit beside its own: its creation time in ms and its wallet's. */
 interface ReconciledDepositRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  source: DepositSource;
-  status: DepositStatus;
-  currency_code: string;
-  amount: string;
-  fee: string;
-  commission: string;
-  provider_code: string | null;
-  bank_code: string | null;
-  journal_entry_id: string | null;
   created_at_ms: string;
   wallet_id: string;
   wallet_tenant_id: string;
@@ -326,23 +242,8 @@ interface ReconciledDepositRow {
 }
 
 function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    source: row.source,
-    status: row.status,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    providerCode: row.provider_code,
-    bankCode: row.bank_code,
-    journalEntryId: row.journal_entry_id,
-    createdAt: new Date(Number(row.created_at_ms)),
-    wallet: { id: row.wallet_id, tenantId: row.wallet_tenant_id, environment: row.wallet_environment, ownerId: row.wallet_owner_id, currencyCode: row.wallet_currency_code },
-  };
+  const { created_at_ms: createdAtMs, wallet_id: id, wallet_tenant_id: tenantId, wallet_environment: environment, wallet_owner_id: ownerId, wallet_currency_code: currencyCode, ...columns } = row;
+  return { ...camelCased<Omit<ReconciledDeposit, 'createdAt' | 'wallet'>>(columns), createdAt: new Date(Number(createdAtMs)), wallet: { id, tenantId, environment, ownerId, currencyCode } };
 }
 
 function depositsWithWallets(db: Db) {
@@ -355,21 +256,13 @@ function depositsWithWallets(db: Db) {
     );
 }
 
+const reconciledReads = recordReads(depositsWithWallets, 'd', toReconciledDeposit);
+
 /** Deposits by id, of any status; within the scope when one is given. */
-export async function depositsByIds(db: Db, scope: DepositScope | null, ids: readonly string[]): Promise<ReconciledDeposit[]> {
-  if (ids.length === 0) return [];
-  const query = depositsWithWallets(db).whereRaw('d.id = ANY(?::text[])', [sqlArray(ids)]);
-  if (scope) query.where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment });
-  const rows: ReconciledDepositRow[] = await query;
-  return rows.map(toReconciledDeposit);
-}
+export const depositsByIds = reconciledReads.byIds;
 
 /** A scope's deposits after a seq, in seq order, at most `limit`. */
-export async function depositsAfter(db: Db, scope: DepositScope, afterSeq: string, limit: number): Promise<ReconciledDeposit[]> {
-  const rows: ReconciledDepositRow[] = await depositsWithWallets(db).where({ 'd.tenant_id': scope.tenantId, 'd.environment': scope.environment }).where('d.seq', '>', afterSeq).orderBy('d.seq').limit(limit);
-  return rows.map(toReconciledDeposit);
-}
-
+export const depositsAfter = reconciledReads.after;
 
 export interface StalePendingSlip {
   depositId: string;
@@ -390,18 +283,8 @@ export async function stalePendingSlips(db: Db, scope: DepositScope | null, filt
     .where('created_at', '<', filter.submittedBefore)
     .orderBy('created_at')
     .limit(filter.limit)
-    .select('id', 'tenant_id', 'environment', 'wallet_id', 'bank_code', 'slip_reference', 'currency_code', 'amount', 'created_at');
+    .select('id as deposit_id', 'tenant_id', 'environment', 'wallet_id', 'bank_code', 'slip_reference', 'currency_code', 'amount', 'created_at');
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  const rows: Array<{ id: string; tenant_id: string; environment: Environment; wallet_id: string; bank_code: string | null; slip_reference: string | null; currency_code: string; amount: string; created_at: Date }> = await query;
-  return rows.map((row) => ({
-    depositId: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    walletId: row.wallet_id,
-    bankCode: row.bank_code,
-    slipReference: row.slip_reference,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    createdAt: row.created_at,
-  }));
+  const rows: object[] = await query;
+  return rows.map((row) => camelCased(row));
 }

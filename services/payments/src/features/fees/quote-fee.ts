@@ -46,3 +46,16 @@ export function quoteFromTerms(terms: DefaultTerms, transactionType: FeeTransact
     platformCommissionBps: result.platformCommissionBps,
   };
 }
+
+/** What a charged record stores of its quote: the fee, the platform's commission, and the schedule and rule that set them. */
+export interface ChargedFee {
+  fee: string;
+  commission: string;
+  feeScheduleId: string | null;
+  feeRuleId: string | null;
+  platformCommissionBps: number;
+}
+
+export function chargedFee(quote: FeeQuoteResult): ChargedFee {
+  return { fee: quote.fee, commission: quote.commission, feeScheduleId: quote.scheduleId, feeRuleId: quote.ruleId, platformCommissionBps: quote.platformCommissionBps };
+}

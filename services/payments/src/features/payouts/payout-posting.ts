@@ -1,5 +1,6 @@
 import BigNumber from 'bignumber.js';
-import { ACCOUNTS, type Environment, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
+import { ACCOUNTS, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
+import type { ChargedMoneyRecord } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
 
 export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
@@ -18,16 +19,9 @@ export function stepOfCommand(commandId: string): PayoutStep | null {
 
 export const PAYOUT_REFERENCE_TYPE = 'payout_case';
 
-export interface PayoutPosting {
-  id: string;
-  tenantId: string;
-  environment: Environment;
+export interface PayoutPosting extends ChargedMoneyRecord {
   walletId: string;
   walletOwnerId: string;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   /** Names the float a completed payout credits; only the complete step reads it. */
   destination?: PayoutDestination | undefined;
   correlationId?: string | undefined;

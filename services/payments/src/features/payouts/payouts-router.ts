@@ -1,6 +1,6 @@
 import { approvePayoutBodySchema, createPayoutBodySchema, payoutCaseQuerySchema, rejectPayoutBodySchema } from '@wallet/contracts';
-import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
-import { decisionAnswersOf } from '@wallet/money-commands';
+import { claimsOf, parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { commandAnswersOf, decisionAnswersOf, sendCommandResult } from '@wallet/money-commands';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { PayoutsService } from './payouts-service';
 
@@ -12,20 +12,9 @@ export function payoutsRouter(payouts: PayoutsService, guards: { create: Request
   // 201 or the refusal replaces it where the ledger's answer to the hold is recorded.
   router.post('/v1/payouts', guards.create, async (request, response) => {
     const scope = tenantScopeOf(response);
-    const key = idempotencyOf(response);
-    if (!key) throw new Error('POST /v1/payouts runs only under a required Idempotency-Key');
+    const answers = commandAnswersOf(response, 'POST /v1/payouts');
     const body = parseOrThrow(createPayoutBodySchema, request.body);
-    const created = await payouts.create(scope, claimsOf(response), body, {
-      pending: (payout) => key.completionStatement(jsonResponse(202, payout)),
-      held: (payout) => {
-        const answer = jsonResponse(201, payout);
-        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
-      },
-      rememberRefusal: async (tx, refusal) => {
-        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
-      },
-    });
-    response.status(created.status).json(created.payout);
+    sendCommandResult(response, await payouts.create(scope, claimsOf(response), body, answers));
   });
 
   router.get('/v1/payouts/cases', async (request, response) => {

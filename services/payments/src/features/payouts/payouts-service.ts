@@ -1,93 +1,16 @@
-import {
-  type ApprovePayoutBody,
-  checkAmount,
-  type CreatePayoutBody,
-  type ErrorCode,
-  ERROR_STATUS,
-  formatAmount,
-  type LedgerResultV1,
-  newId,
-  type Page,
-  type PayoutCase,
-  type PayoutCaseQuery,
-  type RejectPayoutBody,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  cursorFields,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  enqueueOutbox,
-  IdempotencyInProgressError,
-  type InternalClaims,
-  type OutboxRelay,
-  requireWithinTransactionLimit,
-  type SqlStatement,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import {
-  answerDecision,
-  awaitsLedger,
-  commitAndAwait,
-  type DecisionAnswers,
-  type DecisionResult,
-  type LedgerWait,
-  type MemberDirectory,
-  postingMessage,
-  type Postings,
-  recordDecisionWithAnswer,
-  requirePermittedMember,
-  stepOutcomeOf,
-  undecidableCaseError,
-} from '@wallet/money-commands';
-import { quoteFee } from '../fees/quote-fee';
+import { type ApprovePayoutBody, checkAmount, type CreatePayoutBody, formatAmount, type LedgerResultV1, newId, type Page, type PayoutCase, type PayoutCaseQuery, type RejectPayoutBody } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, enqueueOutbox, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { answerDecision, awaitsLedger, caseHoldReads, checkDeclaredActor, type CommandAnswers, type CommandResult, commitAndAwait, type DecisionAnswers, type DecisionResult, finishSteps, type LedgerWait, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, postingMessage, recordDecisionWithAnswer, requirePermittedMember, resultsOfSteps, scopedOutcomesOf, undecidableCaseError } from '@wallet/money-commands';
+import { chargedFee, quoteFee } from '../fees/quote-fee';
 import { payoutCommandId, payoutPostCommand, stepOfCommand } from './payout-posting';
-import {
-  type Decision,
-  type DecisionOutcome,
-  decideCase,
-  findCase,
-  findPayoutWallet,
-  finishDecisions,
-  finishHolds,
-  finishOutcomes,
-  type HoldOutcome,
-  insertCaseWithHold,
-  listCases,
-  type NewPayoutCase,
-  type PayoutScope,
-  recordHoldWithAnswer,
-  type ScopedStepOutcome,
-  type StoredPayoutCase,
-} from './payouts-store';
+import { type Decision, decideCase, findCase, findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_RECORDS, PAYOUT_DECISION, PAYOUT_HOLD, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase } from './payouts-store';
 
-export interface PayoutsDeps extends LedgerWait {
-  db: Db;
-  relay: OutboxRelay;
-  postings: Pick<Postings, 'replyTo' | 'expect'>;
-  members: Pick<MemberDirectory, 'memberOf'>;
-  tenants: Pick<TenantDirectory, 'require'>;
-  /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
-  replyTimeoutMs: number;
-}
-
-/** How the caller's idempotency key remembers the answers of one creation (as for transfers). */
-export interface PayoutAnswers {
-  pending(payout: PayoutCase): SqlStatement;
-  held(payout: PayoutCase): { statement: SqlStatement; answered(): void };
-  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
-}
-
-export interface CreatedPayout {
-  /** 201 with the hold posted; 202 when the ledger had not answered by the deadline. A refusal is thrown (422). */
-  status: 201 | 202;
-  payout: PayoutCase;
-}
+/** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
+export type PayoutsDeps = LedgerWait &
+  MoneyCommandDeps & {
+    members: Pick<MemberDirectory, 'memberOf'>;
+    tenants: Pick<TenantDirectory, 'require'>;
+  };
 
 /** A checker's decision on one case, as its transaction commits it. */
 interface DecisionTaken {
@@ -103,13 +26,6 @@ function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such payout case');
 }
 
-/** A body actor must equal the actor the caller declared, header or session (docs/decisions/authentication.md). */
-function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
-  if (claims.actor && claims.actor.id !== bodyActorId) {
-    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
-  }
-}
-
 /**
  * Wallet payouts under maker-checker. Each step (hold at creation, settle on approval, release
  * on rejection) commits with its posting command through the outbox, under its own command id,
@@ -118,9 +34,13 @@ function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 
  * decision alike wait for the ledger's answer to their step up to the same deadline.
  */
 export class PayoutsService {
-  constructor(private readonly deps: PayoutsDeps) {}
+  private readonly hold: MoneyCommand<NewPayoutCase, StoredPayoutCase, PayoutCase>;
 
-  async create(scope: PayoutScope, claims: InternalClaims, body: CreatePayoutBody, answers: PayoutAnswers): Promise<CreatedPayout> {
+  constructor(private readonly deps: PayoutsDeps) {
+    this.hold = new MoneyCommand(deps, PAYOUT_HOLD_COMMAND);
+  }
+
+  async create(scope: PayoutScope, claims: InternalClaims, body: CreatePayoutBody, answers: CommandAnswers): Promise<CommandResult<PayoutCase>> {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
@@ -142,11 +62,7 @@ export class PayoutsService {
       walletId: wallet.id,
       currencyCode: body.currencyCode,
       amount,
-      fee: quote.fee,
-      commission: quote.commission,
-      feeScheduleId: quote.scheduleId,
-      feeRuleId: quote.ruleId,
-      platformCommissionBps: quote.platformCommissionBps,
+      ...chargedFee(quote),
       payoutMethod: body.payoutMethod,
       destination: body.destination,
       narration: body.narration ?? null,
@@ -154,17 +70,7 @@ export class PayoutsService {
       createdAt: new Date(),
     };
     const command = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
-    const pendingCase = toPayoutCase(pendingRecord(scope, draft, ''));
-    const { committed: created, result } = await commitAndAwait(this.deps, { id: payoutCommandId(id, 'hold'), record: { type: 'payout', id } }, async (replyTo) => {
-      const seq = await insertCaseWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), command: postingMessage(command, { replyTo }) });
-      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      return pendingRecord(scope, draft, seq);
-    });
-    const outcome = result ? holdOutcomeOf(result) : null;
-    if (!outcome) return { status: 202, payout: pendingCase };
-    const finished = await this.recordHold(scope, created, outcome, answers);
-    if (finished.status === 'failed') throw refusalOf(finished);
-    return { status: finished.holdEntryId ? 201 : 202, payout: toPayoutCase(finished) };
+    return this.hold.run({ scope, draft, command, answers });
   }
 
   approve(scope: PayoutScope, claims: InternalClaims, id: string, body: ApprovePayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
@@ -177,27 +83,9 @@ export class PayoutsService {
 
   /** Finishes case steps from ledger events (any instance, any time); a step recorded already is left as it is. */
   async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    const holds: ScopedStepOutcome<HoldOutcome>[] = [];
-    const decisions: ScopedStepOutcome<DecisionOutcome>[] = [];
-    const outcomes: ScopedStepOutcome<DecisionOutcome>[] = [];
-    for (const result of results) {
-      if (!result.reference) continue;
-      const scope = { tenantId: result.tenantId, environment: result.environment };
-      const step = stepOfCommand(result.commandId);
-      if (step === 'hold') {
-        const outcome = holdOutcomeOf(result);
-        if (outcome) holds.push({ scope, id: result.reference.id, outcome });
-      } else if (step === 'settle' || step === 'release') {
-        const outcome = stepOutcomeOf(result);
-        if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
-      } else if (step === 'complete' || step === 'fail') {
-        const outcome = stepOutcomeOf(result);
-        if (outcome) outcomes.push({ scope, id: result.reference.id, outcome });
-      }
-    }
-    await finishHolds(tx, holds);
-    await finishDecisions(tx, decisions);
-    await finishOutcomes(tx, outcomes);
+    await this.hold.finishFromEvents(tx, resultsOfSteps(results, stepOfCommand, 'hold'));
+    await finishSteps(tx, PAYOUT_DECISION, scopedOutcomesOf(resultsOfSteps(results, stepOfCommand, 'settle', 'release')));
+    await finishSteps(tx, PAYOUT_OUTCOME, scopedOutcomesOf(resultsOfSteps(results, stepOfCommand, 'complete', 'fail')));
   }
 
   async get(scope: PayoutScope, id: string): Promise<PayoutCase> {
@@ -206,12 +94,8 @@ export class PayoutsService {
     return toPayoutCase(payout);
   }
 
-  async list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listCases(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq: position?.seq, limit: query.limit });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: page.map(toPayoutCase), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
+    return pageBySeq(query, (beforeSeq) => listCases(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }), toPayoutCase);
   }
 
   /**
@@ -235,9 +119,9 @@ export class PayoutsService {
       result,
       {
         show: (decisionEntryId) => toPayoutCase({ ...decided, decisionEntryId }),
-        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, 'payout_cases', scope, id, journalEntryId, answer),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, PAYOUT_DECISION.table, decided, journalEntryId, answer),
         recordRefused: async (failureCode) => {
-          await this.deps.db.transaction((tx) => finishDecisions(tx, [{ scope, id, outcome: { status: 'refused', failureCode } }]));
+          await finishSteps(this.deps.db, PAYOUT_DECISION, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
         },
       },
       answers,
@@ -278,35 +162,20 @@ export class PayoutsService {
     return requirePermittedMember(this.deps.members, tenantId, memberId, scope);
   }
 
-  /**
-   * Records the hold's outcome this request learnt, with the answer it will give: a posted hold
-   * and its 201 in one statement; a refusal (the case fails) and its remembered 422 together.
-   * Either may have been recorded first by the event path; the case as recorded is returned.
-   */
-  private async recordHold(scope: PayoutScope, created: StoredPayoutCase, outcome: HoldOutcome, answers: PayoutAnswers): Promise<StoredPayoutCase> {
-    if (outcome.status === 'held') {
-      const held: StoredPayoutCase = { ...created, holdEntryId: outcome.journalEntryId };
-      const answer = answers.held(toPayoutCase(held));
-      const stored = await recordHoldWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
-      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      answer.answered();
-      return held;
-    }
-    return this.deps.db.transaction(async (tx) => {
-      await finishHolds(tx, [{ scope, id: created.id, outcome }]);
-      const finished = await findCase(tx, scope, created.id);
-      if (!finished) throw new Error(`payout case ${created.id} vanished while its hold was recorded`);
-      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
-      return finished;
-    });
-  }
 }
 
-function holdOutcomeOf(result: LedgerResultV1): HoldOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'held', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
+/** A case's hold as a money command: the case is pending, its hold unconfirmed, until the ledger posts or refuses it. */
+const PAYOUT_HOLD_COMMAND: MoneyCommandDeclaration<NewPayoutCase, StoredPayoutCase, PayoutCase> = {
+  recordType: 'payout',
+  records: PAYOUT_CASE_RECORDS,
+  keyWrite: 'held',
+  step: PAYOUT_HOLD,
+  created: pendingRecord,
+  ...caseHoldReads<StoredPayoutCase>(),
+  refusalOf,
+  find: findCase,
+  show: toPayoutCase,
+};
 
 /** The record a case is from the moment it commits until the ledger answers its hold. */
 function pendingRecord(scope: PayoutScope, draft: NewPayoutCase, seq: string): StoredPayoutCase {
@@ -330,16 +199,10 @@ function pendingRecord(scope: PayoutScope, draft: NewPayoutCase, seq: string): S
   };
 }
 
-const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
-  INSUFFICIENT_FUNDS: 'The wallet does not hold the amount plus the fee',
-  WALLET_FROZEN: 'The wallet is frozen',
-};
-
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
 export function refusalOf(payout: StoredPayoutCase): AppError {
-  const reported = payout.failureCode ?? 'VALIDATION_ERROR';
-  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
-  return new AppError(code, REFUSAL_MESSAGES[code] ?? `The ledger refused the payout hold (${reported})`, { payoutCaseId: payout.id });
+  const messages = { INSUFFICIENT_FUNDS: 'The wallet does not hold the amount plus the fee', WALLET_FROZEN: 'The wallet is frozen' };
+  return ledgerRefusal(payout.failureCode, messages, (reported) => `The ledger refused the payout hold (${reported})`, { payoutCaseId: payout.id });
 }
 
 /** A delivered case (completed or failed by the rail, its hold posted) whose complete or fail the ledger has not answered. */

@@ -1,7 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { type Db, type OutboxMessage, outboxInsertStatement, prepared, type SqlStatement, sqlArray, type Tx } from '@wallet/kit';
-import type { StepOutcome } from '@wallet/money-commands';
-import type { Knex } from 'knex';
+import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
+import { caseDecisionStep, caseHoldStep, type ChargedMoneyRecord, type RecordStep, type RecordTable, type WalletAccount } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -9,16 +8,9 @@ export interface PayoutScope {
   environment: Environment;
 }
 
-export interface StoredPayoutCase {
+export interface StoredPayoutCase extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   walletId: string;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   feeScheduleId: string | null;
   feeRuleId: string | null;
   platformCommissionBps: number;
@@ -45,112 +37,19 @@ export interface StoredPayoutCase {
   createdAt: Date;
 }
 
-interface PayoutCaseRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  wallet_id: string;
-  currency_code: string;
-  amount: string;
-  fee: string;
-  commission: string;
-  fee_schedule_id: string | null;
-  fee_rule_id: string | null;
-  platform_commission_bps: number;
-  payout_method: PayoutMethod;
-  destination: PayoutDestination;
-  narration: string | null;
-  requested_by: string;
-  status: PayoutStatus;
-  hold_entry_id: string | null;
-  failure_code: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  rejection_reason: string | null;
-  decision_entry_id: string | null;
-  decision_failure_code: string | null;
-  rail_reference: string | null;
-  rail_failure_reason: string | null;
-  outcome_entry_id: string | null;
-  outcome_failure_code: string | null;
-  created_at: Date;
-}
-
 const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'wallet_id',
-  'currency_code',
-  'amount',
-  'fee',
-  'commission',
-  'fee_schedule_id',
-  'fee_rule_id',
-  'platform_commission_bps',
-  'payout_method',
-  'destination',
-  'narration',
-  'requested_by',
-  'status',
-  'hold_entry_id',
-  'failure_code',
-  'decided_by',
-  'decided_at',
-  'rejection_reason',
-  'decision_entry_id',
-  'decision_failure_code',
-  'rail_reference',
-  'rail_failure_reason',
-  'outcome_entry_id',
-  'outcome_failure_code',
-  'created_at',
+  'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'currency_code', 'amount', 'fee', 'commission', 'fee_schedule_id', 'fee_rule_id', 'platform_commission_bps',
+  'payout_method', 'destination', 'narration', 'requested_by', 'status', 'hold_entry_id', 'failure_code', 'decided_by', 'decided_at', 'rejection_reason',
+  'decision_entry_id', 'decision_failure_code', 'rail_reference', 'rail_failure_reason', 'outcome_entry_id', 'outcome_failure_code', 'created_at',
 ];
 const COLUMN_LIST = COLUMNS.map((column) => `c.${column}`).join(', ');
 
-function toCase(row: PayoutCaseRow): StoredPayoutCase {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    walletId: row.wallet_id,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    feeScheduleId: row.fee_schedule_id,
-    feeRuleId: row.fee_rule_id,
-    platformCommissionBps: row.platform_commission_bps,
-    payoutMethod: row.payout_method,
-    destination: row.destination,
-    narration: row.narration,
-    requestedBy: row.requested_by,
-    status: row.status,
-    holdEntryId: row.hold_entry_id,
-    failureCode: row.failure_code,
-    decidedBy: row.decided_by,
-    decidedAt: row.decided_at,
-    rejectionReason: row.rejection_reason,
-    decisionEntryId: row.decision_entry_id,
-    decisionFailureCode: row.decision_failure_code,
-    railReference: row.rail_reference,
-    railFailureReason: row.rail_failure_reason,
-    outcomeEntryId: row.outcome_entry_id,
-    outcomeFailureCode: row.outcome_failure_code,
-    createdAt: row.created_at,
-  };
+function toCase(row: object): StoredPayoutCase {
+  return camelCased(row);
 }
 
 /** What a payout needs of its wallet: the owner names its ledger account. */
-export interface PayoutWallet {
-  id: string;
-  ownerId: string;
-  currencyCode: string;
-  status: WalletStatus;
-}
+export type PayoutWallet = WalletAccount;
 
 /** The wallet in the caller's scope; a wallet of another tenant or environment is absent. */
 export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId: string): Promise<PayoutWallet | null> {
@@ -168,131 +67,24 @@ export type NewPayoutCase = Omit<
   'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode' | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
 >;
 
-/**
- * Inserts a pending case with its hold command in the outbox and the idempotency key's answer,
- * as one statement: the key's part yields a row only while the caller holds the key, the case
- * is inserted from that row and the command only once the case is. Returns the case's seq, or
- * null when the key was taken over (then nothing was written).
- */
-export async function insertCaseWithHold(db: Db, scope: PayoutScope, draft: NewPayoutCase, parts: { answer: SqlStatement; command: OutboxMessage }): Promise<string | null> {
-  const outbox = outboxInsertStatement([parts.command], { onlyIfRowsIn: 'created' });
-  const result = await prepared<{ rows: Array<{ seq: string }> }>(
-    db,
-    `WITH answer AS (${parts.answer.sql}),
-     created AS (
-       INSERT INTO payout_cases (id, tenant_id, environment, wallet_id, currency_code, amount, fee, commission, fee_schedule_id, fee_rule_id,
-                                 platform_commission_bps, payout_method, destination, narration, requested_by, created_at)
-       SELECT ?, ?, ?, ?, ?, CAST(? AS numeric), CAST(? AS numeric), CAST(? AS numeric), ?, ?, CAST(? AS integer), ?, CAST(? AS jsonb), ?, ?, CAST(? AS timestamptz)
-       FROM answer
-       RETURNING seq
-     ),
-     command AS (${outbox.sql})
-     SELECT seq FROM created`,
-    [
-      ...parts.answer.bindings,
-      draft.id,
-      scope.tenantId,
-      scope.environment,
-      draft.walletId,
-      draft.currencyCode,
-      draft.amount,
-      draft.fee,
-      draft.commission,
-      draft.feeScheduleId,
-      draft.feeRuleId,
-      draft.platformCommissionBps,
-      draft.payoutMethod,
-      JSON.stringify(draft.destination),
-      draft.narration,
-      draft.requestedBy,
-      draft.createdAt.toISOString(),
-      ...outbox.bindings,
-    ],
-  );
-  return result.rows[0]?.seq ?? null;
-}
+/** A case as its creating statement writes it (with its hold command and its key's first answer). */
+export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
+  name: 'payout_cases',
+  columns: {
+    id: 'text', tenantId: 'text', environment: 'text', walletId: 'text', currencyCode: 'text', amount: 'numeric', fee: 'numeric', commission: 'numeric', feeScheduleId: 'text',
+    feeRuleId: 'text', platformCommissionBps: 'integer', payoutMethod: 'text', destination: 'jsonb', narration: 'text', requestedBy: 'text', createdAt: 'timestamptz',
+  },
+};
 
-/**
- * Records the hold the ledger posted and stores the caller's answer, as one statement. The
- * answer is stored even when the event path recorded the hold first (the same entry). False
- * when the key's part stored nothing (another attempt holds the key).
- */
-export async function recordHoldWithAnswer(db: Db, scope: PayoutScope, payout: { id: string; seq: string }, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const result = await prepared<{ rows: Array<{ answered: number }> }>(
-    db,
-    `WITH held AS (
-       UPDATE payout_cases SET hold_entry_id = ?
-       WHERE id = ? AND seq = ? AND tenant_id = ? AND environment = ? AND status = 'pending' AND hold_entry_id IS NULL
-       RETURNING id
-     ),
-     answer AS (${answer.sql})
-     SELECT CAST(count(*) AS integer) AS answered FROM answer`,
-    [journalEntryId, payout.id, payout.seq, scope.tenantId, scope.environment, ...answer.bindings],
-  );
-  return (result.rows[0]?.answered ?? 0) > 0;
-}
+export const PAYOUT_HOLD = caseHoldStep('payout_cases');
+export const PAYOUT_DECISION = caseDecisionStep('payout_cases');
 
-export type HoldOutcome = { status: 'held'; journalEntryId: string } | { status: 'refused'; failureCode: string };
-
-/** A ledger outcome for a case step, with the scope the ledger's result carries. */
-export interface ScopedStepOutcome<Outcome> {
-  scope: PayoutScope;
-  id: string;
-  outcome: Outcome;
-}
-
-/**
- * Records the ledger's answers to holds, in one statement (replies and batched events alike):
- * a hold not yet recorded on a pending case is recorded, a refused one fails the case. Anything
- * already recorded is left as it is, so each case leaves "hold unconfirmed" exactly once.
- */
-export async function finishHolds(db: Db | Tx, finishing: readonly ScopedStepOutcome<HoldOutcome>[]): Promise<StoredPayoutCase[]> {
-  if (finishing.length === 0) return [];
-  const result = await prepared<{ rows: PayoutCaseRow[] }>(
-    db,
-    `UPDATE payout_cases c
-     SET hold_entry_id = u.journal_entry_id,
-         status = CASE WHEN u.failure_code IS NULL THEN c.status ELSE 'failed' END,
-         failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status = 'pending' AND c.hold_entry_id IS NULL
-     RETURNING ${COLUMN_LIST}`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'held' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rows.map(toCase);
-}
-
-export type DecisionOutcome = StepOutcome;
-
-/** Records the ledger's answers to settles and releases on decided cases; a recorded one is left as it is. */
-export async function finishDecisions(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
-  if (finishing.length === 0) return 0;
-  const result = await prepared<{ rowCount: number | null }>(
-    tx,
-    `UPDATE payout_cases c
-     SET decision_entry_id = u.journal_entry_id, decision_failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status IN ('approved', 'rejected') AND c.decision_entry_id IS NULL AND c.decision_failure_code IS NULL`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rowCount ?? 0;
-}
+/** A delivered case's complete or fail: recorded once, its entry or the ledger's refusal. */
+export const PAYOUT_OUTCOME: RecordStep = {
+  table: 'payout_cases',
+  waiting: "r.status IN ('completed', 'failed') AND r.outcome_entry_id IS NULL AND r.outcome_failure_code IS NULL",
+  recorded: 'outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code',
+};
 
 export interface Decision {
   status: 'approved' | 'rejected';
@@ -307,7 +99,7 @@ export interface Decision {
  * Returns the wallet's owner too, whose account a release credits.
  */
 export async function decideCase(tx: Tx, scope: PayoutScope, id: string, decision: Decision): Promise<{ payout: StoredPayoutCase; walletOwnerId: string } | null> {
-  const result = await tx.raw<{ rows: Array<PayoutCaseRow & { wallet_owner_id: string }> }>(
+  const result = await tx.raw<{ rows: Array<{ wallet_owner_id: string }> }>(
     `UPDATE payout_cases c
      SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
      FROM wallets w
@@ -316,42 +108,29 @@ export async function decideCase(tx: Tx, scope: PayoutScope, id: string, decisio
     [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
   );
   const row = result.rows[0];
-  return row ? { payout: toCase(row), walletOwnerId: row.wallet_owner_id } : null;
+  if (!row) return null;
+  const { wallet_owner_id: walletOwnerId, ...payout } = row;
+  return { payout: toCase(payout), walletOwnerId };
 }
 
-export async function findCase(db: Db | Tx, scope: PayoutScope, id: string): Promise<StoredPayoutCase | null> {
-  const row: PayoutCaseRow | undefined = await db('payout_cases').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
-  return row ? toCase(row) : null;
-}
+const records = scopedRecords('payout_cases', COLUMNS, toCase);
 
-export interface PayoutCaseFilter {
+export const findCase = records.find;
+
+export interface PayoutCaseFilter extends SeqPageFilter {
   walletId?: string | undefined;
   status?: PayoutStatus | undefined;
-  beforeSeq?: string | undefined;
-  limit: number;
 }
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export async function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<StoredPayoutCase[]> {
-  const query = db('payout_cases').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.walletId !== undefined) query.where('wallet_id', filter.walletId);
-  if (filter.status !== undefined) query.where('status', filter.status);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: PayoutCaseRow[] = await query;
-  return rows.map(toCase);
+export function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<StoredPayoutCase[]> {
+  return records.list(db, scope, filter, { wallet_id: filter.walletId, status: filter.status });
 }
 
 /** An approved case the rail has not answered for yet, with what its delivery and postings need. */
-export interface DeliverableCase {
-  id: string;
-  tenantId: string;
-  environment: Environment;
+export interface DeliverableCase extends ChargedMoneyRecord {
   walletId: string;
   walletOwnerId: string;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   destination: PayoutDestination;
   railStartedAt: Date | null;
 }
@@ -361,30 +140,16 @@ export interface DeliverableCase {
  * outcome is not recorded, oldest first: the ones started before and interrupted come first.
  */
 export async function deliverableCases(db: Db, limit: number): Promise<DeliverableCase[]> {
-  const result = await prepared<{
-    rows: Array<{ id: string; tenant_id: string; environment: Environment; wallet_id: string; owner_id: string; currency_code: string; amount: string; fee: string; commission: string; destination: PayoutDestination; rail_started_at: Date | null }>;
-  }>(
+  const result = await prepared<{ rows: object[] }>(
     db,
-    `SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
+    `SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id AS wallet_owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
      FROM payout_cases c JOIN wallets w ON w.id = c.wallet_id
      WHERE c.status = 'approved' AND c.decision_entry_id IS NOT NULL
      ORDER BY c.seq
      LIMIT ?`,
     [limit],
   );
-  return result.rows.map((row) => ({
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    walletId: row.wallet_id,
-    walletOwnerId: row.owner_id,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    destination: row.destination,
-    railStartedAt: row.rail_started_at,
-  }));
+  return result.rows.map((row) => camelCased(row));
 }
 
 /** Marks the first attempt at the rail; a resumed attempt keeps the first time. */
@@ -412,44 +177,15 @@ export async function recordRailResult(tx: Tx, id: string, result: RailResult): 
   return (updated.rowCount ?? 0) > 0;
 }
 
-/** Records the ledger's answers to completes and fails; a recorded one is left as it is. */
-export async function finishOutcomes(tx: Tx, finishing: readonly ScopedStepOutcome<DecisionOutcome>[]): Promise<number> {
-  if (finishing.length === 0) return 0;
-  const result = await prepared<{ rowCount: number | null }>(
-    tx,
-    `UPDATE payout_cases c
-     SET outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code
-     FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, tenant_id, environment, journal_entry_id, failure_code)
-     WHERE c.id = ANY(?::text[]) AND c.id = u.id AND c.tenant_id = u.tenant_id AND c.environment = u.environment
-       AND c.status IN ('completed', 'failed') AND c.outcome_entry_id IS NULL AND c.outcome_failure_code IS NULL`,
-    [
-      finishing.map((each) => each.id),
-      finishing.map((each) => each.scope.tenantId),
-      finishing.map((each) => each.scope.environment),
-      finishing.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
-      finishing.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
-      finishing.map((each) => each.id),
-    ] as unknown as readonly Knex.RawBinding[],
-  );
-  return result.rowCount ?? 0;
-}
-
 // ---- what reconciliation reads ----
 // The by-id reads bind their ids as one array: a list of a thousand parameters cost more to plan than to run.
 
 /** A payout case with what its steps posted: the hold, then the decision, then the rail's outcome. */
-export interface ReconciledPayoutCase {
+export interface ReconciledPayoutCase extends ChargedMoneyRecord {
   seq: string;
-  id: string;
-  tenantId: string;
-  environment: Environment;
   status: PayoutStatus;
   walletId: string;
   walletOwnerId: string;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
   destination: PayoutDestination;
   holdEntryId: string | null;
   decisionEntryId: string | null;
@@ -457,74 +193,18 @@ export interface ReconciledPayoutCase {
   createdAt: Date;
 }
 
-interface ReconciledPayoutCaseRow {
-  seq: string;
-  id: string;
-  tenant_id: string;
-  environment: Environment;
-  status: PayoutStatus;
-  wallet_id: string;
-  owner_id: string;
-  currency_code: string;
-  amount: string;
-  fee: string;
-  commission: string;
-  destination: PayoutDestination;
-  hold_entry_id: string | null;
-  decision_entry_id: string | null;
-  outcome_entry_id: string | null;
-  created_at: Date;
-}
-
 function payoutCasesWithWallets(db: Db) {
   return db('payout_cases as p')
     .join('wallets as w', 'w.id', 'p.wallet_id')
     .select(
-      'p.seq',
-      'p.id',
-      'p.tenant_id',
-      'p.environment',
-      'p.status',
-      'p.wallet_id',
-      'w.owner_id',
-      'p.currency_code',
-      'p.amount',
-      'p.fee',
-      'p.commission',
-      'p.destination',
-      'p.hold_entry_id',
-      'p.decision_entry_id',
-      'p.outcome_entry_id',
-      'p.created_at',
+      'p.seq', 'p.id', 'p.tenant_id', 'p.environment', 'p.status', 'p.wallet_id', 'w.owner_id as wallet_owner_id', 'p.currency_code', 'p.amount', 'p.fee', 'p.commission',
+      'p.destination', 'p.hold_entry_id', 'p.decision_entry_id', 'p.outcome_entry_id', 'p.created_at',
     );
 }
 
-function toReconciledPayoutCase(row: ReconciledPayoutCaseRow): ReconciledPayoutCase {
-  return {
-    seq: row.seq,
-    id: row.id,
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    status: row.status,
-    walletId: row.wallet_id,
-    walletOwnerId: row.owner_id,
-    currencyCode: row.currency_code,
-    amount: row.amount,
-    fee: row.fee,
-    commission: row.commission,
-    destination: row.destination,
-    holdEntryId: row.hold_entry_id,
-    decisionEntryId: row.decision_entry_id,
-    outcomeEntryId: row.outcome_entry_id,
-    createdAt: row.created_at,
-  };
+function toReconciledPayoutCase(row: object): ReconciledPayoutCase {
+  return camelCased(row);
 }
 
 /** Payout cases by id, of any status; within the scope when one is given. */
-export async function payoutCasesByIds(db: Db, scope: PayoutScope | null, ids: readonly string[]): Promise<ReconciledPayoutCase[]> {
-  if (ids.length === 0) return [];
-  const query = payoutCasesWithWallets(db).whereRaw('p.id = ANY(?::text[])', [sqlArray(ids)]);
-  if (scope) query.where({ 'p.tenant_id': scope.tenantId, 'p.environment': scope.environment });
-  const rows: ReconciledPayoutCaseRow[] = await query;
-  return rows.map(toReconciledPayoutCase);
-}
+export const payoutCasesByIds = recordReads(payoutCasesWithWallets, 'p', toReconciledPayoutCase).byIds;

@@ -1,5 +1,6 @@
 import BigNumber from 'bignumber.js';
-import { ACCOUNTS, type Environment, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
+import { ACCOUNTS, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
+import type { ChargedMoneyRecord } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
 import type { TransferWallet } from './transfers-store';
 
@@ -8,14 +9,7 @@ export function transferCommandId(transferId: string): string {
   return `${transferId}:post`;
 }
 
-export interface TransferPosting {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  currencyCode: string;
-  amount: string;
-  fee: string;
-  commission: string;
+export interface TransferPosting extends ChargedMoneyRecord {
   correlationId?: string | undefined;
 }
 

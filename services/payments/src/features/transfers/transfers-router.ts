@@ -1,5 +1,6 @@
 import { createTransferBodySchema, transferQuerySchema } from '@wallet/contracts';
-import { correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, sendStoredResponse, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { commandAnswersOf, sendCommandResult } from '@wallet/money-commands';
 import { type RequestHandler, Router } from 'express';
 import type { TransfersService } from './transfers-service';
 
@@ -12,23 +13,9 @@ export function transfersRouter(transfers: TransfersService, idempotencyGuard: R
   // where the ledger's outcome is recorded, so a replay is what the client got.
   router.post('/v1/transfers', idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
-    const key = idempotencyOf(response);
-    if (!key) throw new Error('POST /v1/transfers runs only under a required Idempotency-Key');
+    const answers = commandAnswersOf(response, 'POST /v1/transfers');
     const body = parseOrThrow(createTransferBodySchema, request.body);
-    const created = await transfers.create(scope, body, {
-      pending: (transfer) => ({ claim: key.claim, response: jsonResponse(202, transfer) }),
-      written: () => key.written(),
-      completed: (transfer) => {
-        const answer = jsonResponse(201, transfer);
-        return { answer: { claim: key.claim, response: answer }, answered: () => key.answered(answer) };
-      },
-      rememberRefusal: async (tx, refusal) => {
-        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
-      },
-    });
-    // The bytes the key remembers, as they are: a replay is then exactly this answer.
-    if (created.answer) sendStoredResponse(response, created.answer, { replayed: false });
-    else response.status(created.status).json(created.transfer);
+    sendCommandResult(response, await transfers.create(scope, body, answers));
   });
 
   router.get('/v1/transfers', async (request, response) => {

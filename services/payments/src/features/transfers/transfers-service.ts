@@ -1,85 +1,16 @@
-import { checkAmount, type CreateTransferBody, type ErrorCode, ERROR_STATUS, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import {
-  AppError,
-  currentContext,
-  cursorFields,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  type FinalAnswer,
-  IdempotencyInProgressError,
-  inSpan,
-  microBatch,
-  STATEMENT_BATCH_CONCURRENCY,
-  type OutboxRelay,
-  requireWithinTransactionLimit,
-  type StoredResponse,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import { postingMessage, type Postings } from '@wallet/money-commands';
-import { quoteFromTerms } from '../fees/quote-fee';
-import { transferCommandId, transferPostCommand } from './transfer-posting';
-import {
-  completeTransfersWithAnswers,
-  type ConfirmedCompletion,
-  findTransfer,
-  findTransferContext,
-  finishTransfer,
-  finishTransfers,
-  insertTransfersWithCommands,
-  type PendingInsert,
-  listTransfers,
-  type NewTransfer,
-  type ScopedTransferOutcome,
-  type StoredTransfer,
-  type TransferContext,
-  type TransferOutcome,
-  type TransferScope,
-} from './transfers-store';
+import { checkAmount, type CreateTransferBody, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
+import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory, type Tx } from '@wallet/kit';
+import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, settledRecordReads } from '@wallet/money-commands';
+import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
+import { transferPostCommand } from './transfer-posting';
+import { findTransfer, findTransferContext, listTransfers, type NewTransfer, type StoredTransfer, TRANSFER_POSTING, TRANSFER_RECORDS, type TransferContext, type TransferScope } from './transfers-store';
 
-export interface TransfersDeps {
-  db: Db;
-  relay: OutboxRelay;
+export interface TransfersDeps extends MoneyCommandDeps {
   tenants: Pick<TenantDirectory, 'require'>;
-  postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
-  /** How long a request waits for the ledger's answer before answering 202 pending. */
-  replyTimeoutMs: number;
-}
-
-/** How the caller's idempotency key remembers the answers of one creation. */
-export interface TransferAnswers {
-  /**
-   * The 202 pending answer, the key's first, as a part of the creating statement: a crash after
-   * the commit replays it, never re-runs it. It yields no row when another attempt wrote the
-   * key first.
-   */
-  pending(transfer: Transfer): FinalAnswer;
-  /** The creating statement committed: the key holds this request's answer from now on. */
-  written(): void;
-  /** The 201, stored with the completion in one statement; `answered` once it committed. */
-  completed(transfer: Transfer): { answer: FinalAnswer; answered(): void };
-  /** With the failure recorded: the 422 replaces the pending answer, so a replay is the refusal the client got. */
-  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
-}
-
-export interface CreatedTransfer {
-  /** 201 completed, 202 still pending at the deadline. A refusal by the ledger is thrown (422). */
-  status: 201 | 202;
-  transfer: Transfer;
-  /** The answer the key remembers for this request, exactly: sent as it is, not serialized again. */
-  answer?: StoredResponse;
 }
 
 function walletNotFound(walletId: string): AppError {
   return new AppError('WALLET_NOT_FOUND', 'No such wallet', { walletId });
-}
-
-/** What a ledger result means for the transfer it names; null for a result that is not an outcome. */
-export function outcomeOf(result: LedgerResultV1): TransferOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'completed', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'failed', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
 }
 
 /**
@@ -89,23 +20,17 @@ export function outcomeOf(result: LedgerResultV1): TransferOutcome | null {
  * once, from the reply this request waits for or from the ledger's event.
  */
 export class TransfersService {
-  /** Completions confirmed in one event-loop turn (one ledger batch's replies) are recorded together. */
-  private readonly recordCompletion: (completion: ConfirmedCompletion) => Promise<boolean>;
-
   /** Transfers created in one event-loop turn read their context together, one statement per tenant, environment and currency. */
   private readonly readContext: (ask: ContextRead) => Promise<TransferContext>;
 
-  /** Transfers created in one event-loop turn are inserted, with their commands and answers, together. */
-  private readonly insertPending: (insert: PendingInsert) => Promise<string | null>;
+  private readonly command: MoneyCommand<NewTransfer, StoredTransfer, Transfer>;
 
   constructor(private readonly deps: TransfersDeps) {
-    const concurrency = STATEMENT_BATCH_CONCURRENCY;
-    this.insertPending = microBatch((inserts: PendingInsert[]) => insertTransfersWithCommands(deps.db, inserts), { isolateFailures: true, concurrency });
-    this.recordCompletion = microBatch((completions: ConfirmedCompletion[]) => completeTransfersWithAnswers(deps.db, completions), { isolateFailures: true, concurrency });
-    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks), { concurrency });
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks), { concurrency: STATEMENT_BATCH_CONCURRENCY });
+    this.command = new MoneyCommand(deps, TRANSFER_COMMAND);
   }
 
-  async create(scope: TransferScope, body: CreateTransferBody, answers: TransferAnswers): Promise<CreatedTransfer> {
+  async create(scope: TransferScope, body: CreateTransferBody, answers: CommandAnswers): Promise<CommandResult<Transfer>> {
     if (body.fromWalletId === body.toWalletId) throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
@@ -137,58 +62,20 @@ export class TransfersService {
       toWalletId: to.id,
       currencyCode: body.currencyCode,
       amount,
-      fee: quote.fee,
-      commission: quote.commission,
-      feeScheduleId: quote.scheduleId,
-      feeRuleId: quote.ruleId,
-      platformCommissionBps: quote.platformCommissionBps,
+      ...chargedFee(quote),
       description: body.description ?? null,
       createdAt: new Date(),
     };
     const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
-    const pendingTransfer = pendingTransferOf(draft);
-    const pendingAnswer = answers.pending(pendingTransfer);
-    // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
-    const pending = this.deps.postings.expect(transferCommandId(id), this.deps.replyTimeoutMs, { type: 'transfer', id });
-    const message = postingMessage(command, { replyTo: this.deps.postings.replyTo });
-    const handOver = this.deps.relay.handOver([message]);
-    let created: { id: string; seq: string };
-    try {
-      // The transfer, its posting command and the key's 202 commit as one statement.
-      const seq = await this.insertPending({ scope, transfer: draft, answer: pendingAnswer, command: message });
-      // The key's owner answers for it (its replay, or 422 for another request): see the idempotency middleware.
-      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first');
-      answers.written();
-      created = { id, seq };
-    } catch (error) {
-      handOver.abandon();
-      pending.cancel();
-      throw error;
-    }
-    // The command goes out now, batched with those of the same turn, without a relay pass.
-    handOver.committed();
-
-    const result = await pending.result;
-    const outcome = result ? outcomeOf(result) : null;
-    if (!outcome) return { status: 202, transfer: pendingTransfer, answer: pendingAnswer.response };
-    // The record finishes in the request's trace, as the event path's finish span does in the command's.
-    if (outcome.status === 'completed') return inSpan('finish transfer', {}, () => this.complete(scope, created, pendingTransfer, outcome.journalEntryId, answers));
-    const finished = await inSpan('finish transfer', {}, () => this.refuse(scope, created, outcome, answers));
-    if (finished.status === 'failed') throw refusalOf(finished);
-    return { status: finished.status === 'completed' ? 201 : 202, transfer: toTransfer(finished) };
+    return this.command.run({ scope, draft, command, answers });
   }
 
   /**
    * Finishes transfers from ledger events (any instance, any time): a no-op for one finished
    * already or a result that names no transfer of ours.
    */
-  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    const finishing: ScopedTransferOutcome[] = [];
-    for (const result of results) {
-      const outcome = outcomeOf(result);
-      if (outcome && result.reference) finishing.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
-    }
-    await finishTransfers(tx, finishing);
+  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    return this.command.finishFromEvents(tx, results);
   }
 
   async get(scope: TransferScope, id: string): Promise<Transfer> {
@@ -197,43 +84,8 @@ export class TransfersService {
     return toTransfer(transfer);
   }
 
-  async list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq: position?.seq, limit: query.limit });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: page.map(toTransfer), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
-  }
-
-  /**
-   * Records the completion the ledger confirmed with the 201 this request will give, in one
-   * statement (the event path, if it got there first, recorded the same entry).
-   */
-  private async complete(scope: TransferScope, created: { id: string; seq: string }, pendingTransfer: Transfer, journalEntryId: string, answers: TransferAnswers): Promise<CreatedTransfer> {
-    const transfer: Transfer = { ...pendingTransfer, status: 'completed', journalEntryId };
-    const answer = answers.completed(transfer);
-    const stored = await this.recordCompletion({ scope, transfer: created, journalEntryId, answer: answer.answer });
-    // Recorded either way (the completion is unconditional on the key): its event needs no statement.
-    this.deps.postings.recordedFromReply(transferCommandId(created.id));
-    if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-    answer.answered();
-    return { status: 201, transfer, answer: answer.answer.response };
-  }
-
-  /**
-   * Records the ledger's refusal with the 422 this request will give, in one transaction; or
-   * reads the outcome recorded first by the event path.
-   */
-  private async refuse(scope: TransferScope, created: { id: string; seq: string }, outcome: TransferOutcome, answers: TransferAnswers): Promise<StoredTransfer> {
-    const finished = await this.deps.db.transaction(async (tx) => {
-      const recorded = await finishTransfer(tx, scope, created, outcome);
-      const current = recorded ?? (await findTransfer(tx, scope, created.id));
-      if (!current) throw new Error(`transfer ${created.id} vanished while it was finished`);
-      if (current.status === 'failed') await answers.rememberRefusal(tx, refusalOf(current));
-      return current;
-    });
-    this.deps.postings.recordedFromReply(transferCommandId(created.id));
-    return finished;
+  list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
+    return pageBySeq(query, (beforeSeq) => listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }), toTransfer);
   }
 }
 
@@ -242,7 +94,6 @@ interface ContextRead {
   walletIds: readonly string[];
   currencyCode: string;
 }
-
 
 /**
  * The contexts of several transfers: those of one tenant, environment and currency share one
@@ -267,34 +118,24 @@ async function readContexts(db: Db, asks: readonly ContextRead[]): Promise<Trans
   return groupKeys.map((key) => contexts.get(key) as TransferContext);
 }
 
-/** What a transfer looks like from the moment it commits until the ledger answers. */
-function pendingTransferOf(draft: NewTransfer): Transfer {
-  return {
-    id: draft.id,
-    fromWalletId: draft.fromWalletId,
-    toWalletId: draft.toWalletId,
-    amount: draft.amount,
-    currencyCode: draft.currencyCode,
-    fee: formatAmount(draft.fee, draft.currencyCode),
-    status: 'pending',
-    journalEntryId: null,
-    failureCode: null,
-    description: draft.description,
-    createdAt: draft.createdAt.toISOString(),
-  };
-}
-
-const REFUSAL_MESSAGES: Partial<Record<string, string>> = {
-  INSUFFICIENT_FUNDS: 'The sending wallet does not hold the amount plus the fee',
-  WALLET_FROZEN: 'The sending wallet is frozen',
-};
-
 /** The ledger's refusal as the error the client gets; the transfer, recorded as failed, is named in details. */
 export function refusalOf(transfer: StoredTransfer): AppError {
-  const reported = transfer.failureCode ?? 'VALIDATION_ERROR';
-  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
-  return new AppError(code, REFUSAL_MESSAGES[code] ?? `The ledger refused the transfer (${reported})`, { transferId: transfer.id });
+  const messages = { INSUFFICIENT_FUNDS: 'The sending wallet does not hold the amount plus the fee', WALLET_FROZEN: 'The sending wallet is frozen' };
+  return ledgerRefusal(transfer.failureCode, messages, (reported) => `The ledger refused the transfer (${reported})`, { transferId: transfer.id });
 }
+
+/** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */
+const TRANSFER_COMMAND: MoneyCommandDeclaration<NewTransfer, StoredTransfer, Transfer> = {
+  recordType: 'transfer',
+  records: TRANSFER_RECORDS,
+  keyWrite: 'first-write',
+  step: TRANSFER_POSTING,
+  created: (scope, draft, seq) => ({ ...draft, ...scope, seq, status: 'pending', journalEntryId: null, failureCode: null }),
+  ...settledRecordReads<StoredTransfer>(),
+  refusalOf,
+  find: findTransfer,
+  show: toTransfer,
+};
 
 export function toTransfer(transfer: StoredTransfer): Transfer {
   return {

@@ -1,16 +1,12 @@
-import { ACCOUNTS, type Environment, type FloatRail, type LedgerPostV1, RAIL_CLEARING } from '@wallet/contracts';
+import { ACCOUNTS, type FloatRail, type LedgerPostV1, RAIL_CLEARING } from '@wallet/contracts';
+import type { MoneyRecord } from '@wallet/money-commands';
 
 /** One command per float deposit, derived from its id: every copy of it is the same command to the ledger. */
 export function floatDepositCommandId(floatDepositId: string): string {
   return `${floatDepositId}:post`;
 }
 
-export interface FloatDepositPosting {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  currencyCode: string;
-  amount: string;
+export interface FloatDepositPosting extends MoneyRecord {
   rail: FloatRail;
   correlationId?: string | undefined;
 }

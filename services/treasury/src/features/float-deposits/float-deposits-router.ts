@@ -1,5 +1,6 @@
 import { createFloatDepositBodySchema, floatDepositQuerySchema } from '@wallet/contracts';
-import { correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
+import { parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { commandAnswersOf, sendCommandResult } from '@wallet/money-commands';
 import { type RequestHandler, Router } from 'express';
 import type { FloatDepositsService } from './float-deposits-service';
 
@@ -11,20 +12,9 @@ export function floatDepositsRouter(deposits: FloatDepositsService, idempotencyG
   // refusal replaces it where the ledger's outcome is recorded: a replay is what the client got.
   router.post('/v1/admin/money/float-deposits', idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
-    const key = idempotencyOf(response);
-    if (!key) throw new Error('POST /v1/admin/money/float-deposits runs only under a required Idempotency-Key');
+    const answers = commandAnswersOf(response, 'POST /v1/admin/money/float-deposits');
     const body = parseOrThrow(createFloatDepositBodySchema, request.body);
-    const created = await deposits.create(scope, body, {
-      pending: (deposit) => key.completionStatement(jsonResponse(202, deposit)),
-      completed: (deposit) => {
-        const answer = jsonResponse(201, deposit);
-        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
-      },
-      rememberRefusal: async (tx, refusal) => {
-        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
-      },
-    });
-    response.status(created.status).json(created.deposit);
+    sendCommandResult(response, await deposits.create(scope, body, answers));
   });
 
   router.get('/v1/admin/money/float-deposits', async (request, response) => {

@@ -1,62 +1,15 @@
-import { checkAmount, type CreateFloatDepositBody, type ErrorCode, ERROR_STATUS, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
-import {
-  AppError,
-  currentContext,
-  cursorFields,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  IdempotencyInProgressError,
-  type OutboxRelay,
-  requireWithinTransactionLimit,
-  type SqlStatement,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import { type MemberDirectory, postingMessage, type Postings, requirePermittedMember } from '@wallet/money-commands';
-import { floatDepositCommandId, floatDepositPostCommand } from './float-deposit-posting';
-import {
-  completeFloatDepositWithAnswer,
-  findFloatDeposit,
-  type FloatDepositOutcome,
-  finishFloatDeposits,
-  insertFloatDepositWithCommand,
-  listFloatDeposits,
-  type NewFloatDeposit,
-  type ScopedFloatDepositOutcome,
-  type StoredFloatDeposit,
-  type TreasuryScope,
-} from './float-deposits-store';
+import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
+import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, requirePermittedMember, settledRecordReads } from '@wallet/money-commands';
+import { floatDepositPostCommand } from './float-deposit-posting';
+import { FLOAT_DEPOSIT_POSTING, FLOAT_DEPOSIT_RECORDS, findFloatDeposit, listFloatDeposits, type NewFloatDeposit, type StoredFloatDeposit, type TreasuryScope } from './float-deposits-store';
 
-export interface FloatDepositsDeps {
-  db: Db;
-  relay: OutboxRelay;
-  postings: Pick<Postings, 'replyTo' | 'expect'>;
+export interface FloatDepositsDeps extends MoneyCommandDeps {
   tenants: Pick<TenantDirectory, 'require'>;
   members: Pick<MemberDirectory, 'memberOf'>;
-  /** How long a request waits for the ledger's answer before answering 202 pending. */
-  replyTimeoutMs: number;
-}
-
-/** How the caller's idempotency key remembers the answers of one creation (as for transfers). */
-export interface FloatDepositAnswers {
-  pending(deposit: FloatDeposit): SqlStatement;
-  completed(deposit: FloatDeposit): { statement: SqlStatement; answered(): void };
-  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
-}
-
-export interface CreatedFloatDeposit {
-  status: 201 | 202;
-  deposit: FloatDeposit;
 }
 
 const DEPOSITOR_SCOPE = 'treasury:write';
-
-export function outcomeOf(result: LedgerResultV1): FloatDepositOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'completed', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'failed', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
 
 /**
  * Tenant float deposits. The record, its posting command (through the outbox) and the
@@ -64,9 +17,13 @@ export function outcomeOf(result: LedgerResultV1): FloatDepositOutcome | null {
  * record exactly once, from the reply this request waits for or from the ledger's event.
  */
 export class FloatDepositsService {
-  constructor(private readonly deps: FloatDepositsDeps) {}
+  private readonly command: MoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>;
 
-  async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: FloatDepositAnswers): Promise<CreatedFloatDeposit> {
+  constructor(private readonly deps: FloatDepositsDeps) {
+    this.command = new MoneyCommand(deps, FLOAT_DEPOSIT_COMMAND);
+  }
+
+  async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: CommandAnswers): Promise<CommandResult<FloatDeposit>> {
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
     requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
@@ -85,39 +42,12 @@ export class FloatDepositsService {
       createdAt: new Date(),
     };
     const command = floatDepositPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, rail: body.rail, correlationId: currentContext()?.correlationId });
-    const created = pendingRecord(scope, draft, '');
-    // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
-    const pending = this.deps.postings.expect(floatDepositCommandId(id), this.deps.replyTimeoutMs, { type: 'float_deposit', id });
-    try {
-      const seq = await insertFloatDepositWithCommand(this.deps.db, scope, draft, {
-        answer: answers.pending(toFloatDeposit(created)),
-        command: postingMessage(command, { replyTo: this.deps.postings.replyTo }),
-      });
-      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      created.seq = seq;
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    this.deps.relay.wake();
-
-    const result = await pending.result;
-    const outcome = result ? outcomeOf(result) : null;
-    if (!outcome) return { status: 202, deposit: toFloatDeposit(created) };
-    const finished = await this.settle(scope, created, outcome, answers);
-    if (finished.status === 'completed') return { status: 201, deposit: toFloatDeposit(finished) };
-    if (finished.status === 'failed') throw refusalOf(finished);
-    return { status: 202, deposit: toFloatDeposit(finished) };
+    return this.command.run({ scope, draft, command, answers });
   }
 
   /** Finishes float deposits from ledger events: a no-op for one finished already. */
-  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    const finishing: ScopedFloatDepositOutcome[] = [];
-    for (const result of results) {
-      const outcome = outcomeOf(result);
-      if (outcome && result.reference) finishing.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
-    }
-    await finishFloatDeposits(tx, finishing);
+  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    return this.command.finishFromEvents(tx, results);
   }
 
   async get(scope: TreasuryScope, id: string): Promise<FloatDeposit> {
@@ -126,43 +56,27 @@ export class FloatDepositsService {
     return toFloatDeposit(deposit);
   }
 
-  async list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq: position?.seq, limit: query.limit });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: page.map(toFloatDeposit), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
-  }
-
-  /** A completion and its 201 are one statement; a refusal and its remembered error commit together. */
-  private async settle(scope: TreasuryScope, created: StoredFloatDeposit, outcome: FloatDepositOutcome, answers: FloatDepositAnswers): Promise<StoredFloatDeposit> {
-    if (outcome.status === 'completed') {
-      const completed: StoredFloatDeposit = { ...created, status: 'completed', journalEntryId: outcome.journalEntryId, failureCode: null };
-      const answer = answers.completed(toFloatDeposit(completed));
-      const stored = await completeFloatDepositWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
-      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      answer.answered();
-      return completed;
-    }
-    return this.deps.db.transaction(async (tx) => {
-      await finishFloatDeposits(tx, [{ scope, id: created.id, outcome }]);
-      const finished = await findFloatDeposit(tx, scope, created.id);
-      if (!finished) throw new Error(`float deposit ${created.id} vanished while it was finished`);
-      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
-      return finished;
-    });
+  list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
+    return pageBySeq(query, (beforeSeq) => listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq, limit: query.limit }), toFloatDeposit);
   }
 }
 
-function pendingRecord(scope: TreasuryScope, draft: NewFloatDeposit, seq: string): StoredFloatDeposit {
-  return { ...draft, seq, tenantId: scope.tenantId, environment: scope.environment, status: 'pending', journalEntryId: null, failureCode: null };
-}
+/** Float deposits as money commands: the deposit is pending until the ledger posts or refuses its posting. */
+const FLOAT_DEPOSIT_COMMAND: MoneyCommandDeclaration<NewFloatDeposit, StoredFloatDeposit, FloatDeposit> = {
+  recordType: 'float_deposit',
+  records: FLOAT_DEPOSIT_RECORDS,
+  keyWrite: 'held',
+  step: FLOAT_DEPOSIT_POSTING,
+  created: (scope, draft, seq) => ({ ...draft, ...scope, seq, status: 'pending', journalEntryId: null, failureCode: null }),
+  ...settledRecordReads<StoredFloatDeposit>(),
+  refusalOf,
+  find: findFloatDeposit,
+  show: toFloatDeposit,
+};
 
 /** The ledger's refusal as the error the client gets; the deposit, recorded as failed, is named in details. */
 export function refusalOf(deposit: StoredFloatDeposit): AppError {
-  const reported = deposit.failureCode ?? 'VALIDATION_ERROR';
-  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
-  return new AppError(code, `The ledger refused the float deposit (${reported})`, { floatDepositId: deposit.id });
+  return ledgerRefusal(deposit.failureCode, {}, (reported) => `The ledger refused the float deposit (${reported})`, { floatDepositId: deposit.id });
 }
 
 export function toFloatDeposit(deposit: StoredFloatDeposit): FloatDeposit {

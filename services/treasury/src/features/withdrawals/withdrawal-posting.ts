@@ -1,4 +1,5 @@
-import { ACCOUNTS, type Environment, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
+import { ACCOUNTS, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
+import type { MoneyRecord } from '@wallet/money-commands';
 
 export type WithdrawalStep = 'hold' | 'settle' | 'release';
 const STEPS: readonly string[] = ['hold', 'settle', 'release'] satisfies WithdrawalStep[];
@@ -21,13 +22,8 @@ export function sourceAccountOf(source: WithdrawalSource, currencyCode: string):
   return source === 'tenant_fees' ? ACCOUNTS.feeRevenue.name : ACCOUNTS.pool.nameFor(currencyCode);
 }
 
-export interface WithdrawalPosting {
-  id: string;
-  tenantId: string;
-  environment: Environment;
+export interface WithdrawalPosting extends MoneyRecord {
   source: WithdrawalSource;
-  currencyCode: string;
-  amount: string;
   correlationId?: string | undefined;
 }
 

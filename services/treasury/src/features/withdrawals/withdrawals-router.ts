@@ -1,6 +1,6 @@
 import { approveWithdrawalBodySchema, createWithdrawalBodySchema, rejectWithdrawalBodySchema, withdrawalQuerySchema } from '@wallet/contracts';
-import { claimsOf, correlationIdOf, errorResponse, idempotencyOf, jsonResponse, parseOrThrow, storeFinalResponse, tenantScopeOf } from '@wallet/kit';
-import { decisionAnswersOf } from '@wallet/money-commands';
+import { claimsOf, parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { commandAnswersOf, decisionAnswersOf, sendCommandResult } from '@wallet/money-commands';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { WithdrawalsService } from './withdrawals-service';
 
@@ -12,20 +12,9 @@ export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { cre
   // 201 or the refusal replaces it where the ledger's answer to the hold is recorded.
   router.post('/v1/admin/money/withdrawals', guards.create, async (request, response) => {
     const scope = tenantScopeOf(response);
-    const key = idempotencyOf(response);
-    if (!key) throw new Error('POST /v1/admin/money/withdrawals runs only under a required Idempotency-Key');
+    const answers = commandAnswersOf(response, 'POST /v1/admin/money/withdrawals');
     const body = parseOrThrow(createWithdrawalBodySchema, request.body);
-    const created = await withdrawals.create(scope, claimsOf(response), body, {
-      pending: (withdrawal) => key.completionStatement(jsonResponse(202, withdrawal)),
-      held: (withdrawal) => {
-        const answer = jsonResponse(201, withdrawal);
-        return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };
-      },
-      rememberRefusal: async (tx, refusal) => {
-        await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
-      },
-    });
-    response.status(created.status).json(created.withdrawal);
+    sendCommandResult(response, await withdrawals.create(scope, claimsOf(response), body, answers));
   });
 
   router.get('/v1/admin/money/withdrawals', async (request, response) => {

@@ -1,90 +1,15 @@
-import {
-  type ApproveWithdrawalBody,
-  checkAmount,
-  type CreateWithdrawalBody,
-  type ErrorCode,
-  ERROR_STATUS,
-  formatAmount,
-  type LedgerResultV1,
-  newId,
-  type Page,
-  type RejectWithdrawalBody,
-  type Withdrawal,
-  type WithdrawalQuery,
-} from '@wallet/contracts';
-import {
-  AppError,
-  auditActorFieldsOf,
-  auditRecordMessage,
-  currentContext,
-  cursorFields,
-  type Db,
-  decodeCursor,
-  encodeCursor,
-  enqueueOutbox,
-  IdempotencyInProgressError,
-  type InternalClaims,
-  type OutboxRelay,
-  requireWithinTransactionLimit,
-  type SqlStatement,
-  type TenantDirectory,
-  type Tx,
-} from '@wallet/kit';
-import {
-  answerDecision,
-  awaitsLedger,
-  commitAndAwait,
-  type DecisionAnswers,
-  type DecisionResult,
-  type LedgerWait,
-  type MemberDirectory,
-  postingMessage,
-  type Postings,
-  recordDecisionWithAnswer,
-  requirePermittedMember,
-  stepOutcomeOf,
-  undecidableCaseError,
-} from '@wallet/money-commands';
+import { type ApproveWithdrawalBody, checkAmount, type CreateWithdrawalBody, formatAmount, type LedgerResultV1, newId, type Page, type RejectWithdrawalBody, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, enqueueOutbox, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { answerDecision, awaitsLedger, caseHoldReads, checkDeclaredActor, type CommandAnswers, type CommandResult, commitAndAwait, type DecisionAnswers, type DecisionResult, finishSteps, type LedgerWait, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, postingMessage, recordDecisionWithAnswer, requirePermittedMember, resultsOfSteps, scopedOutcomesOf, undecidableCaseError } from '@wallet/money-commands';
 import { stepOfCommand, withdrawalCommandId, withdrawalPostCommand } from './withdrawal-posting';
-import {
-  type Decision,
-  type DecisionOutcome,
-  decideWithdrawal,
-  findWithdrawal,
-  finishDecisions,
-  finishHolds,
-  type HoldOutcome,
-  insertWithdrawalWithHold,
-  listWithdrawals,
-  type NewWithdrawal,
-  recordHoldWithAnswer,
-  type ScopedStepOutcome,
-  type StoredWithdrawal,
-  type TreasuryScope,
-} from './withdrawals-store';
+import { type Decision, decideWithdrawal, findWithdrawal, listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_DECISION, WITHDRAWAL_HOLD, WITHDRAWAL_RECORDS } from './withdrawals-store';
 
-export interface WithdrawalsDeps extends LedgerWait {
-  db: Db;
-  relay: OutboxRelay;
-  postings: Pick<Postings, 'replyTo' | 'expect'>;
-  members: Pick<MemberDirectory, 'memberOf'>;
-  tenants: Pick<TenantDirectory, 'require'>;
-  /** How long a request (a creation's hold, a decision's settle or release) waits for the ledger before answering 202. */
-  replyTimeoutMs: number;
-}
-
-/** How the caller's idempotency key remembers the answers of one creation (as for payouts). */
-export interface WithdrawalAnswers {
-  pending(withdrawal: Withdrawal): SqlStatement;
-  held(withdrawal: Withdrawal): { statement: SqlStatement; answered(): void };
-  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
-}
-
-export interface CreatedWithdrawal {
-  /** 201 with the hold posted; 202 when the ledger had not answered by the deadline. A refusal is thrown (422). */
-  status: 201 | 202;
-  withdrawal: Withdrawal;
-}
+/** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
+export type WithdrawalsDeps = LedgerWait &
+  MoneyCommandDeps & {
+    members: Pick<MemberDirectory, 'memberOf'>;
+    tenants: Pick<TenantDirectory, 'require'>;
+  };
 
 const CREATE_SCOPE = 'treasury:write';
 const APPROVE_SCOPE = 'treasury:approve';
@@ -103,13 +28,6 @@ function notFound(): AppError {
   return new AppError('NOT_FOUND', 'No such withdrawal');
 }
 
-/** A body actor must equal the actor the caller declared, header or session (docs/decisions/maker-checker.md). */
-function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
-  if (claims.actor && claims.actor.id !== bodyActorId) {
-    throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
-  }
-}
-
 /**
  * Tenant withdrawals under maker-checker, the same way as wallet payouts. Each step (hold at
  * creation, settle on approval, release on rejection) commits with its posting command through
@@ -119,9 +37,13 @@ function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 
  * to the same deadline.
  */
 export class WithdrawalsService {
-  constructor(private readonly deps: WithdrawalsDeps) {}
+  private readonly hold: MoneyCommand<NewWithdrawal, StoredWithdrawal, Withdrawal>;
 
-  async create(scope: TreasuryScope, claims: InternalClaims, body: CreateWithdrawalBody, answers: WithdrawalAnswers): Promise<CreatedWithdrawal> {
+  constructor(private readonly deps: WithdrawalsDeps) {
+    this.hold = new MoneyCommand(deps, WITHDRAWAL_HOLD_COMMAND);
+  }
+
+  async create(scope: TreasuryScope, claims: InternalClaims, body: CreateWithdrawalBody, answers: CommandAnswers): Promise<CommandResult<Withdrawal>> {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
@@ -153,17 +75,7 @@ export class WithdrawalsService {
       targetId: id,
       metadata: { ...actor.metadata, callerActorId: actor.actorId, source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
     });
-    const pendingCase = toWithdrawal(pendingRecord(scope, draft, ''));
-    const { committed: created, result } = await commitAndAwait(this.deps, { id: withdrawalCommandId(id, 'hold'), record: { type: 'withdrawal', id } }, async (replyTo) => {
-      const seq = await insertWithdrawalWithHold(this.deps.db, scope, draft, { answer: answers.pending(pendingCase), commands: [postingMessage(command, { replyTo }), audit] });
-      if (seq === null) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      return pendingRecord(scope, draft, seq);
-    });
-    const outcome = result ? holdOutcomeOf(result) : null;
-    if (!outcome) return { status: 202, withdrawal: pendingCase };
-    const finished = await this.recordHold(scope, created, outcome, answers);
-    if (finished.status === 'failed') throw refusalOf(finished);
-    return { status: finished.holdEntryId ? 201 : 202, withdrawal: toWithdrawal(finished) };
+    return this.hold.run({ scope, draft, command, alsoSent: [audit], answers });
   }
 
   approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
@@ -176,22 +88,8 @@ export class WithdrawalsService {
 
   /** Finishes case steps from ledger events (any instance, any time); a step recorded already is left as it is. */
   async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    const holds: ScopedStepOutcome<HoldOutcome>[] = [];
-    const decisions: ScopedStepOutcome<DecisionOutcome>[] = [];
-    for (const result of results) {
-      if (!result.reference) continue;
-      const scope = { tenantId: result.tenantId, environment: result.environment };
-      const step = stepOfCommand(result.commandId);
-      if (step === 'hold') {
-        const outcome = holdOutcomeOf(result);
-        if (outcome) holds.push({ scope, id: result.reference.id, outcome });
-      } else if (step === 'settle' || step === 'release') {
-        const outcome = stepOutcomeOf(result);
-        if (outcome) decisions.push({ scope, id: result.reference.id, outcome });
-      }
-    }
-    await finishHolds(tx, holds);
-    await finishDecisions(tx, decisions);
+    await this.hold.finishFromEvents(tx, resultsOfSteps(results, stepOfCommand, 'hold'));
+    await finishSteps(tx, WITHDRAWAL_DECISION, scopedOutcomesOf(resultsOfSteps(results, stepOfCommand, 'settle', 'release')));
   }
 
   async get(scope: TreasuryScope, id: string): Promise<Withdrawal> {
@@ -200,12 +98,8 @@ export class WithdrawalsService {
     return toWithdrawal(withdrawal);
   }
 
-  async list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq: position?.seq, limit: query.limit });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: page.map(toWithdrawal), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
+    return pageBySeq(query, (beforeSeq) => listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq, limit: query.limit }), toWithdrawal);
   }
 
   /**
@@ -229,9 +123,9 @@ export class WithdrawalsService {
       result,
       {
         show: (decisionEntryId) => toWithdrawal({ ...decided, decisionEntryId }),
-        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, 'withdrawals', scope, id, journalEntryId, answer),
+        recordPosted: (journalEntryId, answer) => recordDecisionWithAnswer(this.deps.db, WITHDRAWAL_DECISION.table, decided, journalEntryId, answer),
         recordRefused: async (failureCode) => {
-          await finishDecisions(this.deps.db, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
+          await finishSteps(this.deps.db, WITHDRAWAL_DECISION, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
         },
       },
       answers,
@@ -266,35 +160,20 @@ export class WithdrawalsService {
     return moved;
   }
 
-  /**
-   * Records the hold's outcome this request learnt, with the answer it will give: a posted hold
-   * and its 201 in one statement; a refusal (the case fails) and its remembered 422 together.
-   * Either may have been recorded first by the event path; the case as recorded is returned.
-   */
-  private async recordHold(scope: TreasuryScope, created: StoredWithdrawal, outcome: HoldOutcome, answers: WithdrawalAnswers): Promise<StoredWithdrawal> {
-    if (outcome.status === 'held') {
-      const held: StoredWithdrawal = { ...created, holdEntryId: outcome.journalEntryId };
-      const answer = answers.held(toWithdrawal(held));
-      const stored = await recordHoldWithAnswer(this.deps.db, scope, created, outcome.journalEntryId, answer.statement);
-      if (!stored) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-      answer.answered();
-      return held;
-    }
-    return this.deps.db.transaction(async (tx) => {
-      await finishHolds(tx, [{ scope, id: created.id, outcome }]);
-      const finished = await findWithdrawal(tx, scope, created.id);
-      if (!finished) throw new Error(`withdrawal ${created.id} vanished while its hold was recorded`);
-      if (finished.status === 'failed') await answers.rememberRefusal(tx, refusalOf(finished));
-      return finished;
-    });
-  }
 }
 
-function holdOutcomeOf(result: LedgerResultV1): HoldOutcome | null {
-  if (result.status === 'posted' && result.journalEntryId) return { status: 'held', journalEntryId: result.journalEntryId };
-  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
-  return null;
-}
+/** A case's hold as a money command: the case is pending, its hold unconfirmed, until the ledger posts or refuses it. */
+const WITHDRAWAL_HOLD_COMMAND: MoneyCommandDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
+  recordType: 'withdrawal',
+  records: WITHDRAWAL_RECORDS,
+  keyWrite: 'held',
+  step: WITHDRAWAL_HOLD,
+  created: pendingRecord,
+  ...caseHoldReads<StoredWithdrawal>(),
+  refusalOf,
+  find: findWithdrawal,
+  show: toWithdrawal,
+};
 
 /** The record a case is from the moment it commits until the ledger answers its hold. */
 function pendingRecord(scope: TreasuryScope, draft: NewWithdrawal, seq: string): StoredWithdrawal {
@@ -303,10 +182,8 @@ function pendingRecord(scope: TreasuryScope, draft: NewWithdrawal, seq: string):
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
 export function refusalOf(withdrawal: StoredWithdrawal): AppError {
-  const reported = withdrawal.failureCode ?? 'VALIDATION_ERROR';
-  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
-  const message = code === 'INSUFFICIENT_FUNDS' ? `The ${withdrawal.source === 'tenant_fees' ? 'fee revenue' : 'operating float'} does not hold the amount` : `The ledger refused the withdrawal hold (${reported})`;
-  return new AppError(code, message, { withdrawalId: withdrawal.id });
+  const messages = { INSUFFICIENT_FUNDS: `The ${withdrawal.source === 'tenant_fees' ? 'fee revenue' : 'operating float'} does not hold the amount` };
+  return ledgerRefusal(withdrawal.failureCode, messages, (reported) => `The ledger refused the withdrawal hold (${reported})`, { withdrawalId: withdrawal.id });
 }
 
 export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {

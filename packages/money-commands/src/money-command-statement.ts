@@ -1,0 +1,247 @@
+import type { Knex } from 'knex';
+import type { Environment, LedgerResultV1, WalletStatus } from '@wallet/contracts';
+import { completionsStatement, type Db, type FinalAnswer, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+
+/*
+ * The statements of a money command, written once for every feature that moves money: the one
+ * that creates the record with its ledger command and its key's first answer, and the one that
+ * records the ledger's answer to a step of the record (with the caller's final answer, or from
+ * the ledger's events). A feature declares its table and its steps; the SQL is here.
+ */
+
+export interface RecordScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+/** What every money record is: one of its scope's, with its id and the amount it moves. */
+export interface MoneyRecord extends RecordScope {
+  id: string;
+  currencyCode: string;
+  amount: string;
+}
+
+/** A money record that charges a fee, of which `commission` is the platform's part. */
+export interface ChargedMoneyRecord extends MoneyRecord {
+  fee: string;
+  commission: string;
+}
+
+/** What a money command needs of a wallet: its owner names its ledger account; its currency and status are checked before the command. */
+export interface WalletAccount {
+  id: string;
+  ownerId: string;
+  currencyCode: string;
+  status: WalletStatus;
+}
+
+/** The PostgreSQL types a record column is bound as (each as an array of them). */
+export type ColumnType = 'text' | 'numeric' | 'integer' | 'bigint' | 'boolean' | 'jsonb' | 'timestamptz';
+
+/**
+ * A record table as its creating statement writes it: each column by the field of the record it
+ * holds (`fromWalletId` is the column `from_wallet_id`), in the order the columns are listed.
+ * `tenantId` and `environment` come from the request's scope.
+ */
+export interface RecordTable<Draft> {
+  name: string;
+  columns: Partial<Record<keyof (Draft & RecordScope) & string, ColumnType>>;
+}
+
+/**
+ * How the statement writes the key's first answer: `first-write` inserts the key with it (the
+ * route claims its key at its first write), `held` completes a key claimed before the handler ran.
+ * Either part yields the lock_token of each key it wrote, which the record joins on.
+ */
+export type KeyWrite = 'first-write' | 'held';
+
+/** One record to create: its draft, its key's first answer, and the messages sent once it is written. */
+export interface NewRecord<Draft> {
+  scope: RecordScope;
+  draft: Draft;
+  answer: FinalAnswer;
+  messages: readonly OutboxMessage[];
+}
+
+function columnName(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** A record's value of `field`: the scope's for tenantId and environment, else the draft's. */
+function fieldOf<Draft>(record: NewRecord<Draft>, field: string): unknown {
+  return field === 'tenantId' || field === 'environment' ? record.scope[field] : (record.draft as Record<string, unknown>)[field];
+}
+
+function columnValue(value: unknown, type: ColumnType): unknown {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return type === 'jsonb' ? JSON.stringify(value) : value;
+}
+
+/**
+ * Creates records with their messages in the outbox and their keys' first answers, as one
+ * statement for all of them: a key's part yields a row only where this attempt may write the
+ * key, a record is inserted from that row, and its messages only once it is. Rows: `id, seq` of
+ * each record written; a record whose key was not written is absent, and nothing of it is written.
+ */
+export function recordStatement<Draft extends { id: string }>(table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): SqlStatement {
+  const answers = (keyWrite === 'first-write' ? firstAnswersStatement : completionsStatement)(records.map((record) => record.answer));
+  const commands = outboxInsertForRowsStatement(
+    records.flatMap((record) => record.messages),
+    records.flatMap((record) => record.messages.map(() => record.draft.id)),
+    { name: 'created', column: 'id' },
+  );
+  const fields = Object.entries(table.columns) as Array<[string, ColumnType]>;
+  const names = fields.map(([field]) => columnName(field));
+  return {
+    sql: `WITH answer AS (${answers.sql}),
+     created AS (
+       INSERT INTO ${table.name} (${names.join(', ')})
+       SELECT ${names.map((name) => `t.${name}`).join(', ')}
+       FROM unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}, CAST(? AS uuid[]))
+         WITH ORDINALITY AS t(${names.join(', ')}, lock_token, position)
+       JOIN answer ON answer.lock_token = t.lock_token
+       ORDER BY t.position
+       RETURNING id, seq
+     ),
+     command AS (${commands.sql})
+     SELECT id, seq FROM created`,
+    bindings: [
+      ...answers.bindings,
+      // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
+      ...fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type))),
+      records.map((record) => record.answer.claim.lockToken),
+      ...commands.bindings,
+    ] as unknown as readonly Knex.RawBinding[],
+  };
+}
+
+/** recordStatement run: for each record, its seq, or null when its key was not written (nothing of it was). */
+export async function insertRecords<Draft extends { id: string }>(db: Db, table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): Promise<Array<string | null>> {
+  const statement = recordStatement(table, keyWrite, records);
+  const result = await prepared<{ rows: Array<{ id: string; seq: string }> }>(db, statement.sql, statement.bindings);
+  const seqs = new Map(result.rows.map((row) => [row.id, row.seq]));
+  return records.map((record) => seqs.get(record.draft.id) ?? null);
+}
+
+/**
+ * A step of a record that the ledger answers (a transfer's posting, a case's hold): how its row
+ * `r` says it still waits, and how the answer is recorded from `u.journal_entry_id` and
+ * `u.failure_code` (one of them null). The step leaves waiting exactly once, whichever of the
+ * reply and the event records it.
+ */
+export interface RecordStep {
+  table: string;
+  waiting: string;
+  recorded: string;
+}
+
+/**
+ * The step of a record that is pending until the ledger posts it (completed, with its entry) or
+ * refuses it (failed, with the ledger's code), finished once either way.
+ */
+export function settlementStep(table: string): RecordStep {
+  return {
+    table,
+    waiting: "r.status = 'pending'",
+    recorded: "status = CASE WHEN u.failure_code IS NULL THEN 'completed' ELSE 'failed' END, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()",
+  };
+}
+
+export type StepOutcome = { status: 'posted'; journalEntryId: string } | { status: 'refused'; failureCode: string };
+
+/** The ledger's answer to a step's command; null for a result that names no entry to record. */
+export function stepOutcomeOf(result: LedgerResultV1): StepOutcome | null {
+  if (result.status === 'posted' && result.journalEntryId) return { status: 'posted', journalEntryId: result.journalEntryId };
+  if (result.status === 'rejected') return { status: 'refused', failureCode: result.error?.code ?? 'VALIDATION_ERROR' };
+  return null;
+}
+
+/** The results whose command is a step of `steps`, as `stepOf` reads its command id (a record's several steps share one reference type). */
+export function resultsOfSteps<Step extends string>(results: readonly LedgerResultV1[], stepOf: (commandId: string) => Step | null, ...steps: Step[]): LedgerResultV1[] {
+  return results.filter((result) => {
+    const step = stepOf(result.commandId);
+    return step !== null && steps.includes(step);
+  });
+}
+
+/** An outcome for the record a ledger result names, with the scope the result carries. */
+export interface ScopedOutcome {
+  scope: RecordScope;
+  id: string;
+  outcome: StepOutcome;
+}
+
+/** The outcomes among `results` (the ledger's events of one reference type). */
+export function scopedOutcomesOf(results: readonly LedgerResultV1[]): ScopedOutcome[] {
+  const outcomes: ScopedOutcome[] = [];
+  for (const result of results) {
+    const outcome = stepOutcomeOf(result);
+    if (outcome && result.reference) outcomes.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
+  }
+  return outcomes;
+}
+
+/**
+ * The update recording outcomes on the rows still waiting in their scope; any other row is left
+ * as it is. `r.id = ANY` gives the planner the primary-key lookup outright rather than a join it
+ * might cost as a scan; with `seqs`, a row is named by its seq as well.
+ */
+function stepUpdate(step: RecordStep, outcomes: readonly ScopedOutcome[], seqs?: readonly string[]): SqlStatement {
+  const bySeq = seqs !== undefined;
+  return {
+    sql: `UPDATE ${step.table} r SET ${step.recorded}
+       FROM unnest(CAST(? AS text[]), ${bySeq ? 'CAST(? AS bigint[]), ' : ''}CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]))
+         AS u(id, ${bySeq ? 'seq, ' : ''}tenant_id, environment, journal_entry_id, failure_code)
+       WHERE r.id = ANY(CAST(? AS text[])) AND r.id = u.id${bySeq ? ' AND r.seq = u.seq' : ''} AND r.tenant_id = u.tenant_id AND r.environment = u.environment
+         AND (${step.waiting})`,
+    bindings: [
+      outcomes.map((each) => each.id),
+      ...(bySeq ? [seqs] : []),
+      outcomes.map((each) => each.scope.tenantId),
+      outcomes.map((each) => each.scope.environment),
+      outcomes.map((each) => (each.outcome.status === 'posted' ? each.outcome.journalEntryId : null)),
+      outcomes.map((each) => (each.outcome.status === 'refused' ? each.outcome.failureCode : null)),
+      outcomes.map((each) => each.id),
+    ] as unknown as readonly Knex.RawBinding[],
+  };
+}
+
+/** Records outcomes in one statement (the ledger's events, batched; a refusal the reply brought): how many rows it finished. */
+export async function finishSteps(db: Db | Tx, step: RecordStep, outcomes: readonly ScopedOutcome[]): Promise<number> {
+  if (outcomes.length === 0) return 0;
+  const statement = stepUpdate(step, outcomes);
+  const result = await prepared<{ rowCount: number | null }>(db, statement.sql, statement.bindings);
+  return result.rowCount ?? 0;
+}
+
+/** An entry the ledger posted for a step of a record this attempt created. */
+export interface PostedStep {
+  scope: RecordScope;
+  record: { id: string; seq: string };
+  journalEntryId: string;
+}
+
+/**
+ * Records posted entries and stores their callers' answers, as one statement. An answer is
+ * stored even when the event path recorded its entry first (it recorded the same entry).
+ * `answer` is a statement part that yields a `lock_token` row for each answer it stored.
+ */
+export function postedStatement(step: RecordStep, posted: readonly PostedStep[], answer: SqlStatement): SqlStatement {
+  const outcomes = posted.map((each): ScopedOutcome => ({ scope: each.scope, id: each.record.id, outcome: { status: 'posted', journalEntryId: each.journalEntryId } }));
+  const update = stepUpdate(step, outcomes, posted.map((each) => each.record.seq));
+  return {
+    sql: `WITH finished AS (${update.sql}
+       RETURNING r.id),
+     answer AS (${answer.sql})
+     SELECT lock_token FROM answer`,
+    bindings: [...update.bindings, ...answer.bindings],
+  };
+}
+
+/** postedStatement run: the lock tokens of the answers it stored. */
+export async function recordPosted(db: Db, step: RecordStep, posted: readonly PostedStep[], answer: SqlStatement): Promise<Set<string | null>> {
+  const statement = postedStatement(step, posted, answer);
+  const result = await prepared<{ rows: Array<{ lock_token: string | null }> }>(db, statement.sql, statement.bindings);
+  return new Set(result.rows.map((row) => row.lock_token));
+}

@@ -1,0 +1,297 @@
+import type { Response } from 'express';
+import { type ErrorCode, ERROR_STATUS, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import {
+  AppError,
+  correlationIdOf,
+  type Db,
+  errorResponse,
+  type FinalAnswer,
+  finalAnswersStatement,
+  IdempotencyInProgressError,
+  idempotencyOf,
+  inSpan,
+  jsonResponse,
+  microBatch,
+  type OutboxMessage,
+  type OutboxRelay,
+  sendStoredResponse,
+  STATEMENT_BATCH_CONCURRENCY,
+  storeFinalResponse,
+  type StoredResponse,
+  type Tx,
+} from '@wallet/kit';
+import {
+  finishSteps,
+  insertRecords,
+  type KeyWrite,
+  type NewRecord,
+  type PostedStep,
+  type RecordScope,
+  type RecordStep,
+  type RecordTable,
+  recordPosted,
+  scopedOutcomesOf,
+  type StepOutcome,
+  stepOutcomeOf,
+} from './money-command-statement';
+import { postingMessage } from './postings/posting-message';
+import type { AwaitedRecord, Postings } from './postings/postings';
+
+/*
+ * The lifecycle of a money command, once for every feature: the record, its ledger command and
+ * the key's first answer (202 pending) in one statement; the command handed over to the outbox;
+ * the ledger's reply awaited up to a deadline; the record finished from the reply (with the
+ * caller's final answer) or, past the deadline, from the ledger's event. A feature declares its
+ * record and how it reads; what the caller is told is only ever what the ledger confirmed.
+ */
+
+/** How a money command's Idempotency-Key remembers the answers of the request that creates the record. */
+export interface CommandAnswers {
+  /** `response` as the key keeps it, for the statement that stores it. */
+  kept(response: StoredResponse): FinalAnswer;
+  /** The creating statement committed with the key's first answer. */
+  written(): void;
+  /** A statement that stored `response` as the key's answer committed. */
+  answered(response: StoredResponse): void;
+  /** With the refusal recorded: it replaces the pending answer, so a replay is the refusal the client got. */
+  rememberRefusal(tx: Tx, refusal: AppError): Promise<void>;
+}
+
+/** The answers of a route that runs only under a required Idempotency-Key. */
+export function commandAnswersOf(response: Response, route: string): CommandAnswers {
+  const key = idempotencyOf(response);
+  if (!key) throw new Error(`${route} runs only under a required Idempotency-Key`);
+  return {
+    kept: (answer) => key.kept(answer),
+    written: () => key.written(),
+    answered: (answer) => key.answered(answer),
+    rememberRefusal: async (tx, refusal) => {
+      await storeFinalResponse(tx, key.claim, errorResponse(refusal, correlationIdOf(response)), { replaceCompleted: true });
+    },
+  };
+}
+
+export interface CommandResult<Shown> {
+  /** 201 with the ledger's entry; 202 when the ledger had not answered by the deadline. A refusal is thrown (422). */
+  status: 201 | 202;
+  shown: Shown;
+  /** The answer the key remembers for this request, exactly: sent as it is, not serialized again. */
+  answer?: StoredResponse;
+}
+
+/** Sends a command's result: the bytes its key remembers when there are such, else the record as shown. */
+export function sendCommandResult<Shown>(response: Response, result: CommandResult<Shown>): void {
+  if (result.answer) sendStoredResponse(response, result.answer, { replayed: false });
+  else response.status(result.status).json(result.shown);
+}
+
+/** How a record reads as to the step its creation waits for. */
+export interface StepReads<Stored> {
+  /** The record once the ledger posted the step's entry. */
+  posted(record: Stored, journalEntryId: string): Stored;
+  /** Whether a record as read holds the step's entry (201), */
+  isPosted(record: Stored): boolean;
+  /** or the ledger's refusal of it (thrown as the declaration's refusalOf), rather than still awaiting the ledger (202). */
+  isRefused(record: Stored): boolean;
+}
+
+/**
+ * The ledger's refusal of a step as the error the client gets: the ledger's code where the API
+ * has it (INSUFFICIENT_FUNDS, WALLET_FROZEN), else VALIDATION_ERROR, with the message `messages`
+ * has for the code, or `otherwise`'s.
+ */
+export function ledgerRefusal(failureCode: string | null, messages: Partial<Record<ErrorCode, string>>, otherwise: (reported: string) => string, details: Record<string, unknown>): AppError {
+  const reported = failureCode ?? 'VALIDATION_ERROR';
+  const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
+  return new AppError(code, messages[code] ?? otherwise(reported), details);
+}
+
+/** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
+export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> extends StepReads<Stored> {
+  /** The records' type, as awaited records (Postings.awaits) and spans name them. */
+  recordType: string;
+  records: RecordTable<Draft>;
+  keyWrite: KeyWrite;
+  step: RecordStep;
+  /** The record its creating statement writes; `seq` is '' until the statement returned it. */
+  created(scope: RecordScope, draft: Draft, seq: string): Stored;
+  refusalOf(record: Stored): AppError;
+  find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
+  show(record: Stored): Shown;
+}
+
+/** How a record of a settlement step (settlementStep) reads: pending, then completed with its entry or failed with the ledger's code. */
+export function settledRecordReads<Stored extends { status: string; journalEntryId: string | null; failureCode: string | null }>(): StepReads<Stored> {
+  return {
+    posted: (record, journalEntryId) => ({ ...record, status: 'completed', journalEntryId, failureCode: null }),
+    isPosted: (record) => record.status === 'completed',
+    isRefused: (record) => record.status === 'failed',
+  };
+}
+
+export interface MoneyCommandRequest<Draft> {
+  scope: RecordScope;
+  draft: Draft;
+  command: LedgerPostV1;
+  /** Sent with the command, once the record is written (an audit record). */
+  alsoSent?: readonly OutboxMessage[];
+  answers: CommandAnswers;
+}
+
+export interface MoneyCommandDeps {
+  db: Db;
+  relay: Pick<OutboxRelay, 'handOver'>;
+  postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
+  /** How long a request waits for the ledger's answer before answering 202 pending. */
+  replyTimeoutMs: number;
+}
+
+interface Posted extends PostedStep {
+  answer: FinalAnswer;
+}
+
+function keyTakenOver(): IdempotencyInProgressError {
+  return new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+}
+
+/** The creating statement wrote nothing: the key's owner answers for it (its replay, or 422 for another request), see the idempotency middleware. */
+function keyNotWritten(keyWrite: KeyWrite): IdempotencyInProgressError {
+  return keyWrite === 'first-write' ? new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first') : keyTakenOver();
+}
+
+export class MoneyCommand<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> {
+  /** Records created in one event-loop turn are written, with their commands and answers, by one statement. */
+  private readonly insert: (record: NewRecord<Draft>) => Promise<string | null>;
+  /** Entries confirmed in one turn (one ledger batch's replies) are recorded, with their answers, together. */
+  private readonly recordPosted: (posted: Posted) => Promise<boolean>;
+
+  constructor(
+    private readonly deps: MoneyCommandDeps,
+    readonly declaration: MoneyCommandDeclaration<Draft, Stored, Shown>,
+  ) {
+    const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
+    this.insert = microBatch((records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records), options);
+    this.recordPosted = microBatch(async (batch: Posted[]) => {
+      const stored = await recordPosted(deps.db, declaration.step, batch, finalAnswersStatement(batch.map((each) => each.answer)));
+      return batch.map((each) => stored.has(each.answer.claim.lockToken));
+    }, options);
+  }
+
+  /** Creates the record and gives the answer the ledger's reply allows. */
+  async run(request: MoneyCommandRequest<Draft>): Promise<CommandResult<Shown>> {
+    const { scope, draft, answers } = request;
+    const declaration = this.declaration;
+    const pendingShown = declaration.show(declaration.created(scope, draft, ''));
+    const pendingAnswer = jsonResponse(202, pendingShown);
+    const commandId = request.command.commandId;
+    // Waiting starts before the commit: the relay may publish and the ledger answer before this resumes.
+    const reply = this.deps.postings.expect(commandId, this.deps.replyTimeoutMs, { type: declaration.recordType, id: draft.id });
+    const messages = [postingMessage(request.command, { replyTo: this.deps.postings.replyTo }), ...(request.alsoSent ?? [])];
+    const handOver = this.deps.relay.handOver(messages);
+    let created: Stored;
+    try {
+      const seq = await this.insert({ scope, draft, answer: answers.kept(pendingAnswer), messages });
+      if (seq === null) throw keyNotWritten(declaration.keyWrite);
+      answers.written();
+      created = declaration.created(scope, draft, seq);
+    } catch (error) {
+      handOver.abandon();
+      reply.cancel();
+      throw error;
+    }
+    // The command goes out now, batched with those of the same turn, without a relay pass.
+    handOver.committed();
+
+    const result = await reply.result;
+    const outcome = result ? stepOutcomeOf(result) : null;
+    if (!outcome) return { status: 202, shown: pendingShown, answer: pendingAnswer };
+    // The record finishes in the request's trace, as the event path's finish span does in the command's.
+    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers));
+  }
+
+  /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */
+  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    await finishSteps(tx, this.declaration.step, scopedOutcomesOf(results));
+  }
+
+  private async finish(created: Stored, commandId: string, outcome: StepOutcome, answers: CommandAnswers): Promise<CommandResult<Shown>> {
+    const declaration = this.declaration;
+    if (outcome.status === 'posted') return this.complete(created, commandId, outcome.journalEntryId, answers);
+    const finished = await this.refuse(created, commandId, outcome, answers);
+    if (declaration.isRefused(finished)) throw declaration.refusalOf(finished);
+    return { status: declaration.isPosted(finished) ? 201 : 202, shown: declaration.show(finished) };
+  }
+
+  /**
+   * Records the entry the ledger posted with the 201 this request will give, in one statement
+   * (the event path, if it got there first, recorded the same entry).
+   */
+  private async complete(created: Stored, commandId: string, journalEntryId: string, answers: CommandAnswers): Promise<CommandResult<Shown>> {
+    const shown = this.declaration.show(this.declaration.posted(created, journalEntryId));
+    const answer = jsonResponse(201, shown);
+    const scope = this.scopeOf(created);
+    const stored = await this.recordPosted({ scope, record: created, journalEntryId, answer: answers.kept(answer) });
+    // Recorded either way (the entry is unconditional on the key): its event needs no statement.
+    this.deps.postings.recordedFromReply(commandId);
+    if (!stored) throw keyTakenOver();
+    answers.answered(answer);
+    return { status: 201, shown, answer };
+  }
+
+  /**
+   * Records the ledger's refusal with the 422 this request will give, in one transaction; or
+   * reads the outcome recorded first by the event path.
+   */
+  private async refuse(created: Stored, commandId: string, outcome: StepOutcome, answers: CommandAnswers): Promise<Stored> {
+    const declaration = this.declaration;
+    const scope = this.scopeOf(created);
+    const finished = await this.deps.db.transaction(async (tx) => {
+      await finishSteps(tx, declaration.step, [{ scope, id: created.id, outcome }]);
+      const current = await declaration.find(tx, scope, created.id);
+      if (!current) throw new Error(`${declaration.recordType} ${created.id} vanished while it was finished`);
+      if (declaration.isRefused(current)) await answers.rememberRefusal(tx, declaration.refusalOf(current));
+      return current;
+    });
+    this.deps.postings.recordedFromReply(commandId);
+    return finished;
+  }
+
+  private scopeOf(record: Stored): RecordScope {
+    return { tenantId: record.tenantId, environment: record.environment };
+  }
+}
+
+/** Where a command is answered, and how long a request waits for the answer. */
+export interface LedgerWait {
+  postings: Pick<Postings, 'replyTo' | 'expect'>;
+  relay: Pick<OutboxRelay, 'wake'>;
+  replyTimeoutMs: number;
+}
+
+/**
+ * The same lifecycle for a command written by a transaction of the caller's (a case's decision,
+ * a deposit's credit): `commit` writes the record and its command, naming `replyTo` as the
+ * command's reply queue; the relay is woken after it; the result is the ledger's answer, or null
+ * past the deadline (the ledger's event finishes the record later) or when `sent` says the
+ * commit sent no command after all. Waiting starts before the commit, since the ledger may
+ * answer before the commit returns.
+ */
+export async function commitAndAwait<Committed>(
+  wait: LedgerWait,
+  command: { id: string; record: AwaitedRecord },
+  commit: (replyTo: string | undefined) => Promise<Committed>,
+  sent: (committed: Committed) => boolean = () => true,
+): Promise<{ committed: Committed; result: LedgerResultV1 | null }> {
+  const pending = wait.postings.expect(command.id, wait.replyTimeoutMs, command.record);
+  let committed: Committed;
+  try {
+    committed = await commit(wait.postings.replyTo);
+  } catch (error) {
+    pending.cancel();
+    throw error;
+  }
+  wait.relay.wake();
+  if (sent(committed)) return { committed, result: await pending.result };
+  pending.cancel();
+  return { committed, result: null };
+}
