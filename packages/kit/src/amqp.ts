@@ -198,12 +198,6 @@ export class Broker {
     return channel;
   }
 
-  /** Messages ready in a queue (for gauges such as the dead-letter queue's depth). */
-  async queueDepth(queue: string): Promise<number> {
-    const { messageCount } = await this.channel().checkQueue(queue);
-    return messageCount;
-  }
-
   /**
    * A queue's ready messages and consumers, by a passive declare on a channel of its own: a
    * failed check (no such queue) closes its channel, which must not be the publish channel.

@@ -52,9 +52,9 @@ export interface SpanOptions {
 
 /** Runs `work` in a new span, ended when it settles (an error is recorded on it). */
 export async function inSpan<Result>(name: string, options: SpanOptions, work: (span: Span) => Promise<Result>): Promise<Result> {
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, links: options.links, attributes: options.attributes }, options.parent ?? context.active());
+  const { span, context: active } = startSpan(name, options);
   try {
-    return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => work(span));
+    return await context.with(active, () => work(span));
   } catch (error) {
     failSpan(span, error);
     throw error;
