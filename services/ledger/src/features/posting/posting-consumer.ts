@@ -18,7 +18,7 @@ import {
 } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
 import type { DecodedCommand } from './posting-planner';
-import { type ArrivedCommand, decodeMessage, processBatch, type SerializedOutcome } from './posting-service';
+import { type ArrivedCommand, decodeMessage, OutOfTurnError, processBatch, type SerializedOutcome } from './posting-service';
 import { isCommandAlreadyPosted } from './posting-store';
 
 interface Delivery {
@@ -54,6 +54,8 @@ export class PostingConsumer {
   private readonly inFlight = new Set<Promise<void>>();
   private lockChain: Promise<void> = Promise.resolve();
   private finishChain: Promise<void> = Promise.resolve();
+  /** Whether the last batch started committed at its first attempt. */
+  private firstAttemptChain: Promise<boolean> = Promise.resolve(true);
   private readonly batchSizeMax: number;
   private readonly pipelineDepth: number;
   private readonly outcomes: Counter<string>;
@@ -144,6 +146,11 @@ export class PostingConsumer {
   private async handleBatch(batch: Delivery[]): Promise<void> {
     const finishTurn = this.takeTurn('finishChain');
     const lockTurn = this.takeTurn('lockChain');
+    const earlierCommitted = this.firstAttemptChain;
+    let firstAttemptDone: (committed: boolean) => void = () => undefined;
+    this.firstAttemptChain = new Promise<boolean>((resolve) => {
+      firstAttemptDone = resolve;
+    });
     try {
       const commands = batch.flatMap((delivery) => delivery.commands.map((arrived) => arrived.command));
       this.batchSizes.observe(commands.length);
@@ -151,15 +158,17 @@ export class PostingConsumer {
       let failure: unknown = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
-        outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () => processBatch(this.options.db, commands, { lockTurn, relay: this.options.relay }));
+        outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () => processBatch(this.options.db, commands, { lockTurn, earlierCommitted, relay: this.options.relay }));
         this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
         failure = error;
       }
+      firstAttemptDone(outcomes !== null);
       await finishTurn.wait;
       // A command older than its recorded result's retention that posted before is refused by
-      // the journal's unique command id: the retry answers it from its entry instead.
-      if (!outcomes && (isTransientFailure(failure) || isCommandAlreadyPosted(failure))) {
+      // the journal's unique command id: the retry answers it from its entry instead. A batch
+      // that gave way to a failed earlier one is retried once that one is settled.
+      if (!outcomes && (isTransientFailure(failure) || isCommandAlreadyPosted(failure) || failure instanceof OutOfTurnError)) {
         // After the earlier batches settled, so their retries decide before this one's, in queue order.
         try {
           outcomes = await this.retrying('ledger command batch', () => processBatch(this.options.db, commands, { relay: this.options.relay, consultJournal: true }));
@@ -193,6 +202,7 @@ export class PostingConsumer {
         this.finish([delivery], single);
       }
     } finally {
+      firstAttemptDone(false);
       lockTurn.done();
       finishTurn.done();
     }

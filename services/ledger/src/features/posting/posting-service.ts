@@ -229,14 +229,22 @@ export interface LockTurn {
   done: () => void;
 }
 
+export type SerializedOutcome = CommandOutcome & { resultText: string };
+
+/** The batch before this one failed and will be retried: this one must be decided after it. */
+export class OutOfTurnError extends Error {
+  constructor() {
+    super('the batch before this one failed; deciding after its retry');
+    this.name = 'OutOfTurnError';
+  }
+}
+
 /**
  * Decides and writes a batch of commands in one transaction: accounts are locked first, so a
  * result recorded by an overlapping earlier batch is visible once its locks are released;
  * then recorded results are replayed, new commands planned in order, and entries, lines,
  * balances, results and events written together. Either all of it commits or none of it does.
  */
-export type SerializedOutcome = CommandOutcome & { resultText: string };
-
 export async function processBatch(
   db: Db,
   commands: DecodedCommand[],
@@ -250,6 +258,13 @@ export async function processBatch(
      * this its batch is refused). The consumer sets it when retrying a batch that was refused so.
      */
     consultJournal?: boolean;
+    /**
+     * Whether the batch before this one committed at its first attempt. Awaited once this
+     * batch holds its locks (the earlier one never waits on them) and before it reads or
+     * decides anything: when the earlier batch failed, this one gives way with
+     * OutOfTurnError, so the retried earlier batch still decides first.
+     */
+    earlierCommitted?: Promise<boolean>;
   } = {},
 ): Promise<SerializedOutcome[]> {
   const now = options.now ?? new Date();
@@ -264,6 +279,7 @@ export async function processBatch(
       } finally {
         options.lockTurn?.done();
       }
+      if (options.earlierCommitted && !(await options.earlierCommitted)) throw new OutOfTurnError();
       const accounts = locked.byKey;
       const stampedAt = stampOfBatch(now, locked.lastPostedAt);
       const recorded = await findRecordedResults(tx, [...new Set(commands.map((command) => command.commandId))]);
