@@ -1,21 +1,15 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
-import type { ChargedMoneyRecord } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, type ChargedMoneyRecord } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
 
 export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
-const STEPS: readonly string[] = ['hold', 'settle', 'release', 'complete', 'fail'] satisfies PayoutStep[];
 
-/** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
 export function payoutCommandId(caseId: string, step: PayoutStep): string {
-  return `${caseId}:${step}`;
+  return caseStepCommandId(caseId, step);
 }
 
-/** The step a command id names; null for a command id that is not a payout step. */
-export function stepOfCommand(commandId: string): PayoutStep | null {
-  const step = commandId.slice(commandId.lastIndexOf(':') + 1);
-  return STEPS.includes(step) ? (step as PayoutStep) : null;
-}
+export const stepOfCommand = caseStepOf<PayoutStep>(['hold', 'settle', 'release', 'complete', 'fail']);
 
 export const PAYOUT_REFERENCE_TYPE = 'payout_case';
 

@@ -1,6 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
-import { caseDecisionStep, caseHoldStep, type ChargedMoneyRecord, type RecordStep, type RecordTable, type WalletAccount } from '@wallet/money-commands';
+import type { CaseState, CaseStateField, ChargedMoneyRecord, RecordStep, RecordTable, WalletAccount } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -8,8 +8,7 @@ export interface PayoutScope {
   environment: Environment;
 }
 
-export interface StoredPayoutCase extends ChargedMoneyRecord {
-  seq: string;
+export interface StoredPayoutCase extends ChargedMoneyRecord, CaseState {
   walletId: string;
   feeScheduleId: string | null;
   feeRuleId: string | null;
@@ -17,16 +16,7 @@ export interface StoredPayoutCase extends ChargedMoneyRecord {
   payoutMethod: PayoutMethod;
   destination: PayoutDestination;
   narration: string | null;
-  requestedBy: string;
   status: PayoutStatus;
-  holdEntryId: string | null;
-  failureCode: string | null;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  rejectionReason: string | null;
-  decisionEntryId: string | null;
-  /** The ledger's refusal of the settle or release (never expected: suspense holds the money). */
-  decisionFailureCode: string | null;
   /** The rail's reference for the delivery, once it answered. */
   railReference: string | null;
   /** Why the rail failed the delivery, when it did. */
@@ -34,17 +24,14 @@ export interface StoredPayoutCase extends ChargedMoneyRecord {
   /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
   outcomeEntryId: string | null;
   outcomeFailureCode: string | null;
-  createdAt: Date;
 }
 
-const COLUMNS = [
+export const PAYOUT_CASE_COLUMNS = [
   'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'currency_code', 'amount', 'fee', 'commission', 'fee_schedule_id', 'fee_rule_id', 'platform_commission_bps',
   'payout_method', 'destination', 'narration', 'requested_by', 'status', 'hold_entry_id', 'failure_code', 'decided_by', 'decided_at', 'rejection_reason',
   'decision_entry_id', 'decision_failure_code', 'rail_reference', 'rail_failure_reason', 'outcome_entry_id', 'outcome_failure_code', 'created_at',
 ];
-const COLUMN_LIST = COLUMNS.map((column) => `c.${column}`).join(', ');
-
-function toCase(row: object): StoredPayoutCase {
+export function toCase(row: object): StoredPayoutCase {
   return camelCased(row);
 }
 
@@ -62,10 +49,7 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
   return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
 }
 
-export type NewPayoutCase = Omit<
-  StoredPayoutCase,
-  'seq' | 'tenantId' | 'environment' | 'status' | 'holdEntryId' | 'failureCode' | 'decidedBy' | 'decidedAt' | 'rejectionReason' | 'decisionEntryId' | 'decisionFailureCode' | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
->;
+export type NewPayoutCase = Omit<StoredPayoutCase, CaseStateField | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'>;
 
 /** A case as its creating statement writes it (with its hold command and its key's first answer). */
 export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
@@ -76,9 +60,6 @@ export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
   },
 };
 
-export const PAYOUT_HOLD = caseHoldStep('payout_cases');
-export const PAYOUT_DECISION = caseDecisionStep('payout_cases');
-
 /** A delivered case's complete or fail: recorded once, its entry or the ledger's refusal. */
 export const PAYOUT_OUTCOME: RecordStep = {
   table: 'payout_cases',
@@ -86,34 +67,7 @@ export const PAYOUT_OUTCOME: RecordStep = {
   recorded: 'outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code',
 };
 
-export interface Decision {
-  status: 'approved' | 'rejected';
-  decidedBy: string;
-  rejectionReason: string | null;
-}
-
-/**
- * Moves a pending case whose hold is posted to its decision; null when it is not (decided
- * already, hold unconfirmed or refused, not this tenant's). The one place a case leaves
- * pending by decision: concurrent checkers serialize on the row and exactly one matches.
- * Returns the wallet's owner too, whose account a release credits.
- */
-export async function decideCase(tx: Tx, scope: PayoutScope, id: string, decision: Decision): Promise<{ payout: StoredPayoutCase; walletOwnerId: string } | null> {
-  const result = await tx.raw<{ rows: Array<{ wallet_owner_id: string }> }>(
-    `UPDATE payout_cases c
-     SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
-     FROM wallets w
-     WHERE c.id = ? AND c.tenant_id = ? AND c.environment = ? AND c.status = 'pending' AND c.hold_entry_id IS NOT NULL AND w.id = c.wallet_id
-     RETURNING ${COLUMN_LIST}, w.owner_id AS wallet_owner_id`,
-    [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
-  );
-  const row = result.rows[0];
-  if (!row) return null;
-  const { wallet_owner_id: walletOwnerId, ...payout } = row;
-  return { payout: toCase(payout), walletOwnerId };
-}
-
-const records = scopedRecords('payout_cases', COLUMNS, toCase);
+const records = scopedRecords('payout_cases', PAYOUT_CASE_COLUMNS, toCase);
 
 export const findCase = records.find;
 

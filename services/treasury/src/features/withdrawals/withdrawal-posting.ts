@@ -1,21 +1,15 @@
 import { ACCOUNTS, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
-import type { MoneyRecord } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, type MoneyRecord } from '@wallet/money-commands';
 
 export type WithdrawalStep = 'hold' | 'settle' | 'release';
-const STEPS: readonly string[] = ['hold', 'settle', 'release'] satisfies WithdrawalStep[];
 
 export const WITHDRAWAL_REFERENCE_TYPE = 'withdrawal';
 
-/** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
 export function withdrawalCommandId(caseId: string, step: WithdrawalStep): string {
-  return `${caseId}:${step}`;
+  return caseStepCommandId(caseId, step);
 }
 
-/** The step a command id names; null for a command id that is not a withdrawal step. */
-export function stepOfCommand(commandId: string): WithdrawalStep | null {
-  const step = commandId.slice(commandId.lastIndexOf(':') + 1);
-  return STEPS.includes(step) ? (step as WithdrawalStep) : null;
-}
+export const stepOfCommand = caseStepOf<WithdrawalStep>(['hold', 'settle', 'release']);
 
 /** The ledger account each source names (docs/decisions/money-movements.md). */
 export function sourceAccountOf(source: WithdrawalSource, currencyCode: string): string {

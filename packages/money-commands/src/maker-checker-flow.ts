@@ -1,0 +1,268 @@
+import type { Environment, LedgerPostV1, LedgerResultV1 } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type OutboxMessage, prepared, type Tx } from '@wallet/kit';
+import {
+  answerDecision,
+  caseDecisionStep,
+  caseHoldReads,
+  caseHoldStep,
+  checkDeclaredActor,
+  type DecisionAnswers,
+  type DecisionResult,
+  recordDecisionWithAnswer,
+  undecidableCaseError,
+} from './maker-checker';
+import { requirePermittedMember, type MemberDirectory } from './member-directory';
+import { type CommandAnswers, type CommandResult, commitAndAwait, type LedgerWait, MoneyCommand, type MoneyCommandDeps } from './money-command';
+import { finishSteps, type MoneyRecord, type RecordScope, type RecordStep, type RecordTable, resultsOfSteps, scopedOutcomesOf } from './money-command-statement';
+import { postingMessage } from './postings';
+
+/*
+ * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
+ * a checker (an active member allowed to approve, not the maker) approves or rejects it, which
+ * the ledger settles or releases. A case type declares its table, its scopes, its audit names and
+ * how a step becomes a ledger command; everything else (member checks, CASE_NOT_PENDING, the
+ * decision's transaction, its audit record, waiting for the ledger, idempotent answers) is here.
+ * docs/decisions/maker-checker.md has the rules.
+ */
+
+/** The state every case carries, whatever its type. */
+export interface CaseState {
+  seq: string;
+  tenantId: string;
+  environment: Environment;
+  status: string;
+  requestedBy: string;
+  holdEntryId: string | null;
+  failureCode: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  rejectionReason: string | null;
+  decisionEntryId: string | null;
+  /** The ledger's refusal of the settle or release (never expected: suspense holds the money). */
+  decisionFailureCode: string | null;
+  createdAt: Date;
+}
+
+/** What the flow sets on a case as it moves: never part of a case type's draft. */
+export type CaseStateField = Exclude<keyof CaseState, 'requestedBy' | 'createdAt'>;
+
+/** The state of a case from the moment it commits until the ledger answers its hold. */
+export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseState, CaseStateField> & { status: 'pending' } {
+  return {
+    seq,
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    status: 'pending' as const,
+    holdEntryId: null,
+    failureCode: null,
+    decidedBy: null,
+    decidedAt: null,
+    rejectionReason: null,
+    decisionEntryId: null,
+    decisionFailureCode: null,
+  };
+}
+
+/** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
+export function caseStepCommandId(caseId: string, step: string): string {
+  return `${caseId}:${step}`;
+}
+
+/** Reads the step of a command id among a case type's `steps`; null for any other command id. */
+export function caseStepOf<Step extends string>(steps: readonly Step[]): (commandId: string) => Step | null {
+  return (commandId) => {
+    const step = commandId.slice(commandId.lastIndexOf(':') + 1);
+    return (steps as readonly string[]).includes(step) ? (step as Step) : null;
+  };
+}
+
+export interface CaseDecision {
+  status: 'approved' | 'rejected';
+  decidedBy: string;
+  rejectionReason: string | null;
+}
+
+/** The ledger step a decision takes: approval settles the hold, rejection releases it. */
+export type DecisionStep = 'settle' | 'release';
+
+export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
+  /** The type of its commands' records, as awaited records and spans name them. */
+  recordType: string;
+  /** The case in messages: "No such payout case", "The requester of a withdrawal cannot decide it". */
+  noun: string;
+  /** The audit records' target type, and the prefix of their actions (`<prefix>.approved`). */
+  audit: { targetType: string; actionPrefix: string };
+  /** The scopes a maker's and a checker's role must grant. */
+  scopes: { create: string; approve: string };
+  records: RecordTable<Draft>;
+  /** Every column a stored case reads, and how a row becomes one. */
+  columns: readonly string[];
+  fromRow(row: object): Stored;
+  /** The stored case as its creating statement wrote it; `seq` is '' until the statement returned it. */
+  created(scope: RecordScope, draft: Draft, seq: string): Stored;
+  find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
+  refusalOf(stored: Stored): AppError;
+  show(stored: Stored): Shown;
+  /** The command of a decision's step on the case as decided, read in the decision's transaction. */
+  decisionCommand(tx: Tx, decided: Stored, step: DecisionStep, correlationId: string | undefined): Promise<LedgerPostV1>;
+  /** The step a command id names; null for a command id that is not one of this type's steps. */
+  stepOfCommand(commandId: string): string | null;
+}
+
+export type MakerCheckerDeps = LedgerWait &
+  MoneyCommandDeps & {
+    members: Pick<MemberDirectory, 'memberOf'>;
+  };
+
+export interface OpenCase<Draft> {
+  scope: RecordScope;
+  draft: Draft;
+  hold: LedgerPostV1;
+  /** Sent with the hold, once the case is written (a `requested` audit record). */
+  alsoSent?: readonly OutboxMessage[];
+  answers: CommandAnswers;
+}
+
+/** A checker's decision on one case, as its transaction commits it. */
+interface DecisionTaken {
+  scope: RecordScope;
+  claims: InternalClaims;
+  id: string;
+  decision: CaseDecision;
+  step: DecisionStep;
+  replyTo: string | undefined;
+}
+
+export class MakerChecker<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
+  readonly holdStep: RecordStep;
+  readonly decisionStep: RecordStep;
+  private readonly hold: MoneyCommand<Draft, Stored, Shown>;
+  private readonly columnList: string;
+
+  constructor(
+    private readonly deps: MakerCheckerDeps,
+    private readonly type: CaseTypeDeclaration<Draft, Stored, Shown>,
+  ) {
+    this.holdStep = caseHoldStep(type.records.name);
+    this.decisionStep = caseDecisionStep(type.records.name);
+    this.columnList = type.columns.map((column) => `r.${column}`).join(', ');
+    this.hold = new MoneyCommand(deps, {
+      recordType: type.recordType,
+      records: type.records,
+      keyWrite: 'held',
+      step: this.holdStep,
+      created: type.created,
+      ...caseHoldReads<Stored>(),
+      refusalOf: type.refusalOf,
+      find: type.find,
+      show: type.show,
+    });
+  }
+
+  /** A maker must be an active member whose role grants the type's create scope (checkDeclaredActor comes first, before any lookup). */
+  requireMaker(scope: RecordScope, requestedBy: string): Promise<void> {
+    return requirePermittedMember(this.deps.members, scope.tenantId, requestedBy, this.type.scopes.create);
+  }
+
+  /** Opens the case with its hold, answering as the ledger's answer to the hold allows. */
+  open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
+    return this.hold.run({ scope: request.scope, draft: request.draft, command: request.hold, answers: request.answers, ...(request.alsoSent ? { alsoSent: request.alsoSent } : {}) });
+  }
+
+  approve(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+    return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answers);
+  }
+
+  reject(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string; reason: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+    return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answers);
+  }
+
+  async get(scope: RecordScope, id: string): Promise<Shown> {
+    const found = await this.type.find(this.deps.db, scope, id);
+    if (!found) throw this.notFound();
+    return this.type.show(found);
+  }
+
+  /** Finishes holds and decisions from ledger events (any instance, any time); a step recorded already is left as it is. */
+  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    await this.hold.finishFromEvents(tx, resultsOfSteps(results, this.type.stepOfCommand, 'hold'));
+    await finishSteps(tx, this.decisionStep, scopedOutcomesOf(resultsOfSteps(results, this.type.stepOfCommand, 'settle', 'release')));
+  }
+
+  /**
+   * The checker's step: who may take it is checked first (identity answers for the member now),
+   * then the case moves out of pending with its posting command, its audit record and the key's
+   * 202 in one transaction, conditional on it still being pending with its hold posted; the
+   * answer waits for the ledger's entry (200) up to the deadline (202).
+   */
+  private async decide(scope: RecordScope, claims: InternalClaims, id: string, decision: CaseDecision, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+    const { type, deps } = this;
+    checkDeclaredActor(claims, decision.decidedBy, 'actorId');
+    const current = await type.find(deps.db, scope, id);
+    if (!current) throw this.notFound();
+    if (current.requestedBy === decision.decidedBy) throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.noun} cannot decide it`, { actorId: decision.decidedBy });
+    await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
+
+    const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
+    const { committed: decided, result } = await commitAndAwait(deps, { id: caseStepCommandId(id, step), record: { type: type.recordType, id } }, (replyTo) =>
+      deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
+    );
+    const recorder = {
+      show: (decisionEntryId: string | null) => type.show({ ...decided, decisionEntryId }),
+      recordPosted: (journalEntryId: string, answer: Parameters<typeof recordDecisionWithAnswer>[4]) => recordDecisionWithAnswer(deps.db, type.records.name, decided, journalEntryId, answer),
+      recordRefused: async (failureCode: string) => {
+        await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
+      },
+    };
+    return answerDecision(result, recorder, answers, `the ${step} of ${type.noun} ${id}`);
+  }
+
+  /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
+  private async commitDecision(tx: Tx, taken: DecisionTaken, answers: DecisionAnswers<Shown>): Promise<Stored> {
+    const { scope, id, decision } = taken;
+    const decided = await this.moveOutOfPending(tx, scope, id, decision);
+    if (!decided) {
+      const now = await this.type.find(tx, scope, id);
+      throw now ? undecidableCaseError(now) : this.notFound();
+    }
+    const command = await this.type.decisionCommand(tx, decided, taken.step, currentContext()?.correlationId);
+    const actor = auditActorFieldsOf(taken.claims);
+    await enqueueOutbox(tx, [
+      postingMessage(command, { replyTo: taken.replyTo }),
+      auditRecordMessage({
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        action: `${this.type.audit.actionPrefix}.${decision.status}`,
+        actorType: actor.actorType,
+        actorId: decision.decidedBy,
+        targetType: this.type.audit.targetType,
+        targetId: id,
+        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: decided.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
+      }),
+    ]);
+    await answers.accepted(tx, this.type.show(decided));
+    return decided;
+  }
+
+  /**
+   * Moves a pending case whose hold is posted to its decision; null when it is not (decided
+   * already, hold unconfirmed or refused, not this tenant's). The one place a case leaves
+   * pending by decision: concurrent checkers serialize on the row and exactly one matches.
+   */
+  private async moveOutOfPending(tx: Tx, scope: RecordScope, id: string, decision: CaseDecision): Promise<Stored | null> {
+    const result = await prepared<{ rows: object[] }>(
+      tx,
+      `UPDATE ${this.type.records.name} r
+       SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
+       WHERE r.id = ? AND r.tenant_id = ? AND r.environment = ? AND r.status = 'pending' AND r.hold_entry_id IS NOT NULL
+       RETURNING ${this.columnList}`,
+      [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
+    );
+    const row = result.rows[0];
+    return row ? this.type.fromRow(row) : null;
+  }
+
+  private notFound(): AppError {
+    return new AppError('NOT_FOUND', `No such ${this.type.noun}`);
+  }
+}
