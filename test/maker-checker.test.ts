@@ -174,4 +174,10 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
     });
     if (outcome.action === 'approve') expect(audit?.metadata).not.toHaveProperty('reason');
   });
+
+  it(`audits the request as ${type.prefix}.requested by the maker`, async () => {
+    const held = await openHeld();
+    const requested = await waitFor(async () => (await type.auditsOf(held.id)).find((record) => record.action === `${type.prefix}.requested`), { what: 'the request audit' });
+    expect(requested).toMatchObject({ tenantId: owner.tenantId, actorId: owner.maker, targetType: type.auditTargetType, targetId: held.id });
+  });
 });

@@ -1,5 +1,5 @@
 import type { Environment, LedgerPostV1, LedgerResultV1 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type OutboxMessage, prepared, type Tx } from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, type Tx } from '@wallet/kit';
 import {
   answerDecision,
   caseDecisionStep,
@@ -116,10 +116,11 @@ export type MakerCheckerDeps = LedgerWait &
 
 export interface OpenCase<Draft> {
   scope: RecordScope;
-  draft: Draft;
+  claims: InternalClaims;
+  draft: Draft & { requestedBy: string };
   hold: LedgerPostV1;
-  /** Sent with the hold, once the case is written (a `requested` audit record). */
-  alsoSent?: readonly OutboxMessage[];
+  /** What the `<prefix>.requested` audit record says of the case, besides who asked. */
+  requested: Record<string, unknown>;
   answers: CommandAnswers;
 }
 
@@ -164,9 +165,21 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     return requirePermittedMember(this.deps.members, scope.tenantId, requestedBy, this.type.scopes.create);
   }
 
-  /** Opens the case with its hold, answering as the ledger's answer to the hold allows. */
+  /** Opens the case with its hold and its `requested` audit record, answering as the ledger's answer to the hold allows. */
   open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
-    return this.hold.run({ scope: request.scope, draft: request.draft, command: request.hold, answers: request.answers, ...(request.alsoSent ? { alsoSent: request.alsoSent } : {}) });
+    const { scope, draft } = request;
+    const actor = auditActorFieldsOf(request.claims);
+    const audit = auditRecordMessage({
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      action: `${this.type.audit.actionPrefix}.requested`,
+      actorType: actor.actorType,
+      actorId: draft.requestedBy,
+      targetType: this.type.audit.targetType,
+      targetId: draft.id,
+      metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested },
+    });
+    return this.hold.run({ scope, draft, command: request.hold, alsoSent: [audit], answers: request.answers });
   }
 
   approve(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {

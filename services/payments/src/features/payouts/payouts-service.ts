@@ -51,7 +51,7 @@ export class PayoutsService {
       createdAt: new Date(),
     };
     const hold = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
-    return this.cases.open({ scope, draft, hold, answers });
+    return this.cases.open({ scope, claims, draft, hold, requested: { walletId: wallet.id, amount, fee: quote.fee, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
   }
 
   approve(scope: PayoutScope, claims: InternalClaims, id: string, body: ApprovePayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {

@@ -1,5 +1,5 @@
 import { type ApproveWithdrawalBody, checkAmount, type CreateWithdrawalBody, formatAmount, type LedgerResultV1, newId, type Page, type RejectWithdrawalBody, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { AppError, currentContext, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
 import { awaitsLedger, type CaseTypeDeclaration, checkDeclaredActor, type CommandAnswers, type CommandResult, type DecisionAnswers, type DecisionResult, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState } from '@wallet/money-commands';
 import { stepOfCommand, withdrawalPostCommand } from './withdrawal-posting';
 import { findWithdrawal, fromRow, listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_COLUMNS, WITHDRAWAL_RECORDS } from './withdrawals-store';
@@ -40,18 +40,7 @@ export class WithdrawalsService {
       createdAt: new Date(),
     };
     const hold = withdrawalPostCommand({ ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId }, 'hold');
-    const actor = auditActorFieldsOf(claims);
-    const audit = auditRecordMessage({
-      tenantId: scope.tenantId,
-      environment: scope.environment,
-      action: 'withdrawal.requested',
-      actorType: actor.actorType,
-      actorId: body.requestedBy,
-      targetType: 'withdrawal',
-      targetId: id,
-      metadata: { ...actor.metadata, callerActorId: actor.actorId, source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
-    });
-    return this.cases.open({ scope, draft, hold, alsoSent: [audit], answers });
+    return this.cases.open({ scope, claims, draft, hold, requested: { source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
   }
 
   approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
