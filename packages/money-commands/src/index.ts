@@ -1,3 +1,4 @@
+export * from './case-records';
 export * from './ledger-client';
 export * from './ledger-reads';
 export * from './maker-checker';

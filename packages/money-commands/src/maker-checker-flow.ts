@@ -1,5 +1,5 @@
-import type { Environment, LedgerPostV1, LedgerResultV1 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, type Tx } from '@wallet/kit';
+import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
 import {
   answerDecision,
   caseDecisionStep,
@@ -112,7 +112,15 @@ export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extend
 export type MakerCheckerDeps = LedgerWait &
   MoneyCommandDeps & {
     members: Pick<MemberDirectory, 'memberOf'>;
+    tenants: Pick<TenantDirectory, 'require'>;
   };
+
+/** What every case's request carries. */
+export interface CaseRequestBody {
+  requestedBy: string;
+  amount: string;
+  currencyCode: string;
+}
 
 export interface OpenCase<Draft> {
   scope: RecordScope;
@@ -141,7 +149,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   private readonly columnList: string;
 
   constructor(
-    private readonly deps: MakerCheckerDeps,
+    protected readonly deps: MakerCheckerDeps,
     private readonly type: CaseTypeDeclaration<Draft, Stored, Shown>,
   ) {
     this.holdStep = caseHoldStep(type.records.name);
@@ -160,13 +168,21 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     });
   }
 
-  /** A maker must be an active member whose role grants the type's create scope (checkDeclaredActor comes first, before any lookup). */
-  requireMaker(scope: RecordScope, requestedBy: string): Promise<void> {
-    return requirePermittedMember(this.deps.members, scope.tenantId, requestedBy, this.type.scopes.create);
+  /** What needs no lookup, first: the declared actor, then the amount. */
+  protected checkRequest(claims: InternalClaims, body: CaseRequestBody): void {
+    checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
+    const problem = checkAmount(body.amount, body.currencyCode);
+    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+  }
+
+  /** The tenant's transaction limit, then the maker: an active member whose role grants the type's create scope. */
+  protected async requireRequestAllowed(scope: RecordScope, body: CaseRequestBody): Promise<void> {
+    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, this.type.scopes.create);
   }
 
   /** Opens the case with its hold and its `requested` audit record, answering as the ledger's answer to the hold allows. */
-  open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
+  protected open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
     const { scope, draft } = request;
     const actor = auditActorFieldsOf(request.claims);
     const audit = auditRecordMessage({

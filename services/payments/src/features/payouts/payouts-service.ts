@@ -1,12 +1,9 @@
-import { type ApprovePayoutBody, checkAmount, type CreatePayoutBody, formatAmount, type LedgerResultV1, newId, type Page, type PayoutCase, type PayoutCaseQuery, type RejectPayoutBody } from '@wallet/contracts';
-import { AppError, currentContext, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
-import { awaitsLedger, type CaseTypeDeclaration, checkDeclaredActor, type CommandAnswers, type CommandResult, type DecisionAnswers, type DecisionResult, finishSteps, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState, resultsOfSteps, scopedOutcomesOf } from '@wallet/money-commands';
+import { type CreatePayoutBody, formatAmount, type LedgerResultV1, newId, type Page, type PayoutCase, type PayoutCaseQuery } from '@wallet/contracts';
+import { AppError, currentContext, type InternalClaims, pageBySeq, type Tx } from '@wallet/kit';
+import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, finishSteps, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState, resultsOfSteps, scopedOutcomesOf } from '@wallet/money-commands';
 import { chargedFee, quoteFee } from '../fees/quote-fee';
 import { payoutPostCommand, stepOfCommand } from './payout-posting';
 import { findCase, findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_COLUMNS, PAYOUT_CASE_RECORDS, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase, toCase } from './payouts-store';
-
-/** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
-export type PayoutsDeps = MakerCheckerDeps & { tenants: Pick<TenantDirectory, 'require'> };
 
 /**
  * Wallet payouts under maker-checker (MakerChecker): the hold at creation moves amount plus fee
@@ -14,17 +11,13 @@ export type PayoutsDeps = MakerCheckerDeps & { tenants: Pick<TenantDirectory, 'r
  * rejection releases it back. The ledger decides whether the hold fits the wallet (funds,
  * freeze). After approval the rail delivers, and its outcome is one more step (payout-delivery).
  */
-export class PayoutsService {
-  private readonly cases: MakerChecker<NewPayoutCase, StoredPayoutCase, PayoutCase>;
-
-  constructor(private readonly deps: PayoutsDeps) {
-    this.cases = new MakerChecker(deps, PAYOUT_CASES);
+export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase, PayoutCase> {
+  constructor(deps: MakerCheckerDeps) {
+    super(deps, PAYOUT_CASES);
   }
 
   async create(scope: PayoutScope, claims: InternalClaims, body: CreatePayoutBody, answers: CommandAnswers): Promise<CommandResult<PayoutCase>> {
-    checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    this.checkRequest(claims, body);
     const wallet = await findPayoutWallet(this.deps.db, scope, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet', { walletId: body.walletId });
     if (wallet.currencyCode !== body.currencyCode) {
@@ -32,8 +25,7 @@ export class PayoutsService {
     }
     // Payments' copy of the status only refuses early; the ledger enforces a freeze atomically.
     if (wallet.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The wallet is frozen', { walletId: wallet.id });
-    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
-    await this.cases.requireMaker(scope, body.requestedBy);
+    await this.requireRequestAllowed(scope, body);
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = await quoteFee(this.deps.db, scope.tenantId, 'payout', body.currencyCode, amount);
 
@@ -51,25 +43,13 @@ export class PayoutsService {
       createdAt: new Date(),
     };
     const hold = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
-    return this.cases.open({ scope, claims, draft, hold, requested: { walletId: wallet.id, amount, fee: quote.fee, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
-  }
-
-  approve(scope: PayoutScope, claims: InternalClaims, id: string, body: ApprovePayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
-    return this.cases.approve(scope, claims, id, body, answers);
-  }
-
-  reject(scope: PayoutScope, claims: InternalClaims, id: string, body: RejectPayoutBody, answers: DecisionAnswers<PayoutCase>): Promise<DecisionResult<PayoutCase>> {
-    return this.cases.reject(scope, claims, id, body, answers);
+    return this.open({ scope, claims, draft, hold, requested: { walletId: wallet.id, amount, fee: quote.fee, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
   }
 
   /** Finishes case steps from ledger events (any instance, any time): the maker-checker steps, then the rail's outcome. */
-  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await this.cases.finishFromEvents(tx, results);
+  override async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    await super.finishFromEvents(tx, results);
     await finishSteps(tx, PAYOUT_OUTCOME, scopedOutcomesOf(resultsOfSteps(results, stepOfCommand, 'complete', 'fail')));
-  }
-
-  get(scope: PayoutScope, id: string): Promise<PayoutCase> {
-    return this.cases.get(scope, id);
   }
 
   list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {

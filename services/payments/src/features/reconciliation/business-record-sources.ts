@@ -1,5 +1,6 @@
 import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
-import { type LocalRecordSource, singleEntrySource } from '@wallet/kit';
+import { singleEntrySource } from '@wallet/kit';
+import { type CaseStepTaken, caseRecordSource, makerCheckerSteps } from '@wallet/money-commands';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
 import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
@@ -41,43 +42,16 @@ export const depositSource = singleEntrySource({
   posting: depositPosting,
 });
 
-/**
- * The steps a payout case has taken, in order: the hold once posted; the decision (settle when
- * approved, release when rejected); the rail's outcome (complete or fail). A pending case has
- * only its hold; an approved one not yet delivered, its hold and settlement.
- */
-function payoutSteps(payout: ReconciledPayoutCase): Array<{ step: PayoutStep; journalEntryId: string | null }> {
-  const steps: Array<{ step: PayoutStep; journalEntryId: string | null }> = [{ step: 'hold', journalEntryId: payout.holdEntryId }];
-  if (payout.status === 'rejected') steps.push({ step: 'release', journalEntryId: payout.decisionEntryId });
-  if (payout.status === 'approved' || payout.status === 'completed' || payout.status === 'failed') steps.push({ step: 'settle', journalEntryId: payout.decisionEntryId });
-  if (payout.status === 'completed') steps.push({ step: 'complete', journalEntryId: payout.outcomeEntryId });
-  if (payout.status === 'failed') steps.push({ step: 'fail', journalEntryId: payout.outcomeEntryId });
-  return steps;
-}
-
-function expectedPayoutPostings(payout: ReconciledPayoutCase): ExpectedPosting[] {
-  return payoutSteps(payout).map(({ step, journalEntryId }) => {
-    const command = payoutPostCommand(payout, step);
-    return { journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
-  });
-}
-
-/** Payout cases step by step: every case whose hold posted has moved money; one still pending or approved posts again. */
-export const payoutCaseSource: LocalRecordSource = {
+/** Payout cases step by step: the maker-checker steps, then the rail's outcome (complete or fail); one still pending or approved posts again. */
+export const payoutCaseSource = caseRecordSource({
   referenceType: PAYOUT_REFERENCE_TYPE,
   table: 'payout_cases',
-  async byIds(db, ids) {
-    return (await payoutCasesByIds(db, null, ids)).map((row) => ({
-      id: row.id,
-      seq: row.seq,
-      tenantId: row.tenantId,
-      environment: row.environment,
-      status: row.status,
-      createdAt: row.createdAt,
-      finished: row.holdEntryId !== null,
-      open: row.status === 'pending' || row.status === 'approved',
-      journalEntryIds: [row.holdEntryId, row.decisionEntryId, row.outcomeEntryId].filter((id): id is string => id !== null),
-      postings: row.holdEntryId !== null ? expectedPayoutPostings(row) : [],
-    }));
-  },
-};
+  byIds: (db, ids) => payoutCasesByIds(db, null, ids),
+  steps: (payout: ReconciledPayoutCase): Array<CaseStepTaken<PayoutStep>> => [
+    ...makerCheckerSteps(payout, ['approved', 'completed', 'failed']),
+    ...(payout.status === 'completed' ? [{ step: 'complete' as const, journalEntryId: payout.outcomeEntryId }] : []),
+    ...(payout.status === 'failed' ? [{ step: 'fail' as const, journalEntryId: payout.outcomeEntryId }] : []),
+  ],
+  command: payoutPostCommand,
+  open: (payout) => payout.status === 'pending' || payout.status === 'approved',
+});

@@ -1,62 +1,27 @@
-import { type ApproveWithdrawalBody, checkAmount, type CreateWithdrawalBody, formatAmount, type LedgerResultV1, newId, type Page, type RejectWithdrawalBody, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
-import { AppError, currentContext, type InternalClaims, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
-import { awaitsLedger, type CaseTypeDeclaration, checkDeclaredActor, type CommandAnswers, type CommandResult, type DecisionAnswers, type DecisionResult, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState } from '@wallet/money-commands';
+import { type CreateWithdrawalBody, formatAmount, newId, type Page, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
+import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
+import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState } from '@wallet/money-commands';
 import { stepOfCommand, withdrawalPostCommand } from './withdrawal-posting';
 import { findWithdrawal, fromRow, listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_COLUMNS, WITHDRAWAL_RECORDS } from './withdrawals-store';
-
-/** `replyTimeoutMs` bounds the wait of a creation's hold and of a decision's settle or release alike. */
-export type WithdrawalsDeps = MakerCheckerDeps & { tenants: Pick<TenantDirectory, 'require'> };
 
 /**
  * Tenant withdrawals under maker-checker (MakerChecker): the hold at creation moves the amount
  * from the source into suspense; approval settles it into payout clearing, rejection releases
  * it back. The ledger decides whether the source holds the amount.
  */
-export class WithdrawalsService {
-  private readonly cases: MakerChecker<NewWithdrawal, StoredWithdrawal, Withdrawal>;
-
-  constructor(private readonly deps: WithdrawalsDeps) {
-    this.cases = new MakerChecker(deps, WITHDRAWAL_CASES);
+export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdrawal, Withdrawal> {
+  constructor(deps: MakerCheckerDeps) {
+    super(deps, WITHDRAWAL_CASES);
   }
 
   async create(scope: TreasuryScope, claims: InternalClaims, body: CreateWithdrawalBody, answers: CommandAnswers): Promise<CommandResult<Withdrawal>> {
-    checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
-    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
-    await this.cases.requireMaker(scope, body.requestedBy);
+    this.checkRequest(claims, body);
+    await this.requireRequestAllowed(scope, body);
     const amount = formatAmount(body.amount, body.currencyCode);
-
     const id = newId('payoutCase');
-    const draft: NewWithdrawal = {
-      id,
-      source: body.source,
-      currencyCode: body.currencyCode,
-      amount,
-      payoutMethod: body.payoutMethod,
-      destination: body.destination,
-      narration: body.narration ?? null,
-      requestedBy: body.requestedBy,
-      createdAt: new Date(),
-    };
+    const draft: NewWithdrawal = { id, source: body.source, currencyCode: body.currencyCode, amount, payoutMethod: body.payoutMethod, destination: body.destination, narration: body.narration ?? null, requestedBy: body.requestedBy, createdAt: new Date() };
     const hold = withdrawalPostCommand({ ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId }, 'hold');
-    return this.cases.open({ scope, claims, draft, hold, requested: { source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
-  }
-
-  approve(scope: TreasuryScope, claims: InternalClaims, id: string, body: ApproveWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
-    return this.cases.approve(scope, claims, id, body, answers);
-  }
-
-  reject(scope: TreasuryScope, claims: InternalClaims, id: string, body: RejectWithdrawalBody, answers: DecisionAnswers<Withdrawal>): Promise<DecisionResult<Withdrawal>> {
-    return this.cases.reject(scope, claims, id, body, answers);
-  }
-
-  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    return this.cases.finishFromEvents(tx, results);
-  }
-
-  get(scope: TreasuryScope, id: string): Promise<Withdrawal> {
-    return this.cases.get(scope, id);
+    return this.open({ scope, claims, draft, hold, requested: { source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
   }
 
   list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
