@@ -1,6 +1,28 @@
 import { LEDGER_COMMANDS_PER_MESSAGE_MAX, ledgerCommandTypeSchema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
 import { type OutboxMessage, type OutgoingMessage, traceHeaders } from '@wallet/kit';
 
+/** What one record posts, as its feature's posting rules build it. */
+export interface RecordPosting {
+  commandId: string;
+  kind: LedgerPostV1['kind'];
+  reference: LedgerPostV1['reference'];
+  lines: LedgerPostV1['lines'];
+}
+
+/** The `ledger.post.v1` command of a record: its scope and correlation id, and what it posts. */
+export function postCommandOf(record: { tenantId: string; environment: LedgerPostV1['environment']; correlationId?: string | undefined }, posting: RecordPosting): LedgerPostV1 {
+  return {
+    type: 'ledger.post.v1',
+    commandId: posting.commandId,
+    tenantId: record.tenantId,
+    environment: record.environment,
+    ...(record.correlationId ? { correlationId: record.correlationId } : {}),
+    kind: posting.kind,
+    reference: posting.reference,
+    lines: posting.lines,
+  };
+}
+
 /**
  * A `ledger.post.v1` command as an outbox message: published only if the transaction that wrote
  * it (with the business record) commits. The command id is its message id and its AMQP

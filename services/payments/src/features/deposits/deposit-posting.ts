@@ -1,6 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, formatAmount, type JournalKind, type LedgerPostV1, type PostingLine, roundToCurrency } from '@wallet/contracts';
 import { currentContext } from '@wallet/kit';
+import { postCommandOf } from '@wallet/money-commands';
 import type { FeeQuoteResult } from '../fees/quote-fee';
 import { walletAccountName } from '../ledger/ledger-commands';
 import type { DepositWallet } from './deposits-store';
@@ -54,14 +55,6 @@ export function depositPostingCommand(input: {
   if (fee.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'CR', fee));
   if (commission.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'DR', commission), line(ACCOUNTS.platformCommission.name, 'CR', commission));
   const correlationId = currentContext()?.correlationId;
-  return {
-    type: 'ledger.post.v1',
-    commandId: depositCommandId(input.depositId),
-    tenantId: wallet.tenantId,
-    environment: wallet.environment,
-    ...(correlationId && /^[\s\S]{1,128}$/.test(correlationId) ? { correlationId } : {}),
-    kind: input.kind,
-    reference: { type: 'deposit', id: input.depositId },
-    lines,
-  };
+  const scope = { tenantId: wallet.tenantId, environment: wallet.environment, correlationId: correlationId && /^[\s\S]{1,128}$/.test(correlationId) ? correlationId : undefined };
+  return postCommandOf(scope, { commandId: depositCommandId(input.depositId), kind: input.kind, reference: { type: 'deposit', id: input.depositId }, lines });
 }

@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
-import { caseStepCommandId, caseStepOf, type ChargedMoneyRecord } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, type ChargedMoneyRecord, postCommandOf } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
 
 export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
@@ -74,14 +74,5 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
     ],
   };
   const lines = linesOf[step]();
-  return {
-    type: 'ledger.post.v1',
-    commandId: payoutCommandId(payout.id, step),
-    tenantId: payout.tenantId,
-    environment: payout.environment,
-    ...(payout.correlationId ? { correlationId: payout.correlationId } : {}),
-    kind: KIND[step],
-    reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id },
-    lines,
-  };
+  return postCommandOf(payout, { commandId: payoutCommandId(payout.id, step), kind: KIND[step], reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id }, lines });
 }

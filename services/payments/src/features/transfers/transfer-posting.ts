@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
-import type { ChargedMoneyRecord } from '@wallet/money-commands';
+import { type ChargedMoneyRecord, postCommandOf } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
 import type { TransferWallet } from './transfers-store';
 
@@ -32,14 +32,5 @@ export function transferPostCommand(transfer: TransferPosting, from: TransferWal
     ...(hasFee ? [systemLine(ACCOUNTS.feeRevenue.name, 'CR', transfer.fee)] : []),
     ...(hasCommission ? [systemLine(ACCOUNTS.feeRevenue.name, 'DR', transfer.commission), systemLine(ACCOUNTS.platformCommission.name, 'CR', transfer.commission)] : []),
   ];
-  return {
-    type: 'ledger.post.v1',
-    commandId: transferCommandId(transfer.id),
-    tenantId: transfer.tenantId,
-    environment: transfer.environment,
-    ...(transfer.correlationId ? { correlationId: transfer.correlationId } : {}),
-    kind: 'transfer',
-    reference: { type: 'transfer', id: transfer.id },
-    lines,
-  };
+  return postCommandOf(transfer, { commandId: transferCommandId(transfer.id), kind: 'transfer', reference: { type: 'transfer', id: transfer.id }, lines });
 }

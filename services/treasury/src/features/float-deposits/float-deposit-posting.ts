@@ -1,5 +1,5 @@
 import { ACCOUNTS, type FloatRail, type LedgerPostV1, RAIL_CLEARING } from '@wallet/contracts';
-import type { MoneyRecord } from '@wallet/money-commands';
+import { type MoneyRecord, postCommandOf } from '@wallet/money-commands';
 
 /** One command per float deposit, derived from its id: every copy of it is the same command to the ledger. */
 export function floatDepositCommandId(floatDepositId: string): string {
@@ -14,17 +14,13 @@ export interface FloatDepositPosting extends MoneyRecord {
 /** docs/decisions/money-movements.md: DR `asset:pool:<cur>` amount; CR `asset:<rail>-clearing:<cur>` amount. */
 export function floatDepositPostCommand(deposit: FloatDepositPosting): LedgerPostV1 {
   const currencyCode = deposit.currencyCode;
-  return {
-    type: 'ledger.post.v1',
+  return postCommandOf(deposit, {
     commandId: floatDepositCommandId(deposit.id),
-    tenantId: deposit.tenantId,
-    environment: deposit.environment,
-    ...(deposit.correlationId ? { correlationId: deposit.correlationId } : {}),
     kind: 'tenant_float_deposit',
     reference: { type: 'float_deposit', id: deposit.id },
     lines: [
       { accountName: ACCOUNTS.pool.nameFor(currencyCode), direction: 'DR', amount: deposit.amount, currencyCode },
       { accountName: RAIL_CLEARING[deposit.rail].nameFor(currencyCode), direction: 'CR', amount: deposit.amount, currencyCode },
     ],
-  };
+  });
 }

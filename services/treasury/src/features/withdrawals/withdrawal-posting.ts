@@ -1,5 +1,5 @@
 import { ACCOUNTS, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
-import { caseStepCommandId, caseStepOf, type MoneyRecord } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, type MoneyRecord, postCommandOf } from '@wallet/money-commands';
 
 export type WithdrawalStep = 'hold' | 'settle' | 'release';
 
@@ -45,14 +45,5 @@ export function withdrawalPostCommand(withdrawal: WithdrawalPosting, step: Withd
     settle: () => [line(ACCOUNTS.suspense.name, out), line(ACCOUNTS.payoutClearing.name, into)],
     release: () => [line(ACCOUNTS.suspense.name, out), line(source, into)],
   };
-  return {
-    type: 'ledger.post.v1',
-    commandId: withdrawalCommandId(withdrawal.id, step),
-    tenantId: withdrawal.tenantId,
-    environment: withdrawal.environment,
-    ...(withdrawal.correlationId ? { correlationId: withdrawal.correlationId } : {}),
-    kind: KIND[step],
-    reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id },
-    lines: linesOf[step](),
-  };
+  return postCommandOf(withdrawal, { commandId: withdrawalCommandId(withdrawal.id, step), kind: KIND[step], reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id }, lines: linesOf[step]() });
 }
