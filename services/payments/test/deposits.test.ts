@@ -135,6 +135,31 @@ describe('POST /v1/deposits/momo-webhook', () => {
     expect(read.body).toMatchObject({ id: deposit.id, journalEntryId: entries[0]!.id, status: 'completed' });
   });
 
+  it('answers 202 awaiting the ledger while it has not posted the credit, and reads final once it has', async () => {
+    const tenant = await newTenant();
+    const wallet = await createWallet(tenant.tenantId);
+    await harness.ledger.stop();
+    let accepted: HttpResult & { transactionId: string };
+    try {
+      accepted = await deliver(tenant, { walletId: wallet.id, amount: '40.00' });
+      expect(accepted.status).toBe(202);
+      expect(depositSchema.parse(accepted.body)).toMatchObject({ status: 'completed', awaitingLedger: true, journalEntryId: null });
+      const read = await harness.request('GET', `/v1/deposits/${accepted.body.id}`, { token: tenantToken(tenant.tenantId) });
+      expect(read.body).toEqual(accepted.body);
+    } finally {
+      await harness.ledger.restart();
+    }
+    const posted = await waitFor(
+      async () => {
+        const read = depositSchema.parse((await harness.request('GET', `/v1/deposits/${accepted.body.id}`, { token: tenantToken(tenant.tenantId) })).body);
+        return read.awaitingLedger ? undefined : read;
+      },
+      { what: 'the credit to post' },
+    );
+    expect(posted).toMatchObject({ status: 'completed', journalEntryId: expect.stringMatching(/^je_/) });
+    expect(await balanceOf(tenant.tenantId, wallet.id)).toBe('40.00');
+  });
+
   it('answers a repeat with 200 and the same deposit, posting nothing more', async () => {
     const tenant = await newTenant();
     const wallet = await createWallet(tenant.tenantId);

@@ -39,6 +39,11 @@ export const depositSchema = z.object({
   rejectionReason: z.string().nullable(),
   /** The ledger's entry; null until the ledger confirmed it (and for deposits never posted). */
   journalEntryId: z.string().nullable(),
+  /**
+   * True while a completed deposit's credit is not yet posted by the ledger: the status is final
+   * only once this is false (the answer was then 202, not 201).
+   */
+  awaitingLedger: z.boolean(),
   providerCode: z.string().nullable(),
   phoneNumber: z.string().nullable(),
   bankCode: z.string().nullable(),
@@ -162,7 +167,7 @@ export const depositRoutes = {
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
-    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery, 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
+    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
     surface: 'public',
     service: 'payments',
     body: momoWebhookBodySchema,
@@ -182,7 +187,7 @@ export const depositRoutes = {
   verify: {
     method: 'post',
     path: '/v1/deposits/{id}/verify',
-    summary: 'Verify a pending bank slip against the imported statements: completed and credited, or rejected (NO_MATCHING_STATEMENT_ENTRY)',
+    summary: 'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY)',
     surface: 'tenant',
     service: 'payments',
     scope: 'deposits:verify',

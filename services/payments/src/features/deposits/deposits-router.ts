@@ -38,7 +38,9 @@ export function depositsRouter(deposits: DepositsService, idempotencyGuard: Requ
   router.post('/v1/deposits/:id/verify', async (request, response) => {
     const scope = tenantScopeOf(response);
     const { actorId } = parseOrThrow(verifyDepositBodySchema, request.body);
-    response.json(await deposits.verify(scope, claimsOf(response), request.params.id, actorId));
+    const deposit = await deposits.verify(scope, claimsOf(response), request.params.id, actorId);
+    // Credited but not yet posted by the ledger: accepted, not done.
+    response.status(deposit.awaitingLedger ? 202 : 200).json(deposit);
   });
 
   return router;

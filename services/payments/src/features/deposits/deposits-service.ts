@@ -59,8 +59,8 @@ interface SlipVerification {
 }
 
 export interface WebhookOutcome {
-  /** 201 on the first delivery, 200 on a repeat of a recorded transaction. */
-  status: 200 | 201;
+  /** 201 on the first delivery (202 while the ledger has not posted it), 200 on a repeat of a recorded transaction. */
+  status: 200 | 201 | 202;
   deposit: Deposit;
 }
 
@@ -200,14 +200,16 @@ export class DepositsService {
   }
 
   /**
-   * Runs a credit's transaction, then waits briefly for the ledger's answer so the response can
-   * name the journal entry. The deposit is completed when committed: a credit cannot be refused
-   * for funds, and a frozen wallet still receives.
+   * Runs a credit's transaction, then waits for the ledger's answer up to the deadline: 201 with
+   * the journal entry, or 202 with `awaitingLedger` past it. The deposit is completed when
+   * committed (a credit cannot be refused for funds, and a frozen wallet still receives), but
+   * only final once the ledger posted it.
    */
   private async credit(depositId: string, work: (tx: Tx) => Promise<{ deposit: StoredDeposit; commandId: string | null }>): Promise<WebhookOutcome> {
     const { committed, result } = await commitAndAwait(this.deps, { id: `${depositId}:post`, record: { type: 'deposit', id: depositId } }, () => this.deps.db.transaction(work), (outcome) => outcome.commandId !== null);
     if (!committed.commandId) return { status: 200, deposit: toDeposit(committed.deposit) };
-    return { status: 201, deposit: await this.withJournalEntry(committed.deposit, result) };
+    const deposit = await this.withJournalEntry(committed.deposit, result);
+    return { status: deposit.awaitingLedger ? 202 : 201, deposit };
   }
 
   private async withJournalEntry(deposit: StoredDeposit, result: LedgerResultV1 | null): Promise<Deposit> {

@@ -53,6 +53,7 @@ export function toDeposit(deposit: StoredDeposit): Deposit {
     status: deposit.status,
     rejectionReason: deposit.rejectionReason,
     journalEntryId: deposit.journalEntryId,
+    awaitingLedger: deposit.status === 'completed' && deposit.journalEntryId === null,
     providerCode: deposit.providerCode,
     phoneNumber: deposit.phoneNumber,
     bankCode: deposit.bankCode,
