@@ -24,6 +24,7 @@ export * from './http/request-logs';
 export * from './http/wallets';
 export * from './http/fees';
 export * from './http/transfers';
+export * from './http/maker-checker';
 export * from './http/payouts';
 export * from './http/deposits';
 export * from './http/platform';

@@ -4,6 +4,7 @@ export * from './ledger-reads';
 export * from './maker-checker';
 export * from './maker-checker-flow';
 export * from './maker-checker-router';
+export * from './maker-checker-table';
 export * from './member-directory';
 export * from './money-command';
 export * from './money-command-statement';

@@ -1,9 +1,9 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
-import { amountInputSchema } from '../json';
-import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
+import { amountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
+import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseRequestFields } from './maker-checker';
 
 /**
  * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
@@ -20,7 +20,6 @@ export const payoutMethodSchema = z.enum(PAYOUT_METHODS);
 export type PayoutMethod = z.infer<typeof payoutMethodSchema>;
 
 const walletIdSchema = z.string().min(1).max(64);
-const memberIdSchema = z.string().min(1).max(64);
 
 export const momoDestinationSchema = z.object({
   phoneNumber: z.string().trim().regex(/^\+?[0-9]{7,15}$/),
@@ -34,14 +33,7 @@ export const bankDestinationSchema = z.object({
 export const payoutDestinationSchema = z.union([momoDestinationSchema, bankDestinationSchema]);
 export type PayoutDestination = z.infer<typeof payoutDestinationSchema>;
 
-const payoutRequestFields = {
-  walletId: walletIdSchema,
-  amount: amountInputSchema,
-  currencyCode: currencyCodeSchema,
-  /** Team member id (`usr_`) of the maker; equal to the actor header when one is sent. */
-  requestedBy: memberIdSchema,
-  narration: z.string().trim().min(1).max(500).optional(),
-};
+const payoutRequestFields = { walletId: walletIdSchema, ...caseRequestFields };
 
 /** `POST /v1/payouts` (Idempotency-Key required): the destination's shape follows payoutMethod. */
 export const createPayoutBodySchema = z.discriminatedUnion('payoutMethod', [
@@ -50,14 +42,14 @@ export const createPayoutBodySchema = z.discriminatedUnion('payoutMethod', [
 ]);
 export type CreatePayoutBody = z.infer<typeof createPayoutBodySchema>;
 
-/** The checker's body; must equal the actor header (or the session's member) when one is sent. */
-export const approvePayoutBodySchema = z.object({ actorId: memberIdSchema });
-export type ApprovePayoutBody = z.infer<typeof approvePayoutBodySchema>;
+/** The checker's bodies, the same for every maker-checker case. */
+export { approveCaseBodySchema as approvePayoutBodySchema, type ApproveCaseBody as ApprovePayoutBody, rejectCaseBodySchema as rejectPayoutBodySchema, type RejectCaseBody as RejectPayoutBody } from './maker-checker';
 
-export const rejectPayoutBodySchema = z.object({ actorId: memberIdSchema, reason: z.string().trim().min(1).max(500) });
-export type RejectPayoutBody = z.infer<typeof rejectPayoutBodySchema>;
-
-/** A payout case as the API shows it; amounts are decimal strings at the currency's scale. */
+/**
+ * A payout case as the API shows it; amounts are decimal strings at the currency's scale. Its
+ * hold is a `payout_hold` entry (refused: INSUFFICIENT_FUNDS, WALLET_FROZEN), its decision a
+ * `payout_settle` or `payout_release` one.
+ */
 export const payoutCaseSchema = z.object({
   id: z.string(),
   walletId: z.string(),
@@ -68,28 +60,14 @@ export const payoutCaseSchema = z.object({
   payoutMethod: payoutMethodSchema,
   destination: payoutDestinationSchema,
   narration: z.string().nullable(),
-  requestedBy: z.string(),
-  status: payoutStatusSchema,
-  /** The `payout_hold` entry once the ledger posted it; null until then and when refused. */
-  holdJournalEntryId: z.string().nullable(),
-  /** The ledger's refusal of the hold (INSUFFICIENT_FUNDS, WALLET_FROZEN) when failed; else null. */
-  failureCode: z.string().nullable(),
-  decidedBy: z.string().nullable(),
-  decidedAt: timestampSchema.nullable(),
-  rejectionReason: z.string().nullable(),
-  /** The `payout_settle` (approved) or `payout_release` (rejected) entry once the ledger posted it. */
-  decisionJournalEntryId: z.string().nullable(),
+  ...caseDecisionFields(payoutStatusSchema),
   /** The rail's reference once it answered the delivery of an approved case. */
   railReference: z.string().nullable(),
   /** Why the rail failed the delivery (status `failed` after approval); else null. */
   railFailureReason: z.string().nullable(),
   /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
   outcomeJournalEntryId: z.string().nullable(),
-  awaitingLedger: z
-    .boolean()
-    .describe(
-      'True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After), the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change), the complete or fail of a delivered one. The status is final once this is false.',
-    ),
+  awaitingLedger: caseAwaitingLedgerSchema(['the complete or fail of a delivered one']),
   createdAt: timestampSchema,
 });
 export type PayoutCase = z.infer<typeof payoutCaseSchema>;
@@ -133,28 +111,18 @@ export const payoutRoutes = {
     scope: 'payouts:read',
     success: { status: 200, schema: payoutCaseSchema },
   },
-  approve: {
-    method: 'post',
-    path: '/v1/payouts/{id}/approve',
-    summary:
-      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-    surface: 'tenant',
+  ...caseDecisionRoutes({
+    casePath: '/v1/payouts/{id}',
     service: 'payments',
     scope: 'payouts:approve',
-    body: approvePayoutBodySchema,
-    success: { status: 200, schema: payoutCaseSchema },
-  },
-  reject: {
-    method: 'post',
-    path: '/v1/payouts/{id}/reject',
-    summary:
-      'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
-    surface: 'tenant',
-    service: 'payments',
-    scope: 'payouts:approve',
-    body: rejectPayoutBodySchema,
-    success: { status: 200, schema: payoutCaseSchema },
-  },
+    shown: payoutCaseSchema,
+    summaries: {
+      approve:
+        'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+      reject:
+        'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+    },
+  }),
 } as const satisfies Record<string, RouteContract>;
 
 export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);

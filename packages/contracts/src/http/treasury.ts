@@ -3,6 +3,7 @@ import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
+import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseRequestFields } from './maker-checker';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 
 /** The rails a tenant funds its float over (docs/decisions/routes-and-bodies.md). */
@@ -100,16 +101,7 @@ export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'failed']
 export const withdrawalStatusSchema = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof withdrawalStatusSchema>;
 
-const memberIdSchema = z.string().min(1).max(64);
-
-const withdrawalRequestFields = {
-  source: withdrawalSourceSchema,
-  amount: amountInputSchema,
-  currencyCode: currencyCodeSchema,
-  /** Team member id (`usr_`) of the maker; equal to the actor header when one is sent. */
-  requestedBy: memberIdSchema,
-  narration: z.string().trim().min(1).max(500).optional(),
-};
+const withdrawalRequestFields = { source: withdrawalSourceSchema, ...caseRequestFields };
 
 /** `POST /v1/admin/money/withdrawals` (Idempotency-Key required): the destination's shape follows payoutMethod. */
 export const createWithdrawalBodySchema = z.discriminatedUnion('payoutMethod', [
@@ -119,14 +111,14 @@ export const createWithdrawalBodySchema = z.discriminatedUnion('payoutMethod', [
 ]);
 export type CreateWithdrawalBody = z.infer<typeof createWithdrawalBodySchema>;
 
-/** The checker's body; must equal the actor header (or the session's member) when one is sent. */
-export const approveWithdrawalBodySchema = z.object({ actorId: memberIdSchema });
-export type ApproveWithdrawalBody = z.infer<typeof approveWithdrawalBodySchema>;
+/** The checker's bodies, the same for every maker-checker case. */
+export { approveCaseBodySchema as approveWithdrawalBodySchema, type ApproveCaseBody as ApproveWithdrawalBody, rejectCaseBodySchema as rejectWithdrawalBodySchema, type RejectCaseBody as RejectWithdrawalBody } from './maker-checker';
 
-export const rejectWithdrawalBodySchema = z.object({ actorId: memberIdSchema, reason: z.string().trim().min(1).max(500) });
-export type RejectWithdrawalBody = z.infer<typeof rejectWithdrawalBodySchema>;
-
-/** A withdrawal case as the API shows it; the amount is a decimal string at the currency's scale. */
+/**
+ * A withdrawal case as the API shows it; the amount is a decimal string at the currency's scale.
+ * Its hold is a `withdrawal_hold` entry (refused: INSUFFICIENT_FUNDS), its decision a
+ * `withdrawal_settle` or `withdrawal_release` one.
+ */
 export const withdrawalSchema = z.object({
   id: z.string(),
   source: withdrawalSourceSchema,
@@ -135,22 +127,8 @@ export const withdrawalSchema = z.object({
   payoutMethod: withdrawalMethodSchema,
   destination: withdrawalDestinationSchema,
   narration: z.string().nullable(),
-  requestedBy: z.string(),
-  status: withdrawalStatusSchema,
-  /** The `withdrawal_hold` entry once the ledger posted it; null until then and when refused. */
-  holdJournalEntryId: z.string().nullable(),
-  /** The ledger's refusal of the hold (INSUFFICIENT_FUNDS) when failed; else null. */
-  failureCode: z.string().nullable(),
-  decidedBy: z.string().nullable(),
-  decidedAt: timestampSchema.nullable(),
-  rejectionReason: z.string().nullable(),
-  /** The `withdrawal_settle` (approved) or `withdrawal_release` (rejected) entry once the ledger posted it. */
-  decisionJournalEntryId: z.string().nullable(),
-  awaitingLedger: z
-    .boolean()
-    .describe(
-      'True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After), the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change). The status is final once this is false.',
-    ),
+  ...caseDecisionFields(withdrawalStatusSchema),
+  awaitingLedger: caseAwaitingLedgerSchema(),
   createdAt: timestampSchema,
 });
 export type Withdrawal = z.infer<typeof withdrawalSchema>;
@@ -236,28 +214,18 @@ export const withdrawalRoutes = {
     scope: 'treasury:read',
     success: { status: 200, schema: withdrawalSchema },
   },
-  approve: {
-    method: 'post',
-    path: '/v1/admin/money/withdrawals/{id}/approve',
-    summary:
-      'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-    surface: 'tenant',
+  ...caseDecisionRoutes({
+    casePath: '/v1/admin/money/withdrawals/{id}',
     service: 'treasury',
     scope: 'treasury:approve',
-    body: approveWithdrawalBodySchema,
-    success: { status: 200, schema: withdrawalSchema },
-  },
-  reject: {
-    method: 'post',
-    path: '/v1/admin/money/withdrawals/{id}/reject',
-    summary:
-      'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
-    surface: 'tenant',
-    service: 'treasury',
-    scope: 'treasury:approve',
-    body: rejectWithdrawalBodySchema,
-    success: { status: 200, schema: withdrawalSchema },
-  },
+    shown: withdrawalSchema,
+    summaries: {
+      approve:
+        'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+      reject:
+        'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+    },
+  }),
 } as const satisfies Record<string, RouteContract>;
 
 export const TREASURY_ROUTES: RouteContract[] = [...Object.values(treasuryRoutes), ...Object.values(withdrawalRoutes)];

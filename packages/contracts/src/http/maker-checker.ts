@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { timestampSchema } from '../common';
+import { amountInputSchema } from '../json';
+import { currencyCodeSchema } from '../money';
+import type { ServiceName } from '../route-contract';
+
+/*
+ * What wallet payouts and tenant withdrawals share as maker-checker cases
+ * (docs/decisions/maker-checker.md): the maker's request, the checker's decision, and the
+ * ledger entry each step posted. Each feature adds what it pays out of and where to.
+ */
+
+/** A team member id (`usr_`) as a maker or checker gives it in a body. */
+export const caseMemberIdSchema = z.string().min(1).max(64);
+
+/** A request's fields after what it pays out of (a wallet, a tenant's source). */
+export const caseRequestFields = {
+  amount: amountInputSchema,
+  currencyCode: currencyCodeSchema,
+  /** Team member id (`usr_`) of the maker; equal to the actor header when one is sent. */
+  requestedBy: caseMemberIdSchema,
+  narration: z.string().trim().min(1).max(500).optional(),
+};
+
+/** The checker's body; must equal the actor header (or the session's member) when one is sent. */
+export const approveCaseBodySchema = z.object({ actorId: caseMemberIdSchema });
+export type ApproveCaseBody = z.infer<typeof approveCaseBodySchema>;
+
+export const rejectCaseBodySchema = z.object({ actorId: caseMemberIdSchema, reason: z.string().trim().min(1).max(500) });
+export type RejectCaseBody = z.infer<typeof rejectCaseBodySchema>;
+
+/**
+ * A shown case's fields from its maker to its decision's entry, in this order; a case's
+ * schema spreads them after its request's fields.
+ */
+export function caseDecisionFields<Status extends z.ZodType>(status: Status) {
+  return {
+    requestedBy: z.string(),
+    status,
+    /** The hold entry once the ledger posted it; null until then and when refused. */
+    holdJournalEntryId: z.string().nullable(),
+    /** The ledger's refusal of the hold when failed; else null. */
+    failureCode: z.string().nullable(),
+    decidedBy: z.string().nullable(),
+    decidedAt: timestampSchema.nullable(),
+    rejectionReason: z.string().nullable(),
+    /** The settle (approved) or release (rejected) entry once the ledger posted it. */
+    decisionJournalEntryId: z.string().nullable(),
+  };
+}
+
+const CASE_STEPS_AWAITED = [
+  'the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After)',
+  'the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change)',
+];
+
+/** A shown case's `awaitingLedger`; `laterSteps` names what a case's steps after its decision wait for. */
+export function caseAwaitingLedgerSchema(laterSteps: readonly string[] = []): z.ZodBoolean {
+  const steps = [...CASE_STEPS_AWAITED, ...laterSteps].join(', ');
+  return z
+    .boolean()
+    .describe(`True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: ${steps}. The status is final once this is false.`);
+}
+
+/** What a case's decision routes differ by: where its case is, who answers, and what they say. */
+export interface CaseDecisionRoutesSpec<Path extends string, Service extends ServiceName, Scope extends string, Shown extends z.ZodType> {
+  /** The case's path template (`/v1/payouts/{id}`); the decisions are `/approve` and `/reject` under it. */
+  casePath: Path;
+  service: Service;
+  /** The checker's scope, for both decisions. */
+  scope: Scope;
+  /** The case as the API shows it, the answer to either decision. */
+  shown: Shown;
+  summaries: { approve: string; reject: string };
+}
+
+/** A case's `approve` and `reject` routes: a checker's body, answered with the case. */
+export function caseDecisionRoutes<const Path extends string, const Service extends ServiceName, const Scope extends string, Shown extends z.ZodType>(
+  spec: CaseDecisionRoutesSpec<Path, Service, Scope, Shown>,
+) {
+  const decision = { method: 'post', surface: 'tenant', service: spec.service, scope: spec.scope, success: { status: 200, schema: spec.shown } } as const;
+  return {
+    approve: { ...decision, path: `${spec.casePath}/approve` as const, summary: spec.summaries.approve, body: approveCaseBodySchema },
+    reject: { ...decision, path: `${spec.casePath}/reject` as const, summary: spec.summaries.reject, body: rejectCaseBodySchema },
+  };
+}

@@ -1,0 +1,41 @@
+/*
+ * The columns and constraints every maker-checker case's table has (payout_cases,
+ * withdrawals). The ledger's entries are the money; a case's row is the decision and which
+ * entry each step produced. Every step has its own command id (<id>:hold, <id>:settle,
+ * <id>:release), so a step posts at most once whatever is retried.
+ *
+ * Migrations that already ran build their tables from these, so an edit here changes what a
+ * fresh database gets and not what a migrated one has: change a table in a migration of its
+ * own instead.
+ */
+
+/** A CREATE TABLE's columns from payout_method to decision_failure_code, in this order, each ending in a comma. */
+export function makerCheckerCaseColumns(allowed: { payoutMethods: readonly string[]; statuses: readonly string[] }): string {
+  return `
+      payout_method          text NOT NULL CHECK (payout_method IN (${sqlTextList(allowed.payoutMethods)})),
+      destination            jsonb NOT NULL,
+      narration              text,
+      requested_by           text NOT NULL,
+      status                 text NOT NULL DEFAULT 'pending' CHECK (status IN (${sqlTextList(allowed.statuses)})),
+      hold_entry_id          text,
+      failure_code           text,
+      decided_by             text,
+      decided_at             timestamptz,
+      rejection_reason       text,
+      decision_entry_id      text,
+      -- The ledger refusing a settle or release is a programmer error (suspense holds the money);
+      -- recorded rather than lost.
+      decision_failure_code  text,`;
+}
+
+/** A CREATE TABLE's last lines: the checks between makerCheckerCaseColumns' columns. */
+export const MAKER_CHECKER_CASE_CHECKS = `
+      -- A decision needs the hold posted: it is what settle and release move out of suspense.
+      CHECK (status NOT IN ('approved', 'rejected') OR (hold_entry_id IS NOT NULL AND decided_by IS NOT NULL AND decided_at IS NOT NULL)),
+      CHECK (decided_by IS NULL OR decided_by <> requested_by),
+      CHECK (failure_code IS NULL OR status = 'failed')`;
+
+/** The values are the migration's own constants, never input. */
+function sqlTextList(values: readonly string[]): string {
+  return values.map((value) => `'${value}'`).join(', ');
+}
