@@ -1,14 +1,8 @@
-import type { Environment, LedgerPostV1 } from '@wallet/contracts';
-import type { Db, LocalRecordSource } from '@wallet/kit';
+import type { LedgerPostV1 } from '@wallet/contracts';
+import type { Db, LocalRecordSource, SingleEntryRecord } from '@wallet/kit';
 
-/** What reconciliation reads of a maker-checker case of any type. */
-export interface ReconciledCase {
-  id: string;
-  seq: string;
-  tenantId: string;
-  environment: Environment;
-  status: string;
-  createdAt: Date;
+/** What reconciliation reads of a maker-checker case of any type: a record's identity, and the entries of its steps. */
+export interface ReconciledCase extends Omit<SingleEntryRecord, 'journalEntryId'> {
   holdEntryId: string | null;
   decisionEntryId: string | null;
 }

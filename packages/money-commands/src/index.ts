@@ -7,5 +7,6 @@ export * from './maker-checker-router';
 export * from './maker-checker-table';
 export * from './member-directory';
 export * from './money-command';
+export * from './money-command-router';
 export * from './money-command-statement';
 export * from './postings';

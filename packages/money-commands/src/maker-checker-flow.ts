@@ -85,22 +85,27 @@ export interface CaseDecision {
 /** The ledger step a decision takes: approval settles the hold, rejection releases it. */
 export type DecisionStep = 'settle' | 'release';
 
-export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
-  /** The type of its commands' records, as awaited records and spans name them. */
-  recordType: string;
-  /** The case in messages: "No such payout case", "The requester of a withdrawal cannot decide it". */
-  noun: string;
-  /** The audit records' target type, and the prefix of their actions (`<prefix>.approved`). */
-  audit: { targetType: string; actionPrefix: string };
-  /** The scopes a maker's and a checker's role must grant. */
-  scopes: { create: string; approve: string };
+/** Where a case type's cases are stored, and how a stored case reads. */
+export interface CaseTable<Draft extends { id: string }, Stored> {
   records: RecordTable<Draft>;
   /** Every column a stored case reads, and how a row becomes one. */
   columns: readonly string[];
   fromRow(row: object): Stored;
+  find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
+}
+
+export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
+  table: CaseTable<Draft, Stored>;
+  /**
+   * `recordType`: of its commands' records, as awaited records and spans name them; `noun`: the
+   * case in messages ("No such payout case"); `auditTarget` and `auditPrefix`: its audit
+   * records' target type and actions (`<auditPrefix>.approved`).
+   */
+  names: { recordType: string; noun: string; auditTarget: string; auditPrefix: string };
+  /** The scopes a maker's and a checker's role must grant. */
+  scopes: { create: string; approve: string };
   /** The stored case as its creating statement wrote it; `seq` is '' until the statement returned it. */
   created(scope: RecordScope, draft: Draft, seq: string): Stored;
-  find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
   refusalOf(stored: Stored): AppError;
   show(stored: Stored): Shown;
   /** The command of a decision's step on the case as decided, read in the decision's transaction. */
@@ -152,19 +157,21 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     protected readonly deps: MakerCheckerDeps,
     private readonly type: CaseTypeDeclaration<Draft, Stored, Shown>,
   ) {
-    this.holdStep = caseHoldStep(type.records.name);
-    this.decisionStep = caseDecisionStep(type.records.name);
-    this.columnList = type.columns.map((column) => `r.${column}`).join(', ');
+    const { table } = type;
+    this.holdStep = caseHoldStep(table.records.name);
+    this.decisionStep = caseDecisionStep(table.records.name);
+    this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
     this.hold = new MoneyCommand(deps, {
-      recordType: type.recordType,
-      records: type.records,
+      recordType: type.names.recordType,
+      records: table.records,
       keyWrite: 'held',
       step: this.holdStep,
       created: type.created,
       ...caseHoldReads<Stored>(),
       refusalOf: type.refusalOf,
-      find: type.find,
+      find: table.find,
       show: type.show,
+      notFound: () => this.notFound(),
     });
   }
 
@@ -188,10 +195,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const audit = auditRecordMessage({
       tenantId: scope.tenantId,
       environment: scope.environment,
-      action: `${this.type.audit.actionPrefix}.requested`,
+      action: `${this.type.names.auditPrefix}.requested`,
       actorType: actor.actorType,
       actorId: draft.requestedBy,
-      targetType: this.type.audit.targetType,
+      targetType: this.type.names.auditTarget,
       targetId: draft.id,
       metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested },
     });
@@ -206,10 +213,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answers);
   }
 
-  async get(scope: RecordScope, id: string): Promise<Shown> {
-    const found = await this.type.find(this.deps.db, scope, id);
-    if (!found) throw this.notFound();
-    return this.type.show(found);
+  get(scope: RecordScope, id: string): Promise<Shown> {
+    return this.hold.get(scope, id);
   }
 
   /** Finishes holds and decisions from ledger events (any instance, any time); a step recorded already is left as it is. */
@@ -227,23 +232,23 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   private async decide(scope: RecordScope, claims: InternalClaims, id: string, decision: CaseDecision, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
     const { type, deps } = this;
     checkDeclaredActor(claims, decision.decidedBy, 'actorId');
-    const current = await type.find(deps.db, scope, id);
+    const current = await type.table.find(deps.db, scope, id);
     if (!current) throw this.notFound();
-    if (current.requestedBy === decision.decidedBy) throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.noun} cannot decide it`, { actorId: decision.decidedBy });
+    if (current.requestedBy === decision.decidedBy) throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.names.noun} cannot decide it`, { actorId: decision.decidedBy });
     await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
 
     const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
-    const { committed: decided, result } = await commitAndAwait(deps, { id: caseStepCommandId(id, step), record: { type: type.recordType, id } }, (replyTo) =>
+    const { committed: decided, result } = await commitAndAwait(deps, { id: caseStepCommandId(id, step), record: { type: type.names.recordType, id } }, (replyTo) =>
       deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     const recorder = {
       show: (decisionEntryId: string | null) => type.show({ ...decided, decisionEntryId }),
-      recordPosted: (journalEntryId: string, answer: Parameters<typeof recordDecisionWithAnswer>[4]) => recordDecisionWithAnswer(deps.db, type.records.name, decided, journalEntryId, answer),
+      recordPosted: (journalEntryId: string, answer: Parameters<typeof recordDecisionWithAnswer>[4]) => recordDecisionWithAnswer(deps.db, type.table.records.name, decided, journalEntryId, answer),
       recordRefused: async (failureCode: string) => {
         await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
       },
     };
-    return answerDecision(result, recorder, answers, `the ${step} of ${type.noun} ${id}`);
+    return answerDecision(result, recorder, answers, `the ${step} of ${type.names.noun} ${id}`);
   }
 
   /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
@@ -251,7 +256,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const { scope, id, decision } = taken;
     const decided = await this.moveOutOfPending(tx, scope, id, decision);
     if (!decided) {
-      const now = await this.type.find(tx, scope, id);
+      const now = await this.type.table.find(tx, scope, id);
       throw now ? undecidableCaseError(now) : this.notFound();
     }
     const command = await this.type.decisionCommand(tx, decided, taken.step, currentContext()?.correlationId);
@@ -261,10 +266,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       auditRecordMessage({
         tenantId: scope.tenantId,
         environment: scope.environment,
-        action: `${this.type.audit.actionPrefix}.${decision.status}`,
+        action: `${this.type.names.auditPrefix}.${decision.status}`,
         actorType: actor.actorType,
         actorId: decision.decidedBy,
-        targetType: this.type.audit.targetType,
+        targetType: this.type.names.auditTarget,
         targetId: id,
         metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: decided.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
       }),
@@ -281,17 +286,17 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   private async moveOutOfPending(tx: Tx, scope: RecordScope, id: string, decision: CaseDecision): Promise<Stored | null> {
     const result = await prepared<{ rows: object[] }>(
       tx,
-      `UPDATE ${this.type.records.name} r
+      `UPDATE ${this.type.table.records.name} r
        SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
        WHERE r.id = ? AND r.tenant_id = ? AND r.environment = ? AND r.status = 'pending' AND r.hold_entry_id IS NOT NULL
        RETURNING ${this.columnList}`,
       [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
     );
     const row = result.rows[0];
-    return row ? this.type.fromRow(row) : null;
+    return row ? this.type.table.fromRow(row) : null;
   }
 
   private notFound(): AppError {
-    return new AppError('NOT_FOUND', `No such ${this.type.noun}`);
+    return new AppError('NOT_FOUND', `No such ${this.type.names.noun}`);
   }
 }

@@ -118,6 +118,8 @@ export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored ex
   refusalOf(record: Stored): AppError;
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
   show(record: Stored): Shown;
+  /** The 404 of an id this scope has no record of. */
+  notFound(): AppError;
 }
 
 /** How a record of a settlement step (settlementStep) reads: pending, then completed with its entry or failed with the ledger's code. */
@@ -166,7 +168,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   private readonly recordPosted: (posted: Posted) => Promise<boolean>;
 
   constructor(
-    private readonly deps: MoneyCommandDeps,
+    protected readonly deps: MoneyCommandDeps,
     readonly declaration: MoneyCommandDeclaration<Draft, Stored, Shown>,
   ) {
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
@@ -207,6 +209,12 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     if (!outcome) return { status: 202, shown: pendingShown, answer: pendingAnswer };
     // The record finishes in the request's trace, as the event path's finish span does in the command's.
     return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers));
+  }
+
+  async get(scope: RecordScope, id: string): Promise<Shown> {
+    const found = await this.declaration.find(this.deps.db, scope, id);
+    if (!found) throw this.declaration.notFound();
+    return this.declaration.show(found);
   }
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */

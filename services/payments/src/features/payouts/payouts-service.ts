@@ -3,7 +3,7 @@ import { AppError, currentContext, type InternalClaims, pageBySeq, type Tx } fro
 import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, finishSteps, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState, resultsOfSteps, scopedOutcomesOf } from '@wallet/money-commands';
 import { chargedFee, quoteFee } from '../fees/quote-fee';
 import { payoutPostCommand, stepOfCommand } from './payout-posting';
-import { findCase, findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_COLUMNS, PAYOUT_CASE_RECORDS, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase, toCase } from './payouts-store';
+import { findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_TABLE, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase } from './payouts-store';
 
 /**
  * Wallet payouts under maker-checker (MakerChecker): the hold at creation moves amount plus fee
@@ -16,7 +16,7 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
     super(deps, PAYOUT_CASES);
   }
 
-  async create(scope: PayoutScope, claims: InternalClaims, body: CreatePayoutBody, answers: CommandAnswers): Promise<CommandResult<PayoutCase>> {
+  async create(scope: PayoutScope, body: CreatePayoutBody, answers: CommandAnswers, claims: InternalClaims): Promise<CommandResult<PayoutCase>> {
     this.checkRequest(claims, body);
     const wallet = await findPayoutWallet(this.deps.db, scope, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet', { walletId: body.walletId });
@@ -59,15 +59,10 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
 
 /** Payouts as a maker-checker case type. */
 const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutCase> = {
-  recordType: 'payout',
-  noun: 'payout case',
-  audit: { targetType: 'payout_case', actionPrefix: 'payout' },
+  table: PAYOUT_CASE_TABLE,
+  names: { recordType: 'payout', noun: 'payout case', auditTarget: 'payout_case', auditPrefix: 'payout' },
   scopes: { create: 'payouts:create', approve: 'payouts:approve' },
-  records: PAYOUT_CASE_RECORDS,
-  columns: PAYOUT_CASE_COLUMNS,
-  fromRow: toCase,
   created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq), railReference: null, railFailureReason: null, outcomeEntryId: null, outcomeFailureCode: null }),
-  find: findCase,
   refusalOf,
   show: toPayoutCase,
   decisionCommand: async (tx, decided, step, correlationId) => {

@@ -1,6 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
-import type { CaseState, CaseStateField, ChargedMoneyRecord, RecordStep, RecordTable, WalletAccount } from '@wallet/money-commands';
+import type { CaseState, CaseStateField, CaseTable, ChargedMoneyRecord, RecordStep, RecordTable, WalletAccount } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -70,6 +70,9 @@ export const PAYOUT_OUTCOME: RecordStep = {
 const records = scopedRecords('payout_cases', PAYOUT_CASE_COLUMNS, toCase);
 
 export const findCase = records.find;
+
+/** Payout cases as a maker-checker case table. */
+export const PAYOUT_CASE_TABLE: CaseTable<NewPayoutCase, StoredPayoutCase> = { records: PAYOUT_CASE_RECORDS, columns: PAYOUT_CASE_COLUMNS, fromRow: toCase, find: findCase };
 
 export interface PayoutCaseFilter extends SeqPageFilter {
   walletId?: string | undefined;

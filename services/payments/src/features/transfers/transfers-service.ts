@@ -1,5 +1,5 @@
-import { checkAmount, type CreateTransferBody, formatAmount, type LedgerResultV1, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory, type Tx } from '@wallet/kit';
+import { checkAmount, type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
+import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
 import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, settledRecordReads } from '@wallet/money-commands';
 import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
@@ -19,15 +19,13 @@ function walletNotFound(walletId: string): AppError {
  * statement; the ledger decides (balances, freezes) and its answer finishes the row exactly
  * once, from the reply this request waits for or from the ledger's event.
  */
-export class TransfersService {
+export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, Transfer> {
   /** Transfers created in one event-loop turn read their context together, one statement per tenant, environment and currency. */
   private readonly readContext: (ask: ContextRead) => Promise<TransferContext>;
 
-  private readonly command: MoneyCommand<NewTransfer, StoredTransfer, Transfer>;
-
-  constructor(private readonly deps: TransfersDeps) {
-    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks), { concurrency: STATEMENT_BATCH_CONCURRENCY });
-    this.command = new MoneyCommand(deps, TRANSFER_COMMAND);
+  constructor(private readonly directories: TransfersDeps) {
+    super(directories, TRANSFER_COMMAND);
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(directories.db, asks), { concurrency: STATEMENT_BATCH_CONCURRENCY });
   }
 
   async create(scope: TransferScope, body: CreateTransferBody, answers: CommandAnswers): Promise<CommandResult<Transfer>> {
@@ -51,7 +49,7 @@ export class TransfersService {
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
     // The ceiling came with the context; only a tenant payments has not heard of costs a lookup.
-    requireWithinTransactionLimit(body.amount, maxTransactionAmount ?? (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    requireWithinTransactionLimit(body.amount, maxTransactionAmount ?? (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount);
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
@@ -67,21 +65,7 @@ export class TransfersService {
       createdAt: new Date(),
     };
     const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
-    return this.command.run({ scope, draft, command, answers });
-  }
-
-  /**
-   * Finishes transfers from ledger events (any instance, any time): a no-op for one finished
-   * already or a result that names no transfer of ours.
-   */
-  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    return this.command.finishFromEvents(tx, results);
-  }
-
-  async get(scope: TransferScope, id: string): Promise<Transfer> {
-    const transfer = await findTransfer(this.deps.db, scope, id);
-    if (!transfer) throw new AppError('TRANSFER_NOT_FOUND', 'No such transfer');
-    return toTransfer(transfer);
+    return this.run({ scope, draft, command, answers });
   }
 
   list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
@@ -135,6 +119,7 @@ const TRANSFER_COMMAND: MoneyCommandDeclaration<NewTransfer, StoredTransfer, Tra
   refusalOf,
   find: findTransfer,
   show: toTransfer,
+  notFound: () => new AppError('TRANSFER_NOT_FOUND', 'No such transfer'),
 };
 
 export function toTransfer(transfer: StoredTransfer): Transfer {

@@ -1,5 +1,5 @@
-import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, type LedgerResultV1, newId, type Page } from '@wallet/contracts';
-import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, newId, type Page } from '@wallet/contracts';
+import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory } from '@wallet/kit';
 import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, requirePermittedMember, settledRecordReads } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import { FLOAT_DEPOSIT_POSTING, FLOAT_DEPOSIT_RECORDS, findFloatDeposit, listFloatDeposits, type NewFloatDeposit, type StoredFloatDeposit, type TreasuryScope } from './float-deposits-store';
@@ -16,19 +16,17 @@ const DEPOSITOR_SCOPE = 'treasury:write';
  * idempotency key's pending answer commit in one statement; the ledger's answer finishes the
  * record exactly once, from the reply this request waits for or from the ledger's event.
  */
-export class FloatDepositsService {
-  private readonly command: MoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>;
-
-  constructor(private readonly deps: FloatDepositsDeps) {
-    this.command = new MoneyCommand(deps, FLOAT_DEPOSIT_COMMAND);
+export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit> {
+  constructor(private readonly directories: Pick<FloatDepositsDeps, 'tenants' | 'members'> & MoneyCommandDeps) {
+    super(directories, FLOAT_DEPOSIT_COMMAND);
   }
 
   async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: CommandAnswers): Promise<CommandResult<FloatDeposit>> {
     const problem = checkAmount(body.amount, body.currencyCode);
     if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
-    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    requireWithinTransactionLimit(body.amount, (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount);
     // The depositor answers for the money as a withdrawal's maker does: an active member allowed to move treasury funds.
-    if (body.depositedBy !== undefined) await requirePermittedMember(this.deps.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
+    if (body.depositedBy !== undefined) await requirePermittedMember(this.directories.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
     const amount = formatAmount(body.amount, body.currencyCode);
     const id = newId('floatDeposit');
     const draft: NewFloatDeposit = {
@@ -42,18 +40,7 @@ export class FloatDepositsService {
       createdAt: new Date(),
     };
     const command = floatDepositPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, rail: body.rail, correlationId: currentContext()?.correlationId });
-    return this.command.run({ scope, draft, command, answers });
-  }
-
-  /** Finishes float deposits from ledger events: a no-op for one finished already. */
-  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    return this.command.finishFromEvents(tx, results);
-  }
-
-  async get(scope: TreasuryScope, id: string): Promise<FloatDeposit> {
-    const deposit = await findFloatDeposit(this.deps.db, scope, id);
-    if (!deposit) throw new AppError('FLOAT_DEPOSIT_NOT_FOUND', 'No such float deposit');
-    return toFloatDeposit(deposit);
+    return this.run({ scope, draft, command, answers });
   }
 
   list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
@@ -72,6 +59,7 @@ const FLOAT_DEPOSIT_COMMAND: MoneyCommandDeclaration<NewFloatDeposit, StoredFloa
   refusalOf,
   find: findFloatDeposit,
   show: toFloatDeposit,
+  notFound: () => new AppError('FLOAT_DEPOSIT_NOT_FOUND', 'No such float deposit'),
 };
 
 /** The ledger's refusal as the error the client gets; the deposit, recorded as failed, is named in details. */

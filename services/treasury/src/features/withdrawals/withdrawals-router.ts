@@ -5,7 +5,8 @@ import type { WithdrawalsService } from './withdrawals-service';
 
 /** `/v1/admin/money/withdrawals*`. */
 export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
-  const schemas = { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, approve: approveWithdrawalBodySchema, reject: rejectWithdrawalBodySchema };
+  const schemas = { create: createWithdrawalBodySchema, query: withdrawalQuerySchema };
+  const decisionSchemas = { approve: approveWithdrawalBodySchema, reject: rejectWithdrawalBodySchema };
   const path = '/v1/admin/money/withdrawals';
-  return makerCheckerRouter(withdrawals, { create: path, list: path, decide: path, schemas }, guards);
+  return makerCheckerRouter(withdrawals, { create: path, list: path, decide: path, schemas, decisionSchemas }, guards);
 }

@@ -2,7 +2,7 @@ import { type CreateWithdrawalBody, formatAmount, newId, type Page, type Withdra
 import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
 import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState } from '@wallet/money-commands';
 import { stepOfCommand, withdrawalPostCommand } from './withdrawal-posting';
-import { findWithdrawal, fromRow, listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_COLUMNS, WITHDRAWAL_RECORDS } from './withdrawals-store';
+import { listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_TABLE } from './withdrawals-store';
 
 /**
  * Tenant withdrawals under maker-checker (MakerChecker): the hold at creation moves the amount
@@ -14,7 +14,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
     super(deps, WITHDRAWAL_CASES);
   }
 
-  async create(scope: TreasuryScope, claims: InternalClaims, body: CreateWithdrawalBody, answers: CommandAnswers): Promise<CommandResult<Withdrawal>> {
+  async create(scope: TreasuryScope, body: CreateWithdrawalBody, answers: CommandAnswers, claims: InternalClaims): Promise<CommandResult<Withdrawal>> {
     this.checkRequest(claims, body);
     await this.requireRequestAllowed(scope, body);
     const amount = formatAmount(body.amount, body.currencyCode);
@@ -31,15 +31,10 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
 
 /** Withdrawals as a maker-checker case type. */
 const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
-  recordType: 'withdrawal',
-  noun: 'withdrawal',
-  audit: { targetType: 'withdrawal', actionPrefix: 'withdrawal' },
+  table: WITHDRAWAL_TABLE,
+  names: { recordType: 'withdrawal', noun: 'withdrawal', auditTarget: 'withdrawal', auditPrefix: 'withdrawal' },
   scopes: { create: 'treasury:write', approve: 'treasury:approve' },
-  records: WITHDRAWAL_RECORDS,
-  columns: WITHDRAWAL_COLUMNS,
-  fromRow,
   created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq) }),
-  find: findWithdrawal,
   refusalOf,
   show: toWithdrawal,
   decisionCommand: (_tx, decided, step, correlationId) => Promise.resolve(withdrawalPostCommand({ ...decided, correlationId }, step)),

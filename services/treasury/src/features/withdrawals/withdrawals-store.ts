@@ -1,6 +1,6 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter } from '@wallet/kit';
-import type { CaseState, CaseStateField, MoneyRecord, RecordTable } from '@wallet/money-commands';
+import type { CaseState, CaseStateField, CaseTable, MoneyRecord, RecordTable } from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -38,6 +38,9 @@ export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = {
 const records = scopedRecords('withdrawals', WITHDRAWAL_COLUMNS, fromRow);
 
 export const findWithdrawal = records.find;
+
+/** Withdrawals as a maker-checker case table. */
+export const WITHDRAWAL_TABLE: CaseTable<NewWithdrawal, StoredWithdrawal> = { records: WITHDRAWAL_RECORDS, columns: WITHDRAWAL_COLUMNS, fromRow, find: findWithdrawal };
 
 export interface WithdrawalFilter extends SeqPageFilter {
   status?: WithdrawalStatus | undefined;
