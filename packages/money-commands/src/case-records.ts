@@ -1,5 +1,5 @@
 import type { LedgerPostV1 } from '@wallet/contracts';
-import type { Db, LocalRecordSource, SingleEntryRecord } from '@wallet/kit';
+import { checkedRecord, type Db, type LocalRecordSource, type SingleEntryRecord } from '@wallet/kit';
 
 /** What reconciliation reads of a maker-checker case of any type: a record's identity, and the entries of its steps. */
 export interface ReconciledCase extends Omit<SingleEntryRecord, 'journalEntryId'> {
@@ -44,13 +44,7 @@ export function caseRecordSource<Row extends ReconciledCase, Step extends string
     async byIds(db, ids) {
       return (await source.byIds(db, ids)).map((row) => {
         const steps = source.steps(row);
-        return {
-          id: row.id,
-          seq: row.seq,
-          tenantId: row.tenantId,
-          environment: row.environment,
-          status: row.status,
-          createdAt: row.createdAt,
+        return checkedRecord(row, {
           finished: row.holdEntryId !== null,
           open: source.open(row),
           journalEntryIds: steps.flatMap(({ journalEntryId }) => (journalEntryId === null ? [] : [journalEntryId])),
@@ -61,7 +55,7 @@ export function caseRecordSource<Row extends ReconciledCase, Step extends string
                   const command = source.command(row, step);
                   return { journalEntryId, kind: command.kind, reference: command.reference, lines: command.lines };
                 }),
-        };
+        });
       });
     },
   };

@@ -53,6 +53,11 @@ export interface SingleEntryRecord {
   journalEntryId: string | null;
 }
 
+/** A record as check 3 reads it: who it is, and what it says of its entries. */
+export function checkedRecord(row: Omit<SingleEntryRecord, 'journalEntryId'>, facts: Pick<CheckedRecord, 'finished' | 'open' | 'journalEntryIds' | 'postings'>): CheckedRecord {
+  return { id: row.id, seq: row.seq, tenantId: row.tenantId, environment: row.environment, status: row.status, createdAt: row.createdAt, ...facts };
+}
+
 /**
  * The source of such records: a completed one has exactly the entry `posting` builds, a pending
  * one may still complete, any other (rejected, failed) never posts.
@@ -64,18 +69,13 @@ export function singleEntrySource<Row extends SingleEntryRecord>(options: {
   rowsAfter?: (db: Db, scope: RecordScope, afterSeq: string, limit: number) => Promise<Row[]>;
   posting: (row: Row) => Omit<ExpectedPosting, 'journalEntryId'>;
 }): LocalRecordSource {
-  const toRecord = (row: Row): CheckedRecord => ({
-    id: row.id,
-    seq: row.seq,
-    tenantId: row.tenantId,
-    environment: row.environment,
-    status: row.status,
-    createdAt: row.createdAt,
-    finished: row.status === 'completed',
-    open: row.status === 'pending',
-    journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
-    postings: row.status === 'completed' ? [{ journalEntryId: row.journalEntryId, ...options.posting(row) }] : [],
-  });
+  const toRecord = (row: Row): CheckedRecord =>
+    checkedRecord(row, {
+      finished: row.status === 'completed',
+      open: row.status === 'pending',
+      journalEntryIds: row.journalEntryId ? [row.journalEntryId] : [],
+      postings: row.status === 'completed' ? [{ journalEntryId: row.journalEntryId, ...options.posting(row) }] : [],
+    });
   const rowsAfter = options.rowsAfter;
   return {
     referenceType: options.referenceType,
