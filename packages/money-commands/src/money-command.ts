@@ -122,6 +122,18 @@ export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored ex
   notFound(): AppError;
 }
 
+/** What a record that settles in one step declares: everything but how it reads, which settledRecordReads says. */
+export type SettledCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> = Omit<MoneyCommandDeclaration<Draft, Stored, Shown>, 'created' | keyof StepReads<Stored>>;
+
+/** A record's money command that settles in one step: pending when written, then completed with its entry or failed with the ledger's code. */
+export function settledMoneyCommand<Draft extends { id: string }, Stored extends SettledRecord, Shown>(declared: SettledCommandDeclaration<Draft, Stored, Shown>): MoneyCommandDeclaration<Draft, Stored, Shown> {
+  const pending = { status: 'pending', journalEntryId: null, failureCode: null };
+  // The draft is every column but the scope, seq and the settlement's three: together, the stored record.
+  return { ...declared, created: (scope, draft, seq) => ({ ...draft, ...scope, seq, ...pending }) as unknown as Stored, ...settledRecordReads<Stored>() };
+}
+
+type SettledRecord = RecordScope & { id: string; seq: string; status: string; journalEntryId: string | null; failureCode: string | null };
+
 /** How a record of a settlement step (settlementStep) reads: pending, then completed with its entry or failed with the ledger's code. */
 export function settledRecordReads<Stored extends { status: string; journalEntryId: string | null; failureCode: string | null }>(): StepReads<Stored> {
   return {

@@ -1,6 +1,6 @@
 import { checkAmount, type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
 import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
-import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, settledRecordReads } from '@wallet/money-commands';
+import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeps, settledMoneyCommand } from '@wallet/money-commands';
 import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
 import { findTransfer, findTransferContext, listTransfers, type NewTransfer, type StoredTransfer, TRANSFER_POSTING, TRANSFER_RECORDS, type TransferContext, type TransferScope } from './transfers-store';
@@ -109,18 +109,16 @@ export function refusalOf(transfer: StoredTransfer): AppError {
 }
 
 /** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */
-const TRANSFER_COMMAND: MoneyCommandDeclaration<NewTransfer, StoredTransfer, Transfer> = {
+const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer, Transfer>({
   recordType: 'transfer',
   records: TRANSFER_RECORDS,
-  keyWrite: 'first-write',
   step: TRANSFER_POSTING,
-  created: (scope, draft, seq) => ({ ...draft, ...scope, seq, status: 'pending', journalEntryId: null, failureCode: null }),
-  ...settledRecordReads<StoredTransfer>(),
-  refusalOf,
+  keyWrite: 'first-write',
   find: findTransfer,
   show: toTransfer,
+  refusalOf,
   notFound: () => new AppError('TRANSFER_NOT_FOUND', 'No such transfer'),
-};
+});
 
 export function toTransfer(transfer: StoredTransfer): Transfer {
   return {

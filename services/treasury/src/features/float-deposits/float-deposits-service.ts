@@ -1,6 +1,6 @@
 import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, newId, type Page } from '@wallet/contracts';
 import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory } from '@wallet/kit';
-import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, requirePermittedMember, settledRecordReads } from '@wallet/money-commands';
+import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeps, requirePermittedMember, settledMoneyCommand } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import { FLOAT_DEPOSIT_POSTING, FLOAT_DEPOSIT_RECORDS, findFloatDeposit, listFloatDeposits, type NewFloatDeposit, type StoredFloatDeposit, type TreasuryScope } from './float-deposits-store';
 
@@ -49,18 +49,16 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
 }
 
 /** Float deposits as money commands: the deposit is pending until the ledger posts or refuses its posting. */
-const FLOAT_DEPOSIT_COMMAND: MoneyCommandDeclaration<NewFloatDeposit, StoredFloatDeposit, FloatDeposit> = {
+const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>({
   recordType: 'float_deposit',
   records: FLOAT_DEPOSIT_RECORDS,
   keyWrite: 'held',
   step: FLOAT_DEPOSIT_POSTING,
-  created: (scope, draft, seq) => ({ ...draft, ...scope, seq, status: 'pending', journalEntryId: null, failureCode: null }),
-  ...settledRecordReads<StoredFloatDeposit>(),
   refusalOf,
   find: findFloatDeposit,
   show: toFloatDeposit,
   notFound: () => new AppError('FLOAT_DEPOSIT_NOT_FOUND', 'No such float deposit'),
-};
+});
 
 /** The ledger's refusal as the error the client gets; the deposit, recorded as failed, is named in details. */
 export function refusalOf(deposit: StoredFloatDeposit): AppError {
