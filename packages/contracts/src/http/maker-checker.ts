@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestampSchema } from '../common';
+import { pageQuerySchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { ServiceName } from '../route-contract';
@@ -23,6 +23,11 @@ export const caseRequestFields = {
 };
 
 /** The checker's body; must equal the actor header (or the session's member) when one is sent. */
+/** A case list's query: a page, and the status (with whatever else the type filters by). */
+export function caseQuerySchema<Status extends z.ZodType, Extra extends z.ZodRawShape = Record<never, never>>(status: Status, extra?: Extra) {
+  return pageQuerySchema.extend({ ...(extra as Extra), status: status.optional() as z.ZodOptional<Status> });
+}
+
 export const approveCaseBodySchema = z.object({ actorId: caseMemberIdSchema });
 export type ApproveCaseBody = z.infer<typeof approveCaseBodySchema>;
 

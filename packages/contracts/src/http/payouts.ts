@@ -1,9 +1,9 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
-import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
-import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseRequestFields } from './maker-checker';
+import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseQuerySchema, caseRequestFields } from './maker-checker';
 
 /**
  * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
@@ -73,10 +73,7 @@ export const payoutCaseSchema = z.object({
 export type PayoutCase = z.infer<typeof payoutCaseSchema>;
 export const payoutCasePageSchema = pageSchema(payoutCaseSchema);
 
-export const payoutCaseQuerySchema = pageQuerySchema.extend({
-  walletId: idSchema('wallet').optional(),
-  status: payoutStatusSchema.optional(),
-});
+export const payoutCaseQuerySchema = caseQuerySchema(payoutStatusSchema, { walletId: idSchema('wallet').optional() });
 export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;
 
 export const payoutRoutes = {

@@ -3,7 +3,7 @@ import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
-import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseRequestFields } from './maker-checker';
+import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseQuerySchema, caseRequestFields } from './maker-checker';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 
 /** The rails a tenant funds its float over (docs/decisions/routes-and-bodies.md). */
@@ -134,9 +134,7 @@ export const withdrawalSchema = z.object({
 export type Withdrawal = z.infer<typeof withdrawalSchema>;
 export const withdrawalPageSchema = pageSchema(withdrawalSchema);
 
-export const withdrawalQuerySchema = pageQuerySchema.extend({
-  status: withdrawalStatusSchema.optional(),
-});
+export const withdrawalQuerySchema = caseQuerySchema(withdrawalStatusSchema);
 export type WithdrawalQuery = z.infer<typeof withdrawalQuerySchema>;
 
 export const treasuryRoutes = {
