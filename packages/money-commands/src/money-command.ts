@@ -112,6 +112,11 @@ export function ledgerRefusal(failureCode: string | null, messages: Partial<Reco
 export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> extends StepReads<Stored> {
   /** The records' type, as awaited records (Postings.awaits) and spans name them. */
   recordType: string;
+  /**
+   * Whether the movement waits for a checker: 'none' posts at once. A movement that needs a
+   * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
+   */
+  approval?: 'none';
   records: RecordTable<Draft>;
   keyWrite: KeyWrite;
   step: RecordStep;
