@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { errorBodySchema, journalEntrySchema, reconciliationResultSchema, statementPageSchema, transferReversalSchema, transferSchema, walletSchema } from '@wallet/contracts';
+import { errorBodySchema, journalEntrySchema, reconciliationFullRunSchema, reconciliationResultSchema, statementPageSchema, transferReversalSchema, transferSchema, walletSchema } from '@wallet/contracts';
+import { waitFor } from '@wallet/kit/testing';
 import { publishedDefault } from './fees-support';
 import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
 
@@ -99,6 +100,20 @@ async function reconcile(caller: Caller) {
   const answer = await call(caller, 'GET', '/v1/admin/reconciliation');
   expect(answer.status).toBe(200);
   return reconciliationResultSchema.parse(answer.body);
+}
+
+/** A full run from zero over the caller's scope, which compares records and entries by digest. */
+async function fullRun(caller: Caller) {
+  const started = await call(caller, 'POST', '/v1/admin/reconciliation/runs');
+  expect(started.status).toBe(202);
+  const id = reconciliationFullRunSchema.parse(started.body).id;
+  return waitFor(
+    async () => {
+      const run = reconciliationFullRunSchema.parse((await call(caller, 'GET', `/v1/admin/reconciliation/runs/${id}`)).body);
+      return run.state === 'succeeded' || run.state === 'failed' ? run : undefined;
+    },
+    { what: `full run ${id}`, timeoutMs: 30_000 },
+  );
 }
 
 describe('POST /v1/transfers/{id}/reversals', () => {
@@ -244,6 +259,27 @@ describe('POST /v1/transfers/{id}/reversals', () => {
     expect(rest.status).toBe(201);
     expect(rest.body.amount).toBe('92.35');
     expect((await reconcile(caller)).status).toBe('ok');
+    expect(await fullRun(caller)).toMatchObject({ state: 'succeeded', status: 'ok' });
+  });
+
+  it("holds a pending reversal's claim, and gives it back when the ledger's event refuses it", async () => {
+    const caller = await newCaller();
+    const { receiver, sent } = await sentTransfer(caller);
+    await transfer(caller, receiver, await fundedWallet(caller, '0'), '90.00');
+    await harness.ledger.stop();
+    let pending: HttpResult;
+    try {
+      pending = await reverse(caller, sent.id, { amount: '50.00' });
+      expect(pending.status).toBe(202);
+      expect(pending.body).toMatchObject({ status: 'pending', awaitingLedger: true, journalEntryId: null });
+      // Pending counts: only what is left beside it may be reversed meanwhile.
+      expect(expectError(await reverse(caller, sent.id, { amount: '50.01' }), 422, 'REVERSAL_EXCEEDS_TRANSFER').details).toMatchObject({ reversible: '50.00' });
+    } finally {
+      await harness.ledger.restart();
+    }
+    await waitFor(async () => ((await reversalRows(sent.id))[0]?.status === 'failed' ? true : undefined), { what: 'the refused reversal to be recorded' });
+    expect(new BigNumber((await harness.db('transfers').where({ id: sent.id }).first('reversed_amount')).reversed_amount).toFixed(2)).toBe('0.00');
+    expect(await entriesNaming('transfer_reversal', pending.body.id)).toBe(0);
   });
 
   it('is a mismatch in reconciliation when a reversal record no longer matches its entry', async () => {
