@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { errorBodySchema, journalEntrySchema, reconciliationFullRunSchema, reconciliationResultSchema, statementPageSchema, transferReversalSchema, transferSchema, walletSchema } from '@wallet/contracts';
+import { errorBodySchema, journalEntrySchema, reconciliationFullRunSchema, reconciliationResultSchema, statementPageSchema, transferReversalPageSchema, transferReversalSchema, transferSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { publishedDefault } from './fees-support';
 import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
@@ -223,6 +223,7 @@ describe('POST /v1/transfers/{id}/reversals', () => {
     const { sent } = await sentTransfer(owner);
     const other = await newCaller();
     expectError(await reverse(other, sent.id, {}), 404, 'TRANSFER_NOT_FOUND');
+    expectError(await call(other, 'GET', `/v1/transfers/${sent.id}/reversals`), 404, 'TRANSFER_NOT_FOUND');
     expect(await reversalRows(sent.id)).toHaveLength(0);
 
     const poor = await fundedWallet(owner, '1.00');
@@ -258,6 +259,10 @@ describe('POST /v1/transfers/{id}/reversals', () => {
     const rest = await reverse(caller, sent.id, {});
     expect(rest.status).toBe(201);
     expect(rest.body.amount).toBe('92.35');
+    const listed = transferReversalPageSchema.parse((await call(caller, 'GET', `/v1/transfers/${sent.id}/reversals?limit=2`)).body);
+    expect(listed.data.map((each) => `${each.status} ${each.amount}`)).toEqual(['completed 92.35', 'completed 7.65']);
+    const older = transferReversalPageSchema.parse((await call(caller, 'GET', `/v1/transfers/${sent.id}/reversals?limit=2&cursor=${listed.nextCursor as string}`)).body);
+    expect(older).toMatchObject({ data: [{ status: 'failed', amount: '50.00', failureCode: 'INSUFFICIENT_FUNDS' }], nextCursor: null });
     expect((await reconcile(caller)).status).toBe('ok');
     expect(await fullRun(caller)).toMatchObject({ state: 'succeeded', status: 'ok' });
   });

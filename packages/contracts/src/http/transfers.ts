@@ -81,6 +81,7 @@ export const transferReversalSchema = z.object({
   createdAt: timestampSchema,
 });
 export type TransferReversal = z.infer<typeof transferReversalSchema>;
+export const transferReversalPageSchema = pageSchema(transferReversalSchema);
 
 export const transferRoutes = {
   create: {
@@ -125,6 +126,16 @@ export const transferRoutes = {
     scope: 'transfers:create',
     body: createTransferReversalBodySchema,
     success: { status: 201, schema: transferReversalSchema },
+  },
+  listReversals: {
+    method: 'get',
+    path: '/v1/transfers/{id}/reversals',
+    summary: "A transfer's reversals, newest first, failed ones included; 404 TRANSFER_NOT_FOUND",
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    query: pageQuerySchema,
+    success: { status: 200, schema: transferReversalPageSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

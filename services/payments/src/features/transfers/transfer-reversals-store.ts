@@ -1,5 +1,5 @@
 import type { Environment, TransferStatus } from '@wallet/contracts';
-import { camelCased, createdAtMsColumn, type Db, recordReads, scopedRecords, type Tx } from '@wallet/kit';
+import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
 import { type MoneyRecord, type RecordClaim, type RecordTable, settlementStep } from '@wallet/money-commands';
 import type { TransferScope, TransferWallet } from './transfers-store';
 
@@ -42,6 +42,12 @@ export const REVERSAL_RECORDS: RecordTable<NewReversal> = {
 export const REVERSAL_POSTING = settlementStep('transfer_reversals');
 
 export const findReversal = scopedRecords('transfer_reversals', COLUMNS, (row) => camelCased<StoredReversal>(row)).find;
+
+/** A transfer's reversals, newest first; one more row than asked, so the caller knows whether a next page exists. */
+export async function listReversals(db: Db, scope: TransferScope, transferId: string, filter: SeqPageFilter): Promise<StoredReversal[]> {
+  const rows: object[] = await newestFirst(db, 'transfer_reversals', scope, filter, COLUMNS, { transfer_id: transferId });
+  return rows.map((row) => camelCased<StoredReversal>(row));
+}
 
 /** A transfer as a reversal of it is decided on: what it moved, what is reversed already, its entry and its wallets. */
 export interface ReversibleTransfer {

@@ -1,9 +1,9 @@
 import BigNumber from 'bignumber.js';
-import { checkAmount, type CreateTransferReversalBody, formatAmount, type LedgerResultV1, newId, type TransferReversal } from '@wallet/contracts';
-import { AppError, currentContext, type Db, type Tx } from '@wallet/kit';
+import { checkAmount, type CreateTransferReversalBody, formatAmount, type LedgerResultV1, newId, type Page, type PageQuery, type TransferReversal } from '@wallet/contracts';
+import { AppError, currentContext, type Db, pageBySeq, type Tx } from '@wallet/kit';
 import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeclaration, type MoneyCommandDeps, settledRecordReads } from '@wallet/money-commands';
 import { reversalPostCommand } from './transfer-reversal-posting';
-import { findReversal, findReversibleTransfer, type NewReversal, REVERSAL_POSTING, REVERSAL_RECORDS, type ReversibleTransfer, type StoredReversal } from './transfer-reversals-store';
+import { findReversal, findReversibleTransfer, listReversals, type NewReversal, REVERSAL_POSTING, REVERSAL_RECORDS, type ReversibleTransfer, type StoredReversal } from './transfer-reversals-store';
 import type { TransferScope } from './transfers-store';
 
 /**
@@ -37,6 +37,11 @@ export class TransferReversals {
 
   finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
     return this.command.finishFromEvents(tx, results);
+  }
+
+  async list(scope: TransferScope, transferId: string, query: PageQuery): Promise<Page<TransferReversal>> {
+    if (!(await findReversibleTransfer(this.deps.db, scope, transferId))) throw new AppError('TRANSFER_NOT_FOUND', 'No such transfer');
+    return pageBySeq(query, (beforeSeq) => listReversals(this.deps.db, scope, transferId, { beforeSeq, limit: query.limit }), toReversal);
   }
 }
 
