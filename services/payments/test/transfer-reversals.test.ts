@@ -205,17 +205,23 @@ describe('POST /v1/transfers/{id}/reversals', () => {
     expect(new BigNumber((await harness.db('transfers').where({ id: sent.id }).first('reversed_amount')).reversed_amount).toFixed(2)).toBe('90.00');
   });
 
-  it('answers a replayed Idempotency-Key with the same reversal, posted once', async () => {
+  it('answers a replayed Idempotency-Key with the same reversal, posted once, even when nothing is left to reverse', async () => {
     const caller = await newCaller();
     const { receiver, sent } = await sentTransfer(caller);
     const key = `idem-${randomUUID()}`;
-    const first = await reverse(caller, sent.id, { amount: '25.00' }, key);
+    const first = await reverse(caller, sent.id, {}, key);
     expect(first.status).toBe(201);
-    const again = await reverse(caller, sent.id, { amount: '25.00' }, key);
+    expect(first.body.amount).toBe('100.00');
+    const again = await reverse(caller, sent.id, {}, key);
     expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([201, first.text, 'true']);
     expect(await entriesNaming('transfer_reversal', first.body.id)).toBe(1);
     expect(await reversalRows(sent.id)).toHaveLength(1);
-    expect(await balanceOf(caller, receiver)).toBe('75.00');
+    expect(await balanceOf(caller, receiver)).toBe('0.00');
+    // A refusal is remembered as well.
+    const refusalKey = `idem-${randomUUID()}`;
+    const refused = await reverse(caller, sent.id, {}, refusalKey);
+    expectError(refused, 422, 'REVERSAL_EXCEEDS_TRANSFER');
+    expect((await reverse(caller, sent.id, {}, refusalKey)).text).toBe(refused.text);
   });
 
   it("answers 404 for another tenant's transfer, and 409 for a transfer that did not complete", async () => {
