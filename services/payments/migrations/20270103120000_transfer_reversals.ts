@@ -7,14 +7,23 @@ import type { Knex } from 'knex';
  * the fee at most once) and the ledger's refusal gives it back, so concurrent reversals cannot
  * together pass the transfer.
  */
-export async function up(db: Knex): Promise<void> {
-  await db.raw(`
-    ALTER TABLE transfers
-      ADD COLUMN reversed_amount numeric NOT NULL DEFAULT 0,
-      ADD COLUMN refunded_fee numeric NOT NULL DEFAULT 0,
-      ADD CONSTRAINT transfers_reversed_within CHECK (reversed_amount >= 0 AND reversed_amount <= amount AND refunded_fee >= 0 AND refunded_fee <= fee);
+export const transaction = false;
 
-    CREATE TABLE transfer_reversals (
+export async function up(db: Knex): Promise<void> {
+  // The columns' constant default costs no rewrite; the check is added unchecked and then
+  // validated, which reads every transfer without holding off their writers.
+  await db.raw(`
+    ALTER TABLE transfers ADD COLUMN IF NOT EXISTS reversed_amount numeric NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS refunded_fee numeric NOT NULL DEFAULT 0;
+    DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'transfers_reversed_within') THEN
+        ALTER TABLE transfers ADD CONSTRAINT transfers_reversed_within
+          CHECK (reversed_amount >= 0 AND reversed_amount <= amount AND refunded_fee >= 0 AND refunded_fee <= fee) NOT VALID;
+      END IF;
+    END $$;
+  `);
+  await db.raw('ALTER TABLE transfers VALIDATE CONSTRAINT transfers_reversed_within');
+  await db.raw(`
+    CREATE TABLE IF NOT EXISTS transfer_reversals (
       seq                  bigserial NOT NULL,
       id                   text PRIMARY KEY,
       tenant_id            text NOT NULL,
@@ -35,14 +44,14 @@ export async function up(db: Knex): Promise<void> {
           OR (status = 'completed' AND journal_entry_id IS NOT NULL AND failure_code IS NULL AND finished_at IS NOT NULL)
           OR (status = 'failed' AND journal_entry_id IS NULL AND failure_code IS NOT NULL AND finished_at IS NOT NULL))
     );
-    CREATE INDEX transfer_reversals_scope_seq ON transfer_reversals (tenant_id, environment, seq);
-    CREATE INDEX transfer_reversals_transfer_seq ON transfer_reversals (transfer_id, seq);
+    CREATE INDEX IF NOT EXISTS transfer_reversals_scope_seq ON transfer_reversals (tenant_id, environment, seq);
+    CREATE INDEX IF NOT EXISTS transfer_reversals_transfer_seq ON transfer_reversals (transfer_id, seq);
   `);
 }
 
 export async function down(db: Knex): Promise<void> {
   await db.raw(`
-    DROP TABLE transfer_reversals;
-    ALTER TABLE transfers DROP CONSTRAINT transfers_reversed_within, DROP COLUMN reversed_amount, DROP COLUMN refunded_fee;
+    DROP TABLE IF EXISTS transfer_reversals;
+    ALTER TABLE transfers DROP CONSTRAINT IF EXISTS transfers_reversed_within, DROP COLUMN IF EXISTS reversed_amount, DROP COLUMN IF EXISTS refunded_fee;
   `);
 }
