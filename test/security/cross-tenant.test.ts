@@ -166,6 +166,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/admin/fee-schedules/{id}/rules': { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 },
   'POST /v1/admin/fee-schedules/{id}/publish': { makeDefault: true },
   'POST /v1/deposits/{id}/verify': { actorId: 'intruder' },
+  'POST /v1/transfers/{id}/reversals': { reason: 'reversed by an intruder' },
   'POST /v1/payouts/{id}/approve': { actorId: 'intruder' },
   'POST /v1/payouts/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
   'POST /v1/admin/money/withdrawals/{id}/approve': { actorId: 'intruder' },
@@ -182,7 +183,7 @@ async function outcome(caller: WalletClient, route: RouteContract): Promise<{ st
       method: route.method.toUpperCase() as 'GET',
       path: route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(owned.params[name] ?? 'missing')),
       ...(route.method === 'get' ? {} : { body: VALID_BODIES[key] ?? {} }),
-    });
+    }, route.idempotencyKey === 'required' ? { idempotencyKey: `intruder-${randomUUID()}` } : {});
     return { status: result.status, code: 'OK' };
   } catch (error) {
     if (isWalletApiError(error)) return { status: error.status, code: error.code };

@@ -8,6 +8,7 @@ export const ID_PREFIXES = {
   wallet: 'wl',
   deposit: 'dep',
   transfer: 'tx',
+  transferReversal: 'trv',
   journalEntry: 'je',
   account: 'acc',
   payoutCase: 'pc',

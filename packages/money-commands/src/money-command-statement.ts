@@ -46,6 +46,53 @@ export type ColumnType = 'text' | 'numeric' | 'integer' | 'bigint' | 'boolean' |
 export interface RecordTable<Draft> {
   name: string;
   columns: Partial<Record<keyof (Draft & RecordScope) & string, ColumnType>>;
+  /** What each record claims of another row as it is created (see RecordClaim). */
+  claim?: RecordClaim<Draft>;
+}
+
+/**
+ * A claim a record makes on another row of its scope (`c`, in `claimTable`, whose id is the
+ * record's `key`): each total the row keeps grows by a field of the record, and the claim holds
+ * only where `when` holds of the row and no total passes its bound (a column of the row). The
+ * creating statement makes the claim; where it does not hold, nothing of the record is written
+ * (ClaimRefusedError). The ledger's refusal of the record gives the claim back, in the statement
+ * that records the refusal. So the totals are the sums over the row's records not refused, under
+ * any concurrency: a row lock orders the claims, and each is checked against the totals as the
+ * claims before it left them.
+ */
+export interface RecordClaim<Draft = Record<string, unknown>> {
+  claimTable: string;
+  key: keyof Draft & string;
+  /** A condition on the claimed row `c` (`c.status = 'completed'`). */
+  when: string;
+  totals: ReadonlyArray<{ total: string; adds: keyof Draft & string; upTo: string }>;
+}
+
+/** A record's claim did not hold: nothing of it was written; the declaration says why (MoneyCommandDeclaration.claimRefused). */
+export class ClaimRefusedError extends Error {
+  constructor(readonly recordId: string) {
+    super(`the claim of ${recordId} did not hold`);
+  }
+}
+
+function claimUpdate(claim: RecordClaim, rows: string): string {
+  const key = columnName(claim.key);
+  const totals = claim.totals.map((each) => ({ total: each.total, adds: columnName(each.adds), upTo: each.upTo }));
+  return `UPDATE ${claim.claimTable} c SET ${totals.map((each) => `${each.total} = c.${each.total} + t.${each.adds}`).join(', ')}
+       FROM ${rows}
+       WHERE c.id = t.${key} AND c.tenant_id = t.tenant_id AND c.environment = t.environment AND (${claim.when})
+         ${totals.map((each) => `AND c.${each.total} + t.${each.adds} <= c.${each.upTo}`).join(' ')}
+       RETURNING t.id`;
+}
+
+/** Gives back the claims of the records in `finished` (`refused` true): summed per claimed row, as one row is updated once per statement. */
+function claimRelease(claim: RecordClaim, finished: string): string {
+  const key = columnName(claim.key);
+  const totals = claim.totals.map((each) => ({ total: each.total, adds: columnName(each.adds) }));
+  return `UPDATE ${claim.claimTable} c SET ${totals.map((each) => `${each.total} = c.${each.total} - g.${each.adds}`).join(', ')}
+       FROM (SELECT ${key}, tenant_id, environment, ${totals.map((each) => `sum(${each.adds}) AS ${each.adds}`).join(', ')}
+               FROM ${finished} WHERE refused GROUP BY ${key}, tenant_id, environment) g
+       WHERE c.id = g.${key} AND c.tenant_id = g.tenant_id AND c.environment = g.environment`;
 }
 
 /**
@@ -93,34 +140,53 @@ export function recordStatement<Draft extends { id: string }>(table: RecordTable
   );
   const fields = Object.entries(table.columns) as Array<[string, ColumnType]>;
   const names = fields.map(([field]) => columnName(field));
-  return {
-    sql: `WITH answer AS (${answers.sql}),
-     created AS (
-       INSERT INTO ${table.name} (${names.join(', ')})
+  const rows = `unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}, CAST(? AS uuid[]))
+         WITH ORDINALITY AS t(${names.join(', ')}, lock_token, position)`;
+  const bindings = [
+    ...answers.bindings,
+    // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
+    ...fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type))),
+    records.map((record) => record.answer.claim.lockToken),
+    ...commands.bindings,
+  ] as unknown as readonly Knex.RawBinding[];
+  const insert = (from: string) => `INSERT INTO ${table.name} (${names.join(', ')})
        SELECT ${names.map((name) => `t.${name}`).join(', ')}
-       FROM unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}, CAST(? AS uuid[]))
-         WITH ORDINALITY AS t(${names.join(', ')}, lock_token, position)
-       JOIN answer ON answer.lock_token = t.lock_token
+       FROM ${from}
        ORDER BY t.position
-       RETURNING id, seq
-     ),
+       RETURNING id, seq`;
+  if (!table.claim) {
+    return {
+      sql: `WITH answer AS (${answers.sql}),
+     created AS (${insert(`${rows} JOIN answer ON answer.lock_token = t.lock_token`)}),
      command AS (${commands.sql})
      SELECT id, seq FROM created`,
-    bindings: [
-      ...answers.bindings,
-      // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
-      ...fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type))),
-      records.map((record) => record.answer.claim.lockToken),
-      ...commands.bindings,
-    ] as unknown as readonly Knex.RawBinding[],
+      bindings,
+    };
+  }
+  // A record whose key was written but whose claim did not hold comes back with a null seq.
+  return {
+    sql: `WITH answer AS (${answers.sql}),
+     input AS (SELECT t.* FROM ${rows} JOIN answer ON answer.lock_token = t.lock_token),
+     claimed AS (${claimUpdate(table.claim as RecordClaim, 'input t')}),
+     created AS (${insert('input t JOIN claimed ON claimed.id = t.id')}),
+     command AS (${commands.sql})
+     SELECT t.id, created.seq FROM input t LEFT JOIN created ON created.id = t.id`,
+    bindings,
   };
 }
 
 /** recordStatement run: for each record, its seq, or null when its key was not written (nothing of it was). */
 export async function insertRecords<Draft extends { id: string }>(db: Db, table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): Promise<Array<string | null>> {
   const statement = recordStatement(table, keyWrite, records);
-  const result = await prepared<{ rows: Array<{ id: string; seq: string }> }>(db, statement.sql, statement.bindings);
-  const seqs = new Map(result.rows.map((row) => [row.id, row.seq]));
+  const run = async (on: Db | Tx) => {
+    const result = await prepared<{ rows: Array<{ id: string; seq: string | null }> }>(on, statement.sql, statement.bindings);
+    // A claim that did not hold undoes the whole statement: a key written without its record would answer 202 for nothing.
+    const refused = result.rows.find((row) => row.seq === null);
+    if (refused) throw new ClaimRefusedError(refused.id);
+    return result.rows;
+  };
+  const rows = table.claim ? await db.transaction((tx) => run(tx)) : await run(db);
+  const seqs = new Map(rows.map((row) => [row.id, row.seq]));
   return records.map((record) => seqs.get(record.draft.id) ?? null);
 }
 
@@ -134,6 +200,8 @@ export interface RecordStep {
   table: string;
   waiting: string;
   recorded: string;
+  /** The claim the step's records made (RecordTable.claim), given back when the ledger refuses one. */
+  claim?: RecordClaim;
 }
 
 /**
@@ -211,6 +279,17 @@ function stepUpdate(step: RecordStep, outcomes: readonly ScopedOutcome[], seqs?:
 export async function finishSteps(db: Db | Tx, step: RecordStep, outcomes: readonly ScopedOutcome[]): Promise<number> {
   if (outcomes.length === 0) return 0;
   const statement = stepUpdate(step, outcomes);
+  if (step.claim) {
+    const released = await prepared<{ rows: Array<{ finished: string }> }>(
+      db,
+      `WITH finished AS (${statement.sql}
+         RETURNING r.*, u.failure_code IS NOT NULL AS refused),
+       released AS (${claimRelease(step.claim, 'finished')})
+       SELECT count(*)::text AS finished FROM finished`,
+      statement.bindings,
+    );
+    return Number(released.rows[0]?.finished ?? 0);
+  }
   const result = await prepared<{ rowCount: number | null }>(db, statement.sql, statement.bindings);
   return result.rowCount ?? 0;
 }

@@ -21,11 +21,13 @@ import {
   type Tx,
 } from '@wallet/kit';
 import {
+  ClaimRefusedError,
   finishSteps,
   insertRecords,
   type KeyWrite,
   type NewRecord,
   type PostedStep,
+  type RecordClaim,
   type RecordScope,
   type RecordStep,
   type RecordTable,
@@ -110,12 +112,19 @@ export function ledgerRefusal(failureCode: string | null, messages: Partial<Reco
 export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> extends StepReads<Stored> {
   /** The records' type, as awaited records (Postings.awaits) and spans name them. */
   recordType: string;
+  /**
+   * Whether the movement waits for a checker: 'none' posts at once. A movement that needs a
+   * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
+   */
+  approval?: 'none';
   records: RecordTable<Draft>;
   keyWrite: KeyWrite;
   step: RecordStep;
   /** The record its creating statement writes; `seq` is '' until the statement returned it. */
   created(scope: RecordScope, draft: Draft, seq: string): Stored;
   refusalOf(record: Stored): AppError;
+  /** With records.claim: why a record's claim did not hold, as the error the client gets (nothing of the record was written). */
+  claimRefused?(db: Db, scope: RecordScope, draft: Draft): Promise<AppError>;
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
   show(record: Stored): Shown;
   /** The 404 of an id this scope has no record of. */
@@ -178,15 +187,19 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   private readonly insert: (record: NewRecord<Draft>) => Promise<string | null>;
   /** Entries confirmed in one turn (one ledger batch's replies) are recorded, with their answers, together. */
   private readonly recordPosted: (posted: Posted) => Promise<boolean>;
+  /** The declared step, giving back the records' claim when the ledger refuses one. */
+  private readonly step: RecordStep;
 
   constructor(
     protected readonly deps: MoneyCommandDeps,
     readonly declaration: MoneyCommandDeclaration<Draft, Stored, Shown>,
   ) {
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
+    const claim = declaration.records.claim;
+    this.step = claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
     this.insert = microBatch((records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records), options);
     this.recordPosted = microBatch(async (batch: Posted[]) => {
-      const stored = await recordPosted(deps.db, declaration.step, batch, finalAnswersStatement(batch.map((each) => each.answer)));
+      const stored = await recordPosted(deps.db, this.step, batch, finalAnswersStatement(batch.map((each) => each.answer)));
       return batch.map((each) => stored.has(each.answer.claim.lockToken));
     }, options);
   }
@@ -211,6 +224,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     } catch (error) {
       handOver.abandon();
       reply.cancel();
+      if (error instanceof ClaimRefusedError && declaration.claimRefused) throw await declaration.claimRefused(this.deps.db, scope, draft);
       throw error;
     }
     // The command goes out now, batched with those of the same turn, without a relay pass.
@@ -231,7 +245,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */
   async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await finishSteps(tx, this.declaration.step, scopedOutcomesOf(results));
+    await finishSteps(tx, this.step, scopedOutcomesOf(results));
   }
 
   private async finish(created: Stored, commandId: string, outcome: StepOutcome, answers: CommandAnswers): Promise<CommandResult<Shown>> {
@@ -266,7 +280,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const declaration = this.declaration;
     const scope = this.scopeOf(created);
     const finished = await this.deps.db.transaction(async (tx) => {
-      await finishSteps(tx, declaration.step, [{ scope, id: created.id, outcome }]);
+      await finishSteps(tx, this.step, [{ scope, id: created.id, outcome }]);
       const current = await declaration.find(tx, scope, created.id);
       if (!current) throw new Error(`${declaration.recordType} ${created.id} vanished while it was finished`);
       if (declaration.isRefused(current)) await answers.rememberRefusal(tx, declaration.refusalOf(current));

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { claimIdempotencyKey, createDb, createIdempotencyTable, createOutboxTable, type Db, finalAnswersStatement, type IdempotencyClaim, IDEMPOTENCY_TABLE, jsonResponse, OUTBOX_TABLE, type OutboxMessage } from '@wallet/kit';
-import { finishSteps, insertRecords, type NewRecord, type RecordTable, recordPosted, settlementStep } from '@wallet/money-commands';
+import { ClaimRefusedError, finishSteps, insertRecords, type NewRecord, type RecordClaim, type RecordTable, recordPosted, settlementStep } from '@wallet/money-commands';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 interface Thing {
@@ -24,6 +24,10 @@ beforeAll(async () => {
   await db.raw(`CREATE TABLE things (
     seq bigserial NOT NULL, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, amount numeric NOT NULL, detail jsonb, note text,
     created_at timestamptz NOT NULL, status text NOT NULL DEFAULT 'pending', journal_entry_id text, failure_code text, finished_at timestamptz)`);
+  await db.raw(`CREATE TABLE pots (id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, status text NOT NULL, cap numeric NOT NULL, taken numeric NOT NULL DEFAULT 0)`);
+  await db.raw(`CREATE TABLE shares (
+    seq bigserial NOT NULL, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, pot_id text NOT NULL REFERENCES pots (id), amount numeric NOT NULL,
+    status text NOT NULL DEFAULT 'pending', journal_entry_id text, failure_code text, finished_at timestamptz)`);
 });
 
 afterAll(async () => {
@@ -190,5 +194,92 @@ describe('the statements that record the ledger’s answer to a step', () => {
     const wrongSeq = String(BigInt(thing.seq) + 1000n);
     await recordPosted(db, THING_POSTING, [{ scope, record: { id: thing.record.draft.id, seq: wrongSeq }, journalEntryId: 'je_x' }], finalAnswersStatement([answer]));
     expect(await thingRow(thing.record.draft.id)).toMatchObject({ status: 'pending', journal_entry_id: null });
+  });
+});
+
+interface Share {
+  id: string;
+  potId: string;
+  amount: string;
+}
+
+const SHARE_CLAIM: RecordClaim<Share> = { claimTable: 'pots', key: 'potId', when: "c.status = 'open'", totals: [{ total: 'taken', adds: 'amount', upTo: 'cap' }] };
+const SHARES: RecordTable<Share> = { name: 'shares', columns: { id: 'text', tenantId: 'text', environment: 'text', potId: 'text', amount: 'numeric' }, claim: SHARE_CLAIM };
+const SHARE_POSTING = { ...settlementStep('shares'), claim: SHARE_CLAIM as RecordClaim };
+
+describe('a record that claims a share of another row', () => {
+  async function newPot(cap: string, status = 'open', inScope = scope): Promise<string> {
+    const id = `pot_${randomUUID()}`;
+    await db('pots').insert({ id, tenant_id: inScope.tenantId, environment: inScope.environment, status, cap });
+    return id;
+  }
+
+  function newShare(potId: string, amount: string, claim = firstWriteClaim()): NewRecord<Share> {
+    const id = `sh_${randomUUID()}`;
+    return { scope, draft: { id, potId, amount }, answer: { claim, response: jsonResponse(202, { id }) }, messages: [message(id, 'post')] };
+  }
+
+  async function taken(potId: string): Promise<string> {
+    return String(Number((await db('pots').where({ id: potId }).first('taken')).taken));
+  }
+
+  async function nothingOf(share: NewRecord<Share>): Promise<void> {
+    expect([await db('shares').where({ id: share.draft.id }).first(), await keyRow(share.answer.claim), await messagesOf(share.draft.id)]).toEqual([undefined, undefined, []]);
+  }
+
+  it('is written with its claim where the claim holds, and nothing of it where it does not', async () => {
+    const pot = await newPot('10');
+    const fits = newShare(pot, '6');
+    expect(await insertRecords(db, SHARES, 'first-write', [fits])).toEqual([expect.stringMatching(/^\d+$/)]);
+    expect([await taken(pot), await messagesOf(fits.draft.id), (await keyRow(fits.answer.claim))?.response_status]).toEqual(['6', [`${fits.draft.id}:post`], 202]);
+
+    const over = newShare(pot, '4.01');
+    await expect(insertRecords(db, SHARES, 'first-write', [over])).rejects.toBeInstanceOf(ClaimRefusedError);
+    await nothingOf(over);
+    const closed = newShare(await newPot('10', 'closed'), '1');
+    await expect(insertRecords(db, SHARES, 'first-write', [closed])).rejects.toBeInstanceOf(ClaimRefusedError);
+    await nothingOf(closed);
+    const elsewhere = newShare(await newPot('10', 'open', { tenantId: 'tn_other', environment: 'test' }), '1');
+    await expect(insertRecords(db, SHARES, 'first-write', [elsewhere])).rejects.toBeInstanceOf(ClaimRefusedError);
+    await nothingOf(elsewhere);
+    expect(await taken(pot)).toBe('6');
+  });
+
+  it('undoes the whole statement when one claim of it does not hold, two on one row included (each is then run alone)', async () => {
+    const pot = await newPot('10');
+    const first = newShare(pot, '3');
+    const second = newShare(pot, '3');
+    await expect(insertRecords(db, SHARES, 'first-write', [first, second])).rejects.toBeInstanceOf(ClaimRefusedError);
+    await nothingOf(first);
+    await nothingOf(second);
+    expect(await taken(pot)).toBe('0');
+    for (const share of [first, second]) expect(await insertRecords(db, SHARES, 'first-write', [share])).toEqual([expect.stringMatching(/^\d+$/)]);
+    expect(await taken(pot)).toBe('6');
+  });
+
+  it('claims nothing for a record whose key another attempt wrote first', async () => {
+    const pot = await newPot('10');
+    const claim = firstWriteClaim();
+    expect(await insertRecords(db, SHARES, 'first-write', [newShare(pot, '2', claim)])).toEqual([expect.stringMatching(/^\d+$/)]);
+    const retry = newShare(pot, '2', { ...claim, lockToken: randomUUID() });
+    expect(await insertRecords(db, SHARES, 'first-write', [retry])).toEqual([null]);
+    expect(await taken(pot)).toBe('2');
+  });
+
+  it("gives the claims back when the ledger refuses their records, summed per row, and never for a posted one or twice", async () => {
+    const pot = await newPot('10');
+    const shares = [newShare(pot, '1'), newShare(pot, '2'), newShare(pot, '3')];
+    for (const share of shares) await insertRecords(db, SHARES, 'first-write', [share]);
+    expect(await taken(pot)).toBe('6');
+    const [posted, refused, alsoRefused] = shares.map((share) => share.draft.id) as [string, string, string];
+    const outcomes = [
+      { scope, id: posted, outcome: { status: 'posted' as const, journalEntryId: 'je_1' } },
+      { scope, id: refused, outcome: { status: 'refused' as const, failureCode: 'INSUFFICIENT_FUNDS' } },
+      { scope, id: alsoRefused, outcome: { status: 'refused' as const, failureCode: 'INSUFFICIENT_FUNDS' } },
+    ];
+    expect(await finishSteps(db, SHARE_POSTING, outcomes)).toBe(3);
+    expect(await taken(pot)).toBe('1');
+    expect(await finishSteps(db, SHARE_POSTING, outcomes)).toBe(0);
+    expect(await taken(pot)).toBe('1');
   });
 });

@@ -165,6 +165,9 @@ function transfersNamespace(client: RouteCaller) {
     create: (body: RouteBody<typeof T.create>, options?: RequestOptions) => client.call(T.create, { body }, options),
     list: (query?: RouteQuery<typeof T.list>, options?: RequestOptions) => client.call(T.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(T.get, { params: { id } }, options),
+    /** Reverses part or all of a completed transfer; 201 completed or 202 pending, as creation. */
+    reverse: (id: string, body: RouteBody<typeof T.reverse>, options?: RequestOptions) => client.call(T.reverse, { params: { id }, body }, options),
+    reversals: (id: string, query?: RouteQuery<typeof T.listReversals>, options?: RequestOptions) => client.call(T.listReversals, { params: { id }, query }, options),
   };
 }
 

@@ -146,6 +146,7 @@ export const SDK_ROUTES = {
 export const IDEMPOTENT_CREATE_PATHS: ReadonlySet<string> = new Set([
   '/v1/wallets',
   '/v1/transfers',
+  '/v1/transfers/{id}/reversals',
   '/v1/payouts',
   '/v1/deposits/bank-slips',
   '/v1/admin/money/float-deposits',

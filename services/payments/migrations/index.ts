@@ -15,6 +15,7 @@ import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 import * as transfersStorage from './20261230120000_transfers_storage';
 import * as operationalMetrics from './20270102120000_operational_metrics';
+import * as transferReversals from './20270103120000_transfer_reversals';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
   { name: '20261230120000_transfers_storage', ...transfersStorage },
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
+  { name: '20270103120000_transfer_reversals', ...transferReversals },
 ];

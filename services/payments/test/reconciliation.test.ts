@@ -358,7 +358,7 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(first.coverage).toMatchObject({ mode: 'incremental', journal: { afterSeq: '0' } });
     expect(covered(first, 'deposit')).toMatchObject({ afterRecordSeq: '0', records: 2, afterEntrySeq: '0', entries: 2 });
     expect(covered(first, 'transfer')).toMatchObject({ records: 1, entries: 1 });
-    expect(first.coverage?.records?.map((each) => each.referenceType).sort()).toEqual(['deposit', 'float_deposit', 'payout_case', 'transfer', 'withdrawal']);
+    expect(first.coverage?.records?.map((each) => each.referenceType).sort()).toEqual(['deposit', 'float_deposit', 'payout_case', 'transfer', 'transfer_reversal', 'withdrawal']);
     await settle(tenant);
 
     await transfer(tenant, bob, alice, '3.00');

@@ -52,6 +52,37 @@ export const transferQuerySchema = pageQuerySchema.extend({
 });
 export type TransferQuery = z.infer<typeof transferQuerySchema>;
 
+/**
+ * `POST /v1/transfers/{id}/reversals` (Idempotency-Key required): gives back part or all of a
+ * completed transfer. `amount` omitted reverses what is not reversed yet; `refundFee` hands the
+ * sender the transfer's fee back as well (once per transfer).
+ */
+export const createTransferReversalBodySchema = z.object({
+  amount: amountStringSchema.optional(),
+  reason: z.string().trim().min(1).max(500),
+  refundFee: z.boolean().optional(),
+});
+export type CreateTransferReversalBody = z.infer<typeof createTransferReversalBodySchema>;
+
+/** A reversal as the API shows it: `pending` until the ledger answers, then `completed` with its entry or `failed` with the ledger's code. */
+export const transferReversalSchema = z.object({
+  id: z.string(),
+  transferId: z.string(),
+  amount: amountStringSchema,
+  currencyCode: z.string(),
+  /** The transfer's fee handed back to the sender; "0.00" when the fee was not refunded. */
+  feeRefunded: amountStringSchema,
+  reason: z.string(),
+  status: transferStatusSchema,
+  journalEntryId: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  /** True while pending: the ledger has not answered yet. */
+  awaitingLedger: z.literal(true).optional(),
+  createdAt: timestampSchema,
+});
+export type TransferReversal = z.infer<typeof transferReversalSchema>;
+export const transferReversalPageSchema = pageSchema(transferReversalSchema);
+
 export const transferRoutes = {
   create: {
     method: 'post',
@@ -83,6 +114,28 @@ export const transferRoutes = {
     service: 'payments',
     scope: 'wallets:read',
     success: { status: 200, schema: transferSchema },
+  },
+  reverse: {
+    method: 'post',
+    path: '/v1/transfers/{id}/reversals',
+    idempotencyKey: 'required',
+    summary:
+      "Reverse part or all of a completed transfer: the receiver's wallet gives the amount back to the sender's (`transfer_reversal`, naming the transfer's entry), and with refundFee the transfer's fee and commission lines are undone (once per transfer). amount omitted reverses what is left. 201 completed; 202 pending when the ledger has not confirmed within the deadline; 404 TRANSFER_NOT_FOUND; 409 TRANSFER_NOT_REVERSIBLE unless the transfer is completed; 422 REVERSAL_EXCEEDS_TRANSFER (details.reversible) when the transfer's reversals would pass its amount, FEE_ALREADY_REFUNDED, or the ledger's code (INSUFFICIENT_FUNDS when the receiver no longer holds the amount) with details.reversalId. Idempotency-Key required",
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'transfers:create',
+    body: createTransferReversalBodySchema,
+    success: { status: 201, schema: transferReversalSchema },
+  },
+  listReversals: {
+    method: 'get',
+    path: '/v1/transfers/{id}/reversals',
+    summary: "A transfer's reversals, newest first, failed ones included; 404 TRANSFER_NOT_FOUND",
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    query: pageQuerySchema,
+    success: { status: 200, schema: transferReversalPageSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

@@ -9,6 +9,7 @@ export const JOURNAL_KINDS = [
   'momo_deposit',
   'bank_deposit',
   'transfer',
+  'transfer_reversal',
   'payout_hold',
   'payout_settle',
   'payout_release',

@@ -6,7 +6,8 @@ import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposit
 import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
-import { type ReconciledTransfer, transfersAfter, transfersByIds } from '../transfers/transfer-records';
+import { reversalPostCommand } from '../transfers/transfer-reversal-posting';
+import { type ReconciledReversal, type ReconciledTransfer, reversalsAfter, reversalsByIds, transfersAfter, transfersByIds } from '../transfers/transfer-records';
 
 function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
   const command = transferPostCommand(transfer, transfer.from, transfer.to);
@@ -32,6 +33,19 @@ export const transferSource = singleEntrySource({
   rowsByIds: (db, ids) => transfersByIds(db, null, ids),
   rowsAfter: transfersAfter,
   posting: transferPosting,
+});
+
+function reversalPosting(reversal: ReconciledReversal): Omit<ExpectedPosting, 'journalEntryId'> {
+  const command = reversalPostCommand(reversal, { journalEntryId: reversal.transferEntryId ?? '', from: reversal.from, to: reversal.to });
+  return { kind: command.kind, reference: command.reference, lines: command.lines };
+}
+
+export const transferReversalSource = singleEntrySource({
+  referenceType: 'transfer_reversal',
+  table: 'transfer_reversals',
+  rowsByIds: reversalsByIds,
+  rowsAfter: reversalsAfter,
+  posting: reversalPosting,
 });
 
 export const depositSource = singleEntrySource({

@@ -2,7 +2,7 @@ import { BackgroundPace, type Features, type ServiceConfig, type ServiceParts } 
 import { LedgerReads } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { walletsConfigShape } from '../wallets/wallets-feature';
-import { depositSource, payoutCaseSource, transferSource } from './business-record-sources';
+import { depositSource, payoutCaseSource, transferReversalSource, transferSource } from './business-record-sources';
 import { ReconciliationFullRuns } from './reconciliation-full-runs';
 import { reconciliationRouter } from './reconciliation-router';
 import { ReconciliationSchedule } from './reconciliation-schedule';
@@ -42,7 +42,7 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
     db,
     ledger,
     journal: ledger,
-    sources: [transferSource, depositSource, payoutCaseSource],
+    sources: [transferSource, transferReversalSource, depositSource, payoutCaseSource],
     treasury,
     slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,
     lookbackMs: config.PAYMENTS_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,

@@ -1,21 +1,27 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import type { Postings } from '@wallet/money-commands';
 import { z } from 'zod';
+import { TransferReversals } from './transfer-reversals';
+import { transferReversalsRouter } from './transfer-reversals-router';
 import { transfersRouter } from './transfers-router';
 import { TransfersService } from './transfers-service';
 
 export const transfersConfigShape = {
-  /** How long POST /v1/transfers waits for the ledger's answer before answering 202 with the transfer pending. */
+  /** How long POST /v1/transfers (and a reversal) waits for the ledger's answer before answering 202 with the transfer pending. */
   PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
 };
 
-/** Transfers: their routes, and the finisher that records the ledger's events on them. */
+/** Transfers and their reversals: their routes, and the finishers that record the ledger's events on them. */
 export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory }): Features {
   const { config, db, relay, logger } = parts;
   const transfers = new TransfersService({ db, relay, tenants: deps.tenants, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
   deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
   deps.postings.awaits({ recordType: 'transfer', table: 'transfers', waiting: "r.status = 'pending'" });
+  const reversals = new TransferReversals({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
+  deps.postings.register('transfer_reversal', (tx, results) => reversals.finishFromEvents(tx, results));
+  deps.postings.awaits({ recordType: 'transfer_reversal', table: 'transfer_reversals', waiting: "r.status = 'pending'" });
+  const idempotencyGuard = idempotency({ db, required: true, logger, claimAtFirstWrite: true });
   return {
-    routes: (app) => app.use(transfersRouter(transfers, idempotency({ db, required: true, logger, claimAtFirstWrite: true }))),
+    routes: (app) => app.use(transfersRouter(transfers, idempotencyGuard), transferReversalsRouter(reversals, idempotencyGuard)),
   };
 }
