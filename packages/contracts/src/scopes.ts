@@ -26,7 +26,7 @@ const READ_SCOPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * `ledger:write` covers every money-moving POST: wallets, transfers, bank slips, payouts, float
+ * `ledger:write` covers every money-moving POST: wallets, transfers and their reversals, bank slips, payouts, float
  * deposits and withdrawals. Checker scopes (deposits:verify, payouts:approve, treasury:approve)
  * stay out: an umbrella for makers must not also make its holder a checker.
  */

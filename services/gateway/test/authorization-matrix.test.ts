@@ -16,10 +16,12 @@ const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/deposits/{id}': 'wallets:read',
   'GET /v1/transfers': 'wallets:read',
   'GET /v1/transfers/{id}': 'wallets:read',
+  'GET /v1/transfers/{id}/reversals': 'wallets:read',
   'POST /v1/wallets': 'wallets:create',
   'POST /v1/wallets/{id}/freeze': 'wallets:manage',
   'POST /v1/wallets/{id}/unfreeze': 'wallets:manage',
   'POST /v1/transfers': 'transfers:create',
+  'POST /v1/transfers/{id}/reversals': 'transfers:create',
   'POST /v1/deposits/bank-slips': 'wallet:deposit',
   'POST /v1/bank-statements': 'deposits:verify',
   'POST /v1/deposits/{id}/verify': 'deposits:verify',
@@ -71,7 +73,7 @@ const DECIDED_SCOPE: Record<string, string> = {
 };
 
 /** The money-moving POSTs `ledger:write` covers, by path (section 3), not by scope name. */
-const MONEY_MOVING_POSTS = new Set(['/v1/wallets', '/v1/transfers', '/v1/deposits/bank-slips', '/v1/payouts', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
+const MONEY_MOVING_POSTS = new Set(['/v1/wallets', '/v1/transfers', '/v1/transfers/{id}/reversals', '/v1/deposits/bank-slips', '/v1/payouts', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
 
 /** GETs `ledger:read` does not cover: lists of keys, team and providers are management, guarded by their `*:manage` scope. */
 const MANAGEMENT_GETS = new Set(['api_keys:manage', 'team:manage', 'providers:manage']);
