@@ -67,25 +67,47 @@ export function caseAwaitingLedgerSchema(laterSteps: readonly string[] = []): z.
     .describe(`True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: ${steps}. The status is final once this is false.`);
 }
 
-/** What a case's decision routes differ by: where its case is, who answers, and what they say. */
-export interface CaseDecisionRoutesSpec<Path extends string, Service extends ServiceName, Scope extends string, Shown extends z.ZodType> {
-  /** The case's path template (`/v1/payouts/{id}`); the decisions are `/approve` and `/reject` under it. */
-  casePath: Path;
+/** What a case type's routes differ by: where its cases are, who answers, with which scopes, and what they say. */
+export interface CaseRoutesSpec<CreatePath extends string, ListPath extends string, ItemPath extends string, Service extends ServiceName, Create extends z.ZodType, Query extends z.ZodObject, Page extends z.ZodType, Shown extends z.ZodType> {
+  /**
+   * `create`: where `POST` opens a case (Idempotency-Key required); `list`: where `GET` lists
+   * cases, and `GET <list>/{id}` shows one; `item`: the case's path template (`/v1/payouts/{id}`),
+   * under which the decisions are `/approve` and `/reject`.
+   */
+  paths: { create: CreatePath; list: ListPath; item: ItemPath };
   service: Service;
-  /** The checker's scope, for both decisions. */
-  scope: Scope;
-  /** The case as the API shows it, the answer to either decision. */
-  shown: Shown;
-  summaries: { approve: string; reject: string };
+  scopes: CaseScopes;
+  /** The maker's body, the list's query and page, and the case as shown (the answer to every route but the list). */
+  schemas: { create: Create; query: Query; page: Page; shown: Shown };
+  summaries: { create: string; list: string; get: string; approve: string; reject: string };
 }
 
-/** A case's `approve` and `reject` routes: a checker's body, answered with the case. */
-export function caseDecisionRoutes<const Path extends string, const Service extends ServiceName, const Scope extends string, Shown extends z.ZodType>(
-  spec: CaseDecisionRoutesSpec<Path, Service, Scope, Shown>,
-) {
-  const decision = { method: 'post', surface: 'tenant', service: spec.service, scope: spec.scope, success: { status: 200, schema: spec.shown } } as const;
+export interface CaseScopes {
+  create: string;
+  read: string;
+  approve: string;
+}
+
+/** A case type's five routes: the maker's create, the two reads, and the checker's two decisions (answered with the case). */
+export function caseRoutes<
+  const CreatePath extends string,
+  const ListPath extends string,
+  const ItemPath extends string,
+  const Service extends ServiceName,
+  Create extends z.ZodType,
+  Query extends z.ZodObject,
+  Page extends z.ZodType,
+  Shown extends z.ZodType,
+>(spec: CaseRoutesSpec<CreatePath, ListPath, ItemPath, Service, Create, Query, Page, Shown>) {
+  const { schemas, summaries } = spec;
+  const base = { surface: 'tenant', service: spec.service } as const;
+  const read = { ...base, method: 'get', scope: spec.scopes.read } as const;
+  const decision = { ...base, method: 'post', scope: spec.scopes.approve, success: { status: 200, schema: schemas.shown } } as const;
   return {
-    approve: { ...decision, path: `${spec.casePath}/approve` as const, summary: spec.summaries.approve, body: approveCaseBodySchema },
-    reject: { ...decision, path: `${spec.casePath}/reject` as const, summary: spec.summaries.reject, body: rejectCaseBodySchema },
-  };
+    create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
+    list: { ...read, path: spec.paths.list, summary: summaries.list, query: schemas.query, success: { status: 200, schema: schemas.page } },
+    get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: summaries.get, success: { status: 200, schema: schemas.shown } },
+    approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
+    reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },
+  } as const;
 }

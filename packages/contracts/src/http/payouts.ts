@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
-import { caseAwaitingLedgerSchema, caseDecisionFields, caseDecisionRoutes, caseQuerySchema, caseRequestFields } from './maker-checker';
+import { caseAwaitingLedgerSchema, caseDecisionFields, caseQuerySchema, caseRoutes, caseRequestFields } from './maker-checker';
 
 /**
  * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
@@ -76,50 +76,21 @@ export const payoutCasePageSchema = pageSchema(payoutCaseSchema);
 export const payoutCaseQuerySchema = caseQuerySchema(payoutStatusSchema, { walletId: idSchema('wallet').optional() });
 export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;
 
-export const payoutRoutes = {
-  create: {
-    method: 'post',
-    path: '/v1/payouts',
-    idempotencyKey: 'required',
-    summary:
+export const payoutRoutes = caseRoutes({
+  paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' },
+  service: 'payments',
+  scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' },
+  schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema },
+  summaries: {
+    create:
       `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
-    surface: 'tenant',
-    service: 'payments',
-    scope: 'payouts:create',
-    body: createPayoutBodySchema,
-    success: { status: 201, schema: payoutCaseSchema },
+    list: 'List payout cases, newest first',
+    get: 'Get a payout case',
+    approve:
+      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+    reject:
+      'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
   },
-  list: {
-    method: 'get',
-    path: '/v1/payouts/cases',
-    summary: 'List payout cases, newest first',
-    surface: 'tenant',
-    service: 'payments',
-    scope: 'payouts:read',
-    query: payoutCaseQuerySchema,
-    success: { status: 200, schema: payoutCasePageSchema },
-  },
-  get: {
-    method: 'get',
-    path: '/v1/payouts/cases/{id}',
-    summary: 'Get a payout case',
-    surface: 'tenant',
-    service: 'payments',
-    scope: 'payouts:read',
-    success: { status: 200, schema: payoutCaseSchema },
-  },
-  ...caseDecisionRoutes({
-    casePath: '/v1/payouts/{id}',
-    service: 'payments',
-    scope: 'payouts:approve',
-    shown: payoutCaseSchema,
-    summaries: {
-      approve:
-        'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-      reject:
-        'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
-    },
-  }),
-} as const satisfies Record<string, RouteContract>;
+}) satisfies Record<string, RouteContract>;
 
 export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);
