@@ -1,5 +1,5 @@
 import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, requireWithinTransactionLimit, type TenantDirectory, type Tx } from '@wallet/kit';
+import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, requireWithinTransactionLimit, type SqlStatement, type TenantDirectory, type Tx } from '@wallet/kit';
 import {
   answerDecision,
   caseDecisionStep,
@@ -8,12 +8,11 @@ import {
   checkDeclaredActor,
   type DecisionAnswers,
   type DecisionResult,
-  recordDecisionWithAnswer,
   undecidableCaseError,
 } from './maker-checker';
 import { requirePermittedMember, type MemberDirectory } from './member-directory';
 import { type CommandAnswers, type CommandResult, commitAndAwait, type LedgerWait, MoneyCommand, type MoneyCommandDeps } from './money-command';
-import { finishSteps, type MoneyRecord, type RecordScope, type RecordStep, type RecordTable, resultsOfSteps, scopedOutcomesOf } from './money-command-statement';
+import { finishSteps, type MoneyRecord, type RecordScope, type RecordStep, type RecordTable, recordPosted, resultsOfSteps, scopedOutcomesOf } from './money-command-statement';
 import { postingMessage } from './postings';
 
 /*
@@ -243,7 +242,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     );
     const recorder = {
       show: (decisionEntryId: string | null) => type.show({ ...decided, decisionEntryId }),
-      recordPosted: (journalEntryId: string, answer: Parameters<typeof recordDecisionWithAnswer>[4]) => recordDecisionWithAnswer(deps.db, type.table.records.name, decided, journalEntryId, answer),
+      // The answer is stored even when the event path recorded the entry first (the same entry); false when another attempt holds the key.
+      recordPosted: async (journalEntryId: string, answer: SqlStatement) => (await recordPosted(deps.db, this.decisionStep, [{ scope, record: decided, journalEntryId }], answer)).size > 0,
       recordRefused: async (failureCode: string) => {
         await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
       },

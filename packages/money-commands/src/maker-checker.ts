@@ -1,8 +1,8 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import { AppError, type Db, IdempotencyInProgressError, idempotencyOf, type InternalClaims, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
+import { AppError, IdempotencyInProgressError, idempotencyOf, type InternalClaims, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
 import type { StepReads } from './money-command';
-import { type PostedStep, type RecordScope, type RecordStep, recordPosted, stepOutcomeOf } from './money-command-statement';
+import { type RecordStep, stepOutcomeOf } from './money-command-statement';
 
 /*
  * What payouts and withdrawals share as maker-checker cases whose steps are ledger entries: the
@@ -144,16 +144,4 @@ export function caseDecisionStep(table: string): RecordStep {
     waiting: "r.status IN ('approved', 'rejected') AND r.decision_entry_id IS NULL AND r.decision_failure_code IS NULL",
     recorded: 'decision_entry_id = u.journal_entry_id, decision_failure_code = u.failure_code',
   };
-}
-
-/**
- * Records the settle or release the ledger posted on a decided case and stores the caller's
- * answer, as one statement, before the answer goes out. The answer is stored even when the event
- * path recorded the entry first (the same entry). False when the answer's part stored nothing
- * (another attempt holds the key).
- */
-export async function recordDecisionWithAnswer(db: Db, table: string, decided: PostedStep['record'] & RecordScope, journalEntryId: string, answer: SqlStatement): Promise<boolean> {
-  const scope = { tenantId: decided.tenantId, environment: decided.environment };
-  const stored = await recordPosted(db, caseDecisionStep(table), [{ scope, record: decided, journalEntryId }], answer);
-  return stored.size > 0;
 }
