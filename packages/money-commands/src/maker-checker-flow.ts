@@ -2,6 +2,7 @@ import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 }
 import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, requireWithinTransactionLimit, type SqlStatement, type TenantDirectory, type Tx } from '@wallet/kit';
 import {
   answerDecision,
+  CASE_AWAITS_LEDGER_SQL,
   caseDecisionStep,
   caseHoldReads,
   caseHoldStep,
@@ -13,7 +14,7 @@ import {
 import { requirePermittedMember, type MemberDirectory } from './member-directory';
 import { type CommandAnswers, type CommandResult, commitAndAwait, type LedgerWait, MoneyCommand, type MoneyCommandDeps } from './money-command';
 import { finishSteps, type MoneyRecord, type RecordScope, type RecordStep, type RecordTable, recordPosted, resultsOfSteps, scopedOutcomesOf } from './money-command-statement';
-import { postingMessage } from './postings';
+import { type AwaitedRecords, postingMessage } from './postings';
 
 /*
  * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
@@ -172,6 +173,11 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       show: type.show,
       notFound: () => this.notFound(),
     });
+  }
+
+  /** This type's cases as records that may await the ledger (the pending-age metric): a hold or a decision not yet posted. */
+  get awaitedRecords(): AwaitedRecords {
+    return { recordType: this.type.names.recordType, table: this.type.table.records.name, waiting: CASE_AWAITS_LEDGER_SQL };
   }
 
   /** What needs no lookup, first: the declared actor, then the amount. */

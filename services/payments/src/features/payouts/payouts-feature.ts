@@ -1,5 +1,5 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import { CASE_AWAITS_LEDGER_SQL, MemberDirectory, type Postings } from '@wallet/money-commands';
+import { MemberDirectory, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { depositsConfigShape } from '../deposits/deposits-feature';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
@@ -37,7 +37,7 @@ export function startPayouts(parts: ServiceParts<PayoutsConfig>, deps: { posting
   const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS, logger });
   const payouts = new PayoutsService({ db, relay, postings: deps.postings, members, tenants: deps.tenants, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
   deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
-  deps.postings.awaits({ recordType: 'payout', table: 'payout_cases', waiting: CASE_AWAITS_LEDGER_SQL });
+  deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({
     db,
     relay,

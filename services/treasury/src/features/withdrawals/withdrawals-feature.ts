@@ -1,5 +1,5 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import { CASE_AWAITS_LEDGER_SQL, type MemberDirectory, type Postings } from '@wallet/money-commands';
+import { type MemberDirectory, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { floatDepositsConfigShape } from '../float-deposits/float-deposits-feature';
 import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
@@ -20,7 +20,7 @@ export function startWithdrawals(parts: ServiceParts<WithdrawalsConfig>, deps: {
   const { config, db, relay, logger } = parts;
   const withdrawals = new WithdrawalsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
   deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
-  deps.postings.awaits({ recordType: 'withdrawal', table: 'withdrawals', waiting: CASE_AWAITS_LEDGER_SQL });
+  deps.postings.awaits(withdrawals.awaitedRecords);
   return {
     routes: (app) =>
       app.use(
