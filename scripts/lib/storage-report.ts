@@ -32,12 +32,23 @@ const TABLE_SIZES_SQL = `
    WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema()
    ORDER BY c.relname`;
 
-/** Vacuums and analyzes one database, then reads every table's size. */
-export async function databaseSize(connectionString: string, label: string): Promise<DatabaseSize> {
+/** What autovacuum would have done by now: dead rows reclaimed, visibility and statistics set. */
+export async function vacuumAnalyze(connectionString: string): Promise<void> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Vacuums and analyzes one database, then reads every table's size. */
+export async function databaseSize(connectionString: string, label: string): Promise<DatabaseSize> {
+  await vacuumAnalyze(connectionString);
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
     const result = await client.query<{ table: string; heap_bytes: string; index_bytes: string; toast_bytes: string; rows: string }>(TABLE_SIZES_SQL);
     const tables = result.rows.map((row) => ({ table: row.table, heapBytes: Number(row.heap_bytes), indexBytes: Number(row.index_bytes), toastBytes: Number(row.toast_bytes), rows: Number(row.rows) }));
     return { database: label, tables, totalBytes: tables.reduce((sum, table) => sum + table.heapBytes + table.indexBytes + table.toastBytes, 0) };
