@@ -20,6 +20,7 @@ export * from './route-contract';
 export * from './http/audit';
 export * from './http/momo-providers';
 export * from './http/team';
+export * from './http/dashboard';
 export * from './http/request-logs';
 export * from './http/wallets';
 export * from './http/fees';
