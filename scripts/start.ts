@@ -56,6 +56,10 @@ function portOf(spec: ServiceSpec, env: NodeJS.ProcessEnv): number {
   return Number(env[spec.portVariable] ?? spec.defaultPort);
 }
 
+function dashboardUrl(env: NodeJS.ProcessEnv): string {
+  return `http://127.0.0.1:${Number(env.DASHBOARD_PORT ?? 8082)}`;
+}
+
 function selectedServices(names: string[]): ServiceSpec[] {
   if (names.length === 0) return SERVICES;
   const unknown = names.filter((name) => !SERVICES.some((spec) => spec.name === name));
@@ -111,6 +115,8 @@ function environment(): { env: NodeJS.ProcessEnv; developmentSecrets: Array<keyo
   }
   // Treasury's analytics ask the gateway's admin listener for request-log summaries.
   env.GATEWAY_INTERNAL_URL ??= `http://127.0.0.1:${Number(env.ADMIN_PORT ?? 8081)}`;
+  // Invite e-mails link to the dashboard's accept-invite page.
+  env.DASHBOARD_URL ??= dashboardUrl(env);
   return { env, developmentSecrets: missing };
 }
 
@@ -215,6 +221,7 @@ async function main(): Promise<void> {
       say(`  API       ${base}`);
       say(`  Admin     http://127.0.0.1:${Number(env.ADMIN_PORT ?? 8081)}`);
       say(`  API docs  ${base}/docs`);
+      say(`  Dashboard ${dashboardUrl(env)}`);
     } else {
       say(`  ${spec.name.padEnd(9)} ${base} (internal)`);
     }

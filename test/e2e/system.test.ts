@@ -34,7 +34,7 @@ describe('the whole system, started as the README says', () => {
     for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
     ledgerDatabaseUrl = env.LEDGER_DATABASE_URL as string;
     env.AMQP_URL = await createTestVhost('e2e');
-    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
     for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
     system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     system.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -78,7 +78,7 @@ describe('traces across the services', () => {
     receiver = await startReceiver();
     for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`);
     env.AMQP_URL = await createTestVhost('trace');
-    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
     for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
     for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
     Object.assign(env, {

@@ -65,6 +65,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     TREASURY_PORT: '0',
     GATEWAY_PORT: '0',
     ADMIN_PORT: '0',
+    DASHBOARD_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...extraEnv,
   };

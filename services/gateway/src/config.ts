@@ -17,6 +17,13 @@ export const gatewayConfigShape = {
   /** The admin listener serves only the system surface; it may bind to a more private host. */
   ADMIN_PORT: port(8081),
   ADMIN_HOST: z.string().min(1).optional(),
+  /** The dashboard's pages and, on the same origin, the tenant API with a cookie session (`{demo_url}`). */
+  DASHBOARD_PORT: port(8082),
+  DASHBOARD_HOST: z.string().min(1).optional(),
+  /** The built app; relative to the working directory. */
+  DASHBOARD_DIST: z.string().min(1).default('apps/dashboard/dist'),
+  /** `true` behind a TLS terminator: the cookies are then Secure and the pages' origin is https. */
+  DASHBOARD_SECURE_COOKIES: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   IDENTITY_URL: upstreamUrl('http://127.0.0.1:8091'),
   LEDGER_URL: upstreamUrl('http://127.0.0.1:8092'),
   PAYMENTS_URL: upstreamUrl('http://127.0.0.1:8093'),

@@ -1,5 +1,9 @@
 import { AppError, correlationMiddleware, errorMiddleware, healthHandler, type Logger, metricsHandler, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
 import express from 'express';
+import type { CookiePolicy } from './features/dashboard/dashboard-cookies';
+import { cookieCredentials, dashboardSessionRouter, sessionIntoCookie } from './features/dashboard/dashboard-session';
+import { dashboardSecurityHeaders, dashboardStatic } from './features/dashboard/dashboard-static';
+import type { IdentityKeysClient } from './features/auth/identity-keys-client';
 import { docsRouter } from './features/docs/docs-router';
 import { type ProxyDependencies, proxyHandler } from './features/proxy/proxy-router';
 
@@ -11,7 +15,7 @@ interface AppBase {
 }
 
 /** What both listeners share at the front (correlation id, timing) and at the back (404, error body). */
-function withFrameAround(base: AppBase, listener: 'public' | 'admin', mount: (app: express.Express) => void): express.Express {
+function withFrameAround(base: AppBase, listener: 'public' | 'admin' | 'dashboard', mount: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -21,7 +25,7 @@ function withFrameAround(base: AppBase, listener: 'public' | 'admin', mount: (ap
     response.on('finish', () => {
       // Route templates, never raw paths, so the label set stays bounded.
       const route = (response.locals.metricRoute as string | undefined) ?? (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      end({ route: listener === 'admin' ? `admin:${route}` : route, status: String(response.statusCode) });
+      end({ route: listener === 'public' ? route : `${listener}:${route}`, status: String(response.statusCode) });
     });
     next();
   });
@@ -60,5 +64,28 @@ export function createAdminApp(options: AppBase & { proxy: ProxyDependencies; in
     app.use(metricsHandler(options.metrics));
     if (options.internal) app.use(options.internal);
     app.use(proxyHandler(options.proxy));
+  });
+}
+
+export interface DashboardAppOptions extends AppBase {
+  proxy: ProxyDependencies;
+  identity: Pick<IdentityKeysClient, 'authenticateSession' | 'endSession'>;
+  cookies: CookiePolicy;
+  /** The built app (apps/dashboard/dist). */
+  distDir: string;
+}
+
+/**
+ * `{demo_url}`: the dashboard's pages and, on the same origin, the tenant API (and login) with
+ * the session in a cookie. Each API request still goes through the proxy's scopes, rate limits
+ * and request logs, as the member of the session.
+ */
+export function createDashboardApp(options: DashboardAppOptions): express.Express {
+  return withFrameAround(options, 'dashboard', (app) => {
+    app.use(dashboardSecurityHeaders);
+    app.use(cookieCredentials(options.cookies));
+    app.use(dashboardSessionRouter(options.identity, options.cookies));
+    app.use(proxyHandler({ ...options.proxy, rewriteAnswer: sessionIntoCookie(options.cookies) }));
+    app.use(dashboardStatic(options.distDir));
   });
 }

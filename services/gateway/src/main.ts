@@ -1,6 +1,7 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
 import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, useCursorSecret } from '@wallet/kit';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { migrations } from '../migrations';
 import { version } from '../package.json';
 import { loadGatewayConfig, rateLimitPolicies } from './config';
@@ -24,7 +25,8 @@ import { requestLogRoutes } from './features/request-logs/request-log-routes';
 import { createRequestLogStore } from './features/request-logs/request-log-store';
 import { createRequestLogWriter } from './features/request-logs/request-log-writer';
 import { compileRouteTable, isAdminPath } from './features/routing/route-table';
-import { createAdminApp, createPublicApp, SERVICE } from './gateway-app';
+import { createAdminApp, createDashboardApp, createPublicApp, SERVICE } from './gateway-app';
+import { isDashboardRoute } from './features/dashboard/dashboard-session';
 
 export interface RunningService {
   port: number;
@@ -34,6 +36,8 @@ export interface RunningService {
 export interface RunningGateway extends RunningService {
   /** The admin listener's real port (the system surface only). */
   adminPort: number;
+  /** The dashboard listener's real port. */
+  dashboardPort: number;
 }
 
 export interface GatewayOptions {
@@ -145,15 +149,27 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       internal: requestLogInternalRouter(requestLogStore, config.INTERNAL_TOKEN_SECRET),
     });
 
+    const dashboardApp = createDashboardApp({
+      logger,
+      metrics,
+      proxy: { ...proxyBase, table: compileRouteTable(routes.filter(isDashboardRoute)) },
+      identity,
+      cookies: { secure: config.DASHBOARD_SECURE_COOKIES },
+      distDir: path.resolve(config.DASHBOARD_DIST),
+    });
+
     const publicServer = await listen(publicApp, config.GATEWAY_PORT, config.HOST);
     closers.push(() => closeServer(publicServer));
     const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST ?? config.HOST);
     closers.push(() => closeServer(adminServer));
+    const dashboardServer = await listen(dashboardApp, config.DASHBOARD_PORT, config.DASHBOARD_HOST ?? config.HOST);
+    closers.push(() => closeServer(dashboardServer));
     const port = portOf(publicServer, config.GATEWAY_PORT);
     const adminPort = portOf(adminServer, config.ADMIN_PORT);
-    logger.info({ port, adminPort }, 'gateway listening');
+    const dashboardPort = portOf(dashboardServer, config.DASHBOARD_PORT);
+    logger.info({ port, adminPort, dashboardPort }, 'gateway listening');
 
-    return { port, adminPort, close: closeAll };
+    return { port, adminPort, dashboardPort, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

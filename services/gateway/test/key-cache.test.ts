@@ -18,6 +18,9 @@ function countingIdentity() {
     authenticateSession: async () => {
       throw new Error('not used');
     },
+    endSession: async () => {
+      throw new Error('not used');
+    },
     signingMaterial: (keyId) => {
       asked.push(keyId);
       return new Promise((resolve) => waiting.push(() => resolve(material(keyId))));

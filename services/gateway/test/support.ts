@@ -108,6 +108,7 @@ export function gatewayEnv(upstreams: { identity: string; ledger?: string; payme
     ...process.env,
     GATEWAY_PORT: '0',
     ADMIN_PORT: '0',
+    DASHBOARD_PORT: '0',
     HOST: '127.0.0.1',
     IDENTITY_URL: upstreams.identity,
     LEDGER_URL: upstreams.ledger ?? upstreams.identity,

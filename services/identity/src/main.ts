@@ -42,7 +42,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         SMTP_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^smtps?$/ }).optional()),
         SMTP_FROM: z.string().min(3).default('no-reply@wallet.local'),
         /** Where invite links point: the tenant dashboard's accept-invite page. */
-        DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:3000')),
+        DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:8082')),
         /** How long a dashboard session lasts: 5 minutes to 30 days, default 12 hours. */
         IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
         /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */

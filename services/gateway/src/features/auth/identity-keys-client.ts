@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, apiKeyPrincipalSchema, type SessionPrincipal, sessionPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
+import { type ApiKeyPrincipal, apiKeyPrincipalSchema, logoutResultSchema, type SessionPrincipal, sessionPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
 import { AppError, callInternal, type InternalAnswer, type InternalPeer, type Logger } from '@wallet/kit';
 import { z } from 'zod';
 
@@ -12,6 +12,8 @@ export interface IdentityKeysClient {
   authenticateSecret(key: string): Promise<ApiKeyPrincipal>;
   signingMaterial(keyId: string): Promise<SigningMaterial>;
   authenticateSession(token: string): Promise<SessionPrincipal>;
+  /** Revokes a session; one identity no longer knows is already ended. */
+  endSession(token: string): Promise<void>;
 }
 
 export interface IdentityKeysClientOptions {
@@ -60,5 +62,12 @@ export function createIdentityKeysClient(options: IdentityKeysClientOptions): Id
     authenticateSecret: (key) => call('POST', '/internal/v1/api-keys/authenticate-secret', apiKeyPrincipalSchema, { key }),
     signingMaterial: (keyId) => call('GET', `/internal/v1/api-keys/${encodeURIComponent(keyId)}/signing-material`, signingMaterialSchema),
     authenticateSession: (token) => call('POST', '/internal/v1/sessions/authenticate', sessionPrincipalSchema, { token }),
+    endSession: async (token) => {
+      try {
+        await call('POST', '/v1/auth/logout', logoutResultSchema, { token });
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'INVALID_SESSION')) throw error;
+      }
+    },
   };
 }

@@ -9,7 +9,7 @@ import { notePrincipal, noteUpstreamAnswer, requestLogRecorder } from '../reques
 import type { RequestLogWriter } from '../request-logs/request-log-writer';
 import type { RouteTable } from '../routing/route-table';
 import { type LocalRoutes, localRouteKey } from './local-routes';
-import type { UpstreamClient, UpstreamService } from './upstream-client';
+import type { UpstreamClient, UpstreamResponse, UpstreamService } from './upstream-client';
 
 /** The only client headers a service sees; credentials and hop-by-hop headers stay here. */
 const FORWARDED_HEADERS = ['content-type', 'idempotency-key', 'x-service-actor-type', 'x-service-actor-id'] as const;
@@ -28,6 +28,8 @@ export interface ProxyDependencies {
   localRoutes: LocalRoutes;
   /** Told of every upstream answer, after it was sent on: what the gateway must learn from a change it passed (a key revoked). */
   onUpstreamAnswer?: (route: RouteContract, path: string, status: number) => void;
+  /** Changes an upstream answer before it is sent on (the dashboard keeps a new session's token out of the page). */
+  rewriteAnswer?: (route: RouteContract, answer: UpstreamResponse, request: Request, response: Response) => UpstreamResponse;
 }
 
 function splitUrl(originalUrl: string): { path: string; query: string } {
@@ -129,7 +131,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
 
     // An upstream that times out after receiving a write may still commit it: the client's
     // Idempotency-Key is what makes the retry the 503 invites safe.
-    const answer = await dependencies.upstream.forward({
+    const forwarded = await dependencies.upstream.forward({
       service: route.service as UpstreamService,
       method,
       pathWithQuery: request.originalUrl,
@@ -137,6 +139,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
       body: rawBody.length > 0 && !BODYLESS_METHODS.has(method) ? rawBody : undefined,
     });
 
+    const answer = dependencies.rewriteAnswer ? dependencies.rewriteAnswer(route, forwarded, request, response) : forwarded;
     noteUpstreamAnswer(response, answer);
     response.statusCode = answer.status;
     for (const [name, value] of answer.headers) response.setHeader(name, value);
