@@ -10,7 +10,6 @@ import { ApiKeysSection } from './ApiKeysSection';
 import { RequestLogsSection } from './RequestLogsSection';
 
 const routeApi = getRouteApi('/_session/developers');
-type DeveloperTab = (typeof DEVELOPER_TABS)[number];
 
 /** API keys and request logs, each tab shown only to a session that may read it (a finance viewer reads logs, not keys). */
 export function DevelopersPage() {
@@ -28,7 +27,7 @@ export function DevelopersPage() {
     );
   }
   const setTab = (next: string | null) => {
-    if (next === 'keys' || next === 'logs') void navigate({ search: (current) => ({ ...current, tab: next as DeveloperTab }) });
+    if (next === 'keys' || next === 'logs') void navigate({ search: (current) => ({ ...current, tab: next }) });
   };
   return (
     <>

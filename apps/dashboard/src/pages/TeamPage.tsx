@@ -143,7 +143,7 @@ function AddMember() {
   });
   const set = (field: keyof typeof emptyMember) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
   const submit = () => {
-    const checked = checkForm(createTeamMemberBodySchema, { name: values.name, email: values.email.trim(), password: values.password, orgRole: (optionalText(values.orgRole) as OrgRole | undefined) ?? ('' as OrgRole) });
+    const checked = checkForm(createTeamMemberBodySchema, { name: values.name, email: values.email.trim(), password: values.password, orgRole: values.orgRole as OrgRole });
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
     add.mutate(checked.value);
