@@ -11,7 +11,7 @@ const unusedVariables = ['error', { argsIgnorePattern: '^_', varsIgnorePattern: 
 module.exports = defineConfig([
   globalIgnores(['**/node_modules/', '**/dist/', '**/coverage/']),
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [js.configs.recommended, tseslint.configs.recommended],
     rules: { '@typescript-eslint/no-unused-vars': unusedVariables },
   },

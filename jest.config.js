@@ -1,7 +1,7 @@
 /** One jest run for the whole monorepo: unit tests and integration tests against real servers. */
 module.exports = {
   testEnvironment: '<rootDir>/test/environment.js',
-  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/test'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],

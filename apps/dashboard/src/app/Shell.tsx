@@ -1,0 +1,85 @@
+import { AppShell, Badge, Burger, Button, Group, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
+import { useEffect } from 'react';
+import { dashboardAuthRoutes } from '../api/auth-routes';
+import { api } from '../api/browser';
+import { SESSION_QUERY_KEY, sessionQuery } from '../api/session';
+import { RouterNavLink } from '../components/links';
+import { visibleNavigation } from './navigation';
+
+/** Re-reads the session when it is due to expire: the 401 then takes the user to the login page. */
+function useSessionExpiry(expiresAt: string) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    // Timers fire at most ~24.8 days ahead; a session lasts far less, and a refetch on focus covers the rest.
+    const delay = Math.min(Math.max(Date.parse(expiresAt) - Date.now(), 0) + 1000, 2 ** 31 - 1);
+    const timer = setTimeout(() => void queryClient.invalidateQueries({ queryKey: SESSION_QUERY_KEY }), delay);
+    return () => clearTimeout(timer);
+  }, [expiresAt, queryClient]);
+}
+
+/** The signed-in layout: header with the session, navigation by what the session's scopes allow, the screen. */
+export function Shell() {
+  const [opened, { toggle, close }] = useDisclosure();
+  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const pathname = useRouterState({ select: (state) => state.location.pathname });
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  useSessionExpiry(principal.expiresAt);
+  const logout = useMutation({
+    mutationFn: () => api.call(dashboardAuthRoutes.logout, {}),
+    meta: { handlesUnauthorized: true },
+    onSettled: () => {
+      queryClient.clear();
+      void navigate({ to: '/login' });
+    },
+  });
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="sm">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Text fw={700} component="span">
+              Wallet dashboard
+            </Text>
+            <Badge color={principal.environment === 'live' ? 'green' : 'yellow'} variant="light">
+              {principal.environment}
+            </Badge>
+          </Group>
+          <Group gap="sm">
+            <Text size="sm" c="dimmed" visibleFrom="xs">
+              {principal.orgRole}
+            </Text>
+            <Button variant="default" size="xs" onClick={() => logout.mutate()} loading={logout.isPending}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main">
+        {visibleNavigation(principal.scopes).map((item) => (
+          <RouterNavLink key={item.to} to={item.to} label={item.label} active={item.to === '/' ? pathname === '/' : pathname.startsWith(item.to)} onClick={close} />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+/** A screen's title: the page's one h1, and the document title. */
+export function PageTitle({ children }: { children: string }) {
+  useEffect(() => {
+    document.title = `${children} · Wallet dashboard`;
+  }, [children]);
+  return (
+    <Title order={1} size="h2" mb="md">
+      {children}
+    </Title>
+  );
+}

@@ -1,0 +1,69 @@
+import { SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
+import type { TenantAnalytics } from '@wallet/contracts';
+import { BarChart, LineChart } from 'echarts/charts';
+import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { SVGRenderer } from 'echarts/renderers';
+import ReactEChartsCore from 'echarts-for-react/lib/core';
+import { useState } from 'react';
+import { Money } from '../components/Money';
+
+// Only the parts of ECharts these charts use, so the lazily loaded chunk stays small.
+echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, AriaComponent, SVGRenderer]);
+
+type CurrencyAnalytics = TenantAnalytics['currencies'][number];
+
+/**
+ * The chart's option for one currency's daily volume and fee revenue. Chart values are for
+ * display only: each decimal string becomes a JS number here, inside the chart, and nowhere
+ * else; the exact figures are the totals shown beside the chart, formatted from the strings.
+ */
+function chartOption(currency: CurrencyAnalytics) {
+  const days = currency.daily.map((day) => day.date);
+  return {
+    aria: { enabled: true },
+    tooltip: { trigger: 'axis' },
+    legend: { data: ['Volume', 'Fee revenue'] },
+    grid: { left: 64, right: 64, top: 40, bottom: 32 },
+    xAxis: { type: 'category', data: days },
+    yAxis: [
+      { type: 'value', name: `Volume (${currency.currencyCode})` },
+      { type: 'value', name: `Fees (${currency.currencyCode})` },
+    ],
+    series: [
+      { name: 'Volume', type: 'bar', data: currency.daily.map((day) => Number(day.volume)) },
+      { name: 'Fee revenue', type: 'line', yAxisIndex: 1, data: currency.daily.map((day) => Number(day.feeRevenue)) },
+    ],
+  };
+}
+
+/** The analytics charts of the overview; loaded lazily with ECharts. */
+export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalytics }) {
+  const [currencyCode, setCurrencyCode] = useState(analytics.currencies[0]?.currencyCode ?? '');
+  const currency = analytics.currencies.find((candidate) => candidate.currencyCode === currencyCode) ?? analytics.currencies[0];
+  if (!currency) return null;
+  return (
+    <Stack>
+      {analytics.currencies.length > 1 && (
+        <SegmentedControl aria-label="Currency" value={currency.currencyCode} onChange={setCurrencyCode} data={analytics.currencies.map((entry) => entry.currencyCode)} />
+      )}
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <div>
+          <Text size="sm" c="dimmed">Volume</Text>
+          <Text fw={700}><Money amount={currency.totals.volume} currencyCode={currency.currencyCode} /></Text>
+        </div>
+        <div>
+          <Text size="sm" c="dimmed">Fee revenue</Text>
+          <Text fw={700}><Money amount={currency.totals.feeRevenue} currencyCode={currency.currencyCode} /></Text>
+        </div>
+        <div>
+          <Text size="sm" c="dimmed">Entries</Text>
+          <Text fw={700}>{currency.totals.entryCount}</Text>
+        </div>
+      </SimpleGrid>
+      <div role="img" aria-label={`Daily volume and fee revenue in ${currency.currencyCode}, ${currency.daily.length} days`}>
+        <ReactEChartsCore echarts={echarts} option={chartOption(currency)} notMerge style={{ height: 320 }} />
+      </div>
+    </Stack>
+  );
+}

@@ -1,0 +1,148 @@
+import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { analyticsRoutes, type Page, PAGE_LIMIT_MAX, payoutRoutes, reconciliationRoutes, type RouteContract, treasuryRoutes, withdrawalRoutes } from '@wallet/contracts';
+import { lazy, type ReactNode, Suspense } from 'react';
+import { api } from '../api/browser';
+import { sessionQuery } from '../api/session';
+import { PageTitle } from '../app/Shell';
+import { canCall } from '../auth/scopes';
+import { DateTime } from '../components/DateTime';
+import { Money } from '../components/Money';
+import { Empty, ErrorState, LoadingState } from '../components/States';
+
+// ECharts is large: it loads with this screen's charts only, never with the app's first page.
+const AnalyticsCharts = lazy(() => import('./AnalyticsCharts'));
+
+/** A card of the overview, shown only when the session may read what it shows. */
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Card withBorder component="section" aria-label={title}>
+      <Title order={2} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Card>
+  );
+}
+
+function TreasuryBalances() {
+  const balances = useQuery({ queryKey: ['treasury', 'balances'], queryFn: ({ signal }) => api.call(treasuryRoutes.balances, { signal }) });
+  if (balances.isPending) return <LoadingState label="Loading balances" />;
+  if (balances.isError) return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
+  if (balances.data.data.length === 0) return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
+  return (
+    <Table.ScrollContainer minWidth={560}>
+      <Table>
+        <Table.Caption>Treasury balances by currency</Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">Currency</Table.Th>
+            <Table.Th scope="col">Operating float</Table.Th>
+            <Table.Th scope="col">Fee revenue</Table.Th>
+            <Table.Th scope="col">Suspense</Table.Th>
+            <Table.Th scope="col">Payout clearing</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {balances.data.data.map((row) => (
+            <Table.Tr key={row.currencyCode}>
+              <Table.Th scope="row">{row.currencyCode}</Table.Th>
+              <Table.Td><Money amount={row.operatingFloat} currencyCode={row.currencyCode} display="none" /></Table.Td>
+              <Table.Td><Money amount={row.tenantFeeRevenue} currencyCode={row.currencyCode} display="none" /></Table.Td>
+              <Table.Td><Money amount={row.suspense} currencyCode={row.currencyCode} display="none" /></Table.Td>
+              <Table.Td><Money amount={row.payoutClearing} currencyCode={row.currencyCode} display="none" /></Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/**
+ * Pending cases of one maker-checker list, counted from its first page of the largest size:
+ * more than a page of them shows as "200+", which is all a glance at the overview needs.
+ */
+function PendingCount({ label, queryKey, fetchPending }: { label: string; queryKey: string; fetchPending: (signal: AbortSignal) => Promise<Page<unknown>> }) {
+  const pending = useQuery({ queryKey: ['pending', queryKey], queryFn: ({ signal }) => fetchPending(signal) });
+  if (pending.isPending) return <LoadingState label={`Counting ${label.toLowerCase()}`} />;
+  if (pending.isError) return <ErrorState error={pending.error} title={`Could not count ${label.toLowerCase()}`} />;
+  const count = `${pending.data.data.length}${pending.data.nextCursor ? '+' : ''}`;
+  return (
+    <Group justify="space-between">
+      <Text>{label}</Text>
+      <Badge size="lg" variant={count === '0' ? 'outline' : 'filled'}>
+        {count}
+      </Badge>
+    </Group>
+  );
+}
+
+const PENDING = { status: 'pending', limit: PAGE_LIMIT_MAX } as const;
+
+/** The tenant's reconciliation checks as of now (each goes on from its checkpoint, so this is cheap). */
+function Reconciliation() {
+  const result = useQuery({ queryKey: ['reconciliation'], queryFn: ({ signal }) => api.call(reconciliationRoutes.tenant, { signal }), staleTime: 5 * 60_000 });
+  if (result.isPending) return <LoadingState label="Running the reconciliation checks" />;
+  if (result.isError) return <ErrorState error={result.error} title="Could not run the reconciliation checks" onRetry={() => void result.refetch()} />;
+  const mismatched = result.data.checks.filter((check) => check.status === 'mismatch');
+  return (
+    <Stack gap="xs">
+      <Group gap="sm">
+        <Badge color={result.data.status === 'ok' ? 'green' : 'red'} size="lg">{result.data.status === 'ok' ? 'All checks pass' : 'Mismatch'}</Badge>
+        <Text size="sm" c="dimmed">
+          Checked <DateTime value={result.data.checkedAt} />
+        </Text>
+      </Group>
+      {mismatched.length > 0 && <Text size="sm">Mismatched: {mismatched.map((check) => `${check.name} (${check.mismatches.length})`).join(', ')}</Text>}
+    </Stack>
+  );
+}
+
+function Analytics() {
+  const analytics = useQuery({ queryKey: ['analytics'], queryFn: ({ signal }) => api.call(analyticsRoutes.tenant, { query: {}, signal }) });
+  if (analytics.isPending) return <LoadingState label="Loading analytics" />;
+  if (analytics.isError) return <ErrorState error={analytics.error} title="Could not load analytics" onRetry={() => void analytics.refetch()} />;
+  if (analytics.data.currencies.length === 0) return <Empty title="No activity in the last 30 days" />;
+  return (
+    <Suspense fallback={<LoadingState label="Loading charts" />}>
+      <AnalyticsCharts analytics={analytics.data} />
+    </Suspense>
+  );
+}
+
+export function OverviewPage() {
+  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const may = (route: RouteContract) => canCall(principal.scopes, route);
+  const approvals = [
+    may(payoutRoutes.list) && <PendingCount key="payouts" label="Payouts awaiting approval" queryKey="payouts" fetchPending={(signal) => api.call(payoutRoutes.list, { query: PENDING, signal })} />,
+    may(withdrawalRoutes.list) && <PendingCount key="withdrawals" label="Withdrawals awaiting approval" queryKey="withdrawals" fetchPending={(signal) => api.call(withdrawalRoutes.list, { query: PENDING, signal })} />,
+  ].filter(Boolean);
+  return (
+    <Stack>
+      <PageTitle>Overview</PageTitle>
+      {may(treasuryRoutes.balances) && (
+        <Section title="Treasury balances">
+          <TreasuryBalances />
+        </Section>
+      )}
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        {approvals.length > 0 && (
+          <Section title="Pending approvals">
+            <Stack>{approvals}</Stack>
+          </Section>
+        )}
+        {may(reconciliationRoutes.tenant) && (
+          <Section title="Reconciliation">
+            <Reconciliation />
+          </Section>
+        )}
+      </SimpleGrid>
+      {may(analyticsRoutes.tenant) && (
+        <Section title="Volume and fee revenue, last 30 days">
+          <Analytics />
+        </Section>
+      )}
+    </Stack>
+  );
+}

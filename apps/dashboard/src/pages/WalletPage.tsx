@@ -1,0 +1,151 @@
+import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { getRouteApi } from '@tanstack/react-router';
+import { type Wallet, walletRoutes, walletStatusChangeBodySchema, type WalletStatusChangeBody } from '@wallet/contracts';
+import { useMemo, useState } from 'react';
+import { api } from '../api/browser';
+import { sessionQuery } from '../api/session';
+import { PageTitle } from '../app/Shell';
+import { canCall } from '../auth/scopes';
+import { ConfirmWithReason } from '../components/ConfirmWithReason';
+import { DateTime } from '../components/DateTime';
+import { Money } from '../components/Money';
+import { columnsOf, PagedTable } from '../components/PagedTable';
+import { ErrorState, LoadingState } from '../components/States';
+import { statementCsv, type StatementLine } from '../export/csv';
+import { fetchWholeStatement } from '../export/statement';
+
+const routeApi = getRouteApi('/_session/wallets/$walletId');
+
+function statementColumns(currencyCode: string) {
+  const helper = columnsOf<StatementLine>();
+  return helper.columns([
+    helper.accessor('createdAt', { header: 'Date', cell: (info) => <DateTime value={info.getValue()} /> }),
+    helper.accessor('kind', { header: 'Kind' }),
+    helper.accessor('direction', { header: 'Direction', cell: (info) => (info.getValue() === 'CR' ? 'In (credit)' : 'Out (debit)') }),
+    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
+    helper.accessor('balanceAfter', { header: 'Balance after', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
+    helper.accessor('journalEntryId', { header: 'Journal entry', cell: (info) => <Text ff="monospace" size="xs">{info.getValue()}</Text> }),
+  ]);
+}
+
+/** Freeze or unfreeze, whichever the wallet's status allows, with the reason the audit trail keeps. */
+function StatusAction({ wallet }: { wallet: Wallet }) {
+  const queryClient = useQueryClient();
+  const [opened, setOpened] = useState(false);
+  const route = wallet.status === 'active' ? walletRoutes.freeze : walletRoutes.unfreeze;
+  const label = wallet.status === 'active' ? 'Freeze' : 'Unfreeze';
+  const change = useMutation({
+    mutationFn: (body: WalletStatusChangeBody) => api.call(route, { params: { id: wallet.id }, body }),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(['wallet', wallet.id], updated);
+      void queryClient.invalidateQueries({ queryKey: ['wallets'] });
+      setOpened(false);
+    },
+  });
+  return (
+    <>
+      <Button color={wallet.status === 'active' ? 'blue' : 'green'} variant="light" onClick={() => (change.reset(), setOpened(true))}>
+        {label} wallet
+      </Button>
+      <ConfirmWithReason
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title={`${label} wallet ${wallet.id}`}
+        description={wallet.status === 'active' ? 'A frozen wallet still receives money but cannot send any until it is unfrozen.' : 'The wallet will be able to send money again.'}
+        confirmLabel={label}
+        schema={walletStatusChangeBodySchema}
+        onConfirm={(body) => change.mutate(body)}
+        pending={change.isPending}
+        error={change.error}
+      />
+    </>
+  );
+}
+
+/** Walks every page of the statement through the API and saves it as a CSV file. */
+function ExportStatement({ wallet }: { wallet: Wallet }) {
+  const exporter = useMutation({
+    mutationFn: () => fetchWholeStatement(api, wallet.id),
+    onSuccess: (lines) => {
+      const url = URL.createObjectURL(new Blob([statementCsv(lines, wallet.currencyCode)], { type: 'text/csv;charset=utf-8' }));
+      const link = Object.assign(document.createElement('a'), { href: url, download: `statement-${wallet.id}.csv` });
+      link.click();
+      URL.revokeObjectURL(url);
+    },
+  });
+  return (
+    <Stack gap="xs">
+      <Button variant="default" onClick={() => exporter.mutate()} loading={exporter.isPending}>
+        Export statement (CSV)
+      </Button>
+      {exporter.isError && <ErrorState error={exporter.error} title="The export failed" />}
+    </Stack>
+  );
+}
+
+export function WalletPage() {
+  const { walletId } = routeApi.useParams();
+  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const wallet = useQuery({ queryKey: ['wallet', walletId], queryFn: ({ signal }) => api.call(walletRoutes.get, { params: { id: walletId }, signal }) });
+
+  const currencyCode = wallet.data?.currencyCode;
+  // Stable columns: TanStack Table rebuilds its models whenever they change identity.
+  const columns = useMemo(() => statementColumns(currencyCode ?? ''), [currencyCode]);
+
+  if (wallet.isPending) return <LoadingState label="Loading the wallet" />;
+  if (wallet.isError) return <ErrorState error={wallet.error} title="Could not load the wallet" onRetry={() => void wallet.refetch()} />;
+  const shown = wallet.data;
+  return (
+    <Stack>
+      <PageTitle>{`Wallet ${shown.id}`}</PageTitle>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <Card withBorder>
+          <Text size="sm" c="dimmed">
+            Balance
+          </Text>
+          <Text size="xl" fw={700}>
+            <Money amount={shown.balance} currencyCode={shown.currencyCode} />
+          </Text>
+        </Card>
+        <Card withBorder>
+          <Text size="sm" c="dimmed">
+            Owner
+          </Text>
+          <Text>
+            {shown.ownerType} · {shown.ownerId}
+          </Text>
+          <Text size="sm" c="dimmed">
+            Created <DateTime value={shown.createdAt} />
+          </Text>
+        </Card>
+        <Card withBorder>
+          <Text size="sm" c="dimmed">
+            Status
+          </Text>
+          <Group gap="xs">
+            <Badge color={shown.status === 'frozen' ? 'blue' : 'green'} variant="light">
+              {shown.status}
+            </Badge>
+          </Group>
+        </Card>
+      </SimpleGrid>
+      <Group>
+        {canCall(principal.scopes, walletRoutes.freeze) && <StatusAction wallet={shown} />}
+        <ExportStatement wallet={shown} />
+      </Group>
+      <Title order={2} size="h3">
+        Statement
+      </Title>
+      <PagedTable
+        caption="Statement, newest first"
+        queryKey={['wallet', shown.id, 'entries']}
+        fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: shown.id }, query: page, signal })}
+        columns={columns}
+        rowId={(line) => `${line.journalEntryId}:${line.direction}:${line.createdAt}`}
+        emptyTitle="No entries yet"
+        emptyDescription="Money in and out of this wallet shows here."
+      />
+    </Stack>
+  );
+}
