@@ -15,12 +15,15 @@ COPY services/identity/package.json services/identity/
 COPY services/ledger/package.json services/ledger/
 COPY services/payments/package.json services/payments/
 COPY services/treasury/package.json services/treasury/
+COPY apps/dashboard/package.json apps/dashboard/
 RUN npm ci --omit=dev && npm cache clean --force
 
-# Each service is bundled into one file (scripts/build.ts, esbuild is a runtime dependency).
+# Each service is bundled into one file (scripts/build.ts, esbuild is a runtime dependency), and
+# the dashboard is built into apps/dashboard/dist for the gateway (Vite is the app's dependency for that).
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
 COPY services services
+COPY apps apps
 COPY scripts scripts
 RUN npm run build
 

@@ -1,5 +1,6 @@
 /**
- * `npm run build`: each service as one JavaScript file, dist/<service>.js with its source map.
+ * `npm run build`: each service as one JavaScript file, dist/<service>.js with its source map,
+ * and the dashboard's web app with Vite into apps/dashboard/dist (only when its sources changed).
  * The workspace packages (contracts, kit, money-commands) are bundled in; npm dependencies stay
  * require()s of node_modules. `npm start` builds first and runs these files, and so does the Docker image.
  *
@@ -8,9 +9,12 @@
  * name, on every request's closures too; one bundle has neither, and loads without a loader
  * hook. Alternating the two, the services used about a seventh less CPU per transfer bundled.
  *
- *   npm run build               every service
- *   npm run build -- ledger     the services named
+ *   npm run build               every service and the dashboard
+ *   npm run build -- ledger     the services named (and `dashboard` for the web app)
  */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { dependencies, devDependencies } from '../package.json';
@@ -57,12 +61,69 @@ export async function buildServices(services: readonly string[] = SERVICE_NAMES)
   );
 }
 
+export const DASHBOARD_ROOT = path.join(ROOT, 'apps', 'dashboard');
+/** What the gateway's dashboard listener serves. */
+export const DASHBOARD_DIST = path.join(DASHBOARD_ROOT, 'dist');
+/** The hash of the sources the build in DASHBOARD_DIST was made from. */
+const DASHBOARD_STAMP = path.join(DASHBOARD_DIST, '.sources-sha256');
+
+/** Files under `directory`, skipping build output, installed packages and tests. */
+function filesUnder(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((file) => !/[\\/](dist|node_modules|test)[\\/]/.test(path.relative(ROOT, file)));
+}
+
+/**
+ * A hash of everything the dashboard's bundle is made from: the app's sources and config, the
+ * contracts it imports, and the locked dependency versions. The services are rebuilt on every
+ * build (esbuild takes a second); a Vite build of the app takes several on this machine, so it is
+ * skipped when this hash matches the one of the build in dist.
+ */
+export function dashboardSourcesHash(): string {
+  const files = [...filesUnder(DASHBOARD_ROOT), ...filesUnder(path.join(ROOT, 'packages', 'contracts', 'src')), path.join(ROOT, 'package-lock.json')].sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+function runVite(): Promise<void> {
+  const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+  return new Promise((resolve, reject) => {
+    // NODE_ENV is production whoever runs the build: under jest (NODE_ENV=test) Vite would otherwise bundle React's development build.
+    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: DASHBOARD_ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the dashboard's Vite build exited with ${code}`))));
+  });
+}
+
+/** Builds the dashboard into apps/dashboard/dist unless that build is of the same sources already. */
+export async function buildDashboard(options: { force?: boolean } = {}): Promise<'built' | 'up to date'> {
+  const hash = dashboardSourcesHash();
+  const built = existsSync(DASHBOARD_STAMP) && existsSync(path.join(DASHBOARD_DIST, 'index.html')) ? readFileSync(DASHBOARD_STAMP, 'utf8') : null;
+  if (!options.force && built === hash) return 'up to date';
+  await runVite();
+  writeFileSync(DASHBOARD_STAMP, hash);
+  return 'built';
+}
+
+async function main(targets: readonly string[]): Promise<void> {
+  const services = targets.length === 0 ? SERVICE_NAMES : targets.filter((target) => target !== 'dashboard');
+  if (services.length > 0) {
+    await buildServices(services);
+    console.log(`built ${services.join(', ')} into dist/`);
+  }
+  if (targets.length === 0 || targets.includes('dashboard')) {
+    const outcome = await buildDashboard();
+    console.log(outcome === 'built' ? 'built the dashboard into apps/dashboard/dist/' : 'the dashboard in apps/dashboard/dist/ is up to date');
+  }
+}
+
 if (require.main === module) {
-  buildServices(process.argv.length > 2 ? process.argv.slice(2) : SERVICE_NAMES).then(
-    () => console.log(`built ${process.argv.length > 2 ? process.argv.slice(2).join(', ') : SERVICE_NAMES.join(', ')} into dist/`),
-    (error: unknown) => {
-      console.error((error as Error).message);
-      process.exit(1);
-    },
-  );
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error((error as Error).message);
+    process.exit(1);
+  });
 }

@@ -1,13 +1,14 @@
 import { AppShell, Badge, Burger, Button, Group, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useEffect } from 'react';
 import { dashboardAuthRoutes } from '../api/auth-routes';
 import { api } from '../api/browser';
-import { SESSION_QUERY_KEY, sessionQuery } from '../api/session';
+import { SESSION_QUERY_KEY } from '../api/session';
 import { RouterNavLink } from '../components/links';
 import { visibleNavigation } from './navigation';
+import { usePrincipal } from './principal';
 
 /** Re-reads the session when it is due to expire: the 401 then takes the user to the login page. */
 function useSessionExpiry(expiresAt: string) {
@@ -23,7 +24,7 @@ function useSessionExpiry(expiresAt: string) {
 /** The signed-in layout: header with the session, navigation by what the session's scopes allow, the screen. */
 export function Shell() {
   const [opened, { toggle, close }] = useDisclosure();
-  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const principal = usePrincipal();
   const pathname = useRouterState({ select: (state) => state.location.pathname });
   const navigate = useNavigate();
   const queryClient = useQueryClient();

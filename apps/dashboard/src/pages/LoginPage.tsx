@@ -1,6 +1,6 @@
 import { Alert, Button, PasswordInput, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { getRouteApi, useNavigate, useRouter } from '@tanstack/react-router';
 import { type Environment, type LoginBody, loginBodySchema } from '@wallet/contracts';
 import { useEffect, useState } from 'react';
 import { dashboardAuthRoutes } from '../api/auth-routes';
@@ -21,6 +21,7 @@ const routeApi = getRouteApi('/login');
 export function LoginPage() {
   const { redirect } = routeApi.useSearch();
   const navigate = useNavigate();
+  const router = useRouter();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -37,7 +38,9 @@ export function LoginPage() {
     onSuccess: async () => {
       // A new session: nothing read under another one may show.
       queryClient.clear();
-      await navigate({ to: redirect ?? '/' });
+      // The page the session ran out on, with its search: a path of this app (the route's search schema says so).
+      if (redirect) router.history.push(redirect);
+      else await navigate({ to: '/' });
     },
   });
 

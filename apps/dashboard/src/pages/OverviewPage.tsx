@@ -1,9 +1,9 @@
 import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { analyticsRoutes, type Page, PAGE_LIMIT_MAX, payoutRoutes, reconciliationRoutes, type RouteContract, treasuryRoutes, withdrawalRoutes } from '@wallet/contracts';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { api } from '../api/browser';
-import { sessionQuery } from '../api/session';
+import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
@@ -112,7 +112,7 @@ function Analytics() {
 }
 
 export function OverviewPage() {
-  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const principal = usePrincipal();
   const may = (route: RouteContract) => canCall(principal.scopes, route);
   const approvals = [
     may(payoutRoutes.list) && <PendingCount key="payouts" label="Payouts awaiting approval" queryKey="payouts" fetchPending={(signal) => api.call(payoutRoutes.list, { query: PENDING, signal })} />,

@@ -1,10 +1,10 @@
 import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { type Wallet, walletRoutes, walletStatusChangeBodySchema, type WalletStatusChangeBody } from '@wallet/contracts';
 import { useMemo, useState } from 'react';
 import { api } from '../api/browser';
-import { sessionQuery } from '../api/session';
+import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { ConfirmWithReason } from '../components/ConfirmWithReason';
@@ -86,7 +86,7 @@ function ExportStatement({ wallet }: { wallet: Wallet }) {
 
 export function WalletPage() {
   const { walletId } = routeApi.useParams();
-  const { data: principal } = useSuspenseQuery(sessionQuery);
+  const principal = usePrincipal();
   const wallet = useQuery({ queryKey: ['wallet', walletId], queryFn: ({ signal }) => api.call(walletRoutes.get, { params: { id: walletId }, signal }) });
 
   const currencyCode = wallet.data?.currencyCode;
@@ -138,6 +138,7 @@ export function WalletPage() {
         Statement
       </Title>
       <PagedTable
+        key={shown.id}
         caption="Statement, newest first"
         queryKey={['wallet', shown.id, 'entries']}
         fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: shown.id }, query: page, signal })}
