@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type OrgRole, type Wallet } from '@wallet/contracts';
@@ -7,6 +7,7 @@ import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
 import { freePort } from '../../scripts/lib/system';
 
@@ -18,7 +19,6 @@ import { freePort } from '../../scripts/lib/system';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'dashboard-system-key-0123456789abcdefghijklmn';
-export const DASHBOARD_DIST = path.join(ROOT, 'apps/dashboard/dist');
 export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/dashboard');
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -49,11 +49,14 @@ export interface DashboardSystem {
   close(): Promise<void>;
 }
 
-/** The app must have been built (`npm run build`): a browser test without it would test nothing. */
+/**
+ * The app must have been built from the sources at hand (`npm run build`): a browser test of a
+ * missing or an older build would test nothing, or another app.
+ */
 function requireBuiltApp(): void {
-  if (!existsSync(path.join(DASHBOARD_DIST, 'index.html'))) {
-    throw new Error(`The dashboard is not built (${path.relative(ROOT, DASHBOARD_DIST)}/index.html is missing): run \`npm run build\` before the browser tests`);
-  }
+  const where = path.relative(ROOT, DASHBOARD_DIST);
+  if (!existsSync(path.join(DASHBOARD_DIST, 'index.html'))) throw new Error(`The dashboard is not built (${where}/index.html is missing): run \`npm run build\` before the browser tests`);
+  if (!existsSync(DASHBOARD_STAMP) || readFileSync(DASHBOARD_STAMP, 'utf8') !== dashboardSourcesHash()) throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
 }
 
 function requireChromium(): void {
