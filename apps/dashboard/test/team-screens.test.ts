@@ -121,7 +121,9 @@ describe('API key secrets', () => {
 describe('what a session may hand on', () => {
   it('offers only the roles whose every scope the session holds', () => {
     expect(grantableRoles(ROLE_SCOPES['org-admin'])).toEqual([...ORG_ROLES]);
-    expect(grantableRoles(ROLE_SCOPES.operator)).toEqual(['operator', 'user']);
+    // ledger:read covers every read scope: an operator holds all the finance viewer's and observer's scopes too.
+    expect(grantableRoles(ROLE_SCOPES.operator)).toEqual(['operator', 'finance-viewer', 'observer', 'user']);
+    expect(grantableRoles(ROLE_SCOPES.observer)).toEqual(['observer', 'user']);
     expect(grantableRoles([])).toEqual(['user']);
   });
 
