@@ -53,7 +53,7 @@ function ChangeRole({ member, roles }: { member: TeamMember; roles: OrgRole[] })
   };
   return (
     <>
-      <Button size="xs" variant="default" onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))} aria-label={`Change the role of ${member.name}`}>
+      <Button size="xs" variant="default" onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))} aria-label={`Change role of ${member.name}`}>
         Change role
       </Button>
       <Modal opened={opened} onClose={() => setOpened(false)} title={`Change the role of ${member.name}`} centered>
