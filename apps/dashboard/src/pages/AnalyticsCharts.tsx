@@ -4,7 +4,8 @@ import { BarChart, LineChart } from 'echarts/charts';
 import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
-import ReactEChartsCore from 'echarts-for-react/lib/core';
+// The package's ES module build: its CommonJS one reaches the bundle as a module object, not the component.
+import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useState } from 'react';
 import { Money } from '../components/Money';
 
