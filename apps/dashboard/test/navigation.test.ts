@@ -6,20 +6,23 @@ const labels = (scopes: readonly string[]) => visibleNavigation(scopes).map((ite
 
 describe('navigation by scope', () => {
   it("shows each role the screens its scopes can read, from the routes' declared scopes", () => {
-    const every = ['Overview', 'Wallets', 'Deposits', 'Transfers', 'Payouts', 'Approvals', 'Treasury'];
-    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(every);
-    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(every);
-    expect(labels(ROLE_SCOPES.observer)).toEqual(every);
-    expect(labels(ROLE_SCOPES.operator)).toEqual(every);
-    expect(labels(ROLE_SCOPES.approver)).toEqual(every);
-    // ledger:read is the umbrella of every read scope: the developer's role sees the overview too.
-    expect(labels(ROLE_SCOPES.developer)).toEqual(every);
+    const money = ['Deposits', 'Transfers', 'Payouts', 'Approvals', 'Treasury'];
+    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(['Overview', 'Wallets', ...money, 'Team', 'Audit', 'Developers']);
+    // Request logs without API keys: the developers screen shows its logs tab only.
+    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets', ...money]);
+    // ledger:read is the umbrella of every read scope: these roles see the overview and the audit trail too.
+    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
     expect(labels(ROLE_SCOPES.user)).toEqual([]);
     expect(labels(['wallets:read'])).toEqual(['Wallets', 'Deposits', 'Transfers']);
     expect(labels(['payouts:read'])).toEqual(['Payouts', 'Approvals']);
     expect(labels(['treasury:read'])).toEqual(['Overview', 'Approvals', 'Treasury']);
     expect(labels(['analytics:read'])).toEqual(['Overview']);
-    expect(labels(['api_keys:manage'])).toEqual([]);
+    expect(labels(['api_keys:manage'])).toEqual(['Developers']);
+    // team:manage is no read scope: the umbrella of reads does not open the team screen.
+    expect(labels(['ledger:read'])).not.toContain('Team');
   });
 
   it('offers freezing only to scopes that cover wallets:manage', () => {

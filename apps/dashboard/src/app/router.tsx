@@ -7,6 +7,7 @@ import { ErrorState, LoadingState } from '../components/States';
 import { walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { Shell } from './Shell';
+import { auditFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
 export interface RouterContext {
   queryClient: QueryClient;
@@ -101,7 +102,28 @@ export const treasuryRoute = createRoute({
 export const withdrawalRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/treasury/withdrawals/$withdrawalId', component: lazyRouteComponent(() => import('../pages/WithdrawalPage'), 'WithdrawalPage') });
 const moneyRoutes = [depositsRoute, depositRoute, transfersRoute, transferRoute, payoutsRoute, payoutRoute, approvalsRoute, treasuryRoute, withdrawalRoute];
 
-const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, ...moneyRoutes])]);
+export const teamRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/team',
+  validateSearch: teamFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/TeamPage'), 'TeamPage'),
+});
+
+export const auditRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/audit',
+  validateSearch: auditFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/AuditPage'), 'AuditPage'),
+});
+
+export const developersRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/developers',
+  validateSearch: developersSearchSchema,
+  component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
+});
+
+const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute, ...moneyRoutes])]);
 
 export function createAppRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
