@@ -95,7 +95,8 @@ describe('a payout from request to approval', () => {
     expect(await forgedPost(operator, `/v1/payouts/${payoutId}/approve`, { actorId: system.members.operator.id })).toEqual({ status: 403, code: 'INSUFFICIENT_SCOPE' });
 
     const approver = await pageAs('approver');
-    await approver.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }).click();
+    // By address: the overview a sign-in lands on may still be loading its charts.
+    await approver.goto(`${system.dashboardUrl}/approvals`);
     await settled(approver, 'Approvals');
     const row = approver.getByRole('row').filter({ hasText: payoutId });
     await row.waitFor();
@@ -109,11 +110,12 @@ describe('a payout from request to approval', () => {
     await dialog.waitFor({ state: 'hidden' });
     await approver.getByRole('row').filter({ hasText: payoutId }).waitFor({ state: 'detached' });
 
+    // Approved, the case goes to the mobile money rail, which delivers it: the payout ends completed.
     const approved = await waitFor(async () => {
       const payout = await system.api.payouts.get(payoutId);
-      return payout.decisionJournalEntryId !== null ? payout : undefined;
-    }, { timeoutMs: 15_000, what: 'the settle entry of the approved payout' });
-    expect(approved).toMatchObject({ status: 'approved', decidedBy: system.members.approver.id, awaitingLedger: false });
+      return payout.status === 'completed' && !payout.awaitingLedger ? payout : undefined;
+    }, { timeoutMs: 30_000, what: 'the approved payout to be delivered and posted' });
+    expect(approved).toMatchObject({ decidedBy: system.members.approver.id, decisionJournalEntryId: expect.any(String), outcomeJournalEntryId: expect.any(String) });
     const held = new BigNumber(approved.amount).plus(approved.fee);
 
     // The wallet: amount and fee left it with the hold, which its statement shows.
@@ -132,11 +134,14 @@ describe('a payout from request to approval', () => {
     await approver.goto(`${system.dashboardUrl}/payouts/${payoutId}`);
     await settled(approver, `Payout ${payoutId}`);
     expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
-    await look(approver, 'payout-page-approved');
+    await look(approver, 'payout-page-completed');
 
-    // The treasury: payout clearing holds the amount more than before.
+    // The treasury: payout clearing took the amount in at the settle and gave it to the rail at the delivery.
+    const complete = await system.api.journal.get(approved.outcomeJournalEntryId as string);
+    expect(complete).toMatchObject({ kind: 'payout_complete', reference: { id: payoutId } });
+    expect(complete.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'DR', amount: '123.45' }));
     const clearing = (await system.api.treasury.balances()).data.find((each) => each.currencyCode === CURRENCY)?.payoutClearing as string;
-    expect(new BigNumber(clearing).minus(clearingBefore).toFixed(2)).toBe('123.45');
+    expect(new BigNumber(clearing).minus(clearingBefore).toFixed(2)).toBe('0.00');
     await approver.goto(`${system.dashboardUrl}/treasury`);
     await settled(approver, 'Treasury');
     const balances = approver.getByRole('table', { name: 'Treasury balances by currency' }).getByRole('row', { name: new RegExp(`^${CURRENCY}`) });

@@ -81,7 +81,7 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
   return (
     <>
       <Group gap="xs" wrap="nowrap">
-        <Button size={size} color="green" onClick={() => open('approve')} aria-label={`Approve ${noun} ${decidable.id}`}>
+        <Button size={size} onClick={() => open('approve')} aria-label={`Approve ${noun} ${decidable.id}`}>
           Approve
         </Button>
         <Button size={size} color="red" variant="light" onClick={() => open('reject')} aria-label={`Reject ${noun} ${decidable.id}`}>
@@ -97,7 +97,7 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
             <Button variant="default" onClick={() => setDialog(null)}>
               Cancel
             </Button>
-            <Button color="green" loading={approval.isPending} onClick={() => approval.mutate({ actorId: principal.memberId })} data-autofocus>
+            <Button loading={approval.isPending} onClick={() => approval.mutate({ actorId: principal.memberId })} data-autofocus>
               Approve
             </Button>
           </Group>
@@ -109,7 +109,6 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
         title={`Reject ${noun} ${decidable.id}`}
         description="The held money goes back where it came from."
         confirmLabel="Reject"
-        color="red"
         schema={rejectReasonSchema}
         onConfirm={({ reason }) => rejection.mutate({ actorId: principal.memberId, reason })}
         pending={rejection.isPending}

@@ -13,7 +13,7 @@ export function StatusBadge({ status, awaitingLedger = false }: { status: string
         {status}
       </Badge>
       {awaitingLedger && (
-        <Badge color="orange" variant="outline" title="The ledger has not posted this step yet: the status is not final">
+        <Badge color="orange" variant="light" title="The ledger has not posted this step yet: the status is not final">
           awaiting ledger
         </Badge>
       )}

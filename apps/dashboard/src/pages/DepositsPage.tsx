@@ -91,7 +91,7 @@ function StatementImport() {
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Bank code" required value={bankCode} onChange={(event) => setBankCode(event.currentTarget.value)} error={errors.bankCode} />
           <TextInput label="Currency" required placeholder="UGX" value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
-          <FileInput label="Statement (CSV)" required accept=".csv,text/csv" value={file} onChange={setFile} error={errors.file} w={260} clearable />
+          <FileInput label="Statement (CSV)" required accept=".csv,text/csv" value={file} onChange={setFile} error={errors.file} w={260} clearable clearButtonProps={{ 'aria-label': 'Clear the chosen file' }} />
           <Button type="submit" mt={25} loading={upload.isPending}>
             Import
           </Button>

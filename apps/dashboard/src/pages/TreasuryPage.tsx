@@ -192,7 +192,11 @@ function RecordFloatDeposit({ onClose }: { onClose: () => void }) {
   const [rail, setRail] = useState<FloatRail>('bank');
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<FieldErrors>({});
-  const set = (name: string) => (event: { currentTarget: { value: string } }) => setValues((current) => ({ ...current, [name]: event.currentTarget.value }));
+  const set = (name: string) => (event: { currentTarget: { value: string } }) => {
+    // Read now: React empties the event's currentTarget before a state updater runs.
+    const value = event.currentTarget.value;
+    setValues((current) => ({ ...current, [name]: value }));
+  };
   const record = useMoneyForm((body: CreateFloatDepositBody, idempotencyKey) => api.call(treasuryRoutes.createFloatDeposit, { body, idempotencyKey }), onClose);
   const submit = () => {
     const currencyCode = (values.currencyCode ?? '').trim().toUpperCase();
