@@ -1,4 +1,4 @@
-import { ROLE_SCOPES, walletRoutes } from '@wallet/contracts';
+import { depositRoutes, payoutRoutes, ROLE_SCOPES, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
 import { visibleNavigation } from '../src/app/navigation';
 import { canCall } from '../src/auth/scopes';
 
@@ -6,14 +6,19 @@ const labels = (scopes: readonly string[]) => visibleNavigation(scopes).map((ite
 
 describe('navigation by scope', () => {
   it("shows each role the screens its scopes can read, from the routes' declared scopes", () => {
-    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(['Overview', 'Wallets', 'Team', 'Audit', 'Developers']);
+    const money = ['Deposits', 'Transfers', 'Payouts', 'Approvals', 'Treasury'];
+    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(['Overview', 'Wallets', ...money, 'Team', 'Audit', 'Developers']);
     // Request logs without API keys: the developers screen shows its logs tab only.
-    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets']);
-    // ledger:read is the umbrella of every read scope: the developer's role sees the overview and the audit trail too.
-    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets', ...money]);
+    // ledger:read is the umbrella of every read scope: these roles see the overview and the audit trail too.
+    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
     expect(labels(ROLE_SCOPES.user)).toEqual([]);
-    expect(labels(['wallets:read'])).toEqual(['Wallets']);
+    expect(labels(['wallets:read'])).toEqual(['Wallets', 'Deposits', 'Transfers']);
+    expect(labels(['payouts:read'])).toEqual(['Payouts', 'Approvals']);
+    expect(labels(['treasury:read'])).toEqual(['Overview', 'Approvals', 'Treasury']);
     expect(labels(['analytics:read'])).toEqual(['Overview']);
     expect(labels(['api_keys:manage'])).toEqual(['Developers']);
     // team:manage is no read scope: the umbrella of reads does not open the team screen.
@@ -25,5 +30,17 @@ describe('navigation by scope', () => {
     expect(canCall(ROLE_SCOPES['org-admin'], walletRoutes.freeze)).toBe(true);
     expect(canCall(ROLE_SCOPES.approver, walletRoutes.freeze)).toBe(false);
     expect(canCall(['ledger:read'], walletRoutes.list)).toBe(true);
+  });
+
+  it('offers makers the requests and checkers the decisions, by the routes\' scopes', () => {
+    expect(canCall(ROLE_SCOPES.operator, payoutRoutes.create)).toBe(true);
+    expect(canCall(ROLE_SCOPES.operator, payoutRoutes.approve)).toBe(false);
+    expect(canCall(ROLE_SCOPES.operator, withdrawalRoutes.create)).toBe(true);
+    expect(canCall(ROLE_SCOPES.operator, depositRoutes.importStatement)).toBe(true);
+    expect(canCall(ROLE_SCOPES.approver, payoutRoutes.approve)).toBe(true);
+    expect(canCall(ROLE_SCOPES.approver, withdrawalRoutes.reject)).toBe(true);
+    expect(canCall(ROLE_SCOPES.approver, payoutRoutes.create)).toBe(false);
+    expect(canCall(ROLE_SCOPES.approver, treasuryRoutes.createFloatDeposit)).toBe(false);
+    expect(canCall(ROLE_SCOPES.observer, depositRoutes.verify)).toBe(false);
   });
 });

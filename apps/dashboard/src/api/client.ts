@@ -21,7 +21,10 @@ export interface RawRequest {
   method: RouteContract['method'];
   /** Path with its query already in it. */
   path: string;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is, for a route's opted-in media type (a CSV statement). */
+  text?: { content: string; mediaType: string };
   headers?: Record<string, string>;
 }
 
@@ -83,6 +86,24 @@ function errorFromAnswer(status: number, text: string, headerCorrelationId: stri
   });
 }
 
+/** What a call with an opted-in body takes: its path's ids, its query (checked by the caller), and the text in one of its media types. */
+export type TextInput<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }> = (keyof PathParams<Route['path']> extends never ? { params?: undefined } : { params: PathParams<Route['path']> }) & {
+  query?: Record<string, string>;
+  text: string;
+  mediaType: Route['bodyOptIn']['mediaTypes'][number];
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+};
+
+/** A 2xx answer held to the route's success schema: anything else is no answer the dashboard can show. */
+function checkedAnswer<Route extends RouteContract>(route: Route, answer: { status: number; body: unknown; correlationId: string | null }): RouteOutput<Route> {
+  const parsed = route.success.schema.safeParse(answer.body);
+  if (!parsed.success) {
+    throw new ApiError({ status: answer.status, code: 'UNEXPECTED_RESPONSE', message: `The answer of ${route.method.toUpperCase()} ${route.path} does not match its contract`, correlationId: answer.correlationId });
+  }
+  return parsed.data as RouteOutput<Route>;
+}
+
 export function createApiClient(options: ApiClientOptions) {
   const baseUrl = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
@@ -98,6 +119,9 @@ export function createApiClient(options: ApiClientOptions) {
     if (raw.body !== undefined) {
       headers['content-type'] = 'application/json';
       text = stringifyLossless(raw.body);
+    } else if (raw.text !== undefined) {
+      headers['content-type'] = raw.text.mediaType;
+      text = raw.text.content;
     }
     let response: Response;
     try {
@@ -122,14 +146,25 @@ export function createApiClient(options: ApiClientOptions) {
     const body = route.body ? route.body.parse(input.body) : undefined;
     const headers: Record<string, string> = input.idempotencyKey ? { 'idempotency-key': input.idempotencyKey } : {};
     const answer = await request({ method: route.method, path: `${path}${queryString(query)}`, body, headers, signal: input.signal });
-    const parsed = route.success.schema.safeParse(answer.body);
-    if (!parsed.success) {
-      throw new ApiError({ status: answer.status, code: 'UNEXPECTED_RESPONSE', message: `The answer of ${route.method.toUpperCase()} ${route.path} does not match its contract`, correlationId: answer.correlationId });
-    }
-    return parsed.data as RouteOutput<Route>;
+    return checkedAnswer(route, answer);
   }
 
-  return { request, call };
+  /**
+   * Calls a route with a body of one of the media types it opts into (`bodyOptIn`) instead of
+   * JSON: the text is sent as it is, with the CSRF header like any write. Such a body's query
+   * has its own schema (not the route's), so the caller checks it first.
+   */
+  async function send<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }>(route: Route, input: TextInput<Route>): Promise<RouteOutput<Route>> {
+    const { mediaTypes, limitBytes } = route.bodyOptIn;
+    if (!mediaTypes.includes(input.mediaType)) throw new Error(`${route.method.toUpperCase()} ${route.path} takes no ${input.mediaType} body`);
+    if (new TextEncoder().encode(input.text).byteLength > limitBytes) throw new Error(`${route.method.toUpperCase()} ${route.path} takes at most ${limitBytes} bytes`);
+    const path = fillPath(route.path, input.params as Record<string, string> | undefined);
+    const headers: Record<string, string> = input.idempotencyKey ? { 'idempotency-key': input.idempotencyKey } : {};
+    const answer = await request({ method: route.method, path: `${path}${queryString(input.query)}`, text: { content: input.text, mediaType: input.mediaType }, headers, signal: input.signal });
+    return checkedAnswer(route, answer);
+  }
+
+  return { request, call, send };
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

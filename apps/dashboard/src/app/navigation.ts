@@ -1,9 +1,9 @@
-import { analyticsRoutes, apiKeyRoutes, auditRoutes, reconciliationRoutes, requestLogRoutes, type RouteContract, teamRoutes, treasuryRoutes, walletRoutes } from '@wallet/contracts';
+import { analyticsRoutes, apiKeyRoutes, auditRoutes, depositRoutes, payoutRoutes, reconciliationRoutes, requestLogRoutes, type RouteContract, teamRoutes, transferRoutes, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
 import { canSeeAny } from '../auth/scopes';
 
 export interface NavigationItem {
   label: string;
-  to: '/' | '/wallets' | '/team' | '/audit' | '/developers';
+  to: '/' | '/wallets' | '/deposits' | '/transfers' | '/payouts' | '/approvals' | '/treasury' | '/team' | '/audit' | '/developers';
   /** The API routes the screen reads: it is listed when the session may call any of them. */
   reads: readonly RouteContract[];
 }
@@ -12,6 +12,11 @@ export interface NavigationItem {
 export const NAVIGATION: readonly NavigationItem[] = [
   { label: 'Overview', to: '/', reads: [treasuryRoutes.balances, analyticsRoutes.tenant, reconciliationRoutes.tenant] },
   { label: 'Wallets', to: '/wallets', reads: [walletRoutes.list] },
+  { label: 'Deposits', to: '/deposits', reads: [depositRoutes.list] },
+  { label: 'Transfers', to: '/transfers', reads: [transferRoutes.list] },
+  { label: 'Payouts', to: '/payouts', reads: [payoutRoutes.list] },
+  { label: 'Approvals', to: '/approvals', reads: [payoutRoutes.list, withdrawalRoutes.list] },
+  { label: 'Treasury', to: '/treasury', reads: [treasuryRoutes.balances, treasuryRoutes.listFloatDeposits, withdrawalRoutes.list] },
   { label: 'Team', to: '/team', reads: [teamRoutes.list] },
   { label: 'Audit', to: '/audit', reads: [auditRoutes.list] },
   { label: 'Developers', to: '/developers', reads: [apiKeyRoutes.list, requestLogRoutes.list] },

@@ -5,6 +5,7 @@ import { isUnauthorized } from '../api/errors';
 import { sessionQuery } from '../api/session';
 import { ErrorState, LoadingState } from '../components/States';
 import { walletFiltersSchema } from './filters';
+import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { Shell } from './Shell';
 import { auditFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
@@ -69,6 +70,38 @@ export const walletRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/WalletPage'), 'WalletPage'),
 });
 
+// Money movements, approvals and treasury.
+export const depositsRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/deposits',
+  validateSearch: depositFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/DepositsPage'), 'DepositsPage'),
+});
+export const depositRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/deposits/$depositId', component: lazyRouteComponent(() => import('../pages/DepositPage'), 'DepositPage') });
+export const transfersRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/transfers',
+  validateSearch: transferFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/TransfersPage'), 'TransfersPage'),
+});
+export const transferRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/transfers/$transferId', component: lazyRouteComponent(() => import('../pages/TransferPage'), 'TransferPage') });
+export const payoutsRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/payouts',
+  validateSearch: payoutFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/PayoutsPage'), 'PayoutsPage'),
+});
+export const payoutRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/payouts/$payoutId', component: lazyRouteComponent(() => import('../pages/PayoutPage'), 'PayoutPage') });
+export const approvalsRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/approvals', component: lazyRouteComponent(() => import('../pages/ApprovalsPage'), 'ApprovalsPage') });
+export const treasuryRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/treasury',
+  validateSearch: treasuryFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/TreasuryPage'), 'TreasuryPage'),
+});
+export const withdrawalRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/treasury/withdrawals/$withdrawalId', component: lazyRouteComponent(() => import('../pages/WithdrawalPage'), 'WithdrawalPage') });
+const moneyRoutes = [depositsRoute, depositRoute, transfersRoute, transferRoute, payoutsRoute, payoutRoute, approvalsRoute, treasuryRoute, withdrawalRoute];
+
 export const teamRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/team',
@@ -90,7 +123,7 @@ export const developersRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute])]);
+const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute, ...moneyRoutes])]);
 
 export function createAppRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });

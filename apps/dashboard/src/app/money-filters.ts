@@ -1,0 +1,19 @@
+import { depositQuerySchema, floatDepositQuerySchema, payoutCaseQuerySchema, transferQuerySchema, withdrawalQuerySchema } from '@wallet/contracts';
+import { z } from 'zod';
+
+/*
+ * The money screens' list filters, kept in the URL and checked by each list's own query schema
+ * (its page fields excepted: paging is the table's).
+ */
+export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true });
+export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true });
+export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true });
+export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true });
+export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true });
+
+/** The treasury screen lists two things: each list's filters under its own names in the one URL. */
+export const treasuryFiltersSchema = z.object({
+  floatStatus: floatDepositFiltersSchema.shape.status,
+  floatCurrencyCode: floatDepositFiltersSchema.shape.currencyCode,
+  withdrawalStatus: withdrawalFiltersSchema.shape.status,
+});

@@ -1,0 +1,60 @@
+import { Stack } from '@mantine/core';
+import { getRouteApi } from '@tanstack/react-router';
+import { type Transfer, TRANSFER_STATUSES, transferRoutes } from '@wallet/contracts';
+import { api } from '../api/browser';
+import { transferFiltersSchema } from '../app/money-filters';
+import { PageTitle } from '../app/Shell';
+import { DateTime } from '../components/DateTime';
+import { FilterForm } from '../components/FilterForm';
+import { RouterAnchor } from '../components/links';
+import { Money } from '../components/Money';
+import { columnsOf, PagedTable } from '../components/PagedTable';
+import { StatusBadge } from '../components/StatusBadge';
+import { WalletLink } from '../components/WalletLink';
+
+const routeApi = getRouteApi('/_session/transfers');
+
+const helper = columnsOf<Transfer>();
+const columns = helper.columns([
+  helper.accessor('id', {
+    header: 'Transfer',
+    cell: (info) => (
+      <RouterAnchor to="/transfers/$transferId" params={{ transferId: info.getValue() }} ff="monospace" size="sm">
+        {info.getValue()}
+      </RouterAnchor>
+    ),
+  }),
+  helper.accessor('fromWalletId', { header: 'From', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
+  helper.accessor('toWalletId', { header: 'To', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
+  helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+  helper.accessor('createdAt', { header: 'Created', cell: (info) => <DateTime value={info.getValue()} /> }),
+]);
+
+const FILTERS = [
+  { name: 'walletId', label: 'Wallet id (either side)', placeholder: 'wl_…', width: 220 },
+  { name: 'status', label: 'Status', options: TRANSFER_STATUSES },
+] as const;
+
+export function TransfersPage() {
+  const filters = routeApi.useSearch();
+  const navigate = routeApi.useNavigate();
+  const filterKey = JSON.stringify(filters);
+  return (
+    <Stack gap={0}>
+      <PageTitle>Transfers</PageTitle>
+      <FilterForm key={filterKey} label="Filter transfers" schema={transferFiltersSchema} fields={FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <PagedTable
+        key={filterKey}
+        caption="Transfers, newest first"
+        queryKey={['transfers', filters]}
+        fetchPage={(page, signal) => api.call(transferRoutes.list, { query: { ...filters, ...page }, signal })}
+        columns={columns}
+        rowId={(transfer) => transfer.id}
+        emptyTitle="No transfers"
+        emptyDescription={filterKey === '{}' ? 'Transfers between wallets appear here.' : 'No transfer matches these filters.'}
+      />
+    </Stack>
+  );
+}

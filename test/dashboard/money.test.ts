@@ -1,0 +1,281 @@
+import BigNumber from 'bignumber.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { formatMoney } from '../../apps/dashboard/src/format/money';
+import { accessibilityViolations, CURRENCY, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, startDashboardSystem } from './support';
+import { waitFor } from '@wallet/kit/testing';
+
+/**
+ * The money screens in a real Chromium against the real system: a payout requested in the UI
+ * and approved in another member's inbox, with its effect on the wallet, the journal and the
+ * treasury; the maker never offered (nor granted) their own approval; float deposits,
+ * withdrawals, bank slips verified against an uploaded CSV statement; each screen checked by axe.
+ */
+
+let system: DashboardSystem;
+const contexts: BrowserContext[] = [];
+const violations: string[] = [];
+
+beforeAll(async () => {
+  system = await startDashboardSystem('dashboard_money');
+}, 240_000);
+
+afterAll(async () => {
+  await system?.close();
+});
+
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close();
+});
+
+async function pageAs(role: DashboardRole): Promise<Page> {
+  const context = await system.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
+  contexts.push(context);
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  await signIn(page, system, role);
+  return page;
+}
+
+/** Checks the screen as it is with axe and keeps a screenshot of it. */
+async function look(page: Page, name: string): Promise<void> {
+  violations.push(...(await accessibilityViolations(page, name)));
+  await screenshot(page, `money-${name}`);
+}
+
+const usd = (amount: string) => formatMoney(amount, CURRENCY, { locale: 'en-US' });
+
+/** A request the page itself sends with its session and CSRF token, as a member could forge it from the console. */
+async function forgedPost(page: Page, path: string, body: unknown): Promise<{ status: number; code: string | undefined }> {
+  return page.evaluate(
+    async ({ path, body }) => {
+      const { cookie } = (globalThis as unknown as { document: { cookie: string } }).document;
+      const csrf = /(?:^|;\s*)wallet_csrf=([^;]+)/.exec(cookie)?.[1] ?? '';
+      const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify(body) });
+      const answer = (await response.json()) as { error?: { code?: string } };
+      return { status: response.status, code: answer.error?.code };
+    },
+    { path, body },
+  );
+}
+
+/** Requests a payout through the Payouts screen's dialog and lands on the new case's page; returns its id. */
+async function requestPayout(page: Page, walletId: string, amount: string, screenName?: string): Promise<string> {
+  await page.goto(`${system.dashboardUrl}/payouts`);
+  await settled(page, 'Payouts');
+  await page.getByRole('button', { name: 'Request a payout' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Request a payout' });
+  await dialog.getByLabel('Wallet id').fill(walletId);
+  await dialog.getByLabel('Amount').fill(amount);
+  await dialog.getByLabel('Currency').fill(CURRENCY);
+  await dialog.getByLabel('Phone number').fill('+256700000001');
+  await dialog.getByLabel('Network').fill('MTN');
+  await dialog.getByLabel('Narration').fill('Agent commission, November');
+  if (screenName) await look(page, screenName);
+  await dialog.getByRole('button', { name: 'Request payout' }).click();
+  await page.waitForURL(/\/payouts\/[^/]+$/);
+  await settled(page, /^Payout /);
+  return decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+}
+
+describe('a payout from request to approval', () => {
+  it('is requested by the operator, approved in the approver inbox, and shows on the wallet, in the journal and in the treasury', async () => {
+    const wallet = system.wallets.counterpart;
+    const walletBefore = await system.api.wallets.get(wallet.id);
+    const clearingBefore = (await system.api.treasury.balances()).data.find((row) => row.currencyCode === CURRENCY)?.payoutClearing ?? '0';
+
+    const operator = await pageAs('operator');
+    const payoutId = await requestPayout(operator, wallet.id, '123.45', 'payout-request-dialog');
+    await operator.getByText('Your request: awaits an approver other than you.').waitFor();
+    expect(await operator.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    await look(operator, 'payout-page-maker');
+    const requested = await system.api.payouts.get(payoutId);
+    expect(requested).toMatchObject({ walletId: wallet.id, amount: '123.45', currencyCode: CURRENCY, status: 'pending', requestedBy: system.members.operator.id, destination: { phoneNumber: '+256700000001', network: 'MTN' } });
+
+    // The operator may not approve at all (no payouts:approve), whatever the page offers.
+    expect(await forgedPost(operator, `/v1/payouts/${payoutId}/approve`, { actorId: system.members.operator.id })).toEqual({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+
+    const approver = await pageAs('approver');
+    // By address: the overview a sign-in lands on may still be loading its charts.
+    await approver.goto(`${system.dashboardUrl}/approvals`);
+    await settled(approver, 'Approvals');
+    const row = approver.getByRole('row').filter({ hasText: payoutId });
+    await row.waitFor();
+    expect(await row.innerText()).toContain(usd('123.45'));
+    expect(await row.innerText()).toContain('Mobile money +256700000001 (MTN)');
+    await look(approver, 'approvals-inbox');
+    await row.getByRole('button', { name: `Approve payout ${payoutId}` }).click();
+    const dialog = approver.getByRole('dialog', { name: `Approve payout ${payoutId}` });
+    await look(approver, 'approve-dialog');
+    await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await approver.getByRole('row').filter({ hasText: payoutId }).waitFor({ state: 'detached' });
+
+    // Approved, the case goes to the mobile money rail, which delivers it: the payout ends completed.
+    const approved = await waitFor(async () => {
+      const payout = await system.api.payouts.get(payoutId);
+      return payout.status === 'completed' && !payout.awaitingLedger ? payout : undefined;
+    }, { timeoutMs: 30_000, what: 'the approved payout to be delivered and posted' });
+    expect(approved).toMatchObject({ decidedBy: system.members.approver.id, decisionJournalEntryId: expect.any(String), outcomeJournalEntryId: expect.any(String) });
+    const held = new BigNumber(approved.amount).plus(approved.fee);
+
+    // The wallet: amount and fee left it with the hold, which its statement shows.
+    const walletAfter = await system.api.wallets.get(wallet.id);
+    expect(new BigNumber(walletAfter.balance).toFixed(2)).toBe(new BigNumber(walletBefore.balance).minus(held).toFixed(2));
+    await approver.goto(`${system.dashboardUrl}/wallets/${wallet.id}`);
+    await settled(approver, `Wallet ${wallet.id}`);
+    await approver.getByText(usd(walletAfter.balance), { exact: true }).first().waitFor();
+    await approver.getByText(approved.holdJournalEntryId as string, { exact: true }).waitFor();
+
+    // The journal: the settle moved the amount from suspense into payout clearing.
+    const settle = await system.api.journal.get(approved.decisionJournalEntryId as string);
+    expect(settle).toMatchObject({ kind: 'payout_settle', reference: { id: payoutId } });
+    expect(settle.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'CR', amount: '123.45' }));
+    expect(settle.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^suspense/), direction: 'DR', amount: held.toFixed(2) }));
+    await approver.goto(`${system.dashboardUrl}/payouts/${payoutId}`);
+    await settled(approver, `Payout ${payoutId}`);
+    expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
+    await look(approver, 'payout-page-completed');
+
+    // The treasury: payout clearing took the amount in at the settle and gave it to the rail at the delivery.
+    const complete = await system.api.journal.get(approved.outcomeJournalEntryId as string);
+    expect(complete).toMatchObject({ kind: 'payout_complete', reference: { id: payoutId } });
+    expect(complete.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'DR', amount: '123.45' }));
+    const clearing = (await system.api.treasury.balances()).data.find((each) => each.currencyCode === CURRENCY)?.payoutClearing as string;
+    expect(new BigNumber(clearing).minus(clearingBefore).toFixed(2)).toBe('0.00');
+    await approver.goto(`${system.dashboardUrl}/treasury`);
+    await settled(approver, 'Treasury');
+    const balances = approver.getByRole('table', { name: 'Treasury balances by currency' }).getByRole('row', { name: new RegExp(`^${CURRENCY}`) });
+    expect(await balances.getByRole('cell').nth(4).innerText()).toBe(formatMoney(clearing, CURRENCY, { locale: 'en-US', currencyDisplay: 'none' }));
+  });
+
+  it('offers no member the approval of their own request, and the server refuses it when forged: SELF_APPROVAL_FORBIDDEN', async () => {
+    // The org-admin may approve payouts (tenant:manage), so only the maker-checker rule stands in the way.
+    const admin = await pageAs('org-admin');
+    const payoutId = await requestPayout(admin, system.wallets.counterpart.id, '10.00');
+    await admin.getByText('Your request: awaits an approver other than you.').waitFor();
+    expect(await admin.getByRole('button', { name: /^(Approve|Reject)/ }).count()).toBe(0);
+    await admin.goto(`${system.dashboardUrl}/approvals`);
+    await settled(admin, 'Approvals');
+    const row = admin.getByRole('row').filter({ hasText: payoutId });
+    expect(await row.innerText()).toContain('awaits an approver other than you');
+    expect(await row.getByRole('button').count()).toBe(0);
+
+    expect(await forgedPost(admin, `/v1/payouts/${payoutId}/approve`, { actorId: system.members['org-admin'].id })).toEqual({ status: 403, code: 'SELF_APPROVAL_FORBIDDEN' });
+    expect(await system.api.payouts.get(payoutId)).toMatchObject({ status: 'pending', decidedBy: null });
+
+    // Another member rejects it with a reason: the hold goes back to the wallet.
+    const approver = await pageAs('approver');
+    await approver.goto(`${system.dashboardUrl}/payouts/${payoutId}`);
+    await settled(approver, `Payout ${payoutId}`);
+    await approver.getByRole('button', { name: `Reject payout ${payoutId}` }).click();
+    const dialog = approver.getByRole('dialog', { name: `Reject payout ${payoutId}` });
+    await dialog.getByLabel('Reason').fill('Duplicate of an earlier request');
+    await look(approver, 'reject-dialog');
+    await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await approver.getByText('Duplicate of an earlier request').waitFor();
+    expect(await system.api.payouts.get(payoutId)).toMatchObject({ status: 'rejected', rejectionReason: 'Duplicate of an earlier request', decidedBy: system.members.approver.id });
+  });
+});
+
+describe('treasury', () => {
+  it('records a float deposit and requests a withdrawal of fee revenue from the treasury screen', async () => {
+    const operator = await pageAs('operator');
+    await operator.goto(`${system.dashboardUrl}/treasury`);
+    await settled(operator, 'Treasury');
+    await operator.getByRole('button', { name: 'Record a float deposit' }).click();
+    const floatDialog = operator.getByRole('dialog', { name: 'Record a float deposit' });
+    await floatDialog.getByLabel('Amount').fill('2500.5');
+    await floatDialog.getByLabel('Currency').fill(CURRENCY);
+    await floatDialog.getByLabel('External reference').fill('BANK-TT-9001');
+    await floatDialog.getByRole('button', { name: 'Record deposit' }).click();
+    await floatDialog.waitFor({ state: 'hidden' });
+    const floatRow = () => operator.getByRole('table', { name: 'Float deposits, newest first' }).getByRole('row').filter({ hasText: 'BANK-TT-9001' });
+    await floatRow().waitFor();
+    const recorded = await waitFor(async () => {
+      const [newest] = (await system.api.treasury.floatDeposits.list({ limit: 1 })).data;
+      return newest?.journalEntryId ? newest : undefined;
+    }, { timeoutMs: 15_000, what: 'the float deposit entry' });
+    expect(recorded).toMatchObject({ amount: '2500.50', externalReference: 'BANK-TT-9001', depositedBy: system.members.operator.id, status: 'completed' });
+    await operator.reload();
+    await settled(operator, 'Treasury');
+    expect(await floatRow().getByRole('link', { name: recorded.journalEntryId as string }).getAttribute('href')).toBe(`/journal/${recorded.journalEntryId}`);
+
+    await operator.getByRole('button', { name: 'Request a withdrawal' }).click();
+    const withdrawalDialog = operator.getByRole('dialog', { name: 'Request a withdrawal' });
+    await withdrawalDialog.getByLabel('Amount').fill('1.5');
+    await withdrawalDialog.getByLabel('Currency').fill(CURRENCY);
+    await withdrawalDialog.getByLabel('Bank code').fill('STANBIC');
+    await withdrawalDialog.getByLabel('Account number').fill('0123456789');
+    await withdrawalDialog.getByLabel('Account name').fill('Browser Agents Ltd');
+    await look(operator, 'withdrawal-request-dialog');
+    await withdrawalDialog.getByRole('button', { name: 'Request withdrawal' }).click();
+    await operator.waitForURL(/\/treasury\/withdrawals\/[^/]+$/);
+    await settled(operator, /^Withdrawal /);
+    const withdrawalId = decodeURIComponent(new URL(operator.url()).pathname.split('/').at(-1) as string);
+    await operator.getByText('Your request: awaits an approver other than you.').waitFor();
+    await look(operator, 'withdrawal-page');
+    expect(await system.api.treasury.withdrawals.get(withdrawalId)).toMatchObject({ source: 'tenant_fees', amount: '1.50', payoutMethod: 'bank', status: 'pending', requestedBy: system.members.operator.id });
+
+    await operator.goto(`${system.dashboardUrl}/treasury`);
+    await settled(operator, 'Treasury');
+    await operator.getByRole('row').filter({ hasText: withdrawalId }).waitFor();
+    await look(operator, 'treasury');
+  });
+});
+
+describe('deposits', () => {
+  it('verifies a pending bank slip against a statement uploaded as CSV', async () => {
+    const wallet = system.wallets.spare;
+    const reference = `SLIP-${Date.now().toString(36)}`;
+    const slip = await system.api.deposits.submitBankSlip({ walletId: wallet.id, amount: '250.00', currencyCode: CURRENCY, bankCode: 'STANBIC', slipReference: reference, depositorName: 'Ada Obi' });
+    expect(slip.status).toBe('pending');
+
+    const operator = await pageAs('operator');
+    await operator.goto(`${system.dashboardUrl}/deposits?status=pending`);
+    await settled(operator, 'Deposits');
+    await operator.getByRole('row').filter({ hasText: slip.id }).waitFor();
+    await operator.getByLabel('Bank code').fill('STANBIC');
+    await operator.getByLabel('Currency').fill(CURRENCY);
+    const csv = `date,reference,amount,description\n2026-11-20,${reference},250.00,Cash deposit\n2026-11-20,UNRELATED-1,99.99,Other\n`;
+    await operator.locator('input[type="file"]').setInputFiles({ name: 'statement.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await operator.getByRole('button', { name: 'Import', exact: true }).click();
+    await operator.getByText(/2 lines stored, 0 already imported before/).waitFor();
+    await look(operator, 'deposits');
+
+    await operator.getByRole('link', { name: slip.id }).click();
+    await settled(operator, `Deposit ${slip.id}`);
+    await look(operator, 'deposit-page-pending');
+    await operator.getByRole('button', { name: 'Verify against the statements' }).click();
+    await operator.getByText('completed', { exact: true }).waitFor();
+    const verified = await waitFor(async () => {
+      const deposit = await system.api.deposits.get(slip.id);
+      return deposit.journalEntryId !== null ? deposit : undefined;
+    }, { timeoutMs: 15_000, what: 'the credit of the verified slip' });
+    expect(verified).toMatchObject({ status: 'completed', verifiedBy: system.members.operator.id });
+    await operator.reload();
+    await settled(operator, `Deposit ${slip.id}`);
+    expect(await operator.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(`/journal/${verified.journalEntryId}`);
+    await look(operator, 'deposit-page-verified');
+  });
+
+  it('shows transfers and a transfer with its (empty) reversals', async () => {
+    const observer = await pageAs('observer');
+    await observer.goto(`${system.dashboardUrl}/transfers?walletId=${system.wallets.busy.id}&status=completed`);
+    await settled(observer, 'Transfers');
+    const [newest] = (await system.api.transfers.list({ walletId: system.wallets.busy.id, status: 'completed', limit: 1 })).data;
+    const link = observer.getByRole('link', { name: newest?.id as string });
+    await link.click();
+    await settled(observer, `Transfer ${newest?.id}`);
+    await observer.getByText('Not reversed').waitFor();
+    expect(await observer.getByText(usd(newest?.amount as string), { exact: true }).count()).toBeGreaterThan(0);
+    await look(observer, 'transfer-page');
+  });
+});
+
+describe('accessibility', () => {
+  // Runs last: every screen above was looked at before the verdict, so one failure lists them all.
+  it('finds no serious or critical axe violation on any money screen or dialog', () => {
+    expect(violations).toEqual([]);
+  });
+});
