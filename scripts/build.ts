@@ -65,7 +65,7 @@ export const DASHBOARD_ROOT = path.join(ROOT, 'apps', 'dashboard');
 /** What the gateway's dashboard listener serves. */
 export const DASHBOARD_DIST = path.join(DASHBOARD_ROOT, 'dist');
 /** The hash of the sources the build in DASHBOARD_DIST was made from. */
-const DASHBOARD_STAMP = path.join(DASHBOARD_DIST, '.sources-sha256');
+export const DASHBOARD_STAMP = path.join(DASHBOARD_DIST, '.sources-sha256');
 
 /** Files under `directory`, skipping build output, installed packages and tests. */
 function filesUnder(directory: string): string[] {

@@ -12,9 +12,11 @@ import { DEV_SECRETS_FILE } from './dev-secrets';
  * and withdraws from it under maker-checker. Then the balances, the journal, the analytics and
  * both reconciliations are printed. Exits non-zero when any step fails or reconciliation is not `ok`.
  *
+ * It ends with the dashboard's address and the logins of the demo tenant's org-admin and approver.
+ *
  * GATEWAY_URL (default http://127.0.0.1:$GATEWAY_PORT or 8080), ADMIN_URL (default
- * http://127.0.0.1:$ADMIN_PORT or 8081), SYSTEM_API_KEY (default: the development key
- * `npm start` generated).
+ * http://127.0.0.1:$ADMIN_PORT or 8081), DASHBOARD_URL (default http://127.0.0.1:$DASHBOARD_PORT
+ * or 8082), SYSTEM_API_KEY (default: the development key `npm start` generated).
  */
 
 const CURRENCY = 'USD';
@@ -22,6 +24,7 @@ const WAIT_MS = 30_000;
 
 const gatewayUrl = process.env.GATEWAY_URL ?? `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}`;
 const adminUrl = process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.ADMIN_PORT ?? 8081}`;
+const dashboardUrl = process.env.DASHBOARD_URL ?? `http://127.0.0.1:${process.env.DASHBOARD_PORT ?? 8082}`;
 
 function say(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -93,9 +96,12 @@ async function main(): Promise<void> {
   const signerKey = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['wallets:read', 'transfers:create'], environment: 'live' });
   const backend = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'hmac', keyId: signerKey.id, signingSecret: signerKey.signingSecret as string } });
   say(`HMAC key ${signerKey.id}: every request it makes is signed`);
+  // The org-admin's and the approver's passwords are printed at the end, to sign in to the dashboard with.
+  const logins = { admin: { email: `grace+${stamp}@demo.example`, password: `demo-${randomUUID()}` }, approver: { email: `abel+${stamp}@demo.example`, password: `demo-${randomUUID()}` } };
+  const admin = await ops.team.create({ name: 'Grace Admin', ...logins.admin, orgRole: 'org-admin' });
   const operator = await ops.team.create({ name: 'Olga Operator', email: `olga+${stamp}@demo.example`, password: `demo-${randomUUID()}`, orgRole: 'operator' });
-  const approver = await ops.team.create({ name: 'Abel Approver', email: `abel+${stamp}@demo.example`, password: `demo-${randomUUID()}`, orgRole: 'approver' });
-  say(`team: ${operator.id} operator (requests), ${approver.id} approver (decides)`);
+  const approver = await ops.team.create({ name: 'Abel Approver', ...logins.approver, orgRole: 'approver' });
+  say(`team: ${admin.id} org-admin, ${operator.id} operator (requests), ${approver.id} approver (decides)`);
   const provider = await ops.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
   say(`mobile money provider ${provider.providerCode}; its webhook secret signs its deposits`);
 
@@ -224,6 +230,10 @@ async function main(): Promise<void> {
   }
   say();
   say('Demo finished: every cent is where the journal says it is.');
+  say();
+  say(`The dashboard: ${dashboardUrl} (environment live)`);
+  say(`  org-admin  ${logins.admin.email}  password ${logins.admin.password}`);
+  say(`  approver   ${logins.approver.email}  password ${logins.approver.password}`);
 }
 
 main().catch((error: unknown) => {

@@ -43,7 +43,8 @@ export async function inParallel<Item, Result>(items: readonly Item[], limit: nu
   return results;
 }
 
-async function momoDeposit(baseUrl: string, webhookSecret: string, wallet: TransferWallet, amount: string): Promise<void> {
+/** Funds a wallet as a mobile money provider does: a deposit webhook signed with the provider's secret. */
+export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet: TransferWallet, amount: string): Promise<void> {
   const transactionId = `mtn-${randomUUID()}`;
   const timestamp = new Date().toISOString();
   const phoneNumber = '+256700000001';

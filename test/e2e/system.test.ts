@@ -19,6 +19,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A login on the dashboard listener as its page makes it: the CSRF cookie of a first safe request echoed in the header. */
+async function dashboardLogin(dashboardUrl: string, email: string, password: string): Promise<{ status: number; orgRole?: string }> {
+  const first = await fetch(`${dashboardUrl}/v1/auth/session`);
+  const csrf = /wallet_csrf=([^;]+)/.exec(first.headers.getSetCookie().join('\n'))?.[1] ?? '';
+  const login = await fetch(`${dashboardUrl}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `wallet_csrf=${csrf}`, 'x-csrf-token': csrf },
+    body: JSON.stringify({ email, password, environment: 'live' }),
+  });
+  const session = (await login.json()) as { member?: { orgRole: string } };
+  return { status: login.status, orgRole: session.member?.orgRole };
+}
+
 /**
  * The README's start command (`npm start` runs scripts/start.ts) brings up all five services
  * as real processes on fresh databases and a fresh vhost; a tenant created through the
@@ -150,10 +163,11 @@ describe('the whole system, started as the README says', () => {
     expect(isWalletApiError(refusal, 'API_KEY_REVOKED')).toBe(true);
   });
 
-  it('runs `npm run demo` green against it: every step, the journal, and both reconciliations ok', async () => {
+  it('runs `npm run demo` green against it: every step, the journal, both reconciliations ok, and dashboard logins that work', async () => {
+    const dashboardUrl = `http://127.0.0.1:${env.DASHBOARD_PORT}`;
     const demo = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
       cwd: ROOT,
-      env: { ...process.env, GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`, ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`, SYSTEM_API_KEY: SYSTEM_KEY },
+      env: { ...process.env, GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`, ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`, DASHBOARD_URL: dashboardUrl, SYSTEM_API_KEY: SYSTEM_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let printed = '';
@@ -168,6 +182,12 @@ describe('the whole system, started as the README says', () => {
     expect(printed).toContain('refused, INSUFFICIENT_FUNDS');
     expect(printed).toMatch(/pending payouts 0, pending withdrawals 0/);
     expect(printed).toMatch(/tenant: ok\nplatform \(every tenant\): ok/);
+    expect(printed).toContain(`The dashboard: ${dashboardUrl}`);
+    for (const role of ['org-admin', 'approver']) {
+      const [, email, password] = new RegExp(`\\n  ${role} +(\\S+) +password (\\S+)\\n`).exec(printed) ?? [];
+      expect({ role, email, password }).toEqual({ role, email: expect.any(String), password: expect.any(String) });
+      expect(await dashboardLogin(dashboardUrl, email as string, password as string)).toMatchObject({ status: 200, orgRole: role });
+    }
   });
 
   it('serves the OpenAPI document and docs', async () => {

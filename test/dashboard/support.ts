@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type OrgRole, type Wallet } from '@wallet/contracts';
+import { createDb, type Db } from '@wallet/kit';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { WalletClient } from '@wallet/sdk';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
+import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
+import { freePort } from '../../scripts/lib/system';
+
+/**
+ * The dashboard's browser tests: the whole system as `npm start` runs it (the services from their
+ * bundles, the gateway serving the built app on its dashboard listener), one seeded tenant with a
+ * member of every role, and Debian's Chromium driven by playwright-core (no browser download).
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const SYSTEM_KEY = 'dashboard-system-key-0123456789abcdefghijklmn';
+export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/dashboard');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The roles a person signs in with ("user" is an end customer of the tenant, not a dashboard role). */
+export const DASHBOARD_ROLES = ['org-admin', 'operator', 'approver', 'finance-viewer', 'observer', 'developer'] as const satisfies readonly OrgRole[];
+export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+
+export interface Member {
+  id: string;
+  email: string;
+  password: string;
+}
+
+export const CURRENCY = 'USD';
+
+export interface DashboardSystem {
+  dashboardUrl: string;
+  gatewayUrl: string;
+  tenantId: string;
+  /** A live secret key of the tenant with tenant:manage: what the tests check the dashboard's effects with. */
+  api: WalletClient;
+  members: Record<DashboardRole, Member>;
+  /** Funded live wallets: `busy` has a statement longer than the API's largest page. */
+  wallets: { busy: Wallet; counterpart: Wallet; spare: Wallet };
+  identityDb: Db;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/**
+ * The app must have been built from the sources at hand (`npm run build`): a browser test of a
+ * missing or an older build would test nothing, or another app.
+ */
+function requireBuiltApp(): void {
+  const where = path.relative(ROOT, DASHBOARD_DIST);
+  if (!existsSync(path.join(DASHBOARD_DIST, 'index.html'))) throw new Error(`The dashboard is not built (${where}/index.html is missing): run \`npm run build\` before the browser tests`);
+  if (!existsSync(DASHBOARD_STAMP) || readFileSync(DASHBOARD_STAMP, 'utf8') !== dashboardSourcesHash()) throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
+}
+
+function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); .ci/run does`);
+}
+
+async function startServices(label: string): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
+  for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`);
+  env.AMQP_URL = await createTestVhost(label);
+  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+  delete env.DASHBOARD_URL;
+  delete env.DASHBOARD_DIST;
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`)).ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 90_000, intervalMs: 250, what: 'the system to be ready' },
+  );
+  return { child, env, output: () => output };
+}
+
+async function stopServices(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export function passwordOf(role: DashboardRole): string {
+  return `browser test passphrase of the ${role}`;
+}
+
+/**
+ * The tenant as its platform operator and backend make it, through the API only: a fee schedule
+ * (so statements carry fee lines with odd cents), a member of every role with a password, a
+ * mobile money provider, and live wallets funded by signed webhooks. The dashboard logs into the
+ * live environment by default, so everything is live.
+ */
+async function seedTenant(adminUrl: string, gatewayUrl: string): Promise<Pick<DashboardSystem, 'tenantId' | 'api' | 'members' | 'wallets'>> {
+  const platform = new WalletClient({ baseUrl: adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+  const slug = `browser-${Date.now().toString(36)}`;
+  const tenant = await platform.system.tenants.create({ name: 'Browser Agents', slug, config: { defaultCurrency: CURRENCY, allowedCurrencies: [CURRENCY], maxTransactionAmount: '100000.00' } });
+  const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Standard', isDefault: true, platformCommissionBps: 2000 });
+  await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.25', percentageFee: '1', maxFee: '5.00' });
+  await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
+  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'browser tests', scopes: ['tenant:manage'], environment: 'live' });
+  const api = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'secret', apiKey: key.key as string } });
+
+  const members = {} as Record<DashboardRole, Member>;
+  for (const role of DASHBOARD_ROLES) {
+    const email = `${role}@${slug}.example`;
+    const member = await api.team.create({ name: `The ${role}`, email, password: passwordOf(role), orgRole: role });
+    members[role] = { id: member.id, email, password: passwordOf(role) };
+  }
+
+  const provider = await api.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
+  const fundedWallet = async (owner: string): Promise<Wallet> => {
+    const wallet = await api.wallets.create({ ownerType: 'user', ownerId: `${owner}-${slug}`, currencyCode: CURRENCY });
+    await momoDeposit(gatewayUrl, provider.webhookSecret, { id: wallet.id, ownerId: wallet.ownerId, currencyCode: CURRENCY, status: 'active' }, '5000.00');
+    return wallet;
+  };
+  const busy = await fundedWallet('ada');
+  const counterpart = await fundedWallet('bola');
+  const spare = await fundedWallet('chidi');
+  // Each transfer adds its amount and its fee to the sender's statement: more lines than one page of the API holds.
+  const amounts = Array.from({ length: 120 }, (_, index) => `${1 + (index % 17)}.${String((index * 37) % 100).padStart(2, '0')}`);
+  await inParallel(amounts, 4, (amount, index) => {
+    const [from, to] = index % 5 === 4 ? [counterpart, busy] : [busy, counterpart];
+    return api.transfers.create({ fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: CURRENCY });
+  });
+  return { tenantId: tenant.id, api, members, wallets: { busy: await api.wallets.get(busy.id), counterpart: await api.wallets.get(counterpart.id), spare } };
+}
+
+/** Starts the system, seeds the tenant and launches Chromium; `close()` undoes all three. */
+export async function startDashboardSystem(label: string): Promise<DashboardSystem> {
+  requireBuiltApp();
+  requireChromium();
+  const services = await startServices(label);
+  const { env } = services;
+  let browser: Browser | undefined;
+  let identityDb: Db | undefined;
+  try {
+    const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    const seeded = await seedTenant(`http://127.0.0.1:${env.ADMIN_PORT}`, gatewayUrl);
+    identityDb = createDb(env.IDENTITY_DATABASE_URL as string, { poolMax: 1 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const launched = browser;
+    const db = identityDb;
+    return {
+      ...seeded,
+      dashboardUrl: `http://127.0.0.1:${env.DASHBOARD_PORT}`,
+      gatewayUrl,
+      identityDb: db,
+      browser: launched,
+      close: async () => {
+        await launched.close();
+        await db.destroy();
+        await stopServices(services.child);
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await identityDb?.destroy();
+    await stopServices(services.child);
+    throw new Error(`${(error as Error).message}\n--- npm start said:\n${services.output()}`, { cause: error });
+  }
+}
+
+/** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it. */
+export async function settled(page: Page, heading?: string | RegExp): Promise<void> {
+  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).first().waitFor();
+  const loading = page.getByRole('status').filter({ hasText: /…\s*$/ });
+  const deadline = Date.now() + 15_000;
+  while ((await loading.count()) > 0) {
+    if (Date.now() > deadline) throw new Error(`still loading after 15 s: ${(await loading.allInnerTexts()).join(', ')}`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/** Signs in through the login page as the member of that role, landing on the overview. */
+export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole): Promise<void> {
+  const member = system.members[role];
+  await page.goto(`${system.dashboardUrl}/login`);
+  await page.getByLabel('Email').fill(member.email);
+  await page.getByLabel(/^Password/).fill(member.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await settled(page);
+}
+
+/** axe-core's serious and critical violations on the page as it is, each with its elements and why. */
+export async function accessibilityViolations(page: Page, screenName: string): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${screenName}: ${violation.impact} ${violation.id}, ${violation.help}\n${violation.nodes.map((node) => `    ${node.target.join(' ')}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`).join('\n')}`);
+}
+
+/** Fails on any serious or critical axe-core violation of the page as it is. */
+export async function expectAccessible(page: Page, screenName: string): Promise<void> {
+  const violations = await accessibilityViolations(page, screenName);
+  if (violations.length > 0) throw new Error(`Accessibility violations:\n${violations.join('\n')}`);
+}
+
+/** A full-page PNG in test-results/dashboard/, for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name.replace(/[^a-z0-9-]+/gi, '-').toLowerCase()}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
