@@ -157,7 +157,7 @@ export function AccountPage() {
       {walletId && (
         <Text size="sm">
           Wallet <WalletLink id={walletId} />{' '}
-          <RouterAnchor to="/accounts/$accountName" params={{ accountName }} search={{}} size="sm">
+          <RouterAnchor to="/accounts/$accountName" params={{ accountName }} search={{}} size="sm" underline="always">
             (every currency of this account)
           </RouterAnchor>
         </Text>

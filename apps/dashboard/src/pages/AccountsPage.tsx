@@ -66,9 +66,9 @@ export function AccountsPage() {
   return (
     <>
       <PageTitle>Ledger accounts</PageTitle>
-      <AccountFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <AccountFilterForm key={`form:${filterKey}`} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
-        key={filterKey}
+        key={`list:${filterKey}`}
         caption="Ledger accounts with their balances"
         queryKey={['ledger-accounts', filters]}
         fetchPage={(page, signal) => api.call(ledgerRoutes.accounts, { query: { ...filters, ...page }, signal })}

@@ -50,7 +50,7 @@ function QuoteResult({ query }: { query: FeeQuoteQuery }) {
       {answer.scheduleId ? (
         <Text size="sm" c="dimmed">
           By rule <Text span ff="monospace">{answer.ruleId}</Text> of the default schedule{' '}
-          <RouterAnchor to="/fees/$scheduleId" params={{ scheduleId: answer.scheduleId }} size="sm">
+          <RouterAnchor to="/fees/$scheduleId" params={{ scheduleId: answer.scheduleId }} size="sm" underline="always">
             {answer.scheduleId}
           </RouterAnchor>
         </Text>

@@ -97,10 +97,10 @@ export function JournalPage() {
   return (
     <>
       <PageTitle>Journal</PageTitle>
-      <JournalFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <JournalFilterForm key={`form:${filterKey}`} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
-        // A new filter is a new list: its paging starts again from the first page.
-        key={filterKey}
+        // A new filter is a new list: its paging starts again from the first page. (Sibling keys must differ: React keeps both of two equal ones.)
+        key={`list:${filterKey}`}
         caption="Journal entries, newest first"
         queryKey={['journal', filters]}
         fetchPage={(page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal })}
