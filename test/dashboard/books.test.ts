@@ -188,7 +188,7 @@ describe('the journal explorer', () => {
     expect(await table(page, 'Ledger accounts with their balances').locator('tbody tr').count()).toBe(accounts.data.length);
     await review(page, 'ledger-accounts', violations);
     expect(violations).toEqual([]);
-  });
+  }, 300_000);
 });
 
 describe('reconciliation', () => {
