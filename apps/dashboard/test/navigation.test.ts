@@ -1,4 +1,4 @@
-import { depositRoutes, payoutRoutes, ROLE_SCOPES, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
+import { depositRoutes, payoutRoutes, reconciliationRoutes, ROLE_SCOPES, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
 import { visibleNavigation } from '../src/app/navigation';
 import { canCall } from '../src/auth/scopes';
 
@@ -7,19 +7,22 @@ const labels = (scopes: readonly string[]) => visibleNavigation(scopes).map((ite
 describe('navigation by scope', () => {
   it("shows each role the screens its scopes can read, from the routes' declared scopes", () => {
     const money = ['Deposits', 'Transfers', 'Payouts', 'Approvals', 'Treasury'];
-    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(['Overview', 'Wallets', ...money, 'Team', 'Audit', 'Developers']);
+    const books = ['Journal', 'Ledger accounts', 'Reconciliation', 'Fees'];
+    expect(labels(ROLE_SCOPES['org-admin'])).toEqual(['Overview', 'Wallets', ...money, ...books, 'Team', 'Audit', 'Developers']);
     // Request logs without API keys: the developers screen shows its logs tab only.
-    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets', ...money]);
-    // ledger:read is the umbrella of every read scope: these roles see the overview and the audit trail too.
-    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
+    // No ledger:read nor fees:read: the checks (analytics:read) but not the books themselves.
+    expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets', ...money, 'Reconciliation']);
+    // ledger:read is the umbrella of every read scope: these roles see the overview, the books and the audit trail too.
+    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
+    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
     expect(labels(ROLE_SCOPES.user)).toEqual([]);
     expect(labels(['wallets:read'])).toEqual(['Wallets', 'Deposits', 'Transfers']);
     expect(labels(['payouts:read'])).toEqual(['Payouts', 'Approvals']);
     expect(labels(['treasury:read'])).toEqual(['Overview', 'Approvals', 'Treasury']);
-    expect(labels(['analytics:read'])).toEqual(['Overview']);
+    expect(labels(['analytics:read'])).toEqual(['Overview', 'Reconciliation']);
+    expect(labels(['fees:read'])).toEqual(['Fees']);
     expect(labels(['api_keys:manage'])).toEqual(['Developers']);
     // team:manage is no read scope: the umbrella of reads does not open the team screen.
     expect(labels(['ledger:read'])).not.toContain('Team');
@@ -42,5 +45,12 @@ describe('navigation by scope', () => {
     expect(canCall(ROLE_SCOPES.approver, payoutRoutes.create)).toBe(false);
     expect(canCall(ROLE_SCOPES.approver, treasuryRoutes.createFloatDeposit)).toBe(false);
     expect(canCall(ROLE_SCOPES.observer, depositRoutes.verify)).toBe(false);
+  });
+
+  it("offers a full reconciliation run only to the tenant's admin, and following one to whoever reads the checks", () => {
+    expect(canCall(ROLE_SCOPES['org-admin'], reconciliationRoutes.startTenantRun)).toBe(true);
+    expect(canCall(ROLE_SCOPES['finance-viewer'], reconciliationRoutes.startTenantRun)).toBe(false);
+    expect(canCall(ROLE_SCOPES['finance-viewer'], reconciliationRoutes.getTenantRun)).toBe(true);
+    expect(canCall(ROLE_SCOPES.observer, reconciliationRoutes.getTenantRun)).toBe(true);
   });
 });

@@ -7,15 +7,7 @@ import {
   organizationSchema,
   tenantSchema,
 } from './http/identity';
-import {
-  journalEntrySchema,
-  journalPageSchema,
-  journalQuerySchema,
-  ledgerAccountPageSchema,
-  ledgerAccountQuerySchema,
-  reconciliationResultSchema,
-  statementPageSchema,
-} from './http/ledger';
+import { LEDGER_ROUTES } from './http/ledger';
 import { pageQuerySchema, pageSchema } from './common';
 import type { RouteContract } from './route-contract';
 import { AUDIT_ROUTES } from './http/audit';
@@ -42,12 +34,7 @@ export const ROUTES: RouteContract[] = [
   { method: 'post', path: '/v1/system/organizations', summary: 'Create an organization, optionally with its invited admin', surface: 'system', service: 'identity', body: createOrganizationBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: organizationSchema } },
   { method: 'get', path: '/v1/system/organizations', summary: 'List organizations', surface: 'system', service: 'identity', query: pageQuerySchema, success: { status: 200, schema: pageSchema(organizationSchema) } },
   { method: 'get', path: '/v1/system/organizations/{id}', summary: 'Get an organization', surface: 'system', service: 'identity', success: { status: 200, schema: organizationSchema } },
-  { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
-  { method: 'get', path: '/v1/journal/{id}', summary: 'Get one journal entry with its lines', surface: 'tenant', service: 'ledger', scope: 'ledger:read', success: { status: 200, schema: journalEntrySchema } },
-  { method: 'get', path: '/v1/ledger/accounts', summary: 'List ledger accounts with their balances', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } },
-  { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },
-  { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
-  { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
+  ...LEDGER_ROUTES,
   ...AUDIT_ROUTES,
   ...API_KEY_ROUTES,
   ...MOMO_PROVIDER_ROUTES,

@@ -1,9 +1,25 @@
-import { analyticsRoutes, apiKeyRoutes, auditRoutes, depositRoutes, payoutRoutes, reconciliationRoutes, requestLogRoutes, type RouteContract, teamRoutes, transferRoutes, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
+import {
+  analyticsRoutes,
+  apiKeyRoutes,
+  auditRoutes,
+  depositRoutes,
+  feeRoutes,
+  ledgerRoutes,
+  payoutRoutes,
+  reconciliationRoutes,
+  requestLogRoutes,
+  type RouteContract,
+  teamRoutes,
+  transferRoutes,
+  treasuryRoutes,
+  walletRoutes,
+  withdrawalRoutes,
+} from '@wallet/contracts';
 import { canSeeAny } from '../auth/scopes';
 
 export interface NavigationItem {
   label: string;
-  to: '/' | '/wallets' | '/deposits' | '/transfers' | '/payouts' | '/approvals' | '/treasury' | '/team' | '/audit' | '/developers';
+  to: '/' | '/wallets' | '/deposits' | '/transfers' | '/payouts' | '/approvals' | '/treasury' | '/journal' | '/accounts' | '/reconciliation' | '/fees' | '/team' | '/audit' | '/developers';
   /** The API routes the screen reads: it is listed when the session may call any of them. */
   reads: readonly RouteContract[];
 }
@@ -17,6 +33,10 @@ export const NAVIGATION: readonly NavigationItem[] = [
   { label: 'Payouts', to: '/payouts', reads: [payoutRoutes.list] },
   { label: 'Approvals', to: '/approvals', reads: [payoutRoutes.list, withdrawalRoutes.list] },
   { label: 'Treasury', to: '/treasury', reads: [treasuryRoutes.balances, treasuryRoutes.listFloatDeposits, withdrawalRoutes.list] },
+  { label: 'Journal', to: '/journal', reads: [ledgerRoutes.journal] },
+  { label: 'Ledger accounts', to: '/accounts', reads: [ledgerRoutes.accounts] },
+  { label: 'Reconciliation', to: '/reconciliation', reads: [reconciliationRoutes.tenant, reconciliationRoutes.getTenantRun] },
+  { label: 'Fees', to: '/fees', reads: [feeRoutes.list, feeRoutes.quote] },
   { label: 'Team', to: '/team', reads: [teamRoutes.list] },
   { label: 'Audit', to: '/audit', reads: [auditRoutes.list] },
   { label: 'Developers', to: '/developers', reads: [apiKeyRoutes.list, requestLogRoutes.list] },

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { isUnauthorized } from '../api/errors';
 import { sessionQuery } from '../api/session';
 import { ErrorState, LoadingState } from '../components/States';
+import { accountFiltersSchema, accountPageSearchSchema, journalFiltersSchema } from '../books/journal';
+import { feeScheduleListQuerySchema } from '@wallet/contracts';
 import { walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { Shell } from './Shell';
@@ -123,7 +125,59 @@ export const developersRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute, ...moneyRoutes])]);
+
+// The books: journal, ledger accounts, reconciliation and fees.
+export const journalRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/journal',
+  validateSearch: journalFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/JournalPage'), 'JournalPage'),
+});
+
+export const journalEntryRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/journal/$entryId',
+  component: lazyRouteComponent(() => import('../pages/JournalEntryPage'), 'JournalEntryPage'),
+});
+
+export const accountsRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/accounts',
+  validateSearch: accountFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/AccountsPage'), 'AccountsPage'),
+});
+
+export const accountRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/accounts/$accountName',
+  validateSearch: accountPageSearchSchema,
+  component: lazyRouteComponent(() => import('../pages/AccountPage'), 'AccountPage'),
+});
+
+export const reconciliationRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/reconciliation',
+  // The full run being followed: in the URL, so a reload or a shared link keeps following it.
+  validateSearch: z.object({ run: z.string().min(1).max(64).optional() }),
+  component: lazyRouteComponent(() => import('../pages/ReconciliationPage'), 'ReconciliationPage'),
+});
+
+export const feesRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/fees',
+  validateSearch: feeScheduleListQuerySchema.pick({ status: true }),
+  component: lazyRouteComponent(() => import('../pages/FeesPage'), 'FeesPage'),
+});
+
+export const feeScheduleRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/fees/$scheduleId',
+  component: lazyRouteComponent(() => import('../pages/FeeSchedulePage'), 'FeeSchedulePage'),
+});
+
+const booksRoutes = [journalRoute, journalEntryRoute, accountsRoute, accountRoute, reconciliationRoute, feesRoute, feeScheduleRoute];
+
+const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute, ...moneyRoutes, ...booksRoutes])]);
 
 export function createAppRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });

@@ -4,7 +4,7 @@ import { BarChart, LineChart } from 'echarts/charts';
 import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
-// The package's ES module build: its CommonJS one reaches the bundle as a module object, not the component.
+// The ES module build: the CommonJS one's default export reaches the bundle as its module object, which React cannot render.
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useState } from 'react';
 import { Money } from '../components/Money';

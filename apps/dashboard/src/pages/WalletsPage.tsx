@@ -77,10 +77,10 @@ export function WalletsPage() {
   return (
     <>
       <PageTitle>Wallets</PageTitle>
-      <WalletFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <WalletFilterForm key={`form:${filterKey}`} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
-        // A new filter is a new list: its paging starts again from the first page.
-        key={filterKey}
+        // A new filter is a new list: its paging starts again from the first page. (Sibling keys must differ: React keeps both of two equal ones.)
+        key={`list:${filterKey}`}
         caption="Wallets"
         queryKey={['wallets', filters]}
         fetchPage={(page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal })}

@@ -4,6 +4,7 @@ import { integerInputSchema } from '../json';
 import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
+import type { RouteContract } from '../route-contract';
 
 export const journalLineSchema = z.object({
   accountId: z.string(),
@@ -130,6 +131,21 @@ export const reconciliationResultSchema = z.object({
   coverage: reconciliationCoverageSchema.optional(),
 });
 export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
+
+/**
+ * The ledger's public reads, each with its precise schema types (for typed clients such as the
+ * dashboard); LEDGER_ROUTES is the same routes as a list for the gateway and the OpenAPI document.
+ */
+export const ledgerRoutes = {
+  journal: { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
+  entry: { method: 'get', path: '/v1/journal/{id}', summary: 'Get one journal entry with its lines', surface: 'tenant', service: 'ledger', scope: 'ledger:read', success: { status: 200, schema: journalEntrySchema } },
+  accounts: { method: 'get', path: '/v1/ledger/accounts', summary: 'List ledger accounts with their balances', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } },
+  walletEntries: { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },
+  reconciliation: { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
+  systemReconciliation: { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
+} as const satisfies Record<string, RouteContract>;
+
+export const LEDGER_ROUTES: RouteContract[] = Object.values(ledgerRoutes);
 
 // ---- Internal reads for reconciliation (system token only; never routed by the gateway) ----
 
