@@ -176,15 +176,18 @@ export async function startDashboardSystem(label: string): Promise<DashboardSyst
   }
 }
 
-/** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it. */
+/** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it; fails on an error state. */
 export async function settled(page: Page, heading?: string | RegExp): Promise<void> {
-  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).first().waitFor();
+  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).or(page.getByRole('alert')).first().waitFor();
   const loading = page.getByRole('status').filter({ hasText: /…\s*$/ });
   const deadline = Date.now() + 15_000;
   while ((await loading.count()) > 0) {
     if (Date.now() > deadline) throw new Error(`still loading after 15 s: ${(await loading.allInnerTexts()).join(', ')}`);
     await page.waitForTimeout(100);
   }
+  // A seeded screen has nothing to complain about: an error state here is a defect.
+  const alerts = await page.getByRole('alert').allInnerTexts();
+  if (alerts.length > 0) throw new Error(`${page.url()} shows an error: ${alerts.join(' | ')}`);
 }
 
 /** Signs in through the login page as the member of that role, landing on the overview. */
