@@ -135,7 +135,7 @@ describe('signing in and out', () => {
 
   it('signs out: the session is revoked, not only forgotten', async () => {
     const page = await newPage();
-    await signIn(page, system, 'observer');
+    await signIn(page, system, 'observer', '/wallets');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await onLoginPage(page);
     expect((await page.request.get(`${system.dashboardUrl}/v1/auth/session`)).status()).toBe(401);
@@ -147,15 +147,13 @@ describe('signing in and out', () => {
     const page = await newPage();
     const expire = () => system.identityDb.raw(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE member_id = ? AND expires_at > now()`, [system.members['finance-viewer'].id]);
 
-    await signIn(page, system, 'finance-viewer');
+    await signIn(page, system, 'finance-viewer', `/wallets/${system.wallets.busy.id}`);
     await expire();
     await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
     await onLoginPage(page);
     expect(new URL(page.url()).searchParams.get('redirect')).toBe('/wallets');
 
-    await signIn(page, system, 'finance-viewer');
-    await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
-    await settled(page, 'Wallets');
+    await signIn(page, system, 'finance-viewer', '/wallets');
     await expire();
     await page.reload();
     await onLoginPage(page);
@@ -175,9 +173,7 @@ describe('freezing a wallet from its page', () => {
   it('stops transfers from it through the API until it is unfrozen', async () => {
     const wallet = system.wallets.spare;
     const page = await newPage();
-    await signIn(page, system, 'operator');
-    await page.goto(`${system.dashboardUrl}/wallets/${wallet.id}`);
-    await settled(page, `Wallet ${wallet.id}`);
+    await signIn(page, system, 'operator', `/wallets/${wallet.id}`);
 
     await changeStatus(page, 'Freeze', 'Suspected account takeover, ticket 4711');
     await page.getByText('frozen', { exact: true }).waitFor();
@@ -201,9 +197,7 @@ describe('the statement export', () => {
     expect(fromApi.length).toBeGreaterThan(PAGE_LIMIT_MAX);
 
     const page = await newPage();
-    await signIn(page, system, 'finance-viewer');
-    await page.goto(`${system.dashboardUrl}/wallets/${wallet.id}`);
-    await settled(page, `Wallet ${wallet.id}`);
+    await signIn(page, system, 'finance-viewer', `/wallets/${wallet.id}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export statement (CSV)' }).click()]);
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
@@ -262,7 +256,7 @@ describe('requests from another origin', () => {
     const seen: Record<string, unknown> = {};
     try {
       const page = await newPage();
-      await signIn(page, system, 'operator');
+      await signIn(page, system, 'operator', '/wallets');
       page.on('response', (response) => {
         if (response.request().method() === 'POST' && response.url().startsWith(`${system.dashboardUrl}/v1/`)) reached.push(response);
       });

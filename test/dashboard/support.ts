@@ -190,13 +190,17 @@ export async function settled(page: Page, heading?: string | RegExp): Promise<vo
   if (alerts.length > 0) throw new Error(`${page.url()} shows an error: ${alerts.join(' | ')}`);
 }
 
-/** Signs in through the login page as the member of that role, landing on the overview. */
-export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole): Promise<void> {
+/**
+ * Opens `path` of the dashboard signed out, which sends the browser to the login page, signs in
+ * there as the member of that role and lands back on `path` (the overview by default), settled.
+ */
+export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole, path = '/'): Promise<void> {
   const member = system.members[role];
-  await page.goto(`${system.dashboardUrl}/login`);
+  await page.goto(`${system.dashboardUrl}${path}`);
   await page.getByLabel('Email').fill(member.email);
   await page.getByLabel(/^Password/).fill(member.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => `${url.pathname}${url.search}` === path);
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
   await settled(page);
 }
