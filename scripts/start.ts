@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
-import { bundlePath, buildServices, TELEMETRY_PRELOAD } from './build';
+import { buildDashboard, bundlePath, buildServices, TELEMETRY_PRELOAD } from './build';
 import { DEV_SECRETS_FILE } from './dev-secrets';
 import { preflight } from './preflight';
 
@@ -162,6 +162,14 @@ async function main(): Promise<void> {
   } catch (error) {
     console.error(`The services did not build: ${(error as Error).message}`);
     process.exit(1);
+  }
+  // The gateway serves the dashboard: built when its sources changed since the build in apps/dashboard/dist.
+  if (services.some((spec) => spec.name === 'gateway')) {
+    try {
+      if ((await buildDashboard()) === 'built') say('Built the dashboard into apps/dashboard/dist.');
+    } catch (error) {
+      console.error(`The dashboard did not build (${(error as Error).message}); the API runs, the dashboard's address answers 503 until \`npm run build\` succeeds.`);
+    }
   }
 
   const children = new Map<string, ChildProcess>();

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { isReachable } from '../packages/kit/src/testing/servers';
+import { buildDashboard } from '../scripts/build';
 
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_AMQP = 'amqp://guest:guest@127.0.0.1:5672';
@@ -50,6 +51,8 @@ export default async function globalSetup(): Promise<void> {
       `${!pgUp ? `PostgreSQL is not reachable at ${databaseUrl}` : `RabbitMQ is not reachable at ${amqpUrl}`}: start it (see README, "Running the tests") or set TEST_DATABASE_URL / TEST_AMQP_URL`,
     );
   }
+  // Built once here, before the workers: the tests that start the system (scripts/start.ts) then find it up to date rather than race to build it.
+  await buildDashboard();
   process.env.WALLET_TEST_DATABASE_URL = databaseUrl;
   process.env.WALLET_TEST_AMQP_URL = amqpUrl;
   process.env.WALLET_TEST_RUN_ID = `wt${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;

@@ -6,6 +6,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createQueryClient } from './api/query-client';
 import { createAppRouter } from './app/router';
+import { cssVariablesResolver, theme } from './app/theme';
 
 // The query client sends a lost session to the login page; the router exists by the time any request fails.
 const queryClient = createQueryClient(() => {
@@ -18,7 +19,7 @@ const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 createRoot(container).render(
   <StrictMode>
-    <MantineProvider defaultColorScheme="auto">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -48,6 +48,11 @@ export interface RecordTable<Draft> {
   columns: Partial<Record<keyof (Draft & RecordScope) & string, ColumnType>>;
   /** What each record claims of another row as it is created (see RecordClaim). */
   claim?: RecordClaim<Draft>;
+  /**
+   * With keyWrite 'natural-key': the unique index (its columns and predicate, as ON CONFLICT
+   * names it) that makes a second record of the same thing give way to the first.
+   */
+  naturalKey?: string;
 }
 
 /**
@@ -99,14 +104,16 @@ function claimRelease(claim: RecordClaim, finished: string): string {
  * How the statement writes the key's first answer: `first-write` inserts the key with it (the
  * route claims its key at its first write), `held` completes a key claimed before the handler ran.
  * Either part yields the lock_token of each key it wrote, which the record joins on.
+ * `natural-key`: there is no Idempotency-Key (a provider's webhook); the record's own unique key
+ * (RecordTable.naturalKey) is what makes a repeat write nothing.
  */
-export type KeyWrite = 'first-write' | 'held';
+export type KeyWrite = 'first-write' | 'held' | 'natural-key';
 
-/** One record to create: its draft, its key's first answer, and the messages sent once it is written. */
+/** One record to create: its draft, its key's first answer (none under a natural key), and the messages sent once it is written. */
 export interface NewRecord<Draft> {
   scope: RecordScope;
   draft: Draft;
-  answer: FinalAnswer;
+  answer: FinalAnswer | null;
   messages: readonly OutboxMessage[];
 }
 
@@ -132,28 +139,20 @@ function columnValue(value: unknown, type: ColumnType): unknown {
  * each record written; a record whose key was not written is absent, and nothing of it is written.
  */
 export function recordStatement<Draft extends { id: string }>(table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): SqlStatement {
-  const answers = (keyWrite === 'first-write' ? firstAnswersStatement : completionsStatement)(records.map((record) => record.answer));
-  const commands = outboxInsertForRowsStatement(
-    records.flatMap((record) => record.messages),
-    records.flatMap((record) => record.messages.map(() => record.draft.id)),
-    { name: 'created', column: 'id' },
-  );
+  if (keyWrite === 'natural-key') return naturalKeyStatement(table, records);
+  const answers = (keyWrite === 'first-write' ? firstAnswersStatement : completionsStatement)(records.map((record) => answerOf(record)));
+  const commands = commandsOf(records);
   const fields = Object.entries(table.columns) as Array<[string, ColumnType]>;
   const names = fields.map(([field]) => columnName(field));
   const rows = `unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}, CAST(? AS uuid[]))
          WITH ORDINALITY AS t(${names.join(', ')}, lock_token, position)`;
   const bindings = [
     ...answers.bindings,
-    // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
-    ...fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type))),
-    records.map((record) => record.answer.claim.lockToken),
+    ...columnBindings(fields, records),
+    records.map((record) => answerOf(record).claim.lockToken),
     ...commands.bindings,
   ] as unknown as readonly Knex.RawBinding[];
-  const insert = (from: string) => `INSERT INTO ${table.name} (${names.join(', ')})
-       SELECT ${names.map((name) => `t.${name}`).join(', ')}
-       FROM ${from}
-       ORDER BY t.position
-       RETURNING id, seq`;
+  const insert = (from: string) => insertFrom(table.name, names, from, '');
   if (!table.claim) {
     return {
       sql: `WITH answer AS (${answers.sql}),
@@ -172,6 +171,51 @@ export function recordStatement<Draft extends { id: string }>(table: RecordTable
      command AS (${commands.sql})
      SELECT t.id, created.seq FROM input t LEFT JOIN created ON created.id = t.id`,
     bindings,
+  };
+}
+
+function answerOf<Draft>(record: NewRecord<Draft>): FinalAnswer {
+  if (!record.answer) throw new Error('a record written under an Idempotency-Key needs its answer');
+  return record.answer;
+}
+
+/** The messages of the records, each sent only if its record is among `created`. */
+function commandsOf<Draft extends { id: string }>(records: readonly NewRecord<Draft>[]): SqlStatement {
+  return outboxInsertForRowsStatement(
+    records.flatMap((record) => record.messages),
+    records.flatMap((record) => record.messages.map(() => record.draft.id)),
+    { name: 'created', column: 'id' },
+  );
+}
+
+function columnBindings<Draft>(fields: ReadonlyArray<[string, ColumnType]>, records: readonly NewRecord<Draft>[]): unknown[][] {
+  // Read field by field rather than from one merged object: a spread per record cost more than the rest of the statement.
+  return fields.map(([field, type]) => records.map((record) => columnValue(fieldOf(record, field), type)));
+}
+
+function insertFrom(table: string, names: readonly string[], from: string, onConflict: string): string {
+  return `INSERT INTO ${table} (${names.join(', ')})
+       SELECT ${names.map((name) => `t.${name}`).join(', ')}
+       FROM ${from}
+       ORDER BY t.position${onConflict}
+       RETURNING id, seq`;
+}
+
+/**
+ * Records that a unique key of their own dedupes: one that repeats a record written before (or
+ * earlier in the same statement) writes nothing, not even its messages. Rows as recordStatement's.
+ */
+function naturalKeyStatement<Draft extends { id: string }>(table: RecordTable<Draft>, records: readonly NewRecord<Draft>[]): SqlStatement {
+  if (!table.naturalKey || table.claim) throw new Error(`${table.name}: a natural-key record declares its naturalKey and claims nothing`);
+  const commands = commandsOf(records);
+  const fields = Object.entries(table.columns) as Array<[string, ColumnType]>;
+  const names = fields.map(([field]) => columnName(field));
+  const rows = `unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}) WITH ORDINALITY AS t(${names.join(', ')}, position)`;
+  return {
+    sql: `WITH created AS (${insertFrom(table.name, names, rows, `\n       ON CONFLICT ${table.naturalKey} DO NOTHING`)}),
+     command AS (${commands.sql})
+     SELECT id, seq FROM created`,
+    bindings: [...columnBindings(fields, records), ...commands.bindings] as unknown as readonly Knex.RawBinding[],
   };
 }
 

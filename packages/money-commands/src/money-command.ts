@@ -74,8 +74,11 @@ export function commandAnswersOf(response: Response, route: string): CommandAnsw
 }
 
 export interface CommandResult<Shown> {
-  /** 201 with the ledger's entry; 202 when the ledger had not answered by the deadline. A refusal is thrown (422). */
-  status: 201 | 202;
+  /**
+   * 201 with the ledger's entry; 202 when the ledger had not answered by the deadline; 200 for a
+   * repeat of a record its natural key already holds (as it is now). A refusal is thrown (422).
+   */
+  status: 200 | 201 | 202;
   shown: Shown;
   /** The answer the key remembers for this request, exactly: sent as it is, not serialized again. */
   answer?: StoredResponse;
@@ -125,6 +128,10 @@ export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored ex
   refusalOf(record: Stored): AppError;
   /** With records.claim: why a record's claim did not hold, as the error the client gets (nothing of the record was written). */
   claimRefused?(db: Db, scope: RecordScope, draft: Draft): Promise<AppError>;
+  /** With keyWrite 'natural-key': the record written before under the draft's natural key, which a repeat answers with. */
+  repeatOf?(db: Db, scope: RecordScope, draft: Draft): Promise<Stored | null>;
+  /** Told of a refusal the ledger gave a record that the refusal does not fail (isRefused stays false: a credit stays completed). */
+  onUnfailingRefusal?(record: Stored, failureCode: string): void;
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
   show(record: Stored): Shown;
   /** The 404 of an id this scope has no record of. */
@@ -158,7 +165,8 @@ export interface MoneyCommandRequest<Draft> {
   command: LedgerPostV1;
   /** Sent with the command, once the record is written (an audit record). */
   alsoSent?: readonly OutboxMessage[];
-  answers: CommandAnswers;
+  /** The Idempotency-Key's answers; null under a natural key (keyWrite 'natural-key'), where the record dedupes itself. */
+  answers: CommandAnswers | null;
 }
 
 export interface MoneyCommandDeps {
@@ -172,6 +180,16 @@ export interface MoneyCommandDeps {
 interface Posted extends PostedStep {
   answer: FinalAnswer;
 }
+
+/** Given to the rest of a run when its request has no Idempotency-Key (natural key): nothing to remember. */
+const NO_ANSWERS: CommandAnswers = {
+  kept: () => {
+    throw new Error('a natural-key command keeps no answer');
+  },
+  written: () => undefined,
+  answered: () => undefined,
+  rememberRefusal: async () => undefined,
+};
 
 function keyTakenOver(): IdempotencyInProgressError {
   return new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
@@ -215,17 +233,22 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const reply = this.deps.postings.expect(commandId, this.deps.replyTimeoutMs, { type: declaration.recordType, id: draft.id });
     const messages = [postingMessage(request.command, { replyTo: this.deps.postings.replyTo }), ...(request.alsoSent ?? [])];
     const handOver = this.deps.relay.handOver(messages);
-    let created: Stored;
+    let created: Stored | null;
     try {
-      const seq = await this.insert({ scope, draft, answer: answers.kept(pendingAnswer), messages });
-      if (seq === null) throw keyNotWritten(declaration.keyWrite);
-      answers.written();
-      created = declaration.created(scope, draft, seq);
+      const seq = await this.insert({ scope, draft, answer: answers ? answers.kept(pendingAnswer) : null, messages });
+      if (seq === null && answers) throw keyNotWritten(declaration.keyWrite);
+      answers?.written();
+      created = seq === null ? null : declaration.created(scope, draft, seq);
     } catch (error) {
       handOver.abandon();
       reply.cancel();
       if (error instanceof ClaimRefusedError && declaration.claimRefused) throw await declaration.claimRefused(this.deps.db, scope, draft);
       throw error;
+    }
+    if (!created) {
+      handOver.abandon();
+      reply.cancel();
+      return this.repeat(scope, draft);
     }
     // The command goes out now, batched with those of the same turn, without a relay pass.
     handOver.committed();
@@ -234,7 +257,14 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const outcome = result ? stepOutcomeOf(result) : null;
     if (!outcome) return { status: 202, shown: pendingShown, answer: pendingAnswer };
     // The record finishes in the request's trace, as the event path's finish span does in the command's.
-    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers));
+    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers ?? NO_ANSWERS));
+  }
+
+  /** A repeat under a natural key: the record written first, as it is now; this one wrote nothing and sent nothing. */
+  private async repeat(scope: RecordScope, draft: Draft): Promise<CommandResult<Shown>> {
+    const first = await this.declaration.repeatOf?.(this.deps.db, scope, draft);
+    if (!first) throw new Error(`${this.declaration.recordType} ${draft.id} gave way to a record under its natural key that cannot be found`);
+    return { status: 200, shown: this.declaration.show(first) };
   }
 
   async get(scope: RecordScope, id: string): Promise<Shown> {
@@ -262,8 +292,13 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
    */
   private async complete(created: Stored, commandId: string, journalEntryId: string, answers: CommandAnswers): Promise<CommandResult<Shown>> {
     const shown = this.declaration.show(this.declaration.posted(created, journalEntryId));
-    const answer = jsonResponse(201, shown);
     const scope = this.scopeOf(created);
+    if (answers === NO_ANSWERS) {
+      await finishSteps(this.deps.db, this.step, [{ scope, id: created.id, outcome: { status: 'posted', journalEntryId } }]);
+      this.deps.postings.recordedFromReply(commandId);
+      return { status: 201, shown };
+    }
+    const answer = jsonResponse(201, shown);
     const stored = await this.recordPosted({ scope, record: created, journalEntryId, answer: answers.kept(answer) });
     // Recorded either way (the entry is unconditional on the key): its event needs no statement.
     this.deps.postings.recordedFromReply(commandId);
@@ -284,6 +319,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
       const current = await declaration.find(tx, scope, created.id);
       if (!current) throw new Error(`${declaration.recordType} ${created.id} vanished while it was finished`);
       if (declaration.isRefused(current)) await answers.rememberRefusal(tx, declaration.refusalOf(current));
+      else if (outcome.status === 'refused') declaration.onUnfailingRefusal?.(current, outcome.failureCode);
       return current;
     });
     this.deps.postings.recordedFromReply(commandId);

@@ -139,6 +139,49 @@ describe('the record statement', () => {
   });
 });
 
+describe('a record under a natural key (no Idempotency-Key)', () => {
+  const NATURAL: RecordTable<Thing> = { ...THINGS, name: 'natural_things', naturalKey: '(tenant_id, note) WHERE note IS NOT NULL' };
+
+  beforeAll(async () => {
+    await db.raw('CREATE TABLE natural_things (LIKE things INCLUDING ALL)');
+    await db.raw('CREATE UNIQUE INDEX natural_things_note ON natural_things (tenant_id, note) WHERE note IS NOT NULL');
+  });
+
+  function naturalThing(note: string): NewRecord<Thing> {
+    const record = newThing(firstWriteClaim(), { note });
+    return { ...record, answer: null };
+  }
+
+  it('writes the first record of a key with its messages, and nothing of a repeat, in the same statement or a later one', async () => {
+    const note = `txn-${randomUUID()}`;
+    const keysBefore = await db(IDEMPOTENCY_TABLE).count('* as n');
+    const [first, sameStatement, other] = [naturalThing(note), naturalThing(note), naturalThing(`txn-${randomUUID()}`)];
+    const seqs = await insertRecords(db, NATURAL, 'natural-key', [first, sameStatement, other]);
+    expect(seqs[0]).not.toBeNull();
+    expect(seqs[1]).toBeNull();
+    expect(seqs[2]).not.toBeNull();
+    const later = naturalThing(note);
+    expect(await insertRecords(db, NATURAL, 'natural-key', [later])).toEqual([null]);
+    const rows = await db('natural_things').where({ note }).select('id');
+    expect(rows.map((row: { id: string }) => row.id)).toEqual([first.draft.id]);
+    expect(await messagesOf(first.draft.id)).toEqual([`${first.draft.id}:post`]);
+    expect(await messagesOf(sameStatement.draft.id)).toEqual([]);
+    expect(await messagesOf(later.draft.id)).toEqual([]);
+    // No Idempotency-Key is written under a natural key.
+    expect(await db(IDEMPOTENCY_TABLE).count('* as n')).toEqual(keysBefore);
+  });
+
+  it('credits once under concurrent statements of one key', async () => {
+    const note = `txn-${randomUUID()}`;
+    const attempts = Array.from({ length: 8 }, () => naturalThing(note));
+    const seqs = (await Promise.all(attempts.map((attempt) => insertRecords(db, NATURAL, 'natural-key', [attempt])))).flat();
+    expect(seqs.filter((seq) => seq !== null)).toHaveLength(1);
+    expect(await db('natural_things').where({ note }).count('* as n')).toEqual([{ n: '1' }]);
+    const sent = (await Promise.all(attempts.map((attempt) => messagesOf(attempt.draft.id)))).flat();
+    expect(sent).toHaveLength(1);
+  });
+});
+
 describe('the statements that record the ledger’s answer to a step', () => {
   async function created(): Promise<{ record: NewRecord<Thing>; seq: string }> {
     const record = newThing(firstWriteClaim());

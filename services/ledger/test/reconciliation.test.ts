@@ -166,6 +166,32 @@ describe('full runs', () => {
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 
+  it("reads a tenant's lines by range where its entries are dense and entry by entry where they are sparse, finding an edited line either way", async () => {
+    // Dense: three entries of four in a range (one range read, the other tenant's lines left out). Sparse: two entries with a dozen of another tenant's between (a lookup each).
+    const dense = newTenantId();
+    const other = newTenantId();
+    const denseEntries = [await post(depositCommand({ tenantId: dense }, 'wl_dense', '10.00'))];
+    await post(depositCommand({ tenantId: other }, 'wl_other', '7.00'));
+    denseEntries.push(await post(depositCommand({ tenantId: dense }, 'wl_dense', '20.00')), await post(depositCommand({ tenantId: dense }, 'wl_dense', '30.00')));
+    const sparse = newTenantId();
+    const sparseFirst = await post(depositCommand({ tenantId: sparse }, 'wl_sparse', '40.00'));
+    for (let index = 0; index < 12; index += 1) await post(depositCommand({ tenantId: other }, 'wl_other', '1.00'));
+    await post(depositCommand({ tenantId: sparse }, 'wl_sparse', '50.00'));
+
+    for (const [tenantId, entryId, amount] of [[dense, denseEntries[1] as string, '20.00'], [sparse, sparseFirst, '40.00']] as const) {
+      const line = { entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'CR' };
+      await ledger.db('journal_lines').where(line).update({ amount: '99.99' });
+      const result = reconciliationResultSchema.parse((await fullRun(tenantId)).result);
+      expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
+      expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, credits: '99.99' })]));
+      // Only the tenant's own lines: the other tenant's entries in the range are not read as its.
+      expect(result.coverage).toMatchObject({ journal: { entries: tenantId === dense ? 3 : 2 } });
+      await ledger.db('journal_lines').where(line).update({ amount });
+      expect(reconciliationResultSchema.parse((await fullRun(tenantId)).result).status).toBe('ok');
+    }
+    expect(reconciliationResultSchema.parse((await fullRun(other)).result).status).toBe('ok');
+  });
+
   it('finds a line whose account is missing', async () => {
     const tenantId = newTenantId();
     const entryId = await post(depositCommand({ tenantId }, 'wl_orphan_full', '2.00'));

@@ -6,6 +6,7 @@ import { sessionQuery } from '../api/session';
 import { ErrorState, LoadingState } from '../components/States';
 import { walletFiltersSchema } from './filters';
 import { Shell } from './Shell';
+import { auditFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
 export interface RouterContext {
   queryClient: QueryClient;
@@ -68,7 +69,28 @@ export const walletRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/WalletPage'), 'WalletPage'),
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute])]);
+export const teamRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/team',
+  validateSearch: teamFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/TeamPage'), 'TeamPage'),
+});
+
+export const auditRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/audit',
+  validateSearch: auditFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/AuditPage'), 'AuditPage'),
+});
+
+export const developersRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/developers',
+  validateSearch: developersSearchSchema,
+  component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
+});
+
+const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute])]);
 
 export function createAppRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });

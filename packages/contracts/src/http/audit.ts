@@ -32,6 +32,8 @@ export const auditEventQuerySchema = pageQuerySchema.extend({
 });
 export type AuditEventQuery = z.infer<typeof auditEventQuerySchema>;
 
-export const AUDIT_ROUTES: RouteContract[] = [
-  { method: 'get', path: '/v1/team/audit-events', summary: 'Audit trail of key, team, session, approval, freeze and fee actions, newest first', surface: 'tenant', service: 'identity', scope: 'audit:read', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } },
-];
+export const auditRoutes = {
+  list: { method: 'get', path: '/v1/team/audit-events', summary: 'Audit trail of key, team, session, approval, freeze and fee actions, newest first', surface: 'tenant', service: 'identity', scope: 'audit:read', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } },
+} as const satisfies Record<string, RouteContract>;
+
+export const AUDIT_ROUTES: RouteContract[] = Object.values(auditRoutes);

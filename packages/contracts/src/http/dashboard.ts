@@ -1,8 +1,5 @@
-import { z } from 'zod';
-import { environmentSchema, timestampSchema } from '../common';
-import { scopeSchema } from './api-keys';
-import { orgRoleSchema } from './identity';
-import { sessionSchema } from './team';
+import type { z } from 'zod';
+import { sessionPrincipalSchema, sessionSchema } from './team';
 
 /**
  * The dashboard's own listener (docs/dashboard.md): the browser holds its session only as an
@@ -17,13 +14,6 @@ export const DASHBOARD_CSRF_HEADER = 'x-csrf-token';
 export const dashboardSessionSchema = sessionSchema.omit({ token: true });
 export type DashboardSession = z.infer<typeof dashboardSessionSchema>;
 
-/** `GET /v1/auth/session` on the dashboard listener: who the cookie's session is, and what its role allows now. */
-export const dashboardPrincipalSchema = z.object({
-  tenantId: z.string(),
-  environment: environmentSchema,
-  memberId: z.string(),
-  orgRole: orgRoleSchema,
-  scopes: z.array(scopeSchema),
-  expiresAt: timestampSchema,
-});
+/** `GET /v1/auth/session` on the dashboard listener: who the cookie's session is, and what its role allows now (not its internal id). */
+export const dashboardPrincipalSchema = sessionPrincipalSchema.omit({ sessionId: true });
 export type DashboardPrincipal = z.infer<typeof dashboardPrincipalSchema>;

@@ -75,11 +75,14 @@ export interface CaseRoutesSpec<CreatePath extends string, ListPath extends stri
    * under which the decisions are `/approve` and `/reject`.
    */
   paths: { create: CreatePath; list: ListPath; item: ItemPath };
+  /** What one case is called, in the reads' summaries ('payout case'). */
+  noun: string;
   service: Service;
   scopes: CaseScopes;
   /** The maker's body, the list's query and page, and the case as shown (the answer to every route but the list). */
   schemas: { create: Create; query: Query; page: Page; shown: Shown };
-  summaries: { create: string; list: string; get: string; approve: string; reject: string };
+  /** What the maker's and the checker's routes say of themselves; the reads' follow from `noun`. */
+  summaries: { create: string; approve: string; reject: string };
 }
 
 export interface CaseScopes {
@@ -105,8 +108,8 @@ export function caseRoutes<
   const decision = { ...base, method: 'post', scope: spec.scopes.approve, success: { status: 200, schema: schemas.shown } } as const;
   return {
     create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
-    list: { ...read, path: spec.paths.list, summary: summaries.list, query: schemas.query, success: { status: 200, schema: schemas.page } },
-    get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: summaries.get, success: { status: 200, schema: schemas.shown } },
+    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first`, query: schemas.query, success: { status: 200, schema: schemas.page } },
+    get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: `Get a ${spec.noun}`, success: { status: 200, schema: schemas.shown } },
     approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
     reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },
   } as const;

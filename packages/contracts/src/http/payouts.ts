@@ -76,21 +76,12 @@ export const payoutCasePageSchema = pageSchema(payoutCaseSchema);
 export const payoutCaseQuerySchema = caseQuerySchema(payoutStatusSchema, { walletId: idSchema('wallet').optional() });
 export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;
 
-export const payoutRoutes = caseRoutes({
-  paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' },
-  service: 'payments',
-  scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' },
-  schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema },
-  summaries: {
-    create:
-      `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
-    list: 'List payout cases, newest first',
-    get: 'Get a payout case',
-    approve:
-      'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-    reject:
-      'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
-  },
-}) satisfies Record<string, RouteContract>;
+const payoutSummaries = {
+  create: `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
+  approve: 'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+  reject: 'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+};
+
+export const payoutRoutes = caseRoutes({ noun: 'payout case', service: 'payments', paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' }, scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' }, schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema }, summaries: payoutSummaries }) satisfies Record<string, RouteContract>;
 
 export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);

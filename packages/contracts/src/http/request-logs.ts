@@ -50,8 +50,8 @@ export const requestLogQuerySchema = pageQuerySchema.extend({
 });
 export type RequestLogQuery = z.infer<typeof requestLogQuerySchema>;
 
-export const REQUEST_LOG_ROUTES: RouteContract[] = [
-  {
+export const requestLogRoutes = {
+  list: {
     method: 'get',
     path: '/v1/developer/request-logs',
     summary: "The tenant's requests in the environment of the credential, newest first (kept for a limited number of days)",
@@ -61,4 +61,6 @@ export const REQUEST_LOG_ROUTES: RouteContract[] = [
     query: requestLogQuerySchema,
     success: { status: 200, schema: pageSchema(requestLogSchema) },
   },
-];
+} as const satisfies Record<string, RouteContract>;
+
+export const REQUEST_LOG_ROUTES: RouteContract[] = Object.values(requestLogRoutes);

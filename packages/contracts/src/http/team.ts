@@ -95,12 +95,15 @@ export const memberPrincipalSchema = z.object({
 });
 export type MemberPrincipal = z.infer<typeof memberPrincipalSchema>;
 
-export const TEAM_ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: teamMemberSchema } },
-  { method: 'get', path: '/v1/team', summary: 'List team members, newest first', surface: 'tenant', service: 'identity', scope: 'team:manage', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } },
-  { method: 'get', path: '/v1/team/{memberId}', summary: 'Get a team member', surface: 'tenant', service: 'identity', scope: 'team:manage', success: { status: 200, schema: teamMemberSchema } },
-  { method: 'patch', path: '/v1/team/{memberId}', summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays", surface: 'tenant', service: 'identity', scope: 'team:manage', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } },
-];
+/** The team routes by name, with their precise schema types (for typed clients such as the dashboard); TEAM_ROUTES lists them. */
+export const teamRoutes = {
+  create: { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: teamMemberSchema } },
+  list: { method: 'get', path: '/v1/team', summary: 'List team members, newest first', surface: 'tenant', service: 'identity', scope: 'team:manage', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } },
+  get: { method: 'get', path: '/v1/team/{memberId}', summary: 'Get a team member', surface: 'tenant', service: 'identity', scope: 'team:manage', success: { status: 200, schema: teamMemberSchema } },
+  update: { method: 'patch', path: '/v1/team/{memberId}', summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays", surface: 'tenant', service: 'identity', scope: 'team:manage', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } },
+} as const satisfies Record<string, RouteContract>;
+
+export const TEAM_ROUTES: RouteContract[] = Object.values(teamRoutes);
 
 export const AUTH_ROUTES: RouteContract[] = [
   { method: 'post', path: '/v1/auth/login', summary: 'Dashboard login: a session token for one organization and environment', surface: 'public', service: 'identity', body: loginBodySchema, success: { status: 200, schema: sessionSchema } },

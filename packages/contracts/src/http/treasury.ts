@@ -180,21 +180,12 @@ export const treasuryRoutes = {
   },
 } as const satisfies Record<string, RouteContract>;
 
-export const withdrawalRoutes = caseRoutes({
-  paths: { create: '/v1/admin/money/withdrawals', list: '/v1/admin/money/withdrawals', item: '/v1/admin/money/withdrawals/{id}' },
-  service: 'treasury',
-  scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' },
-  schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema },
-  summaries: {
-    create:
-      `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
-    list: 'List withdrawal cases, newest first',
-    get: 'Get a withdrawal case',
-    approve:
-      'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-    reject:
-      'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
-  },
-}) satisfies Record<string, RouteContract>;
+const withdrawalSummaries = {
+  create: `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
+  approve: 'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+  reject: 'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+};
+
+export const withdrawalRoutes = caseRoutes({ noun: 'withdrawal case', service: 'treasury', paths: { create: '/v1/admin/money/withdrawals', list: '/v1/admin/money/withdrawals', item: '/v1/admin/money/withdrawals/{id}' }, scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' }, schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema }, summaries: withdrawalSummaries }) satisfies Record<string, RouteContract>;
 
 export const TREASURY_ROUTES: RouteContract[] = [...Object.values(treasuryRoutes), ...Object.values(withdrawalRoutes)];

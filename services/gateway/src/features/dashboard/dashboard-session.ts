@@ -1,4 +1,4 @@
-import { DASHBOARD_CSRF_COOKIE, DASHBOARD_SESSION_COOKIE, type DashboardPrincipal, type RouteContract, SIGNING_HEADERS, sessionSchema } from '@wallet/contracts';
+import { DASHBOARD_CSRF_COOKIE, DASHBOARD_SESSION_COOKIE, type DashboardPrincipal, dashboardPrincipalSchema, type RouteContract, SIGNING_HEADERS, sessionSchema } from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { IdentityKeysClient } from '../auth/identity-keys-client';
@@ -60,8 +60,7 @@ export function dashboardSessionRouter(identity: Pick<IdentityKeysClient, 'authe
   router.get('/v1/auth/session', async (request, response) => {
     let principal: DashboardPrincipal;
     try {
-      const session = await identity.authenticateSession(sessionToken(request));
-      principal = { tenantId: session.tenantId, environment: session.environment, memberId: session.memberId, orgRole: session.orgRole, scopes: session.scopes, expiresAt: session.expiresAt };
+      principal = dashboardPrincipalSchema.parse(await identity.authenticateSession(sessionToken(request)));
     } catch (error) {
       if (error instanceof AppError && error.code === 'INVALID_SESSION') clearSessionCookies(response, request, policy);
       throw error;

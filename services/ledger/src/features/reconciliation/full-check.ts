@@ -124,23 +124,58 @@ function entriesBetweenSql(scope: TenantScope | null, afterSeq: string, throughS
   return scope ? entriesOfScopeBetweenSql('journal_entries', scope, afterSeq, throughSeq) : { sql: 'seq > ? AND seq <= ?', bindings: [afterSeq, throughSeq] };
 }
 
-/** The seq that ends the next batch: an index-only walk of `limit` entries, so the batch itself reads a closed range. */
-async function batchEnd(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<string | null> {
+/** The next batch's entries: their count and first and last seqs, from a walk of `limit` entries, so the batch itself reads a closed range. */
+interface BatchExtent {
+  entries: number;
+  firstSeq: string;
+  lastSeq: string;
+}
+
+async function batchExtent(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<BatchExtent | null> {
   const range = entriesBetweenSql(scope, page.afterSeq, page.throughSeq);
-  const result = await db.raw(`SELECT max(seq)::text AS seq FROM (SELECT seq FROM journal_entries WHERE ${range.sql} ORDER BY seq LIMIT ?) batch`, [...range.bindings, page.limit]);
-  return (result.rows[0] as { seq: string | null }).seq;
+  const result = await db.raw(
+    `SELECT count(*)::int AS entries, min(seq)::text AS "firstSeq", max(seq)::text AS "lastSeq" FROM (SELECT seq FROM journal_entries WHERE ${range.sql} ORDER BY seq LIMIT ?) batch`,
+    [...range.bindings, page.limit],
+  );
+  const extent = result.rows[0] as BatchExtent;
+  return extent.entries > 0 ? extent : null;
+}
+
+/**
+ * A share of the journal's entries in a range of seqs from which a tenant's batch reads the whole
+ * range's lines and keeps its own, as a platform batch does: one pass in primary-key order beats a
+ * lookup per entry once the tenant has more than a few entries in every ten of the range.
+ */
+const DENSE_SCOPE_SHARE = 0.2;
+
+/** How a batch reads its lines: every line of its range (a platform batch, or a tenant dense in it), or its entries' lines one entry at a time. */
+type LineRead = 'range' | 'range of the scope' | 'by entry';
+
+function lineReadOf(scope: TenantScope | null, extent: BatchExtent): LineRead {
+  if (!scope) return 'range';
+  const span = Number(BigInt(extent.lastSeq) - BigInt(extent.firstSeq)) + 1;
+  return extent.entries / span >= DENSE_SCOPE_SHARE ? 'range of the scope' : 'by entry';
+}
+
+/**
+ * The seqs whose lines a range read takes: a platform batch from just after the last batch (a line
+ * there whose entry is missing is one of its findings), a tenant's from its first entry.
+ */
+function linesRangeBindings(read: LineRead, afterSeq: string, extent: BatchExtent): string[] {
+  if (read === 'by entry') return [];
+  return [read === 'range' ? afterSeq : (BigInt(extent.firstSeq) - 1n).toString(), extent.lastSeq];
 }
 
 /**
  * A platform batch reads every line in its range of seqs in primary-key order, merged with the
- * range's entries (a line with no entry shows up here); a tenant's batch reads its entries'
- * lines by primary key, entry by entry (its entries are a sparse share of the range).
+ * range's entries (a line with no entry shows up here). A tenant's batch reads the same range
+ * keeping only its entries' lines where it has most of the range's entries, else its entries'
+ * lines by primary key, entry by entry (a sparse share of the range).
  */
-function linesOfBatchSql(scope: TenantScope | null): string {
+function linesOfBatchSql(read: LineRead): string {
   const accountAndCheckpoint = 'LEFT JOIN accounts a ON a.num = l.account_num LEFT JOIN cp ON cp.tenant_id = a.tenant_id AND cp.environment = a.environment';
-  return scope
-    ? `FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l ${accountAndCheckpoint}`
-    : `FROM journal_lines l LEFT JOIN e ON e.seq = l.entry_seq ${accountAndCheckpoint} WHERE l.entry_seq > ? AND l.entry_seq <= ?`;
+  if (read === 'by entry') return `FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l ${accountAndCheckpoint}`;
+  return `FROM journal_lines l ${read === 'range' ? 'LEFT ' : ''}JOIN e ON e.seq = l.entry_seq ${accountAndCheckpoint} WHERE l.entry_seq > ? AND l.entry_seq <= ?`;
 }
 
 /**
@@ -150,9 +185,11 @@ function linesOfBatchSql(scope: TenantScope | null): string {
  * and each account's sums for check 1. Its aggregates get the memory to stay off disk.
  */
 async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
-  const lastSeq = await batchEnd(db, scope, page);
-  if (lastSeq === null) return { lastSeq, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
+  const extent = await batchExtent(db, scope, page);
+  if (extent === null) return { lastSeq: null, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
+  const lastSeq = extent.lastSeq;
   const range = entriesBetweenSql(scope, page.afterSeq, lastSeq);
+  const read = lineReadOf(scope, extent);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
@@ -166,7 +203,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          SELECT l.entry_seq, l.line_no, e.seq, l.account_num, a.num IS NOT NULL AS has_account, l.direction, l.amount, a.currency_code, cp.verified_seq AS cp_seq,
                 e.tenant_id AS entry_tenant_id, e.environment AS entry_environment, e.reference_type AS entry_reference_type,
                 CASE WHEN e.seq IS NOT NULL AND a.num IS NOT NULL THEN ${lineTermSql('e.id', 'l', 'a')} END AS term
-           ${linesOfBatchSql(scope)}
+           ${linesOfBatchSql(read)}
        ),
        per_account AS MATERIALIZED (
          SELECT account_num, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits,
@@ -210,7 +247,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
                       COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
                  FROM per_account) p`,
-      [...range.bindings, checkpointSeqs, ...(scope ? [] : [page.afterSeq, lastSeq])],
+      [...range.bindings, checkpointSeqs, ...linesRangeBindings(read, page.afterSeq, extent)],
     );
     return { ...(result.rows[0] as Omit<EntryBatch, 'lastSeq'>), lastSeq };
   });

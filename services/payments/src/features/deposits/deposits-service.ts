@@ -2,11 +2,26 @@ import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, type BankSlipBody, checkAmount, type Deposit, type DepositQuery, type LedgerResultV1, momoWebhookSignature, type MomoWebhookBody, newId, type Page } from '@wallet/contracts';
 import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
-import { commitAndAwait, postingMessage, type Postings } from '@wallet/money-commands';
+import { commitAndAwait, finishSteps, MoneyCommand, type MoneyCommandDeclaration, postingMessage, type Postings, type RecordScope, stepOutcomeOf } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
-import { depositCharge, depositPostingCommand } from './deposit-posting';
-import { type DepositScope, type DepositWallet, findDeposit, findMomoDeposit, findScopedWallet, findWalletAnywhere, insertDeposit, insertMomoDepositOnce, listDeposits, recordJournalEntry, type StoredDeposit, toDeposit, updateDeposit } from './deposits-store';
+import { depositCharge, depositCommandId, depositPostingCommand } from './deposit-posting';
+import {
+  DEPOSIT_POSTING,
+  type DepositScope,
+  type DepositWallet,
+  findDeposit,
+  findMomoDeposit,
+  findScopedWallet,
+  findWalletAnywhere,
+  insertDeposit,
+  listDeposits,
+  MOMO_DEPOSIT_RECORDS,
+  type NewMomoDeposit,
+  type StoredDeposit,
+  toDeposit,
+  updateDeposit,
+} from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/statement-lines';
 
@@ -65,12 +80,51 @@ export interface WebhookOutcome {
 }
 
 /**
- * Deposits: mobile money webhooks credit at once, bank slips wait for verification against an
- * imported statement. A credit is the deposit row and its `ledger.post.v1` in one transaction
- * (through the outbox); the ledger's answer later fills journalEntryId.
+ * A webhook's credit as a money command: the deposit and its `ledger.post.v1` in one statement,
+ * deduplicated by the provider's transaction id (no Idempotency-Key: the provider's repeat is the
+ * retry); completed when written, final once the ledger's entry is recorded.
  */
-export class DepositsService {
-  constructor(private readonly deps: DepositsDeps) {}
+function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit> {
+  return {
+    recordType: 'deposit',
+    records: MOMO_DEPOSIT_RECORDS,
+    keyWrite: 'natural-key',
+    step: DEPOSIT_POSTING,
+    created: (scope, draft, seq) => ({
+      ...draft,
+      ...scope,
+      seq,
+      rejectionReason: null,
+      journalEntryId: null,
+      bankCode: null,
+      slipReference: null,
+      depositedAt: null,
+      depositorName: null,
+      verifiedBy: null,
+      verifiedAt: null,
+    }),
+    posted: (deposit, journalEntryId) => ({ ...deposit, journalEntryId }),
+    isPosted: (deposit) => deposit.journalEntryId !== null,
+    // A credit the ledger refuses stays completed, awaiting the ledger (a defect to look into, logged), never failed.
+    isRefused: () => false,
+    refusalOf: (deposit) => new AppError('VALIDATION_ERROR', `The ledger refused deposit ${deposit.id}`),
+    onUnfailingRefusal: (deposit, failureCode) => logger.error({ depositId: deposit.id, commandId: deposit.commandId, failureCode }, 'the ledger refused a deposit credit'),
+    repeatOf: (db, scope, draft) => findMomoDeposit(db, scope, draft.providerCode, draft.externalRef),
+    find: (db, scope, id) => findDeposit(db, scope, id),
+    show: toDeposit,
+    notFound,
+  };
+}
+
+/**
+ * Deposits: mobile money webhooks credit at once, bank slips wait for verification against an
+ * imported statement. A credit is the deposit row and its `ledger.post.v1` together (through the
+ * outbox); the ledger's answer, from the reply or its event, fills journalEntryId.
+ */
+export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit, Deposit> {
+  constructor(private readonly services: DepositsDeps) {
+    super(services, momoDepositCommand(services.logger));
+  }
 
   // ---- mobile money webhook ----
 
@@ -81,11 +135,11 @@ export class DepositsService {
     const wallet = await findWalletAnywhere(this.deps.db, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
 
-    let lookup = await this.deps.providers.providersOf(wallet.tenantId);
+    let lookup = await this.services.providers.providersOf(wallet.tenantId);
     let provider = this.pickProvider(lookup.providers, body.providerCode);
     if (!provider && !lookup.fresh) {
       // A provider registered moments ago is not in the cache yet.
-      lookup = await this.deps.providers.providersOf(wallet.tenantId, { fresh: true });
+      lookup = await this.services.providers.providersOf(wallet.tenantId, { fresh: true });
       provider = this.pickProvider(lookup.providers, body.providerCode);
     }
     if (!provider) throw this.providerProblem(lookup.providers, body.providerCode);
@@ -100,7 +154,7 @@ export class DepositsService {
     let verified = signatureMatches(provider, body, nowMs);
     if (!verified && !lookup.fresh) {
       // The secret may have been rotated since it was cached: ask identity once more.
-      const refreshed = (await this.deps.providers.providersOf(wallet.tenantId, { fresh: true })).providers.find((each) => each.providerCode === providerCode);
+      const refreshed = (await this.services.providers.providersOf(wallet.tenantId, { fresh: true })).providers.find((each) => each.providerCode === providerCode);
       if (refreshed) {
         provider = refreshed;
         verified = signatureMatches(refreshed, body, nowMs);
@@ -114,45 +168,36 @@ export class DepositsService {
     const existing = await findMomoDeposit(this.deps.db, wallet, providerCode, body.transactionId);
     if (existing) return { status: 200, deposit: toDeposit(existing) };
 
-    const tenant = await this.deps.tenants.require(wallet.tenantId);
+    const tenant = await this.services.tenants.require(wallet.tenantId);
     const refusal = this.refusalOf(tenant, wallet, body);
     if (refusal) {
       const rejected = await this.recordRejectedMomo(wallet, providerCode, body, refusal.code);
       throw new AppError(refusal.code, refusal.message, { ...refusal.details, depositId: rejected.id });
     }
 
-    const depositId = newId('deposit');
-    return this.credit(depositId, async (tx) => {
-      const charge = depositCharge(await quoteFee(tx, wallet.tenantId, 'deposit', body.currencyCode, body.amount), body.amount, body.currencyCode);
-      const command = depositPostingCommand({ depositId, kind: 'momo_deposit', floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode), wallet, amount: body.amount, charge });
-      const inserted = await insertMomoDepositOnce(tx, {
-        id: depositId,
-        tenantId: wallet.tenantId,
-        environment: wallet.environment,
-        walletId: wallet.id,
-        amount: body.amount,
-        currencyCode: body.currencyCode,
-        fee: charge.fee,
-        commission: charge.commission,
-        feeScheduleId: charge.scheduleId,
-        feeRuleId: charge.ruleId,
-        source: 'momo',
-        externalRef: body.transactionId,
-        status: 'completed',
-        commandId: command.commandId,
-        providerCode,
-        phoneNumber: body.phoneNumber,
-        correlationId: currentContext()?.correlationId ?? null,
-      });
-      if (!inserted) {
-        // A concurrent delivery of the same transaction committed first: ON CONFLICT waited for it.
-        const winner = await findMomoDeposit(tx, wallet, providerCode, body.transactionId);
-        if (!winner) throw new Error(`momo transaction ${body.transactionId} conflicted with a deposit that cannot be found`);
-        return { deposit: winner, commandId: null };
-      }
-      await enqueueOutbox(tx, [postingMessage(command, { replyTo: this.deps.postings.replyTo })]);
-      return { deposit: inserted, commandId: command.commandId };
-    });
+    const charge = depositCharge(await quoteFee(this.deps.db, wallet.tenantId, 'deposit', body.currencyCode, body.amount), body.amount, body.currencyCode);
+    const id = newId('deposit');
+    const command = depositPostingCommand({ depositId: id, kind: 'momo_deposit', floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode), wallet, amount: body.amount, charge });
+    const draft: NewMomoDeposit = {
+      id,
+      walletId: wallet.id,
+      amount: body.amount,
+      currencyCode: body.currencyCode,
+      fee: charge.fee,
+      commission: charge.commission,
+      feeScheduleId: charge.scheduleId,
+      feeRuleId: charge.ruleId,
+      source: 'momo',
+      externalRef: body.transactionId,
+      status: 'completed',
+      commandId: command.commandId,
+      providerCode,
+      phoneNumber: body.phoneNumber,
+      correlationId: currentContext()?.correlationId ?? null,
+      createdAt: new Date(),
+    };
+    const credited = await this.run({ scope: { tenantId: wallet.tenantId, environment: wallet.environment }, draft, command, answers: null });
+    return { status: credited.status, deposit: credited.shown };
   }
 
   private pickProvider(providers: TenantMomoProvider[], providerCode: string | undefined): TenantMomoProvider | undefined {
@@ -199,40 +244,15 @@ export class DepositsService {
     });
   }
 
-  /**
-   * Runs a credit's transaction, then waits for the ledger's answer up to the deadline: 201 with
-   * the journal entry, or 202 with `awaitingLedger` past it. The deposit is completed when
-   * committed (a credit cannot be refused for funds, and a frozen wallet still receives), but
-   * only final once the ledger posted it.
-   */
-  private async credit(depositId: string, work: (tx: Tx) => Promise<{ deposit: StoredDeposit; commandId: string | null }>): Promise<WebhookOutcome> {
-    const { committed, result } = await commitAndAwait(this.deps, { id: `${depositId}:post`, record: { type: 'deposit', id: depositId } }, () => this.deps.db.transaction(work), (outcome) => outcome.commandId !== null);
-    if (!committed.commandId) return { status: 200, deposit: toDeposit(committed.deposit) };
-    const deposit = await this.withJournalEntry(committed.deposit, result);
-    return { status: deposit.awaitingLedger ? 202 : 201, deposit };
-  }
-
-  private async withJournalEntry(deposit: StoredDeposit, result: LedgerResultV1 | null): Promise<Deposit> {
-    if (result?.status === 'posted' && result.journalEntryId && deposit.commandId) {
-      await recordJournalEntry(this.deps.db, deposit.id, deposit.commandId, result.journalEntryId);
-      return toDeposit({ ...deposit, journalEntryId: result.journalEntryId });
-    }
-    if (result?.status === 'rejected') this.logLedgerRejection(result);
-    return toDeposit(deposit);
-  }
+  /** Finishes deposits from the ledger's events (reference type `deposit`): idempotent. */
+  readonly finisher = async (tx: Tx, results: readonly LedgerResultV1[]): Promise<void> => {
+    for (const result of results) if (result.status === 'rejected') this.logLedgerRejection(result);
+    await this.finishFromEvents(tx, results);
+  };
 
   private logLedgerRejection(result: LedgerResultV1): void {
-    this.deps.logger.error({ commandId: result.commandId, reference: result.reference, error: result.error }, 'the ledger refused a deposit credit');
+    this.services.logger.error({ commandId: result.commandId, reference: result.reference, error: result.error }, 'the ledger refused a deposit credit');
   }
-
-  /** Finishes a deposit from the ledger's event (reference type `deposit`): idempotent. */
-  readonly finisher = async (tx: Tx, results: readonly LedgerResultV1[]): Promise<void> => {
-    for (const result of results) {
-      if (!result.reference) continue;
-      if (result.status === 'posted' && result.journalEntryId) await recordJournalEntry(tx, result.reference.id, result.commandId, result.journalEntryId);
-      else if (result.status === 'rejected') this.logLedgerRejection(result);
-    }
-  };
 
   // ---- bank slips ----
 
@@ -241,7 +261,7 @@ export class DepositsService {
     if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
     const wallet = await findScopedWallet(this.deps.db, scope, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
-    const tenant = await this.deps.tenants.require(scope.tenantId);
+    const tenant = await this.services.tenants.require(scope.tenantId);
     const refusal = this.refusalOf(tenant, wallet, body);
     if (refusal) throw refusal;
     return this.deps.db.transaction(async (tx) => {
@@ -275,12 +295,26 @@ export class DepositsService {
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
     const actor = auditActorFieldsOf(claims);
     const { committed, result } = await commitAndAwait(
-      this.deps,
-      { id: `${id}:post`, record: { type: 'deposit', id } },
+      this.services,
+      { id: depositCommandId(id), record: { type: 'deposit', id } },
       (replyTo) => this.deps.db.transaction((tx) => this.verifyIn(tx, { scope, id, actorId, actor, replyTo })),
       (outcome) => outcome.credited,
     );
-    return committed.credited ? this.withJournalEntry(committed.deposit, result) : toDeposit(committed.deposit);
+    if (!committed.credited || !result) return toDeposit(committed.deposit);
+    return this.finishFromReply(scope, committed.deposit, result);
+  }
+
+  /** A verified slip's credit, finished from the ledger's reply as the webhook's is: the entry recorded, once. */
+  private async finishFromReply(scope: RecordScope, deposit: StoredDeposit, result: LedgerResultV1): Promise<Deposit> {
+    const outcome = stepOutcomeOf(result);
+    if (!outcome) return toDeposit(deposit);
+    if (outcome.status === 'refused') {
+      this.logLedgerRejection(result);
+      return toDeposit(deposit);
+    }
+    await finishSteps(this.deps.db, DEPOSIT_POSTING, [{ scope, id: deposit.id, outcome }]);
+    this.services.postings.recordedFromReply(result.commandId);
+    return toDeposit({ ...deposit, journalEntryId: outcome.journalEntryId });
   }
 
   /** The verification's transaction: the slip completed with its line, command and audit record, or rejected with its audit record. */
@@ -334,9 +368,4 @@ export class DepositsService {
     return pageBySeq(query, (beforeSeq) => listDeposits(this.deps.db, scope, { ...query, beforeSeq }), toDeposit);
   }
 
-  async get(scope: DepositScope, id: string): Promise<Deposit> {
-    const deposit = await findDeposit(this.deps.db, scope, id);
-    if (!deposit) throw notFound();
-    return toDeposit(deposit);
-  }
 }

@@ -1,8 +1,7 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
-import type { ChargedMoneyRecord } from '@wallet/money-commands';
+import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
 import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, type SeqPageFilter, type Tx } from '@wallet/kit';
-import type { Knex } from 'knex';
 
 export interface DepositScope {
   tenantId: string;
@@ -118,27 +117,56 @@ function insertRow(deposit: NewDeposit): Record<string, unknown> {
   };
 }
 
+/** A credited mobile money deposit as its money command writes it. */
+export interface NewMomoDeposit {
+  id: string;
+  walletId: string;
+  amount: string;
+  currencyCode: string;
+  fee: string;
+  commission: string;
+  feeScheduleId: string | null;
+  feeRuleId: string | null;
+  source: 'momo';
+  externalRef: string;
+  status: 'completed';
+  commandId: string;
+  providerCode: string;
+  phoneNumber: string;
+  correlationId: string | null;
+  createdAt: Date;
+}
+
+/**
+ * The webhook's records: a provider's transaction credits at most once per tenant and
+ * environment. Concurrent deliveries of one transaction meet at the partial unique index: one
+ * inserts, the others wait for it and give way; rejected attempts stay out of the index.
+ */
+export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
+  name: 'deposits',
+  columns: {
+    id: 'text', tenantId: 'text', environment: 'text', walletId: 'text', amount: 'numeric', currencyCode: 'text', fee: 'numeric', commission: 'numeric',
+    feeScheduleId: 'text', feeRuleId: 'text', source: 'text', externalRef: 'text', status: 'text', commandId: 'text', providerCode: 'text',
+    phoneNumber: 'text', correlationId: 'text', createdAt: 'timestamptz',
+  },
+  naturalKey: "(tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected'",
+};
+
+/**
+ * A credit's one step: the deposit is completed when its command is written (a credit cannot be
+ * refused for funds, and a frozen wallet still receives); the ledger's entry makes it final.
+ */
+export const DEPOSIT_POSTING: RecordStep = {
+  table: 'deposits',
+  waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL',
+  recorded: 'journal_entry_id = u.journal_entry_id, updated_at = now()',
+};
+
 export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<StoredDeposit> {
   const rows: object[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`deposit ${deposit.id} was not inserted`);
   return toStored(row);
-}
-
-/**
- * Inserts a credited mobile money deposit unless its transaction is recorded already; null then.
- * ON CONFLICT on the partial unique index makes concurrent deliveries wait for the first and give way.
- */
-export async function insertMomoDepositOnce(tx: Tx, deposit: NewDeposit): Promise<StoredDeposit | null> {
-  const insert = tx('deposits').insert(insertRow(deposit)).toSQL();
-  const result = await tx.raw<{ rows: object[] }>(
-    `${insert.sql}
-     ON CONFLICT (tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected' DO NOTHING
-     RETURNING ${COLUMNS.join(', ')}`,
-    insert.bindings as Knex.RawBinding[],
-  );
-  const row = result.rows[0];
-  return row ? toStored(row) : null;
 }
 
 /**
@@ -165,11 +193,6 @@ export async function updateDeposit(tx: Tx, id: string, changes: Record<string, 
   const row = rows[0];
   if (!row) throw new Error(`deposit ${id} vanished while it changed`);
   return toStored(row);
-}
-
-/** Records the ledger's entry once: a later copy of the same answer changes nothing. */
-export async function recordJournalEntry(db: Db | Tx, depositId: string, commandId: string, journalEntryId: string): Promise<void> {
-  await db('deposits').where({ id: depositId, command_id: commandId }).whereNull('journal_entry_id').update({ journal_entry_id: journalEntryId, updated_at: db.fn.now() });
 }
 
 export interface DepositFilter extends SeqPageFilter {

@@ -1,0 +1,254 @@
+import { Badge, Button, Group, Modal, Paper, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { getRouteApi } from '@tanstack/react-router';
+import { type CreateTeamMemberBody, createTeamMemberBodySchema, MEMBER_STATUSES, ORG_ROLES, type OrgRole, PASSWORD_MIN_LENGTH, type TeamMember, teamRoutes, type UpdateTeamMemberBody, updateTeamMemberBodySchema } from '@wallet/contracts';
+import { useMemo, useState } from 'react';
+import type { z } from 'zod';
+import { api } from '../api/browser';
+import { isApiError } from '../api/errors';
+import { usePrincipal } from '../app/principal';
+import { PageTitle } from '../app/Shell';
+import { teamFiltersSchema } from '../app/team-filters';
+import { grantableRoles } from '../auth/grants';
+import { canCall } from '../auth/scopes';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DateTime } from '../components/DateTime';
+import { columnsOf, PagedTable } from '../components/PagedTable';
+import { ErrorState } from '../components/States';
+import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+
+const routeApi = getRouteApi('/_session/team');
+type TeamFilters = z.infer<typeof teamFiltersSchema>;
+
+const STATUS_COLORS: Record<TeamMember['status'], string> = { active: 'green', invited: 'yellow', deactivated: 'gray' };
+
+/** The refusals of a member change a user can act on, said as what they mean. */
+function memberChangeErrorTitle(error: unknown, doing: string): string {
+  if (isApiError(error, 'LAST_ORG_ADMIN')) return 'The organization must keep an active org-admin';
+  if (isApiError(error, 'SCOPE_ESCALATION')) return 'Your role does not cover this change';
+  return `Could not ${doing}`;
+}
+
+function useMemberChange(member: TeamMember, onDone: () => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateTeamMemberBody) => api.call(teamRoutes.update, { params: { memberId: member.id }, body }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['team'] });
+      onDone();
+    },
+  });
+}
+
+function ChangeRole({ member, roles }: { member: TeamMember; roles: OrgRole[] }) {
+  const [opened, setOpened] = useState(false);
+  const [orgRole, setOrgRole] = useState<OrgRole>(member.orgRole);
+  const [problem, setProblem] = useState<string | undefined>();
+  const change = useMemberChange(member, () => setOpened(false));
+  const submit = () => {
+    const checked = checkForm(updateTeamMemberBodySchema, { orgRole });
+    if (!checked.ok) return setProblem(checked.errors.orgRole ?? checked.errors.form);
+    setProblem(undefined);
+    change.mutate(checked.value);
+  };
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))} aria-label={`Change role of ${member.name}`}>
+        Change role
+      </Button>
+      <Modal opened={opened} onClose={() => setOpened(false)} title={`Change the role of ${member.name}`} centered>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          <Stack>
+            <Select label="Role" description="Takes effect on the member's next request" data={roles} value={orgRole} onChange={(value) => setOrgRole((value as OrgRole | null) ?? member.orgRole)} allowDeselect={false} error={problem} data-autofocus />
+            {change.isError && <ErrorState error={change.error} title={memberChangeErrorTitle(change.error, 'change the role')} />}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setOpened(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={change.isPending} disabled={orgRole === member.orgRole}>
+                Change role
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}
+
+/** Deactivate (its sessions end at once) or reactivate, whichever the member's status allows. */
+function ChangeStatus({ member }: { member: TeamMember }) {
+  const [opened, setOpened] = useState(false);
+  const change = useMemberChange(member, () => setOpened(false));
+  const deactivating = member.status !== 'deactivated';
+  const label = deactivating ? 'Deactivate' : 'Reactivate';
+  return (
+    <>
+      <Button size="xs" variant="light" color={deactivating ? 'red' : 'green'} onClick={() => (change.reset(), setOpened(true))} aria-label={`${label} ${member.name}`}>
+        {label}
+      </Button>
+      <ConfirmDialog
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title={`${label} ${member.name}`}
+        description={deactivating ? `${member.email} will be signed out everywhere at once and cannot sign in until reactivated.` : `${member.email} will be able to sign in again as ${member.orgRole}.`}
+        confirmLabel={label}
+        color={deactivating ? 'red' : 'green'}
+        onConfirm={() => change.mutate({ status: deactivating ? 'deactivated' : 'active' })}
+        pending={change.isPending}
+        error={change.error}
+        errorTitle={memberChangeErrorTitle(change.error, label.toLowerCase())}
+      />
+    </>
+  );
+}
+
+function MemberActions({ member }: { member: TeamMember }) {
+  const principal = usePrincipal();
+  const roles = grantableRoles(principal.scopes);
+  // The server refuses changes to a member whose role the session does not cover: no buttons for them.
+  if (!canCall(principal.scopes, teamRoutes.update) || !roles.includes(member.orgRole)) return null;
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <ChangeRole member={member} roles={roles} />
+      <ChangeStatus member={member} />
+    </Group>
+  );
+}
+
+const emptyMember = { name: '', email: '', password: '', orgRole: '' };
+
+/**
+ * Adds an active member with a first password the admin hands over. The tenant API has no
+ * invitations of its own: only an organization's first admin is invited, by the platform.
+ */
+function AddMember() {
+  const principal = usePrincipal();
+  const queryClient = useQueryClient();
+  const [opened, setOpened] = useState(false);
+  const [values, setValues] = useState(emptyMember);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const add = useMutation({
+    mutationFn: (body: CreateTeamMemberBody) => api.call(teamRoutes.create, { body }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['team'] });
+      setValues(emptyMember);
+      setOpened(false);
+    },
+  });
+  const set = (field: keyof typeof emptyMember) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
+  const submit = () => {
+    const checked = checkForm(createTeamMemberBodySchema, { name: values.name, email: values.email.trim(), password: values.password, orgRole: values.orgRole as OrgRole });
+    if (!checked.ok) return setErrors(checked.errors);
+    setErrors({});
+    add.mutate(checked.value);
+  };
+  if (!canCall(principal.scopes, teamRoutes.create)) return null;
+  return (
+    <>
+      <Button onClick={() => (add.reset(), setOpened(true))}>Add member</Button>
+      <Modal opened={opened} onClose={() => setOpened(false)} title="Add a team member" centered>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          <Stack>
+            <Text size="sm">The member can sign in at once with this password: give it to them through a safe channel.</Text>
+            <TextInput label="Name" required value={values.name} onChange={(event) => set('name')(event.currentTarget.value)} error={errors.name} data-autofocus />
+            <TextInput label="Email" type="email" required value={values.email} onChange={(event) => set('email')(event.currentTarget.value)} error={errors.email} />
+            <PasswordInput label="First password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} required autoComplete="new-password" value={values.password} onChange={(event) => set('password')(event.currentTarget.value)} error={errors.password} />
+            <Select label="Role" required data={grantableRoles(principal.scopes)} value={values.orgRole || null} onChange={(value) => set('orgRole')(value ?? '')} error={errors.orgRole} />
+            {add.isError && <ErrorState error={add.error} title={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'} />}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setOpened(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={add.isPending}>
+                Add member
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}
+
+const anyOf = (values: readonly string[]) => [{ value: '', label: 'Any' }, ...values.map((value) => ({ value, label: value }))];
+
+function TeamFilterForm({ filters, onApply }: { filters: TeamFilters; onApply: (filters: TeamFilters) => void }) {
+  const [orgRole, setOrgRole] = useState<string>(filters.orgRole ?? '');
+  const [status, setStatus] = useState<string>(filters.status ?? '');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const apply = () => {
+    const checked = checkForm(teamFiltersSchema, { orgRole: optionalText(orgRole) as TeamFilters['orgRole'], status: optionalText(status) as TeamFilters['status'] });
+    if (!checked.ok) return setErrors(checked.errors);
+    setErrors({});
+    onApply(checked.value);
+  };
+  return (
+    <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter team members">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          apply();
+        }}
+      >
+        <Group align="flex-end" wrap="wrap">
+          <Select label="Role" data={anyOf(ORG_ROLES)} value={orgRole} onChange={(value) => setOrgRole(value ?? '')} allowDeselect={false} error={errors.orgRole} w={170} />
+          <Select label="Status" data={anyOf(MEMBER_STATUSES)} value={status} onChange={(value) => setStatus(value ?? '')} allowDeselect={false} error={errors.status} w={150} />
+          <Button type="submit">Search</Button>
+          <Button variant="subtle" onClick={() => onApply({})}>
+            Clear
+          </Button>
+        </Group>
+      </form>
+    </Paper>
+  );
+}
+
+function teamColumns(ownMemberId: string) {
+  const helper = columnsOf<TeamMember>();
+  return helper.columns([
+    helper.accessor('name', { header: 'Name', cell: (info) => (info.row.original.id === ownMemberId ? `${info.getValue()} (you)` : info.getValue()) }),
+    helper.accessor('email', { header: 'Email' }),
+    helper.accessor('orgRole', { header: 'Role' }),
+    helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={STATUS_COLORS[info.getValue()]} variant="light">{info.getValue()}</Badge> }),
+    helper.accessor('createdAt', { header: 'Added', cell: (info) => <DateTime value={info.getValue()} /> }),
+    helper.display({ id: 'actions', header: 'Actions', cell: (info) => <MemberActions member={info.row.original} /> }),
+  ]);
+}
+
+export function TeamPage() {
+  const filters = routeApi.useSearch();
+  const navigate = routeApi.useNavigate();
+  const principal = usePrincipal();
+  const filterKey = JSON.stringify(filters);
+  const columns = useMemo(() => teamColumns(principal.memberId), [principal.memberId]);
+  return (
+    <>
+      <Group justify="space-between" align="flex-start">
+        <PageTitle>Team</PageTitle>
+        <AddMember />
+      </Group>
+      <TeamFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <PagedTable
+        key={filterKey}
+        caption="Team members, newest first"
+        queryKey={['team', filters]}
+        fetchPage={(page, signal) => api.call(teamRoutes.list, { query: { ...filters, ...page }, signal })}
+        columns={columns}
+        rowId={(member) => member.id}
+        emptyTitle="No members"
+        emptyDescription={filterKey === '{}' ? 'Members you add show here.' : 'No member matches these filters.'}
+      />
+    </>
+  );
+}
