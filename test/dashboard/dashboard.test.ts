@@ -90,6 +90,8 @@ describe('what each role sees', () => {
     }
     if (expected.includes('Wallets')) {
       const wallet = system.wallets.busy;
+      await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
+      await settled(page, 'Wallets');
       await page.getByRole('link', { name: wallet.id }).click();
       await settled(page, `Wallet ${wallet.id}`);
       expect(await page.getByRole('button', { name: 'Freeze wallet' }).count()).toBe(hasScope(ROLE_SCOPES[role], 'wallets:manage') ? 1 : 0);
