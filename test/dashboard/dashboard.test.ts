@@ -90,6 +90,8 @@ describe('what each role sees', () => {
     }
     if (expected.includes('Wallets')) {
       const wallet = system.wallets.busy;
+      await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
+      await settled(page, 'Wallets');
       await page.getByRole('link', { name: wallet.id }).click();
       await settled(page, `Wallet ${wallet.id}`);
       expect(await page.getByRole('button', { name: 'Freeze wallet' }).count()).toBe(hasScope(ROLE_SCOPES[role], 'wallets:manage') ? 1 : 0);
@@ -135,7 +137,7 @@ describe('signing in and out', () => {
 
   it('signs out: the session is revoked, not only forgotten', async () => {
     const page = await newPage();
-    await signIn(page, system, 'observer');
+    await signIn(page, system, 'observer', '/wallets');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await onLoginPage(page);
     expect((await page.request.get(`${system.dashboardUrl}/v1/auth/session`)).status()).toBe(401);
@@ -147,15 +149,13 @@ describe('signing in and out', () => {
     const page = await newPage();
     const expire = () => system.identityDb.raw(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE member_id = ? AND expires_at > now()`, [system.members['finance-viewer'].id]);
 
-    await signIn(page, system, 'finance-viewer');
+    await signIn(page, system, 'finance-viewer', `/wallets/${system.wallets.busy.id}`);
     await expire();
     await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
     await onLoginPage(page);
     expect(new URL(page.url()).searchParams.get('redirect')).toBe('/wallets');
 
-    await signIn(page, system, 'finance-viewer');
-    await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
-    await settled(page, 'Wallets');
+    await signIn(page, system, 'finance-viewer', '/wallets');
     await expire();
     await page.reload();
     await onLoginPage(page);
@@ -175,9 +175,7 @@ describe('freezing a wallet from its page', () => {
   it('stops transfers from it through the API until it is unfrozen', async () => {
     const wallet = system.wallets.spare;
     const page = await newPage();
-    await signIn(page, system, 'operator');
-    await page.goto(`${system.dashboardUrl}/wallets/${wallet.id}`);
-    await settled(page, `Wallet ${wallet.id}`);
+    await signIn(page, system, 'operator', `/wallets/${wallet.id}`);
 
     await changeStatus(page, 'Freeze', 'Suspected account takeover, ticket 4711');
     await page.getByText('frozen', { exact: true }).waitFor();
@@ -201,9 +199,7 @@ describe('the statement export', () => {
     expect(fromApi.length).toBeGreaterThan(PAGE_LIMIT_MAX);
 
     const page = await newPage();
-    await signIn(page, system, 'finance-viewer');
-    await page.goto(`${system.dashboardUrl}/wallets/${wallet.id}`);
-    await settled(page, `Wallet ${wallet.id}`);
+    await signIn(page, system, 'finance-viewer', `/wallets/${wallet.id}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export statement (CSV)' }).click()]);
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
@@ -222,16 +218,28 @@ describe('the statement export', () => {
 });
 
 describe('requests from another origin', () => {
-  /** The attacker's site: pages that, once opened, post to the dashboard with the victim's browser. */
-  function attackerPages(dashboardUrl: string, walletId: string): http.Server {
+  /**
+   * The attacker's site. `/fetch` posts to the dashboard with the victim's browser: plain
+   * cross-origin posts (no-cors: a custom header cannot be sent), and a CORS post with the CSRF
+   * cookie's value in the header, which a page on the same host can read (cookies do not keep
+   * ports apart); it records what each got and which cookies it could read. `/form` submits a form.
+   */
+  function attackerSite(dashboardUrl: string, walletId: string): http.Server {
     const forged = JSON.stringify({ ownerType: 'user', ownerId: 'csrf-victim', currencyCode: CURRENCY });
+    const script = `
+      const stolen = (document.cookie.match(/wallet_csrf=([^;]+)/) || [])[1] || '';
+      const outcome = (request) => request.then((answer) => answer.type === 'opaque' ? 'opaque' : String(answer.status), () => 'blocked');
+      Promise.all([
+        outcome(fetch(${JSON.stringify(`${dashboardUrl}/v1/wallets`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: ${JSON.stringify(forged)} })),
+        outcome(fetch(${JSON.stringify(`${dashboardUrl}/v1/wallets/${walletId}/freeze`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"reason":"forged"}' })),
+        outcome(fetch(${JSON.stringify(`${dashboardUrl}/v1/wallets/${walletId}/freeze`)}, { method: 'POST', mode: 'cors', credentials: 'include', headers: { 'content-type': 'application/json', 'x-csrf-token': stolen }, body: '{"reason":"forged"}' })),
+      ]).then((outcomes) => {
+        document.getElementById('out').textContent = JSON.stringify({ outcomes, cookies: document.cookie.split('; ').map((cookie) => cookie.split('=')[0]).filter(Boolean).sort() });
+      });`;
     const pages: Record<string, string> = {
+      '/fetch': `<!doctype html><title>Win a prize</title><pre id="out"></pre><script>${script}</script>`,
       '/form': `<!doctype html><title>Win a prize</title><body onload="document.forms[0].submit()">
         <form method="POST" enctype="text/plain" action="${dashboardUrl}/v1/wallets/${walletId}/freeze"><input name='{"reason":"forged","x":"' value='"}'></form></body>`,
-      '/fetch': `<!doctype html><title>Win a prize</title><script>
-        fetch(${JSON.stringify(`${dashboardUrl}/v1/wallets`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: ${JSON.stringify(forged)} });
-        fetch(${JSON.stringify(`${dashboardUrl}/v1/wallets/${walletId}/freeze`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"reason":"forged"}' });
-      </script>`,
     };
     return http.createServer((request, response) => {
       const body = pages[request.url ?? ''];
@@ -240,33 +248,43 @@ describe('requests from another origin', () => {
     });
   }
 
-  it('changes nothing when another site posts with the signed-in browser, by form or by fetch', async () => {
+  it('changes nothing when another site posts with the signed-in browser, by form, by fetch, or with the CSRF cookie read', async () => {
     const wallet = system.wallets.spare;
     const walletsBefore = (await system.api.wallets.list({ limit: PAGE_LIMIT_MAX })).data.map((each) => each.id);
     const port = await freePort();
-    const attacker = attackerPages(system.dashboardUrl, wallet.id);
+    const attacker = attackerSite(system.dashboardUrl, wallet.id);
     await new Promise<void>((resolve) => attacker.listen(port, '127.0.0.1', resolve));
+    const reached: Response[] = [];
+    const seen: Record<string, unknown> = {};
     try {
       const page = await newPage();
-      await signIn(page, system, 'operator');
-      const posts: Response[] = [];
+      await signIn(page, system, 'operator', '/wallets');
       page.on('response', (response) => {
-        if (response.request().method() === 'POST' && response.url().startsWith(`${system.dashboardUrl}/v1/`)) posts.push(response);
+        if (response.request().method() === 'POST' && response.url().startsWith(`${system.dashboardUrl}/v1/`)) reached.push(response);
       });
-      // Another port is another origin but the same site, so SameSite=Strict still sends the cookie; `localhost` is another site.
+      // Another port is another origin on the same site (SameSite=Strict sends the cookie); `localhost` is another site.
       for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
-        const before = posts.length;
         await page.goto(`${origin}/fetch`);
-        await waitForCount(posts, before + 2);
+        const out = page.locator('#out', { hasText: 'outcomes' });
+        await out.waitFor();
+        seen[origin] = JSON.parse((await out.textContent()) ?? '{}');
+        const before = reached.length;
         await page.goto(`${origin}/form`);
-        await waitForCount(posts, before + 3);
+        // The form navigates the page to the dashboard's answer.
+        await page.waitForURL(`${system.dashboardUrl}/v1/wallets/${wallet.id}/freeze`);
+        await waitForCount(reached, before + 1);
       }
-      expect(posts.map((response) => response.status())).toEqual([403, 403, 403, 403, 403, 403]);
-      const sameSite = posts.slice(0, 3);
-      for (const response of sameSite) expect((await response.request().allHeaders()).cookie ?? '').toContain('wallet_session=');
     } finally {
       await new Promise((resolve) => attacker.close(resolve));
     }
+    // The same host reads the CSRF cookie but never the session; the stolen token still does not pass another origin, nor its preflight.
+    expect(seen).toEqual({
+      [`http://127.0.0.1:${port}`]: { outcomes: ['opaque', 'opaque', 'blocked'], cookies: ['wallet_csrf'] },
+      [`http://localhost:${port}`]: { outcomes: ['opaque', 'opaque', 'blocked'], cookies: [] },
+    });
+    // Each forged post that reached the dashboard was refused before anything ran.
+    expect(reached.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(reached.map((response) => response.status()))).toEqual(new Set([403]));
     expect((await system.api.wallets.get(wallet.id)).status).toBe('active');
     expect((await system.api.wallets.list({ ownerId: 'csrf-victim' })).data).toEqual([]);
     expect((await system.api.wallets.list({ limit: PAGE_LIMIT_MAX })).data.map((each) => each.id)).toEqual(walletsBefore);

@@ -176,24 +176,31 @@ export async function startDashboardSystem(label: string): Promise<DashboardSyst
   }
 }
 
-/** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it. */
+/** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it; fails on an error state. */
 export async function settled(page: Page, heading?: string | RegExp): Promise<void> {
-  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).first().waitFor();
+  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).or(page.getByRole('alert')).first().waitFor();
   const loading = page.getByRole('status').filter({ hasText: /…\s*$/ });
   const deadline = Date.now() + 15_000;
   while ((await loading.count()) > 0) {
     if (Date.now() > deadline) throw new Error(`still loading after 15 s: ${(await loading.allInnerTexts()).join(', ')}`);
     await page.waitForTimeout(100);
   }
+  // A seeded screen has nothing to complain about: an error state here is a defect.
+  const alerts = await page.getByRole('alert').allInnerTexts();
+  if (alerts.length > 0) throw new Error(`${page.url()} shows an error: ${alerts.join(' | ')}`);
 }
 
-/** Signs in through the login page as the member of that role, landing on the overview. */
-export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole): Promise<void> {
+/**
+ * Opens `path` of the dashboard signed out, which sends the browser to the login page, signs in
+ * there as the member of that role and lands back on `path` (the overview by default), settled.
+ */
+export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole, path = '/'): Promise<void> {
   const member = system.members[role];
-  await page.goto(`${system.dashboardUrl}/login`);
+  await page.goto(`${system.dashboardUrl}${path}`);
   await page.getByLabel('Email').fill(member.email);
   await page.getByLabel(/^Password/).fill(member.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => `${url.pathname}${url.search}` === path);
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
   await settled(page);
 }

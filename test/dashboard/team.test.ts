@@ -81,7 +81,7 @@ async function refusal(call: Promise<unknown>): Promise<unknown> {
 describe('the team screen', () => {
   it('lets an org-admin add a member, change its role and deactivate it, and keeps the last org-admin', async () => {
     const page = await newPage();
-    await signIn(page, system, 'org-admin');
+    await signIn(page, system, 'org-admin', '/team');
     await openScreen(page, '/team', 'Team');
     const violations = await accessibilityViolations(page, 'the team screen');
     await screenshot(page, 'team');
@@ -140,7 +140,7 @@ describe('the audit screen', () => {
     await system.api.team.update(operator.id, { orgRole: 'operator' });
 
     const page = await newPage();
-    await signIn(page, system, 'org-admin');
+    await signIn(page, system, 'org-admin', '/audit');
     await openScreen(page, '/audit', 'Audit trail');
     const violations = await accessibilityViolations(page, 'the audit screen');
     await page.getByLabel('Action', { exact: true }).fill('team_member.role_changed');
@@ -167,7 +167,7 @@ describe('the audit screen', () => {
 describe('the developers screen', () => {
   it('shows a new key its secret once, keeps it nowhere, rotates it with an overlap and revokes it', async () => {
     const page = await newPage();
-    await signIn(page, system, 'developer');
+    await signIn(page, system, 'developer', '/developers');
     await openScreen(page, '/developers', 'Developers');
     const violations = await accessibilityViolations(page, 'the API keys');
 
@@ -240,7 +240,7 @@ describe('the developers screen', () => {
     );
 
     const page = await newPage();
-    await signIn(page, system, 'finance-viewer');
+    await signIn(page, system, 'finance-viewer', '/developers');
     await openScreen(page, '/developers', 'Developers');
     expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Request logs']);
     await page.getByLabel('Status', { exact: true }).fill('403');
