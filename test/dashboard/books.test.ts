@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
+  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
   contexts.push(context);
   context.setDefaultTimeout(15_000);
   return context.newPage();

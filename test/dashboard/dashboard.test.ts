@@ -31,7 +31,7 @@ afterEach(async () => {
 
 /** A fresh browser profile's worth of state: no cookies, no storage. */
 async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala' });
+  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala' });
   contexts.push(context);
   context.setDefaultTimeout(15_000);
   return context.newPage();

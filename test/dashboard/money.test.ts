@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function pageAs(role: DashboardRole): Promise<Page> {
-  const context = await system.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
+  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
   contexts.push(context);
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
@@ -135,6 +135,12 @@ describe('a payout from request to approval', () => {
     await settled(approver, `Payout ${payoutId}`);
     expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
     await look(approver, 'payout-page-completed');
+    // The journal explorer shows the settle with its lines, as the API has it.
+    await approver.getByRole('link', { name: settle.id }).click();
+    await settled(approver, `Journal entry ${settle.id}`);
+    const entryPage = await approver.getByRole('main').innerText();
+    for (const line of settle.lines) expect(entryPage).toContain(line.accountName);
+    expect(entryPage).toContain('123.45');
 
     // The treasury: payout clearing took the amount in at the settle and gave it to the rail at the delivery.
     const complete = await system.api.journal.get(approved.outcomeJournalEntryId as string);

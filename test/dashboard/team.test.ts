@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala' });
+  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala' });
   contexts.push(context);
   context.setDefaultTimeout(15_000);
   return context.newPage();
