@@ -13,8 +13,9 @@
  *   npm run build -- ledger     the services named (and `dashboard` for the web app)
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { dependencies, devDependencies } from '../package.json';
@@ -56,9 +57,22 @@ export async function buildServices(services: readonly string[] = SERVICE_NAMES)
         external: [...Object.keys(dependencies), ...Object.keys(devDependencies)],
         sourcemap: true,
         logLevel: 'warning',
-      }),
+        write: false,
+      }).then((result) => Promise.all(result.outputFiles.map((file) => replaceFile(file.path, file.contents)))),
     ),
   );
+}
+
+/**
+ * Writes a file whole or not at all (a temporary file renamed over it): several systems start at
+ * once in the tests, each rebuilding the bundles, and a service starting from a bundle caught
+ * half-written ran nothing and exited.
+ */
+async function replaceFile(file: string, contents: Uint8Array): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temporary, contents);
+  await rename(temporary, file);
 }
 
 export const DASHBOARD_ROOT = path.join(ROOT, 'apps', 'dashboard');
