@@ -1,10 +1,10 @@
 import { ACCOUNTS, type JournalEntry, ledgerRoutes, PAGE_LIMIT_MAX, reconciliationRoutes } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
 import { testServerUrls } from '@wallet/kit/testing';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { linesOfAccount } from '../../apps/dashboard/src/books/journal';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
-import { accessibilityViolations, CURRENCY, type DashboardSystem, screenshot, settled, signIn, startDashboardSystem } from './support';
+import { accessibilityViolations, CURRENCY, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**
  * The books in a real Chromium against the real system (test/dashboard/support.ts): the journal
@@ -12,27 +12,12 @@ import { accessibilityViolations, CURRENCY, type DashboardSystem, screenshot, se
  * with 100,000 entries in the tenant. The journal scenario runs last: it adds those entries.
  */
 
+const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' });
 let system: DashboardSystem;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  system = await startDashboardSystem('books_browser');
-}, 240_000);
-
-afterAll(async () => {
-  await system?.close();
+beforeAll(() => {
+  system = suite.system;
 });
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
-  contexts.push(context);
-  context.setDefaultTimeout(15_000);
-  return context.newPage();
-}
+const newPage = (): Promise<Page> => suite.newPage();
 
 /** Reads until `read` gives `expected` (compared as JSON), failing with the last value after the deadline. */
 async function eventually<Value>(read: () => Promise<Value>, expected: Value, timeoutMs = 15_000): Promise<void> {

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { hasScope, PAGE_LIMIT_MAX, ROLE_SCOPES, type statementLineSchema, type Wallet } from '@wallet/contracts';
 import { isWalletApiError } from '@wallet/sdk';
-import type { BrowserContext, Page, Response } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
 import type { z } from 'zod';
 import { NAVIGATION } from '../../apps/dashboard/src/app/navigation';
 import { freePort } from '../../scripts/lib/system';
-import { accessibilityViolations, CURRENCY, DASHBOARD_ROLES, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, startDashboardSystem } from './support';
+import { accessibilityViolations, CURRENCY, DASHBOARD_ROLES, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**
  * The dashboard in a real Chromium against the real system (test/dashboard/support.ts): what
@@ -14,28 +14,12 @@ import { accessibilityViolations, CURRENCY, DASHBOARD_ROLES, type DashboardRole,
  */
 type StatementLine = z.infer<typeof statementLineSchema>;
 
+const suite = dashboardSuite('dashboard_browser', { height: 800 });
 let system: DashboardSystem;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  system = await startDashboardSystem('dashboard_browser');
-}, 240_000);
-
-afterAll(async () => {
-  await system?.close();
+beforeAll(() => {
+  system = suite.system;
 });
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-/** A fresh browser profile's worth of state: no cookies, no storage. */
-async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 800 }, timezoneId: 'Africa/Kampala' });
-  contexts.push(context);
-  context.setDefaultTimeout(15_000);
-  return context.newPage();
-}
+const newPage = (): Promise<Page> => suite.newPage();
 
 function mainNavigation(page: Page) {
   return page.getByRole('navigation', { name: 'Main' });

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
-import { accessibilityViolations, CURRENCY, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, startDashboardSystem } from './support';
+import { accessibilityViolations, CURRENCY, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 import { waitFor } from '@wallet/kit/testing';
 
 /**
@@ -11,27 +11,15 @@ import { waitFor } from '@wallet/kit/testing';
  * withdrawals, bank slips verified against an uploaded CSV statement; each screen checked by axe.
  */
 
-let system: DashboardSystem;
-const contexts: BrowserContext[] = [];
 const violations: string[] = [];
-
-beforeAll(async () => {
-  system = await startDashboardSystem('dashboard_money');
-}, 240_000);
-
-afterAll(async () => {
-  await system?.close();
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
+const suite = dashboardSuite('dashboard_money', { height: 900, locale: 'en-US' });
+let system: DashboardSystem;
+beforeAll(() => {
+  system = suite.system;
 });
 
 async function pageAs(role: DashboardRole): Promise<Page> {
-  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala', locale: 'en-US' });
-  contexts.push(context);
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
+  const page = await suite.newPage();
   await signIn(page, system, role);
   return page;
 }

@@ -6,7 +6,7 @@ import { type OrgRole, type Wallet } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
 import { freePort } from '../../scripts/lib/system';
@@ -225,4 +225,42 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name.replace(/[^a-z0-9-]+/gi, '-').toLowerCase()}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+export interface DashboardSuite {
+  /** The file's system, once its beforeAll has started it. */
+  readonly system: DashboardSystem;
+  /** A fresh browser profile's worth of state (no cookies, no storage), closed after the test. */
+  newPage(): Promise<Page>;
+}
+
+/**
+ * One system per test file (started before its tests, stopped after them) and pages in fresh
+ * browser contexts, each closed after its test. Reduced motion: axe judges no dialog mid-fade.
+ */
+export function dashboardSuite(label: string, view: { height: number; locale?: string }): DashboardSuite {
+  let system: DashboardSystem | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    system = await startDashboardSystem(label);
+  }, 240_000);
+  afterAll(async () => {
+    await system?.close();
+  });
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+  return {
+    get system() {
+      if (!system) throw new Error(`the ${label} system has not started`);
+      return system;
+    },
+    async newPage() {
+      if (!system) throw new Error(`the ${label} system has not started`);
+      const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: view.height }, timezoneId: 'Africa/Kampala', ...(view.locale ? { locale: view.locale } : {}) });
+      contexts.push(context);
+      context.setDefaultTimeout(15_000);
+      return context.newPage();
+    },
+  };
 }

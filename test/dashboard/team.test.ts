@@ -1,7 +1,7 @@
 import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { accessibilityViolations, type DashboardSystem, screenshot, settled, signIn, startDashboardSystem } from './support';
+import type { Locator, Page } from 'playwright-core';
+import { accessibilityViolations, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**
  * The team, audit and developer screens in a real Chromium against the real system: role
@@ -9,27 +9,12 @@ import { accessibilityViolations, type DashboardSystem, screenshot, settled, sig
  * secret is shown once and kept nowhere, and the request logs of refused calls.
  */
 
+const suite = dashboardSuite('dashboard_team', { height: 900 });
 let system: DashboardSystem;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  system = await startDashboardSystem('dashboard_team');
-}, 240_000);
-
-afterAll(async () => {
-  await system?.close();
+beforeAll(() => {
+  system = suite.system;
 });
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-async function newPage(): Promise<Page> {
-  const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, timezoneId: 'Africa/Kampala' });
-  contexts.push(context);
-  context.setDefaultTimeout(15_000);
-  return context.newPage();
-}
+const newPage = (): Promise<Page> => suite.newPage();
 
 /** Goes to a screen by its address (the navigation's links are the harness's role tests' concern). */
 async function openScreen(page: Page, path: string, heading: string): Promise<void> {

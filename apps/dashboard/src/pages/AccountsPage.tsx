@@ -1,15 +1,14 @@
-import { Badge, Button, Group, Paper, Text, TextInput } from '@mantine/core';
+import { Badge, Text } from '@mantine/core';
 import { getRouteApi } from '@tanstack/react-router';
 import { type LedgerAccount, ledgerRoutes } from '@wallet/contracts';
-import { useState } from 'react';
 import { api } from '../api/browser';
 import { PageTitle } from '../app/Shell';
-import { type AccountFilters, accountFiltersSchema } from '../books/journal';
+import { accountFiltersSchema } from '../books/journal';
 import { AccountLink, WalletLink } from '../components/BooksLinks';
 import { DateTime } from '../components/DateTime';
+import { type FilterField, FilterForm } from '../components/FilterForm';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 
 const routeApi = getRouteApi('/_session/accounts');
 
@@ -24,40 +23,11 @@ export const accountColumns = helper.columns([
   helper.accessor('createdAt', { header: 'Opened', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
-function AccountFilterForm({ filters, onApply }: { filters: AccountFilters; onApply: (filters: AccountFilters) => void }) {
-  const [name, setName] = useState(filters.name ?? '');
-  const [currencyCode, setCurrencyCode] = useState(filters.currencyCode ?? '');
-  const [walletId, setWalletId] = useState(filters.walletId ?? '');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const apply = () => {
-    const checked = checkForm(accountFiltersSchema, { name: optionalText(name), currencyCode: optionalText(currencyCode)?.toUpperCase(), walletId: optionalText(walletId) });
-    if (!checked.ok) return setErrors(checked.errors);
-    setErrors({});
-    onApply(checked.value);
-  };
-  return (
-    <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter ledger accounts">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
-        <Group align="flex-start" wrap="wrap">
-          <TextInput label="Account name" placeholder="wallet:owner-1" value={name} onChange={(event) => setName(event.currentTarget.value)} error={errors.name} w={240} />
-          <TextInput label="Currency" placeholder="USD" value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
-          <TextInput label="Wallet id" value={walletId} onChange={(event) => setWalletId(event.currentTarget.value)} error={errors.walletId} w={240} />
-          <Group gap="xs" mt={25}>
-            <Button type="submit">Search</Button>
-            <Button variant="subtle" onClick={() => onApply({})}>
-              Clear
-            </Button>
-          </Group>
-        </Group>
-      </form>
-    </Paper>
-  );
-}
+const ACCOUNT_FILTERS: readonly FilterField[] = [
+  { name: 'name', label: 'Account name', placeholder: 'wallet:owner-1', width: 240 },
+  { name: 'currencyCode', label: 'Currency', placeholder: 'USD', upper: true, width: 110 },
+  { name: 'walletId', label: 'Wallet id', width: 240 },
+];
 
 export function AccountsPage() {
   const filters = routeApi.useSearch();
@@ -66,7 +36,7 @@ export function AccountsPage() {
   return (
     <>
       <PageTitle>Ledger accounts</PageTitle>
-      <AccountFilterForm key={`form:${filterKey}`} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm key={`form:${filterKey}`} label="Filter ledger accounts" schema={accountFiltersSchema} fields={ACCOUNT_FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
         key={`list:${filterKey}`}
         caption="Ledger accounts with their balances"

@@ -1,9 +1,8 @@
-import { Badge, Button, Group, Modal, Paper, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { type CreateTeamMemberBody, createTeamMemberBodySchema, MEMBER_STATUSES, ORG_ROLES, type OrgRole, PASSWORD_MIN_LENGTH, type TeamMember, teamRoutes, type UpdateTeamMemberBody, updateTeamMemberBodySchema } from '@wallet/contracts';
 import { useMemo, useState } from 'react';
-import type { z } from 'zod';
 import { api } from '../api/browser';
 import { isApiError } from '../api/errors';
 import { usePrincipal } from '../app/principal';
@@ -13,12 +12,12 @@ import { grantableRoles } from '../auth/grants';
 import { canCall } from '../auth/scopes';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateTime } from '../components/DateTime';
+import { type FilterField, FilterForm } from '../components/FilterForm';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ErrorState } from '../components/States';
-import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { checkForm, type FieldErrors } from '../forms/schema';
 
 const routeApi = getRouteApi('/_session/team');
-type TeamFilters = z.infer<typeof teamFiltersSchema>;
 
 const STATUS_COLORS: Record<TeamMember['status'], string> = { active: 'green', invited: 'yellow', deactivated: 'gray' };
 
@@ -181,38 +180,10 @@ function AddMember() {
   );
 }
 
-const anyOf = (values: readonly string[]) => [{ value: '', label: 'Any' }, ...values.map((value) => ({ value, label: value }))];
-
-function TeamFilterForm({ filters, onApply }: { filters: TeamFilters; onApply: (filters: TeamFilters) => void }) {
-  const [orgRole, setOrgRole] = useState<string>(filters.orgRole ?? '');
-  const [status, setStatus] = useState<string>(filters.status ?? '');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const apply = () => {
-    const checked = checkForm(teamFiltersSchema, { orgRole: optionalText(orgRole) as TeamFilters['orgRole'], status: optionalText(status) as TeamFilters['status'] });
-    if (!checked.ok) return setErrors(checked.errors);
-    setErrors({});
-    onApply(checked.value);
-  };
-  return (
-    <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter team members">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
-        <Group align="flex-end" wrap="wrap">
-          <Select label="Role" data={anyOf(ORG_ROLES)} value={orgRole} onChange={(value) => setOrgRole(value ?? '')} allowDeselect={false} error={errors.orgRole} w={170} />
-          <Select label="Status" data={anyOf(MEMBER_STATUSES)} value={status} onChange={(value) => setStatus(value ?? '')} allowDeselect={false} error={errors.status} w={150} />
-          <Button type="submit">Search</Button>
-          <Button variant="subtle" onClick={() => onApply({})}>
-            Clear
-          </Button>
-        </Group>
-      </form>
-    </Paper>
-  );
-}
+const TEAM_FILTERS: readonly FilterField[] = [
+  { name: 'orgRole', label: 'Role', options: ORG_ROLES, width: 170 },
+  { name: 'status', label: 'Status', options: MEMBER_STATUSES },
+];
 
 function teamColumns(ownMemberId: string) {
   const helper = columnsOf<TeamMember>();
@@ -238,7 +209,7 @@ export function TeamPage() {
         <PageTitle>Team</PageTitle>
         <AddMember />
       </Group>
-      <TeamFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm key={filterKey} label="Filter team members" schema={teamFiltersSchema} fields={TEAM_FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
         key={filterKey}
         caption="Team members, newest first"
