@@ -17,6 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { dependencies, devDependencies } from '../package.json';
 
@@ -121,6 +122,34 @@ export async function buildDashboard(options: { force?: boolean } = {}): Promise
   await runVite();
   writeFileSync(DASHBOARD_STAMP, hash);
   return 'built';
+}
+
+interface ManifestChunk {
+  file: string;
+  isEntry?: boolean;
+  imports?: string[];
+}
+
+/** Vite's manifest of the built dashboard: each chunk by its source key. */
+export function dashboardManifest(): Record<string, ManifestChunk> {
+  return JSON.parse(readFileSync(path.join(DASHBOARD_DIST, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+}
+
+/** The JavaScript a first visit loads before anything else: the entry's chunk and its static imports, each gzipped. */
+export function dashboardInitialJavaScript(manifest = dashboardManifest()): Array<{ file: string; gzipBytes: number }> {
+  const entry = Object.entries(manifest).find(([, chunk]) => chunk.isEntry);
+  if (!entry) throw new Error('the manifest names no entry');
+  const seen = new Set<string>();
+  const visit = (key: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    for (const imported of manifest[key]?.imports ?? []) visit(imported);
+  };
+  visit(entry[0]);
+  return [...seen].map((key) => {
+    const file = (manifest[key] as ManifestChunk).file;
+    return { file, gzipBytes: gzipSync(readFileSync(path.join(DASHBOARD_DIST, file))).length };
+  });
 }
 
 async function main(targets: readonly string[]): Promise<void> {

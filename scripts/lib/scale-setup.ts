@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { momoWebhookSignature } from '@wallet/contracts';
+import { type Environment, momoWebhookSignature } from '@wallet/contracts';
 import { type FetchLike, WalletClient } from '@wallet/sdk';
 import type { TransferWallet } from '../../services/payments/src/features/transfers/transfers-store';
 
@@ -23,6 +23,8 @@ export interface TenantPlan {
   /** Each wallet's deposit. */
   funds: string;
   fees: boolean;
+  /** The environment of its key and wallets: test unless named. */
+  environment?: Environment;
 }
 
 const CURRENCY = 'USD';
@@ -69,7 +71,7 @@ export async function createTenant(platform: WalletClient, baseUrl: string, plan
     await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
     await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
   }
-  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment: 'test' });
+  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment: plan.environment ?? 'test' });
   const client = new WalletClient({
     baseUrl,
     auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },

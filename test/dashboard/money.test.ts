@@ -91,6 +91,11 @@ describe('a payout from request to approval', () => {
     expect(await row.innerText()).toContain(usd('123.45'));
     expect(await row.innerText()).toContain('Mobile money +256700000001 (MTN)');
     await look(approver, 'approvals-inbox');
+    // Both decisions are on the screen at 1280 px without scrolling the table sideways.
+    for (const action of ['Approve', 'Reject']) {
+      const box = await row.getByRole('button', { name: `${action} payout ${payoutId}` }).boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(approver.viewportSize()?.width ?? 0);
+    }
     await row.getByRole('button', { name: `Approve payout ${payoutId}` }).click();
     const dialog = approver.getByRole('dialog', { name: `Approve payout ${payoutId}` });
     await look(approver, 'approve-dialog');
@@ -235,6 +240,11 @@ describe('deposits', () => {
     await operator.locator('input[type="file"]').setInputFiles({ name: 'statement.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await operator.getByRole('button', { name: 'Import', exact: true }).click();
     await operator.getByText(/2 lines stored, 0 already imported before/).waitFor();
+    // The import's lines, unmatched as yet: both show, narrowed to this import.
+    const lines = operator.getByRole('table', { name: 'Statement lines, newest first' });
+    await operator.getByText(/^Lines of import bsi_/).waitFor();
+    await lines.getByRole('row').filter({ hasText: 'UNRELATED-1' }).filter({ hasText: 'unmatched' }).waitFor();
+    await lines.getByRole('row').filter({ hasText: reference }).filter({ hasText: 'unmatched' }).waitFor();
     await look(operator, 'deposits');
 
     await operator.getByRole('link', { name: slip.id }).click();
@@ -251,6 +261,16 @@ describe('deposits', () => {
     await settled(operator, `Deposit ${slip.id}`);
     expect(await operator.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(`/journal/${verified.journalEntryId}`);
     await look(operator, 'deposit-page-verified');
+
+    // Back on the list, the slip's line is matched to it and the other line is still unmatched.
+    await operator.goto(`${system.dashboardUrl}/deposits`);
+    await settled(operator, 'Deposits');
+    await lines.getByRole('row').filter({ hasText: 'UNRELATED-1' }).waitFor();
+    expect(await lines.getByRole('row').filter({ hasText: reference }).count()).toBe(0);
+    await operator.getByRole('radiogroup', { name: 'Which lines' }).getByText('Matched', { exact: true }).click();
+    const matched = lines.getByRole('row').filter({ hasText: reference });
+    await matched.getByRole('link', { name: slip.id }).waitFor();
+    expect(await lines.getByRole('row').filter({ hasText: 'UNRELATED-1' }).count()).toBe(0);
   });
 
   it('shows transfers and a transfer with its (empty) reversals', async () => {

@@ -6,8 +6,9 @@ import { type OrgRole, type Wallet } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
+import { launchChromium, requireChromium, signInAt } from '../../scripts/lib/dashboard-browser';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
 import { freePort } from '../../scripts/lib/system';
 
@@ -20,8 +21,6 @@ import { freePort } from '../../scripts/lib/system';
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'dashboard-system-key-0123456789abcdefghijklmn';
 export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/dashboard');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** The roles a person signs in with ("user" is an end customer of the tenant, not a dashboard role). */
 export const DASHBOARD_ROLES = ['org-admin', 'operator', 'approver', 'finance-viewer', 'observer', 'developer'] as const satisfies readonly OrgRole[];
@@ -57,10 +56,6 @@ function requireBuiltApp(): void {
   const where = path.relative(ROOT, DASHBOARD_DIST);
   if (!existsSync(path.join(DASHBOARD_DIST, 'index.html'))) throw new Error(`The dashboard is not built (${where}/index.html is missing): run \`npm run build\` before the browser tests`);
   if (!existsSync(DASHBOARD_STAMP) || readFileSync(DASHBOARD_STAMP, 'utf8') !== dashboardSourcesHash()) throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
-}
-
-function requireChromium(): void {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); .ci/run does`);
 }
 
 async function startServices(label: string): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
@@ -153,7 +148,7 @@ export async function startDashboardSystem(label: string): Promise<DashboardSyst
     const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
     const seeded = await seedTenant(`http://127.0.0.1:${env.ADMIN_PORT}`, gatewayUrl);
     identityDb = createDb(env.IDENTITY_DATABASE_URL as string, { poolMax: 1 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     const launched = browser;
     const db = identityDb;
     return {
@@ -195,13 +190,7 @@ export async function settled(page: Page, heading?: string | RegExp): Promise<vo
  * there as the member of that role and lands back on `path` (the overview by default), settled.
  */
 export async function signIn(page: Page, system: DashboardSystem, role: DashboardRole, path = '/'): Promise<void> {
-  const member = system.members[role];
-  await page.goto(`${system.dashboardUrl}${path}`);
-  await page.getByLabel('Email').fill(member.email);
-  await page.getByLabel(/^Password/).fill(member.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => `${url.pathname}${url.search}` === path);
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  await signInAt(page, system.dashboardUrl, system.members[role], path);
   await settled(page);
 }
 

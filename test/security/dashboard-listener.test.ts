@@ -59,6 +59,7 @@ function builtApp(): string {
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head><title>Wallet dashboard</title></head><body><div id="root"></div></body></html>');
   writeFileSync(path.join(dir, 'assets', 'app-1234.js'), 'console.log("app");');
+  writeFileSync(path.join(dir, 'assets', 'app-1234.js.map'), '{"version":3,"sources":["src/main.tsx"],"mappings":""}');
   return dir;
 }
 
@@ -84,7 +85,7 @@ afterAll(async () => {
 });
 
 describe('the dashboard listener serves the app', () => {
-  it('serves index.html for the app and its deep links, with a CSP and a CSRF cookie, and 404 for a missing asset', async () => {
+  it('serves index.html for the app and its deep links, with a CSP and a CSRF cookie, and 404 for a missing asset or a source map', async () => {
     const browser = new Browser();
     const page = await browser.request('GET', '/');
     expect(page.status).toBe(200);
@@ -98,6 +99,10 @@ describe('the dashboard listener serves the app', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await browser.request('GET', '/assets/missing.js')).status).toBe(404);
+    // The build keeps its source maps for whoever reads a stack trace; the browser is not given the sources.
+    const map = await browser.request('GET', '/assets/app-1234.js.map');
+    expect(map.status).toBe(404);
+    expect(map.text).not.toContain('src/main.tsx');
   });
 });
 

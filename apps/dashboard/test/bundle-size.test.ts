@@ -1,30 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { buildDashboard, DASHBOARD_DIST } from '../../../scripts/build';
+import { buildDashboard, DASHBOARD_DIST, dashboardInitialJavaScript, dashboardManifest } from '../../../scripts/build';
 
 /** The JavaScript a first visit loads before anything else: the entry's chunk and its static imports. */
 const INITIAL_JS_GZIP_BUDGET = 300 * 1024;
-
-interface ManifestChunk {
-  file: string;
-  isEntry?: boolean;
-  imports?: string[];
-  dynamicImports?: string[];
-}
-
-function initialChunks(manifest: Record<string, ManifestChunk>): string[] {
-  const entry = Object.entries(manifest).find(([, chunk]) => chunk.isEntry);
-  if (!entry) throw new Error('the manifest names no entry');
-  const seen = new Set<string>();
-  const visit = (key: string) => {
-    if (seen.has(key)) return;
-    seen.add(key);
-    for (const imported of manifest[key]?.imports ?? []) visit(imported);
-  };
-  visit(entry[0]);
-  return [...seen].map((key) => manifest[key]!.file);
-}
 
 function sourcesOf(file: string): string[] {
   const map = path.join(DASHBOARD_DIST, `${file}.map`);
@@ -36,20 +15,21 @@ function sourcesOf(file: string): string[] {
 }
 
 describe('the dashboard bundle', () => {
-  let manifest: Record<string, ManifestChunk>;
+  let manifest: ReturnType<typeof dashboardManifest>;
+  let sizes: ReturnType<typeof dashboardInitialJavaScript>;
   let initial: string[];
 
   beforeAll(async () => {
     // Builds only when the sources changed since the build in dist (scripts/build.ts).
     await buildDashboard();
-    manifest = JSON.parse(readFileSync(path.join(DASHBOARD_DIST, '.vite', 'manifest.json'), 'utf8'));
-    initial = initialChunks(manifest);
+    manifest = dashboardManifest();
+    sizes = dashboardInitialJavaScript(manifest);
+    initial = sizes.map((chunk) => chunk.file);
   });
 
   it(`loads at most ${INITIAL_JS_GZIP_BUDGET / 1024} KB of gzipped JavaScript first`, () => {
-    const sizes = initial.map((file) => ({ file, gzip: gzipSync(readFileSync(path.join(DASHBOARD_DIST, file))).length }));
-    const total = sizes.reduce((sum, chunk) => sum + chunk.gzip, 0);
-    console.log(`initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in ${sizes.length} chunks (${sizes.map((chunk) => `${chunk.file} ${(chunk.gzip / 1024).toFixed(1)} KB`).join(', ')})`);
+    const total = sizes.reduce((sum, chunk) => sum + chunk.gzipBytes, 0);
+    console.log(`initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in ${sizes.length} chunks (${sizes.map((chunk) => `${chunk.file} ${(chunk.gzipBytes / 1024).toFixed(1)} KB`).join(', ')})`);
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(INITIAL_JS_GZIP_BUDGET);
   });

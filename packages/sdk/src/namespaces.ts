@@ -221,6 +221,8 @@ function depositsNamespace(client: RouteCaller) {
     verify: (id: string, body: RouteBody<typeof D.verify>, options?: RequestOptions) => client.call(D.verify, { params: { id }, body }, options),
     /** Statement lines as JSON (the CSV form is for uploads outside the SDK). */
     importStatement: (body: RouteBody<typeof D.importStatement>, options?: RequestOptions) => client.call(D.importStatement, { body }, options),
+    /** Imported statement lines, newest first; `matched: 'false'` for the ones no slip has matched yet. */
+    statementLines: (query?: RouteQuery<typeof D.statementLines>, options?: RequestOptions) => client.call(D.statementLines, { query }, options),
   };
 }
 

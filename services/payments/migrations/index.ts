@@ -16,6 +16,7 @@ import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 import * as transfersStorage from './20261230120000_transfers_storage';
 import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as transferReversals from './20270103120000_transfer_reversals';
+import * as statementLineReads from './20270104120000_statement_line_reads';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { name: '20261230120000_transfers_storage', ...transfersStorage },
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
   { name: '20270103120000_transfer_reversals', ...transferReversals },
+  { name: '20270104120000_statement_line_reads', ...statementLineReads },
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bankStatementImportSchema, depositSchema, walletSchema } from '@wallet/contracts';
+import { bankStatementImportSchema, depositSchema, statementLinePageSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken } from './support';
 
@@ -139,6 +139,47 @@ describe('bank slips, statements and verification', () => {
     expectError(await harness.request('POST', `/v1/deposits/${slip.body.id}/verify`, { token: tenantToken(tenantId, { environment: 'test' }), body: { actorId: 'x' } }), 404, 'DEPOSIT_NOT_FOUND');
     expect(await entryLines(again.body.id)).toBeUndefined();
     expect(await balanceOf(tenantId, wallet.id)).toBe('120.00');
+  });
+
+  it('lists imported lines newest first, the unmatched ones on their own, an import\'s, paged; another environment sees none', async () => {
+    const tenantId = await newTenant();
+    const wallet = await createWallet(tenantId);
+    const first = await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,LIST-1,10,first\n2026-11-20,LIST-2,20.5,\n2026-11-21,LIST-3,30,\n');
+    const second = await postCsv(tenantId, 'bankCode=equity&currencyCode=USD', 'date,reference,amount,description\n2026-11-22,LIST-4,40,\n');
+    const slip = await submitSlip(tenantId, { walletId: wallet.id, amount: '20.50', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'list-2' });
+    expect((await verify(tenantId, slip.body.id)).body.status).toBe('completed');
+
+    const lines = async (query: string) => {
+      const listed = await harness.request('GET', `/v1/bank-statements/lines${query}`, { token: tenantToken(tenantId) });
+      expect(listed.status).toBe(200);
+      return statementLinePageSchema.parse(listed.body);
+    };
+    const all = await lines('');
+    expect(all.data.map((line) => `${line.reference} ${line.amount} ${line.depositId ?? '-'}`)).toEqual(['LIST-4 40.00 -', 'LIST-3 30.00 -', `LIST-2 20.50 ${slip.body.id}`, 'LIST-1 10.00 -']);
+    expect(all.data[3]).toMatchObject({ importId: first.body.id, bankCode: 'stanbic', currencyCode: 'USD', date: '2026-11-20', description: 'first', matchedAt: null });
+    expect(all.data[2]?.matchedAt).toEqual(expect.any(String));
+    expect((await lines('?matched=false')).data.map((line) => line.reference)).toEqual(['LIST-4', 'LIST-3', 'LIST-1']);
+    expect((await lines('?matched=true')).data.map((line) => line.reference)).toEqual(['LIST-2']);
+    expect((await lines(`?importId=${second.body.id}`)).data.map((line) => line.reference)).toEqual(['LIST-4']);
+    expect((await lines(`?importId=${first.body.id}&matched=false`)).data.map((line) => line.reference)).toEqual(['LIST-3', 'LIST-1']);
+
+    // Paged along the cursor, nothing seen twice or skipped.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await lines(`?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      seen.push(...page.data.map((line) => line.reference));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(['LIST-4', 'LIST-3', 'LIST-2', 'LIST-1']);
+
+    const otherEnvironment = await harness.request('GET', '/v1/bank-statements/lines', { token: tenantToken(tenantId, { environment: 'test' }) });
+    expect(otherEnvironment.body).toEqual({ data: [], nextCursor: null });
+    const otherTenant = await harness.request('GET', '/v1/bank-statements/lines', { token: tenantToken(await newTenant()) });
+    expect(otherTenant.body).toEqual({ data: [], nextCursor: null });
+    expectError(await harness.request('GET', '/v1/bank-statements/lines?matched=yes', { token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
+    expectError(await harness.request('GET', '/v1/bank-statements/lines?importId=dep_1', { token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
+    expectError(await harness.request('GET', '/v1/bank-statements/lines?cursor=forged', { token: tenantToken(tenantId) }), 400, 'INVALID_CURSOR');
   });
 
   it('uses a statement line at most once under concurrent verifications of two matching slips', async () => {

@@ -42,11 +42,6 @@ function payoutColumns(self: string, mayDecide: boolean, now: number) {
         </RouterAnchor>
       ),
     }),
-    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
-    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
     helper.display({
       id: 'decision',
       header: 'Decision',
@@ -69,6 +64,11 @@ function payoutColumns(self: string, mayDecide: boolean, now: number) {
         );
       },
     }),
+    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
+    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+    helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+    helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
+    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
   ]);
 }
 
@@ -85,12 +85,6 @@ function withdrawalColumns(self: string, mayDecide: boolean, now: number) {
         </RouterAnchor>
       ),
     }),
-    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
-    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    // A withdrawal carries no fee: the tenant moves its own money.
-    helper.display({ id: 'fee', header: 'Fee', cell: () => 'None' }),
-    helper.accessor('destination', { header: 'Destination', cell: (info) => `${describeDestination(info.getValue())}, from ${SOURCES[info.row.original.source]}` }),
-    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
     helper.display({
       id: 'decision',
       header: 'Decision',
@@ -113,6 +107,12 @@ function withdrawalColumns(self: string, mayDecide: boolean, now: number) {
         );
       },
     }),
+    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
+    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+    // A withdrawal carries no fee: the tenant moves its own money.
+    helper.display({ id: 'fee', header: 'Fee', cell: () => 'None' }),
+    helper.accessor('destination', { header: 'Destination', cell: (info) => `${describeDestination(info.getValue())}, from ${SOURCES[info.row.original.source]}` }),
+    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
   ]);
 }
 

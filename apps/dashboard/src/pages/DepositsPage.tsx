@@ -18,6 +18,7 @@ import { ErrorState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { checkForm, type FieldErrors } from '../forms/schema';
+import { StatementLinesSection } from './StatementLinesSection';
 
 const routeApi = getRouteApi('/_session/deposits');
 
@@ -50,7 +51,7 @@ const FILTERS = [
  * A bank's statement as CSV (header date,reference,amount,description), the lines pending bank
  * slips are verified against. The bank and currency go in the query, checked by their schema.
  */
-function StatementImport() {
+function StatementImport({ onImported }: { onImported: (importId: string) => void }) {
   const queryClient = useQueryClient();
   const keys = useActionKeys();
   const [bankCode, setBankCode] = useState('');
@@ -64,7 +65,11 @@ function StatementImport() {
       return api.send(depositRoutes.importStatement, { query: input.query, text, mediaType: 'text/csv', idempotencyKey });
     },
     onSettled: (_result, error) => keys.settle(error ?? undefined),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['reconciliation'] }),
+    onSuccess: (result) => {
+      onImported(result.id);
+      void queryClient.invalidateQueries({ queryKey: ['reconciliation'] });
+      void queryClient.invalidateQueries({ queryKey: ['statement-lines'] });
+    },
   });
   const submit = () => {
     const checked = checkForm(bankStatementCsvQuerySchema, { bankCode: bankCode.trim(), currencyCode: currencyCode.trim().toUpperCase() });
@@ -112,6 +117,7 @@ export function DepositsPage() {
   const navigate = routeApi.useNavigate();
   const principal = usePrincipal();
   const filterKey = JSON.stringify(filters);
+  const [importId, setImportId] = useState<string | null>(null);
   return (
     <Stack>
       <PageTitle>Deposits</PageTitle>
@@ -126,7 +132,8 @@ export function DepositsPage() {
         emptyTitle="No deposits"
         emptyDescription={filterKey === '{}' ? 'Mobile money deposits and bank slips appear here as they arrive.' : 'No deposit matches these filters.'}
       />
-      {canCall(principal.scopes, depositRoutes.importStatement) && <StatementImport />}
+      {canCall(principal.scopes, depositRoutes.importStatement) && <StatementImport onImported={setImportId} />}
+      {canCall(principal.scopes, depositRoutes.statementLines) && <StatementLinesSection importId={importId} onShowAllImports={() => setImportId(null)} />}
     </Stack>
   );
 }

@@ -141,6 +141,34 @@ export const bankStatementImportSchema = z.object({
 });
 export type BankStatementImport = z.infer<typeof bankStatementImportSchema>;
 
+/** A stored statement line: what was imported, and the deposit it verified once a slip matched it. */
+export const statementLineRecordSchema = z.object({
+  /** The line's number among all imported lines (a position, not a business key). */
+  id: z.string(),
+  importId: z.string(),
+  bankCode: z.string(),
+  currencyCode: z.string(),
+  date: statementDateSchema,
+  reference: z.string(),
+  amount: amountStringSchema,
+  description: z.string().nullable(),
+  /** The bank slip this line verified; null while no slip matched it (an unmatched line). */
+  depositId: z.string().nullable(),
+  matchedAt: timestampSchema.nullable(),
+});
+export type StatementLineRecord = z.infer<typeof statementLineRecordSchema>;
+export const statementLinePageSchema = pageSchema(statementLineRecordSchema);
+
+export const statementLineQuerySchema = pageQuerySchema.extend({
+  /** `false`: the lines no slip has matched yet, what a finance team chases; `true`: the matched ones. */
+  matched: z
+    .enum(['true', 'false'])
+    .transform((text) => text === 'true')
+    .optional(),
+  importId: idSchema('bankStatementImport').optional(),
+});
+export type StatementLineQuery = z.infer<typeof statementLineQuerySchema>;
+
 /** Statement imports may be CSV, and up to 10 MiB (docs/decisions/routes-and-bodies.md, docs/decisions/error-codes.md). */
 export const BANK_STATEMENT_BODY = { mediaTypes: ['text/csv'], limitBytes: 10 * 1024 * 1024 } as const;
 
@@ -205,6 +233,16 @@ export const depositRoutes = {
     body: bankStatementJsonBodySchema,
     bodyOptIn: BANK_STATEMENT_BODY,
     success: { status: 201, schema: bankStatementImportSchema },
+  },
+  statementLines: {
+    method: 'get',
+    path: '/v1/bank-statements/lines',
+    summary: 'Imported bank statement lines, newest first (filters matched, importId): an unmatched line is money the bank received that no verified slip accounts for yet',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    query: statementLineQuerySchema,
+    success: { status: 200, schema: statementLinePageSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@wallet/kit';
+import { AppError, notFound } from '@wallet/kit';
 import express, { type RequestHandler, Router } from 'express';
 
 /**
@@ -30,11 +30,13 @@ export const dashboardSecurityHeaders: RequestHandler = (_request, response, nex
 
 /**
  * The built app: its hashed assets cached for good, and every other GET outside `/v1/` answered
- * with index.html, so a deep link or a reload lands in the app's own router.
+ * with index.html, so a deep link or a reload lands in the app's own router. No source map.
  */
 export function dashboardStatic(distDir: string): Router {
   const router = Router();
   const indexFile = path.join(distDir, 'index.html');
+  // The source maps stay beside the build for whoever reads a stack trace; they are not served.
+  router.use((request, _response, next) => (request.path.endsWith('.map') ? next(notFound()) : next()));
   router.use('/assets', express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', index: false }));
   router.use(express.static(distDir, { index: false }));
   router.use((request, response, next) => {

@@ -1,6 +1,6 @@
-import { type BankStatementImport, BANK_STATEMENT_LINES_MAX, checkAmount, newId, statementDateSchema } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, type Db, type InternalClaims } from '@wallet/kit';
-import { finishImport, insertImport, insertStatementLines, type NewStatementLine, type StatementScope } from './bank-statements-store';
+import { type BankStatementImport, BANK_STATEMENT_LINES_MAX, checkAmount, newId, type Page, type StatementLineQuery, type StatementLineRecord, statementDateSchema } from '@wallet/contracts';
+import { AppError, auditActorFieldsOf, type Db, type InternalClaims, pageBySeq } from '@wallet/kit';
+import { finishImport, insertImport, insertStatementLines, listStatementLines, type NewStatementLine, type StatementScope, type StoredStatementLine } from './bank-statements-store';
 
 /** A line as it came in (JSON or CSV), before it is checked. */
 export interface IncomingStatementLine {
@@ -47,4 +47,13 @@ export class BankStatementsService {
       return { id, bankCode: bank.bankCode, currencyCode: bank.currencyCode, imported, duplicates, createdAt: createdAt.toISOString() };
     });
   }
+
+  /** The lines imported in the scope, newest first; `matched: false` the ones no slip has used. */
+  lines(scope: StatementScope, query: StatementLineQuery): Promise<Page<StatementLineRecord>> {
+    return pageBySeq(query, (beforeSeq) => listStatementLines(this.deps.db, scope, { ...query, beforeSeq }), withoutSeq);
+  }
+}
+
+function withoutSeq({ seq: _seq, ...line }: StoredStatementLine): StatementLineRecord {
+  return line;
 }

@@ -1,5 +1,5 @@
-import type { Environment } from '@wallet/contracts';
-import type { Db, Tx } from '@wallet/kit';
+import { type Environment, formatAmount, type StatementLineRecord } from '@wallet/contracts';
+import type { Db, SeqPageFilter, Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface StatementScope {
@@ -101,6 +101,58 @@ export async function claimMatchingLine(
     .update({ deposit_id: slip.depositId, matched_at: tx.fn.now() })
     .returning(['id']);
   return updated[0] ? { id: String(updated[0].id) } : null;
+}
+
+// ---- what the tenant reads ----
+
+export interface StatementLineFilter extends SeqPageFilter {
+  matched?: boolean | undefined;
+  importId?: string | undefined;
+}
+
+interface StoredLineRow {
+  seq: string;
+  import_id: string;
+  bank_code: string;
+  currency_code: string;
+  line_date: string;
+  reference: string;
+  amount: string;
+  description: string | null;
+  deposit_id: string | null;
+  matched_at: Date | null;
+}
+
+export type StoredStatementLine = StatementLineRecord & { seq: string };
+
+/**
+ * A scope's statement lines newest first (by id), one more than `limit` (pageBySeq). Unmatched
+ * lines walk the partial index of unused lines; an import's lines its own index.
+ */
+export async function listStatementLines(db: Db, scope: StatementScope, filter: StatementLineFilter): Promise<StoredStatementLine[]> {
+  const query = db('bank_statement_lines')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment })
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .select(['id as seq', 'import_id', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount', 'description', 'deposit_id', 'matched_at']);
+  if (filter.matched === false) query.whereNull('deposit_id');
+  if (filter.matched === true) query.whereNotNull('deposit_id');
+  if (filter.importId !== undefined) query.where('import_id', filter.importId);
+  if (filter.beforeSeq !== undefined) query.where('id', '<', filter.beforeSeq);
+  const rows: StoredLineRow[] = await query;
+  return rows.map((row) => ({
+    seq: String(row.seq),
+    id: String(row.seq),
+    importId: row.import_id,
+    bankCode: row.bank_code,
+    currencyCode: row.currency_code,
+    date: row.line_date,
+    reference: row.reference,
+    amount: formatAmount(row.amount, row.currency_code),
+    description: row.description,
+    depositId: row.deposit_id,
+    matchedAt: row.matched_at ? row.matched_at.toISOString() : null,
+  }));
 }
 
 // ---- what reconciliation reads ----

@@ -1,0 +1,178 @@
+/**
+ * Dashboard benchmark: how long the journal explorer's first page and a wallet's statement take
+ * to show in Chromium when the tenant's journal holds 100,000 entries. The whole system runs as
+ * the README starts it (scripts/start.ts, the gateway serving the built app); the history is
+ * written in bulk through the services' own code (scripts/lib/history-builder.ts) between the
+ * tenant's two wallets, so each wallet's statement is about as long as the journal.
+ *
+ *   npm run bench:dashboard   BENCH_DASHBOARD_ENTRIES=100000 BENCH_DASHBOARD_ROUNDS=7
+ *
+ * Each screen is timed from two starts, alternated: a click in the app's navigation (the screen's
+ * code and its requests) and a fresh load of the screen's address (the app, the session and the
+ * screen). The time runs until the table's rows of the first page are on the screen.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { createDb, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { WalletClient } from '@wallet/sdk';
+import type { Page } from 'playwright-core';
+import { dashboardInitialJavaScript } from './build';
+import { launchChromium, signInAt } from './lib/dashboard-browser';
+import { buildHistory } from './lib/history-builder';
+import { createTenant } from './lib/scale-setup';
+import { calibrationMs, dropSystem, percentile, startSystem } from './lib/system';
+
+const ENTRIES = Number(process.env.BENCH_DASHBOARD_ENTRIES ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_DASHBOARD_ROUNDS ?? 7);
+const CATCH_UP_TIMEOUT_MS = 10 * 60_000;
+
+const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+const amqpServerUrl = process.env.AMQP_URL ?? DEFAULT_AMQP_URL;
+const runId = `benchdash${Date.now().toString(36)}`;
+const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
+const VIEWER = { email: `finance@${runId}.example`, password: 'benchmark passphrase of the finance viewer' };
+
+/** What a screen shows as its first page, and the API read behind it. */
+interface Screen {
+  name: string;
+  /** The address a fresh load opens. */
+  path: string;
+  /** From the overview, the clicks that lead to it in the app. */
+  navigate: (page: Page) => Promise<void>;
+  table: string;
+  rows: number;
+  apiPath: string;
+}
+
+interface Timing {
+  /** Until the last row of the first page is on the screen. */
+  shownMs: number;
+  /** Until the screen's API read was answered. */
+  answeredMs: number;
+}
+
+async function timed(page: Page, screen: Screen, start: () => Promise<unknown>): Promise<Timing> {
+  const answered = page.waitForResponse((response) => new URL(response.url()).pathname === screen.apiPath);
+  const started = performance.now();
+  await start();
+  await answered;
+  const answeredMs = performance.now() - started;
+  await page.getByRole('table', { name: screen.table }).locator('tbody tr').nth(screen.rows - 1).waitFor();
+  return { shownMs: performance.now() - started, answeredMs };
+}
+
+async function overview(page: Page, dashboardUrl: string): Promise<void> {
+  await page.goto(dashboardUrl);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+function summary(runs: Timing[]): string {
+  const shown = runs.map((run) => run.shownMs).sort((a, b) => a - b);
+  const answered = runs.map((run) => run.answeredMs).sort((a, b) => a - b);
+  const ms = (value: number) => value.toFixed(0).padStart(5);
+  return `median ${ms(percentile(shown, 0.5))} ms, max ${ms(shown[shown.length - 1] ?? 0)} ms (API answered: median ${ms(percentile(answered, 0.5))} ms)`;
+}
+
+/** Waits until payments' and analytics' read models hold every entry, so the measurements run on a machine at rest. */
+async function waitForReadModels(client: WalletClient, entries: number): Promise<number> {
+  const started = performance.now();
+  const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
+  for (;;) {
+    const analytics = await client.analytics.get();
+    const counted = analytics.currencies.reduce((sum, currency) => sum + currency.totals.entryCount, 0);
+    if (counted >= entries) return (performance.now() - started) / 1000;
+    if (Date.now() > deadline) throw new Error(`the read models did not catch up: analytics count ${counted} of ${entries} entries`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function main(): Promise<void> {
+  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const ledgerDb = createDb(system.databaseUrl('ledger'), { poolMax: 2, applicationName: 'bench-dashboard' });
+  const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 2, applicationName: 'bench-dashboard' });
+  const browser = await launchChromium();
+  try {
+    const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    // Live: the dashboard signs in to the live environment.
+    const tenant = await createTenant(platform, system.baseUrl, { name: 'Dashboard bench', slug: runId, wallets: 2, funds: '1000000.00', fees: true, environment: 'live' }, undefined);
+    await tenant.client.team.create({ name: 'Finance', email: VIEWER.email, password: VIEWER.password, orgRole: 'finance-viewer' });
+    const history = await buildHistory(
+      { ledgerDb, paymentsDb, batchSize: 2_000, currencyCode: 'USD', maxTransfers: ENTRIES - tenant.wallets.length },
+      [{ tenantId: tenant.tenantId, environment: 'live', wallets: tenant.wallets, lines: Number.POSITIVE_INFINITY }],
+    );
+    const caughtUp = await waitForReadModels(tenant.client, ENTRIES);
+    await ledgerDb.raw('VACUUM (ANALYZE) journal_entries, journal_lines, accounts');
+    const wallet = tenant.wallets[0];
+    if (!wallet) throw new Error('the tenant has no wallet');
+    const statementLines = history.linesByWallet.get(wallet.id) ?? 0;
+
+    const dashboardUrl = `http://127.0.0.1:${system.env.DASHBOARD_PORT}`;
+    const screens: Screen[] = [
+      {
+        name: 'journal explorer, first page (50 entries)',
+        path: '/journal',
+        navigate: (page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Journal' }).click(),
+        table: 'Journal entries, newest first',
+        rows: 50,
+        apiPath: '/v1/journal',
+      },
+      {
+        name: "wallet page, its statement's first page (25 lines)",
+        path: `/wallets/${wallet.id}`,
+        navigate: async (page) => {
+          await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallets' }).click();
+          await page.getByRole('link', { name: wallet.id }).click();
+        },
+        table: 'Statement, newest first',
+        rows: 25,
+        apiPath: `/v1/wallets/${wallet.id}/entries`,
+      },
+    ];
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await signInAt(page, dashboardUrl, VIEWER);
+    const results = new Map(screens.map((screen) => [screen.name, { navigation: [] as Timing[], load: [] as Timing[] }]));
+    const calibration: number[] = [calibrationMs()];
+    // One round first, not counted: the browser's and PostgreSQL's caches as a person's second visit finds them.
+    for (let round = 0; round <= ROUNDS; round += 1) {
+      for (const screen of screens) {
+        await overview(page, dashboardUrl);
+        const navigation = await timed(page, screen, () => screen.navigate(page));
+        const load = await timed(page, screen, () => page.goto(`${dashboardUrl}${screen.path}`));
+        if (round === 0) continue;
+        results.get(screen.name)?.navigation.push(navigation);
+        results.get(screen.name)?.load.push(load);
+      }
+    }
+    calibration.push(calibrationMs());
+
+    const initial = dashboardInitialJavaScript();
+    const journalEntries = await ledgerDb('journal_entries').where({ tenant_id: tenant.tenantId, environment: 'live' }).count<Array<{ count: string }>>('* as count');
+    console.log('Dashboard benchmark: the first page of the books with a long history, in Chromium');
+    console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+    console.log(`  calibration (64 MiB SHA-256, lower is faster): ${calibration.map((ms) => `${ms.toFixed(0)} ms`).join(' before, ')} after`);
+    console.log('  the five services (scripts/start.ts), PostgreSQL, RabbitMQ, headless Chromium (Debian) and this process on the same machine; viewport 1280x900');
+    console.log(`  the tenant: ${Number(journalEntries[0]?.count ?? 0).toLocaleString('en-US')} journal entries (${history.lines.toLocaleString('en-US')} lines, built in ${history.seconds.toFixed(0)} s, read models ${caughtUp.toFixed(0)} s later); the wallet's statement ${statementLines.toLocaleString('en-US')} lines`);
+    console.log(`  initial JavaScript: ${(initial.reduce((sum, chunk) => sum + chunk.gzipBytes, 0) / 1024).toFixed(1)} KB gzipped in ${initial.length} chunks`);
+    console.log(`  ${ROUNDS} rounds after one uncounted, each screen from a click in the app's navigation and from a fresh load of its address:`);
+    for (const [name, runs] of results) {
+      console.log(`  ${name}`);
+      console.log(`    after a click in the app  ${summary(runs.navigation)}`);
+      console.log(`    after a fresh page load   ${summary(runs.load)}`);
+    }
+    await context.close();
+  } finally {
+    await browser.close();
+    await ledgerDb.destroy();
+    await paymentsDb.destroy();
+    await system.stop();
+    await dropSystem(serverUrl, amqpServerUrl, runId);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
