@@ -1,8 +1,8 @@
-import { Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
+import { Text, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { checkForm } from '../forms/schema';
-import { ErrorState } from './States';
+import { FormDialog } from './FormDialog';
 
 export interface ConfirmWithReasonProps {
   opened: boolean;
@@ -32,27 +32,9 @@ export function ConfirmWithReason(props: ConfirmWithReasonProps) {
     props.onConfirm(checked.value);
   };
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
-        <Stack>
-          <Text size="sm">{props.description}</Text>
-          <Textarea label="Reason" description="Recorded in the audit trail" required autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} error={problem} data-autofocus />
-          {props.error !== null && props.error !== undefined && <ErrorState error={props.error} title={`${props.confirmLabel} failed`} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={props.onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" color={props.color} loading={props.pending}>
-              {props.confirmLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={props.title} opened={props.opened} onClose={props.onClose} onSubmit={submit} pending={props.pending} error={props.error} failure={`${props.confirmLabel} failed`} submitLabel={props.confirmLabel} submitColor={props.color}>
+      <Text size="sm">{props.description}</Text>
+      <Textarea label="Reason" description="Recorded in the audit trail" required autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} error={problem} data-autofocus />
+    </FormDialog>
   );
 }

@@ -2,6 +2,7 @@ import { Button, Group, Paper, Select, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { AppForm } from './AppForm';
 
 /** One filter of a list: a choice among `options`, or free text (`upper`: a currency code). */
 export interface FilterField {
@@ -36,12 +37,7 @@ export function FilterForm<Schema extends z.ZodObject>(props: { label: string; s
   };
   return (
     <Paper withBorder p="sm" mb="md" component="search" aria-label={props.label}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
+      <AppForm onSubmit={apply}>
         <Group align="flex-end" wrap="wrap">
           {props.fields.map((field) =>
             field.options ? (
@@ -55,7 +51,7 @@ export function FilterForm<Schema extends z.ZodObject>(props: { label: string; s
             Clear
           </Button>
         </Group>
-      </form>
+      </AppForm>
     </Paper>
   );
 }

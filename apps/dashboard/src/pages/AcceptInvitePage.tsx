@@ -9,6 +9,7 @@ import { isApiError } from '../api/errors';
 import { ErrorState } from '../components/States';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { AuthLayout } from './AuthLayout';
+import { AppForm } from '../components/AppForm';
 
 /** The invite link's page (`/accept-invite?token=...`): the invited member sets a password and is signed in. */
 const routeApi = getRouteApi('/accept-invite');
@@ -53,13 +54,7 @@ export function AcceptInvitePage() {
 
   return (
     <AuthLayout title="Accept your invitation">
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
+      <AppForm noValidate onSubmit={submit}>
         <Stack>
           <Text size="sm">Choose the password you will sign in with.</Text>
           <PasswordInput label="New password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} autoComplete="new-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={errors.password} />
@@ -77,7 +72,7 @@ export function AcceptInvitePage() {
             Set password and sign in
           </Button>
         </Stack>
-      </form>
+      </AppForm>
     </AuthLayout>
   );
 }

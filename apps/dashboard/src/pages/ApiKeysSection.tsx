@@ -1,4 +1,4 @@
-import { Badge, Button, Checkbox, Group, Modal, Radio, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Radio, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ApiKey, type ApiKeyWithSecret, apiKeyRoutes, type AuthMode, createApiKeyBodySchema, type Environment, rotateApiKeyBodySchema, type Scope, updateApiKeyBodySchema } from '@wallet/contracts';
 import { useState } from 'react';
@@ -10,11 +10,11 @@ import { canCall } from '../auth/scopes';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateTime } from '../components/DateTime';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { ErrorState } from '../components/States';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { listText, parseList } from '../forms/lists';
 import { credentialLabel, restrictionLabels, type RevealedSecret, splitSecret } from '../format/api-keys';
 import { SecretOnceModal } from './SecretOnceModal';
+import { FormDialog } from '../components/FormDialog';
 
 const DAY = 24 * 3600;
 const EXPIRY_CHOICES = [
@@ -88,49 +88,31 @@ function CreateKey() {
   return (
     <>
       <Button onClick={() => (create.reset(), setValues(initial), setErrors({}), setOpened(true))}>Create API key</Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title="Create an API key" size="lg" centered>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
-        >
-          <Stack>
-            <TextInput label="Name" description="What the key is for, e.g. the system that holds it" required value={values.name} onChange={(event) => set('name', event.currentTarget.value)} error={errors.name} data-autofocus />
-            <Radio.Group label="Kind" value={values.authMode} onChange={(value) => set('authMode', value as AuthMode)} error={errors.authMode}>
-              <Stack gap="xs" mt="xs">
-                <Radio value="secret" label="Secret key" description="Sent as a bearer token on each call" />
-                <Radio value="hmac" label="HMAC-signed key" description="Each call is signed with a signing secret that never travels; signing is always required" />
-              </Stack>
-            </Radio.Group>
-            <Radio.Group label="Environment" value={values.environment} onChange={(value) => set('environment', value as Environment)} error={errors.environment}>
-              <Group mt="xs">
-                <Radio value="test" label="test" />
-                <Radio value="live" label="live" />
-              </Group>
-            </Radio.Group>
-            <Checkbox.Group label="Scopes" description="Only scopes your role holds can be given" value={values.scopes} onChange={(value) => set('scopes', value)} error={errors.scopes}>
-              <SimpleGrid cols={{ base: 1, xs: 2 }} mt="xs" spacing="xs">
-                {scopes.map((scope) => (
-                  <Checkbox key={scope} value={scope} label={scope} />
-                ))}
-              </SimpleGrid>
-            </Checkbox.Group>
-            <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={values.requireActorHeaders} onChange={(event) => set('requireActorHeaders', event.currentTarget.checked)} />
-            <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={values.allowedIps} onChange={(event) => set('allowedIps', event.currentTarget.value)} error={errors.restrictions} />
-            <Select label="Expires" data={EXPIRY_CHOICES} value={values.expiresInSeconds} onChange={(value) => set('expiresInSeconds', value ?? '')} allowDeselect={false} error={errors.expiresInSeconds} />
-            {create.isError && <ErrorState error={create.error} title="Could not create the key" />}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                Create key
-              </Button>
-            </Group>
+      <FormDialog title="Create an API key" opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={create.isPending} error={create.error} failure="Could not create the key" submitLabel="Create key" size="lg">
+        <TextInput label="Name" description="What the key is for, e.g. the system that holds it" required value={values.name} onChange={(event) => set('name', event.currentTarget.value)} error={errors.name} data-autofocus />
+        <Radio.Group label="Kind" value={values.authMode} onChange={(value) => set('authMode', value as AuthMode)} error={errors.authMode}>
+          <Stack gap="xs" mt="xs">
+            <Radio value="secret" label="Secret key" description="Sent as a bearer token on each call" />
+            <Radio value="hmac" label="HMAC-signed key" description="Each call is signed with a signing secret that never travels; signing is always required" />
           </Stack>
-        </form>
-      </Modal>
+        </Radio.Group>
+        <Radio.Group label="Environment" value={values.environment} onChange={(value) => set('environment', value as Environment)} error={errors.environment}>
+          <Group mt="xs">
+            <Radio value="test" label="test" />
+            <Radio value="live" label="live" />
+          </Group>
+        </Radio.Group>
+        <Checkbox.Group label="Scopes" description="Only scopes your role holds can be given" value={values.scopes} onChange={(value) => set('scopes', value)} error={errors.scopes}>
+          <SimpleGrid cols={{ base: 1, xs: 2 }} mt="xs" spacing="xs">
+            {scopes.map((scope) => (
+              <Checkbox key={scope} value={scope} label={scope} />
+            ))}
+          </SimpleGrid>
+        </Checkbox.Group>
+        <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={values.requireActorHeaders} onChange={(event) => set('requireActorHeaders', event.currentTarget.checked)} />
+        <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={values.allowedIps} onChange={(event) => set('allowedIps', event.currentTarget.value)} error={errors.restrictions} />
+        <Select label="Expires" data={EXPIRY_CHOICES} value={values.expiresInSeconds} onChange={(value) => set('expiresInSeconds', value ?? '')} allowDeselect={false} error={errors.expiresInSeconds} />
+      </FormDialog>
       <SecretOnceModal keyName={revealed?.keyName ?? ''} secret={revealed?.secret ?? null} onClose={forget} />
     </>
   );
@@ -154,28 +136,10 @@ function RotateKey({ apiKey }: { apiKey: ApiKey }) {
       <Button size="xs" variant="default" onClick={() => (rotate.reset(), setOverlap('0'), setOpened(true))} aria-label={`Rotate ${apiKey.name}`}>
         Rotate
       </Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title={`Rotate ${apiKey.name}`} centered>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
-        >
-          <Stack>
-            <Text size="sm">A new {secretName} is issued and shown once. The key keeps its id, scopes and restrictions.</Text>
-            <Select label={`The current ${secretName}`} description="An overlap lets your systems switch to the new one without failed calls" data={OVERLAP_CHOICES} value={overlap} onChange={(value) => setOverlap(value ?? '0')} allowDeselect={false} error={problem} data-autofocus />
-            {rotate.isError && <ErrorState error={rotate.error} title="Could not rotate the key" />}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={rotate.isPending}>
-                Rotate
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog title={`Rotate ${apiKey.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={rotate.isPending} error={rotate.error} failure="Could not rotate the key" submitLabel="Rotate">
+        <Text size="sm">A new {secretName} is issued and shown once. The key keeps its id, scopes and restrictions.</Text>
+        <Select label={`The current ${secretName}`} description="An overlap lets your systems switch to the new one without failed calls" data={OVERLAP_CHOICES} value={overlap} onChange={(value) => setOverlap(value ?? '0')} allowDeselect={false} error={problem} data-autofocus />
+      </FormDialog>
       <SecretOnceModal keyName={revealed?.keyName ?? ''} secret={revealed?.secret ?? null} onClose={forget} />
     </>
   );
@@ -213,35 +177,17 @@ function RestrictKey({ apiKey }: { apiKey: ApiKey }) {
       <Button size="xs" variant="default" onClick={open} aria-label={`Restrict ${apiKey.name}`}>
         Restrict
       </Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title={`Restrictions of ${apiKey.name}`} centered>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
-        >
-          <Stack>
-            <Switch
-              label="Require request signing"
-              description={apiKey.authMode === 'hmac' ? 'Always on: an HMAC-signed key authenticates only by its signature' : 'Needs an HMAC-signed key: create one to sign requests'}
-              checked={apiKey.restrictions.requireRequestSigning}
-              disabled
-              readOnly
-            />
-            <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={requireActorHeaders} onChange={(event) => setRequireActorHeaders(event.currentTarget.checked)} data-autofocus />
-            <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={allowedIps} onChange={(event) => setAllowedIps(event.currentTarget.value)} error={errors.restrictions ?? errors.form} />
-            {restrict.isError && <ErrorState error={restrict.error} title="Could not change the restrictions" />}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={restrict.isPending}>
-                Save restrictions
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog title={`Restrictions of ${apiKey.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={restrict.isPending} error={restrict.error} failure="Could not change the restrictions" submitLabel="Save restrictions">
+        <Switch
+          label="Require request signing"
+          description={apiKey.authMode === 'hmac' ? 'Always on: an HMAC-signed key authenticates only by its signature' : 'Needs an HMAC-signed key: create one to sign requests'}
+          checked={apiKey.restrictions.requireRequestSigning}
+          disabled
+          readOnly
+        />
+        <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={requireActorHeaders} onChange={(event) => setRequireActorHeaders(event.currentTarget.checked)} data-autofocus />
+        <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={allowedIps} onChange={(event) => setAllowedIps(event.currentTarget.value)} error={errors.restrictions ?? errors.form} />
+      </FormDialog>
     </>
   );
 }

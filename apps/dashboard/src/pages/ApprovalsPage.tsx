@@ -1,6 +1,6 @@
 import { Stack, Text, Title } from '@mantine/core';
 import { type PayoutCase, payoutRoutes, type Withdrawal, withdrawalRoutes } from '@wallet/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
@@ -8,7 +8,7 @@ import { canCall } from '../auth/scopes';
 import { CaseDecision } from '../components/CaseDecision';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, PagedTable } from '../components/PagedTable';
+import { columnsOf, type PageFetcher, PagedTable } from '../components/PagedTable';
 import { describeDestination, formatAge } from '../format/cases';
 
 const PENDING = { status: 'pending' } as const;
@@ -31,89 +31,122 @@ function Age({ since, now }: { since: string; now: number }) {
   return <time dateTime={since}>{formatAge(since, now)}</time>;
 }
 
-function payoutColumns(self: string, mayDecide: boolean, now: number) {
-  const helper = columnsOf<PayoutCase>();
+/** A pending case as the inbox lists it: a payout or a withdrawal. */
+type InboxCase = PayoutCase | Withdrawal;
+
+/** What differs between the inbox's two lists: the case's noun and link, its fee and destination, what deciding it does, and its decision routes. */
+interface CaseKind<Case extends InboxCase> {
+  noun: 'payout' | 'withdrawal';
+  /** The list's name, also its queries' key. */
+  plural: 'payouts' | 'withdrawals';
+  title: string;
+  header: string;
+  list: PageFetcher<Case>;
+  link: (id: string) => ReactNode;
+  fee: (decided: Case) => ReactNode;
+  destination: (decided: Case) => string;
+  summary: (decided: Case) => ReactNode;
+  routes: typeof payoutRoutes | typeof withdrawalRoutes;
+}
+
+function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, self: string, mayDecide: boolean, now: number) {
+  const helper = columnsOf<Case>();
   return helper.columns([
-    helper.accessor('id', {
-      header: 'Payout',
-      cell: (info) => (
-        <RouterAnchor to="/payouts/$payoutId" params={{ payoutId: info.getValue() }} ff="monospace" size="sm">
-          {info.getValue()}
-        </RouterAnchor>
-      ),
-    }),
+    helper.display({ id: 'id', header: kind.header, cell: ({ row }) => kind.link(row.original.id) }),
+    // Beside the case id: the decisions stay on the screen however wide the other columns are.
     helper.display({
       id: 'decision',
       header: 'Decision',
       cell: ({ row }) => {
-        const payout = row.original;
+        const decided = row.original;
         return (
           <CaseDecision
-            decidable={payout}
-            noun="payout"
+            decidable={decided}
+            noun={kind.noun}
             size="xs"
-            summary={
-              <>
-                Pays <Money amount={payout.amount} currencyCode={payout.currencyCode} /> (fee <Money amount={payout.fee} currencyCode={payout.currencyCode} />) from wallet {payout.walletId} to {describeDestination(payout.destination)}.
-              </>
-            }
+            summary={kind.summary(decided)}
             mayDecide={mayDecide}
-            approve={(body, idempotencyKey) => api.call(payoutRoutes.approve, { params: { id: payout.id }, body, idempotencyKey })}
-            reject={(body, idempotencyKey) => api.call(payoutRoutes.reject, { params: { id: payout.id }, body, idempotencyKey })}
+            approve={(body, idempotencyKey) => api.call(kind.routes.approve, { params: { id: decided.id }, body, idempotencyKey })}
+            reject={(body, idempotencyKey) => api.call(kind.routes.reject, { params: { id: decided.id }, body, idempotencyKey })}
           />
         );
       },
     }),
-    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
-    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
+    helper.display({ id: 'requester', header: 'Requester', cell: ({ row }) => <Requester memberId={row.original.requestedBy} self={self} /> }),
+    helper.display({ id: 'amount', header: 'Amount', cell: ({ row }) => <Money amount={row.original.amount} currencyCode={row.original.currencyCode} /> }),
+    helper.display({ id: 'fee', header: 'Fee', cell: ({ row }) => kind.fee(row.original) }),
+    helper.display({ id: 'destination', header: 'Destination', cell: ({ row }) => kind.destination(row.original) }),
+    helper.display({ id: 'waiting', header: 'Waiting', cell: ({ row }) => <Age since={row.original.createdAt} now={now} /> }),
   ]);
 }
 
+const PAYOUTS: CaseKind<PayoutCase> = {
+  noun: 'payout',
+  plural: 'payouts',
+  title: 'Payouts awaiting approval',
+  header: 'Payout',
+  list: (page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal }),
+  link: (id) => (
+    <RouterAnchor to="/payouts/$payoutId" params={{ payoutId: id }} ff="monospace" size="sm">
+      {id}
+    </RouterAnchor>
+  ),
+  fee: (payout) => <Money amount={payout.fee} currencyCode={payout.currencyCode} />,
+  destination: (payout) => describeDestination(payout.destination),
+  summary: (payout) => (
+    <>
+      Pays <Money amount={payout.amount} currencyCode={payout.currencyCode} /> (fee <Money amount={payout.fee} currencyCode={payout.currencyCode} />) from wallet {payout.walletId} to {describeDestination(payout.destination)}.
+    </>
+  ),
+  routes: payoutRoutes,
+};
+
 const SOURCES = { tenant_fees: 'fee revenue', operating_float: 'operating float' } as const;
 
-function withdrawalColumns(self: string, mayDecide: boolean, now: number) {
-  const helper = columnsOf<Withdrawal>();
-  return helper.columns([
-    helper.accessor('id', {
-      header: 'Withdrawal',
-      cell: (info) => (
-        <RouterAnchor to="/treasury/withdrawals/$withdrawalId" params={{ withdrawalId: info.getValue() }} ff="monospace" size="sm">
-          {info.getValue()}
-        </RouterAnchor>
-      ),
-    }),
-    helper.display({
-      id: 'decision',
-      header: 'Decision',
-      cell: ({ row }) => {
-        const withdrawal = row.original;
-        return (
-          <CaseDecision
-            decidable={withdrawal}
-            noun="withdrawal"
-            size="xs"
-            summary={
-              <>
-                Withdraws <Money amount={withdrawal.amount} currencyCode={withdrawal.currencyCode} /> of {SOURCES[withdrawal.source]} to {describeDestination(withdrawal.destination)}.
-              </>
-            }
-            mayDecide={mayDecide}
-            approve={(body, idempotencyKey) => api.call(withdrawalRoutes.approve, { params: { id: withdrawal.id }, body, idempotencyKey })}
-            reject={(body, idempotencyKey) => api.call(withdrawalRoutes.reject, { params: { id: withdrawal.id }, body, idempotencyKey })}
-          />
-        );
-      },
-    }),
-    helper.accessor('requestedBy', { header: 'Requester', cell: (info) => <Requester memberId={info.getValue()} self={self} /> }),
-    helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-    // A withdrawal carries no fee: the tenant moves its own money.
-    helper.display({ id: 'fee', header: 'Fee', cell: () => 'None' }),
-    helper.accessor('destination', { header: 'Destination', cell: (info) => `${describeDestination(info.getValue())}, from ${SOURCES[info.row.original.source]}` }),
-    helper.accessor('createdAt', { header: 'Waiting', cell: (info) => <Age since={info.getValue()} now={now} /> }),
-  ]);
+const WITHDRAWALS: CaseKind<Withdrawal> = {
+  noun: 'withdrawal',
+  plural: 'withdrawals',
+  title: 'Withdrawals awaiting approval',
+  header: 'Withdrawal',
+  list: (page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal }),
+  link: (id) => (
+    <RouterAnchor to="/treasury/withdrawals/$withdrawalId" params={{ withdrawalId: id }} ff="monospace" size="sm">
+      {id}
+    </RouterAnchor>
+  ),
+  // A withdrawal carries no fee: the tenant moves its own money.
+  fee: () => 'None',
+  destination: (withdrawal) => `${describeDestination(withdrawal.destination)}, from ${SOURCES[withdrawal.source]}`,
+  summary: (withdrawal) => (
+    <>
+      Withdraws <Money amount={withdrawal.amount} currencyCode={withdrawal.currencyCode} /> of {SOURCES[withdrawal.source]} to {describeDestination(withdrawal.destination)}.
+    </>
+  ),
+  routes: withdrawalRoutes,
+};
+
+/** One kind's pending cases, when the member's role may read them; decisions when it may decide them. */
+function PendingCases<Case extends InboxCase>({ kind, now }: { kind: CaseKind<Case>; now: number }) {
+  const principal = usePrincipal();
+  const mayDecide = canCall(principal.scopes, kind.routes.approve);
+  const columns = useMemo(() => caseColumns(kind, principal.memberId, mayDecide, now), [kind, principal.memberId, mayDecide, now]);
+  if (!canCall(principal.scopes, kind.routes.list)) return null;
+  const titleId = `pending-${kind.plural}`;
+  return (
+    <Stack gap="xs" component="section" aria-labelledby={titleId}>
+      <Title order={2} size="h3" id={titleId}>
+        {kind.title}
+      </Title>
+      <PagedTable
+        caption={`Pending ${kind.noun} cases, newest first`}
+        queryKey={[kind.plural, PENDING]}
+        fetchPage={kind.list}
+        columns={columns}
+        rowId={(decided) => decided.id}
+        emptyTitle={`No ${kind.plural} awaiting approval`}
+      />
+    </Stack>
+  );
 }
 
 /**
@@ -122,46 +155,12 @@ function withdrawalColumns(self: string, mayDecide: boolean, now: number) {
  * another approver.
  */
 export function ApprovalsPage() {
-  const principal = usePrincipal();
   const now = useMinuteClock();
-  const self = principal.memberId;
-  const mayApprovePayouts = canCall(principal.scopes, payoutRoutes.approve);
-  const mayApproveWithdrawals = canCall(principal.scopes, withdrawalRoutes.approve);
-  const payouts = useMemo(() => payoutColumns(self, mayApprovePayouts, now), [self, mayApprovePayouts, now]);
-  const withdrawals = useMemo(() => withdrawalColumns(self, mayApproveWithdrawals, now), [self, mayApproveWithdrawals, now]);
   return (
     <Stack>
       <PageTitle>Approvals</PageTitle>
-      {canCall(principal.scopes, payoutRoutes.list) && (
-        <Stack gap="xs" component="section" aria-labelledby="pending-payouts">
-          <Title order={2} size="h3" id="pending-payouts">
-            Payouts awaiting approval
-          </Title>
-          <PagedTable
-            caption="Pending payout cases, newest first"
-            queryKey={['payouts', PENDING]}
-            fetchPage={(page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal })}
-            columns={payouts}
-            rowId={(payout) => payout.id}
-            emptyTitle="No payouts awaiting approval"
-          />
-        </Stack>
-      )}
-      {canCall(principal.scopes, withdrawalRoutes.list) && (
-        <Stack gap="xs" component="section" aria-labelledby="pending-withdrawals">
-          <Title order={2} size="h3" id="pending-withdrawals">
-            Withdrawals awaiting approval
-          </Title>
-          <PagedTable
-            caption="Pending withdrawal cases, newest first"
-            queryKey={['withdrawals', PENDING]}
-            fetchPage={(page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal })}
-            columns={withdrawals}
-            rowId={(withdrawal) => withdrawal.id}
-            emptyTitle="No withdrawals awaiting approval"
-          />
-        </Stack>
-      )}
+      <PendingCases kind={PAYOUTS} now={now} />
+      <PendingCases kind={WITHDRAWALS} now={now} />
     </Stack>
   );
 }

@@ -12,6 +12,7 @@ import { columnsOf, PagedTable } from '../components/PagedTable';
 import { localInputToTimestamp, timestampToLocalInput } from '../forms/datetime';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { auditDetails } from '../format/audit';
+import { AppForm } from '../components/AppForm';
 
 const routeApi = getRouteApi('/_session/audit');
 type AuditFilters = z.infer<typeof auditFiltersSchema>;
@@ -118,12 +119,7 @@ function AuditFilterForm({ filters, onApply }: { filters: AuditFilters; onApply:
   };
   return (
     <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter audit events">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
+      <AppForm onSubmit={apply}>
         <Group align="flex-end" wrap="wrap">
           <TextInput label="Action" placeholder="team_member.role_changed" value={values.action} onChange={set('action')} error={errors.action} />
           <TextInput label="Actor id" value={values.actorId} onChange={set('actorId')} error={errors.actorId} />
@@ -136,7 +132,7 @@ function AuditFilterForm({ filters, onApply }: { filters: AuditFilters; onApply:
             Clear
           </Button>
         </Group>
-      </form>
+      </AppForm>
     </Paper>
   );
 }

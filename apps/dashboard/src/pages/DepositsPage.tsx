@@ -19,6 +19,7 @@ import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { StatementLinesSection } from './StatementLinesSection';
+import { AppForm } from '../components/AppForm';
 
 const routeApi = getRouteApi('/_session/deposits');
 
@@ -87,12 +88,7 @@ function StatementImport({ onImported }: { onImported: (importId: string) => voi
       <Text size="sm" c="dimmed" mb="sm">
         A CSV with the header date,reference,amount,description. Pending bank slips are verified against its lines; a line already imported is not stored twice.
       </Text>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
+      <AppForm onSubmit={submit}>
         <Group align="flex-start" wrap="wrap">
           <TextInput label="Bank code" required value={bankCode} onChange={(event) => setBankCode(event.currentTarget.value)} error={errors.bankCode} />
           <TextInput label="Currency" required placeholder="UGX" value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
@@ -101,7 +97,7 @@ function StatementImport({ onImported }: { onImported: (importId: string) => voi
             Import
           </Button>
         </Group>
-      </form>
+      </AppForm>
       {upload.isError && <ErrorState error={upload.error} title="The statement was not imported" />}
       {upload.isSuccess && (
         <Text size="sm" mt="sm" role="status">

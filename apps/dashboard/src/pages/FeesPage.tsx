@@ -14,6 +14,7 @@ import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ErrorState, LoadingState } from '../components/States';
 import { checkForm, type FieldErrors } from '../forms/schema';
+import { AppForm } from '../components/AppForm';
 
 const routeApi = getRouteApi('/_session/fees');
 
@@ -81,12 +82,7 @@ function QuoteCalculator() {
       <Title order={2} size="h3" id="quote-heading" mb="sm">
         Quote calculator
       </Title>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
+      <AppForm onSubmit={submit}>
         <Group align="flex-start" wrap="wrap" mb="sm">
           <Select label="Transaction" data={FEE_TRANSACTION_TYPES.map((type) => ({ value: type, label: type }))} value={transactionType} onChange={(value) => setTransactionType(value ?? 'transfer')} allowDeselect={false} w={150} error={errors.transactionType} />
           <TextInput label="Currency" placeholder="USD" required value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
@@ -95,7 +91,7 @@ function QuoteCalculator() {
             Quote
           </Button>
         </Group>
-      </form>
+      </AppForm>
       {query && <QuoteResult query={query} />}
     </Card>
   );

@@ -10,6 +10,7 @@ import { DateTime } from '../components/DateTime';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { AppForm } from '../components/AppForm';
 
 const routeApi = getRouteApi('/_session/journal');
 
@@ -66,12 +67,7 @@ function JournalFilterForm({ filters, onApply }: { filters: JournalFilters; onAp
   };
   return (
     <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter journal entries">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
+      <AppForm onSubmit={apply}>
         <Group align="flex-start" wrap="wrap">
           <Select label="Kind" data={KINDS} value={kind} onChange={(value) => setKind(value ?? '')} allowDeselect={false} w={190} error={errors.kind} />
           <TextInput label="Account name" placeholder="wallet:owner-1" value={accountName} onChange={(event) => setAccountName(event.currentTarget.value)} error={errors.accountName} w={220} />
@@ -85,7 +81,7 @@ function JournalFilterForm({ filters, onApply }: { filters: JournalFilters; onAp
             </Button>
           </Group>
         </Group>
-      </form>
+      </AppForm>
     </Paper>
   );
 }

@@ -9,6 +9,7 @@ import { isApiError } from '../api/errors';
 import { ErrorState } from '../components/States';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { AuthLayout } from './AuthLayout';
+import { AppForm } from '../components/AppForm';
 
 /**
  * One message for every wrong-credential case: saying which part was wrong (unknown address,
@@ -53,13 +54,7 @@ export function LoginPage() {
 
   return (
     <AuthLayout title="Sign in">
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
+      <AppForm noValidate onSubmit={submit}>
         <Stack>
           <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} error={errors.email} />
           <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={errors.password} />
@@ -97,7 +92,7 @@ export function LoginPage() {
             Sign in
           </Button>
         </Stack>
-      </form>
+      </AppForm>
     </AuthLayout>
   );
 }

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type CreatePayoutBody, createPayoutBodySchema, type PayoutCase, PAYOUT_METHODS, PAYOUT_STATUSES, type PayoutMethod, payoutRoutes } from '@wallet/contracts';
@@ -15,13 +15,13 @@ import { FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { ErrorState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { describeDestination } from '../format/cases';
 import { checkDestination } from '../forms/destination';
 import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { FormDialog } from '../components/FormDialog';
 
 const routeApi = getRouteApi('/_session/payouts');
 
@@ -91,42 +91,24 @@ function RequestPayout({ opened, onClose }: { opened: boolean; onClose: () => vo
     request.mutate(checked.value);
   };
   return (
-    <Modal opened={opened} onClose={onClose} title="Request a payout" size="lg" centered>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
-        <Stack>
-          <SimpleGrid cols={{ base: 1, sm: 3 }}>
-            <TextInput label="Wallet id" required placeholder="wl_…" value={values.walletId ?? ''} onChange={(event) => set('walletId', event.currentTarget.value)} error={errors.walletId} data-autofocus />
-            <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={(event) => set('amount', event.currentTarget.value)} error={errors.amount} />
-            <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={(event) => set('currencyCode', event.currentTarget.value)} error={errors.currencyCode} />
-          </SimpleGrid>
-          <Stack gap={4}>
-            <Text size="sm" fw={500} id="payout-method">
-              Method
-            </Text>
-            <SegmentedControl aria-labelledby="payout-method" value={method} onChange={(value) => setMethod(value as PayoutMethod)} data={PAYOUT_METHODS.map((each) => ({ value: each, label: each === 'momo' ? 'Mobile money' : 'Bank' }))} />
-          </Stack>
-          <DestinationFields method={method} values={values} errors={errors} onChange={set} />
-          <TextInput label="Narration" value={values.narration ?? ''} onChange={(event) => set('narration', event.currentTarget.value)} error={errors.narration} />
-          <Text size="sm" c="dimmed">
-            The amount and its fee are held from the wallet until an approver other than you decides.
-          </Text>
-          {request.isError && <ErrorState error={request.error} title="The payout was not requested" />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={request.isPending}>
-              Request payout
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title="Request a payout" opened={opened} onClose={onClose} onSubmit={submit} pending={request.isPending} error={request.error} failure="The payout was not requested" submitLabel="Request payout" size="lg">
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <TextInput label="Wallet id" required placeholder="wl_…" value={values.walletId ?? ''} onChange={(event) => set('walletId', event.currentTarget.value)} error={errors.walletId} data-autofocus />
+        <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={(event) => set('amount', event.currentTarget.value)} error={errors.amount} />
+        <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={(event) => set('currencyCode', event.currentTarget.value)} error={errors.currencyCode} />
+      </SimpleGrid>
+      <Stack gap={4}>
+        <Text size="sm" fw={500} id="payout-method">
+          Method
+        </Text>
+        <SegmentedControl aria-labelledby="payout-method" value={method} onChange={(value) => setMethod(value as PayoutMethod)} data={PAYOUT_METHODS.map((each) => ({ value: each, label: each === 'momo' ? 'Mobile money' : 'Bank' }))} />
+      </Stack>
+      <DestinationFields method={method} values={values} errors={errors} onChange={set} />
+      <TextInput label="Narration" value={values.narration ?? ''} onChange={(event) => set('narration', event.currentTarget.value)} error={errors.narration} />
+      <Text size="sm" c="dimmed">
+        The amount and its fee are held from the wallet until an approver other than you decides.
+      </Text>
+    </FormDialog>
   );
 }
 

@@ -8,6 +8,7 @@ import { DateTime } from '../components/DateTime';
 import { DetailTable } from '../components/DetailTable';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { AppForm } from '../components/AppForm';
 
 function statusColor(status: number): string {
   if (status >= 500) return 'red';
@@ -105,12 +106,7 @@ function RequestLogFilterForm({ filters, onApply }: { filters: RequestLogFilters
   };
   return (
     <Paper withBorder p="sm" component="search" aria-label="Filter request logs">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          apply();
-        }}
-      >
+      <AppForm onSubmit={apply}>
         <Group align="flex-end" wrap="wrap">
           <TextInput label="Status" placeholder="401" inputMode="numeric" value={values.status} onChange={(event) => set('status')(event.currentTarget.value)} error={errors.status} w={90} />
           <TextInput label="Correlation id" value={values.correlationId} onChange={(event) => set('correlationId')(event.currentTarget.value)} error={errors.correlationId} />
@@ -122,7 +118,7 @@ function RequestLogFilterForm({ filters, onApply }: { filters: RequestLogFilters
             Clear
           </Button>
         </Group>
-      </form>
+      </AppForm>
     </Paper>
   );
 }

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, PasswordInput, Select, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { type CreateTeamMemberBody, createTeamMemberBodySchema, MEMBER_STATUSES, ORG_ROLES, type OrgRole, PASSWORD_MIN_LENGTH, type TeamMember, teamRoutes, type UpdateTeamMemberBody, updateTeamMemberBodySchema } from '@wallet/contracts';
@@ -14,8 +14,8 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateTime } from '../components/DateTime';
 import { type FilterField, FilterForm } from '../components/FilterForm';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { ErrorState } from '../components/States';
 import { checkForm, type FieldErrors } from '../forms/schema';
+import { FormDialog } from '../components/FormDialog';
 
 const routeApi = getRouteApi('/_session/team');
 
@@ -55,27 +55,9 @@ function ChangeRole({ member, roles }: { member: TeamMember; roles: OrgRole[] })
       <Button size="xs" variant="default" onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))} aria-label={`Change role of ${member.name}`}>
         Change role
       </Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title={`Change the role of ${member.name}`} centered>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
-        >
-          <Stack>
-            <Select label="Role" description="Takes effect on the member's next request" data={roles} value={orgRole} onChange={(value) => setOrgRole((value as OrgRole | null) ?? member.orgRole)} allowDeselect={false} error={problem} data-autofocus />
-            {change.isError && <ErrorState error={change.error} title={memberChangeErrorTitle(change.error, 'change the role')} />}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={change.isPending} disabled={orgRole === member.orgRole}>
-                Change role
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog title={`Change the role of ${member.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={change.isPending} error={change.error} failure={memberChangeErrorTitle(change.error, 'change the role')} submitLabel="Change role" submitDisabled={orgRole === member.orgRole}>
+        <Select label="Role" description="Takes effect on the member's next request" data={roles} value={orgRole} onChange={(value) => setOrgRole((value as OrgRole | null) ?? member.orgRole)} allowDeselect={false} error={problem} data-autofocus />
+      </FormDialog>
     </>
   );
 }
@@ -151,31 +133,13 @@ function AddMember() {
   return (
     <>
       <Button onClick={() => (add.reset(), setOpened(true))}>Add member</Button>
-      <Modal opened={opened} onClose={() => setOpened(false)} title="Add a team member" centered>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
-        >
-          <Stack>
-            <Text size="sm">The member can sign in at once with this password: give it to them through a safe channel.</Text>
-            <TextInput label="Name" required value={values.name} onChange={(event) => set('name')(event.currentTarget.value)} error={errors.name} data-autofocus />
-            <TextInput label="Email" type="email" required value={values.email} onChange={(event) => set('email')(event.currentTarget.value)} error={errors.email} />
-            <PasswordInput label="First password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} required autoComplete="new-password" value={values.password} onChange={(event) => set('password')(event.currentTarget.value)} error={errors.password} />
-            <Select label="Role" required data={grantableRoles(principal.scopes)} value={values.orgRole || null} onChange={(value) => set('orgRole')(value ?? '')} error={errors.orgRole} />
-            {add.isError && <ErrorState error={add.error} title={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'} />}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={add.isPending}>
-                Add member
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog title="Add a team member" opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={add.isPending} error={add.error} failure={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'} submitLabel="Add member">
+        <Text size="sm">The member can sign in at once with this password: give it to them through a safe channel.</Text>
+        <TextInput label="Name" required value={values.name} onChange={(event) => set('name')(event.currentTarget.value)} error={errors.name} data-autofocus />
+        <TextInput label="Email" type="email" required value={values.email} onChange={(event) => set('email')(event.currentTarget.value)} error={errors.email} />
+        <PasswordInput label="First password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} required autoComplete="new-password" value={values.password} onChange={(event) => set('password')(event.currentTarget.value)} error={errors.password} />
+        <Select label="Role" required data={grantableRoles(principal.scopes)} value={values.orgRole || null} onChange={(value) => set('orgRole')(value ?? '')} error={errors.orgRole} />
+      </FormDialog>
     </>
   );
 }

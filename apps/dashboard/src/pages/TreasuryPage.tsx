@@ -1,4 +1,4 @@
-import { Button, Group, Modal, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import {
@@ -39,6 +39,7 @@ import { describeDestination } from '../format/cases';
 import { checkDestination } from '../forms/destination';
 import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { FormDialog } from '../components/FormDialog';
 
 const routeApi = getRouteApi('/_session/treasury');
 
@@ -148,32 +149,6 @@ function useMoneyForm<Body, Answer>(send: (body: Body, idempotencyKey: string) =
   });
 }
 
-function FormDialog({ title, opened, onClose, onSubmit, pending, error, failure, submitLabel, children }: { title: string; opened: boolean; onClose: () => void; onSubmit: () => void; pending: boolean; error: unknown; failure: string; submitLabel: string; children: ReactNode }) {
-  return (
-    <Modal opened={opened} onClose={onClose} title={title} size="lg" centered>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          onSubmit();
-        }}
-      >
-        <Stack>
-          {children}
-          {error !== null && error !== undefined && <ErrorState error={error} title={failure} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={pending}>
-              {submitLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
-
 /** One of the contracts' values of a field, each under its label. */
 function Choice<Value extends string>({ id, label, value, options, labels, onChange }: { id: string; label: string; value: Value; options: readonly Value[]; labels: Record<Value, string>; onChange: (value: Value) => void }) {
   return (
@@ -207,7 +182,7 @@ function RecordFloatDeposit({ onClose }: { onClose: () => void }) {
     if (checked.ok && Object.keys(problems).length === 0) record.mutate(checked.value);
   };
   return (
-    <FormDialog title="Record a float deposit" opened onClose={onClose} onSubmit={submit} pending={record.isPending} error={record.error} failure="The float deposit was not recorded" submitLabel="Record deposit">
+    <FormDialog title="Record a float deposit" opened onClose={onClose} onSubmit={submit} pending={record.isPending} error={record.error} failure="The float deposit was not recorded" submitLabel="Record deposit" size="lg">
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={set('amount')} error={errors.amount} data-autofocus />
         <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={set('currencyCode')} error={errors.currencyCode} />
@@ -247,7 +222,7 @@ function RequestWithdrawal({ onClose }: { onClose: () => void }) {
     if (checked.ok && Object.keys(problems).length === 0) request.mutate(checked.value);
   };
   return (
-    <FormDialog title="Request a withdrawal" opened onClose={onClose} onSubmit={submit} pending={request.isPending} error={request.error} failure="The withdrawal was not requested" submitLabel="Request withdrawal">
+    <FormDialog title="Request a withdrawal" opened onClose={onClose} onSubmit={submit} pending={request.isPending} error={request.error} failure="The withdrawal was not requested" submitLabel="Request withdrawal" size="lg">
       <Choice id="withdrawal-source" label="From" value={source} options={WITHDRAWAL_SOURCES} labels={SOURCES} onChange={setSource} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={(event) => setValue('amount', event.currentTarget.value)} error={errors.amount} data-autofocus />
