@@ -166,6 +166,38 @@ describe('full runs', () => {
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 
+  it("moves a clean scope's checkpoint to what it verified, so the next incremental run reads only what came after; not a scope with a finding", async () => {
+    // A history no incremental run has read yet (as an import leaves it): the full run verifies it.
+    const tenantId = newTenantId();
+    for (const amount of ['10.00', '20.00', '30.00']) await post(depositCommand({ tenantId }, 'wl_imported', amount));
+    expect((await fullRun(tenantId)).result?.status).toBe('ok');
+    const after = await reconcile(tenantId);
+    expect(after.status).toBe('ok');
+    expect(after.coverage?.journal?.entries).toBe(0);
+    await post(depositCommand({ tenantId }, 'wl_imported', '5.00'));
+    const next = await reconcile(tenantId);
+    expect(next.status).toBe('ok');
+    expect(next.coverage?.journal?.entries).toBe(1);
+    // A balance corrupted after the move is still the incremental run's to find.
+    await ledger.db('accounts').where({ id: (await walletAccount(tenantId, 'wl_imported')).id }).increment('balance', 1);
+    await post(depositCommand({ tenantId }, 'wl_imported', '1.00'));
+    expect(statuses(await reconcile(tenantId))).toContain('account_balances_match_lines mismatch');
+    await ledger.db('accounts').where({ id: (await walletAccount(tenantId, 'wl_imported')).id }).decrement('balance', 1);
+
+    // A scope with something wrong keeps its checkpoint where it was: the incremental run reads its entries again.
+    const held = newTenantId();
+    const first = await post(depositCommand({ tenantId: held }, 'wl_held', '10.00'));
+    await post(depositCommand({ tenantId: held }, 'wl_held', '20.00'));
+    const line = { entry_seq: await entrySeqOf(ledger.db, first), direction: 'CR' };
+    await ledger.db('journal_lines').where(line).update({ amount: '10.01' });
+    try {
+      expect(reconciliationResultSchema.parse((await fullRun(held)).result).status).toBe('mismatch');
+      expect((await reconcile(held)).coverage?.journal?.entries).toBe(2);
+    } finally {
+      await ledger.db('journal_lines').where(line).update({ amount: '10.00' });
+    }
+  });
+
   it("reads a tenant's lines by range where its entries are dense and entry by entry where they are sparse, finding an edited line either way", async () => {
     // Dense: three entries of four in a range (one range read, the other tenant's lines left out). Sparse: two entries with a dozen of another tenant's between (a lookup each).
     const dense = newTenantId();

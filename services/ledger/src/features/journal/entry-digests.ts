@@ -47,9 +47,9 @@ const FINAL_WAIT_MS = 30_000;
 /**
  * The newest seq now, once nothing below it can still commit (every transaction running when it
  * was read has ended: see the kit's high-water), or after FINAL_WAIT_MS (a digest of what was not
- * final yet then differs, and the caller compares record by record).
+ * final yet then differs, and the caller compares record by record); `final` says which.
  */
-export async function finalTopSeq(db: Db, scope: TenantScope | null): Promise<string> {
+export async function finalTop(db: Db, scope: TenantScope | null): Promise<{ seq: string; final: boolean }> {
   const chosen = await db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
@@ -60,10 +60,14 @@ export async function finalTopSeq(db: Db, scope: TenantScope | null): Promise<st
     { isolationLevel: 'repeatable read' },
   );
   for (const deadline = Date.now() + FINAL_WAIT_MS; Date.now() < deadline; ) {
-    if (BigInt((await snapshotBounds(db)).xmin) >= BigInt(chosen.xmax)) break;
+    if (BigInt((await snapshotBounds(db)).xmin) >= BigInt(chosen.xmax)) return { seq: chosen.seq, final: true };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return chosen.seq;
+  return { seq: chosen.seq, final: false };
+}
+
+export async function finalTopSeq(db: Db, scope: TenantScope | null): Promise<string> {
+  return (await finalTop(db, scope)).seq;
 }
 
 /** Digests per scope and record type, summed from rows a statement grouped. */

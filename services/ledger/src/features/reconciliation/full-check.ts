@@ -1,9 +1,9 @@
 import BigNumber from 'bignumber.js';
 import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
 import type { BackgroundPace, Db } from '@wallet/kit';
-import { entryTermSql, finalTopSeq, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
+import { entryTermSql, finalTop, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
 import { entriesOfScopeBetweenSql, type TenantScope } from '../journal/journal-scope';
-import { type AccountCheckpoint, advanceAccountCheckpoints, type CurrencyTotals, resetScopeTotals, scopeCheckpoints } from './checkpoint-store';
+import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, resetScopeTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
 /** What a full run has done so far: entries and their lines checked, then accounts compared; `linesEstimate` is the journal's size when known. */
@@ -269,17 +269,47 @@ async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Prom
   return result.rows as Mismatch[];
 }
 
+/** A scope's totals per currency from the run's sums keyed `tenant|environment|currency`. */
+function totalsOf(sums: ReadonlyMap<string, Mismatch & CurrencyTotals>, scope: ScopeCheckpoint): Record<string, CurrencyTotals> {
+  const scopeTotals: Record<string, CurrencyTotals> = {};
+  for (const [key, sum] of sums) if (key.startsWith(`${scopeKey(scope)}|`)) scopeTotals[sum.currencyCode as string] = { debits: sum.debits, credits: sum.credits };
+  return scopeTotals;
+}
+
+/**
+ * The scopes whose checkpoint the run moves to its top seq: those it found nothing wrong in, with
+ * a checkpoint below it. Otherwise the first incremental run after a long history written at once
+ * (an import, a restore) would read all of it in one statement; with this it reads what came after
+ * the run. A finding that names no scope (a line without entry) holds every scope where it was.
+ */
+function scopesToAdvance(scopes: readonly ScopeCheckpoint[], throughSeq: string, findings: readonly Mismatch[]): ScopeCheckpoint[] {
+  if (findings.some((finding) => typeof finding.tenantId !== 'string')) return [];
+  const flagged = new Set(findings.map((finding) => scopeKey(finding as { tenantId: string; environment: string })));
+  return scopes.filter((each) => !flagged.has(scopeKey(each)) && BigInt(throughSeq) > BigInt(each.verifiedSeq));
+}
+
+/** Verified through `throughSeq`, every transaction below it ended (finalTop): nothing left pending above the mark. */
+function advanceTo(scope: ScopeCheckpoint, throughSeq: string, totals: Record<string, CurrencyTotals>): ScopeAdvance {
+  return {
+    next: { tenantId: scope.tenantId, environment: scope.environment, verifiedSeq: throughSeq, totals, seenSeq: throughSeq, seenXmax: '0' },
+    previous: { verifiedSeq: scope.verifiedSeq, seenSeq: scope.seenSeq },
+  };
+}
+
 /**
  * Checks 1 and 2 from zero, in batches with a pause between them: the background re-verification
  * that finds what the checkpoints already passed (a line edited in place, a balance wrong before
  * its account's checkpoint). One pass over the entries in seq order (the journal read in the
  * order it was written) checks them and sums every account's lines; then every account is
- * compared with its sums. It leaves the checkpoints at what it summed.
+ * compared with its sums. It leaves the checkpoints at what it summed: the accounts' at their
+ * sums, a clean scope's at the run's top seq (scopesToAdvance), another scope's totals corrected
+ * where its checkpoint stands.
  */
 export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage; records: RecordDigests }> {
   const estimate = scope ? null : Number((await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0);
   // Every entry up to the top seq committed first: the record digests must hold them all.
-  const throughSeq = await finalTopSeq(db, scope);
+  const top = await finalTop(db, scope);
+  const throughSeq = top.seq;
   const scopes = await scopeCheckpoints(db, scope);
   const progress: FullRunProgress = { phase: 'entries', accounts: 0, entries: 0, lines: 0, linesEstimate: estimate };
   const entries: Mismatch[] = [];
@@ -322,12 +352,14 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   entries.push(...(await linesWithoutAccount(db, [...accountSums.keys()])));
   for (const each of totals.values()) if (!new BigNumber(each.debits).eq(each.credits)) entries.push({ ...each, scope: 'totals' });
 
-  const resets = scopes.map((each) => {
-    const scopeTotals: Record<string, CurrencyTotals> = {};
-    for (const [key, sum] of atCheckpoint) if (key.startsWith(`${scopeKey(each)}|`)) scopeTotals[sum.currencyCode as string] = { debits: sum.debits, credits: sum.credits };
-    return { scope: each, verifiedSeq: each.verifiedSeq, totals: scopeTotals };
+  const advanced = top.final ? scopesToAdvance(scopes, throughSeq, [...entries, ...balances]) : [];
+  const resets = scopes
+    .filter((each) => !advanced.includes(each))
+    .map((each) => ({ scope: each, verifiedSeq: each.verifiedSeq, totals: totalsOf(atCheckpoint, each) }));
+  await db.transaction(async (tx) => {
+    await resetScopeTotals(tx, resets);
+    await advanceScopeCheckpoints(tx, advanced.map((each) => advanceTo(each, throughSeq, totalsOf(totals, each))));
   });
-  await db.transaction((tx) => resetScopeTotals(tx, resets));
   progress.phase = 'done';
   await options.onProgress(progress);
   return {
