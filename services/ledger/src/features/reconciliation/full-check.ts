@@ -124,6 +124,16 @@ function entriesBetweenSql(scope: TenantScope | null, afterSeq: string, throughS
   return scope ? entriesOfScopeBetweenSql('journal_entries', scope, afterSeq, throughSeq) : { sql: 'seq > ? AND seq <= ?', bindings: [afterSeq, throughSeq] };
 }
 
+/**
+ * A dense batch's entries by primary-key range, its scope as a filter: the same entries as along
+ * the scope's index (from the batch's first to its last), but a statement the planner can size.
+ * Along the scope's index it expects one entry, and so joins the range's lines to them one entry
+ * at a time: the lookup per entry the range read is there to avoid (10,000 lines/s at 10 million).
+ */
+function entriesOfDenseRangeSql(scope: TenantScope, extent: BatchExtent): { sql: string; bindings: string[] } {
+  return { sql: 'seq >= ? AND seq <= ? AND tenant_id = ? AND environment = ?', bindings: [extent.firstSeq, extent.lastSeq, scope.tenantId, scope.environment] };
+}
+
 /** The next batch's entries: their count and first and last seqs, from a walk of `limit` entries, so the batch itself reads a closed range. */
 interface BatchExtent {
   entries: number;
@@ -188,8 +198,8 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
   const extent = await batchExtent(db, scope, page);
   if (extent === null) return { lastSeq: null, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
   const lastSeq = extent.lastSeq;
-  const range = entriesBetweenSql(scope, page.afterSeq, lastSeq);
   const read = lineReadOf(scope, extent);
+  const range = read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, page.afterSeq, lastSeq);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
