@@ -12,8 +12,20 @@ export type Tx = Knex.Transaction;
  */
 export function camelCased<Stored>(row: object): Stored {
   const record: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) record[column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())] = value;
+  for (const [column, value] of Object.entries(row)) record[fieldOf(column)] = value;
   return record as Stored;
+}
+
+const fieldNames = new Map<string, string>();
+
+/** A column's field name, worked out once: reconciliation's full runs convert millions of rows. */
+function fieldOf(column: string): string {
+  let field = fieldNames.get(column);
+  if (field === undefined) {
+    field = column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+    fieldNames.set(column, field);
+  }
+  return field;
 }
 
 const statementNames = new Map<string, string>();

@@ -119,9 +119,18 @@ export interface ReconciledTransfer extends ChargedMoneyRecord {
   to: TransferWallet;
 }
 
-/** The columns of a reconciled transfer beside its own: its creation time in ms and its wallets' owners. */
+/** A reconciled transfer's columns (transfersWithWallets): its own, its creation time in ms and its wallets' owners. */
 interface ReconciledTransferRow {
+  seq: string;
+  id: string;
+  tenant_id: string;
+  environment: Environment;
   currency_code: string;
+  amount: string;
+  fee: string;
+  commission: string;
+  status: TransferStatus;
+  journal_entry_id: string | null;
   created_at_ms: string;
   from_wallet_id: string;
   from_owner_id: string;
@@ -129,14 +138,23 @@ interface ReconciledTransferRow {
   to_owner_id: string;
 }
 
+/** Field by field, not by a generic conversion: a full run reads every transfer there is. */
 function toReconciledTransfer(row: ReconciledTransferRow): ReconciledTransfer {
-  const { created_at_ms: createdAtMs, from_wallet_id: fromWalletId, from_owner_id: fromOwnerId, to_wallet_id: toWalletId, to_owner_id: toOwnerId, ...columns } = row;
   return {
-    ...camelCased<Omit<ReconciledTransfer, 'createdAt' | 'from' | 'to'>>(columns),
-    createdAt: new Date(Number(createdAtMs)),
+    seq: row.seq,
+    id: row.id,
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    currencyCode: row.currency_code,
+    amount: row.amount,
+    fee: row.fee,
+    commission: row.commission,
+    status: row.status,
+    journalEntryId: row.journal_entry_id,
+    createdAt: new Date(Number(row.created_at_ms)),
     // A transfer's wallets hold its currency (checked when it was made); the ledger's accounts say theirs.
-    from: { id: fromWalletId, ownerId: fromOwnerId, currencyCode: row.currency_code, status: 'active' },
-    to: { id: toWalletId, ownerId: toOwnerId, currencyCode: row.currency_code, status: 'active' },
+    from: { id: row.from_wallet_id, ownerId: row.from_owner_id, currencyCode: row.currency_code, status: 'active' },
+    to: { id: row.to_wallet_id, ownerId: row.to_owner_id, currencyCode: row.currency_code, status: 'active' },
   };
 }
 
