@@ -42,6 +42,10 @@ export interface DeadLetterQueuesOptions {
  * Messages read and not yet put back are invisible to any other reader: operations of this
  * instance take turns. Two instances listing at once may each see part of a queue.
  */
+/** How often, and how far apart, a message not found is looked for again (see find). */
+const FIND_ATTEMPTS = 3;
+const FIND_PAUSE_MS = 200;
+
 export class DeadLetterQueues {
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -136,14 +140,25 @@ export class DeadLetterQueues {
     return result;
   }
 
-  /** `act` runs on the message with this id, on the channel that holds it, before the others go back. */
+  /**
+   * `act` runs on the message with this id, on the channel that holds it, before the others go
+   * back. Messages the previous scan put back (closing its channel) can take a moment to be ready
+   * again in a quorum queue, and the depth counts only ready ones: a miss is looked for again,
+   * a few times, before it means no such message.
+   */
   private async find(id: string, act: (parked: Parked, channel: ConfirmChannel) => Promise<void>): Promise<void> {
-    const depths = await this.depths(this.options.queues);
-    await this.scan(depths, async (parked, channel) => {
-      if (parked.id !== id) return 'next';
-      await act(parked, channel);
-      return 'stop';
-    });
+    for (let attempt = 1; ; attempt += 1) {
+      let found = false;
+      const depths = await this.depths(this.options.queues);
+      await this.scan(depths, async (parked, channel) => {
+        if (parked.id !== id) return 'next';
+        found = true;
+        await act(parked, channel);
+        return 'stop';
+      });
+      if (found || attempt >= FIND_ATTEMPTS) return;
+      await new Promise((resolve) => setTimeout(resolve, FIND_PAUSE_MS * attempt));
+    }
   }
 
   /** Messages ready in each queue; null for a queue no service has declared on this broker. */

@@ -24,6 +24,7 @@ const DECIDED_SCOPE: Record<string, string> = {
   'POST /v1/transfers/{id}/reversals': 'transfers:create',
   'POST /v1/deposits/bank-slips': 'wallet:deposit',
   'POST /v1/bank-statements': 'deposits:verify',
+  'GET /v1/bank-statements/lines': 'wallets:read',
   'POST /v1/deposits/{id}/verify': 'deposits:verify',
   'POST /v1/payouts': 'payouts:create',
   'GET /v1/payouts/cases': 'payouts:read',
