@@ -24,7 +24,8 @@ interface Parked {
  */
 export type BeforeAction = (deadLetter: DeadLetterSummary) => Promise<void>;
 
-type Visit = (parked: Parked, channel: ConfirmChannel) => Promise<'next' | 'stop'>;
+/** `remove` acknowledges the message: it leaves the queue (the others go back when the scan ends). */
+type Visit = (parked: Parked, channel: ConfirmChannel, remove: () => void) => Promise<'next' | 'stop'>;
 
 export interface DeadLetterQueuesOptions {
   broker: Pick<Broker, 'openChannel'>;
@@ -42,9 +43,8 @@ export interface DeadLetterQueuesOptions {
  * Messages read and not yet put back are invisible to any other reader: operations of this
  * instance take turns. Two instances listing at once may each see part of a queue.
  */
-/** How often, and how far apart, a message not found is looked for again (see find). */
-const FIND_ATTEMPTS = 3;
-const FIND_PAUSE_MS = 200;
+/** How long a scan waits for the messages it put back to count as ready again (see scan). */
+const PUT_BACK_WAIT_MS = 3_000;
 
 export class DeadLetterQueues {
   private turn: Promise<unknown> = Promise.resolve();
@@ -80,14 +80,14 @@ export class DeadLetterQueues {
   replay(id: string, record: BeforeAction): Promise<DeadLetterSummary | null> {
     return this.exclusive(async () => {
       let replayed: DeadLetterSummary | null = null;
-      await this.find(id, async (parked, channel) => {
+      await this.find(id, async (parked, channel, remove) => {
         const target = originOf(parked);
         if (!target) throw new AppError('VALIDATION_ERROR', 'The broker recorded no queue this message died in: it can only be discarded', { id });
         await this.requireQueue(target);
         replayed = summaryOf(parked);
         await record(replayed);
         await republish(channel, parked, target);
-        channel.ack(parked.message);
+        remove();
       });
       return replayed;
     });
@@ -99,7 +99,7 @@ export class DeadLetterQueues {
       const depths = await this.depths(this.queuesOf(query.queue));
       const existing = new Set([...depths].filter(([, messages]) => messages !== null).map(([queue]) => queue));
       const replayed: DeadLetterSummary[] = [];
-      await this.scan(depths, async (parked, channel) => {
+      await this.scan(depths, async (parked, channel, remove) => {
         const target = originOf(parked);
         if (!target) return 'next';
         if (!existing.has(target)) {
@@ -109,7 +109,7 @@ export class DeadLetterQueues {
         const summary = summaryOf(parked);
         await record(summary);
         await republish(channel, parked, target);
-        channel.ack(parked.message);
+        remove();
         replayed.push(summary);
         return replayed.length < query.limit ? 'next' : 'stop';
       });
@@ -121,10 +121,10 @@ export class DeadLetterQueues {
   discard(id: string, record: BeforeAction): Promise<DeadLetterSummary | null> {
     return this.exclusive(async () => {
       let discarded: DeadLetterSummary | null = null;
-      await this.find(id, async (parked, channel) => {
+      await this.find(id, async (parked, _channel, remove) => {
         discarded = summaryOf(parked);
         await record(discarded);
-        channel.ack(parked.message);
+        remove();
       });
       return discarded;
     });
@@ -140,25 +140,14 @@ export class DeadLetterQueues {
     return result;
   }
 
-  /**
-   * `act` runs on the message with this id, on the channel that holds it, before the others go
-   * back. Messages the previous scan put back (closing its channel) can take a moment to be ready
-   * again in a quorum queue, and the depth counts only ready ones: a miss is looked for again,
-   * a few times, before it means no such message.
-   */
-  private async find(id: string, act: (parked: Parked, channel: ConfirmChannel) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      let found = false;
-      const depths = await this.depths(this.options.queues);
-      await this.scan(depths, async (parked, channel) => {
-        if (parked.id !== id) return 'next';
-        found = true;
-        await act(parked, channel);
-        return 'stop';
-      });
-      if (found || attempt >= FIND_ATTEMPTS) return;
-      await new Promise((resolve) => setTimeout(resolve, FIND_PAUSE_MS * attempt));
-    }
+  /** `act` runs on the message with this id, on the channel that holds it, before the others go back. */
+  private async find(id: string, act: (parked: Parked, channel: ConfirmChannel, remove: () => void) => Promise<void>): Promise<void> {
+    const depths = await this.depths(this.options.queues);
+    await this.scan(depths, async (parked, channel, remove) => {
+      if (parked.id !== id) return 'next';
+      await act(parked, channel, remove);
+      return 'stop';
+    });
   }
 
   /** Messages ready in each queue; null for a queue no service has declared on this broker. */
@@ -187,19 +176,41 @@ export class DeadLetterQueues {
     if (depth === null || depth === undefined) throw new DependencyUnavailableError('broker', `queue ${queue} is not declared: start the service that consumes it, then replay`);
   }
 
-  /** Reads each queue up to its depth at the start; closing the channel puts back what was not acknowledged. */
+  /**
+   * Reads each queue up to its depth at the start; closing the channel puts back what was not
+   * acknowledged. A quorum queue counts the messages put back as ready only a moment later: the
+   * scan waits for that, so the next one (a list right after another, a get after a list) finds
+   * every message where it was.
+   */
   private async scan(depths: ReadonlyMap<string, number | null>, visit: Visit): Promise<void> {
     const channel = await this.options.broker.openChannel();
+    const removed = new Map<string, number>();
     try {
       for (const [queue, depth] of depths) {
         for (let read = 0; read < (depth ?? 0); read += 1) {
           const message = await channel.get(queue, { noAck: false });
           if (!message) break;
-          if ((await visit(parkedOf(queue, message), channel)) === 'stop') return;
+          const remove = () => {
+            channel.ack(message);
+            removed.set(queue, (removed.get(queue) ?? 0) + 1);
+          };
+          if ((await visit(parkedOf(queue, message), channel, remove)) === 'stop') return;
         }
       }
     } finally {
       await closeQuietly(channel);
+      await this.untilPutBack(depths, removed);
+    }
+  }
+
+  /** Until each queue holds at least what it held before the scan less what the scan removed, for at most PUT_BACK_WAIT_MS. */
+  private async untilPutBack(before: ReadonlyMap<string, number | null>, removed: ReadonlyMap<string, number>): Promise<void> {
+    const expected = [...before].filter(([, depth]) => (depth ?? 0) > 0).map(([queue, depth]) => [queue, (depth ?? 0) - (removed.get(queue) ?? 0)] as const);
+    const deadline = Date.now() + PUT_BACK_WAIT_MS;
+    while (expected.length > 0 && Date.now() < deadline) {
+      const now = await this.depths(expected.map(([queue]) => queue));
+      if (expected.every(([queue, depth]) => (now.get(queue) ?? 0) >= depth)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }
