@@ -107,12 +107,21 @@ export interface SeqPageFilter {
 /**
  * A scope's rows of `table` newest first, before `beforeSeq`, one more than `limit` (see
  * pageBySeq), where each column of `equal` that is defined holds its value; the caller may
- * narrow the query further before it runs.
+ * narrow the query further before it runs. `seqColumn` names the table's sequence when it is not
+ * `seq` (select it as `seq` for pageBySeq).
  */
-export function newestFirst(db: Db | Tx, table: string, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, columns: readonly string[], equal: Record<string, string | undefined> = {}): Knex.QueryBuilder {
-  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(columns);
+export function newestFirst(
+  db: Db | Tx,
+  table: string,
+  scope: { tenantId: string; environment: string },
+  filter: SeqPageFilter,
+  columns: ReadonlyArray<string | Knex.Raw>,
+  equal: Record<string, string | undefined> = {},
+  seqColumn = 'seq',
+): Knex.QueryBuilder {
+  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy(seqColumn, 'desc').limit(filter.limit + 1).select(columns);
   for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
+  if (filter.beforeSeq !== undefined) query.where(seqColumn, '<', filter.beforeSeq);
   return query;
 }
 

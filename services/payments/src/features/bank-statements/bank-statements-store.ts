@@ -1,5 +1,5 @@
 import { type Environment, formatAmount, type StatementLineRecord } from '@wallet/contracts';
-import type { Db, SeqPageFilter, Tx } from '@wallet/kit';
+import { type Db, newestFirst, type SeqPageFilter, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 
 export interface StatementScope {
@@ -130,15 +130,10 @@ export type StoredStatementLine = StatementLineRecord & { seq: string };
  * lines walk the partial index of unused lines; an import's lines its own index.
  */
 export async function listStatementLines(db: Db, scope: StatementScope, filter: StatementLineFilter): Promise<StoredStatementLine[]> {
-  const query = db('bank_statement_lines')
-    .where({ tenant_id: scope.tenantId, environment: scope.environment })
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .select(['id as seq', 'import_id', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount', 'description', 'deposit_id', 'matched_at']);
+  const columns = ['id as seq', 'import_id', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount', 'description', 'deposit_id', 'matched_at'];
+  const query = newestFirst(db, 'bank_statement_lines', scope, filter, columns, { import_id: filter.importId }, 'id');
   if (filter.matched === false) query.whereNull('deposit_id');
   if (filter.matched === true) query.whereNotNull('deposit_id');
-  if (filter.importId !== undefined) query.where('import_id', filter.importId);
-  if (filter.beforeSeq !== undefined) query.where('id', '<', filter.beforeSeq);
   const rows: StoredLineRow[] = await query;
   return rows.map((row) => ({
     seq: String(row.seq),
