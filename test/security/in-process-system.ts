@@ -32,15 +32,20 @@ export interface SecuritySystem {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
+/**
+ * A free port held by a listener of this process until `release`: the services start for
+ * seconds before the gateway takes it, and a port merely found free then was sometimes taken by
+ * another test's connection meanwhile (EADDRINUSE).
+ */
+async function reservePort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.listen(0, '127.0.0.1', () => resolve());
   });
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('no port');
+  return { port: address.port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export async function startSecuritySystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<SecuritySystem> {
@@ -74,7 +79,8 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     for (const closable of closables.reverse()) await closable.close().catch(() => undefined);
   };
   // Treasury asks the first gateway's admin listener for request errors, so its port is known before either starts.
-  const firstAdminPort = env.ADMIN_PORT === '0' ? String(await freePort()) : (env.ADMIN_PORT as string);
+  const reserved = env.ADMIN_PORT === '0' ? await reservePort() : null;
+  const firstAdminPort = reserved ? String(reserved.port) : (env.ADMIN_PORT as string);
   env.GATEWAY_INTERNAL_URL ??= `http://127.0.0.1:${firstAdminPort}`;
   try {
     const identity = await startIdentity(env);
@@ -92,6 +98,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
     env.PAYMENTS_URL = `http://127.0.0.1:${payments.port}`;
     let first = true;
     const addGateway = async (options: GatewayOptions = {}) => {
+      if (first) await reserved?.release();
       const gateway = await startGateway(first ? { ...env, ADMIN_PORT: firstAdminPort } : env, options);
       first = false;
       closables.push(gateway);
@@ -112,6 +119,7 @@ export async function startSecuritySystem(label: string, extraEnv: NodeJS.Proces
       close: closeAll,
     };
   } catch (error) {
+    await reserved?.release();
     await closeAll();
     throw error;
   }
