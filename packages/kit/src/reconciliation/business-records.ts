@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type PostingLine, type RecordDigests, type RecordScope, type RecordState } from '@wallet/contracts';
 import { canonicalAmount } from './amounts';
+import type { Digest } from './entry-digest';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -40,6 +41,22 @@ export interface LocalRecordSource {
   byIds(db: Db, ids: readonly string[]): Promise<CheckedRecord[]>;
   /** A scope's records after a seq, in seq order, at most `limit`: one read where ids then byIds would be two (a full run reads every record). */
   after?(db: Db, scope: RecordScope, afterSeq: string, limit: number): Promise<CheckedRecord[]>;
+  /**
+   * The same page digested where it is stored: what a full run's first step makes of `after`'s
+   * records, without bringing each one over. It must give exactly the digest of the postings its
+   * records' `byIds` say (a test of the source shows it); one that differs only sends a full run
+   * to compare that scope record by record.
+   */
+  digestAfter?(db: Db, scope: RecordScope, afterSeq: string, limit: number): Promise<DigestedRecords>;
+}
+
+/** A page of a scope's records, digested: how many were read, the last one's seq, the digest of the done ones' postings (entry-digest.ts), and the others' ids. */
+export interface DigestedRecords {
+  records: number;
+  lastSeq: string | null;
+  digest: Digest;
+  /** Records still open, or with a step that names no entry: a full run reads them again later. */
+  notDone: string[];
 }
 
 /** A record that posts one entry when it completes (a transfer, a deposit, a float deposit). */
@@ -68,6 +85,7 @@ export function singleEntrySource<Row extends SingleEntryRecord>(options: {
   rowsByIds: (db: Db, ids: readonly string[]) => Promise<Row[]>;
   rowsAfter?: (db: Db, scope: RecordScope, afterSeq: string, limit: number) => Promise<Row[]>;
   posting: (row: Row) => Omit<ExpectedPosting, 'journalEntryId'>;
+  digestAfter?: LocalRecordSource['digestAfter'];
 }): LocalRecordSource {
   const toRecord = (row: Row): CheckedRecord =>
     checkedRecord(row, {
@@ -82,6 +100,7 @@ export function singleEntrySource<Row extends SingleEntryRecord>(options: {
     table: options.table,
     byIds: async (db, ids) => (await options.rowsByIds(db, ids)).map(toRecord),
     ...(rowsAfter ? { after: async (db: Db, scope: RecordScope, afterSeq: string, limit: number) => (await rowsAfter(db, scope, afterSeq, limit)).map(toRecord) } : {}),
+    ...(options.digestAfter ? { digestAfter: options.digestAfter } : {}),
   };
 }
 

@@ -12,12 +12,26 @@ import { canonicalAmount } from './amounts';
  * - the entry: id, tenant, environment, kind, reference type, reference id;
  * - a line: its entry's id, direction, account name, wallet id (empty for none), currency,
  *   amount in its one spelling (canonicalAmount; `trim_scale` in SQL).
- * The ledger's SQL for the same terms is in its journal store (entryTermSql, lineTermSql). Two
+ * entryTermSql and lineTermSql below make the same terms in SQL (the ledger's of what it posted,
+ * a service's of its records where it keeps them). Two
  * sides that spell an entry differently only get different digests: a caller then compares
  * record by record, so a digest decides how fast a check is, never what it finds.
  */
 
 export const DIGEST_FIELD_SEPARATOR = '\u001f';
+
+/** U+001F as a PostgreSQL literal. */
+const SQL_SEPARATOR = `E'\\x1f'`;
+
+/** An entry's term in SQL, from SQL expressions of its fields: the text `addPosting` hashes for the entry. */
+export function entryTermSql(entry: { id: string; tenantId: string; environment: string; kind: string; referenceType: string; referenceId: string }): string {
+  return `hashtextextended(concat_ws(${SQL_SEPARATOR}, ${entry.id}, ${entry.tenantId}, ${entry.environment}, ${entry.kind}, ${entry.referenceType}, ${entry.referenceId}), 0)`;
+}
+
+/** A line's term in SQL, from SQL expressions of its fields (a null wallet id is none): the text `addPosting` hashes for the line. */
+export function lineTermSql(line: { entryId: string; direction: string; accountName: string; walletId: string; currencyCode: string; amount: string }): string {
+  return `hashtextextended(concat_ws(${SQL_SEPARATOR}, ${line.entryId}, ${line.direction}, ${line.accountName}, coalesce(${line.walletId}, ''), ${line.currencyCode}, trim_scale(${line.amount})::text), 0)`;
+}
 
 /** A count of entries and the sum of their terms (signed 64-bit terms, summed without bound). */
 export interface Digest {

@@ -1,7 +1,7 @@
 import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
 import { type BackgroundPace, UNPACED } from '../background-pace';
 import type { Db } from '../db';
-import { type CheckedRecord, compareRecords, entriesPointAtRecords, type LocalRecordSource, type Marks, type MismatchList, OPEN_MAX, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds, writeMarks } from './business-records';
+import { type CheckedRecord, compareRecords, type DigestedRecords, entriesPointAtRecords, type LocalRecordSource, type Marks, type MismatchList, OPEN_MAX, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds, writeMarks } from './business-records';
 import { type SnapshotBounds, snapshotBounds } from './high-water';
 import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
 
@@ -67,32 +67,45 @@ async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, a
   return { rows: page.rows, records: [...(await recordsByIds(db, source, page.rows.map((row) => row.id))).values()] };
 }
 
+/** A step of records digested where they are stored: no answer crosses HTTP, so it is bounded by the pace's step time only. */
+const DIGESTED_PAGE_MAX = 50_000;
+
+/** A page of a scope's records after a seq, digested: by the source where it keeps its records, else here from what `after` reads. */
+async function digestPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit: number): Promise<DigestedRecords> {
+  if (source.digestAfter) return source.digestAfter(db, scope, afterSeq, limit);
+  const page = await readPage(db, source, scope, afterSeq, limit);
+  const sum = new DigestSum();
+  const notDone: string[] = [];
+  for (const record of page.records) {
+    if (!isDone(record)) notDone.push(record.id);
+    // isDone: every posting names its entry.
+    else for (const posting of record.postings) sum.addPosting(record, posting as typeof posting & { journalEntryId: string });
+  }
+  return { records: page.rows.length, lastSeq: page.rows[page.rows.length - 1]?.seq ?? null, digest: sum.value(), notDone };
+}
+
 /** Step 1 for one source in one scope: the next page is read while this one is summed. */
 async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope, pace: BackgroundPace, onRead: (records: number) => Promise<void>): Promise<ScopeSum> {
-  const sum = new DigestSum();
+  let sum = EMPTY_DIGEST;
   const later: string[] = [];
   let lastSeq = '0';
   let records = 0;
-  const steps = pace.steps(JOURNAL_DIGEST_MAX);
+  const steps = pace.steps(source.digestAfter ? DIGESTED_PAGE_MAX : JOURNAL_DIGEST_MAX);
   let asked = steps.size();
-  let next = readPage(db, source, scope, lastSeq, asked);
+  let next = digestPage(db, source, scope, lastSeq, asked);
   for (;;) {
     const started = performance.now();
     const page = await next;
-    const last = page.rows[page.rows.length - 1];
-    const more = last !== undefined && page.rows.length === asked;
-    if (last) lastSeq = last.seq;
+    const more = page.lastSeq !== null && page.records === asked;
+    if (page.lastSeq !== null) lastSeq = page.lastSeq;
     asked = steps.size();
-    if (more) next = readPage(db, source, scope, lastSeq, asked);
-    for (const record of page.records) {
-      if (!isDone(record)) later.push(record.id);
-      // isDone: every posting names its entry.
-      else for (const posting of record.postings) sum.addPosting(record, posting as typeof posting & { journalEntryId: string });
-    }
-    records += page.rows.length;
-    await onRead(page.rows.length);
-    if (!more) return { scope, source, sum: sum.value(), later, lastSeq, records };
-    await steps.after(page.rows.length, performance.now() - started);
+    if (more) next = digestPage(db, source, scope, lastSeq, asked);
+    sum = addDigests(sum, page.digest);
+    later.push(...page.notDone);
+    records += page.records;
+    await onRead(page.records);
+    if (!more) return { scope, source, sum, later, lastSeq, records };
+    await steps.after(page.records, performance.now() - started);
   }
 }
 

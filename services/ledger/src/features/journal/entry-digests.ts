@@ -1,5 +1,5 @@
 import type { JournalDigestsAfterBody, JournalEntryDigest, JournalEntryDigestBody, RecordDigest, RecordDigests } from '@wallet/contracts';
-import { type Db, snapshotBounds } from '@wallet/kit';
+import { type Db, entryTermSql as termOfEntry, lineTermSql as termOfLine, snapshotBounds } from '@wallet/kit';
 import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from './journal-scope';
 
 /**
@@ -8,16 +8,14 @@ import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from '.
  * `hashtextextended` of its fields joined by U+001F, summed.
  */
 
-const SEPARATOR = `E'\\x1f'`;
-
 /** An entry's own term: id, tenant, environment, kind, reference type and id. */
 export function entryTermSql(entry: string): string {
-  return `hashtextextended(concat_ws(${SEPARATOR}, ${entry}.id, ${entry}.tenant_id, ${entry}.environment, ${entry}.kind, ${entry}.reference_type, ${entry}.reference_id), 0)`;
+  return termOfEntry({ id: `${entry}.id`, tenantId: `${entry}.tenant_id`, environment: `${entry}.environment`, kind: `${entry}.kind`, referenceType: `${entry}.reference_type`, referenceId: `${entry}.reference_id` });
 }
 
 /** A line's term: its entry's id, direction, account name, wallet id (empty for none), currency, amount in its one spelling. */
 export function lineTermSql(entryId: string, line: string, account: string): string {
-  return `hashtextextended(concat_ws(${SEPARATOR}, ${entryId}, ${line}.direction, ${account}.name, coalesce(${account}.wallet_id, ''), ${account}.currency_code, trim_scale(${line}.amount)::text), 0)`;
+  return termOfLine({ entryId, direction: `${line}.direction`, accountName: `${account}.name`, walletId: `${account}.wallet_id`, currencyCode: `${account}.currency_code`, amount: `${line}.amount` });
 }
 
 /** The digest of the entries with these ids, and of those among them naming a record of the type in the scope at or before upToSeq. */

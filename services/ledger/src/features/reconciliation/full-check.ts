@@ -103,7 +103,7 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
 }
 
 interface EntryBatch {
-  lastSeq: string | null;
+  lastSeq: string;
   entries: number;
   lines: number;
   unbalanced: Mismatch[];
@@ -194,12 +194,10 @@ function linesOfBatchSql(read: LineRead): string {
  * scope and currency (also up to each scope's checkpoint, to put the checkpoint's totals right),
  * and each account's sums for check 1. Its aggregates get the memory to stay off disk.
  */
-async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }, checkpointSeqs: string): Promise<EntryBatch> {
-  const extent = await batchExtent(db, scope, page);
-  if (extent === null) return { lastSeq: null, entries: 0, lines: 0, unbalanced: [], withoutEntry: [], sums: [], accountNums: [], accountDebits: [], accountCredits: [], accountLastSeqs: [], digests: [] };
+async function entriesBatch(db: Db, scope: TenantScope | null, afterSeq: string, extent: BatchExtent, checkpointSeqs: string): Promise<EntryBatch> {
   const lastSeq = extent.lastSeq;
   const read = lineReadOf(scope, extent);
-  const range = read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, page.afterSeq, lastSeq);
+  const range = read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, afterSeq, lastSeq);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     const result = await tx.raw(
@@ -257,10 +255,48 @@ async function entriesBatch(db: Db, scope: TenantScope | null, page: { afterSeq:
          FROM (SELECT COALESCE(array_agg(account_num::text), '{}') AS "accountNums", COALESCE(array_agg(debits::text), '{}') AS "accountDebits",
                       COALESCE(array_agg(credits::text), '{}') AS "accountCredits", COALESCE(array_agg(last_seq::text), '{}') AS "accountLastSeqs"
                  FROM per_account) p`,
-      [...range.bindings, checkpointSeqs, ...linesRangeBindings(read, page.afterSeq, extent)],
+      [...range.bindings, checkpointSeqs, ...linesRangeBindings(read, afterSeq, extent)],
     );
     return { ...(result.rows[0] as Omit<EntryBatch, 'lastSeq'>), lastSeq };
   });
+}
+
+/** Batches read side by side while the ledger is idle: each is one PostgreSQL backend, so two use both cores of a small machine. */
+const IDLE_BATCHES_IN_FLIGHT = 2;
+
+/**
+ * The entries pass's batches in seq order through `throughSeq`. While the ledger is idle the next
+ * batch is already read beside this one; while it is busy, one at a time with rests between
+ * (the pace), so postings keep their latency.
+ */
+async function* entryBatches(db: Db, scope: TenantScope | null, throughSeq: string, checkpointSeqs: string, pace: BackgroundPace, batchSize: number): AsyncGenerator<EntryBatch> {
+  const steps = pace.steps(batchSize * 10);
+  const inFlight: Array<Promise<{ batch: EntryBatch; ms: number }>> = [];
+  let afterSeq = '0';
+  let more = true;
+  try {
+    for (;;) {
+      while (more && inFlight.length < (pace.busy ? 1 : IDLE_BATCHES_IN_FLIGHT)) {
+        const extent = await batchExtent(db, scope, { afterSeq, throughSeq, limit: steps.size() });
+        if (extent === null) more = false;
+        else {
+          const started = performance.now();
+          const read = entriesBatch(db, scope, afterSeq, extent, checkpointSeqs).then((batch) => ({ batch, ms: performance.now() - started }));
+          // Awaited in its turn; meanwhile a failure must not count as unhandled.
+          read.catch(() => undefined);
+          inFlight.push(read);
+          afterSeq = extent.lastSeq;
+        }
+      }
+      const next = inFlight.shift();
+      if (!next) return;
+      const { batch, ms } = await next;
+      yield batch;
+      await steps.after(batch.entries, ms);
+    }
+  } finally {
+    await Promise.allSettled(inFlight);
+  }
 }
 
 function add(totals: Map<string, Mismatch & CurrencyTotals>, key: string, fields: Mismatch, debits: string, credits: string): void {
@@ -329,11 +365,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   const digests = new RecordDigestTotals();
   const checkpointSeqs = JSON.stringify(scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })));
   let linesOfEntries = 0;
-  const steps = options.pace.steps(options.batchSize * 10);
-  for (let afterSeq = '0'; ; ) {
-    const started = performance.now();
-    const batch = await entriesBatch(db, scope, { afterSeq, throughSeq, limit: steps.size() }, checkpointSeqs);
-    if (batch.lastSeq === null) break;
+  for await (const batch of entryBatches(db, scope, throughSeq, checkpointSeqs, options.pace, options.batchSize)) {
     for (const mismatch of [...batch.unbalanced, ...batch.withoutEntry]) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
     for (const row of batch.sums) {
       const fields = { tenantId: row.tenantId, environment: row.environment, currencyCode: row.currencyCode };
@@ -351,9 +383,7 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
     linesOfEntries += batch.lines;
     progress.entries += batch.entries;
     progress.lines += batch.lines;
-    afterSeq = batch.lastSeq;
     await options.onProgress(progress);
-    await steps.after(batch.entries, performance.now() - started);
   }
   progress.phase = 'accounts';
   const balances: Mismatch[] = [];

@@ -7,7 +7,7 @@ import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-c
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import { reversalPostCommand } from '../transfers/transfer-reversal-posting';
-import { type ReconciledReversal, type ReconciledTransfer, reversalsAfter, reversalsByIds, transfersAfter, transfersByIds } from '../transfers/transfer-records';
+import { type ReconciledReversal, type ReconciledTransfer, reversalsAfter, reversalsByIds, transferDigestsAfter, transfersAfter, transfersByIds } from '../transfers/transfer-records';
 
 function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
   const command = transferPostCommand(transfer, transfer.from, transfer.to);
@@ -33,6 +33,7 @@ export const transferSource = singleEntrySource({
   rowsByIds: (db, ids) => transfersByIds(db, null, ids),
   rowsAfter: transfersAfter,
   posting: transferPosting,
+  digestAfter: transferDigestsAfter,
 });
 
 function reversalPosting(reversal: ReconciledReversal): Omit<ExpectedPosting, 'journalEntryId'> {

@@ -2,6 +2,7 @@ import type { Db } from '@wallet/kit';
 import * as reversals from './transfer-reversals-store';
 import * as store from './transfers-store';
 
+export { transferDigestsAfter } from './transfer-digests';
 export type { ReconciledReversal } from './transfer-reversals-store';
 export type { ReconciledTransfer, TransferWallet } from './transfers-store';
 
