@@ -213,11 +213,16 @@ async function entriesBatch(db: Db, scope: TenantScope | null, afterSeq: string,
                 CASE WHEN e.seq IS NOT NULL AND a.num IS NOT NULL THEN ${lineTermSql('e.id', 'l', 'a')} END AS term
            ${linesOfBatchSql(read)}
        ),
+       -- One sum per account, side and place against its scope's checkpoint (a few rows per account), then those pivoted: fewer sums of every line.
+       per_side AS MATERIALIZED (
+         SELECT account_num, direction, seq <= cp_seq AS at_checkpoint, SUM(amount) AS amount, max(seq) AS last_seq, count(*) AS lines
+           FROM l WHERE seq IS NOT NULL GROUP BY 1, 2, 3
+       ),
        per_account AS MATERIALIZED (
          SELECT account_num, COALESCE(SUM(amount) FILTER (WHERE direction = 'DR'), 0) AS debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR'), 0) AS credits,
-                COALESCE(SUM(amount) FILTER (WHERE direction = 'DR' AND seq <= cp_seq), 0) AS cp_debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR' AND seq <= cp_seq), 0) AS cp_credits,
-                max(seq) AS last_seq
-           FROM l WHERE seq IS NOT NULL GROUP BY account_num
+                COALESCE(SUM(amount) FILTER (WHERE direction = 'DR' AND at_checkpoint), 0) AS cp_debits, COALESCE(SUM(amount) FILTER (WHERE direction = 'CR' AND at_checkpoint), 0) AS cp_credits,
+                max(last_seq) AS last_seq
+           FROM per_side GROUP BY account_num
        ),
        -- One signed sum per entry over lines in seq order (a streaming group, no hash table of every entry); only those off are detailed.
        off AS MATERIALIZED (
@@ -235,7 +240,7 @@ async function entriesBatch(db: Db, scope: TenantScope | null, afterSeq: string,
        SELECT
          (SELECT count(*)::int FROM e) AS entries,
          (SELECT COALESCE(json_agg(d), '[]') FROM digests d) AS digests,
-         (SELECT count(*)::int FROM l WHERE seq IS NOT NULL) AS lines,
+         (SELECT COALESCE(sum(lines), 0)::int FROM per_side) AS lines,
          (SELECT COALESCE(json_agg(x ORDER BY x.seq), '[]') FROM (
             SELECT j.seq, j.id AS "journalEntryId", j.tenant_id AS "tenantId", j.environment, l.currency_code AS "currencyCode",
                    (SUM(l.amount) FILTER (WHERE l.direction = 'DR'))::text AS debits, (SUM(l.amount) FILTER (WHERE l.direction = 'CR'))::text AS credits
