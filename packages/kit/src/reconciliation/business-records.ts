@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type PostingLine, type RecordDigests, type RecordScope, type RecordState } from '@wallet/contracts';
+import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_DIGEST_MAX, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type PostingLine, type RecordDigests, type RecordScope, type RecordState } from '@wallet/contracts';
 import { canonicalAmount } from './amounts';
-import type { Digest } from './entry-digest';
+import { type Digest, postingsDigest, sameDigest } from './entry-digest';
 import type { Db } from '../db';
 import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
 
@@ -374,8 +374,53 @@ export function entryDifferences(posting: ExpectedPosting, entry: JournalEntry, 
   return problems.length === 0 ? null : { differences: problems, ...details };
 }
 
-/** Every posting of these records against its entry; answers the records found wrong. */
+/**
+ * Every posting of these records against its entry; answers the records found wrong. The
+ * postings go by chunks: a chunk whose digest is the ledger's for the same entry ids is exactly
+ * those entries (entry-digest.ts), so only a chunk that differs has its entries brought over
+ * and compared one by one, to say what differs.
+ */
 export async function compareRecords(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
+  const wrong = new Set<string>();
+  for (const chunk of recordChunks(records, JOURNAL_DIGEST_MAX)) {
+    if (await sameAsLedger(journal, referenceType, chunk)) continue;
+    for (const id of await compareOneByOne(journal, referenceType, chunk, mismatches)) wrong.add(id);
+  }
+  return wrong;
+}
+
+/** Records in runs of at most `postings` postings (a record's postings stay together). */
+function recordChunks(records: readonly CheckedRecord[], postings: number): CheckedRecord[][] {
+  const chunks: CheckedRecord[][] = [];
+  let chunk: CheckedRecord[] = [];
+  let size = 0;
+  for (const record of records) {
+    if (size + record.postings.length > postings && chunk.length > 0) {
+      chunks.push(chunk);
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(record);
+    size += record.postings.length;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** Whether every posting names an entry and the ledger's digest of those entries is the postings' own. */
+async function sameAsLedger(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[]): Promise<boolean> {
+  const postings = records.flatMap((record) => record.postings.map((posting) => ({ scope: record, posting })));
+  const named = postings.flatMap(({ scope, posting }) => (posting.journalEntryId === null ? [] : [{ scope, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
+  // A posting without its entry is reported one by one.
+  if (named.length < postings.length) return false;
+  const first = named[0];
+  if (!first) return true;
+  // Nothing is named through seq 0: only the entries found by id count.
+  const answer = await journal.digest({ ids: named.map(({ posting }) => posting.journalEntryId), named: { referenceType, tenantId: first.scope.tenantId, environment: first.scope.environment, upToSeq: '0' } });
+  return sameDigest(answer.found, postingsDigest(named));
+}
+
+async function compareOneByOne(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
   const entries = await entriesByIds(journal, records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId ? [posting.journalEntryId] : []))));
   const wrong = new Set<string>();
   for (const record of records) {

@@ -163,21 +163,13 @@ async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSu
   }
 }
 
-/** One source in one scope compared record by record (by digest per page, entry by entry where one differs), then its entries walked back to their records. */
+/** One source in one scope compared record by record (compareRecords), then its entries walked back to their records. */
 async function checkInDetail(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<{ records: number; entries: number }> {
   const { db, journal } = options;
   let records = 0;
   for (let afterSeq = '0'; ; ) {
     const page = await readPage(db, source, scope, afterSeq);
-    const postings = page.records.flatMap((record) => record.postings.map((posting) => ({ record, posting })));
-    for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
-      const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
-      const named = chunk.flatMap(({ record, posting }) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
-      const exact =
-        named.length === chunk.length &&
-        sameDigest((await journal.digest({ ids: named.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: '0' } })).found, postingsDigest(named));
-      if (!exact) await compareRecords(journal, source.referenceType, [...new Set(chunk.map(({ record }) => record))], mismatches);
-    }
+    await compareRecords(journal, source.referenceType, page.records, mismatches);
     records += page.rows.length;
     const last = page.rows[page.rows.length - 1];
     if (!last || page.rows.length < JOURNAL_DIGEST_MAX) break;
