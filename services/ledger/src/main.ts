@@ -28,6 +28,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
         /** A full reconciliation run checks ten times this many entries, then accounts, per batch (a share of it while postings arrive: BACKGROUND_BUSY_SHARE). */
         LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
+        /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
+        LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -45,7 +47,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await startProvisioningConsumer({ broker, db, logger });
         const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
         return {
-          routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns)),
+          routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),
           stop: async () => {
             await fullRuns.stop();
             await consumer.stop();

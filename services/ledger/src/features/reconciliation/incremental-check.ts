@@ -27,7 +27,7 @@ const maxSeq = (a: string, b: string): string => (BigInt(a) >= BigInt(b) ? a : b
  * may move to (the seq the last run saw, once every transaction then running has ended): the
  * sums up to there are the totals to keep.
  */
-async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promise<NewEntries> {
+async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[], entriesMax: number): Promise<NewEntries> {
   const result = await tx.raw(
     `WITH s AS (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS s(tenant_id, environment, from_seq, split_seq)),
      e AS MATERIALIZED (
@@ -35,7 +35,7 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[]): Promi
          FROM s CROSS JOIN LATERAL (
            SELECT id, seq, tenant_id, environment FROM journal_entries j
             WHERE ${scopeSeqAfterSql('j', scopeKeySql('s'), 's.from_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
-           OFFSET 0
+            ORDER BY ${scopeKeySql('j')}, j.seq LIMIT ${entriesMax}
          ) e
      ),
      -- Lines by primary key, entry by entry (OFFSET 0 keeps the lateral join from being flattened into a hash join over every line);
@@ -117,8 +117,12 @@ async function touchedAccounts(tx: Tx, ids: readonly string[]): Promise<TouchedA
   return result.rows as TouchedAccount[];
 }
 
-/** Check 1 for every other account: nothing moved it since its checkpoint, so its balance is the checkpoint's sum. */
-async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touched: readonly string[]): Promise<Row[]> {
+/**
+ * Check 1 for every other account: nothing moved it since its checkpoint, so its balance is the
+ * checkpoint's sum. In a scope read only in part (`readThrough`: more entries than a run reads),
+ * an account with lines after what was read is left to the run that reads them.
+ */
+async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touched: readonly string[], readThrough: ReadonlyArray<{ tenantId: string; environment: string; maxSeq: string }>): Promise<Row[]> {
   const where = scope ? 'a.tenant_id = ? AND a.environment = ?' : 'TRUE';
   const result = await tx.raw(
     `SELECT a.id AS "accountId", a.tenant_id AS "tenantId", a.environment, a.name AS "accountName", a.currency_code AS "currencyCode",
@@ -126,10 +130,12 @@ async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touche
        FROM accounts a
        LEFT JOIN reconciliation_account_checkpoints cp ON cp.account_id = a.id
        LEFT JOIN unnest(?::text[]) AS t(id) ON t.id = a.id
+       LEFT JOIN unnest(?::text[], ?::text[], ?::bigint[]) AS r(tenant_id, environment, through_seq) ON r.tenant_id = a.tenant_id AND r.environment = a.environment
       WHERE ${where} AND t.id IS NULL AND a.balance <> COALESCE(cp.verified_sum, 0)
+        AND NOT (r.through_seq IS NOT NULL AND EXISTS (SELECT 1 FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > r.through_seq))
       ORDER BY a.id
       LIMIT ${MISMATCHES_MAX}`,
-    [[...touched], ...(scope ? [scope.tenantId, scope.environment] : [])],
+    [[...touched], readThrough.map((each) => each.tenantId), readThrough.map((each) => each.environment), readThrough.map((each) => each.maxSeq), ...(scope ? [scope.tenantId, scope.environment] : [])],
   );
   return result.rows as Row[];
 }
@@ -183,9 +189,11 @@ function totalsAdrift(scopes: readonly ScopeCheckpoint[], found: NewEntries): Mi
 /**
  * Checks 1 and 2 from the checkpoints on, in one repeatable-read snapshot (balances and lines
  * seen together, so a posting committing meanwhile is no mismatch); the checkpoints then move in
- * a second, short transaction.
+ * a second, short transaction. A run reads at most `entriesMax` entries of a scope, its oldest:
+ * after a long pause the checks catch up over several runs, each answering in bounded time, the
+ * coverage saying how far each got.
  */
-export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
+export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null, options: { entriesMax: number }): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
   const read = await db.transaction(
     async (tx) => {
       // First statement: the transaction's snapshot is taken here, and is the one described.
@@ -194,9 +202,9 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null)
       // far more than the index probes they run.
       await tx.raw('SET LOCAL jit = off');
       const scopes = await scopeCheckpoints(tx, scope);
-      const found = await readNewEntries(tx, scopes);
+      const found = await readNewEntries(tx, scopes, options.entriesMax);
       const touched = await touchedAccounts(tx, found.touched);
-      const adrift = await untouchedAccountsAdrift(tx, scope, found.touched);
+      const adrift = await untouchedAccountsAdrift(tx, scope, found.touched, found.seen.filter((each) => each.entries >= options.entriesMax));
       return { snapshot, scopes, found, touched, adrift };
     },
     { isolationLevel: 'repeatable read' },

@@ -6,8 +6,8 @@ import type { FullRuns } from './full-runs';
 import { incrementalLedgerChecks } from './incremental-check';
 import { ledgerResult } from './ledger-checks';
 
-async function checkNow(db: Db, scope: TenantScope | null) {
-  const found = await incrementalLedgerChecks(db, scope);
+async function checkNow(db: Db, scope: TenantScope | null, entriesMax: number) {
+  const found = await incrementalLedgerChecks(db, scope, { entriesMax });
   return ledgerResult(found, found.coverage, new Date());
 }
 
@@ -15,16 +15,16 @@ async function checkNow(db: Db, scope: TenantScope | null) {
  * Checks 1 and 2: run now from the checkpoints on (the tenant's route and the operator's), or
  * from zero in the background (internal, asked by payments' full runs; system token).
  */
-export function ledgerReconciliationRouter(db: Db, fullRuns: FullRuns): Router {
+export function ledgerReconciliationRouter(db: Db, fullRuns: FullRuns, options: { incrementalEntriesMax: number }): Router {
   const router = Router();
 
   router.get('/v1/ledger/reconciliation', async (_request, response) => {
-    response.json(await checkNow(db, tenantScopeOf(response)));
+    response.json(await checkNow(db, tenantScopeOf(response), options.incrementalEntriesMax));
   });
 
   router.get('/v1/system/ledger/reconciliation', async (_request, response) => {
     requireSystem(response);
-    response.json(await checkNow(db, null));
+    response.json(await checkNow(db, null, options.incrementalEntriesMax));
   });
 
   router.post('/internal/v1/reconciliation/full-runs', async (request, response) => {
