@@ -152,9 +152,12 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   const systemFirst = await reconcileNow(world.platform, '/v1/system/reconciliation');
   rows.push(['tenant reconciliation (GET), after the load', reconciliationCell(tenantFirst)]);
   rows.push(['platform reconciliation (GET), after the load', reconciliationCell(systemFirst)]);
+  // Each with entries of its own new: a tenant's check moves the checkpoints the platform's then starts from.
   await addTransfers(world, NEW_ENTRIES);
   await waitUntilCaughtUp(world);
   rows.push([`tenant reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.big.client, '/v1/admin/reconciliation'))]);
+  await addTransfers(world, NEW_ENTRIES);
+  await waitUntilCaughtUp(world);
   rows.push([`platform reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.platform, '/v1/system/reconciliation'))]);
   rows.push(['tenant full run (POST .../runs)', await orMissing(() => fullRun(world.big.client, '/v1/admin/reconciliation/runs'))]);
   rows.push(['platform full run (POST .../runs)', await orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'))]);
