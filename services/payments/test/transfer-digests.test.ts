@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { createDb, type Db, type DigestedRecords, DigestSum, migrate } from '@wallet/kit';
+import { createDb, type Db, type DigestedRecords, digestOfRecords, migrate } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { transferSource } from '../src/features/reconciliation/business-record-sources';
@@ -41,18 +41,11 @@ const transfer = fc.record({
   status: fc.constantFrom('pending', 'completed', 'completed', 'completed', 'failed'),
 }).filter((each) => each.from !== each.to && new BigNumber(each.commission).lte(each.fee));
 
-/** What check 3 one record at a time makes of a page: `after`'s records, their postings digested here. */
-async function digestedHere(afterSeq: string, limit: number): Promise<DigestedRecords> {
+/** What a full run makes of a page in code: `after`'s records, their postings digested (the kit's digestOfRecords). */
+async function digestedInCode(afterSeq: string, limit: number): Promise<DigestedRecords> {
   const records = await transferSource.after?.(db, scope, afterSeq, limit);
   if (!records) throw new Error('transfers are read by seq');
-  const sum = new DigestSum();
-  const notDone: string[] = [];
-  for (const record of records) {
-    const done = !record.open && record.postings.every((posting) => posting.journalEntryId !== null);
-    if (!done) notDone.push(record.id);
-    else for (const posting of record.postings) sum.addPosting(record, { ...posting, journalEntryId: posting.journalEntryId ?? '' });
-  }
-  return { records: records.length, lastSeq: records[records.length - 1]?.seq ?? null, digest: sum.value(), notDone };
+  return digestOfRecords(records);
 }
 
 it("digests a page of transfers in PostgreSQL exactly as their posting commands are digested in JavaScript", async () => {
@@ -71,7 +64,7 @@ it("digests a page of transfers in PostgreSQL exactly as their posting commands 
       );
       for (let afterSeq = '0'; ; ) {
         const inPostgres = await transferDigestsAfter(db, scope, afterSeq, limit);
-        expect(inPostgres).toEqual(await digestedHere(afterSeq, limit));
+        expect(inPostgres).toEqual(await digestedInCode(afterSeq, limit));
         if (inPostgres.lastSeq === null || inPostgres.records < limit) break;
         afterSeq = inPostgres.lastSeq;
       }

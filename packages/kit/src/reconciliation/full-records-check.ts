@@ -70,18 +70,23 @@ async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, a
 /** A step of records digested where they are stored: no answer crosses HTTP, so it is bounded by the pace's step time only. */
 const DIGESTED_PAGE_MAX = 50_000;
 
-/** A page of a scope's records after a seq, digested: by the source where it keeps its records, else here from what `after` reads. */
-async function digestPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit: number): Promise<DigestedRecords> {
-  if (source.digestAfter) return source.digestAfter(db, scope, afterSeq, limit);
-  const page = await readPage(db, source, scope, afterSeq, limit);
+/** Records in seq order digested here: the digest of the done ones' postings, and the others' ids (what a source's digestAfter must answer for them). */
+export function digestOfRecords(records: readonly CheckedRecord[]): DigestedRecords {
   const sum = new DigestSum();
   const notDone: string[] = [];
-  for (const record of page.records) {
+  for (const record of records) {
     if (!isDone(record)) notDone.push(record.id);
     // isDone: every posting names its entry.
     else for (const posting of record.postings) sum.addPosting(record, posting as typeof posting & { journalEntryId: string });
   }
-  return { records: page.rows.length, lastSeq: page.rows[page.rows.length - 1]?.seq ?? null, digest: sum.value(), notDone };
+  return { records: records.length, lastSeq: records[records.length - 1]?.seq ?? null, digest: sum.value(), notDone };
+}
+
+/** A page of a scope's records after a seq, digested: by the source where it keeps its records, else here from what `after` reads. */
+async function digestPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit: number): Promise<DigestedRecords> {
+  if (source.digestAfter) return source.digestAfter(db, scope, afterSeq, limit);
+  const page = await readPage(db, source, scope, afterSeq, limit);
+  return { ...digestOfRecords(page.records), records: page.rows.length, lastSeq: page.rows[page.rows.length - 1]?.seq ?? null };
 }
 
 /** Step 1 for one source in one scope: the next page is read while this one is summed. */
