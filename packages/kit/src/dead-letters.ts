@@ -33,6 +33,9 @@ export interface DeadLetterQueuesOptions {
   queues: readonly string[];
 }
 
+/** How long a scan waits for the messages it put back to count as ready again (see scan). */
+const PUT_BACK_WAIT_MS = 3_000;
+
 /**
  * The dead-letter queues as the broker holds them: nothing is copied out. A message is read
  * with basic.get on a channel of its own and not acknowledged, so closing that channel puts
@@ -43,9 +46,6 @@ export interface DeadLetterQueuesOptions {
  * Messages read and not yet put back are invisible to any other reader: operations of this
  * instance take turns. Two instances listing at once may each see part of a queue.
  */
-/** How long a scan waits for the messages it put back to count as ready again (see scan). */
-const PUT_BACK_WAIT_MS = 3_000;
-
 export class DeadLetterQueues {
   private turn: Promise<unknown> = Promise.resolve();
 

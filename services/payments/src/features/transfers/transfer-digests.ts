@@ -1,6 +1,5 @@
 import { ACCOUNTS } from '@wallet/contracts';
 import { type Db, type DigestedRecords, entryTermSql, lineTermSql } from '@wallet/kit';
-import { walletAccountName } from '../ledger/ledger-commands';
 import type { TransferScope } from './transfers-store';
 
 /*
@@ -26,7 +25,7 @@ const TERMS = [
 ];
 
 /** The names transferPostCommand gives: its kind and reference type, the wallet accounts' prefix (an owner's id follows it), the system accounts. */
-const NAMES = ['transfer', walletAccountName({ ownerId: '' }), ACCOUNTS.feeRevenue.name, ACCOUNTS.platformCommission.name];
+const NAMES = ['transfer', ACCOUNTS.wallet.prefix, ACCOUNTS.feeRevenue.name, ACCOUNTS.platformCommission.name];
 
 /**
  * A scope's transfers after a seq, in seq order, at most `limit`, digested: a completed one adds
