@@ -53,8 +53,8 @@ export interface PaceSettings {
 const IDLE_STEP_MS = 150;
 /**
  * While busy, a step lasts about this long at most: a request arriving behind it shares a core
- * with it for no longer. (At a busy share's size of a full step, a step over a large journal held
- * a core for tens of milliseconds, and the transfers' p99 rose by a third.)
+ * with it for no longer. (A busy share of a full step, 2,500 of the ledger's entries, held a core
+ * for tens of milliseconds over a 10-million-line journal.)
  */
 const BUSY_STEP_MS = 10;
 
