@@ -141,6 +141,8 @@ describe('the audit screen', () => {
     await rows.nth(1).getByRole('button', { name: /^Details/ }).click();
     const details = page.getByRole('dialog', { name: 'team_member.role_changed' });
     const change = details.getByRole('table', { name: 'Fields before and after the action' }).getByRole('row', { name: /orgRole/ });
+    // allInnerTexts does not wait: the dialog opens after the click, on a busy machine later.
+    await change.waitFor({ timeout: 10_000 });
     expect(await change.getByRole('cell').allInnerTexts()).toEqual(['approver', 'operator']);
     expect(await details.getByRole('table', { name: 'Event', exact: true }).innerText()).toContain(`team_member · ${operator.id}`);
     violations.push(...(await accessibilityViolations(page, 'an audit event')));
