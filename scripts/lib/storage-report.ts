@@ -43,6 +43,17 @@ export async function vacuumAnalyze(connectionString: string): Promise<void> {
   }
 }
 
+/** A checkpoint of the whole server, waited for: what a bulk write left dirty is on disk after it. */
+export async function checkpoint(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
 /** Vacuums and analyzes one database, then reads every table's size. */
 export async function databaseSize(connectionString: string, label: string): Promise<DatabaseSize> {
   await vacuumAnalyze(connectionString);
