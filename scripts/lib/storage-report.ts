@@ -32,26 +32,25 @@ const TABLE_SIZES_SQL = `
    WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema()
    ORDER BY c.relname`;
 
-/** What autovacuum would have done by now: dead rows reclaimed, visibility and statistics set. */
-export async function vacuumAnalyze(connectionString: string): Promise<void> {
+/** One maintenance statement on its own connection (neither runs inside a transaction block). */
+async function runAlone(connectionString: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    await client.query('VACUUM (ANALYZE)');
+    await client.query(statement);
   } finally {
     await client.end();
   }
 }
 
+/** What autovacuum would have done by now: dead rows reclaimed, visibility and statistics set. */
+export function vacuumAnalyze(connectionString: string): Promise<void> {
+  return runAlone(connectionString, 'VACUUM (ANALYZE)');
+}
+
 /** A checkpoint of the whole server, waited for: what a bulk write left dirty is on disk after it. */
-export async function checkpoint(connectionString: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query('CHECKPOINT');
-  } finally {
-    await client.end();
-  }
+export function checkpoint(connectionString: string): Promise<void> {
+  return runAlone(connectionString, 'CHECKPOINT');
 }
 
 /** Vacuums and analyzes one database, then reads every table's size. */
