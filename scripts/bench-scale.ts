@@ -256,7 +256,7 @@ async function main(): Promise<void> {
     // Gigabytes written in minutes leave a checkpoint writing them out for minutes more, over the measurements; a history that
     // accrued over months has none pending. After it, the measurements meet the server as any checkpoint cycle would.
     const checkpointStarted = performance.now();
-    await checkpoint(system.databaseUrl('ledger'));
+    await checkpoint(serverUrl);
     say(`  CHECKPOINT after the build: ${((performance.now() - checkpointStarted) / 1000).toFixed(1)} s`);
     // A history written in bulk is what an import or an upgrade leaves: a platform full run first (docs/reconciliation.md), so the
     // ledger's checkpoints stand at the history's end as the scheduled runs would have left them.

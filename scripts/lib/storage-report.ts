@@ -48,7 +48,7 @@ export function vacuumAnalyze(connectionString: string): Promise<void> {
   return runAlone(connectionString, 'VACUUM (ANALYZE)');
 }
 
-/** A checkpoint of the whole server, waited for: what a bulk write left dirty is on disk after it. */
+/** A checkpoint of the whole server (any database of it will do), waited for: what a bulk write left dirty is on disk after it. */
 export function checkpoint(connectionString: string): Promise<void> {
   return runAlone(connectionString, 'CHECKPOINT');
 }
