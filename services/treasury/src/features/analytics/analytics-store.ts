@@ -180,42 +180,40 @@ export async function readAnalytics(db: Db, scope: AnalyticsScope, range: { from
 async function readAnalyticsIn(db: Tx, scope: AnalyticsScope, range: { fromDay: string; toDay: string }): Promise<AnalyticsRows> {
   const scoped = scopeBindings(scope);
   const inRange = [...scoped, range.fromDay, range.toDay];
-  // One connection runs them one after another; Promise.all only saves the awaits.
-  const [byKind, byDay, classes, pending, last] = await Promise.all([
-    prepared<{ rows: Array<DbFiguresRow & { kind: JournalKind }> }>(
-      db,
-      `SELECT tenant_id, currency_code, kind, ${SUMS} FROM analytics_daily
-        WHERE ${SCOPE_FILTER} AND day >= ?::date AND day < ?::date
-        GROUP BY tenant_id, currency_code, kind ORDER BY tenant_id, currency_code, kind`,
-      inRange,
-    ),
-    prepared<{ rows: Array<DbFiguresRow & { day: string }> }>(
-      db,
-      `SELECT tenant_id, currency_code, to_char(day, 'YYYY-MM-DD') AS day, ${SUMS} FROM analytics_daily
-        WHERE ${SCOPE_FILTER} AND day >= ?::date AND day < ?::date
-        GROUP BY tenant_id, currency_code, day ORDER BY tenant_id, currency_code, day`,
-      inRange,
-    ),
-    prepared<{ rows: Array<{ tenant_id: string; currency_code: string; account_class: AccountClass; debits: string; credits: string }> }>(
-      db,
-      `SELECT tenant_id, currency_code, account_class, debits, credits FROM analytics_account_classes WHERE ${SCOPE_FILTER}`,
-      scoped,
-    ),
-    prepared<{ rows: Array<{ tenant_id: string; currency_code: string; case_type: 'payout' | 'withdrawal'; count: string; amount: string }> }>(
-      db,
-      `SELECT tenant_id, currency_code, case_type, count(*) AS count, sum(held_amount) AS amount FROM analytics_cases
-        WHERE ${SCOPE_FILTER} AND NOT resolved AND held_amount > 0
-        GROUP BY tenant_id, currency_code, case_type`,
-      scoped,
-    ),
-    prepared<{ rows: Array<{ last: Date | null }> }>(
-      db,
-      scope.tenantId === undefined
-        ? 'SELECT max(posted_at) AS last FROM analytics_entries WHERE environment = ?'
-        : 'SELECT max(posted_at) AS last FROM analytics_entries WHERE tenant_id = ? AND environment = ?',
-      scope.tenantId === undefined ? [scope.environment] : [scope.tenantId, scope.environment],
-    ),
-  ]);
+  // One after another: a transaction's connection runs one statement at a time (pg refuses a second one given meanwhile).
+  const byKind = await prepared<{ rows: Array<DbFiguresRow & { kind: JournalKind }> }>(
+    db,
+    `SELECT tenant_id, currency_code, kind, ${SUMS} FROM analytics_daily
+      WHERE ${SCOPE_FILTER} AND day >= ?::date AND day < ?::date
+      GROUP BY tenant_id, currency_code, kind ORDER BY tenant_id, currency_code, kind`,
+    inRange,
+  );
+  const byDay = await prepared<{ rows: Array<DbFiguresRow & { day: string }> }>(
+    db,
+    `SELECT tenant_id, currency_code, to_char(day, 'YYYY-MM-DD') AS day, ${SUMS} FROM analytics_daily
+      WHERE ${SCOPE_FILTER} AND day >= ?::date AND day < ?::date
+      GROUP BY tenant_id, currency_code, day ORDER BY tenant_id, currency_code, day`,
+    inRange,
+  );
+  const classes = await prepared<{ rows: Array<{ tenant_id: string; currency_code: string; account_class: AccountClass; debits: string; credits: string }> }>(
+    db,
+    `SELECT tenant_id, currency_code, account_class, debits, credits FROM analytics_account_classes WHERE ${SCOPE_FILTER}`,
+    scoped,
+  );
+  const pending = await prepared<{ rows: Array<{ tenant_id: string; currency_code: string; case_type: 'payout' | 'withdrawal'; count: string; amount: string }> }>(
+    db,
+    `SELECT tenant_id, currency_code, case_type, count(*) AS count, sum(held_amount) AS amount FROM analytics_cases
+      WHERE ${SCOPE_FILTER} AND NOT resolved AND held_amount > 0
+      GROUP BY tenant_id, currency_code, case_type`,
+    scoped,
+  );
+  const last = await prepared<{ rows: Array<{ last: Date | null }> }>(
+    db,
+    scope.tenantId === undefined
+      ? 'SELECT max(posted_at) AS last FROM analytics_entries WHERE environment = ?'
+      : 'SELECT max(posted_at) AS last FROM analytics_entries WHERE tenant_id = ? AND environment = ?',
+    scope.tenantId === undefined ? [scope.environment] : [scope.tenantId, scope.environment],
+  );
   return {
     byKind: byKind.rows.map((row) => ({ ...figures(row), kind: row.kind })),
     byDay: byDay.rows.map((row) => ({ ...figures(row), day: row.day })),
