@@ -175,7 +175,7 @@ async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<bo
     }
     const entryId = newId('journalEntry');
     const entry = await client.query(
-      `INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, md5($7)::uuid, now()) RETURNING seq`,
+      `INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, command_key($7), now()) RETURNING seq`,
       [entryId, command.tenantId, command.environment, command.kind, command.reference.type, command.reference.id, command.commandId],
     );
     const seq = (entry.rows[0] as { seq: string }).seq;

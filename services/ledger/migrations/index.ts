@@ -7,6 +7,7 @@ import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationCheckpoints from './20261226120000_reconciliation_checkpoints';
 import * as compactJournal from './20261230120000_compact_journal';
 import * as fullRunRecordDigests from './20270101120000_full_run_record_digests';
+import * as orderedJournalKeys from './20270102120000_ordered_journal_keys';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20261230120000_compact_journal', ...compactJournal },
   { name: '20270101120000_full_run_record_digests', ...fullRunRecordDigests },
+  { name: '20270102120000_ordered_journal_keys', ...orderedJournalKeys },
 ];

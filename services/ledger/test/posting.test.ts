@@ -36,7 +36,7 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const again = await ledger.client.request({ ...command, correlationId: 'a-retry' });
     expect(again).toMatchObject({ status: 'posted', journalEntryId: first.journalEntryId, duplicate: true });
     expect(await walletBalance(ledger.db, tenantId, 'wl_a')).toBe('5');
-    const entries = await ledger.db('journal_entries').whereRaw('command_key = md5(?)::uuid', [command.commandId]).count<{ count: string }[]>('* as count');
+    const entries = await ledger.db('journal_entries').whereRaw('command_key = command_key(?)', [command.commandId]).count<{ count: string }[]>('* as count');
     expect(entries[0]?.count).toBe('1');
   });
 

@@ -28,7 +28,7 @@ describe('processed_commands retention', () => {
   }
 
   async function entriesOf(command: { commandId: string }): Promise<number> {
-    const [row] = await ledger.db('journal_entries').whereRaw('command_key = md5(?)::uuid', [command.commandId]).count<Array<{ count: string }>>('* as count');
+    const [row] = await ledger.db('journal_entries').whereRaw('command_key = command_key(?)', [command.commandId]).count<Array<{ count: string }>>('* as count');
     return Number(row?.count);
   }
 

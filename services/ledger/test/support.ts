@@ -152,9 +152,9 @@ export async function ledgerInvariantViolations(db: Db): Promise<string[]> {
   for (const row of negative.rows) problems.push(`wallet account ${row.id} is negative: ${row.balance}`);
   const doubled = await db.raw(`SELECT command_key, COUNT(*) AS n FROM journal_entries GROUP BY command_key HAVING COUNT(*) > 1`);
   for (const row of doubled.rows) problems.push(`command ${row.command_key} posted ${row.n} entries`);
-  const unrecorded = await db.raw(`SELECT e.id FROM journal_entries e LEFT JOIN processed_commands p ON md5(p.command_id)::uuid = e.command_key WHERE p.command_id IS NULL`);
+  const unrecorded = await db.raw(`SELECT e.id FROM journal_entries e LEFT JOIN processed_commands p ON command_key(p.command_id) = e.command_key WHERE p.command_id IS NULL`);
   for (const row of unrecorded.rows) problems.push(`entry ${row.id} has no recorded result`);
-  const mismatched = await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_key = md5(p.command_id)::uuid
+  const mismatched = await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_key = command_key(p.command_id)
      WHERE (p.result->>'status' = 'posted') <> (e.id IS NOT NULL) OR (e.id IS NOT NULL AND p.result->>'journalEntryId' <> e.id)`);
   for (const row of mismatched.rows) problems.push(`recorded result of ${row.command_id} does not match the journal`);
   return problems;

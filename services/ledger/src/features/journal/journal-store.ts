@@ -104,7 +104,8 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   }
   if (filter.kind) query.where('e.kind', filter.kind);
   if (filter.referenceType) query.where('e.reference_type', filter.referenceType);
-  if (filter.referenceId) query.where('e.reference_id', filter.referenceId);
+  // reference_key() is what the index is on; the id itself is then rechecked.
+  if (filter.referenceId) query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
   if (filter.from) query.where('e.created_at', '>=', filter.from);
   if (filter.to) query.where('e.created_at', '<=', filter.to);
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);

@@ -254,7 +254,7 @@ export async function processBatch(
     relay?: Pick<OutboxRelay, 'handOver'>;
     /**
      * Also answers commands whose recorded result retention purged from the entries they posted
-     * (journal_entries.command_key, the MD5 of the command id, is UNIQUE, so such a command can never post again; without
+     * (journal_entries.command_key, a function of the command id, is UNIQUE, so such a command can never post again; without
      * this its batch is refused). The consumer sets it when retrying a batch that was refused so.
      */
     consultJournal?: boolean;

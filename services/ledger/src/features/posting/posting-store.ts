@@ -170,8 +170,8 @@ export interface EntryOfCommand {
 }
 
 /**
- * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_key (the MD5 of
- * the command id): what still tells a command posted once retention purged its recorded result.
+ * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_key (the
+ * command id's time and MD5, migration 20270102120000_ordered_journal_keys): what still tells a command posted once retention purged its recorded result.
  * Only read after a batch met that index's refusal, so the posting path pays nothing for it.
  */
 export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promise<Map<string, EntryOfCommand>> {
@@ -180,7 +180,7 @@ export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promi
   const result = await prepared<{ rows: unknown[] }>(
     tx,
     `SELECT k.command_id, e.id, e.tenant_id, e.environment, e.kind, e.reference_type, e.reference_id, e.created_at
-       FROM unnest(?::text[]) AS k(command_id) JOIN journal_entries e ON e.command_key = md5(k.command_id)::uuid`,
+       FROM unnest(?::text[]) AS k(command_id) JOIN journal_entries e ON e.command_key = command_key(k.command_id)`,
     [commandIds],
   );
   for (const row of result.rows as Array<{ command_id: string; id: string; tenant_id: string; environment: Environment; kind: string; reference_type: string; reference_id: string; created_at: Date }>) {
@@ -254,7 +254,7 @@ export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
     tx,
     `WITH entries AS (
        INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_key, created_at)
-       SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, md5(command_id)::uuid, ?::timestamptz
+       SELECT id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_key(command_id), ?::timestamptz
          FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
            AS u(id, tenant_id, environment, kind, reference_type, reference_id, reverses_entry_id, command_id)
        RETURNING id, seq
