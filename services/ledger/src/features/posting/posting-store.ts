@@ -171,7 +171,8 @@ export interface EntryOfCommand {
 
 /**
  * The entries `commandIds` posted, by the UNIQUE index on journal_entries.command_key (the
- * command id's time and MD5, migration 20270102120000_ordered_journal_keys): what still tells a command posted once retention purged its recorded result.
+ * command id's time and MD5, migration 20270102120000_ordered_journal_keys): what still tells a
+ * command posted once retention purged its recorded result.
  * Only read after a batch met that index's refusal, so the posting path pays nothing for it.
  */
 export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promise<Map<string, EntryOfCommand>> {
