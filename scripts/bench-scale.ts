@@ -13,6 +13,7 @@
  *                         BENCH_SCALE_BATCH=2000 (transfers per ledger transaction while building)
  *                         BENCH_SCALE_NEW_ENTRIES=10000 (entries posted between two incremental reconciliations)
  *                         BENCH_SCALE_READS=20 (each read timed this many times)
+ *                         BENCH_SCALE_ROUNDS=3 (the transfer load alternated between the two systems, rounds each; 0 for none)
  *                         BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10 BENCH_FEES=1
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +27,7 @@ import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconcilia
 import { createTenant, inParallel, type ScaleTenant } from './lib/scale-setup';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
-import { closedLoop, type LoadTarget, openLoop } from './lib/transfer-load';
+import { closedLoop, type Figures, type LoadTarget, openLoop } from './lib/transfer-load';
 
 const LINES = Number(process.env.BENCH_SCALE_LINES ?? 10_000_000);
 const SMALL_TENANTS = Number(process.env.BENCH_SCALE_SMALL_TENANTS ?? 50);
@@ -41,6 +42,7 @@ const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 6_000);
 const RATE = Number(process.env.BENCH_RATE ?? 700);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FEES = process.env.BENCH_FEES === '1';
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 /** Each wallet's deposit: enough that no transfer of the history or the load is refused. */
 const FUNDS = '100000.00';
 const CATCH_UP_TIMEOUT_MS = Number(process.env.BENCH_SCALE_CATCH_UP_MS ?? 30 * 60_000);
@@ -58,7 +60,13 @@ const SYSTEM_SETTINGS: NodeJS.ProcessEnv = {
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 const amqpServerUrl = process.env.AMQP_URL ?? DEFAULT_AMQP_URL;
 const runId = `bench${Date.now().toString(36)}`;
+/** The second, empty system the transfer load alternates with. */
+const emptyRunId = `${runId}e`;
 const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
+
+function startRun(id: string): Promise<RunningSystem> {
+  return startSystem({ serverUrl, amqpServerUrl, runId: id, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn', extraEnv: SYSTEM_SETTINGS });
+}
 
 function say(line: string): void {
   console.log(line);
@@ -109,6 +117,25 @@ async function waitUntilCaughtUp(world: World): Promise<number> {
   }
 }
 
+const accepted = (figures: Figures): number => Math.round(figures.acceptedPerSecond * figures.seconds);
+
+function loadTarget(system: RunningSystem, systemRunId: string, tenant: ScaleTenant): LoadTarget {
+  return { client: tenant.client, wallets: tenant.wallets, hot: null, system: { runId: systemRunId, systemPid: system.process.pid } };
+}
+
+/** A closed loop of at most 1,000 transfers: connections, caches and the JIT ready before a measurement. */
+function warmUp(target: LoadTarget): Promise<Figures> {
+  return closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) });
+}
+
+/** The transfer path's measurement, random pairs of a tenant's wallets: the closed loop's rate and the open loop's tail, after a warm-up. */
+async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; open: Figures; accepted: number }> {
+  const warm = await warmUp(target);
+  const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
+  const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: false });
+  return { closed, open, accepted: accepted(warm) + accepted(closed) + accepted(open) };
+}
+
 /** Completed transfers and every database's bytes per transfer, after a VACUUM of each. */
 async function storageRows(world: World): Promise<Row[]> {
   const counted = await world.paymentsDb.raw<{ rows: Array<{ count: string }> }>(`SELECT count(*) AS count FROM transfers WHERE status = 'completed'`);
@@ -134,12 +161,9 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   rows.push(['calibration (64 MiB SHA-256, lower is faster)', `${calibrationMs().toFixed(0)} ms`]);
 
   // The transfer path: the closed loop's rate and the open loop's tail, random pairs of the big tenant's wallets.
-  const target: LoadTarget = { client, wallets: world.big.wallets, hot: null, system: { runId, systemPid: world.system.process.pid } };
-  const warmUp = await closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) });
-  const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
-  const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: false });
-  const accepted = (figures: typeof closed) => Math.round(figures.acceptedPerSecond * figures.seconds);
-  world.entries += accepted(warmUp) + accepted(closed) + accepted(open);
+  const target = loadTarget(world.system, runId, world.big);
+  const { closed, open, accepted: loadAccepted } = await transferLoad(target);
+  world.entries += loadAccepted;
   rows.push([`closed loop, ${CONCURRENCY} in flight: completed transfers/s`, closed.completedPerSecond.toFixed(0)]);
   rows.push(['closed loop: p50 / p99 ms', `${closed.p50.toFixed(1)} / ${closed.p99.toFixed(1)}`]);
   rows.push([`open loop, ${RATE}/s offered: completed/s`, open.completedPerSecond.toFixed(0)]);
@@ -163,7 +187,7 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   rows.push(['platform full run (POST .../runs)', await orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'))]);
   // The same open loop while a platform full run reads the whole history: its throttle is what this tail shows. A full run
   // leaves PostgreSQL's cache full of the journal, so the transfer path is warmed up again first, as before the first loops.
-  world.entries += accepted(await closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) }));
+  world.entries += accepted(await warmUp(target));
   const running = orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'));
   const during = await openLoop('open during a full run', target, { rate: RATE, seconds: SECONDS, timeline: false });
   world.entries += accepted(during);
@@ -191,6 +215,47 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   return rows;
 }
 
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+const change = (from: number, to: number): string => `${to >= from ? '+' : ''}${(((to - from) / from) * 100).toFixed(0)} %`;
+
+/**
+ * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn: the
+ * VM's speed drifts by a third between hours, and the two phases above are the build's half hour apart. The medians of the
+ * rounds compare the two systems over the same minutes.
+ */
+async function alternateLoad(world: World): Promise<void> {
+  const system = await startRun(emptyRunId);
+  const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
+  try {
+    const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+    const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES }, pooledFetch(pool));
+    const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(world.system, runId, world.big) };
+    const rounds: Array<{ empty: Figures[]; scale: Figures[]; calibration: number }> = [];
+    say('');
+    say(`  the transfer load alternated: a fresh empty system (${WALLETS} wallets, no history) and the one with the history, ${ROUNDS} rounds`);
+    say('    round  calibration  closed/s: empty  at scale   p99 ms at 700/s: empty  at scale');
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const calibration = calibrationMs();
+      const empty = await transferLoad(targets.empty);
+      const scale = await transferLoad(targets.scale);
+      world.entries += scale.accepted;
+      rounds.push({ empty: [empty.closed, empty.open], scale: [scale.closed, scale.open], calibration });
+      say(`    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${empty.closed.completedPerSecond.toFixed(0).padStart(15)}  ${scale.closed.completedPerSecond.toFixed(0).padStart(8)}   ${empty.open.p99.toFixed(1).padStart(22)}  ${scale.open.p99.toFixed(1).padStart(8)}`);
+    }
+    const closedOf = (side: 'empty' | 'scale') => median(rounds.map((round) => round[side][0]?.completedPerSecond ?? Number.NaN));
+    const p99Of = (side: 'empty' | 'scale') => median(rounds.map((round) => round[side][1]?.p99 ?? Number.NaN));
+    say(`    median: closed loop ${closedOf('empty').toFixed(0)} / ${closedOf('scale').toFixed(0)} transfers/s (${change(closedOf('empty'), closedOf('scale'))}), p99 at ${RATE}/s ${p99Of('empty').toFixed(1)} / ${p99Of('scale').toFixed(1)} ms (${change(p99Of('empty'), p99Of('scale'))})`);
+  } finally {
+    await pool.close();
+    await system.stop();
+    await dropSystem(serverUrl, amqpServerUrl, emptyRunId);
+  }
+}
+
 function printSideBySide(empty: Row[], scale: Row[]): void {
   const width = Math.max(...scale.map(([name]) => name.length));
   const valueWidth = Math.max(18, ...empty.map(([, value]) => value.length));
@@ -212,7 +277,7 @@ async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
 }
 
 async function main(): Promise<void> {
-  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn', extraEnv: SYSTEM_SETTINGS });
+  const system = await startRun(runId);
   const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   let world: World | null = null;
   try {
@@ -271,6 +336,7 @@ async function main(): Promise<void> {
     const statementDepth = Math.floor(0.9 * (history.linesByWallet.get(wallet?.id ?? '') ?? 0));
     const scale = await measure(world, { middleAt: history.middleAt, statementDepth });
     printSideBySide(empty, scale);
+    if (ROUNDS > 0) await alternateLoad(world);
     runDemo(system);
   } finally {
     await pool.close();
