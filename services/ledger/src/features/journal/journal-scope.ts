@@ -17,22 +17,35 @@ export function entriesOfScopeSql(alias: string, scope: TenantScope): { sql: str
   };
 }
 
+/** The highest seq there can be: the open end of a scope's range. */
+const MAX_SEQ = '9223372036854775807::bigint';
+
 /**
- * The entries of the scope whose key is `scopeKey` (an SQL expression) after `afterSeq`, as a
- * range of journal_entries_scope_seq. Written as a row comparison, which only that index can
- * serve: given `seq > x`, the planner of a lateral join (x unknown when it plans) took the
- * primary key's range instead and filtered the whole journal after x for one scope's rows.
+ * The entries of the scope whose key is `scopeKey` (an SQL expression) with a seq in
+ * (afterSeq, throughSeq], as a range of journal_entries_scope_seq bounded at both ends by row
+ * comparisons, which only that index can serve. Not `key = X` beside them: PostgreSQL then starts
+ * the scan at the scope's first entry (the equality is the start it takes for the column) and reads
+ * every entry before the mark, 20,000 pages of a 5-million-entry scope. Not `seq > x` either: the
+ * planner of a lateral join (x unknown when it plans) took the primary key's range and filtered the
+ * whole journal after x. The key is the same all along the range: ordered by scopeOrderSql, it is
+ * read in the index's order, without a sort.
  */
-export function scopeSeqAfterSql(alias: string, scopeKey: string, afterSeq: string): string {
-  return `${scopeKeySql(alias)} = ${scopeKey} AND (${scopeKeySql(alias)}, ${alias}.seq) > (${scopeKey}, ${afterSeq})`;
+export function scopeSeqRangeSql(alias: string, scopeKey: string, afterSeq: string, throughSeq = MAX_SEQ): string {
+  const key = scopeKeySql(alias);
+  return `(${key}, ${alias}.seq) > (${scopeKey}, ${afterSeq}) AND (${key}, ${alias}.seq) <= (${scopeKey}, ${throughSeq})`;
 }
 
-/** One scope's entries with a seq in (afterSeq, throughSeq], as a range of journal_entries_scope_seq (see scopeSeqAfterSql), with its bindings. */
+/** The order of journal_entries_scope_seq: within one scope's range, seq order. */
+export function scopeOrderSql(alias: string): string {
+  return `${scopeKeySql(alias)}, ${alias}.seq`;
+}
+
+/** One scope's entries with a seq in (afterSeq, throughSeq], as a range of journal_entries_scope_seq (see scopeSeqRangeSql), with its bindings. */
 export function entriesOfScopeBetweenSql(alias: string, scope: TenantScope, afterSeq: string, throughSeq: string): { sql: string; bindings: string[] } {
   const scopeKey = `hashtext(?::text || '/' || ?::text)`;
   return {
-    sql: `${scopeSeqAfterSql(alias, scopeKey, '?::bigint')} AND (${scopeKeySql(alias)}, ${alias}.seq) <= (${scopeKey}, ?::bigint) AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
-    bindings: [scope.tenantId, scope.environment, scope.tenantId, scope.environment, afterSeq, scope.tenantId, scope.environment, throughSeq, scope.tenantId, scope.environment],
+    sql: `${scopeSeqRangeSql(alias, scopeKey, '?::bigint', '?::bigint')} AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
+    bindings: [scope.tenantId, scope.environment, afterSeq, scope.tenantId, scope.environment, throughSeq, scope.tenantId, scope.environment],
   };
 }
 

@@ -1,6 +1,6 @@
 import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
 import { type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
-import { entriesOfScopeSql, scopeKeySql, scopeSeqAfterSql, type TenantScope } from './journal-scope';
+import { entriesOfScopeSql, scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from './journal-scope';
 
 interface EntryRow {
   seq: string;
@@ -178,9 +178,9 @@ export async function referencesAfter(
            FROM unnest(?::text[], ?::text[], ?::bigint[]) WITH ORDINALITY AS s(tenant_id, environment, after_seq, n)
            CROSS JOIN LATERAL (
              SELECT * FROM journal_entries j
-              WHERE ${scopeSeqAfterSql('j', scopeKeySql('s'), 's.after_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
+              WHERE ${scopeSeqRangeSql('j', scopeKeySql('s'), 's.after_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
                 AND j.reference_type = ?
-              ORDER BY j.seq LIMIT ?
+              ORDER BY ${scopeOrderSql('j')} LIMIT ?
            ) e
           ORDER BY s.n, e.seq`,
         [filter.scopes.map((scope) => scope.tenantId), filter.scopes.map((scope) => scope.environment), filter.scopes.map((scope) => scope.afterSeq), filter.referenceType, filter.limitPerScope],

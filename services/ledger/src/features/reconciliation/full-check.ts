@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@wallet/contracts';
 import type { BackgroundPace, Db } from '@wallet/kit';
 import { entryTermSql, finalTop, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
-import { entriesOfScopeBetweenSql, type TenantScope } from '../journal/journal-scope';
+import { entriesOfScopeBetweenSql, scopeOrderSql, type TenantScope } from '../journal/journal-scope';
 import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, resetScopeTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -143,8 +143,9 @@ interface BatchExtent {
 
 async function batchExtent(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<BatchExtent | null> {
   const range = entriesBetweenSql(scope, page.afterSeq, page.throughSeq);
+  const order = scope ? scopeOrderSql('journal_entries') : 'seq';
   const result = await db.raw(
-    `SELECT count(*)::int AS entries, min(seq)::text AS "firstSeq", max(seq)::text AS "lastSeq" FROM (SELECT seq FROM journal_entries WHERE ${range.sql} ORDER BY seq LIMIT ?) batch`,
+    `SELECT count(*)::int AS entries, min(seq)::text AS "firstSeq", max(seq)::text AS "lastSeq" FROM (SELECT seq FROM journal_entries WHERE ${range.sql} ORDER BY ${order} LIMIT ?) batch`,
     [...range.bindings, page.limit],
   );
   const extent = result.rows[0] as BatchExtent;

@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import { advanceHighWater, type Db, highWaterMoved, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
-import { scopeKeySql, scopeSeqAfterSql, type TenantScope } from '../journal/journal-scope';
+import { scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from '../journal/journal-scope';
 import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
@@ -34,8 +34,8 @@ async function readNewEntries(tx: Tx, scopes: readonly ScopeCheckpoint[], entrie
        SELECT e.id, e.seq, e.tenant_id, e.environment, s.split_seq
          FROM s CROSS JOIN LATERAL (
            SELECT id, seq, tenant_id, environment FROM journal_entries j
-            WHERE ${scopeSeqAfterSql('j', scopeKeySql('s'), 's.from_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
-            ORDER BY ${scopeKeySql('j')}, j.seq LIMIT ${entriesMax}
+            WHERE ${scopeSeqRangeSql('j', scopeKeySql('s'), 's.from_seq')} AND j.tenant_id = s.tenant_id AND j.environment = s.environment
+            ORDER BY ${scopeOrderSql('j')} LIMIT ${entriesMax}
          ) e
      ),
      -- Lines by primary key, entry by entry (OFFSET 0 keeps the lateral join from being flattened into a hash join over every line);
