@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { createDb, type Db, migrate } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
-import { referencesAfter } from '../src/features/journal/journal-store';
+import { listEntries, referencesAfter } from '../src/features/journal/journal-store';
 import { entriesOfScopeBetweenSql, scopeOrderSql, scopeSeqRangeSql } from '../src/features/journal/journal-scope';
 
 /**
@@ -15,6 +15,8 @@ const SMALL = ['tn_RANGESMALLA', 'tn_RANGESMALLB'];
 const ENTRIES = 60_000;
 /** The big scope's index range alone is some 200 leaf pages; a read from its start touches them all. */
 const PAGES_AFTER_A_MARK = 40;
+/** The quiet wallet's lines: in the history's first entries only. */
+const QUIET_ENTRIES = 300;
 let db: Db;
 let bigSeqs: string[];
 
@@ -29,7 +31,23 @@ beforeAll(async () => {
        FROM generate_series(1, ?::int) AS i`,
     [SMALL, BIG, ENTRIES],
   );
-  await db.raw('ANALYZE journal_entries');
+  // Two lines an entry between busy wallets; one quiet wallet moved only in the first entries of the history.
+  await db.raw(
+    `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, wallet_id, normal_side)
+     SELECT 'ac_range_' || w, ?, 'test', 'USD', 'wallet:owner-' || w, w, 'CR' FROM unnest(array['wl_busya', 'wl_busyb', 'wl_quiet']) AS w`,
+    [BIG],
+  );
+  await db.raw(
+    `INSERT INTO journal_lines (entry_seq, line_no, account_num, direction, amount, balance_after)
+     SELECT e.seq, n.line_no, a.num, n.direction, 1, 0
+       FROM journal_entries e
+      CROSS JOIN (VALUES (1::smallint, 'DR'), (2::smallint, 'CR')) AS n(line_no, direction)
+       JOIN accounts a ON a.id = CASE WHEN n.line_no = 1 THEN 'ac_range_wl_busya'
+                                      WHEN substr(e.id, 10)::int <= ? THEN 'ac_range_wl_quiet' ELSE 'ac_range_wl_busyb' END
+      WHERE e.tenant_id = ?`,
+    [QUIET_ENTRIES, BIG],
+  );
+  await db.raw('ANALYZE journal_entries, journal_lines, accounts');
   bigSeqs = (await db('journal_entries').where({ tenant_id: BIG }).orderBy('journal_entries.seq').select(db.raw('seq::text AS seq'))).map((row: { seq: string }) => row.seq);
 });
 
@@ -97,5 +115,47 @@ describe("a scope's entries after a mark deep in its history", () => {
     const expected = await db('journal_entries').where({ tenant_id: BIG, reference_type: 'deposit' }).andWhere('seq', '>', mark).orderBy('journal_entries.seq').select(db.raw('seq::text AS seq'));
     expect(listed.data.map((entry) => entry.seq)).toEqual(expected.map((row: { seq: string }) => row.seq));
     expect(listed.scanned).toEqual([{ tenantId: BIG, environment: 'test', throughSeq: bigSeqs[bigSeqs.length - 1] }]);
+  });
+});
+
+describe("the journal of one wallet or account, whose last movement is long ago", () => {
+  /** The statement a list ran for its entries, as knex sent it. */
+  async function listedWithStatement(filter: { walletId?: string; accountName?: string; kind?: string; beforeSeq?: string }): Promise<{ seqs: string[]; statement: { sql: string; bindings: Knex.RawBinding[] } }> {
+    const statements: Array<{ sql: string; bindings: Knex.RawBinding[] }> = [];
+    const capture = (query: { sql: string; bindings?: Knex.RawBinding[] }): void => {
+      if (/from "journal_entries" as "e"/.test(query.sql)) statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+    };
+    db.on('query', capture);
+    try {
+      const entries = await listEntries(db, { tenantId: BIG, environment: 'test' }, { ...filter, limit: 10 });
+      const statement = statements[0];
+      if (!statement) throw new Error('no statement on journal_entries was sent');
+      return { seqs: entries.map((entry) => entry.seq), statement };
+    } finally {
+      db.off('query', capture);
+    }
+  }
+
+  /** The oracle, straight from the lines: the quiet wallet's entries, newest first. */
+  async function quietSeqs(): Promise<string[]> {
+    const rows: Array<{ seq: string }> = (
+      await db.raw(`SELECT DISTINCT l.entry_seq::text AS seq, l.entry_seq FROM journal_lines l JOIN accounts a ON a.num = l.account_num WHERE a.wallet_id = 'wl_quiet' ORDER BY l.entry_seq DESC`)
+    ).rows;
+    return rows.map((row) => row.seq);
+  }
+
+  it('is found through its lines: its newest entries, a few pages, not every newer entry of the scope', async () => {
+    const listed = await listedWithStatement({ walletId: 'wl_quiet' });
+    expect(listed.seqs).toEqual((await quietSeqs()).slice(0, 11));
+    const explained = await readWithBuffers(listed.statement.sql.replace(/\$\d+/g, '?'), listed.statement.bindings);
+    // Its lines, then one look-up per entry shown (three pages each); walking the scope's newer entries reads thousands.
+    expect(explained.buffers).toBeLessThan(PAGES_AFTER_A_MARK + 11 * 3);
+  });
+
+  it('pages on, by name too, with the other filters applied to what the lines find', async () => {
+    const first = await listedWithStatement({ accountName: 'wallet:owner-wl_quiet', kind: 'transfer' });
+    const next = await listedWithStatement({ accountName: 'wallet:owner-wl_quiet', kind: 'transfer', beforeSeq: first.seqs[9] as string });
+    expect([...first.seqs.slice(0, 10), ...next.seqs.slice(0, 10)]).toEqual((await quietSeqs()).slice(0, 20));
+    expect(await listEntries(db, { tenantId: BIG, environment: 'test' }, { walletId: 'wl_nobody', limit: 10 })).toEqual([]);
   });
 });

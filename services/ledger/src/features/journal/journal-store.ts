@@ -89,14 +89,45 @@ export async function listEntriesAcrossTenants(db: Db, filter: SystemJournalFilt
   return selectEntries(db, filter);
 }
 
+/** The accounts of one scope a wallet or account-name filter names: a wallet has one, a name one per currency. */
+async function accountNumsOf(db: Db, scope: TenantScope, filter: JournalFilter): Promise<string[]> {
+  const query = db('accounts').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('num');
+  if (filter.walletId) query.where('wallet_id', filter.walletId);
+  if (filter.accountName) query.where('name', filter.accountName);
+  return (await query.select(db.raw('num::text AS num'))).map((row: { num: string }) => row.num);
+}
+
+/**
+ * The seqs of the entries with a line on these accounts, newest first: each account's lines on
+ * journal_lines_account, merged in seq order, an entry with several of their lines once. A page
+ * costs the lines it shows, however long ago the account last moved (a condition on each entry
+ * instead walks the scope's entries back to the newest ones that match).
+ */
+function entriesOfAccountsSql(accountNums: readonly string[], beforeSeq: string | undefined): { sql: string; bindings: string[] } {
+  const before = beforeSeq ? ' AND l.entry_seq < ?' : '';
+  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${before} ORDER BY l.entry_seq DESC)`);
+  return {
+    sql: `(SELECT DISTINCT s.entry_seq FROM (${perAccount.join(' UNION ALL ')}) s ORDER BY s.entry_seq DESC)`,
+    bindings: accountNums.flatMap((num) => (beforeSeq ? [num, beforeSeq] : [num])),
+  };
+}
+
 async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
   const query = db('journal_entries as e')
     .orderBy('e.seq', 'desc')
     .limit(filter.limit + 1)
     .select('e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at');
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
-  if (filter.tenantId !== undefined && filter.environment !== undefined) {
-    const { sql, bindings } = entriesOfScopeSql('e', { tenantId: filter.tenantId, environment: filter.environment });
+  const scope = filter.tenantId !== undefined && filter.environment !== undefined ? { tenantId: filter.tenantId, environment: filter.environment } : null;
+  // Within a scope the accounts a filter names are few: their entries are found through their lines.
+  const byAccounts = scope !== null && Boolean(filter.walletId || filter.accountName);
+  if (scope && byAccounts) {
+    const accountNums = await accountNumsOf(db, scope, filter);
+    if (accountNums.length === 0) return [];
+    const accounts = entriesOfAccountsSql(accountNums, filter.beforeSeq);
+    query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
+  } else if (scope) {
+    const { sql, bindings } = entriesOfScopeSql('e', scope);
     query.whereRaw(sql, bindings);
   } else {
     if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
@@ -109,7 +140,7 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   if (filter.from) query.where('e.created_at', '>=', filter.from);
   if (filter.to) query.where('e.created_at', '<=', filter.to);
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
-  if (filter.accountName || filter.walletId) {
+  if (!byAccounts && (filter.accountName || filter.walletId)) {
     query.whereExists(function linesOnAccount() {
       this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.num', 'l.account_num').whereRaw('l.entry_seq = e.seq');
       if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
