@@ -14,17 +14,19 @@
  *                         BENCH_SCALE_NEW_ENTRIES=10000 (entries posted between two incremental reconciliations)
  *                         BENCH_SCALE_READS=20 (each read timed this many times)
  *                         BENCH_SCALE_ROUNDS=3 (the transfer load alternated between the two systems, rounds each; 0 for none)
+ *                         BENCH_SCALE_REUSE=<run id> (only the alternated load, on the databases a run kept with BENCH_SCALE_KEEP=1)
  *                         BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10 BENCH_FEES=1
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { CHECK3_LIMIT_PER_SCOPE, createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { dropRunVhosts } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
 import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
-import { createTenant, inParallel, type ScaleTenant } from './lib/scale-setup';
+import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { closedLoop, type Figures, type LoadTarget, openLoop } from './lib/transfer-load';
@@ -43,6 +45,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 700);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FEES = process.env.BENCH_FEES === '1';
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
+const REUSE = process.env.BENCH_SCALE_REUSE;
 /** Each wallet's deposit: enough that no transfer of the history or the load is refused. */
 const FUNDS = '100000.00';
 const CATCH_UP_TIMEOUT_MS = Number(process.env.BENCH_SCALE_CATCH_UP_MS ?? 30 * 60_000);
@@ -222,38 +225,61 @@ const median = (values: readonly number[]): number => {
 };
 const change = (from: number, to: number): string => `${to >= from ? '+' : ''}${(((to - from) / from) * 100).toFixed(0)} %`;
 
+/** One system's part of a round: the closed loop, the open loop at RATE, and an open loop at half the empty system's closed-loop rate. */
+interface RoundSide {
+  closed: Figures;
+  open: Figures;
+  half: Figures;
+}
+
 /**
  * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn: the
  * VM's speed drifts by a third between hours, and the two phases above are the build's half hour apart. The medians of the
- * rounds compare the two systems over the same minutes.
+ * rounds compare the two systems over the same minutes. Each round also offers both systems half of what the empty one
+ * completed in its closed loop: where the VM cannot offer RATE with room to spare, the tail at RATE is a queue's, and the
+ * tail at half the capacity is still a posting's.
  */
-async function alternateLoad(world: World): Promise<void> {
+async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big: ScaleTenant): Promise<number> {
   const system = await startRun(emptyRunId);
   const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
+  let acceptedAtScale = 0;
   try {
     const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
-    const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES }, pooledFetch(pool));
-    const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(world.system, runId, world.big) };
-    const rounds: Array<{ empty: Figures[]; scale: Figures[]; calibration: number }> = [];
+    const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES }, pooledFetch(pool));
+    const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(scaleSystem, scaleRunId, big) };
+    const rounds: Array<{ empty: RoundSide; scale: RoundSide }> = [];
     say('');
-    say(`  the transfer load alternated: a fresh empty system (${WALLETS} wallets, no history) and the one with the history, ${ROUNDS} rounds`);
-    say('    round  calibration  closed/s: empty  at scale   p99 ms at 700/s: empty  at scale');
+    say(`  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds`);
+    say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();
       const empty = await transferLoad(targets.empty);
       const scale = await transferLoad(targets.scale);
-      world.entries += scale.accepted;
-      rounds.push({ empty: [empty.closed, empty.open], scale: [scale.closed, scale.open], calibration });
-      say(`    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${empty.closed.completedPerSecond.toFixed(0).padStart(15)}  ${scale.closed.completedPerSecond.toFixed(0).padStart(8)}   ${empty.open.p99.toFixed(1).padStart(22)}  ${scale.open.p99.toFixed(1).padStart(8)}`);
+      const half = { rate: Math.round(empty.closed.completedPerSecond / 2), seconds: SECONDS, timeline: false };
+      const emptyHalf = await openLoop('open, half rate', targets.empty, half);
+      const scaleHalf = await openLoop('open, half rate', targets.scale, half);
+      acceptedAtScale += scale.accepted + accepted(scaleHalf);
+      rounds.push({ empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } });
+      const cells = [empty.closed.completedPerSecond, scale.closed.completedPerSecond, empty.open.p99, scale.open.p99, half.rate, emptyHalf.p99, scaleHalf.p99];
+      const widths = [15, 8, 22, 8, 9, 13, 8];
+      say(`    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cells.map((cell, index) => (index === 0 || index === 1 || index === 4 ? cell.toFixed(0) : cell.toFixed(1)).padStart(widths[index] ?? 8)).join('  ')}`);
     }
-    const closedOf = (side: 'empty' | 'scale') => median(rounds.map((round) => round[side][0]?.completedPerSecond ?? Number.NaN));
-    const p99Of = (side: 'empty' | 'scale') => median(rounds.map((round) => round[side][1]?.p99 ?? Number.NaN));
-    say(`    median: closed loop ${closedOf('empty').toFixed(0)} / ${closedOf('scale').toFixed(0)} transfers/s (${change(closedOf('empty'), closedOf('scale'))}), p99 at ${RATE}/s ${p99Of('empty').toFixed(1)} / ${p99Of('scale').toFixed(1)} ms (${change(p99Of('empty'), p99Of('scale'))})`);
+    const medianOf = (side: 'empty' | 'scale', figure: (each: RoundSide) => number) => median(rounds.map((round) => figure(round[side])));
+    const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string) =>
+      `${label} ${medianOf('empty', figure).toFixed(digits)} / ${medianOf('scale', figure).toFixed(digits)}${unit} (${change(medianOf('empty', figure), medianOf('scale', figure))})`;
+    say(
+      `    median, empty / at scale: ${[
+        compared('closed loop', (each) => each.closed.completedPerSecond, 0, ' transfers/s'),
+        compared(`p99 at ${RATE}/s`, (each) => each.open.p99, 1, ' ms'),
+        compared('p99 at half the empty closed loop', (each) => each.half.p99, 1, ' ms'),
+      ].join(', ')}`,
+    );
   } finally {
     await pool.close();
     await system.stop();
     await dropSystem(serverUrl, amqpServerUrl, emptyRunId);
   }
+  return acceptedAtScale;
 }
 
 function printSideBySide(empty: Row[], scale: Row[]): void {
@@ -276,7 +302,34 @@ async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
   return { system, platform, big, small, ledgerDb, paymentsDb, entries };
 }
 
+/**
+ * The databases a run kept started again, and only the alternated load measured on them: the biggest tenant of the test
+ * environment, a new key of its own, its wallets as the kept payments database lists them.
+ */
+async function alternateOnKept(keptRunId: string): Promise<void> {
+  const system = await startRun(keptRunId);
+  const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
+  const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 1, applicationName: 'bench-scale' });
+  try {
+    const counted = await paymentsDb.raw<{ rows: Array<{ tenant_id: string }> }>(`SELECT tenant_id FROM wallets WHERE environment = 'test' GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1`);
+    const tenantId = counted.rows[0]?.tenant_id;
+    if (!tenantId) throw new Error(`the databases ${keptRunId}_* hold no wallet`);
+    const listed = await paymentsDb.raw<{ rows: Array<{ id: string; owner_id: string; currency_code: string }> }>(`SELECT id, owner_id, currency_code FROM wallets WHERE tenant_id = ? AND environment = 'test' ORDER BY id`, [tenantId]);
+    const wallets = listed.rows.map((row) => ({ id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: 'active' as const }));
+    const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+    const client = await tenantClient(platform, system.baseUrl, tenantId, 'test', pooledFetch(pool));
+    say(`Scale benchmark, the alternated load only, on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant)`);
+    await alternateLoad(system, keptRunId, { tenantId, client, wallets });
+  } finally {
+    await paymentsDb.destroy();
+    await pool.close();
+    await system.stop();
+    await dropRunVhosts(amqpServerUrl, keptRunId);
+  }
+}
+
 async function main(): Promise<void> {
+  if (REUSE) return alternateOnKept(REUSE);
   const system = await startRun(runId);
   const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   let world: World | null = null;
@@ -336,7 +389,7 @@ async function main(): Promise<void> {
     const statementDepth = Math.floor(0.9 * (history.linesByWallet.get(wallet?.id ?? '') ?? 0));
     const scale = await measure(world, { middleAt: history.middleAt, statementDepth });
     printSideBySide(empty, scale);
-    if (ROUNDS > 0) await alternateLoad(world);
+    if (ROUNDS > 0) world.entries += await alternateLoad(system, runId, world.big);
     runDemo(system);
   } finally {
     await pool.close();

@@ -60,6 +60,18 @@ export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet
   if (answer.status !== 201) throw new Error(`the momo webhook for ${wallet.id} answered ${answer.status}: ${await answer.text()}`);
 }
 
+/** A client signing as the tenant's backend does, with a new HMAC key of the platform operator's making. */
+export async function tenantClient(platform: WalletClient, baseUrl: string, tenantId: string, environment: Environment, fetchFor: FetchLike | undefined): Promise<WalletClient> {
+  const key = await platform.apiKeys.createForTenant(tenantId, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment });
+  return new WalletClient({
+    baseUrl,
+    auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
+    validateResponses: false,
+    maxRetries: 0,
+    ...(fetchFor ? { fetch: fetchFor } : {}),
+  });
+}
+
 export async function createTenant(platform: WalletClient, baseUrl: string, plan: TenantPlan, fetchFor: FetchLike | undefined): Promise<ScaleTenant> {
   const tenant = await platform.system.tenants.create({
     name: plan.name,
@@ -71,14 +83,7 @@ export async function createTenant(platform: WalletClient, baseUrl: string, plan
     await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
     await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
   }
-  const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment: plan.environment ?? 'test' });
-  const client = new WalletClient({
-    baseUrl,
-    auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
-    validateResponses: false,
-    maxRetries: 0,
-    ...(fetchFor ? { fetch: fetchFor } : {}),
-  });
+  const client = await tenantClient(platform, baseUrl, tenant.id, plan.environment ?? 'test', fetchFor);
   const provider = await client.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
   const wallets = await inParallel(Array.from({ length: plan.wallets }, (_, index) => index), 8, async (index) => {
     const ownerId = `${plan.slug}-${index}`;
