@@ -71,6 +71,11 @@ function startRun(id: string): Promise<RunningSystem> {
   return startSystem({ serverUrl, amqpServerUrl, runId: id, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn', extraEnv: SYSTEM_SETTINGS });
 }
 
+/** The platform operator's client of a running system. */
+function platformClient(system: RunningSystem): WalletClient {
+  return new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+}
+
 function say(line: string): void {
   console.log(line);
 }
@@ -218,6 +223,7 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   return rows;
 }
 
+/** The middle of the rounds, the mean of the two middle ones for an even count (percentile() takes the upper). */
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -244,7 +250,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
   const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   let acceptedAtScale = 0;
   try {
-    const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+    const platform = platformClient(system);
     const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES }, pooledFetch(pool));
     const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(scaleSystem, scaleRunId, big) };
     const rounds: Array<{ empty: RoundSide; scale: RoundSide }> = [];
@@ -260,13 +266,16 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
       const scaleHalf = await openLoop('open, half rate', targets.scale, half);
       acceptedAtScale += scale.accepted + accepted(scaleHalf);
       rounds.push({ empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } });
-      const cells = [empty.closed.completedPerSecond, scale.closed.completedPerSecond, empty.open.p99, scale.open.p99, half.rate, emptyHalf.p99, scaleHalf.p99];
-      const widths = [15, 8, 22, 8, 9, 13, 8];
-      say(`    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cells.map((cell, index) => (index === 0 || index === 1 || index === 4 ? cell.toFixed(0) : cell.toFixed(1)).padStart(widths[index] ?? 8)).join('  ')}`);
+      const cell = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
+      say(
+        `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
+          `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}`,
+      );
     }
-    const medianOf = (side: 'empty' | 'scale', figure: (each: RoundSide) => number) => median(rounds.map((round) => figure(round[side])));
-    const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string) =>
-      `${label} ${medianOf('empty', figure).toFixed(digits)} / ${medianOf('scale', figure).toFixed(digits)}${unit} (${change(medianOf('empty', figure), medianOf('scale', figure))})`;
+    const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
+      const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];
+      return `${label} ${empty.toFixed(digits)} / ${scale.toFixed(digits)}${unit} (${change(empty, scale)})`;
+    };
     say(
       `    median, empty / at scale: ${[
         compared('closed loop', (each) => each.closed.completedPerSecond, 0, ' transfers/s'),
@@ -291,7 +300,7 @@ function printSideBySide(empty: Row[], scale: Row[]): void {
 }
 
 async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
-  const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+  const platform = platformClient(system);
   const big = await createTenant(platform, system.baseUrl, { name: 'Big', slug: `big-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES }, pooledFetch(pool));
   const small = await inParallel(Array.from({ length: SMALL_TENANTS }, (_, index) => index), 4, (index) =>
     createTenant(platform, system.baseUrl, { name: `Small ${index}`, slug: `small-${index}-${runId}`, wallets: SMALL_WALLETS, funds: FUNDS, fees: FEES }, undefined),
@@ -316,7 +325,7 @@ async function alternateOnKept(keptRunId: string): Promise<void> {
     if (!tenantId) throw new Error(`the databases ${keptRunId}_* hold no wallet`);
     const listed = await paymentsDb.raw<{ rows: Array<{ id: string; owner_id: string; currency_code: string }> }>(`SELECT id, owner_id, currency_code FROM wallets WHERE tenant_id = ? AND environment = 'test' ORDER BY id`, [tenantId]);
     const wallets = listed.rows.map((row) => ({ id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: 'active' as const }));
-    const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY }, validateResponses: false });
+    const platform = platformClient(system);
     const client = await tenantClient(platform, system.baseUrl, tenantId, 'test', pooledFetch(pool));
     say(`Scale benchmark, the alternated load only, on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant)`);
     await alternateLoad(system, keptRunId, { tenantId, client, wallets });
