@@ -15,6 +15,7 @@
  *                         BENCH_SCALE_READS=20 (each read timed this many times)
  *                         BENCH_SCALE_ROUNDS=3 (the transfer load alternated between the two systems, rounds each; 0 for none)
  *                         BENCH_SCALE_REUSE=<run id> (only the alternated load, on the databases a run kept with BENCH_SCALE_KEEP=1)
+ *                         BENCH_SCALE_TIMELINE=1 (each open loop's latency by the second)
  *                         BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10 BENCH_FEES=1
  */
 import { spawnSync } from 'node:child_process';
@@ -27,6 +28,7 @@ import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
 import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
 import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
+import { perTransfer, serverCounters, type ServerCounters } from './lib/server-counters';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { closedLoop, type Figures, type LoadTarget, openLoop } from './lib/transfer-load';
@@ -46,6 +48,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FEES = process.env.BENCH_FEES === '1';
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 const REUSE = process.env.BENCH_SCALE_REUSE;
+/** The open loops' latency by the second, to tell a stall from a queue. */
+const TIMELINE = process.env.BENCH_SCALE_TIMELINE === '1';
 /** Each wallet's deposit: enough that no transfer of the history or the load is refused. */
 const FUNDS = '100000.00';
 const CATCH_UP_TIMEOUT_MS = Number(process.env.BENCH_SCALE_CATCH_UP_MS ?? 30 * 60_000);
@@ -136,12 +140,17 @@ function warmUp(target: LoadTarget): Promise<Figures> {
   return closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) });
 }
 
-/** The transfer path's measurement, random pairs of a tenant's wallets: the closed loop's rate and the open loop's tail, after a warm-up. */
-async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; open: Figures; accepted: number }> {
+/**
+ * The transfer path's measurement, random pairs of a tenant's wallets: the closed loop's rate and the open loop's tail, after a
+ * warm-up; with what PostgreSQL did per transfer of the open loop, to tell where a longer tail comes from.
+ */
+async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; open: Figures; server: ServerCounters; accepted: number }> {
   const warm = await warmUp(target);
   const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
-  const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: false });
-  return { closed, open, accepted: accepted(warm) + accepted(closed) + accepted(open) };
+  const before = await serverCounters(serverUrl, target.system.runId);
+  const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: TIMELINE });
+  const server = perTransfer(before, await serverCounters(serverUrl, target.system.runId), open.sent);
+  return { closed, open, server, accepted: accepted(warm) + accepted(closed) + accepted(open) };
 }
 
 /** Completed transfers and every database's bytes per transfer, after a VACUUM of each. */
@@ -235,8 +244,19 @@ const change = (from: number, to: number): string => `${to >= from ? '+' : ''}${
 interface RoundSide {
   closed: Figures;
   open: Figures;
+  server: ServerCounters;
   half: Figures;
 }
+
+/** CPU per transfer of the loaded system's services, its databases' backends and the broker: not the load generator's. */
+const systemCpuMs = (figures: Figures): number =>
+  figures.cpu.filter((share) => share.process !== 'load generator' && share.process !== 'pg:other').reduce((sum, share) => sum + share.msPerTransfer, 0);
+
+/** One side's costs in a round: CPU in the closed loop, and what PostgreSQL did per transfer of the open loop. */
+const costs = (side: RoundSide): string =>
+  `${systemCpuMs(side.closed).toFixed(2)} ms CPU, WAL ${(side.server.walBytes / 1024).toFixed(1)} KB, ` +
+  `${side.server.blocksHit.toFixed(0)} pages hit, ${side.server.blocksRead.toFixed(2)} read, ${side.server.backendWrites.toFixed(2)} written by a backend, ` +
+  `${side.server.checkpoints} checkpoints`;
 
 /**
  * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn: the
@@ -271,6 +291,8 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}`,
       );
+      say(`           per transfer, empty system: ${costs({ ...empty, half: emptyHalf })}`);
+      say(`           per transfer, with history: ${costs({ ...scale, half: scaleHalf })}`);
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];
@@ -281,8 +303,13 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared('closed loop', (each) => each.closed.completedPerSecond, 0, ' transfers/s'),
         compared(`p99 at ${RATE}/s`, (each) => each.open.p99, 1, ' ms'),
         compared('p99 at half the empty closed loop', (each) => each.half.p99, 1, ' ms'),
+        compared('CPU per transfer', (each) => systemCpuMs(each.closed), 2, ' ms'),
+        compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
     );
+    const parts = [...new Set(rounds.flatMap((round) => round.empty.closed.cpu.map((share) => share.process)))].filter((part) => part !== 'load generator' && part !== 'pg:other');
+    const partMs = (figures: Figures, part: string): number => figures.cpu.find((share) => share.process === part)?.msPerTransfer ?? 0;
+    say(`    median CPU per transfer of each part in the closed loop, ms, empty / at scale: ${parts.map((part) => compared(part, (each) => partMs(each.closed, part), 2, '')).join(', ')}`);
   } finally {
     await pool.close();
     await system.stop();

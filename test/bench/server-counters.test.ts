@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_DATABASE_URL } from '@wallet/kit';
+import pg from 'pg';
+import { perTransfer, serverCounters } from '../../scripts/lib/server-counters';
+import { runDatabaseUrl } from '../../scripts/lib/system';
+
+/**
+ * bench:scale's per-transfer costs (scripts/lib/server-counters.ts) from PostgreSQL's own
+ * statistics: the WAL a load wrote, and the pages of its system's databases, not another's.
+ */
+const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+const runId = `sc${randomUUID().slice(0, 8)}`;
+const otherRunId = `sc${randomUUID().slice(0, 8)}`;
+const database = `${runId}_ledger`;
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(() => withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${database}"`)));
+afterAll(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)));
+
+it('counts the WAL and the pages a load of one system wrote and touched, per transfer', async () => {
+  const before = await serverCounters(serverUrl, runId);
+  const otherBefore = await serverCounters(serverUrl, otherRunId);
+  await withClient(runDatabaseUrl(serverUrl, runId, 'ledger'), async (client) => {
+    await client.query('CREATE TABLE lines (id bigint PRIMARY KEY, note text NOT NULL)');
+    await client.query(`INSERT INTO lines SELECT n, repeat('x', 100) FROM generate_series(1, 1000) AS n`);
+    await client.query('SELECT count(*) FROM lines');
+    // A backend reports its statistics at most once a second; this one reports at its next statement's end.
+    await client.query('SELECT pg_stat_force_next_flush()');
+    await client.query('SELECT 1');
+  });
+  const after = await serverCounters(serverUrl, runId);
+  const each = perTransfer(before, after, 1000);
+  // 1,000 rows of over 100 bytes, and their index entries.
+  expect(each.walBytes).toBeGreaterThan(100);
+  expect(each.blocksHit + each.blocksRead).toBeGreaterThan(0);
+  expect(each.checkpoints).toBeGreaterThanOrEqual(0);
+  const other = perTransfer(otherBefore, await serverCounters(serverUrl, otherRunId), 1000);
+  expect(other.blocksHit + other.blocksRead).toBe(0);
+});
