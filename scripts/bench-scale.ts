@@ -28,7 +28,7 @@ import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
 import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
 import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
-import { perTransfer, serverCounters, type ServerCounters } from './lib/server-counters';
+import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters, windowedRows } from './lib/server-counters';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { closedLoop, type Figures, type LoadTarget, openLoop } from './lib/transfer-load';
@@ -276,6 +276,8 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     const rounds: Array<{ empty: RoundSide; scale: RoundSide }> = [];
     say('');
     say(`  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds`);
+    // The history holds none (older than every window); the system with it holds what this run's (and a kept run's) load left.
+    say(`    in windowed tables at the start: empty system ${describeWindowedRows(await windowedRows(system.databaseUrl))}; with history ${describeWindowedRows(await windowedRows(scaleSystem.databaseUrl))}`);
     say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();

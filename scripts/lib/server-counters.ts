@@ -48,3 +48,32 @@ export function perTransfer(before: ServerCounters, after: ServerCounters, trans
     checkpoints: after.checkpoints - before.checkpoints,
   };
 }
+
+/** Rows a transfer adds to tables kept for a window, not for ever: what a system's earlier load left in them weighs on its next. */
+export interface WindowedRows {
+  idempotencyKeys: number;
+  requestLogs: number;
+  nonces: number;
+}
+
+async function countRows(url: string, table: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: number }>(`SELECT count(*)::float8 AS count FROM ${table}`);
+    return rows[0]?.count ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function windowedRows(databaseUrl: (service: string) => string): Promise<WindowedRows> {
+  return {
+    idempotencyKeys: await countRows(databaseUrl('payments'), 'idempotency_keys'),
+    requestLogs: await countRows(databaseUrl('gateway'), 'request_logs'),
+    nonces: await countRows(databaseUrl('gateway'), 'request_nonces'),
+  };
+}
+
+export const describeWindowedRows = (rows: WindowedRows): string =>
+  `${rows.idempotencyKeys.toLocaleString('en-US')} idempotency keys, ${rows.requestLogs.toLocaleString('en-US')} request logs, ${rows.nonces.toLocaleString('en-US')} nonces`;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_DATABASE_URL } from '@wallet/kit';
 import pg from 'pg';
-import { perTransfer, serverCounters } from '../../scripts/lib/server-counters';
+import { describeWindowedRows, perTransfer, serverCounters, windowedRows } from '../../scripts/lib/server-counters';
 import { runDatabaseUrl } from '../../scripts/lib/system';
 
 /**
@@ -11,7 +11,7 @@ import { runDatabaseUrl } from '../../scripts/lib/system';
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 const runId = `sc${randomUUID().slice(0, 8)}`;
 const otherRunId = `sc${randomUUID().slice(0, 8)}`;
-const database = `${runId}_ledger`;
+const databases = ['ledger', 'payments', 'gateway'].map((service) => `${runId}_${service}`);
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -23,8 +23,12 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-beforeAll(() => withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${database}"`)));
-afterAll(() => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)));
+beforeAll(() => withClient(serverUrl, async (client) => {
+  for (const database of databases) await client.query(`CREATE DATABASE "${database}"`);
+}));
+afterAll(() => withClient(serverUrl, async (client) => {
+  for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+}));
 
 it('counts the WAL and the pages a load of one system wrote and touched, per transfer', async () => {
   const before = await serverCounters(serverUrl, runId);
@@ -45,4 +49,16 @@ it('counts the WAL and the pages a load of one system wrote and touched, per tra
   expect(each.checkpoints).toBeGreaterThanOrEqual(0);
   const other = perTransfer(otherBefore, await serverCounters(serverUrl, otherRunId), 1000);
   expect(other.blocksHit + other.blocksRead).toBe(0);
+});
+
+it('counts the rows a system holds in the tables kept for a window', async () => {
+  const url = (service: string) => runDatabaseUrl(serverUrl, runId, service);
+  await withClient(url('payments'), (client) => client.query('CREATE TABLE idempotency_keys AS SELECT n FROM generate_series(1, 3) AS n'));
+  await withClient(url('gateway'), async (client) => {
+    await client.query('CREATE TABLE request_logs AS SELECT n FROM generate_series(1, 1200) AS n');
+    await client.query('CREATE TABLE request_nonces AS SELECT n FROM generate_series(1, 2) AS n');
+  });
+  const rows = await windowedRows(url);
+  expect(rows).toEqual({ idempotencyKeys: 3, requestLogs: 1200, nonces: 2 });
+  expect(describeWindowedRows(rows)).toBe('3 idempotency keys, 1,200 request logs, 2 nonces');
 });
