@@ -248,6 +248,16 @@ interface RoundSide {
   half: Figures;
 }
 
+/** The empty system's measurement and the one at scale, taken in the order asked for, returned in that order whatever it was. */
+async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScale: () => Promise<T>): Promise<[T, T]> {
+  if (!scaleFirst) {
+    const empty = await onEmpty();
+    return [empty, await atScale()];
+  }
+  const scale = await atScale();
+  return [await onEmpty(), scale];
+}
+
 /** CPU per transfer of the loaded system's services, its databases' backends and the broker: not the load generator's. */
 const systemCpuMs = (figures: Figures): number =>
   figures.cpu.filter((share) => share.process !== 'load generator' && share.process !== 'pg:other').reduce((sum, share) => sum + share.msPerTransfer, 0);
@@ -259,8 +269,9 @@ const costs = (side: RoundSide): string =>
   `${side.server.checkpoints} checkpoints`;
 
 /**
- * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn: the
- * VM's speed drifts by a third between hours, and the two phases above are the build's half hour apart. The medians of the
+ * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn (the
+ * empty one first in odd rounds, the other in even ones): the VM's speed drifts by a third between hours, and the two
+ * phases above are the build's half hour apart. The medians of the
  * rounds compare the two systems over the same minutes. Each round also offers both systems half of what the empty one
  * completed in its closed loop: where the VM cannot offer RATE with room to spare, the tail at RATE is a queue's, and the
  * tail at half the capacity is still a posting's.
@@ -281,17 +292,17 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();
-      const empty = await transferLoad(targets.empty);
-      const scale = await transferLoad(targets.scale);
+      // Which system goes first alternates too: the second of two loads in a row met a warmer or a more throttled VM.
+      const scaleFirst = round % 2 === 0;
+      const [empty, scale] = await inOrder(scaleFirst, () => transferLoad(targets.empty), () => transferLoad(targets.scale));
       const half = { rate: Math.round(empty.closed.completedPerSecond / 2), seconds: SECONDS, timeline: false };
-      const emptyHalf = await openLoop('open, half rate', targets.empty, half);
-      const scaleHalf = await openLoop('open, half rate', targets.scale, half);
+      const [emptyHalf, scaleHalf] = await inOrder(scaleFirst, () => openLoop('open, half rate', targets.empty, half), () => openLoop('open, half rate', targets.scale, half));
       acceptedAtScale += scale.accepted + accepted(scaleHalf);
       rounds.push({ empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } });
       const cell = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
       say(
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
-          `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}`,
+          `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
       say(`           per transfer, empty system: ${costs({ ...empty, half: emptyHalf })}`);
       say(`           per transfer, with history: ${costs({ ...scale, half: scaleHalf })}`);
