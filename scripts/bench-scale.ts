@@ -292,7 +292,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();
-      // Which system goes first alternates too: the second of two loads in a row met a warmer or a more throttled VM.
+      // Which system goes first alternates too: the second of two loads in a row pays for the first one's aftermath (outbox drains, read models, maintenance).
       const scaleFirst = round % 2 === 0;
       const [empty, scale] = await inOrder(scaleFirst, () => transferLoad(targets.empty), () => transferLoad(targets.scale));
       const half = { rate: Math.round(empty.closed.completedPerSecond / 2), seconds: SECONDS, timeline: false };

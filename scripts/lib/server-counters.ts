@@ -4,7 +4,8 @@ import pg from 'pg';
  * What PostgreSQL did for one system's load, from its cumulative statistics: the WAL it wrote,
  * the pages its databases found in shared buffers or had to read in, and the dirty pages a
  * backend had to write out itself to make room. Only one system is loaded at a time, so the
- * server-wide counters (WAL, checkpoints, backend writes) are that system's.
+ * server-wide counters (WAL, checkpoints, backend writes) are that system's, with what the
+ * system loaded before it still does after its load (bench:scale alternates which goes first).
  */
 export interface ServerCounters {
   walBytes: number;
