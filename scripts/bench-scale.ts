@@ -258,9 +258,11 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
   return [await onEmpty(), scale];
 }
 
-/** CPU per transfer of the loaded system's services, its databases' backends and the broker: not the load generator's. */
-const systemCpuMs = (figures: Figures): number =>
-  figures.cpu.filter((share) => share.process !== 'load generator' && share.process !== 'pg:other').reduce((sum, share) => sum + share.msPerTransfer, 0);
+/** The loaded system's own parts: its services, its databases' backends and the broker; not the load generator, not the other system's backends. */
+const isSystemPart = (part: string): boolean => part !== 'load generator' && part !== 'pg:other';
+
+/** CPU per transfer of the loaded system's parts. */
+const systemCpuMs = (figures: Figures): number => figures.cpu.filter((share) => isSystemPart(share.process)).reduce((sum, share) => sum + share.msPerTransfer, 0);
 
 /** One side's costs in a round: CPU in the closed loop, and what PostgreSQL did per transfer of the open loop. */
 const costs = (side: RoundSide): string =>
@@ -298,14 +300,15 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
       const half = { rate: Math.round(empty.closed.completedPerSecond / 2), seconds: SECONDS, timeline: false };
       const [emptyHalf, scaleHalf] = await inOrder(scaleFirst, () => openLoop('open, half rate', targets.empty, half), () => openLoop('open, half rate', targets.scale, half));
       acceptedAtScale += scale.accepted + accepted(scaleHalf);
-      rounds.push({ empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } });
+      const sides = { empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } };
+      rounds.push(sides);
       const cell = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
       say(
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
-      say(`           per transfer, empty system: ${costs({ ...empty, half: emptyHalf })}`);
-      say(`           per transfer, with history: ${costs({ ...scale, half: scaleHalf })}`);
+      say(`           per transfer, empty system: ${costs(sides.empty)}`);
+      say(`           per transfer, with history: ${costs(sides.scale)}`);
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];
@@ -320,7 +323,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
     );
-    const parts = [...new Set(rounds.flatMap((round) => round.empty.closed.cpu.map((share) => share.process)))].filter((part) => part !== 'load generator' && part !== 'pg:other');
+    const parts = [...new Set(rounds.flatMap((round) => round.empty.closed.cpu.map((share) => share.process)))].filter(isSystemPart);
     const partMs = (figures: Figures, part: string): number => figures.cpu.find((share) => share.process === part)?.msPerTransfer ?? 0;
     say(`    median CPU per transfer of each part in the closed loop, ms, empty / at scale: ${parts.map((part) => compared(part, (each) => partMs(each.closed, part), 2, '')).join(', ')}`);
   } finally {

@@ -23,19 +23,24 @@ const COUNTERS_SQL = `
          (checkpoints_timed + checkpoints_req)::float8 AS checkpoints
     FROM pg_stat_bgwriter`;
 
-/** The counters now; `runId` names the system's databases (`<runId>_<service>`). */
-export async function serverCounters(serverUrl: string, runId: string): Promise<ServerCounters> {
-  const client = new pg.Client({ connectionString: serverUrl });
+/** One statement's first row, on a connection of its own. */
+async function firstRow<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // Statistics are flushed by each backend at most once a second; a snapshot taken now sees what has been flushed.
-    const { rows } = await client.query<{ wal_bytes: number; blocks_read: number; blocks_hit: number; backend_writes: number; checkpoints: number }>(COUNTERS_SQL, [`${runId}_`]);
-    const row = rows[0];
-    if (!row) throw new Error('pg_stat_bgwriter returned no row');
-    return { walBytes: row.wal_bytes, blocksRead: row.blocks_read, blocksHit: row.blocks_hit, backendWrites: row.backend_writes, checkpoints: row.checkpoints };
+    const row = (await client.query<T>(sql, params)).rows[0];
+    if (!row) throw new Error(`no row from ${sql.trim().split('\n', 1)[0]}`);
+    return row;
   } finally {
     await client.end();
   }
+}
+
+/** The counters now; `runId` names the system's databases (`<runId>_<service>`). */
+export async function serverCounters(serverUrl: string, runId: string): Promise<ServerCounters> {
+  // Statistics are flushed by each backend at most once a second; a snapshot taken now sees what has been flushed.
+  const row = await firstRow<{ wal_bytes: number; blocks_read: number; blocks_hit: number; backend_writes: number; checkpoints: number }>(serverUrl, COUNTERS_SQL, [`${runId}_`]);
+  return { walBytes: row.wal_bytes, blocksRead: row.blocks_read, blocksHit: row.blocks_hit, backendWrites: row.backend_writes, checkpoints: row.checkpoints };
 }
 
 /** Per transfer between two snapshots, checkpoints as a count. */
@@ -57,23 +62,13 @@ export interface WindowedRows {
   nonces: number;
 }
 
-async function countRows(url: string, table: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ count: number }>(`SELECT count(*)::float8 AS count FROM ${table}`);
-    return rows[0]?.count ?? 0;
-  } finally {
-    await client.end();
-  }
-}
-
 export async function windowedRows(databaseUrl: (service: string) => string): Promise<WindowedRows> {
-  return {
-    idempotencyKeys: await countRows(databaseUrl('payments'), 'idempotency_keys'),
-    requestLogs: await countRows(databaseUrl('gateway'), 'request_logs'),
-    nonces: await countRows(databaseUrl('gateway'), 'request_nonces'),
-  };
+  const payments = await firstRow<{ keys: number }>(databaseUrl('payments'), 'SELECT count(*)::float8 AS keys FROM idempotency_keys');
+  const gateway = await firstRow<{ logs: number; nonces: number }>(
+    databaseUrl('gateway'),
+    'SELECT (SELECT count(*) FROM request_logs)::float8 AS logs, (SELECT count(*) FROM request_nonces)::float8 AS nonces',
+  );
+  return { idempotencyKeys: payments.keys, requestLogs: gateway.logs, nonces: gateway.nonces };
 }
 
 export const describeWindowedRows = (rows: WindowedRows): string =>

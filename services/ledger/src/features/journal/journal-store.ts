@@ -120,12 +120,12 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
   const scope = filter.tenantId !== undefined && filter.environment !== undefined ? { tenantId: filter.tenantId, environment: filter.environment } : null;
   // Within a scope the accounts a filter names are few: their entries are found through their lines.
-  const accountsScope = scope && (filter.walletId || filter.accountName) ? scope : null;
-  if (accountsScope) {
-    const accountNums = await accountNumsOf(db, accountsScope, filter);
+  const byAccounts = Boolean(filter.walletId || filter.accountName);
+  if (scope && byAccounts) {
+    const accountNums = await accountNumsOf(db, scope, filter);
     if (accountNums.length === 0) return [];
     const accounts = entriesOfAccountsSql(accountNums, filter.beforeSeq);
-    query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': accountsScope.tenantId, 'e.environment': accountsScope.environment });
+    query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
   } else if (scope) {
     const { sql, bindings } = entriesOfScopeSql('e', scope);
     query.whereRaw(sql, bindings);
@@ -140,7 +140,7 @@ async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array
   if (filter.from) query.where('e.created_at', '>=', filter.from);
   if (filter.to) query.where('e.created_at', '<=', filter.to);
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
-  if (!accountsScope && (filter.accountName || filter.walletId)) {
+  if (!scope && byAccounts) {
     query.whereExists(function linesOnAccount() {
       this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.num', 'l.account_num').whereRaw('l.entry_seq = e.seq');
       if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
