@@ -223,8 +223,8 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   const windowFrom = new Date(history.middleAt.getTime() - 60_000).toISOString();
   rows.push(['journal, no filter (limit 50)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50 }))]);
   rows.push(['journal, kind=transfer & walletId', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'transfer', walletId: wallet.id }))]);
-  rows.push(['journal, kind=momo_deposit (oldest entries only)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' }))]);
-  rows.push(['journal, a minute mid-history (from/to)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at }))]);
+  rows.push(['journal, kind=momo_deposit (oldest entries only; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' }))]);
+  rows.push(['journal, a minute mid-history (from/to; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at }))]);
   rows.push(['analytics, tenant (last 30 days)', await timed(() => call(client, 'GET', '/v1/admin/analytics'))]);
   rows.push(['analytics, platform (last 30 days)', await timed(() => call(world.platform, 'GET', '/v1/system/analytics', { environment: 'test' }))]);
 

@@ -30,6 +30,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
         /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
         LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
+        /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
+        LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -47,7 +49,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await startProvisioningConsumer({ broker, db, logger });
         const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
         return {
-          routes: (app) => app.use(ledgerReadRouter(db), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),
+          routes: (app) => app.use(ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),
           stop: async () => {
             await fullRuns.stop();
             await consumer.stop();

@@ -84,7 +84,7 @@ it("finds a record's entries by reference, before the migration and after", asyn
   const NEW_TRANSFER = `tx_${sortableId()}`;
   await db('journal_entries').insert({ id: 'je_AFTER', tenant_id: TENANT, environment: 'test', kind: 'transfer', reference_type: 'transfer', reference_id: NEW_TRANSFER, command_key: db.raw('command_key(?)', [`${NEW_TRANSFER}:post`]), created_at: new Date() });
   for (const [referenceId, entryId] of [[OLD_TRANSFER, 'je_BEFORE'], [NEW_TRANSFER, 'je_AFTER'], ['dep_without_time', null]] as const) {
-    const entries = await listEntriesAcrossTenants(db, { referenceId, limit: 10 });
+    const { entries } = await listEntriesAcrossTenants(db, { referenceId, limit: 10, examineMax: 10_000 });
     expect(entries.map((entry) => entry.id)).toEqual(entryId ? [entryId] : []);
   }
 });

@@ -1,8 +1,8 @@
 import { Button, Group, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
 import { type ColumnDef, createColumnHelper, type PaginationState, rowPaginationFeature, type RowData, tableFeatures, useTable } from '@tanstack/react-table';
-import type { Page } from '@wallet/contracts';
 import { useState } from 'react';
+import { type PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
 
 /** The table features of every server-paged list: pagination only, all processing on the server. */
@@ -16,8 +16,7 @@ export function columnsOf<Row extends RowData>() {
 
 const NO_ROWS: never[] = [];
 
-/** Reads one page of a list: the API's `limit` and `cursor`, and the query's abort signal. */
-export type PageFetcher<Row> = (page: { cursor: string | undefined; limit: number }, signal: AbortSignal) => Promise<Page<Row>>;
+export type { PageFetcher };
 
 /**
  * Cursor paging on the server, seen by TanStack Table as manual pagination: the table's page
@@ -75,10 +74,17 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
 
   if (query.isPending) return <LoadingState label={`Loading ${props.caption.toLowerCase()}`} />;
   if (query.isError) return <ErrorState error={query.error} title={`Could not load ${props.caption.toLowerCase()}`} onRetry={() => void query.refetch()} />;
-  if (query.data.data.length === 0 && pagination.pageIndex === 0) return <Empty title={props.emptyTitle} description={props.emptyDescription} />;
+  // A page may come back empty while the list goes on (a filter tested on a bounded number of entries): only its end is empty.
+  const searchedOn = query.data.data.length === 0 && query.data.nextCursor !== null;
+  if (query.data.data.length === 0 && pagination.pageIndex === 0 && !searchedOn) return <Empty title={props.emptyTitle} description={props.emptyDescription} />;
 
   return (
     <>
+      {searchedOn && (
+        <Text size="sm" c="dimmed" mb="xs">
+          No match among the entries searched so far. Next searches older ones.
+        </Text>
+      )}
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-busy={query.isFetching}>
           <Table.Caption>{props.caption}</Table.Caption>

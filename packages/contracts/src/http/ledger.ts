@@ -137,7 +137,7 @@ export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
  * dashboard); LEDGER_ROUTES is the same routes as a list for the gateway and the OpenAPI document.
  */
 export const ledgerRoutes = {
-  journal: { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
+  journal: { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first. Filters no index serves (kind, from/to) test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on; follow it until null', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
   entry: { method: 'get', path: '/v1/journal/{id}', summary: 'Get one journal entry with its lines', surface: 'tenant', service: 'ledger', scope: 'ledger:read', success: { status: 200, schema: journalEntrySchema } },
   accounts: { method: 'get', path: '/v1/ledger/accounts', summary: 'List ledger accounts with their balances', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } },
   walletEntries: { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },

@@ -31,7 +31,7 @@ export const platformRoutes = {
   listLedgerTransactions: {
     method: 'get',
     path: '/v1/system/ledger/transactions',
-    summary: 'Journal entries of every tenant, newest first; filters tenantId, environment, kind, referenceType, referenceId, accountName, walletId, from, to',
+    summary: 'Journal entries of every tenant, newest first; filters tenantId, environment, kind, referenceType, referenceId, accountName, walletId, from, to. Filters no index serves test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on',
     surface: 'system',
     service: 'ledger',
     query: systemJournalQuerySchema,

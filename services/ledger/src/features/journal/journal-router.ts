@@ -2,17 +2,21 @@ import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Pag
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/account-reads';
-import { findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
+import { type EntryListing, findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
 const JOURNAL_CURSOR = { seq: cursorFields.seq };
 
-/** A page of entries from rows fetched one beyond the limit; the cursor is the last entry's position. */
-function journalPage(rows: Array<JournalEntry & { seq: string }>, limit: number): Page<JournalEntry> {
-  const page = rows.slice(0, limit);
+/**
+ * A page of entries from rows fetched one beyond the limit; the cursor is the last entry's
+ * position, or where a short page's examination stopped.
+ */
+function journalPage(listing: EntryListing, limit: number): Page<JournalEntry> {
+  const page = listing.entries.slice(0, limit);
   const last = page[page.length - 1];
+  const nextSeq = listing.entries.length > limit && last ? last.seq : listing.continueBeforeSeq;
   return {
     data: page.map(({ seq: _seq, ...entry }) => entry),
-    nextCursor: rows.length > limit && last ? encodeCursor({ seq: last.seq }) : null,
+    nextCursor: nextSeq === null ? null : encodeCursor({ seq: nextSeq }),
   };
 }
 
@@ -22,14 +26,14 @@ function foundEntry(entry: JournalEntry | null): JournalEntry {
 }
 
 /** Reads of the journal, balances and statements; inside the caller's tenant and environment, except the operator's system routes. */
-export function ledgerReadRouter(db: Db): Router {
+export function ledgerReadRouter(db: Db, options: { journalExamineMax: number }): Router {
   const router = Router();
 
   router.get('/v1/journal', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(journalQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
-    response.json(journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq }), query.limit));
+    response.json(journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit));
   });
 
   router.get('/v1/journal/:id', async (request, response) => {
@@ -41,7 +45,7 @@ export function ledgerReadRouter(db: Db): Router {
     requireSystem(response);
     const query = parseOrThrow(systemJournalQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
-    response.json(journalPage(await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq }), query.limit));
+    response.json(journalPage(await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit));
   });
 
   router.get('/v1/system/ledger/transactions/:journalEntryId', async (request, response) => {

@@ -1,5 +1,6 @@
 import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
 import { type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
+import type { Knex } from 'knex';
 import { entriesOfScopeSql, scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from './journal-scope';
 
 interface EntryRow {
@@ -79,13 +80,28 @@ export interface SystemJournalFilter extends JournalFilter, EntryBounds {
   referenceId?: string | undefined;
 }
 
-/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export async function listEntries(db: Db, scope: TenantScope, filter: JournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
+/**
+ * A page of a list, newest first, with one more entry than asked when there is more; or fewer,
+ * when the list's filters are tested entry by entry and it examined all it may before filling the
+ * page: `continueBeforeSeq` is then the oldest entry it examined (the next page goes on below it),
+ * or null when nothing older is left to examine.
+ */
+export interface EntryListing {
+  entries: Array<JournalEntry & { seq: string }>;
+  continueBeforeSeq: string | null;
+}
+
+/** How many entries one request may test against filters no index serves (kind, time, ...). */
+export interface ExamineBudget {
+  examineMax: number;
+}
+
+export async function listEntries(db: Db, scope: TenantScope, filter: JournalFilter & ExamineBudget): Promise<EntryListing> {
   return selectEntries(db, { ...filter, tenantId: scope.tenantId, environment: scope.environment });
 }
 
 /** As listEntries, for the platform operator: every tenant and environment unless the filter names one. */
-export async function listEntriesAcrossTenants(db: Db, filter: SystemJournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
+export async function listEntriesAcrossTenants(db: Db, filter: SystemJournalFilter & ExamineBudget): Promise<EntryListing> {
   return selectEntries(db, filter);
 }
 
@@ -112,46 +128,86 @@ function entriesOfAccountsSql(accountNums: readonly string[], beforeSeq: string 
   };
 }
 
-async function selectEntries(db: Db, filter: SystemJournalFilter): Promise<Array<JournalEntry & { seq: string }>> {
-  const query = db('journal_entries as e')
-    .orderBy('e.seq', 'desc')
-    .limit(filter.limit + 1)
-    .select('e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at');
+const ENTRY_COLUMNS = ['e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at'];
+
+/**
+ * The entries an index finds for the filter, newest first: one scope's (journal_entries_scope_seq),
+ * the lines of the accounts it names (journal_lines_account), a record's (reference_key), or the
+ * whole journal's (the primary key); null when the filter names accounts the scope does not have.
+ */
+async function candidatesOf(db: Db, filter: SystemJournalFilter): Promise<{ query: Knex.QueryBuilder } | null> {
+  const query = db('journal_entries as e').orderBy('e.seq', 'desc').select(ENTRY_COLUMNS);
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
   const scope = filter.tenantId !== undefined && filter.environment !== undefined ? { tenantId: filter.tenantId, environment: filter.environment } : null;
-  // Within a scope the accounts a filter names are few: their entries are found through their lines.
-  const byAccounts = Boolean(filter.walletId || filter.accountName);
-  if (scope && byAccounts) {
+  if (scope && (filter.walletId || filter.accountName)) {
+    // Within a scope the accounts a filter names are few: their entries are found through their lines.
     const accountNums = await accountNumsOf(db, scope, filter);
-    if (accountNums.length === 0) return [];
+    if (accountNums.length === 0) return null;
     const accounts = entriesOfAccountsSql(accountNums, filter.beforeSeq);
     query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
   } else if (scope) {
     const { sql, bindings } = entriesOfScopeSql('e', scope);
     query.whereRaw(sql, bindings);
-  } else {
-    if (filter.tenantId !== undefined) query.where('e.tenant_id', filter.tenantId);
-    if (filter.environment !== undefined) query.where('e.environment', filter.environment);
   }
-  if (filter.kind) query.where('e.kind', filter.kind);
-  if (filter.referenceType) query.where('e.reference_type', filter.referenceType);
   // reference_key() is what the index is on; the id itself is then rechecked.
   if (filter.referenceId) query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
-  if (filter.from) query.where('e.created_at', '>=', filter.from);
-  if (filter.to) query.where('e.created_at', '<=', filter.to);
   if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
-  if (!scope && byAccounts) {
-    query.whereExists(function linesOnAccount() {
-      this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.num', 'l.account_num').whereRaw('l.entry_seq = e.seq');
-      if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
-      if (filter.environment !== undefined) this.where('a.environment', filter.environment);
-      if (filter.accountName) this.where('a.name', filter.accountName);
-      if (filter.walletId) this.where('a.wallet_id', filter.walletId);
-    });
+  // Wrapped: a query builder is a thenable, which an async function's return would run.
+  return { query };
+}
+
+/** The filters no index serves: tested on each candidate, newest first. */
+function filtersOnCandidates(db: Db, filter: SystemJournalFilter): Array<(query: Knex.QueryBuilder) => void> {
+  const { tenantId, environment, kind, referenceType, from, to } = filter;
+  const inScope = tenantId !== undefined && environment !== undefined;
+  const tests: Array<(query: Knex.QueryBuilder) => void> = [];
+  if (!inScope && tenantId !== undefined) tests.push((query) => query.where('e.tenant_id', tenantId));
+  if (!inScope && environment !== undefined) tests.push((query) => query.where('e.environment', environment));
+  if (kind) tests.push((query) => query.where('e.kind', kind));
+  if (referenceType) tests.push((query) => query.where('e.reference_type', referenceType));
+  if (from) tests.push((query) => query.where('e.created_at', '>=', from));
+  if (to) tests.push((query) => query.where('e.created_at', '<=', to));
+  if (!inScope && (filter.walletId || filter.accountName)) tests.push((query) => query.whereExists(linesOnAccount(db, filter)));
+  return tests;
+}
+
+/** Across tenants, an account filter is a test on each entry's lines. */
+function linesOnAccount(db: Db, filter: SystemJournalFilter): Knex.QueryCallback {
+  return function onAccount(this: Knex.QueryBuilder) {
+    this.select(db.raw('1')).from('journal_lines as l').join('accounts as a', 'a.num', 'l.account_num').whereRaw('l.entry_seq = e.seq');
+    if (filter.tenantId !== undefined) this.where('a.tenant_id', filter.tenantId);
+    if (filter.environment !== undefined) this.where('a.environment', filter.environment);
+    if (filter.accountName) this.where('a.name', filter.accountName);
+    if (filter.walletId) this.where('a.wallet_id', filter.walletId);
+  };
+}
+
+/**
+ * A page costs at most `examineMax` candidates: a filter no index serves (a rare kind, a time
+ * window long ago) would otherwise test every older entry of the scope, or of the journal, on one
+ * request. Where its page stops short, the listing says where the examination stopped.
+ */
+async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget): Promise<EntryListing> {
+  const candidates = (await candidatesOf(db, filter))?.query;
+  if (!candidates) return { entries: [], continueBeforeSeq: null };
+  const tests = filtersOnCandidates(db, filter);
+  let query = candidates.clone().limit(filter.limit + 1);
+  if (tests.length > 0) {
+    query = db.from(candidates.clone().limit(filter.examineMax).as('e')).orderBy('e.seq', 'desc').limit(filter.limit + 1).select('e.*');
+    for (const test of tests) test(query);
   }
   const rows: EntryRow[] = await query;
   const lines = await linesOf(db, rows.map((row) => row.seq));
-  return rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
+  const entries = rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
+  const short = tests.length > 0 && rows.length <= filter.limit;
+  return { entries, continueBeforeSeq: short ? await examinedTo(db, candidates, filter.examineMax) : null };
+}
+
+/** The oldest of the first `examineMax` candidates when there were that many (more may follow), else null. */
+async function examinedTo(db: Db, candidates: Knex.QueryBuilder, examineMax: number): Promise<string | null> {
+  const examined = candidates.clone().clearSelect().select('e.seq').limit(examineMax).as('c');
+  const row: { oldest: string | null; n: string } | undefined = await db.from(examined).first(db.raw('min(c.seq)::text AS oldest'), db.raw('count(*) AS n'));
+  return row && Number(row.n) >= examineMax ? row.oldest : null;
 }
 
 export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<JournalEntry | null> {

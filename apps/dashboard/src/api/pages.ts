@@ -1,0 +1,23 @@
+import type { Page } from '@wallet/contracts';
+
+/** Reads one page of a list: the API's `limit` and `cursor`, and the query's abort signal. */
+export type PageFetcher<Row> = (page: { cursor: string | undefined; limit: number }, signal: AbortSignal) => Promise<Page<Row>>;
+
+/**
+ * A list whose pages may come back short, even empty, while its cursor goes on (the journal by
+ * kind or time: each request tests a bounded number of entries): asks again from the cursor until
+ * the page is full, the list ends, or `requestsMax` requests were made, so a screen shows a full
+ * page where the API can give one at a bounded cost. The cursor returned goes on from the last answer.
+ */
+export function fillingPages<Row>(fetchPage: PageFetcher<Row>, requestsMax: number): PageFetcher<Row> {
+  return async (page, signal) => {
+    const rows: Row[] = [];
+    let cursor = page.cursor;
+    for (let request = 1; ; request += 1) {
+      const answer = await fetchPage({ cursor, limit: page.limit - rows.length }, signal);
+      rows.push(...answer.data);
+      if (answer.nextCursor === null || rows.length >= page.limit || request >= requestsMax) return { data: rows, nextCursor: answer.nextCursor };
+      cursor = answer.nextCursor;
+    }
+  };
+}
