@@ -8,6 +8,7 @@ import * as reconciliationCheckpoints from './20261226120000_reconciliation_chec
 import * as compactJournal from './20261230120000_compact_journal';
 import * as fullRunRecordDigests from './20270101120000_full_run_record_digests';
 import * as orderedJournalKeys from './20270102120000_ordered_journal_keys';
+import * as journalStampRanges from './20270103120000_journal_stamp_ranges';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { name: '20261230120000_compact_journal', ...compactJournal },
   { name: '20270101120000_full_run_record_digests', ...fullRunRecordDigests },
   { name: '20270102120000_ordered_journal_keys', ...orderedJournalKeys },
+  { name: '20270103120000_journal_stamp_ranges', ...journalStampRanges },
 ];

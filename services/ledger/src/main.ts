@@ -5,6 +5,7 @@ import { migrations } from '../migrations';
 import { balanceAtRouter } from './features/accounts/balance-router';
 import { journalInternalRouter } from './features/journal/journal-internal-router';
 import { ledgerReadRouter } from './features/journal/journal-router';
+import { startStampSealing } from './features/journal/journal-stamps';
 import { PostingConsumer } from './features/posting/posting-consumer';
 import { processedCommandsRetentionRule } from './features/posting/posting-retention';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
@@ -32,6 +33,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
         /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
         LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+        /** How often the stamps of newly final entries are summarized for the journal's time filters (journal-stamps.ts). */
+        LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
       },
       migrations,
       topology: declareLedgerTopology,
@@ -47,11 +50,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
+        const sealing = startStampSealing(db, logger, config.LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS);
         const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
         return {
           routes: (app) => app.use(ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),
           stop: async () => {
             await fullRuns.stop();
+            await sealing.stop();
             await consumer.stop();
           },
         };

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { type JournalEntry, journalPageSchema, type LedgerPostV1 } from '@wallet/contracts';
+import { sealStampRanges } from '../src/features/journal/journal-stamps';
 import { depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
 
 /**
@@ -35,7 +36,8 @@ async function pages(path: string, claims: { tenantId: string | null }): Promise
 }
 
 beforeAll(async () => {
-  ledger = await startLedgerHarness({ env: { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE) } });
+  // Stamp ranges are sealed by the test's own rounds, not on a timer.
+  ledger = await startLedgerHarness({ env: { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE), LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: '3600000' } });
   // The tenant's one fee-less transfer is its oldest entry: every deposit after it is newer.
   await post(depositCommand({ tenantId: tenant }, 'wl_x1', '100.00'));
   await post(transferCommand({ tenantId: tenant }, 'wl_x1', 'wl_x2', '5.00'));
@@ -43,6 +45,11 @@ beforeAll(async () => {
     await post(depositCommand({ tenantId: index % 2 === 0 ? tenant : other }, index % 3 === 0 ? 'wl_x2' : 'wl_x1', `${index + 1}.00`));
   }
   await post(transferCommand({ tenantId: tenant }, 'wl_x2', 'wl_x1', '1.00'));
+  // Time windows: what is sealed so far is found through its stamp ranges, the two entries after through the unsealed tail.
+  await sealStampRanges(ledger.db);
+  expect(await sealStampRanges(ledger.db)).not.toBe('0');
+  await post(depositCommand({ tenantId: tenant }, 'wl_x2', '3.00'));
+  await post(transferCommand({ tenantId: tenant }, 'wl_x2', 'wl_x1', '2.00'));
   journal = (await pages('/v1/journal?limit=200', { tenantId: tenant })).flat();
 }, 60_000);
 
@@ -51,10 +58,10 @@ afterAll(async () => {
 });
 
 it('answers a page that stops short, even empty, with a cursor, rather than testing every older entry at once', async () => {
-  // Newest first: transfer, four deposits, transfer, deposit. Each request tests three of them.
-  const found = await pages('/v1/journal?kind=transfer&limit=2', { tenantId: tenant });
+  // Newest first: transfer, deposit, transfer, four deposits, transfer, deposit. Each request tests three of them.
+  const found = await pages('/v1/journal?kind=transfer&limit=3', { tenantId: tenant });
   const transfers = journal.filter((entry) => entry.kind === 'transfer').map((entry) => entry.id);
-  expect(found.map((page) => page.map((entry) => entry.id))).toEqual([[transfers[0]], [transfers[1]], []]);
+  expect(found.map((page) => page.map((entry) => entry.id))).toEqual([[transfers[0], transfers[1]], [], [transfers[2]], []]);
 });
 
 it('gives exactly the filtered journal, in order, whatever the filters and the page size', async () => {

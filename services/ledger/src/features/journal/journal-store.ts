@@ -1,6 +1,7 @@
 import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
 import { type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
+import { windowSeqs, type WindowSeqs } from './journal-stamps';
 import { entriesOfScopeSql, scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from './journal-scope';
 
 interface EntryRow {
@@ -119,13 +120,21 @@ async function accountNumsOf(db: Db, scope: TenantScope, filter: JournalFilter):
  * costs the lines it shows, however long ago the account last moved (a condition on each entry
  * instead walks the scope's entries back to the newest ones that match).
  */
-function entriesOfAccountsSql(accountNums: readonly string[], beforeSeq: string | undefined): { sql: string; bindings: string[] } {
-  const before = beforeSeq ? ' AND l.entry_seq < ?' : '';
-  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${before} ORDER BY l.entry_seq DESC)`);
+function entriesOfAccountsSql(accountNums: readonly string[], seqs: SeqBounds): { sql: string; bindings: string[] } {
+  const before = seqs.beforeSeq ? ' AND l.entry_seq < ?' : '';
+  const after = seqs.afterSeq ? ' AND l.entry_seq > ?' : '';
+  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${before}${after} ORDER BY l.entry_seq DESC)`);
+  const bounds = [seqs.beforeSeq, seqs.afterSeq].filter((bound): bound is string => bound !== undefined);
   return {
     sql: `(SELECT DISTINCT s.entry_seq FROM (${perAccount.join(' UNION ALL ')}) s ORDER BY s.entry_seq DESC)`,
-    bindings: accountNums.flatMap((num) => (beforeSeq ? [num, beforeSeq] : [num])),
+    bindings: accountNums.flatMap((num) => [num, ...bounds]),
   };
+}
+
+/** The seqs a list looks at: below its cursor and, for a time window, above where the window can start. */
+interface SeqBounds {
+  beforeSeq?: string | undefined;
+  afterSeq?: string | undefined;
 }
 
 const ENTRY_COLUMNS = ['e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at'];
@@ -135,7 +144,7 @@ const ENTRY_COLUMNS = ['e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind'
  * the lines of the accounts it names (journal_lines_account), a record's (reference_key), or the
  * whole journal's (the primary key); null when the filter names accounts the scope does not have.
  */
-async function candidatesOf(db: Db, filter: SystemJournalFilter): Promise<{ query: Knex.QueryBuilder } | null> {
+async function candidatesOf(db: Db, filter: SystemJournalFilter, seqs: SeqBounds): Promise<{ query: Knex.QueryBuilder } | null> {
   const query = db('journal_entries as e').orderBy('e.seq', 'desc').select(ENTRY_COLUMNS);
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
   const scope = filter.tenantId !== undefined && filter.environment !== undefined ? { tenantId: filter.tenantId, environment: filter.environment } : null;
@@ -143,7 +152,7 @@ async function candidatesOf(db: Db, filter: SystemJournalFilter): Promise<{ quer
     // Within a scope the accounts a filter names are few: their entries are found through their lines.
     const accountNums = await accountNumsOf(db, scope, filter);
     if (accountNums.length === 0) return null;
-    const accounts = entriesOfAccountsSql(accountNums, filter.beforeSeq);
+    const accounts = entriesOfAccountsSql(accountNums, seqs);
     query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
   } else if (scope) {
     const { sql, bindings } = entriesOfScopeSql('e', scope);
@@ -151,7 +160,8 @@ async function candidatesOf(db: Db, filter: SystemJournalFilter): Promise<{ quer
   }
   // reference_key() is what the index is on; the id itself is then rechecked.
   if (filter.referenceId) query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
-  if (filter.beforeSeq) query.where('e.seq', '<', filter.beforeSeq);
+  if (seqs.beforeSeq) query.where('e.seq', '<', seqs.beforeSeq);
+  if (seqs.afterSeq) query.where('e.seq', '>', seqs.afterSeq);
   // Wrapped: a query builder is a thenable, which an async function's return would run.
   return { query };
 }
@@ -188,8 +198,9 @@ function linesOnAccount(db: Db, filter: SystemJournalFilter): Knex.QueryCallback
  * request. Where its page stops short, the listing says where the examination stopped.
  */
 async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget): Promise<EntryListing> {
-  const candidates = (await candidatesOf(db, filter))?.query;
-  if (!candidates) return { entries: [], continueBeforeSeq: null };
+  const region = filter.from || filter.to ? windowRegion(await windowSeqs(db, filter), filter.beforeSeq) : { seqs: { beforeSeq: filter.beforeSeq }, then: null };
+  const candidates = region && (await candidatesOf(db, filter, region.seqs))?.query;
+  if (!region || !candidates) return { entries: [], continueBeforeSeq: null };
   const tests = filtersOnCandidates(db, filter);
   let query = candidates.clone().limit(filter.limit + 1);
   if (tests.length > 0) {
@@ -200,7 +211,28 @@ async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget
   const lines = await linesOf(db, rows.map((row) => row.seq));
   const entries = rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
   const short = tests.length > 0 && rows.length <= filter.limit;
-  return { entries, continueBeforeSeq: short ? await examinedTo(db, candidates, filter.examineMax) : null };
+  const stoppedAt = short ? await examinedTo(db, candidates, filter.examineMax) : null;
+  if (!short || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt };
+  // The newest part of a window is examined to its end: the page goes on in the sealed span, on the same budget again.
+  const older = await selectEntries(db, { ...filter, beforeSeq: region.then, limit: filter.limit - rows.length });
+  return { entries: [...entries, ...older.entries], continueBeforeSeq: older.continueBeforeSeq };
+}
+
+/**
+ * Where a time window's list looks next, below its cursor: the entries after the sealed stamp
+ * ranges first (newest, their stamps not summarized), then the span of the ranges that meet the
+ * window; `then` is where to go on once the first part is examined to its end. Null when nothing
+ * below the cursor can be in the window.
+ */
+function windowRegion(window: WindowSeqs, beforeSeq: string | undefined): { seqs: SeqBounds; then: string | null } | null {
+  const sealed = BigInt(window.sealedThrough);
+  const spanEnd = window.span ? BigInt(window.span.lastSeq) + 1n : null;
+  if (beforeSeq === undefined || BigInt(beforeSeq) > sealed + 1n) {
+    return { seqs: { beforeSeq, afterSeq: window.sealedThrough }, then: spanEnd?.toString() ?? null };
+  }
+  if (!window.span || spanEnd === null) return null;
+  const before = BigInt(beforeSeq) < spanEnd ? BigInt(beforeSeq) : spanEnd;
+  return { seqs: { beforeSeq: before.toString(), afterSeq: (BigInt(window.span.firstSeq) - 1n).toString() }, then: null };
 }
 
 /** The oldest of the first `examineMax` candidates when there were that many (more may follow), else null. */
