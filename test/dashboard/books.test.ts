@@ -1,5 +1,6 @@
 import { ACCOUNTS, type JournalEntry, ledgerRoutes, PAGE_LIMIT_MAX, reconciliationRoutes } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
+import { paginateItems } from '@wallet/sdk';
 import { testServerUrls } from '@wallet/kit/testing';
 import type { Locator, Page } from 'playwright-core';
 import { linesOfAccount } from '../../apps/dashboard/src/books/journal';
@@ -343,5 +344,31 @@ describe('the journal with 100,000 entries', () => {
     // Printed, not asserted: a test's timing depends on what else the machine runs (speed belongs to benchmarks).
     console.log(`journal first page, medians: ${median(fromNavigation.map((run) => run.total)).toFixed(0)} ms after navigation, ${median(fromLoad.map((run) => run.total)).toFixed(0)} ms after a full load`);
     await screenshot(page, 'books-journal-100k');
+  }, 120_000);
+
+  it('searches on through a kind the newest 100,000 entries lack: five requests a screen page, saying the search goes on', async () => {
+    const transfers: string[] = [];
+    for await (const entry of paginateItems(system.api.journal.list, { kind: 'transfer', limit: 50 })) transfers.push(entry.id);
+    expect(transfers.length).toBeGreaterThan(0);
+    const page = await newPage();
+    await signIn(page, system, 'finance-viewer');
+    const journalReads = apiRequests(page, ledgerRoutes.journal.path);
+    const reads = () => Promise.resolve(journalReads.length);
+    const searchedOn = page.getByText('No match among the entries searched so far');
+    const entryIds = () => table(page, JOURNAL).locator('tbody tr td:nth-child(2)').allInnerTexts();
+
+    // Each request tests 10,000 entries: a screen page asks five times, then shows it has found nothing yet.
+    await page.goto(`${system.dashboardUrl}/journal?kind=transfer`);
+    await searchedOn.waitFor();
+    expect(journalReads).toHaveLength(5);
+    expect(await entryIds()).toEqual([]);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await eventually(reads, 10);
+    await searchedOn.waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 3').waitFor();
+    await eventually(entryIds, transfers.slice(0, 50));
+    expect(await searchedOn.count()).toBe(0);
+    await screenshot(page, 'books-journal-searched-on');
   }, 120_000);
 });
