@@ -5,7 +5,7 @@ import { migrations } from '../migrations';
 import { balanceAtRouter } from './features/accounts/balance-router';
 import { journalInternalRouter } from './features/journal/journal-internal-router';
 import { ledgerReadRouter } from './features/journal/journal-router';
-import { startStampSealing } from './features/journal/journal-stamps';
+import { registerSealingGauge, startStampSealing } from './features/journal/journal-stamps';
 import { PostingConsumer } from './features/posting/posting-consumer';
 import { processedCommandsRetentionRule } from './features/posting/posting-retention';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
@@ -51,6 +51,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
         const sealing = startStampSealing(db, logger, config.LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS);
+        registerSealingGauge(metrics.registry, db, logger);
         const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
         return {
           routes: (app) => app.use(ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),

@@ -78,3 +78,15 @@ it('summarizes each entry once, its ranges holding exactly the stamps of the seq
      WHERE e.seq <= s.sealed_through AND NOT EXISTS (SELECT 1 FROM journal_stamp_ranges r WHERE e.seq BETWEEN r.first_seq AND r.last_seq)`);
   expect(uncovered.rows).toEqual([]);
 });
+
+it("says on /metrics how many seqs are past the sealed ranges", async () => {
+  const unsealed = async () => Number(/^journal_unsealed_seqs\{[^}]*\} (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${ledger.service.port}/metrics`)).text())?.[1]);
+  await sealStampRanges(ledger.db);
+  await sealStampRanges(ledger.db);
+  expect(await unsealed()).toBe(0);
+  await ledger.client.request(depositCommand({ tenantId: tenant }, 'wl_s3', '1.00'));
+  await ledger.client.request(depositCommand({ tenantId: tenant }, 'wl_s3', '1.00'));
+  const newest: { seq: string } = (await ledger.db.raw('SELECT max(seq)::text AS seq FROM journal_entries')).rows[0];
+  expect(await unsealed()).toBe(Number(BigInt(newest.seq) - (await sealedThrough())));
+  expect(await unsealed()).toBeGreaterThanOrEqual(2);
+});

@@ -1,4 +1,5 @@
-import type { Db, Logger } from '@wallet/kit';
+import { type Db, type Logger, OPERATIONAL_READ_TIMEOUT_MS, withinMs } from '@wallet/kit';
+import { Gauge, type Registry } from 'prom-client';
 
 /** Seqs per row of journal_stamp_ranges: a window is found to within this many entries at each end. */
 export const STAMP_RANGE_SEQS = 4096;
@@ -96,4 +97,22 @@ export function startStampSealing(db: Db, logger: Logger, intervalMs: number): {
       if (running) await running;
     },
   };
+}
+
+/** journal_unsealed_seqs, read at each scrape: a failed read keeps the last value. */
+export function registerSealingGauge(registry: Registry, db: Db, logger: Logger): void {
+  new Gauge({
+    name: 'journal_unsealed_seqs',
+    help: 'Seqs of the journal past its sealed stamp ranges, which time filters examine entry by entry; growing for minutes means a long-open transaction holds sealing up',
+    registers: [registry],
+    async collect() {
+      const read = db.raw<{ rows: Array<{ behind: string }> }>(`SELECT (coalesce((SELECT max(seq) FROM journal_entries), 0) - sealed_through)::text AS behind FROM journal_stamp_seal`);
+      const result = await withinMs(read, OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
+        logger.debug({ err: error }, 'journal_unsealed_seqs left out of this scrape');
+        return null;
+      });
+      const behind = result?.rows[0]?.behind;
+      if (behind !== undefined) this.set(Number(behind));
+    },
+  });
 }
