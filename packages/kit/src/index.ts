@@ -2,6 +2,7 @@ export * from './amqp';
 export * from './dead-letters';
 export * from './config';
 export * from './context';
+export * from './bounded-list';
 export * from './db';
 export * from './dependency-errors';
 export * from './errors';

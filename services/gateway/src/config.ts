@@ -54,6 +54,8 @@ export const gatewayConfigShape = {
   /** How long request logs are kept, and how often older ones are deleted. */
   GATEWAY_REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  /** A request-log list tests at most this many records per request against the filters no index serves (status, method, key, actor, ...). */
+  GATEWAY_REQUEST_LOG_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Request logs are buffered and inserted in batches at least this often (and whenever a batch is full). */
   GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
 };

@@ -93,7 +93,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     const bucketPurge = startBucketPurge(rateLimiter, { intervalMs: config.GATEWAY_RATE_LIMIT_PURGE_INTERVAL_MS, logger });
     closers.push(() => bucketPurge.stop());
 
-    const requestLogStore = createRequestLogStore(db);
+    const requestLogStore = createRequestLogStore(db, { examineMax: config.GATEWAY_REQUEST_LOG_EXAMINE_MAX });
     const requestLogs = createRequestLogWriter({ store: requestLogStore, logger, metrics, flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS });
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());

@@ -24,7 +24,7 @@ function log(id: string, correlationId: string, createdAt: string, tenantId = SC
 
 it('lists the logs written before and after it, newest first, page by page and by correlation id', async () => {
   await migrate(db, migrations.filter((migration) => migration.name !== STORAGE));
-  const store = createRequestLogStore(db);
+  const store = createRequestLogStore(db, { examineMax: 10_000 });
   await store.insert([log('req_1', 'c-1', '2026-01-01T00:00:01Z'), log('req_2', 'c-2', '2026-01-01T00:00:02Z'), log('req_9', 'c-1', '2026-01-01T00:00:02Z', 'tn_OTHER')]);
 
   await migrate(db, migrations);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, type Environment, type Page, REQUEST_LOG_SUMMARY_PATH, type RequestLog, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
+import fc from 'fast-check';
+import { type ApiKeyPrincipal, type Environment, type Page, REQUEST_LOG_SUMMARY_PATH, type RequestLog, requestLogQuerySchema, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
 import { createDb, createLogger, createMetrics, type Db, purgeRule, signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { z } from 'zod';
@@ -354,10 +355,37 @@ describe('GET /v1/developer/request-logs', () => {
       const tenantId = newTenant();
       const reader = secretKey(tenantId);
       const rows: NewRequestLog[] = Array.from({ length: 60 }, (_unused, index) => ({ ...logRow(tenantId, new Date(Date.now() - index * 1000)), apiKeyId: 'ak_bulk' }));
-      await createRequestLogStore(db).insert(rows);
+      await createRequestLogStore(db, { examineMax: 10_000 }).insert(rows);
       const page = await listLogs(reader, { apiKeyId: 'ak_bulk' });
       expect(page.body.data).toHaveLength(50);
       expect(page.body.nextCursor).toEqual(expect.any(String));
+    });
+
+    it('tests at most GATEWAY_REQUEST_LOG_EXAMINE_MAX records a request: a rare status comes back on short pages with a cursor, and following them gives exactly the matches', async () => {
+      const tenantId = newTenant();
+      const scope = { tenantId, environment: 'test' as const };
+      // Newest first: the two 500s are the oldest of twelve records.
+      const rows = Array.from({ length: 12 }, (_unused, index) => ({ ...logRow(tenantId, new Date(Date.now() - index * 1000)), status: index >= 10 ? 500 : 200 }));
+      const store = createRequestLogStore(db, { examineMax: 4 });
+      await store.insert(rows);
+      const pages = async (filter: Record<string, string>): Promise<string[][]> => {
+        const found: string[][] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.list(scope, requestLogQuerySchema.parse({ ...filter, ...(cursor ? { cursor } : {}) }));
+          found.push(page.data.map((record) => record.id));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined && found.length < 20);
+        return found;
+      };
+      expect(await pages({ status: '500', limit: '5' })).toEqual([[], [], [rows[10]?.id, rows[11]?.id], []]);
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('200', '500'), fc.integer({ min: 1, max: 6 }), async (status, limit) => {
+          const listed = (await pages({ status, limit: String(limit) })).flat();
+          expect(listed).toEqual(rows.filter((row) => String(row.status) === status).map((row) => row.id));
+        }),
+        { numRuns: 12 },
+      );
     });
 
     it('refuses a malformed cursor with 400 INVALID_CURSOR', async () => {
@@ -395,7 +423,7 @@ describe('retention', () => {
   const DAY_MS = 24 * 60 * 60 * 1000;
 
   it('a pass deletes records older than the retention, in bounded batches, and keeps the rest', async () => {
-    const store = createRequestLogStore(db);
+    const store = createRequestLogStore(db, { examineMax: 10_000 });
     const tenantId = newTenant();
     const old = Array.from({ length: 5 }, () => logRow(tenantId, new Date(Date.now() - 31 * DAY_MS)));
     const recent = logRow(tenantId, new Date(Date.now() - 29 * DAY_MS));
@@ -412,7 +440,7 @@ describe('retention', () => {
     const tenantId = newTenant();
     const older = logRow(tenantId, new Date(Date.now() - 8 * DAY_MS));
     const newer = logRow(tenantId, new Date(Date.now() - 6 * DAY_MS));
-    await createRequestLogStore(db).insert([older, newer]);
+    await createRequestLogStore(db, { examineMax: 10_000 }).insert([older, newer]);
     const purging = await startGateway(gatewayEnv({ identity: identity.url }, { GATEWAY_REQUEST_LOG_RETENTION_DAYS: '7', GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: '1000' }));
     try {
       await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), { timeoutMs: 5_000, what: 'the old record purged' });
@@ -442,7 +470,7 @@ describe('writing', () => {
     const brokenDb = createDb(databaseUrl, { poolMax: 1 });
     await brokenDb.destroy();
     const metrics = createMetrics('gateway-tests');
-    const writer = createRequestLogWriter({ store: createRequestLogStore(brokenDb), logger: silentLogger, metrics, flushIntervalMs: 60_000 });
+    const writer = createRequestLogWriter({ store: createRequestLogStore(brokenDb, { examineMax: 10_000 }), logger: silentLogger, metrics, flushIntervalMs: 60_000 });
     writer.record(logRow(null, new Date()));
     writer.record(logRow(null, new Date()));
     await expect(writer.flush()).resolves.toBeUndefined();

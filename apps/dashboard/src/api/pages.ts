@@ -3,6 +3,9 @@ import type { Page } from '@wallet/contracts';
 /** Reads one page of a list: the API's `limit` and `cursor`, and the query's abort signal. */
 export type PageFetcher<Row> = (page: { cursor: string | undefined; limit: number }, signal: AbortSignal) => Promise<Page<Row>>;
 
+/** Requests a screen page may make to fill itself: each answer tests at most 10,000 records (the API's bound), so a page reads at most 50,000. */
+export const FILLING_REQUESTS_PER_PAGE = 5;
+
 /**
  * A list whose pages may come back short, even empty, while its cursor goes on (the journal by
  * kind or time: each request tests a bounded number of entries): asks again from the cursor until

@@ -3,7 +3,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { JOURNAL_KINDS, type JournalEntry, ledgerRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
-import { fillingPages } from '../api/pages';
+import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { isoToLocalInput, type JournalFilters, journalFiltersSchema, localInputToIso } from '../books/journal';
 import { AccountLink, DirectionText, EntryLink } from '../components/BooksLinks';
@@ -17,9 +17,6 @@ const routeApi = getRouteApi('/_session/journal');
 
 /** Entries per page: the API reads one page of them and the screen renders only that, however long the journal. */
 export const JOURNAL_PAGE_SIZE = 50;
-
-/** Requests a page may make to fill itself when a filter's pages come back short (each tests at most 10,000 entries). */
-const JOURNAL_REQUESTS_PER_PAGE = 5;
 
 /** An entry's lines, each on its own line: direction, account and amount. */
 function EntryLines({ entry }: { entry: JournalEntry }) {
@@ -103,7 +100,7 @@ export function JournalPage() {
         key={`list:${filterKey}`}
         caption="Journal entries, newest first"
         queryKey={['journal', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal }), JOURNAL_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
         columns={columns}
         rowId={(entry) => entry.id}
         pageSize={JOURNAL_PAGE_SIZE}

@@ -1,6 +1,6 @@
 import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
 import type { Knex } from 'knex';
-import { cursorFields, type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
+import { boundedList, type CandidateTest, cursorFields, type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
 
 /** A request as recorded; tenant and environment decide who may read it. */
 export interface NewRequestLog {
@@ -98,7 +98,26 @@ function toRequestLog(row: RequestLogRow): RequestLog {
   };
 }
 
-export function createRequestLogStore(db: Db): RequestLogStore {
+const ORDER = [
+  { column: 'created_at', order: 'desc' },
+  { column: 'id', order: 'desc' },
+] as const;
+
+/** The list's filters no index serves. */
+function testsOf(query: RequestLogQuery): CandidateTest[] {
+  const equal: Array<[string, string | number | boolean | undefined]> = [
+    ['idempotency_key', query.idempotencyKey],
+    ['api_key_id', query.apiKeyId],
+    ['request_signature_verified', query.requestSignatureVerified],
+    ['status', query.status],
+    ['method', query.method],
+    ['actor_id', query.actorId],
+  ];
+  return equal.flatMap(([column, value]) => (value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`r.${column}`, value)]));
+}
+
+/** `examineMax`: how many records one list request may test against the filters no index serves; a page that runs out comes back short with a cursor. */
+export function createRequestLogStore(db: Db, options: { examineMax: number }): RequestLogStore {
   return {
     async insert(logs) {
       if (logs.length === 0) return;
@@ -125,30 +144,21 @@ export function createRequestLogStore(db: Db): RequestLogStore {
 
     async list(scope, query) {
       const position = decodeCursor(query.cursor, cursorShape);
-      const builder = db('request_logs')
-        .where({ tenant_id: scope.tenantId, environment: scope.environment })
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(query.limit + 1)
-        .select<RequestLogRow[]>(COLUMNS);
-      if (position) builder.whereRaw('(created_at, id) < (?, ?)', [new Date(position.createdAt), position.id]);
-      if (query.correlationId !== undefined) builder.where('correlation_id', query.correlationId);
-      if (query.idempotencyKey !== undefined) builder.where('idempotency_key', query.idempotencyKey);
-      if (query.apiKeyId !== undefined) builder.where('api_key_id', query.apiKeyId);
-      if (query.requestSignatureVerified !== undefined) builder.where('request_signature_verified', query.requestSignatureVerified);
-      if (query.status !== undefined) builder.where('status', query.status);
-      if (query.method !== undefined) builder.where('method', query.method);
-      if (query.actorId !== undefined) builder.where('actor_id', query.actorId);
-      if (query.from !== undefined) builder.where('created_at', '>=', new Date(query.from));
-      if (query.to !== undefined) builder.where('created_at', '<', new Date(query.to));
-      const rows = await builder;
+      const candidates = db('request_logs as r')
+        .where({ 'r.tenant_id': scope.tenantId, 'r.environment': scope.environment })
+        .orderBy(ORDER.map((key) => ({ column: `r.${key.column}`, order: key.order })))
+        .select<RequestLogRow[]>(COLUMNS.map((column) => `r.${column}`));
+      // What request_logs_tenant_time (and the correlation id's index) serve; the rest is tested row by row, at a bounded cost.
+      if (position) candidates.whereRaw('(r.created_at, r.id) < (?, ?)', [new Date(position.createdAt), position.id]);
+      if (query.correlationId !== undefined) candidates.where('r.correlation_id', query.correlationId);
+      if (query.from !== undefined) candidates.where('r.created_at', '>=', new Date(query.from));
+      if (query.to !== undefined) candidates.where('r.created_at', '<', new Date(query.to));
+      const { rows, stoppedAt } = await boundedList<RequestLogRow>(db, { candidates, alias: 'r', order: ORDER, tests: testsOf(query), limit: query.limit, examineMax: options.examineMax });
       const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
+      const last = rows.length > query.limit ? page.at(-1) : stoppedAt;
       return {
         data: page.map(toRequestLog),
-        nextCursor: rows.length > query.limit && last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
+        nextCursor: last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
       };
     },
 

@@ -1,5 +1,5 @@
 import { type Direction, type Environment, formatAmount, type JournalEntry, type JournalKind } from '@wallet/contracts';
-import { type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
+import { boundedList, type CandidateTest, type Db, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { windowSeqs, type WindowSeqs } from './journal-stamps';
 import { entriesOfScopeSql, scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from './journal-scope';
@@ -167,10 +167,10 @@ async function candidatesOf(db: Db, filter: SystemJournalFilter, seqs: SeqBounds
 }
 
 /** The filters no index serves: tested on each candidate, newest first. */
-function filtersOnCandidates(db: Db, filter: SystemJournalFilter): Array<(query: Knex.QueryBuilder) => void> {
+function filtersOnCandidates(db: Db, filter: SystemJournalFilter): CandidateTest[] {
   const { tenantId, environment, kind, referenceType, from, to } = filter;
   const inScope = tenantId !== undefined && environment !== undefined;
-  const tests: Array<(query: Knex.QueryBuilder) => void> = [];
+  const tests: CandidateTest[] = [];
   if (!inScope && tenantId !== undefined) tests.push((query) => query.where('e.tenant_id', tenantId));
   if (!inScope && environment !== undefined) tests.push((query) => query.where('e.environment', environment));
   if (kind) tests.push((query) => query.where('e.kind', kind));
@@ -202,17 +202,11 @@ async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget
   const candidates = region && (await candidatesOf(db, filter, region.seqs))?.query;
   if (!region || !candidates) return { entries: [], continueBeforeSeq: null };
   const tests = filtersOnCandidates(db, filter);
-  let query = candidates.clone().limit(filter.limit + 1);
-  if (tests.length > 0) {
-    query = db.from(candidates.clone().limit(filter.examineMax).as('e')).orderBy('e.seq', 'desc').limit(filter.limit + 1).select('e.*');
-    for (const test of tests) test(query);
-  }
-  const rows: EntryRow[] = await query;
+  const { rows, stoppedAt } = await boundedList<EntryRow>(db, { candidates, alias: 'e', order: [{ column: 'seq', order: 'desc' }], tests, limit: filter.limit, examineMax: filter.examineMax });
   const lines = await linesOf(db, rows.map((row) => row.seq));
   const entries = rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
   const short = tests.length > 0 && rows.length <= filter.limit;
-  const stoppedAt = short ? await examinedTo(db, candidates, filter.examineMax) : null;
-  if (!short || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt };
+  if (!short || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt?.seq ?? null };
   // The newest part of a window is examined to its end: the page goes on in the sealed span, on the same budget again.
   const older = await selectEntries(db, { ...filter, beforeSeq: region.then, limit: filter.limit - rows.length });
   return { entries: [...entries, ...older.entries], continueBeforeSeq: older.continueBeforeSeq };
@@ -233,13 +227,6 @@ function windowRegion(window: WindowSeqs, beforeSeq: string | undefined): { seqs
   if (!window.span || spanEnd === null) return null;
   const before = BigInt(beforeSeq) < spanEnd ? BigInt(beforeSeq) : spanEnd;
   return { seqs: { beforeSeq: before.toString(), afterSeq: (BigInt(window.span.firstSeq) - 1n).toString() }, then: null };
-}
-
-/** The oldest of the first `examineMax` candidates when there were that many (more may follow), else null. */
-async function examinedTo(db: Db, candidates: Knex.QueryBuilder, examineMax: number): Promise<string | null> {
-  const examined = candidates.clone().clearSelect().select('e.seq').limit(examineMax).as('c');
-  const row: { oldest: string | null; n: string } | undefined = await db.from(examined).first(db.raw('min(c.seq)::text AS oldest'), db.raw('count(*) AS n'));
-  return row && Number(row.n) >= examineMax ? row.oldest : null;
 }
 
 export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<JournalEntry | null> {

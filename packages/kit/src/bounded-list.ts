@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+import type { Db } from './db';
+
+/** A condition a list tests on each candidate row, on the candidates' alias. */
+export type CandidateTest = (query: Knex.QueryBuilder) => void;
+
+export interface BoundedListOptions {
+  /** What an index finds for the list, in its order (`order`), on table alias `alias`. */
+  candidates: Knex.QueryBuilder;
+  alias: string;
+  order: ReadonlyArray<{ column: string; order: 'asc' | 'desc' }>;
+  /** The filters no index serves. */
+  tests: readonly CandidateTest[];
+  limit: number;
+  /** How many candidates one request may test. */
+  examineMax: number;
+}
+
+/**
+ * One page of a list whose filters no index serves, at a bounded cost: at most `examineMax`
+ * candidates are tested, so a rare value costs each request the same instead of every older row
+ * at once. Returns up to `limit + 1` matches (one more says a next page exists) and, when the page
+ * stops short with candidates left, the last candidate examined: the next page goes on after it.
+ */
+export async function boundedList<Row>(db: Db, options: BoundedListOptions): Promise<{ rows: Row[]; stoppedAt: Row | null }> {
+  const { candidates, alias, order, tests, limit, examineMax } = options;
+  if (tests.length === 0) return { rows: (await candidates.clone().limit(limit + 1)) as Row[], stoppedAt: null };
+  const query = db
+    .from(candidates.clone().limit(examineMax).as(alias))
+    .select(`${alias}.*`)
+    .orderBy(order.map((key) => ({ column: `${alias}.${key.column}`, order: key.order })))
+    .limit(limit + 1);
+  for (const test of tests) test(query);
+  const rows = (await query) as Row[];
+  if (rows.length > limit) return { rows, stoppedAt: null };
+  const last = (await candidates.clone().offset(examineMax - 1).limit(1)) as Row[];
+  return { rows, stoppedAt: last[0] ?? null };
+}
