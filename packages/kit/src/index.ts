@@ -23,6 +23,7 @@ export * from './service';
 export * from './audit';
 export * from './idempotency';
 export * from './table-maintenance';
+export * from './repeating';
 export * from './retention';
 export * from './micro-batch';
 export * from './tenant-config';

@@ -240,20 +240,31 @@ export function registerOutboxGauges(registry: Registry, db: Db, logger: Logger)
   outboxGauge('outbox_oldest_message_age_seconds', 'Age of the oldest message waiting in the outbox (0 when empty)', (reading) => reading.oldestAgeSeconds);
 }
 
-/** idempotency_keys_in_flight: keys claimed whose answer is not yet stored, counted on the index of that name (createIdempotencyInFlightIndex). */
-export function registerIdempotencyGauge(registry: Registry, db: Db, logger: Logger): void {
+/**
+ * An unlabelled gauge read at each scrape by one statement answering one row with a `value`
+ * column (a number, or its text for a bigint); a read that fails or runs out of time keeps the
+ * last value (0 would read as "none").
+ */
+export function registerQueryGauge(registry: Registry, db: Db, logger: Logger, gauge: { name: string; help: string; sql: string }): void {
   new Gauge({
-    name: 'idempotency_keys_in_flight',
-    help: 'Idempotency keys claimed whose answer is not yet stored (held, or left by a holder that crashed)',
+    name: gauge.name,
+    help: gauge.help,
     registers: [registry],
     async collect() {
-      const counted = await withinMs(db.raw<{ rows: Array<{ count: number }> }>(`SELECT CAST(count(*) AS integer) AS count FROM ${IDEMPOTENCY_TABLE} WHERE status = 'in_progress'`), OPERATIONAL_READ_TIMEOUT_MS).catch(
-        (error: unknown) => {
-          logger.debug({ err: error }, 'idempotency keys left out of this scrape');
-          return null;
-        },
-      );
-      if (counted) this.set(counted.rows[0]?.count ?? 0);
+      const read = await withinMs(db.raw<{ rows: Array<{ value: number | string }> }>(gauge.sql), OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
+        logger.debug({ err: error }, `${gauge.name} left out of this scrape`);
+        return null;
+      });
+      if (read) this.set(Number(read.rows[0]?.value ?? 0));
     },
+  });
+}
+
+/** idempotency_keys_in_flight: keys claimed whose answer is not yet stored, counted on the index of that name (createIdempotencyInFlightIndex). */
+export function registerIdempotencyGauge(registry: Registry, db: Db, logger: Logger): void {
+  registerQueryGauge(registry, db, logger, {
+    name: 'idempotency_keys_in_flight',
+    help: 'Idempotency keys claimed whose answer is not yet stored (held, or left by a holder that crashed)',
+    sql: `SELECT CAST(count(*) AS integer) AS value FROM ${IDEMPOTENCY_TABLE} WHERE status = 'in_progress'`,
   });
 }

@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import type { Logger } from './logger';
+import { type Repeating, startRepeating } from './repeating';
 
 export interface TableMaintenanceOptions {
   db: Db;
@@ -63,8 +64,7 @@ export async function startTableMaintenance(options: TableMaintenanceOptions): P
   const naptimeMs = options.tableNaptimeMs ?? TABLE_NAPTIME_MS;
   /** When this instance last analyzed or vacuumed each table (ms since the epoch). */
   const maintainedAt = new Map<string, number>();
-  let running: Promise<unknown> | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  let repeating: Repeating | null = null;
 
   async function runOnce(): Promise<string[]> {
     const tables = await options.db.raw<{ rows: TableActivity[] }>(TABLES_SQL);
@@ -83,24 +83,15 @@ export async function startTableMaintenance(options: TableMaintenanceOptions): P
 
   if (active) {
     options.logger.warn('autovacuum is off on this PostgreSQL server: the service analyzes and vacuums its own tables');
-    timer = setInterval(() => {
-      // A round still running (a long VACUUM) is not queued behind: the next tick looks again.
-      if (running) return;
-      running = runOnce()
-        .catch((error: unknown) => options.logger.warn({ err: error }, 'table maintenance failed; retried on the next round'))
-        .finally(() => {
-          running = null;
-        });
-    }, options.intervalMs ?? 10_000);
-    timer.unref();
+    // A round still running (a long VACUUM) is not queued behind: the next tick looks again.
+    repeating = startRepeating(runOnce, { intervalMs: options.intervalMs ?? 10_000, onError: (error) => options.logger.warn({ err: error }, 'table maintenance failed; retried on the next round') });
   }
 
   return {
     active,
     runOnce,
     async stop() {
-      if (timer) clearInterval(timer);
-      if (running) await running;
+      await repeating?.stop();
     },
   };
 }

@@ -2,7 +2,7 @@ import { Button, Group, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
 import { type ColumnDef, createColumnHelper, type PaginationState, rowPaginationFeature, type RowData, tableFeatures, useTable } from '@tanstack/react-table';
 import { useState } from 'react';
-import { type PageFetcher } from '../api/pages';
+import type { PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
 
 /** The table features of every server-paged list: pagination only, all processing on the server. */
@@ -15,8 +15,6 @@ export function columnsOf<Row extends RowData>() {
 }
 
 const NO_ROWS: never[] = [];
-
-export type { PageFetcher };
 
 /**
  * Cursor paging on the server, seen by TanStack Table as manual pagination: the table's page

@@ -2,13 +2,14 @@ import { Stack, Text, Title } from '@mantine/core';
 import { type PayoutCase, payoutRoutes, type Withdrawal, withdrawalRoutes } from '@wallet/contracts';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/browser';
+import type { PageFetcher } from '../api/pages';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { CaseDecision } from '../components/CaseDecision';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, type PageFetcher, PagedTable } from '../components/PagedTable';
+import { columnsOf, PagedTable } from '../components/PagedTable';
 import { describeDestination, formatAge } from '../format/cases';
 
 const PENDING = { status: 'pending' } as const;

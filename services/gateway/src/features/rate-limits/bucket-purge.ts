@@ -1,18 +1,12 @@
-import type { Logger } from '@wallet/kit';
+import { type Logger, type Repeating, startRepeating } from '@wallet/kit';
 import type { RateLimiter } from './rate-limiter';
 
 const PURGE_BATCH = 1_000;
 /** Bounds one run; whatever is left waits for the next one. */
 const MAX_BATCHES_PER_RUN = 100;
 
-export interface PeriodicJob {
-  /** Stops the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
-
 /** Every `intervalMs`, deletes buckets idle long enough to be full again, in bounded batches. */
-export function startBucketPurge(limiter: RateLimiter, options: { intervalMs: number; logger: Logger }): PeriodicJob {
-  let running: Promise<void> | null = null;
+export function startBucketPurge(limiter: RateLimiter, options: { intervalMs: number; logger: Logger }): Repeating {
   const run = async () => {
     let purged = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
@@ -22,20 +16,5 @@ export function startBucketPurge(limiter: RateLimiter, options: { intervalMs: nu
     }
     if (purged > 0) options.logger.debug({ purged }, 'idle rate-limit buckets purged');
   };
-  const timer = setInterval(() => {
-    // A slow run is not stacked on by the next tick.
-    if (running) return;
-    running = run()
-      .catch((error: unknown) => options.logger.warn({ err: error }, 'rate-limit bucket purge failed'))
-      .finally(() => {
-        running = null;
-      });
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRepeating(run, { intervalMs: options.intervalMs, onError: (error) => options.logger.warn({ err: error }, 'rate-limit bucket purge failed') });
 }

@@ -1,8 +1,8 @@
-import { type Db, type Logger, OPERATIONAL_READ_TIMEOUT_MS, withinMs } from '@wallet/kit';
-import { Gauge, type Registry } from 'prom-client';
+import { type Db, type Logger, registerQueryGauge, type Repeating, startRepeating } from '@wallet/kit';
+import type { Registry } from 'prom-client';
 
 /** Seqs per row of journal_stamp_ranges: a window is found to within this many entries at each end. */
-export const STAMP_RANGE_SEQS = 4096;
+const STAMP_RANGE_SEQS = 4096;
 /** Seqs one round summarizes at most, so a round after a long pause (or a migrated journal) stays short. */
 const SEAL_STEP_MAX = 1_000_000;
 
@@ -80,39 +80,15 @@ export async function windowSeqs(db: Db, window: { from?: string | undefined; to
 }
 
 /** Seals on a timer; a round that fails is retried on the next tick. */
-export function startStampSealing(db: Db, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = sealStampRanges(db)
-      .catch((error: unknown) => logger.warn({ err: error }, 'sealing journal stamp ranges failed; retried on the next round'))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      if (running) await running;
-    },
-  };
+export function startStampSealing(db: Db, logger: Logger, intervalMs: number): Repeating {
+  return startRepeating(() => sealStampRanges(db), { intervalMs, onError: (error) => logger.warn({ err: error }, 'sealing journal stamp ranges failed; retried on the next round') });
 }
 
-/** journal_unsealed_seqs, read at each scrape: a failed read keeps the last value. */
+/** journal_unsealed_seqs, read at each scrape. */
 export function registerSealingGauge(registry: Registry, db: Db, logger: Logger): void {
-  new Gauge({
+  registerQueryGauge(registry, db, logger, {
     name: 'journal_unsealed_seqs',
     help: 'Seqs of the journal past its sealed stamp ranges, which time filters examine entry by entry; growing for minutes means a long-open transaction holds sealing up',
-    registers: [registry],
-    async collect() {
-      const read = db.raw<{ rows: Array<{ behind: string }> }>(`SELECT (coalesce((SELECT max(seq) FROM journal_entries), 0) - sealed_through)::text AS behind FROM journal_stamp_seal`);
-      const result = await withinMs(read, OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
-        logger.debug({ err: error }, 'journal_unsealed_seqs left out of this scrape');
-        return null;
-      });
-      const behind = result?.rows[0]?.behind;
-      if (behind !== undefined) this.set(Number(behind));
-    },
+    sql: `SELECT (coalesce((SELECT max(seq) FROM journal_entries), 0) - sealed_through)::text AS value FROM journal_stamp_seal`,
   });
 }

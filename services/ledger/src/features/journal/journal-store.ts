@@ -93,7 +93,7 @@ export interface EntryListing {
 }
 
 /** How many entries one request may test against filters no index serves (kind, time, ...). */
-export interface ExamineBudget {
+interface ExamineBudget {
   examineMax: number;
 }
 
@@ -121,13 +121,14 @@ async function accountNumsOf(db: Db, scope: TenantScope, filter: JournalFilter):
  * instead walks the scope's entries back to the newest ones that match).
  */
 function entriesOfAccountsSql(accountNums: readonly string[], seqs: SeqBounds): { sql: string; bindings: string[] } {
-  const before = seqs.beforeSeq ? ' AND l.entry_seq < ?' : '';
-  const after = seqs.afterSeq ? ' AND l.entry_seq > ?' : '';
-  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${before}${after} ORDER BY l.entry_seq DESC)`);
-  const bounds = [seqs.beforeSeq, seqs.afterSeq].filter((bound): bound is string => bound !== undefined);
+  const bounds = [
+    { sql: ' AND l.entry_seq < ?', seq: seqs.beforeSeq },
+    { sql: ' AND l.entry_seq > ?', seq: seqs.afterSeq },
+  ].filter((bound): bound is { sql: string; seq: string } => bound.seq !== undefined);
+  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${bounds.map((bound) => bound.sql).join('')} ORDER BY l.entry_seq DESC)`);
   return {
     sql: `(SELECT DISTINCT s.entry_seq FROM (${perAccount.join(' UNION ALL ')}) s ORDER BY s.entry_seq DESC)`,
-    bindings: accountNums.flatMap((num) => [num, ...bounds]),
+    bindings: accountNums.flatMap((num) => [num, ...bounds.map((bound) => bound.seq)]),
   };
 }
 
@@ -160,8 +161,8 @@ async function candidatesOf(db: Db, filter: SystemJournalFilter, seqs: SeqBounds
   }
   // reference_key() is what the index is on; the id itself is then rechecked.
   if (filter.referenceId) query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
-  if (seqs.beforeSeq) query.where('e.seq', '<', seqs.beforeSeq);
-  if (seqs.afterSeq) query.where('e.seq', '>', seqs.afterSeq);
+  if (seqs.beforeSeq !== undefined) query.where('e.seq', '<', seqs.beforeSeq);
+  if (seqs.afterSeq !== undefined) query.where('e.seq', '>', seqs.afterSeq);
   // Wrapped: a query builder is a thenable, which an async function's return would run.
   return { query };
 }
@@ -205,8 +206,8 @@ async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget
   const { rows, stoppedAt } = await boundedList<EntryRow>(db, { candidates, alias: 'e', order: [{ column: 'seq', order: 'desc' }], tests, limit: filter.limit, examineMax: filter.examineMax });
   const lines = await linesOf(db, rows.map((row) => row.seq));
   const entries = rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
-  const short = tests.length > 0 && rows.length <= filter.limit;
-  if (!short || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt?.seq ?? null };
+  // boundedList says where it stopped only when a page fell short with candidates left.
+  if (rows.length > filter.limit || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt?.seq ?? null };
   // The newest part of a window is examined to its end: the page goes on in the sealed span, on the same budget again.
   const older = await selectEntries(db, { ...filter, beforeSeq: region.then, limit: filter.limit - rows.length });
   return { entries: [...entries, ...older.entries], continueBeforeSeq: older.continueBeforeSeq };
