@@ -11,6 +11,7 @@
  *                         BENCH_SCALE_SMALL_TENANTS=50 BENCH_SCALE_SMALL_LINES=10000 (lines each)
  *                         BENCH_SCALE_WALLETS=1000 BENCH_SCALE_SMALL_WALLETS=10
  *                         BENCH_SCALE_BATCH=2000 (transfers per ledger transaction while building)
+ *                         BENCH_SCALE_REQUEST_LOGS=3000000 (the gateway's request logs of the last 30 days)
  *                         BENCH_SCALE_NEW_ENTRIES=10000 (entries posted between two incremental reconciliations)
  *                         BENCH_SCALE_READS=20 (each read timed this many times)
  *                         BENCH_SCALE_ROUNDS=3 (the transfer load alternated between the two systems, rounds each; 0 for none)
@@ -26,6 +27,7 @@ import { dropRunVhosts } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
+import { buildRequestLogHistory } from './lib/request-log-history';
 import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
 import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
 import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters, windowedRows } from './lib/server-counters';
@@ -39,6 +41,9 @@ const SMALL_LINES = Number(process.env.BENCH_SCALE_SMALL_LINES ?? 10_000);
 const WALLETS = Number(process.env.BENCH_SCALE_WALLETS ?? 1_000);
 const SMALL_WALLETS = Number(process.env.BENCH_SCALE_SMALL_WALLETS ?? 10);
 const BATCH = Number(process.env.BENCH_SCALE_BATCH ?? 2_000);
+const REQUEST_LOGS = Number(process.env.BENCH_SCALE_REQUEST_LOGS ?? 3_000_000);
+/** The request logs' span: inside the default retention of 30 days, so none is purged while measuring. */
+const REQUEST_LOG_DAYS = 29;
 const NEW_ENTRIES = Number(process.env.BENCH_SCALE_NEW_ENTRIES ?? 10_000);
 const READS = Number(process.env.BENCH_SCALE_READS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -225,11 +230,22 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   rows.push(['journal, kind=transfer & walletId', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'transfer', walletId: wallet.id }))]);
   rows.push(['journal, kind=momo_deposit (oldest entries only; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' }))]);
   rows.push(['journal, a minute mid-history (from/to; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at }))]);
-  rows.push(['analytics, tenant (last 30 days)', await timed(() => call(client, 'GET', '/v1/admin/analytics'))]);
-  rows.push(['analytics, platform (last 30 days)', await timed(() => call(world.platform, 'GET', '/v1/system/analytics', { environment: 'test' }))]);
+  let counted = 0;
+  const tenantAnalytics = await timed(async () => (counted = await analyticsRead(client, '/v1/admin/analytics')));
+  rows.push(['analytics, tenant (last 30 days, request errors included)', `${tenantAnalytics}, ${counted.toLocaleString('en-US')} requests`]);
+  const platformAnalytics = await timed(async () => (counted = await analyticsRead(world.platform, '/v1/system/analytics', { environment: 'test' })));
+  rows.push(['analytics, platform (last 30 days, request errors included)', `${platformAnalytics}, ${counted.toLocaleString('en-US')} requests`]);
 
   rows.push(...(await storageRows(world)));
   return rows;
+}
+
+/** An analytics read and the requests it counted; a section the gateway did not answer would time nothing worth timing. */
+async function analyticsRead(client: WalletClient, path: string, query?: Record<string, string>): Promise<number> {
+  const answer = await call(client, 'GET', path, query);
+  const requestErrors = (answer.data as { requestErrors?: { available: boolean; totalRequests?: number } }).requestErrors;
+  if (!requestErrors?.available) throw new Error(`${path} answered without the gateway's request errors: ${JSON.stringify(requestErrors)}`);
+  return requestErrors.totalRequests ?? 0;
 }
 
 /** The middle of the rounds, the mean of the two middle ones for an even count (percentile() takes the upper). */
@@ -354,6 +370,19 @@ async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
   return { system, platform, big, small, ledgerDb, paymentsDb, entries };
 }
 
+/** A month of request logs, the big tenant's nine in ten, the rest spread over the small tenants. */
+async function writeRequestLogs(world: World): Promise<string> {
+  const gatewayDb = createDb(world.system.databaseUrl('gateway'), { poolMax: 1, applicationName: 'bench-scale' });
+  try {
+    const small = world.small.map((tenant) => ({ tenantId: tenant.tenantId, environment: 'test' as const, share: 0.1 / Math.max(1, world.small.length) }));
+    const tenants = [{ tenantId: world.big.tenantId, environment: 'test' as const, share: 0.9 }, ...small];
+    const figures = await buildRequestLogHistory({ gatewayDb, tenants, count: REQUEST_LOGS, days: REQUEST_LOG_DAYS });
+    return `${figures.logs.toLocaleString('en-US')} over the last ${REQUEST_LOG_DAYS} days in ${figures.seconds.toFixed(1)} s`;
+  } finally {
+    await gatewayDb.destroy();
+  }
+}
+
 /**
  * The databases a run kept started again, and only the alternated load measured on them: the biggest tenant of the test
  * environment, a new key of its own, its wallets as the kept payments database lists them.
@@ -392,6 +421,7 @@ async function main(): Promise<void> {
     say(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
     say('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this process on the same machine');
     say(`  history: one tenant with ${LINES.toLocaleString('en-US')} journal lines over ${WALLETS} wallets, ${SMALL_TENANTS} tenants with ${SMALL_LINES.toLocaleString('en-US')} each over ${SMALL_WALLETS}`);
+    say(`  and ${REQUEST_LOGS.toLocaleString('en-US')} request logs of the last ${REQUEST_LOG_DAYS} days (the big tenant's 90 %), which the analytics' request errors count`);
     say(`  ${FEES ? 'default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : 'no fee schedule (BENCH_FEES=1 for one): two lines per transfer'}`);
     say(`  load: closed loop ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop ${RATE}/s for ${SECONDS} s; reads timed ${READS} times each (p50, max)`);
 
@@ -416,6 +446,7 @@ async function main(): Promise<void> {
     say(`  built ${history.lines.toLocaleString('en-US')} lines (${history.transfers.toLocaleString('en-US')} transfers) in ${history.seconds.toFixed(1)} s: ${Math.round(history.lines / history.seconds).toLocaleString('en-US')} lines/s`);
     const { draftSeconds, postSeconds, recordWaitSeconds } = history.split;
     say(`    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
+    say(`  request logs: ${await writeRequestLogs(world)}`);
     const caughtUp = await waitUntilCaughtUp(world);
     say(`  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`);
     // A history that accrued over months would have been vacuumed by autovacuum as it grew (off on this machine): without the

@@ -17,7 +17,8 @@ import { findTransferContext, type NewTransfer, type TransferWallet } from '../.
  * recorded in payments as completed with the entry the ledger posted, the row payments leaves
  * once the ledger's answer is in. Nothing is written that the running system would not write;
  * what the history lacks is what a retention window would have purged by then (idempotency
- * keys, request logs, nonces).
+ * keys, nonces, request logs older than a month; the last month's are written beside it,
+ * request-log-history.ts).
  */
 
 export interface HistoryTenant {

@@ -3,10 +3,12 @@ import * as createRequestNonces from './20261122130000_create_request_nonces';
 import * as createRateLimitBuckets from './20261123120000_create_rate_limit_buckets';
 import * as createRequestLogs from './20261123120100_create_request_logs';
 import * as requestLogsStorage from './20261230120000_request_logs_storage';
+import * as requestLogDays from './20270104120000_request_log_days';
 
 export const migrations: Migration[] = [
   { name: '20261122130000_create_request_nonces', ...createRequestNonces },
   { name: '20261123120000_create_rate_limit_buckets', ...createRateLimitBuckets },
   { name: '20261123120100_create_request_logs', ...createRequestLogs },
   { name: '20261230120000_request_logs_storage', ...requestLogsStorage },
+  { name: '20270104120000_request_log_days', ...requestLogDays },
 ];

@@ -490,8 +490,11 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
     return { status: answer.status, body: answer.body as unknown as Record<string, unknown> };
   }
 
-  it("counts a tenant's requests and its errors by status and code in [from, to), and nobody else's", async () => {
-    const from = new Date(Date.now() - 1_000).toISOString();
+  const DAY_MS = 86_400_000;
+  const midnight = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString();
+
+  it("counts a tenant's requests and its errors by status and code in the UTC days [from, to), and nobody else's", async () => {
+    const from = midnight(Date.now());
     const tenantId = newTenant();
     const key = secretKey(tenantId);
     const other = secretKey(newTenant());
@@ -504,7 +507,7 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
     await send(client.gateway.port, { path: '/v1/journal', headers: withKey(key, { 'X-Correlation-Id': last }) });
     // Straight from the table: listing through the gateway would be one more request of the tenant.
     await rowsOnceThere(last);
-    const to = new Date(Date.now() + 1_000).toISOString();
+    const to = midnight(Date.now() + DAY_MS);
 
     const own = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from, to, environment: 'test' });
     expect(own).toEqual({
@@ -527,12 +530,21 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
     expect(asked.body.totalRequests).toBe(5);
     const platform = await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), { from, to, environment: 'test' });
     expect(platform.body.errorCount).toBeGreaterThanOrEqual(4);
-    const later = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from: to, to: new Date(Date.now() + 60_000).toISOString(), environment: 'test' });
+    const later = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from: to, to: midnight(Date.parse(to) + DAY_MS), environment: 'test' });
     expect(later.body).toMatchObject({ totalRequests: 0, errorCount: 0 });
   });
 
+  it('answers 400 for a range that does not start and end at 00:00 UTC: requests are counted by day', async () => {
+    const token = summaryToken({ surface: 'system', tenantId: null, environment: null });
+    const today = midnight(Date.now());
+    const answer = await summary(token, { from: new Date(Date.parse(today) + 1_000).toISOString(), to: midnight(Date.now() + DAY_MS), environment: 'test' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ path: 'from', message: 'must be 00:00 UTC: requests are counted by UTC day' }] } });
+    expect((await summary(token, { from: today, to: '2030-01-01T00:00:00+01:00', environment: 'test' })).status).toBe(400);
+  });
+
   it('needs a valid internal token and is not served on the public listener', async () => {
-    const query = { from: new Date(Date.now() - 60_000).toISOString(), to: new Date().toISOString(), environment: 'test' };
+    const query = { from: midnight(Date.now()), to: midnight(Date.now() + DAY_MS), environment: 'test' };
     expect((await summary(null, query)).status).toBe(401);
     expect((await summary(`${summaryToken({ surface: 'system', tenantId: null, environment: null })}x`, query)).status).toBe(401);
     expect((await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), query, client.gateway.port)).status).toBe(404);

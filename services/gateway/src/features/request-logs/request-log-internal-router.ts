@@ -4,10 +4,15 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { RequestLogStore } from './request-log-store';
 
+const DAY_MS = 86_400_000;
+const wholeDay = (instant: string) => Date.parse(instant) % DAY_MS === 0;
+const dayOf = (instant: string) => new Date(instant).toISOString().slice(0, 10);
+
+/** Counted per UTC day (request_log_days), so a range is whole days: from and to at 00:00 UTC. */
 const summaryQuerySchema = z
   .object({
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
+    from: z.iso.datetime({ offset: true }).refine(wholeDay, 'must be 00:00 UTC: requests are counted by UTC day'),
+    to: z.iso.datetime({ offset: true }).refine(wholeDay, 'must be 00:00 UTC: requests are counted by UTC day'),
     environment: environmentSchema,
     /** System tokens only: one tenant's requests; absent means every tenant's. */
     tenantId: z.string().min(1).max(64).optional(),
@@ -30,7 +35,7 @@ export function requestLogInternalRouter(store: RequestLogStore, internalTokenSe
     if (claims.surface === 'system') scope = { tenantId: query.tenantId ?? null, environment: query.environment };
     else if (claims.surface === 'tenant' && claims.tenantId && claims.environment) scope = { tenantId: claims.tenantId, environment: claims.environment };
     else throw new AppError('INSUFFICIENT_SCOPE', 'This route is for services acting as a tenant or the platform');
-    response.json(await store.summarize(scope, { from: new Date(query.from), to: new Date(query.to) }));
+    response.json(await store.summarize(scope, { fromDay: dayOf(query.from), toDay: dayOf(query.to) }));
   });
   return router;
 }

@@ -43,8 +43,8 @@ export interface RequestLogStore {
   insert(logs: readonly NewRequestLog[]): Promise<void>;
   /** One tenant's records of one environment, newest first. */
   list(scope: { tenantId: string; environment: Environment }, query: RequestLogQuery): Promise<Page<RequestLog>>;
-  /** Requests in [from, to) of one environment, of one tenant or (tenantId null) of all: totals and errors (status >= 400). */
-  summarize(scope: { tenantId: string | null; environment: Environment }, range: { from: Date; to: Date }): Promise<RequestErrorSummary>;
+  /** Requests of the UTC days [fromDay, toDay) (YYYY-MM-DD) of one environment, of one tenant or (tenantId null) of all: totals and errors (status >= 400). */
+  summarize(scope: { tenantId: string | null; environment: Environment }, days: { fromDay: string; toDay: string }): Promise<RequestErrorSummary>;
 }
 
 const COLUMNS = [
@@ -67,14 +67,23 @@ const COLUMNS = [
 /**
  * A batch of records as one prepared statement of column arrays: the same text for any batch
  * size, so PostgreSQL plans it once per connection, where a multi-row VALUES list of 16
- * parameters a row is a new statement, built and planned for each batch.
+ * parameters a row is a new statement, built and planned for each batch. The same statement
+ * adds the batch to its days' counts, so the counts never miss or double a record; groups are
+ * upserted in key order, so two instances' batches lock shared rows in the same order.
  */
 const INSERT_MANY_SQL = `
-  INSERT INTO request_logs (id, tenant_id, environment, correlation_id, method, path, status, api_key_id, auth_mode,
-                            request_signature_verified, idempotency_key, actor_type, actor_id, duration_ms, error_code, created_at)
-  SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
-                       CAST(? AS smallint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS text[]), CAST(? AS text[]),
-                       CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS timestamptz[]))`;
+  WITH logged AS (
+    INSERT INTO request_logs (id, tenant_id, environment, correlation_id, method, path, status, api_key_id, auth_mode,
+                              request_signature_verified, idempotency_key, actor_type, actor_id, duration_ms, error_code, created_at)
+    SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
+                         CAST(? AS smallint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS text[]), CAST(? AS text[]),
+                         CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS timestamptz[]))
+    RETURNING tenant_id, environment, created_at, status, error_code)
+  INSERT INTO request_log_days AS d (tenant_id, environment, day, status, error_code, requests)
+  SELECT tenant_id, environment, (created_at AT TIME ZONE 'UTC')::date, status, error_code, count(*)
+    FROM logged WHERE environment IS NOT NULL
+   GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (tenant_id, environment, day, status, error_code) DO UPDATE SET requests = d.requests + EXCLUDED.requests`;
 
 /** The sort key of the last record of a page: its time to the millisecond and its id. */
 const cursorShape = { createdAt: cursorFields.timestamp, id: cursorFields.key };
@@ -162,12 +171,13 @@ export function createRequestLogStore(db: Db, options: { examineMax: number }): 
       };
     },
 
-    async summarize(scope, range) {
+    async summarize(scope, days) {
+      // One row per day, tenant, status and code (request_log_days): the cost follows the days asked for, not the requests made.
       const result = await db.raw<{ rows: Array<{ status: number; error_code: string | null; count: string }> }>(
-        `SELECT status, error_code, count(*) AS count FROM request_logs
-          WHERE environment = ? AND (?::text IS NULL OR tenant_id = ?) AND created_at >= ? AND created_at < ?
+        `SELECT status, error_code, sum(requests) AS count FROM request_log_days
+          WHERE environment = ? AND (?::text IS NULL OR tenant_id = ?) AND day >= ?::date AND day < ?::date
           GROUP BY status, error_code`,
-        [scope.environment, scope.tenantId, scope.tenantId, range.from, range.to],
+        [scope.environment, scope.tenantId, scope.tenantId, days.fromDay, days.toDay],
       );
       const byStatus = new Map<number, number>();
       const byErrorCode = new Map<string, number>();
