@@ -354,7 +354,7 @@ describe('the journal with 100,000 entries', () => {
     await signIn(page, system, 'finance-viewer');
     const journalReads = apiRequests(page, ledgerRoutes.journal.path);
     const reads = () => Promise.resolve(journalReads.length);
-    const searchedOn = page.getByText('No match among the entries searched so far');
+    const searchedOn = page.getByText('No match among the records searched so far');
     const entryIds = () => table(page, JOURNAL).locator('tbody tr td:nth-child(2)').allInnerTexts();
 
     // Each request tests 10,000 entries: a screen page asks five times, then shows it has found nothing yet.

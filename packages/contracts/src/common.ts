@@ -20,6 +20,11 @@ export const pageQuerySchema = z.object({
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
+/** What a list's summary says of its filters no index serves: each request tests a bounded number of records. */
+export function boundedFiltersNote(filters: string): string {
+  return `Filters ${filters} test at most 10,000 records a request: a page may come back short, even empty, with a nextCursor that goes on; follow it until null`;
+}
+
 export function pageSchema<Item extends z.ZodType>(item: Item) {
   return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 }

@@ -20,7 +20,8 @@ export interface BoundedListOptions {
  * One page of a list whose filters no index serves, at a bounded cost: at most `examineMax`
  * candidates are tested, so a rare value costs each request the same instead of every older row
  * at once. Returns up to `limit + 1` matches (one more says a next page exists) and, when the page
- * stops short with candidates left, the last candidate examined: the next page goes on after it.
+ * stops short with candidates left after those examined, the last candidate examined: the next
+ * page goes on after it.
  */
 export async function boundedList<Row>(db: Db, options: BoundedListOptions): Promise<{ rows: Row[]; stoppedAt: Row | null }> {
   const { candidates, alias, order, tests, limit, examineMax } = options;
@@ -33,6 +34,7 @@ export async function boundedList<Row>(db: Db, options: BoundedListOptions): Pro
   for (const test of tests) test(query);
   const rows = (await query) as Row[];
   if (rows.length > limit) return { rows, stoppedAt: null };
-  const last = (await candidates.clone().offset(examineMax - 1).limit(1)) as Row[];
-  return { rows, stoppedAt: last[0] ?? null };
+  // The last candidate examined, and whether one follows it: a list whose end was examined has no next page.
+  const last = (await candidates.clone().offset(examineMax - 1).limit(2)) as Row[];
+  return { rows, stoppedAt: last.length === 2 ? (last[0] as Row) : null };
 }

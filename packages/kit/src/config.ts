@@ -36,6 +36,11 @@ export const commonConfigShape = {
    * (with it on, never); 0 turns this off.
    */
   TABLE_MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * How many records a list tests per request against the filters no index serves (a status, a
+   * source); a page that runs out comes back short with a cursor that goes on.
+   */
+  LIST_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   ...backgroundPaceConfigShape,
 };
 

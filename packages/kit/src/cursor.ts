@@ -3,6 +3,7 @@ import { findUnsafeText } from '@wallet/contracts';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, findInScope, type Tx } from './db';
+import { boundedList } from './bounded-list';
 import { AppError } from './errors';
 
 const MAC_BYTES = 16;
@@ -82,20 +83,47 @@ export interface SeqPage<Shown> {
   nextCursor: string | null;
 }
 
+/** How many candidates a record list tests per request against the filters no index serves. */
+export const DEFAULT_LIST_EXAMINE_MAX = 10_000;
+let listExamineMax = DEFAULT_LIST_EXAMINE_MAX;
+
+/** Sets the bound of boundedNewestFirst for this process (`LIST_EXAMINE_MAX`). */
+export function useListExamineMax(count: number): void {
+  listExamineMax = count;
+}
+
+/** The bound of this process's record lists, for a list that calls boundedList itself. */
+export function currentListExamineMax(): number {
+  return listExamineMax;
+}
+
+/**
+ * A page's rows, one more than its limit when another page follows, and, when a bounded
+ * examination ran out before the page was full, the last row it examined: the next page goes on
+ * below it.
+ */
+export interface SeqRows<Row> {
+  rows: Row[];
+  stoppedAt: { seq: string } | null;
+}
+
 /**
  * A list along `seq`, newest first: `read` gets the position the cursor names and returns one
- * row more than `limit` (newestFirst), which says whether another page follows.
+ * row more than `limit` (newestFirst), which says whether another page follows, or those rows
+ * with where a bounded examination stopped (boundedNewestFirst): a page may then come back
+ * short, even empty, with a cursor that goes on.
  */
 export async function pageBySeq<Row extends { seq: string }, Shown>(
   query: { cursor?: string | undefined; limit: number },
-  read: (beforeSeq: string | undefined) => Promise<Row[]>,
+  read: (beforeSeq: string | undefined) => Promise<Row[] | SeqRows<Row>>,
   show: (row: Row) => Shown,
 ): Promise<SeqPage<Shown>> {
   const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-  const rows = await read(position?.seq);
+  const answer = await read(position?.seq);
+  const { rows, stoppedAt } = Array.isArray(answer) ? { rows: answer, stoppedAt: null } : answer;
   const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return { data: page.map(show), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  const last = rows.length > query.limit ? page[page.length - 1] : stoppedAt;
+  return { data: page.map(show), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };
 }
 
 /** Where a page along seq starts (newest first: before `beforeSeq`), and how many rows it shows. */
@@ -104,11 +132,28 @@ export interface SeqPageFilter {
   limit: number;
 }
 
+/** A scope's rows of `table` newest first, before `beforeSeq`, where each column of `equal` that is defined holds its value. */
+function scopeNewestFirst(
+  db: Db | Tx,
+  table: string,
+  scope: { tenantId: string; environment: string },
+  filter: SeqPageFilter,
+  columns: ReadonlyArray<string | Knex.Raw>,
+  equal: Record<string, string | undefined>,
+  seqColumn: string,
+): Knex.QueryBuilder {
+  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy(seqColumn, 'desc').select(columns);
+  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
+  if (filter.beforeSeq !== undefined) query.where(seqColumn, '<', filter.beforeSeq);
+  return query;
+}
+
 /**
  * A scope's rows of `table` newest first, before `beforeSeq`, one more than `limit` (see
  * pageBySeq), where each column of `equal` that is defined holds its value; the caller may
  * narrow the query further before it runs. `seqColumn` names the table's sequence when it is not
- * `seq` (select it as `seq` for pageBySeq).
+ * `seq` (select it as `seq` for pageBySeq). For columns an index serves: the others belong in
+ * boundedNewestFirst's `tested`.
  */
 export function newestFirst(
   db: Db | Tx,
@@ -119,25 +164,50 @@ export function newestFirst(
   equal: Record<string, string | undefined> = {},
   seqColumn = 'seq',
 ): Knex.QueryBuilder {
-  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy(seqColumn, 'desc').limit(filter.limit + 1).select(columns);
-  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
-  if (filter.beforeSeq !== undefined) query.where(seqColumn, '<', filter.beforeSeq);
-  return query;
+  return scopeNewestFirst(db, table, scope, filter, columns, equal, seqColumn).limit(filter.limit + 1);
+}
+
+/** A record list's equality filters: those an index serves (`indexed`, with the scope and seq), and those tested row by row. */
+export interface ListFilters {
+  indexed?: Record<string, string | undefined>;
+  tested: Record<string, string | undefined>;
+  /** A further condition an index serves, beyond equal columns (an expression index). */
+  narrow?: (candidates: Knex.QueryBuilder) => void;
+}
+
+/**
+ * newestFirst for filters no index serves (a status, a source): the candidates come from the
+ * scope's seq index (or an `indexed` column's), and at most LIST_EXAMINE_MAX of them are tested
+ * per request (boundedList), so a value no recent row has costs a request the same as any other,
+ * never the scope's whole history. `columns` must include the tested ones.
+ */
+export async function boundedNewestFirst<Row extends { seq: string }>(
+  db: Db,
+  table: string,
+  scope: { tenantId: string; environment: string },
+  filter: SeqPageFilter,
+  columns: ReadonlyArray<string | Knex.Raw>,
+  filters: ListFilters,
+): Promise<SeqRows<Row>> {
+  const tests = Object.entries(filters.tested).flatMap(([column, value]) => (value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`c.${column}`, value)]));
+  const candidates = scopeNewestFirst(db, table, scope, filter, columns, filters.indexed ?? {}, 'seq');
+  filters.narrow?.(candidates);
+  return boundedList<Row>(db, { candidates, alias: 'c', order: [{ column: 'seq', order: 'desc' }], tests, limit: filter.limit, examineMax: listExamineMax });
 }
 
 /**
  * A record table's reads within a scope: a record by id, and a page of them newest first where
- * the defined `equal` columns hold their values (see newestFirst), each row as `toRecord` makes it.
+ * the defined filters hold (see boundedNewestFirst), each row as `toRecord` makes it.
  */
-export function scopedRecords<Stored>(table: string, columns: readonly string[], toRecord: (row: object) => Stored) {
+export function scopedRecords<Stored extends { seq: string }>(table: string, columns: readonly string[], toRecord: (row: object) => Stored) {
   return {
     find: async (db: Db | Tx, scope: { tenantId: string; environment: string }, id: string): Promise<Stored | null> => {
       const row = await findInScope(db, table, scope, id, columns);
       return row ? toRecord(row) : null;
     },
-    list: async (db: Db | Tx, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, equal: Record<string, string | undefined>): Promise<Stored[]> => {
-      const rows: object[] = await newestFirst(db, table, scope, filter, columns, equal);
-      return rows.map(toRecord);
+    list: async (db: Db, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, filters: ListFilters): Promise<SeqRows<Stored>> => {
+      const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, table, scope, filter, columns, filters);
+      return { rows: rows.map(toRecord), stoppedAt };
     },
   };
 }

@@ -3,7 +3,7 @@ import type express from 'express';
 import { z } from 'zod';
 import { Broker, type Channel } from './amqp';
 import { commonConfigShape, loadConfig, serviceDatabaseUrl } from './config';
-import { useCursorSecret } from './cursor';
+import { useCursorSecret, useListExamineMax } from './cursor';
 import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } from './db';
 import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
@@ -79,6 +79,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   useIdempotencyTtlHours(config.IDEMPOTENCY_KEY_TTL_HOURS);
+  useListExamineMax(config.LIST_EXAMINE_MAX);
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });

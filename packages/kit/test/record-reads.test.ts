@@ -1,4 +1,5 @@
-import { camelCased, createDb, type Db, pageBySeq, recordReads, scopedRecords } from '@wallet/kit';
+import fc from 'fast-check';
+import { camelCased, createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, pageBySeq, recordReads, scopedRecords, useListExamineMax } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 interface Thing {
@@ -40,13 +41,13 @@ it("pages a scope's records newest first, filtered where a filter is given, each
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 5; pages += 1) {
-    const page = await pageBySeq({ cursor, limit: 3 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 3 }, { colour: undefined }), (thing) => thing.id);
+    const page = await pageBySeq({ cursor, limit: 3 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 3 }, { tested: { colour: undefined } }), (thing) => thing.id);
     ids.push(...page.data);
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
   }
   expect(ids).toEqual(['th_7', 'th_6', 'th_5', 'th_4', 'th_3', 'th_2', 'th_1']);
-  const red = await pageBySeq({ limit: 10 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 10 }, { colour: 'red' }), (thing) => thing.id);
+  const red = await pageBySeq({ limit: 10 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 10 }, { tested: { colour: 'red' } }), (thing) => thing.id);
   expect(red).toEqual({ data: ['th_6', 'th_4', 'th_2'], nextCursor: null });
 });
 
@@ -55,4 +56,49 @@ it('reads records by id within a scope or any, and a scope after a seq in seq or
   expect((await reads.byIds(db, scope, ['th_2', 'th_live', 'th_other'])).map((thing) => thing.id)).toEqual(['th_2']);
   expect(await reads.byIds(db, scope, [])).toEqual([]);
   expect((await reads.after(db, scope, '4', 2)).map((thing) => thing.id)).toEqual(['th_5', 'th_6']);
+});
+
+describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a request', () => {
+  const bounded = { tenantId: 'tn_bounded', environment: 'test' };
+  afterEach(() => useListExamineMax(DEFAULT_LIST_EXAMINE_MAX));
+
+  async function follow(colour: string, limit: number): Promise<{ ids: string[]; answers: number; pageSizes: number[] }> {
+    const ids: string[] = [];
+    const pageSizes: number[] = [];
+    let cursor: string | undefined;
+    for (let answers = 1; ; answers += 1) {
+      const page = await pageBySeq({ cursor, limit }, (beforeSeq) => things.list(db, bounded, { beforeSeq, limit }, { tested: { colour } }), (thing) => thing.id);
+      ids.push(...page.data);
+      pageSizes.push(page.data.length);
+      if (page.nextCursor === null) return { ids, answers, pageSizes };
+      cursor = page.nextCursor;
+    }
+  }
+
+  it('answers a colour no recent record has with an empty page and a cursor, and finds it further back', async () => {
+    await db('things').where({ tenant_id: bounded.tenantId }).delete();
+    await db('things').insert([{ id: 'tb_old', tenant_id: bounded.tenantId, environment: 'test', colour: 'green' }]);
+    for (let index = 1; index <= 10; index += 1) await db('things').insert({ id: `tb_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: 'blue' });
+    useListExamineMax(4);
+    const first = await pageBySeq({ limit: 5 }, (beforeSeq) => things.list(db, bounded, { beforeSeq, limit: 5 }, { tested: { colour: 'green' } }), (thing) => thing.id);
+    expect(first.data).toEqual([]);
+    expect(first.nextCursor).not.toBeNull();
+    // Eleven records, four tested a request: the green one is in the third answer.
+    expect(await follow('green', 5)).toEqual({ ids: ['tb_old'], answers: 3, pageSizes: [0, 0, 1] });
+  });
+
+  it('gives, cursor after cursor, exactly the matching records newest first, never a page over its limit', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('red', 'blue', 'green'), { maxLength: 40 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom('red', 'green'), async (colours, limit, examineMax, colour) => {
+        await db('things').where({ tenant_id: bounded.tenantId }).delete();
+        if (colours.length > 0) await db('things').insert(colours.map((each, index) => ({ id: `tp_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: each })));
+        useListExamineMax(examineMax);
+        const { ids, pageSizes } = await follow(colour, limit);
+        const expected = colours.flatMap((each, index) => (each === colour ? [`tp_${index}`] : [])).reverse();
+        expect(ids).toEqual(expected);
+        expect(Math.max(0, ...pageSizes)).toBeLessThanOrEqual(limit);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });

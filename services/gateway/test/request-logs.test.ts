@@ -378,7 +378,7 @@ describe('GET /v1/developer/request-logs', () => {
         } while (cursor !== undefined && found.length < 20);
         return found;
       };
-      expect(await pages({ status: '500', limit: '5' })).toEqual([[], [], [rows[10]?.id, rows[11]?.id], []]);
+      expect(await pages({ status: '500', limit: '5' })).toEqual([[], [], [rows[10]?.id, rows[11]?.id]]);
       await fc.assert(
         fc.asyncProperty(fc.constantFrom('200', '500'), fc.integer({ min: 1, max: 6 }), async (status, limit) => {
           const listed = (await pages({ status, limit: String(limit) })).flat();

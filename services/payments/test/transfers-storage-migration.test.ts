@@ -47,7 +47,7 @@ it('keeps every transfer listable, by scope and by wallet, with the smaller inde
 
   await insertTransfer('tx_4', 'wl_A', 'wl_C');
   const scope = { tenantId: TENANT, environment: 'test' as const };
-  const ids = async (walletId?: string) => (await listTransfers(db, scope, { walletId, limit: 10 })).map((transfer) => transfer.id);
+  const ids = async (walletId?: string) => (await listTransfers(db, scope, { walletId, limit: 10 })).rows.map((transfer) => transfer.id);
   expect(await ids()).toEqual(['tx_4', 'tx_3', 'tx_2', 'tx_1']);
   expect(await ids('wl_A')).toEqual(['tx_4', 'tx_3', 'tx_1']);
   expect(await ids('wl_B')).toEqual(['tx_2', 'tx_1']);

@@ -7,8 +7,8 @@ export type PageFetcher<Row> = (page: { cursor: string | undefined; limit: numbe
 export const FILLING_REQUESTS_PER_PAGE = 5;
 
 /**
- * A list whose pages may come back short, even empty, while its cursor goes on (the journal by
- * kind or time: each request tests a bounded number of entries): asks again from the cursor until
+ * A list whose pages may come back short, even empty, while its cursor goes on (a filter no
+ * index serves: each request tests a bounded number of records): asks again from the cursor until
  * the page is full, the list ends, or `requestsMax` requests were made, so a screen shows a full
  * page where the API can give one at a bounded cost. The cursor returned goes on from the last answer.
  */

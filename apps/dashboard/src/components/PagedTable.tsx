@@ -72,7 +72,7 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
 
   if (query.isPending) return <LoadingState label={`Loading ${props.caption.toLowerCase()}`} />;
   if (query.isError) return <ErrorState error={query.error} title={`Could not load ${props.caption.toLowerCase()}`} onRetry={() => void query.refetch()} />;
-  // A page may come back empty while the list goes on (a filter tested on a bounded number of entries): only its end is empty.
+  // A page may come back empty while the list goes on (a filter tested on a bounded number of records): only its end is empty.
   const searchedOn = query.data.data.length === 0 && query.data.nextCursor !== null;
   if (query.data.data.length === 0 && pagination.pageIndex === 0 && !searchedOn) return <Empty title={props.emptyTitle} description={props.emptyDescription} />;
 
@@ -80,7 +80,7 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
     <>
       {searchedOn && (
         <Text size="sm" c="dimmed" mb="xs">
-          No match among the entries searched so far. Next searches older ones.
+          No match among the records searched so far. Next searches older ones.
         </Text>
       )}
       <Table.ScrollContainer minWidth={640}>

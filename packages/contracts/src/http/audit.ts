@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import type { RouteContract } from '../route-contract';
 
 /** Who did it: a team member (session, or a key's actor headers), an API key without an actor, or the platform operator. */
@@ -33,7 +33,7 @@ export const auditEventQuerySchema = pageQuerySchema.extend({
 export type AuditEventQuery = z.infer<typeof auditEventQuerySchema>;
 
 export const auditRoutes = {
-  list: { method: 'get', path: '/v1/team/audit-events', summary: 'Audit trail of key, team, session, approval, freeze and fee actions, newest first', surface: 'tenant', service: 'identity', scope: 'audit:read', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } },
+  list: { method: 'get', path: '/v1/team/audit-events', summary: `Audit trail of key, team, session, approval, freeze and fee actions, newest first. ${boundedFiltersNote('on action, actorId, from and to (and the environment)')}`, surface: 'tenant', service: 'identity', scope: 'audit:read', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } },
 } as const satisfies Record<string, RouteContract>;
 
 export const AUDIT_ROUTES: RouteContract[] = Object.values(auditRoutes);

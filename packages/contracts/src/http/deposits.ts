@@ -1,7 +1,7 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
-import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -176,7 +176,7 @@ export const depositRoutes = {
   list: {
     method: 'get',
     path: '/v1/deposits',
-    summary: 'List deposits, newest first (filters walletId, status, source)',
+    summary: `List deposits, newest first (filters walletId, status, source). ${boundedFiltersNote('on status and source')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuerySchema, timestampSchema } from '../common';
+import { boundedFiltersNote, pageQuerySchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { ServiceName } from '../route-contract';
@@ -108,7 +108,7 @@ export function caseRoutes<
   const decision = { ...base, method: 'post', scope: spec.scopes.approve, success: { status: 200, schema: schemas.shown } } as const;
   return {
     create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
-    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first`, query: schemas.query, success: { status: 200, schema: schemas.page } },
+    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first. ${boundedFiltersNote('on status')}`, query: schemas.query, success: { status: 200, schema: schemas.page } },
     get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: `Get a ${spec.noun}`, success: { status: 200, schema: schemas.shown } },
     approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
     reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },

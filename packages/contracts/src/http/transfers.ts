@@ -1,6 +1,6 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
-import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -99,7 +99,7 @@ export const transferRoutes = {
   list: {
     method: 'get',
     path: '/v1/transfers',
-    summary: 'List transfers, newest first; walletId matches either side',
+    summary: `List transfers, newest first; walletId matches either side. ${boundedFiltersNote('on status')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -162,7 +162,7 @@ export const treasuryRoutes = {
   listFloatDeposits: {
     method: 'get',
     path: '/v1/admin/money/float-deposits',
-    summary: 'List float deposits, newest first',
+    summary: `List float deposits, newest first. ${boundedFiltersNote('on status and currencyCode')}`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:read',

@@ -1,5 +1,5 @@
 import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Page } from '@wallet/contracts';
-import { auditActorFieldsOf, currentContext, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
+import { auditActorFieldsOf, boundedList, type CandidateTest, currentContext, currentListExamineMax, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 
 export interface NewAuditEvent {
   /** null: the platform's own record, which no tenant sees. */
@@ -72,24 +72,35 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
-/** The tenant's records visible from this environment (its own and tenant-wide ones), newest first. */
+const AUDIT_COLUMNS = ['seq', 'id', 'environment', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'metadata', 'created_at'] as const;
+
+/** The list's filters no index serves: each tested on a bounded number of events (kit's boundedList). */
+function auditTests(scope: { environment: Environment }, query: AuditEventQuery): CandidateTest[] {
+  const tests: CandidateTest[] = [(events) => events.where((inner) => inner.whereNull('a.environment').orWhere('a.environment', scope.environment))];
+  const { action, actorId, from, to } = query;
+  if (action) tests.push((events) => events.where('a.action', action));
+  if (actorId) tests.push((events) => events.where('a.actor_id', actorId));
+  if (from) tests.push((events) => events.where('a.created_at', '>=', from));
+  if (to) tests.push((events) => events.where('a.created_at', '<', to));
+  return tests;
+}
+
+/**
+ * The tenant's records visible from this environment (its own and tenant-wide ones), newest
+ * first. The tenant's seq index (or its target index) gives the candidates; the environment,
+ * action, actor and time are tested on at most LIST_EXAMINE_MAX of them per request, so a page
+ * may come back short, even empty, with a cursor that goes on.
+ */
 export async function listAuditEvents(db: Db, scope: { tenantId: string; environment: Environment }, query: AuditEventQuery): Promise<Page<AuditEvent>> {
   const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-  const builder = db('audit_events')
-    .where({ tenant_id: scope.tenantId })
-    .where((inner) => inner.whereNull('environment').orWhere('environment', scope.environment))
-    .orderBy('seq', 'desc')
-    .limit(query.limit + 1)
-    .select(['seq', 'id', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'metadata', 'created_at']);
-  if (position) builder.where('seq', '<', position.seq);
-  if (query.action) builder.where('action', query.action);
-  if (query.actorId) builder.where('actor_id', query.actorId);
-  if (query.targetType) builder.where('target_type', query.targetType);
-  if (query.targetId) builder.where('target_id', query.targetId);
-  if (query.from) builder.where('created_at', '>=', query.from);
-  if (query.to) builder.where('created_at', '<', query.to);
-  const rows: AuditEventRow[] = await builder;
+  const candidates = db('audit_events as a').where('a.tenant_id', scope.tenantId).orderBy('a.seq', 'desc').select(AUDIT_COLUMNS.map((column) => `a.${column}`));
+  if (position) candidates.where('a.seq', '<', position.seq);
+  if (query.targetType) candidates.where('a.target_type', query.targetType);
+  if (query.targetId) candidates.where('a.target_id', query.targetId);
+  const { rows, stoppedAt } = await boundedList<AuditEventRow>(db, {
+    candidates, alias: 'a', order: [{ column: 'seq', order: 'desc' }], tests: auditTests(scope, query), limit: query.limit, examineMax: currentListExamineMax(),
+  });
   const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return { data: page.map(toAuditEvent), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+  const last = rows.length > query.limit ? page[page.length - 1] : stoppedAt;
+  return { data: page.map(toAuditEvent), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };
 }

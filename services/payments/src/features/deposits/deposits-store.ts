@@ -1,7 +1,7 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
 import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
-import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, type SeqPageFilter, type Tx } from '@wallet/kit';
+import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, recordReads, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 
 export interface DepositScope {
   tenantId: string;
@@ -201,10 +201,11 @@ export interface DepositFilter extends SeqPageFilter {
   source?: DepositSource | undefined;
 }
 
-/** Newest first; one more row than asked, so the caller knows whether a next page exists. */
-export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<StoredDeposit[]> {
-  const rows: object[] = await newestFirst(db, 'deposits', scope, filter, COLUMNS, { wallet_id: filter.walletId || undefined, status: filter.status || undefined, source: filter.source || undefined });
-  return rows.map(toStored);
+/** Newest first, one more row than asked when a next page exists; status and source are tested on a bounded number of deposits (boundedNewestFirst). */
+export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<SeqRows<StoredDeposit>> {
+  const filters = { indexed: { wallet_id: filter.walletId || undefined }, tested: { status: filter.status || undefined, source: filter.source || undefined } };
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'deposits', scope, filter, COLUMNS, filters);
+  return { rows: rows.map(toStored), stoppedAt };
 }
 
 /** What a deposit needs of its wallet: where it lives, its account and its currency. */

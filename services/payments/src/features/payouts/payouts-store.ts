@@ -1,5 +1,5 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
+import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 import type { CaseState, CaseStateField, CaseTable, ChargedMoneyRecord, RecordStep, RecordTable, WalletAccount } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
@@ -79,9 +79,9 @@ export interface PayoutCaseFilter extends SeqPageFilter {
   status?: PayoutStatus | undefined;
 }
 
-/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<StoredPayoutCase[]> {
-  return records.list(db, scope, filter, { wallet_id: filter.walletId, status: filter.status });
+/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of cases (boundedNewestFirst). */
+export function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<SeqRows<StoredPayoutCase>> {
+  return records.list(db, scope, filter, { indexed: { wallet_id: filter.walletId }, tested: { status: filter.status } });
 }
 
 /** An approved case the rail has not answered for yet, with what its delivery and postings need. */

@@ -1,5 +1,5 @@
 import { type Environment, type TransferStatus, walletStatusSchema } from '@wallet/contracts';
-import { camelCased, createdAtMsColumn, type Db, newestFirst, prepared, recordReads, scopedRecords, type SeqPageFilter, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
+import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
 import { type ChargedMoneyRecord, type RecordTable, settlementStep, type WalletAccount } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -91,19 +91,19 @@ export interface TransferFilter extends SeqPageFilter {
   status?: TransferStatus | undefined;
 }
 
-/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export async function listTransfers(db: Db, scope: TransferScope, filter: TransferFilter): Promise<StoredTransfer[]> {
-  const query = newestFirst(db, 'transfers', scope, filter, COLUMNS, { status: filter.status });
-  if (filter.walletId !== undefined) {
-    // Each side's index holds the wallet id's hash (20261230120000_transfers_storage); the id itself is compared too.
-    const walletId = filter.walletId;
-    query.whereRaw(
+/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of transfers (boundedNewestFirst). */
+export async function listTransfers(db: Db, scope: TransferScope, filter: TransferFilter): Promise<SeqRows<StoredTransfer>> {
+  // Each side's index holds the wallet id's hash (20261230120000_transfers_storage); the id itself is compared too.
+  const ofWallet = (walletId: string) => (candidates: Knex.QueryBuilder) =>
+    candidates.whereRaw(
       '((hashtextextended(from_wallet_id, 0) = hashtextextended(?, 0) AND from_wallet_id = ?) OR (hashtextextended(to_wallet_id, 0) = hashtextextended(?, 0) AND to_wallet_id = ?))',
       [walletId, walletId, walletId, walletId],
     );
-  }
-  const rows: object[] = await query;
-  return rows.map(toTransfer);
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'transfers', scope, filter, COLUMNS, {
+    tested: { status: filter.status },
+    ...(filter.walletId !== undefined ? { narrow: ofWallet(filter.walletId) } : {}),
+  });
+  return { rows: rows.map(toTransfer), stoppedAt };
 }
 
 // ---- what reconciliation reads ----

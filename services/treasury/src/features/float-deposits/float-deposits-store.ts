@@ -1,5 +1,5 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
-import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter } from '@wallet/kit';
+import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import { type MoneyRecord, type RecordTable, settlementStep } from '@wallet/money-commands';
 
 /** Every read and write of float deposits is bounded by one tenant and one environment. */
@@ -46,9 +46,9 @@ export interface FloatDepositFilter extends SeqPageFilter {
   currencyCode?: string | undefined;
 }
 
-/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDepositFilter): Promise<StoredFloatDeposit[]> {
-  return records.list(db, scope, filter, { status: filter.status, currency_code: filter.currencyCode });
+/** Newest first, one more row than asked when a next page exists; status and currency are tested on a bounded number of deposits (boundedNewestFirst). */
+export function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDepositFilter): Promise<SeqRows<StoredFloatDeposit>> {
+  return records.list(db, scope, filter, { tested: { status: filter.status, currency_code: filter.currencyCode } });
 }
 
 /** Deposits by id, of any status; within the scope when one is given. */

@@ -1,5 +1,5 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter } from '@wallet/kit';
+import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import type { CaseState, CaseStateField, CaseTable, MoneyRecord, RecordTable } from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
@@ -46,9 +46,9 @@ export interface WithdrawalFilter extends SeqPageFilter {
   status?: WithdrawalStatus | undefined;
 }
 
-/** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export function listWithdrawals(db: Db, scope: TreasuryScope, filter: WithdrawalFilter): Promise<StoredWithdrawal[]> {
-  return records.list(db, scope, filter, { status: filter.status });
+/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of cases (boundedNewestFirst). */
+export function listWithdrawals(db: Db, scope: TreasuryScope, filter: WithdrawalFilter): Promise<SeqRows<StoredWithdrawal>> {
+  return records.list(db, scope, filter, { tested: { status: filter.status } });
 }
 
 /** Cases by id, of any status; within the scope when one is given. */

@@ -1,0 +1,68 @@
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, pageBySeq, type SeqRows, useListExamineMax } from '@wallet/kit';
+import { createTestDatabase } from '@wallet/kit/testing';
+import { migrations } from '../migrations';
+import { listDeposits } from '../src/features/deposits/deposits-store';
+import { listCases } from '../src/features/payouts/payouts-store';
+import { listTransfers } from '../src/features/transfers/transfers-store';
+
+/**
+ * A status (or a deposit's source) no index serves is tested on at most LIST_EXAMINE_MAX records
+ * a request: a value only old records have costs each request the same, and following the
+ * cursors still finds them. Here the bound is 3 and the old records sit under 8 newer ones.
+ */
+const TENANT = 'tn_BOUNDED';
+const scope = { tenantId: TENANT, environment: 'test' as const };
+let db: Db;
+
+beforeAll(async () => {
+  db = createDb(await createTestDatabase('payments_bounded_lists'), { poolMax: 2 });
+  await migrate(db, migrations);
+  for (const id of ['wl_A', 'wl_B']) await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
+  useListExamineMax(3);
+});
+afterAll(async () => {
+  useListExamineMax(DEFAULT_LIST_EXAMINE_MAX);
+  await db?.destroy();
+});
+
+/** Every page from the first until the cursor ends: the ids of each. */
+async function pages(read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>): Promise<string[][]> {
+  const seen: string[][] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await pageBySeq({ cursor, limit: 2 }, read, (record) => record.id);
+    seen.push(page.data);
+    if (page.nextCursor === null) return seen;
+    cursor = page.nextCursor;
+  }
+}
+
+it('transfers by status, and by wallet and status', async () => {
+  const transfer = (id: string, status: string, to = 'wl_B') => ({
+    id, tenant_id: TENANT, environment: 'test', from_wallet_id: 'wl_A', to_wallet_id: to, currency_code: 'USD', amount: '1.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0, status,
+    finished_at: new Date(), ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : { journal_entry_id: `je_${id}` }),
+  });
+  await db('transfers').insert([transfer('tx_failed', 'failed'), ...Array.from({ length: 8 }, (_, index) => transfer(`tx_${index}`, 'completed'))]);
+  // Nine transfers, three tested a request: the failed one, the oldest, is in the third answer.
+  expect(await pages((beforeSeq) => listTransfers(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
+  expect(await pages((beforeSeq) => listTransfers(db, scope, { walletId: 'wl_A', status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
+  expect((await pages((beforeSeq) => listTransfers(db, scope, { status: 'completed', beforeSeq, limit: 2 }))).flat()).toEqual(['tx_7', 'tx_6', 'tx_5', 'tx_4', 'tx_3', 'tx_2', 'tx_1', 'tx_0']);
+});
+
+it('deposits by source and status, and payout cases by status', async () => {
+  const deposit = (id: string, source: 'momo' | 'bank_slip') => ({
+    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', amount: '5.00', currency_code: 'USD', source, external_ref: id, status: 'pending',
+    ...(source === 'momo' ? { provider_code: 'mtn' } : { bank_code: 'BANK', slip_reference: id }),
+  });
+  await db('deposits').insert([deposit('dp_slip', 'bank_slip'), ...Array.from({ length: 8 }, (_, index) => deposit(`dp_${index}`, 'momo'))]);
+  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
+  expect(await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
+
+  const payout = (id: string, status: string) => ({
+    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', currency_code: 'USD', amount: '2.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0,
+    payout_method: 'momo', destination: JSON.stringify({ phoneNumber: '+254700000000' }), requested_by: 'usr_A', status, ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
+  });
+  await db('payout_cases').insert([payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'failed'))]);
+  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
+  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
+});
