@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { camelCased, createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, pageBySeq, recordReads, scopedRecords, useListExamineMax } from '@wallet/kit';
-import { createTestDatabase } from '@wallet/kit/testing';
+import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
 
 interface Thing {
   seq: string;
@@ -63,16 +63,8 @@ describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a
   afterEach(() => useListExamineMax(DEFAULT_LIST_EXAMINE_MAX));
 
   async function follow(colour: string, limit: number): Promise<{ ids: string[]; answers: number; pageSizes: number[] }> {
-    const ids: string[] = [];
-    const pageSizes: number[] = [];
-    let cursor: string | undefined;
-    for (let answers = 1; ; answers += 1) {
-      const page = await pageBySeq({ cursor, limit }, (beforeSeq) => things.list(db, bounded, { beforeSeq, limit }, { tested: { colour } }), (thing) => thing.id);
-      ids.push(...page.data);
-      pageSizes.push(page.data.length);
-      if (page.nextCursor === null) return { ids, answers, pageSizes };
-      cursor = page.nextCursor;
-    }
+    const pages = await idsPageByPage((beforeSeq) => things.list(db, bounded, { beforeSeq, limit }, { tested: { colour } }), limit);
+    return { ids: pages.flat(), answers: pages.length, pageSizes: pages.map((page) => page.length) };
   }
 
   it('answers a colour no recent record has with an empty page and a cursor, and finds it further back', async () => {

@@ -1,5 +1,5 @@
-import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, pageBySeq, type SeqRows, useListExamineMax } from '@wallet/kit';
-import { createTestDatabase } from '@wallet/kit/testing';
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
+import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { listDeposits } from '../src/features/deposits/deposits-store';
 import { listCases } from '../src/features/payouts/payouts-store';
@@ -25,17 +25,7 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-/** Every page from the first until the cursor ends: the ids of each. */
-async function pages(read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>): Promise<string[][]> {
-  const seen: string[][] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await pageBySeq({ cursor, limit: 2 }, read, (record) => record.id);
-    seen.push(page.data);
-    if (page.nextCursor === null) return seen;
-    cursor = page.nextCursor;
-  }
-}
+const pages = (read: Parameters<typeof idsPageByPage>[0]) => idsPageByPage(read, 2);
 
 it('transfers by status, and by wallet and status', async () => {
   const transfer = (id: string, status: string, to = 'wl_B') => ({

@@ -1,5 +1,5 @@
-import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, pageBySeq, type SeqRows, useListExamineMax } from '@wallet/kit';
-import { createTestDatabase } from '@wallet/kit/testing';
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
+import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { listFloatDeposits } from '../src/features/float-deposits/float-deposits-store';
 import { listWithdrawals } from '../src/features/withdrawals/withdrawals-store';
@@ -23,16 +23,7 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-async function pages(read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>): Promise<string[][]> {
-  const seen: string[][] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await pageBySeq({ cursor, limit: 2 }, read, (record) => record.id);
-    seen.push(page.data);
-    if (page.nextCursor === null) return seen;
-    cursor = page.nextCursor;
-  }
-}
+const pages = (read: Parameters<typeof idsPageByPage>[0]) => idsPageByPage(read, 2);
 
 it('float deposits by status and currency', async () => {
   const deposit = (id: string, currencyCode: string, status: string) => ({ id, tenant_id: TENANT, environment: 'test', currency_code: currencyCode, amount: '10.00', rail: 'cash', status, created_at: new Date() });

@@ -1,3 +1,4 @@
 export * from './servers';
 export * from './wait';
 export * from './tcp-proxy';
+export * from './pages';
