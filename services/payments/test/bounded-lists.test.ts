@@ -4,6 +4,7 @@ import { migrations } from '../migrations';
 import { listDeposits } from '../src/features/deposits/deposits-store';
 import { listCases } from '../src/features/payouts/payouts-store';
 import { listTransfers } from '../src/features/transfers/transfers-store';
+import { listWallets } from '../src/features/wallets/wallets-store';
 
 /**
  * A status (or a deposit's source) no index serves is tested on at most LIST_EXAMINE_MAX records
@@ -55,4 +56,14 @@ it('deposits by source and status, and payout cases by status', async () => {
   await db('payout_cases').insert([payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'failed'))]);
   expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
   expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
+});
+
+it('wallets by status, currency or half an owner; a whole owner from its index', async () => {
+  const owners = { tenantId: 'tn_WALLETS', environment: 'test' as const };
+  const wallet = (id: string, status: string, currencyCode = 'USD') => ({ id, tenant_id: owners.tenantId, environment: 'test', owner_type: 'user', owner_id: `usr_${id}`, currency_code: currencyCode, status });
+  await db('wallets').insert([wallet('wl_frozen', 'frozen', 'KES'), ...Array.from({ length: 8 }, (_, index) => wallet(`wl_${index}`, 'active'))]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { status: 'frozen', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { currencyCode: 'KES', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([['wl_frozen']]);
 });

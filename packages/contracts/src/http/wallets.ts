@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
-import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
 import { BALANCE_AT_SUMMARY, balanceAtQuerySchema, walletBalanceAtSchema } from './balances';
@@ -79,7 +79,7 @@ export const walletRoutes = {
   list: {
     method: 'get',
     path: '/v1/wallets',
-    summary: 'List wallets, newest first, with their balances',
+    summary: `List wallets, newest first, with their balances; ownerType with ownerId finds an owner's wallets through an index. ${boundedFiltersNote('on status, currencyCode, or ownerType or ownerId alone')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

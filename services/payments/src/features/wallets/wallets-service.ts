@@ -1,5 +1,5 @@
 import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletBalanceAt, type WalletQuery } from '@wallet/contracts';
-import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type OutboxRelay, type Tx } from '@wallet/kit';
+import { AppError, type Db, enqueueOutbox, type OutboxRelay, pageBySeq, type Tx } from '@wallet/kit';
 import type { LedgerReads, StatementLine } from '@wallet/money-commands';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { TenantDirectory } from '@wallet/kit';
@@ -55,11 +55,8 @@ export class WalletsService {
   }
 
   async list(scope: WalletScope, query: WalletQuery): Promise<Page<Wallet>> {
-    const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listWallets(this.deps.db, scope, { ...query, beforeSeq: position?.seq });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { data: await this.present(scope, page), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+    const page = await pageBySeq(query, (beforeSeq) => listWallets(this.deps.db, scope, { ...query, beforeSeq }), (wallet) => wallet);
+    return { data: await this.present(scope, page.data), nextCursor: page.nextCursor };
   }
 
   async get(scope: WalletScope, id: string): Promise<Wallet> {

@@ -1,5 +1,5 @@
 import type { Environment, WalletOwnerType, WalletStatus } from '@wallet/contracts';
-import type { Db, Tx } from '@wallet/kit';
+import { boundedNewestFirst, type Db, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 
 /** Every read and write of wallets is bounded by one tenant and one environment. */
 export interface WalletScope {
@@ -102,25 +102,25 @@ export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string
   return row ? toWallet(row) : null;
 }
 
-export interface WalletFilter {
+export interface WalletFilter extends SeqPageFilter {
   ownerType?: WalletOwnerType | undefined;
   ownerId?: string | undefined;
   currencyCode?: string | undefined;
   status?: WalletStatus | undefined;
-  beforeSeq?: string | undefined;
-  limit: number;
 }
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
-export async function listWallets(db: Db, scope: WalletScope, filter: WalletFilter): Promise<StoredWallet[]> {
-  const query = db('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
-  if (filter.ownerType) query.where('owner_type', filter.ownerType);
-  if (filter.ownerId) query.where('owner_id', filter.ownerId);
-  if (filter.currencyCode) query.where('currency_code', filter.currencyCode);
-  if (filter.status) query.where('status', filter.status);
-  if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
-  const rows: WalletRow[] = await query;
-  return rows.map(toWallet);
+/**
+ * Newest first, one more row than asked when a next page exists. An owner (its type and id) is
+ * found through wallets_owner_currency; a status, a currency, or half an owner is tested on a
+ * bounded number of wallets (boundedNewestFirst): a tenant may hold millions of them.
+ */
+export async function listWallets(db: Db, scope: WalletScope, filter: WalletFilter): Promise<SeqRows<StoredWallet>> {
+  const owner = { owner_type: filter.ownerType || undefined, owner_id: filter.ownerId || undefined };
+  const wholeOwner = owner.owner_type !== undefined && owner.owner_id !== undefined;
+  const tested = { currency_code: filter.currencyCode || undefined, status: filter.status || undefined };
+  const { rows, stoppedAt } = await boundedNewestFirst<WalletRow>(db, 'wallets', scope, filter, COLUMNS, wholeOwner ? { indexed: owner, tested } : { tested: { ...owner, ...tested } });
+  return { rows: rows.map(toWallet), stoppedAt };
 }
 
 export async function markLedgerOpened(db: Db, walletId: string): Promise<void> {
