@@ -134,6 +134,16 @@ describe('X-Correlation-Id', () => {
     expect(malformed.headers.get('x-correlation-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   });
 
+  it('makes ids that sort by the time they were made, so request logs index them at the end', async () => {
+    const made: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      made.push((await fetch(`${client.publicUrl}/healthz`)).headers.get('x-correlation-id') ?? '');
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    expect(made.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    expect([...made].sort()).toEqual(made);
+  });
+
   it('is on error responses too, in the header and in the body', async () => {
     const response = await read(await fetch(`${client.publicUrl}/v1/nothing-here`, { headers: { 'X-Correlation-Id': 'err-1' } }));
     expect(response.status).toBe(404);
