@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Environment, newId } from '@wallet/contracts';
-import type { Db } from '@wallet/kit';
+import { type Db, daysMs } from '@wallet/kit';
 import { createRequestLogStore, type NewRequestLog } from '../../services/gateway/src/features/request-logs/request-log-store';
 
 /**
@@ -54,7 +54,7 @@ export async function buildRequestLogHistory(options: RequestLogHistoryOptions):
   const pickOutcome = weighted(OUTCOMES, (outcome) => outcome.weight);
   const started = performance.now();
   const endMs = Date.now();
-  const stepMs = (options.days * 86_400_000) / Math.max(1, options.count);
+  const stepMs = daysMs(options.days) / Math.max(1, options.count);
   for (let written = 0; written < options.count; ) {
     const batch: NewRequestLog[] = [];
     for (; batch.length < batchSize && written < options.count; written += 1) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { backgroundPaceConfigShape } from './background-pace';
+import { DEFAULT_LIST_EXAMINE_MAX } from './bounded-list';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -40,7 +41,7 @@ export const commonConfigShape = {
    * How many records a list tests per request against the filters no index serves (a status, a
    * source); a page that runs out comes back short with a cursor that goes on.
    */
-  LIST_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  LIST_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
   ...backgroundPaceConfigShape,
 };
 

@@ -3,7 +3,7 @@ import { findUnsafeText } from '@wallet/contracts';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, findInScope, type Tx } from './db';
-import { boundedList } from './bounded-list';
+import { boundedList, boundedPage, DEFAULT_LIST_EXAMINE_MAX, equalityTests } from './bounded-list';
 import { AppError } from './errors';
 
 const MAC_BYTES = 16;
@@ -83,8 +83,6 @@ export interface SeqPage<Shown> {
   nextCursor: string | null;
 }
 
-/** How many candidates a record list tests per request against the filters no index serves. */
-export const DEFAULT_LIST_EXAMINE_MAX = 10_000;
 let listExamineMax = DEFAULT_LIST_EXAMINE_MAX;
 
 /** Sets the bound of boundedNewestFirst for this process (`LIST_EXAMINE_MAX`). */
@@ -120,9 +118,7 @@ export async function pageBySeq<Row extends { seq: string }, Shown>(
 ): Promise<SeqPage<Shown>> {
   const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
   const answer = await read(position?.seq);
-  const { rows, stoppedAt } = Array.isArray(answer) ? { rows: answer, stoppedAt: null } : answer;
-  const page = rows.slice(0, query.limit);
-  const last = rows.length > query.limit ? page[page.length - 1] : stoppedAt;
+  const { page, last } = boundedPage(Array.isArray(answer) ? { rows: answer, stoppedAt: null } : answer, query.limit);
   return { data: page.map(show), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };
 }
 
@@ -189,10 +185,9 @@ export async function boundedNewestFirst<Row extends { seq: string }>(
   columns: ReadonlyArray<string | Knex.Raw>,
   filters: ListFilters,
 ): Promise<SeqRows<Row>> {
-  const tests = Object.entries(filters.tested).flatMap(([column, value]) => (value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`c.${column}`, value)]));
   const candidates = scopeNewestFirst(db, table, scope, filter, columns, filters.indexed ?? {}, 'seq');
   filters.narrow?.(candidates);
-  return boundedList<Row>(db, { candidates, alias: 'c', order: [{ column: 'seq', order: 'desc' }], tests, limit: filter.limit, examineMax: listExamineMax });
+  return boundedList<Row>(db, { candidates, alias: 'c', order: [{ column: 'seq', order: 'desc' }], tests: equalityTests('c', filters.tested), limit: filter.limit, examineMax: listExamineMax });
 }
 
 /**

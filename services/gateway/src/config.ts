@@ -1,4 +1,4 @@
-import { commonConfigShape, loadConfig } from '@wallet/kit';
+import { commonConfigShape, DEFAULT_LIST_EXAMINE_MAX, loadConfig } from '@wallet/kit';
 import { z } from 'zod';
 import type { BucketPolicy } from './features/rate-limits/bucket-store';
 import type { RateLimitPolicies } from './features/rate-limits/rate-limiter';
@@ -55,7 +55,7 @@ export const gatewayConfigShape = {
   GATEWAY_REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   /** A request-log list tests at most this many records per request against the filters no index serves (status, method, key, actor, ...). */
-  GATEWAY_REQUEST_LOG_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  GATEWAY_REQUEST_LOG_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
   /** Request logs are buffered and inserted in batches at least this often (and whenever a batch is full). */
   GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
 };

@@ -1,5 +1,5 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { BackgroundPace, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import { BackgroundPace, DEFAULT_LIST_EXAMINE_MAX, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { balanceAtRouter } from './features/accounts/balance-router';
@@ -32,7 +32,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
         LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
         /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
-        LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+        LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
         /** How often the stamps of newly final entries are summarized for the journal's time filters (journal-stamps.ts). */
         LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
       },

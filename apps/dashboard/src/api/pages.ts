@@ -4,7 +4,7 @@ import type { Page } from '@wallet/contracts';
 export type PageFetcher<Row> = (page: { cursor: string | undefined; limit: number }, signal: AbortSignal) => Promise<Page<Row>>;
 
 /** Requests a screen page may make to fill itself: each answer tests at most 10,000 records (the API's bound), so a page reads at most 50,000. */
-export const FILLING_REQUESTS_PER_PAGE = 5;
+const FILLING_REQUESTS_PER_PAGE = 5;
 
 /**
  * A list whose pages may come back short, even empty, while its cursor goes on (a filter no
@@ -12,7 +12,7 @@ export const FILLING_REQUESTS_PER_PAGE = 5;
  * the page is full, the list ends, or `requestsMax` requests were made, so a screen shows a full
  * page where the API can give one at a bounded cost. The cursor returned goes on from the last answer.
  */
-export function fillingPages<Row>(fetchPage: PageFetcher<Row>, requestsMax: number): PageFetcher<Row> {
+export function fillingPages<Row>(fetchPage: PageFetcher<Row>, requestsMax = FILLING_REQUESTS_PER_PAGE): PageFetcher<Row> {
   return async (page, signal) => {
     const rows: Row[] = [];
     let cursor = page.cursor;

@@ -2,7 +2,7 @@ import { Stack, Text, Title } from '@mantine/core';
 import { type PayoutCase, payoutRoutes, type Withdrawal, withdrawalRoutes } from '@wallet/contracts';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages, type PageFetcher } from '../api/pages';
+import { fillingPages, type PageFetcher } from '../api/pages';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
@@ -86,7 +86,7 @@ const PAYOUTS: CaseKind<PayoutCase> = {
   plural: 'payouts',
   title: 'Payouts awaiting approval',
   header: 'Payout',
-  list: fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal }), FILLING_REQUESTS_PER_PAGE),
+  list: fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal })),
   link: (id) => (
     <RouterAnchor to="/payouts/$payoutId" params={{ payoutId: id }} ff="monospace" size="sm">
       {id}
@@ -109,7 +109,7 @@ const WITHDRAWALS: CaseKind<Withdrawal> = {
   plural: 'withdrawals',
   title: 'Withdrawals awaiting approval',
   header: 'Withdrawal',
-  list: fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal }), FILLING_REQUESTS_PER_PAGE),
+  list: fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal })),
   link: (id) => (
     <RouterAnchor to="/treasury/withdrawals/$withdrawalId" params={{ withdrawalId: id }} ff="monospace" size="sm">
       {id}

@@ -4,7 +4,7 @@ import { type AuditEvent, auditRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { auditFiltersSchema } from '../app/team-filters';
 import { DateTime } from '../components/DateTime';
@@ -150,7 +150,7 @@ export function AuditPage() {
         key={filterKey}
         caption="Audit events, newest first"
         queryKey={['audit-events', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(auditRoutes.list, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(auditRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(event) => event.id}
         emptyTitle="No audit events"

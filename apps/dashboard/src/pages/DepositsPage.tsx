@@ -4,7 +4,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { BANK_STATEMENT_BODY, bankStatementCsvQuerySchema, type Deposit, DEPOSIT_SOURCES, DEPOSIT_STATUSES, depositRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { useActionKeys } from '../api/idempotency';
 import { depositFiltersSchema } from '../app/money-filters';
 import { usePrincipal } from '../app/principal';
@@ -123,7 +123,7 @@ export function DepositsPage() {
         key={filterKey}
         caption="Deposits, newest first"
         queryKey={['deposits', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(depositRoutes.list, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(depositRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(deposit) => deposit.id}
         emptyTitle="No deposits"

@@ -3,7 +3,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { JOURNAL_KINDS, type JournalEntry, ledgerRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { isoToLocalInput, type JournalFilters, journalFiltersSchema, localInputToIso } from '../books/journal';
 import { AccountLink, DirectionText, EntryLink } from '../components/BooksLinks';
@@ -100,7 +100,7 @@ export function JournalPage() {
         key={`list:${filterKey}`}
         caption="Journal entries, newest first"
         queryKey={['journal', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(entry) => entry.id}
         pageSize={JOURNAL_PAGE_SIZE}

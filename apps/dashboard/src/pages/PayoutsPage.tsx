@@ -4,7 +4,7 @@ import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type CreatePayoutBody, createPayoutBodySchema, type PayoutCase, PAYOUT_METHODS, PAYOUT_STATUSES, type PayoutMethod, payoutRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { useActionKeys } from '../api/idempotency';
 import { payoutFiltersSchema } from '../app/money-filters';
 import { usePrincipal } from '../app/principal';
@@ -130,7 +130,7 @@ export function PayoutsPage() {
         key={filterKey}
         caption="Payout cases, newest first"
         queryKey={['payouts', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(payout) => payout.id}
         emptyTitle="No payouts"

@@ -2,7 +2,7 @@ import { Badge, Button, Code, Group, Modal, Paper, Select, Stack, Text, TextInpu
 import { type RequestLog, requestLogRoutes } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { usePrincipal } from '../app/principal';
 import { type RequestLogFilters, requestLogFiltersSchema, requestLogQuery } from '../app/team-filters';
 import { DateTime } from '../components/DateTime';
@@ -141,7 +141,7 @@ export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFi
         key={filterKey}
         caption="Request logs, newest first"
         queryKey={['request-logs', environment, filters]}
-        fetchPage={fillingPages((page, signal) => api.call(requestLogRoutes.list, { query: { ...requestLogQuery(filters), ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(requestLogRoutes.list, { query: { ...requestLogQuery(filters), ...page }, signal }))}
         columns={columns}
         rowId={(log) => log.id}
         emptyTitle="No requests"

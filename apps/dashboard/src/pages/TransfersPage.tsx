@@ -2,7 +2,7 @@ import { Stack } from '@mantine/core';
 import { getRouteApi } from '@tanstack/react-router';
 import { type Transfer, TRANSFER_STATUSES, transferRoutes } from '@wallet/contracts';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { transferFiltersSchema } from '../app/money-filters';
 import { PageTitle } from '../app/Shell';
 import { DateTime } from '../components/DateTime';
@@ -50,7 +50,7 @@ export function TransfersPage() {
         key={filterKey}
         caption="Transfers, newest first"
         queryKey={['transfers', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(transferRoutes.list, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(transferRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(transfer) => transfer.id}
         emptyTitle="No transfers"

@@ -21,7 +21,7 @@ import {
 } from '@wallet/contracts';
 import { type ReactNode, useState } from 'react';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { useActionKeys } from '../api/idempotency';
 import { floatDepositFiltersSchema, withdrawalFiltersSchema } from '../app/money-filters';
 import { usePrincipal } from '../app/principal';
@@ -270,7 +270,7 @@ export function TreasuryPage() {
             key={floatKey}
             caption="Float deposits, newest first"
             queryKey={['treasury', 'float-deposits', floatFilters]}
-            fetchPage={fillingPages((page, signal) => api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+            fetchPage={fillingPages((page, signal) => api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }))}
             columns={floatColumns}
             rowId={(deposit) => deposit.id}
             emptyTitle="No float deposits"
@@ -285,7 +285,7 @@ export function TreasuryPage() {
             key={withdrawalKey}
             caption="Withdrawal cases, newest first"
             queryKey={['withdrawals', withdrawalFilters]}
-            fetchPage={fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+            fetchPage={fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }))}
             columns={withdrawalColumns}
             rowId={(withdrawal) => withdrawal.id}
             emptyTitle="No withdrawals"

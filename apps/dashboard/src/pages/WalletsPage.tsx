@@ -2,7 +2,7 @@ import { Badge } from '@mantine/core';
 import { getRouteApi } from '@tanstack/react-router';
 import { type Wallet, WALLET_OWNER_TYPES, WALLET_STATUSES, walletRoutes } from '@wallet/contracts';
 import { api } from '../api/browser';
-import { FILLING_REQUESTS_PER_PAGE, fillingPages } from '../api/pages';
+import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { walletFiltersSchema } from '../app/filters';
 import { DateTime } from '../components/DateTime';
@@ -50,7 +50,7 @@ export function WalletsPage() {
         key={`list:${filterKey}`}
         caption="Wallets"
         queryKey={['wallets', filters]}
-        fetchPage={fillingPages((page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal }), FILLING_REQUESTS_PER_PAGE)}
+        fetchPage={fillingPages((page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(wallet) => wallet.id}
         emptyTitle="No wallets"

@@ -1,18 +1,17 @@
 import { environmentSchema, REQUEST_LOG_SUMMARY_PATH } from '@wallet/contracts';
-import { AppError, claimsOf, internalTokenMiddleware, parseOrThrow } from '@wallet/kit';
+import { AppError, claimsOf, daysMs, internalTokenMiddleware, parseOrThrow } from '@wallet/kit';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { RequestLogStore } from './request-log-store';
 
-const DAY_MS = 86_400_000;
-const wholeDay = (instant: string) => Date.parse(instant) % DAY_MS === 0;
+/** Requests are counted per UTC day (request_log_days), so a range's ends are midnights, UTC. */
+const utcMidnightSchema = z.iso.datetime({ offset: true }).refine((instant) => Date.parse(instant) % daysMs(1) === 0, 'must be 00:00 UTC: requests are counted by UTC day');
 const dayOf = (instant: string) => new Date(instant).toISOString().slice(0, 10);
 
-/** Counted per UTC day (request_log_days), so a range is whole days: from and to at 00:00 UTC. */
 const summaryQuerySchema = z
   .object({
-    from: z.iso.datetime({ offset: true }).refine(wholeDay, 'must be 00:00 UTC: requests are counted by UTC day'),
-    to: z.iso.datetime({ offset: true }).refine(wholeDay, 'must be 00:00 UTC: requests are counted by UTC day'),
+    from: utcMidnightSchema,
+    to: utcMidnightSchema,
     environment: environmentSchema,
     /** System tokens only: one tenant's requests; absent means every tenant's. */
     tenantId: z.string().min(1).max(64).optional(),

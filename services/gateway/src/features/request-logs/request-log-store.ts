@@ -1,6 +1,6 @@
 import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
 import type { Knex } from 'knex';
-import { boundedList, type CandidateTest, cursorFields, type Db, decodeCursor, encodeCursor, prepared } from '@wallet/kit';
+import { boundedList, boundedPage, type CandidateTest, cursorFields, type Db, decodeCursor, encodeCursor, equalityTests, prepared } from '@wallet/kit';
 
 /** A request as recorded; tenant and environment decide who may read it. */
 export interface NewRequestLog {
@@ -114,15 +114,14 @@ const ORDER = [
 
 /** The list's filters no index serves. */
 function testsOf(query: RequestLogQuery): CandidateTest[] {
-  const equal: Array<[string, string | number | boolean | undefined]> = [
-    ['idempotency_key', query.idempotencyKey],
-    ['api_key_id', query.apiKeyId],
-    ['request_signature_verified', query.requestSignatureVerified],
-    ['status', query.status],
-    ['method', query.method],
-    ['actor_id', query.actorId],
-  ];
-  return equal.flatMap(([column, value]) => (value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`r.${column}`, value)]));
+  return equalityTests('r', {
+    idempotency_key: query.idempotencyKey,
+    api_key_id: query.apiKeyId,
+    request_signature_verified: query.requestSignatureVerified,
+    status: query.status,
+    method: query.method,
+    actor_id: query.actorId,
+  });
 }
 
 /** `examineMax`: how many records one list request may test against the filters no index serves; a page that runs out comes back short with a cursor. */
@@ -162,9 +161,8 @@ export function createRequestLogStore(db: Db, options: { examineMax: number }): 
       if (query.correlationId !== undefined) candidates.where('r.correlation_id', query.correlationId);
       if (query.from !== undefined) candidates.where('r.created_at', '>=', new Date(query.from));
       if (query.to !== undefined) candidates.where('r.created_at', '<', new Date(query.to));
-      const { rows, stoppedAt } = await boundedList<RequestLogRow>(db, { candidates, alias: 'r', order: ORDER, tests: testsOf(query), limit: query.limit, examineMax: options.examineMax });
-      const page = rows.slice(0, query.limit);
-      const last = rows.length > query.limit ? page.at(-1) : stoppedAt;
+      const found = await boundedList<RequestLogRow>(db, { candidates, alias: 'r', order: ORDER, tests: testsOf(query), limit: query.limit, examineMax: options.examineMax });
+      const { page, last } = boundedPage(found, query.limit);
       return {
         data: page.map(toRequestLog),
         nextCursor: last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,

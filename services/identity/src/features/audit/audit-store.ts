@@ -1,5 +1,5 @@
 import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Page } from '@wallet/contracts';
-import { auditActorFieldsOf, boundedList, type CandidateTest, currentContext, currentListExamineMax, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
+import { auditActorFieldsOf, boundedList, boundedPage, type CandidateTest, currentContext, currentListExamineMax, cursorFields, type Db, decodeCursor, encodeCursor, equalityTests, type InternalClaims, type Tx } from '@wallet/kit';
 
 export interface NewAuditEvent {
   /** null: the platform's own record, which no tenant sees. */
@@ -77,9 +77,8 @@ const AUDIT_COLUMNS = ['seq', 'id', 'environment', 'action', 'actor_type', 'acto
 /** The list's filters no index serves: each tested on a bounded number of events (kit's boundedList). */
 function auditTests(scope: { environment: Environment }, query: AuditEventQuery): CandidateTest[] {
   const tests: CandidateTest[] = [(events) => events.where((inner) => inner.whereNull('a.environment').orWhere('a.environment', scope.environment))];
-  const { action, actorId, from, to } = query;
-  if (action) tests.push((events) => events.where('a.action', action));
-  if (actorId) tests.push((events) => events.where('a.actor_id', actorId));
+  const { from, to } = query;
+  tests.push(...equalityTests('a', { action: query.action || undefined, actor_id: query.actorId || undefined }));
   if (from) tests.push((events) => events.where('a.created_at', '>=', from));
   if (to) tests.push((events) => events.where('a.created_at', '<', to));
   return tests;
@@ -97,10 +96,9 @@ export async function listAuditEvents(db: Db, scope: { tenantId: string; environ
   if (position) candidates.where('a.seq', '<', position.seq);
   if (query.targetType) candidates.where('a.target_type', query.targetType);
   if (query.targetId) candidates.where('a.target_id', query.targetId);
-  const { rows, stoppedAt } = await boundedList<AuditEventRow>(db, {
+  const found = await boundedList<AuditEventRow>(db, {
     candidates, alias: 'a', order: [{ column: 'seq', order: 'desc' }], tests: auditTests(scope, query), limit: query.limit, examineMax: currentListExamineMax(),
   });
-  const page = rows.slice(0, query.limit);
-  const last = rows.length > query.limit ? page[page.length - 1] : stoppedAt;
+  const { page, last } = boundedPage(found, query.limit);
   return { data: page.map(toAuditEvent), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };
 }
