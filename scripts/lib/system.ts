@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '@wallet/kit';
-import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
+import { createTestVhost, dropRunVhosts, freePort } from '@wallet/kit/testing';
 import type { FetchLike } from '@wallet/sdk';
 import type { Pool } from 'undici';
 
@@ -20,17 +19,6 @@ export function runDatabaseUrl(serverUrl: string, runId: string, service: string
   const url = new URL(serverUrl);
   url.pathname = `/${runId}_${service}`;
   return url.toString();
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**

@@ -5,7 +5,7 @@ import { isWalletApiError } from '@wallet/sdk';
 import type { Page, Response } from 'playwright-core';
 import type { z } from 'zod';
 import { NAVIGATION } from '../../apps/dashboard/src/app/navigation';
-import { freePort } from '../../scripts/lib/system';
+import { freePort } from '@wallet/kit/testing';
 import { accessibilityViolations, CURRENCY, DASHBOARD_ROLES, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**

@@ -4,13 +4,12 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type OrgRole, type Wallet } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
 import { launchChromium, requireChromium, signInAt } from '../../scripts/lib/dashboard-browser';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
-import { freePort } from '../../scripts/lib/system';
 
 /**
  * The dashboard's browser tests: the whole system as `npm start` runs it (the services from their

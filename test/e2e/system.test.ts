@@ -1,23 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { createDb } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** A login on the dashboard listener as its page makes it: the CSRF cookie of a first safe request echoed in the header. */
 async function dashboardLogin(dashboardUrl: string, email: string, password: string): Promise<{ status: number; orgRole?: string }> {

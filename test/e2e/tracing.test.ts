@@ -2,10 +2,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
 import { type FetchLike, WalletClient } from '@wallet/sdk';
 import { createTenant, type ScaleTenant } from '../../scripts/lib/scale-setup';
-import { freePort } from '../../scripts/lib/system';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'trace-system-key-0123456789abcdefghijklmnop';

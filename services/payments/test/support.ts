@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import amqp from 'amqplib';
 import { type LedgerPostV1, type PostingLine, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, signInternalToken, upsertTenantConfig } from '@wallet/kit';
 import { LedgerCommandClient } from '@wallet/money-commands';
-import { createTestDatabase, createTestVhost, type TcpProxy, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, type TcpProxy, waitFor } from '@wallet/kit/testing';
 import { start as startLedger } from '../../ledger/src/main';
 import { start as startTreasury } from '../../treasury/src/main';
 import { type RunningService, start } from '../src/main';
@@ -163,16 +162,6 @@ export interface LedgerBackedHarness extends PaymentsHarness {
   watchAuditRecords(): Promise<{ received(): Promise<any[]> }>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } & HarnessOptions = {}): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import amqp from 'amqplib';
 import { TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, signInternalToken } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
 import { start as startLedger } from '../../ledger/src/main';
 import { type RunningService, start } from '../src/main';
 
@@ -25,16 +24,6 @@ export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage']
   return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Real parts: treasury and the ledger in-process, each on its own fresh PostgreSQL database,

@@ -2,3 +2,4 @@ export * from './servers';
 export * from './wait';
 export * from './tcp-proxy';
 export * from './pages';
+export * from './ports';
