@@ -1,3 +1,6 @@
+import type { Knex } from 'knex';
+import { createIndexConcurrently, type ListFilters } from '@wallet/kit';
+
 /*
  * The columns and constraints every maker-checker case's table has (payout_cases,
  * withdrawals). The ledger's entries are the money; a case's row is the decision and which
@@ -38,4 +41,20 @@ export const MAKER_CHECKER_CASE_CHECKS = `
 /** The values are the migration's own constants, never input. */
 function sqlTextList(values: readonly string[]): string {
   return values.map((value) => `'${value}'`).join(', ');
+}
+
+/**
+ * The approvals inbox lists a table's pending cases; with a year of decided cases above them, a
+ * pending one could sit below any bound a list examines. A partial index holds only the pending
+ * cases, so the inbox reads them alone. The status change that takes a case out of it is a
+ * non-HOT update, which cases (written a few times each, unlike transfers) can afford. For a
+ * migration with `transaction: false`.
+ */
+export async function createPendingCasesIndex(db: Knex, table: string): Promise<void> {
+  await createIndexConcurrently(db, `${table}_pending`, `${table} (tenant_id, environment, seq) WHERE status = 'pending'`);
+}
+
+/** A case list's filters: `pending` from its own index (createPendingCasesIndex), any other status tested on a bounded number of cases. */
+export function caseListFilters(status: string | undefined, indexed: Record<string, string | undefined> = {}): ListFilters {
+  return status === 'pending' ? { indexed: { ...indexed, status }, tested: {} } : { indexed, tested: { status } };
 }

@@ -17,6 +17,7 @@ import * as transfersStorage from './20261230120000_transfers_storage';
 import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as transferReversals from './20270103120000_transfer_reversals';
 import * as statementLineReads from './20270104120000_statement_line_reads';
+import * as payoutCasesPending from './20270106120000_payout_cases_pending';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
   { name: '20270103120000_transfer_reversals', ...transferReversals },
   { name: '20270104120000_statement_line_reads', ...statementLineReads },
+  { name: '20270106120000_payout_cases_pending', ...payoutCasesPending },
 ];

@@ -1,5 +1,5 @@
 import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
-import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
+import { createTestDatabase, idsPageByPage, queryPlans } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { listDeposits } from '../src/features/deposits/deposits-store';
 import { listCases } from '../src/features/payouts/payouts-store';
@@ -10,6 +10,7 @@ import { listWallets } from '../src/features/wallets/wallets-store';
  * A status (or a deposit's source) no index serves is tested on at most LIST_EXAMINE_MAX records
  * a request: a value only old records have costs each request the same, and following the
  * cursors still finds them. Here the bound is 3 and the old records sit under 8 newer ones.
+ * Pending payout cases, the approvals inbox, come from their own index.
  */
 const TENANT = 'tn_BOUNDED';
 const scope = { tenantId: TENANT, environment: 'test' as const };
@@ -28,6 +29,15 @@ afterAll(async () => {
 
 const pages = (read: Parameters<typeof idsPageByPage>[0]) => idsPageByPage(read, 2);
 
+function payout(id: string, status: 'pending' | 'rejected' | 'failed') {
+  return {
+    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', currency_code: 'USD', amount: '2.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0,
+    payout_method: 'momo', destination: JSON.stringify({ phoneNumber: '+254700000000' }), requested_by: 'usr_A', status,
+    ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
+    ...(status === 'rejected' ? { hold_entry_id: `je_hold_${id}`, decided_by: 'usr_B', decided_at: new Date(), rejection_reason: 'no', decision_entry_id: `je_release_${id}` } : {}),
+  };
+}
+
 it('transfers by status, and by wallet and status', async () => {
   const transfer = (id: string, status: string, to = 'wl_B') => ({
     id, tenant_id: TENANT, environment: 'test', from_wallet_id: 'wl_A', to_wallet_id: to, currency_code: 'USD', amount: '1.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0, status,
@@ -40,7 +50,7 @@ it('transfers by status, and by wallet and status', async () => {
   expect((await pages((beforeSeq) => listTransfers(db, scope, { status: 'completed', beforeSeq, limit: 2 }))).flat()).toEqual(['tx_7', 'tx_6', 'tx_5', 'tx_4', 'tx_3', 'tx_2', 'tx_1', 'tx_0']);
 });
 
-it('deposits by source and status, and payout cases by status', async () => {
+it('deposits by source and status; payout cases by status, pending ones in one answer', async () => {
   const deposit = (id: string, source: 'momo' | 'bank_slip') => ({
     id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', amount: '5.00', currency_code: 'USD', source, external_ref: id, status: 'pending',
     ...(source === 'momo' ? { provider_code: 'mtn' } : { bank_code: 'BANK', slip_reference: id }),
@@ -49,13 +59,19 @@ it('deposits by source and status, and payout cases by status', async () => {
   expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
   expect(await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
 
-  const payout = (id: string, status: string) => ({
-    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', currency_code: 'USD', amount: '2.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0,
-    payout_method: 'momo', destination: JSON.stringify({ phoneNumber: '+254700000000' }), requested_by: 'usr_A', status, ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
-  });
-  await db('payout_cases').insert([payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'failed'))]);
-  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
-  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['pc_pending']]);
+  await db('payout_cases').insert([payout('pc_failed', 'failed'), payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'rejected'))]);
+  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], [], ['pc_failed']]);
+  // The approvals inbox: pending cases from their own index, in the first answer.
+  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
+  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
+});
+
+it('reads the pending payout cases through their own index, whatever lies above them', async () => {
+  const decided = Array.from({ length: 20_000 }, (_, index) => payout(`pc_decided_${index}`, 'rejected'));
+  await db.batchInsert('payout_cases', decided, 2_000);
+  await db.raw('ANALYZE payout_cases');
+  const plans = await queryPlans(db, () => listCases(db, scope, { status: 'pending', limit: 50 }));
+  expect(plans).toEqual([expect.stringContaining('payout_cases_pending')]);
 });
 
 it('wallets by status, currency or half an owner; a whole owner from its index', async () => {

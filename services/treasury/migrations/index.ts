@@ -7,6 +7,7 @@ import * as createTenants from './20261228120000_create_tenants';
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
 import * as operationalMetrics from './20270102120000_operational_metrics';
+import * as withdrawalsPending from './20270106120000_withdrawals_pending';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
+  { name: '20270106120000_withdrawals_pending', ...withdrawalsPending },
 ];

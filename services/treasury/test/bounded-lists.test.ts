@@ -1,5 +1,5 @@
 import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
-import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
+import { createTestDatabase, idsPageByPage, queryPlans } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { listFloatDeposits } from '../src/features/float-deposits/float-deposits-store';
 import { listWithdrawals } from '../src/features/withdrawals/withdrawals-store';
@@ -7,7 +7,7 @@ import { listWithdrawals } from '../src/features/withdrawals/withdrawals-store';
 /**
  * A status or currency no index serves is tested on at most LIST_EXAMINE_MAX records a request
  * (3 here): a value only the oldest record has costs each request the same, and the cursors
- * still lead to it.
+ * still lead to it. Pending cases, the approvals inbox, come from their own index.
  */
 const TENANT = 'tn_BOUNDED';
 const scope = { tenantId: TENANT, environment: 'test' as const };
@@ -32,11 +32,25 @@ it('float deposits by status and currency', async () => {
   expect(await pages((beforeSeq) => listFloatDeposits(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['fd_kes']]);
 });
 
-it('withdrawal cases by status', async () => {
-  const withdrawal = (id: string, status: string) => ({
+function withdrawal(id: string, status: 'pending' | 'rejected' | 'failed') {
+  return {
     id, tenant_id: TENANT, environment: 'test', source: 'tenant_fees', currency_code: 'USD', amount: '3.00', payout_method: 'cash', destination: JSON.stringify({}),
-    requested_by: 'usr_A', status, created_at: new Date(), ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
-  });
-  await db('withdrawals').insert([withdrawal('wd_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => withdrawal(`wd_${index}`, 'failed'))]);
-  expect(await pages((beforeSeq) => listWithdrawals(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['wd_pending']]);
+    requested_by: 'usr_A', status, created_at: new Date(),
+    ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
+    ...(status === 'rejected' ? { hold_entry_id: `je_hold_${id}`, decided_by: 'usr_B', decided_at: new Date(), rejection_reason: 'no', decision_entry_id: `je_release_${id}` } : {}),
+  };
+}
+
+it('withdrawal cases by status, pending ones in one answer', async () => {
+  await db('withdrawals').insert([withdrawal('wd_failed', 'failed'), withdrawal('wd_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => withdrawal(`wd_${index}`, 'rejected'))]);
+  expect(await pages((beforeSeq) => listWithdrawals(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], [], ['wd_failed']]);
+  // The approvals inbox: pending cases from their own index, in the first answer.
+  expect(await pages((beforeSeq) => listWithdrawals(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['wd_pending']]);
+});
+
+it('reads the pending withdrawals through their own index, whatever lies above them', async () => {
+  await db.batchInsert('withdrawals', Array.from({ length: 20_000 }, (_, index) => withdrawal(`wd_decided_${index}`, 'rejected')), 2_000);
+  await db.raw('ANALYZE withdrawals');
+  const plans = await queryPlans(db, () => listWithdrawals(db, scope, { status: 'pending', limit: 50 }));
+  expect(plans).toEqual([expect.stringContaining('withdrawals_pending')]);
 });

@@ -108,7 +108,7 @@ export function caseRoutes<
   const decision = { ...base, method: 'post', scope: spec.scopes.approve, success: { status: 200, schema: schemas.shown } } as const;
   return {
     create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
-    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first. ${boundedFiltersNote('on status')}`, query: schemas.query, success: { status: 200, schema: schemas.page } },
+    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`, query: schemas.query, success: { status: 200, schema: schemas.page } },
     get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: `Get a ${spec.noun}`, success: { status: 200, schema: schemas.shown } },
     approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
     reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },

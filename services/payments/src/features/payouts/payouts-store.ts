@@ -1,6 +1,6 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
-import type { CaseState, CaseStateField, CaseTable, ChargedMoneyRecord, RecordStep, RecordTable, WalletAccount } from '@wallet/money-commands';
+import { type CaseState, type CaseStateField, type CaseTable, caseListFilters, type ChargedMoneyRecord, type RecordStep, type RecordTable, type WalletAccount } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -79,9 +79,9 @@ export interface PayoutCaseFilter extends SeqPageFilter {
   status?: PayoutStatus | undefined;
 }
 
-/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of cases (boundedNewestFirst). */
+/** Newest first, one more row than asked when a next page exists; pending cases from their index, another status tested on a bounded number of cases (caseListFilters). */
 export function listCases(db: Db, scope: PayoutScope, filter: PayoutCaseFilter): Promise<SeqRows<StoredPayoutCase>> {
-  return records.list(db, scope, filter, { indexed: { wallet_id: filter.walletId }, tested: { status: filter.status } });
+  return records.list(db, scope, filter, caseListFilters(filter.status, { wallet_id: filter.walletId }));
 }
 
 /** An approved case the rail has not answered for yet, with what its delivery and postings need. */

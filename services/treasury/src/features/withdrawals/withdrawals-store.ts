@@ -1,6 +1,6 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
-import type { CaseState, CaseStateField, CaseTable, MoneyRecord, RecordTable } from '@wallet/money-commands';
+import { type CaseState, type CaseStateField, type CaseTable, caseListFilters, type MoneyRecord, type RecordTable } from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -46,9 +46,9 @@ export interface WithdrawalFilter extends SeqPageFilter {
   status?: WithdrawalStatus | undefined;
 }
 
-/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of cases (boundedNewestFirst). */
+/** Newest first, one more row than asked when a next page exists; pending cases from their index, another status tested on a bounded number of cases (caseListFilters). */
 export function listWithdrawals(db: Db, scope: TreasuryScope, filter: WithdrawalFilter): Promise<SeqRows<StoredWithdrawal>> {
-  return records.list(db, scope, filter, { tested: { status: filter.status } });
+  return records.list(db, scope, filter, caseListFilters(filter.status));
 }
 
 /** Cases by id, of any status; within the scope when one is given. */

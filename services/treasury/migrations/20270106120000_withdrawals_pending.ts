@@ -1,0 +1,14 @@
+import type { Knex } from 'knex';
+import { createPendingCasesIndex } from '@wallet/money-commands';
+
+/** Built concurrently, outside a transaction: withdrawals keep being requested while it is built. */
+export const transaction = false;
+
+/** The approvals inbox's withdrawals from an index of the pending ones alone (createPendingCasesIndex). */
+export async function up(db: Knex): Promise<void> {
+  await createPendingCasesIndex(db, 'withdrawals');
+}
+
+export async function down(db: Knex): Promise<void> {
+  await db.raw('DROP INDEX CONCURRENTLY IF EXISTS withdrawals_pending');
+}
