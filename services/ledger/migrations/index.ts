@@ -9,6 +9,7 @@ import * as compactJournal from './20261230120000_compact_journal';
 import * as fullRunRecordDigests from './20270101120000_full_run_record_digests';
 import * as orderedJournalKeys from './20270102120000_ordered_journal_keys';
 import * as journalStampRanges from './20270103120000_journal_stamp_ranges';
+import * as journalStampReach from './20270107120000_journal_stamp_reach';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { name: '20270101120000_full_run_record_digests', ...fullRunRecordDigests },
   { name: '20270102120000_ordered_journal_keys', ...orderedJournalKeys },
   { name: '20270103120000_journal_stamp_ranges', ...journalStampRanges },
+  { name: '20270107120000_journal_stamp_reach', ...journalStampReach },
 ];

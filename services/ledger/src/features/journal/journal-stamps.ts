@@ -6,6 +6,26 @@ const STAMP_RANGE_SEQS = 4096;
 /** Seqs one round summarizes at most, so a round after a long pause (or a migrated journal) stays short. */
 const SEAL_STEP_MAX = 1_000_000;
 
+/**
+ * The entries of the seqs after `?` up to `?`, summarized per run of STAMP_RANGE_SEQS seqs, with
+ * the reach of each range's stamps (migration journal_stamp_reach): the latest stamp through it,
+ * which the ranges before already give, and the earliest from it on, which it may lower for the
+ * ranges before it (written in the same statement, the UPDATE sees only those).
+ */
+const SEAL_RANGES_SQL = `
+  WITH runs AS (
+    SELECT min(seq) AS first_seq, max(seq) AS last_seq, min(created_at) AS min_created_at, max(created_at) AS max_created_at
+      FROM journal_entries WHERE seq > ? AND seq <= ? GROUP BY seq / ${STAMP_RANGE_SEQS}
+  ), added AS (
+    INSERT INTO journal_stamp_ranges (first_seq, last_seq, min_created_at, max_created_at, max_created_at_through, min_created_at_from)
+    SELECT first_seq, last_seq, min_created_at, max_created_at,
+           GREATEST(max(max_created_at) OVER (ORDER BY last_seq), (SELECT max(max_created_at_through) FROM journal_stamp_ranges)),
+           min(min_created_at) OVER (ORDER BY last_seq DESC)
+      FROM runs
+  )
+  UPDATE journal_stamp_ranges SET min_created_at_from = (SELECT min(min_created_at) FROM runs)
+   WHERE min_created_at_from > (SELECT min(min_created_at) FROM runs)`;
+
 interface SealRow {
   sealed_through: string;
   candidate_through: string | null;
@@ -28,12 +48,7 @@ export async function sealStampRanges(db: Db): Promise<string | null> {
     let candidate = seal.candidate_through === null ? null : BigInt(seal.candidate_through);
     if (candidate !== null && (await settledSince(tx, seal.candidate_at as Date))) {
       const through = candidate < sealed + BigInt(SEAL_STEP_MAX) ? candidate : sealed + BigInt(SEAL_STEP_MAX);
-      await tx.raw(
-        `INSERT INTO journal_stamp_ranges (first_seq, last_seq, min_created_at, max_created_at)
-         SELECT min(seq), max(seq), min(created_at), max(created_at) FROM journal_entries
-          WHERE seq > ? AND seq <= ? GROUP BY seq / ${STAMP_RANGE_SEQS}`,
-        [sealed.toString(), through.toString()],
-      );
+      await tx.raw(SEAL_RANGES_SQL, [sealed.toString(), through.toString()]);
       sealed = through;
       if (through === candidate) candidate = null;
     }
@@ -58,8 +73,9 @@ async function settledSince(db: Db, at: Date): Promise<boolean> {
 
 /**
  * The seqs a time window can have entries at: every seq after the sealed ones (their stamps are
- * not summarized yet), and among the sealed ones the span of the runs whose stamps meet the window
- * (null when none does).
+ * not summarized yet), and among the sealed ones the span from the first range whose latest stamp
+ * reaches the window's start to the last whose earliest stamp is at or before its end (null when
+ * that is empty). Every range meeting the window is in it; each end is one index probe.
  */
 export interface WindowSeqs {
   sealedThrough: string;
@@ -69,14 +85,17 @@ export interface WindowSeqs {
 export async function windowSeqs(db: Db, window: { from?: string | undefined; to?: string | undefined }): Promise<WindowSeqs> {
   const row: { sealed_through: string; first_seq: string | null; last_seq: string | null } = (
     await db.raw(
-      `SELECT s.sealed_through::text, r.first_seq::text, r.last_seq::text
-         FROM journal_stamp_seal s,
-              LATERAL (SELECT min(first_seq) AS first_seq, max(last_seq) AS last_seq FROM journal_stamp_ranges
-                        WHERE max_created_at >= coalesce(?::timestamptz, '-infinity') AND min_created_at <= coalesce(?::timestamptz, 'infinity')) r`,
+      `SELECT s.sealed_through::text,
+              (SELECT first_seq FROM journal_stamp_ranges WHERE max_created_at_through >= coalesce(?::timestamptz, '-infinity')
+                ORDER BY max_created_at_through, last_seq LIMIT 1)::text AS first_seq,
+              (SELECT last_seq FROM journal_stamp_ranges WHERE min_created_at_from <= coalesce(?::timestamptz, 'infinity')
+                ORDER BY min_created_at_from DESC, last_seq DESC LIMIT 1)::text AS last_seq
+         FROM journal_stamp_seal s`,
       [window.from ?? null, window.to ?? null],
     )
   ).rows[0];
-  return { sealedThrough: row.sealed_through, span: row.first_seq !== null && row.last_seq !== null ? { firstSeq: row.first_seq, lastSeq: row.last_seq } : null };
+  const { first_seq: firstSeq, last_seq: lastSeq } = row;
+  return { sealedThrough: row.sealed_through, span: firstSeq !== null && lastSeq !== null && BigInt(firstSeq) <= BigInt(lastSeq) ? { firstSeq, lastSeq } : null };
 }
 
 /** Seals on a timer; a round that fails is retried on the next tick. */
