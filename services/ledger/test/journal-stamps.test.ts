@@ -79,14 +79,19 @@ it('summarizes each entry once, its ranges holding exactly the stamps of the seq
   expect(uncovered.rows).toEqual([]);
 });
 
-it("says on /metrics how many seqs are past the sealed ranges", async () => {
-  const unsealed = async () => Number(/^journal_unsealed_seqs\{[^}]*\} (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${ledger.service.port}/metrics`)).text())?.[1]);
+it("says on /metrics how many seqs are past the sealed ranges, and how old the oldest of them is", async () => {
+  const gauge = async (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} ([\\d.e+-]+)$`, 'm').exec(await (await fetch(`http://127.0.0.1:${ledger.service.port}/metrics`)).text())?.[1]);
+  const unsealed = () => gauge('journal_unsealed_seqs');
   await sealStampRanges(ledger.db);
   await sealStampRanges(ledger.db);
   expect(await unsealed()).toBe(0);
+  expect(await gauge('journal_unsealed_age_seconds')).toBe(0);
   await ledger.client.request(depositCommand({ tenantId: tenant }, 'wl_s3', '1.00'));
   await ledger.client.request(depositCommand({ tenantId: tenant }, 'wl_s3', '1.00'));
   const newest: { seq: string } = (await ledger.db.raw('SELECT max(seq)::text AS seq FROM journal_entries')).rows[0];
   expect(await unsealed()).toBe(Number(BigInt(newest.seq) - (await sealedThrough())));
   expect(await unsealed()).toBeGreaterThanOrEqual(2);
+  const age = await gauge('journal_unsealed_age_seconds');
+  expect(age).toBeGreaterThan(0);
+  expect(age).toBeLessThan(60);
 });

@@ -103,11 +103,17 @@ export function startStampSealing(db: Db, logger: Logger, intervalMs: number): R
   return startRepeating(() => sealStampRanges(db), { intervalMs, onError: (error) => logger.warn({ err: error }, 'sealing journal stamp ranges failed; retried on the next round') });
 }
 
-/** journal_unsealed_seqs, read at each scrape. */
+/** journal_unsealed_seqs and journal_unsealed_age_seconds, read at each scrape (one index seek each). */
 export function registerSealingGauge(registry: Registry, db: Db, logger: Logger): void {
   registerQueryGauge(registry, db, logger, {
     name: 'journal_unsealed_seqs',
     help: 'Seqs of the journal past its sealed stamp ranges, which time filters examine entry by entry; growing for minutes means a long-open transaction holds sealing up',
     sql: `SELECT (coalesce((SELECT max(seq) FROM journal_entries), 0) - sealed_through)::text AS value FROM journal_stamp_seal`,
+  });
+  registerQueryGauge(registry, db, logger, {
+    name: 'journal_unsealed_age_seconds',
+    help: 'How long ago the oldest entry past the sealed stamp ranges was stamped (0: none); two sealing rounds normally, minutes when a long-open transaction holds sealing up',
+    sql: `SELECT coalesce(extract(epoch FROM clock_timestamp() - (SELECT created_at FROM journal_entries WHERE seq > s.sealed_through ORDER BY seq LIMIT 1)), 0)::text AS value
+            FROM journal_stamp_seal s`,
   });
 }
