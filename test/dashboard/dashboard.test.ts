@@ -95,6 +95,13 @@ describe('what each role sees', () => {
   }, 240_000);
 });
 
+it('finds serious violations where there are some: the accessibility check really runs', async () => {
+  const page = await newPage();
+  await page.setContent(`<!doctype html><html lang="en"><title>Bad</title><main><p style="color:#bbb;background:#fff">Faint text</p><button></button><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></html>`);
+  const violations = await accessibilityViolations(page, 'a bad page');
+  expect(violations.map((violation) => /^a bad page: (\w+) ([\w-]+),/.exec(violation)?.slice(1, 3).join(' ')).sort()).toEqual(['critical button-name', 'critical image-alt', 'serious color-contrast']);
+});
+
 describe('signing in and out', () => {
   it('says only that the details are wrong, whichever part was', async () => {
     const page = await newPage();
