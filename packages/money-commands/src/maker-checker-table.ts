@@ -54,7 +54,11 @@ export async function createPendingCasesIndex(db: Knex, table: string): Promise<
   await createIndexConcurrently(db, `${table}_pending`, `${table} (tenant_id, environment, seq) WHERE status = 'pending'`);
 }
 
-/** A case list's filters: `pending` from its own index (createPendingCasesIndex), any other status tested on a bounded number of cases. */
+/**
+ * A case list's filters. `pending` comes from its own index (createPendingCasesIndex), the other
+ * filters (`indexed`, a wallet) then tested on its cases: a wallet's index would walk its decided
+ * cases to reach them. Any other status is tested on a bounded number of the cases `indexed` finds.
+ */
 export function caseListFilters(status: string | undefined, indexed: Record<string, string | undefined> = {}): ListFilters {
-  return status === 'pending' ? { indexed: { ...indexed, status }, tested: {} } : { indexed, tested: { status } };
+  return status === 'pending' ? { indexed: { status }, tested: indexed } : { indexed, tested: { status } };
 }

@@ -72,6 +72,10 @@ it('reads the pending payout cases through their own index, whatever lies above 
   await db.raw('ANALYZE payout_cases');
   const plans = await queryPlans(db, () => listCases(db, scope, { status: 'pending', limit: 50 }));
   expect(plans).toEqual([expect.stringContaining('payout_cases_pending')]);
+  // A wallet's pending cases too: its own index would walk its decided cases to reach them.
+  const ofWallet = await queryPlans(db, () => listCases(db, scope, { walletId: 'wl_A', status: 'pending', limit: 50 }));
+  expect(ofWallet.length).toBeGreaterThan(0);
+  for (const plan of ofWallet) expect(plan).toContain('payout_cases_pending');
 });
 
 it('wallets by status, currency or half an owner; a whole owner from its index', async () => {
