@@ -18,6 +18,7 @@ import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as transferReversals from './20270103120000_transfer_reversals';
 import * as statementLineReads from './20270104120000_statement_line_reads';
 import * as payoutCasesPending from './20270106120000_payout_cases_pending';
+import * as depositsPendingSlipsSeq from './20270107120000_deposits_pending_slips_seq';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   { name: '20270103120000_transfer_reversals', ...transferReversals },
   { name: '20270104120000_statement_line_reads', ...statementLineReads },
   { name: '20270106120000_payout_cases_pending', ...payoutCasesPending },
+  { name: '20270107120000_deposits_pending_slips_seq', ...depositsPendingSlipsSeq },
 ];

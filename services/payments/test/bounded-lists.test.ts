@@ -57,13 +57,28 @@ it('deposits by source and status; payout cases by status, pending ones in one a
   });
   await db('deposits').insert([deposit('dp_slip', 'bank_slip'), ...Array.from({ length: 8 }, (_, index) => deposit(`dp_${index}`, 'momo'))]);
   expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
-  expect(await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
+  // Pending slips, awaiting their statement, from their own index: in the first answer.
+  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['dp_slip']]);
+  expect(await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['dp_slip']]);
 
   await db('payout_cases').insert([payout('pc_failed', 'failed'), payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'rejected'))]);
   expect(await pages((beforeSeq) => listCases(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], [], ['pc_failed']]);
   // The approvals inbox: pending cases from their own index, in the first answer.
   expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
   expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
+});
+
+it('reads the pending bank slips through their own index, whatever lies above them', async () => {
+  const momo = Array.from({ length: 20_000 }, (_, index) => ({
+    id: `dp_momo_${index}`, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', amount: '5.00', currency_code: 'USD', source: 'momo', external_ref: `momo_${index}`, status: 'completed', provider_code: 'mtn',
+  }));
+  await db.batchInsert('deposits', momo, 2_000);
+  await db.raw('ANALYZE deposits');
+  for (const walletId of [undefined, 'wl_A']) {
+    const plans = await queryPlans(db, () => listDeposits(db, scope, { walletId, source: 'bank_slip', status: 'pending', limit: 50 }));
+    expect(plans.length).toBeGreaterThan(0);
+    for (const plan of plans) expect(plan).toContain('deposits_pending_slips_seq');
+  }
 });
 
 it('reads the pending payout cases through their own index, whatever lies above them', async () => {

@@ -176,7 +176,7 @@ export const depositRoutes = {
   list: {
     method: 'get',
     path: '/v1/deposits',
-    summary: `List deposits, newest first (filters walletId, status, source). ${boundedFiltersNote('on status and source')}`,
+    summary: `List deposits, newest first (filters walletId, status, source); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',
