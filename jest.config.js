@@ -17,4 +17,5 @@ module.exports = {
   testTimeout: 120000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  testSequencer: '<rootDir>/test/sequencer.js',
 };
