@@ -172,6 +172,19 @@ export interface ListFilters {
 }
 
 /**
+ * A list's filters when a partial index holds only the rows whose columns equal `inbox`'s values
+ * (pending cases, slips awaiting their statement): a request for exactly those takes its
+ * candidates from that index and tests its other filters on them (another index would walk the
+ * rows the partial one leaves out, such as a wallet's decided cases). Any other request keeps
+ * `filters`.
+ */
+export function inboxFilters(inbox: Record<string, string>, filters: ListFilters): ListFilters {
+  const requested = { ...filters.indexed, ...filters.tested };
+  if (!Object.entries(inbox).every(([column, value]) => requested[column] === value)) return filters;
+  return { indexed: inbox, tested: Object.fromEntries(Object.entries(requested).filter(([column]) => !(column in inbox))) };
+}
+
+/**
  * newestFirst for filters no index serves (a status, a source): the candidates come from the
  * scope's seq index (or an `indexed` column's), and at most LIST_EXAMINE_MAX of them are tested
  * per request (boundedList), so a value no recent row has costs a request the same as any other,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createIndexConcurrently, type ListFilters } from '@wallet/kit';
+import { createIndexConcurrently, inboxFilters, type ListFilters } from '@wallet/kit';
 
 /*
  * The columns and constraints every maker-checker case's table has (payout_cases,
@@ -54,11 +54,7 @@ export async function createPendingCasesIndex(db: Knex, table: string): Promise<
   await createIndexConcurrently(db, `${table}_pending`, `${table} (tenant_id, environment, seq) WHERE status = 'pending'`);
 }
 
-/**
- * A case list's filters. `pending` comes from its own index (createPendingCasesIndex), the other
- * filters (`indexed`, a wallet) then tested on its cases: a wallet's index would walk its decided
- * cases to reach them. Any other status is tested on a bounded number of the cases `indexed` finds.
- */
+/** A case list's filters: pending cases from their own index (createPendingCasesIndex, kit's inboxFilters), any other status tested on a bounded number of the cases `indexed` finds. */
 export function caseListFilters(status: string | undefined, indexed: Record<string, string | undefined> = {}): ListFilters {
-  return status === 'pending' ? { indexed: { status }, tested: indexed } : { indexed, tested: { status } };
+  return inboxFilters({ status: 'pending' }, { indexed, tested: { status } });
 }

@@ -1,7 +1,7 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
 import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
-import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, type ListFilters, recordReads, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
+import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, inboxFilters, recordReads, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 
 export interface DepositScope {
   tenantId: string;
@@ -207,11 +207,10 @@ export interface DepositFilter extends SeqPageFilter {
  * and source are tested on a bounded number of deposits (boundedNewestFirst).
  */
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<SeqRows<StoredDeposit>> {
-  const walletId = filter.walletId || undefined;
-  const filters: ListFilters =
-    filter.source === 'bank_slip' && filter.status === 'pending'
-      ? { indexed: { source: 'bank_slip', status: 'pending' }, tested: { wallet_id: walletId } }
-      : { indexed: { wallet_id: walletId }, tested: { status: filter.status || undefined, source: filter.source || undefined } };
+  const filters = inboxFilters(
+    { source: 'bank_slip', status: 'pending' },
+    { indexed: { wallet_id: filter.walletId || undefined }, tested: { status: filter.status || undefined, source: filter.source || undefined } },
+  );
   const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'deposits', scope, filter, COLUMNS, filters);
   return { rows: rows.map(toStored), stoppedAt };
 }
