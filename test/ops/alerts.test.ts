@@ -9,7 +9,7 @@ interface RuleTestFile {
 
 describe('ops/prometheus: alert rules under promtool', () => {
   it('alerts.yml and prometheus.yml are valid for promtool', () => {
-    expect(expectPromtoolPasses(['check', 'rules', ALERTS_FILE])).toMatch(/SUCCESS: 9 rules found/);
+    expect(expectPromtoolPasses(['check', 'rules', ALERTS_FILE])).toMatch(/SUCCESS: 10 rules found/);
     expectPromtoolPasses(['check', 'config', PROMETHEUS_CONFIG]);
   });
 
@@ -39,7 +39,7 @@ describe('ops/prometheus: alert rules under promtool', () => {
   it('the alerts of the operations runbook, each with a duration, a severity, a summary, a description and a runbook section', () => {
     const rules = alertRules();
     expect(rules.map((rule) => rule.alert).sort()).toEqual(
-      ['DeadLetterQueueNotEmpty', 'HighErrorRate', 'HighLatencyP99', 'HighPendingAnswerRate', 'JournalSealingStalled', 'LedgerConsumerMissing', 'OutboxStuck', 'ReconciliationMismatch', 'ReconciliationStale'].sort(),
+      ['DeadLetterQueueNotEmpty', 'HighErrorRate', 'HighLatencyP99', 'HighPendingAnswerRate', 'JournalSealingStalled', 'LedgerConsumerMissing', 'OutboxStuck', 'ReconciliationMismatch', 'ReconciliationStale', 'RetentionBehind'].sort(),
     );
     const runbookAnchors = new Map<string, Set<string>>();
     const anchorsOf = (file: string): Set<string> => {

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { z } from 'zod';
+import { type BackgroundPace, UNPACED } from './background-pace';
 import { createIndexConcurrently, type Db } from './db';
 import type { Logger } from './logger';
 
@@ -93,33 +95,88 @@ export interface PurgeOptions {
   /** The clock the window is measured on (ms since the epoch). */
   nowMs?: number;
   maxBatches?: number;
+  /** Rests after each full batch while the service is busy; none when unset. */
+  pace?: BackgroundPace;
   /** Called after each batch with how many it deleted (tests watch the batches go by). */
   onBatch?: (deleted: number) => void | Promise<void>;
 }
 
+export interface PurgePass {
+  purged: number;
+  /** The last batch came back short: nothing past the window was left (but rows a writer held). */
+  caughtUp: boolean;
+}
+
 /**
  * One pass of a rule: batches of `batchSize`, each its own statement and transaction, until a
- * batch finds fewer rows or `maxBatches` ran. Returns how many rows it deleted.
+ * batch finds fewer rows or `maxBatches` ran.
  */
-export async function purgeRule(db: Db, rule: RetentionRule, options: PurgeOptions = {}): Promise<number> {
+export async function purgePass(db: Db, rule: RetentionRule, options: PurgeOptions = {}): Promise<PurgePass> {
   const batchSize = rule.batchSize ?? DEFAULT_RETENTION_BATCH_SIZE;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
   const cutoff = new Date((options.nowMs ?? Date.now()) - rule.windowMs);
   const sql = batchSql(rule);
+  const pace = options.pace ?? UNPACED;
   const blocks = new Set<number>();
   let purged = 0;
   try {
     for (let batch = 0; batch < (options.maxBatches ?? DEFAULT_RETENTION_MAX_BATCHES); batch += 1) {
+      const started = performance.now();
       const result = await db.raw<{ rows: Array<{ block: string }> }>(sql, [cutoff.toISOString(), batchSize]);
       for (const row of result.rows) blocks.add(Number(row.block));
       purged += result.rows.length;
       await options.onBatch?.(result.rows.length);
-      if (result.rows.length < batchSize) break;
+      if (result.rows.length < batchSize) return { purged, caughtUp: true };
+      await pace.rest(performance.now() - started);
     }
   } finally {
     if (rule.index.kind === 'brin') await desummarize(db, rule.index.name, blocks);
   }
-  return purged;
+  return { purged, caughtUp: false };
+}
+
+/** One pass of a rule; how many rows it deleted. */
+export async function purgeRule(db: Db, rule: RetentionRule, options: PurgeOptions = {}): Promise<number> {
+  return (await purgePass(db, rule, options)).purged;
+}
+
+/**
+ * What a service's purges report on /metrics, one set per registry (the gateway starts two
+ * retentions): rows deleted, and for how long a table has held rows past its window that the
+ * passes did not clear, which grows when purging fails or cannot keep up with the inserts.
+ */
+export class RetentionMetrics {
+  private readonly purged: Counter<'table'>;
+  /** Per table: when a pass last left nothing past the window, and whether the last pass did. */
+  private readonly tables = new Map<string, { caughtUpAtMs: number; caughtUp: boolean }>();
+
+  constructor(registry: Registry) {
+    this.purged = new Counter({ name: 'retention_rows_purged_total', help: 'Rows deleted by the retention purges', labelNames: ['table'], registers: [registry] });
+    const tables = this.tables;
+    new Gauge({
+      name: 'retention_behind_seconds',
+      help: 'How long the table has held rows past its retention window that the purge passes did not clear (0 after a pass that cleared them)',
+      labelNames: ['table'],
+      registers: [registry],
+      collect() {
+        const now = Date.now();
+        for (const [table, state] of tables) this.set({ table }, state.caughtUp ? 0 : (now - state.caughtUpAtMs) / 1000);
+      },
+    });
+  }
+
+  watch(table: string): void {
+    if (!this.tables.has(table)) this.tables.set(table, { caughtUpAtMs: Date.now(), caughtUp: true });
+  }
+
+  /** A pass ended: `caughtUp` false when it left rows past the window or failed. */
+  passed(table: string, purged: number, caughtUp: boolean): void {
+    if (purged > 0) this.purged.inc({ table }, purged);
+    const state = this.tables.get(table);
+    if (!state) return;
+    state.caughtUp = caughtUp;
+    if (caughtUp) state.caughtUpAtMs = Date.now();
+  }
 }
 
 export interface Retention {
@@ -139,45 +196,71 @@ export interface RetentionOptions {
   batchSize?: number;
   maxBatches?: number;
   nowMs?: () => number;
+  /** Rests between batches while the service is busy (the service's background pace); none when unset. */
+  pace?: BackgroundPace;
+  metrics?: RetentionMetrics;
 }
 
 /**
- * Runs each rule every `intervalMs` (its own, or the default) until stopped. Purges are
- * background work: a failed pass is logged and tried again on the next tick.
+ * Runs each rule every `intervalMs` (its own, or the default) until stopped. A pass that ends on
+ * a full batch left rows past the window (inserts outran one pass an interval: at 700 rows a
+ * second, ten minutes bring 420,000), so the next starts at once, after the pace's rest, until a
+ * pass clears them. Purges are background work: a failed pass is logged and tried again on the
+ * next tick.
  */
 export function startRetention(options: RetentionOptions): Retention {
   const nowMs = options.nowMs ?? Date.now;
-  const running = new Map<RetentionRule, Promise<number>>();
+  const running = new Map<RetentionRule, Promise<PurgePass>>();
+  const timers = new Map<RetentionRule, NodeJS.Timeout>();
+  let stopped = false;
 
-  function runRule(rule: RetentionRule): Promise<number> {
+  function runRule(rule: RetentionRule): Promise<PurgePass> {
     const current = running.get(rule);
     if (current) return current;
-    const pass = purgeRule(options.db, { ...rule, batchSize: rule.batchSize ?? options.batchSize }, { nowMs: nowMs(), maxBatches: options.maxBatches })
-      .then((purged) => {
-        if (purged > 0) options.logger.info({ table: rule.table, purged }, 'rows past retention purged');
-        return purged;
+    const pass = purgePass(options.db, { ...rule, batchSize: rule.batchSize ?? options.batchSize }, { nowMs: nowMs(), maxBatches: options.maxBatches, pace: options.pace })
+      .then((result) => {
+        if (result.purged > 0) options.logger.info({ table: rule.table, purged: result.purged, caughtUp: result.caughtUp }, 'rows past retention purged');
+        options.metrics?.passed(rule.table, result.purged, result.caughtUp);
+        return result;
+      })
+      .catch((error: unknown) => {
+        options.metrics?.passed(rule.table, 0, false);
+        throw error;
       })
       .finally(() => running.delete(rule));
     running.set(rule, pass);
     return pass;
   }
 
-  const timers = options.rules.map((rule) => {
-    const timer = setInterval(() => {
-      runRule(rule).catch((error: unknown) => options.logger.warn({ err: error, table: rule.table }, 'retention purge failed; tried again on the next round'));
-    }, rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+  function schedule(rule: RetentionRule, delayMs: number): void {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      runRule(rule)
+        .then((result) => schedule(rule, result.caughtUp ? intervalOf(rule) : 0))
+        .catch((error: unknown) => {
+          options.logger.warn({ err: error, table: rule.table }, 'retention purge failed; tried again on the next round');
+          schedule(rule, intervalOf(rule));
+        });
+    }, delayMs);
     timer.unref();
-    return timer;
-  });
+    timers.set(rule, timer);
+  }
+
+  const intervalOf = (rule: RetentionRule) => rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
+  for (const rule of options.rules) {
+    options.metrics?.watch(rule.table);
+    schedule(rule, intervalOf(rule));
+  }
 
   return {
     async runOnce() {
       const purged: Record<string, number> = {};
-      for (const rule of options.rules) purged[rule.table] = (purged[rule.table] ?? 0) + (await runRule(rule));
+      for (const rule of options.rules) purged[rule.table] = (purged[rule.table] ?? 0) + (await runRule(rule)).purged;
       return purged;
     },
     async stop() {
-      for (const timer of timers) clearInterval(timer);
+      stopped = true;
+      for (const timer of timers.values()) clearTimeout(timer);
       await Promise.all([...running.values()].map((pass) => pass.catch(() => undefined)));
     },
   };

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type express from 'express';
 import { z } from 'zod';
+import { BackgroundPace } from './background-pace';
 import { Broker, type Channel } from './amqp';
 import { commonConfigShape, loadConfig, serviceDatabaseUrl } from './config';
 import { useCursorSecret, useListExamineMax } from './cursor';
@@ -11,7 +12,7 @@ import { createMetrics, type ServiceMetrics } from './metrics';
 import { MeteredBroker, operationalMetricsConfigShape, registerIdempotencyGauge, registerOutboxGauges, registerQueueGauges, type ReportedQueue } from './operational-metrics';
 import { OutboxRelay, type PrepareOutgoingBatch } from './outbox';
 import { useIdempotencyTtlHours } from './idempotency';
-import { retentionConfigShape, type RetentionRule, startRetention } from './retention';
+import { retentionConfigShape, RetentionMetrics, type RetentionRule, startRetention } from './retention';
 import { startTableMaintenance } from './table-maintenance';
 
 export interface RunningService {
@@ -101,13 +102,21 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
       started.push(() => maintenance.stop());
       stopMaintenance = () => maintenance.stop();
     }
+    const metrics = createMetrics(definition.name);
     const rules = definition.retention?.(config) ?? [];
     if (rules.length > 0) {
-      const retention = startRetention({ db, logger, rules, intervalMs: config.RETENTION_INTERVAL_MS, batchSize: config.RETENTION_BATCH_SIZE });
+      const retention = startRetention({
+        db,
+        logger,
+        rules,
+        intervalMs: config.RETENTION_INTERVAL_MS,
+        batchSize: config.RETENTION_BATCH_SIZE,
+        pace: BackgroundPace.fromConfig(config),
+        metrics: new RetentionMetrics(metrics.registry),
+      });
       started.push(() => retention.stop());
       stopRetention = () => retention.stop();
     }
-    const metrics = createMetrics(definition.name);
     broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
     registerQueueGauges({ registry: metrics.registry, broker, queues: definition.queues ?? [], amqpUrl: config.AMQP_URL, managementUrl: config.RABBITMQ_MANAGEMENT_URL, logger });
     registerOutboxGauges(metrics.registry, db, logger);

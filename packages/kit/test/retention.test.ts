@@ -1,4 +1,5 @@
-import { checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, migrate, purgeRule, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import { BackgroundPace, checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, migrate, purgePass, purgeRule, RetentionMetrics, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import { Registry } from 'prom-client';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 const logger = createLogger({ service: 'kit-retention-test', level: 'silent' });
@@ -109,6 +110,61 @@ describe('retention', () => {
     const [first, second] = await Promise.all([retention.runOnce(), retention.runOnce()]);
     expect(first).toEqual({ events_interval: 2 });
     expect(second).toEqual({ events_interval: 2 });
+  });
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('works off a backlog bigger than a pass in passes one after another, not one pass an interval', async () => {
+    const rule = await eventsTable('events_backlog');
+    // 200 rows a pass every 5 s would take four minutes over these; passes back to back take moments.
+    await insertAged('events_backlog', 10_000, '40 days');
+    const retention = startRetention({ db, logger, rules: [{ ...rule, batchSize: 50, intervalMs: 5_000 }], maxBatches: 4 });
+    try {
+      for (let waited = 0; waited < 30_000 && (await count('events_backlog')) > 0; waited += 100) await sleep(100);
+      expect(await count('events_backlog')).toBe(0);
+    } finally {
+      await retention.stop();
+    }
+  });
+
+  it('rests after each full batch as the background pace says while the service is busy, and not after the batch that finds the end', async () => {
+    const rule = await eventsTable('events_paced');
+    await insertAged('events_paced', 25, '40 days');
+    const rests: number[] = [];
+    // Busy whatever the traffic (from 0 requests a second), work a quarter of the time: each rest three times its batch.
+    const pace = new BackgroundPace({ busyShare: 0.25, busyPerSecond: 0 }, async (ms) => void rests.push(ms));
+    const pass = await purgePass(db, { ...rule, batchSize: 10 }, { pace });
+    expect(pass).toEqual({ purged: 25, caughtUp: true });
+    expect(rests).toHaveLength(2);
+    // Each rest is three times its batch's time (the pace's own test holds the arithmetic).
+    expect(rests.every((ms) => ms > 0)).toBe(true);
+    expect(await purgePass(db, { ...rule, batchSize: 10 }, { pace })).toEqual({ purged: 0, caughtUp: true });
+    await insertAged('events_paced', 30, '40 days');
+    expect(await purgePass(db, { ...rule, batchSize: 10 }, { maxBatches: 2 })).toEqual({ purged: 20, caughtUp: false });
+  });
+
+  it('reports rows purged per table, and how long a table has held rows past its window that the passes did not clear', async () => {
+    const registry = new Registry();
+    const metrics = new RetentionMetrics(registry);
+    const behind = async () => {
+      const metric = await registry.getSingleMetric('retention_behind_seconds')?.get();
+      return Object.fromEntries((metric?.values ?? []).map((value) => [String(value.labels.table), value.value]));
+    };
+    const rule: RetentionRule = { table: 'events_metered', column: 'created_at', windowMs: daysMs(30), index: { kind: 'brin', name: 'events_metered_created_brin' }, intervalMs: 50 };
+    // The table does not exist yet: every pass fails.
+    const retention = startRetention({ db, logger, rules: [rule], metrics });
+    try {
+      await sleep(1_200);
+      expect((await behind()).events_metered).toBeGreaterThanOrEqual(1);
+      await eventsTable('events_metered');
+      await insertAged('events_metered', 7, '40 days');
+      const purged = () => registry.getSingleMetricAsString('retention_rows_purged_total');
+      for (let waited = 0; waited < 10_000 && !(await purged()).includes('} 7'); waited += 50) await sleep(50);
+      expect(await purged()).toContain('retention_rows_purged_total{table="events_metered"} 7');
+      expect(await behind()).toEqual({ events_metered: 0 });
+    } finally {
+      await retention.stop();
+    }
   });
 
   it('keeps idempotency keys IDEMPOTENCY_KEY_TTL_HOURS by default, never under 24 hours', () => {

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, useCursorSecret } from '@wallet/kit';
+import { BackgroundPace, Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, RetentionMetrics, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, useCursorSecret } from '@wallet/kit';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { migrations } from '../migrations';
@@ -98,9 +98,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());
     // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
-    const nonceRetention = startRetention({ db, logger, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS)] });
+    const retentionSettings = { db, logger, pace: BackgroundPace.fromConfig(config), metrics: new RetentionMetrics(metrics.registry) };
+    const nonceRetention = startRetention({ ...retentionSettings, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS)] });
     closers.push(() => nonceRetention.stop());
-    const logRetention = startRetention({ db, logger, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
+    const logRetention = startRetention({ ...retentionSettings, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
     closers.push(() => logRetention.stop());
 
     const upstream = createUpstreamClient({
