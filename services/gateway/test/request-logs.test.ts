@@ -445,6 +445,9 @@ describe('retention', () => {
     try {
       await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), { timeoutMs: 5_000, what: 'the old record purged' });
       expect(await db('request_logs').where({ id: newer.id }).pluck('id')).toEqual([newer.id]);
+      const metrics = await (await fetch(`http://127.0.0.1:${purging.gateway.adminPort}/metrics`)).text();
+      expect(metrics).toMatch(/^retention_rows_purged_total\{table="request_logs",service="gateway"\} [1-9]/m);
+      expect(metrics).toMatch(/^retention_behind_seconds\{table="request_nonces",service="gateway"\} 0$/m);
     } finally {
       await purging.gateway.close();
     }

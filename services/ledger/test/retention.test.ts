@@ -158,6 +158,9 @@ describe('processed_commands retention', () => {
       for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await recorded(command)).toBe(false);
       expect(await recorded(keep)).toBe(true);
+      const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+      expect(metrics).toMatch(/^retention_rows_purged_total\{table="processed_commands",service="ledger"\} [1-9]/m);
+      expect(metrics).toMatch(/^retention_behind_seconds\{table="processed_commands",service="ledger"\} 0$/m);
     } finally {
       await service.close();
     }
