@@ -93,7 +93,7 @@ describe('ops/grafana: dashboards and provisioning', () => {
     expect(queries.some(({ expr }) => expr.includes('dead_letter="true"') && expr.includes('by (queue)'))).toBe(true);
   });
 
-  it('the money path dashboard shows transfers, 202s, errors, latency, outboxes, pending records, idempotency and reconciliation', () => {
+  it('the money path dashboard shows transfers, 202s, errors, latency, outboxes, pending records, idempotency, reconciliation and retention', () => {
     const names = new Set(dashboardExpressions().filter(({ where }) => where.startsWith('money-path.json')).flatMap(({ expr }) => metricNamesIn(expr)));
     for (const name of [
       'http_request_duration_seconds_count',
@@ -105,6 +105,8 @@ describe('ops/grafana: dashboards and provisioning', () => {
       'idempotency_keys_in_flight',
       'reconciliation_mismatches',
       'reconciliation_last_run_ok',
+      'retention_behind_seconds',
+      'retention_rows_purged_total',
     ]) {
       expect({ name, shown: names.has(name) }).toEqual({ name, shown: true });
     }
