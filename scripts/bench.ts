@@ -30,7 +30,7 @@ import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { LedgerCommandClient } from '@wallet/money-commands';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
-import { databaseSize, formatStorageReport } from './lib/storage-report';
+import { databaseSize, formatStorageReport, formatSteadyState, retentionWindows } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, runDatabaseUrl, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { type CpuShare, closedLoop, type Figures, type LoadTarget, type MeasuredSystem, openLoop, type Wallet } from './lib/transfer-load';
 
@@ -61,7 +61,12 @@ function databaseUrl(name: string): string {
 }
 
 /** Bytes per completed transfer in each database, the system stopped (funding and set-up included: small beside the workloads). */
-async function printStorage(): Promise<void> {
+/** Where each service serves /metrics: the gateway on its admin listener. */
+function metricsUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(SERVICES.map((service) => [service, `http://127.0.0.1:${env[service === 'gateway' ? 'ADMIN_PORT' : `${service.toUpperCase()}_PORT`]}/metrics`]));
+}
+
+async function printStorage(windows: ReadonlyMap<string, number>): Promise<void> {
   const payments = new pg.Client({ connectionString: databaseUrl('payments') });
   await payments.connect();
   const counted = await payments.query<{ count: string }>(`SELECT count(*) AS count FROM transfers WHERE status = 'completed'`);
@@ -72,6 +77,7 @@ async function printStorage(): Promise<void> {
   for (const service of SERVICES) sizes.push(await databaseSize(databaseUrl(service), service));
   console.log('');
   for (const line of formatStorageReport(sizes, transfers)) console.log(line);
+  for (const line of formatSteadyState(sizes, transfers, windows)) console.log(line);
 }
 
 async function main(): Promise<void> {
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
   const measured: MeasuredSystem = { runId, systemPid: system.process.pid };
   const results: Figures[] = [];
   let calibrationBefore = Number.NaN;
+  let windows = new Map<string, number>();
   // Enough connections for the open loop, whose requests in flight are not bounded.
   const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
@@ -155,6 +162,8 @@ async function main(): Promise<void> {
       if (!run) throw new Error(`BENCH_WORKLOADS: no workload ${name} (choose from ${Object.keys(workloads).join(', ')})`);
       results.push(await run());
     }
+    // Read while the services run: the windows they purge by, for the storage at steady state.
+    if (STORAGE) windows = await retentionWindows(metricsUrls(env));
   } finally {
     await pool.close();
     await system.stop();
@@ -195,7 +204,7 @@ async function main(): Promise<void> {
     }
   }
 
-  if (STORAGE) await printStorage();
+  if (STORAGE) await printStorage(windows);
 
   if (process.env.BENCH_KEEP === '1') console.log(`  databases ${runId}_* kept (BENCH_KEEP=1)`);
   else await dropSystem(serverUrl, amqpServerUrl, runId);

@@ -71,6 +71,44 @@ function perTransfer(bytes: number, transfers: number): string {
   return (bytes / transfers).toFixed(0).padStart(7);
 }
 
+const YEAR_SECONDS = 365 * 24 * 3600;
+
+/** Each service's `retention_window_seconds`, by `<service>.<table>`, scraped from its /metrics. */
+export async function retentionWindows(metricsUrls: Record<string, string>): Promise<Map<string, number>> {
+  const windows = new Map<string, number>();
+  for (const [service, url] of Object.entries(metricsUrls)) {
+    const text = await (await fetch(url)).text();
+    for (const match of text.matchAll(/^retention_window_seconds\{table="([a-z_]+)"[^}]*\} (\S+)$/gm)) windows.set(`${service}.${match[1]}`, Number(match[2]));
+  }
+  return windows;
+}
+
+/**
+ * What a table weighs after a year of this traffic: in full when kept for ever, its window's share
+ * of the year when purged (a table whose window is a day holds a day of the year's rows).
+ */
+function steadyStateBytes(database: string, table: TableSize, windows: ReadonlyMap<string, number>): number {
+  const total = table.heapBytes + table.indexBytes + table.toastBytes;
+  const window = windows.get(`${database}.${table.table}`);
+  return window === undefined ? total : (total * Math.min(window, YEAR_SECONDS)) / YEAR_SECONDS;
+}
+
+const formatWindow = (seconds: number): string => (seconds >= 86_400 ? `${(seconds / 86_400).toFixed(0)} d` : seconds >= 3_600 ? `${(seconds / 3_600).toFixed(0)} h` : `${(seconds / 60).toFixed(0)} min`);
+
+/** Per database, then in all: bytes per transfer after a year of this traffic, with the windows the services reported. */
+export function formatSteadyState(sizes: DatabaseSize[], transfers: number, windows: ReadonlyMap<string, number>): string[] {
+  const lines = [`  at steady state, a year of this traffic: tables kept for ever in full, each purged table its retention window's share of the year (the services' retention_window_seconds)`];
+  let all = 0;
+  for (const size of sizes) {
+    const steady = size.tables.reduce((sum, table) => sum + steadyStateBytes(size.database, table, windows), 0);
+    all += steady;
+    const purged = size.tables.filter((table) => windows.has(`${size.database}.${table.table}`)).map((table) => `${table.table} ${formatWindow(windows.get(`${size.database}.${table.table}`) ?? 0)}`);
+    lines.push(`  ${size.database.padEnd(34)} ${perTransfer(steady, transfers)}${purged.length > 0 ? `  (purged: ${purged.join(', ')})` : ''}`);
+  }
+  lines.push(`  ${'all databases at steady state'.padEnd(34)} ${perTransfer(all, transfers)}`);
+  return lines;
+}
+
 /** The report: every database's bytes per transfer, then its tables that weigh at least 1 byte per transfer. */
 export function formatStorageReport(sizes: DatabaseSize[], transfers: number): string[] {
   const lines = [`  storage after VACUUM, bytes per transfer (${transfers} transfers): total = heap + indexes + TOAST`];

@@ -27,6 +27,8 @@ export interface RetentionRule {
   column: string;
   /** A row goes once `column` is older than now minus this; 0 for a column that holds the row's own expiry. */
   windowMs: number;
+  /** With `windowMs` 0: how long a row lives from its insert to the expiry it is given (reported, not enforced). */
+  lifetimeMs?: number;
   index: RetentionIndex;
   /** A further condition a row must meet to go (plain SQL on the table's columns, no bindings). */
   andWhere?: string;
@@ -142,16 +144,19 @@ export async function purgeRule(db: Db, rule: RetentionRule, options: PurgeOptio
 
 /**
  * What a service's purges report on /metrics, one set per registry (the gateway starts two
- * retentions): rows deleted, and for how long a table has held rows past its window that the
- * passes did not clear, which grows when purging fails or cannot keep up with the inserts.
+ * retentions): each table's window, rows deleted, and for how long a table has held rows past its
+ * window that the passes did not clear, which grows when purging fails or cannot keep up with the
+ * inserts.
  */
 export class RetentionMetrics {
   private readonly purged: Counter<'table'>;
+  private readonly window: Gauge<'table'>;
   /** Per table: when a pass last left nothing past the window, and whether the last pass did. */
   private readonly tables = new Map<string, { caughtUpAtMs: number; caughtUp: boolean }>();
 
   constructor(registry: Registry) {
     this.purged = new Counter({ name: 'retention_rows_purged_total', help: 'Rows deleted by the retention purges', labelNames: ['table'], registers: [registry] });
+    this.window = new Gauge({ name: 'retention_window_seconds', help: 'How long the table keeps a row: its retention window, or from insert to the expiry a row is given', labelNames: ['table'], registers: [registry] });
     const tables = this.tables;
     new Gauge({
       name: 'retention_behind_seconds',
@@ -165,8 +170,10 @@ export class RetentionMetrics {
     });
   }
 
-  watch(table: string): void {
-    if (!this.tables.has(table)) this.tables.set(table, { caughtUpAtMs: Date.now(), caughtUp: true });
+  watch(rule: RetentionRule): void {
+    if (!this.tables.has(rule.table)) this.tables.set(rule.table, { caughtUpAtMs: Date.now(), caughtUp: true });
+    const keptMs = rule.windowMs > 0 ? rule.windowMs : rule.lifetimeMs;
+    if (keptMs !== undefined) this.window.set({ table: rule.table }, keptMs / 1000);
   }
 
   /** A pass ended: `caughtUp` false when it left rows past the window or failed. */
@@ -248,7 +255,7 @@ export function startRetention(options: RetentionOptions): Retention {
 
   const intervalOf = (rule: RetentionRule) => rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
   for (const rule of options.rules) {
-    options.metrics?.watch(rule.table);
+    options.metrics?.watch(rule);
     schedule(rule, intervalOf(rule));
   }
 

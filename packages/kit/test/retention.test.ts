@@ -1,4 +1,4 @@
-import { BackgroundPace, checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, migrate, purgePass, purgeRule, RetentionMetrics, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import { BackgroundPace, checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, idempotencyRetentionRule, migrate, purgePass, purgeRule, RetentionMetrics, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
 import { Registry } from 'prom-client';
 import { createTestDatabase } from '@wallet/kit/testing';
 
@@ -143,7 +143,7 @@ describe('retention', () => {
     expect(await purgePass(db, { ...rule, batchSize: 10 }, { maxBatches: 2 })).toEqual({ purged: 20, caughtUp: false });
   });
 
-  it('reports rows purged per table, and how long a table has held rows past its window that the passes did not clear', async () => {
+  it("reports each table's window, rows purged, and how long a table has held rows past its window that the passes did not clear", async () => {
     const registry = new Registry();
     const metrics = new RetentionMetrics(registry);
     const behind = async () => {
@@ -162,6 +162,7 @@ describe('retention', () => {
       for (let waited = 0; waited < 10_000 && !(await purged()).includes('} 7'); waited += 50) await sleep(50);
       expect(await purged()).toContain('retention_rows_purged_total{table="events_metered"} 7');
       expect(await behind()).toEqual({ events_metered: 0 });
+      expect(await registry.getSingleMetricAsString('retention_window_seconds')).toContain('retention_window_seconds{table="events_metered"} 2592000');
     } finally {
       await retention.stop();
     }
@@ -171,6 +172,7 @@ describe('retention', () => {
     try {
       useIdempotencyTtlHours(48);
       expect(checkedTiming({}).ttlHours).toBe(48);
+      expect(idempotencyRetentionRule().lifetimeMs).toBe(48 * 3_600_000);
       expect(checkedTiming({ ttlHours: 30 }).ttlHours).toBe(30);
       expect(() => useIdempotencyTtlHours(12)).toThrow(/at least 24/);
       expect(checkedTiming({}).ttlHours).toBe(48);

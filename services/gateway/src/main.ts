@@ -12,7 +12,7 @@ import { createIdentityKeysClient } from './features/auth/identity-keys-client';
 import { changedKeyId } from './features/auth/key-changes';
 import { sessionResolver } from './features/auth/session-credentials';
 import { KeyCache } from './features/auth/key-cache';
-import { secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
+import { NONCE_RETENTION_MS, secretKeyResolver, signedRequestResolver } from './features/auth/key-credentials';
 import { createNonceStore, nonceRetentionRule } from './features/auth/nonce-store';
 import type { Authenticator } from './features/auth/principal';
 import { createUpstreamClient, type UpstreamService } from './features/proxy/upstream-client';
@@ -99,7 +99,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     closers.push(() => requestLogs.close());
     // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
     const retentionSettings = { db, logger, pace: BackgroundPace.fromConfig(config), metrics: new RetentionMetrics(metrics.registry) };
-    const nonceRetention = startRetention({ ...retentionSettings, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS)] });
+    const nonceRetention = startRetention({ ...retentionSettings, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS, NONCE_RETENTION_MS)] });
     closers.push(() => nonceRetention.stop());
     const logRetention = startRetention({ ...retentionSettings, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
     closers.push(() => logRetention.stop());

@@ -6,7 +6,7 @@ import { waitFor } from '@wallet/kit/testing';
 import { signedRequestAuthenticator } from '../src/features/auth/authenticators';
 import { createIdentityKeysClient } from '../src/features/auth/identity-keys-client';
 import { KeyCache } from '../src/features/auth/key-cache';
-import { signedRequestResolver } from '../src/features/auth/key-credentials';
+import { NONCE_RETENTION_MS, signedRequestResolver } from '../src/features/auth/key-credentials';
 import { isAddressAllowed } from '../src/features/auth/key-restrictions';
 import { createNonceStore, nonceRetentionRule } from '../src/features/auth/nonce-store';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
@@ -401,7 +401,7 @@ describe('the request nonce store', () => {
     const later = new Date(NOW_MS + 2_000);
     expect(await nonces.recordFirstUse(keyId, 'n2', later, new Date(later.getTime() + 600_000))).toBe(true);
     await nonces.recordFirstUse(keyId, 'n3', now, new Date(NOW_MS + 1_000));
-    expect(await purgeRule(db, nonceRetentionRule(60_000), { nowMs: later.getTime() })).toBeGreaterThanOrEqual(1);
+    expect(await purgeRule(db, nonceRetentionRule(60_000, NONCE_RETENTION_MS), { nowMs: later.getTime() })).toBeGreaterThanOrEqual(1);
     const left = (await db('request_nonces').where({ key_id: keyId }).orderBy('nonce').select('nonce')) as Array<{ nonce: string }>;
     expect(left.map((row) => row.nonce)).toEqual(['n1', 'n2']);
   });

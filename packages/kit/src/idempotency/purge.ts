@@ -1,4 +1,5 @@
 import type { RetentionRule } from '../retention';
+import { checkedTiming } from './store';
 import { IDEMPOTENCY_TABLE } from './table';
 
 /**
@@ -11,6 +12,8 @@ export function idempotencyRetentionRule(): RetentionRule {
     table: IDEMPOTENCY_TABLE,
     column: 'expires_at',
     windowMs: 0,
+    // Routes that name their own ttlHours are rare (none keeps a key longer by default).
+    lifetimeMs: checkedTiming({}).ttlHours * 3_600_000,
     index: { kind: 'btree' },
     andWhere: `status = 'completed' OR locked_until <= now()`,
   };

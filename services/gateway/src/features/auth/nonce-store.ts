@@ -11,8 +11,8 @@ export interface NonceStore {
  * A nonce is kept until its request's timestamp can no longer be accepted (`expires_at`); an
  * expired row already counts as unused, so the purge only keeps the table small.
  */
-export function nonceRetentionRule(intervalMs: number): RetentionRule {
-  return { table: 'request_nonces', column: 'expires_at', windowMs: 0, index: { kind: 'btree' }, intervalMs };
+export function nonceRetentionRule(intervalMs: number, lifetimeMs: number): RetentionRule {
+  return { table: 'request_nonces', column: 'expires_at', windowMs: 0, lifetimeMs, index: { kind: 'btree' }, intervalMs };
 }
 
 interface NonceUse {
