@@ -15,7 +15,7 @@
  *                        BENCH_WORKLOADS=closed-spread,closed-hot,open-spread,open-hot BENCH_FEES=1
  *                        BENCH_TIMELINE=1 (the open loop's latency second by second)
  *                        BENCH_START_AT=<ms since the epoch> (start the workloads then: paired runs of two versions)
- *                        BENCH_STORAGE=1 (after the workloads: every database's bytes per transfer, after a VACUUM)
+ *                        BENCH_STORAGE=1 (after the workloads: every database's bytes per transfer, after a VACUUM, then at steady state)
  *                        BENCH_KEEP=1 (keep the run's databases, to look into them afterwards)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
