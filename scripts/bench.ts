@@ -60,12 +60,12 @@ function databaseUrl(name: string): string {
   return runDatabaseUrl(serverUrl, runId, name);
 }
 
-/** Bytes per completed transfer in each database, the system stopped (funding and set-up included: small beside the workloads). */
 /** Where each service serves /metrics: the gateway on its admin listener. */
 function metricsUrls(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(SERVICES.map((service) => [service, `http://127.0.0.1:${env[service === 'gateway' ? 'ADMIN_PORT' : `${service.toUpperCase()}_PORT`]}/metrics`]));
 }
 
+/** Bytes per completed transfer in each database, the system stopped (funding and set-up included: small beside the workloads). */
 async function printStorage(windows: ReadonlyMap<string, number>): Promise<void> {
   const payments = new pg.Client({ connectionString: databaseUrl('payments') });
   await payments.connect();

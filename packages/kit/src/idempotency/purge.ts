@@ -12,7 +12,7 @@ export function idempotencyRetentionRule(): RetentionRule {
     table: IDEMPOTENCY_TABLE,
     column: 'expires_at',
     windowMs: 0,
-    // Routes that name their own ttlHours are rare (none keeps a key longer by default).
+    // The service's default; a route that names its own ttlHours keeps its keys for that instead.
     lifetimeMs: checkedTiming({}).ttlHours * 3_600_000,
     index: { kind: 'btree' },
     andWhere: `status = 'completed' OR locked_until <= now()`,
