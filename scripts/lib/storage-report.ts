@@ -1,3 +1,4 @@
+import { OUTBOX_TABLE } from '@wallet/kit';
 import pg from 'pg';
 
 /**
@@ -20,6 +21,8 @@ export interface DatabaseSize {
   tables: TableSize[];
   totalBytes: number;
 }
+
+const tableBytes = (table: TableSize): number => table.heapBytes + table.indexBytes + table.toastBytes;
 
 const TABLE_SIZES_SQL = `
   SELECT c.relname AS table,
@@ -61,7 +64,7 @@ export async function databaseSize(connectionString: string, label: string): Pro
   try {
     const result = await client.query<{ table: string; heap_bytes: string; index_bytes: string; toast_bytes: string; rows: string }>(TABLE_SIZES_SQL);
     const tables = result.rows.map((row) => ({ table: row.table, heapBytes: Number(row.heap_bytes), indexBytes: Number(row.index_bytes), toastBytes: Number(row.toast_bytes), rows: Number(row.rows) }));
-    return { database: label, tables, totalBytes: tables.reduce((sum, table) => sum + table.heapBytes + table.indexBytes + table.toastBytes, 0) };
+    return { database: label, tables, totalBytes: tables.reduce((sum, table) => sum + tableBytes(table), 0) };
   } finally {
     await client.end();
   }
@@ -88,17 +91,15 @@ export async function retentionWindows(metricsUrls: Record<string, string>): Pro
  * table and its indexes (whose emptied pages vacuum hands back for reuse) hold the largest
  * backlog there was, whatever the history. Right after a load they still hold its pages.
  */
-const QUEUE_TABLES = new Set(['outbox']);
+const QUEUE_TABLES = new Set([OUTBOX_TABLE]);
 
 /**
  * What a table weighs after a year of this traffic: in full when kept for ever, its window's share
  * of the year when purged (a table whose window is a day holds a day of the year's rows).
  */
-function steadyStateBytes(database: string, table: TableSize, windows: ReadonlyMap<string, number>): number {
-  const total = table.heapBytes + table.indexBytes + table.toastBytes;
+function steadyStateBytes(table: TableSize, window: number | undefined): number {
   if (QUEUE_TABLES.has(table.table)) return 0;
-  const window = windows.get(`${database}.${table.table}`);
-  return window === undefined ? total : (total * Math.min(window, YEAR_SECONDS)) / YEAR_SECONDS;
+  return window === undefined ? tableBytes(table) : (tableBytes(table) * Math.min(window, YEAR_SECONDS)) / YEAR_SECONDS;
 }
 
 const formatWindow = (seconds: number): string => (seconds >= 86_400 ? `${(seconds / 86_400).toFixed(0)} d` : seconds >= 3_600 ? `${(seconds / 3_600).toFixed(0)} h` : `${(seconds / 60).toFixed(0)} min`);
@@ -108,9 +109,13 @@ export function formatSteadyState(sizes: DatabaseSize[], transfers: number, wind
   const lines = [`  at steady state, a year of this traffic: tables kept for ever in full, each purged table its retention window's share of the year (the services' retention_window_seconds), outboxes (queues) none`];
   let all = 0;
   for (const size of sizes) {
-    const steady = size.tables.reduce((sum, table) => sum + steadyStateBytes(size.database, table, windows), 0);
+    const windowOf = (table: TableSize) => windows.get(`${size.database}.${table.table}`);
+    const steady = size.tables.reduce((sum, table) => sum + steadyStateBytes(table, windowOf(table)), 0);
     all += steady;
-    const purged = size.tables.filter((table) => windows.has(`${size.database}.${table.table}`)).map((table) => `${table.table} ${formatWindow(windows.get(`${size.database}.${table.table}`) ?? 0)}`);
+    const purged = size.tables.flatMap((table) => {
+      const window = windowOf(table);
+      return window === undefined ? [] : [`${table.table} ${formatWindow(window)}`];
+    });
     lines.push(`  ${size.database.padEnd(34)} ${perTransfer(steady, transfers)}${purged.length > 0 ? `  (purged: ${purged.join(', ')})` : ''}`);
   }
   lines.push(`  ${'all databases at steady state'.padEnd(34)} ${perTransfer(all, transfers)}`);
@@ -122,8 +127,8 @@ export function formatStorageReport(sizes: DatabaseSize[], transfers: number): s
   const lines = [`  storage after VACUUM, bytes per transfer (${transfers} transfers): total = heap + indexes + TOAST`];
   for (const size of sizes) {
     lines.push(`  ${size.database.padEnd(34)} ${perTransfer(size.totalBytes, transfers)}`);
-    for (const table of [...size.tables].sort((a, b) => b.heapBytes + b.indexBytes + b.toastBytes - (a.heapBytes + a.indexBytes + a.toastBytes))) {
-      const total = table.heapBytes + table.indexBytes + table.toastBytes;
+    for (const table of [...size.tables].sort((a, b) => tableBytes(b) - tableBytes(a))) {
+      const total = tableBytes(table);
       if (total / transfers < 1) continue;
       lines.push(
         `    ${table.table.padEnd(32)} ${perTransfer(total, transfers)}  (heap ${(table.heapBytes / transfers).toFixed(0)}, indexes ${(table.indexBytes / transfers).toFixed(0)}, toast ${(table.toastBytes / transfers).toFixed(0)}; ${table.rows} rows)`,
@@ -133,7 +138,7 @@ export function formatStorageReport(sizes: DatabaseSize[], transfers: number): s
   const journal = sizes
     .find((size) => size.database === 'ledger')
     ?.tables.filter((table) => table.table === 'journal_entries' || table.table === 'journal_lines')
-    .reduce((sum, table) => sum + table.heapBytes + table.indexBytes + table.toastBytes, 0);
+    .reduce((sum, table) => sum + tableBytes(table), 0);
   if (journal !== undefined) lines.push(`  ${'the journal (entries + lines)'.padEnd(34)} ${perTransfer(journal, transfers)}`);
   const all = sizes.reduce((sum, size) => sum + size.totalBytes, 0);
   lines.push(`  ${'all databases'.padEnd(34)} ${perTransfer(all, transfers)}`);

@@ -239,6 +239,8 @@ export function startRetention(options: RetentionOptions): Retention {
     return pass;
   }
 
+  const intervalOf = (rule: RetentionRule) => rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
+
   function schedule(rule: RetentionRule, delayMs: number): void {
     if (stopped) return;
     const timer = setTimeout(() => {
@@ -253,7 +255,6 @@ export function startRetention(options: RetentionOptions): Retention {
     timers.set(rule, timer);
   }
 
-  const intervalOf = (rule: RetentionRule) => rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
   for (const rule of options.rules) {
     options.metrics?.watch(rule);
     schedule(rule, intervalOf(rule));
