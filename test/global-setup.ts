@@ -55,6 +55,9 @@ export default async function globalSetup(): Promise<void> {
   await buildDashboard();
   process.env.WALLET_TEST_DATABASE_URL = databaseUrl;
   process.env.WALLET_TEST_AMQP_URL = amqpUrl;
+  // Tests that age rows and purge them by hand must not race a service's own first pass: here it
+  // comes one interval after the start, and a test that wants it sooner sets a short interval.
+  process.env.RETENTION_FIRST_PASS_DELAY_MS ??= '86400000';
   process.env.WALLET_TEST_RUN_ID = `wt${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   (globalThis as { __walletContainers?: Stoppable[] }).__walletContainers = started;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { backgroundPaceConfigShape } from './background-pace';
 import { DEFAULT_LIST_EXAMINE_MAX } from './bounded-list';
+import { retentionStartConfigShape } from './retention';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -43,6 +44,7 @@ export const commonConfigShape = {
    */
   LIST_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
   ...backgroundPaceConfigShape,
+  ...retentionStartConfigShape,
 };
 
 /**

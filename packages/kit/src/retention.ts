@@ -11,6 +11,18 @@ export const DEFAULT_RETENTION_BATCH_SIZE = 1_000;
 /** Bounds one pass of a rule; a bigger backlog is worked off over the next passes. */
 export const DEFAULT_RETENTION_MAX_BATCHES = 100;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
+export const DEFAULT_RETENTION_FIRST_PASS_DELAY_MS = 5 * 60_000;
+
+/** Read by every service with retention rules, the gateway too (part of the common settings). */
+export const retentionStartConfigShape = {
+  /**
+   * A rule's first pass comes between half and all of this after the start (at random, so that
+   * instances started together do not purge together), or after its interval if that is sooner:
+   * not a whole interval later, or a service restarted more often than its interval (the
+   * gateway's request logs: an hour) would never purge.
+   */
+  RETENTION_FIRST_PASS_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(DEFAULT_RETENTION_FIRST_PASS_DELAY_MS),
+};
 
 /**
  * How a rule's time column is indexed, which decides how old rows are found:
@@ -206,10 +218,13 @@ export interface RetentionOptions {
   /** Rests between batches while the service is busy (the service's background pace); none when unset. */
   pace?: BackgroundPace;
   metrics?: RetentionMetrics;
+  /** Each rule's first pass: between half and all of this after the start, or after its interval if sooner. */
+  firstPassDelayMs?: number;
 }
 
 /**
- * Runs each rule every `intervalMs` (its own, or the default) until stopped. A pass that ends on
+ * Runs each rule every `intervalMs` (its own, or the default) until stopped, the first time soon
+ * after the start (`firstPassDelayMs`). A pass that ends on
  * a full batch left rows past the window (inserts outran one pass an interval: at 700 rows a
  * second, ten minutes bring 420,000), so the next starts at once, after the pace's rest, until a
  * pass clears them. Purges are background work: a failed pass is logged and tried again on the
@@ -255,9 +270,10 @@ export function startRetention(options: RetentionOptions): Retention {
     timers.set(rule, timer);
   }
 
+  const firstPassDelayMs = options.firstPassDelayMs ?? DEFAULT_RETENTION_FIRST_PASS_DELAY_MS;
   for (const rule of options.rules) {
     options.metrics?.watch(rule);
-    schedule(rule, intervalOf(rule));
+    schedule(rule, Math.min(intervalOf(rule), Math.round(firstPassDelayMs * (1 - Math.random() / 2))));
   }
 
   return {

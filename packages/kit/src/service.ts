@@ -110,6 +110,7 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
         logger,
         rules,
         intervalMs: config.RETENTION_INTERVAL_MS,
+        firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS,
         batchSize: config.RETENTION_BATCH_SIZE,
         pace: BackgroundPace.fromConfig(config),
         metrics: new RetentionMetrics(metrics.registry),

@@ -114,6 +114,31 @@ describe('retention', () => {
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  it('runs the first pass between half and all of firstPassDelayMs after the start, not a whole interval later', async () => {
+    const rule = await eventsTable('events_first_pass');
+    await insertAged('events_first_pass', 3, '40 days');
+    const startedMs = Date.now();
+    const retention = startRetention({ db, logger, rules: [{ ...rule, intervalMs: 3_600_000 }], firstPassDelayMs: 1_000 });
+    try {
+      await sleep(400);
+      expect(await count('events_first_pass')).toBe(3);
+      for (let waited = 0; waited < 5_000 && (await count('events_first_pass')) > 0; waited += 20) await sleep(20);
+      expect(await count('events_first_pass')).toBe(0);
+      expect(Date.now() - startedMs).toBeGreaterThanOrEqual(500);
+    } finally {
+      await retention.stop();
+    }
+    // A rule whose interval is shorter runs first after its interval.
+    await insertAged('events_first_pass', 2, '40 days');
+    const soon = startRetention({ db, logger, rules: [{ ...rule, intervalMs: 20 }], firstPassDelayMs: 3_600_000 });
+    try {
+      for (let waited = 0; waited < 5_000 && (await count('events_first_pass')) > 0; waited += 20) await sleep(20);
+      expect(await count('events_first_pass')).toBe(0);
+    } finally {
+      await soon.stop();
+    }
+  });
+
   it('works off a backlog bigger than a pass in passes one after another, not one pass an interval', async () => {
     const rule = await eventsTable('events_backlog');
     // 200 rows a pass every 5 s would take four minutes over these; passes back to back take moments.

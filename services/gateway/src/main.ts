@@ -98,7 +98,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());
     // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
-    const retentionSettings = { db, logger, pace: BackgroundPace.fromConfig(config), metrics: new RetentionMetrics(metrics.registry) };
+    const retentionSettings = { db, logger, firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS, pace: BackgroundPace.fromConfig(config), metrics: new RetentionMetrics(metrics.registry) };
     const nonceRetention = startRetention({ ...retentionSettings, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS, NONCE_RETENTION_MS)] });
     closers.push(() => nonceRetention.stop());
     const logRetention = startRetention({ ...retentionSettings, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });

@@ -452,6 +452,21 @@ describe('retention', () => {
       await purging.gateway.close();
     }
   });
+
+  it('a gateway restarted more often than its hourly purge still purges: the first pass comes RETENTION_FIRST_PASS_DELAY_MS after the start', async () => {
+    const tenantId = newTenant();
+    const older = logRow(tenantId, new Date(Date.now() - 31 * DAY_MS));
+    await createRequestLogStore(db, { examineMax: 10_000 }).insert([older]);
+    const startedMs = Date.now();
+    const purging = await startGateway(gatewayEnv({ identity: identity.url }, { RETENTION_FIRST_PASS_DELAY_MS: '2000' }));
+    try {
+      await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), { timeoutMs: 10_000, what: 'the old record purged' });
+      // Between half and all of the delay: instances started together do not purge together.
+      expect(Date.now() - startedMs).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await purging.gateway.close();
+    }
+  });
 });
 
 describe('writing', () => {
