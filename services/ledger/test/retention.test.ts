@@ -165,4 +165,18 @@ describe('processed_commands retention', () => {
       await service.close();
     }
   });
+
+  it('a service purges RETENTION_FIRST_PASS_DELAY_MS after its start, not a whole RETENTION_INTERVAL_MS later', async () => {
+    const command = depositCommand({ tenantId: newTenantId() }, 'wl_first', '2.00');
+    await ledger.client.request(command);
+    await age(command, `${WINDOW_DAYS + 1} days`);
+    // The default interval, ten minutes: only the first pass can purge within this test.
+    const service = await start({ ...ledger.env, RETENTION_FIRST_PASS_DELAY_MS: '1000' });
+    try {
+      for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await recorded(command)).toBe(false);
+    } finally {
+      await service.close();
+    }
+  });
 });
