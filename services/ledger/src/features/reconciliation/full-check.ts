@@ -201,6 +201,8 @@ async function entriesBatch(db: Db, scope: TenantScope | null, afterSeq: string,
   const range = read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, afterSeq, lastSeq);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
+    // Compiling this statement (JIT) took about 160 ms of a batch's second: a sixth of the run at 10 million lines.
+    await tx.raw('SET LOCAL jit = off');
     const result = await tx.raw(
       `WITH e AS MATERIALIZED (
          SELECT seq, id, tenant_id, environment, kind, reference_type, reference_id FROM journal_entries WHERE ${range.sql}
