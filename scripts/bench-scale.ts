@@ -15,7 +15,7 @@
  *                         BENCH_SCALE_NEW_ENTRIES=10000 (entries posted between two incremental reconciliations)
  *                         BENCH_SCALE_READS=20 (each read timed this many times)
  *                         BENCH_SCALE_ROUNDS=3 (the transfer load alternated between the two systems, rounds each; 0 for none)
- *                         BENCH_SCALE_REUSE=<run id> (only the alternated load, on the databases a run kept with BENCH_SCALE_KEEP=1)
+ *                         BENCH_SCALE_REUSE=<run id> (only the full runs and the alternated load, on the databases a run kept with BENCH_SCALE_KEEP=1)
  *                         BENCH_SCALE_TIMELINE=1 (each open loop's latency by the second)
  *                         BENCH_CONCURRENCY=64 BENCH_TRANSFERS=6000 BENCH_RATE=700 BENCH_SECONDS=10 BENCH_FEES=1
  */
@@ -399,8 +399,11 @@ async function alternateOnKept(keptRunId: string): Promise<void> {
     const wallets = listed.rows.map((row) => ({ id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: 'active' as const }));
     const platform = platformClient(system);
     const client = await tenantClient(platform, system.baseUrl, tenantId, 'test', pooledFetch(pool));
-    say(`Scale benchmark, the alternated load only, on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant)`);
-    await alternateLoad(system, keptRunId, { tenantId, client, wallets });
+    say(`Scale benchmark on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant): the full runs, then the alternated load`);
+    say(`  calibration ${calibrationMs().toFixed(0)} ms`);
+    say(`  tenant full run (POST .../runs): ${await orMissing(() => fullRun(client, '/v1/admin/reconciliation/runs'))}`);
+    say(`  platform full run (POST .../runs): ${await orMissing(() => fullRun(platform, '/v1/system/reconciliation/runs'))}`);
+    if (ROUNDS > 0) await alternateLoad(system, keptRunId, { tenantId, client, wallets });
   } finally {
     await paymentsDb.destroy();
     await pool.close();
