@@ -255,6 +255,8 @@ export function startRetention(options: RetentionOptions): Retention {
   }
 
   const intervalOf = (rule: RetentionRule) => rule.intervalMs ?? options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
+  const firstPassDelayMs = options.firstPassDelayMs ?? DEFAULT_RETENTION_FIRST_PASS_DELAY_MS;
+  const firstPassOf = (rule: RetentionRule) => Math.min(intervalOf(rule), Math.round(firstPassDelayMs * (1 - Math.random() / 2)));
 
   function schedule(rule: RetentionRule, delayMs: number): void {
     if (stopped) return;
@@ -270,10 +272,9 @@ export function startRetention(options: RetentionOptions): Retention {
     timers.set(rule, timer);
   }
 
-  const firstPassDelayMs = options.firstPassDelayMs ?? DEFAULT_RETENTION_FIRST_PASS_DELAY_MS;
   for (const rule of options.rules) {
     options.metrics?.watch(rule);
-    schedule(rule, Math.min(intervalOf(rule), Math.round(firstPassDelayMs * (1 - Math.random() / 2))));
+    schedule(rule, firstPassOf(rule));
   }
 
   return {
