@@ -159,6 +159,17 @@ function publishSpans(messages: readonly OutgoingMessage[]): { messages: Outgoin
   return { messages: traced, started };
 }
 
+/**
+ * The message ids of the oldest `limit` rows, along the primary key. The limit is a sub-select
+ * so that the planner cannot see it: with a known limit at or above the row count its statistics
+ * give (a queue table is nearly always small when analyzed), it plans a scan of every heap page,
+ * dead ones included, and a sort; an unknown limit is taken as a tenth of the rows, which only the
+ * index serves cheaply. After a burst the heap holds thousands of dead pages and the index few.
+ */
+export function outboxListingStatement(limit: number): SqlStatement {
+  return { sql: `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT (SELECT CAST(? AS integer))`, bindings: [limit] };
+}
+
 interface OutboxRow {
   id: string;
   message_id: string;
@@ -330,9 +341,8 @@ export class OutboxRelay {
    */
   async publishOnce(): Promise<number> {
     if (!this.options.broker.isConnected) return 0;
-    const listed = await prepared<{ rows: Array<{ message_id: string }> }>(this.options.db, `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer)`, [
-      this.batchSizeMax + this.handedOver.size,
-    ]);
+    const listing = outboxListingStatement(this.batchSizeMax + this.handedOver.size);
+    const listed = await prepared<{ rows: Array<{ message_id: string }> }>(this.options.db, listing.sql, listing.bindings);
     const waiting = listed.rows.map((row) => row.message_id).filter((messageId) => !this.handedOver.has(messageId));
     if (waiting.length === 0) return 0;
     return this.options.db.transaction(async (tx) => {
