@@ -5,7 +5,7 @@ import type { Db } from './db';
 import { IDEMPOTENCY_TABLE } from './idempotency/table';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { OUTBOX_TABLE } from './outbox';
+import { alongOutboxIndexes, OUTBOX_TABLE } from './outbox';
 
 /*
  * What an operator watches a service by, computed when /metrics is scraped (prom-client's
@@ -204,11 +204,13 @@ interface OutboxReading {
 }
 
 async function readOutbox(db: Db): Promise<OutboxReading> {
-  const result = await db.raw<{ rows: Array<{ counted: number; first_id: string | null; last_id: string | null; oldest_age: number | null }> }>(
-    `SELECT (SELECT CAST(count(*) AS integer) FROM (SELECT 1 FROM ${OUTBOX_TABLE} LIMIT ?) capped) AS counted,
-            (SELECT min(id) FROM ${OUTBOX_TABLE}) AS first_id, (SELECT max(id) FROM ${OUTBOX_TABLE}) AS last_id,
-            (SELECT CAST(EXTRACT(EPOCH FROM now() - created_at) AS double precision) FROM ${OUTBOX_TABLE} ORDER BY id LIMIT 1) AS oldest_age`,
-    [OUTBOX_COUNT_MAX + 1],
+  const result = await alongOutboxIndexes(db, (tx) =>
+    tx.raw<{ rows: Array<{ counted: number; first_id: string | null; last_id: string | null; oldest_age: number | null }> }>(
+      `SELECT (SELECT CAST(count(*) AS integer) FROM (SELECT 1 FROM ${OUTBOX_TABLE} LIMIT ?) capped) AS counted,
+              (SELECT min(id) FROM ${OUTBOX_TABLE}) AS first_id, (SELECT max(id) FROM ${OUTBOX_TABLE}) AS last_id,
+              (SELECT CAST(EXTRACT(EPOCH FROM now() - created_at) AS double precision) FROM ${OUTBOX_TABLE} ORDER BY id LIMIT 1) AS oldest_age`,
+      [OUTBOX_COUNT_MAX + 1],
+    ),
   );
   const row = result.rows[0];
   if (!row) throw new Error('the outbox query returned no row');

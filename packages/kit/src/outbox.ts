@@ -160,14 +160,28 @@ function publishSpans(messages: readonly OutgoingMessage[]): { messages: Outgoin
 }
 
 /**
- * The message ids of the oldest `limit` rows, along the primary key. The limit is a sub-select
- * so that the planner cannot see it: with a known limit at or above the row count its statistics
- * give (a queue table is nearly always small when analyzed), it plans a scan of every heap page,
- * dead ones included, and a sort; an unknown limit is taken as a tenth of the rows, which only the
- * index serves cheaply. After a burst the heap holds thousands of dead pages and the index few.
+ * Runs `work` in a transaction whose statements reach the outbox's rows through its indexes only.
+ * The outbox is a queue: after a burst its heap and its message-id index hold thousands of dead
+ * pages, while its statistics, taken when few rows were live, call it small. Priced by them, a
+ * delete of a few dozen message ids or a listing of the oldest rows scans every heap page, dead
+ * ones included (several times a second under load); along an index each reads a few pages. The
+ * settings end with the transaction, which writes nothing unless `work` does.
  */
+export async function alongOutboxIndexes<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await prepared(tx, `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`);
+    return work(tx);
+  });
+}
+
+/** The message ids of the oldest `limit` rows, along the primary key. */
 export function outboxListingStatement(limit: number): SqlStatement {
-  return { sql: `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT (SELECT CAST(? AS integer))`, bindings: [limit] };
+  return { sql: `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer)`, bindings: [limit] };
+}
+
+/** The rows of published messages, by message id. */
+export function outboxDeleteStatement(messageIds: readonly string[]): SqlStatement {
+  return { sql: `DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, bindings: [messageIds] as unknown as readonly Knex.RawBinding[] };
 }
 
 interface OutboxRow {
@@ -284,7 +298,8 @@ export class OutboxRelay {
   }
 
   private async deleteRows(messageIds: string[]): Promise<void[]> {
-    await prepared(this.options.db, `DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, [messageIds] as unknown as Knex.RawBinding[]);
+    const statement = outboxDeleteStatement(messageIds);
+    await alongOutboxIndexes(this.options.db, (tx) => prepared(tx, statement.sql, statement.bindings));
     return messageIds.map(() => undefined);
   }
 
@@ -337,15 +352,15 @@ export class OutboxRelay {
    * One pass: returns how many rows it published. Rows this instance handed over are neither
    * locked nor read whole (under load they are most of the table, and locking them wrote to
    * every one): the pass first lists the oldest rows' message ids along the primary key, and a
-   * pass that finds none but handed-over ones opens no transaction, which is every idle pass.
+   * pass that finds none but handed-over ones locks and writes nothing, which is every idle pass.
    */
   async publishOnce(): Promise<number> {
     if (!this.options.broker.isConnected) return 0;
-    const listing = outboxListingStatement(this.batchSizeMax + this.handedOver.size);
-    const listed = await prepared<{ rows: Array<{ message_id: string }> }>(this.options.db, listing.sql, listing.bindings);
-    const waiting = listed.rows.map((row) => row.message_id).filter((messageId) => !this.handedOver.has(messageId));
-    if (waiting.length === 0) return 0;
-    return this.options.db.transaction(async (tx) => {
+    return alongOutboxIndexes(this.options.db, async (tx) => {
+      const listing = outboxListingStatement(this.batchSizeMax + this.handedOver.size);
+      const listed = await prepared<{ rows: Array<{ message_id: string }> }>(tx, listing.sql, listing.bindings);
+      const waiting = listed.rows.map((row) => row.message_id).filter((messageId) => !this.handedOver.has(messageId));
+      if (waiting.length === 0) return 0;
       const selected = await prepared<{ rows: OutboxRow[] }>(
         tx,
         `SELECT id, message_id, exchange, routing_key, type, payload, headers FROM ${OUTBOX_TABLE}
