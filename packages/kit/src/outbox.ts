@@ -1,7 +1,7 @@
 import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
-import { type Db, prepared, type SqlStatement, type Tx } from './db';
+import { type Db, type Migration, prepared, type SqlStatement, type Tx } from './db';
 import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
@@ -21,7 +21,29 @@ export async function createOutboxTable(db: Knex): Promise<void> {
     table.jsonb('headers').notNullable().defaultTo('{}');
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
   });
+  await createOutboxDeleteFunction(db);
 }
+
+/**
+ * `outbox_delete(message_ids)`, the delete of published rows, several times a second under load:
+ * a function so that it runs with the settings `alongOutboxIndexes` explains in the one round
+ * trip a plain statement takes (that helper's transaction costs three more, and most of a
+ * delete's time). Created with the table, and by a later migration where the table came first.
+ */
+export async function createOutboxDeleteFunction(db: Knex): Promise<void> {
+  await db.raw(`CREATE OR REPLACE FUNCTION outbox_delete(message_ids text[]) RETURNS void LANGUAGE sql
+    SET enable_seqscan = off SET enable_bitmapscan = off
+    AS $$ DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(message_ids) $$`);
+}
+
+/** The migration step of every service with an outbox: `outbox_delete` where the table predates it. */
+export const outboxDeleteFunctionMigration: Migration = {
+  name: '20270110120000_outbox_delete_function',
+  up: createOutboxDeleteFunction,
+  down: async (db) => {
+    await db.raw('DROP FUNCTION IF EXISTS outbox_delete(text[])');
+  },
+};
 
 export interface OutboxMessage {
   messageId: string;
@@ -179,9 +201,9 @@ export function outboxListingStatement(limit: number): SqlStatement {
   return { sql: `SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id LIMIT CAST(? AS integer)`, bindings: [limit] };
 }
 
-/** The rows of published messages, by message id. */
+/** The rows of published messages, by message id, along the message-id index. */
 export function outboxDeleteStatement(messageIds: readonly string[]): SqlStatement {
-  return { sql: `DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, bindings: [messageIds] as unknown as readonly Knex.RawBinding[] };
+  return { sql: `SELECT outbox_delete(CAST(? AS text[]))`, bindings: [messageIds] as unknown as readonly Knex.RawBinding[] };
 }
 
 interface OutboxRow {
@@ -299,7 +321,7 @@ export class OutboxRelay {
 
   private async deleteRows(messageIds: string[]): Promise<void[]> {
     const statement = outboxDeleteStatement(messageIds);
-    await alongOutboxIndexes(this.options.db, (tx) => prepared(tx, statement.sql, statement.bindings));
+    await prepared(this.options.db, statement.sql, statement.bindings);
     return messageIds.map(() => undefined);
   }
 

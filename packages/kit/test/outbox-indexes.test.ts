@@ -1,4 +1,4 @@
-import { alongOutboxIndexes, createDb, createOutboxTable, type Db, OUTBOX_TABLE, outboxDeleteStatement, outboxListingStatement, type SqlStatement } from '@wallet/kit';
+import { alongOutboxIndexes, createDb, createOutboxTable, type Db, OUTBOX_TABLE, outboxDeleteStatement, outboxListingStatement, type SqlStatement, type Tx } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 /**
@@ -42,11 +42,10 @@ async function plainPlan(statement: SqlStatement): Promise<string> {
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
-it('plans both statements as a scan of every page outside the relay, the setting this test reproduces', async () => {
+it('plans the listing as a scan of every page outside the relay, the setting this test reproduces', async () => {
   const pages = await db.raw<{ rows: Array<{ pages: number }> }>(`SELECT CAST(pg_relation_size(?) / current_setting('block_size')::int AS integer) AS pages`, [OUTBOX_TABLE]);
   expect(pages.rows[0]!.pages).toBeGreaterThan(400);
   expect(await plainPlan(outboxListingStatement(800))).toContain('Seq Scan');
-  expect(await plainPlan(outboxDeleteStatement(live.slice(0, PUBLISHED)))).toContain('Seq Scan');
 });
 
 it('lists the oldest rows through the primary key, reading a few pages', async () => {
@@ -63,12 +62,42 @@ it('lists the oldest rows through the primary key, reading a few pages', async (
 });
 
 it('deletes published rows through the message-id index, and only those', async () => {
-  const deleted = outboxDeleteStatement(live.slice(0, PUBLISHED));
-  const planned = await plan(deleted);
-  expect(planned).toMatch(/Index Scan using outbox_message_id/);
-  expect(planned).not.toMatch(/Seq Scan|Bitmap/);
+  const published = live.slice(0, PUBLISHED);
+  // As a plain statement: every page.
+  const plain = await heapUse((tx) => tx.raw(`DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(CAST(? AS text[]))`, [published]));
+  expect(plain.seqScans).toBe(1);
+  expect(plain.blocks).toBeGreaterThan(400);
+  const deleted = outboxDeleteStatement(published);
+  const use = await heapUse((tx) => tx.raw(deleted.sql, deleted.bindings as never));
+  expect(use.seqScans).toBe(0);
+  // The index's dead entries are marked by the first pass over them; a few blocks per row at worst.
+  expect(use.blocks).toBeLessThan(4 * PUBLISHED);
 
-  await alongOutboxIndexes(db, (tx) => tx.raw(deleted.sql, deleted.bindings as never));
+  await db.raw(deleted.sql, deleted.bindings as never);
   const left = await db.raw<{ rows: Array<{ message_id: string }> }>(`SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id`);
   expect(left.rows.map((row) => row.message_id)).toEqual(live.slice(PUBLISHED));
 });
+
+/**
+ * The sequential scans of the outbox and the heap blocks read (hit or not) by `run`, in a
+ * transaction then rolled back. The counters are the backend's not yet reported, which no
+ * report resets while the transaction is open: the difference is `run`'s.
+ */
+async function heapUse(run: (tx: Tx) => Promise<unknown>): Promise<{ seqScans: number; blocks: number }> {
+  const tx = await db.transaction();
+  const read = async () => {
+    const result = await tx.raw<{ rows: Array<{ seqScans: number; blocks: number }> }>(
+      `SELECT CAST(pg_stat_get_xact_numscans(CAST(? AS regclass)) AS integer) AS "seqScans", CAST(pg_stat_get_xact_blocks_fetched(CAST(? AS regclass)) AS integer) AS blocks`,
+      [OUTBOX_TABLE, OUTBOX_TABLE],
+    );
+    return result.rows[0]!;
+  };
+  try {
+    const before = await read();
+    await run(tx);
+    const after = await read();
+    return { seqScans: after.seqScans - before.seqScans, blocks: after.blocks - before.blocks };
+  } finally {
+    await tx.rollback();
+  }
+}

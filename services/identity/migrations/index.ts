@@ -1,4 +1,4 @@
-import type { Migration } from '@wallet/kit';
+import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
 import * as createTenants from './20261122120000_create_tenants';
 import * as createTeamMembers from './20261122120100_create_team_members';
 import * as createOutbox from './20261122120200_create_outbox';
@@ -29,4 +29,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20270102120000_idempotency_keys_in_flight', ...idempotencyKeysInFlight },
   { name: '20270105120000_platform_audit_events', ...platformAuditEvents },
+  outboxDeleteFunctionMigration,
 ];

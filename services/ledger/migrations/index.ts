@@ -1,4 +1,4 @@
-import type { Migration } from '@wallet/kit';
+import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
 import * as createLedger from './20261122120000_create_ledger';
 import * as journalEntriesAcrossTenants from './20261124090000_journal_entries_across_tenants';
 import * as indexJournalReferences from './20261201120000_index_journal_references';
@@ -23,4 +23,5 @@ export const migrations: Migration[] = [
   { name: '20270102120000_ordered_journal_keys', ...orderedJournalKeys },
   { name: '20270103120000_journal_stamp_ranges', ...journalStampRanges },
   { name: '20270107120000_journal_stamp_reach', ...journalStampReach },
+  outboxDeleteFunctionMigration,
 ];

@@ -1,4 +1,4 @@
-import type { Migration } from '@wallet/kit';
+import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
 import * as createFeeSchedules from './20261123140000_create_fee_schedules';
 import * as createTenants from './20261123150000_create_tenants';
@@ -41,4 +41,5 @@ export const migrations: Migration[] = [
   { name: '20270104120000_statement_line_reads', ...statementLineReads },
   { name: '20270106120000_payout_cases_pending', ...payoutCasesPending },
   { name: '20270107120000_deposits_pending_slips_seq', ...depositsPendingSlipsSeq },
+  outboxDeleteFunctionMigration,
 ];

@@ -1,4 +1,4 @@
-import type { Migration } from '@wallet/kit';
+import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
 import * as createFloatDeposits from './20261124120000_create_float_deposits';
 import * as createWithdrawals from './20261217120000_create_withdrawals';
@@ -19,4 +19,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
   { name: '20270106120000_withdrawals_pending', ...withdrawalsPending },
+  outboxDeleteFunctionMigration,
 ];
