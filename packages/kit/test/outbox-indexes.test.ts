@@ -13,7 +13,7 @@ let live: string[];
 const PUBLISHED = 60;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('kit_outbox_listing'), { poolMax: 2 });
+  db = createDb(await createTestDatabase('kit_outbox_indexes'), { poolMax: 2 });
   await createOutboxTable(db);
   const write = (count: number) =>
     db.raw(
@@ -32,14 +32,17 @@ afterAll(async () => {
 });
 
 async function plan(statement: SqlStatement, options = ''): Promise<string> {
-  const explain = (runner: Db) => runner.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`EXPLAIN ${options} ${statement.sql}`, statement.bindings as never);
-  const result = await alongOutboxIndexes(db, (tx) => explain(tx as unknown as Db));
+  const result = await alongOutboxIndexes(db, (tx) => explain(tx, statement, options));
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
 async function plainPlan(statement: SqlStatement): Promise<string> {
-  const result = await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`EXPLAIN ${statement.sql}`, statement.bindings as never);
+  const result = await explain(db, statement);
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+function explain(runner: Db, statement: SqlStatement, options = '') {
+  return runner.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`EXPLAIN ${options} ${statement.sql}`, statement.bindings as never);
 }
 
 it('plans the listing as a scan of every page outside the relay, the setting this test reproduces', async () => {
