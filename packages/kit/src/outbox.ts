@@ -24,6 +24,9 @@ export async function createOutboxTable(db: Knex): Promise<void> {
   await createOutboxDeleteFunction(db);
 }
 
+/** The planner's paths turned off where the outbox is read along its indexes only (`alongOutboxIndexes`). */
+const ALONG_INDEXES = ['enable_seqscan', 'enable_bitmapscan'] as const;
+
 /**
  * `outbox_delete(message_ids)`, the delete of published rows, several times a second under load:
  * a function so that it runs with the settings `alongOutboxIndexes` explains in the one round
@@ -31,8 +34,8 @@ export async function createOutboxTable(db: Knex): Promise<void> {
  * delete's time). Created with the table, and by a later migration where the table came first.
  */
 export async function createOutboxDeleteFunction(db: Knex): Promise<void> {
-  await db.raw(`CREATE OR REPLACE FUNCTION outbox_delete(message_ids text[]) RETURNS void LANGUAGE sql
-    SET enable_seqscan = off SET enable_bitmapscan = off
+  const settings = ALONG_INDEXES.map((setting) => `SET ${setting} = off`).join(' ');
+  await db.raw(`CREATE OR REPLACE FUNCTION outbox_delete(message_ids text[]) RETURNS void LANGUAGE sql ${settings}
     AS $$ DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(message_ids) $$`);
 }
 
@@ -191,7 +194,7 @@ function publishSpans(messages: readonly OutgoingMessage[]): { messages: Outgoin
  */
 export async function alongOutboxIndexes<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await prepared(tx, `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`);
+    await prepared(tx, `SELECT ${ALONG_INDEXES.map((setting) => `set_config('${setting}', 'off', true)`).join(', ')}`);
     return work(tx);
   });
 }
