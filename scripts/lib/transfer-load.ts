@@ -113,8 +113,11 @@ function contextSwitches(pid: string): number {
 }
 
 /** CPU time, write calls and context switches so far of each part of the system, from /proc. */
-function processCounters(system: MeasuredSystem): Map<string, Counters> {
-  const counters = new Map<string, Counters>();
+/** Each process's counters by pid, under its label: deltas are taken per process, so one that ends inside a window takes only its own share with it. */
+export type ProcessCounters = Map<string, Map<number, Counters>>;
+
+function processCounters(system: MeasuredSystem): ProcessCounters {
+  const counters: ProcessCounters = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -126,13 +129,10 @@ function processCounters(system: MeasuredSystem): Map<string, Counters> {
       if (!label) continue;
       // /proc/<pid>/io's syscw counts write(2)-family calls, the ones libuv, PostgreSQL and Erlang use on sockets.
       const writes = Number(/^syscw:\s+(\d+)$/m.exec(readFileSync(`/proc/${entry}/io`, 'utf8'))?.[1] ?? 0);
-      const total = counters.get(label) ?? { ticks: 0, systemTicks: 0, writes: 0, switches: 0 };
+      const processes = counters.get(label) ?? new Map<number, Counters>();
       // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
-      total.ticks += Number(fields[11]) + Number(fields[12]);
-      total.systemTicks += Number(fields[12]);
-      total.writes += writes;
-      total.switches += contextSwitches(entry);
-      counters.set(label, total);
+      processes.set(Number(entry), { ticks: Number(fields[11]) + Number(fields[12]), systemTicks: Number(fields[12]), writes, switches: contextSwitches(entry) });
+      counters.set(label, processes);
     } catch {
       // the process ended while being read
     }
@@ -140,17 +140,27 @@ function processCounters(system: MeasuredSystem): Map<string, Counters> {
   return counters;
 }
 
-function cpuPerTransfer(before: Map<string, Counters>, after: Map<string, Counters>, transfers: number): CpuShare[] {
-  const perTransfer = (now: number, then: number | undefined): number => (now - (then ?? 0)) / Math.max(1, transfers);
+/** What a label's processes did between two readings: a process started since counts from zero, one ended since is not counted. */
+function labelDelta(before: Map<number, Counters> | undefined, after: Map<number, Counters>): Counters {
+  const delta: Counters = { ticks: 0, systemTicks: 0, writes: 0, switches: 0 };
+  for (const [pid, now] of after) {
+    const then = before?.get(pid);
+    for (const key of Object.keys(delta) as Array<keyof Counters>) delta[key] += now[key] - (then?.[key] ?? 0);
+  }
+  return delta;
+}
+
+export function cpuPerTransfer(before: ProcessCounters, after: ProcessCounters, transfers: number): CpuShare[] {
+  const perTransfer = (value: number): number => value / Math.max(1, transfers);
   return [...after]
-    .map(([label, now]) => {
-      const then = before.get(label);
+    .map(([label, processes]) => {
+      const delta = labelDelta(before.get(label), processes);
       return {
         process: label,
-        msPerTransfer: (perTransfer(now.ticks, then?.ticks) * 1000) / CLOCK_TICKS_PER_SECOND,
-        systemMsPerTransfer: (perTransfer(now.systemTicks, then?.systemTicks) * 1000) / CLOCK_TICKS_PER_SECOND,
-        writesPerTransfer: perTransfer(now.writes, then?.writes),
-        switchesPerTransfer: perTransfer(now.switches, then?.switches),
+        msPerTransfer: (perTransfer(delta.ticks) * 1000) / CLOCK_TICKS_PER_SECOND,
+        systemMsPerTransfer: (perTransfer(delta.systemTicks) * 1000) / CLOCK_TICKS_PER_SECOND,
+        writesPerTransfer: perTransfer(delta.writes),
+        switchesPerTransfer: perTransfer(delta.switches),
       };
     })
     .sort((a, b) => b.msPerTransfer - a.msPerTransfer);
