@@ -105,6 +105,32 @@ async function desummarize(db: Db, indexName: string, blocks: ReadonlySet<number
   await db.raw(`SELECT brin_desummarize_range(CAST(? AS regclass), block) FROM unnest(CAST(? AS bigint[])) AS block`, [indexName, ranges] as unknown as Knex.RawBinding[]);
 }
 
+/** Ranges summarized by one statement: 16 MB of table at most, so a pass paces itself between them. */
+const SUMMARIZE_RANGES_PER_STATEMENT = 16;
+
+/**
+ * A range no summary covers is scanned by every pass, and only vacuum summarizes the ranges
+ * written since it last ran (with autovacuum's insert threshold, up to a fifth of the table): a
+ * pass would read everything inserted since. So a pass first summarizes the complete ranges written
+ * since the last one, from the end back to the first range already summarized (older ones a pass
+ * desummarized are left to vacuum). The last, partial range stays unsummarized: summarized, it
+ * would have to be widened by every insert. The summary's lock is not one a writer takes.
+ */
+async function summarizeWrittenRanges(db: Db, table: string, indexName: string, pace: BackgroundPace): Promise<void> {
+  const sized = await db.raw<{ rows: Array<{ blocks: string }> }>(`SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS blocks`, [table]);
+  const lastComplete = (Math.floor(Number(sized.rows[0]?.blocks ?? 0) / BRIN_PAGES_PER_RANGE) - 1) * BRIN_PAGES_PER_RANGE;
+  for (let high = lastComplete; high >= 0; high -= SUMMARIZE_RANGES_PER_STATEMENT * BRIN_PAGES_PER_RANGE) {
+    const started = performance.now();
+    const low = Math.max(0, high - (SUMMARIZE_RANGES_PER_STATEMENT - 1) * BRIN_PAGES_PER_RANGE);
+    const result = await db.raw<{ rows: Array<{ summarized: number }> }>(
+      `SELECT brin_summarize_range(CAST(? AS regclass), block)::int AS summarized FROM generate_series(CAST(? AS bigint), CAST(? AS bigint), CAST(? AS bigint)) AS block`,
+      [indexName, high, low, -BRIN_PAGES_PER_RANGE],
+    );
+    if (result.rows.some((row) => row.summarized === 0)) return;
+    await pace.rest(performance.now() - started);
+  }
+}
+
 export interface PurgeOptions {
   /** The clock the window is measured on (ms since the epoch). */
   nowMs?: number;
@@ -133,6 +159,7 @@ export async function purgePass(db: Db, rule: RetentionRule, options: PurgeOptio
   const pace = options.pace ?? UNPACED;
   const blocks = new Set<number>();
   let purged = 0;
+  if (rule.index.kind === 'brin') await summarizeWrittenRanges(db, rule.table, rule.index.name, pace);
   try {
     for (let batch = 0; batch < (options.maxBatches ?? DEFAULT_RETENTION_MAX_BATCHES); batch += 1) {
       const started = performance.now();

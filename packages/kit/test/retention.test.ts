@@ -94,6 +94,37 @@ describe('retention', () => {
     expect(await summarizedAgain()).toBeGreaterThanOrEqual(3);
   });
 
+  it('summarizes the complete BRIN ranges written since the last pass, so no pass scans them again, and leaves the partial last one', async () => {
+    const rule = await eventsTable('events_written');
+    // About 20 rows a page, all inside the window: three complete 128-page ranges and a partial one, none summarized (no vacuum).
+    await insertAged('events_written', 8_000, '1 day', 350);
+    const unsummarized = async () => Number((await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values('events_written_created_brin') AS ranges`)).rows[0]?.ranges);
+    const scannedBlocks = async () => {
+      await db.raw('ANALYZE events_written');
+      const result = await db.transaction(async (tx) => {
+        await tx.raw('SET LOCAL enable_seqscan = off');
+        return tx.raw<{ rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT ctid FROM events_written WHERE created_at < now() - interval '30 days'`);
+      });
+      const plan = result.rows[0]?.['QUERY PLAN'][0]?.Plan ?? {};
+      expect(plan['Node Type']).toBe('Bitmap Heap Scan');
+      return Number(plan['Lossy Heap Blocks'] ?? 0) + Number(plan['Exact Heap Blocks'] ?? 0);
+    };
+    const pages = Number((await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size('events_written') / 8192 AS pages`)).rows[0]?.pages);
+    expect(pages).toBeGreaterThan(3 * 128);
+    // The index was built on the empty table: its first range has a summary, which the inserts widened; the others have none.
+    expect(await scannedBlocks()).toBe(pages - 128);
+
+    expect(await purgeRule(db, rule)).toBe(0);
+    // Only the partial range is left to every pass's scan.
+    expect(await scannedBlocks()).toBe(pages % 128);
+    // Written since: the next pass summarizes those ranges too, and stops at the first range it summarized before.
+    await insertAged('events_written', 6_000, '1 day', 350);
+    expect(await purgeRule(db, rule)).toBe(0);
+    const grown = Number((await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size('events_written') / 8192 AS pages`)).rows[0]?.pages);
+    expect(await scannedBlocks()).toBe(grown % 128);
+    expect(await unsummarized()).toBe(1);
+  });
+
   it('runs every rule on its interval, joins a pass under way, and stops', async () => {
     const rule = await eventsTable('events_interval');
     await insertAged('events_interval', 3, '40 days');
