@@ -112,10 +112,10 @@ function contextSwitches(pid: string): number {
   return switches;
 }
 
-/** CPU time, write calls and context switches so far of each part of the system, from /proc. */
 /** Each process's counters by pid, under its label: deltas are taken per process, so one that ends inside a window takes only its own share with it. */
 export type ProcessCounters = Map<string, Map<number, Counters>>;
 
+/** CPU time, write calls and context switches so far of each part of the system, from /proc. */
 function processCounters(system: MeasuredSystem): ProcessCounters {
   const counters: ProcessCounters = new Map();
   for (const entry of readdirSync('/proc')) {
