@@ -31,6 +31,17 @@ describe('retention', () => {
     return Number(result.rows[0]?.n);
   }
 
+  /** Summarizes every range the BRIN index has no summary for (the last, partial one too); how many there were. */
+  async function summarizeNewValues(indexName: string): Promise<number> {
+    const result = await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values(CAST(? AS regclass)) AS ranges`, [indexName]);
+    return Number(result.rows[0]?.ranges);
+  }
+
+  async function heapPages(table: string): Promise<number> {
+    const result = await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS pages`, [table]);
+    return Number(result.rows[0]?.pages);
+  }
+
   it('deletes what is past the window in batches, each its own statement, and keeps the rest', async () => {
     const rule = { ...(await eventsTable('events_batches')), batchSize: 1_000 };
     await insertAged('events_batches', 2_500, '40 days');
@@ -83,11 +94,8 @@ describe('retention', () => {
     // About 20 rows a page: several full 128-page ranges of old rows, then recent ones.
     await insertAged('events_brin', 8_000, '40 days', 350);
     await insertAged('events_brin', 100, '0 seconds', 350);
-    await db.raw(`SELECT brin_summarize_new_values('events_brin_created_brin')`);
-    const summarizedAgain = async () => {
-      const result = await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values('events_brin_created_brin') AS ranges`);
-      return Number(result.rows[0]?.ranges);
-    };
+    await summarizeNewValues('events_brin_created_brin');
+    const summarizedAgain = () => summarizeNewValues('events_brin_created_brin');
     expect(await summarizedAgain()).toBe(0);
     expect(await purgeRule(db, rule)).toBe(8_000);
     // Every range that held old rows lost its (now too wide) summary.
@@ -98,7 +106,6 @@ describe('retention', () => {
     const rule = await eventsTable('events_written');
     // About 20 rows a page, all inside the window: three complete 128-page ranges and a partial one, none summarized (no vacuum).
     await insertAged('events_written', 8_000, '1 day', 350);
-    const unsummarized = async () => Number((await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values('events_written_created_brin') AS ranges`)).rows[0]?.ranges);
     const scannedBlocks = async () => {
       await db.raw('ANALYZE events_written');
       const result = await db.transaction(async (tx) => {
@@ -109,7 +116,7 @@ describe('retention', () => {
       expect(plan['Node Type']).toBe('Bitmap Heap Scan');
       return Number(plan['Lossy Heap Blocks'] ?? 0) + Number(plan['Exact Heap Blocks'] ?? 0);
     };
-    const pages = Number((await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size('events_written') / 8192 AS pages`)).rows[0]?.pages);
+    const pages = await heapPages('events_written');
     expect(pages).toBeGreaterThan(3 * 128);
     // The index was built on the empty table: its first range has a summary, which the inserts widened; the others have none.
     expect(await scannedBlocks()).toBe(pages - 128);
@@ -120,9 +127,9 @@ describe('retention', () => {
     // Written since: the next pass summarizes those ranges too, and stops at the first range it summarized before.
     await insertAged('events_written', 6_000, '1 day', 350);
     expect(await purgeRule(db, rule)).toBe(0);
-    const grown = Number((await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size('events_written') / 8192 AS pages`)).rows[0]?.pages);
+    const grown = await heapPages('events_written');
     expect(await scannedBlocks()).toBe(grown % 128);
-    expect(await unsummarized()).toBe(1);
+    expect(await summarizeNewValues('events_written_created_brin')).toBe(1);
   });
 
   it('runs every rule on its interval, joins a pass under way, and stops', async () => {
