@@ -33,7 +33,7 @@ import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/
 import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters, windowedRows } from './lib/server-counters';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
-import { closedLoop, type Figures, type LoadTarget, openLoop } from './lib/transfer-load';
+import { closedLoop, type Figures, type LoadTarget, openLoop, settle } from './lib/transfer-load';
 
 const LINES = Number(process.env.BENCH_SCALE_LINES ?? 10_000_000);
 const SMALL_TENANTS = Number(process.env.BENCH_SCALE_SMALL_TENANTS ?? 50);
@@ -274,6 +274,24 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
   return [await onEmpty(), scale];
 }
 
+/** The longest the idle system may take to work off its last load before it is paused anyway. */
+const SETTLE_MAX_MS = 20_000;
+
+/**
+ * A measurement of one system while the other is paused. The two share this VM's two cores, so whatever the idle one did
+ * (its last load's aftermath, its maintenance and retention passes, larger with the history) would land in the measured
+ * one's tail. The idle one first works off its last load; the seconds that took are returned, as that system's aftermath.
+ */
+async function alone<T>(idle: { system: RunningSystem; target: LoadTarget }, measure: () => Promise<T>): Promise<{ value: T; idleAftermathS: number }> {
+  const idleAftermathS = await settle(idle.target.system, SETTLE_MAX_MS);
+  idle.system.pause();
+  try {
+    return { value: await measure(), idleAftermathS };
+  } finally {
+    idle.system.resume();
+  }
+}
+
 /** The loaded system's own parts: its services, its databases' backends and the broker; not the load generator, not the other system's backends. */
 const isSystemPart = (part: string): boolean => part !== 'load generator' && part !== 'pg:other';
 
@@ -288,8 +306,8 @@ const costs = (side: RoundSide): string =>
 
 /**
  * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn (the
- * empty one first in odd rounds, the other in even ones): the VM's speed drifts by a third between hours, and the two
- * phases above are the build's half hour apart. The medians of the
+ * empty one first in odd rounds, the other in even ones), the other system paused meanwhile: the VM's speed drifts by a
+ * third between hours, and the two phases above are the build's half hour apart. The medians of the
  * rounds compare the two systems over the same minutes. Each round also offers both systems half of what the empty one
  * completed in its closed loop: where the VM cannot offer RATE with room to spare, the tail at RATE is a queue's, and the
  * tail at half the capacity is still a posting's.
@@ -302,9 +320,18 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     const platform = platformClient(system);
     const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES }, pooledFetch(pool));
     const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(scaleSystem, scaleRunId, big) };
+    const sides = { empty: { system, target: targets.empty }, scale: { system: scaleSystem, target: targets.scale } };
+    const aftermath = { empty: 0, scale: 0 };
+    /** `measure` on one system, the other paused; the other's aftermath recorded. */
+    const on = <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) => async (): Promise<T> => {
+      const other = side === 'empty' ? 'scale' : 'empty';
+      const { value, idleAftermathS } = await alone(sides[other], () => measure(targets[side]));
+      aftermath[other] = Math.max(aftermath[other], idleAftermathS);
+      return value;
+    };
     const rounds: Array<{ empty: RoundSide; scale: RoundSide }> = [];
     say('');
-    say(`  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds`);
+    say(`  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds, each measured while the other is paused`);
     // The history holds none (older than every window); the system with it holds what this run's (and a kept run's) load left.
     say(`    in windowed tables at the start: empty system ${describeWindowedRows(await windowedRows(system.databaseUrl))}; with history ${describeWindowedRows(await windowedRows(scaleSystem.databaseUrl))}`);
     say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
@@ -312,19 +339,22 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
       const calibration = calibrationMs();
       // Which system goes first alternates too: the second of two loads in a row pays for the first one's aftermath (outbox drains, read models, maintenance).
       const scaleFirst = round % 2 === 0;
-      const [empty, scale] = await inOrder(scaleFirst, () => transferLoad(targets.empty), () => transferLoad(targets.scale));
+      aftermath.empty = 0;
+      aftermath.scale = 0;
+      const [empty, scale] = await inOrder(scaleFirst, on('empty', transferLoad), on('scale', transferLoad));
       const half = { rate: Math.round(empty.closed.completedPerSecond / 2), seconds: SECONDS, timeline: false };
-      const [emptyHalf, scaleHalf] = await inOrder(scaleFirst, () => openLoop('open, half rate', targets.empty, half), () => openLoop('open, half rate', targets.scale, half));
+      const halfLoad = (target: LoadTarget): Promise<Figures> => openLoop('open, half rate', target, half);
+      const [emptyHalf, scaleHalf] = await inOrder(scaleFirst, on('empty', halfLoad), on('scale', halfLoad));
       acceptedAtScale += scale.accepted + accepted(scaleHalf);
-      const sides = { empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } };
-      rounds.push(sides);
+      const measured = { empty: { ...empty, half: emptyHalf }, scale: { ...scale, half: scaleHalf } };
+      rounds.push(measured);
       const cell = (value: number, digits: number, width: number): string => value.toFixed(digits).padStart(width);
       say(
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
-      say(`           per transfer, empty system: ${costs(sides.empty)}`);
-      say(`           per transfer, with history: ${costs(sides.scale)}`);
+      say(`           per transfer, empty system: ${costs(measured.empty)}; its longest aftermath ${aftermath.empty.toFixed(1)} s`);
+      say(`           per transfer, with history: ${costs(measured.scale)}; its longest aftermath ${aftermath.scale.toFixed(1)} s`);
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '@wallet/kit';
@@ -78,6 +79,13 @@ export interface RunningSystem {
   databaseUrl(service: string): string;
   /** SIGTERM to scripts/start.ts, which stops the services; resolves once it exited. */
   stop(): Promise<void>;
+  /**
+   * SIGSTOP to scripts/start.ts and its services, SIGCONT to let them go on: a paired benchmark's
+   * idle system then takes no CPU from the measured one. Its database backends and the broker stay
+   * up; a pause must stay well under the broker's 60 s heartbeat.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 export interface SystemOptions {
@@ -125,7 +133,44 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await stop();
     throw error;
   }
-  return { baseUrl, env, process: child, databaseUrl: (service) => runDatabaseUrl(options.serverUrl, options.runId, service), stop };
+  const signal = (name: 'SIGSTOP' | 'SIGCONT'): void => {
+    if (child.pid !== undefined) signalProcessAndChildren(child.pid, name);
+  };
+  return {
+    baseUrl,
+    env,
+    process: child,
+    databaseUrl: (service) => runDatabaseUrl(options.serverUrl, options.runId, service),
+    stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+  };
+}
+
+/** The processes whose parent is `parentPid`, from /proc (stat's field 4 is the parent's pid). */
+export function childPids(parentPid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parentPid) children.push(Number(entry));
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return children;
+}
+
+/** Sends a signal to a process and to the processes it started (scripts/start.ts and the services). */
+export function signalProcessAndChildren(pid: number, signal: NodeJS.Signals): void {
+  for (const each of [pid, ...childPids(pid)]) {
+    try {
+      process.kill(each, signal);
+    } catch {
+      // it ended meanwhile
+    }
+  }
 }
 
 /** Drops the run's databases and vhosts. */

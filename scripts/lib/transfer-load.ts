@@ -166,6 +166,32 @@ export function cpuPerTransfer(before: ProcessCounters, after: ProcessCounters, 
     .sort((a, b) => b.msPerTransfer - a.msPerTransfer);
 }
 
+/** A system's own processes: its services and its databases' backends (not the load generator, another system's backends or the broker both share). */
+const isOwnProcess = (label: string): boolean => label !== 'load generator' && label !== 'pg:other' && label !== 'rabbitmq';
+
+const QUIET_WINDOW_MS = 1_000;
+/** Under a tenth of one core: the timers of a system at rest, not an outbox draining or a maintenance pass. */
+const QUIET_SHARE_OF_A_CORE = 0.1;
+
+/**
+ * Waits until a system has worked off what a load left it (outbox drains, read models, maintenance passes): until its own
+ * processes used under a tenth of a core over a second, or `maxMs` passed. Returns the seconds waited.
+ */
+export async function settle(system: MeasuredSystem, maxMs: number): Promise<number> {
+  const started = performance.now();
+  let before = processCounters(system);
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const after = processCounters(system);
+    const busyMs = cpuPerTransfer(before, after, 1)
+      .filter((share) => isOwnProcess(share.process))
+      .reduce((sum, share) => sum + share.msPerTransfer, 0);
+    if (busyMs < QUIET_WINDOW_MS * QUIET_SHARE_OF_A_CORE) break;
+    before = after;
+  }
+  return (performance.now() - started) / 1000;
+}
+
 function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: CpuShare[], machine: MachineShare): Figures {
   const latencies = outcomes.map((outcome) => outcome.latencyMs).sort((a, b) => a - b);
   const completed = outcomes.filter((outcome) => outcome.status === 201).length;
