@@ -145,17 +145,23 @@ function warmUp(target: LoadTarget): Promise<Figures> {
   return closedLoop('warm-up', target, { concurrency: CONCURRENCY, transfers: Math.min(TRANSFERS, 1_000) });
 }
 
+/** The longest a system may take to work off a load before the next measurement starts anyway. */
+const SETTLE_MAX_MS = 20_000;
+
 /**
  * The transfer path's measurement, random pairs of a tenant's wallets: the closed loop's rate and the open loop's tail, after a
- * warm-up; with what PostgreSQL did per transfer of the open loop, to tell where a longer tail comes from.
+ * warm-up; with what PostgreSQL did per transfer of the open loop, to tell where a longer tail comes from. The open loop
+ * starts once the system has worked off the closed loop (its tail is then a steady rate's, not the closed loop's
+ * aftermath); how long that took is returned.
  */
-async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; open: Figures; server: ServerCounters; accepted: number }> {
+async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; closedAftermathS: number; open: Figures; server: ServerCounters; accepted: number }> {
   const warm = await warmUp(target);
   const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
+  const closedAftermathS = await settle(target.system, SETTLE_MAX_MS);
   const before = await serverCounters(serverUrl, target.system.runId);
   const open = await openLoop('open', target, { rate: RATE, seconds: SECONDS, timeline: TIMELINE });
   const server = perTransfer(before, await serverCounters(serverUrl, target.system.runId), open.sent);
-  return { closed, open, server, accepted: accepted(warm) + accepted(closed) + accepted(open) };
+  return { closed, closedAftermathS, open, server, accepted: accepted(warm) + accepted(closed) + accepted(open) };
 }
 
 /** Completed transfers and every database's bytes per transfer, after a VACUUM of each. */
@@ -259,6 +265,7 @@ const change = (from: number, to: number): string => `${to >= from ? '+' : ''}${
 /** One system's part of a round: the closed loop, the open loop at RATE, and an open loop at half the empty system's closed-loop rate. */
 interface RoundSide {
   closed: Figures;
+  closedAftermathS: number;
   open: Figures;
   server: ServerCounters;
   half: Figures;
@@ -273,9 +280,6 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
   const scale = await atScale();
   return [await onEmpty(), scale];
 }
-
-/** The longest the idle system may take to work off its last load before it is paused anyway. */
-const SETTLE_MAX_MS = 20_000;
 
 /**
  * A measurement of one system while the other is paused. The two share this VM's two cores, so whatever the idle one did
@@ -302,7 +306,7 @@ const systemCpuMs = (figures: Figures): number => figures.cpu.filter((share) => 
 const costs = (side: RoundSide): string =>
   `${systemCpuMs(side.closed).toFixed(2)} ms CPU, WAL ${(side.server.walBytes / 1024).toFixed(1)} KB, ` +
   `${side.server.blocksHit.toFixed(0)} pages hit, ${side.server.blocksRead.toFixed(2)} read, ${side.server.backendWrites.toFixed(2)} written by a backend, ` +
-  `${side.server.checkpoints} checkpoints`;
+  `${side.server.checkpoints} checkpoints; the closed loop's aftermath ${side.closedAftermathS.toFixed(1)} s`;
 
 /**
  * The transfer load alternated between a second, empty system and the one with the history, a round on each in turn (the
@@ -353,8 +357,8 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
-      say(`           per transfer, empty system: ${costs(measured.empty)}; its longest aftermath ${aftermath.empty.toFixed(1)} s`);
-      say(`           per transfer, with history: ${costs(measured.scale)}; its longest aftermath ${aftermath.scale.toFixed(1)} s`);
+      say(`           per transfer, empty system: ${costs(measured.empty)}; before the other's loads ${aftermath.empty.toFixed(1)} s at most`);
+      say(`           per transfer, with history: ${costs(measured.scale)}; before the other's loads ${aftermath.scale.toFixed(1)} s at most`);
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];
@@ -366,6 +370,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared(`p99 at ${RATE}/s`, (each) => each.open.p99, 1, ' ms'),
         compared('p99 at half the empty closed loop', (each) => each.half.p99, 1, ' ms'),
         compared('CPU per transfer', (each) => systemCpuMs(each.closed), 2, ' ms'),
+        compared("the closed loop's aftermath", (each) => each.closedAftermathS, 1, ' s'),
         compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
     );
