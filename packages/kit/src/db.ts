@@ -200,6 +200,22 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
     },
   };
   await db.migrate.latest({ migrationSource: source });
+  await requireOrderedSequences(db);
+}
+
+/**
+ * Refuses a schema whose sequences hand out values from a per-session cache. Reconciliation's
+ * high-water marks and the journal's stamp sealing rest on "a transaction that takes a seq later
+ * gets a higher one"; with `CACHE n`, a session may write a seq below others long committed, which a
+ * checkpoint or a sealed range would then never see. A service does not start on such a schema.
+ */
+export async function requireOrderedSequences(db: Db): Promise<void> {
+  const cached = await db.raw<{ rows: Array<{ name: string; cache_size: string }> }>(
+    `SELECT sequencename AS name, cache_size::text FROM pg_sequences WHERE schemaname = current_schema() AND cache_size > 1 ORDER BY sequencename`,
+  );
+  if (cached.rows.length === 0) return;
+  const names = cached.rows.map((row) => `${row.name} (CACHE ${row.cache_size})`).join(', ');
+  throw new Error(`sequences must hand out their values in order, with CACHE 1: ${names}; run ALTER SEQUENCE <name> CACHE 1`);
 }
 
 /**
