@@ -302,9 +302,13 @@ const isSystemPart = (part: string): boolean => part !== 'load generator' && par
 /** CPU per transfer of the loaded system's parts. */
 const systemCpuMs = (figures: Figures): number => figures.cpu.filter((share) => isSystemPart(share.process)).reduce((sum, share) => sum + share.msPerTransfer, 0);
 
-/** One side's costs in a round: CPU in the closed loop, and what PostgreSQL did per transfer of the open loop. */
+/**
+ * One side's costs in a round: CPU in the closed and the open loop (a transfer arriving alone shares fewer batches), how busy
+ * the cores were in the open loop (near 100 %, its tail is a queue's), and what PostgreSQL did per transfer of the open loop.
+ */
 const costs = (side: RoundSide): string =>
-  `${systemCpuMs(side.closed).toFixed(2)} ms CPU, WAL ${(side.server.walBytes / 1024).toFixed(1)} KB, ` +
+  `CPU ${systemCpuMs(side.closed).toFixed(2)} ms closed, ${systemCpuMs(side.open).toFixed(2)} ms open, cores ${(side.open.machine.busy * 100).toFixed(0)} % busy in the open loop, ` +
+  `WAL ${(side.server.walBytes / 1024).toFixed(1)} KB, ` +
   `${side.server.blocksHit.toFixed(0)} pages hit, ${side.server.blocksRead.toFixed(2)} read, ${side.server.backendWrites.toFixed(2)} written by a backend, ` +
   `${side.server.checkpoints} checkpoints; the closed loop's aftermath ${side.closedAftermathS.toFixed(1)} s`;
 
@@ -370,6 +374,8 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared(`p99 at ${RATE}/s`, (each) => each.open.p99, 1, ' ms'),
         compared('p99 at half the empty closed loop', (each) => each.half.p99, 1, ' ms'),
         compared('CPU per transfer', (each) => systemCpuMs(each.closed), 2, ' ms'),
+        compared(`CPU per transfer at ${RATE}/s`, (each) => systemCpuMs(each.open), 2, ' ms'),
+        compared(`busy cores at ${RATE}/s`, (each) => each.open.machine.busy * 100, 0, ' %'),
         compared("the closed loop's aftermath", (each) => each.closedAftermathS, 1, ' s'),
         compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
