@@ -345,7 +345,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();
-      // Which system goes first alternates too: the second of two loads in a row pays for the first one's aftermath (outbox drains, read models, maintenance).
+      // Which system goes first alternates too, so that neither always meets the VM's drift within a round first.
       const scaleFirst = round % 2 === 0;
       aftermath.empty = 0;
       aftermath.scale = 0;
@@ -361,8 +361,8 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
-      say(`           per transfer, empty system: ${costs(measured.empty)}; before the other's loads ${aftermath.empty.toFixed(1)} s at most`);
-      say(`           per transfer, with history: ${costs(measured.scale)}; before the other's loads ${aftermath.scale.toFixed(1)} s at most`);
+      say(`           per transfer, empty system: ${costs(measured.empty)}; its loads worked off in ${aftermath.empty.toFixed(1)} s at most`);
+      say(`           per transfer, with history: ${costs(measured.scale)}; its loads worked off in ${aftermath.scale.toFixed(1)} s at most`);
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];

@@ -125,6 +125,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    // A paused system takes the SIGTERM only once it runs again.
+    if (child.pid !== undefined) signalProcessAndChildren(child.pid, 'SIGCONT');
     await exited;
   };
   try {
