@@ -327,13 +327,12 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
   try {
     const platform = platformClient(system);
     const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES }, pooledFetch(pool));
-    const targets = { empty: loadTarget(system, emptyRunId, tenant), scale: loadTarget(scaleSystem, scaleRunId, big) };
-    const sides = { empty: { system, target: targets.empty }, scale: { system: scaleSystem, target: targets.scale } };
+    const sides = { empty: { system, target: loadTarget(system, emptyRunId, tenant) }, scale: { system: scaleSystem, target: loadTarget(scaleSystem, scaleRunId, big) } };
     const aftermath = { empty: 0, scale: 0 };
     /** `measure` on one system, the other paused; the other's aftermath recorded. */
     const on = <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) => async (): Promise<T> => {
       const other = side === 'empty' ? 'scale' : 'empty';
-      const { value, idleAftermathS } = await alone(sides[other], () => measure(targets[side]));
+      const { value, idleAftermathS } = await alone(sides[other], () => measure(sides[side].target));
       aftermath[other] = Math.max(aftermath[other], idleAftermathS);
       return value;
     };

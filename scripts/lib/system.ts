@@ -149,14 +149,22 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   };
 }
 
-/** The processes whose parent is `parentPid`, from /proc (stat's field 4 is the parent's pid). */
+/**
+ * /proc/<pid>/stat: the command name (between parentheses, and it may hold spaces or parentheses) and
+ * the fields after it; fields[0] is stat's field 3 (the state), fields[1] field 4 (the parent's pid).
+ */
+export function procStat(pid: string | number): { comm: string; fields: string[] } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+}
+
+/** The processes whose parent is `parentPid`, from /proc. */
 export function childPids(parentPid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parentPid) children.push(Number(entry));
+      if (Number(procStat(entry).fields[1]) === parentPid) children.push(Number(entry));
     } catch {
       // the process ended while being read
     }

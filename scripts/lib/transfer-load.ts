@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isWalletApiError, type WalletClient } from '@wallet/sdk';
-import { percentile } from './system';
+import { percentile, procStat } from './system';
 
 /**
  * Signed transfers as load: a closed loop (a fixed number in flight) and an open loop (a rate
@@ -121,10 +121,7 @@ function processCounters(system: MeasuredSystem): ProcessCounters {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // fields[1] is stat's field 4, the parent's pid.
+      const { comm, fields } = procStat(entry);
       const label = processLabel(system, Number(entry), Number(fields[1]), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
       if (!label) continue;
       // /proc/<pid>/io's syscw counts write(2)-family calls, the ones libuv, PostgreSQL and Erlang use on sockets.

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childPids, signalProcessAndChildren } from '../../scripts/lib/system';
+import { childPids, procStat, signalProcessAndChildren } from '../../scripts/lib/system';
 import { settle } from '../../scripts/lib/transfer-load';
 
 /**
@@ -11,7 +11,7 @@ import { settle } from '../../scripts/lib/transfer-load';
  */
 
 /** stat's field 3: R running, S sleeping, T stopped. */
-const stateOf = (pid: number): string => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '?';
+const stateOf = (pid: number): string => procStat(pid).fields[0] ?? '?';
 
 async function until(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
