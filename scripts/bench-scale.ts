@@ -32,7 +32,7 @@ import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconcilia
 import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
 import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters, windowedRows } from './lib/server-counters';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
-import { calibrationMs, dropSystem, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
+import { calibrationMs, dropSystem, percentile, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { closedLoop, type Figures, type LoadTarget, openLoop, settle } from './lib/transfer-load';
 
 const LINES = Number(process.env.BENCH_SCALE_LINES ?? 10_000_000);
@@ -286,9 +286,16 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
  * (its last load's aftermath, its maintenance and retention passes, larger with the history) would land in the measured
  * one's tail. The idle one first works off its last load; the seconds that took are returned, as that system's aftermath.
  */
-async function alone<T>(idle: { system: RunningSystem; target: LoadTarget }, measure: () => Promise<T>): Promise<{ value: T; idleAftermathS: number }> {
+async function alone<T>(
+  idle: { system: RunningSystem; target: LoadTarget },
+  measured: { target: LoadTarget },
+  measure: () => Promise<T>,
+): Promise<{ value: T; idleAftermathS: number }> {
   const idleAftermathS = await settle(idle.target.system, SETTLE_MAX_MS);
   idle.system.pause();
+  // The measured system was itself paused until just now: its timers that fell due meanwhile (maintenance, retention, the
+  // outbox's polls) fire at once on resuming. A measurement starting without a warm-up would take that burst as its tail.
+  await settle(measured.target.system, SETTLE_MAX_MS);
   try {
     return { value: await measure(), idleAftermathS };
   } finally {
@@ -332,7 +339,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     /** `measure` on one system, the other paused; the other's aftermath recorded. */
     const on = <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) => async (): Promise<T> => {
       const other = side === 'empty' ? 'scale' : 'empty';
-      const { value, idleAftermathS } = await alone(sides[other], () => measure(sides[side].target));
+      const { value, idleAftermathS } = await alone(sides[other], sides[side], () => measure(sides[side].target));
       aftermath[other] = Math.max(aftermath[other], idleAftermathS);
       return value;
     };
@@ -379,6 +386,15 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
     );
+    // A round's p99 at a rate near the VM's capacity is set by whether one of its ten seconds stalled; over every round's
+    // transfers together, the rare stalls weigh by how often they come.
+    const pooled = (label: string, loop: (each: RoundSide) => Figures): string => {
+      const [empty, scale] = (['empty', 'scale'] as const).map((side) =>
+        percentile(rounds.flatMap((round) => loop(round[side]).latencies).sort((a, b) => a - b), 0.99),
+      ) as [number, number];
+      return `${label} ${empty.toFixed(1)} / ${scale.toFixed(1)} ms (${change(empty, scale)})`;
+    };
+    say(`    p99 over every round's transfers, empty / at scale: ${pooled(`at ${RATE}/s`, (each) => each.open)}, ${pooled('at half the empty closed loop', (each) => each.half)}`);
     const parts = [...new Set(rounds.flatMap((round) => round.empty.closed.cpu.map((share) => share.process)))].filter(isSystemPart);
     const partMs = (figures: Figures, part: string): number => figures.cpu.find((share) => share.process === part)?.msPerTransfer ?? 0;
     say(`    median CPU per transfer of each part in the closed loop, ms, empty / at scale: ${parts.map((part) => compared(part, (each) => partMs(each.closed, part), 2, '')).join(', ')}`);

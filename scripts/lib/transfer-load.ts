@@ -29,6 +29,8 @@ export interface Figures {
   p50: number;
   p95: number;
   p99: number;
+  /** Every transfer's latency, ascending: percentiles over several loops pooled. */
+  latencies: number[];
   refused: string;
   cpu: CpuShare[];
   machine: MachineShare;
@@ -204,6 +206,7 @@ function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: Cpu
     p50: percentile(latencies, 0.5),
     p95: percentile(latencies, 0.95),
     p99: percentile(latencies, 0.99),
+    latencies,
     refused: [...refusals].map(([status, count]) => `${status}x${count}`).join(' ') || '-',
     cpu,
     machine,
