@@ -285,19 +285,15 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
  * A measurement of one system while the other is paused. The two share this VM's two cores, so whatever the idle one did
  * (its last load's aftermath, its maintenance and retention passes, larger with the history) would land in the measured
  * one's tail. The idle one first works off its last load; the seconds that took are returned, as that system's aftermath.
+ * The measured one then works off its own resume: paused until just now, it fires at once every timer that fell due
+ * meanwhile (maintenance, retention, the outbox's polls), and a measurement without a warm-up would take that as its tail.
  */
-async function alone<T>(
-  idle: { system: RunningSystem; target: LoadTarget },
-  measured: { target: LoadTarget },
-  measure: () => Promise<T>,
-): Promise<{ value: T; idleAftermathS: number }> {
+async function alone<T>(idle: { system: RunningSystem; target: LoadTarget }, measured: LoadTarget, measure: (target: LoadTarget) => Promise<T>): Promise<{ value: T; idleAftermathS: number }> {
   const idleAftermathS = await settle(idle.target.system, SETTLE_MAX_MS);
   idle.system.pause();
-  // The measured system was itself paused until just now: its timers that fell due meanwhile (maintenance, retention, the
-  // outbox's polls) fire at once on resuming. A measurement starting without a warm-up would take that burst as its tail.
-  await settle(measured.target.system, SETTLE_MAX_MS);
+  await settle(measured.system, SETTLE_MAX_MS);
   try {
-    return { value: await measure(), idleAftermathS };
+    return { value: await measure(measured), idleAftermathS };
   } finally {
     idle.system.resume();
   }
@@ -339,7 +335,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     /** `measure` on one system, the other paused; the other's aftermath recorded. */
     const on = <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) => async (): Promise<T> => {
       const other = side === 'empty' ? 'scale' : 'empty';
-      const { value, idleAftermathS } = await alone(sides[other], sides[side], () => measure(sides[side].target));
+      const { value, idleAftermathS } = await alone(sides[other], sides[side].target, measure);
       aftermath[other] = Math.max(aftermath[other], idleAftermathS);
       return value;
     };
@@ -386,7 +382,7 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         compared('WAL per transfer', (each) => each.server.walBytes / 1024, 1, ' KB'),
       ].join(', ')}`,
     );
-    // A round's p99 at a rate near the VM's capacity is set by whether one of its ten seconds stalled; over every round's
+    // A round's p99 at a rate near the VM's capacity is set by whether one of its few seconds stalled; over every round's
     // transfers together, the rare stalls weigh by how often they come.
     const pooled = (label: string, loop: (each: RoundSide) => Figures): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) =>
