@@ -51,10 +51,17 @@ interface PostOptions {
   tenantId?: string;
   environment?: Environment;
   actor?: { type: string; id: string } | null;
+  /** The credential: an API key's id (default ak_1), or null for a session (authMode session). */
+  keyId?: string | null;
+  authMode?: 'secret' | 'hmac' | 'session';
+  scopes?: string[];
   delayMs?: number;
   correlationId?: string;
   headers?: Record<string, string>;
 }
+
+/** The claims `post` sends by default, as the fingerprint sees them. */
+const TEST_PRINCIPAL = { surface: 'tenant', authMode: 'secret', keyId: 'ak_1', actor: null, scopes: ['ledger:write'] };
 
 /** A fresh key per test, so tests never see each other's keys. */
 const freshKey = (label: string) => `${label}-${randomUUID()}`;
@@ -295,11 +302,11 @@ describe('idempotency against real PostgreSQL', () => {
       'content-type': 'application/json',
       'x-internal-token': signInternalToken(SECRET, {
         surface: 'tenant',
-        authMode: 'secret',
+        authMode: options.authMode ?? 'secret',
         tenantId: options.tenantId ?? 'tn_a',
         environment: options.environment ?? 'test',
-        keyId: 'ak_1',
-        scopes: ['ledger:write'],
+        keyId: options.keyId === undefined ? 'ak_1' : options.keyId,
+        scopes: options.scopes ?? ['ledger:write'],
         actor: options.actor ?? null,
       }),
       'x-correlation-id': options.correlationId ?? `corr-${randomUUID()}`,
@@ -362,6 +369,30 @@ describe('idempotency against real PostgreSQL', () => {
       expect(answer.status).toBe(422);
       expect(answer.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
       expect(answer.json.error.correlationId).toEqual(expect.any(String));
+    }
+    expect(await thingsWithKey(key)).toBe(1);
+  });
+
+  it('replays only to the principal that made the first request: another key, member, actor or scope set is 422', async () => {
+    const key = freshKey('principal');
+    const member = { type: 'team_member', id: 'usr_admin' };
+    const first = await post('/v1/things', { key, keyId: null, authMode: 'session', actor: member, scopes: ['tenant:manage'] });
+    expect(first.status).toBe(201);
+    const same = await post('/v1/things', { key, keyId: null, authMode: 'session', actor: member, scopes: ['tenant:manage'] });
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    expectSameAnswer(same, first);
+    for (const other of [
+      // Another key of the tenant naming the member in its actor headers.
+      { keyId: 'ak_weaker', actor: member, scopes: ['tenant:manage'] },
+      { keyId: 'ak_weaker', actor: null, scopes: ['tenant:manage'] },
+      // Another member's session.
+      { keyId: null, authMode: 'session' as const, actor: { type: 'team_member', id: 'usr_other' }, scopes: ['tenant:manage'] },
+      // The same member once its role grants less.
+      { keyId: null, authMode: 'session' as const, actor: member, scopes: ['api_keys:manage'] },
+    ]) {
+      const answer = await post('/v1/things', { key, ...other });
+      expect(`${answer.status} ${answer.json?.error?.code}`).toBe('422 IDEMPOTENCY_KEY_REUSED');
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
     }
     expect(await thingsWithKey(key)).toBe(1);
   });
@@ -465,7 +496,7 @@ describe('idempotency against real PostgreSQL', () => {
     const body = '{"amount":7}';
     const scope = { tenantId: 'tn_a', environment: 'test' as const };
     // An attempt that claimed the key and then crashed: its lock is never renewed.
-    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/things', actor: null, body: Buffer.from(body) });
+    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/things', principal: TEST_PRINCIPAL, body: Buffer.from(body) });
     const crashed = await claimIdempotencyKey(db, scope, key, fingerprint);
     expect(crashed.kind).toBe('claimed');
     // While the lock is live, a retry is told to wait.
@@ -638,7 +669,7 @@ describe('idempotency against real PostgreSQL', () => {
   it('replays the answer a crashed holder committed in its transaction, without running the handler', async () => {
     const key = freshKey('committed-crash');
     const body = '{"amount":3}';
-    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/transactional', actor: null, body: Buffer.from(body) });
+    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/transactional', principal: TEST_PRINCIPAL, body: Buffer.from(body) });
     const claimed = await claimIdempotencyKey(db, { tenantId: 'tn_a', environment: 'test' }, key, fingerprint);
     if (claimed.kind !== 'claimed') throw new Error('expected a claim');
     const answer = jsonResponse(201, { id: 'th_committed' }, { location: '/v1/things/th_committed' });
@@ -904,7 +935,7 @@ describe('idempotency against real PostgreSQL', () => {
 });
 
 describe('idempotency fingerprints and keys', () => {
-  const base = { method: 'POST', pathWithQuery: '/v1/transfers', actor: null, body: Buffer.from('{"amount":100.10}') };
+  const base = { method: 'POST', pathWithQuery: '/v1/transfers', principal: TEST_PRINCIPAL, body: Buffer.from('{"amount":100.10}') };
 
   it('is lowercase SHA-256 hex and tells 100.10 from 100.1', () => {
     expect(requestFingerprint(base)).toMatch(/^[0-9a-f]{64}$/);
@@ -913,11 +944,19 @@ describe('idempotency fingerprints and keys', () => {
   });
 
   it('changes when any one part changes, and fields never run into each other', () => {
+    const principals = fc.record({
+      surface: fc.constantFrom('tenant', 'system'),
+      authMode: fc.constantFrom('secret', 'hmac', 'session', 'system'),
+      keyId: fc.option(fc.string()),
+      actor: fc.option(fc.record({ type: fc.string(), id: fc.string() })),
+      scopes: fc.uniqueArray(fc.string()),
+    });
     fc.assert(
-      fc.property(fc.string(), fc.string(), fc.uint8Array(), fc.uint8Array(), fc.option(fc.record({ type: fc.string(), id: fc.string() })), (pathA, pathB, bodyA, bodyB, actor) => {
-        const a = { method: 'POST', pathWithQuery: pathA, actor, body: Buffer.from(bodyA) };
-        const b = { method: 'POST', pathWithQuery: pathB, actor, body: Buffer.from(bodyB) };
-        const same = pathA === pathB && Buffer.from(bodyA).equals(Buffer.from(bodyB));
+      fc.property(fc.string(), fc.string(), fc.uint8Array(), fc.uint8Array(), principals, principals, (pathA, pathB, bodyA, bodyB, principalA, principalB) => {
+        const a = { method: 'POST', pathWithQuery: pathA, principal: principalA, body: Buffer.from(bodyA) };
+        const b = { method: 'POST', pathWithQuery: pathB, principal: principalB, body: Buffer.from(bodyB) };
+        const samePrincipal = JSON.stringify({ ...principalA, scopes: [...principalA.scopes].sort() }) === JSON.stringify({ ...principalB, scopes: [...principalB.scopes].sort() });
+        const same = pathA === pathB && Buffer.from(bodyA).equals(Buffer.from(bodyB)) && samePrincipal;
         expect(requestFingerprint(a) === requestFingerprint(b)).toBe(same);
         // Moving bytes from the path into the body is another request.
         if (pathA.length > 0) {
@@ -927,8 +966,18 @@ describe('idempotency fingerprints and keys', () => {
       }),
       { numRuns: 500 },
     );
-    expect(requestFingerprint({ ...base, actor: { type: 'team_member', id: 'usr_1' } })).not.toBe(requestFingerprint(base));
     expect(requestFingerprint({ ...base, pathWithQuery: '/v1/transfers?x=1' })).not.toBe(requestFingerprint(base));
+  });
+
+  it('binds the credential, not only the actor it names, and its scopes in any order', () => {
+    const member = { type: 'team_member', id: 'usr_1' };
+    const asMember = requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, actor: member } });
+    expect(asMember).not.toBe(requestFingerprint(base));
+    expect(requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, keyId: 'ak_2', actor: member } })).not.toBe(asMember);
+    expect(requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, keyId: null, authMode: 'session', actor: member } })).not.toBe(asMember);
+    const scoped = (scopes: string[]) => requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, scopes } });
+    expect(scoped(['a:read', 'b:write'])).toBe(scoped(['b:write', 'a:read']));
+    expect(scoped(['a:read'])).not.toBe(scoped(['a:read', 'b:write']));
   });
 
   it('accepts exactly 1 to 255 printable ASCII characters', () => {

@@ -105,7 +105,7 @@ export function caseRoutes<
   const { schemas, summaries } = spec;
   const base = { surface: 'tenant', service: spec.service } as const;
   const read = { ...base, method: 'get', scope: spec.scopes.read } as const;
-  const decision = { ...base, method: 'post', scope: spec.scopes.approve, success: { status: 200, schema: schemas.shown } } as const;
+  const decision = { ...base, method: 'post', scope: spec.scopes.approve, idempotencyKey: 'optional', success: { status: 200, schema: schemas.shown } } as const;
   return {
     create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
     list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`, query: schemas.query, success: { status: 200, schema: schemas.page } },

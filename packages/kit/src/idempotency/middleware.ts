@@ -347,7 +347,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     const rawBody: unknown = response.locals.rawBody;
     // Without the raw bytes, different bodies would look alike and get each other's answers.
     if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
-    const fingerprint = requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, actor: claimsOf(response).actor, body: rawBody });
+    const fingerprint = requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, principal: claimsOf(response), body: rawBody });
 
     if (options.claimAtFirstWrite) {
       claimAtFirstWrite(response, { scope, key, fingerprint, lockToken: randomUUID(), takenOver: false, ttlSeconds: timing.ttlHours * SECONDS_PER_HOUR });

@@ -95,7 +95,7 @@ export class IdempotencyInProgressError extends RetryLaterError {
 }
 
 export function idempotencyKeyReusedError(): AppError {
-  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request');
+  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (another body, path or caller)');
 }
 
 const storedHeadersSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
