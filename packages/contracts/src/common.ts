@@ -5,6 +5,28 @@ export type Environment = z.infer<typeof environmentSchema>;
 
 export const timestampSchema = z.iso.datetime({ precision: 3 });
 
+/**
+ * Every date and time the API takes lies in [1970-01-01, 9999-12-31) UTC
+ * (docs/decisions/wire-conventions.md): outside it there are no records, and arithmetic on a
+ * date (a default range 30 days back, a day rounded up) would leave what PostgreSQL and
+ * JavaScript dates both hold (PostgreSQL has no year 0).
+ */
+export const EARLIEST_INSTANT_MS = Date.UTC(1970, 0, 1);
+export const LATEST_INSTANT_MS = Date.UTC(9999, 11, 31);
+export const DATE_DOMAIN_MESSAGE = 'must fall on or after 1970-01-01 and before 9999-12-31 (UTC)';
+
+/** Whether an instant (milliseconds since the epoch) lies in the API's date domain. */
+export function isWithinDateDomain(instantMs: number): boolean {
+  return instantMs >= EARLIEST_INSTANT_MS && instantMs < LATEST_INSTANT_MS;
+}
+
+/** A date and time a query or body gives: UTC with milliseconds, as the API writes them, within the date domain. */
+export const instantInputSchema = timestampSchema.refine((text) => isWithinDateDomain(Date.parse(text)), DATE_DOMAIN_MESSAGE);
+/** A date and time with its offset (Z or ±hh:mm), within the date domain. */
+export const offsetInstantInputSchema = z.iso.datetime({ offset: true }).refine((text) => isWithinDateDomain(Date.parse(text)), DATE_DOMAIN_MESSAGE);
+/** A calendar day (`2026-11-30`) within the date domain. */
+export const dayInputSchema = z.iso.date().refine((text) => isWithinDateDomain(Date.parse(`${text}T00:00:00Z`)), DATE_DOMAIN_MESSAGE);
+
 /** Correlation ids a client may send (docs/decisions/wire-conventions.md). */
 /** What a client's X-Correlation-Id may be; anything else is replaced by a generated one. */
 export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { plainTextSchema } from './text';
 
 export const ID_PREFIXES = {
   tenant: 'tn',
@@ -71,3 +72,9 @@ export function idPattern(kind: IdKind): RegExp {
 export function idSchema(kind: IdKind) {
   return z.string().regex(idPattern(kind), `must be an id of the form ${ID_PREFIXES[kind]}_...`);
 }
+
+/**
+ * A wallet a money body names: plain text of at most 64 characters, not the id's shape. An id of
+ * another shape names no wallet, and the service answers it as it answers an unknown one.
+ */
+export const walletIdInputSchema = plainTextSchema(64, { trim: false });

@@ -117,8 +117,8 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
       description: [
         'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string.',
         `Every amount has at most ${AMOUNT_MAX_INTEGER_DIGITS} integer digits and at most the currency's fraction digits (ISO 4217 minor units; trailing zeros count: 10.000 is not a USD amount); exponents, signs and zero are refused. Any of these is 400 INVALID_AMOUNT and changes nothing.`,
-        'Request bodies are JSON in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE. Text anywhere in a body or query may not contain U+0000 (400 VALIDATION_ERROR naming the field).',
-        'Path ids have their type\'s shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor that is not one the list issued is 400 INVALID_CURSOR.',
+        'Request bodies are JSON objects in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE; bytes that are not valid UTF-8, or a body that is not an object (123, "x", [], null), are 400 VALIDATION_ERROR. Text anywhere in a body or query may not contain U+0000, and names and ids may not contain control characters or bidirectional overrides (400 VALIDATION_ERROR naming the field). Every date and time lies in [1970-01-01, 9999-12-31) UTC.',
+        'Path ids have their type\'s shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor works only on the list that issued it, for the same tenant and environment; any other is 400 INVALID_CURSOR.',
         'Errors share one body: {"error": {code, message, details?, correlationId}}.',
       ].join(' '),
     },

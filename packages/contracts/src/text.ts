@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Text the system cannot carry: PostgreSQL refuses U+0000 in text and jsonb alike, and a lone
  * surrogate (half of a UTF-16 pair, no character at all) cannot be written as UTF-8, so it fails
@@ -60,4 +62,25 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Control characters (C0, DEL, C1) and the bidirectional embeddings, overrides and isolates
+ * (U+202A-U+202E, U+2066-U+2069). Names and ids a client chooses are shown back to people (the
+ * dashboard, audit trails, exports, logs) and compared by machines: a line break forges a log
+ * line, an escape drives a terminal, and an override shows text in another order than it is
+ * stored ("Trojan Source"). Free text (a reason, a description) is not held to this.
+ */
+const CONTROL_OR_BIDI_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+/** Text without control characters or bidirectional overrides; as a pattern, it shows in the OpenAPI document. */
+export const PLAIN_TEXT_PATTERN = new RegExp(`^[^${CONTROL_OR_BIDI_CLASS}]*$`);
+const PLAIN_TEXT_MESSAGE = 'must not contain control characters or bidirectional overrides';
+
+/**
+ * A name, slug or id a client chooses: 1 to `max` characters of plain text (PLAIN_TEXT_PATTERN),
+ * trimmed first unless `trim` is false (ids compared exactly as sent).
+ */
+export function plainTextSchema(max: number, options: { trim?: boolean } = {}): z.ZodString {
+  const text = options.trim === false ? z.string() : z.string().trim();
+  return text.min(1).max(max).regex(PLAIN_TEXT_PATTERN, PLAIN_TEXT_MESSAGE);
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { findUnsafeText, idPattern, parseJsonLossless, pathIdsOf, ROUTES } from '@wallet/contracts';
+import { buildOpenApiDocument, findUnsafeText, idPattern, parseJsonLossless, pathIdsOf, PLAIN_TEXT_PATTERN, ROUTES } from '@wallet/contracts';
 
 /** A JSON value with no NUL anywhere, keys included. */
 const cleanJson = fc.jsonValue().filter((value) => !JSON.stringify(value).includes('\\u0000'));
@@ -53,5 +53,52 @@ describe('ids in paths', () => {
   it('refuses a template whose parameter says nothing of its kind', () => {
     expect(() => pathIdsOf('/v1/things/{id}')).toThrow(/no id kind/);
     expect(pathIdsOf('/v1/wallets/{id}/entries')[0]?.pattern).toEqual(idPattern('wallet'));
+  });
+});
+
+describe('names, slugs and ids a request takes', () => {
+  /** Field names that name something a client chooses: names, slugs, ids, codes, references, members. */
+  const NAMING = /(^name$|Name$|^id$|Id$|[sS]lug$|Code$|Ref$|[rR]eference$|By$|^email$)/;
+  /** A line break, a bell, a C1 control, a right-to-left override and an isolate. */
+  const FORBIDDEN = ['\n', '\u0007', '\u0085', '\u202e', '\u2067'];
+
+  interface Field {
+    where: string;
+    schema: { type?: string; pattern?: string; enum?: unknown[]; anyOf?: unknown[] };
+  }
+
+  function namingFields(schema: Record<string, unknown> | undefined, where: string, found: Field[]): void {
+    if (!schema) return;
+    for (const branch of ['anyOf', 'oneOf', 'allOf']) for (const each of (schema[branch] as Array<Record<string, unknown>>) ?? []) namingFields(each, where, found);
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, property] of Object.entries(properties)) {
+      if (property.type === 'string' && NAMING.test(name)) found.push({ where: `${where}.${name}`, schema: property });
+      namingFields(property, `${where}.${name}`, found);
+    }
+    namingFields(schema.items as Record<string, unknown> | undefined, `${where}[]`, found);
+  }
+
+  it('refuse control characters and bidirectional overrides, in bodies and queries alike', () => {
+    const paths = buildOpenApiDocument({ version: 'test' }).paths as Record<string, Record<string, any>>;
+    const fields: Field[] = [];
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        namingFields(operation.requestBody?.content?.['application/json']?.schema, `${method} ${path} body`, fields);
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in === 'query' && NAMING.test(parameter.name)) fields.push({ where: `${method} ${path} query.${parameter.name}`, schema: parameter.schema });
+        }
+      }
+    }
+    expect(fields.length).toBeGreaterThan(40);
+    const taking = fields.filter(({ schema }) => {
+      if (schema.enum) return false;
+      const pattern = schema.pattern === undefined ? null : new RegExp(schema.pattern);
+      return FORBIDDEN.some((character) => pattern === null || pattern.test(`a${character}b`));
+    });
+    expect(taking.map((field) => field.where)).toEqual([]);
+  });
+
+  it('take names in any script, emoji included', () => {
+    for (const name of ['Amina Wanjiru', 'أمينة', 'Nguyễn Văn A', '王小明', 'Shop 💸']) expect(PLAIN_TEXT_PATTERN.test(name)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { environmentSchema, timestampSchema } from '../common';
+import { dayInputSchema, environmentSchema, offsetInstantInputSchema, timestampSchema } from '../common';
 import { JOURNAL_KINDS } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -10,16 +10,16 @@ export const ANALYTICS_RANGE_DAYS_MAX = 366;
 export const ANALYTICS_RANGE_DAYS_DEFAULT = 30;
 
 const DAY_TEXT = /^\d{4}-\d{2}-\d{2}$/;
-/** A UTC day (`2026-11-23`) or an ISO 8601 timestamp with an offset. */
-const dayOrTimestampSchema = z.union([z.string().regex(DAY_TEXT).refine((text) => !Number.isNaN(Date.parse(`${text}T00:00:00Z`)), 'is not a date'), z.iso.datetime({ offset: true })]);
+/** A UTC day (`2026-11-23`) or an ISO 8601 timestamp with an offset, within the API's date domain. */
+const dayOrTimestampSchema = z.union([dayInputSchema, offsetInstantInputSchema]);
 
 /**
  * The read models count by UTC day, so a range covers whole days: `from` is rounded down to
  * its day's start and `to` up to the next day's start (unless it is a day's start already).
- * The answer names the range it covered.
+ * The answer names the range it covered. The date domain ends at 9999-12-31, so the last day
+ * can still be rounded up; a default `from` 30 days before a `to` near its start stays in
+ * PostgreSQL's years.
  */
-const LAST_ANALYTICS_INSTANT = Date.UTC(9999, 11, 31);
-
 export const analyticsQuerySchema = z
   .object({
     from: dayOrTimestampSchema.optional(),
@@ -27,11 +27,6 @@ export const analyticsQuerySchema = z
     currencyCode: currencyCodeSchema.optional(),
   })
   .superRefine((query, context) => {
-    // A range is rounded out to whole days: the last day PostgreSQL can round up from is the day before 9999-12-31.
-    for (const field of ['from', 'to'] as const) {
-      const value = query[field];
-      if (value !== undefined && analyticsInstant(value) >= LAST_ANALYTICS_INSTANT) context.addIssue({ code: 'custom', path: [field], message: 'must be before 9999-12-31' });
-    }
     if (query.from !== undefined && query.to !== undefined && !(analyticsInstant(query.from) < analyticsInstant(query.to))) {
       context.addIssue({ code: 'custom', path: ['from'], message: 'must be before to' });
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { environmentSchema, pageQuerySchema, pageSchema } from '../common';
 import { integerInputSchema } from '../json';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /** Every scope (docs/decisions/scopes.md); the last three are umbrellas. */
 export const SCOPES = [
@@ -47,7 +48,7 @@ export const apiKeyRestrictionsSchema = z.object({
 export type ApiKeyRestrictions = z.infer<typeof apiKeyRestrictionsSchema>;
 
 export const createApiKeyBodySchema = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: plainTextSchema(200),
   authMode: authModeSchema.default('secret'),
   scopes: z.array(scopeSchema).min(1).max(SCOPES.length),
   environment: environmentSchema,
@@ -70,7 +71,7 @@ export const apiKeyRestrictionsPatchSchema = z.object({
 
 export const updateApiKeyBodySchema = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: plainTextSchema(200).optional(),
     scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
     restrictions: apiKeyRestrictionsPatchSchema.optional(),
   })

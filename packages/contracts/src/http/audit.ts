@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, instantInputSchema, pageQuerySchema, pageSchema } from '../common';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /** Who did it: a team member (session, or a key's actor headers), an API key without an actor, or the platform operator. */
 export const auditActorTypeSchema = z.string().min(1).max(64);
@@ -23,12 +24,12 @@ export type AuditEvent = z.infer<typeof auditEventSchema>;
 
 export const auditEventQuerySchema = pageQuerySchema.extend({
   action: auditActionSchema.optional(),
-  actorId: z.string().min(1).max(128).optional(),
+  actorId: plainTextSchema(128, { trim: false }).optional(),
   targetType: z.string().min(1).max(64).optional(),
-  targetId: z.string().min(1).max(128).optional(),
+  targetId: plainTextSchema(128, { trim: false }).optional(),
   /** Inclusive lower and exclusive upper bound on createdAt. */
-  from: timestampSchema.optional(),
-  to: timestampSchema.optional(),
+  from: instantInputSchema.optional(),
+  to: instantInputSchema.optional(),
 });
 export type AuditEventQuery = z.infer<typeof auditEventQuerySchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestampSchema } from '../common';
+import { DATE_DOMAIN_MESSAGE, isWithinDateDomain, timestampSchema } from '../common';
 import { amountStringSchema, signedAmountStringSchema } from '../money';
 
 /** How `at` is read, said once for the OpenAPI document and the schema's own message. */
@@ -14,15 +14,14 @@ const FRACTION_BEYOND_MILLISECONDS = /(\.\d{3})\d+/;
 /**
  * `at`, normalized to UTC with milliseconds (the answer's `at`). Cutting extra digits is a floor
  * in time whatever the offset, and every entry's stamp is a whole millisecond, so "at or
- * before" is unchanged. Years beyond 0001-9999 are refused: PostgreSQL has no year 0.
+ * before" is unchanged. A moment outside the API's date domain is refused.
  */
 export const balanceMomentSchema = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date-time with Z or an offset' })
   .transform((text, context) => {
     const moment = new Date(text.replace(FRACTION_BEYOND_MILLISECONDS, '$1'));
-    const year = moment.getUTCFullYear();
-    if (Number.isNaN(moment.getTime()) || year < 1 || year > 9999) {
-      context.addIssue({ code: 'custom', message: 'must fall within the years 0001 to 9999 (UTC)' });
+    if (Number.isNaN(moment.getTime()) || !isWithinDateDomain(moment.getTime())) {
+      context.addIssue({ code: 'custom', message: DATE_DOMAIN_MESSAGE });
       return z.NEVER;
     }
     return moment.toISOString();

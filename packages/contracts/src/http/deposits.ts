@@ -1,11 +1,12 @@
-import { idSchema } from '../ids';
+import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
-import { boundedFiltersNote, environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, dayInputSchema, environmentSchema, offsetInstantInputSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 import { providerCodeSchema } from './momo-providers';
+import { plainTextSchema } from '../text';
 
 export const DEPOSIT_SOURCES = ['momo', 'bank_slip'] as const;
 export const depositSourceSchema = z.enum(DEPOSIT_SOURCES);
@@ -74,40 +75,40 @@ const webhookAmountSchema = z.union([
 ]);
 
 export const momoWebhookBodySchema = z.object({
-  transactionId: z.string().min(1).max(128),
+  transactionId: plainTextSchema(128, { trim: false }),
   phoneNumber: z.string().min(1).max(32),
   amount: webhookAmountSchema,
   currencyCode: currencyCodeSchema,
-  walletId: z.string().min(1).max(64),
+  walletId: walletIdInputSchema,
   signature: z.string().min(1).max(256),
-  timestamp: z.iso.datetime({ offset: true }),
+  timestamp: offsetInstantInputSchema,
   /** Optional when the wallet's tenant has exactly one provider. */
   providerCode: providerCodeSchema.optional(),
 });
 export type MomoWebhookBody = z.infer<typeof momoWebhookBodySchema>;
 
 export const bankSlipBodySchema = z.object({
-  walletId: z.string().min(1).max(64),
+  walletId: walletIdInputSchema,
   amount: amountInputSchema,
   currencyCode: currencyCodeSchema,
   bankCode: bankCodeSchema,
-  slipReference: z.string().trim().min(1).max(128),
-  depositedAt: z.iso.datetime({ offset: true }).optional(),
-  depositorName: z.string().trim().min(1).max(200).optional(),
+  slipReference: plainTextSchema(128),
+  depositedAt: offsetInstantInputSchema.optional(),
+  depositorName: plainTextSchema(200).optional(),
 });
 export type BankSlipBody = z.infer<typeof bankSlipBodySchema>;
 
 export const verifyDepositBodySchema = z.object({
-  actorId: z.string().trim().min(1).max(128),
+  actorId: plainTextSchema(128),
 });
 export type VerifyDepositBody = z.infer<typeof verifyDepositBodySchema>;
 
 /** A statement line's date: `YYYY-MM-DD`. */
-export const statementDateSchema = z.iso.date();
+export const statementDateSchema = dayInputSchema;
 
 export const bankStatementLineSchema = z.object({
   date: statementDateSchema,
-  reference: z.string().trim().min(1).max(128),
+  reference: plainTextSchema(128),
   amount: amountInputSchema,
   description: z.string().max(500).optional(),
 });

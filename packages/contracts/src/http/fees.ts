@@ -3,6 +3,7 @@ import { pageQuerySchema, pageSchema } from '../common';
 import { amountInputSchema, integerInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /** What a fee rule charges for (docs/decisions/fees.md). */
 export const FEE_TRANSACTION_TYPES = ['deposit', 'transfer', 'payout', 'withdrawal'] as const;
@@ -20,7 +21,7 @@ export type FeeScheduleOrigin = z.infer<typeof feeScheduleOriginSchema>;
 /** The platform's share of each fee, in basis points: 0-10000 (100 %). */
 export const platformCommissionBpsSchema = integerInputSchema({ min: 0, max: 10_000 });
 
-const scheduleNameSchema = z.string().trim().min(1).max(200);
+const scheduleNameSchema = plainTextSchema(200);
 
 /**
  * The platform operator's schedule (`POST /v1/system/organizations/{tenantId}/fee-schedules`).

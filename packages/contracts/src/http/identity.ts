@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { amountInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
+import { plainTextSchema } from '../text';
 
 export const slugSchema = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'must be lowercase letters, digits and inner hyphens');
 
@@ -11,14 +12,14 @@ export const tenantConfigInputSchema = z.object({
 });
 
 export const createTenantBodySchema = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: plainTextSchema(200),
   slug: slugSchema,
   config: tenantConfigInputSchema,
 });
 export type CreateTenantBody = z.infer<typeof createTenantBodySchema>;
 
 export const createOrganizationBodySchema = createTenantBodySchema.extend({
-  admin: z.object({ name: z.string().trim().min(1).max(200), email: z.email().max(320) }).optional(),
+  admin: z.object({ name: plainTextSchema(200), email: z.email().max(320) }).optional(),
 });
 export type CreateOrganizationBody = z.infer<typeof createOrganizationBodySchema>;
 
@@ -29,7 +30,7 @@ export type CreateOrganizationBody = z.infer<typeof createOrganizationBodySchema
  */
 export const updateOrganizationBodySchema = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: plainTextSchema(200).optional(),
     config: z
       .object({
         defaultCurrency: currencyCodeSchema.optional(),

@@ -1,10 +1,11 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
 import { integerInputSchema } from '../json';
-import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { environmentSchema, instantInputSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 export const journalLineSchema = z.object({
   accountId: z.string(),
@@ -33,8 +34,8 @@ export const journalQuerySchema = pageQuerySchema.extend({
   kind: journalKindSchema.optional(),
   accountName: accountNameSchema.optional(),
   walletId: idSchema('wallet').optional(),
-  from: timestampSchema.optional(),
-  to: timestampSchema.optional(),
+  from: instantInputSchema.optional(),
+  to: instantInputSchema.optional(),
 });
 export type JournalQuery = z.infer<typeof journalQuerySchema>;
 
@@ -46,7 +47,7 @@ export const systemJournalQuerySchema = journalQuerySchema.extend({
   tenantId: idSchema('tenant').optional(),
   environment: environmentSchema.optional(),
   referenceType: z.string().min(1).max(64).optional(),
-  referenceId: z.string().min(1).max(128).optional(),
+  referenceId: plainTextSchema(128, { trim: false }).optional(),
 });
 export type SystemJournalQuery = z.infer<typeof systemJournalQuerySchema>;
 

@@ -3,6 +3,7 @@ import { boundedFiltersNote, pageQuerySchema, timestampSchema } from '../common'
 import { amountInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { ServiceName } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /*
  * What wallet payouts and tenant withdrawals share as maker-checker cases
@@ -11,7 +12,7 @@ import type { ServiceName } from '../route-contract';
  */
 
 /** A team member id (`usr_`) as a maker or checker gives it in a body. */
-export const caseMemberIdSchema = z.string().min(1).max(64);
+export const caseMemberIdSchema = plainTextSchema(64, { trim: false });
 
 /** A request's fields after what it pays out of (a wallet, a tenant's source). */
 export const caseRequestFields = {

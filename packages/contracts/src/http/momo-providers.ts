@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { pageQuerySchema, pageSchema } from '../common';
 import { integerInputSchema } from '../json';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /** Names the provider in webhooks and in its float account (`momo-float:<providerCode>`), hence so strict. */
 export const providerCodeSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{1,31}$/, 'must be 2-32 lowercase letters, digits, _ or -, starting with a letter or digit');
 
 export const createMomoProviderBodySchema = z.object({
   providerCode: providerCodeSchema,
-  name: z.string().trim().min(1).max(200),
+  name: plainTextSchema(200),
 });
 export type CreateMomoProviderBody = z.infer<typeof createMomoProviderBodySchema>;
 

@@ -1,9 +1,10 @@
-import { idSchema } from '../ids';
+import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
 import { pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
 import { caseAwaitingLedgerSchema, caseDecisionFields, caseQuerySchema, caseRoutes, caseRequestFields } from './maker-checker';
+import { plainTextSchema } from '../text';
 
 /**
  * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
@@ -19,21 +20,20 @@ export const PAYOUT_METHODS = ['momo', 'bank'] as const;
 export const payoutMethodSchema = z.enum(PAYOUT_METHODS);
 export type PayoutMethod = z.infer<typeof payoutMethodSchema>;
 
-const walletIdSchema = z.string().min(1).max(64);
 
 export const momoDestinationSchema = z.object({
   phoneNumber: z.string().trim().regex(/^\+?[0-9]{7,15}$/),
   network: z.string().trim().min(1).max(64),
 });
 export const bankDestinationSchema = z.object({
-  bankCode: z.string().trim().min(1).max(64),
+  bankCode: plainTextSchema(64),
   accountNumber: z.string().trim().min(1).max(64),
-  accountName: z.string().trim().min(1).max(200),
+  accountName: plainTextSchema(200),
 });
 export const payoutDestinationSchema = z.union([momoDestinationSchema, bankDestinationSchema]);
 export type PayoutDestination = z.infer<typeof payoutDestinationSchema>;
 
-const payoutRequestFields = { walletId: walletIdSchema, ...caseRequestFields };
+const payoutRequestFields = { walletId: walletIdInputSchema, ...caseRequestFields };
 
 /** `POST /v1/payouts` (Idempotency-Key required): the destination's shape follows payoutMethod. */
 export const createPayoutBodySchema = z.discriminatedUnion('payoutMethod', [

@@ -1,7 +1,8 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
-import { correlationIdSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { correlationIdSchema, instantInputSchema, pageQuerySchema, pageSchema } from '../common';
 import type { RouteContract } from '../route-contract';
+import { plainTextSchema } from '../text';
 
 /** How the gateway recognised the caller; `none` for public routes (login, invites). */
 export const requestAuthModeSchema = z.enum(['secret', 'hmac', 'session', 'system', 'none']);
@@ -43,10 +44,10 @@ export const requestLogQuerySchema = pageQuerySchema.extend({
     .optional(),
   status: z.coerce.number().int().min(100).max(599).optional(),
   method: z.enum(REQUEST_LOG_METHODS).optional(),
-  actorId: z.string().min(1).max(128).optional(),
+  actorId: plainTextSchema(128, { trim: false }).optional(),
   /** Inclusive lower and exclusive upper bound on createdAt. */
-  from: timestampSchema.optional(),
-  to: timestampSchema.optional(),
+  from: instantInputSchema.optional(),
+  to: instantInputSchema.optional(),
 });
 export type RequestLogQuery = z.infer<typeof requestLogQuerySchema>;
 

@@ -3,6 +3,7 @@ import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from 
 import type { RouteContract } from '../route-contract';
 import { scopeSchema } from './api-keys';
 import { orgRoleSchema, slugSchema, teamMemberSchema } from './identity';
+import { plainTextSchema } from '../text';
 
 export const MEMBER_STATUSES = ['invited', 'active', 'deactivated'] as const;
 export const memberStatusSchema = z.enum(MEMBER_STATUSES);
@@ -15,7 +16,7 @@ export const PASSWORD_MAX_LENGTH = 200;
 export const newPasswordSchema = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
 
 export const createTeamMemberBodySchema = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: plainTextSchema(200),
   email: z.email().max(320),
   password: newPasswordSchema,
   orgRole: orgRoleSchema,
@@ -38,7 +39,7 @@ export const teamMemberQuerySchema = pageQuerySchema.extend({
 export type TeamMemberQuery = z.infer<typeof teamMemberQuerySchema>;
 
 export const loginBodySchema = z.object({
-  email: z.string().trim().min(1).max(320),
+  email: plainTextSchema(320),
   // Not the new-password rules: a login only has to match what was set.
   password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
   /** Needed only when the address is a member of several organizations. */

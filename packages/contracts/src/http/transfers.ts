@@ -1,4 +1,4 @@
-import { idSchema } from '../ids';
+import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
 import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
@@ -10,15 +10,14 @@ export const TRANSFER_STATUSES = ['pending', 'completed', 'failed'] as const;
 export const transferStatusSchema = z.enum(TRANSFER_STATUSES);
 export type TransferStatus = z.infer<typeof transferStatusSchema>;
 
-const walletIdSchema = z.string().min(1).max(64);
 
 /**
  * `POST /v1/transfers` (Idempotency-Key required). The amount is a JSON number (its exact token)
  * or a decimal string, checked against the currency's scale (400 INVALID_AMOUNT).
  */
 export const createTransferBodySchema = z.object({
-  fromWalletId: walletIdSchema,
-  toWalletId: walletIdSchema,
+  fromWalletId: walletIdInputSchema,
+  toWalletId: walletIdInputSchema,
   amount: amountInputSchema,
   currencyCode: currencyCodeSchema,
   description: z.string().trim().min(1).max(500).optional(),

@@ -5,6 +5,7 @@ import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANS
 import type { RouteContract } from '../route-contract';
 import { caseAwaitingLedgerSchema, caseDecisionFields, caseQuerySchema, caseRoutes, caseRequestFields } from './maker-checker';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
+import { plainTextSchema } from '../text';
 
 /** The rails a tenant funds its float over (docs/decisions/routes-and-bodies.md). */
 export const FLOAT_RAILS = ['momo', 'bank', 'cash'] as const;
@@ -25,9 +26,9 @@ export const createFloatDepositBodySchema = z.object({
   amount: amountInputSchema,
   currencyCode: currencyCodeSchema,
   rail: floatRailSchema,
-  externalReference: z.string().trim().min(1).max(200).optional(),
+  externalReference: plainTextSchema(200).optional(),
   /** The team member who made the deposit: an active member of the tenant whose role grants treasury:write (else 403 ACTOR_NOT_PERMITTED). */
-  depositedBy: z.string().trim().min(1).max(200).optional(),
+  depositedBy: plainTextSchema(200).optional(),
   note: z.string().trim().min(1).max(500).optional(),
 });
 export type CreateFloatDepositBody = z.infer<typeof createFloatDepositBodySchema>;
@@ -84,7 +85,7 @@ export type WithdrawalMethod = z.infer<typeof withdrawalMethodSchema>;
 
 /** Cash is collected in person: who collects it, and where when it matters. */
 export const cashDestinationSchema = z.object({
-  recipientName: z.string().trim().min(1).max(200),
+  recipientName: plainTextSchema(200),
   location: z.string().trim().min(1).max(200).optional(),
 });
 export const withdrawalDestinationSchema = z.union([momoDestinationSchema, bankDestinationSchema, cashDestinationSchema]);
