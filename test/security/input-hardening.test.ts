@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorBodySchema, ROUTES, signRequest } from '@wallet/contracts';
+import { LedgerCommandClient } from '@wallet/money-commands';
 import { WalletClient } from '@wallet/sdk';
 import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
 
@@ -12,6 +13,9 @@ let apiKey: string;
 let hmac: { keyId: string; secret: string };
 let walletId: string;
 let memberEmail: string;
+let tenantId: string;
+/** A second secret key of the tenant, for the operator's rotation. */
+let spareKey: { id: string; key: string };
 
 interface Answer {
   status: number;
@@ -20,7 +24,7 @@ interface Answer {
 
 interface Sent {
   method?: string;
-  body?: string;
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** The tenant's secret key (default), the system key on the admin listener, or headers alone. */
   auth?: 'key' | 'system' | 'none';
@@ -59,6 +63,9 @@ beforeAll(async () => {
   const platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   const slug = `in-${randomUUID().slice(0, 8)}`;
   const tenant = await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount: '1000000' } });
+  tenantId = tenant.id;
+  const spare = await platform.apiKeys.createForTenant(tenant.id, { name: 'spare', scopes: ['ledger:read'], environment: 'live' });
+  spareKey = { id: spare.id, key: spare.key as string };
   apiKey = (await platform.apiKeys.createForTenant(tenant.id, { name: 'admin', scopes: ['tenant:manage'], environment: 'live' })).key as string;
   const signing = await platform.apiKeys.createForTenant(tenant.id, { name: 'signed', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
   hmac = { keyId: signing.id, secret: signing.signingSecret as string };
@@ -142,6 +149,23 @@ describe('time ranges', () => {
     expectRefusal(await send('/v1/admin/analytics?from=9999-12-31'), 400, 'VALIDATION_ERROR');
     expect((await send('/v1/admin/analytics?from=9999-12-20&to=9999-12-30')).status).toBe(200);
   });
+
+  it('refuses a range at the start of time with 400 on both views, where the default from fell before year 1', async () => {
+    expectRefusal(await send('/v1/admin/analytics?to=0001-01-01T00:00:00Z'), 400, 'VALIDATION_ERROR');
+    expectRefusal(await send('/v1/system/analytics?to=0001-01-01T00:00:00Z', { auth: 'system' }), 400, 'VALIDATION_ERROR');
+    expectRefusal(await send('/v1/admin/analytics?from=1969-12-31'), 400, 'VALIDATION_ERROR');
+    expect((await send('/v1/admin/analytics?to=1970-01-01')).status).toBe(200);
+    expect((await send('/v1/system/analytics?to=1970-01-01T00:00:00Z', { auth: 'system' })).status).toBe(200);
+  });
+
+  it.each([
+    '/v1/journal?from=0001-01-01T00:00:00.000Z',
+    '/v1/journal?to=9999-12-31T00:00:00.000Z',
+    '/v1/team/audit-events?from=1969-12-31T23:59:59.999Z',
+    '/v1/developer/request-logs?to=0001-01-01T00:00:00.000Z',
+  ])('refuses %s outside the date domain with 400', async (path) => {
+    expectRefusal(await send(path), 400, 'VALIDATION_ERROR');
+  });
 });
 
 describe('tenants the operator names', () => {
@@ -180,6 +204,55 @@ describe('cursors', () => {
 
   it('on a wallet statement too', async () => {
     expectRefusal(await send(`/v1/wallets/${walletId}/entries?cursor=${forged[0] as string}`), 400, 'INVALID_CURSOR');
+  });
+
+  it('binds a cursor to the list, tenant and environment that issued it: every other list refuses it', async () => {
+    for (const orgRole of ['observer', 'observer']) {
+      await post('/v1/team', { name: 'Paged', email: `paged-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole });
+    }
+    const cursor = (await send('/v1/team?limit=1')).body.nextCursor as string;
+    expect(typeof cursor).toBe('string');
+    expect((await send(`/v1/team?limit=1&cursor=${cursor}`)).status).toBe(200);
+    for (const route of lists.filter((each) => each.path !== '/v1/team')) {
+      const answer = await send(`${route.path}?cursor=${cursor}`, { auth: route.surface === 'system' ? 'system' : 'key' });
+      expect(`${route.path}: ${answer.body.error?.code}`).toBe(`${route.path}: INVALID_CURSOR`);
+    }
+    const platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const otherSlug = `in-${randomUUID().slice(0, 8)}`;
+    const other = await platform.system.tenants.create({ name: otherSlug, slug: otherSlug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '100' } });
+    const strangers = [
+      (await platform.apiKeys.createForTenant(other.id, { name: 'other tenant', scopes: ['tenant:manage'], environment: 'live' })).key as string,
+      (await platform.apiKeys.createForTenant(tenantId, { name: 'other environment', scopes: ['tenant:manage'], environment: 'test' })).key as string,
+    ];
+    for (const key of strangers) expectRefusal(await send(`/v1/team?limit=1&cursor=${cursor}`, { auth: 'none', headers: { 'x-api-key': key } }), 400, 'INVALID_CURSOR');
+  });
+
+  it("binds a statement's cursor to its wallet", async () => {
+    const ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'input-hardening-tests');
+    try {
+      for (const amount of ['1.00', '2.00']) {
+        const posted = await ledger.request({
+          type: 'ledger.post.v1',
+          commandId: `input-${randomUUID()}`,
+          tenantId,
+          environment: 'live',
+          kind: 'momo_deposit',
+          reference: { type: 'deposit', id: `dep_${randomUUID().slice(0, 8)}` },
+          lines: [
+            { accountName: 'momo-float:mtn', direction: 'DR', amount, currencyCode: 'USD' },
+            { accountName: 'wallet:input-owner', walletId, direction: 'CR', amount, currencyCode: 'USD' },
+          ],
+        });
+        expect(posted.status).toBe('posted');
+      }
+    } finally {
+      await ledger.close();
+    }
+    const cursor = (await send(`/v1/wallets/${walletId}/entries?limit=1`)).body.nextCursor as string;
+    expect(typeof cursor).toBe('string');
+    expect((await send(`/v1/wallets/${walletId}/entries?limit=1&cursor=${cursor}`)).status).toBe(200);
+    const other = (await post('/v1/wallets', { ownerType: 'user', ownerId: `other-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' })).body.id as string;
+    expectRefusal(await send(`/v1/wallets/${other}/entries?cursor=${cursor}`), 400, 'INVALID_CURSOR');
   });
 });
 
@@ -225,10 +298,64 @@ describe('optional bodies', () => {
     return signRequest({ keyId: hmac.keyId, signingSecret: hmac.secret, timestamp: new Date().toISOString(), nonce: randomUUID(), method: 'GET', pathWithQuery: '/v1/journal', body: '' });
   }
 
-  it.each(['null', '[]', '"x"'])('a body of %s where a route may take none is 400, and the key keeps its secret', async (body) => {
-    const answer = await send(`/v1/developer/api-keys/${hmac.keyId}/rotate`, { method: 'POST', body, headers: { 'idempotency-key': randomUUID() } });
+  /** The five routes whose body may be left out, each with a way to see that it did not act. */
+  async function optionalBodyRoutes(): Promise<Array<{ path: string; auth: 'key' | 'system'; acted: () => Promise<boolean> }>> {
+    const provider = (await post('/v1/admin/momo-providers', { providerCode: `p${randomUUID().slice(0, 6)}`, name: 'P' })).body as { id: string; secretCreatedAt: string };
+    const tenantDraft = (await post('/v1/admin/fee-schedules', { name: `draft ${randomUUID().slice(0, 6)}` })).body.id as string;
+    const systemDraft = (await send(`/v1/system/organizations/${tenantId}/fee-schedules`, { auth: 'system', method: 'POST', body: JSON.stringify({ name: `sys ${randomUUID().slice(0, 6)}`, isDefault: false, platformCommissionBps: 100 }) })).body.id as string;
+    const published = async (path: string, auth: 'key' | 'system') => (await send(path, { auth })).body.status === 'published';
+    return [
+      // A rotation with the default expiresInSeconds (0) ends the old secret at once.
+      { path: `/v1/developer/api-keys/${hmac.keyId}/rotate`, auth: 'key', acted: async () => (await send('/v1/journal', { auth: 'none', headers: signedRead() })).status !== 200 },
+      { path: `/v1/tenants/${tenantId}/api-keys/${spareKey.id}/rotate`, auth: 'system', acted: async () => (await send('/v1/journal', { auth: 'none', headers: { 'x-api-key': spareKey.key } })).status !== 200 },
+      { path: `/v1/admin/momo-providers/${provider.id}/rotate-secret`, auth: 'key', acted: async () => (await send(`/v1/admin/momo-providers/${provider.id}`)).body.secretCreatedAt !== provider.secretCreatedAt },
+      { path: `/v1/admin/fee-schedules/${tenantDraft}/publish`, auth: 'key', acted: () => published(`/v1/admin/fee-schedules/${tenantDraft}`, 'key') },
+      {
+        path: `/v1/system/organizations/${tenantId}/fee-schedules/${systemDraft}/publish`,
+        auth: 'system',
+        acted: () => published(`/v1/system/organizations/${tenantId}/fee-schedules/${systemDraft}`, 'system'),
+      },
+    ];
+  }
+
+  it.each(['123', '"x"', '[]', 'null', 'true'])('a body of %s where a route may take none is 400 on all five, and none of them acts', async (body) => {
+    const routes = await optionalBodyRoutes();
+    for (const route of routes) {
+      const answer = await send(route.path, { auth: route.auth, method: 'POST', body, headers: { 'idempotency-key': randomUUID() } });
+      expect(`${route.path}: ${answer.status} ${answer.body.error?.code}`).toBe(`${route.path}: 400 VALIDATION_ERROR`);
+    }
+    for (const route of routes) expect(`${route.path}: ${await route.acted()}`).toBe(`${route.path}: false`);
+  });
+});
+
+describe('text a client names things with', () => {
+  it.each([
+    ['invalid UTF-8', Buffer.from([0xff, 0xfe])],
+    ['a truncated sequence', Buffer.from([0xe2, 0x82])],
+    ['an encoded surrogate', Buffer.from([0xed, 0xa0, 0x80])],
+  ])('refuses %s in a body with 400 and stores nothing, where U+FFFD was stored before', async (_what, bytes) => {
+    const ownerId = `utf8-${randomUUID().slice(0, 8)}`;
+    const body = Buffer.concat([Buffer.from(`{"name":"Bad `), bytes, Buffer.from(`","email":"${ownerId}@example.com","password":"a long enough password","orgRole":"operator"}`)]);
+    const answer = await send('/v1/team', { method: 'POST', body, headers: { 'idempotency-key': randomUUID() } });
     expectRefusal(answer, 400, 'VALIDATION_ERROR');
-    // A rotation with the default expiresInSeconds (0) would have ended the old secret at once.
-    expect((await send('/v1/journal', { auth: 'none', headers: signedRead() })).status).toBe(200);
+    const team = (await send('/v1/team?limit=200')).body.data as Array<{ email: string }>;
+    expect(team.some((member) => member.email === `${ownerId}@example.com`)).toBe(false);
+  });
+
+  it.each([
+    ['a right-to-left override in a member name', '/v1/team', (tag: string) => ({ name: `Amina \u202egnp.exe`, email: `${tag}@example.com`, password: 'a long enough password', orgRole: 'operator' }), 'name'],
+    ['a line break in a key name', '/v1/developer/api-keys', () => ({ name: 'ci\nINFO forged log line', scopes: ['ledger:read'], environment: 'live' }), 'name'],
+    ['an escape in a provider name', '/v1/admin/momo-providers', (tag: string) => ({ providerCode: `p${tag.slice(0, 6)}`, name: '\u001b[31mred' }), 'name'],
+    ['an isolate in a slip reference', '/v1/deposits/bank-slips', () => ({ walletId, amount: '1.00', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'REF\u2066-1' }), 'slipReference'],
+    ['a C1 control in a fee schedule name', '/v1/admin/fee-schedules', () => ({ name: 'Fees\u0085' }), 'name'],
+  ])('refuses %s with 400 naming the field', async (_what, path, body, field) => {
+    const answer = await post(path, body(randomUUID().slice(0, 8)));
+    expectRefusal(answer, 400, 'VALIDATION_ERROR');
+    expect(answer.body.error?.details?.fields?.[0]?.path).toBe(field);
+  });
+
+  it('takes names in any script', async () => {
+    const answer = await post('/v1/team', { name: 'أمينة Nguyễn 王', email: `script-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'operator' });
+    expect(answer.status).toBe(201);
   });
 });

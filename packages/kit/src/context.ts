@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface RequestContext {
   correlationId: string;
+  /** The list and caller a cursor issued in this request belongs to (bindCursors). */
+  cursorBinding?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

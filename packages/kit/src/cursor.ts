@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, findInScope, type Tx } from './db';
 import { boundedList, boundedPage, DEFAULT_LIST_EXAMINE_MAX, equalityTests } from './bounded-list';
+import { currentContext } from './context';
 import { AppError } from './errors';
 
 const MAC_BYTES = 16;
@@ -19,8 +20,29 @@ export function useCursorSecret(secret: string): void {
   cursorKey = createHmac('sha256', secret).update('wallet cursor v1').digest();
 }
 
+/** Who may present a cursor: the path of the list that issued it, and the caller's surface, tenant and environment. */
+export interface CursorBinding {
+  path: string;
+  surface: string;
+  tenantId: string | null;
+  environment: string | null;
+}
+
+/**
+ * Binds every cursor this request issues or reads to `binding`: a cursor works only on the list
+ * that issued it (its path, so one wallet's statement cursor is not another's), for the same
+ * tenant and environment; any other is 400 INVALID_CURSOR. Set where the caller becomes known
+ * (the internal token, the gateway's own routes). Outside a request (background work) cursors
+ * carry no binding.
+ */
+export function bindCursors(binding: CursorBinding): void {
+  const context = currentContext();
+  if (context) context.cursorBinding = JSON.stringify([binding.path, binding.surface, binding.tenantId, binding.environment]);
+}
+
 function macOf(payload: string): string {
-  return createHmac('sha256', cursorKey).update(payload).digest().subarray(0, MAC_BYTES).toString('base64url');
+  const binding = currentContext()?.cursorBinding ?? '';
+  return createHmac('sha256', cursorKey).update(binding).update('\n').update(payload).digest().subarray(0, MAC_BYTES).toString('base64url');
 }
 
 /**

@@ -1,9 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { CORRELATION_ID_PATTERN, type ErrorBody, parseJsonLossless, sortableId } from '@wallet/contracts';
+import { CORRELATION_ID_PATTERN, type ErrorBody, isLosslessNumber, parseJsonLossless, sortableId } from '@wallet/contracts';
 import { foreground } from './background-pace';
 import { currentContext, runWithContext } from './context';
+import { bindCursors } from './cursor';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyUnavailableAnswer } from './dependency-errors';
 import { AppError, refuseUnsafeText, RetryLaterError } from './errors';
 import { INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenVerifier } from './internal-token';
@@ -140,7 +142,19 @@ function foreignCharset(contentType: string | undefined): string | null {
 function decodeUtf8(body: Buffer, contentType: string | undefined): string {
   const charset = foreignCharset(contentType);
   if (charset !== null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be UTF-8; charset=${charset} is not supported`);
+  // Decoding alone would turn each invalid byte into U+FFFD: text the client never sent, stored as if it had.
+  if (!isUtf8(body)) throw new AppError('VALIDATION_ERROR', 'The request body is not valid UTF-8', { fields: [{ path: 'body', message: 'must be valid UTF-8' }] });
   return body.toString('utf8');
+}
+
+/**
+ * Every JSON body the API takes is an object: a bare value (`123`, `"x"`, `[]`, `null`) is
+ * refused, never read as an empty object, so a route whose fields are all optional does not act
+ * on a body that meant something else.
+ */
+function refuseNonObjectBody(value: unknown): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isLosslessNumber(value)) return;
+  throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object', { fields: [{ path: 'body', message: 'must be a JSON object' }] });
 }
 
 /**
@@ -177,13 +191,16 @@ export async function readJsonBody(request: Request, response: Response, options
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json');
   }
   const text = decodeUtf8(body, contentType);
+  let parsed: unknown;
   try {
-    if (options.parsing === 'check') JSON.parse(text);
-    else request.body = parseJsonLossless(text);
+    parsed = options.parsing === 'check' ? JSON.parse(text) : parseJsonLossless(text);
   } catch (error) {
     throw new AppError('MALFORMED_JSON', `Request body is not valid JSON: ${(error as Error).message}`);
   }
-  if (options.parsing !== 'check') refuseUnsafeText(request.body, 'body');
+  refuseNonObjectBody(parsed);
+  if (options.parsing === 'check') return;
+  request.body = parsed;
+  refuseUnsafeText(request.body, 'body');
 }
 
 /**
@@ -255,6 +272,7 @@ export function internalTokenMiddleware(secret: string) {
     const claims = typeof token === 'string' && token !== '' ? verify(token) : null;
     if (!claims) return next(new AppError('INVALID_INTERNAL_TOKEN', 'A valid internal token is required'));
     response.locals.claims = claims;
+    bindCursors({ path: request.path, surface: claims.surface, tenantId: claims.tenantId, environment: claims.environment });
     next();
   };
 }

@@ -106,4 +106,22 @@ describe('request bodies', () => {
     expect(answer.status).toBe(400);
     expect(answer.json.error?.code).toBe('MALFORMED_JSON');
   });
+
+  it('refuses a body that is JSON but not an object, never reading it as an empty one', async () => {
+    for (const text of ['123', '"x"', '[]', 'null', 'true', '[{"amount": 1}]']) {
+      const answer = await send(Buffer.from(text), { 'content-type': 'application/json' });
+      expect(`${text}: ${answer.status} ${answer.json.error?.code}`).toBe(`${text}: 400 VALIDATION_ERROR`);
+    }
+  });
+
+  it('refuses bytes that are not UTF-8 instead of storing U+FFFD in their place', async () => {
+    const invalid = [Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82])];
+    for (const bytes of invalid) {
+      const body = Buffer.concat([Buffer.from('{"amount": 1, "name": "a'), bytes, Buffer.from('b"}')]);
+      const answer = await send(body, { 'content-type': 'application/json' });
+      expect(`${bytes.toString('hex')}: ${answer.status} ${answer.json.error?.code}`).toBe(`${bytes.toString('hex')}: 400 VALIDATION_ERROR`);
+    }
+    const valid = await send(Buffer.from('{"amount": 1, "name": "Nguyễn 💸"}'), { 'content-type': 'application/json' });
+    expect(valid.status).toBe(200);
+  });
 });

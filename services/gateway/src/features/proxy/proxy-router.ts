@@ -1,5 +1,5 @@
 import type { RouteContract } from '@wallet/contracts';
-import { AppError, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody, refuseUnsafeUrl } from '@wallet/kit';
+import { AppError, bindCursors, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody, refuseUnsafeUrl } from '@wallet/kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
@@ -114,6 +114,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     if (route.service === 'gateway') {
       const handler = dependencies.localRoutes.get(localRouteKey(route));
       if (!handler) throw new AppError('NOT_FOUND', 'No such route');
+      bindCursors({ path: request.path, surface: principal.surface, tenantId: principal.tenantId, environment: principal.environment });
       await handler({ principal, request, response });
       return;
     }
