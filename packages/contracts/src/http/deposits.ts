@@ -98,6 +98,7 @@ export const bankSlipBodySchema = z.object({
 export type BankSlipBody = z.infer<typeof bankSlipBodySchema>;
 
 export const verifyDepositBodySchema = z.object({
+  /** The team member (`usr_`) who verifies: active, with a role that grants deposits:verify. */
   actorId: z.string().trim().min(1).max(128),
 });
 export type VerifyDepositBody = z.infer<typeof verifyDepositBodySchema>;
@@ -215,7 +216,11 @@ export const depositRoutes = {
   verify: {
     method: 'post',
     path: '/v1/deposits/{id}/verify',
-    summary: 'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY)',
+    summary:
+      'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ' +
+      'ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY). actorId must be an ' +
+      'active member of the tenant whose role grants deposits:verify (else 403 ACTOR_NOT_PERMITTED) and, when the request ' +
+      'declares an actor, that actor (else 403 ACTOR_MISMATCH); a refused verifier changes nothing',
     surface: 'tenant',
     service: 'payments',
     scope: 'deposits:verify',

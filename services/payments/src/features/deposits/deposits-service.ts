@@ -1,8 +1,32 @@
 import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
-import { ACCOUNTS, type BankSlipBody, checkAmount, type Deposit, type DepositQuery, type LedgerResultV1, momoWebhookSignature, type MomoWebhookBody, newId, type Page } from '@wallet/contracts';
+import {
+  ACCOUNTS,
+  type BankSlipBody,
+  checkAmount,
+  type Deposit,
+  type DepositQuery,
+  depositRoutes,
+  type LedgerResultV1,
+  momoWebhookSignature,
+  type MomoWebhookBody,
+  newId,
+  type Page,
+} from '@wallet/contracts';
 import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
-import { commitAndAwait, finishSteps, MoneyCommand, type MoneyCommandDeclaration, postingMessage, type Postings, type RecordScope, stepOutcomeOf } from '@wallet/money-commands';
+import {
+  checkDeclaredActor,
+  commitAndAwait,
+  finishSteps,
+  type MemberDirectory,
+  MoneyCommand,
+  type MoneyCommandDeclaration,
+  postingMessage,
+  type Postings,
+  type RecordScope,
+  requirePermittedMember,
+  stepOutcomeOf,
+} from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositCommandId, depositPostingCommand } from './deposit-posting';
@@ -33,6 +57,8 @@ export interface DepositsDeps {
   relay: OutboxRelay;
   tenants: TenantDirectory;
   providers: MomoProviderDirectory;
+  /** Who may verify a slip: identity answers for the member at each verification. */
+  members: Pick<MemberDirectory, 'memberOf'>;
   postings: Postings;
   logger: Logger;
   /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
@@ -290,9 +316,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   /**
    * Matches a pending slip to an unused statement line of the same bank, currency, amount and
    * reference: completed and credited (line, deposit, ledger command and audit record in one
-   * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY.
+   * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY. Only a permitted verifier gets
+   * that far: a refused one leaves the slip pending and records nothing.
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
+    await this.requireVerifier(scope, claims, id, actorId);
     const actor = auditActorFieldsOf(claims);
     const { committed, result } = await commitAndAwait(
       this.services,
@@ -302,6 +330,18 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     );
     if (!committed.credited || !result) return toDeposit(committed.deposit);
     return this.finishFromReply(scope, committed.deposit, result);
+  }
+
+  /**
+   * A verification credits a wallet on the verifier's word, so the verifier is held to a checker's
+   * rule (docs/decisions/maker-checker.md): the caller's declared actor (403 ACTOR_MISMATCH), and
+   * an active member of the tenant whose role grants the route's scope (403 ACTOR_NOT_PERMITTED).
+   * Another tenant's slip is 404 before the member is asked, as a case is to another tenant's checker.
+   */
+  private async requireVerifier(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<void> {
+    checkDeclaredActor(claims, actorId, 'actorId');
+    if (!(await findDeposit(this.deps.db, scope, id))) throw notFound();
+    await requirePermittedMember(this.services.members, scope.tenantId, actorId, depositRoutes.verify.scope);
   }
 
   /** A verified slip's credit, finished from the ledger's reply as the webhook's is: the entry recorded, once. */
