@@ -331,6 +331,7 @@ export function replayViolations(first: Answer, replay: Answer): Violation[] {
 /**
  * A refusal the API documents as recorded (the ledger refused the money, a webhook that does not
  * verify): its record may appear, no money may move. Everything else refused changes nothing.
+ * Such a refusal names its record in its details, except a webhook delivery that does not verify.
  */
 export const RECORDED_REFUSAL_DETAILS = ['transferId', 'payoutCaseId', 'withdrawalId', 'floatDepositId', 'depositId'] as const;
 export const WEBHOOK_REJECTIONS: ReadonlySet<string> = new Set(['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH']);
@@ -343,9 +344,10 @@ export function mayRecordRefusal(request: FuzzRequest, answer: Answer, reasons: 
     return false;
   }
   const namesRecord = RECORDED_REFUSAL_DETAILS.some((field) => typeof error?.details?.[field] === 'string');
-  if (!namesRecord) return false;
-  if (request.operation.template === '/v1/deposits/momo-webhook') return WEBHOOK_REJECTIONS.has(error?.code ?? '') && !reasons.includes('amount-digits') && !reasons.includes('nul');
-  return reasons.length === 0;
+  if (request.operation.template !== '/v1/deposits/momo-webhook') return namesRecord && reasons.length === 0;
+  // A delivery that does not verify is recorded without being named: its answer must not tell an unsigned caller which ids exist.
+  const recorded = namesRecord || error?.code === 'INVALID_WEBHOOK_SIGNATURE';
+  return recorded && WEBHOOK_REJECTIONS.has(error?.code ?? '') && !reasons.includes('amount-digits') && !reasons.includes('nul');
 }
 
 // ---- the known defects, to label what is found ----------------------------------------

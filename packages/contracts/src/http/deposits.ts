@@ -81,7 +81,7 @@ export const momoWebhookBodySchema = z.object({
   walletId: z.string().min(1).max(64),
   signature: z.string().min(1).max(256),
   timestamp: z.iso.datetime({ offset: true }),
-  /** Optional when the wallet's tenant has exactly one provider. */
+  /** Optional: left out, the provider is the one of the wallet's tenant whose webhook secret verifies the signature. */
   providerCode: providerCodeSchema.optional(),
 });
 export type MomoWebhookBody = z.infer<typeof momoWebhookBodySchema>;
@@ -196,7 +196,13 @@ export const depositRoutes = {
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
-    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
+    summary:
+      "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with " +
+      'awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat ' +
+      "(the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's). " +
+      "providerCode may be left out when exactly one of the tenant's providers' secrets verifies the signature. An unknown " +
+      'wallet or provider and a signature that does not verify all answer the same 401 INVALID_WEBHOOK_SIGNATURE, without ' +
+      "details; a stale timestamp is 401 STALE_WEBHOOK_TIMESTAMP; the tenant's limits are checked only once the signature verified (422)",
     surface: 'public',
     service: 'payments',
     body: momoWebhookBodySchema,
