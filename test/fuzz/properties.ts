@@ -43,7 +43,8 @@ const AMOUNT_INTEGER_DIGITS_CEILING = 30;
 
 const MONEY_MOVEMENTS: ReadonlySet<string> = new Set(['/v1/transfers', '/v1/payouts', '/v1/deposits/bank-slips', '/v1/deposits/momo-webhook', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
 const FEE_AMOUNT_FIELDS: ReadonlySet<string> = new Set(['minAmount', 'maxAmount', 'flatFee', 'minFee', 'maxFee']);
-const DECISION_ROUTES = /^\/v1\/(payouts|admin\/money\/withdrawals)\/\{id\}\/(approve|reject)$/;
+/** Routes whose body `actorId` must be a member of the caller's tenant: decisions, and a slip's verification. */
+const ACTOR_ROUTES = /^\/v1\/((payouts|admin\/money\/withdrawals)\/\{id\}\/(approve|reject)|deposits\/\{id\}\/verify)$/;
 /** Filters that name one kind of id: a value of another shape is a 400, not an empty page. */
 const ID_FILTERS: Record<string, IdKind> = { walletId: 'wallet', apiKeyId: 'apiKey', tenantId: 'tenant' };
 
@@ -202,7 +203,7 @@ function bodyFieldReasons(operation: FuzzOperation, body: Record<string, unknown
   }
   const members = ownIds(world, 'member');
   if (typeof body.requestedBy === 'string' && !members.has(body.requestedBy)) reasons.push('foreign-or-unknown-id');
-  if (DECISION_ROUTES.test(template) && typeof body.actorId === 'string' && !members.has(body.actorId)) reasons.push('foreign-or-unknown-id');
+  if (ACTOR_ROUTES.test(template) && typeof body.actorId === 'string' && !members.has(body.actorId)) reasons.push('foreign-or-unknown-id');
   if (template === '/v1/admin/money/float-deposits' && typeof body.depositedBy === 'string' && !members.has(body.depositedBy.trim())) reasons.push('depositedBy-not-member');
   return reasons;
 }
