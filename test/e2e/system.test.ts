@@ -129,7 +129,13 @@ describe('the whole system, started as the README says', () => {
     expect(slip).toMatchObject({ status: 'pending', amount: '1500.00' });
     const statement = await ops.deposits.importStatement({ bankCode: 'GTB', currencyCode: 'NGN', lines: [{ date: '2026-11-20', reference: `slip-${correlationId}`, amount: '1500.00' }] });
     expect(statement).toMatchObject({ imported: 1, duplicates: 0 });
-    expect(await ops.deposits.verify(slip.id, { actorId: 'ops-lagos' })).toMatchObject({ id: slip.id, status: 'completed' });
+    // The verifier is a team member whose role grants deposits:verify; the ops key cannot add one (team:manage).
+    const owner = await platform.apiKeys.createForTenant(tenant.id, { name: 'owner', scopes: ['tenant:manage'], environment: 'live' });
+    const team = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: owner.key as string } }).team;
+    const password = `e2e-${correlationId}-password`;
+    const verifier = await team.create({ name: 'Ops Lagos', email: 'ops@lagos-market.example', password, orgRole: 'operator' });
+    const verified = await ops.deposits.verify(slip.id, { actorId: verifier.id });
+    expect(verified).toMatchObject({ id: slip.id, status: 'completed', verifiedBy: verifier.id });
     expect((await ops.wallets.get(wallet.id)).balance).toBe('1500.00');
 
     const receiver = await ops.wallets.create({ ownerType: 'company', ownerId: 'bola-abuja', currencyCode: 'NGN' });

@@ -338,6 +338,13 @@ const validAmount: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.integer({ min: 1, max: 900 }).map((value) => new JsonToken(String(value))),
 );
 
+/** A decision is the approver's, a slip's verification the requester's (an operator); now and then the other one, who is refused. */
+function actorIdHint(operation: FuzzOperation, world: FuzzWorld): fc.Arbitrary<JsonValue> {
+  const { approver, requester } = world.members;
+  const [permitted, refused] = DECISION_ROUTES.test(operation.template) ? [approver, requester] : [requester, approver];
+  return fc.constantFrom(permitted, permitted, refused);
+}
+
 function fieldHint(field: string, operation: FuzzOperation, context: GenerationContext): fc.Arbitrary<JsonValue> | undefined {
   const { world, index } = context;
   const walletIds = world.wallets.map((wallet) => wallet.id);
@@ -372,7 +379,7 @@ function fieldHint(field: string, operation: FuzzOperation, context: GenerationC
     case 'depositedBy':
       return fc.constantFrom(world.members.requester, world.members.approver);
     case 'actorId':
-      return DECISION_ROUTES.test(operation.template) ? fc.constantFrom(world.members.approver, world.members.approver, world.members.requester) : fc.constantFrom('ops-fuzz', world.members.approver);
+      return actorIdHint(operation, world);
     case 'transactionId':
       return fc.nat({ max: 9999 }).map((n) => `fz-tx-${index}-${n}`);
     case 'reference':

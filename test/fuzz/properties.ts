@@ -43,7 +43,8 @@ const AMOUNT_INTEGER_DIGITS_CEILING = 30;
 
 const MONEY_MOVEMENTS: ReadonlySet<string> = new Set(['/v1/transfers', '/v1/payouts', '/v1/deposits/bank-slips', '/v1/deposits/momo-webhook', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
 const FEE_AMOUNT_FIELDS: ReadonlySet<string> = new Set(['minAmount', 'maxAmount', 'flatFee', 'minFee', 'maxFee']);
-const DECISION_ROUTES = /^\/v1\/(payouts|admin\/money\/withdrawals)\/\{id\}\/(approve|reject)$/;
+/** Routes whose body `actorId` must be a member of the caller's tenant: decisions, and a slip's verification. */
+const ACTOR_ROUTES = /^\/v1\/((payouts|admin\/money\/withdrawals)\/\{id\}\/(approve|reject)|deposits\/\{id\}\/verify)$/;
 /** Filters that name one kind of id: a value of another shape is a 400, not an empty page. */
 const ID_FILTERS: Record<string, IdKind> = { walletId: 'wallet', apiKeyId: 'apiKey', tenantId: 'tenant' };
 
@@ -202,7 +203,7 @@ function bodyFieldReasons(operation: FuzzOperation, body: Record<string, unknown
   }
   const members = ownIds(world, 'member');
   if (typeof body.requestedBy === 'string' && !members.has(body.requestedBy)) reasons.push('foreign-or-unknown-id');
-  if (DECISION_ROUTES.test(template) && typeof body.actorId === 'string' && !members.has(body.actorId)) reasons.push('foreign-or-unknown-id');
+  if (ACTOR_ROUTES.test(template) && typeof body.actorId === 'string' && !members.has(body.actorId)) reasons.push('foreign-or-unknown-id');
   if (template === '/v1/admin/money/float-deposits' && typeof body.depositedBy === 'string' && !members.has(body.depositedBy.trim())) reasons.push('depositedBy-not-member');
   return reasons;
 }
@@ -331,6 +332,7 @@ export function replayViolations(first: Answer, replay: Answer): Violation[] {
 /**
  * A refusal the API documents as recorded (the ledger refused the money, a webhook that does not
  * verify): its record may appear, no money may move. Everything else refused changes nothing.
+ * Such a refusal names its record in its details, except a webhook delivery that does not verify.
  */
 export const RECORDED_REFUSAL_DETAILS = ['transferId', 'payoutCaseId', 'withdrawalId', 'floatDepositId', 'depositId'] as const;
 export const WEBHOOK_REJECTIONS: ReadonlySet<string> = new Set(['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH']);
@@ -343,9 +345,10 @@ export function mayRecordRefusal(request: FuzzRequest, answer: Answer, reasons: 
     return false;
   }
   const namesRecord = RECORDED_REFUSAL_DETAILS.some((field) => typeof error?.details?.[field] === 'string');
-  if (!namesRecord) return false;
-  if (request.operation.template === '/v1/deposits/momo-webhook') return WEBHOOK_REJECTIONS.has(error?.code ?? '') && !reasons.includes('amount-digits') && !reasons.includes('nul');
-  return reasons.length === 0;
+  if (request.operation.template !== '/v1/deposits/momo-webhook') return namesRecord && reasons.length === 0;
+  // A delivery that does not verify is recorded without being named: its answer must not tell an unsigned caller which ids exist.
+  const recorded = namesRecord || error?.code === 'INVALID_WEBHOOK_SIGNATURE';
+  return recorded && WEBHOOK_REJECTIONS.has(error?.code ?? '') && !reasons.includes('amount-digits') && !reasons.includes('nul');
 }
 
 // ---- the issue's known defects, to label what is found ----------------------------------------

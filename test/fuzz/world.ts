@@ -190,11 +190,11 @@ async function records(client: WalletClient, walletId: string, payee: string, re
   }
 }
 
-/** A bank slip verified against an imported statement line: a completed deposit of the other kind. */
-async function verifiedSlip(client: WalletClient, walletId: string, pool: IdPools): Promise<void> {
+/** A bank slip verified against an imported statement line: a completed deposit of the other kind. `verifier` may verify (an operator). */
+async function verifiedSlip(client: WalletClient, walletId: string, verifier: string, pool: IdPools): Promise<void> {
   const slip = await client.deposits.submitBankSlip({ walletId, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'FZ-VERIFIED' });
   await client.deposits.importStatement({ bankCode: 'stanbic', currencyCode: 'KES', lines: [{ date: new Date().toISOString().slice(0, 10), reference: 'fz-verified', amount: '10.00' }] });
-  await client.deposits.verify(slip.id, { actorId: 'ops-fuzz' });
+  await client.deposits.verify(slip.id, { actorId: verifier });
   pool.deposit.push(slip.id);
 }
 
@@ -250,7 +250,7 @@ export async function buildWorld(system: SecuritySystem, inviteTokens: string[])
   await records(a.admin, funded, payee, requester.id, own, 2);
   await records(aTest, testWallet, await builder.wallet(aTest, 'fz-test-payee', 'KES', otherEnvironment), requester.id, otherEnvironment, 1);
   await records(b.admin, bWallet, await builder.wallet(b.admin, 'fz-b-payee', 'KES', otherTenant), bRequester.id, otherTenant, 1);
-  await verifiedSlip(a.admin, funded, own);
+  await verifiedSlip(a.admin, funded, requester.id, own);
   await builder.entriesAndRuns(a.admin, aTest, b.admin);
 
   const world: FuzzWorld = {

@@ -1,5 +1,5 @@
 import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
-import { coalesceLedgerCommands, startPostings } from '@wallet/money-commands';
+import { coalesceLedgerCommands, MemberDirectory, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -34,14 +34,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       ],
       // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
       wire: async ({ db, relay, ...parts }) => {
+        const { config, logger } = parts;
         const tenants = await startTenantReadModel({ db, relay, ...parts });
         const wallets = await startWallets({ db, relay, ...parts }, { tenants });
         const fees = new FeesService({ db, relay });
+        // Who verifies a slip and who requests and decides a payout: identity answers, uncached.
+        const members = new MemberDirectory({
+          identityUrl: config.IDENTITY_URL,
+          internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+          timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS,
+          logger,
+        });
         // Postings: features register their finishers, then the ledger events consumer starts.
         const postings = await startPostings({ db, relay, ...parts }, { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue });
         const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
-        const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings });
-        const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants });
+        const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings, members });
+        const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants, members });
         const reconciliation = startReconciliation({ db, relay, ...parts });
         await postings.start();
         return {
@@ -49,7 +57,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             // Transfers first: they are most of the traffic, and each router ahead of theirs is
             // matched against every request in vain.
             transfers.routes(app);
-            app.use(feesRouter(fees, tenants, idempotency({ db, required: false, logger: parts.logger })));
+            app.use(feesRouter(fees, tenants, idempotency({ db, required: false, logger })));
             wallets.routes(app);
             deposits.routes(app);
             payouts.routes(app);

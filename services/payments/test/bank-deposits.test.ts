@@ -1,23 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { bankStatementImportSchema, depositSchema, statementLinePageSchema, walletSchema } from '@wallet/contracts';
+import { bankStatementImportSchema, type Deposit, depositSchema, statementLinePageSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken } from './support';
+import { type IdentityPeer, startIdentity } from './deposits-support';
+import { type HttpResult, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken } from './support';
 
-/** Real: PostgreSQL, RabbitMQ, payments over HTTP and the ledger beside it. */
+/**
+ * Real: PostgreSQL, RabbitMQ, payments over HTTP, the ledger beside it, and identity, which
+ * answers for the team members who verify slips.
+ */
 let harness: LedgerBackedHarness;
+let identity: IdentityPeer;
 
 beforeAll(async () => {
-  harness = await startLedgerBackedHarness({ PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000' });
+  identity = await startIdentity();
+  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000' });
 });
 
 afterAll(async () => {
   await harness?.close();
+  await identity?.close();
 });
 
-async function newTenant(): Promise<string> {
-  const tenantId = newTenantId();
-  await harness.publishTenant(tenantId, { allowedCurrencies: ['USD', 'KES'], maxTransactionAmount: '100000' });
-  return tenantId;
+/** A tenant in identity, published to payments and the ledger, with an operator: a member whose role grants deposits:verify. */
+async function newTenant(): Promise<{ tenantId: string; operator: string }> {
+  const config = { allowedCurrencies: ['USD', 'KES'], maxTransactionAmount: '100000' };
+  const tenantId = await identity.createTenant(config);
+  await harness.publishTenant(tenantId, config);
+  return { tenantId, operator: await identity.addMember(tenantId, 'operator') };
 }
 
 async function createWallet(tenantId: string, currencyCode = 'USD') {
@@ -44,8 +53,10 @@ async function postCsv(tenantId: string, query: string, csv: string | Buffer): P
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
 }
 
-function verify(tenantId: string, depositId: string, actorId = 'manager-1') {
-  return harness.request('POST', `/v1/deposits/${depositId}/verify`, { token: tenantToken(tenantId), body: { actorId } });
+/** `headerActor`: the actor the caller's key declares (its X-Service-Actor headers). */
+function verify(tenantId: string, depositId: string, actorId: string, headerActor?: string) {
+  const token = tenantToken(tenantId, { actor: headerActor === undefined ? null : { type: 'member', id: headerActor } });
+  return harness.request('POST', `/v1/deposits/${depositId}/verify`, { token, body: { actorId } });
 }
 
 async function balanceOf(tenantId: string, walletId: string): Promise<string> {
@@ -66,7 +77,7 @@ async function entryLines(depositId: string): Promise<string[] | undefined> {
 
 describe('bank slips, statements and verification', () => {
   it('records a slip as a pending bank_slip deposit with no ledger entry', async () => {
-    const tenantId = await newTenant();
+    const { tenantId } = await newTenant();
     const wallet = await createWallet(tenantId);
     const created = await submitSlip(tenantId, { walletId: wallet.id, amount: 250.5, currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'SLIP-1', depositorName: 'Jane' }, { 'Idempotency-Key': `slip-${randomUUID()}` });
     expect(created.status).toBe(201);
@@ -79,7 +90,7 @@ describe('bank slips, statements and verification', () => {
   });
 
   it('imports statements as CSV and JSON, counting lines already imported as duplicates', async () => {
-    const tenantId = await newTenant();
+    const { tenantId } = await newTenant();
     const csv = 'date,reference,amount,description\r\n2026-11-20,REF-1,100.00,"Cash, counter 2"\r\n2026-11-20,REF-2,50,\r\n2026-11-20,REF-2,50,repeated in the file\r\n';
     const first = await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', csv);
     expect(first.status).toBe(201);
@@ -100,7 +111,7 @@ describe('bank slips, statements and verification', () => {
   });
 
   it('refuses text/csv on other routes (415) and statements over 10 MiB (413)', async () => {
-    const tenantId = await newTenant();
+    const { tenantId } = await newTenant();
     const other = await fetch(`http://127.0.0.1:${harness.service.port}/v1/deposits/bank-slips`, { method: 'POST', headers: { 'x-internal-token': tenantToken(tenantId), 'content-type': 'text/csv' }, body: 'a,b\n1,2\n' });
     expect(other.status).toBe(415);
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
@@ -115,39 +126,39 @@ describe('bank slips, statements and verification', () => {
   });
 
   it('verification completes a matching slip (reference trimmed, case-insensitive) and posts bank_deposit; no match is rejected', async () => {
-    const tenantId = await newTenant();
+    const { tenantId, operator } = await newTenant();
     const wallet = await createWallet(tenantId);
     await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,  Slip-42 ,120.00,deposit\n');
     const slip = await submitSlip(tenantId, { walletId: wallet.id, amount: '120', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'slip-42' });
-    const verified = await verify(tenantId, slip.body.id);
+    const verified = await verify(tenantId, slip.body.id, operator);
     expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({ id: slip.body.id, status: 'completed', verifiedBy: 'manager-1', rejectionReason: null, fee: '0.00' });
+    expect(verified.body).toMatchObject({ id: slip.body.id, status: 'completed', verifiedBy: operator, rejectionReason: null, fee: '0.00' });
     const lines = await waitFor(() => entryLines(slip.body.id), { what: 'the bank deposit entry' });
     expect(lines).toEqual(['bank_deposit', 'DR bank-float:stanbic 120.00', `CR wallet:${wallet.ownerId} 120.00`]);
     await waitFor(async () => ((await balanceOf(tenantId, wallet.id)) === '120.00' ? true : undefined), { what: 'the credit' });
     expect(await harness.db('bank_statement_lines').where({ tenant_id: tenantId }).first()).toMatchObject({ deposit_id: slip.body.id });
-    expectError(await verify(tenantId, slip.body.id), 409, 'DEPOSIT_NOT_PENDING');
+    expectError(await verify(tenantId, slip.body.id, operator), 409, 'DEPOSIT_NOT_PENDING');
 
     // Same reference and amount, but the line is used: rejected, nothing posted.
     const again = await submitSlip(tenantId, { walletId: wallet.id, amount: '120', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'SLIP-42' });
-    const rejected = await verify(tenantId, again.body.id);
+    const rejected = await verify(tenantId, again.body.id, operator);
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ status: 'rejected', rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY', journalEntryId: null });
     // Another amount, bank or environment does not match either.
     const otherAmount = await submitSlip(tenantId, { walletId: wallet.id, amount: '121', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'slip-42' });
-    expect((await verify(tenantId, otherAmount.body.id)).body.status).toBe('rejected');
-    expectError(await harness.request('POST', `/v1/deposits/${slip.body.id}/verify`, { token: tenantToken(tenantId, { environment: 'test' }), body: { actorId: 'x' } }), 404, 'DEPOSIT_NOT_FOUND');
+    expect((await verify(tenantId, otherAmount.body.id, operator)).body.status).toBe('rejected');
+    expectError(await harness.request('POST', `/v1/deposits/${slip.body.id}/verify`, { token: tenantToken(tenantId, { environment: 'test' }), body: { actorId: operator } }), 404, 'DEPOSIT_NOT_FOUND');
     expect(await entryLines(again.body.id)).toBeUndefined();
     expect(await balanceOf(tenantId, wallet.id)).toBe('120.00');
   });
 
   it('lists imported lines newest first, the unmatched ones on their own, an import\'s, paged; another environment sees none', async () => {
-    const tenantId = await newTenant();
+    const { tenantId, operator } = await newTenant();
     const wallet = await createWallet(tenantId);
     const first = await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,LIST-1,10,first\n2026-11-20,LIST-2,20.5,\n2026-11-21,LIST-3,30,\n');
     const second = await postCsv(tenantId, 'bankCode=equity&currencyCode=USD', 'date,reference,amount,description\n2026-11-22,LIST-4,40,\n');
     const slip = await submitSlip(tenantId, { walletId: wallet.id, amount: '20.50', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'list-2' });
-    expect((await verify(tenantId, slip.body.id)).body.status).toBe('completed');
+    expect((await verify(tenantId, slip.body.id, operator)).body.status).toBe('completed');
 
     const lines = async (query: string) => {
       const listed = await harness.request('GET', `/v1/bank-statements/lines${query}`, { token: tenantToken(tenantId) });
@@ -175,7 +186,7 @@ describe('bank slips, statements and verification', () => {
 
     const otherEnvironment = await harness.request('GET', '/v1/bank-statements/lines', { token: tenantToken(tenantId, { environment: 'test' }) });
     expect(otherEnvironment.body).toEqual({ data: [], nextCursor: null });
-    const otherTenant = await harness.request('GET', '/v1/bank-statements/lines', { token: tenantToken(await newTenant()) });
+    const otherTenant = await harness.request('GET', '/v1/bank-statements/lines', { token: tenantToken((await newTenant()).tenantId) });
     expect(otherTenant.body).toEqual({ data: [], nextCursor: null });
     expectError(await harness.request('GET', '/v1/bank-statements/lines?matched=yes', { token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
     expectError(await harness.request('GET', '/v1/bank-statements/lines?importId=dep_1', { token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
@@ -183,11 +194,11 @@ describe('bank slips, statements and verification', () => {
   });
 
   it('uses a statement line at most once under concurrent verifications of two matching slips', async () => {
-    const tenantId = await newTenant();
+    const { tenantId, operator } = await newTenant();
     const wallet = await createWallet(tenantId);
     await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,DUP-1,60.00,\n');
     const slips = await Promise.all([1, 2].map(() => submitSlip(tenantId, { walletId: wallet.id, amount: '60', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'DUP-1' })));
-    const results = await Promise.all(slips.map((slip) => verify(tenantId, slip.body.id)));
+    const results = await Promise.all(slips.map((slip) => verify(tenantId, slip.body.id, operator)));
     expect(results.map((result) => result.status)).toEqual([200, 200]);
     expect(results.map((result) => result.body.status).sort()).toEqual(['completed', 'rejected']);
     await waitFor(async () => ((await balanceOf(tenantId, wallet.id)) === '60.00' ? true : undefined), { what: 'one credit' });
@@ -195,18 +206,100 @@ describe('bank slips, statements and verification', () => {
   });
 
   it('audits verifications as deposit.verified and deposit.rejected', async () => {
-    const tenantId = await newTenant();
+    const { tenantId, operator } = await newTenant();
     const wallet = await createWallet(tenantId);
     const audit = await harness.watchAuditRecords();
     await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', 'date,reference,amount,description\n2026-11-20,AUD-1,5.00,\n');
     const good = await submitSlip(tenantId, { walletId: wallet.id, amount: '5', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'AUD-1' });
     const bad = await submitSlip(tenantId, { walletId: wallet.id, amount: '6', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'AUD-1' });
-    await verify(tenantId, good.body.id, 'manager-7');
-    await verify(tenantId, bad.body.id, 'manager-7');
+    await verify(tenantId, good.body.id, operator);
+    await verify(tenantId, bad.body.id, operator);
     const records = await waitFor(async () => {
       const mine = (await audit.received()).filter((record) => record.tenantId === tenantId);
       return mine.length >= 2 ? mine : undefined;
     }, { what: 'two audit records' });
-    expect(records.map((record) => `${record.action} ${record.targetId} ${record.actorId}`).sort()).toEqual([`deposit.rejected ${bad.body.id} manager-7`, `deposit.verified ${good.body.id} manager-7`].sort());
+    expect(records.map((record) => `${record.action} ${record.targetId} ${record.actorId}`).sort()).toEqual([`deposit.rejected ${bad.body.id} ${operator}`, `deposit.verified ${good.body.id} ${operator}`].sort());
+  });
+});
+
+describe('POST /v1/deposits/{id}/verify: who may verify', () => {
+  type Verifier = (tenant: { tenantId: string; operator: string }) => Promise<{ actorId: string; headerActor?: string }>;
+
+  async function deactivatedOperator(tenantId: string): Promise<string> {
+    const member = await identity.addMember(tenantId, 'operator');
+    await identity.deactivateMember(tenantId, member);
+    return member;
+  }
+
+  const REFUSED: Array<{ title: string; verifier: Verifier; code: string }> = [
+    { title: 'an actor who is no member at all', verifier: async () => ({ actorId: 'nobody-at-all' }), code: 'ACTOR_NOT_PERMITTED' },
+    { title: "another tenant's operator", verifier: async () => ({ actorId: (await newTenant()).operator }), code: 'ACTOR_NOT_PERMITTED' },
+    { title: 'an observer (its role lacks deposits:verify)', verifier: async (t) => ({ actorId: await identity.addMember(t.tenantId, 'observer') }), code: 'ACTOR_NOT_PERMITTED' },
+    { title: 'a deactivated operator', verifier: async (t) => ({ actorId: await deactivatedOperator(t.tenantId) }), code: 'ACTOR_NOT_PERMITTED' },
+    {
+      title: 'an operator other than the one the key declares',
+      verifier: async (t) => ({ actorId: t.operator, headerActor: await identity.addMember(t.tenantId, 'operator') }),
+      code: 'ACTOR_MISMATCH',
+    },
+  ];
+
+  /** A pending slip whose statement line is imported: nothing but the verifier stands between it and the credit. */
+  async function matchingSlip(tenantId: string) {
+    const wallet = await createWallet(tenantId);
+    const reference = `WHO-${randomUUID().slice(0, 8)}`;
+    await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', `date,reference,amount,description\n2026-11-20,${reference},80.00,\n`);
+    const submitted = await submitSlip(tenantId, { walletId: wallet.id, amount: '80', currencyCode: 'USD', bankCode: 'stanbic', slipReference: reference });
+    expect(submitted.status).toBe(201);
+    return { wallet, slip: depositSchema.parse(submitted.body) };
+  }
+
+  /** The slip reads as submitted (pending, no verifier), its line is unused and the wallet holds nothing. */
+  async function expectUntouched(tenantId: string, walletId: string, slip: Deposit) {
+    const read = await harness.request('GET', `/v1/deposits/${slip.id}`, { token: tenantToken(tenantId) });
+    expect(depositSchema.parse(read.body)).toEqual(slip);
+    expect(await harness.db('bank_statement_lines').where({ tenant_id: tenantId }).whereNotNull('deposit_id').count('* as n')).toEqual([{ n: '0' }]);
+    expect(await balanceOf(tenantId, walletId)).toBe('0.00');
+  }
+
+  it.each(REFUSED)('refuses $title with 403 $code before anything changes; an operator then verifies the slip', async ({ verifier, code }) => {
+    const tenant = await newTenant();
+    const { wallet, slip } = await matchingSlip(tenant.tenantId);
+    const audit = await harness.watchAuditRecords();
+    const { actorId, headerActor } = await verifier(tenant);
+    expectError(await verify(tenant.tenantId, slip.id, actorId, headerActor), 403, code);
+    await expectUntouched(tenant.tenantId, wallet.id, slip);
+
+    const verified = await verify(tenant.tenantId, slip.id, tenant.operator);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ id: slip.id, status: 'completed', verifiedBy: tenant.operator });
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '80.00' ? true : undefined), { what: 'the credit' });
+    // The refusal left no record: the slip's only audit record is the operator's verification.
+    const records = await waitFor(async () => {
+      const mine = (await audit.received()).filter((record) => record.targetId === slip.id);
+      return mine.length > 0 ? mine : undefined;
+    }, { what: 'the audit record of the verification' });
+    expect(records.map((record) => `${record.action} ${record.actorId}`)).toEqual([`deposit.verified ${tenant.operator}`]);
+  });
+
+  it('verifies as the operator the key declares', async () => {
+    const tenant = await newTenant();
+    const { wallet, slip } = await matchingSlip(tenant.tenantId);
+    const verified = await verify(tenant.tenantId, slip.id, tenant.operator, tenant.operator);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ status: 'completed', verifiedBy: tenant.operator });
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '80.00' ? true : undefined), { what: 'the credit' });
+  });
+
+  it('answers 503 while identity cannot answer for the verifier, and leaves the slip pending', async () => {
+    const tenant = await newTenant();
+    const { wallet, slip } = await matchingSlip(tenant.tenantId);
+    await harness.restart({ IDENTITY_URL: 'http://127.0.0.1:9' });
+    try {
+      expectError(await verify(tenant.tenantId, slip.id, tenant.operator), 503, 'SERVICE_UNAVAILABLE');
+      await expectUntouched(tenant.tenantId, wallet.id, slip);
+    } finally {
+      await harness.restart();
+    }
+    expect((await verify(tenant.tenantId, slip.id, tenant.operator)).body).toMatchObject({ status: 'completed' });
   });
 });

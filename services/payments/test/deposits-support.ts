@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { OrgRole } from '@wallet/contracts';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { start as startIdentityService } from '../../identity/src/main';
 import { INTERNAL_SECRET, internalToken, tenantToken } from './support';
@@ -12,13 +13,17 @@ export interface IdentityPeer {
   createProvider(tenantId: string, providerCode: string): Promise<{ id: string; webhookSecret: string }>;
   /** Issues a new webhook secret (the old one stops verifying at once); answers it. */
   rotateSecret(tenantId: string, providerCode: string): Promise<string>;
+  /** Adds an active team member of the role to the tenant; answers its id. */
+  addMember(tenantId: string, orgRole: OrgRole): Promise<string>;
+  deactivateMember(tenantId: string, memberId: string): Promise<void>;
   close(): Promise<void>;
 }
 
-async function call(url: string, method: string, path: string, tenantId: string | null, body?: unknown): Promise<any> {
+async function call(url: string, method: string, path: string, tenantId: string | null, body?: unknown, scope = 'providers:manage'): Promise<any> {
+  const token = tenantId === null ? internalToken() : tenantToken(tenantId, { scopes: [scope] });
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { 'x-internal-token': tenantId === null ? internalToken() : tenantToken(tenantId, { scopes: ['providers:manage'] }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { 'x-internal-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -54,6 +59,13 @@ export async function startIdentity(): Promise<IdentityPeer> {
       const id = ids.get(`${tenantId}/${providerCode}`);
       const rotated = await call(url, 'POST', `/v1/admin/momo-providers/${id}/rotate-secret`, tenantId, { expiresInSeconds: 0 });
       return rotated.webhookSecret as string;
+    },
+    async addMember(tenantId, orgRole) {
+      const body = { name: orgRole, email: `${orgRole}-${randomBytes(4).toString('hex')}@example.com`, password: 'correct-horse-battery-9', orgRole };
+      return (await call(url, 'POST', '/v1/team', tenantId, body, 'tenant:manage')).id as string;
+    },
+    async deactivateMember(tenantId, memberId) {
+      await call(url, 'PATCH', `/v1/team/${memberId}`, tenantId, { status: 'deactivated' }, 'tenant:manage');
     },
     close: () => service.close(),
   };

@@ -221,7 +221,8 @@ describe('POST /v1/deposits/momo-webhook', () => {
     expect(genuine.status).toBe(201);
     expect(genuine.body.status).toBe('completed');
     expect(genuine.body.id).not.toBe(rejected.id);
-    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '5.00' ? true : undefined), { what: 'the genuine credit' });
+    const credited = async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '5.00' ? true : undefined);
+    await waitFor(credited, { what: 'the genuine credit' });
   });
 
   it('refuses a timestamp more than 300 s away with 401 STALE_WEBHOOK_TIMESTAMP', async () => {
@@ -232,9 +233,37 @@ describe('POST /v1/deposits/momo-webhook', () => {
     expect((await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 290_000).toISOString() })).status).toBe(201);
   });
 
-  it('answers 404 WALLET_NOT_FOUND for an unknown wallet', async () => {
+  it('answers every unverified delivery alike (an unknown wallet or provider, no providerCode, a bad signature): 401, no ids', async () => {
     const tenant = await newTenant();
-    expectError(await deliver(tenant, { walletId: 'wl_NOSUCHWALLET', amount: '5' }), 404, 'WALLET_NOT_FOUND');
+    await identity.createProvider(tenant.tenantId, 'airtel');
+    const wallet = await createWallet(tenant.tenantId);
+    const forged = { ...tenant, secret: 'not-any-providers-secret' };
+    const unverified = {
+      unknownWallet: await deliver(forged, { walletId: 'wl_NOSUCHWALLET', amount: '5', providerCode: 'mtn' }),
+      unknownProvider: await deliver(forged, { walletId: wallet.id, amount: '5', providerCode: 'nosuchprovider' }),
+      noProviderCode: await deliver(forged, { walletId: wallet.id, amount: '5' }),
+      badSignature: await deliver(forged, { walletId: wallet.id, amount: '5', providerCode: 'mtn' }),
+    };
+    // Everything but the correlation id, field by field: no answer tells which ids exist.
+    const answers = Object.entries(unverified).map(([name, result]) => {
+      const { correlationId, ...error } = result.body.error;
+      expect(correlationId).toEqual(expect.any(String));
+      return [name, { status: result.status, ...error }] as const;
+    });
+    const expected = { status: 401, code: 'INVALID_WEBHOOK_SIGNATURE', message: 'The webhook signature does not verify' };
+    expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(answers.map(([name]) => [name, expected])));
+    // The back office still sees the forgery aimed at a known wallet and provider; the others name none to record.
+    const recorded = (result: { transactionId: string }) =>
+      harness.db('deposits').where({ external_ref: result.transactionId }).select('status', 'provider_code');
+    expect(await recorded(unverified.badSignature)).toEqual([{ status: 'rejected', provider_code: 'mtn' }]);
+    for (const result of [unverified.unknownWallet, unverified.unknownProvider, unverified.noProviderCode]) {
+      expect(await recorded(result)).toEqual([]);
+    }
+
+    const genuine = await deliver(tenant, { walletId: wallet.id, amount: '5', providerCode: 'mtn' });
+    expect(genuine.status).toBe(201);
+    const credited = async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '5.00' ? true : undefined);
+    await waitFor(credited, { what: 'the genuine credit' });
   });
 
   it('refuses amounts over the limit (equal passes) and wrong or disallowed currencies with 422 and a rejected record, posting nothing', async () => {
@@ -282,14 +311,23 @@ describe('POST /v1/deposits/momo-webhook', () => {
     expect((await deliver({ ...tenant, secret: rotated }, { walletId: wallet.id, amount: '1' })).status).toBe(201);
   });
 
-  it('needs providerCode when the tenant has several providers', async () => {
+  it('takes a delivery without providerCode from the one of several providers whose secret verifies it, into its float', async () => {
     const tenant = await newTenant();
     const airtel = await identity.createProvider(tenant.tenantId, 'airtel');
     const wallet = await createWallet(tenant.tenantId);
-    expectError(await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3' }), 400, 'VALIDATION_ERROR');
+    const unnamed = await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3' });
+    expect(unnamed.status).toBe(201);
+    expect(depositSchema.parse(unnamed.body)).toMatchObject({ providerCode: 'airtel', status: 'completed' });
+    const [entry] = await waitFor(async () => {
+      const entries = await entriesOf(unnamed.body.id);
+      return entries.length === 1 ? entries : undefined;
+    }, { what: 'the deposit entry' });
+    expect(await linesOf(entry!.id)).toEqual(['DR momo-float:airtel 3.00', `CR wallet:${wallet.ownerId} 3.00`]);
     const named = await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3', providerCode: 'airtel' });
     expect(named.status).toBe(201);
     expect(named.body.providerCode).toBe('airtel');
+    // Signed by mtn but named airtel: the named provider's secret is the one that must verify.
+    expectError(await deliver(tenant, { walletId: wallet.id, amount: '3', providerCode: 'airtel' }), 401, 'INVALID_WEBHOOK_SIGNATURE');
   });
 });
 

@@ -108,7 +108,9 @@ async function bankDeposit(tenant: Tenant, wallet: WalletRef, amount: string) {
   const reference = `SLIP-${randomUUID().slice(0, 8)}`;
   const slip = await submitSlip(tenant, wallet, amount, reference);
   await importStatement(tenant, [{ reference, amount }]);
-  const verified = await harness.request('POST', `/v1/deposits/${slip.id}/verify`, { token: token(tenant), body: { actorId: 'manager-1' } });
+  // The verifier is a member whose role grants deposits:verify.
+  const operator = await identity.addMember(tenant.tenantId, 'operator');
+  const verified = await harness.request('POST', `/v1/deposits/${slip.id}/verify`, { token: token(tenant), body: { actorId: operator } });
   expect(verified.body).toMatchObject({ status: 'completed' });
   return withEntry(tenant, slip.id);
 }

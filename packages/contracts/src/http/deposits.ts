@@ -82,7 +82,7 @@ export const momoWebhookBodySchema = z.object({
   walletId: walletIdInputSchema,
   signature: z.string().min(1).max(256),
   timestamp: offsetInstantInputSchema,
-  /** Optional when the wallet's tenant has exactly one provider. */
+  /** Optional: left out, the provider is the one of the wallet's tenant whose webhook secret verifies the signature. */
   providerCode: providerCodeSchema.optional(),
 });
 export type MomoWebhookBody = z.infer<typeof momoWebhookBodySchema>;
@@ -99,6 +99,7 @@ export const bankSlipBodySchema = z.object({
 export type BankSlipBody = z.infer<typeof bankSlipBodySchema>;
 
 export const verifyDepositBodySchema = z.object({
+  /** The team member (`usr_`) who verifies: active, with a role that grants deposits:verify. */
   actorId: plainTextSchema(128),
 });
 export type VerifyDepositBody = z.infer<typeof verifyDepositBodySchema>;
@@ -196,7 +197,13 @@ export const depositRoutes = {
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
-    summary: "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat (the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's)",
+    summary:
+      "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with " +
+      'awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat ' +
+      "(the same transactionId of the provider in the wallet's tenant and environment: test and live never see each other's). " +
+      "providerCode may be left out when exactly one of the tenant's providers' secrets verifies the signature. An unknown " +
+      'wallet or provider and a signature that does not verify all answer the same 401 INVALID_WEBHOOK_SIGNATURE, without ' +
+      "details; a stale timestamp is 401 STALE_WEBHOOK_TIMESTAMP; the tenant's limits are checked only once the signature verified (422)",
     surface: 'public',
     service: 'payments',
     body: momoWebhookBodySchema,
@@ -216,7 +223,11 @@ export const depositRoutes = {
   verify: {
     method: 'post',
     path: '/v1/deposits/{id}/verify',
-    summary: 'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY)',
+    summary:
+      'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ' +
+      'ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY). actorId must be an ' +
+      'active member of the tenant whose role grants deposits:verify (else 403 ACTOR_NOT_PERMITTED) and, when the request ' +
+      'declares an actor, that actor (else 403 ACTOR_MISMATCH); a refused verifier changes nothing',
     surface: 'tenant',
     service: 'payments',
     scope: 'deposits:verify',

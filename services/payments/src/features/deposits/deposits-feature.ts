@@ -1,6 +1,6 @@
 import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
 import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import type { Postings } from '@wallet/money-commands';
+import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
@@ -11,7 +11,7 @@ import { MomoProviderDirectory } from './momo-provider-directory';
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 export const depositsConfigShape = {
-  /** Identity's internal address: the webhook reads the tenant's providers and their secrets there. */
+  /** Identity's internal address: the webhook reads the tenant's providers and secrets there, verifications and payouts the members. */
   IDENTITY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8091'),
   PAYMENTS_IDENTITY_TIMEOUT_MS: milliseconds(100, 60_000, 3_000),
   /** How long a tenant's providers and webhook secrets are cached (a signature mismatch refetches once). */
@@ -27,7 +27,10 @@ export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [{ method: depositRoutes.i
  * Deposits (webhook, bank slips, verification) and bank statement imports. Registers the
  * `deposit` finisher with the shared postings, so the ledger's events fill journalEntryId.
  */
-export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsConfigShape>>, deps: { tenants: TenantDirectory; postings: Postings }): Features {
+export function startDeposits(
+  parts: ServiceParts<ServiceConfig<typeof depositsConfigShape>>,
+  deps: { tenants: TenantDirectory; postings: Postings; members: MemberDirectory },
+): Features {
   const { config, db, relay, logger } = parts;
   const providers = new MomoProviderDirectory({
     identityUrl: config.IDENTITY_URL,
@@ -36,7 +39,7 @@ export function startDeposits(parts: ServiceParts<ServiceConfig<typeof depositsC
     ttlMs: config.PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS,
     logger,
   });
-  const deposits = new DepositsService({ db, relay, tenants: deps.tenants, providers, postings: deps.postings, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
+  const deposits = new DepositsService({ db, relay, ...deps, providers, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
   deps.postings.register('deposit', deposits.finisher);
   // A credit's command is sent with the deposit; the ledger's answer fills its journal entry.
   deps.postings.awaits({ recordType: 'deposit', table: 'deposits', waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL' });

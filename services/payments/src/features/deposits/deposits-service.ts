@@ -1,8 +1,32 @@
 import { timingSafeEqual } from 'node:crypto';
 import BigNumber from 'bignumber.js';
-import { ACCOUNTS, type BankSlipBody, checkAmount, type Deposit, type DepositQuery, type LedgerResultV1, momoWebhookSignature, type MomoWebhookBody, newId, type Page } from '@wallet/contracts';
+import {
+  ACCOUNTS,
+  type BankSlipBody,
+  checkAmount,
+  type Deposit,
+  type DepositQuery,
+  depositRoutes,
+  type LedgerResultV1,
+  momoWebhookSignature,
+  type MomoWebhookBody,
+  newId,
+  type Page,
+} from '@wallet/contracts';
 import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
-import { commitAndAwait, finishSteps, MoneyCommand, type MoneyCommandDeclaration, postingMessage, type Postings, type RecordScope, stepOutcomeOf } from '@wallet/money-commands';
+import {
+  checkDeclaredActor,
+  commitAndAwait,
+  finishSteps,
+  type MemberDirectory,
+  MoneyCommand,
+  type MoneyCommandDeclaration,
+  postingMessage,
+  type Postings,
+  type RecordScope,
+  requirePermittedMember,
+  stepOutcomeOf,
+} from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositCommandId, depositPostingCommand } from './deposit-posting';
@@ -33,6 +57,8 @@ export interface DepositsDeps {
   relay: OutboxRelay;
   tenants: TenantDirectory;
   providers: MomoProviderDirectory;
+  /** Who may verify a slip: identity answers for the member at each verification. */
+  members: Pick<MemberDirectory, 'memberOf'>;
   postings: Postings;
   logger: Logger;
   /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
@@ -51,6 +77,33 @@ function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');
   const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * The one answer to every delivery that does not verify, whatever failed (the wallet, the provider or
+ * the signature): it carries no details, so an unsigned caller learns nothing of which ids exist.
+ */
+function unverifiedWebhook(): AppError {
+  return new AppError('INVALID_WEBHOOK_SIGNATURE', 'The webhook signature does not verify');
+}
+
+function requireFreshTimestamp(timestamp: string, nowMs: number): void {
+  const sentAt = Date.parse(timestamp);
+  if (!Number.isFinite(sentAt) || Math.abs(nowMs - sentAt) > WEBHOOK_TIMESTAMP_WINDOW_MS) {
+    throw new AppError('STALE_WEBHOOK_TIMESTAMP', 'The webhook timestamp is more than 300 seconds from the server time');
+  }
+}
+
+/** The providers a delivery may come from: the one it names, or every provider of the tenant when it names none. */
+function candidatesFor(providers: TenantMomoProvider[], providerCode: string | undefined): TenantMomoProvider[] {
+  return providerCode === undefined ? providers : providers.filter((provider) => provider.providerCode === providerCode);
+}
+
+/** The candidate whose secret verifies the delivery; none when no secret does, or more than one does (it would be a guess). */
+function soleSigner(candidates: TenantMomoProvider[], body: MomoWebhookBody, nowMs: number): TenantMomoProvider | undefined {
+  // Every candidate is tried: the time taken does not tell which one matched.
+  const signers = candidates.filter((provider) => signatureMatches(provider, body, nowMs));
+  return signers.length === 1 ? signers[0] : undefined;
 }
 
 function signatureMatches(provider: TenantMomoProvider, body: MomoWebhookBody, nowMs: number): boolean {
@@ -128,42 +181,20 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
 
   // ---- mobile money webhook ----
 
+  /**
+   * Checks that need no ids come first (the amount, the clock). Then the wallet, the provider and the
+   * signature, which an unsigned caller could probe for ids, all fail as one 401; only a verified
+   * delivery hears more: a repeat (200), the tenant's limits (422) or its credit.
+   */
   async receiveMomoWebhook(body: MomoWebhookBody): Promise<WebhookOutcome> {
     const amountProblem = checkAmount(body.amount, body.currencyCode);
     if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
+    const nowMs = Date.now();
+    requireFreshTimestamp(body.timestamp, nowMs);
 
     const wallet = await findWalletAnywhere(this.deps.db, body.walletId);
-    if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
-
-    let lookup = await this.services.providers.providersOf(wallet.tenantId);
-    let provider = this.pickProvider(lookup.providers, body.providerCode);
-    if (!provider && !lookup.fresh) {
-      // A provider registered moments ago is not in the cache yet.
-      lookup = await this.services.providers.providersOf(wallet.tenantId, { fresh: true });
-      provider = this.pickProvider(lookup.providers, body.providerCode);
-    }
-    if (!provider) throw this.providerProblem(lookup.providers, body.providerCode);
-
-    const nowMs = Date.now();
-    const sentAt = Date.parse(body.timestamp);
-    if (!Number.isFinite(sentAt) || Math.abs(nowMs - sentAt) > WEBHOOK_TIMESTAMP_WINDOW_MS) {
-      throw new AppError('STALE_WEBHOOK_TIMESTAMP', 'The webhook timestamp is more than 300 seconds from the server time');
-    }
-
-    const providerCode = provider.providerCode;
-    let verified = signatureMatches(provider, body, nowMs);
-    if (!verified && !lookup.fresh) {
-      // The secret may have been rotated since it was cached: ask identity once more.
-      const refreshed = (await this.services.providers.providersOf(wallet.tenantId, { fresh: true })).providers.find((each) => each.providerCode === providerCode);
-      if (refreshed) {
-        provider = refreshed;
-        verified = signatureMatches(refreshed, body, nowMs);
-      }
-    }
-    if (!verified) {
-      const rejected = await this.recordRejectedMomo(wallet, providerCode, body, 'INVALID_WEBHOOK_SIGNATURE');
-      throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'The webhook signature does not verify', { depositId: rejected.id });
-    }
+    if (!wallet) throw unverifiedWebhook();
+    const providerCode = await this.signingProvider(wallet, body, nowMs);
 
     const existing = await findMomoDeposit(this.deps.db, wallet, providerCode, body.transactionId);
     if (existing) return { status: 200, deposit: toDeposit(existing) };
@@ -200,16 +231,26 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     return { status: credited.status, deposit: credited.shown };
   }
 
-  private pickProvider(providers: TenantMomoProvider[], providerCode: string | undefined): TenantMomoProvider | undefined {
-    if (providerCode !== undefined) return providers.find((provider) => provider.providerCode === providerCode);
-    return providers.length === 1 ? providers[0] : undefined;
-  }
-
-  private providerProblem(providers: TenantMomoProvider[], providerCode: string | undefined): AppError {
-    if (providerCode === undefined && providers.length > 1) {
-      return new AppError('VALIDATION_ERROR', 'providerCode is required: the tenant has several mobile money providers', { fields: [{ path: 'providerCode', message: 'is required' }] });
+  /**
+   * The provider that signed the delivery: the one it names, or, when it names none, the only one
+   * of the tenant's providers whose secret verifies it (docs/decisions/momo-webhook.md). A cached
+   * list that yields none is fetched once more: a provider registered, or a secret rotated, since.
+   * A delivery that does not verify is recorded rejected, for the back office, when it points at
+   * one provider of the tenant; the answer is the same either way.
+   */
+  private async signingProvider(wallet: DepositWallet, body: MomoWebhookBody, nowMs: number): Promise<string> {
+    let lookup = await this.services.providers.providersOf(wallet.tenantId);
+    let candidates = candidatesFor(lookup.providers, body.providerCode);
+    let signer = soleSigner(candidates, body, nowMs);
+    if (!signer && !lookup.fresh) {
+      lookup = await this.services.providers.providersOf(wallet.tenantId, { fresh: true });
+      candidates = candidatesFor(lookup.providers, body.providerCode);
+      signer = soleSigner(candidates, body, nowMs);
     }
-    return new AppError('PROVIDER_NOT_FOUND', providerCode === undefined ? 'The tenant has no mobile money provider' : `No mobile money provider "${providerCode}"`);
+    if (signer) return signer.providerCode;
+    const known = candidates.length === 1 ? candidates[0] : undefined;
+    if (known) await this.recordRejectedMomo(wallet, known.providerCode, body, 'INVALID_WEBHOOK_SIGNATURE');
+    throw unverifiedWebhook();
   }
 
   /** Tenant limits and the wallet's currency, in the order docs/decisions/momo-webhook.md lists them. */
@@ -290,9 +331,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   /**
    * Matches a pending slip to an unused statement line of the same bank, currency, amount and
    * reference: completed and credited (line, deposit, ledger command and audit record in one
-   * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY.
+   * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY. Only a permitted verifier gets
+   * that far: a refused one leaves the slip pending and records nothing.
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
+    await this.requireVerifier(scope, claims, id, actorId);
     const actor = auditActorFieldsOf(claims);
     const { committed, result } = await commitAndAwait(
       this.services,
@@ -302,6 +345,18 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     );
     if (!committed.credited || !result) return toDeposit(committed.deposit);
     return this.finishFromReply(scope, committed.deposit, result);
+  }
+
+  /**
+   * A verification credits a wallet on the verifier's word, so the verifier is held to a checker's
+   * rule (docs/decisions/maker-checker.md): the caller's declared actor (403 ACTOR_MISMATCH), and
+   * an active member of the tenant whose role grants the route's scope (403 ACTOR_NOT_PERMITTED).
+   * Another tenant's slip is 404 before the member is asked, as a case is to another tenant's checker.
+   */
+  private async requireVerifier(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<void> {
+    checkDeclaredActor(claims, actorId, 'actorId');
+    if (!(await findDeposit(this.deps.db, scope, id))) throw notFound();
+    await requirePermittedMember(this.services.members, scope.tenantId, actorId, depositRoutes.verify.scope);
   }
 
   /** A verified slip's credit, finished from the ledger's reply as the webhook's is: the entry recorded, once. */

@@ -1,7 +1,6 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import { MemberDirectory, type Postings } from '@wallet/money-commands';
+import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
-import type { depositsConfigShape } from '../deposits/deposits-feature';
 import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';
@@ -29,13 +28,10 @@ export const payoutsConfigShape = {
   PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
 };
 
-type PayoutsConfig = ServiceConfig<typeof payoutsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>;
-
 /** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
-export function startPayouts(parts: ServiceParts<PayoutsConfig>, deps: { postings: Postings; tenants: TenantDirectory }): Features {
+export function startPayouts(parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
   const { config, db, relay, logger } = parts;
-  const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS, logger });
-  const payouts = new PayoutsService({ db, relay, postings: deps.postings, members, tenants: deps.tenants, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
+  const payouts = new PayoutsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
   deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
   deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({
