@@ -10,6 +10,7 @@ import { startAuditRecordsConsumer } from './features/audit/audit-records-consum
 import { auditRouter } from './features/audit/audit-router';
 import { deadLettersRouter } from './features/dead-letters/dead-letters-router';
 import { DeadLettersService } from './features/dead-letters/dead-letters-service';
+import { createMailer } from './features/mail/mailer';
 import { momoProvidersRouter } from './features/momo-providers/momo-providers-router';
 import { MomoProvidersService } from './features/momo-providers/momo-providers-service';
 import { WEBHOOK_SECRETS_COLUMN } from './features/momo-providers/momo-providers-store';
@@ -71,10 +72,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
         const remember = idempotency({ db, required: false, logger });
         const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
-        const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
+        const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
         if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
         const tenants = new TenantsService({ db, relay });
-        const organizations = new OrganizationsService({ db, tenants, mailer, dashboardUrl: config.DASHBOARD_URL, logger });
+        const inviteMailer = mailer && createInviteMailer(mailer);
+        const organizations = new OrganizationsService({ db, tenants, mailer: inviteMailer, dashboardUrl: config.DASHBOARD_URL, logger });
         const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
         // A deactivated member's sessions end with the deactivation: the team asks sessions, which depend on the team.
         const team = new TeamService({ db, sessions });
@@ -96,7 +98,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(deadLettersRouter(deadLetters));
           },
           stop: async () => {
-            await mailer?.close();
+            mailer?.close();
           },
         };
       },
