@@ -65,7 +65,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
         /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */
         IDENTITY_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-        /** Failed logins of one address in a row that are free; the last of them locks it (docs/decisions/authentication.md). */
+        /** Failed logins of one login address in a row, the last of which locks it (docs/decisions/login-throttling.md). */
         IDENTITY_LOGIN_LOCK_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
         /** The first lock; each further failure doubles it, up to the maximum. */
         IDENTITY_LOGIN_LOCK_FIRST_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),

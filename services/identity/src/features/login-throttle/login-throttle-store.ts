@@ -1,6 +1,6 @@
 import type { Db, Tx } from '@wallet/kit';
 
-/** The numbers of the policy, as the statement takes them (docs/decisions/authentication.md). */
+/** The numbers of the policy, as the statement takes them (docs/decisions/login-throttling.md). */
 export interface LoginThrottlePolicy {
   /** The failure that sets the first lock; the ones before it are free. */
   lockAfterFailures: number;

@@ -39,7 +39,7 @@ function temporarilyLocked(retryAfterSeconds: number): AppError {
 }
 
 /**
- * Per-address soft lockout of logins (docs/decisions/authentication.md): the gateway limits each
+ * Per-address soft lockout of logins (docs/decisions/login-throttling.md): the gateway limits each
  * client address, this limits each login address however many client addresses try it.
  */
 export class LoginThrottle {
