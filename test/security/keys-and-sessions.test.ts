@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { waitFor } from '@wallet/kit/testing';
 import { type SecuritySystem, startSecuritySystem, SYSTEM_KEY } from './in-process-system';
@@ -126,6 +127,29 @@ describe('refusals of signed requests by the real identity service', () => {
   });
 });
 
+interface LoginAnswer {
+  status: number;
+  code: string | undefined;
+  retryAfter: string | undefined;
+}
+
+/** A login sent from this loopback address: the gateway takes the socket's address for the client's (X-Forwarded-For is not trusted). */
+function loginFrom(localAddress: string, body: { email: string; password: string }): Promise<LoginAnswer> {
+  const headers = { 'content-type': 'application/json' };
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL('/v1/auth/login', system.publicUrl), { method: 'POST', localAddress, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error?: { code: string } };
+        resolve({ status: response.statusCode ?? 0, code: answer.error?.code, retryAfter: response.headers['retry-after'] });
+      });
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
+
 describe('dashboard sessions through the gateway', () => {
   it('logs a member in, acts as that member, and ends on logout and on deactivation', async () => {
     const tenantId = await newTenant();
@@ -165,5 +189,23 @@ describe('dashboard sessions through the gateway', () => {
     expect(await codeOf(again.apiKeys.list())).toBe('OK');
     await adminClient.team.update(member.id, { status: 'deactivated' });
     expect(await codeOf(again.apiKeys.list())).toBe('INVALID_SESSION');
+  });
+
+  it('locks a login address whatever client addresses its wrong passwords come from: the right one from another is 429', async () => {
+    const tenantId = await newTenant();
+    const admin = await platform.apiKeys.createForTenant(tenantId, { name: 'admin', scopes: ['tenant:manage'], environment: 'live' });
+    const adminClient = client(system.publicUrl, { type: 'secret', apiKey: admin.key as string });
+    const email = `spread-${randomUUID().slice(0, 8)}@example.com`;
+    const password = 'correct horse battery staple';
+    await adminClient.team.create({ name: 'Spread', email, password, orgRole: 'developer' });
+
+    // One wrong password from each of five addresses: each stays far below the gateway's limit per address.
+    for (const host of [10, 11, 12, 13, 14]) {
+      const answer = await loginFrom(`127.0.0.${host}`, { email, password: 'wrong password here' });
+      expect(answer).toMatchObject({ status: 401, code: 'INVALID_CREDENTIALS' });
+    }
+    const refused = await loginFrom('127.0.0.15', { email, password });
+    expect(refused).toMatchObject({ status: 429, code: 'LOGIN_TEMPORARILY_LOCKED', retryAfter: expect.stringMatching(/^\d+$/) });
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
   });
 });

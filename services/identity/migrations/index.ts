@@ -13,6 +13,7 @@ import * as createIdempotencyKeys from './20261228120000_create_idempotency_keys
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as idempotencyKeysInFlight from './20270102120000_idempotency_keys_in_flight';
 import * as platformAuditEvents from './20270105120000_platform_audit_events';
+import * as createLoginThrottles from './20270111120000_create_login_throttles';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { name: '20270102120000_idempotency_keys_in_flight', ...idempotencyKeysInFlight },
   { name: '20270105120000_platform_audit_events', ...platformAuditEvents },
   outboxDeleteFunctionMigration,
+  { name: '20270111120000_create_login_throttles', ...createLoginThrottles },
 ];

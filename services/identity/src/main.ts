@@ -10,6 +10,10 @@ import { startAuditRecordsConsumer } from './features/audit/audit-records-consum
 import { auditRouter } from './features/audit/audit-router';
 import { deadLettersRouter } from './features/dead-letters/dead-letters-router';
 import { DeadLettersService } from './features/dead-letters/dead-letters-service';
+import { LoginLockNotices } from './features/login-throttle/login-lock-notices';
+import { checkedLoginThrottlePolicy, LoginThrottle, type LoginThrottlePolicy } from './features/login-throttle/login-throttle';
+import { loginThrottlesRetentionRule } from './features/login-throttle/login-throttle-retention';
+import { createMailer } from './features/mail/mailer';
 import { momoProvidersRouter } from './features/momo-providers/momo-providers-router';
 import { MomoProvidersService } from './features/momo-providers/momo-providers-service';
 import { WEBHOOK_SECRETS_COLUMN } from './features/momo-providers/momo-providers-store';
@@ -29,6 +33,20 @@ import { TenantsService } from './features/tenants/tenants-service';
 
 export type { RunningService };
 
+function loginThrottlePolicyOf(config: {
+  IDENTITY_LOGIN_LOCK_AFTER_FAILURES: number;
+  IDENTITY_LOGIN_LOCK_FIRST_SECONDS: number;
+  IDENTITY_LOGIN_LOCK_MAX_SECONDS: number;
+  IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS: number;
+}): LoginThrottlePolicy {
+  return checkedLoginThrottlePolicy({
+    lockAfterFailures: config.IDENTITY_LOGIN_LOCK_AFTER_FAILURES,
+    firstLockSeconds: config.IDENTITY_LOGIN_LOCK_FIRST_SECONDS,
+    maxLockSeconds: config.IDENTITY_LOGIN_LOCK_MAX_SECONDS,
+    failureMemorySeconds: config.IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS,
+  });
+}
+
 /** An unset and an empty variable both mean "not configured". */
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
@@ -47,6 +65,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
         /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */
         IDENTITY_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+        /** Failed logins of one login address in a row, the last of which locks it (docs/decisions/login-throttling.md). */
+        IDENTITY_LOGIN_LOCK_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+        /** The first lock; each further failure doubles it, up to the maximum. */
+        IDENTITY_LOGIN_LOCK_FIRST_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+        IDENTITY_LOGIN_LOCK_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
+        /** An address without a failure for this long starts again from zero; longer than the longest lock. */
+        IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
         /** `<keyId>:<base64 of 32 bytes>`: seals hmac signing secrets and webhook secrets at rest. */
         SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
         /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
@@ -63,6 +88,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
         sessionsRetentionRule(config.IDENTITY_SESSION_RETENTION_DAYS),
+        loginThrottlesRetentionRule(config.IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS),
       ],
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
@@ -71,11 +97,14 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
         const remember = idempotency({ db, required: false, logger });
         const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
-        const mailer = config.SMTP_URL ? createInviteMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
-        if (!mailer) logger.info('SMTP_URL is not set: organization invites will not be emailed');
+        const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
+        if (!mailer) logger.info('SMTP_URL is not set: organization invites and login locks will not be emailed');
         const tenants = new TenantsService({ db, relay });
-        const organizations = new OrganizationsService({ db, tenants, mailer, dashboardUrl: config.DASHBOARD_URL, logger });
-        const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS });
+        const inviteMailer = mailer && createInviteMailer(mailer);
+        const organizations = new OrganizationsService({ db, tenants, mailer: inviteMailer, dashboardUrl: config.DASHBOARD_URL, logger });
+        const notices = new LoginLockNotices({ db, mailer, logger });
+        const throttle = new LoginThrottle({ db, policy: loginThrottlePolicyOf(config), notices, logger });
+        const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS, throttle });
         // A deactivated member's sessions end with the deactivation: the team asks sessions, which depend on the team.
         const team = new TeamService({ db, sessions });
         const apiKeys = new ApiKeysService({ db, relay, secrets });
@@ -96,7 +125,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(deadLettersRouter(deadLetters));
           },
           stop: async () => {
-            await mailer?.close();
+            await throttle.stop();
+            mailer?.close();
           },
         };
       },

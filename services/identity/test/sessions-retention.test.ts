@@ -1,6 +1,7 @@
 import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
+import { loginThrottlesRetentionRule } from '../src/features/login-throttle/login-throttle-retention';
 import { sessionsRetentionRule } from '../src/features/sessions/sessions-retention';
 
 let db: Db;
@@ -36,4 +37,18 @@ it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox 
   expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
   expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
   expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);
+});
+
+it('forgets a login address whose last failure is older than IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS, and keeps the rest', async () => {
+  const hash = (digit: string) => digit.repeat(64);
+  await db.raw(
+    `INSERT INTO login_throttles (email_hash, failures, last_failure_at, locked_until) VALUES
+       (?, 3, now() - interval '61 minutes', NULL),
+       (?, 9, now() - interval '62 minutes', now() - interval '32 minutes'),
+       (?, 4, now() - interval '59 minutes', NULL),
+       (?, 5, now() - interval '1 minute', now() + interval '1 minute')`,
+    [hash('a'), hash('b'), hash('c'), hash('d')],
+  );
+  expect(await purgeRule(db, loginThrottlesRetentionRule(3600))).toBe(2);
+  expect(await db('login_throttles').orderBy('email_hash').pluck('email_hash')).toEqual([hash('c'), hash('d')]);
 });

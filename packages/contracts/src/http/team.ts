@@ -106,8 +106,24 @@ export const teamRoutes = {
 
 export const TEAM_ROUTES: RouteContract[] = Object.values(teamRoutes);
 
+const LOGIN_SUMMARY = [
+  'Dashboard login: a session token for one organization and environment.',
+  '401 INVALID_CREDENTIALS alike for an unknown email and a wrong password;',
+  '400 VALIDATION_ERROR asking for tenantSlug, only once the password matched, when the email is a member of several organizations;',
+  '429 LOGIN_TEMPORARILY_LOCKED with Retry-After, without a password check and the right password included, once the email,',
+  'member or not, failed 5 times in a row: for 1 minute, doubling with each further failure up to 30 minutes (the defaults)',
+].join(' ');
+
 export const AUTH_ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/auth/login', summary: 'Dashboard login: a session token for one organization and environment', surface: 'public', service: 'identity', body: loginBodySchema, success: { status: 200, schema: sessionSchema } },
+  {
+    method: 'post',
+    path: '/v1/auth/login',
+    summary: LOGIN_SUMMARY,
+    surface: 'public',
+    service: 'identity',
+    body: loginBodySchema,
+    success: { status: 200, schema: sessionSchema },
+  },
   { method: 'post', path: '/v1/auth/logout', summary: 'End the session of this token', surface: 'public', service: 'identity', body: logoutBodySchema, success: { status: 200, schema: logoutResultSchema } },
   { method: 'post', path: '/v1/auth/accept-invite', summary: 'Set the password of an invited member and log in (live environment)', surface: 'public', service: 'identity', body: acceptInviteBodySchema, success: { status: 200, schema: sessionSchema } },
 ];

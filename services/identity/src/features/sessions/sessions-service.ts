@@ -1,9 +1,10 @@
 import { type AcceptInviteBody, type Environment, type LoginBody, type Session, type SessionPrincipal, scopesOfRole, type TeamMember } from '@wallet/contracts';
 import { AppError, type Db, type Tx } from '@wallet/kit';
 import { recordAuditEvents } from '../audit/audit-trail';
+import type { LoginThrottle } from '../login-throttle/login-throttle';
 import { hashInviteToken } from '../team/invite-tokens';
 import { hashPassword, primeDummyHash, verifyAgainstNothing, verifyPassword } from '../team/passwords';
-import { acceptInvite, findLoginCandidates, findOpenInvite } from '../team/team-members';
+import { acceptInvite, findLoginCandidates, findOpenInvite, type LoginCandidate } from '../team/team-members';
 import { hashSessionToken, looksLikeSessionToken, newSessionId, newSessionToken } from './session-tokens';
 import { findLiveSession, insertSession, revokeMemberSessions, revokeSessionByToken } from './sessions-store';
 
@@ -11,6 +12,7 @@ export interface SessionsDeps {
   db: Db;
   /** IDENTITY_SESSION_TTL_SECONDS. */
   ttlSeconds: number;
+  throttle: LoginThrottle;
 }
 
 /** How the member proved who it is; kept on the session.created record. */
@@ -35,25 +37,28 @@ export class SessionsService {
     void primeDummyHash().catch(() => undefined);
   }
 
+  /** Counted by the login throttle before any password is checked: a locked address is refused without one. */
   async login(body: LoginBody): Promise<Session> {
-    const candidates = await findLoginCandidates(this.deps.db, body.email, body.tenantSlug);
-    if (candidates.length === 0) {
-      await verifyAgainstNothing(body.password);
+    const { throttle, db } = this.deps;
+    const attempt = await throttle.admit(body.email);
+    const { candidates, matching } = await this.checkPassword(body);
+    const [match] = matching;
+    if (!match) {
+      throttle.failed(attempt);
       throw invalidCredentials();
     }
-    // In parallel: an address in several organizations takes about as long as one in a single one.
-    const verified = await Promise.all(candidates.map((candidate) => verifyPassword(candidate.passwordHash, body.password)));
-    const matching = candidates.filter((_candidate, index) => verified[index]);
-    const [match] = matching;
-    if (!match) throw invalidCredentials();
-    if (candidates.length > 1) {
+    if (candidates > 1) {
+      await throttle.succeeded(db, body.email);
       // Only after a password matched: the organizations are named to someone who proved to belong to them.
       throw new AppError('VALIDATION_ERROR', 'This email belongs to several organizations: give tenantSlug', {
         fields: [{ path: 'tenantSlug', message: 'Required: the email is a member of several organizations' }],
         tenantSlugs: matching.map((candidate) => candidate.tenantSlug),
       });
     }
-    return this.deps.db.transaction((tx) => this.issue(tx, match.member, body.environment, 'password'));
+    return db.transaction(async (tx) => {
+      await throttle.succeeded(tx, body.email);
+      return this.issue(tx, match.member, body.environment, 'password');
+    });
   }
 
   /** Possession of the token is the right to end it; a token that opens nothing answers the same. */
@@ -115,6 +120,18 @@ export class SessionsService {
       ]);
       return this.issue(tx, member, 'live', 'invite');
     });
+  }
+
+  /** How many members the address and slug name, and those whose password this is. */
+  private async checkPassword(body: LoginBody): Promise<{ candidates: number; matching: LoginCandidate[] }> {
+    const candidates = await findLoginCandidates(this.deps.db, body.email, body.tenantSlug);
+    if (candidates.length === 0) {
+      await verifyAgainstNothing(body.password);
+      return { candidates: 0, matching: [] };
+    }
+    // In parallel: an address in several organizations takes about as long as one in a single one.
+    const verified = await Promise.all(candidates.map((candidate) => verifyPassword(candidate.passwordHash, body.password)));
+    return { candidates: candidates.length, matching: candidates.filter((_candidate, index) => verified[index]) };
   }
 
   private async issue(tx: Tx, member: TeamMember, environment: Environment, method: SessionMethod): Promise<Session> {

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import { escapeHtml, type Mailer } from '../mail/mailer';
 
 export interface InviteEmail {
   to: { name: string; address: string };
@@ -9,30 +9,13 @@ export interface InviteEmail {
 
 export interface InviteMailer {
   send(invite: InviteEmail): Promise<void>;
-  close(): void;
 }
 
-// A slow or dead mail server must not hold an organization request open for long.
-const CONNECTION_TIMEOUT_MS = 10_000;
-const GREETING_TIMEOUT_MS = 10_000;
-const SOCKET_TIMEOUT_MS = 20_000;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
-/** Sends invite emails over SMTP (`smtp://` or `smtps://` URL, credentials in the URL if any). */
-export function createInviteMailer(options: { smtpUrl: string; from: string }): InviteMailer {
-  const transport = nodemailer.createTransport({
-    url: options.smtpUrl,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    greetingTimeout: GREETING_TIMEOUT_MS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-  });
+/** The invite of an organization's first admin, sent through identity's mailer. */
+export function createInviteMailer(mailer: Mailer): InviteMailer {
   return {
     async send(invite) {
-      await transport.sendMail({
-        from: options.from,
+      await mailer.send({
         to: invite.to,
         subject: `You are invited to administer ${invite.organizationName}`,
         text: [
@@ -52,9 +35,6 @@ export function createInviteMailer(options: { smtpUrl: string; from: string }): 
           `<p>The link expires at ${invite.expiresAt.toISOString()}.</p>`,
         ].join('\n'),
       });
-    },
-    close() {
-      transport.close();
     },
   };
 }

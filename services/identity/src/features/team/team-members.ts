@@ -15,6 +15,12 @@ export function findLoginCandidates(db: Db, email: string, tenantSlug: string | 
   return store.findLoginCandidates(db, email, tenantSlug);
 }
 
+/** The members who log in with this address, in any letter case, in every tenant: the ones a lock of the address keeps out. */
+export async function findLoggingInMembers(db: Db, email: string): Promise<Array<{ member: TeamMember; tenantName: string }>> {
+  const candidates = await store.findLoginCandidates(db, email, undefined);
+  return candidates.map(({ member, tenantName }) => ({ member, tenantName }));
+}
+
 /** The invited member this invite token belongs to, while the invite is still open. */
 export function findOpenInvite(db: Db, inviteTokenHash: string): Promise<TeamMember | null> {
   return store.findOpenInvite(db, inviteTokenHash);

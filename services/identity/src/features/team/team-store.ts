@@ -177,6 +177,7 @@ export interface LoginCandidate {
   member: TeamMember;
   passwordHash: string;
   tenantSlug: string;
+  tenantName: string;
 }
 
 /** Active members with a password and this address, in any letter case, across tenants unless a slug names one. */
@@ -187,10 +188,15 @@ export async function findLoginCandidates(db: Db, email: string, tenantSlug: str
     .where('m.status', 'active')
     .whereNotNull('m.password_hash')
     .orderBy('m.id')
-    .select([...COLUMNS.map((column) => `m.${column}`), 'm.password_hash', 't.slug as tenant_slug']);
+    .select([...COLUMNS.map((column) => `m.${column}`), 'm.password_hash', 't.slug as tenant_slug', 't.name as tenant_name']);
   if (tenantSlug !== undefined) query.where('t.slug', tenantSlug);
-  const rows: Array<TeamMemberRow & { password_hash: string; tenant_slug: string }> = await query;
-  return rows.map((row) => ({ member: toTeamMember(row), passwordHash: row.password_hash, tenantSlug: row.tenant_slug }));
+  const rows: Array<TeamMemberRow & { password_hash: string; tenant_slug: string; tenant_name: string }> = await query;
+  return rows.map((row) => ({
+    member: toTeamMember(row),
+    passwordHash: row.password_hash,
+    tenantSlug: row.tenant_slug,
+    tenantName: row.tenant_name,
+  }));
 }
 
 /** The invited member this invite token belongs to, while the invite is still open. */
