@@ -189,8 +189,13 @@ export interface FuzzWorld {
   members: { requester: string; approver: string; loginEmail: string; loginPassword: string };
   providerCode: string;
   webhookSecret: string;
-  /** Cursors each list (by route template) has issued: any other cursor is forged. */
+  /** Cursors each list (by route template) has issued, to send again and to forge from. */
   cursors: Record<string, string[]>;
+  /**
+   * The path of the list that issued each cursor: a cursor is bound to it (and to the caller's
+   * tenant and environment), so any other list, another wallet's statement included, refuses it.
+   */
+  cursorPaths: Record<string, string>;
   /** The tenant each known resource belongs to: a system route names a schedule or key under its own tenant. */
   tenantOf: Record<string, string>;
   /** Invite tokens from the emails identity sent (organizations created with an admin). */
@@ -273,6 +278,22 @@ function isoNear(offsetSeconds: fc.Arbitrary<number>): fc.Arbitrary<string> {
   return offsetSeconds.map((offset) => new Date(Math.floor(Date.now() / 1000) * 1000 + offset * 1000).toISOString());
 }
 
+/**
+ * Dates at and just past both ends of the API's date domain, [1970-01-01, 9999-12-31), and of
+ * what PostgreSQL and JavaScript dates hold: a range the API derives from one (analytics' default
+ * from, 30 days before to) must not leave them either.
+ */
+const DATE_TIME_EDGES = [
+  '0001-01-01T00:00:00.000Z',
+  '1969-12-31T23:59:59.999Z',
+  '1970-01-01T00:00:00.000Z',
+  '1970-01-15T00:00:00.000Z',
+  '9999-12-30T23:59:59.999Z',
+  '9999-12-31T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+];
+const DATE_EDGES = ['0001-01-01', '1969-12-31', '1970-01-01', '9999-12-30', '9999-12-31'];
+
 /** Regular-expression arbitraries are costly to build: one per pattern for the whole run. */
 const patternArbitraries = new Map<string, fc.Arbitrary<string>>();
 
@@ -287,8 +308,11 @@ function patternArb(pattern: string): fc.Arbitrary<string> {
 
 function stringArb(schema: JsonSchema, context: GenerationContext): fc.Arbitrary<JsonValue> {
   if (schema.format === 'email') return fc.nat({ max: 1_000_000 }).map((n) => `fz${context.index}-${n}@example.com`);
-  if (schema.format === 'date-time') return isoNear(fc.integer({ min: -86_400 * 20, max: 86_400 }));
-  if (schema.format === 'date') return fc.integer({ min: 0, max: 30 }).map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10));
+  if (schema.format === 'date-time') return fc.oneof({ weight: 6, arbitrary: isoNear(fc.integer({ min: -86_400 * 20, max: 86_400 })) }, { weight: 1, arbitrary: fc.constantFrom(...DATE_TIME_EDGES) });
+  if (schema.format === 'date') {
+    const recent = fc.integer({ min: 0, max: 30 }).map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10));
+    return fc.oneof({ weight: 6, arbitrary: recent }, { weight: 1, arbitrary: fc.constantFrom(...DATE_EDGES) });
+  }
   if (schema.pattern) return patternArb(schema.pattern);
   const minLength = schema.minLength ?? 0;
   return fc.string({ minLength, maxLength: Math.max(minLength, Math.min(schema.maxLength ?? 24, 24)) });
@@ -735,7 +759,7 @@ const RANDOM_CURSORS = [
 ];
 
 const QUERY_ODD_VALUES = ['%', '%ZZ', '%C3', '%ED%A0%80', '%C0%80', '%FF', 'a+b', '%2B', '%26x%3D1', 'x'.repeat(1000), '', '%00', 'x%00y', '%0A', '%E2%80%AE'];
-const QUERY_WRONG_VALUES = ['0', '-1', '201', '1e3', '1.5', 'abc', '99999999999999999999999', 'NaN', 'Infinity', '0x10', '%205', 'true', '2026-13-45', '2026-02-30T00:00:00.000Z', '%2B275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '9999-12-31T23:59:59.999Z', 'live%00', 'LIVE'];
+const QUERY_WRONG_VALUES = ['0', '-1', '201', '1e3', '1.5', 'abc', '99999999999999999999999', 'NaN', 'Infinity', '0x10', '%205', 'true', '2026-13-45', '2026-02-30T00:00:00.000Z', '%2B275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z', '1969-12-31', 'live%00', 'LIVE'];
 
 const NONCES = ['a', 'deadbeef', '', 'n'.repeat(10_000), 'has space', '0123456789abcdef0123456', 'ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ', 'a'.repeat(129), 'aaaaaaaaaaaaaaaaaaaaa', '../../../../etc/passwd....'];
 
@@ -1181,6 +1205,7 @@ export function learn(world: FuzzWorld, request: FuzzRequest, status: number, an
     const cursors = (world.cursors[request.operation.template] ??= []);
     // Never evicted: an issued cursor dropped from the pool would later look forged.
     if (!cursors.includes(record.nextCursor)) cursors.push(record.nextCursor);
+    world.cursorPaths[record.nextCursor] = request.path;
   }
   const kind = CREATES[`${request.method} ${request.operation.template}`];
   if (!kind || typeof record.id !== 'string') return;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import querystring from 'node:querystring';
 import BigNumber from 'bignumber.js';
 import { CURRENCY_SCALES, ERROR_STATUS, errorBodySchema, idPattern, type IdKind, isLosslessNumber, parseJsonLossless } from '@wallet/contracts';
@@ -26,6 +27,8 @@ export type RefusalReason =
   | 'content-type'
   | 'charset'
   | 'malformed-json'
+  | 'not-utf8'
+  | 'body-not-object'
   | 'body-schema'
   | 'amount-format'
   | 'amount-scale'
@@ -119,10 +122,8 @@ function queryReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
   const known = new Set(request.operation.queryParams.map((parameter) => parameter.name));
   if (Object.entries(parsed).some(([name, value]) => known.has(name) && hasNul(value))) reasons.push('nul');
   const cursor = parsed.cursor;
-  if (cursor !== undefined) {
-    const issued = new Set(Object.values(world.cursors).flat());
-    if (typeof cursor !== 'string' || !issued.has(cursor)) reasons.push('forged-cursor');
-  }
+  // A cursor is the issuing list's alone: another list's, however real, is refused as a forged one.
+  if (cursor !== undefined && (typeof cursor !== 'string' || world.cursorPaths[cursor] !== request.path)) reasons.push('forged-cursor');
   for (const [name, kind] of Object.entries(ID_FILTERS)) {
     const value = parsed[name];
     if (typeof value === 'string' && known.has(name) && !idPattern(kind).test(value)) reasons.push('filter-id-shape');
@@ -217,6 +218,8 @@ function bodyReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
   const json = mediaType === 'application/json' || mediaType.endsWith('+json');
   if (!json) return operation.otherMediaTypes.includes(mediaType) ? [] : ['content-type'];
   if (charset !== null && charset !== 'utf-8') return ['charset'];
+  // Decoded anyway, invalid bytes would turn into U+FFFD: text the client never sent.
+  if (!isUtf8(request.body)) return ['not-utf8'];
   const text = request.body.toString('utf8');
   let parsed: unknown;
   try {
@@ -225,6 +228,8 @@ function bodyReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
   } catch {
     return ['malformed-json'];
   }
+  // A bare value (123, "x", [], null) is no body of any route, even one whose fields are all optional.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || isLosslessNumber(parsed)) return ['body-not-object'];
   const reasons: RefusalReason[] = [];
   if (!schema.safeParse(parsed).success) reasons.push('body-schema');
   if (knownStrings(parsed, operation.bodySchema).some((value) => value.includes('\u0000'))) reasons.push('nul');

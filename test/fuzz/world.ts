@@ -170,7 +170,10 @@ class WorldBuilder {
       const client = route.surface === 'system' ? this.platform : tenant;
       try {
         const page = (await client.request({ method: 'GET', path: `${path}?limit=1` })).data as { nextCursor?: string | null };
-        if (typeof page.nextCursor === 'string') world.cursors[route.path] = [page.nextCursor];
+        if (typeof page.nextCursor === 'string') {
+          world.cursors[route.path] = [page.nextCursor];
+          world.cursorPaths[page.nextCursor] = path;
+        }
       } catch {
         // A list that answers nothing here still gets forged cursors made up from scratch.
       }
@@ -266,6 +269,7 @@ export async function buildWorld(system: SecuritySystem, inviteTokens: string[])
     providerCode: 'mtn',
     webhookSecret,
     cursors: {},
+    cursorPaths: {},
     tenantOf: builder.tenantOf(a.id, b.id),
     inviteTokens,
     credentials: { secretKey: a.adminKey.key, hmac: { keyId: hmac.id, signingSecret: hmac.signingSecret as string }, sessionToken, systemKey: SYSTEM_KEY, revokedSecretKey: revokedKey },
