@@ -25,11 +25,13 @@ function contractsBufferForTheBrowser(): Plugin {
 export default defineConfig({
   plugins: [contractsBufferForTheBrowser(), react()],
   resolve: {
-    alias: {
+    alias: [
       // The contracts import node:crypto for random ids and for request signing; a browser has
       // webcrypto for the first and must never do the second (src/browser/node-crypto.ts).
-      'node:crypto': source('./src/browser/node-crypto.ts'),
-    },
+      { find: 'node:crypto', replacement: source('./src/browser/node-crypto.ts') },
+      // zod without code generation, which the page's CSP forbids (src/browser/zod.ts, which takes zod itself as `zod/v4`).
+      { find: /^zod$/, replacement: source('./src/browser/zod.ts') },
+    ],
   },
   build: {
     outDir: 'dist',

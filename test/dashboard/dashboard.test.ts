@@ -6,7 +6,18 @@ import type { Page, Response } from 'playwright-core';
 import type { z } from 'zod';
 import { NAVIGATION } from '../../apps/dashboard/src/app/navigation';
 import { freePort } from '@wallet/kit/testing';
-import { accessibilityViolations, CURRENCY, DASHBOARD_ROLES, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
+import {
+  accessibilityViolations,
+  cspViolationsOf,
+  CURRENCY,
+  DASHBOARD_ROLES,
+  type DashboardRole,
+  type DashboardSystem,
+  screenshot,
+  settled,
+  signIn,
+  dashboardSuite,
+} from './support';
 
 /**
  * The dashboard in a real Chromium against the real system (test/dashboard/support.ts): what
@@ -60,7 +71,7 @@ describe('what each role sees', () => {
     return accessibilityViolations(page, name);
   };
 
-  it.each(DASHBOARD_ROLES)('%s: exactly the screens its scopes allow, every screen accessible', async (role) => {
+  it.each(DASHBOARD_ROLES)('%s: exactly the screens its scopes allow, every screen accessible, nothing its CSP blocks', async (role) => {
     const page = await newPage();
     await signIn(page, system, role);
     const expected = expectedScreens(role);
@@ -91,6 +102,8 @@ describe('what each role sees', () => {
       await screenshot(page, `${role}-wallet`);
     }
     expect(violations).toEqual([]);
+    // The login page and every screen visited (their lazy chunks, the charts' among them) ran without tripping the CSP.
+    expect(cspViolationsOf(page)).toEqual([]);
     // The org-admin's run reviews every screen with axe: well over a minute on a busy machine.
   }, 240_000);
 });

@@ -218,10 +218,45 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
+/** What each page's Content-Security-Policy blocked, as the browser told the page (a `securitypolicyviolation` event). */
+const cspViolations = new WeakMap<Page, string[]>();
+
+/** The CSP violations a page of `newPage` has reported so far, each as `directive blocked what at where`. */
+export function cspViolationsOf(page: Page): string[] {
+  return [...(cspViolations.get(page) ?? [])];
+}
+
+interface ViolationEvent {
+  effectiveDirective: string;
+  blockedURI: string;
+  sourceFile: string;
+  lineNumber: number;
+}
+
+/**
+ * Records every CSP violation of the context's pages. A blocked eval caught by the code that
+ * tried it breaks nothing visible, so only the browser's event shows it; the page reports it
+ * through a binding, which outlives the page's own navigations.
+ */
+async function recordCspViolations(context: BrowserContext): Promise<void> {
+  await context.exposeBinding('reportCspViolation', ({ page }, text: string) => {
+    cspViolations.set(page, [...(cspViolations.get(page) ?? []), text]);
+  });
+  await context.addInitScript(() => {
+    const window = globalThis as unknown as {
+      reportCspViolation(text: string): void;
+      document: { addEventListener(type: string, listener: (event: ViolationEvent) => void): void };
+    };
+    window.document.addEventListener('securitypolicyviolation', (event) => {
+      window.reportCspViolation(`${event.effectiveDirective} blocked ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`);
+    });
+  });
+}
+
 export interface DashboardSuite {
   /** The file's system, once its beforeAll has started it. */
   readonly system: DashboardSystem;
-  /** A fresh browser profile's worth of state (no cookies, no storage), closed after the test. */
+  /** A fresh browser profile's worth of state (no cookies, no storage), closed after the test; its CSP violations in cspViolationsOf. */
   newPage(): Promise<Page>;
 }
 
@@ -251,6 +286,7 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
       const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: view.height }, timezoneId: 'Africa/Kampala', ...(view.locale ? { locale: view.locale } : {}) });
       contexts.push(context);
       context.setDefaultTimeout(15_000);
+      await recordCspViolations(context);
       return context.newPage();
     },
   };

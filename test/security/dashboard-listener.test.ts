@@ -19,18 +19,24 @@ let platform: WalletClient;
 let admin: WalletClient;
 let tenantId: string;
 const password = 'correct horse battery staple';
+/** A CSRF token the gateway hands a browser without a session: a random part and its MAC. */
+const ISSUED_CSRF_TOKEN = /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/;
 
 /** A browser's view of one origin: its cookie jar, and what Set-Cookie said about each cookie. */
 class Browser {
   readonly cookies = new Map<string, string>();
   readonly attributes = new Map<string, ReturnType<typeof parseSetCookie>>();
 
+  /** Another gateway instance's dashboard listener, or by default the one of these tests. */
+  constructor(private readonly origin?: string) {}
+
   async request(method: string, pathWithQuery: string, options: { body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}): Promise<{ status: number; headers: Headers; json: any; text: string }> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     if (options.csrf !== false && this.cookies.has(DASHBOARD_CSRF_COOKIE)) headers[DASHBOARD_CSRF_HEADER] ??= this.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${dashboardUrl}${pathWithQuery}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const response = await fetch(`${this.origin ?? dashboardUrl}${pathWithQuery}`, { method, headers, body });
     for (const line of response.headers.getSetCookie()) {
       const cookie = parseSetCookie(line);
       this.attributes.set(cookie.name, cookie);
@@ -45,6 +51,12 @@ class Browser {
       json = null;
     }
     return { status: response.status, headers: response.headers, json, text };
+  }
+
+  /** A wallet of `ownerId` created from this browser: what a forged request would do. */
+  async createWallet(ownerId: string, headers: Record<string, string> = {}): Promise<{ status: number; code: string | undefined }> {
+    const answer = await this.request('POST', '/v1/wallets', { body: { ownerType: 'user', ownerId, currencyCode: 'KES' }, headers });
+    return { status: answer.status, code: answer.json?.error?.code };
   }
 
   /** The app's first page load, which hands out the CSRF cookie, then a login. */
@@ -92,7 +104,7 @@ describe('the dashboard listener serves the app', () => {
     expect(page.text).toContain('<div id="root">');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect(browser.cookies.get(DASHBOARD_CSRF_COOKIE)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(browser.cookies.get(DASHBOARD_CSRF_COOKIE)).toMatch(ISSUED_CSRF_TOKEN);
     expect(browser.attributes.get(DASHBOARD_CSRF_COOKIE)).toMatchObject({ sameSite: 'strict', path: '/' });
     expect((await browser.request('GET', '/wallets/wal_123?tab=statement')).text).toContain('<div id="root">');
     const asset = await browser.request('GET', '/assets/app-1234.js');
@@ -155,6 +167,74 @@ describe('dashboard sessions', () => {
     expect(forged.status).toBe(403);
     const wallets = await admin.wallets.list({ ownerId: 'csrf-victim' });
     expect(wallets.data).toEqual([]);
+  });
+
+  it('takes from a signed-in session only its own CSRF token: not a pair the attacker chose, nor a token of before login', async () => {
+    const operator = await newMember('operator');
+    const attacker = new Browser();
+    await attacker.request('GET', '/');
+    const issuedToAttacker = attacker.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
+    const victim = new Browser();
+    await victim.signIn(operator.email);
+    // A sibling subdomain or a plain-HTTP man in the middle can set the cookie, and then knows what to put in the header.
+    for (const planted of ['chosen-by-the-attacker', 'a'.repeat(43), issuedToAttacker]) {
+      victim.cookies.set(DASHBOARD_CSRF_COOKIE, planted);
+      const refused = await victim.createWallet('planted-csrf', { [DASHBOARD_CSRF_HEADER]: planted });
+      expect({ planted, ...refused }).toEqual({ planted, status: 403, code: 'CSRF_TOKEN_INVALID' });
+    }
+    expect((await admin.wallets.list({ ownerId: 'planted-csrf' })).data).toEqual([]);
+  });
+
+  it("refuses another session's CSRF token", async () => {
+    const [first, second] = [new Browser(), new Browser()];
+    await first.signIn((await newMember('operator')).email);
+    await second.signIn((await newMember('operator')).email);
+    const othersToken = second.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
+    expect(othersToken).not.toBe(first.cookies.get(DASHBOARD_CSRF_COOKIE));
+    first.cookies.set(DASHBOARD_CSRF_COOKIE, othersToken);
+    expect(await first.createWallet('other-session')).toEqual({ status: 403, code: 'CSRF_TOKEN_INVALID' });
+  });
+
+  it('before login takes only a token the gateway issued, still equal in cookie and header', async () => {
+    const operator = await newMember('operator');
+    const login = { email: operator.email, password, environment: 'live' };
+    for (const chosen of ['chosen-by-the-attacker', `${'a'.repeat(43)}.${'b'.repeat(43)}`]) {
+      const stranger = new Browser();
+      stranger.cookies.set(DASHBOARD_CSRF_COOKIE, chosen);
+      const { status, json } = await stranger.request('POST', '/v1/auth/login', { body: login });
+      expect({ chosen, status, code: json.error?.code }).toEqual({ chosen, status: 403, code: 'CSRF_TOKEN_INVALID' });
+    }
+    const browser = new Browser();
+    await browser.request('GET', '/');
+    const issued = browser.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
+    const otherHeader = { [DASHBOARD_CSRF_HEADER]: issued.replace(/^./, (first) => (first === 'A' ? 'B' : 'A')) };
+    expect((await browser.request('POST', '/v1/auth/login', { body: login, headers: otherHeader })).status).toBe(403);
+    expect((await browser.request('POST', '/v1/auth/login', { body: login })).status).toBe(200);
+    // The login hands the page the token of its new session.
+    expect(browser.cookies.get(DASHBOARD_CSRF_COOKIE)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await browser.createWallet('after-login')).status).toBe(201);
+  });
+
+  it('sets the right token on the next safe request of a browser that holds another, and every gateway instance agrees', async () => {
+    const operator = await newMember('operator');
+    const browser = new Browser();
+    await browser.signIn(operator.email);
+    const bound = browser.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
+    // As a browser signed in before tokens were bound to sessions: a random token of its own.
+    browser.cookies.set(DASHBOARD_CSRF_COOKIE, 'x'.repeat(43));
+    expect((await browser.createWallet('healed')).status).toBe(403);
+    await browser.request('GET', '/v1/auth/session');
+    expect(browser.cookies.get(DASHBOARD_CSRF_COOKIE)).toBe(bound);
+    expect((await browser.createWallet('healed')).status).toBe(201);
+
+    const elsewhere = new Browser(`http://127.0.0.1:${(await system.addGateway()).dashboardPort}`);
+    for (const [name, value] of browser.cookies) elsewhere.cookies.set(name, value);
+    expect((await elsewhere.createWallet('elsewhere')).status).toBe(201);
+    expect((await elsewhere.request('POST', '/v1/auth/logout')).status).toBe(200);
+    // Signed out, the page holds a token of before login again, and can sign in at once.
+    expect(elsewhere.cookies.get(DASHBOARD_CSRF_COOKIE)).toMatch(ISSUED_CSRF_TOKEN);
+    const login = { email: operator.email, password, environment: 'live' };
+    expect((await elsewhere.request('POST', '/v1/auth/login', { body: login })).status).toBe(200);
   });
 
   it('knows no credential but its cookie, and no platform route', async () => {

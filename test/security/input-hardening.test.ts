@@ -267,6 +267,10 @@ describe('signed request nonces', () => {
     ['21 characters', 'a'.repeat(21)],
     ['10,000 characters', 'n'.repeat(10_000)],
     ['a space', `${'a'.repeat(30)} b`],
+    ['22 identical characters', 'a'.repeat(22)],
+    ['two characters alternating', 'ab'.repeat(16)],
+    ['the alphabet in order', 'abcdefghijklmnopqrstuvwxyz'],
+    ['a UUID of zeros', '00000000-0000-0000-0000-000000000000'],
   ])('refuses a nonce of %s with 401 INVALID_REQUEST_NONCE', async (_what, nonce) => {
     expectRefusal(await send('/v1/journal', { auth: 'none', headers: signed(nonce) }), 401, 'INVALID_REQUEST_NONCE');
   });

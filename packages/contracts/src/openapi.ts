@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorBodySchema } from './errors';
 import { AMOUNT_MAX_INTEGER_DIGITS } from './money';
+import { REQUEST_NONCE_RULE } from './signing';
 import {
   createOrganizationBodySchema,
   createTenantBodySchema,
@@ -128,7 +129,15 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
         systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         session: { type: 'http', scheme: 'bearer', description: 'Dashboard session token from POST /v1/auth/login' },
-        signedRequest: { type: 'apiKey', in: 'header', name: 'X-Service-Signature', description: 'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature. The nonce is 22 to 128 characters of A-Z a-z 0-9 . _ ~ - (at least 128 bits when random; a UUID passes), else 401 INVALID_REQUEST_NONCE before the signature is checked.' },
+        signedRequest: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Signature',
+          description:
+            'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature. ' +
+            `The nonce is a UUID or at least 128 random bits: ${REQUEST_NONCE_RULE}, ` +
+            'else 401 INVALID_REQUEST_NONCE before the signature is checked.',
+        },
       },
     },
     paths,

@@ -16,10 +16,37 @@ export const SIGNATURE_VERSION = 'v1';
 
 /**
  * A request nonce: 22 to 128 characters of the URL-safe alphabet, so at least 128 bits when
- * random (22 base64url characters; a UUID's 36 pass). Anything else is 401
- * INVALID_REQUEST_NONCE, before the key is looked up or any HMAC computed.
+ * random (22 base64url characters; a UUID's 36 pass). Its form only: isAcceptableRequestNonce
+ * also refuses text that is plainly not random.
  */
 export const REQUEST_NONCE_PATTERN = /^[A-Za-z0-9._~-]{22,128}$/;
+
+/**
+ * The least variety a nonce must show: different characters, and different steps between the
+ * codes of neighbouring characters. `aaaa...` and `abab...` have one or two characters,
+ * `abcd...` and `0123...` one or a few steps. At 6, a random nonce of the narrowest kind we
+ * name, 32 hex digits, is refused about once in 3 * 10^12 (8 would refuse one in 28 million).
+ */
+export const REQUEST_NONCE_VARIETY_MIN = 6;
+
+/** What a nonce must be, as the gateway's refusal and the documents say it. */
+export const REQUEST_NONCE_RULE =
+  `22 to 128 characters of A-Z a-z 0-9 . _ ~ -, with at least ${REQUEST_NONCE_VARIETY_MIN} different characters and ` +
+  `${REQUEST_NONCE_VARIETY_MIN} different differences between the codes of neighbouring characters ` +
+  '(a random UUID, or 16 or more random bytes in base64url)';
+
+/**
+ * A nonce in the form of REQUEST_NONCE_PATTERN that does not look plainly made up. The contract
+ * asks for a UUID or 128 random bits; no check can prove randomness, but one can refuse what is
+ * certainly not random (docs/decisions/signing.md). Anything else is 401 INVALID_REQUEST_NONCE,
+ * before the key is looked up or any HMAC computed.
+ */
+export function isAcceptableRequestNonce(nonce: string): boolean {
+  if (!REQUEST_NONCE_PATTERN.test(nonce)) return false;
+  const steps = new Set<number>();
+  for (let index = 1; index < nonce.length; index += 1) steps.add(nonce.charCodeAt(index) - nonce.charCodeAt(index - 1));
+  return new Set(nonce).size >= REQUEST_NONCE_VARIETY_MIN && steps.size >= REQUEST_NONCE_VARIETY_MIN;
+}
 
 function base64url(bytes: Buffer): string {
   return bytes.toString('base64url');

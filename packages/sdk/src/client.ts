@@ -34,7 +34,7 @@ export interface WalletClientOptions {
   maxRetryDelayMs?: number;
   /** Clock of the signing timestamp. Default: the system clock. */
   now?: () => Date;
-  /** Nonce of each signed attempt. Default: a random UUID. */
+  /** Nonce of each signed attempt: a UUID or 128 random bits (docs/decisions/signing.md). Default: a random UUID. */
   nonce?: () => string;
   /** Idempotency keys generated for calls that create financial records. Default: a random UUID. */
   generateIdempotencyKey?: () => string;

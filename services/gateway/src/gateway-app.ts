@@ -14,11 +14,22 @@ interface AppBase {
   metrics: ServiceMetrics;
 }
 
-/** What both listeners share at the front (correlation id, timing) and at the back (404, error body). */
+/**
+ * Browsers must take every answer as the type it declares: a JSON error or an upstream's text
+ * that echoes input, sniffed as HTML or script, would run on the listener's origin. First, so
+ * that no answer (404s and errors included) goes without it.
+ */
+const noSniffing: express.RequestHandler = (_request, response, next) => {
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+};
+
+/** What the listeners share at the front (no sniffing, correlation id, timing) and at the back (404, error body). */
 function withFrameAround(base: AppBase, listener: 'public' | 'admin' | 'dashboard', mount: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(noSniffing);
   app.use(correlationMiddleware);
   app.use((request, response, next) => {
     const end = base.metrics.httpDuration.startTimer({ method: request.method });

@@ -26,6 +26,7 @@ import { createRequestLogStore } from './features/request-logs/request-log-store
 import { createRequestLogWriter } from './features/request-logs/request-log-writer';
 import { compileRouteTable, isAdminPath } from './features/routing/route-table';
 import { createAdminApp, createDashboardApp, createPublicApp, SERVICE } from './gateway-app';
+import { csrfTokens } from './features/dashboard/dashboard-csrf';
 import { isDashboardRoute } from './features/dashboard/dashboard-session';
 
 export interface RunningService {
@@ -155,7 +156,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       metrics,
       proxy: { ...proxyBase, table: compileRouteTable(routes.filter(isDashboardRoute)) },
       identity,
-      cookies: { secure: config.DASHBOARD_SECURE_COOKIES },
+      cookies: { secure: config.DASHBOARD_SECURE_COOKIES, csrf: csrfTokens(config.INTERNAL_TOKEN_SECRET) },
       distDir: path.resolve(config.DASHBOARD_DIST),
     });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError } from '@wallet/kit';
 import { authenticate, type CredentialGrant, systemKeyAuthenticator, tenantAuthenticators } from '../src/features/auth/authenticators';
 import type { IncomingCall } from '../src/features/auth/principal';
@@ -43,6 +44,26 @@ describe('the tenant authenticator chain', () => {
   it('answers INVALID_API_KEY for a complete signed request of an unknown key', async () => {
     const headers = { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': 't', 'X-Service-Nonce': 'a-nonce-of-enough-characters', 'X-Service-Content-SHA256': 'h', 'X-Service-Signature': 's' };
     expect(await codeOf(authenticate(tenantAuthenticators(), call(headers)))).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses a nonce that is plainly not random with INVALID_REQUEST_NONCE, saying what is accepted, before any key lookup', async () => {
+    const lookups: string[] = [];
+    const chain = tenantAuthenticators({
+      signedRequest: async (_call, headers) => {
+        lookups.push(headers.nonce);
+        return grant;
+      },
+    });
+    const otherHeaders = { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': 't', 'X-Service-Content-SHA256': 'h' };
+    const signed = (nonce: string) => call({ ...otherHeaders, 'X-Service-Signature': 's', 'X-Service-Nonce': nonce });
+    for (const nonce of ['a'.repeat(22), 'ab'.repeat(11), 'abcdefghijklmnopqrstuvwxyz', '00000000-0000-0000-0000-000000000000']) {
+      const refusal = await authenticate(chain, signed(nonce)).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(AppError);
+      expect(refusal).toMatchObject({ code: 'INVALID_REQUEST_NONCE', details: { header: 'x-service-nonce' } });
+      expect((refusal as AppError).message).toMatch(/at least 6 different characters.*random UUID/);
+    }
+    expect(lookups).toEqual([]);
+    expect(await authenticate(chain, signed(randomUUID()))).toMatchObject({ authMode: 'hmac', requestSignatureVerified: true });
   });
 
   it('builds a tenant principal from a known key, the actor from both actor headers', async () => {

@@ -357,6 +357,38 @@ describe('an upstream that is down', () => {
   });
 });
 
+describe('X-Content-Type-Options: nosniff on every answer of every listener', () => {
+  const publicUrl = () => client.publicUrl;
+  const adminUrl = () => client.adminUrl;
+  const dashboardUrl = () => `http://127.0.0.1:${client.gateway.dashboardPort}`;
+  const post = (url: string, headers: Record<string, string> = jsonHeaders, body = '{"name":"Acme"}') =>
+    fetch(url, { method: 'POST', headers, body });
+  const withSystemKey = (url: string) => fetch(url, { headers: systemHeaders });
+
+  it.each([
+    ['public', 'a forwarded JSON answer', 200, () => post(`${publicUrl()}/v1/tenants`)],
+    ['public', 'a forwarded text answer', 200, () => withSystemKey(`${publicUrl()}/v1/tenants/tn_1?text`)],
+    ['public', "an upstream's error", 404, () => withSystemKey(`${publicUrl()}/v1/tenants/tn_1?status=404&error=NOT_FOUND`)],
+    ['public', 'an unknown path', 404, () => fetch(`${publicUrl()}/v1/unknown`)],
+    ['public', 'a refused credential', 401, () => fetch(`${publicUrl()}/v1/journal`)],
+    ['public', 'a body that is not JSON', 400, () => post(`${publicUrl()}/v1/tenants`, jsonHeaders, '{')],
+    ['public', '/healthz', 200, () => fetch(`${publicUrl()}/healthz`)],
+    ['public', '/openapi.json', 200, () => fetch(`${publicUrl()}/openapi.json`)],
+    ['public', '/docs', 200, () => fetch(`${publicUrl()}/docs`)],
+    ['admin', '/metrics', 200, () => fetch(`${adminUrl()}/metrics`)],
+    ['admin', 'a forwarded answer', 200, () => post(`${adminUrl()}/v1/tenants`)],
+    ['admin', 'a path it does not serve', 404, () => fetch(`${adminUrl()}/v1/journal`)],
+    ['admin', 'a refused credential', 401, () => fetch(`${adminUrl()}/v1/system/organizations`)],
+    ['dashboard', 'an unknown API path', 404, () => fetch(`${dashboardUrl()}/v1/unknown`)],
+    ['dashboard', 'a request without a session', 401, () => fetch(`${dashboardUrl()}/v1/journal`)],
+    ['dashboard', 'a write without the CSRF header', 403, () => post(`${dashboardUrl()}/v1/wallets`, { 'content-type': 'text/plain' })],
+  ])('on the %s listener: %s', async (_listener, _what, status, send) => {
+    const response = await send();
+    await response.arrayBuffer();
+    expect({ status: response.status, nosniff: response.headers.get('x-content-type-options') }).toEqual({ status, nosniff: 'nosniff' });
+  });
+});
+
 describe('GET /healthz, /readyz (public listener), /metrics (admin listener)', () => {
   it('/healthz answers while the process runs', async () => {
     const response = await read(await fetch(`${client.publicUrl}/healthz`));

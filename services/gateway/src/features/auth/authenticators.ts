@@ -1,4 +1,4 @@
-import { constantTimeEqual, type Environment, REQUEST_NONCE_PATTERN, SIGNING_HEADERS } from '@wallet/contracts';
+import { constantTimeEqual, type Environment, isAcceptableRequestNonce, REQUEST_NONCE_RULE, SIGNING_HEADERS } from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import { type Authenticator, type AuthMode, type IncomingCall, type Principal, SYSTEM_PRINCIPAL } from './principal';
 
@@ -71,8 +71,9 @@ export function signedRequestAuthenticator(resolve: SignedRequestResolver = know
     if (missing) {
       throw new AppError('MISSING_REQUEST_SIGNATURE_HEADER', `Signed requests need the ${SIGNING_HEADERS[missing]} header`, { header: SIGNING_HEADERS[missing] });
     }
-    if (!REQUEST_NONCE_PATTERN.test(headers.nonce)) {
-      throw new AppError('INVALID_REQUEST_NONCE', `${SIGNING_HEADERS.nonce} must be 22 to 128 characters of A-Z a-z 0-9 . _ ~ - (a UUID will do)`, { header: SIGNING_HEADERS.nonce });
+    if (!isAcceptableRequestNonce(headers.nonce)) {
+      const header = SIGNING_HEADERS.nonce;
+      throw new AppError('INVALID_REQUEST_NONCE', `${header} must be ${REQUEST_NONCE_RULE}`, { header });
     }
     const grant = await resolve(call, headers);
     if (!grant) throw new AppError('INVALID_API_KEY', 'Unknown API key');

@@ -1,9 +1,25 @@
-import { DASHBOARD_CSRF_COOKIE, DASHBOARD_SESSION_COOKIE, type DashboardPrincipal, dashboardPrincipalSchema, type RouteContract, SIGNING_HEADERS, sessionSchema } from '@wallet/contracts';
+import {
+  DASHBOARD_SESSION_COOKIE,
+  type DashboardPrincipal,
+  dashboardPrincipalSchema,
+  type RouteContract,
+  SIGNING_HEADERS,
+  sessionSchema,
+} from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { IdentityKeysClient } from '../auth/identity-keys-client';
 import type { UpstreamResponse } from '../proxy/upstream-client';
-import { clearSessionCookies, type CookiePolicy, cookiesOf, isSafeMethod, refuseCrossSite, setCsrfCookie, setSessionCookie } from './dashboard-cookies';
+import {
+  clearSessionCookies,
+  type CookiePolicy,
+  cookiesOf,
+  isSafeMethod,
+  keepCsrfCookie,
+  refuseCrossSite,
+  setCsrfCookie,
+  setSessionCookie,
+} from './dashboard-cookies';
 
 /** The routes whose answer is a new session: on this listener its token goes into the cookie, not the page. */
 export const SESSION_OPENING_PATHS: ReadonlySet<string> = new Set(['/v1/auth/login', '/v1/auth/accept-invite']);
@@ -21,29 +37,28 @@ const FOREIGN_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-system-key'
 
 /**
  * In front of the API routes: foreign credentials dropped, cross-site writes refused, and the
- * cookie's session handed to the authentication every API request goes through. A browser
- * without the CSRF cookie gets one on its first safe request.
+ * cookie's session handed to the authentication every API request goes through. A safe
+ * request gets the CSRF cookie its browser should hold, if it holds another or none.
  */
 export function cookieCredentials(policy: CookiePolicy): RequestHandler {
   return (request, response, next) => {
     for (const name of FOREIGN_CREDENTIAL_HEADERS) delete request.headers[name];
     refuseCrossSite(request, policy);
-    const cookies = cookiesOf(request);
-    if (isSafeMethod(request.method) && !cookies[DASHBOARD_CSRF_COOKIE]) setCsrfCookie(response, request, policy);
-    const token = cookies[DASHBOARD_SESSION_COOKIE];
+    if (isSafeMethod(request.method)) keepCsrfCookie(request, response, policy);
+    const token = cookiesOf(request)[DASHBOARD_SESSION_COOKIE];
     if (token) request.headers.authorization = `Bearer ${token}`;
     next();
   };
 }
 
-/** A login or accepted invite: the token set as the HttpOnly cookie (and a fresh CSRF token), the answer without it. */
+/** A login or accepted invite: the token set as the HttpOnly cookie (and the CSRF token of the new session), the answer without it. */
 export function sessionIntoCookie(policy: CookiePolicy) {
   return (route: RouteContract, answer: UpstreamResponse, request: Request, response: Response): UpstreamResponse => {
     if (!SESSION_OPENING_PATHS.has(route.path) || answer.status !== 200) return answer;
     const session = sessionSchema.parse(JSON.parse(answer.body.toString('utf8')));
     const { token, ...withoutToken } = session;
     setSessionCookie(response, request, policy, token, new Date(session.expiresAt));
-    setCsrfCookie(response, request, policy);
+    setCsrfCookie(response, request, policy, policy.csrf.ofSession(token));
     return { ...answer, body: Buffer.from(JSON.stringify(withoutToken)) };
   };
 }

@@ -20,9 +20,9 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** `X-Content-Type-Options: nosniff` is set for every listener by the gateway app's frame. */
 export const dashboardSecurityHeaders: RequestHandler = (_request, response, next) => {
   response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('X-Frame-Options', 'DENY');
   response.setHeader('Referrer-Policy', 'no-referrer');
   next();
