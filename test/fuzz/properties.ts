@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import querystring from 'node:querystring';
 import BigNumber from 'bignumber.js';
-import { CURRENCY_SCALES, ERROR_STATUS, errorBodySchema, idPattern, type IdKind, isLosslessNumber, parseJsonLossless } from '@wallet/contracts';
+import { CURRENCY_SCALES, ERROR_STATUS, errorBodySchema, idPattern, type IdKind, isAcceptableRequestNonce, isLosslessNumber, parseJsonLossless } from '@wallet/contracts';
 import { type FuzzOperation, type FuzzRequest, type FuzzWorld, idShapeOf, type JsonSchema, kindOfPathParam, type ResourceKind } from './generators';
 
 /**
@@ -38,8 +38,6 @@ export type RefusalReason =
   | 'depositedBy-not-member'
   | 'idempotency-key-missing';
 
-/** docs/decisions/signing.md: at least 128 bits, `[A-Za-z0-9._~-]`, 22 to 128 characters. */
-const NONCE_RULE = /^[A-Za-z0-9._~-]{22,128}$/;
 const DECIMAL_TEXT = /^(0|[1-9]\d*)(\.\d+)?$/;
 /** Integer digits no amount field may exceed, whatever limit contracts settle on (the issue suggests 18). */
 const AMOUNT_INTEGER_DIGITS_CEILING = 30;
@@ -72,7 +70,7 @@ function credentialReasons(request: FuzzRequest): RefusalReason[] {
   if (credential.kind === 'other') return credential.label === 'key and system key' ? [] : ['credential'];
   if (credential.kind !== 'hmac') return [];
   const reasons: RefusalReason[] = [];
-  if (credential.nonce !== undefined && !NONCE_RULE.test(credential.nonce)) reasons.push('nonce-format');
+  if (credential.nonce !== undefined && !isAcceptableRequestNonce(credential.nonce)) reasons.push('nonce-format');
   if (credential.timestamp !== undefined || credential.contentSha256 !== undefined || credential.badSignature || credential.omit !== undefined) reasons.push('signed-request-broken');
   return reasons;
 }
