@@ -57,7 +57,11 @@ async function timed(page: Page, screen: Screen, start: () => Promise<unknown>):
   await start();
   await answered;
   const answeredMs = performance.now() - started;
-  await page.getByRole('table', { name: screen.table }).locator('tbody tr').nth(screen.rows - 1).waitFor();
+  await page
+    .getByRole('table', { name: screen.table })
+    .locator('tbody tr')
+    .nth(screen.rows - 1)
+    .waitFor();
   return { shownMs: performance.now() - started, answeredMs };
 }
 
@@ -101,11 +105,18 @@ async function untilAtRest(ledgerDb: Db, quietCalibrationMs: number): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const settleDeadline = Date.now() + 120_000;
-  while (calibrationMs() > quietCalibrationMs * 1.3 && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 1_000));
+  while (calibrationMs() > quietCalibrationMs * 1.3 && Date.now() < settleDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
 }
 
 async function main(): Promise<void> {
-  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const system = await startSystem({
+    serverUrl,
+    amqpServerUrl,
+    runId,
+    systemKey: SYSTEM_KEY,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  });
   const ledgerDb = createDb(system.databaseUrl('ledger'), { poolMax: 2, applicationName: 'bench-dashboard' });
   const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 2, applicationName: 'bench-dashboard' });
   const browser = await launchChromium();
@@ -113,7 +124,12 @@ async function main(): Promise<void> {
     const quietCalibrationMs = calibrationMs();
     const platform = new WalletClient({ baseUrl: system.baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     // Live: the dashboard signs in to the live environment.
-    const tenant = await createTenant(platform, system.baseUrl, { name: 'Dashboard bench', slug: runId, wallets: 2, funds: '1000000.00', fees: true, environment: 'live' }, undefined);
+    const tenant = await createTenant(
+      platform,
+      system.baseUrl,
+      { name: 'Dashboard bench', slug: runId, wallets: 2, funds: '1000000.00', fees: true, environment: 'live' },
+      undefined,
+    );
     await tenant.client.team.create({ name: 'Finance', email: VIEWER.email, password: VIEWER.password, orgRole: 'finance-viewer' });
     const history = await buildHistory(
       { ledgerDb, paymentsDb, batchSize: 2_000, currencyCode: 'USD', maxTransfers: ENTRIES - tenant.wallets.length },
@@ -166,15 +182,32 @@ async function main(): Promise<void> {
     calibration.push(calibrationMs());
 
     const initial = dashboardInitialJavaScript();
-    const journalEntries = await ledgerDb('journal_entries').where({ tenant_id: tenant.tenantId, environment: 'live' }).count<Array<{ count: string }>>('* as count');
+    const journalEntries = await ledgerDb('journal_entries')
+      .where({ tenant_id: tenant.tenantId, environment: 'live' })
+      .count<Array<{ count: string }>>('* as count');
     console.log('Dashboard benchmark: the first page of the books with a long history, in Chromium');
-    console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+    console.log(
+      `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load average ${os
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')}`,
+    );
     const [quiet, before, after] = calibration.map((ms) => `${ms.toFixed(0)} ms`);
-    console.log(`  calibration (64 MiB SHA-256, lower is faster): ${quiet} on the empty system, ${before} before the rounds, ${after} after them`);
-    console.log('  the five services (scripts/start.ts), PostgreSQL, RabbitMQ, headless Chromium (Debian) and this process on the same machine; viewport 1280x900');
-    console.log(`  the tenant: ${Number(journalEntries[0]?.count ?? 0).toLocaleString('en-US')} journal entries (${history.lines.toLocaleString('en-US')} lines, built in ${history.seconds.toFixed(0)} s, read models ${caughtUp.toFixed(0)} s later); the wallet's statement ${statementLines.toLocaleString('en-US')} lines`);
-    console.log(`  initial JavaScript: ${(initial.reduce((sum, chunk) => sum + chunk.gzipBytes, 0) / 1024).toFixed(1)} KB gzipped in ${initial.length} chunks`);
-    console.log(`  ${ROUNDS} rounds after one uncounted, each screen from a click on the wallets list and from a fresh load of its address:`);
+    console.log(
+      `  calibration (64 MiB SHA-256, lower is faster): ${quiet} on the empty system, ${before} before the rounds, ${after} after them`,
+    );
+    console.log(
+      '  the five services (scripts/start.ts), PostgreSQL, RabbitMQ, headless Chromium (Debian) and this process on the same machine; viewport 1280x900',
+    );
+    console.log(
+      `  the tenant: ${Number(journalEntries[0]?.count ?? 0).toLocaleString('en-US')} journal entries (${history.lines.toLocaleString('en-US')} lines, built in ${history.seconds.toFixed(0)} s, read models ${caughtUp.toFixed(0)} s later); the wallet's statement ${statementLines.toLocaleString('en-US')} lines`,
+    );
+    console.log(
+      `  initial JavaScript: ${(initial.reduce((sum, chunk) => sum + chunk.gzipBytes, 0) / 1024).toFixed(1)} KB gzipped in ${initial.length} chunks`,
+    );
+    console.log(
+      `  ${ROUNDS} rounds after one uncounted, each screen from a click on the wallets list and from a fresh load of its address:`,
+    );
     for (const [name, runs] of results) {
       console.log(`  ${name}`);
       console.log(`    after a click in the app  ${summary(runs.navigation)}`);

@@ -49,23 +49,58 @@ async function drive(label: string, client: WalletClient): Promise<Figures> {
 }
 
 async function main(): Promise<void> {
-  const system = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const system = await startSystem({
+    serverUrl,
+    amqpServerUrl,
+    runId,
+    systemKey: SYSTEM_KEY,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  });
   const { baseUrl } = system;
   const results: Figures[] = [];
   try {
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const slug = `bench-${runId}`;
-    const tenant = await platform.system.tenants.create({ name: 'Bench', slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '1000000' } });
-    const secretKey = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench secret', scopes: ['ledger:read'], environment: 'test' });
-    const hmacKey = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench hmac', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test' });
+    const tenant = await platform.system.tenants.create({
+      name: 'Bench',
+      slug,
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '1000000' },
+    });
+    const secretKey = await platform.apiKeys.createForTenant(tenant.id, {
+      name: 'bench secret',
+      scopes: ['ledger:read'],
+      environment: 'test',
+    });
+    const hmacKey = await platform.apiKeys.createForTenant(tenant.id, {
+      name: 'bench hmac',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      environment: 'test',
+    });
     // Response validation off: the figures are the gateway's, not the client's schema checks.
-    const secret = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: secretKey.key as string }, validateResponses: false, maxRetries: 0 });
-    const signed = new WalletClient({ baseUrl, auth: { type: 'hmac', keyId: hmacKey.id, signingSecret: hmacKey.signingSecret as string }, validateResponses: false, maxRetries: 0 });
+    const secret = new WalletClient({
+      baseUrl,
+      auth: { type: 'secret', apiKey: secretKey.key as string },
+      validateResponses: false,
+      maxRetries: 0,
+    });
+    const signed = new WalletClient({
+      baseUrl,
+      auth: { type: 'hmac', keyId: hmacKey.id, signingSecret: hmacKey.signingSecret as string },
+      validateResponses: false,
+      maxRetries: 0,
+    });
 
     console.log('Gateway benchmark: secret keys vs signed requests');
-    console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
-    console.log(`  the five services as processes (scripts/start.ts), PostgreSQL and RabbitMQ on the same machine, this driver in its own process`);
-    console.log(`  GET /v1/ledger/accounts?limit=10 through the gateway, ${REQUESTS} requests x ${ROUNDS} rounds per mode, ${CONCURRENCY} in flight, rate limits off, key cache on`);
+    console.log(
+      `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
+    );
+    console.log(
+      `  the five services as processes (scripts/start.ts), PostgreSQL and RabbitMQ on the same machine, this driver in its own process`,
+    );
+    console.log(
+      `  GET /v1/ledger/accounts?limit=10 through the gateway, ${REQUESTS} requests x ${ROUNDS} rounds per mode, ${CONCURRENCY} in flight, rate limits off, key cache on`,
+    );
 
     await drive('warm-up secret', secret);
     await drive('warm-up signed', signed);
@@ -79,14 +114,19 @@ async function main(): Promise<void> {
 
   console.log('');
   console.log('  mode                        requests/s   p50 ms   p99 ms');
-  for (const row of results) console.log(`  ${row.label.padEnd(28)} ${row.perSecond.toFixed(0).padStart(10)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)}`);
+  for (const row of results)
+    console.log(
+      `  ${row.label.padEnd(28)} ${row.perSecond.toFixed(0).padStart(10)} ${row.p50Ms.toFixed(2).padStart(8)} ${row.p99Ms.toFixed(2).padStart(8)}`,
+    );
   const mean = (prefix: string) => {
     const rows = results.filter((row) => row.label.startsWith(prefix));
     return rows.reduce((sum, row) => sum + row.perSecond, 0) / rows.length;
   };
   const secretRate = mean('secret');
   const signedRate = mean('signed');
-  console.log(`\n  mean: secret ${secretRate.toFixed(0)}/s, signed ${signedRate.toFixed(0)}/s, signed/secret = ${(signedRate / secretRate).toFixed(2)}`);
+  console.log(
+    `\n  mean: secret ${secretRate.toFixed(0)}/s, signed ${signedRate.toFixed(0)}/s, signed/secret = ${(signedRate / secretRate).toFixed(2)}`,
+  );
 
   await dropSystem(serverUrl, amqpServerUrl, runId);
 }

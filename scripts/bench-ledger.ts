@@ -70,9 +70,20 @@ function transfer(tenantId: string, index: number, withFee: boolean): LedgerPost
     { accountName: benchWallet(to), walletId: `wl_bench_${to}`, direction: 'CR', amount, currencyCode: 'USD' },
   ];
   if (withFee) {
-    lines.push({ accountName: benchWallet(from), walletId: `wl_bench_${from}`, direction: 'DR', amount: '0.25', currencyCode: 'USD' }, { accountName: ACCOUNTS.feeRevenue.name, direction: 'CR', amount: '0.25', currencyCode: 'USD' });
+    lines.push(
+      { accountName: benchWallet(from), walletId: `wl_bench_${from}`, direction: 'DR', amount: '0.25', currencyCode: 'USD' },
+      { accountName: ACCOUNTS.feeRevenue.name, direction: 'CR', amount: '0.25', currencyCode: 'USD' },
+    );
   }
-  return { type: 'ledger.post.v1', commandId: `bench-${randomUUID()}`, tenantId, environment: 'test', kind: 'transfer', reference: { type: 'transfer', id: newId('transfer') }, lines };
+  return {
+    type: 'ledger.post.v1',
+    commandId: `bench-${randomUUID()}`,
+    tenantId,
+    environment: 'test',
+    kind: 'transfer',
+    reference: { type: 'transfer', id: newId('transfer') },
+    lines,
+  };
 }
 
 function funding(tenantId: string, wallet: number): LedgerPostV1 {
@@ -111,7 +122,16 @@ async function drive(client: LedgerCommandClient, commands: LedgerPostV1[], labe
   await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, commands.length) }, worker));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
-  return { label, postings: commands.length, seconds, perSecond: commands.length / seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), posted, rejected };
+  return {
+    label,
+    postings: commands.length,
+    seconds,
+    perSecond: commands.length / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    posted,
+    rejected,
+  };
 }
 
 /** The same posting, the plain way: one transaction each, row locks, no batching, no broker. */
@@ -139,7 +159,16 @@ async function baseline(pool: pg.Pool, commands: LedgerPostV1[], label: string):
   await Promise.all(Array.from({ length: BASELINE_CLIENTS }, worker));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
-  return { label, postings: commands.length, seconds, perSecond: commands.length / seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), posted, rejected };
+  return {
+    label,
+    postings: commands.length,
+    seconds,
+    perSecond: commands.length / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    posted,
+    rejected,
+  };
 }
 
 async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<boolean> {
@@ -159,10 +188,21 @@ async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<bo
         [command.tenantId, command.environment, key],
       );
       const row = found.rows[0] as { id: string; num: string; normal_side: string; balance: string; non_negative: boolean };
-      byKey.set(key, { id: row.id, num: row.num, normal: row.normal_side, balance: new BigNumber(row.balance), nonNegative: row.non_negative });
+      byKey.set(key, {
+        id: row.id,
+        num: row.num,
+        normal: row.normal_side,
+        balance: new BigNumber(row.balance),
+        nonNegative: row.non_negative,
+      });
     }
     for (const line of command.lines) {
-      const account = byKey.get(line.walletId ?? line.accountName) as { id: string; normal: string; balance: BigNumber; nonNegative: boolean };
+      const account = byKey.get(line.walletId ?? line.accountName) as {
+        id: string;
+        normal: string;
+        balance: BigNumber;
+        nonNegative: boolean;
+      };
       const current = balances.get(account.id) ?? account.balance;
       balances.set(account.id, line.direction === account.normal ? current.plus(line.amount) : current.minus(line.amount));
       ids.push(account.id);
@@ -190,7 +230,12 @@ async function postOne(client: pg.PoolClient, command: LedgerPostV1): Promise<bo
       );
     }
     for (const [id, balance] of balances) await client.query('UPDATE accounts SET balance = $2 WHERE id = $1', [id, balance.toFixed()]);
-    await client.query('INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result) VALUES ($1, $2, $3, $4)', [command.commandId, command.tenantId, 'baseline', JSON.stringify({ status: 'posted', journalEntryId: entryId })]);
+    await client.query('INSERT INTO processed_commands (command_id, tenant_id, payload_hash, result) VALUES ($1, $2, $3, $4)', [
+      command.commandId,
+      command.tenantId,
+      'baseline',
+      JSON.stringify({ status: 'posted', journalEntryId: entryId }),
+    ]);
     await client.query('COMMIT');
     return true;
   } catch (error) {
@@ -207,7 +252,10 @@ async function fundDirectly(url: string, tenantId: string): Promise<void> {
      SELECT 'acc_bench_' || g, ?, 'test', 'USD', ?::text || g, 'wl_bench_' || g, ?::char(2), ?::boolean, 1000000 FROM generate_series(0, ? - 1) g`,
     [tenantId, benchWallet(''), ACCOUNTS.wallet.normalSide, !ACCOUNTS.wallet.mayGoBelowZero, WALLETS],
   );
-  await db.raw(`INSERT INTO accounts (id, tenant_id, environment, currency_code, name, normal_side) VALUES ('acc_bench_fees', ?, 'test', 'USD', ?, ?)`, [tenantId, ACCOUNTS.feeRevenue.name, ACCOUNTS.feeRevenue.normalSide]);
+  await db.raw(
+    `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, normal_side) VALUES ('acc_bench_fees', ?, 'test', 'USD', ?, ?)`,
+    [tenantId, ACCOUNTS.feeRevenue.name, ACCOUNTS.feeRevenue.normalSide],
+  );
   await db.destroy();
 }
 
@@ -236,7 +284,9 @@ function printTable(rows: Figures[]): void {
   console.log('\n| workload | postings | seconds | postings/s | p50 ms | p99 ms | posted | rejected |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
-    console.log(`| ${row.label} | ${row.postings} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.p50Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.posted} | ${row.rejected} |`);
+    console.log(
+      `| ${row.label} | ${row.postings} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond)} | ${row.p50Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.posted} | ${row.rejected} |`,
+    );
   }
 }
 
@@ -248,7 +298,8 @@ async function main(): Promise<void> {
   await ensureDatabase(ledgerDb);
   const amqpUrl = await createTestVhost('ledger');
   const connection = await amqp.connect(amqpUrl);
-  const serverProperties = (connection as unknown as { connection: { serverProperties: Record<string, string> } }).connection.serverProperties;
+  const serverProperties = (connection as unknown as { connection: { serverProperties: Record<string, string> } }).connection
+    .serverProperties;
   await connection.close();
   const pgVersion = await (async () => {
     const client = new pg.Client({ connectionString: serverUrl });
@@ -259,27 +310,67 @@ async function main(): Promise<void> {
   })();
 
   console.log('Ledger benchmark');
-  console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`);
-  console.log(`  PostgreSQL ${pgVersion} and RabbitMQ ${serverProperties.version ?? '?'} on the same machine; ledger in its own process (batch size max ${BATCH_SIZE_MAX})`);
-  console.log(`  through the broker: ${N} postings per workload, ${WALLETS} wallets, ${IN_FLIGHT} requests in flight, persistent confirmed commands on a quorum queue, replies on an exclusive queue`);
-  console.log(`  baseline: ${BASELINE_N} postings per workload, ${BASELINE_CLIENTS} clients, one plain transaction per posting (row locks, no broker, no batching)`);
+  console.log(
+    `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
+  );
+  console.log(
+    `  PostgreSQL ${pgVersion} and RabbitMQ ${serverProperties.version ?? '?'} on the same machine; ledger in its own process (batch size max ${BATCH_SIZE_MAX})`,
+  );
+  console.log(
+    `  through the broker: ${N} postings per workload, ${WALLETS} wallets, ${IN_FLIGHT} requests in flight, persistent confirmed commands on a quorum queue, replies on an exclusive queue`,
+  );
+  console.log(
+    `  baseline: ${BASELINE_N} postings per workload, ${BASELINE_CLIENTS} clients, one plain transaction per posting (row locks, no broker, no batching)`,
+  );
 
   await buildServices(['ledger']);
-  const ledger: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_LEDGER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--enable-source-maps', bundlePath('ledger')], {
-    cwd: ROOT,
-    env: { ...process.env, LEDGER_DATABASE_URL: ledgerDb, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: randomUUID() + randomUUID(), LOG_LEVEL: process.env.BENCH_LEDGER_LOG_LEVEL ?? 'warn', LEDGER_BATCH_SIZE_MAX: BATCH_SIZE_MAX },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const ledger: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_LEDGER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--enable-source-maps', bundlePath('ledger')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        LEDGER_DATABASE_URL: ledgerDb,
+        AMQP_URL: amqpUrl,
+        LEDGER_PORT: '0',
+        INTERNAL_TOKEN_SECRET: randomUUID() + randomUUID(),
+        LOG_LEVEL: process.env.BENCH_LEDGER_LOG_LEVEL ?? 'warn',
+        LEDGER_BATCH_SIZE_MAX: BATCH_SIZE_MAX,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const results: Figures[] = [];
   try {
     await waitForConsumer(amqpUrl);
     const client = await LedgerCommandClient.connect(amqpUrl, 'bench');
     const tenantId = `tn_bench_${runId}`;
-    await drive(client, Array.from({ length: WALLETS }, (_, wallet) => funding(tenantId, wallet)), 'funding');
+    await drive(
+      client,
+      Array.from({ length: WALLETS }, (_, wallet) => funding(tenantId, wallet)),
+      'funding',
+    );
     // Warm-up, not reported.
-    await drive(client, Array.from({ length: 2000 }, (_, index) => transfer(tenantId, index, true)), 'warm-up');
-    results.push(await drive(client, Array.from({ length: N }, (_, index) => transfer(tenantId, index, false)), '(a) broker, random wallets'));
-    results.push(await drive(client, Array.from({ length: N }, (_, index) => transfer(tenantId, index, true)), '(b) broker, + hot fee account'));
+    await drive(
+      client,
+      Array.from({ length: 2000 }, (_, index) => transfer(tenantId, index, true)),
+      'warm-up',
+    );
+    results.push(
+      await drive(
+        client,
+        Array.from({ length: N }, (_, index) => transfer(tenantId, index, false)),
+        '(a) broker, random wallets',
+      ),
+    );
+    results.push(
+      await drive(
+        client,
+        Array.from({ length: N }, (_, index) => transfer(tenantId, index, true)),
+        '(b) broker, + hot fee account',
+      ),
+    );
     await client.close();
   } finally {
     ledger.kill('SIGTERM');
@@ -291,8 +382,20 @@ async function main(): Promise<void> {
   const baselineTenant = `tn_baseline_${runId}`;
   await fundDirectly(baselineUrl, baselineTenant);
   const pool = new pg.Pool({ connectionString: baselineUrl, max: BASELINE_CLIENTS });
-  results.push(await baseline(pool, Array.from({ length: BASELINE_N }, (_, index) => transfer(baselineTenant, index, false)), '(c) baseline, random wallets'));
-  results.push(await baseline(pool, Array.from({ length: BASELINE_N }, (_, index) => transfer(baselineTenant, index, true)), '(d) baseline, + hot fee account'));
+  results.push(
+    await baseline(
+      pool,
+      Array.from({ length: BASELINE_N }, (_, index) => transfer(baselineTenant, index, false)),
+      '(c) baseline, random wallets',
+    ),
+  );
+  results.push(
+    await baseline(
+      pool,
+      Array.from({ length: BASELINE_N }, (_, index) => transfer(baselineTenant, index, true)),
+      '(d) baseline, + hot fee account',
+    ),
+  );
   await pool.end();
 
   printTable(results);

@@ -28,7 +28,17 @@ import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
 import { buildHistory, type HistoryFigures, type HistoryTenant } from './lib/history-builder';
 import { buildRequestLogHistory } from './lib/request-log-history';
-import { call, deepStatementCursor, formatTiming, fullRun, orMissing, reconciliationCell, reconcileNow, reconcileUntilCaughtUp, timeReads } from './lib/scale-measurements';
+import {
+  call,
+  deepStatementCursor,
+  formatTiming,
+  fullRun,
+  orMissing,
+  reconciliationCell,
+  reconcileNow,
+  reconcileUntilCaughtUp,
+  timeReads,
+} from './lib/scale-measurements';
 import { createTenant, inParallel, type ScaleTenant, tenantClient } from './lib/scale-setup';
 import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters, windowedRows } from './lib/server-counters';
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
@@ -77,7 +87,14 @@ const emptyRunId = `${runId}e`;
 const SYSTEM_KEY = `sys_bench_${randomUUID()}`;
 
 function startRun(id: string): Promise<RunningSystem> {
-  return startSystem({ serverUrl, amqpServerUrl, runId: id, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn', extraEnv: SYSTEM_SETTINGS });
+  return startSystem({
+    serverUrl,
+    amqpServerUrl,
+    runId: id,
+    systemKey: SYSTEM_KEY,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    extraEnv: SYSTEM_SETTINGS,
+  });
 }
 
 /** The platform operator's client of a running system. */
@@ -107,7 +124,10 @@ interface World {
 async function addTransfers(world: World, transfers: number): Promise<HistoryFigures> {
   // At most six lines a transfer (with a fee and a commission): the count of transfers bounds it.
   const tenant: HistoryTenant = { tenantId: world.big.tenantId, environment: 'test', wallets: world.big.wallets, lines: transfers * 6 };
-  const figures = await buildHistory({ ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', maxTransfers: transfers }, [tenant]);
+  const figures = await buildHistory(
+    { ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', maxTransfers: transfers },
+    [tenant],
+  );
   world.entries += figures.transfers;
   return figures;
 }
@@ -129,7 +149,10 @@ async function waitUntilCaughtUp(world: World): Promise<number> {
     const analytics = (await call(world.platform, 'GET', '/v1/system/analytics', { environment: 'test' })).data as AnalyticsAnswer;
     counted = analytics.currencies.reduce((sum, currency) => sum + currency.totals.entryCount, 0);
     if (pending.data.length === 0 && counted >= world.entries) return (performance.now() - started) / 1000;
-    if (Date.now() > deadline) throw new Error(`the read models did not catch up: analytics count ${counted} of ${world.entries} entries, pending transfers ${pending.data.length}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the read models did not catch up: analytics count ${counted} of ${world.entries} entries, pending transfers ${pending.data.length}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -154,7 +177,9 @@ const SETTLE_MAX_MS = 20_000;
  * starts once the system has worked off the closed loop (its tail is then a steady rate's, not the closed loop's
  * aftermath); how long that took is returned.
  */
-async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; closedAftermathS: number; open: Figures; server: ServerCounters; accepted: number }> {
+async function transferLoad(
+  target: LoadTarget,
+): Promise<{ closed: Figures; closedAftermathS: number; open: Figures; server: ServerCounters; accepted: number }> {
   const warm = await warmUp(target);
   const closed = await closedLoop('closed', target, { concurrency: CONCURRENCY, transfers: TRANSFERS });
   const closedAftermathS = await settle(target.system, SETTLE_MAX_MS);
@@ -166,7 +191,9 @@ async function transferLoad(target: LoadTarget): Promise<{ closed: Figures; clos
 
 /** Completed transfers and every database's bytes per transfer, after a VACUUM of each. */
 async function storageRows(world: World): Promise<Row[]> {
-  const counted = await world.paymentsDb.raw<{ rows: Array<{ count: string }> }>(`SELECT count(*) AS count FROM transfers WHERE status = 'completed'`);
+  const counted = await world.paymentsDb.raw<{ rows: Array<{ count: string }> }>(
+    `SELECT count(*) AS count FROM transfers WHERE status = 'completed'`,
+  );
   const transfers = Number(counted.rows[0]?.count ?? 0);
   const rows: Row[] = [['completed transfers (all tenants)', transfers.toLocaleString('en-US')]];
   let all = 0;
@@ -207,10 +234,16 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   // Each with entries of its own new: a tenant's check moves the checkpoints the platform's then starts from.
   await addTransfers(world, NEW_ENTRIES);
   await waitUntilCaughtUp(world);
-  rows.push([`tenant reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.big.client, '/v1/admin/reconciliation'))]);
+  rows.push([
+    `tenant reconciliation (GET), ${NEW_ENTRIES} entries new`,
+    reconciliationCell(await reconcileNow(world.big.client, '/v1/admin/reconciliation')),
+  ]);
   await addTransfers(world, NEW_ENTRIES);
   await waitUntilCaughtUp(world);
-  rows.push([`platform reconciliation (GET), ${NEW_ENTRIES} entries new`, reconciliationCell(await reconcileNow(world.platform, '/v1/system/reconciliation'))]);
+  rows.push([
+    `platform reconciliation (GET), ${NEW_ENTRIES} entries new`,
+    reconciliationCell(await reconcileNow(world.platform, '/v1/system/reconciliation')),
+  ]);
   rows.push(['tenant full run (POST .../runs)', await orMissing(() => fullRun(world.big.client, '/v1/admin/reconciliation/runs'))]);
   rows.push(['platform full run (POST .../runs)', await orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'))]);
   // The same open loop while a platform full run reads the whole history: its throttle is what this tail shows. A full run
@@ -219,28 +252,56 @@ async function measure(world: World, history: { middleAt: Date; statementDepth: 
   const running = orMissing(() => fullRun(world.platform, '/v1/system/reconciliation/runs'));
   const during = await openLoop('open during a full run', target, { rate: RATE, seconds: SECONDS, timeline: false });
   world.entries += accepted(during);
-  rows.push([`open loop, ${RATE}/s, during a platform full run: p50 / p99 ms`, `${during.p50.toFixed(1)} / ${during.p99.toFixed(1)} (the run: ${await running})`]);
+  rows.push([
+    `open loop, ${RATE}/s, during a platform full run: p50 / p99 ms`,
+    `${during.p50.toFixed(1)} / ${during.p99.toFixed(1)} (the run: ${await running})`,
+  ]);
 
   // Reads of the big tenant, each timed READS times.
   const wallet = world.big.wallets[1] ?? world.big.wallets[0];
   if (!wallet) throw new Error('the big tenant has no wallet');
   const deep = await deepStatementCursor(client, wallet.id, history.statementDepth);
   const timed = async (read: () => Promise<unknown>) => formatTiming(await timeReads(READS, read));
-  rows.push(['statement, first page (limit 50)', await timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50 }))]);
-  const deepRead = await timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50, ...(deep.cursor ? { cursor: deep.cursor } : {}) }));
+  rows.push([
+    'statement, first page (limit 50)',
+    await timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50 })),
+  ]);
+  const deepRead = await timed(() =>
+    call(client, 'GET', `/v1/wallets/${wallet.id}/entries`, { limit: 50, ...(deep.cursor ? { cursor: deep.cursor } : {}) }),
+  );
   rows.push(['statement, a page deep in history (limit 50)', `${deepRead}, ${deep.linesDown.toLocaleString('en-US')} lines down`]);
   const at = history.middleAt.toISOString();
-  rows.push(['balance as of the middle of the history', await orMissing(() => timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/balance`, { at })))]);
+  rows.push([
+    'balance as of the middle of the history',
+    await orMissing(() => timed(() => call(client, 'GET', `/v1/wallets/${wallet.id}/balance`, { at }))),
+  ]);
   const windowFrom = new Date(history.middleAt.getTime() - 60_000).toISOString();
   rows.push(['journal, no filter (limit 50)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50 }))]);
-  rows.push(['journal, kind=transfer & walletId', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'transfer', walletId: wallet.id }))]);
-  rows.push(['journal, kind=momo_deposit (oldest entries only; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' }))]);
-  rows.push(['journal, a minute mid-history (from/to; a request tests 10,000)', await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at }))]);
+  rows.push([
+    'journal, kind=transfer & walletId',
+    await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'transfer', walletId: wallet.id })),
+  ]);
+  rows.push([
+    'journal, kind=momo_deposit (oldest entries only; a request tests 10,000)',
+    await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, kind: 'momo_deposit' })),
+  ]);
+  rows.push([
+    'journal, a minute mid-history (from/to; a request tests 10,000)',
+    await timed(() => call(client, 'GET', '/v1/journal', { limit: 50, from: windowFrom, to: at })),
+  ]);
   let counted = 0;
   const tenantAnalytics = await timed(async () => (counted = await analyticsRead(client, '/v1/admin/analytics')));
-  rows.push(['analytics, tenant (last 30 days, request errors included)', `${tenantAnalytics}, ${counted.toLocaleString('en-US')} requests`]);
-  const platformAnalytics = await timed(async () => (counted = await analyticsRead(world.platform, '/v1/system/analytics', { environment: 'test' })));
-  rows.push(['analytics, platform (last 30 days, request errors included)', `${platformAnalytics}, ${counted.toLocaleString('en-US')} requests`]);
+  rows.push([
+    'analytics, tenant (last 30 days, request errors included)',
+    `${tenantAnalytics}, ${counted.toLocaleString('en-US')} requests`,
+  ]);
+  const platformAnalytics = await timed(
+    async () => (counted = await analyticsRead(world.platform, '/v1/system/analytics', { environment: 'test' })),
+  );
+  rows.push([
+    'analytics, platform (last 30 days, request errors included)',
+    `${platformAnalytics}, ${counted.toLocaleString('en-US')} requests`,
+  ]);
 
   rows.push(...(await storageRows(world)));
   return rows;
@@ -288,7 +349,11 @@ async function inOrder<T>(scaleFirst: boolean, onEmpty: () => Promise<T>, atScal
  * The measured one then works off its own resume: paused until just now, it fires at once every timer that fell due
  * meanwhile (maintenance, retention, the outbox's polls), and a measurement without a warm-up would take that as its tail.
  */
-async function alone<T>(idle: { system: RunningSystem; target: LoadTarget }, measured: LoadTarget, measure: (target: LoadTarget) => Promise<T>): Promise<{ value: T; idleAftermathS: number }> {
+async function alone<T>(
+  idle: { system: RunningSystem; target: LoadTarget },
+  measured: LoadTarget,
+  measure: (target: LoadTarget) => Promise<T>,
+): Promise<{ value: T; idleAftermathS: number }> {
   const idleAftermathS = await settle(idle.target.system, SETTLE_MAX_MS);
   idle.system.pause();
   await settle(measured.system, SETTLE_MAX_MS);
@@ -303,7 +368,8 @@ async function alone<T>(idle: { system: RunningSystem; target: LoadTarget }, mea
 const isSystemPart = (part: string): boolean => part !== 'load generator' && part !== 'pg:other';
 
 /** CPU per transfer of the loaded system's parts. */
-const systemCpuMs = (figures: Figures): number => figures.cpu.filter((share) => isSystemPart(share.process)).reduce((sum, share) => sum + share.msPerTransfer, 0);
+const systemCpuMs = (figures: Figures): number =>
+  figures.cpu.filter((share) => isSystemPart(share.process)).reduce((sum, share) => sum + share.msPerTransfer, 0);
 
 /**
  * One side's costs in a round: CPU in the closed and the open loop (a transfer arriving alone shares fewer batches), how busy
@@ -329,22 +395,38 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
   let acceptedAtScale = 0;
   try {
     const platform = platformClient(system);
-    const tenant = await createTenant(platform, system.baseUrl, { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES }, pooledFetch(pool));
-    const sides = { empty: { system, target: loadTarget(system, emptyRunId, tenant) }, scale: { system: scaleSystem, target: loadTarget(scaleSystem, scaleRunId, big) } };
+    const tenant = await createTenant(
+      platform,
+      system.baseUrl,
+      { name: 'Empty', slug: `empty-${runId}`, wallets: big.wallets.length, funds: FUNDS, fees: FEES },
+      pooledFetch(pool),
+    );
+    const sides = {
+      empty: { system, target: loadTarget(system, emptyRunId, tenant) },
+      scale: { system: scaleSystem, target: loadTarget(scaleSystem, scaleRunId, big) },
+    };
     const aftermath = { empty: 0, scale: 0 };
     /** `measure` on one system, the other paused; the other's aftermath recorded. */
-    const on = <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) => async (): Promise<T> => {
-      const other = side === 'empty' ? 'scale' : 'empty';
-      const { value, idleAftermathS } = await alone(sides[other], sides[side].target, measure);
-      aftermath[other] = Math.max(aftermath[other], idleAftermathS);
-      return value;
-    };
+    const on =
+      <T>(side: 'empty' | 'scale', measure: (target: LoadTarget) => Promise<T>) =>
+      async (): Promise<T> => {
+        const other = side === 'empty' ? 'scale' : 'empty';
+        const { value, idleAftermathS } = await alone(sides[other], sides[side].target, measure);
+        aftermath[other] = Math.max(aftermath[other], idleAftermathS);
+        return value;
+      };
     const rounds: Array<{ empty: RoundSide; scale: RoundSide }> = [];
     say('');
-    say(`  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds, each measured while the other is paused`);
+    say(
+      `  the transfer load alternated: a fresh empty system (${big.wallets.length} wallets, no history) and the one with the history, ${ROUNDS} rounds, each measured while the other is paused`,
+    );
     // The history holds none (older than every window); the system with it holds what this run's (and a kept run's) load left.
-    say(`    in windowed tables at the start: empty system ${describeWindowedRows(await windowedRows(system.databaseUrl))}; with history ${describeWindowedRows(await windowedRows(scaleSystem.databaseUrl))}`);
-    say(`    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`);
+    say(
+      `    in windowed tables at the start: empty system ${describeWindowedRows(await windowedRows(system.databaseUrl))}; with history ${describeWindowedRows(await windowedRows(scaleSystem.databaseUrl))}`,
+    );
+    say(
+      `    round  calibration  closed/s: empty  at scale  ${`p99 ms at ${RATE}/s: empty`.padStart(22)}  at scale  half rate  p99 ms: empty  at scale`,
+    );
     for (let round = 1; round <= ROUNDS; round += 1) {
       const calibration = calibrationMs();
       // Which system goes first alternates too, so that neither always meets the VM's drift within a round first.
@@ -363,11 +445,18 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
         `    ${String(round).padStart(5)}  ${`${calibration.toFixed(0)} ms`.padStart(11)}  ${cell(empty.closed.completedPerSecond, 0, 15)}  ${cell(scale.closed.completedPerSecond, 0, 8)}  ` +
           `${cell(empty.open.p99, 1, 22)}  ${cell(scale.open.p99, 1, 8)}  ${cell(half.rate, 0, 9)}  ${cell(emptyHalf.p99, 1, 13)}  ${cell(scaleHalf.p99, 1, 8)}${scaleFirst ? '  (history first)' : ''}`,
       );
-      say(`           per transfer, empty system: ${costs(measured.empty)}; its loads worked off in ${aftermath.empty.toFixed(1)} s at most`);
-      say(`           per transfer, with history: ${costs(measured.scale)}; its loads worked off in ${aftermath.scale.toFixed(1)} s at most`);
+      say(
+        `           per transfer, empty system: ${costs(measured.empty)}; its loads worked off in ${aftermath.empty.toFixed(1)} s at most`,
+      );
+      say(
+        `           per transfer, with history: ${costs(measured.scale)}; its loads worked off in ${aftermath.scale.toFixed(1)} s at most`,
+      );
     }
     const compared = (label: string, figure: (each: RoundSide) => number, digits: number, unit: string): string => {
-      const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [number, number];
+      const [empty, scale] = (['empty', 'scale'] as const).map((side) => median(rounds.map((round) => figure(round[side])))) as [
+        number,
+        number,
+      ];
       return `${label} ${empty.toFixed(digits)} / ${scale.toFixed(digits)}${unit} (${change(empty, scale)})`;
     };
     say(
@@ -386,14 +475,21 @@ async function alternateLoad(scaleSystem: RunningSystem, scaleRunId: string, big
     // transfers together, the rare stalls weigh by how often they come.
     const pooled = (label: string, loop: (each: RoundSide) => Figures): string => {
       const [empty, scale] = (['empty', 'scale'] as const).map((side) =>
-        percentile(rounds.flatMap((round) => loop(round[side]).latencies).sort((a, b) => a - b), 0.99),
+        percentile(
+          rounds.flatMap((round) => loop(round[side]).latencies).sort((a, b) => a - b),
+          0.99,
+        ),
       ) as [number, number];
       return `${label} ${empty.toFixed(1)} / ${scale.toFixed(1)} ms (${change(empty, scale)})`;
     };
-    say(`    p99 over every round's transfers, empty / at scale: ${pooled(`at ${RATE}/s`, (each) => each.open)}, ${pooled('at half the empty closed loop', (each) => each.half)}`);
+    say(
+      `    p99 over every round's transfers, empty / at scale: ${pooled(`at ${RATE}/s`, (each) => each.open)}, ${pooled('at half the empty closed loop', (each) => each.half)}`,
+    );
     const parts = [...new Set(rounds.flatMap((round) => round.empty.closed.cpu.map((share) => share.process)))].filter(isSystemPart);
     const partMs = (figures: Figures, part: string): number => figures.cpu.find((share) => share.process === part)?.msPerTransfer ?? 0;
-    say(`    median CPU per transfer of each part in the closed loop, ms, empty / at scale: ${parts.map((part) => compared(part, (each) => partMs(each.closed, part), 2, '')).join(', ')}`);
+    say(
+      `    median CPU per transfer of each part in the closed loop, ms, empty / at scale: ${parts.map((part) => compared(part, (each) => partMs(each.closed, part), 2, '')).join(', ')}`,
+    );
   } finally {
     await pool.close();
     await system.stop();
@@ -407,14 +503,28 @@ function printSideBySide(empty: Row[], scale: Row[]): void {
   const valueWidth = Math.max(18, ...empty.map(([, value]) => value.length));
   say('');
   say(`  ${'measurement'.padEnd(width)}  ${'empty system'.padEnd(valueWidth)}  at scale`);
-  for (const [index, [name, value]] of scale.entries()) say(`  ${name.padEnd(width)}  ${(empty[index]?.[1] ?? '').padEnd(valueWidth)}  ${value}`);
+  for (const [index, [name, value]] of scale.entries())
+    say(`  ${name.padEnd(width)}  ${(empty[index]?.[1] ?? '').padEnd(valueWidth)}  ${value}`);
 }
 
 async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
   const platform = platformClient(system);
-  const big = await createTenant(platform, system.baseUrl, { name: 'Big', slug: `big-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES }, pooledFetch(pool));
-  const small = await inParallel(Array.from({ length: SMALL_TENANTS }, (_, index) => index), 4, (index) =>
-    createTenant(platform, system.baseUrl, { name: `Small ${index}`, slug: `small-${index}-${runId}`, wallets: SMALL_WALLETS, funds: FUNDS, fees: FEES }, undefined),
+  const big = await createTenant(
+    platform,
+    system.baseUrl,
+    { name: 'Big', slug: `big-${runId}`, wallets: WALLETS, funds: FUNDS, fees: FEES },
+    pooledFetch(pool),
+  );
+  const small = await inParallel(
+    Array.from({ length: SMALL_TENANTS }, (_, index) => index),
+    4,
+    (index) =>
+      createTenant(
+        platform,
+        system.baseUrl,
+        { name: `Small ${index}`, slug: `small-${index}-${runId}`, wallets: SMALL_WALLETS, funds: FUNDS, fees: FEES },
+        undefined,
+      ),
   );
   const ledgerDb = createDb(system.databaseUrl('ledger'), { poolMax: 2, applicationName: 'bench-scale' });
   const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 2, applicationName: 'bench-scale' });
@@ -426,7 +536,11 @@ async function setUp(system: RunningSystem, pool: Pool): Promise<World> {
 async function writeRequestLogs(world: World): Promise<string> {
   const gatewayDb = createDb(world.system.databaseUrl('gateway'), { poolMax: 1, applicationName: 'bench-scale' });
   try {
-    const small = world.small.map((tenant) => ({ tenantId: tenant.tenantId, environment: 'test' as const, share: 0.1 / Math.max(1, world.small.length) }));
+    const small = world.small.map((tenant) => ({
+      tenantId: tenant.tenantId,
+      environment: 'test' as const,
+      share: 0.1 / Math.max(1, world.small.length),
+    }));
     const tenants = [{ tenantId: world.big.tenantId, environment: 'test' as const, share: 0.9 }, ...small];
     const figures = await buildRequestLogHistory({ gatewayDb, tenants, count: REQUEST_LOGS, days: REQUEST_LOG_DAYS });
     return `${figures.logs.toLocaleString('en-US')} over the last ${REQUEST_LOG_DAYS} days in ${figures.seconds.toFixed(1)} s`;
@@ -444,14 +558,26 @@ async function alternateOnKept(keptRunId: string): Promise<void> {
   const pool = new Pool(system.baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   const paymentsDb = createDb(system.databaseUrl('payments'), { poolMax: 1, applicationName: 'bench-scale' });
   try {
-    const counted = await paymentsDb.raw<{ rows: Array<{ tenant_id: string }> }>(`SELECT tenant_id FROM wallets WHERE environment = 'test' GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1`);
+    const counted = await paymentsDb.raw<{ rows: Array<{ tenant_id: string }> }>(
+      `SELECT tenant_id FROM wallets WHERE environment = 'test' GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1`,
+    );
     const tenantId = counted.rows[0]?.tenant_id;
     if (!tenantId) throw new Error(`the databases ${keptRunId}_* hold no wallet`);
-    const listed = await paymentsDb.raw<{ rows: Array<{ id: string; owner_id: string; currency_code: string }> }>(`SELECT id, owner_id, currency_code FROM wallets WHERE tenant_id = ? AND environment = 'test' ORDER BY id`, [tenantId]);
-    const wallets = listed.rows.map((row) => ({ id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: 'active' as const }));
+    const listed = await paymentsDb.raw<{ rows: Array<{ id: string; owner_id: string; currency_code: string }> }>(
+      `SELECT id, owner_id, currency_code FROM wallets WHERE tenant_id = ? AND environment = 'test' ORDER BY id`,
+      [tenantId],
+    );
+    const wallets = listed.rows.map((row) => ({
+      id: row.id,
+      ownerId: row.owner_id,
+      currencyCode: row.currency_code,
+      status: 'active' as const,
+    }));
     const platform = platformClient(system);
     const client = await tenantClient(platform, system.baseUrl, tenantId, 'test', pooledFetch(pool));
-    say(`Scale benchmark on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant): the full runs, then the alternated load`);
+    say(
+      `Scale benchmark on the databases ${keptRunId}_* (${wallets.length} wallets of the biggest tenant): the full runs, then the alternated load`,
+    );
     say(`  calibration ${calibrationMs().toFixed(0)} ms`);
     say(`  tenant full run (POST .../runs): ${await orMissing(() => fullRun(client, '/v1/admin/reconciliation/runs'))}`);
     say(`  platform full run (POST .../runs): ${await orMissing(() => fullRun(platform, '/v1/system/reconciliation/runs'))}`);
@@ -473,12 +599,22 @@ async function main(): Promise<void> {
     const setUpStarted = new Date();
     world = await setUp(system, pool);
     say('Scale benchmark: the same measurements on an empty system and with a long history');
-    say(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+    say(
+      `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
+    );
     say('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this process on the same machine');
-    say(`  history: one tenant with ${LINES.toLocaleString('en-US')} journal lines over ${WALLETS} wallets, ${SMALL_TENANTS} tenants with ${SMALL_LINES.toLocaleString('en-US')} each over ${SMALL_WALLETS}`);
-    say(`  and ${REQUEST_LOGS.toLocaleString('en-US')} request logs of the last ${REQUEST_LOG_DAYS} days (the big tenant's 90 %), which the analytics' request errors count`);
-    say(`  ${FEES ? 'default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : 'no fee schedule (BENCH_FEES=1 for one): two lines per transfer'}`);
-    say(`  load: closed loop ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop ${RATE}/s for ${SECONDS} s; reads timed ${READS} times each (p50, max)`);
+    say(
+      `  history: one tenant with ${LINES.toLocaleString('en-US')} journal lines over ${WALLETS} wallets, ${SMALL_TENANTS} tenants with ${SMALL_LINES.toLocaleString('en-US')} each over ${SMALL_WALLETS}`,
+    );
+    say(
+      `  and ${REQUEST_LOGS.toLocaleString('en-US')} request logs of the last ${REQUEST_LOG_DAYS} days (the big tenant's 90 %), which the analytics' request errors count`,
+    );
+    say(
+      `  ${FEES ? 'default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : 'no fee schedule (BENCH_FEES=1 for one): two lines per transfer'}`,
+    );
+    say(
+      `  load: closed loop ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop ${RATE}/s for ${SECONDS} s; reads timed ${READS} times each (p50, max)`,
+    );
 
     say('  measuring the empty system');
     const emptyMiddle = new Date((setUpStarted.getTime() + Date.now()) / 2);
@@ -487,7 +623,12 @@ async function main(): Promise<void> {
     say(`  building the history (${BATCH} transfers per ledger transaction)`);
     const tenants: HistoryTenant[] = [
       { tenantId: world.big.tenantId, environment: 'test', wallets: world.big.wallets, lines: LINES },
-      ...world.small.map((tenant) => ({ tenantId: tenant.tenantId, environment: 'test' as const, wallets: tenant.wallets, lines: SMALL_LINES })),
+      ...world.small.map((tenant) => ({
+        tenantId: tenant.tenantId,
+        environment: 'test' as const,
+        wallets: tenant.wallets,
+        lines: SMALL_LINES,
+      })),
     ];
     const goal = LINES + SMALL_TENANTS * SMALL_LINES;
     let reported = 0;
@@ -496,14 +637,23 @@ async function main(): Promise<void> {
       reported = lines;
       say(`    ${lines.toLocaleString('en-US')} lines`);
     };
-    const history = await buildHistory({ ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', onProgress }, tenants);
+    const history = await buildHistory(
+      { ledgerDb: world.ledgerDb, paymentsDb: world.paymentsDb, batchSize: BATCH, currencyCode: 'USD', onProgress },
+      tenants,
+    );
     world.entries += history.transfers;
-    say(`  built ${history.lines.toLocaleString('en-US')} lines (${history.transfers.toLocaleString('en-US')} transfers) in ${history.seconds.toFixed(1)} s: ${Math.round(history.lines / history.seconds).toLocaleString('en-US')} lines/s`);
+    say(
+      `  built ${history.lines.toLocaleString('en-US')} lines (${history.transfers.toLocaleString('en-US')} transfers) in ${history.seconds.toFixed(1)} s: ${Math.round(history.lines / history.seconds).toLocaleString('en-US')} lines/s`,
+    );
     const { draftSeconds, postSeconds, recordWaitSeconds } = history.split;
-    say(`    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`);
+    say(
+      `    drafting and decoding ${draftSeconds.toFixed(1)} s, the ledger's processBatch ${postSeconds.toFixed(1)} s, waiting for payments' rows ${recordWaitSeconds.toFixed(1)} s; calibration now ${calibrationMs().toFixed(0)} ms`,
+    );
     say(`  request logs: ${await writeRequestLogs(world)}`);
     const caughtUp = await waitUntilCaughtUp(world);
-    say(`  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`);
+    say(
+      `  read models caught up ${caughtUp.toFixed(1)} s later (${Math.round(history.lines / (history.seconds + caughtUp)).toLocaleString('en-US')} lines/s with them)`,
+    );
     // A history that accrued over months would have been vacuumed by autovacuum as it grew (off on this machine): without the
     // visibility map every index-only read of the journal visits the heap, and without statistics the planner guesses.
     const vacuumStarted = performance.now();
@@ -520,7 +670,9 @@ async function main(): Promise<void> {
     say(`  platform full run over the history: ${await orMissing(() => fullRun(platform, '/v1/system/reconciliation/runs'))}`);
     const caughtUpTenant = await reconcileUntilCaughtUp(world.big.client, '/v1/admin/reconciliation', CHECK3_LIMIT_PER_SCOPE);
     const caughtUpPlatform = await reconcileUntilCaughtUp(world.platform, '/v1/system/reconciliation', CHECK3_LIMIT_PER_SCOPE);
-    say(`  incremental checks until the marks passed the history: tenant ${caughtUpTenant.runs} runs (${(caughtUpTenant.ms / 1000).toFixed(1)} s), platform ${caughtUpPlatform.runs} (${(caughtUpPlatform.ms / 1000).toFixed(1)} s)`);
+    say(
+      `  incremental checks until the marks passed the history: tenant ${caughtUpTenant.runs} runs (${(caughtUpTenant.ms / 1000).toFixed(1)} s), platform ${caughtUpPlatform.runs} (${(caughtUpPlatform.ms / 1000).toFixed(1)} s)`,
+    );
 
     say('  measuring at scale');
     const wallet = world.big.wallets[1] ?? world.big.wallets[0];
@@ -543,10 +695,16 @@ async function main(): Promise<void> {
 /** `npm run demo` against this system, other tenants' history in it: a new tenant's whole journey must still end green. */
 function runDemo(system: RunningSystem): void {
   const started = performance.now();
-  const demo = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { env: system.env, encoding: 'utf8', timeout: 15 * 60_000 });
+  const demo = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+    env: system.env,
+    encoding: 'utf8',
+    timeout: 15 * 60_000,
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const tail = `${demo.stdout ?? ''}${demo.stderr ?? ''}`.trim().split('\n').slice(-3).join(' | ');
-  say(`  npm run demo on the system with the history: ${demo.status === 0 ? 'green' : `FAILED (exit ${demo.status ?? demo.signal})`} in ${seconds} s; ${tail}`);
+  say(
+    `  npm run demo on the system with the history: ${demo.status === 0 ? 'green' : `FAILED (exit ${demo.status ?? demo.signal})`} in ${seconds} s; ${tail}`,
+  );
   if (demo.status !== 0) process.exitCode = 1;
 }
 

@@ -62,7 +62,12 @@ function databaseUrl(name: string): string {
 
 /** Where each service serves /metrics: the gateway on its admin listener. */
 function metricsUrls(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(SERVICES.map((service) => [service, `http://127.0.0.1:${env[service === 'gateway' ? 'ADMIN_PORT' : `${service.toUpperCase()}_PORT`]}/metrics`]));
+  return Object.fromEntries(
+    SERVICES.map((service) => [
+      service,
+      `http://127.0.0.1:${env[service === 'gateway' ? 'ADMIN_PORT' : `${service.toUpperCase()}_PORT`]}/metrics`,
+    ]),
+  );
 }
 
 /** Bytes per completed transfer in each database, the system stopped (funding and set-up included: small beside the workloads). */
@@ -81,7 +86,13 @@ async function printStorage(windows: ReadonlyMap<string, number>): Promise<void>
 }
 
 async function main(): Promise<void> {
-  const system: RunningSystem = await startSystem({ serverUrl, amqpServerUrl, runId, systemKey: SYSTEM_KEY, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const system: RunningSystem = await startSystem({
+    serverUrl,
+    amqpServerUrl,
+    runId,
+    systemKey: SYSTEM_KEY,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  });
   const { baseUrl, env } = system;
   const measured: MeasuredSystem = { runId, systemPid: system.process.pid };
   const results: Figures[] = [];
@@ -91,13 +102,32 @@ async function main(): Promise<void> {
   const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
     const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
-    const tenant = await platform.system.tenants.create({ name: 'Bench', slug: `bench-${runId}`, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' } });
+    const tenant = await platform.system.tenants.create({
+      name: 'Bench',
+      slug: `bench-${runId}`,
+      config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' },
+    });
     if (FEES) {
-      const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Bench', isDefault: true, platformCommissionBps: 2000 });
-      await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: 'USD', flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
+      const schedule = await platform.fees.tenantSchedules.create(tenant.id, {
+        name: 'Bench',
+        isDefault: true,
+        platformCommissionBps: 2000,
+      });
+      await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, {
+        transactionType: 'transfer',
+        currencyCode: 'USD',
+        flatFee: '0.05',
+        percentageFee: '1',
+        maxFee: '5.00',
+      });
       await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
     }
-    const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read'], environment: 'test' });
+    const key = await platform.apiKeys.createForTenant(tenant.id, {
+      name: 'bench',
+      authMode: 'hmac',
+      scopes: ['ledger:write', 'ledger:read'],
+      environment: 'test',
+    });
     const client = new WalletClient({
       baseUrl,
       auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
@@ -125,7 +155,13 @@ async function main(): Promise<void> {
           reference: { type: 'deposit', id: `dep_bench_${wallet.id}` },
           lines: [
             { accountName: ACCOUNTS.momoFloat.nameFor('bench'), direction: 'DR', amount: '10000000.00', currencyCode: 'USD' },
-            { accountName: ACCOUNTS.wallet.nameFor(wallet.ownerId), walletId: wallet.id, direction: 'CR', amount: '10000000.00', currencyCode: 'USD' },
+            {
+              accountName: ACCOUNTS.wallet.nameFor(wallet.ownerId),
+              walletId: wallet.id,
+              direction: 'CR',
+              amount: '10000000.00',
+              currencyCode: 'USD',
+            },
           ],
         };
         return ledger.request(command, { timeoutMs: 60_000 });
@@ -134,10 +170,16 @@ async function main(): Promise<void> {
     await ledger.close();
 
     console.log('End-to-end benchmark: signed transfers through the gateway');
-    console.log(`  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+    console.log(
+      `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
+    );
     console.log('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this load generator on the same machine');
     console.log(`  HMAC-signed POST /v1/transfers with a fresh Idempotency-Key each, ${WALLETS} funded USD wallets, rate limits off`);
-    console.log(FEES ? '  default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission' : '  no fee schedule (BENCH_FEES=1 for one)');
+    console.log(
+      FEES
+        ? '  default fee schedule: 0.05 + 1 % (at most 5.00) per transfer, 20 % platform commission'
+        : '  no fee schedule (BENCH_FEES=1 for one)',
+    );
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
 
     const hot = wallets[0] as Wallet;
@@ -177,30 +219,48 @@ async function main(): Promise<void> {
     );
   }
   console.log('');
-  console.log(`  calibration: 64 MiB of SHA-256 took ${calibrationBefore.toFixed(0)} ms before the workloads and ${calibrationMs().toFixed(0)} ms after (a slower machine takes longer)`);
-  console.log(`  the machine's ${os.cpus().length} cores during each workload (from /proc/stat): busy, idle, and stolen by the hypervisor for other guests`);
+  console.log(
+    `  calibration: 64 MiB of SHA-256 took ${calibrationBefore.toFixed(0)} ms before the workloads and ${calibrationMs().toFixed(0)} ms after (a slower machine takes longer)`,
+  );
+  console.log(
+    `  the machine's ${os.cpus().length} cores during each workload (from /proc/stat): busy, idle, and stolen by the hypervisor for other guests`,
+  );
   const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
-  for (const row of results) console.log(`  ${row.label.padEnd(32)} busy ${percent(row.machine.busy)}, idle ${percent(row.machine.idle)}, stolen ${percent(row.machine.stolen)}`);
-  console.log(`  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`);
+  for (const row of results)
+    console.log(
+      `  ${row.label.padEnd(32)} busy ${percent(row.machine.busy)}, idle ${percent(row.machine.idle)}, stolen ${percent(row.machine.stolen)}`,
+    );
+  console.log(
+    `  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`,
+  );
   for (const row of results) {
     const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);
-    console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.msPerTransfer.toFixed(2)}`).join(', ')}`);
+    console.log(
+      `  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.msPerTransfer.toFixed(2)}`).join(', ')}`,
+    );
   }
   console.log('  of which in the kernel (system time)');
   for (const row of results) {
     const total = row.cpu.reduce((sum, share) => sum + share.systemMsPerTransfer, 0);
-    console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.systemMsPerTransfer.toFixed(2)}`).join(', ')}`);
+    console.log(
+      `  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.systemMsPerTransfer.toFixed(2)}`).join(', ')}`,
+    );
   }
   // Machine-independent where CPU time is not: what a change does to them shows in one run.
   for (const [title, figure] of [
     ['Write system calls per transfer (from /proc/<pid>/io)', (share: CpuShare) => share.writesPerTransfer],
-    ['Context switches per transfer (every thread, voluntary and preempted, from /proc/<pid>/task)', (share: CpuShare) => share.switchesPerTransfer],
+    [
+      'Context switches per transfer (every thread, voluntary and preempted, from /proc/<pid>/task)',
+      (share: CpuShare) => share.switchesPerTransfer,
+    ],
   ] as const) {
     console.log(`  ${title}`);
     for (const row of results) {
       const shares = [...row.cpu].sort((a, b) => figure(b) - figure(a));
       const total = shares.reduce((sum, share) => sum + figure(share), 0);
-      console.log(`  ${row.label.padEnd(32)} total ${total.toFixed(1)}: ${shares.map((share) => `${share.process} ${figure(share).toFixed(1)}`).join(', ')}`);
+      console.log(
+        `  ${row.label.padEnd(32)} total ${total.toFixed(1)}: ${shares.map((share) => `${share.process} ${figure(share).toFixed(1)}`).join(', ')}`,
+      );
     }
   }
 

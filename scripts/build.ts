@@ -98,9 +98,17 @@ function filesUnder(directory: string): string[] {
  * skipped when this hash matches the one of the build in dist.
  */
 export function dashboardSourcesHash(): string {
-  const files = [...filesUnder(DASHBOARD_ROOT), ...filesUnder(path.join(ROOT, 'packages', 'contracts', 'src')), path.join(ROOT, 'package-lock.json')].sort();
+  const files = [
+    ...filesUnder(DASHBOARD_ROOT),
+    ...filesUnder(path.join(ROOT, 'packages', 'contracts', 'src')),
+    path.join(ROOT, 'package-lock.json'),
+  ].sort();
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
+  for (const file of files)
+    hash
+      .update(`${path.relative(ROOT, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
   return hash.digest('hex');
 }
 
@@ -108,7 +116,11 @@ function runVite(): Promise<void> {
   const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
   return new Promise((resolve, reject) => {
     // NODE_ENV is production whoever runs the build: under jest (NODE_ENV=test) Vite would otherwise bundle React's development build.
-    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: DASHBOARD_ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+      cwd: DASHBOARD_ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the dashboard's Vite build exited with ${code}`))));
   });
@@ -117,7 +129,8 @@ function runVite(): Promise<void> {
 /** Builds the dashboard into apps/dashboard/dist unless that build is of the same sources already. */
 export async function buildDashboard(options: { force?: boolean } = {}): Promise<'built' | 'up to date'> {
   const hash = dashboardSourcesHash();
-  const built = existsSync(DASHBOARD_STAMP) && existsSync(path.join(DASHBOARD_DIST, 'index.html')) ? readFileSync(DASHBOARD_STAMP, 'utf8') : null;
+  const built =
+    existsSync(DASHBOARD_STAMP) && existsSync(path.join(DASHBOARD_DIST, 'index.html')) ? readFileSync(DASHBOARD_STAMP, 'utf8') : null;
   if (!options.force && built === hash) return 'up to date';
   await runVite();
   writeFileSync(DASHBOARD_STAMP, hash);
@@ -160,7 +173,9 @@ async function main(targets: readonly string[]): Promise<void> {
   }
   if (targets.length === 0 || targets.includes('dashboard')) {
     const outcome = await buildDashboard();
-    console.log(outcome === 'built' ? 'built the dashboard into apps/dashboard/dist/' : 'the dashboard in apps/dashboard/dist/ is up to date');
+    console.log(
+      outcome === 'built' ? 'built the dashboard into apps/dashboard/dist/' : 'the dashboard in apps/dashboard/dist/ is up to date',
+    );
   }
 }
 

@@ -37,8 +37,11 @@ function step(title: string): void {
 
 function systemKey(): string {
   if (process.env.SYSTEM_API_KEY) return process.env.SYSTEM_API_KEY;
-  if (existsSync(DEV_SECRETS_FILE)) return (JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as { SYSTEM_API_KEY: string }).SYSTEM_API_KEY;
-  throw new Error(`No SYSTEM_API_KEY set and no development key in ${DEV_SECRETS_FILE}: start the system with \`npm start\` first, or set SYSTEM_API_KEY`);
+  if (existsSync(DEV_SECRETS_FILE))
+    return (JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as { SYSTEM_API_KEY: string }).SYSTEM_API_KEY;
+  throw new Error(
+    `No SYSTEM_API_KEY set and no development key in ${DEV_SECRETS_FILE}: start the system with \`npm start\` first, or set SYSTEM_API_KEY`,
+  );
 }
 
 async function systemIsUp(): Promise<boolean> {
@@ -65,7 +68,9 @@ function lineText(line: JournalEntry['lines'][number]): string {
 
 async function main(): Promise<void> {
   if (!(await systemIsUp())) {
-    console.error(`The gateway at ${gatewayUrl} is not ready. Start the system first with \`npm start\` (in another terminal), then run \`npm run demo\` again.`);
+    console.error(
+      `The gateway at ${gatewayUrl} is not ready. Start the system first with \`npm start\` (in another terminal), then run \`npm run demo\` again.`,
+    );
     process.exit(1);
   }
   const platform = new WalletClient({ baseUrl: adminUrl, auth: { type: 'system', systemKey: systemKey() } });
@@ -78,7 +83,11 @@ async function main(): Promise<void> {
     config: { defaultCurrency: CURRENCY, allowedCurrencies: [CURRENCY], maxTransactionAmount: '10000.00' },
   });
   say(`tenant ${tenant.id} (${tenant.name})`);
-  const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Standard', isDefault: true, platformCommissionBps: 2000 });
+  const schedule = await platform.fees.tenantSchedules.create(tenant.id, {
+    name: 'Standard',
+    isDefault: true,
+    platformCommissionBps: 2000,
+  });
   for (const rule of [
     { transactionType: 'deposit' as const, currencyCode: CURRENCY, flatFee: '0.50' },
     { transactionType: 'transfer' as const, currencyCode: CURRENCY, flatFee: '0.25', percentageFee: '1', maxFee: '5.00' },
@@ -87,19 +96,41 @@ async function main(): Promise<void> {
     await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, rule);
   }
   await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
-  say(`default fee schedule ${schedule.id}: deposit 0.50; transfer 0.25 + 1 % (at most 5.00); payout 1.00; platform commission 20 % of each fee`);
-  const adminKey = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops console', scopes: ['tenant:manage'], environment: 'live' });
+  say(
+    `default fee schedule ${schedule.id}: deposit 0.50; transfer 0.25 + 1 % (at most 5.00); payout 1.00; platform commission 20 % of each fee`,
+  );
+  const adminKey = await platform.apiKeys.createForTenant(tenant.id, {
+    name: 'ops console',
+    scopes: ['tenant:manage'],
+    environment: 'live',
+  });
   const ops = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'secret', apiKey: adminKey.key as string } });
   say(`secret key ${adminKey.id} (tenant:manage)`);
 
   step('Tenant: an HMAC-signed key, a team and a mobile money provider');
-  const signerKey = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['wallets:read', 'transfers:create'], environment: 'live' });
-  const backend = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'hmac', keyId: signerKey.id, signingSecret: signerKey.signingSecret as string } });
+  const signerKey = await ops.apiKeys.create({
+    name: 'backend',
+    authMode: 'hmac',
+    scopes: ['wallets:read', 'transfers:create'],
+    environment: 'live',
+  });
+  const backend = new WalletClient({
+    baseUrl: gatewayUrl,
+    auth: { type: 'hmac', keyId: signerKey.id, signingSecret: signerKey.signingSecret as string },
+  });
   say(`HMAC key ${signerKey.id}: every request it makes is signed`);
   // The org-admin's and the approver's passwords are printed at the end, to sign in to the dashboard with.
-  const logins = { admin: { email: `grace+${stamp}@demo.example`, password: `demo-${randomUUID()}` }, approver: { email: `abel+${stamp}@demo.example`, password: `demo-${randomUUID()}` } };
+  const logins = {
+    admin: { email: `grace+${stamp}@demo.example`, password: `demo-${randomUUID()}` },
+    approver: { email: `abel+${stamp}@demo.example`, password: `demo-${randomUUID()}` },
+  };
   const admin = await ops.team.create({ name: 'Grace Admin', ...logins.admin, orgRole: 'org-admin' });
-  const operator = await ops.team.create({ name: 'Olga Operator', email: `olga+${stamp}@demo.example`, password: `demo-${randomUUID()}`, orgRole: 'operator' });
+  const operator = await ops.team.create({
+    name: 'Olga Operator',
+    email: `olga+${stamp}@demo.example`,
+    password: `demo-${randomUUID()}`,
+    orgRole: 'operator',
+  });
   const approver = await ops.team.create({ name: 'Abel Approver', ...logins.approver, orgRole: 'approver' });
   say(`team: ${admin.id} org-admin, ${operator.id} operator (requests), ${approver.id} approver (decides)`);
   const provider = await ops.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
@@ -115,7 +146,14 @@ async function main(): Promise<void> {
   const transactionId = `mtn-${randomUUID()}`;
   const timestamp = new Date().toISOString();
   const phoneNumber = '+256700000001';
-  const signature = momoWebhookSignature(provider.webhookSecret, { transactionId, walletId: alice.id, amountText: '500.00', currencyCode: CURRENCY, phoneNumber, timestamp });
+  const signature = momoWebhookSignature(provider.webhookSecret, {
+    transactionId,
+    walletId: alice.id,
+    amountText: '500.00',
+    currencyCode: CURRENCY,
+    phoneNumber,
+    timestamp,
+  });
   const webhook = await fetch(`${gatewayUrl}/v1/deposits/momo-webhook`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -125,8 +163,18 @@ async function main(): Promise<void> {
   const momo = (await webhook.json()) as { id: string; status: string; fee: string };
   say(`webhook deposit ${momo.id}: 500.00 to alice, fee ${momo.fee}, ${momo.status}`);
   const slipReference = `SLIP-${stamp}`;
-  const slip = await ops.deposits.submitBankSlip({ walletId: bob.id, amount: '300.00', currencyCode: CURRENCY, bankCode: 'stanbic', slipReference });
-  await ops.deposits.importStatement({ bankCode: 'stanbic', currencyCode: CURRENCY, lines: [{ date: new Date().toISOString().slice(0, 10), reference: slipReference, amount: '300.00', description: 'cash deposit' }] });
+  const slip = await ops.deposits.submitBankSlip({
+    walletId: bob.id,
+    amount: '300.00',
+    currencyCode: CURRENCY,
+    bankCode: 'stanbic',
+    slipReference,
+  });
+  await ops.deposits.importStatement({
+    bankCode: 'stanbic',
+    currencyCode: CURRENCY,
+    lines: [{ date: new Date().toISOString().slice(0, 10), reference: slipReference, amount: '300.00', description: 'cash deposit' }],
+  });
   const verified = await ops.deposits.verify(slip.id, { actorId: operator.id });
   say(`bank slip ${slip.id}: 300.00 to bob, matched to the imported statement line, ${verified.status}`);
 
@@ -141,10 +189,19 @@ async function main(): Promise<void> {
   }
 
   step('Payouts under maker-checker');
-  const paid = await ops.payouts.create({ walletId: shop.id, amount: '50.00', currencyCode: CURRENCY, payoutMethod: 'momo', destination: { phoneNumber: '+256700000002', network: 'mtn' }, requestedBy: operator.id });
+  const paid = await ops.payouts.create({
+    walletId: shop.id,
+    amount: '50.00',
+    currencyCode: CURRENCY,
+    payoutMethod: 'momo',
+    destination: { phoneNumber: '+256700000002', network: 'mtn' },
+    requestedBy: operator.id,
+  });
   say(`payout ${paid.id}: 50.00 + fee ${paid.fee} held in suspense, ${paid.status}`);
   const selfApproval = await ops.payouts.approve(paid.id, { actorId: operator.id }).catch((error: unknown) => error);
-  say(`the requester approving its own case: ${isWalletApiError(selfApproval, 'SELF_APPROVAL_FORBIDDEN') ? 'refused, SELF_APPROVAL_FORBIDDEN' : `NOT refused (${String(selfApproval)})`}`);
+  say(
+    `the requester approving its own case: ${isWalletApiError(selfApproval, 'SELF_APPROVAL_FORBIDDEN') ? 'refused, SELF_APPROVAL_FORBIDDEN' : `NOT refused (${String(selfApproval)})`}`,
+  );
   if (!isWalletApiError(selfApproval, 'SELF_APPROVAL_FORBIDDEN')) throw new Error('self-approval was not refused');
   await ops.payouts.approve(paid.id, { actorId: approver.id });
   const delivered = await eventually('the approved payout to be delivered by the sandbox rail', async () => {
@@ -152,12 +209,25 @@ async function main(): Promise<void> {
     return current.status === 'completed' || current.status === 'failed' ? current : undefined;
   });
   say(`approved by ${approver.id}, delivered by the sandbox rail: ${delivered.status}`);
-  const refused = await ops.payouts.create({ walletId: bob.id, amount: '20.00', currencyCode: CURRENCY, payoutMethod: 'bank', destination: { bankCode: 'stanbic', accountNumber: '0123456789', accountName: 'Bob' }, requestedBy: operator.id });
+  const refused = await ops.payouts.create({
+    walletId: bob.id,
+    amount: '20.00',
+    currencyCode: CURRENCY,
+    payoutMethod: 'bank',
+    destination: { bankCode: 'stanbic', accountNumber: '0123456789', accountName: 'Bob' },
+    requestedBy: operator.id,
+  });
   const rejected = await ops.payouts.reject(refused.id, { actorId: approver.id, reason: 'account name does not match the wallet owner' });
   say(`payout ${refused.id}: ${rejected.status}; the hold went back to bob's wallet`);
 
   step('Treasury: a float deposit and a withdrawal under maker-checker');
-  const floatDeposit = await ops.treasury.floatDeposits.create({ amount: '1000.00', currencyCode: CURRENCY, rail: 'bank', externalReference: `TT-${stamp}`, depositedBy: operator.id });
+  const floatDeposit = await ops.treasury.floatDeposits.create({
+    amount: '1000.00',
+    currencyCode: CURRENCY,
+    rail: 'bank',
+    externalReference: `TT-${stamp}`,
+    depositedBy: operator.id,
+  });
   say(`float deposit ${floatDeposit.id}: ${floatDeposit.amount} over bank, ${floatDeposit.status}`);
   const withdrawal = await ops.treasury.withdrawals.create({
     source: 'operating_float',
@@ -171,9 +241,17 @@ async function main(): Promise<void> {
   const approvedWithdrawal = await ops.treasury.withdrawals.approve(withdrawal.id, { actorId: approver.id });
   say(`approved by ${approver.id}: ${approvedWithdrawal.status}, settled into payout clearing`);
   const tooMuch = await ops.treasury.withdrawals
-    .create({ source: 'tenant_fees', amount: '1000.00', currencyCode: CURRENCY, payoutMethod: 'momo', destination: { phoneNumber: '+256700000003', network: 'mtn' }, requestedBy: operator.id })
+    .create({
+      source: 'tenant_fees',
+      amount: '1000.00',
+      currencyCode: CURRENCY,
+      payoutMethod: 'momo',
+      destination: { phoneNumber: '+256700000003', network: 'mtn' },
+      requestedBy: operator.id,
+    })
     .catch((error: unknown) => error);
-  if (!isWalletApiError(tooMuch, 'INSUFFICIENT_FUNDS')) throw new Error(`withdrawing more fee revenue than earned was not refused (${String(tooMuch)})`);
+  if (!isWalletApiError(tooMuch, 'INSUFFICIENT_FUNDS'))
+    throw new Error(`withdrawing more fee revenue than earned was not refused (${String(tooMuch)})`);
   say('withdrawing 1000.00 of fee revenue (more than earned): refused, INSUFFICIENT_FUNDS');
 
   step('Balances');
@@ -187,7 +265,9 @@ async function main(): Promise<void> {
 
   const [treasury] = (await ops.treasury.balances()).data.filter((row) => row.currencyCode === CURRENCY);
   if (treasury) {
-    say(`operating float ${treasury.operatingFloat}, fee revenue ${treasury.tenantFeeRevenue}, platform commission ${treasury.platformCommission}, suspense ${treasury.suspense}, payout clearing ${treasury.payoutClearing}`);
+    say(
+      `operating float ${treasury.operatingFloat}, fee revenue ${treasury.tenantFeeRevenue}, platform commission ${treasury.platformCommission}, suspense ${treasury.suspense}, payout clearing ${treasury.payoutClearing}`,
+    );
   }
 
   step('The journal (oldest first)');
@@ -203,7 +283,7 @@ async function main(): Promise<void> {
     for (const line of entry.lines) say(`    ${lineText(line)}`);
   }
 
-  step('Analytics (read models fed by the ledger\'s events)');
+  step("Analytics (read models fed by the ledger's events)");
   const analytics = await eventually('analytics to have applied every entry', async () => {
     const read = await ops.analytics.get({ currencyCode: CURRENCY });
     const figures = read.currencies.find((row) => row.currencyCode === CURRENCY);
@@ -211,16 +291,24 @@ async function main(): Promise<void> {
     return applied >= entries.length ? { read, figures } : undefined;
   });
   if (analytics.figures) {
-    say(`fee revenue ${analytics.figures.totals.feeRevenue}, platform commission ${analytics.figures.totals.platformCommission}, entries ${analytics.figures.totals.entryCount}`);
-    for (const kind of analytics.figures.byKind) say(`  ${kind.kind.padEnd(22)} ${String(kind.entryCount).padStart(3)} entries, volume ${kind.volume}`);
+    say(
+      `fee revenue ${analytics.figures.totals.feeRevenue}, platform commission ${analytics.figures.totals.platformCommission}, entries ${analytics.figures.totals.entryCount}`,
+    );
+    for (const kind of analytics.figures.byKind)
+      say(`  ${kind.kind.padEnd(22)} ${String(kind.entryCount).padStart(3)} entries, volume ${kind.volume}`);
     say(`pending payouts ${analytics.figures.pendingPayouts.count}, pending withdrawals ${analytics.figures.pendingWithdrawals.count}`);
   }
   const errors = analytics.read.requestErrors;
-  say(errors.available ? `requests ${errors.totalRequests}, errors ${errors.errorCount} (${errors.byErrorCode.map((each) => `${each.errorCode} ${each.count}`).join(', ')})` : `request errors unavailable: ${errors.reason}`);
+  say(
+    errors.available
+      ? `requests ${errors.totalRequests}, errors ${errors.errorCount} (${errors.byErrorCode.map((each) => `${each.errorCode} ${each.count}`).join(', ')})`
+      : `request errors unavailable: ${errors.reason}`,
+  );
 
   step('Reconciliation');
   const tenantResult = await ops.reconciliation.run();
-  for (const check of tenantResult.checks) say(`${check.name.padEnd(16)} ${check.status}${check.mismatches.length > 0 ? ` ${JSON.stringify(check.mismatches)}` : ''}`);
+  for (const check of tenantResult.checks)
+    say(`${check.name.padEnd(16)} ${check.status}${check.mismatches.length > 0 ? ` ${JSON.stringify(check.mismatches)}` : ''}`);
   say(`tenant: ${tenantResult.status}`);
   const platformResult = await platform.reconciliation.runAcrossTenants();
   say(`platform (every tenant): ${platformResult.status}`);

@@ -20,11 +20,15 @@ async function main(): Promise<number> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'wallet-fuzz-'));
   const reportFile = path.join(directory, 'report.json');
   console.log(`fuzz: ${CASES} cases, seed ${SEED}${process.env.FUZZ_ROUTES ? `, routes matching ${process.env.FUZZ_ROUTES}` : ''}`);
-  const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), 'test/fuzz/api-fuzz.test.ts', '--maxWorkers=1', '--verbose=false'], {
-    cwd: ROOT,
-    env: { ...process.env, FUZZ_CASES: String(CASES), FUZZ_SEED: String(SEED), FUZZ_BUDGET_MS: '0', FUZZ_REPORT_FILE: reportFile },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const jest = spawn(
+    process.execPath,
+    [require.resolve('jest/bin/jest'), 'test/fuzz/api-fuzz.test.ts', '--maxWorkers=1', '--verbose=false'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, FUZZ_CASES: String(CASES), FUZZ_SEED: String(SEED), FUZZ_BUDGET_MS: '0', FUZZ_REPORT_FILE: reportFile },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const exitCode = await new Promise<number>((resolve) => jest.once('exit', (code) => resolve(code ?? 1)));
   try {
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as FuzzReport;

@@ -12,8 +12,11 @@ import { runOps } from './lib/ops-commands';
 
 function systemKey(): string {
   if (process.env.SYSTEM_API_KEY) return process.env.SYSTEM_API_KEY;
-  if (existsSync(DEV_SECRETS_FILE)) return (JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as { SYSTEM_API_KEY: string }).SYSTEM_API_KEY;
-  throw new Error(`No SYSTEM_API_KEY set and no development key in ${DEV_SECRETS_FILE}: set SYSTEM_API_KEY, or start the system with \`npm start\` first`);
+  if (existsSync(DEV_SECRETS_FILE))
+    return (JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as { SYSTEM_API_KEY: string }).SYSTEM_API_KEY;
+  throw new Error(
+    `No SYSTEM_API_KEY set and no development key in ${DEV_SECRETS_FILE}: set SYSTEM_API_KEY, or start the system with \`npm start\` first`,
+  );
 }
 
 function client(): WalletClient {
@@ -21,7 +24,11 @@ function client(): WalletClient {
   return new WalletClient({ baseUrl: adminUrl, auth: { type: 'system', systemKey: systemKey() } });
 }
 
-runOps(process.argv.slice(2), { client, out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) }).then(
+runOps(process.argv.slice(2), {
+  client,
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+}).then(
   (code) => {
     process.exitCode = code;
   },

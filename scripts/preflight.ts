@@ -29,7 +29,9 @@ function reasonOf(error: unknown): string {
 /** A socket-level failure (nothing answered) as opposed to a server that answered and said no. */
 function isNetworkError(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && code.startsWith('E')) || /timeout|timed out|terminated unexpectedly|closed abruptly/i.test(String(message));
+  return (
+    (typeof code === 'string' && code.startsWith('E')) || /timeout|timed out|terminated unexpectedly|closed abruptly/i.test(String(message))
+  );
 }
 
 /** The local cluster's version (Debian layout) for the hint, when there is one. */
@@ -56,7 +58,8 @@ async function checkPostgres(url: string): Promise<string | null> {
     return null;
   } catch (error) {
     // The server answered (with a SQLSTATE): wrong role, password or database, not a stopped server.
-    if (!isNetworkError(error)) return `PostgreSQL at ${printableUrl(url)} refused the connection: ${(error as Error).message}; check DATABASE_URL`;
+    if (!isNetworkError(error))
+      return `PostgreSQL at ${printableUrl(url)} refused the connection: ${(error as Error).message}; check DATABASE_URL`;
     return (
       `PostgreSQL is not reachable at ${printableUrl(url)} (${reasonOf(error)}): start it ` +
       `(e.g. "pg_ctlcluster ${localPostgresVersion()} main start" or "docker compose up -d postgres") or set DATABASE_URL`
@@ -83,7 +86,10 @@ async function checkRabbitMq(url: string): Promise<string | null> {
 
 /** The first problem found, as one line, or null when both servers answer. */
 export async function preflight(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  const [postgres, rabbitMq] = await Promise.all([checkPostgres(env.DATABASE_URL ?? DEFAULT_DATABASE_URL), checkRabbitMq(env.AMQP_URL ?? DEFAULT_AMQP_URL)]);
+  const [postgres, rabbitMq] = await Promise.all([
+    checkPostgres(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    checkRabbitMq(env.AMQP_URL ?? DEFAULT_AMQP_URL),
+  ]);
   return postgres ?? rabbitMq;
 }
 

@@ -106,7 +106,9 @@ function environment(): { env: NodeJS.ProcessEnv; developmentSecrets: Array<keyo
   if (missing.length > 0) {
     const { secrets, made } = devSecrets();
     for (const name of missing) env[name] = secrets[name];
-    say(`Development secrets ${missing.join(', ')} ${made ? 'generated into' : 'read from'} ${path.relative(ROOT, DEV_SECRETS_FILE)}; set them for anything but development.`);
+    say(
+      `Development secrets ${missing.join(', ')} ${made ? 'generated into' : 'read from'} ${path.relative(ROOT, DEV_SECRETS_FILE)}; set them for anything but development.`,
+    );
   }
   // The gateway reaches each service where this script starts it.
   for (const spec of SERVICES.filter((candidate) => candidate.name !== 'gateway')) {
@@ -151,7 +153,9 @@ async function main(): Promise<void> {
 
   const absent = services.filter((spec) => !existsSync(path.join(ROOT, 'services', spec.name, 'src', 'main.ts')));
   if (absent.length > 0) {
-    console.error(`${absent.map((spec) => `services/${spec.name}/src/main.ts`).join(', ')} not found: start the others with "npm start -- <service> ..."`);
+    console.error(
+      `${absent.map((spec) => `services/${spec.name}/src/main.ts`).join(', ')} not found: start the others with "npm start -- <service> ..."`,
+    );
     process.exit(1);
   }
 
@@ -168,7 +172,9 @@ async function main(): Promise<void> {
     try {
       if ((await buildDashboard()) === 'built') say('Built the dashboard into apps/dashboard/dist.');
     } catch (error) {
-      console.error(`The dashboard did not build (${(error as Error).message}); the API runs, the dashboard's address answers 503 until \`npm run build\` succeeds.`);
+      console.error(
+        `The dashboard did not build (${(error as Error).message}); the API runs, the dashboard's address answers 503 until \`npm run build\` succeeds.`,
+      );
     }
   }
 
@@ -234,7 +240,8 @@ async function main(): Promise<void> {
       say(`  ${spec.name.padEnd(9)} ${base} (internal)`);
     }
   }
-  if (developmentSecrets.includes('SYSTEM_API_KEY')) say(`  System key (generated development key, send as X-System-Key): ${env.SYSTEM_API_KEY}`);
+  if (developmentSecrets.includes('SYSTEM_API_KEY'))
+    say(`  System key (generated development key, send as X-System-Key): ${env.SYSTEM_API_KEY}`);
   say('Press Ctrl-C to stop.');
 }
 

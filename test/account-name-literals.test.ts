@@ -14,9 +14,24 @@ const CHART = 'packages/contracts/src/chart-of-accounts.ts';
 
 /** Literals that spell an account name but mean something else, and how often each file may hold them. */
 const OTHER_MEANINGS: ReadonlyArray<{ file: string; literal: string; count: number; meaning: string }> = [
-  { file: 'services/treasury/src/features/analytics/analytics-projection.ts', literal: 'suspense', count: 2, meaning: 'the analytics class of that name' },
-  { file: 'services/treasury/src/features/analytics/analytics-service.ts', literal: 'suspense', count: 1, meaning: 'the liquidity figure of that name' },
-  { file: 'services/treasury/src/features/balances/balances-service.ts', literal: 'suspense', count: 1, meaning: 'the balance column of that name' },
+  {
+    file: 'services/treasury/src/features/analytics/analytics-projection.ts',
+    literal: 'suspense',
+    count: 2,
+    meaning: 'the analytics class of that name',
+  },
+  {
+    file: 'services/treasury/src/features/analytics/analytics-service.ts',
+    literal: 'suspense',
+    count: 1,
+    meaning: 'the liquidity figure of that name',
+  },
+  {
+    file: 'services/treasury/src/features/balances/balances-service.ts',
+    literal: 'suspense',
+    count: 1,
+    meaning: 'the balance column of that name',
+  },
 ];
 /** API scopes such as `wallet:deposit` share the wallet accounts' stem. */
 const SCOPE_NAMES: ReadonlySet<string> = new Set(SCOPES);
@@ -24,7 +39,11 @@ const SCOPE_NAMES: ReadonlySet<string> = new Set(SCOPES);
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A keyed name is caught by the stem before its first colon (`asset:` also catches `asset:${rail}-clearing:`);
 // a single name only whole. Either may stand at the start of the literal or after a quote inside it (SQL, JSON).
-const STEMS = [...new Set(ACCOUNT_DECLARATIONS.filter(isKeyedAccount).map((declaration) => declaration.prefix.slice(0, declaration.prefix.indexOf(':') + 1)))];
+const STEMS = [
+  ...new Set(
+    ACCOUNT_DECLARATIONS.filter(isKeyedAccount).map((declaration) => declaration.prefix.slice(0, declaration.prefix.indexOf(':') + 1)),
+  ),
+];
 const SINGLES = ACCOUNT_DECLARATIONS.flatMap((declaration) => (isKeyedAccount(declaration) ? [] : [declaration.name]));
 const STEM = new RegExp(`(?:^|['"])(?:${STEMS.map(escaped).join('|')})`);
 const SINGLE = new RegExp(`(?:^|['"])(?:${SINGLES.map(escaped).join('|')})(?:['"]|$)`);
@@ -87,7 +106,9 @@ describe('account names outside the chart of accounts', () => {
   it('are spelled in no source file but the chart', () => {
     const files = scannedFiles();
     expect(files).toContain(CHART);
-    const findings = files.filter((file) => file !== CHART).flatMap((file) => accountNameLiterals(file, readFileSync(path.join(ROOT, file), 'utf8')));
+    const findings = files
+      .filter((file) => file !== CHART)
+      .flatMap((file) => accountNameLiterals(file, readFileSync(path.join(ROOT, file), 'utf8')));
     const { stray, unusedAllowances } = unexplained(findings);
     expect(stray.map((finding) => `${finding.file}:${finding.line} ${JSON.stringify(finding.literal)}`)).toEqual([]);
     expect(unusedAllowances).toEqual([]);

@@ -40,6 +40,17 @@ describe('docker-compose.yml', () => {
     } else {
       services = servicesDeclaredInText();
     }
-    expect(services.sort()).toEqual(['gateway', 'grafana', 'identity', 'jaeger', 'ledger', 'payments', 'postgres', 'prometheus', 'rabbitmq', 'treasury']);
+    expect(services.sort()).toEqual([
+      'gateway',
+      'grafana',
+      'identity',
+      'jaeger',
+      'ledger',
+      'payments',
+      'postgres',
+      'prometheus',
+      'rabbitmq',
+      'treasury',
+    ]);
   });
 });

@@ -13,7 +13,12 @@ const ROOT = path.resolve(__dirname, '..');
 const README_LINES_MAX = 260;
 
 /** Names of documents kept outside the repository, spelled in pieces so this file does not name them. */
-const OUTSIDE_DOCUMENTS = [['api', 'decisions'].join('-'), ['service', 'spec'].join('-'), ['shared', 'spec'].join('/'), ['shared', 'design'].join('/')];
+const OUTSIDE_DOCUMENTS = [
+  ['api', 'decisions'].join('-'),
+  ['service', 'spec'].join('-'),
+  ['shared', 'spec'].join('/'),
+  ['shared', 'design'].join('/'),
+];
 
 interface Finding {
   file: string;
@@ -25,7 +30,10 @@ interface Finding {
 function repositoryFiles(): string[] {
   const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
   return [...new Set(listed.split('\0'))]
-    .filter((file) => file !== '' && !file.split('/').includes('node_modules') && !/(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/.test(file))
+    .filter(
+      (file) =>
+        file !== '' && !file.split('/').includes('node_modules') && !/(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/.test(file),
+    )
     .filter((file) => existsSync(path.join(ROOT, file)))
     .sort();
 }
@@ -63,7 +71,9 @@ function pathsLeavingRepository(file: string, text: string): string[] {
 
 /** Markdown without fenced code blocks and inline code, where a bracket is not a link. */
 function withoutCode(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' ')).replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length));
+  return markdown
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' '))
+    .replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length));
 }
 
 /** GitHub's anchors of a Markdown file's headings, a repeated heading getting `-1`, `-2`, ... */
@@ -104,10 +114,12 @@ function brokenLinks(file: string, markdown: string): Finding[] {
 }
 
 const files = repositoryFiles();
-const texts = new Map(files.flatMap((file) => {
-  const text = textOf(file);
-  return text === null ? [] : [[file, text] as const];
-}));
+const texts = new Map(
+  files.flatMap((file) => {
+    const text = textOf(file);
+    return text === null ? [] : [[file, text] as const];
+  }),
+);
 
 describe('the documentation', () => {
   it('lists the repository (a sanity check of the file listing the other checks read)', () => {

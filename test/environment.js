@@ -28,9 +28,15 @@ class WalletTestEnvironment extends TestEnvironment {
 async function deleteViaManagementApi(amqpUrl, name) {
   const parsed = new URL(amqpUrl);
   const base = process.env.TEST_AMQP_MANAGEMENT_URL ?? `http://${parsed.hostname}:15672`;
-  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString('base64');
+  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString(
+    'base64',
+  );
   try {
-    const response = await fetch(`${base}/api/vhosts/${encodeURIComponent(name)}`, { method: 'DELETE', headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(3000) });
+    const response = await fetch(`${base}/api/vhosts/${encodeURIComponent(name)}`, {
+      method: 'DELETE',
+      headers: { authorization: `Basic ${auth}` },
+      signal: AbortSignal.timeout(3000),
+    });
     return response.ok || response.status === 404;
   } catch {
     return false;

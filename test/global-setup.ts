@@ -41,7 +41,10 @@ export default async function globalSetup(): Promise<void> {
       databaseUrl = `postgres://postgres@${container.getHost()}:${container.getMappedPort(5432)}/postgres`;
     }
     if (!amqpUp) {
-      const container = await new GenericContainer('rabbitmq:3.13-management-alpine').withExposedPorts(5672, 15672).withWaitStrategy(Wait.forLogMessage(/Server startup complete/)).start();
+      const container = await new GenericContainer('rabbitmq:3.13-management-alpine')
+        .withExposedPorts(5672, 15672)
+        .withWaitStrategy(Wait.forLogMessage(/Server startup complete/))
+        .start();
       started.push(container);
       amqpUrl = `amqp://guest:guest@${container.getHost()}:${container.getMappedPort(5672)}`;
       process.env.TEST_AMQP_MANAGEMENT_URL = `http://${container.getHost()}:${container.getMappedPort(15672)}`;

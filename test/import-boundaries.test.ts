@@ -10,7 +10,9 @@ describe('import boundaries of packages/*/src and services/*/src', () => {
 
   it('reads the whole graph, @wallet/* imports resolved to their sources', () => {
     expect(graph.size).toBeGreaterThan(200);
-    expect(graph.get('services/payments/src/main.ts')).toEqual(expect.arrayContaining(['packages/kit/src/index.ts', 'packages/money-commands/src/index.ts']));
+    expect(graph.get('services/payments/src/main.ts')).toEqual(
+      expect.arrayContaining(['packages/kit/src/index.ts', 'packages/money-commands/src/index.ts']),
+    );
   });
 
   it('has no import cycle between files', () => {
@@ -33,17 +35,26 @@ describe('the checks, on a repository with a planted violation of each', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'import-boundaries-'));
     const files: Record<string, string> = {
       'tsconfig.json': JSON.stringify({
-        compilerOptions: { baseUrl: '.', module: 'commonjs', moduleResolution: 'node', paths: { '@wallet/kit': ['packages/kit/src/index.ts'], '@wallet/money-commands': ['packages/money-commands/src/index.ts'] } },
+        compilerOptions: {
+          baseUrl: '.',
+          module: 'commonjs',
+          moduleResolution: 'node',
+          paths: { '@wallet/kit': ['packages/kit/src/index.ts'], '@wallet/money-commands': ['packages/money-commands/src/index.ts'] },
+        },
       }),
       'packages/kit/src/index.ts': "export * from './outbox';\n",
       // Type-only, as the outbox's import of the ledger commands' coalescing once was: a cycle all the same.
       'packages/kit/src/outbox.ts': "import type { Batch } from '@wallet/money-commands';\nexport const relay = (batch: Batch) => batch;\n",
-      'packages/money-commands/src/index.ts': "import { relay } from '@wallet/kit';\nexport type Batch = string[];\nexport const send = relay;\n",
-      'services/wallet/src/features/team/team-service.ts': "import { revoke } from '../sessions/sessions-store';\nexport const deactivate = revoke;\n",
+      'packages/money-commands/src/index.ts':
+        "import { relay } from '@wallet/kit';\nexport type Batch = string[];\nexport const send = relay;\n",
+      'services/wallet/src/features/team/team-service.ts':
+        "import { revoke } from '../sessions/sessions-store';\nexport const deactivate = revoke;\n",
       'services/wallet/src/features/sessions/sessions-store.ts': 'export function revoke(): void {}\n',
-      'services/wallet/src/features/sessions/sessions-service.ts': "import { revoke } from './sessions-store';\nexport const logout = revoke;\n",
+      'services/wallet/src/features/sessions/sessions-service.ts':
+        "import { revoke } from './sessions-store';\nexport const logout = revoke;\n",
       'services/wallet/src/features/sessions/member-sessions.ts': "export { revoke } from './sessions-store';\n",
-      'services/wallet/src/features/audit/audit-service.ts': "import { revoke } from '../sessions/member-sessions';\nexport const audited = revoke;\n",
+      'services/wallet/src/features/audit/audit-service.ts':
+        "import { revoke } from '../sessions/member-sessions';\nexport const audited = revoke;\n",
     };
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -58,15 +69,21 @@ describe('the checks, on a repository with a planted violation of each', () => {
   it('finds the cycle through kit and money-commands, type-only link included', () => {
     const cycles = importCycles(importGraph(root));
     expect(cycles).toHaveLength(1);
-    expect(new Set(cycles[0])).toEqual(new Set(['packages/kit/src/index.ts', 'packages/kit/src/outbox.ts', 'packages/money-commands/src/index.ts']));
+    expect(new Set(cycles[0])).toEqual(
+      new Set(['packages/kit/src/index.ts', 'packages/kit/src/outbox.ts', 'packages/money-commands/src/index.ts']),
+    );
     expect(cycles[0]?.[0]).toBe(cycles[0]?.[cycles[0].length - 1]);
   });
 
   it("finds the feature importing another feature's store, and not a feature's own store or another's module", () => {
-    expect(foreignStoreImports(importGraph(root))).toEqual(['services/wallet/src/features/team/team-service.ts -> services/wallet/src/features/sessions/sessions-store.ts']);
+    expect(foreignStoreImports(importGraph(root))).toEqual([
+      'services/wallet/src/features/team/team-service.ts -> services/wallet/src/features/sessions/sessions-store.ts',
+    ]);
   });
 
   it('finds kit importing money-commands', () => {
-    expect(importsBetween(importGraph(root), 'packages/kit/src', 'packages/money-commands/src')).toEqual(['packages/kit/src/outbox.ts -> packages/money-commands/src/index.ts']);
+    expect(importsBetween(importGraph(root), 'packages/kit/src', 'packages/money-commands/src')).toEqual([
+      'packages/kit/src/outbox.ts -> packages/money-commands/src/index.ts',
+    ]);
   });
 });

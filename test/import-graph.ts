@@ -122,5 +122,7 @@ export function foreignStoreImports(graph: ImportGraph): string[] {
 /** Imports by files under `fromDirectory` of files under `ofDirectory`: `file -> imported`. */
 export function importsBetween(graph: ImportGraph, fromDirectory: string, ofDirectory: string): string[] {
   const within = (file: string, directory: string) => file.startsWith(`${directory.replace(/\/+$/, '')}/`);
-  return [...graph].flatMap(([file, imported]) => (within(file, fromDirectory) ? imported.filter((target) => within(target, ofDirectory)).map((target) => `${file} -> ${target}`) : []));
+  return [...graph].flatMap(([file, imported]) =>
+    within(file, fromDirectory) ? imported.filter((target) => within(target, ofDirectory)).map((target) => `${file} -> ${target}`) : [],
+  );
 }

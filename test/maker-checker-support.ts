@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { type AuditRecordV1, auditRecordV1Schema, payoutCaseSchema, treasuryBalancesSchema, walletSchema, withdrawalSchema } from '@wallet/contracts';
+import {
+  type AuditRecordV1,
+  auditRecordV1Schema,
+  payoutCaseSchema,
+  treasuryBalancesSchema,
+  walletSchema,
+  withdrawalSchema,
+} from '@wallet/contracts';
 import { type IdentityPeer, startIdentity } from '../services/payments/test/deposits-support';
 import { publishedDefault } from '../services/payments/test/fees-support';
-import { depositCommand, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken as paymentsToken } from '../services/payments/test/support';
+import {
+  depositCommand,
+  type LedgerBackedHarness,
+  startLedgerBackedHarness,
+  tenantToken as paymentsToken,
+} from '../services/payments/test/support';
 import { startWithdrawalsHarness, type WithdrawalsHarness, type WithdrawalTenant } from '../services/treasury/test/withdrawals-support';
 
 /** A tenant's members as both case types define them: one maker, two checkers, one member without the approve scope. */
@@ -90,10 +102,19 @@ export function payoutCases(): CaseType {
   let started: { harness: LedgerBackedHarness; identity: IdentityPeer; audits: { received(): Promise<unknown[]> } } | undefined;
   const parts = () => required(started, 'payments');
 
-  async function call(tenantId: string, method: string, path: string, options: { body?: unknown; key?: string; actor?: string } = {}): Promise<Answer> {
+  async function call(
+    tenantId: string,
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string; actor?: string } = {},
+  ): Promise<Answer> {
     const token = paymentsToken(tenantId, { actor: options.actor === undefined ? null : { type: 'member', id: options.actor } });
     const headers: Record<string, string> = options.key === undefined ? {} : { 'Idempotency-Key': options.key };
-    const result = await parts().harness.request(method, path, { token, headers, ...(options.body === undefined ? {} : { body: options.body }) });
+    const result = await parts().harness.request(method, path, {
+      token,
+      headers,
+      ...(options.body === undefined ? {} : { body: options.body }),
+    });
     return { status: result.status, body: result.body };
   }
 
@@ -101,7 +122,12 @@ export function payoutCases(): CaseType {
     const response = await fetch(`${parts().identity.url}/v1/team`, {
       method: 'POST',
       headers: { 'x-internal-token': paymentsToken(tenantId, { scopes: ['tenant:manage'] }), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: orgRole, email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`, password: 'correct-horse-battery-9', orgRole }),
+      body: JSON.stringify({
+        name: orgRole,
+        email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`,
+        password: 'correct-horse-battery-9',
+        orgRole,
+      }),
     });
     const body = (await response.json()) as { id: string };
     if (response.status !== 201) throw new Error(`member not created: ${JSON.stringify(body)}`);
@@ -121,7 +147,12 @@ export function payoutCases(): CaseType {
     async start() {
       const identity = await startIdentity();
       // Delivery is off, as in payouts.test.ts: an approved case stays approved.
-      const harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '5000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000', PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0' });
+      const harness = await startLedgerBackedHarness({
+        IDENTITY_URL: identity.url,
+        PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '5000',
+        PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000',
+        PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0',
+      });
       started = { harness, identity, audits: await harness.watchAuditRecords() };
     },
     async stop() {
@@ -134,18 +165,39 @@ export function payoutCases(): CaseType {
       const tenantId = await identity.createTenant({ allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' });
       await harness.publishTenant(tenantId, { allowedCurrencies: ['USD'] });
       // 1.00 + 1 %: the hold takes the fee with the amount, and a rejection gives both back.
-      await publishedDefault(harness, tenantId, [{ transactionType: 'payout', currencyCode: 'USD', flatFee: '1.00', percentageFee: '1' }], 2500);
-      return { tenantId, maker: await addMember(tenantId, 'operator'), checker: await addMember(tenantId, 'approver'), otherChecker: await addMember(tenantId, 'approver'), observer: await addMember(tenantId, 'observer') };
+      await publishedDefault(
+        harness,
+        tenantId,
+        [{ transactionType: 'payout', currencyCode: 'USD', flatFee: '1.00', percentageFee: '1' }],
+        2500,
+      );
+      return {
+        tenantId,
+        maker: await addMember(tenantId, 'operator'),
+        checker: await addMember(tenantId, 'approver'),
+        otherChecker: await addMember(tenantId, 'approver'),
+        observer: await addMember(tenantId, 'observer'),
+      };
     },
     async openHeldCase(tenant) {
-      const created = await call(tenant.tenantId, 'POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+      const created = await call(tenant.tenantId, 'POST', '/v1/wallets', {
+        body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+      });
       if (created.status !== 201) throw new Error(`wallet not created: ${JSON.stringify(created.body)}`);
       const wallet = walletSchema.parse(created.body);
       const deposit = await parts().harness.ledger.commands.request(depositCommand(wallet, '100.00'));
       if (deposit.status !== 'posted') throw new Error(`wallet not funded: ${JSON.stringify(deposit)}`);
       const sourceBalance = () => walletBalance(tenant.tenantId, wallet.id);
       const balanceBeforeHold = await sourceBalance();
-      const body = { walletId: wallet.id, amount: '50.00', currencyCode: 'USD', payoutMethod: 'momo', destination: { phoneNumber: '+256700000001', network: 'mtn' }, requestedBy: tenant.maker, narration: 'supplier' };
+      const body = {
+        walletId: wallet.id,
+        amount: '50.00',
+        currencyCode: 'USD',
+        payoutMethod: 'momo',
+        destination: { phoneNumber: '+256700000001', network: 'mtn' },
+        requestedBy: tenant.maker,
+        narration: 'supplier',
+      };
       const opened = await call(tenant.tenantId, 'POST', '/v1/payouts', { body, key: `idem-${randomUUID()}` });
       if (opened.status !== 201) throw new Error(`payout not held: ${opened.status} ${JSON.stringify(opened.body)}`);
       const shown = payoutCaseSchema.parse(opened.body);
@@ -153,12 +205,20 @@ export function payoutCases(): CaseType {
     },
     decide(tenant, id, action, actorId, options = {}) {
       const body = decisionBody(action, actorId, options.reason);
-      return call(tenant.tenantId, 'POST', `/v1/payouts/${id}/${action}`, { body, ...(options.key === undefined ? {} : { key: options.key }), ...(options.headerActor === undefined ? {} : { actor: options.headerActor }) });
+      return call(tenant.tenantId, 'POST', `/v1/payouts/${id}/${action}`, {
+        body,
+        ...(options.key === undefined ? {} : { key: options.key }),
+        ...(options.headerActor === undefined ? {} : { actor: options.headerActor }),
+      });
     },
     read: (tenant, id) => call(tenant.tenantId, 'GET', `/v1/payouts/cases/${id}`),
     parseCase: (body) => payoutCaseSchema.parse(body),
     async entriesFor(id) {
-      const rows: Array<{ kind: string }> = await parts().harness.ledger.db('journal_entries').where({ reference_type: 'payout_case', reference_id: id }).orderBy('seq').select('kind');
+      const rows: Array<{ kind: string }> = await parts()
+        .harness.ledger.db('journal_entries')
+        .where({ reference_type: 'payout_case', reference_id: id })
+        .orderBy('seq')
+        .select('kind');
       return rows.map((row) => row.kind);
     },
     async auditsOf(id) {
@@ -201,14 +261,22 @@ export function withdrawalCases(): CaseType {
       await harness().earnFees(callerOf(tenant), '100.00');
       const sourceBalance = () => feeRevenue(tenant);
       const balanceBeforeHold = await sourceBalance();
-      const opened = await harness().requestWithdrawal(callerOf(tenant), { source: 'tenant_fees', amount: '40.00' }, { key: `idem-${randomUUID()}` });
+      const opened = await harness().requestWithdrawal(
+        callerOf(tenant),
+        { source: 'tenant_fees', amount: '40.00' },
+        { key: `idem-${randomUUID()}` },
+      );
       if (opened.status !== 201) throw new Error(`withdrawal not held: ${opened.status} ${JSON.stringify(opened.body)}`);
       const shown = withdrawalSchema.parse(opened.body);
       return { id: shown.id, shown, held: '40.00', balanceBeforeHold, balanceAfterHold: await sourceBalance(), sourceBalance };
     },
     async decide(tenant, id, action, actorId, options = {}) {
       const body = decisionBody(action, actorId, options.reason);
-      const result = await harness().request(callerOf(tenant), 'POST', `/v1/admin/money/withdrawals/${id}/${action}`, { body, key: options.key ?? null, ...(options.headerActor === undefined ? {} : { actor: options.headerActor }) });
+      const result = await harness().request(callerOf(tenant), 'POST', `/v1/admin/money/withdrawals/${id}/${action}`, {
+        body,
+        key: options.key ?? null,
+        ...(options.headerActor === undefined ? {} : { actor: options.headerActor }),
+      });
       return { status: result.status, body: result.body };
     },
     async read(tenant, id) {
@@ -217,7 +285,11 @@ export function withdrawalCases(): CaseType {
     },
     parseCase: (body) => withdrawalSchema.parse(body),
     async entriesFor(id) {
-      const rows: Array<{ kind: string }> = await harness().ledgerDb('journal_entries').where({ reference_type: 'withdrawal', reference_id: id }).orderBy('seq').select('kind');
+      const rows: Array<{ kind: string }> = await harness()
+        .ledgerDb('journal_entries')
+        .where({ reference_type: 'withdrawal', reference_id: id })
+        .orderBy('seq')
+        .select('kind');
       return rows.map((row) => row.kind);
     },
     auditsOf: (id) => harness().auditsOf(id),

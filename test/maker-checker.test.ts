@@ -1,7 +1,15 @@
 import BigNumber from 'bignumber.js';
 import { type AuditRecordV1, errorBodySchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { type Action, type Answer, type CaseTenant, type CaseType, type HeldCase, payoutCases, withdrawalCases } from './maker-checker-support';
+import {
+  type Action,
+  type Answer,
+  type CaseTenant,
+  type CaseType,
+  type HeldCase,
+  payoutCases,
+  withdrawalCases,
+} from './maker-checker-support';
 
 /**
  * Maker-checker as wallet payouts (payments) and tenant withdrawals (treasury) both implement
@@ -33,12 +41,56 @@ interface Refusal {
 }
 
 const REFUSALS: Refusal[] = (['approve', 'reject'] as const).flatMap((action): Refusal[] => [
-  { title: `the requester may not ${action} their own case`, action, by: 'owner', actorId: (t) => t.maker, status: 403, code: 'SELF_APPROVAL_FORBIDDEN' },
-  { title: `a member whose role lacks the approve scope may not ${action}`, action, by: 'owner', actorId: (t) => t.observer, status: 403, code: 'ACTOR_NOT_PERMITTED' },
-  { title: `an unknown member may not ${action}`, action, by: 'owner', actorId: () => 'usr_nobody', status: 403, code: 'ACTOR_NOT_PERMITTED' },
-  { title: `a body actor other than the declared one may not ${action}`, action, by: 'owner', actorId: (t) => t.checker, headerActor: (t) => t.otherChecker, status: 403, code: 'ACTOR_MISMATCH' },
-  { title: `an unknown case id answers 404 to ${action}`, action, by: 'owner', actorId: (t) => t.checker, caseId: UNKNOWN_CASE, status: 404, code: 'NOT_FOUND' },
-  { title: `another tenant's checker may not ${action} (404)`, action, by: 'intruder', actorId: (t) => t.checker, status: 404, code: 'NOT_FOUND' },
+  {
+    title: `the requester may not ${action} their own case`,
+    action,
+    by: 'owner',
+    actorId: (t) => t.maker,
+    status: 403,
+    code: 'SELF_APPROVAL_FORBIDDEN',
+  },
+  {
+    title: `a member whose role lacks the approve scope may not ${action}`,
+    action,
+    by: 'owner',
+    actorId: (t) => t.observer,
+    status: 403,
+    code: 'ACTOR_NOT_PERMITTED',
+  },
+  {
+    title: `an unknown member may not ${action}`,
+    action,
+    by: 'owner',
+    actorId: () => 'usr_nobody',
+    status: 403,
+    code: 'ACTOR_NOT_PERMITTED',
+  },
+  {
+    title: `a body actor other than the declared one may not ${action}`,
+    action,
+    by: 'owner',
+    actorId: (t) => t.checker,
+    headerActor: (t) => t.otherChecker,
+    status: 403,
+    code: 'ACTOR_MISMATCH',
+  },
+  {
+    title: `an unknown case id answers 404 to ${action}`,
+    action,
+    by: 'owner',
+    actorId: (t) => t.checker,
+    caseId: UNKNOWN_CASE,
+    status: 404,
+    code: 'NOT_FOUND',
+  },
+  {
+    title: `another tenant's checker may not ${action} (404)`,
+    action,
+    by: 'intruder',
+    actorId: (t) => t.checker,
+    status: 404,
+    code: 'NOT_FOUND',
+  },
 ]);
 
 interface Outcome {
@@ -72,7 +124,12 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
 
   async function openHeld(): Promise<HeldCase> {
     const held = await type.openHeldCase(owner);
-    expect(held.shown).toMatchObject({ status: 'pending', requestedBy: owner.maker, decidedBy: null, holdJournalEntryId: expect.stringMatching(/^je_/) });
+    expect(held.shown).toMatchObject({
+      status: 'pending',
+      requestedBy: owner.maker,
+      decidedBy: null,
+      holdJournalEntryId: expect.stringMatching(/^je_/),
+    });
     expect(new BigNumber(held.balanceBeforeHold).minus(held.held).toFixed(2)).toBe(held.balanceAfterHold);
     return held;
   }
@@ -101,7 +158,13 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
     const held = await openHeld();
     const members = refusal.by === 'owner' ? owner : intruder;
     const headerActor = refusal.headerActor?.(members);
-    const answer = await type.decide(members, refusal.caseId ?? held.id, refusal.action, refusal.actorId(members), headerActor === undefined ? {} : { headerActor });
+    const answer = await type.decide(
+      members,
+      refusal.caseId ?? held.id,
+      refusal.action,
+      refusal.actorId(members),
+      headerActor === undefined ? {} : { headerActor },
+    );
     expectError(answer, refusal.status, refusal.code);
     await expectUndecided(held);
     if (refusal.by === 'intruder') expectError(await type.read(intruder, held.id), 404, 'NOT_FOUND');
@@ -127,26 +190,31 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
     expect(await held.sourceBalance()).toBe(held[outcome.source]);
   });
 
-  it.each(OUTCOMES)('once $status, another decision is 409 CASE_NOT_PENDING and a replay under the key of the $action the identical answer', async (outcome) => {
-    const held = await openHeld();
-    const key = `idem-${held.id}`;
-    const first = await type.decide(owner, held.id, outcome.action, owner.checker, { key });
-    expect(first.status).toBe(200);
-    expect(await type.decide(owner, held.id, outcome.action, owner.checker, { key })).toEqual(first);
-    for (const action of ['approve', 'reject'] as const) {
-      const error = expectError(await type.decide(owner, held.id, action, owner.otherChecker), 409, 'CASE_NOT_PENDING');
-      expect(error.details).toMatchObject({ status: outcome.status });
-    }
-    expect(type.parseCase((await type.read(owner, held.id)).body)).toEqual(type.parseCase(first.body));
-    expect(await type.entriesFor(held.id)).toEqual(kinds('hold', outcome.step));
-    expect(await held.sourceBalance()).toBe(held[outcome.source]);
-    expect(await decisionAudits(held.id)).toHaveLength(1);
-  });
+  it.each(OUTCOMES)(
+    'once $status, another decision is 409 CASE_NOT_PENDING and a replay under the key of the $action the identical answer',
+    async (outcome) => {
+      const held = await openHeld();
+      const key = `idem-${held.id}`;
+      const first = await type.decide(owner, held.id, outcome.action, owner.checker, { key });
+      expect(first.status).toBe(200);
+      expect(await type.decide(owner, held.id, outcome.action, owner.checker, { key })).toEqual(first);
+      for (const action of ['approve', 'reject'] as const) {
+        const error = expectError(await type.decide(owner, held.id, action, owner.otherChecker), 409, 'CASE_NOT_PENDING');
+        expect(error.details).toMatchObject({ status: outcome.status });
+      }
+      expect(type.parseCase((await type.read(owner, held.id)).body)).toEqual(type.parseCase(first.body));
+      expect(await type.entriesFor(held.id)).toEqual(kinds('hold', outcome.step));
+      expect(await held.sourceBalance()).toBe(held[outcome.source]);
+      expect(await decisionAudits(held.id)).toHaveLength(1);
+    },
+  );
 
   it('lets exactly one of 16 concurrent approvals and rejections by two checkers through', async () => {
     const held = await openHeld();
     const answers = await Promise.all(
-      Array.from({ length: 16 }, (_, index) => type.decide(owner, held.id, index % 2 === 0 ? 'approve' : 'reject', index % 4 < 2 ? owner.checker : owner.otherChecker)),
+      Array.from({ length: 16 }, (_, index) =>
+        type.decide(owner, held.id, index % 2 === 0 ? 'approve' : 'reject', index % 4 < 2 ? owner.checker : owner.otherChecker),
+      ),
     );
     const winners = answers.filter((answer) => answer.status === 200);
     expect(winners).toHaveLength(1);
@@ -170,14 +238,26 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
       actorId: owner.checker,
       targetType: type.auditTargetType,
       targetId: held.id,
-      metadata: { before: { status: 'pending' }, after: { status: outcome.status }, ...(outcome.action === 'reject' ? { reason: 'unknown supplier' } : {}) },
+      metadata: {
+        before: { status: 'pending' },
+        after: { status: outcome.status },
+        ...(outcome.action === 'reject' ? { reason: 'unknown supplier' } : {}),
+      },
     });
     if (outcome.action === 'approve') expect(audit?.metadata).not.toHaveProperty('reason');
   });
 
   it(`audits the request as ${type.prefix}.requested by the maker`, async () => {
     const held = await openHeld();
-    const requested = await waitFor(async () => (await type.auditsOf(held.id)).find((record) => record.action === `${type.prefix}.requested`), { what: 'the request audit' });
-    expect(requested).toMatchObject({ tenantId: owner.tenantId, actorId: owner.maker, targetType: type.auditTargetType, targetId: held.id });
+    const requested = await waitFor(
+      async () => (await type.auditsOf(held.id)).find((record) => record.action === `${type.prefix}.requested`),
+      { what: 'the request audit' },
+    );
+    expect(requested).toMatchObject({
+      tenantId: owner.tenantId,
+      actorId: owner.maker,
+      targetType: type.auditTargetType,
+      targetId: held.id,
+    });
   });
 });

@@ -72,7 +72,11 @@ function pickTwo<T>(items: readonly T[]): [T, T] {
 }
 
 /** The transfer payments would draft for this pair and amount, with its posting command. */
-function draftTransfer(tenant: HistoryTenant, terms: Awaited<ReturnType<typeof findTransferContext>>['terms'], currencyCode: string): Draft {
+function draftTransfer(
+  tenant: HistoryTenant,
+  terms: Awaited<ReturnType<typeof findTransferContext>>['terms'],
+  currencyCode: string,
+): Draft {
   const [from, to] = pickTwo(tenant.wallets);
   const amount = formatAmount(randomAmount(), currencyCode);
   const quote = quoteFromTerms(terms, 'transfer', currencyCode, amount);
@@ -163,7 +167,9 @@ function tenantPicker(tenants: readonly HistoryTenant[], remaining: number[]): (
  * CPU-bound, and the ledger's processBatch is most of its time.)
  */
 export async function buildHistory(options: HistoryOptions, tenants: readonly HistoryTenant[]): Promise<HistoryFigures> {
-  const terms = await Promise.all(tenants.map(async (tenant) => (await findTransferContext(options.paymentsDb, tenant, [], options.currencyCode)).terms));
+  const terms = await Promise.all(
+    tenants.map(async (tenant) => (await findTransferContext(options.paymentsDb, tenant, [], options.currencyCode)).terms),
+  );
   const remaining = tenants.map((tenant) => tenant.lines);
   const pick = tenantPicker(tenants, remaining);
   const goal = remaining.reduce((sum, lines) => sum + lines, 0);
@@ -198,7 +204,8 @@ export async function buildHistory(options: HistoryOptions, tenants: readonly Hi
     const posted = new Map(outcomes.map((outcome) => [outcome.result.commandId, outcome.result]));
     const entryIds = drafts.map((draft) => {
       const result = posted.get(draft.command.commandId);
-      if (result?.status !== 'posted' || !result.journalEntryId) throw new Error(`the ledger did not post transfer ${draft.transfer.id}: ${JSON.stringify(result)}`);
+      if (result?.status !== 'posted' || !result.journalEntryId)
+        throw new Error(`the ledger did not post transfer ${draft.transfer.id}: ${JSON.stringify(result)}`);
       return result.journalEntryId;
     });
     await recording;
@@ -206,7 +213,8 @@ export async function buildHistory(options: HistoryOptions, tenants: readonly Hi
     recording = recordCompleted(options.paymentsDb, drafts, entryIds, finishedAt);
     for (const draft of drafts) {
       lines += draft.command.lines.length;
-      for (const line of draft.command.lines) if (line.walletId) linesByWallet.set(line.walletId, (linesByWallet.get(line.walletId) ?? 0) + 1);
+      for (const line of draft.command.lines)
+        if (line.walletId) linesByWallet.set(line.walletId, (linesByWallet.get(line.walletId) ?? 0) + 1);
     }
     transfers += drafts.length;
     if (middleAt === null && lines >= goal / 2) middleAt = finishedAt;

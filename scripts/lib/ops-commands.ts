@@ -71,7 +71,8 @@ async function deadLetterCommand(command: string | undefined, id: string | undef
     case 'list': {
       const listed = await deadLetters().list({ ...queueOf(flags), ...limitOf(flags) });
       if (flags.json) return io.out(JSON.stringify(listed, null, 2));
-      for (const queue of listed.queues) io.out(`${queue.queue.padEnd(28)} ${queue.messages === null ? 'not declared' : `${queue.messages} parked`}`);
+      for (const queue of listed.queues)
+        io.out(`${queue.queue.padEnd(28)} ${queue.messages === null ? 'not declared' : `${queue.messages} parked`}`);
       io.out('');
       return io.out(table(listed.data));
     }
@@ -128,5 +129,12 @@ function table(rows: readonly DeadLetterSummary[]): string {
   if (rows.length === 0) return 'no dead letters';
   const cells = [COLUMNS.map(([title]) => title), ...rows.map((row) => COLUMNS.map(([, cell]) => cell(row)))];
   const widths = COLUMNS.map((_column, index) => Math.max(...cells.map((line) => (line[index] ?? '').length)));
-  return cells.map((line) => line.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((line) =>
+      line
+        .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -55,15 +55,28 @@ export async function buildRequestLogHistory(options: RequestLogHistoryOptions):
   const started = performance.now();
   const endMs = Date.now();
   const stepMs = daysMs(options.days) / Math.max(1, options.count);
-  for (let written = 0; written < options.count; ) {
+  for (let written = 0; written < options.count;) {
     const batch: NewRequestLog[] = [];
     for (; batch.length < batchSize && written < options.count; written += 1) {
       const tenant = pickTenant();
       const outcome = pickOutcome();
       batch.push({
-        id: newId('requestLog'), tenantId: tenant.tenantId, environment: tenant.environment, correlationId: randomUUID(), method: outcome.method, path: outcome.path,
-        status: outcome.status, apiKeyId: null, authMode: 'secret', requestSignatureVerified: false, idempotencyKey: null, actorType: null, actorId: null,
-        durationMs: 20, errorCode: outcome.errorCode, createdAt: new Date(endMs - (options.count - written) * stepMs),
+        id: newId('requestLog'),
+        tenantId: tenant.tenantId,
+        environment: tenant.environment,
+        correlationId: randomUUID(),
+        method: outcome.method,
+        path: outcome.path,
+        status: outcome.status,
+        apiKeyId: null,
+        authMode: 'secret',
+        requestSignatureVerified: false,
+        idempotencyKey: null,
+        actorType: null,
+        actorId: null,
+        durationMs: 20,
+        errorCode: outcome.errorCode,
+        createdAt: new Date(endMs - (options.count - written) * stepMs),
       });
     }
     await store.insert(batch);

@@ -15,7 +15,12 @@ export class RouteMissing extends Error {}
 type Query = Record<string, string | number>;
 
 /** GET or POST through the client; 404 NOT_FOUND (no such route) becomes RouteMissing. */
-export async function call(client: WalletClient, method: 'GET' | 'POST', path: string, query?: Query): Promise<{ status: number; data: unknown }> {
+export async function call(
+  client: WalletClient,
+  method: 'GET' | 'POST',
+  path: string,
+  query?: Query,
+): Promise<{ status: number; data: unknown }> {
   try {
     const answer = await client.request({ method, path, ...(query ? { query } : {}) }, { maxRetries: 0, timeoutMs: 30 * 60_000 });
     return { status: answer.status, data: answer.data };
@@ -78,7 +83,9 @@ export async function reconcileNow(client: WalletClient, path: string): Promise<
   const ms = performance.now() - started;
   const answer = data as ReconciliationAnswer;
   if (answer.status !== 'ok') {
-    const found = answer.checks.filter((check) => check.status !== 'ok').map((check) => `${check.name}: ${JSON.stringify(check.mismatches.slice(0, 3))}`);
+    const found = answer.checks
+      .filter((check) => check.status !== 'ok')
+      .map((check) => `${check.name}: ${JSON.stringify(check.mismatches.slice(0, 3))}`);
     throw new Error(`GET ${path} answered ${answer.status}: ${found.join('; ')}`);
   }
   const covered = Math.max(0, ...(answer.coverage?.records ?? []).flatMap((each) => [each.records, each.entries]));
@@ -92,10 +99,14 @@ export async function reconcileNow(client: WalletClient, path: string): Promise<
  * benchmark times "10,000 entries new". One more run after the last short one, as a mark may
  * trail by a run (see advanceHighWater). Answers the runs and the time they took.
  */
-export async function reconcileUntilCaughtUp(client: WalletClient, path: string, perRun: number): Promise<{ runs: number; ms: number; status: string }> {
+export async function reconcileUntilCaughtUp(
+  client: WalletClient,
+  path: string,
+  perRun: number,
+): Promise<{ runs: number; ms: number; status: string }> {
   let runs = 0;
   let ms = 0;
-  for (let short = 0; short < 2; ) {
+  for (let short = 0; short < 2;) {
     const outcome = await reconcileNow(client, path);
     runs += 1;
     ms += outcome.ms;
@@ -135,7 +146,9 @@ export async function fullRun(client: WalletClient, runsPath: string): Promise<s
   const lines = run.progress?.ledger?.lines;
   const figures = `${seconds.toFixed(2)} s${lines !== undefined ? `, ${Math.round(lines / seconds).toLocaleString('en-US')} lines read/s over its two passes` : ''}`;
   // Printed rather than thrown: the other measurements still say something.
-  return run.state === 'succeeded' && run.status === 'ok' ? figures : `${figures}, ${run.state} ${run.status ?? ''} ${run.error ?? ''}`.trim();
+  return run.state === 'succeeded' && run.status === 'ok'
+    ? figures
+    : `${figures}, ${run.state} ${run.status ?? ''} ${run.error ?? ''}`.trim();
 }
 
 /** Pages of the timed reads' size, so a short statement still has pages to go down. */
@@ -151,12 +164,18 @@ interface StatementPage {
  * would: `depth` lines from the newest, or, when the statement ends before that, the page 90 %
  * of the way down.
  */
-export async function deepStatementCursor(client: WalletClient, walletId: string, depth: number): Promise<{ cursor: string | null; linesDown: number }> {
+export async function deepStatementCursor(
+  client: WalletClient,
+  walletId: string,
+  depth: number,
+): Promise<{ cursor: string | null; linesDown: number }> {
   const cursors: Array<{ cursor: string; linesDown: number }> = [];
   let linesDown = 0;
   let cursor: string | null = null;
   do {
-    const page = (await call(client, 'GET', `/v1/wallets/${walletId}/entries`, { limit: STATEMENT_WALK_PAGE, ...(cursor ? { cursor } : {}) })).data as StatementPage;
+    const page = (
+      await call(client, 'GET', `/v1/wallets/${walletId}/entries`, { limit: STATEMENT_WALK_PAGE, ...(cursor ? { cursor } : {}) })
+    ).data as StatementPage;
     linesDown += page.data.length;
     cursor = page.nextCursor;
     if (cursor) cursors.push({ cursor, linesDown });

@@ -30,7 +30,11 @@ export interface TenantPlan {
 const CURRENCY = 'USD';
 
 /** Runs `work` over `items`, at most `limit` at a time. */
-export async function inParallel<Item, Result>(items: readonly Item[], limit: number, work: (item: Item, index: number) => Promise<Result>): Promise<Result[]> {
+export async function inParallel<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item, index: number) => Promise<Result>,
+): Promise<Result[]> {
   const results: Result[] = new Array<Result>(items.length);
   let next = 0;
   await Promise.all(
@@ -50,7 +54,14 @@ export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet
   const transactionId = `mtn-${randomUUID()}`;
   const timestamp = new Date().toISOString();
   const phoneNumber = '+256700000001';
-  const signature = momoWebhookSignature(webhookSecret, { transactionId, walletId: wallet.id, amountText: amount, currencyCode: CURRENCY, phoneNumber, timestamp });
+  const signature = momoWebhookSignature(webhookSecret, {
+    transactionId,
+    walletId: wallet.id,
+    amountText: amount,
+    currencyCode: CURRENCY,
+    phoneNumber,
+    timestamp,
+  });
   const answer = await fetch(`${baseUrl}/v1/deposits/momo-webhook`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -61,8 +72,19 @@ export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet
 }
 
 /** A client signing as the tenant's backend does, with a new HMAC key of the platform operator's making. */
-export async function tenantClient(platform: WalletClient, baseUrl: string, tenantId: string, environment: Environment, fetchFor: FetchLike | undefined): Promise<WalletClient> {
-  const key = await platform.apiKeys.createForTenant(tenantId, { name: 'bench', authMode: 'hmac', scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'], environment });
+export async function tenantClient(
+  platform: WalletClient,
+  baseUrl: string,
+  tenantId: string,
+  environment: Environment,
+  fetchFor: FetchLike | undefined,
+): Promise<WalletClient> {
+  const key = await platform.apiKeys.createForTenant(tenantId, {
+    name: 'bench',
+    authMode: 'hmac',
+    scopes: ['ledger:write', 'ledger:read', 'providers:manage', 'tenant:manage'],
+    environment,
+  });
   return new WalletClient({
     baseUrl,
     auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
@@ -72,7 +94,12 @@ export async function tenantClient(platform: WalletClient, baseUrl: string, tena
   });
 }
 
-export async function createTenant(platform: WalletClient, baseUrl: string, plan: TenantPlan, fetchFor: FetchLike | undefined): Promise<ScaleTenant> {
+export async function createTenant(
+  platform: WalletClient,
+  baseUrl: string,
+  plan: TenantPlan,
+  fetchFor: FetchLike | undefined,
+): Promise<ScaleTenant> {
   const tenant = await platform.system.tenants.create({
     name: plan.name,
     slug: plan.slug,
@@ -80,17 +107,27 @@ export async function createTenant(platform: WalletClient, baseUrl: string, plan
   });
   if (plan.fees) {
     const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Bench', isDefault: true, platformCommissionBps: 2000 });
-    await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.05', percentageFee: '1', maxFee: '5.00' });
+    await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, {
+      transactionType: 'transfer',
+      currencyCode: CURRENCY,
+      flatFee: '0.05',
+      percentageFee: '1',
+      maxFee: '5.00',
+    });
     await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
   }
   const client = await tenantClient(platform, baseUrl, tenant.id, plan.environment ?? 'test', fetchFor);
   const provider = await client.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
-  const wallets = await inParallel(Array.from({ length: plan.wallets }, (_, index) => index), 8, async (index) => {
-    const ownerId = `${plan.slug}-${index}`;
-    const wallet = await client.wallets.create({ ownerType: 'user', ownerId, currencyCode: CURRENCY });
-    const made: TransferWallet = { id: wallet.id, ownerId, currencyCode: CURRENCY, status: 'active' };
-    await momoDeposit(baseUrl, provider.webhookSecret, made, plan.funds);
-    return made;
-  });
+  const wallets = await inParallel(
+    Array.from({ length: plan.wallets }, (_, index) => index),
+    8,
+    async (index) => {
+      const ownerId = `${plan.slug}-${index}`;
+      const wallet = await client.wallets.create({ ownerType: 'user', ownerId, currencyCode: CURRENCY });
+      const made: TransferWallet = { id: wallet.id, ownerId, currencyCode: CURRENCY, status: 'active' };
+      await momoDeposit(baseUrl, provider.webhookSecret, made, plan.funds);
+      return made;
+    },
+  );
   return { tenantId: tenant.id, client, wallets };
 }

@@ -39,8 +39,18 @@ async function firstRow<T extends pg.QueryResultRow>(url: string, sql: string, p
 /** The counters now; `runId` names the system's databases (`<runId>_<service>`). */
 export async function serverCounters(serverUrl: string, runId: string): Promise<ServerCounters> {
   // Statistics are flushed by each backend at most once a second; a snapshot taken now sees what has been flushed.
-  const row = await firstRow<{ wal_bytes: number; blocks_read: number; blocks_hit: number; backend_writes: number; checkpoints: number }>(serverUrl, COUNTERS_SQL, [`${runId}_`]);
-  return { walBytes: row.wal_bytes, blocksRead: row.blocks_read, blocksHit: row.blocks_hit, backendWrites: row.backend_writes, checkpoints: row.checkpoints };
+  const row = await firstRow<{ wal_bytes: number; blocks_read: number; blocks_hit: number; backend_writes: number; checkpoints: number }>(
+    serverUrl,
+    COUNTERS_SQL,
+    [`${runId}_`],
+  );
+  return {
+    walBytes: row.wal_bytes,
+    blocksRead: row.blocks_read,
+    blocksHit: row.blocks_hit,
+    backendWrites: row.backend_writes,
+    checkpoints: row.checkpoints,
+  };
 }
 
 /** Per transfer between two snapshots, checkpoints as a count. */

@@ -62,8 +62,16 @@ export async function databaseSize(connectionString: string, label: string): Pro
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    const result = await client.query<{ table: string; heap_bytes: string; index_bytes: string; toast_bytes: string; rows: string }>(TABLE_SIZES_SQL);
-    const tables = result.rows.map((row) => ({ table: row.table, heapBytes: Number(row.heap_bytes), indexBytes: Number(row.index_bytes), toastBytes: Number(row.toast_bytes), rows: Number(row.rows) }));
+    const result = await client.query<{ table: string; heap_bytes: string; index_bytes: string; toast_bytes: string; rows: string }>(
+      TABLE_SIZES_SQL,
+    );
+    const tables = result.rows.map((row) => ({
+      table: row.table,
+      heapBytes: Number(row.heap_bytes),
+      indexBytes: Number(row.index_bytes),
+      toastBytes: Number(row.toast_bytes),
+      rows: Number(row.rows),
+    }));
     return { database: label, tables, totalBytes: tables.reduce((sum, table) => sum + tableBytes(table), 0) };
   } finally {
     await client.end();
@@ -81,7 +89,8 @@ export async function retentionWindows(metricsUrls: Record<string, string>): Pro
   const windows = new Map<string, number>();
   for (const [service, url] of Object.entries(metricsUrls)) {
     const text = await (await fetch(url)).text();
-    for (const match of text.matchAll(/^retention_window_seconds\{table="([a-z_]+)"[^}]*\} (\S+)$/gm)) windows.set(`${service}.${match[1]}`, Number(match[2]));
+    for (const match of text.matchAll(/^retention_window_seconds\{table="([a-z_]+)"[^}]*\} (\S+)$/gm))
+      windows.set(`${service}.${match[1]}`, Number(match[2]));
   }
   return windows;
 }
@@ -102,11 +111,18 @@ function steadyStateBytes(table: TableSize, window: number | undefined): number 
   return window === undefined ? tableBytes(table) : (tableBytes(table) * Math.min(window, YEAR_SECONDS)) / YEAR_SECONDS;
 }
 
-const formatWindow = (seconds: number): string => (seconds >= 86_400 ? `${(seconds / 86_400).toFixed(0)} d` : seconds >= 3_600 ? `${(seconds / 3_600).toFixed(0)} h` : `${(seconds / 60).toFixed(0)} min`);
+const formatWindow = (seconds: number): string =>
+  seconds >= 86_400
+    ? `${(seconds / 86_400).toFixed(0)} d`
+    : seconds >= 3_600
+      ? `${(seconds / 3_600).toFixed(0)} h`
+      : `${(seconds / 60).toFixed(0)} min`;
 
 /** Per database, then in all: bytes per transfer after a year of this traffic, with the windows the services reported. */
 export function formatSteadyState(sizes: DatabaseSize[], transfers: number, windows: ReadonlyMap<string, number>): string[] {
-  const lines = [`  at steady state, a year of this traffic: tables kept for ever in full, each purged table its retention window's share of the year (the services' retention_window_seconds), outboxes (queues) none`];
+  const lines = [
+    `  at steady state, a year of this traffic: tables kept for ever in full, each purged table its retention window's share of the year (the services' retention_window_seconds), outboxes (queues) none`,
+  ];
   let all = 0;
   for (const size of sizes) {
     const windowOf = (table: TableSize) => windows.get(`${size.database}.${table.table}`);
@@ -116,7 +132,9 @@ export function formatSteadyState(sizes: DatabaseSize[], transfers: number, wind
       const window = windowOf(table);
       return window === undefined ? [] : [`${table.table} ${formatWindow(window)}`];
     });
-    lines.push(`  ${size.database.padEnd(34)} ${perTransfer(steady, transfers)}${purged.length > 0 ? `  (purged: ${purged.join(', ')})` : ''}`);
+    lines.push(
+      `  ${size.database.padEnd(34)} ${perTransfer(steady, transfers)}${purged.length > 0 ? `  (purged: ${purged.join(', ')})` : ''}`,
+    );
   }
   lines.push(`  ${'all databases at steady state'.padEnd(34)} ${perTransfer(all, transfers)}`);
   return lines;

@@ -29,7 +29,13 @@ export function runDatabaseUrl(serverUrl: string, runId: string, service: string
  */
 export function pooledFetch(pool: Pool): FetchLike {
   return async (url, init) => {
-    const answer = await pool.request({ path: `${url.pathname}${url.search}`, method: init.method as 'POST', headers: init.headers, body: init.body, signal: init.signal });
+    const answer = await pool.request({
+      path: `${url.pathname}${url.search}`,
+      method: init.method as 'POST',
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+    });
     const text = await answer.body.text();
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -114,13 +120,18 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     env[`${service.toUpperCase()}_DATABASE_URL`] = url;
   }
   env.AMQP_URL = await createTestVhost('bench');
-  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
+    env[variable] = String(await freePort());
   for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
   for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
   Object.assign(env, options.extraEnv ?? {});
 
   const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));

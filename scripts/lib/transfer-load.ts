@@ -124,13 +124,24 @@ function processCounters(system: MeasuredSystem): ProcessCounters {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const { comm, fields } = procStat(entry);
-      const label = processLabel(system, Number(entry), Number(fields[1]), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '), comm);
+      const label = processLabel(
+        system,
+        Number(entry),
+        Number(fields[1]),
+        readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '),
+        comm,
+      );
       if (!label) continue;
       // /proc/<pid>/io's syscw counts write(2)-family calls, the ones libuv, PostgreSQL and Erlang use on sockets.
       const writes = Number(/^syscw:\s+(\d+)$/m.exec(readFileSync(`/proc/${entry}/io`, 'utf8'))?.[1] ?? 0);
       const processes = counters.get(label) ?? new Map<number, Counters>();
       // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
-      processes.set(Number(entry), { ticks: Number(fields[11]) + Number(fields[12]), systemTicks: Number(fields[12]), writes, switches: contextSwitches(entry) });
+      processes.set(Number(entry), {
+        ticks: Number(fields[11]) + Number(fields[12]),
+        systemTicks: Number(fields[12]),
+        writes,
+        switches: contextSwitches(entry),
+      });
       counters.set(label, processes);
     } catch {
       // the process ended while being read
@@ -196,7 +207,9 @@ function summarize(label: string, outcomes: Outcome[], seconds: number, cpu: Cpu
   const completed = outcomes.filter((outcome) => outcome.status === 201).length;
   const accepted = outcomes.filter((outcome) => outcome.status === 201 || outcome.status === 202).length;
   const refusals = new Map<string, number>();
-  for (const outcome of outcomes) if (outcome.status !== 201 && outcome.status !== 202) refusals.set(String(outcome.status), (refusals.get(String(outcome.status)) ?? 0) + 1);
+  for (const outcome of outcomes)
+    if (outcome.status !== 201 && outcome.status !== 202)
+      refusals.set(String(outcome.status), (refusals.get(String(outcome.status)) ?? 0) + 1);
   return {
     label,
     sent: outcomes.length,
@@ -255,10 +268,20 @@ export async function closedLoop(label: string, target: LoadTarget, options: { c
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return summarize(label, outcomes, seconds, cpuPerTransfer(cpuBefore, processCounters(target.system), outcomes.length), machineShare(machineBefore, machineTicks()));
+  return summarize(
+    label,
+    outcomes,
+    seconds,
+    cpuPerTransfer(cpuBefore, processCounters(target.system), outcomes.length),
+    machineShare(machineBefore, machineTicks()),
+  );
 }
 
-export async function openLoop(label: string, target: LoadTarget, options: { rate: number; seconds: number; timeline: boolean }): Promise<Figures> {
+export async function openLoop(
+  label: string,
+  target: LoadTarget,
+  options: { rate: number; seconds: number; timeline: boolean },
+): Promise<Figures> {
   const outcomes: Promise<Outcome>[] = [];
   const total = Math.round(options.rate * options.seconds);
   const intervalMs = 1000 / options.rate;
@@ -269,7 +292,13 @@ export async function openLoop(label: string, target: LoadTarget, options: { rat
     const due = started + index * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    outcomes.push(sendTransfer(target.client, transferBody(target.wallets, target.hot)).then((status) => ({ latencyMs: performance.now() - due, status, dueMs: due - started })));
+    outcomes.push(
+      sendTransfer(target.client, transferBody(target.wallets, target.hot)).then((status) => ({
+        latencyMs: performance.now() - due,
+        status,
+        dueMs: due - started,
+      })),
+    );
   }
   const settled = await Promise.all(outcomes);
   const cpu = cpuPerTransfer(cpuBefore, processCounters(target.system), settled.length);
@@ -291,6 +320,8 @@ function printTimeline(label: string, outcomes: Outcome[]): void {
   for (const [second, latencies] of [...seconds].sort((a, b) => a[0] - b[0])) {
     latencies.sort((a, b) => a - b);
     const at = (q: number) => (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(0);
-    console.log(`    ${String(second).padStart(3)} s  ${String(latencies.length).padStart(5)} sent  ${at(0.5).padStart(6)} ${at(0.99).padStart(6)} ${at(1).padStart(6)}`);
+    console.log(
+      `    ${String(second).padStart(3)} s  ${String(latencies.length).padStart(5)} sent  ${at(0.5).padStart(6)} ${at(0.99).padStart(6)} ${at(1).padStart(6)}`,
+    );
   }
 }

@@ -24,7 +24,9 @@ it('writes the logs asked for over the days asked for, each counted once in its 
   const figures = await buildRequestLogHistory({ gatewayDb: db, tenants, count: 2_500, days: 3, batchSize: 400 });
   expect(figures.logs).toBe(2_500);
 
-  const span = await db.raw<{ rows: Array<{ logs: string; oldest: Date; newest: Date }> }>('SELECT count(*) AS logs, min(created_at) AS oldest, max(created_at) AS newest FROM request_logs');
+  const span = await db.raw<{ rows: Array<{ logs: string; oldest: Date; newest: Date }> }>(
+    'SELECT count(*) AS logs, min(created_at) AS oldest, max(created_at) AS newest FROM request_logs',
+  );
   const row = span.rows[0];
   expect(row?.logs).toBe('2500');
   expect(row?.oldest.getTime()).toBeGreaterThanOrEqual(startedMs - 3 * 86_400_000);

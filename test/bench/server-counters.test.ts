@@ -23,12 +23,16 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-beforeAll(() => withClient(serverUrl, async (client) => {
-  for (const database of databases) await client.query(`CREATE DATABASE "${database}"`);
-}));
-afterAll(() => withClient(serverUrl, async (client) => {
-  for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-}));
+beforeAll(() =>
+  withClient(serverUrl, async (client) => {
+    for (const database of databases) await client.query(`CREATE DATABASE "${database}"`);
+  }),
+);
+afterAll(() =>
+  withClient(serverUrl, async (client) => {
+    for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  }),
+);
 
 it('counts the WAL and the pages a load of one system wrote and touched, per transfer', async () => {
   const before = await serverCounters(serverUrl, runId);

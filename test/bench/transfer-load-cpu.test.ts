@@ -8,9 +8,25 @@ import { cpuPerTransfer, type ProcessCounters } from '../../scripts/lib/transfer
 const counters = (ticks: number) => ({ ticks, systemTicks: Math.floor(ticks / 4), writes: ticks * 2, switches: ticks * 3 });
 
 test('a process that ends or starts inside the window counts only what it did inside it', () => {
-  const before: ProcessCounters = new Map([['pg:payments', new Map([[101, counters(5_000)], [102, counters(1_000)]])]]);
+  const before: ProcessCounters = new Map([
+    [
+      'pg:payments',
+      new Map([
+        [101, counters(5_000)],
+        [102, counters(1_000)],
+      ]),
+    ],
+  ]);
   // 101 ended; 102 worked 50 ticks; 103 started and worked 30.
-  const after: ProcessCounters = new Map([['pg:payments', new Map([[102, counters(1_050)], [103, counters(30)]])]]);
+  const after: ProcessCounters = new Map([
+    [
+      'pg:payments',
+      new Map([
+        [102, counters(1_050)],
+        [103, counters(30)],
+      ]),
+    ],
+  ]);
 
   const [share] = cpuPerTransfer(before, after, 10);
 

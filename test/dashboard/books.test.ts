@@ -52,7 +52,6 @@ async function openScreen(page: Page, label: string): Promise<void> {
   await settled(page, label);
 }
 
-
 /** Checks the screen with axe and keeps a screenshot; the violations are gathered so one failure lists them all. */
 async function review(page: Page, name: string, violations: string[]): Promise<void> {
   violations.push(...(await accessibilityViolations(page, name)));
@@ -78,7 +77,10 @@ describe('the journal explorer', () => {
 
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByText('Page 2').waitFor();
-    await eventually(entryIds, second.data.map((entry) => entry.id));
+    await eventually(
+      entryIds,
+      second.data.map((entry) => entry.id),
+    );
     expect(journalReads).toHaveLength(2);
     expect(new URLSearchParams(journalReads[1]?.split('?')[1]).get('cursor')).toBe(first.nextCursor);
 
@@ -89,7 +91,10 @@ describe('the journal explorer', () => {
     await page.waitForURL((url) => url.searchParams.get('kind') === 'momo_deposit');
     const deposits = await system.api.journal.list({ kind: 'momo_deposit' });
     expect(deposits.data).toHaveLength(3);
-    await eventually(entryIds, deposits.data.map((entry) => entry.id));
+    await eventually(
+      entryIds,
+      deposits.data.map((entry) => entry.id),
+    );
 
     // Account, then a date range after everything: the filters combine as the API's query.
     const busyAccount = ACCOUNTS.wallet.nameFor(system.wallets.busy.ownerId);
@@ -99,7 +104,10 @@ describe('the journal explorer', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((url) => url.searchParams.get('accountName') === busyAccount && !url.searchParams.has('kind'));
     const ofAccount = await system.api.journal.list({ accountName: busyAccount, limit: 50 });
-    await eventually(entryIds, ofAccount.data.map((entry) => entry.id));
+    await eventually(
+      entryIds,
+      ofAccount.data.map((entry) => entry.id),
+    );
     await review(page, 'journal-filtered', violations);
 
     await page.getByLabel('From').fill('2099-01-01T00:00');
@@ -182,7 +190,12 @@ describe('reconciliation', () => {
     for (const name of ['balances', 'entries_balance', 'business_records', 'bank_evidence']) {
       expect(await page.getByRole('region', { name: `Check ${name}` }).innerText()).toContain('no mismatches');
     }
-    const checkedAt = () => page.getByText(/^Checked/).first().locator('time').getAttribute('datetime');
+    const checkedAt = () =>
+      page
+        .getByText(/^Checked/)
+        .first()
+        .locator('time')
+        .getAttribute('datetime');
     const firstRun = await checkedAt();
     const runsBefore = checks.length;
     // Not the tenant admin: it may follow a full run but not start one.
@@ -247,7 +260,9 @@ describe('fees', () => {
 
     await standard.getByRole('link', { name: 'Standard' }).click();
     await settled(page, 'Fee schedule Standard');
-    const rule = await table(page, /^Rules/).locator('tbody tr').innerText();
+    const rule = await table(page, /^Rules/)
+      .locator('tbody tr')
+      .innerText();
     expect(rule).toMatch(new RegExp(`transfer\\s+USD\\s+any\\s+any\\s+${money('0.25')}\\s+1 %\\s+none\\s+${money('5.00')}`));
     await review(page, 'fee-schedule', violations);
     expect(violations).toEqual([]);
@@ -270,7 +285,12 @@ async function seedJournal(tenantId: string): Promise<void> {
   if (!name) throw new Error('the ledger database of this system was not found');
   const db = createDb(databaseUrl.replace(/\/[^/]*$/, `/${name}`), { poolMax: 1 });
   try {
-    const accounts = (await db('accounts').where({ tenant_id: tenantId, environment: 'live', currency_code: CURRENCY }).whereNull('wallet_id').orderBy('name').limit(2).select('num', 'normal_side', 'balance')) as Array<{ num: string; normal_side: string; balance: string }>;
+    const accounts = (await db('accounts')
+      .where({ tenant_id: tenantId, environment: 'live', currency_code: CURRENCY })
+      .whereNull('wallet_id')
+      .orderBy('name')
+      .limit(2)
+      .select('num', 'normal_side', 'balance')) as Array<{ num: string; normal_side: string; balance: string }>;
     const [a, b] = accounts;
     if (!a || !b) throw new Error('the tenant has fewer than two non-wallet accounts');
     const after = (account: { normal_side: string }, direction: 'DR' | 'CR') => (account.normal_side === direction ? '+ 1' : '- 1');
@@ -339,10 +359,15 @@ describe('the journal with 100,000 entries', () => {
     }
     expect(journalReads).toEqual(Array.from({ length: 6 }, () => '/v1/journal?limit=50'));
 
-    const summary = (runs: Array<{ total: number; answered: number }>) => runs.map((run) => `${run.total.toFixed(0)} ms (answered at ${run.answered.toFixed(0)})`).join(', ');
-    console.log(`journal with ${SEEDED_ENTRIES} seeded entries: API first page ${apiMs.toFixed(0)} ms; rendered after navigation ${summary(fromNavigation)}; after a full load ${summary(fromLoad)}`);
+    const summary = (runs: Array<{ total: number; answered: number }>) =>
+      runs.map((run) => `${run.total.toFixed(0)} ms (answered at ${run.answered.toFixed(0)})`).join(', ');
+    console.log(
+      `journal with ${SEEDED_ENTRIES} seeded entries: API first page ${apiMs.toFixed(0)} ms; rendered after navigation ${summary(fromNavigation)}; after a full load ${summary(fromLoad)}`,
+    );
     // Printed, not asserted: a test's timing depends on what else the machine runs (speed belongs to benchmarks).
-    console.log(`journal first page, medians: ${median(fromNavigation.map((run) => run.total)).toFixed(0)} ms after navigation, ${median(fromLoad.map((run) => run.total)).toFixed(0)} ms after a full load`);
+    console.log(
+      `journal first page, medians: ${median(fromNavigation.map((run) => run.total)).toFixed(0)} ms after navigation, ${median(fromLoad.map((run) => run.total)).toFixed(0)} ms after a full load`,
+    );
     await screenshot(page, 'books-journal-100k');
   }, 120_000);
 

@@ -43,7 +43,9 @@ async function onLoginPage(page: Page): Promise<void> {
 
 /** The screens a role's scopes let it read, by the routes each screen declares and the contracts' scope rules. */
 function expectedScreens(role: DashboardRole): string[] {
-  return NAVIGATION.filter((item) => item.reads.some((route) => route.surface === 'tenant' && hasScope(ROLE_SCOPES[role], route.scope))).map((item) => item.label);
+  return NAVIGATION.filter((item) =>
+    item.reads.some((route) => route.surface === 'tenant' && hasScope(ROLE_SCOPES[role], route.scope)),
+  ).map((item) => item.label);
 }
 
 /** Every line of a wallet's statement through the API, in its order, walking pages of `limit`. */
@@ -59,7 +61,9 @@ async function statementThroughApi(walletId: string, limit: number): Promise<Sta
 }
 
 async function transferFrom(wallet: Wallet, amount: string): Promise<unknown> {
-  return system.api.transfers.create({ fromWalletId: wallet.id, toWalletId: system.wallets.counterpart.id, amount, currencyCode: CURRENCY }).catch((error: unknown) => error);
+  return system.api.transfers
+    .create({ fromWalletId: wallet.id, toWalletId: system.wallets.counterpart.id, amount, currencyCode: CURRENCY })
+    .catch((error: unknown) => error);
 }
 
 describe('what each role sees', () => {
@@ -71,48 +75,65 @@ describe('what each role sees', () => {
     return accessibilityViolations(page, name);
   };
 
-  it.each(DASHBOARD_ROLES)('%s: exactly the screens its scopes allow, every screen accessible, nothing its CSP blocks', async (role) => {
-    const page = await newPage();
-    await signIn(page, system, role);
-    const expected = expectedScreens(role);
-    expect(await mainNavigation(page).getByRole('link').allInnerTexts()).toEqual(expected);
+  it.each(DASHBOARD_ROLES)(
+    '%s: exactly the screens its scopes allow, every screen accessible, nothing its CSP blocks',
+    async (role) => {
+      const page = await newPage();
+      await signIn(page, system, role);
+      const expected = expectedScreens(role);
+      expect(await mainNavigation(page).getByRole('link').allInnerTexts()).toEqual(expected);
 
-    // The server agrees: a listed screen's reads answer this member, a hidden one's refuse it.
-    for (const item of NAVIGATION) {
-      const statuses = await Promise.all(item.reads.map(async (route) => (await page.request.get(`${system.dashboardUrl}${route.path}`)).status()));
-      expect({ screen: item.label, anyAllowed: statuses.includes(200) }).toEqual({ screen: item.label, anyAllowed: expected.includes(item.label) });
-    }
+      // The server agrees: a listed screen's reads answer this member, a hidden one's refuse it.
+      for (const item of NAVIGATION) {
+        const statuses = await Promise.all(
+          item.reads.map(async (route) => (await page.request.get(`${system.dashboardUrl}${route.path}`)).status()),
+        );
+        expect({ screen: item.label, anyAllowed: statuses.includes(200) }).toEqual({
+          screen: item.label,
+          anyAllowed: expected.includes(item.label),
+        });
+      }
 
-    // Every screen is visited before the accessibility verdict, so one failure lists them all.
-    const violations: string[] = [];
-    for (const label of expected) {
-      await mainNavigation(page).getByRole('link', { name: label }).click();
-      await settled(page, label);
-      violations.push(...(await reviewOnce(page, label, `${label} (${role})`)));
-      await screenshot(page, `${role}-${label}`);
-    }
-    if (expected.includes('Wallets')) {
-      const wallet = system.wallets.busy;
-      await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
-      await settled(page, 'Wallets');
-      await page.getByRole('link', { name: wallet.id }).click();
-      await settled(page, `Wallet ${wallet.id}`);
-      expect(await page.getByRole('button', { name: 'Freeze wallet' }).count()).toBe(hasScope(ROLE_SCOPES[role], 'wallets:manage') ? 1 : 0);
-      violations.push(...(await reviewOnce(page, 'the wallet page', `the wallet page (${role})`)));
-      await screenshot(page, `${role}-wallet`);
-    }
-    expect(violations).toEqual([]);
-    // The login page and every screen visited (their lazy chunks, the charts' among them) ran without tripping the CSP.
-    expect(cspViolationsOf(page)).toEqual([]);
-    // The org-admin's run reviews every screen with axe: well over a minute on a busy machine.
-  }, 240_000);
+      // Every screen is visited before the accessibility verdict, so one failure lists them all.
+      const violations: string[] = [];
+      for (const label of expected) {
+        await mainNavigation(page).getByRole('link', { name: label }).click();
+        await settled(page, label);
+        violations.push(...(await reviewOnce(page, label, `${label} (${role})`)));
+        await screenshot(page, `${role}-${label}`);
+      }
+      if (expected.includes('Wallets')) {
+        const wallet = system.wallets.busy;
+        await mainNavigation(page).getByRole('link', { name: 'Wallets' }).click();
+        await settled(page, 'Wallets');
+        await page.getByRole('link', { name: wallet.id }).click();
+        await settled(page, `Wallet ${wallet.id}`);
+        expect(await page.getByRole('button', { name: 'Freeze wallet' }).count()).toBe(
+          hasScope(ROLE_SCOPES[role], 'wallets:manage') ? 1 : 0,
+        );
+        violations.push(...(await reviewOnce(page, 'the wallet page', `the wallet page (${role})`)));
+        await screenshot(page, `${role}-wallet`);
+      }
+      expect(violations).toEqual([]);
+      // The login page and every screen visited (their lazy chunks, the charts' among them) ran without tripping the CSP.
+      expect(cspViolationsOf(page)).toEqual([]);
+      // The org-admin's run reviews every screen with axe: well over a minute on a busy machine.
+    },
+    240_000,
+  );
 });
 
 it('finds serious violations where there are some: the accessibility check really runs', async () => {
   const page = await newPage();
-  await page.setContent(`<!doctype html><html lang="en"><title>Bad</title><main><p style="color:#bbb;background:#fff">Faint text</p><button></button><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></html>`);
+  await page.setContent(
+    `<!doctype html><html lang="en"><title>Bad</title><main><p style="color:#bbb;background:#fff">Faint text</p><button></button><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></html>`,
+  );
   const violations = await accessibilityViolations(page, 'a bad page');
-  expect(violations.map((violation) => /^a bad page: (\w+) ([\w-]+),/.exec(violation)?.slice(1, 3).join(' ')).sort()).toEqual(['critical button-name', 'critical image-alt', 'serious color-contrast']);
+  expect(violations.map((violation) => /^a bad page: (\w+) ([\w-]+),/.exec(violation)?.slice(1, 3).join(' ')).sort()).toEqual([
+    'critical button-name',
+    'critical image-alt',
+    'serious color-contrast',
+  ]);
 });
 
 describe('signing in and out', () => {
@@ -160,7 +181,10 @@ describe('signing in and out', () => {
 
   it('goes back to the login page once the session has expired, on the next navigation and on a reload', async () => {
     const page = await newPage();
-    const expire = () => system.identityDb.raw(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE member_id = ? AND expires_at > now()`, [system.members['finance-viewer'].id]);
+    const expire = () =>
+      system.identityDb.raw(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE member_id = ? AND expires_at > now()`, [
+        system.members['finance-viewer'].id,
+      ]);
 
     await signIn(page, system, 'finance-viewer', `/wallets/${system.wallets.busy.id}`);
     await expire();
@@ -213,11 +237,17 @@ describe('the statement export', () => {
 
     const page = await newPage();
     await signIn(page, system, 'finance-viewer', `/wallets/${wallet.id}`);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export statement (CSV)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export statement (CSV)' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
 
-    const [header, ...rows] = csv.replace(/\r\n$/, '').split('\r\n').map((row) => row.split(','));
+    const [header, ...rows] = csv
+      .replace(/\r\n$/, '')
+      .split('\r\n')
+      .map((row) => row.split(','));
     const column = (name: string): number => {
       const index = (header ?? []).indexOf(name);
       if (index < 0) throw new Error(`the CSV has no ${name} column: ${String(header)}`);

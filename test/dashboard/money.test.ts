@@ -1,7 +1,16 @@
 import BigNumber from 'bignumber.js';
 import type { Page } from 'playwright-core';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
-import { accessibilityViolations, CURRENCY, type DashboardRole, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
+import {
+  accessibilityViolations,
+  CURRENCY,
+  type DashboardRole,
+  type DashboardSystem,
+  screenshot,
+  settled,
+  signIn,
+  dashboardSuite,
+} from './support';
 import { waitFor } from '@wallet/kit/testing';
 
 /**
@@ -38,7 +47,11 @@ async function forgedPost(page: Page, path: string, body: unknown): Promise<{ st
     async ({ path, body }) => {
       const { cookie } = (globalThis as unknown as { document: { cookie: string } }).document;
       const csrf = /(?:^|;\s*)wallet_csrf=([^;]+)/.exec(cookie)?.[1] ?? '';
-      const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify(body) });
+      const response = await fetch(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify(body),
+      });
       const answer = (await response.json()) as { error?: { code?: string } };
       return { status: response.status, code: answer.error?.code };
     },
@@ -77,10 +90,20 @@ describe('a payout from request to approval', () => {
     expect(await operator.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     await look(operator, 'payout-page-maker');
     const requested = await system.api.payouts.get(payoutId);
-    expect(requested).toMatchObject({ walletId: wallet.id, amount: '123.45', currencyCode: CURRENCY, status: 'pending', requestedBy: system.members.operator.id, destination: { phoneNumber: '+256700000001', network: 'MTN' } });
+    expect(requested).toMatchObject({
+      walletId: wallet.id,
+      amount: '123.45',
+      currencyCode: CURRENCY,
+      status: 'pending',
+      requestedBy: system.members.operator.id,
+      destination: { phoneNumber: '+256700000001', network: 'MTN' },
+    });
 
     // The operator may not approve at all (no payouts:approve), whatever the page offers.
-    expect(await forgedPost(operator, `/v1/payouts/${payoutId}/approve`, { actorId: system.members.operator.id })).toEqual({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+    expect(await forgedPost(operator, `/v1/payouts/${payoutId}/approve`, { actorId: system.members.operator.id })).toEqual({
+      status: 403,
+      code: 'INSUFFICIENT_SCOPE',
+    });
 
     const approver = await pageAs('approver');
     // By address: the overview a sign-in lands on may still be loading its charts.
@@ -104,11 +127,18 @@ describe('a payout from request to approval', () => {
     await approver.getByRole('row').filter({ hasText: payoutId }).waitFor({ state: 'detached' });
 
     // Approved, the case goes to the mobile money rail, which delivers it: the payout ends completed.
-    const approved = await waitFor(async () => {
-      const payout = await system.api.payouts.get(payoutId);
-      return payout.status === 'completed' && !payout.awaitingLedger ? payout : undefined;
-    }, { timeoutMs: 30_000, what: 'the approved payout to be delivered and posted' });
-    expect(approved).toMatchObject({ decidedBy: system.members.approver.id, decisionJournalEntryId: expect.any(String), outcomeJournalEntryId: expect.any(String) });
+    const approved = await waitFor(
+      async () => {
+        const payout = await system.api.payouts.get(payoutId);
+        return payout.status === 'completed' && !payout.awaitingLedger ? payout : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the approved payout to be delivered and posted' },
+    );
+    expect(approved).toMatchObject({
+      decidedBy: system.members.approver.id,
+      decisionJournalEntryId: expect.any(String),
+      outcomeJournalEntryId: expect.any(String),
+    });
     const held = new BigNumber(approved.amount).plus(approved.fee);
 
     // The wallet: amount and fee left it with the hold, which its statement shows.
@@ -122,8 +152,12 @@ describe('a payout from request to approval', () => {
     // The journal: the settle moved the amount from suspense into payout clearing.
     const settle = await system.api.journal.get(approved.decisionJournalEntryId as string);
     expect(settle).toMatchObject({ kind: 'payout_settle', reference: { id: payoutId } });
-    expect(settle.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'CR', amount: '123.45' }));
-    expect(settle.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^suspense/), direction: 'DR', amount: held.toFixed(2) }));
+    expect(settle.lines).toContainEqual(
+      expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'CR', amount: '123.45' }),
+    );
+    expect(settle.lines).toContainEqual(
+      expect.objectContaining({ accountName: expect.stringMatching(/^suspense/), direction: 'DR', amount: held.toFixed(2) }),
+    );
     await approver.goto(`${system.dashboardUrl}/payouts/${payoutId}`);
     await settled(approver, `Payout ${payoutId}`);
     expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
@@ -138,13 +172,19 @@ describe('a payout from request to approval', () => {
     // The treasury: payout clearing took the amount in at the settle and gave it to the rail at the delivery.
     const complete = await system.api.journal.get(approved.outcomeJournalEntryId as string);
     expect(complete).toMatchObject({ kind: 'payout_complete', reference: { id: payoutId } });
-    expect(complete.lines).toContainEqual(expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'DR', amount: '123.45' }));
+    expect(complete.lines).toContainEqual(
+      expect.objectContaining({ accountName: expect.stringMatching(/^payout-clearing/), direction: 'DR', amount: '123.45' }),
+    );
     const clearing = (await system.api.treasury.balances()).data.find((each) => each.currencyCode === CURRENCY)?.payoutClearing as string;
     expect(new BigNumber(clearing).minus(clearingBefore).toFixed(2)).toBe('0.00');
     await approver.goto(`${system.dashboardUrl}/treasury`);
     await settled(approver, 'Treasury');
-    const balances = approver.getByRole('table', { name: 'Treasury balances by currency' }).getByRole('row', { name: new RegExp(`^${CURRENCY}`) });
-    expect(await balances.getByRole('cell').nth(4).innerText()).toBe(formatMoney(clearing, CURRENCY, { locale: 'en-US', currencyDisplay: 'none' }));
+    const balances = approver
+      .getByRole('table', { name: 'Treasury balances by currency' })
+      .getByRole('row', { name: new RegExp(`^${CURRENCY}`) });
+    expect(await balances.getByRole('cell').nth(4).innerText()).toBe(
+      formatMoney(clearing, CURRENCY, { locale: 'en-US', currencyDisplay: 'none' }),
+    );
   });
 
   it('offers no member the approval of their own request, and the server refuses it when forged: SELF_APPROVAL_FORBIDDEN', async () => {
@@ -159,7 +199,10 @@ describe('a payout from request to approval', () => {
     expect(await row.innerText()).toContain('awaits an approver other than you');
     expect(await row.getByRole('button').count()).toBe(0);
 
-    expect(await forgedPost(admin, `/v1/payouts/${payoutId}/approve`, { actorId: system.members['org-admin'].id })).toEqual({ status: 403, code: 'SELF_APPROVAL_FORBIDDEN' });
+    expect(await forgedPost(admin, `/v1/payouts/${payoutId}/approve`, { actorId: system.members['org-admin'].id })).toEqual({
+      status: 403,
+      code: 'SELF_APPROVAL_FORBIDDEN',
+    });
     expect(await system.api.payouts.get(payoutId)).toMatchObject({ status: 'pending', decidedBy: null });
 
     // Another member rejects it with a reason: the hold goes back to the wallet.
@@ -173,7 +216,11 @@ describe('a payout from request to approval', () => {
     await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
     await dialog.waitFor({ state: 'hidden' });
     await approver.getByText('Duplicate of an earlier request').waitFor();
-    expect(await system.api.payouts.get(payoutId)).toMatchObject({ status: 'rejected', rejectionReason: 'Duplicate of an earlier request', decidedBy: system.members.approver.id });
+    expect(await system.api.payouts.get(payoutId)).toMatchObject({
+      status: 'rejected',
+      rejectionReason: 'Duplicate of an earlier request',
+      decidedBy: system.members.approver.id,
+    });
   });
 });
 
@@ -189,16 +236,29 @@ describe('treasury', () => {
     await floatDialog.getByLabel('External reference').fill('BANK-TT-9001');
     await floatDialog.getByRole('button', { name: 'Record deposit' }).click();
     await floatDialog.waitFor({ state: 'hidden' });
-    const floatRow = () => operator.getByRole('table', { name: 'Float deposits, newest first' }).getByRole('row').filter({ hasText: 'BANK-TT-9001' });
+    const floatRow = () =>
+      operator.getByRole('table', { name: 'Float deposits, newest first' }).getByRole('row').filter({ hasText: 'BANK-TT-9001' });
     await floatRow().waitFor();
-    const recorded = await waitFor(async () => {
-      const [newest] = (await system.api.treasury.floatDeposits.list({ limit: 1 })).data;
-      return newest?.journalEntryId ? newest : undefined;
-    }, { timeoutMs: 15_000, what: 'the float deposit entry' });
-    expect(recorded).toMatchObject({ amount: '2500.50', externalReference: 'BANK-TT-9001', depositedBy: system.members.operator.id, status: 'completed' });
+    const recorded = await waitFor(
+      async () => {
+        const [newest] = (await system.api.treasury.floatDeposits.list({ limit: 1 })).data;
+        return newest?.journalEntryId ? newest : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the float deposit entry' },
+    );
+    expect(recorded).toMatchObject({
+      amount: '2500.50',
+      externalReference: 'BANK-TT-9001',
+      depositedBy: system.members.operator.id,
+      status: 'completed',
+    });
     await operator.reload();
     await settled(operator, 'Treasury');
-    expect(await floatRow().getByRole('link', { name: recorded.journalEntryId as string }).getAttribute('href')).toBe(`/journal/${recorded.journalEntryId}`);
+    expect(
+      await floatRow()
+        .getByRole('link', { name: recorded.journalEntryId as string })
+        .getAttribute('href'),
+    ).toBe(`/journal/${recorded.journalEntryId}`);
 
     await operator.getByRole('button', { name: 'Request a withdrawal' }).click();
     const withdrawalDialog = operator.getByRole('dialog', { name: 'Request a withdrawal' });
@@ -214,7 +274,13 @@ describe('treasury', () => {
     const withdrawalId = decodeURIComponent(new URL(operator.url()).pathname.split('/').at(-1) as string);
     await operator.getByText('Your request: awaits an approver other than you.').waitFor();
     await look(operator, 'withdrawal-page');
-    expect(await system.api.treasury.withdrawals.get(withdrawalId)).toMatchObject({ source: 'tenant_fees', amount: '1.50', payoutMethod: 'bank', status: 'pending', requestedBy: system.members.operator.id });
+    expect(await system.api.treasury.withdrawals.get(withdrawalId)).toMatchObject({
+      source: 'tenant_fees',
+      amount: '1.50',
+      payoutMethod: 'bank',
+      status: 'pending',
+      requestedBy: system.members.operator.id,
+    });
 
     await operator.goto(`${system.dashboardUrl}/treasury`);
     await settled(operator, 'Treasury');
@@ -227,7 +293,14 @@ describe('deposits', () => {
   it('verifies a pending bank slip against a statement uploaded as CSV', async () => {
     const wallet = system.wallets.spare;
     const reference = `SLIP-${Date.now().toString(36)}`;
-    const slip = await system.api.deposits.submitBankSlip({ walletId: wallet.id, amount: '250.00', currencyCode: CURRENCY, bankCode: 'STANBIC', slipReference: reference, depositorName: 'Ada Obi' });
+    const slip = await system.api.deposits.submitBankSlip({
+      walletId: wallet.id,
+      amount: '250.00',
+      currencyCode: CURRENCY,
+      bankCode: 'STANBIC',
+      slipReference: reference,
+      depositorName: 'Ada Obi',
+    });
     expect(slip.status).toBe('pending');
 
     const operator = await pageAs('operator');
@@ -252,14 +325,19 @@ describe('deposits', () => {
     await look(operator, 'deposit-page-pending');
     await operator.getByRole('button', { name: 'Verify against the statements' }).click();
     await operator.getByText('completed', { exact: true }).waitFor();
-    const verified = await waitFor(async () => {
-      const deposit = await system.api.deposits.get(slip.id);
-      return deposit.journalEntryId !== null ? deposit : undefined;
-    }, { timeoutMs: 15_000, what: 'the credit of the verified slip' });
+    const verified = await waitFor(
+      async () => {
+        const deposit = await system.api.deposits.get(slip.id);
+        return deposit.journalEntryId !== null ? deposit : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the credit of the verified slip' },
+    );
     expect(verified).toMatchObject({ status: 'completed', verifiedBy: system.members.operator.id });
     await operator.reload();
     await settled(operator, `Deposit ${slip.id}`);
-    expect(await operator.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(`/journal/${verified.journalEntryId}`);
+    expect(await operator.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(
+      `/journal/${verified.journalEntryId}`,
+    );
     await look(operator, 'deposit-page-verified');
 
     // Back on the list, the slip's line is matched to it and the other line is still unmatched.

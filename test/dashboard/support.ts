@@ -22,7 +22,14 @@ const SYSTEM_KEY = 'dashboard-system-key-0123456789abcdefghijklmn';
 export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/dashboard');
 
 /** The roles a person signs in with ("user" is an end customer of the tenant, not a dashboard role). */
-export const DASHBOARD_ROLES = ['org-admin', 'operator', 'approver', 'finance-viewer', 'observer', 'developer'] as const satisfies readonly OrgRole[];
+export const DASHBOARD_ROLES = [
+  'org-admin',
+  'operator',
+  'approver',
+  'finance-viewer',
+  'observer',
+  'developer',
+] as const satisfies readonly OrgRole[];
 export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
 
 export interface Member {
@@ -53,20 +60,28 @@ export interface DashboardSystem {
  */
 function requireBuiltApp(): void {
   const where = path.relative(ROOT, DASHBOARD_DIST);
-  if (!existsSync(path.join(DASHBOARD_DIST, 'index.html'))) throw new Error(`The dashboard is not built (${where}/index.html is missing): run \`npm run build\` before the browser tests`);
-  if (!existsSync(DASHBOARD_STAMP) || readFileSync(DASHBOARD_STAMP, 'utf8') !== dashboardSourcesHash()) throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
+  if (!existsSync(path.join(DASHBOARD_DIST, 'index.html')))
+    throw new Error(`The dashboard is not built (${where}/index.html is missing): run \`npm run build\` before the browser tests`);
+  if (!existsSync(DASHBOARD_STAMP) || readFileSync(DASHBOARD_STAMP, 'utf8') !== dashboardSourcesHash())
+    throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
 }
 
 async function startServices(label: string): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
-  for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`);
+  for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
+    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`);
   env.AMQP_URL = await createTestVhost(label);
-  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
+    env[variable] = String(await freePort());
   for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
   delete env.DASHBOARD_URL;
   delete env.DASHBOARD_DIST;
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await waitFor(
@@ -100,12 +115,29 @@ export function passwordOf(role: DashboardRole): string {
  * mobile money provider, and live wallets funded by signed webhooks. The dashboard logs into the
  * live environment by default, so everything is live.
  */
-async function seedTenant(adminUrl: string, gatewayUrl: string): Promise<Pick<DashboardSystem, 'tenantId' | 'api' | 'members' | 'wallets'>> {
+async function seedTenant(
+  adminUrl: string,
+  gatewayUrl: string,
+): Promise<Pick<DashboardSystem, 'tenantId' | 'api' | 'members' | 'wallets'>> {
   const platform = new WalletClient({ baseUrl: adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   const slug = `browser-${Date.now().toString(36)}`;
-  const tenant = await platform.system.tenants.create({ name: 'Browser Agents', slug, config: { defaultCurrency: CURRENCY, allowedCurrencies: [CURRENCY], maxTransactionAmount: '100000.00' } });
-  const schedule = await platform.fees.tenantSchedules.create(tenant.id, { name: 'Standard', isDefault: true, platformCommissionBps: 2000 });
-  await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, { transactionType: 'transfer', currencyCode: CURRENCY, flatFee: '0.25', percentageFee: '1', maxFee: '5.00' });
+  const tenant = await platform.system.tenants.create({
+    name: 'Browser Agents',
+    slug,
+    config: { defaultCurrency: CURRENCY, allowedCurrencies: [CURRENCY], maxTransactionAmount: '100000.00' },
+  });
+  const schedule = await platform.fees.tenantSchedules.create(tenant.id, {
+    name: 'Standard',
+    isDefault: true,
+    platformCommissionBps: 2000,
+  });
+  await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, {
+    transactionType: 'transfer',
+    currencyCode: CURRENCY,
+    flatFee: '0.25',
+    percentageFee: '1',
+    maxFee: '5.00',
+  });
   await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
   const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'browser tests', scopes: ['tenant:manage'], environment: 'live' });
   const api = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'secret', apiKey: key.key as string } });
@@ -120,7 +152,12 @@ async function seedTenant(adminUrl: string, gatewayUrl: string): Promise<Pick<Da
   const provider = await api.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
   const fundedWallet = async (owner: string): Promise<Wallet> => {
     const wallet = await api.wallets.create({ ownerType: 'user', ownerId: `${owner}-${slug}`, currencyCode: CURRENCY });
-    await momoDeposit(gatewayUrl, provider.webhookSecret, { id: wallet.id, ownerId: wallet.ownerId, currencyCode: CURRENCY, status: 'active' }, '5000.00');
+    await momoDeposit(
+      gatewayUrl,
+      provider.webhookSecret,
+      { id: wallet.id, ownerId: wallet.ownerId, currencyCode: CURRENCY, status: 'active' },
+      '5000.00',
+    );
     return wallet;
   };
   const busy = await fundedWallet('ada');
@@ -132,7 +169,12 @@ async function seedTenant(adminUrl: string, gatewayUrl: string): Promise<Pick<Da
     const [from, to] = index % 5 === 4 ? [counterpart, busy] : [busy, counterpart];
     return api.transfers.create({ fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: CURRENCY });
   });
-  return { tenantId: tenant.id, api, members, wallets: { busy: await api.wallets.get(busy.id), counterpart: await api.wallets.get(counterpart.id), spare } };
+  return {
+    tenantId: tenant.id,
+    api,
+    members,
+    wallets: { busy: await api.wallets.get(busy.id), counterpart: await api.wallets.get(counterpart.id), spare },
+  };
 }
 
 /** Starts the system, seeds the tenant and launches Chromium; `close()` undoes all three. */
@@ -172,7 +214,11 @@ export async function startDashboardSystem(label: string): Promise<DashboardSyst
 
 /** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it; fails on an error state. */
 export async function settled(page: Page, heading?: string | RegExp): Promise<void> {
-  await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).or(page.getByRole('alert')).first().waitFor();
+  await page
+    .getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) })
+    .or(page.getByRole('alert'))
+    .first()
+    .waitFor();
   const loading = page.getByRole('status').filter({ hasText: /…\s*$/ });
   const deadline = Date.now() + 15_000;
   while ((await loading.count()) > 0) {
@@ -198,10 +244,16 @@ export async function accessibilityViolations(page: Page, screenName: string): P
   // The dashboard has no frames: legacy mode runs axe in the page itself, where the frame-aware
   // mode opens a blank page per check to merge frames' results (most of a check's time here,
   // 15 of 17 s on the journal). Only violations are read, so only they are detailed.
-  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze();
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze();
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${screenName}: ${violation.impact} ${violation.id}, ${violation.help}\n${violation.nodes.map((node) => `    ${node.target.join(' ')}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`).join('\n')}`);
+    .map(
+      (violation) =>
+        `${screenName}: ${violation.impact} ${violation.id}, ${violation.help}\n${violation.nodes.map((node) => `    ${node.target.join(' ')}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`).join('\n')}`,
+    );
 }
 
 /** Fails on any serious or critical axe-core violation of the page as it is. */
@@ -283,7 +335,12 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
     },
     async newPage() {
       if (!system) throw new Error(`the ${label} system has not started`);
-      const context = await system.browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: view.height }, timezoneId: 'Africa/Kampala', ...(view.locale ? { locale: view.locale } : {}) });
+      const context = await system.browser.newContext({
+        reducedMotion: 'reduce',
+        viewport: { width: 1280, height: view.height },
+        timezoneId: 'Africa/Kampala',
+        ...(view.locale ? { locale: view.locale } : {}),
+      });
       contexts.push(context);
       context.setDefaultTimeout(15_000);
       await recordCspViolations(context);

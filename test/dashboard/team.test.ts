@@ -48,7 +48,8 @@ interface PageWindow {
 async function pageState(page: Page): Promise<string> {
   const stored = await page.evaluate(() => {
     const window = globalThis as unknown as PageWindow;
-    const dump = (storage: WebStorage) => Array.from({ length: storage.length }, (_, index) => `${storage.key(index)}=${storage.getItem(storage.key(index) ?? '')}`).join('\n');
+    const dump = (storage: WebStorage) =>
+      Array.from({ length: storage.length }, (_, index) => `${storage.key(index)}=${storage.getItem(storage.key(index) ?? '')}`).join('\n');
     return `${dump(window.localStorage)}\n${dump(window.sessionStorage)}\n${window.document.cookie}`;
   });
   return `${await page.content()}\n${stored}`;
@@ -100,12 +101,16 @@ describe('the team screen', () => {
     await deactivateDialog.waitFor({ state: 'hidden' });
     await rowOf(page, email).getByText('deactivated').waitFor();
     expect((await system.api.team.get(added.id)).status).toBe('deactivated');
-    const login = await refusal(new WalletClient({ baseUrl: system.gatewayUrl }).auth.login({ email, password: 'a first passphrase to change' }));
+    const login = await refusal(
+      new WalletClient({ baseUrl: system.gatewayUrl }).auth.login({ email, password: 'a first passphrase to change' }),
+    );
     expect(isWalletApiError(login)).toBe(true);
 
     // The only org-admin deactivating itself: refused, and said so in the dialog.
     const admin = system.members['org-admin'];
-    await rowOf(page, admin.email).getByRole('button', { name: /^Deactivate/ }).click();
+    await rowOf(page, admin.email)
+      .getByRole('button', { name: /^Deactivate/ })
+      .click();
     const lastAdminDialog = page.getByRole('dialog', { name: /^Deactivate/ });
     await lastAdminDialog.getByRole('button', { name: 'Deactivate' }).click();
     const alert = lastAdminDialog.getByRole('alert');
@@ -119,7 +124,7 @@ describe('the team screen', () => {
 });
 
 describe('the audit screen', () => {
-  it("finds a role change by its action and shows who changed what, before and after", async () => {
+  it('finds a role change by its action and shows who changed what, before and after', async () => {
     const operator = system.members.operator;
     await system.api.team.update(operator.id, { orgRole: 'approver' });
     await system.api.team.update(operator.id, { orgRole: 'operator' });
@@ -135,10 +140,17 @@ describe('the audit screen', () => {
     await settled(page, 'Audit trail');
     const rows = page.getByRole('table', { name: /Audit events/ }).getByRole('row');
     // A header and the two changes, newest first.
-    await waitFor(async () => ((await rows.count()) === 3 ? true : undefined), { timeoutMs: 10_000, intervalMs: 100, what: 'the two role changes' });
+    await waitFor(async () => ((await rows.count()) === 3 ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the two role changes',
+    });
     await screenshot(page, 'audit');
 
-    await rows.nth(1).getByRole('button', { name: /^Details/ }).click();
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Details/ })
+      .click();
     const details = page.getByRole('dialog', { name: 'team_member.role_changed' });
     const change = details.getByRole('table', { name: 'Fields before and after the action' }).getByRole('row', { name: /orgRole/ });
     // allInnerTexts does not wait: the dialog opens after the click, on a busy machine later.
@@ -216,7 +228,9 @@ describe('the developers screen', () => {
 
   it("shows the API's refused calls in the request logs, filtered by status, to a reader of logs without keys", async () => {
     const key = await system.api.apiKeys.create({ name: 'read only', scopes: ['wallets:read'], environment: 'live' });
-    const refused = await refusal(secretClient(key.key as string).wallets.create({ ownerType: 'user', ownerId: 'not-allowed', currencyCode: 'USD' }));
+    const refused = await refusal(
+      secretClient(key.key as string).wallets.create({ ownerType: 'user', ownerId: 'not-allowed', currencyCode: 'USD' }),
+    );
     expect(isWalletApiError(refused)).toBe(true);
     const logged = await waitFor(
       async () => {
@@ -242,7 +256,10 @@ describe('the developers screen', () => {
     const violations = await accessibilityViolations(page, 'the request logs');
     await screenshot(page, 'request-logs');
 
-    await rows.nth(1).getByRole('button', { name: /^Details/ }).click();
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Details/ })
+      .click();
     const details = page.getByRole('dialog', { name: 'POST /v1/wallets' });
     expect(await details.innerText()).toContain(logged[0]?.correlationId ?? 'no correlation id');
     violations.push(...(await accessibilityViolations(page, 'a request log')));

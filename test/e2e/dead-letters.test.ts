@@ -43,10 +43,18 @@ beforeAll(async () => {
   ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'dead-letter-tests');
 
   const slug = `dl-${randomUUID().slice(0, 8)}`;
-  tenantId = (await admin.system.organizations.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' } })).id;
+  tenantId = (
+    await admin.system.organizations.create({
+      name: slug,
+      slug,
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' },
+    })
+  ).id;
   const key = await admin.apiKeys.createForTenant(tenantId, { name: 'ops', scopes: ['tenant:manage'], environment: 'live' });
   tenant = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key.key as string }, maxRetries: 0 });
-  payer = await waitFor(() => tenant.wallets.create({ ownerType: 'user', ownerId: 'payer', currencyCode: 'KES' }).catch(() => undefined), { what: 'the tenant to reach payments' });
+  payer = await waitFor(() => tenant.wallets.create({ ownerType: 'user', ownerId: 'payer', currencyCode: 'KES' }).catch(() => undefined), {
+    what: 'the tenant to reach payments',
+  });
   payee = await tenant.wallets.create({ ownerType: 'user', ownerId: 'payee', currencyCode: 'KES' });
   const funded = await ledger.request({
     type: 'ledger.post.v1',
@@ -72,8 +80,12 @@ afterAll(async () => {
 
 /** Until it is dropped, the ledger's database refuses this tenant's transfers: their commands fail on every delivery. */
 async function refuseTransfers(): Promise<void> {
-  await ledgerDb.raw(`CREATE OR REPLACE FUNCTION refuse_test_transfers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'transfers refused by the test'; END $$`);
-  await ledgerDb.raw(`CREATE TRIGGER refuse_test_transfers BEFORE INSERT ON journal_entries FOR EACH ROW WHEN (NEW.tenant_id = '${tenantId}' AND NEW.reference_type = 'transfer') EXECUTE FUNCTION refuse_test_transfers()`);
+  await ledgerDb.raw(
+    `CREATE OR REPLACE FUNCTION refuse_test_transfers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'transfers refused by the test'; END $$`,
+  );
+  await ledgerDb.raw(
+    `CREATE TRIGGER refuse_test_transfers BEFORE INSERT ON journal_entries FOR EACH ROW WHEN (NEW.tenant_id = '${tenantId}' AND NEW.reference_type = 'transfer') EXECUTE FUNCTION refuse_test_transfers()`,
+  );
 }
 
 async function acceptTransfers(): Promise<void> {
@@ -92,7 +104,11 @@ async function parked(): Promise<number> {
 /** The dead-letter queue's depth as the ledger's /metrics serves it (what the DeadLetterQueueNotEmpty alert reads). */
 async function ledgerGauge(): Promise<number> {
   const text = await (await fetch(`${system.env.LEDGER_URL}/metrics`)).text();
-  const line = text.split('\n').find((each) => each.startsWith('rabbitmq_queue_messages_ready{') && each.includes(`queue="${DLQ}"`) && each.includes('dead_letter="true"'));
+  const line = text
+    .split('\n')
+    .find(
+      (each) => each.startsWith('rabbitmq_queue_messages_ready{') && each.includes(`queue="${DLQ}"`) && each.includes('dead_letter="true"'),
+    );
   if (line === undefined) throw new Error(`no rabbitmq_queue_messages_ready for ${DLQ} on the ledger /metrics`);
   return Number(line.slice(line.lastIndexOf(' ') + 1));
 }
@@ -103,10 +119,13 @@ async function ledgerGauge(): Promise<number> {
  */
 async function expectDepth(read: () => Promise<number>, expected: number): Promise<void> {
   let last = -1;
-  await waitFor(async () => {
-    last = await read();
-    return last === expected ? true : undefined;
-  }, { timeoutMs: 10_000, intervalMs: 100, what: `a dead-letter depth of ${expected}` }).catch(() => undefined);
+  await waitFor(
+    async () => {
+      last = await read();
+      return last === expected ? true : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 100, what: `a dead-letter depth of ${expected}` },
+  ).catch(() => undefined);
   expect(last).toBe(expected);
 }
 
@@ -140,7 +159,10 @@ async function deadLetteredTransfer(amount: string): Promise<{ transferId: strin
   const before = await parked();
   const transfer = await tenant.transfers.create({ fromWalletId: payer.id, toWalletId: payee.id, amount, currencyCode: 'KES' });
   expect(transfer.status).toBe('pending');
-  await waitFor(async () => ((await parked()) > before ? true : undefined), { timeoutMs: 60_000, what: 'the transfer command in the dead-letter queue' });
+  await waitFor(async () => ((await parked()) > before ? true : undefined), {
+    timeoutMs: 60_000,
+    what: 'the transfer command in the dead-letter queue',
+  });
   const listed = await admin.system.deadLetters.list({ queue: DLQ });
   const deadLetter = await findTransfer(listed.data, transfer.id);
   return { transferId: transfer.id, deadLetter };
@@ -155,20 +177,37 @@ async function findTransfer(summaries: DeadLetterSummary[], transferId: string):
 }
 
 async function auditOf(deadLetterId: string): Promise<Array<Record<string, unknown>>> {
-  return system.identityDb('audit_events').where({ target_id: deadLetterId }).orderBy('seq').select('tenant_id', 'environment', 'action', 'actor_type', 'actor_id', 'target_type', 'metadata');
+  return system
+    .identityDb('audit_events')
+    .where({ target_id: deadLetterId })
+    .orderBy('seq')
+    .select('tenant_id', 'environment', 'action', 'actor_type', 'actor_id', 'target_type', 'metadata');
 }
 
 describe('dead letters', () => {
   it('names every service queue that dead-letters', () => {
-    const declared = [PAYMENTS_TOPOLOGY.identityEvents, PAYMENTS_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.analytics].map((queue) => queue.deadLetterQueue);
-    expect(DEAD_LETTER_QUEUES).toEqual(expect.arrayContaining([TOPOLOGY.ledgerCommands.deadLetterQueue, TOPOLOGY.auditRecords.deadLetterQueue, ...declared]));
+    const declared = [
+      PAYMENTS_TOPOLOGY.identityEvents,
+      PAYMENTS_TOPOLOGY.ledgerEvents,
+      TREASURY_TOPOLOGY.identityEvents,
+      TREASURY_TOPOLOGY.ledgerEvents,
+      TREASURY_TOPOLOGY.analytics,
+    ].map((queue) => queue.deadLetterQueue);
+    expect(DEAD_LETTER_QUEUES).toEqual(
+      expect.arrayContaining([TOPOLOGY.ledgerCommands.deadLetterQueue, TOPOLOGY.auditRecords.deadLetterQueue, ...declared]),
+    );
   });
 
   it('shows a command the ledger keeps failing, replays it once the cause is fixed, and posts it exactly once', async () => {
     await refuseTransfers();
     const { transferId, deadLetter } = await deadLetteredTransfer('40.00');
     const other = await deadLetteredTransfer('15.00');
-    expect(deadLetter).toMatchObject({ queue: DLQ, originalQueue: TOPOLOGY.ledgerCommands.queue, reason: 'delivery_limit', type: 'ledger.post.v1' });
+    expect(deadLetter).toMatchObject({
+      queue: DLQ,
+      originalQueue: TOPOLOGY.ledgerCommands.queue,
+      reason: 'delivery_limit',
+      type: 'ledger.post.v1',
+    });
     expect(deadLetter.id).toMatch(/^dl_[0-9a-f]{32}$/);
 
     // Seen in the broker's depth, the ledger's gauge and `dlq list`, under the same id every time.
@@ -178,10 +217,17 @@ describe('dead letters', () => {
     expect(listed.code).toBe(0);
     expect(listed.out).toContain(deadLetter.id);
     expect(listed.out).toMatch(/ledger\.commands\.dlq\s+2 parked/);
-    expect((await admin.system.deadLetters.list()).data.map((each) => each.id)).toEqual(expect.arrayContaining([deadLetter.id, other.deadLetter.id]));
+    expect((await admin.system.deadLetters.list()).data.map((each) => each.id)).toEqual(
+      expect.arrayContaining([deadLetter.id, other.deadLetter.id]),
+    );
 
     const shown = await admin.system.deadLetters.get(deadLetter.id);
-    expect(shown.deaths[0]).toMatchObject({ queue: TOPOLOGY.ledgerCommands.queue, exchange: TOPOLOGY.ledgerCommands.exchange, routingKeys: [TOPOLOGY.ledgerCommands.routingKey], reason: 'delivery_limit' });
+    expect(shown.deaths[0]).toMatchObject({
+      queue: TOPOLOGY.ledgerCommands.queue,
+      exchange: TOPOLOGY.ledgerCommands.exchange,
+      routingKeys: [TOPOLOGY.ledgerCommands.routingKey],
+      reason: 'delivery_limit',
+    });
     expect(shown.bodyEncoding).toBe('json');
     expect(Object.keys(shown.headers).filter((name) => name.startsWith('x-death') || name === 'x-delivery-count')).toEqual([]);
     expect(await entriesOf(transferId)).toBe(0);
@@ -192,7 +238,9 @@ describe('dead letters', () => {
     const replayed = await ops('dlq', 'replay', deadLetter.id);
     expect(replayed).toMatchObject({ code: 0, err: '' });
     expect(replayed.out).toContain(`replayed ${deadLetter.id}`);
-    await waitFor(async () => ((await tenant.transfers.get(transferId)).status === 'completed' ? true : undefined), { what: 'the replayed transfer to complete' });
+    await waitFor(async () => ((await tenant.transfers.get(transferId)).status === 'completed' ? true : undefined), {
+      what: 'the replayed transfer to complete',
+    });
     expect(await entriesOf(transferId)).toBe(1);
     expect(await balances()).toEqual(['60.00', '40.00']);
     await expectDepth(parked, 1);
@@ -212,7 +260,9 @@ describe('dead letters', () => {
     const all = await ops('dlq', 'replay', '--all', '--queue', DLQ);
     expect(all.out).toContain('replayed 1');
     expect(all.out).toContain(other.deadLetter.id);
-    await waitFor(async () => ((await tenant.transfers.get(other.transferId)).status === 'completed' ? true : undefined), { what: 'the second transfer to complete' });
+    await waitFor(async () => ((await tenant.transfers.get(other.transferId)).status === 'completed' ? true : undefined), {
+      what: 'the second transfer to complete',
+    });
     expect(await entriesOf(other.transferId)).toBe(1);
     expect(await balances()).toEqual(['45.00', '55.00']);
     await expectDepth(parked, 0);
@@ -227,7 +277,12 @@ describe('dead letters', () => {
           actor_type: 'system',
           actor_id: 'system',
           target_type: 'dead_letter',
-          metadata: expect.objectContaining({ queue: DLQ, originalQueue: TOPOLOGY.ledgerCommands.queue, reason: 'delivery_limit', type: 'ledger.post.v1' }),
+          metadata: expect.objectContaining({
+            queue: DLQ,
+            originalQueue: TOPOLOGY.ledgerCommands.queue,
+            reason: 'delivery_limit',
+            type: 'ledger.post.v1',
+          }),
         },
       ]);
     }
@@ -238,10 +293,17 @@ describe('dead letters', () => {
   it('discards an unreadable command without delivering it, once, audited', async () => {
     const messageId = `dl-garbage-${randomUUID()}`;
     const channel = await connection.createConfirmChannel();
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from('not a command'), { persistent: true, messageId, type: 'ledger.post.v1' });
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from('not a command'), {
+      persistent: true,
+      messageId,
+      type: 'ledger.post.v1',
+    });
     await channel.waitForConfirms();
     await channel.close();
-    const garbage = await waitFor(async () => (await admin.system.deadLetters.list({ queue: DLQ })).data.find((each) => each.messageId === messageId), { what: 'the unreadable command among the dead letters' });
+    const garbage = await waitFor(
+      async () => (await admin.system.deadLetters.list({ queue: DLQ })).data.find((each) => each.messageId === messageId),
+      { what: 'the unreadable command among the dead letters' },
+    );
     expect(garbage).toMatchObject({ originalQueue: TOPOLOGY.ledgerCommands.queue, reason: 'rejected' });
     expect(await admin.system.deadLetters.get(garbage.id)).toMatchObject({ bodyEncoding: 'text', body: 'not a command' });
     const depth = await parked();
@@ -253,15 +315,29 @@ describe('dead letters', () => {
     expect(await outcome(() => admin.system.deadLetters.discard(garbage.id))).toBe('404 DEAD_LETTER_NOT_FOUND');
     expect(await outcome(() => admin.system.deadLetters.get(garbage.id))).toBe('404 DEAD_LETTER_NOT_FOUND');
     expect(await auditOf(garbage.id)).toEqual([
-      expect.objectContaining({ tenant_id: null, action: 'dead_letter.discarded', actor_type: 'system', target_type: 'dead_letter', metadata: expect.objectContaining({ queue: DLQ, messageId, reason: 'rejected' }) }),
+      expect.objectContaining({
+        tenant_id: null,
+        action: 'dead_letter.discarded',
+        actor_type: 'system',
+        target_type: 'dead_letter',
+        metadata: expect.objectContaining({ queue: DLQ, messageId, reason: 'rejected' }),
+      }),
     ]);
   });
 
   it('refuses bad input with a 4xx and changes nothing', async () => {
-    const records = async () => Number((await system.identityDb('audit_events').where({ target_type: 'dead_letter' }).count<Array<{ count: string }>>('* as count'))[0]?.count);
+    const records = async () =>
+      Number(
+        (await system.identityDb('audit_events').where({ target_type: 'dead_letter' }).count<Array<{ count: string }>>('* as count'))[0]
+          ?.count,
+      );
     const before = { records: await records(), parked: await parked() };
-    expect(await outcome(() => admin.request({ method: 'GET', path: '/v1/system/dead-letters?queue=ledger.commands' }))).toBe('400 VALIDATION_ERROR');
-    expect(await outcome(() => admin.request({ method: 'POST', path: '/v1/system/dead-letters/replay', body: { limit: 0 } }))).toBe('400 VALIDATION_ERROR');
+    expect(await outcome(() => admin.request({ method: 'GET', path: '/v1/system/dead-letters?queue=ledger.commands' }))).toBe(
+      '400 VALIDATION_ERROR',
+    );
+    expect(await outcome(() => admin.request({ method: 'POST', path: '/v1/system/dead-letters/replay', body: { limit: 0 } }))).toBe(
+      '400 VALIDATION_ERROR',
+    );
     expect(await outcome(() => admin.request({ method: 'GET', path: '/v1/system/dead-letters/tx_123' }))).toBe('404 NOT_FOUND');
     expect(await outcome(() => tenant.request({ method: 'GET', path: '/v1/system/dead-letters' }))).toBe('401 MISSING_CREDENTIALS');
     expect(await outcome(() => admin.system.deadLetters.discard('dl_0123456789abcdef0123456789abcdef'))).toBe('404 DEAD_LETTER_NOT_FOUND');

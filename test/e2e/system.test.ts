@@ -7,7 +7,6 @@ import { isWalletApiError, WalletClient } from '@wallet/sdk';
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
 
-
 /** A login on the dashboard listener as its page makes it: the CSRF cookie of a first safe request echoed in the header. */
 async function dashboardLogin(dashboardUrl: string, email: string, password: string): Promise<{ status: number; orgRole?: string }> {
   const first = await fetch(`${dashboardUrl}/v1/auth/session`);
@@ -33,23 +32,40 @@ describe('the whole system, started as the README says', () => {
   let ledgerDatabaseUrl: string;
 
   beforeAll(async () => {
-    for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
+    for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
+      env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
     ledgerDatabaseUrl = env.LEDGER_DATABASE_URL as string;
     env.AMQP_URL = await createTestVhost('e2e');
-    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+    for (const variable of [
+      'GATEWAY_PORT',
+      'ADMIN_PORT',
+      'DASHBOARD_PORT',
+      'IDENTITY_PORT',
+      'LEDGER_PORT',
+      'PAYMENTS_PORT',
+      'TREASURY_PORT',
+    ])
+      env[variable] = String(await freePort());
     for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
-    system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     system.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     system.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(async () => {
-      if (system.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-      try {
-        const ready = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`);
-        return ready.ok ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, { timeoutMs: 90_000, intervalMs: 250, what: 'the gateway to report every service ready' });
+    await waitFor(
+      async () => {
+        if (system.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+        try {
+          const ready = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`);
+          return ready.ok ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      { timeoutMs: 90_000, intervalMs: 250, what: 'the gateway to report every service ready' },
+    );
   });
 
   afterAll(async () => {
@@ -74,11 +90,21 @@ describe('the whole system, started as the README says', () => {
 
     const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 1 });
     try {
-      const accounts = await waitFor(async () => {
-        const rows: Array<{ environment: string; currency_code: string; name: string }> = await ledgerDb('accounts').where({ tenant_id: tenant.id }).select('environment', 'currency_code', 'name');
-        return rows.length === 32 ? rows : undefined;
-      }, { timeoutMs: 30_000, what: "the tenant's system accounts" });
-      expect(accounts.filter((account) => account.environment === 'live' && account.currency_code === 'KES').map((account) => account.name).sort()).toEqual([
+      const accounts = await waitFor(
+        async () => {
+          const rows: Array<{ environment: string; currency_code: string; name: string }> = await ledgerDb('accounts')
+            .where({ tenant_id: tenant.id })
+            .select('environment', 'currency_code', 'name');
+          return rows.length === 32 ? rows : undefined;
+        },
+        { timeoutMs: 30_000, what: "the tenant's system accounts" },
+      );
+      expect(
+        accounts
+          .filter((account) => account.environment === 'live' && account.currency_code === 'KES')
+          .map((account) => account.name)
+          .sort(),
+      ).toEqual([
         'asset:bank-clearing:KES',
         'asset:cash-clearing:KES',
         'asset:momo-clearing:KES',
@@ -92,7 +118,9 @@ describe('the whole system, started as the README says', () => {
       await ledgerDb.destroy();
     }
 
-    const fetched = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, { headers: { 'x-system-key': SYSTEM_KEY } });
+    const fetched = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, {
+      headers: { 'x-system-key': SYSTEM_KEY },
+    });
     expect(fetched.status).toBe(200);
     const wrongKey = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/v1/tenants/${tenant.id}`, { headers: { 'x-system-key': 'nope' } });
     expect(((await wrongKey.json()) as { error: { code: string } }).error.code).toBe('INVALID_SYSTEM_KEY');
@@ -100,8 +128,27 @@ describe('the whole system, started as the README says', () => {
 
   it("serves a tenant's developer through the SDK: keys, signed requests and their request logs", async () => {
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
-    const tenant = await platform.system.organizations.create({ name: 'Lagos Market', slug: 'lagos-market', config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' } });
-    const admin = await platform.apiKeys.createForTenant(tenant.id, { name: 'ops', scopes: ['api_keys:manage', 'ledger:read', 'request_logs:read', 'wallets:create', 'wallets:read', 'wallet:deposit', 'deposits:verify', 'transfers:create', 'fees:read', 'analytics:read'], environment: 'live' });
+    const tenant = await platform.system.organizations.create({
+      name: 'Lagos Market',
+      slug: 'lagos-market',
+      config: { defaultCurrency: 'NGN', allowedCurrencies: ['NGN'], maxTransactionAmount: '250000.50' },
+    });
+    const admin = await platform.apiKeys.createForTenant(tenant.id, {
+      name: 'ops',
+      scopes: [
+        'api_keys:manage',
+        'ledger:read',
+        'request_logs:read',
+        'wallets:create',
+        'wallets:read',
+        'wallet:deposit',
+        'deposits:verify',
+        'transfers:create',
+        'fees:read',
+        'analytics:read',
+      ],
+      environment: 'live',
+    });
     const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
     const ops = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: admin.key as string } });
     const signer = await ops.apiKeys.create({ name: 'backend', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
@@ -109,25 +156,59 @@ describe('the whole system, started as the README says', () => {
 
     const correlationId = `e2e-${Date.now()}`;
     // The ledger provisions the new tenant's accounts from its tenant.created event, shortly after.
-    const accounts = await waitFor(async () => {
-      const page = await backend.ledger.accounts({ currencyCode: 'NGN' }, { correlationId });
-      return page.data.some((account) => account.name === 'revenue:fees') ? page : undefined;
-    }, { timeoutMs: 30_000, what: "the tenant's NGN accounts" });
+    const accounts = await waitFor(
+      async () => {
+        const page = await backend.ledger.accounts({ currencyCode: 'NGN' }, { correlationId });
+        return page.data.some((account) => account.name === 'revenue:fees') ? page : undefined;
+      },
+      { timeoutMs: 30_000, what: "the tenant's NGN accounts" },
+    );
     expect(accounts.data.every((account) => account.currencyCode === 'NGN')).toBe(true);
 
-    const logged = await waitFor(async () => (await ops.requestLogs.list({ correlationId })).data[0], { timeoutMs: 10_000, what: 'the signed request in the request logs' });
-    expect(logged).toMatchObject({ apiKeyId: signer.id, authMode: 'hmac', requestSignatureVerified: true, status: 200, path: '/v1/ledger/accounts' });
+    const logged = await waitFor(async () => (await ops.requestLogs.list({ correlationId })).data[0], {
+      timeoutMs: 10_000,
+      what: 'the signed request in the request logs',
+    });
+    expect(logged).toMatchObject({
+      apiKeyId: signer.id,
+      authMode: 'hmac',
+      requestSignatureVerified: true,
+      status: 200,
+      path: '/v1/ledger/accounts',
+    });
 
     // A wallet through payments; a retry of the same call (same Idempotency-Key) replays it.
-    const wallet = await ops.wallets.create({ ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' }, { idempotencyKey: `e2e-wallet-${correlationId}` });
-    const replayed = await ops.wallets.create({ ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' }, { idempotencyKey: `e2e-wallet-${correlationId}` });
+    const wallet = await ops.wallets.create(
+      { ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' },
+      { idempotencyKey: `e2e-wallet-${correlationId}` },
+    );
+    const replayed = await ops.wallets.create(
+      { ownerType: 'user', ownerId: 'ada-lagos', currencyCode: 'NGN' },
+      { idempotencyKey: `e2e-wallet-${correlationId}` },
+    );
     expect(replayed.id).toBe(wallet.id);
-    expect(await ops.wallets.get(wallet.id)).toMatchObject({ id: wallet.id, balance: '0.00', currencyCode: 'NGN', status: 'active', environment: 'live' });
+    expect(await ops.wallets.get(wallet.id)).toMatchObject({
+      id: wallet.id,
+      balance: '0.00',
+      currencyCode: 'NGN',
+      status: 'active',
+      environment: 'live',
+    });
 
     // Money in by bank slip, verified against an imported statement; then a transfer out.
-    const slip = await ops.deposits.submitBankSlip({ walletId: wallet.id, amount: '1500.00', currencyCode: 'NGN', bankCode: 'GTB', slipReference: `SLIP-${correlationId}` });
+    const slip = await ops.deposits.submitBankSlip({
+      walletId: wallet.id,
+      amount: '1500.00',
+      currencyCode: 'NGN',
+      bankCode: 'GTB',
+      slipReference: `SLIP-${correlationId}`,
+    });
     expect(slip).toMatchObject({ status: 'pending', amount: '1500.00' });
-    const statement = await ops.deposits.importStatement({ bankCode: 'GTB', currencyCode: 'NGN', lines: [{ date: '2026-11-20', reference: `slip-${correlationId}`, amount: '1500.00' }] });
+    const statement = await ops.deposits.importStatement({
+      bankCode: 'GTB',
+      currencyCode: 'NGN',
+      lines: [{ date: '2026-11-20', reference: `slip-${correlationId}`, amount: '1500.00' }],
+    });
     expect(statement).toMatchObject({ imported: 1, duplicates: 0 });
     // The verifier is a team member whose role grants deposits:verify; the ops key cannot add one (team:manage).
     const owner = await platform.apiKeys.createForTenant(tenant.id, { name: 'owner', scopes: ['tenant:manage'], environment: 'live' });
@@ -162,7 +243,13 @@ describe('the whole system, started as the README says', () => {
     const dashboardUrl = `http://127.0.0.1:${env.DASHBOARD_PORT}`;
     const demo = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
       cwd: ROOT,
-      env: { ...process.env, GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`, ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`, DASHBOARD_URL: dashboardUrl, SYSTEM_API_KEY: SYSTEM_KEY },
+      env: {
+        ...process.env,
+        GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`,
+        ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`,
+        DASHBOARD_URL: dashboardUrl,
+        SYSTEM_API_KEY: SYSTEM_KEY,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let printed = '';
@@ -170,7 +257,18 @@ describe('the whole system, started as the README says', () => {
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
     expect({ exitCode, printed }).toEqual({ exitCode: 0, printed: expect.stringContaining('Demo finished') });
-    for (const kind of ['momo_deposit', 'bank_deposit', 'transfer', 'payout_hold', 'payout_settle', 'payout_complete', 'payout_release', 'tenant_float_deposit', 'withdrawal_hold', 'withdrawal_settle']) {
+    for (const kind of [
+      'momo_deposit',
+      'bank_deposit',
+      'transfer',
+      'payout_hold',
+      'payout_settle',
+      'payout_complete',
+      'payout_release',
+      'tenant_float_deposit',
+      'withdrawal_hold',
+      'withdrawal_settle',
+    ]) {
       expect(printed).toContain(`\n${kind} `);
     }
     expect(printed).toContain('refused, SELF_APPROVAL_FORBIDDEN');
@@ -186,7 +284,9 @@ describe('the whole system, started as the README says', () => {
   });
 
   it('serves the OpenAPI document and docs', async () => {
-    const document = (await (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const document = (await (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/tenants', '/v1/journal', '/v1/journal/{id}']));
     expect((await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/docs/`)).status).toBe(200);
   });

@@ -30,7 +30,10 @@ async function startReceiver(): Promise<{ port: number; spans: ExportedSpan[]; c
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
       const payload = JSON.parse(body) as {
-        resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Omit<ExportedSpan, 'service'>[] }> }>;
+        resourceSpans: Array<{
+          resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+          scopeSpans: Array<{ spans: Omit<ExportedSpan, 'service'>[] }>;
+        }>;
       };
       for (const resourceSpans of payload.resourceSpans) {
         const service = resourceSpans.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '?';
@@ -42,7 +45,11 @@ async function startReceiver(): Promise<{ port: number; spans: ExportedSpan[]; c
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0, spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The system's transport, sending the W3C context of a client span the test plays when one is set. */
@@ -75,9 +82,19 @@ describe('traces across the services', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury']) env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`);
+    for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
+      env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`);
     env.AMQP_URL = await createTestVhost('trace');
-    for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT']) env[variable] = String(await freePort());
+    for (const variable of [
+      'GATEWAY_PORT',
+      'ADMIN_PORT',
+      'DASHBOARD_PORT',
+      'IDENTITY_PORT',
+      'LEDGER_PORT',
+      'PAYMENTS_PORT',
+      'TREASURY_PORT',
+    ])
+      env[variable] = String(await freePort());
     for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
     for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
     Object.assign(env, {
@@ -89,19 +106,31 @@ describe('traces across the services', () => {
       OTEL_LOGS_EXPORTER: 'none',
       PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS: '1000',
     });
-    system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     system.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     system.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(async () => {
-      if (system.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`)).ok ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, { timeoutMs: 90_000, intervalMs: 250, what: 'the system to be ready' });
+    await waitFor(
+      async () => {
+        if (system.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`)).ok ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      { timeoutMs: 90_000, intervalMs: 250, what: 'the system to be ready' },
+    );
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
-    tenant = await createTenant(platform, `http://127.0.0.1:${env.GATEWAY_PORT}`, { name: 'Traced', slug: `traced-${Date.now()}`, wallets: 2, funds: '100.00', fees: true }, tracingFetch(parent));
+    tenant = await createTenant(
+      platform,
+      `http://127.0.0.1:${env.GATEWAY_PORT}`,
+      { name: 'Traced', slug: `traced-${Date.now()}`, wallets: 2, funds: '100.00', fees: true },
+      tracingFetch(parent),
+    );
   });
 
   afterAll(async () => {
@@ -119,7 +148,10 @@ describe('traces across the services', () => {
     let status = 0;
     try {
       const [from, to] = tenant.wallets;
-      await tenant.client.transfers.create({ fromWalletId: from?.id as string, toWalletId: to?.id as string, amount, currencyCode: 'USD' }, { onResponse: (meta) => (status = meta.status) });
+      await tenant.client.transfers.create(
+        { fromWalletId: from?.id as string, toWalletId: to?.id as string, amount, currencyCode: 'USD' },
+        { onResponse: (meta) => (status = meta.status) },
+      );
     } finally {
       parent.traceparent = null;
     }
@@ -127,8 +159,15 @@ describe('traces across the services', () => {
   }
 
   /** The trace's spans once it holds the ones named; every parent is in it (or is the test's client span). */
-  async function connectedTrace(traceId: string, clientSpanId: string, needed: (spans: ExportedSpan[]) => boolean): Promise<ExportedSpan[]> {
-    await waitFor(async () => (needed(receiver.spans.filter((span) => span.traceId === traceId)) ? true : undefined), { timeoutMs: 30_000, what: `the spans of trace ${traceId}` });
+  async function connectedTrace(
+    traceId: string,
+    clientSpanId: string,
+    needed: (spans: ExportedSpan[]) => boolean,
+  ): Promise<ExportedSpan[]> {
+    await waitFor(async () => (needed(receiver.spans.filter((span) => span.traceId === traceId)) ? true : undefined), {
+      timeoutMs: 30_000,
+      what: `the spans of trace ${traceId}`,
+    });
     // The exporter flushes every 100 ms: what the last steps add arrives a moment later.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const all = receiver.spans.filter((span) => span.traceId === traceId);
@@ -138,12 +177,18 @@ describe('traces across the services', () => {
     return all;
   }
 
-  const has = (spans: ExportedSpan[], service: string, kind: number, name?: RegExp) => spans.some((span) => span.service === service && span.kind === kind && (!name || name.test(span.name)));
+  const has = (spans: ExportedSpan[], service: string, kind: number, name?: RegExp) =>
+    spans.some((span) => span.service === service && span.kind === kind && (!name || name.test(span.name)));
 
   it('follows one signed transfer from the gateway to the ledger commit and back, in one trace', async () => {
     const transfer = await tracedTransfer('1.00');
     expect(transfer.status).toBe(201);
-    const spans = await connectedTrace(transfer.traceId, transfer.clientSpanId, (found) => has(found, 'ledger', SPAN_KIND.internal, /^ledger commit$/) && has(found, 'payments', SPAN_KIND.internal, /^finish transfer$/));
+    const spans = await connectedTrace(
+      transfer.traceId,
+      transfer.clientSpanId,
+      (found) =>
+        has(found, 'ledger', SPAN_KIND.internal, /^ledger commit$/) && has(found, 'payments', SPAN_KIND.internal, /^finish transfer$/),
+    );
 
     expect(has(spans, 'gateway', SPAN_KIND.server)).toBe(true);
     expect(has(spans, 'gateway', SPAN_KIND.client)).toBe(true);
@@ -159,7 +204,10 @@ describe('traces across the services', () => {
   });
 
   it('ends a transfer answered 202 (the ledger stopped, then resumed) in the same trace', async () => {
-    const ledger = execFileSync('pgrep', ['-P', String(system.pid), '-f', 'dist/ledger.js']).toString().trim().split('\n')[0] as string;
+    const ledger = execFileSync('pgrep', ['-P', String(system.pid), '-f', 'dist/ledger.js'])
+      .toString()
+      .trim()
+      .split('\n')[0] as string;
     process.kill(Number(ledger), 'SIGSTOP');
     let transfer: Awaited<ReturnType<typeof tracedTransfer>>;
     try {
@@ -169,7 +217,12 @@ describe('traces across the services', () => {
     }
     expect(transfer.status).toBe(202);
     // Finished by the ledger's event, in the command's trace.
-    const spans = await connectedTrace(transfer.traceId, transfer.clientSpanId, (found) => has(found, 'ledger', SPAN_KIND.internal, /^ledger commit$/) && has(found, 'payments', SPAN_KIND.internal, /^finish transfer$/));
+    const spans = await connectedTrace(
+      transfer.traceId,
+      transfer.clientSpanId,
+      (found) =>
+        has(found, 'ledger', SPAN_KIND.internal, /^ledger commit$/) && has(found, 'payments', SPAN_KIND.internal, /^finish transfer$/),
+    );
     expect(has(spans, 'gateway', SPAN_KIND.server)).toBe(true);
     expect(has(spans, 'payments', SPAN_KIND.producer, /^ledger\.commands publish$/)).toBe(true);
     expect(has(spans, 'ledger', SPAN_KIND.consumer, /^ledger\.commands process$/)).toBe(true);

@@ -43,9 +43,20 @@ afterAll(async () => {
   await system?.close();
 });
 
-it(`answers every fuzzed request without a 5xx, with well-formed refusals that change nothing (seed ${SEED})`, async () => {
-  const report = await runFuzz(system, { seed: SEED, cases: CASES, budgetMs: BUDGET_MS, routes: ROUTES, progress: (line) => process.stderr.write(`${line}\n`), trace: process.env.FUZZ_TRACE ? (line) => process.stderr.write(`${line}\n`) : undefined });
-  if (process.env.FUZZ_REPORT_FILE) writeFileSync(process.env.FUZZ_REPORT_FILE, JSON.stringify(report, null, 2));
-  process.stderr.write(`${summaryOf(report)}\n`);
-  if (report.failures.length > 0 || report.harnessErrors.length > 0) throw new Error(failureReport(report));
-}, TIMEOUT_MS);
+it(
+  `answers every fuzzed request without a 5xx, with well-formed refusals that change nothing (seed ${SEED})`,
+  async () => {
+    const report = await runFuzz(system, {
+      seed: SEED,
+      cases: CASES,
+      budgetMs: BUDGET_MS,
+      routes: ROUTES,
+      progress: (line) => process.stderr.write(`${line}\n`),
+      trace: process.env.FUZZ_TRACE ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    });
+    if (process.env.FUZZ_REPORT_FILE) writeFileSync(process.env.FUZZ_REPORT_FILE, JSON.stringify(report, null, 2));
+    process.stderr.write(`${summaryOf(report)}\n`);
+    if (report.failures.length > 0 || report.harnessErrors.length > 0) throw new Error(failureReport(report));
+  },
+  TIMEOUT_MS,
+);

@@ -16,7 +16,6 @@ import { buildWorld } from './world';
  * cheap fingerprint of every table that holds business state.
  */
 
-
 const DASHBOARD_URL = 'http://dashboard.fuzz';
 
 /** Invite emails, for the tokens that POST /v1/auth/accept-invite takes. */
@@ -29,8 +28,11 @@ async function startInviteInbox(tokens: string[]): Promise<{ url: string; close(
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8').replace(/=\r?\n/g, '');
-        for (const match of text.matchAll(/accept-invite\?token=3D([A-Za-z0-9_-]{43})|accept-invite\?token=([A-Za-z0-9_-]{43})/g)) tokens.push((match[1] ?? match[2]) as string);
+        const text = Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/=\r?\n/g, '');
+        for (const match of text.matchAll(/accept-invite\?token=3D([A-Za-z0-9_-]{43})|accept-invite\?token=([A-Za-z0-9_-]{43})/g))
+          tokens.push((match[1] ?? match[2]) as string);
         callback();
       });
     },
@@ -92,7 +94,8 @@ export function changesBetween(before: Snapshot, after: Snapshot): TableChange[]
   const changes: TableChange[] = [];
   for (const [table, state] of after) {
     const previous = before.get(table);
-    if (!previous || previous.rows !== state.rows || previous.versions !== state.versions) changes.push({ table, rowsBefore: previous?.rows ?? 0, rowsAfter: state.rows });
+    if (!previous || previous.rows !== state.rows || previous.versions !== state.versions)
+      changes.push({ table, rowsBefore: previous?.rows ?? 0, rowsAfter: state.rows });
   }
   return changes;
 }
@@ -105,14 +108,23 @@ interface TrackedDatabase {
 
 async function trackDatabase(name: string, url: string): Promise<TrackedDatabase | null> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const tables = (await pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name")).rows
+  const tables = (
+    await pool.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
+    )
+  ).rows
     .map((row) => row.table_name)
     .filter((table) => !UNTRACKED.test(table));
   if (tables.length === 0) {
     await pool.end();
     return null;
   }
-  const query = tables.map((table) => `SELECT '${name}.${table}' AS name, count(*)::int AS rows, coalesce(sum(xmin::text::bigint), 0)::text AS versions FROM "${table}"`).join(' UNION ALL ');
+  const query = tables
+    .map(
+      (table) =>
+        `SELECT '${name}.${table}' AS name, count(*)::int AS rows, coalesce(sum(xmin::text::bigint), 0)::text AS versions FROM "${table}"`,
+    )
+    .join(' UNION ALL ');
   return { name, pool, query };
 }
 
@@ -134,11 +146,19 @@ async function watchQueues(amqpUrl: string): Promise<QueueWatch> {
   const parsed = new URL(amqpUrl);
   const vhost = decodeURIComponent(parsed.pathname.slice(1));
   const base = process.env.TEST_AMQP_MANAGEMENT_URL ?? `http://${parsed.hostname}:15672`;
-  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString('base64');
+  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString(
+    'base64',
+  );
   let names: string[] = [];
   try {
-    const response = await fetch(`${base}/api/queues/${encodeURIComponent(vhost)}?columns=name,exclusive`, { headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(5000) });
-    if (response.ok) names = ((await response.json()) as Array<{ name: string; exclusive: boolean }>).filter((queue) => !queue.exclusive && !queue.name.startsWith('amq.')).map((queue) => queue.name);
+    const response = await fetch(`${base}/api/queues/${encodeURIComponent(vhost)}?columns=name,exclusive`, {
+      headers: { authorization: `Basic ${auth}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (response.ok)
+      names = ((await response.json()) as Array<{ name: string; exclusive: boolean }>)
+        .filter((queue) => !queue.exclusive && !queue.name.startsWith('amq.'))
+        .map((queue) => queue.name);
   } catch {
     // Without the management API the settling rests on outboxes and table fingerprints alone.
   }
@@ -174,14 +194,26 @@ export interface FuzzSystem {
   close(): Promise<void>;
 }
 
-function sendRaw(baseUrl: string, agent: http.Agent, request: { method: string; pathWithQuery: string; headers: Record<string, string>; body: Buffer | null }): Promise<Answer> {
+function sendRaw(
+  baseUrl: string,
+  agent: http.Agent,
+  request: { method: string; pathWithQuery: string; headers: Record<string, string>; body: Buffer | null },
+): Promise<Answer> {
   const target = new URL(baseUrl);
   return new Promise((resolve) => {
     const headers: Record<string, string> = { ...request.headers };
     if (request.body !== null) headers['content-length'] = String(request.body.length);
     let outgoing: http.ClientRequest;
     try {
-      outgoing = http.request({ host: target.hostname, port: target.port, method: request.method, path: request.pathWithQuery, headers, agent, timeout: 60_000 });
+      outgoing = http.request({
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.pathWithQuery,
+        headers,
+        agent,
+        timeout: 60_000,
+      });
     } catch (error) {
       resolve({ status: 0, headers: {}, bodyText: `the client could not send it: ${(error as Error).message}` });
       return;
@@ -189,7 +221,9 @@ function sendRaw(baseUrl: string, agent: http.Agent, request: { method: string; 
     outgoing.on('response', (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bodyText: Buffer.concat(chunks).toString('utf8') }));
+      incoming.on('end', () =>
+        resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bodyText: Buffer.concat(chunks).toString('utf8') }),
+      );
       incoming.on('error', (error) => resolve({ status: 0, headers: {}, bodyText: `the answer broke off: ${error.message}` }));
     });
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 60 s')));
@@ -225,18 +259,35 @@ export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
     const watch = queues;
 
     const snapshot = async (): Promise<Snapshot> => {
-      const results = await Promise.all(tracked.map((database) => database.pool.query<{ name: string; rows: number; versions: string }>(database.query)));
-      return new Map(results.flatMap((result) => result.rows.map((row) => [row.name, { rows: row.rows, versions: row.versions }] as const)));
+      const results = await Promise.all(
+        tracked.map((database) => database.pool.query<{ name: string; rows: number; versions: string }>(database.query)),
+      );
+      return new Map(
+        results.flatMap((result) => result.rows.map((row) => [row.name, { rows: row.rows, versions: row.versions }] as const)),
+      );
     };
-    const databaseNames = ['identity', 'ledger', 'payments', 'treasury'].map((service) => new URL(system.env[`${service.toUpperCase()}_DATABASE_URL`] as string).pathname.slice(1));
+    const databaseNames = ['identity', 'ledger', 'payments', 'treasury'].map((service) =>
+      new URL(system.env[`${service.toUpperCase()}_DATABASE_URL`] as string).pathname.slice(1),
+    );
     const monitor = tracked[0] as TrackedDatabase;
     /** A consumer inside a transaction is work not yet visible in any table. */
     const busyBackends = async () =>
-      (await monitor.pool.query<{ busy: number }>("SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = ANY($1) AND state <> 'idle' AND pid <> pg_backend_pid()", [databaseNames])).rows[0]?.busy ?? 0;
+      (
+        await monitor.pool.query<{ busy: number }>(
+          "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = ANY($1) AND state <> 'idle' AND pid <> pg_backend_pid()",
+          [databaseNames],
+        )
+      ).rows[0]?.busy ?? 0;
     /** A full reconciliation run works in the background, pausing between batches: not settled while one is queued or running. */
     const fullRunsUnderWay = async () => {
       const withRuns = tracked.filter((database) => database.name === 'ledger' || database.name === 'payments');
-      const counts = await Promise.all(withRuns.map((database) => database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM reconciliation_full_runs WHERE state IN ('queued', 'running')")));
+      const counts = await Promise.all(
+        withRuns.map((database) =>
+          database.pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM reconciliation_full_runs WHERE state IN ('queued', 'running')",
+          ),
+        ),
+      );
       return counts.reduce((sum, result) => sum + (result.rows[0]?.n ?? 0), 0);
     };
     const outboxEmpty = (state: Snapshot) => [...state].every(([table, { rows }]) => !table.endsWith('.outbox') || rows === 0);
@@ -248,7 +299,8 @@ export async function startFuzzSystem(label: string): Promise<FuzzSystem> {
         const settled = await waitFor(
           async () => {
             latest = await snapshot();
-            const quiet = outboxEmpty(latest) && (await watch.backlog()) === 0 && (await busyBackends()) === 0 && (await fullRunsUnderWay()) === 0;
+            const quiet =
+              outboxEmpty(latest) && (await watch.backlog()) === 0 && (await busyBackends()) === 0 && (await fullRunsUnderWay()) === 0;
             if (!quiet || previous === undefined || changesBetween(previous, latest).length > 0) {
               previous = quiet ? latest : undefined;
               quietSince = Date.now();

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { buildOpenApiDocument, ID_PREFIXES, type IdKind, idPattern, momoWebhookSignature, ROUTES, type RouteContract, SCOPES, signRequest } from '@wallet/contracts';
+import {
+  buildOpenApiDocument,
+  ID_PREFIXES,
+  type IdKind,
+  idPattern,
+  momoWebhookSignature,
+  ROUTES,
+  type RouteContract,
+  SCOPES,
+  signRequest,
+} from '@wallet/contracts';
 
 /**
  * The fuzz suite's one generator: requests for every route of the OpenAPI document, first
@@ -43,7 +53,8 @@ export type JsonValue = null | boolean | string | JsonToken | JsonObject | JsonV
 export function jsonText(value: JsonValue): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
   if (value instanceof JsonToken) return value.text;
-  if (value instanceof JsonObject) return `{${value.entries.map(([key, member]) => `${JSON.stringify(key)}:${jsonText(member)}`).join(',')}}`;
+  if (value instanceof JsonObject)
+    return `{${value.entries.map(([key, member]) => `${JSON.stringify(key)}:${jsonText(member)}`).join(',')}}`;
   return `[${value.map(jsonText).join(',')}]`;
 }
 
@@ -114,7 +125,22 @@ export function fuzzOperations(): FuzzOperation[] {
 // ---------------------------------------------------------------------------------------------
 // The world: real ids the requests are seeded with, and whose they are.
 
-export type ResourceKind = 'tenant' | 'apiKey' | 'member' | 'momoProvider' | 'wallet' | 'feeSchedule' | 'deposit' | 'transfer' | 'payoutCase' | 'floatDeposit' | 'withdrawal' | 'journalEntry' | 'reconciliationRun' | 'account' | 'deadLetter';
+export type ResourceKind =
+  | 'tenant'
+  | 'apiKey'
+  | 'member'
+  | 'momoProvider'
+  | 'wallet'
+  | 'feeSchedule'
+  | 'deposit'
+  | 'transfer'
+  | 'payoutCase'
+  | 'floatDeposit'
+  | 'withdrawal'
+  | 'journalEntry'
+  | 'reconciliationRun'
+  | 'account'
+  | 'deadLetter';
 
 const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   tenant: 'tenant',
@@ -146,13 +172,38 @@ export function idShapeOf(kind: ResourceKind): RegExp {
 }
 
 /** Resources that belong to one environment: the other environment must not see them. */
-export const ENVIRONMENT_BOUND: ReadonlySet<ResourceKind> = new Set(['apiKey', 'wallet', 'deposit', 'transfer', 'payoutCase', 'floatDeposit', 'withdrawal', 'journalEntry']);
+export const ENVIRONMENT_BOUND: ReadonlySet<ResourceKind> = new Set([
+  'apiKey',
+  'wallet',
+  'deposit',
+  'transfer',
+  'payoutCase',
+  'floatDeposit',
+  'withdrawal',
+  'journalEntry',
+]);
 
 export type Owner = 'own' | 'otherEnvironment' | 'otherTenant';
 export type IdPools = Record<ResourceKind, string[]>;
 
 export function emptyPools(): IdPools {
-  return { tenant: [], apiKey: [], member: [], momoProvider: [], wallet: [], feeSchedule: [], deposit: [], transfer: [], payoutCase: [], floatDeposit: [], withdrawal: [], journalEntry: [], reconciliationRun: [], account: [], deadLetter: [] };
+  return {
+    tenant: [],
+    apiKey: [],
+    member: [],
+    momoProvider: [],
+    wallet: [],
+    feeSchedule: [],
+    deposit: [],
+    transfer: [],
+    payoutCase: [],
+    floatDeposit: [],
+    withdrawal: [],
+    journalEntry: [],
+    reconciliationRun: [],
+    account: [],
+    deadLetter: [],
+  };
 }
 
 export interface WalletRef {
@@ -271,7 +322,12 @@ const jsonLeaf: fc.Arbitrary<JsonValue> = fc.oneof(
 const anyJson: fc.Arbitrary<JsonValue> = fc.oneof(
   { weight: 4, arbitrary: jsonLeaf },
   { weight: 1, arbitrary: fc.array(jsonLeaf, { maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), jsonLeaf), { maxLength: 3 }).map((entries) => new JsonObject(entries)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), jsonLeaf), { maxLength: 3 })
+      .map((entries) => new JsonObject(entries)),
+  },
 );
 
 function isoNear(offsetSeconds: fc.Arbitrary<number>): fc.Arbitrary<string> {
@@ -308,7 +364,11 @@ function patternArb(pattern: string): fc.Arbitrary<string> {
 
 function stringArb(schema: JsonSchema, context: GenerationContext): fc.Arbitrary<JsonValue> {
   if (schema.format === 'email') return fc.nat({ max: 1_000_000 }).map((n) => `fz${context.index}-${n}@example.com`);
-  if (schema.format === 'date-time') return fc.oneof({ weight: 6, arbitrary: isoNear(fc.integer({ min: -86_400 * 20, max: 86_400 })) }, { weight: 1, arbitrary: fc.constantFrom(...DATE_TIME_EDGES) });
+  if (schema.format === 'date-time')
+    return fc.oneof(
+      { weight: 6, arbitrary: isoNear(fc.integer({ min: -86_400 * 20, max: 86_400 })) },
+      { weight: 1, arbitrary: fc.constantFrom(...DATE_TIME_EDGES) },
+    );
   if (schema.format === 'date') {
     const recent = fc.integer({ min: 0, max: 30 }).map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10));
     return fc.oneof({ weight: 6, arbitrary: recent }, { weight: 1, arbitrary: fc.constantFrom(...DATE_EDGES) });
@@ -323,23 +383,38 @@ function objectArb(schema: JsonSchema, path: string[], context: GenerationContex
   const required = new Set(schema.required ?? []);
   const members = properties.map(([name, property]) => {
     const value = valueArb(property, [...path, name], context, operation);
-    return required.has(name) ? value.map((member) => [name, member] as [string, JsonValue]) : fc.option(value.map((member) => [name, member] as [string, JsonValue]), { nil: undefined, freq: 2 });
+    return required.has(name)
+      ? value.map((member) => [name, member] as [string, JsonValue])
+      : fc.option(
+          value.map((member) => [name, member] as [string, JsonValue]),
+          { nil: undefined, freq: 2 },
+        );
   });
-  return fc.tuple(...members).map((entries) => new JsonObject(entries.filter((entry): entry is [string, JsonValue] => entry !== undefined)));
+  return fc
+    .tuple(...members)
+    .map((entries) => new JsonObject(entries.filter((entry): entry is [string, JsonValue] => entry !== undefined)));
 }
 
 function schemaArb(schema: JsonSchema, path: string[], context: GenerationContext, operation: FuzzOperation): fc.Arbitrary<JsonValue> {
   let arbitrary: fc.Arbitrary<JsonValue>;
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (schema.enum) arbitrary = fc.constantFrom(...schema.enum.map((value) => (typeof value === 'number' ? new JsonToken(String(value)) : (value as JsonValue))));
+  if (schema.enum)
+    arbitrary = fc.constantFrom(
+      ...schema.enum.map((value) => (typeof value === 'number' ? new JsonToken(String(value)) : (value as JsonValue))),
+    );
   else if (alternatives) arbitrary = fc.oneof(...alternatives.map((alternative) => valueArb(alternative, path, context, operation)));
   else if (schema.type === 'object' || schema.properties) arbitrary = objectArb(schema, path, context, operation);
   else if (schema.type === 'array') {
     const minLength = schema.minItems ?? 0;
-    arbitrary = fc.array(valueArb(schema.items ?? {}, [...path, '0'], context, operation), { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) });
+    arbitrary = fc.array(valueArb(schema.items ?? {}, [...path, '0'], context, operation), {
+      minLength,
+      maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3),
+    });
   } else if (schema.type === 'string') arbitrary = stringArb(schema, context);
-  else if (schema.type === 'integer') arbitrary = fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 100_000 }).map((value) => new JsonToken(String(value)));
-  else if (schema.type === 'number') arbitrary = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => new JsonToken(String(value)));
+  else if (schema.type === 'integer')
+    arbitrary = fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 100_000 }).map((value) => new JsonToken(String(value)));
+  else if (schema.type === 'number')
+    arbitrary = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => new JsonToken(String(value)));
   else if (schema.type === 'boolean') arbitrary = fc.boolean();
   else arbitrary = anyJson;
   return schema.nullable ? fc.option(arbitrary, { nil: null, freq: 6 }) : arbitrary;
@@ -358,7 +433,9 @@ const DECISION_ROUTES = /^\/v1\/(payouts|admin\/money\/withdrawals)/;
 
 const validAmount: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.integer({ min: 1, max: 5_000 }).map(String),
-  fc.tuple(fc.integer({ min: 0, max: 900 }), fc.integer({ min: 1, max: 99 })).map(([units, cents]) => `${units}.${String(cents).padStart(2, '0')}`),
+  fc
+    .tuple(fc.integer({ min: 0, max: 900 }), fc.integer({ min: 1, max: 99 }))
+    .map(([units, cents]) => `${units}.${String(cents).padStart(2, '0')}`),
   fc.integer({ min: 1, max: 900 }).map((value) => new JsonToken(String(value))),
 );
 
@@ -374,7 +451,8 @@ function fieldHint(field: string, operation: FuzzOperation, context: GenerationC
   const walletIds = world.wallets.map((wallet) => wallet.id);
   switch (field) {
     case 'walletId':
-      if (operation.template === '/v1/deposits/momo-webhook') return fc.constantFrom(...walletIds, ...world.ids.otherEnvironment.wallet.slice(0, 2));
+      if (operation.template === '/v1/deposits/momo-webhook')
+        return fc.constantFrom(...walletIds, ...world.ids.otherEnvironment.wallet.slice(0, 2));
       return fc.oneof(fc.constantFrom(...world.fundedWallets), fc.constantFrom(...walletIds));
     case 'fromWalletId':
       return fc.oneof(fc.constantFrom(...world.fundedWallets), fc.constantFrom(...walletIds));
@@ -417,11 +495,15 @@ function fieldHint(field: string, operation: FuzzOperation, context: GenerationC
     case 'signature':
       return fc.constant('computed-at-send');
     case 'providerCode':
-      return operation.template === '/v1/admin/momo-providers' ? fc.nat({ max: 9999 }).map((n) => `fz${index}p${n}`) : fc.constant(world.providerCode);
+      return operation.template === '/v1/admin/momo-providers'
+        ? fc.nat({ max: 9999 }).map((n) => `fz${index}p${n}`)
+        : fc.constant(world.providerCode);
     case 'email':
       return operation.template === '/v1/auth/login' ? fc.constant(world.members.loginEmail) : undefined;
     case 'password':
-      return operation.template === '/v1/auth/login' ? fc.constantFrom(world.members.loginPassword, 'not the password at all') : fc.constant('a long enough password');
+      return operation.template === '/v1/auth/login'
+        ? fc.constantFrom(world.members.loginPassword, 'not the password at all')
+        : fc.constant('a long enough password');
     case 'slug':
       return fc.nat({ max: 9999 }).map((n) => `fz-${index}-${n}`);
     case 'tenantSlug':
@@ -440,9 +522,17 @@ function fieldHint(field: string, operation: FuzzOperation, context: GenerationC
     case 'isDefault':
       return fc.constant(false);
     case 'lines':
-      return fc.nat({ max: 9999 }).map((n) => [new JsonObject([['date', new Date().toISOString().slice(0, 10)], ['reference', `fz-ref-${index}-${n}`], ['amount', '25.00']])]);
+      return fc.nat({ max: 9999 }).map((n) => [
+        new JsonObject([
+          ['date', new Date().toISOString().slice(0, 10)],
+          ['reference', `fz-ref-${index}-${n}`],
+          ['amount', '25.00'],
+        ]),
+      ]);
     case 'token':
-      return operation.template === '/v1/auth/accept-invite' && world.inviteTokens.length > 0 ? fc.constantFrom(...world.inviteTokens) : fc.constant(`sess_fuzz${index}`);
+      return operation.template === '/v1/auth/accept-invite' && world.inviteTokens.length > 0
+        ? fc.constantFrom(...world.inviteTokens)
+        : fc.constant(`sess_fuzz${index}`);
     case 'platformCommissionBps':
       return fc.integer({ min: 0, max: 10_000 }).map((value) => new JsonToken(String(value)));
     default:
@@ -458,7 +548,12 @@ function queryHint(name: string, operation: FuzzOperation, context: GenerationCo
     case 'walletId':
       return fc.constantFrom(...world.wallets.map((wallet) => wallet.id));
     case 'walletIds':
-      return fc.subarray(world.wallets.map((wallet) => wallet.id), { minLength: 1, maxLength: 3 }).map((ids) => ids.join(','));
+      return fc
+        .subarray(
+          world.wallets.map((wallet) => wallet.id),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((ids) => ids.join(','));
     case 'accountName':
     case 'name':
       return fc.constantFrom(...world.wallets.map((wallet) => wallet.accountName), 'revenue:fees', 'suspense');
@@ -467,9 +562,13 @@ function queryHint(name: string, operation: FuzzOperation, context: GenerationCo
     case 'currencyCode':
       return fc.constantFrom('KES', ...world.currencies);
     case 'from':
-      return operation.template.endsWith('/analytics') ? fc.constantFrom(new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10)) : isoNear(fc.integer({ min: -86_400 * 2, max: -60 }));
+      return operation.template.endsWith('/analytics')
+        ? fc.constantFrom(new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10))
+        : isoNear(fc.integer({ min: -86_400 * 2, max: -60 }));
     case 'to':
-      return operation.template.endsWith('/analytics') ? fc.constantFrom(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)) : isoNear(fc.integer({ min: 60, max: 86_400 }));
+      return operation.template.endsWith('/analytics')
+        ? fc.constantFrom(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10))
+        : isoNear(fc.integer({ min: 60, max: 86_400 }));
     case 'limit':
       return fc.integer({ min: 1, max: 200 }).map(String);
     case 'amount':
@@ -480,7 +579,9 @@ function queryHint(name: string, operation: FuzzOperation, context: GenerationCo
 }
 
 function queryValueArb(name: string, schema: JsonSchema, operation: FuzzOperation, context: GenerationContext): fc.Arbitrary<string> {
-  const fromSchema = schemaArb(schema, [name], context, operation).map((value) => (typeof value === 'string' ? value : value instanceof JsonToken ? value.text : jsonText(value)));
+  const fromSchema = schemaArb(schema, [name], context, operation).map((value) =>
+    typeof value === 'string' ? value : value instanceof JsonToken ? value.text : jsonText(value),
+  );
   const hint = queryHint(name, operation, context);
   return hint ? fc.oneof({ weight: 4, arbitrary: hint }, { weight: 1, arbitrary: fromSchema }) : fromSchema;
 }
@@ -488,7 +589,13 @@ function queryValueArb(name: string, schema: JsonSchema, operation: FuzzOperatio
 function queryArb(operation: FuzzOperation, context: GenerationContext): fc.Arbitrary<Array<[string, string]>> {
   const issued = context.world.cursors[operation.template] ?? [];
   const parts = operation.queryParams.map(({ name, schema }) => {
-    if (name === 'cursor') return issued.length > 0 ? fc.option(fc.constantFrom(...issued).map((cursor) => [name, cursor] as [string, string]), { nil: undefined, freq: 2 }) : fc.constant(undefined);
+    if (name === 'cursor')
+      return issued.length > 0
+        ? fc.option(
+            fc.constantFrom(...issued).map((cursor) => [name, cursor] as [string, string]),
+            { nil: undefined, freq: 2 },
+          )
+        : fc.constant(undefined);
     const required = operation.template === '/v1/fees/quote';
     const value = queryValueArb(name, schema, operation, context).map((text) => [name, encodeURIComponent(text)] as [string, string]);
     return required ? value : fc.option(value, { nil: undefined, freq: 2 });
@@ -554,7 +661,8 @@ function pathParamsArb(operation: FuzzOperation, context: GenerationContext): fc
     const [parent, child] = operation.pathParams;
     const childId = child === undefined ? undefined : params[child];
     const owner = childId !== undefined && Object.hasOwn(context.world.tenantOf, childId) ? context.world.tenantOf[childId] : undefined;
-    if (parent !== undefined && owner !== undefined && coherent > 0 && kindOfPathParam(operation.template, parent) === 'tenant') params[parent] = owner;
+    if (parent !== undefined && owner !== undefined && coherent > 0 && kindOfPathParam(operation.template, parent) === 'tenant')
+      params[parent] = owner;
     return Object.fromEntries(Object.entries(params).map(([name, id]) => [name, encodeURIComponent(id)]));
   });
 }
@@ -566,7 +674,11 @@ const WEBHOOK = '/v1/deposits/momo-webhook';
 function credentialArb(operation: FuzzOperation): fc.Arbitrary<Credential> {
   if (operation.route.surface === 'system') return fc.constant({ kind: 'system' });
   if (operation.route.surface === 'public') return fc.constant({ kind: 'none' });
-  return fc.oneof({ weight: 7, arbitrary: fc.constant<Credential>({ kind: 'secret' }) }, { weight: 2, arbitrary: fc.constant<Credential>({ kind: 'hmac' }) }, { weight: 1, arbitrary: fc.constant<Credential>({ kind: 'session' }) });
+  return fc.oneof(
+    { weight: 7, arbitrary: fc.constant<Credential>({ kind: 'secret' }) },
+    { weight: 2, arbitrary: fc.constant<Credential>({ kind: 'hmac' }) },
+    { weight: 1, arbitrary: fc.constant<Credential>({ kind: 'session' }) },
+  );
 }
 
 /** Coherent money requests reach the handlers' deeper paths: the currency of the wallet named, an amount at its scale, a payee of the same currency. */
@@ -590,7 +702,9 @@ function baseDraftArb(operation: FuzzOperation, context: GenerationContext): fc.
     .record({
       pathParams: pathParamsArb(operation, context),
       query: queryArb(operation, context),
-      body: needsBody ? fc.option(valueArb(operation.bodySchema as JsonSchema, [], context, operation), { nil: undefined, freq: 40 }) : fc.constant(undefined),
+      body: needsBody
+        ? fc.option(valueArb(operation.bodySchema as JsonSchema, [], context, operation), { nil: undefined, freq: 40 })
+        : fc.constant(undefined),
       credential: credentialArb(operation),
       adminListener: operation.route.surface === 'system' ? fc.boolean() : fc.constant(false),
       harmonized: fc.nat({ max: 9 }),
@@ -632,7 +746,10 @@ interface Slot {
 function slotsOf(value: JsonValue | undefined, path: Array<string | number> = [], field = '', known = true): Slot[] {
   if (value === undefined) return [];
   const slots: Slot[] = path.length > 0 ? [{ path, field, known, value }] : [];
-  if (value instanceof JsonObject) value.entries.forEach(([key, member], position) => slots.push(...slotsOf(member, [...path, position], key, known && !key.startsWith('fz_extra'))));
+  if (value instanceof JsonObject)
+    value.entries.forEach(([key, member], position) =>
+      slots.push(...slotsOf(member, [...path, position], key, known && !key.startsWith('fz_extra'))),
+    );
   else if (Array.isArray(value)) value.forEach((member, position) => slots.push(...slotsOf(member, [...path, position], field, known)));
   return slots;
 }
@@ -665,7 +782,24 @@ function pickOf<Item>(items: readonly Item[], pick: number): Item {
   return items[pick % items.length] as Item;
 }
 
-const CONTROL_CHARACTERS = ['\u0001', '\u0007', '\b', '\t', '\n', '\r', '\u001b', '\u001f', '\u007f', '\u0085', '\u00a0', '\u2028', '\u2029', '\ufeff', '\u200b', '\u202e'];
+const CONTROL_CHARACTERS = [
+  '\u0001',
+  '\u0007',
+  '\b',
+  '\t',
+  '\n',
+  '\r',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\u200b',
+  '\u202e',
+];
 const LONE_SURROGATES = ['\ud800', '\udfff', '\udc00\ud800', 'a\ud83d'];
 
 /** Number tokens that stress a decimal reader: huge, tiny, exponents, signs, zeros past the scale. */
@@ -697,11 +831,35 @@ const NUMBER_TEXTS = [
 ];
 const STRING_NUMBER_TEXTS = ['NaN', 'Infinity', '-Infinity', ' 10', '10 ', '1,000', '0x10', '+5', '.5', '5.', '١٠', '１０'];
 
-const WRONG_TYPES: JsonValue[] = [new JsonToken('1'), new JsonToken('-1.5'), true, false, null, [], [new JsonToken('1'), 'a'], new JsonObject([]), new JsonObject([['a', new JsonToken('1')]]), '', 'string'];
+const WRONG_TYPES: JsonValue[] = [
+  new JsonToken('1'),
+  new JsonToken('-1.5'),
+  true,
+  false,
+  null,
+  [],
+  [new JsonToken('1'), 'a'],
+  new JsonObject([]),
+  new JsonObject([['a', new JsonToken('1')]]),
+  '',
+  'string',
+];
 
 const PROTO_PAYLOADS: Array<[string, JsonValue]> = [
-  ['__proto__', new JsonObject([['isAdmin', true], ['status', 'completed']])],
-  ['__proto__', new JsonObject([['balance', '1000000'], ['tenantId', 'tn_other']])],
+  [
+    '__proto__',
+    new JsonObject([
+      ['isAdmin', true],
+      ['status', 'completed'],
+    ]),
+  ],
+  [
+    '__proto__',
+    new JsonObject([
+      ['balance', '1000000'],
+      ['tenantId', 'tn_other'],
+    ]),
+  ],
   ['constructor', new JsonObject([['prototype', new JsonObject([['polluted', true]])]])],
   ['__proto__', null],
   ['prototype', new JsonToken('1')],
@@ -711,7 +869,28 @@ function deepText(depth: number, object: boolean): string {
   return object ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`;
 }
 
-const BROKEN_BODIES = ['{', '{"a":1,}', "{'a':1}", 'null', '[]', '"text"', '1', 'true', 'NaN', '{"a":1}{"b":2}', '{"a":1} trailing', '\ufeff{}', '{"a":1/*c*/}', '{"a":"\\x41"}', '{"a":"\\ud800"}', '{"a":01}', '{"a":.5}', '', ' ', '\u0000'];
+const BROKEN_BODIES = [
+  '{',
+  '{"a":1,}',
+  "{'a':1}",
+  'null',
+  '[]',
+  '"text"',
+  '1',
+  'true',
+  'NaN',
+  '{"a":1}{"b":2}',
+  '{"a":1} trailing',
+  '\ufeff{}',
+  '{"a":1/*c*/}',
+  '{"a":"\\x41"}',
+  '{"a":"\\ud800"}',
+  '{"a":01}',
+  '{"a":.5}',
+  '',
+  ' ',
+  '\u0000',
+];
 
 const CONTENT_TYPES = [
   'text/plain',
@@ -738,9 +917,46 @@ const CONTENT_TYPES = [
 
 // Paths and queries stay well inside node's 16 KiB for the request line and headers (a 10,000
 // character nonce included): beyond it node answers 431 itself, before any of the API's code.
-const WRONG_SHAPE_IDS = ['x', '0', '-1', 'null', 'undefined', '%00', 'x%00y', '%2e%2e', '..%2f..', '%ZZ', '%', '%C3%A9', '%F0%9F%92%B8', '%ED%A0%80', '%C0%80', '%EF%BF%BF', '+', '%20', '%27%20OR%201%3D1--', '%7B%7D', 'a'.repeat(1500)];
+const WRONG_SHAPE_IDS = [
+  'x',
+  '0',
+  '-1',
+  'null',
+  'undefined',
+  '%00',
+  'x%00y',
+  '%2e%2e',
+  '..%2f..',
+  '%ZZ',
+  '%',
+  '%C3%A9',
+  '%F0%9F%92%B8',
+  '%ED%A0%80',
+  '%C0%80',
+  '%EF%BF%BF',
+  '+',
+  '%20',
+  '%27%20OR%201%3D1--',
+  '%7B%7D',
+  'a'.repeat(1500),
+];
 
-const FORGED_CURSOR_VALUES: JsonValue[] = ['99999999999999999999999999', new JsonToken('99999999999999999999999999'), new JsonToken('-1'), new JsonToken('1e400'), '', '\u0000', 'x', null, true, [], new JsonObject([]), '2026-13-45T99:99:99.999Z', `'; DROP TABLE x; --`, 'a'.repeat(300)];
+const FORGED_CURSOR_VALUES: JsonValue[] = [
+  '99999999999999999999999999',
+  new JsonToken('99999999999999999999999999'),
+  new JsonToken('-1'),
+  new JsonToken('1e400'),
+  '',
+  '\u0000',
+  'x',
+  null,
+  true,
+  [],
+  new JsonObject([]),
+  '2026-13-45T99:99:99.999Z',
+  `'; DROP TABLE x; --`,
+  'a'.repeat(300),
+];
 
 const RANDOM_CURSORS = [
   'a',
@@ -758,10 +974,59 @@ const RANDOM_CURSORS = [
   Buffer.from('{"seq":"1"}').toString('base64'),
 ];
 
-const QUERY_ODD_VALUES = ['%', '%ZZ', '%C3', '%ED%A0%80', '%C0%80', '%FF', 'a+b', '%2B', '%26x%3D1', 'x'.repeat(1000), '', '%00', 'x%00y', '%0A', '%E2%80%AE'];
-const QUERY_WRONG_VALUES = ['0', '-1', '201', '1e3', '1.5', 'abc', '99999999999999999999999', 'NaN', 'Infinity', '0x10', '%205', 'true', '2026-13-45', '2026-02-30T00:00:00.000Z', '%2B275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z', '1969-12-31', 'live%00', 'LIVE'];
+const QUERY_ODD_VALUES = [
+  '%',
+  '%ZZ',
+  '%C3',
+  '%ED%A0%80',
+  '%C0%80',
+  '%FF',
+  'a+b',
+  '%2B',
+  '%26x%3D1',
+  'x'.repeat(1000),
+  '',
+  '%00',
+  'x%00y',
+  '%0A',
+  '%E2%80%AE',
+];
+const QUERY_WRONG_VALUES = [
+  '0',
+  '-1',
+  '201',
+  '1e3',
+  '1.5',
+  'abc',
+  '99999999999999999999999',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '%205',
+  'true',
+  '2026-13-45',
+  '2026-02-30T00:00:00.000Z',
+  '%2B275760-09-13T00:00:00.000Z',
+  '-271821-04-20T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '0001-01-01T00:00:00Z',
+  '1969-12-31',
+  'live%00',
+  'LIVE',
+];
 
-const NONCES = ['a', 'deadbeef', '', 'n'.repeat(10_000), 'has space', '0123456789abcdef0123456', 'ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ', 'a'.repeat(129), 'aaaaaaaaaaaaaaaaaaaaa', '../../../../etc/passwd....'];
+const NONCES = [
+  'a',
+  'deadbeef',
+  '',
+  'n'.repeat(10_000),
+  'has space',
+  '0123456789abcdef0123456',
+  'ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ',
+  'a'.repeat(129),
+  'aaaaaaaaaaaaaaaaaaaaa',
+  '../../../../etc/passwd....',
+];
 
 interface MutationDraw {
   kind: MutationKind;
@@ -771,11 +1036,24 @@ interface MutationDraw {
 }
 
 /** Fields that hold an amount of money, by name: their own mutation aims the number texts at them. */
-const AMOUNT_FIELDS: ReadonlySet<string> = new Set(['amount', 'maxTransactionAmount', 'minAmount', 'maxAmount', 'flatFee', 'minFee', 'maxFee', 'percentageFee']);
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set([
+  'amount',
+  'maxTransactionAmount',
+  'minAmount',
+  'maxAmount',
+  'flatFee',
+  'minFee',
+  'maxFee',
+  'percentageFee',
+]);
 
 function namesAmount(schema: JsonSchema | undefined): boolean {
   if (!schema) return false;
-  return [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some((branch) => Object.entries(branch.properties ?? {}).some(([name, property]) => AMOUNT_FIELDS.has(name) || namesAmount(property)) || namesAmount(branch.items));
+  return [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
+    (branch) =>
+      Object.entries(branch.properties ?? {}).some(([name, property]) => AMOUNT_FIELDS.has(name) || namesAmount(property)) ||
+      namesAmount(branch.items),
+  );
 }
 
 function applicableKinds(operation: FuzzOperation): Array<{ kind: MutationKind; weight: number }> {
@@ -784,7 +1062,19 @@ function applicableKinds(operation: FuzzOperation): Array<{ kind: MutationKind; 
   if (namesAmount(operation.bodySchema)) add(10, 'amount');
   if (operation.bodySchema) {
     add(4, 'nul', 'number-token', 'wrong-type', 'missing-field', 'foreign-id', 'made-up-id');
-    add(2, 'control-character', 'lone-surrogate', 'long-string', 'number-as-string', 'extra-field', 'proto-key', 'duplicate-key', 'broken-json', 'invalid-utf8', 'content-type');
+    add(
+      2,
+      'control-character',
+      'lone-surrogate',
+      'long-string',
+      'number-as-string',
+      'extra-field',
+      'proto-key',
+      'duplicate-key',
+      'broken-json',
+      'invalid-utf8',
+      'content-type',
+    );
     add(1, 'deep-nesting');
   } else {
     add(1, 'unexpected-body');
@@ -825,7 +1115,12 @@ function mutateStringSlot(draft: Draft, draw: MutationDraw, transform: (text: st
   draft.body = replaceAt(draft.body as JsonValue, slot.path, (old) => transform(old as string));
 }
 
-function replaceSlot(draft: Draft, pick: number, value: (slot: Slot) => JsonValue | undefined, filter: (slot: Slot) => boolean = () => true): Slot | undefined {
+function replaceSlot(
+  draft: Draft,
+  pick: number,
+  value: (slot: Slot) => JsonValue | undefined,
+  filter: (slot: Slot) => boolean = () => true,
+): Slot | undefined {
   const slots = slotsOf(draft.body).filter(filter);
   if (slots.length === 0) return undefined;
   const slot = pickOf(slots, pick);
@@ -833,7 +1128,14 @@ function replaceSlot(draft: Draft, pick: number, value: (slot: Slot) => JsonValu
   return slot;
 }
 
-const ID_FIELDS: Record<string, ResourceKind> = { walletId: 'wallet', fromWalletId: 'wallet', toWalletId: 'wallet', requestedBy: 'member', depositedBy: 'member', actorId: 'member' };
+const ID_FIELDS: Record<string, ResourceKind> = {
+  walletId: 'wallet',
+  fromWalletId: 'wallet',
+  toWalletId: 'wallet',
+  requestedBy: 'member',
+  depositedBy: 'member',
+  actorId: 'member',
+};
 
 function foreignIds(world: FuzzWorld, kind: ResourceKind): string[] {
   return [...world.ids.otherTenant[kind], ...(ENVIRONMENT_BOUND.has(kind) ? world.ids.otherEnvironment[kind] : [])];
@@ -841,7 +1143,14 @@ function foreignIds(world: FuzzWorld, kind: ResourceKind): string[] {
 
 function madeUpId(kind: ResourceKind, draw: MutationDraw): string {
   const tail = createHash('sha256').update(`${draw.pick}:${draw.text}`).digest('hex').slice(0, 26).toUpperCase();
-  return draw.variant % 3 === 0 ? decodeURIComponent(pickOf(WRONG_SHAPE_IDS.filter((id) => !id.includes('%')), draw.pick)) : `${idPrefixOf(kind)}_${tail}`;
+  return draw.variant % 3 === 0
+    ? decodeURIComponent(
+        pickOf(
+          WRONG_SHAPE_IDS.filter((id) => !id.includes('%')),
+          draw.pick,
+        ),
+      )
+    : `${idPrefixOf(kind)}_${tail}`;
 }
 
 function setHeader(draft: Draft, name: string, value: string | undefined): void {
@@ -857,18 +1166,26 @@ function ensureBody(draft: Draft): void {
 }
 
 function insertIntoString(characters: readonly string[]) {
-  return (draft: Draft, draw: MutationDraw) => mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(characters, draw.variant)));
+  return (draft: Draft, draw: MutationDraw) =>
+    mutateStringSlot(draft, draw, (text) => insertAt(text, draw.variant, pickOf(characters, draw.variant)));
 }
 
 function amountMutation(draft: Draft, draw: MutationDraw): void {
   const text = pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant);
   const asToken = draw.pick % 2 === 0 && !STRING_NUMBER_TEXTS.includes(text);
-  const target = replaceSlot(draft, draw.pick >> 1, () => (asToken ? new JsonToken(text) : text), (slot) => AMOUNT_FIELDS.has(slot.field) && !(slot.value instanceof JsonObject));
+  const target = replaceSlot(
+    draft,
+    draw.pick >> 1,
+    () => (asToken ? new JsonToken(text) : text),
+    (slot) => AMOUNT_FIELDS.has(slot.field) && !(slot.value instanceof JsonObject),
+  );
   if (!target) draft.tags.pop();
 }
 
 function objectsOf(draft: Draft): JsonObject[] {
-  return [draft.body as JsonValue, ...slotsOf(draft.body).map((slot) => slot.value)].filter((value): value is JsonObject => value instanceof JsonObject);
+  return [draft.body as JsonValue, ...slotsOf(draft.body).map((slot) => slot.value)].filter(
+    (value): value is JsonObject => value instanceof JsonObject,
+  );
 }
 
 function addMember(draft: Draft, draw: MutationDraw, member: [string, JsonValue]): void {
@@ -882,7 +1199,8 @@ function duplicateKey(draft: Draft, draw: MutationDraw): void {
   const slot = pickOf(members, draw.pick);
   const parentPath = slot.path.slice(0, -1).join('.');
   const parent = parentPath === '' ? draft.body : slotsOf(draft.body).find((each) => each.path.join('.') === parentPath)?.value;
-  if (parent instanceof JsonObject) parent.entries.push([slot.field, cloneJson(pickOf([...WRONG_TYPES, 'other', '\u0000', new JsonToken('1e400')], draw.variant))]);
+  if (parent instanceof JsonObject)
+    parent.entries.push([slot.field, cloneJson(pickOf([...WRONG_TYPES, 'other', '\u0000', new JsonToken('1e400')], draw.variant))]);
 }
 
 function idMutation(foreign: boolean) {
@@ -902,7 +1220,10 @@ function idMutation(foreign: boolean) {
 
 function brokenJson(draft: Draft, draw: MutationDraw): void {
   const text = draft.body === undefined ? '{}' : jsonText(draft.body);
-  draft.rawBody = Buffer.from(draw.variant % 3 === 0 ? text.slice(0, draw.pick % Math.max(text.length, 1)) : pickOf(BROKEN_BODIES, draw.variant), 'utf8');
+  draft.rawBody = Buffer.from(
+    draw.variant % 3 === 0 ? text.slice(0, draw.pick % Math.max(text.length, 1)) : pickOf(BROKEN_BODIES, draw.variant),
+    'utf8',
+  );
   draft.contentType = 'application/json';
 }
 
@@ -926,7 +1247,10 @@ function contentTypeMutation(draft: Draft, draw: MutationDraw): void {
 
 function queryMutation(value: (draft: Draft, draw: MutationDraw, world: FuzzWorld, current: string | undefined) => string) {
   return (draft: Draft, draw: MutationDraw, world: FuzzWorld) => {
-    const name = pickOf(draft.operation.queryParams.map((parameter) => parameter.name), draw.pick);
+    const name = pickOf(
+      draft.operation.queryParams.map((parameter) => parameter.name),
+      draw.pick,
+    );
     const existing = draft.query.findIndex(([key]) => key === name);
     const next = value(draft, draw, world, existing >= 0 ? (draft.query[existing] as [string, string])[1] : undefined);
     if (existing >= 0) draft.query[existing] = [name, next];
@@ -935,7 +1259,10 @@ function queryMutation(value: (draft: Draft, draw: MutationDraw, world: FuzzWorl
 }
 
 function duplicateQuery(draft: Draft, draw: MutationDraw): void {
-  const name = pickOf(draft.operation.queryParams.map((parameter) => parameter.name), draw.pick);
+  const name = pickOf(
+    draft.operation.queryParams.map((parameter) => parameter.name),
+    draw.pick,
+  );
   const current = draft.query.find(([key]) => key === name)?.[1] ?? 'x';
   draft.query.push([name, current], [name, pickOf(['x', '1', 'live', 'KES', ''], draw.variant)]);
 }
@@ -955,8 +1282,14 @@ function forgeCursor(issued: string[], everyIssued: string[], draw: MutationDraw
     try {
       const decoded = JSON.parse(Buffer.from(own, 'base64url').toString('utf8')) as Record<string, unknown>;
       const fields = Object.keys(decoded);
-      const changed = new JsonObject(Object.entries(decoded).map(([key, value]) => [key, typeof value === 'number' ? new JsonToken(String(value)) : (value as JsonValue)]));
-      if (variant === 0 && fields.length > 0) changed.set(pickOf(fields, draw.pick >> 3), cloneJson(pickOf(FORGED_CURSOR_VALUES, draw.variant >> 3)));
+      const changed = new JsonObject(
+        Object.entries(decoded).map(([key, value]) => [
+          key,
+          typeof value === 'number' ? new JsonToken(String(value)) : (value as JsonValue),
+        ]),
+      );
+      if (variant === 0 && fields.length > 0)
+        changed.set(pickOf(fields, draw.pick >> 3), cloneJson(pickOf(FORGED_CURSOR_VALUES, draw.variant >> 3)));
       else if (fields.length > 0) changed.entries.splice(draw.pick % fields.length, 1);
       return Buffer.from(jsonText(changed), 'utf8').toString('base64url');
     } catch {
@@ -970,7 +1303,21 @@ function forgeCursor(issued: string[], everyIssued: string[], draw: MutationDraw
 
 function pathShape(draft: Draft, draw: MutationDraw): void {
   const path = buildPath(draft);
-  draft.pathOverride = pickOf([`${path}/`, `/${path}`, path.replace('/v1/', '/v1//'), path.replace('/v1/', '/v1/./'), path.toUpperCase(), `${path}%2F`, `${path}/..`, path.replace('/v1/', '/V1/'), `${path};x=1`, `${path}/extra`], draw.variant);
+  draft.pathOverride = pickOf(
+    [
+      `${path}/`,
+      `/${path}`,
+      path.replace('/v1/', '/v1//'),
+      path.replace('/v1/', '/v1/./'),
+      path.toUpperCase(),
+      `${path}%2F`,
+      `${path}/..`,
+      path.replace('/v1/', '/V1/'),
+      `${path};x=1`,
+      `${path}/extra`,
+    ],
+    draw.variant,
+  );
 }
 
 /** Another tenant's or environment's id, a made-up one of the right shape, or one of the wrong shape. */
@@ -1001,24 +1348,41 @@ function credentialMutation(draft: Draft, draw: MutationDraw, world: FuzzWorld):
     { kind: 'hmac', timestamp: pickOf(['2020-01-01T00:00:00.000Z', 'yesterday', '', '1e400', String(Date.now())], draw.pick) },
     { kind: 'hmac', contentSha256: 'AAAA' },
     { kind: 'hmac', badSignature: true },
-    { kind: 'hmac', omit: pickOf(['x-service-nonce', 'x-service-timestamp', 'x-service-content-sha256', 'x-service-signature'], draw.pick) },
+    {
+      kind: 'hmac',
+      omit: pickOf(['x-service-nonce', 'x-service-timestamp', 'x-service-content-sha256', 'x-service-signature'], draw.pick),
+    },
   ];
   draft.credential = pickOf(options, draw.variant);
 }
 
 function actorHeaders(draft: Draft, draw: MutationDraw, world: FuzzWorld): void {
   setHeader(draft, 'x-service-actor-type', pickOf(['member', 'team_member', 'x'.repeat(300), ''], draw.variant));
-  setHeader(draft, 'x-service-actor-id', pickOf([world.members.approver, world.members.requester, ...foreignIds(world, 'member'), 'usr_UNKNOWN', ''], draw.pick));
+  setHeader(
+    draft,
+    'x-service-actor-id',
+    pickOf([world.members.approver, world.members.requester, ...foreignIds(world, 'member'), 'usr_UNKNOWN', ''], draw.pick),
+  );
 }
 
 function badWebhookSignature(draft: Draft, draw: MutationDraw): void {
   draft.signWebhook = false;
-  const wrong = momoWebhookSignature('wrong secret', { transactionId: 'a', walletId: 'b', amountText: '1', currencyCode: 'KES', phoneNumber: '1', timestamp: 't' });
+  const wrong = momoWebhookSignature('wrong secret', {
+    transactionId: 'a',
+    walletId: 'b',
+    amountText: '1',
+    currencyCode: 'KES',
+    phoneNumber: '1',
+    timestamp: 't',
+  });
   if (draft.body instanceof JsonObject) draft.body.set('signature', pickOf(['x', 'a'.repeat(256), '', wrong], draw.variant));
 }
 
 function unexpectedBody(draft: Draft, draw: MutationDraw): void {
-  draft.body = pickOf<JsonValue>([new JsonObject([['a', new JsonToken('1')]]), new JsonObject([['x', '\u0000']]), 'a'.repeat(100_000)], draw.variant);
+  draft.body = pickOf<JsonValue>(
+    [new JsonObject([['a', new JsonToken('1')]]), new JsonObject([['x', '\u0000']]), 'a'.repeat(100_000)],
+    draw.variant,
+  );
   draft.contentType = pickOf(['application/json', 'text/plain', 'application/json; charset=utf-16'], draw.pick);
   if (draft.contentType.includes('utf-16')) draft.encoding = 'utf16le';
 }
@@ -1030,16 +1394,57 @@ const MUTATIONS = {
   nul: { on: 'field', apply: insertIntoString(['\u0000', 'x\u0000y', '\u0000\u0000']) },
   'control-character': { on: 'field', apply: insertIntoString(CONTROL_CHARACTERS) },
   'lone-surrogate': { on: 'field', apply: insertIntoString(LONE_SURROGATES) },
-  'long-string': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => pickOf(['a'.repeat(100_000), 'é'.repeat(50_000), `${'x'.repeat(99_999)}\u0000`, 'a'.repeat(1_000), '💸'.repeat(20_000)], draw.variant)) },
-  'number-token': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => new JsonToken(pickOf(NUMBER_TEXTS, draw.variant)), (slot) => !(slot.value instanceof JsonObject)) },
-  'number-as-string': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant)) },
+  'long-string': {
+    on: 'field',
+    apply: (draft, draw) =>
+      replaceSlot(draft, draw.pick, () =>
+        pickOf(
+          ['a'.repeat(100_000), 'é'.repeat(50_000), `${'x'.repeat(99_999)}\u0000`, 'a'.repeat(1_000), '💸'.repeat(20_000)],
+          draw.variant,
+        ),
+      ),
+  },
+  'number-token': {
+    on: 'field',
+    apply: (draft, draw) =>
+      replaceSlot(
+        draft,
+        draw.pick,
+        () => new JsonToken(pickOf(NUMBER_TEXTS, draw.variant)),
+        (slot) => !(slot.value instanceof JsonObject),
+      ),
+  },
+  'number-as-string': {
+    on: 'field',
+    apply: (draft, draw) => replaceSlot(draft, draw.pick, () => pickOf([...NUMBER_TEXTS, ...STRING_NUMBER_TEXTS], draw.variant)),
+  },
   amount: { on: 'field', apply: amountMutation },
   'wrong-type': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => cloneJson(pickOf(WRONG_TYPES, draw.variant))) },
-  'missing-field': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => undefined, (slot) => typeof slot.path[slot.path.length - 1] === 'number') },
-  'extra-field': { on: 'field', apply: (draft, draw) => addMember(draft, draw, [`fz_extra${draw.text.replace(/[^\w]/g, '')}`, pickOf([...WRONG_TYPES, 'a'.repeat(10_000), '\u0000'], draw.variant)]) },
+  'missing-field': {
+    on: 'field',
+    apply: (draft, draw) =>
+      replaceSlot(
+        draft,
+        draw.pick,
+        () => undefined,
+        (slot) => typeof slot.path[slot.path.length - 1] === 'number',
+      ),
+  },
+  'extra-field': {
+    on: 'field',
+    apply: (draft, draw) =>
+      addMember(draft, draw, [
+        `fz_extra${draw.text.replace(/[^\w]/g, '')}`,
+        pickOf([...WRONG_TYPES, 'a'.repeat(10_000), '\u0000'], draw.variant),
+      ]),
+  },
   'proto-key': { on: 'field', apply: (draft, draw) => addMember(draft, draw, pickOf(PROTO_PAYLOADS, draw.variant)) },
   'duplicate-key': { on: 'field', apply: duplicateKey },
-  'deep-nesting': { on: 'field', apply: (draft, draw) => replaceSlot(draft, draw.pick, () => new JsonToken(deepText(pickOf([10_000, 2_000, 100_000], draw.variant), draw.pick % 2 === 0))) },
+  'deep-nesting': {
+    on: 'field',
+    apply: (draft, draw) =>
+      replaceSlot(draft, draw.pick, () => new JsonToken(deepText(pickOf([10_000, 2_000, 100_000], draw.variant), draw.pick % 2 === 0))),
+  },
   'foreign-id': { on: 'field', apply: idMutation(true) },
   'made-up-id': { on: 'field', apply: idMutation(false) },
   'broken-json': { on: 'body', apply: brokenJson },
@@ -1048,14 +1453,55 @@ const MUTATIONS = {
   'unexpected-body': { on: 'headers', apply: unexpectedBody },
   'path-id': { on: 'path', apply: pathId },
   'path-shape': { on: 'path', apply: pathShape },
-  'query-nul': { on: 'query', apply: queryMutation((_draft, draw, world, current) => (current !== undefined ? `${current}%00` : pickOf(['%00', 'x%00y', `${world.wallets[0]?.id ?? 'wl_x'}%00`], draw.variant))) },
+  'query-nul': {
+    on: 'query',
+    apply: queryMutation((_draft, draw, world, current) =>
+      current !== undefined ? `${current}%00` : pickOf(['%00', 'x%00y', `${world.wallets[0]?.id ?? 'wl_x'}%00`], draw.variant),
+    ),
+  },
   'query-wrong': { on: 'query', apply: queryMutation((_draft, draw) => pickOf(QUERY_WRONG_VALUES, draw.variant)) },
   'query-odd': { on: 'query', apply: queryMutation((_draft, draw) => pickOf(QUERY_ODD_VALUES, draw.variant)) },
   'query-duplicate': { on: 'query', apply: duplicateQuery },
-  'query-extra': { on: 'query', apply: (draft, draw) => draft.query.push(pickOf<[string, string]>([['__proto__', 'x'], ['constructor%5Bprototype%5D', 'x'], ['a%5Bb%5D', 'c'], [`fz${encodeURIComponent(draw.text)}`, 'x'], ['', 'x'], ['tenantId', 'tn_other'], ['environment', 'test']], draw.variant)) },
+  'query-extra': {
+    on: 'query',
+    apply: (draft, draw) =>
+      draft.query.push(
+        pickOf<[string, string]>(
+          [
+            ['__proto__', 'x'],
+            ['constructor%5Bprototype%5D', 'x'],
+            ['a%5Bb%5D', 'c'],
+            [`fz${encodeURIComponent(draw.text)}`, 'x'],
+            ['', 'x'],
+            ['tenantId', 'tn_other'],
+            ['environment', 'test'],
+          ],
+          draw.variant,
+        ),
+      ),
+  },
   'forged-cursor': { on: 'query', apply: forgedCursor },
   credential: { on: 'headers', apply: credentialMutation },
-  'idempotency-key': { on: 'headers', apply: (draft, draw, world) => setHeader(draft, 'idempotency-key', pickOf([undefined, '', ' ', 'k'.repeat(300), world.usedIdempotencyKeys.length > 0 ? pickOf(world.usedIdempotencyKeys, draw.pick) : 'fz-reused', 'ÿÿÿ', 'a\tb'], draw.variant)) },
+  'idempotency-key': {
+    on: 'headers',
+    apply: (draft, draw, world) =>
+      setHeader(
+        draft,
+        'idempotency-key',
+        pickOf(
+          [
+            undefined,
+            '',
+            ' ',
+            'k'.repeat(300),
+            world.usedIdempotencyKeys.length > 0 ? pickOf(world.usedIdempotencyKeys, draw.pick) : 'fz-reused',
+            'ÿÿÿ',
+            'a\tb',
+          ],
+          draw.variant,
+        ),
+      ),
+  },
   'actor-headers': { on: 'headers', apply: actorHeaders },
   'webhook-signature': { on: 'headers', apply: badWebhookSignature },
 } satisfies Record<string, { on: 'field' | 'body' | 'query' | 'path' | 'headers'; apply: Mutate }>;
@@ -1078,7 +1524,14 @@ export function caseArbitrary(operations: readonly FuzzOperation[], world: FuzzW
     fc
       .tuple(baseDraftArb(operation, context), fc.array(mutationArb(operation), { minLength: 1, maxLength: 3 }), fc.nat({ max: 19 }))
       .map(([base, draws, unmutated]) => {
-        const draft: Draft = { ...base, pathParams: { ...base.pathParams }, query: base.query.map(([key, value]) => [key, value]), headers: { ...base.headers }, body: base.body === undefined ? undefined : cloneJson(base.body), tags: [] };
+        const draft: Draft = {
+          ...base,
+          pathParams: { ...base.pathParams },
+          query: base.query.map(([key, value]) => [key, value]),
+          headers: { ...base.headers },
+          body: base.body === undefined ? undefined : cloneJson(base.body),
+          tags: [],
+        };
         // About one case in seven goes out as generated: the valid-ish request must hold too.
         if (unmutated >= 3) for (const draw of draws) applyMutation(draft, draw, world);
         return draft;
@@ -1098,14 +1551,29 @@ function signedWebhook(body: JsonObject, secret: string): void {
     const value = body.get(key);
     return typeof value === 'string' ? value : value instanceof JsonToken ? value.text : jsonText(value ?? null);
   };
-  body.set('signature', momoWebhookSignature(secret, { transactionId: text('transactionId'), walletId: text('walletId'), amountText: text('amount'), currencyCode: text('currencyCode'), phoneNumber: text('phoneNumber'), timestamp: text('timestamp') }));
+  body.set(
+    'signature',
+    momoWebhookSignature(secret, {
+      transactionId: text('transactionId'),
+      walletId: text('walletId'),
+      amountText: text('amount'),
+      currencyCode: text('currencyCode'),
+      phoneNumber: text('phoneNumber'),
+      timestamp: text('timestamp'),
+    }),
+  );
 }
 
 function encodeBody(text: string, encoding: Draft['encoding']): Buffer {
   return encoding === 'utf16le' ? Buffer.from(text, 'utf16le') : Buffer.from(text, encoding);
 }
 
-function credentialHeaders(credential: Credential, world: FuzzWorld, request: { method: string; pathWithQuery: string; body: Buffer; headers: Record<string, string> }, nowMs: number): Record<string, string> {
+function credentialHeaders(
+  credential: Credential,
+  world: FuzzWorld,
+  request: { method: string; pathWithQuery: string; body: Buffer; headers: Record<string, string> },
+  nowMs: number,
+): Record<string, string> {
   const { credentials } = world;
   switch (credential.kind) {
     case 'secret':
@@ -1150,8 +1618,23 @@ export function finalize(draft: Draft, world: FuzzWorld, index: number, nowMs = 
   const headers: Record<string, string> = { ...draft.headers, 'x-correlation-id': `fz-${index}` };
   if (bytes !== null && draft.contentType !== null) headers['content-type'] = draft.contentType;
   const pathWithQuery = query === '' ? path : `${path}?${query}`;
-  Object.assign(headers, credentialHeaders(draft.credential, world, { method: draft.method, pathWithQuery, body: bytes ?? Buffer.alloc(0), headers }, nowMs));
-  return { index, operation: draft.operation, listener: draft.listener, method: draft.method, pathParams: draft.pathParams, path, query, headers, body: bytes, credential: draft.credential, tags: draft.tags };
+  Object.assign(
+    headers,
+    credentialHeaders(draft.credential, world, { method: draft.method, pathWithQuery, body: bytes ?? Buffer.alloc(0), headers }, nowMs),
+  );
+  return {
+    index,
+    operation: draft.operation,
+    listener: draft.listener,
+    method: draft.method,
+    pathParams: draft.pathParams,
+    path,
+    query,
+    headers,
+    body: bytes,
+    credential: draft.credential,
+    tags: draft.tags,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1209,14 +1692,26 @@ export function learn(world: FuzzWorld, request: FuzzRequest, status: number, an
   }
   const kind = CREATES[`${request.method} ${request.operation.template}`];
   if (!kind || typeof record.id !== 'string') return;
-  const tenantId = typeof record.tenantId === 'string' ? record.tenantId : request.operation.route.surface === 'tenant' ? world.tenantId : tenantInPath(request);
-  const owner: Owner = kind === 'tenant' || tenantId !== world.tenantId ? 'otherTenant' : record.environment === 'test' ? 'otherEnvironment' : 'own';
+  const tenantId =
+    typeof record.tenantId === 'string'
+      ? record.tenantId
+      : request.operation.route.surface === 'tenant'
+        ? world.tenantId
+        : tenantInPath(request);
+  const owner: Owner =
+    kind === 'tenant' || tenantId !== world.tenantId ? 'otherTenant' : record.environment === 'test' ? 'otherEnvironment' : 'own';
   remember(world.ids[owner][kind], record.id);
   if (tenantId !== undefined) world.tenantOf[record.id] = tenantId;
   for (const field of ['journalEntryId', 'holdJournalEntryId'] as const) {
     if (typeof record[field] === 'string') remember(world.ids[owner].journalEntry, record[field] as string);
   }
-  if (kind === 'wallet' && owner === 'own' && typeof record.currencyCode === 'string' && typeof record.ownerId === 'string' && world.wallets.length < MAX_HINTED_WALLETS) {
+  if (
+    kind === 'wallet' &&
+    owner === 'own' &&
+    typeof record.currencyCode === 'string' &&
+    typeof record.ownerId === 'string' &&
+    world.wallets.length < MAX_HINTED_WALLETS
+  ) {
     world.wallets.push({ id: record.id, currencyCode: record.currencyCode, accountName: `wallet:${record.ownerId}` });
   }
 }

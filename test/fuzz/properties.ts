@@ -1,8 +1,25 @@
 import { isUtf8 } from 'node:buffer';
 import querystring from 'node:querystring';
 import BigNumber from 'bignumber.js';
-import { CURRENCY_SCALES, ERROR_STATUS, errorBodySchema, idPattern, type IdKind, isAcceptableRequestNonce, isLosslessNumber, parseJsonLossless } from '@wallet/contracts';
-import { type FuzzOperation, type FuzzRequest, type FuzzWorld, idShapeOf, type JsonSchema, kindOfPathParam, type ResourceKind } from './generators';
+import {
+  CURRENCY_SCALES,
+  ERROR_STATUS,
+  errorBodySchema,
+  idPattern,
+  type IdKind,
+  isAcceptableRequestNonce,
+  isLosslessNumber,
+  parseJsonLossless,
+} from '@wallet/contracts';
+import {
+  type FuzzOperation,
+  type FuzzRequest,
+  type FuzzWorld,
+  idShapeOf,
+  type JsonSchema,
+  kindOfPathParam,
+  type ResourceKind,
+} from './generators';
 
 /**
  * What every answer must satisfy, and why a request must be refused: the contract's own
@@ -42,7 +59,14 @@ const DECIMAL_TEXT = /^(0|[1-9]\d*)(\.\d+)?$/;
 /** Integer digits no amount field may exceed, whatever limit contracts settle on (the issue suggests 18). */
 const AMOUNT_INTEGER_DIGITS_CEILING = 30;
 
-const MONEY_MOVEMENTS: ReadonlySet<string> = new Set(['/v1/transfers', '/v1/payouts', '/v1/deposits/bank-slips', '/v1/deposits/momo-webhook', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
+const MONEY_MOVEMENTS: ReadonlySet<string> = new Set([
+  '/v1/transfers',
+  '/v1/payouts',
+  '/v1/deposits/bank-slips',
+  '/v1/deposits/momo-webhook',
+  '/v1/admin/money/float-deposits',
+  '/v1/admin/money/withdrawals',
+]);
 const FEE_AMOUNT_FIELDS: ReadonlySet<string> = new Set(['minAmount', 'maxAmount', 'flatFee', 'minFee', 'maxFee']);
 /** Routes whose body `actorId` must be a member of the caller's tenant: decisions, and a slip's verification. */
 const ACTOR_ROUTES = /^\/v1\/((payouts|admin\/money\/withdrawals)\/\{id\}\/(approve|reject)|deposits\/\{id\}\/verify)$/;
@@ -65,13 +89,20 @@ function credentialReasons(request: FuzzRequest): RefusalReason[] {
   const { surface } = request.operation.route;
   const { credential } = request;
   if (surface === 'public') return [];
-  if (surface === 'system') return credential.kind === 'system' || (credential.kind === 'other' && credential.label === 'key and system key') ? [] : ['credential'];
+  if (surface === 'system')
+    return credential.kind === 'system' || (credential.kind === 'other' && credential.label === 'key and system key') ? [] : ['credential'];
   if (credential.kind === 'none' || credential.kind === 'system') return ['credential'];
   if (credential.kind === 'other') return credential.label === 'key and system key' ? [] : ['credential'];
   if (credential.kind !== 'hmac') return [];
   const reasons: RefusalReason[] = [];
   if (credential.nonce !== undefined && !isAcceptableRequestNonce(credential.nonce)) reasons.push('nonce-format');
-  if (credential.timestamp !== undefined || credential.contentSha256 !== undefined || credential.badSignature || credential.omit !== undefined) reasons.push('signed-request-broken');
+  if (
+    credential.timestamp !== undefined ||
+    credential.contentSha256 !== undefined ||
+    credential.badSignature ||
+    credential.omit !== undefined
+  )
+    reasons.push('signed-request-broken');
   return reasons;
 }
 
@@ -127,7 +158,8 @@ function queryReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
     if (typeof value === 'string' && known.has(name) && !idPattern(kind).test(value)) reasons.push('filter-id-shape');
   }
   const walletIds = parsed.walletIds;
-  if (typeof walletIds === 'string' && known.has('walletIds') && walletIds.split(',').some((id) => !idPattern('wallet').test(id))) reasons.push('filter-id-shape');
+  if (typeof walletIds === 'string' && known.has('walletIds') && walletIds.split(',').some((id) => !idPattern('wallet').test(id)))
+    reasons.push('filter-id-shape');
   return reasons;
 }
 
@@ -136,7 +168,11 @@ function mediaTypeOf(contentType: string | undefined): { mediaType: string; char
   let charset: string | null = null;
   for (const parameter of parameters) {
     const [name, value] = parameter.split('=');
-    if (name?.trim().toLowerCase() === 'charset') charset = (value ?? '').trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (name?.trim().toLowerCase() === 'charset')
+      charset = (value ?? '')
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
   }
   return { mediaType: mediaType.trim().toLowerCase(), charset };
 }
@@ -152,12 +188,14 @@ function integerDigits(text: string): number {
 }
 
 function amountReasons(text: string, currencyCode: unknown, maximum: string | null): RefusalReason[] {
-  if (!DECIMAL_TEXT.test(text)) return integerDigits(text) > AMOUNT_INTEGER_DIGITS_CEILING ? ['amount-format', 'amount-digits'] : ['amount-format'];
+  if (!DECIMAL_TEXT.test(text))
+    return integerDigits(text) > AMOUNT_INTEGER_DIGITS_CEILING ? ['amount-format', 'amount-digits'] : ['amount-format'];
   const reasons: RefusalReason[] = [];
   const value = new BigNumber(text);
   if (value.isZero()) reasons.push('amount-format');
   if (integerDigits(text) > AMOUNT_INTEGER_DIGITS_CEILING) reasons.push('amount-digits');
-  const scale = typeof currencyCode === 'string' && Object.hasOwn(CURRENCY_SCALES, currencyCode) ? CURRENCY_SCALES[currencyCode] : undefined;
+  const scale =
+    typeof currencyCode === 'string' && Object.hasOwn(CURRENCY_SCALES, currencyCode) ? CURRENCY_SCALES[currencyCode] : undefined;
   if (scale !== undefined && (text.split('.')[1]?.length ?? 0) > scale) reasons.push('amount-scale');
   if (maximum !== null && value.gt(maximum)) reasons.push('over-tenant-max');
   return reasons;
@@ -203,7 +241,8 @@ function bodyFieldReasons(operation: FuzzOperation, body: Record<string, unknown
   const members = ownIds(world, 'member');
   if (typeof body.requestedBy === 'string' && !members.has(body.requestedBy)) reasons.push('foreign-or-unknown-id');
   if (ACTOR_ROUTES.test(template) && typeof body.actorId === 'string' && !members.has(body.actorId)) reasons.push('foreign-or-unknown-id');
-  if (template === '/v1/admin/money/float-deposits' && typeof body.depositedBy === 'string' && !members.has(body.depositedBy.trim())) reasons.push('depositedBy-not-member');
+  if (template === '/v1/admin/money/float-deposits' && typeof body.depositedBy === 'string' && !members.has(body.depositedBy.trim()))
+    reasons.push('depositedBy-not-member');
   return reasons;
 }
 
@@ -231,7 +270,8 @@ function bodyReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
   const reasons: RefusalReason[] = [];
   if (!schema.safeParse(parsed).success) reasons.push('body-schema');
   if (knownStrings(parsed, operation.bodySchema).some((value) => value.includes('\u0000'))) reasons.push('nul');
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) reasons.push(...bodyFieldReasons(operation, parsed as Record<string, unknown>, world));
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+    reasons.push(...bodyFieldReasons(operation, parsed as Record<string, unknown>, world));
   return reasons;
 }
 
@@ -243,7 +283,13 @@ function idempotencyReasons(request: FuzzRequest): RefusalReason[] {
 
 /** Every reason the contract gives to refuse this request; empty when it may be accepted. */
 export function refusalReasons(request: FuzzRequest, world: FuzzWorld): RefusalReason[] {
-  const reasons = [...credentialReasons(request), ...pathReasons(request, world), ...queryReasons(request, world), ...bodyReasons(request, world), ...idempotencyReasons(request)];
+  const reasons = [
+    ...credentialReasons(request),
+    ...pathReasons(request, world),
+    ...queryReasons(request, world),
+    ...bodyReasons(request, world),
+    ...idempotencyReasons(request),
+  ];
   return [...new Set(reasons)];
 }
 
@@ -282,12 +328,25 @@ export function answerViolations(answer: Answer, reasons: readonly RefusalReason
       return [{ property: 'error-body', detail: `${answer.status} with a body that is not JSON: ${answer.bodyText.slice(0, 120)}` }];
     }
     const checked = errorBodySchema.safeParse(body);
-    if (!checked.success) return [{ property: 'error-body', detail: `${answer.status} with a body that is not {"error":{code,message,details?,correlationId}} of a known code: ${answer.bodyText.slice(0, 160)}` }];
+    if (!checked.success)
+      return [
+        {
+          property: 'error-body',
+          detail: `${answer.status} with a body that is not {"error":{code,message,details?,correlationId}} of a known code: ${answer.bodyText.slice(0, 160)}`,
+        },
+      ];
     const expected = ERROR_STATUS[checked.data.error.code];
-    if (expected !== answer.status) return [{ property: 'error-body', detail: `${answer.status} with code ${checked.data.error.code}, whose status is ${expected}` }];
+    if (expected !== answer.status)
+      return [{ property: 'error-body', detail: `${answer.status} with code ${checked.data.error.code}, whose status is ${expected}` }];
     return [];
   }
-  if (reasons.length > 0) return [{ property: 'refuses-what-the-contract-refuses', detail: `${answer.status} for a request the contract refuses (${reasons.join(', ')})` }];
+  if (reasons.length > 0)
+    return [
+      {
+        property: 'refuses-what-the-contract-refuses',
+        detail: `${answer.status} for a request the contract refuses (${reasons.join(', ')})`,
+      },
+    ];
   return [];
 }
 
@@ -318,7 +377,14 @@ export function replaysOnKey(request: FuzzRequest, answer: Answer): boolean {
   const key = request.headers['idempotency-key'];
   // A nonce chosen by the case would be a replayed nonce the second time: not what is checked here.
   if (request.credential.kind === 'hmac' && request.credential.nonce !== undefined) return false;
-  return request.method === 'POST' && IDEMPOTENT_CREATES.has(request.operation.template) && key !== undefined && key.trim() !== '' && answer.status >= 200 && answer.status < 300;
+  return (
+    request.method === 'POST' &&
+    IDEMPOTENT_CREATES.has(request.operation.template) &&
+    key !== undefined &&
+    key.trim() !== '' &&
+    answer.status >= 200 &&
+    answer.status < 300
+  );
 }
 
 export function replayViolations(first: Answer, replay: Answer): Violation[] {
@@ -329,7 +395,9 @@ export function replayViolations(first: Answer, replay: Answer): Violation[] {
     same &&= first.bodyText === replay.bodyText;
   }
   const what = first.status === replay.status ? 'another record' : `${replay.status} ${errorCodeOf(replay) ?? ''}`.trim();
-  return same ? [] : [{ property: 'replays-a-create', detail: `sent again under the same Idempotency-Key: ${first.status} first, then ${what}` }];
+  return same
+    ? []
+    : [{ property: 'replays-a-create', detail: `sent again under the same Idempotency-Key: ${first.status} first, then ${what}` }];
 }
 
 /**
@@ -338,7 +406,12 @@ export function replayViolations(first: Answer, replay: Answer): Violation[] {
  * Such a refusal names its record in its details, except a webhook delivery that does not verify.
  */
 export const RECORDED_REFUSAL_DETAILS = ['transferId', 'payoutCaseId', 'withdrawalId', 'floatDepositId', 'depositId'] as const;
-export const WEBHOOK_REJECTIONS: ReadonlySet<string> = new Set(['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH']);
+export const WEBHOOK_REJECTIONS: ReadonlySet<string> = new Set([
+  'INVALID_WEBHOOK_SIGNATURE',
+  'AMOUNT_EXCEEDS_LIMIT',
+  'CURRENCY_NOT_ALLOWED',
+  'CURRENCY_MISMATCH',
+]);
 
 export function mayRecordRefusal(request: FuzzRequest, answer: Answer, reasons: readonly RefusalReason[]): boolean {
   let error: { code?: string; details?: Record<string, unknown> } | undefined;
@@ -390,7 +463,11 @@ const REASON_DEFECTS: ReadonlyArray<readonly [RefusalReason, number]> = [
 ];
 
 function carriesNul(request: FuzzRequest): boolean {
-  return request.tags.some((tag) => tag === 'nul' || tag === 'query-nul') || /%00/.test(request.path + request.query) || (request.body?.includes(0) ?? false);
+  return (
+    request.tags.some((tag) => tag === 'nul' || tag === 'query-nul') ||
+    /%00/.test(request.path + request.query) ||
+    (request.body?.includes(0) ?? false)
+  );
 }
 
 /** Which of the issue's defects a violation is an instance of, or null for one the issue does not list. */
@@ -401,7 +478,11 @@ export function defectOf(violation: Violation, request: FuzzRequest, reasons: re
     // A path parameter express cannot decode fails before any handler: not the issue's NUL defect.
     if (/Failed to decode param|URI malformed/.test(message)) return { defect: null, title: 'NOT among the issue 16 defects' };
     if (/0x00|invalid byte sequence|null character/i.test(message) || (message === '' && carriesNul(request))) return label(1);
-    if (/overflow|out of range for type numeric|value too long for type numeric/i.test(message) && (reasons.includes('amount-digits') || reasons.includes('amount-format'))) return label(2);
+    if (
+      /overflow|out of range for type numeric|value too long for type numeric/i.test(message) &&
+      (reasons.includes('amount-digits') || reasons.includes('amount-format'))
+    )
+      return label(2);
     if (reasons.includes('forged-cursor') && !/Failed to decode/.test(message)) return label(3);
     if (carriesNul(request)) return label(1);
     return { defect: null, title: 'NOT among the issue 16 defects' };
@@ -412,4 +493,3 @@ export function defectOf(violation: Violation, request: FuzzRequest, reasons: re
   }
   return { defect: null, title: 'NOT among the issue 16 defects' };
 }
-

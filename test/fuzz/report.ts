@@ -54,19 +54,29 @@ function visible(text: string): string {
   let shown = '';
   for (const character of text) {
     const code = character.codePointAt(0) as number;
-    const invisible = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0xd800 && code <= 0xdfff);
+    const invisible =
+      code < 0x20 ||
+      (code >= 0x7f && code <= 0x9f) ||
+      code === 0x2028 ||
+      code === 0x2029 ||
+      code === 0xfeff ||
+      (code >= 0xd800 && code <= 0xdfff);
     shown += invisible ? `\\u${code.toString(16).padStart(4, '0')}` : character;
   }
   return shown;
 }
 
 export function describeRequest(request: FuzzRequest): string {
-  const lines = [`${request.method} ${shortened(request.query === '' ? request.path : `${request.path}?${request.query}`, 300)}   [${request.listener} listener, credential: ${describeCredential(request)}]`];
+  const lines = [
+    `${request.method} ${shortened(request.query === '' ? request.path : `${request.path}?${request.query}`, 300)}   [${request.listener} listener, credential: ${describeCredential(request)}]`,
+  ];
   for (const [name, value] of Object.entries(request.headers)) lines.push(`  ${name}: ${shortened(visible(value), 80)}`);
   if (request.body !== null) {
     const text = request.body.toString('utf8');
     const valid = Buffer.from(text, 'utf8').equals(request.body);
-    lines.push(`  body (${request.body.length} bytes${valid ? '' : ', not valid UTF-8: shown as decoded'}): ${shortened(visible(text), 500)}`);
+    lines.push(
+      `  body (${request.body.length} bytes${valid ? '' : ', not valid UTF-8: shown as decoded'}): ${shortened(visible(text), 500)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -76,7 +86,9 @@ function describeCredential(request: FuzzRequest): string {
   switch (credential.kind) {
     case 'hmac': {
       const changed = Object.entries(credential).filter(([key]) => key !== 'kind');
-      return changed.length === 0 ? 'signed (hmac)' : `signed (hmac) with ${changed.map(([key, value]) => `${key}=${shortened(JSON.stringify(value), 40)}`).join(', ')}`;
+      return changed.length === 0
+        ? 'signed (hmac)'
+        : `signed (hmac) with ${changed.map(([key, value]) => `${key}=${shortened(JSON.stringify(value), 40)}`).join(', ')}`;
     }
     case 'other':
       return credential.label;
@@ -86,7 +98,10 @@ function describeCredential(request: FuzzRequest): string {
 }
 
 export function describeAnswer(answer: Answer): string {
-  const logged = answer.serverError && answer.serverError.length > 400 ? `${answer.serverError.slice(0, 150)} … ${answer.serverError.slice(-200)}` : answer.serverError;
+  const logged =
+    answer.serverError && answer.serverError.length > 400
+      ? `${answer.serverError.slice(0, 150)} … ${answer.serverError.slice(-200)}`
+      : answer.serverError;
   return `${answer.status} ${shortened(visible(answer.bodyText), 300)}${logged ? `\n  server log: ${logged}` : ''}`;
 }
 
@@ -112,7 +127,9 @@ export function defectSummary(report: FuzzReport): string {
   for (const failure of report.failures) byDefect.set(failure.defect.title, [...(byDefect.get(failure.defect.title) ?? []), failure]);
   return [...byDefect]
     .map(([title, failures]) => {
-      const lines = failures.map((failure) => `    ${failure.property}: ${failure.route} -> ${failure.status} ${failure.code}: ${failure.cause} (${failure.count}×)`);
+      const lines = failures.map(
+        (failure) => `    ${failure.property}: ${failure.route} -> ${failure.status} ${failure.code}: ${failure.cause} (${failure.count}×)`,
+      );
       return [`  ${title}:`, ...lines].join('\n');
     })
     .join('\n');
@@ -127,7 +144,11 @@ export function failureReport(report: FuzzReport): string {
       `${position + 1}. [${failure.defect.title}] ${failure.property}: ${failure.route} -> ${failure.status} ${failure.code} (${failure.count}×)`,
       `   cause: ${failure.cause}`,
       `   mutations: ${failure.mutations}; the contract refuses it for: ${failure.reasons}`,
-      ...(failure.changes ? [`   tables changed: ${failure.changes.map((change) => `${change.table} (${change.rowsBefore} -> ${change.rowsAfter} rows)`).join(', ')}`] : []),
+      ...(failure.changes
+        ? [
+            `   tables changed: ${failure.changes.map((change) => `${change.table} (${change.rowsBefore} -> ${change.rowsAfter} rows)`).join(', ')}`,
+          ]
+        : []),
       `   first at case ${failure.firstCase}: replay with FUZZ_SEED=${report.seed} FUZZ_CASES=${failure.firstCase + 1} npx jest test/fuzz`,
       failure.request
         .split('\n')
@@ -137,6 +158,15 @@ export function failureReport(report: FuzzReport): string {
     ].join('\n'),
   );
   const harness = report.harnessErrors.slice(0, 5).map((error) => `   case ${error.caseIndex}: ${error.message}`);
-  const notes = report.unconfirmedChanges.slice(0, 10).map((note) => `   case ${note.caseIndex} ${note.route}: ${note.changes.map((change) => change.table).join(', ')}`);
-  return [summaryOf(report), `Failure classes by defect:\n${defectSummary(report)}`, `Each class with its first case${report.failures.length > DETAILED_CLASSES ? ` (the first ${DETAILED_CLASSES})` : ''}:`, ...sections, ...(harness.length > 0 ? [`the fuzz harness failed on ${report.harnessErrors.length} cases:`, ...harness] : []), ...(notes.length > 0 ? ['refusals whose state change did not repeat (late effects of earlier successes, most likely):', ...notes] : [])].join('\n\n');
+  const notes = report.unconfirmedChanges
+    .slice(0, 10)
+    .map((note) => `   case ${note.caseIndex} ${note.route}: ${note.changes.map((change) => change.table).join(', ')}`);
+  return [
+    summaryOf(report),
+    `Failure classes by defect:\n${defectSummary(report)}`,
+    `Each class with its first case${report.failures.length > DETAILED_CLASSES ? ` (the first ${DETAILED_CLASSES})` : ''}:`,
+    ...sections,
+    ...(harness.length > 0 ? [`the fuzz harness failed on ${report.harnessErrors.length} cases:`, ...harness] : []),
+    ...(notes.length > 0 ? ['refusals whose state change did not repeat (late effects of earlier successes, most likely):', ...notes] : []),
+  ].join('\n\n');
 }

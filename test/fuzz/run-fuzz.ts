@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { changesBetween, type FuzzSystem, MONEY_TABLES, type Snapshot, type TableChange } from './fuzz-system';
 import { caseArbitrary, type Draft, finalize, type FuzzOperation, type FuzzRequest, fuzzOperations, learn } from './generators';
-import { type Answer, answerViolations, defectOf, mayRecordRefusal, type RefusalReason, refusalReasons, replaysOnKey, replayViolations, type Violation } from './properties';
+import {
+  type Answer,
+  answerViolations,
+  defectOf,
+  mayRecordRefusal,
+  type RefusalReason,
+  refusalReasons,
+  replaysOnKey,
+  replayViolations,
+  type Violation,
+} from './properties';
 import { describeAnswer, describeRequest, type FailureClass, type FuzzReport } from './report';
 
 /**
@@ -56,7 +66,14 @@ interface Collector {
   classes: Map<string, FailureClass>;
 }
 
-function collect(collector: Collector, violation: Violation, request: FuzzRequest, answer: Answer, reasons: RefusalReason[], changes?: TableChange[]): void {
+function collect(
+  collector: Collector,
+  violation: Violation,
+  request: FuzzRequest,
+  answer: Answer,
+  reasons: RefusalReason[],
+  changes?: TableChange[],
+): void {
   const defect = defectOf(violation, request, reasons, answer);
   const route = `${request.method} ${request.operation.template}`;
   const cause = causeOf(violation, answer, changes);
@@ -94,13 +111,23 @@ function parsed(text: string): unknown {
   }
 }
 
-function disallowedChanges(before: Snapshot, after: Snapshot, request: FuzzRequest, answer: Answer, reasons: RefusalReason[]): TableChange[] {
+function disallowedChanges(
+  before: Snapshot,
+  after: Snapshot,
+  request: FuzzRequest,
+  answer: Answer,
+  reasons: RefusalReason[],
+): TableChange[] {
   const changes = changesBetween(before, after);
   return mayRecordRefusal(request, answer, reasons) ? changes.filter((change) => MONEY_TABLES.has(change.table)) : changes;
 }
 
 /** The same draft sent again on a quiet system, with a fresh idempotency key (a replayed refusal would prove nothing). */
-async function confirmChange(system: FuzzSystem, draft: Draft, index: number): Promise<{ request: FuzzRequest; answer: Answer; changes: TableChange[] } | null> {
+async function confirmChange(
+  system: FuzzSystem,
+  draft: Draft,
+  index: number,
+): Promise<{ request: FuzzRequest; answer: Answer; changes: TableChange[] } | null> {
   const { snapshot: before } = await system.settle();
   const key = draft.headers['idempotency-key'];
   const again: Draft = { ...draft, headers: key ? { ...draft.headers, 'idempotency-key': `${key}-again` } : draft.headers };
@@ -157,7 +184,10 @@ class FuzzRun {
   }
 
   private async runCase(index: number): Promise<void> {
-    const [draft] = fc.sample(caseArbitrary(this.operations, this.system.world, index), { seed: caseSeed(this.options.seed, index), numRuns: 1 }) as [Draft];
+    const [draft] = fc.sample(caseArbitrary(this.operations, this.system.world, index), {
+      seed: caseSeed(this.options.seed, index),
+      numRuns: 1,
+    }) as [Draft];
     const request = finalize(draft, this.system.world, index);
     const reasons = refusalReasons(request, this.system.world);
     if (this.stale && reasons.length > 0) await this.settle();
@@ -180,7 +210,9 @@ class FuzzRun {
     this.exercised.add(route);
     if (answer.status >= 200 && answer.status < 300) this.succeeded.add(route);
     learn(this.system.world, request, answer.status, parsed(answer.bodyText));
-    this.options.trace?.(`${request.index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`);
+    this.options.trace?.(
+      `${request.index} ${request.method} ${request.path}${request.query ? `?${request.query}` : ''} [${request.tags.join(',')}] -> ${answer.status} ${answer.bodyText.slice(0, 160)}`,
+    );
   }
 
   /** The same bytes under the same Idempotency-Key (signed afresh): the first answer again, nothing new created. */
@@ -199,7 +231,15 @@ class FuzzRun {
       return;
     }
     const confirmed = await confirmChange(this.system, draft, request.index);
-    if (confirmed) collect(this.collector, { property: 'refusal-changes-nothing', detail: 'changed state' }, request, answer, reasons, confirmed.changes);
+    if (confirmed)
+      collect(
+        this.collector,
+        { property: 'refusal-changes-nothing', detail: 'changed state' },
+        request,
+        answer,
+        reasons,
+        confirmed.changes,
+      );
     else this.unconfirmedChanges.push({ caseIndex: request.index, route: `${request.method} ${request.operation.template}`, changes });
     await this.settle();
   }
@@ -217,7 +257,9 @@ class FuzzRun {
   }
 
   private report(stoppedEarly: boolean): FuzzReport {
-    const failures = [...this.collector.classes.values()].sort((a, b) => (a.defect.defect ?? 99) - (b.defect.defect ?? 99) || a.property.localeCompare(b.property) || a.route.localeCompare(b.route));
+    const failures = [...this.collector.classes.values()].sort(
+      (a, b) => (a.defect.defect ?? 99) - (b.defect.defect ?? 99) || a.property.localeCompare(b.property) || a.route.localeCompare(b.route),
+    );
     return {
       seed: this.options.seed,
       casesPlanned: this.options.cases,
@@ -226,7 +268,9 @@ class FuzzRun {
       stoppedEarly,
       statuses: this.statuses,
       routesExercised: this.exercised.size,
-      routesNeverSucceeded: this.operations.map((operation) => `${operation.method} ${operation.template}`).filter((route) => !this.succeeded.has(route)),
+      routesNeverSucceeded: this.operations
+        .map((operation) => `${operation.method} ${operation.template}`)
+        .filter((route) => !this.succeeded.has(route)),
       routesTotal: this.operations.length,
       failures,
       unconfirmedChanges: this.unconfirmedChanges,

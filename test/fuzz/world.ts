@@ -73,7 +73,11 @@ class WorldBuilder {
 
   async tenant(slug: string): Promise<Tenant> {
     const tenant = await this.platform.system.tenants.create({ name: `Fuzz ${slug}`, slug, config: CONFIG });
-    const key = await this.platform.apiKeys.createForTenant(tenant.id, { name: 'fuzz admin', scopes: ['tenant:manage'], environment: 'live' });
+    const key = await this.platform.apiKeys.createForTenant(tenant.id, {
+      name: 'fuzz admin',
+      scopes: ['tenant:manage'],
+      environment: 'live',
+    });
     this.protectedIds.add(tenant.id).add(key.id);
     return { id: tenant.id, slug, admin: this.keyClient(key.key as string), adminKey: { id: key.id, key: key.key as string } };
   }
@@ -81,12 +85,19 @@ class WorldBuilder {
   /** Tenants nobody relies on (PATCH aims at them), and organizations whose invited admins leave tokens in the inbox. */
   async spareTenants(): Promise<void> {
     this.otherTenant.tenant.push((await this.platform.system.tenants.create({ name: 'Fuzz spare', slug: 'fuzz-c', config: CONFIG })).id);
-    for (const slug of ['fuzz-d', 'fuzz-e']) await this.platform.system.organizations.create({ name: `Fuzz ${slug}`, slug, config: CONFIG, admin: { name: 'Invited', email: email(slug) } });
+    for (const slug of ['fuzz-d', 'fuzz-e'])
+      await this.platform.system.organizations.create({
+        name: `Fuzz ${slug}`,
+        slug,
+        config: CONFIG,
+        admin: { name: 'Invited', email: email(slug) },
+      });
   }
 
   /** A key in each world to read, and some the fuzz may revoke or rotate; one revoked already. */
   async keys(a: Tenant, aTest: WalletClient, b: Tenant): Promise<{ revokedKey: string }> {
-    const readKey = async (client: WalletClient, environment: 'live' | 'test') => (await client.apiKeys.create({ name: 'spare', scopes: ['ledger:read'], environment })).id;
+    const readKey = async (client: WalletClient, environment: 'live' | 'test') =>
+      (await client.apiKeys.create({ name: 'spare', scopes: ['ledger:read'], environment })).id;
     this.own.apiKey.push(a.adminKey.id, await readKey(a.admin, 'live'), await readKey(a.admin, 'live'));
     this.otherEnvironment.apiKey.push(await readKey(aTest, 'test'));
     this.otherTenant.apiKey.push(b.adminKey.id, await readKey(b.admin, 'live'));
@@ -121,9 +132,26 @@ class WorldBuilder {
   /** A signed mobile money webhook: the way money comes in. */
   async fund(walletId: string, amount: string, currencyCode: string, secret: string, pool: IdPools): Promise<void> {
     this.deliveries += 1;
-    const fields = { transactionId: `fz-seed-${this.deliveries}`, walletId, amountText: amount, currencyCode, phoneNumber: '+254700000001', timestamp: new Date().toISOString() };
-    const body = { transactionId: fields.transactionId, phoneNumber: fields.phoneNumber, amount, currencyCode, walletId, signature: momoWebhookSignature(secret, fields), timestamp: fields.timestamp, providerCode: 'mtn' };
-    const deposit = (await whenReady(() => this.anonymous.request({ method: 'POST', path: WEBHOOK, body }), `funding ${walletId}`)).data as { id: string };
+    const fields = {
+      transactionId: `fz-seed-${this.deliveries}`,
+      walletId,
+      amountText: amount,
+      currencyCode,
+      phoneNumber: '+254700000001',
+      timestamp: new Date().toISOString(),
+    };
+    const body = {
+      transactionId: fields.transactionId,
+      phoneNumber: fields.phoneNumber,
+      amount,
+      currencyCode,
+      walletId,
+      signature: momoWebhookSignature(secret, fields),
+      timestamp: fields.timestamp,
+      providerCode: 'mtn',
+    };
+    const deposit = (await whenReady(() => this.anonymous.request({ method: 'POST', path: WEBHOOK, body }), `funding ${walletId}`))
+      .data as { id: string };
     pool.deposit.push(deposit.id);
   }
 
@@ -133,18 +161,26 @@ class WorldBuilder {
 
   /** Journal entries and ledger accounts of a world, and the runs the reconciliation schedule recorded. */
   async entriesAndRuns(a: WalletClient, aTest: WalletClient, b: WalletClient): Promise<void> {
-    const entries = async (client: WalletClient) => ((await client.request({ method: 'GET', path: '/v1/journal?limit=5' })).data as { data: Array<{ id: string }> }).data.map((entry) => entry.id);
+    const entries = async (client: WalletClient) =>
+      ((await client.request({ method: 'GET', path: '/v1/journal?limit=5' })).data as { data: Array<{ id: string }> }).data.map(
+        (entry) => entry.id,
+      );
     this.own.journalEntry.push(...(await entries(a)));
     this.otherEnvironment.journalEntry.push(...(await entries(aTest)));
     this.otherTenant.journalEntry.push(...(await entries(b)));
     // Ledger accounts, for the platform's balance as of a moment.
-    const accounts = async (client: WalletClient) => ((await client.request({ method: 'GET', path: '/v1/ledger/accounts?limit=5' })).data as { data: Array<{ id: string }> }).data.map((account) => account.id);
+    const accounts = async (client: WalletClient) =>
+      ((await client.request({ method: 'GET', path: '/v1/ledger/accounts?limit=5' })).data as { data: Array<{ id: string }> }).data.map(
+        (account) => account.id,
+      );
     this.own.account.push(...(await accounts(a)));
     this.otherEnvironment.account.push(...(await accounts(aTest)));
     this.otherTenant.account.push(...(await accounts(b)));
     const runs = await waitFor(
       async () => {
-        const page = (await this.platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as { data: Array<{ id: string }> };
+        const page = (await this.platform.request({ method: 'GET', path: '/v1/system/reconciliation/runs' })).data as {
+          data: Array<{ id: string }>;
+        };
         return page.data.length > 0 ? page.data : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 250, what: 'a scheduled reconciliation run' },
@@ -156,7 +192,11 @@ class WorldBuilder {
   /** Whose each resource is, for routes that name a tenant and one of its resources. */
   tenantOf(a: string, b: string): Record<string, string> {
     const owners: Record<string, string> = {};
-    for (const [pools, tenantId] of [[this.own, a], [this.otherEnvironment, a], [this.otherTenant, b]] as const) {
+    for (const [pools, tenantId] of [
+      [this.own, a],
+      [this.otherEnvironment, a],
+      [this.otherTenant, b],
+    ] as const) {
       for (const [kind, ids] of Object.entries(pools)) if (kind !== 'tenant') for (const id of ids) owners[id] = tenantId;
     }
     return owners;
@@ -182,21 +222,74 @@ class WorldBuilder {
 }
 
 /** A record of every kind in a world: two of the fuzz tenant's own, so its lists have cursors. */
-async function records(client: WalletClient, walletId: string, payee: string, requestedBy: string, pool: IdPools, copies: number): Promise<void> {
+async function records(
+  client: WalletClient,
+  walletId: string,
+  payee: string,
+  requestedBy: string,
+  pool: IdPools,
+  copies: number,
+): Promise<void> {
   for (let i = 0; i < copies; i += 1) {
-    pool.transfer.push((await client.transfers.create({ fromWalletId: walletId, toWalletId: payee, amount: '1.00', currencyCode: 'KES' })).id);
-    pool.deposit.push((await client.deposits.submitBankSlip({ walletId, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: `FZ-SEED-${randomUUID().slice(0, 8)}` })).id);
-    pool.payoutCase.push((await client.payouts.create({ walletId, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy })).id);
+    pool.transfer.push(
+      (await client.transfers.create({ fromWalletId: walletId, toWalletId: payee, amount: '1.00', currencyCode: 'KES' })).id,
+    );
+    pool.deposit.push(
+      (
+        await client.deposits.submitBankSlip({
+          walletId,
+          amount: '10.00',
+          currencyCode: 'KES',
+          bankCode: 'stanbic',
+          slipReference: `FZ-SEED-${randomUUID().slice(0, 8)}`,
+        })
+      ).id,
+    );
+    pool.payoutCase.push(
+      (
+        await client.payouts.create({
+          walletId,
+          amount: '1.00',
+          currencyCode: 'KES',
+          payoutMethod: 'momo',
+          destination: { phoneNumber: '+254700000001', network: 'safaricom' },
+          requestedBy,
+        })
+      ).id,
+    );
     pool.floatDeposit.push((await client.treasury.floatDeposits.create({ amount: '500.00', currencyCode: 'KES', rail: 'momo' })).id);
-    pool.withdrawal.push((await client.treasury.withdrawals.create({ source: 'operating_float', amount: '10.00', currencyCode: 'KES', payoutMethod: 'cash', destination: { recipientName: 'Fuzz' }, requestedBy })).id);
-    pool.feeSchedule.push(((await client.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: `fuzz ${i}` } })).data as { id: string }).id);
+    pool.withdrawal.push(
+      (
+        await client.treasury.withdrawals.create({
+          source: 'operating_float',
+          amount: '10.00',
+          currencyCode: 'KES',
+          payoutMethod: 'cash',
+          destination: { recipientName: 'Fuzz' },
+          requestedBy,
+        })
+      ).id,
+    );
+    pool.feeSchedule.push(
+      ((await client.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: `fuzz ${i}` } })).data as { id: string }).id,
+    );
   }
 }
 
 /** A bank slip verified against an imported statement line: a completed deposit of the other kind. `verifier` may verify (an operator). */
 async function verifiedSlip(client: WalletClient, walletId: string, verifier: string, pool: IdPools): Promise<void> {
-  const slip = await client.deposits.submitBankSlip({ walletId, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'FZ-VERIFIED' });
-  await client.deposits.importStatement({ bankCode: 'stanbic', currencyCode: 'KES', lines: [{ date: new Date().toISOString().slice(0, 10), reference: 'fz-verified', amount: '10.00' }] });
+  const slip = await client.deposits.submitBankSlip({
+    walletId,
+    amount: '10.00',
+    currencyCode: 'KES',
+    bankCode: 'stanbic',
+    slipReference: 'FZ-VERIFIED',
+  });
+  await client.deposits.importStatement({
+    bankCode: 'stanbic',
+    currencyCode: 'KES',
+    lines: [{ date: new Date().toISOString().slice(0, 10), reference: 'fz-verified', amount: '10.00' }],
+  });
   await client.deposits.verify(slip.id, { actorId: verifier });
   pool.deposit.push(slip.id);
 }
@@ -210,7 +303,11 @@ export async function buildWorld(system: SecuritySystem, inviteTokens: string[])
   otherTenant.tenant.push(b.id);
   await builder.spareTenants();
 
-  const testKey = await builder.platform.apiKeys.createForTenant(a.id, { name: 'fuzz test admin', scopes: ['tenant:manage'], environment: 'test' });
+  const testKey = await builder.platform.apiKeys.createForTenant(a.id, {
+    name: 'fuzz test admin',
+    scopes: ['tenant:manage'],
+    environment: 'test',
+  });
   const aTest = builder.keyClient(testKey.key as string);
   otherEnvironment.apiKey.push(testKey.id);
   const hmac = await a.admin.apiKeys.create({ name: 'fuzz signer', authMode: 'hmac', scopes: ['tenant:manage'], environment: 'live' });
@@ -251,7 +348,14 @@ export async function buildWorld(system: SecuritySystem, inviteTokens: string[])
   await builder.fund(bWallet, '1000.00', 'KES', bSecret, otherTenant);
 
   await records(a.admin, funded, payee, requester.id, own, 2);
-  await records(aTest, testWallet, await builder.wallet(aTest, 'fz-test-payee', 'KES', otherEnvironment), requester.id, otherEnvironment, 1);
+  await records(
+    aTest,
+    testWallet,
+    await builder.wallet(aTest, 'fz-test-payee', 'KES', otherEnvironment),
+    requester.id,
+    otherEnvironment,
+    1,
+  );
   await records(b.admin, bWallet, await builder.wallet(b.admin, 'fz-b-payee', 'KES', otherTenant), bRequester.id, otherTenant, 1);
   await verifiedSlip(a.admin, funded, requester.id, own);
   await builder.entriesAndRuns(a.admin, aTest, b.admin);
@@ -272,7 +376,13 @@ export async function buildWorld(system: SecuritySystem, inviteTokens: string[])
     cursorPaths: {},
     tenantOf: builder.tenantOf(a.id, b.id),
     inviteTokens,
-    credentials: { secretKey: a.adminKey.key, hmac: { keyId: hmac.id, signingSecret: hmac.signingSecret as string }, sessionToken, systemKey: SYSTEM_KEY, revokedSecretKey: revokedKey },
+    credentials: {
+      secretKey: a.adminKey.key,
+      hmac: { keyId: hmac.id, signingSecret: hmac.signingSecret as string },
+      sessionToken,
+      systemKey: SYSTEM_KEY,
+      revokedSecretKey: revokedKey,
+    },
     usedIdempotencyKeys: [],
   };
   await builder.cursors(world, a.admin);

@@ -1,6 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ALERT_TESTS_FILE, ALERTS_FILE, alertRules, expectPromtoolPasses, headingAnchor, PROMETHEUS_CONFIG, promtool, readYaml, ROOT } from './ops-files';
+import {
+  ALERT_TESTS_FILE,
+  ALERTS_FILE,
+  alertRules,
+  expectPromtoolPasses,
+  headingAnchor,
+  PROMETHEUS_CONFIG,
+  promtool,
+  readYaml,
+  ROOT,
+} from './ops-files';
 
 interface RuleTestFile {
   rule_files: string[];
@@ -29,7 +39,11 @@ describe('ops/prometheus: alert rules under promtool', () => {
     const cases = tests.tests.flatMap((group) => group.alert_rule_test ?? []);
     const coverage = alertRules().map(({ alert }) => {
       const own = cases.filter((entry) => entry.alertname === alert);
-      return { alert, fires: own.some((entry) => (entry.exp_alerts ?? []).length > 0), silent: own.some((entry) => (entry.exp_alerts ?? []).length === 0) };
+      return {
+        alert,
+        fires: own.some((entry) => (entry.exp_alerts ?? []).length > 0),
+        silent: own.some((entry) => (entry.exp_alerts ?? []).length === 0),
+      };
     });
     expect(coverage).toEqual(coverage.map(({ alert }) => ({ alert, fires: true, silent: true })));
     const unknown = cases.map((entry) => entry.alertname).filter((name) => !coverage.some(({ alert }) => alert === name));
@@ -39,7 +53,18 @@ describe('ops/prometheus: alert rules under promtool', () => {
   it('the alerts of the operations runbook, each with a duration, a severity, a summary, a description and a runbook section', () => {
     const rules = alertRules();
     expect(rules.map((rule) => rule.alert).sort()).toEqual(
-      ['DeadLetterQueueNotEmpty', 'HighErrorRate', 'HighLatencyP99', 'HighPendingAnswerRate', 'JournalSealingStalled', 'LedgerConsumerMissing', 'OutboxStuck', 'ReconciliationMismatch', 'ReconciliationStale', 'RetentionBehind'].sort(),
+      [
+        'DeadLetterQueueNotEmpty',
+        'HighErrorRate',
+        'HighLatencyP99',
+        'HighPendingAnswerRate',
+        'JournalSealingStalled',
+        'LedgerConsumerMissing',
+        'OutboxStuck',
+        'ReconciliationMismatch',
+        'ReconciliationStale',
+        'RetentionBehind',
+      ].sort(),
     );
     const runbookAnchors = new Map<string, Set<string>>();
     const anchorsOf = (file: string): Set<string> => {
@@ -51,11 +76,17 @@ describe('ops/prometheus: alert rules under promtool', () => {
     };
     for (const rule of rules) {
       expect({ alert: rule.alert, for: rule.for }).toEqual({ alert: rule.alert, for: expect.stringMatching(/^\d+[smh]$/) });
-      expect({ alert: rule.alert, severity: rule.labels?.severity }).toEqual({ alert: rule.alert, severity: expect.stringMatching(/^(critical|warning)$/) });
+      expect({ alert: rule.alert, severity: rule.labels?.severity }).toEqual({
+        alert: rule.alert,
+        severity: expect.stringMatching(/^(critical|warning)$/),
+      });
       expect(rule.annotations?.summary).toBeTruthy();
       expect(rule.annotations?.description).toBeTruthy();
       const [file, anchor] = (rule.annotations?.runbook_url ?? '').split('#') as [string, string | undefined];
-      expect({ alert: rule.alert, runbook: existsSync(path.join(ROOT, file)) && anchor !== undefined && anchorsOf(file).has(anchor) }).toEqual({ alert: rule.alert, runbook: true });
+      expect({
+        alert: rule.alert,
+        runbook: existsSync(path.join(ROOT, file)) && anchor !== undefined && anchorsOf(file).has(anchor),
+      }).toEqual({ alert: rule.alert, runbook: true });
       expect(anchor).toBe(rule.alert.toLowerCase());
     }
   });

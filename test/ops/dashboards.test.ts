@@ -19,12 +19,20 @@ import {
 } from './ops-files';
 
 const SERVICES = ['gateway', 'identity', 'ledger', 'payments', 'treasury'];
-const datasources = readYaml(path.join(OPS, 'grafana/provisioning/datasources/prometheus.yml')).datasources as { uid: string; type: string; url: string }[];
+const datasources = readYaml(path.join(OPS, 'grafana/provisioning/datasources/prometheus.yml')).datasources as {
+  uid: string;
+  type: string;
+  url: string;
+}[];
 const providers = readYaml(path.join(OPS, 'grafana/provisioning/dashboards/wallet.yml')).providers as { options: { path: string } }[];
 
 describe('metric names in PromQL', () => {
   it('are the selected series, not functions, aggregations, labels, keywords or durations', () => {
-    expect(metricNamesIn('histogram_quantile(0.99, sum by (service, le) (rate(http_request_duration_seconds_bucket{route!~"a|b"}[$__rate_interval])))')).toEqual(['http_request_duration_seconds_bucket']);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (service, le) (rate(http_request_duration_seconds_bucket{route!~"a|b"}[$__rate_interval])))',
+      ),
+    ).toEqual(['http_request_duration_seconds_bucket']);
     expect(metricNamesIn('max by (queue) (x{queue="ledger.commands"}) < 1 or absent(y{queue="q"}) offset 5m')).toEqual(['x', 'y']);
     expect(metricNamesIn('sum(a) / ignoring (b) group_left c_total > bool 1e3')).toEqual(['a', 'c_total']);
     expect(metricNamesIn('time() - max(reconciliation_last_run_timestamp_seconds)')).toEqual(['reconciliation_last_run_timestamp_seconds']);
@@ -35,7 +43,14 @@ describe('ops/: alerts and dashboards query what the services expose', () => {
   it('every metric an alert or a dashboard panel selects is one the services register', async () => {
     const registered = await registeredSeriesNames();
     // Known to the scan, or the check below could pass by finding nothing.
-    expect([...registered]).toEqual(expect.arrayContaining(['http_request_duration_seconds_bucket', 'reconciliation_mismatches', 'ledger_commands_total', 'process_cpu_seconds_total']));
+    expect([...registered]).toEqual(
+      expect.arrayContaining([
+        'http_request_duration_seconds_bucket',
+        'reconciliation_mismatches',
+        'ledger_commands_total',
+        'process_cpu_seconds_total',
+      ]),
+    );
     const queries = [...alertRules().map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })), ...dashboardExpressions()];
     const unknown = queries.flatMap(({ where, expr }) => {
       const names = metricNamesIn(expr);
@@ -73,7 +88,12 @@ describe('ops/grafana: dashboards and provisioning', () => {
       const panels = panelsOf(dashboard).filter((panel) => panel.type !== 'row');
       expect(new Set(panels.map((panel) => panel.id)).size).toBe(panels.length);
       for (const panel of panels) {
-        expect({ panel: panel.title, datasource: panel.datasource, fits: panel.gridPos.x + panel.gridPos.w <= 24, queries: panel.targets.length > 0 }).toEqual({
+        expect({
+          panel: panel.title,
+          datasource: panel.datasource,
+          fits: panel.gridPos.x + panel.gridPos.w <= 24,
+          queries: panel.targets.length > 0,
+        }).toEqual({
           panel: panel.title,
           datasource: { type: 'prometheus', uid: prometheus?.uid },
           fits: true,
@@ -87,14 +107,24 @@ describe('ops/grafana: dashboards and provisioning', () => {
   it('the queues dashboard shows ready, unacknowledged, consumers, redeliveries and dead letters per queue', () => {
     const queries = dashboardExpressions().filter(({ where }) => where.startsWith('queues.json'));
     const names = new Set(queries.flatMap(({ expr }) => metricNamesIn(expr)));
-    for (const name of ['rabbitmq_queue_messages_ready', 'rabbitmq_queue_messages_unacknowledged', 'rabbitmq_queue_consumers', 'rabbitmq_queue_messages_redelivered_total', 'amqp_messages_redelivered_total']) {
+    for (const name of [
+      'rabbitmq_queue_messages_ready',
+      'rabbitmq_queue_messages_unacknowledged',
+      'rabbitmq_queue_consumers',
+      'rabbitmq_queue_messages_redelivered_total',
+      'amqp_messages_redelivered_total',
+    ]) {
       expect({ name, shown: names.has(name) }).toEqual({ name, shown: true });
     }
     expect(queries.some(({ expr }) => expr.includes('dead_letter="true"') && expr.includes('by (queue)'))).toBe(true);
   });
 
   it('the money path dashboard shows transfers, 202s, errors, latency, outboxes, pending records, idempotency, reconciliation and retention', () => {
-    const names = new Set(dashboardExpressions().filter(({ where }) => where.startsWith('money-path.json')).flatMap(({ expr }) => metricNamesIn(expr)));
+    const names = new Set(
+      dashboardExpressions()
+        .filter(({ where }) => where.startsWith('money-path.json'))
+        .flatMap(({ expr }) => metricNamesIn(expr)),
+    );
     for (const name of [
       'http_request_duration_seconds_count',
       'http_request_duration_seconds_bucket',
@@ -143,6 +173,10 @@ describe('docker-compose.yml runs Prometheus, Grafana and Jaeger over the five s
 
   it('every service sends its traces to Jaeger over OTLP', () => {
     expect(compose.services.jaeger.environment.COLLECTOR_OTLP_ENABLED).toBe('true');
-    for (const service of SERVICES) expect({ service, endpoint: compose.services[service].environment.OTEL_EXPORTER_OTLP_ENDPOINT }).toEqual({ service, endpoint: 'http://jaeger:4318' });
+    for (const service of SERVICES)
+      expect({ service, endpoint: compose.services[service].environment.OTEL_EXPORTER_OTLP_ENDPOINT }).toEqual({
+        service,
+        endpoint: 'http://jaeger:4318',
+      });
   });
 });

@@ -42,7 +42,9 @@ export function dashboardExpressions(): { where: string; expr: string }[] {
 }
 
 export function dashboardFiles(): string[] {
-  return readdirSync(DASHBOARDS_DIR).filter((name) => name.endsWith('.json')).sort();
+  return readdirSync(DASHBOARDS_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
 }
 
 /** Panels, including those folded into rows. */
@@ -55,7 +57,21 @@ export function withGrafanaVariablesFilled(expr: string): string {
   return expr.replace(/\$__rate_interval|\$__interval|\$__range/g, '5m');
 }
 
-const PROMQL_KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+const PROMQL_KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+]);
 
 /** The metric names a PromQL expression selects: identifiers that are no function, keyword or label. */
 export function metricNamesIn(expr: string): string[] {
@@ -93,13 +109,17 @@ function sourceFiles(dir: string): string[] {
  */
 export async function registeredSeriesNames(): Promise<Set<string>> {
   const kinds = new Map<string, MetricKind>();
-  const srcDirs = ['packages', 'services'].flatMap((top) => readdirSync(path.join(ROOT, top)).map((name) => path.join(ROOT, top, name, 'src')));
+  const srcDirs = ['packages', 'services'].flatMap((top) =>
+    readdirSync(path.join(ROOT, top)).map((name) => path.join(ROOT, top, name, 'src')),
+  );
   for (const dir of srcDirs.filter((candidate) => statSync(candidate, { throwIfNoEntry: false })?.isDirectory())) {
     for (const file of sourceFiles(dir)) {
       const text = readFileSync(file, 'utf8');
-      for (const [, kind, name] of text.matchAll(/\.(counter|gauge|histogram|summary)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g)) kinds.set(name as string, kind as MetricKind);
+      for (const [, kind, name] of text.matchAll(/\.(counter|gauge|histogram|summary)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g))
+        kinds.set(name as string, kind as MetricKind);
       // A module's own maker of a family of gauges (`queueGauge('rabbitmq_queue_consumers', ...)`).
-      for (const [, kind, name] of text.matchAll(/\b[a-z]\w*(Gauge|Counter|Histogram)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g)) kinds.set(name as string, (kind as string).toLowerCase() as MetricKind);
+      for (const [, kind, name] of text.matchAll(/\b[a-z]\w*(Gauge|Counter|Histogram)\(\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/g))
+        kinds.set(name as string, (kind as string).toLowerCase() as MetricKind);
       for (const match of text.matchAll(/\bname:\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]\s*,\s*help:/g)) {
         const before = text.slice(Math.max(0, (match.index ?? 0) - 300), match.index);
         const constructor = [...before.matchAll(/new\s+(Counter|Gauge|Histogram|Summary)\b|\.(counter|gauge|histogram|summary)\(/g)].pop();
@@ -128,7 +148,9 @@ export interface PromtoolResult {
 export function promtool(args: string[]): PromtoolResult {
   const result = spawnSync('promtool', args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new Error("promtool is not installed: install Debian's `prometheus` package (apt-get install --no-install-recommends prometheus), which .ci/run does in CI");
+    throw new Error(
+      "promtool is not installed: install Debian's `prometheus` package (apt-get install --no-install-recommends prometheus), which .ci/run does in CI",
+    );
   }
   if (result.error) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };

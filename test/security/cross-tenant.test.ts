@@ -36,7 +36,13 @@ let otherEnvironment: WalletClient;
 
 async function newTenant(): Promise<string> {
   const slug = `xt-${randomUUID().slice(0, 8)}`;
-  return (await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' } })).id;
+  return (
+    await platform.system.tenants.create({
+      name: slug,
+      slug,
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' },
+    })
+  ).id;
 }
 
 async function keyClient(tenantId: string, environment: 'test' | 'live'): Promise<WalletClient> {
@@ -45,18 +51,37 @@ async function keyClient(tenantId: string, environment: 'test' | 'live'): Promis
 }
 
 beforeAll(async () => {
-  system = await startSecuritySystem('security_xtenant', { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' });
+  system = await startSecuritySystem('security_xtenant', {
+    GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0',
+  });
   platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'security-tests');
 
   const tenantId = await newTenant();
   const admin = await keyClient(tenantId, 'live');
   const key = await admin.apiKeys.create({ name: 'target', scopes: ['ledger:read'], environment: 'live' });
-  const member = await admin.team.create({ name: 'Target', email: `target-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'observer' });
+  const member = await admin.team.create({
+    name: 'Target',
+    email: `target-${randomUUID().slice(0, 8)}@example.com`,
+    password: 'a long enough password',
+    orgRole: 'observer',
+  });
   const provider = await admin.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
-  const wallet = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'target-owner', currencyCode: 'KES' } })).data as { id: string };
-  const feeSchedule = (await admin.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: 'Target' } })).data as { id: string };
-  const deposit = (await admin.request({ method: 'POST', path: '/v1/deposits/bank-slips', body: { walletId: wallet.id, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'TARGET-SLIP' } })).data as { id: string };
+  const wallet = (
+    await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'target-owner', currencyCode: 'KES' } })
+  ).data as { id: string };
+  const feeSchedule = (await admin.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: 'Target' } })).data as {
+    id: string;
+  };
+  const deposit = (
+    await admin.request({
+      method: 'POST',
+      path: '/v1/deposits/bank-slips',
+      body: { walletId: wallet.id, amount: '10.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: 'TARGET-SLIP' },
+    })
+  ).data as { id: string };
   const walletId = `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const strayDepositId = `dep_${randomUUID().slice(0, 8)}`;
   const posted = await ledger.request({
@@ -72,8 +97,20 @@ beforeAll(async () => {
     ],
   });
   if (posted.status !== 'posted' || !posted.journalEntryId) throw new Error(`setup entry not posted: ${JSON.stringify(posted)}`);
-  const payer = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'transfer-payer', currencyCode: 'KES' } })).data as { id: string };
-  const payee = (await admin.request({ method: 'POST', path: '/v1/wallets', body: { ownerType: 'user', ownerId: 'transfer-payee', currencyCode: 'KES' } })).data as { id: string };
+  const payer = (
+    await admin.request({
+      method: 'POST',
+      path: '/v1/wallets',
+      body: { ownerType: 'user', ownerId: 'transfer-payer', currencyCode: 'KES' },
+    })
+  ).data as { id: string };
+  const payee = (
+    await admin.request({
+      method: 'POST',
+      path: '/v1/wallets',
+      body: { ownerType: 'user', ownerId: 'transfer-payee', currencyCode: 'KES' },
+    })
+  ).data as { id: string };
   const funded = await ledger.request({
     type: 'ledger.post.v1',
     commandId: `xt-${randomUUID()}`,
@@ -87,13 +124,45 @@ beforeAll(async () => {
     ],
   });
   if (funded.status !== 'posted') throw new Error(`setup funding not posted: ${JSON.stringify(funded)}`);
-  const transfer = (await admin.request({ method: 'POST', path: '/v1/transfers', body: { fromWalletId: payer.id, toWalletId: payee.id, amount: '1.00', currencyCode: 'KES' } })).data as { id: string };
-  const maker = await admin.team.create({ name: 'Maker', email: `maker-${randomUUID().slice(0, 8)}@example.com`, password: 'a long enough password', orgRole: 'operator' });
-  const payout = await admin.payouts.create({ walletId: payer.id, amount: '1.00', currencyCode: 'KES', payoutMethod: 'momo', destination: { phoneNumber: '+254700000001', network: 'safaricom' }, requestedBy: maker.id });
+  const transfer = (
+    await admin.request({
+      method: 'POST',
+      path: '/v1/transfers',
+      body: { fromWalletId: payer.id, toWalletId: payee.id, amount: '1.00', currencyCode: 'KES' },
+    })
+  ).data as { id: string };
+  const maker = await admin.team.create({
+    name: 'Maker',
+    email: `maker-${randomUUID().slice(0, 8)}@example.com`,
+    password: 'a long enough password',
+    orgRole: 'operator',
+  });
+  const payout = await admin.payouts.create({
+    walletId: payer.id,
+    amount: '1.00',
+    currencyCode: 'KES',
+    payoutMethod: 'momo',
+    destination: { phoneNumber: '+254700000001', network: 'safaricom' },
+    requestedBy: maker.id,
+  });
   if (payout.status !== 'pending') throw new Error(`setup payout not pending: ${JSON.stringify(payout)}`);
-  const floatDeposit = (await admin.request({ method: 'POST', path: '/v1/admin/money/float-deposits', body: { amount: '50.00', currencyCode: 'KES', rail: 'momo' } })).data as { id: string };
-  const withdrawal = await admin.treasury.withdrawals.create({ source: 'operating_float', amount: '10.00', currencyCode: 'KES', payoutMethod: 'cash', destination: { recipientName: 'Target' }, requestedBy: maker.id });
-  if (withdrawal.status !== 'pending' || !withdrawal.holdJournalEntryId) throw new Error(`setup withdrawal not held: ${JSON.stringify(withdrawal)}`);
+  const floatDeposit = (
+    await admin.request({
+      method: 'POST',
+      path: '/v1/admin/money/float-deposits',
+      body: { amount: '50.00', currencyCode: 'KES', rail: 'momo' },
+    })
+  ).data as { id: string };
+  const withdrawal = await admin.treasury.withdrawals.create({
+    source: 'operating_float',
+    amount: '10.00',
+    currencyCode: 'KES',
+    payoutMethod: 'cash',
+    destination: { recipientName: 'Target' },
+    requestedBy: maker.id,
+  });
+  if (withdrawal.status !== 'pending' || !withdrawal.holdJournalEntryId)
+    throw new Error(`setup withdrawal not held: ${JSON.stringify(withdrawal)}`);
   const fullRun = (await admin.request({ method: 'POST', path: '/v1/admin/reconciliation/runs' })).data as { id: string };
 
   tenantA = {
@@ -179,11 +248,14 @@ async function outcome(caller: WalletClient, route: RouteContract): Promise<{ st
   const owned = ownedBy(route) as Owned;
   const key = `${route.method.toUpperCase()} ${route.path}`;
   try {
-    const result = await caller.request({
-      method: route.method.toUpperCase() as 'GET',
-      path: route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(owned.params[name] ?? 'missing')),
-      ...(route.method === 'get' ? {} : { body: VALID_BODIES[key] ?? {} }),
-    }, route.idempotencyKey === 'required' ? { idempotencyKey: `intruder-${randomUUID()}` } : {});
+    const result = await caller.request(
+      {
+        method: route.method.toUpperCase() as 'GET',
+        path: route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(owned.params[name] ?? 'missing')),
+        ...(route.method === 'get' ? {} : { body: VALID_BODIES[key] ?? {} }),
+      },
+      route.idempotencyKey === 'required' ? { idempotencyKey: `intruder-${randomUUID()}` } : {},
+    );
     return { status: result.status, code: 'OK' };
   } catch (error) {
     if (isWalletApiError(error)) return { status: error.status, code: error.code };
@@ -194,22 +266,30 @@ async function outcome(caller: WalletClient, route: RouteContract): Promise<{ st
 describe('another tenant names tenant A’s resources', () => {
   it('has a resource for every tenant route that takes an id', () => {
     expect(routesWithIds.length).toBeGreaterThan(0);
-    expect(routesWithIds.filter((route) => !ownedBy(route) || ENVIRONMENT_BOUND[resourcePath(route) as string] === undefined).map((route) => `${route.method} ${route.path}`)).toEqual([]);
+    expect(
+      routesWithIds
+        .filter((route) => !ownedBy(route) || ENVIRONMENT_BOUND[resourcePath(route) as string] === undefined)
+        .map((route) => `${route.method} ${route.path}`),
+    ).toEqual([]);
   });
 
-  it.each(routesWithIds.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s answers 404 to another tenant', async (_name, route) => {
-    const result = await outcome(intruder, route);
-    expect(result.status).toBe(404);
-    expect(result.code).toMatch(/NOT_FOUND$/);
-  });
-
-  it.each(routesWithIds.filter((route) => ENVIRONMENT_BOUND[resourcePath(route) ?? ''] === true).map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
-    '%s answers 404 from the other environment',
+  it.each(routesWithIds.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
+    '%s answers 404 to another tenant',
     async (_name, route) => {
-      const result = await outcome(otherEnvironment, route);
+      const result = await outcome(intruder, route);
       expect(result.status).toBe(404);
+      expect(result.code).toMatch(/NOT_FOUND$/);
     },
   );
+
+  it.each(
+    routesWithIds
+      .filter((route) => ENVIRONMENT_BOUND[resourcePath(route) ?? ''] === true)
+      .map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const),
+  )('%s answers 404 from the other environment', async (_name, route) => {
+    const result = await outcome(otherEnvironment, route);
+    expect(result.status).toBe(404);
+  });
 
   it('left every resource of tenant A as it was', async () => {
     const resources = tenantA.resources;
@@ -217,19 +297,43 @@ describe('another tenant names tenant A’s resources', () => {
     expect(key).toMatchObject({ name: 'target', status: 'active' });
     const member = await tenantA.admin.team.get(resources['/v1/team/{memberId}']?.params.memberId as string);
     expect(member.status).toBe('active');
-    const wallet = await tenantA.admin.request({ method: 'GET', path: `/v1/wallets/${resources['/v1/wallets/{id}']?.params.id as string}` });
+    const wallet = await tenantA.admin.request({
+      method: 'GET',
+      path: `/v1/wallets/${resources['/v1/wallets/{id}']?.params.id as string}`,
+    });
     expect(wallet.data).toMatchObject({ status: 'active', balance: '0.00' });
-    const schedule = await tenantA.admin.request({ method: 'GET', path: `/v1/admin/fee-schedules/${resources['/v1/admin/fee-schedules/{id}']?.params.id as string}` });
+    const schedule = await tenantA.admin.request({
+      method: 'GET',
+      path: `/v1/admin/fee-schedules/${resources['/v1/admin/fee-schedules/{id}']?.params.id as string}`,
+    });
     expect(schedule.data).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
-    const deposit = await tenantA.admin.request({ method: 'GET', path: `/v1/deposits/${resources['/v1/deposits/{id}']?.params.id as string}` });
+    const deposit = await tenantA.admin.request({
+      method: 'GET',
+      path: `/v1/deposits/${resources['/v1/deposits/{id}']?.params.id as string}`,
+    });
     expect(deposit.data).toMatchObject({ status: 'pending', verifiedBy: null });
     const payout = await tenantA.admin.payouts.get(resources['/v1/payouts/cases/{id}']?.params.id as string);
     expect(payout).toMatchObject({ status: 'pending', decidedBy: null });
     const withdrawal = await tenantA.admin.treasury.withdrawals.get(resources['/v1/admin/money/withdrawals/{id}']?.params.id as string);
     expect(withdrawal).toMatchObject({ status: 'pending', decidedBy: null, decisionJournalEntryId: null });
-    expect((await tenantA.admin.treasury.balances()).data.find((row) => row.currencyCode === 'KES')).toMatchObject({ operatingFloat: '40.00', payoutClearing: '0.00' });
+    expect((await tenantA.admin.treasury.balances()).data.find((row) => row.currencyCode === 'KES')).toMatchObject({
+      operatingFloat: '40.00',
+      payoutClearing: '0.00',
+    });
     const audit = await tenantA.admin.auditEvents.list({ limit: 200 });
-    expect(audit.data.filter((event) => ['api_key.updated', 'api_key.rotated', 'api_key.revoked', 'team_member.deactivated', 'momo_provider.secret_rotated', 'wallet.frozen', 'wallet.unfrozen'].includes(event.action))).toEqual([]);
+    expect(
+      audit.data.filter((event) =>
+        [
+          'api_key.updated',
+          'api_key.rotated',
+          'api_key.revoked',
+          'team_member.deactivated',
+          'momo_provider.secret_rotated',
+          'wallet.frozen',
+          'wallet.unfrozen',
+        ].includes(event.action),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -241,7 +345,9 @@ describe('GET /v1/admin/reconciliation', () => {
   it("reports tenant A's mismatches to tenant A and the platform, never to another tenant or environment", async () => {
     const own = await reconciliationOf(tenantA.admin);
     expect(own.status).toBe('mismatch');
-    expect(own.checks.find((check) => check.name === 'business_records')?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ recordId: tenantA.strayDepositId, problem: 'record_not_found' })]));
+    expect(own.checks.find((check) => check.name === 'business_records')?.mismatches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ recordId: tenantA.strayDepositId, problem: 'record_not_found' })]),
+    );
     for (const caller of [intruder, otherEnvironment]) {
       const seen = JSON.stringify(await reconciliationOf(caller));
       expect(seen).not.toContain(tenantA.tenantId);
@@ -257,7 +363,11 @@ describe('GET /v1/admin/reconciliation', () => {
     const refused = await walletsOnly.request({ method: 'GET', path: '/v1/admin/reconciliation' }).catch((error: unknown) => error);
     expect(isWalletApiError(refused) ? `${refused.status} ${refused.code}` : refused).toBe('403 INSUFFICIENT_SCOPE');
     const analytics = await tenantA.admin.apiKeys.create({ name: 'analytics', scopes: ['analytics:read'], environment: 'live' });
-    const analyst = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: analytics.key as string }, maxRetries: 0 });
+    const analyst = new WalletClient({
+      baseUrl: system.publicUrl,
+      auth: { type: 'secret', apiKey: analytics.key as string },
+      maxRetries: 0,
+    });
     expect((await reconciliationOf(analyst)).status).toBe('mismatch');
   });
 });
@@ -270,7 +380,9 @@ describe('GET /v1/admin/analytics', () => {
         const read = tenantAnalyticsSchema.parse((await tenantA.admin.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
         const kes = read.currencies.find((row) => row.currencyCode === 'KES');
         // The float deposit (50.00) less the pending withdrawal's hold (10.00).
-        return kes && kes.pendingPayouts.count === 1 && kes.pendingWithdrawals.count === 1 && kes.liquidity.operatingFloat === '40.00' ? { read, kes } : undefined;
+        return kes && kes.pendingPayouts.count === 1 && kes.pendingWithdrawals.count === 1 && kes.liquidity.operatingFloat === '40.00'
+          ? { read, kes }
+          : undefined;
       },
       { what: "tenant A's setup entries in its analytics" },
     );
@@ -288,7 +400,9 @@ describe('GET /v1/admin/analytics', () => {
     const ofTest = tenantAnalyticsSchema.parse((await otherEnvironment.request({ method: 'GET', path: '/v1/admin/analytics' })).data);
     expect(ofTest).toMatchObject({ environment: 'test', currencies: [], lastEntryAt: null });
     const everything = systemAnalyticsSchema.parse((await platform.request({ method: 'GET', path: '/v1/system/analytics' })).data);
-    expect(everything.tenants.find((row) => row.tenantId === tenantA.tenantId)?.currencies.find((row) => row.currencyCode === 'KES')?.totals).toEqual(kes.totals);
+    expect(
+      everything.tenants.find((row) => row.tenantId === tenantA.tenantId)?.currencies.find((row) => row.currencyCode === 'KES')?.totals,
+    ).toEqual(kes.totals);
   });
 
   it("needs analytics:read, and counts the refusal among the tenant's request errors", async () => {
@@ -306,7 +420,9 @@ describe('GET /v1/admin/analytics', () => {
     );
     expect(errors.byStatus.find((row) => row.status === 403)?.count).toBeGreaterThanOrEqual(1);
     expect(errors.totalRequests).toBeGreaterThan(errors.errorCount);
-    const intruderErrors = tenantAnalyticsSchema.parse((await intruder.request({ method: 'GET', path: '/v1/admin/analytics' })).data).requestErrors;
+    const intruderErrors = tenantAnalyticsSchema.parse(
+      (await intruder.request({ method: 'GET', path: '/v1/admin/analytics' })).data,
+    ).requestErrors;
     expect(intruderErrors.available && intruderErrors.byErrorCode.some((row) => row.errorCode === 'INSUFFICIENT_SCOPE')).toBe(false);
   });
 });

@@ -2,7 +2,13 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { DASHBOARD_CSRF_COOKIE, DASHBOARD_CSRF_HEADER, DASHBOARD_SESSION_COOKIE, dashboardPrincipalSchema, dashboardSessionSchema } from '@wallet/contracts';
+import {
+  DASHBOARD_CSRF_COOKIE,
+  DASHBOARD_CSRF_HEADER,
+  DASHBOARD_SESSION_COOKIE,
+  dashboardPrincipalSchema,
+  dashboardSessionSchema,
+} from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { parseSetCookie } from 'cookie';
@@ -30,10 +36,15 @@ class Browser {
   /** Another gateway instance's dashboard listener, or by default the one of these tests. */
   constructor(private readonly origin?: string) {}
 
-  async request(method: string, pathWithQuery: string, options: { body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  async request(
+    method: string,
+    pathWithQuery: string,
+    options: { body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {},
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    if (options.csrf !== false && this.cookies.has(DASHBOARD_CSRF_COOKIE)) headers[DASHBOARD_CSRF_HEADER] ??= this.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
+    if (options.csrf !== false && this.cookies.has(DASHBOARD_CSRF_COOKIE))
+      headers[DASHBOARD_CSRF_HEADER] ??= this.cookies.get(DASHBOARD_CSRF_COOKIE) as string;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const response = await fetch(`${this.origin ?? dashboardUrl}${pathWithQuery}`, { method, headers, body });
@@ -69,7 +80,10 @@ class Browser {
 function builtApp(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'dashboard-dist-'));
   mkdirSync(path.join(dir, 'assets'));
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head><title>Wallet dashboard</title></head><body><div id="root"></div></body></html>');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><head><title>Wallet dashboard</title></head><body><div id="root"></div></body></html>',
+  );
   writeFileSync(path.join(dir, 'assets', 'app-1234.js'), 'console.log("app");');
   writeFileSync(path.join(dir, 'assets', 'app-1234.js.map'), '{"version":3,"sources":["src/main.tsx"],"mappings":""}');
   return dir;
@@ -87,7 +101,13 @@ beforeAll(async () => {
   dashboardUrl = `http://127.0.0.1:${gateway.dashboardPort}`;
   platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   const slug = `dash-${randomUUID().slice(0, 8)}`;
-  tenantId = (await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' } })).id;
+  tenantId = (
+    await platform.system.tenants.create({
+      name: slug,
+      slug,
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' },
+    })
+  ).id;
   const key = await platform.apiKeys.createForTenant(tenantId, { name: 'admin', scopes: ['tenant:manage'], environment: 'live' });
   admin = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'secret', apiKey: key.key as string }, maxRetries: 0 });
 });
@@ -136,10 +156,15 @@ describe('dashboard sessions', () => {
     expect(principal).toMatchObject({ tenantId, memberId: operator.id, orgRole: 'operator', environment: 'live' });
     expect(principal.scopes).toContain('wallets:create');
 
-    const created = await browser.request('POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: 'dash-owner', currencyCode: 'KES' } });
+    const created = await browser.request('POST', '/v1/wallets', {
+      body: { ownerType: 'user', ownerId: 'dash-owner', currencyCode: 'KES' },
+    });
     expect(created.status).toBe(201);
     // The request log names the member and the session, as for any other client.
-    const log = await waitFor(async () => (await admin.requestLogs.list({ correlationId: created.headers.get('x-correlation-id') as string })).data[0], { timeoutMs: 5_000, what: 'the request log' });
+    const log = await waitFor(
+      async () => (await admin.requestLogs.list({ correlationId: created.headers.get('x-correlation-id') as string })).data[0],
+      { timeoutMs: 5_000, what: 'the request log' },
+    );
     expect(log).toMatchObject({ authMode: 'session', actorType: 'team_member', actorId: operator.id, status: 201 });
   });
 
@@ -160,7 +185,8 @@ describe('dashboard sessions', () => {
     const noHeader = await browser.request('POST', '/v1/wallets', { body, csrf: false });
     const wrongHeader = await browser.request('POST', '/v1/wallets', { body, headers: { [DASHBOARD_CSRF_HEADER]: 'guessed' } });
     const otherOrigin = await browser.request('POST', '/v1/wallets', { body, headers: { origin: 'https://evil.example' } });
-    for (const refused of [noHeader, wrongHeader, otherOrigin]) expect([refused.status, refused.json.error.code]).toEqual([403, 'CSRF_TOKEN_INVALID']);
+    for (const refused of [noHeader, wrongHeader, otherOrigin])
+      expect([refused.status, refused.json.error.code]).toEqual([403, 'CSRF_TOKEN_INVALID']);
     // A login from another site (login CSRF) is refused too.
     const stranger = new Browser();
     const forged = await stranger.request('POST', '/v1/auth/login', { body: { email: operator.email, password, environment: 'live' } });
@@ -251,7 +277,9 @@ describe('dashboard sessions', () => {
     const browser = new Browser();
     await browser.signIn(observer.email);
     expect((await browser.request('GET', '/v1/wallets')).status).toBe(200);
-    const refused = await browser.request('POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: 'observer-try', currencyCode: 'KES' } });
+    const refused = await browser.request('POST', '/v1/wallets', {
+      body: { ownerType: 'user', ownerId: 'observer-try', currencyCode: 'KES' },
+    });
     expect([refused.status, refused.json.error.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
   });
 

@@ -40,7 +40,11 @@ interface Answer {
   text: string;
 }
 
-async function call(baseUrl: string, credential: Credential, request: { path: string; body: string; key: string; actorId?: string }): Promise<Answer> {
+async function call(
+  baseUrl: string,
+  credential: Credential,
+  request: { path: string; body: string; key: string; actorId?: string },
+): Promise<Answer> {
   const headers: Record<string, string> = { ...credential, 'content-type': 'application/json', 'idempotency-key': request.key };
   if (request.actorId) Object.assign(headers, { 'x-service-actor-type': 'team_member', 'x-service-actor-id': request.actorId });
   const response = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers, body: request.body });
@@ -111,7 +115,11 @@ async function fundedWallet(amount: string): Promise<string> {
 }
 
 async function transfer(): Promise<string> {
-  const to = await post<{ id: string }>(tenantA.root, '/v1/wallets', { ownerType: 'user', ownerId: `payee-${randomUUID()}`, currencyCode: 'KES' });
+  const to = await post<{ id: string }>(tenantA.root, '/v1/wallets', {
+    ownerType: 'user',
+    ownerId: `payee-${randomUUID()}`,
+    currencyCode: 'KES',
+  });
   const body = { fromWalletId: await fundedWallet('20.00'), toWalletId: to.id, amount: '5.00', currencyCode: 'KES' };
   return (await post<{ id: string }>(tenantA.root, '/v1/transfers', body)).id;
 }
@@ -147,12 +155,22 @@ const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body
     body: { name: 'ci deploy key', authMode: 'secret', scopes: ['tenant:manage'], environment: 'live' },
   }),
   '/v1/developer/api-keys/{id}/rotate': async () => {
-    const target = await post<{ id: string }>(tenantA.root, '/v1/developer/api-keys', { name: 'strong', scopes: ['tenant:manage'], environment: 'live' });
+    const target = await post<{ id: string }>(tenantA.root, '/v1/developer/api-keys', {
+      name: 'strong',
+      scopes: ['tenant:manage'],
+      environment: 'live',
+    });
     return { path: `/v1/developer/api-keys/${target.id}/rotate`, body: {} };
   },
-  '/v1/admin/momo-providers': async () => ({ path: '/v1/admin/momo-providers', body: { providerCode: `p${randomUUID().slice(0, 6)}`, name: 'Replay' } }),
+  '/v1/admin/momo-providers': async () => ({
+    path: '/v1/admin/momo-providers',
+    body: { providerCode: `p${randomUUID().slice(0, 6)}`, name: 'Replay' },
+  }),
   '/v1/admin/momo-providers/{id}/rotate-secret': async () => {
-    const provider = await post<{ id: string }>(tenantA.root, '/v1/admin/momo-providers', { providerCode: `p${randomUUID().slice(0, 6)}`, name: 'P' });
+    const provider = await post<{ id: string }>(tenantA.root, '/v1/admin/momo-providers', {
+      providerCode: `p${randomUUID().slice(0, 6)}`,
+      name: 'P',
+    });
     return { path: `/v1/admin/momo-providers/${provider.id}/rotate-secret`, body: {} };
   },
   '/v1/team': async () => ({
@@ -167,22 +185,45 @@ const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body
     return { path: `/v1/admin/fee-schedules/${schedule.id}/rules`, body: rule };
   },
   '/v1/deposits/bank-slips': async () => {
-    const wallet = await post<{ id: string }>(tenantA.root, '/v1/wallets', { ownerType: 'user', ownerId: `s-${randomUUID()}`, currencyCode: 'KES' });
-    return { path: '/v1/deposits/bank-slips', body: { walletId: wallet.id, amount: '3.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: `S-${randomUUID()}` } };
+    const wallet = await post<{ id: string }>(tenantA.root, '/v1/wallets', {
+      ownerType: 'user',
+      ownerId: `s-${randomUUID()}`,
+      currencyCode: 'KES',
+    });
+    return {
+      path: '/v1/deposits/bank-slips',
+      body: { walletId: wallet.id, amount: '3.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: `S-${randomUUID()}` },
+    };
   },
   '/v1/bank-statements': async () => ({
     path: '/v1/bank-statements',
     body: { bankCode: 'stanbic', currencyCode: 'KES', lines: [{ date: '2026-11-30', reference: `R-${randomUUID()}`, amount: '3.00' }] },
   }),
   '/v1/transfers': async () => {
-    const to = await post<{ id: string }>(tenantA.root, '/v1/wallets', { ownerType: 'user', ownerId: `t-${randomUUID()}`, currencyCode: 'KES' });
-    return { path: '/v1/transfers', body: { fromWalletId: await fundedWallet('10.00'), toWalletId: to.id, amount: '2.00', currencyCode: 'KES' } };
+    const to = await post<{ id: string }>(tenantA.root, '/v1/wallets', {
+      ownerType: 'user',
+      ownerId: `t-${randomUUID()}`,
+      currencyCode: 'KES',
+    });
+    return {
+      path: '/v1/transfers',
+      body: { fromWalletId: await fundedWallet('10.00'), toWalletId: to.id, amount: '2.00', currencyCode: 'KES' },
+    };
   },
-  '/v1/transfers/{id}/reversals': async () => ({ path: `/v1/transfers/${await transfer()}/reversals`, body: { amount: '1.00', reason: 'replay' } }),
+  '/v1/transfers/{id}/reversals': async () => ({
+    path: `/v1/transfers/${await transfer()}/reversals`,
+    body: { amount: '1.00', reason: 'replay' },
+  }),
   '/v1/payouts': async (actorId) => ({ path: '/v1/payouts', body: await payoutBody(actorId) }),
   '/v1/payouts/{id}/approve': async (actorId) => ({ path: `/v1/payouts/${await pendingCase('/v1/payouts')}/approve`, body: { actorId } }),
-  '/v1/payouts/{id}/reject': async (actorId) => ({ path: `/v1/payouts/${await pendingCase('/v1/payouts')}/reject`, body: { actorId, reason: 'no' } }),
-  '/v1/admin/money/float-deposits': async () => ({ path: '/v1/admin/money/float-deposits', body: { amount: '5.00', currencyCode: 'KES', rail: 'momo' } }),
+  '/v1/payouts/{id}/reject': async (actorId) => ({
+    path: `/v1/payouts/${await pendingCase('/v1/payouts')}/reject`,
+    body: { actorId, reason: 'no' },
+  }),
+  '/v1/admin/money/float-deposits': async () => ({
+    path: '/v1/admin/money/float-deposits',
+    body: { amount: '5.00', currencyCode: 'KES', rail: 'momo' },
+  }),
   '/v1/admin/money/withdrawals': async (actorId) => ({ path: '/v1/admin/money/withdrawals', body: withdrawalBody(actorId) }),
   '/v1/admin/money/withdrawals/{id}/approve': async (actorId) => {
     const id = await pendingCase('/v1/admin/money/withdrawals');
@@ -227,11 +268,18 @@ interface Replayer {
 }
 
 /** Sends the first request's exact bytes and key as each replayer, and says what each got. */
-async function replays(sent: { path: string; body: string; key: string }, first: Answer, replayers: Replayer[]): Promise<{ seen: string[]; expected: string[] }> {
+async function replays(
+  sent: { path: string; body: string; key: string },
+  first: Answer,
+  replayers: Replayer[],
+): Promise<{ seen: string[]; expected: string[] }> {
   const seen: string[] = [];
   const expected: string[] = [];
   for (const [index, replayer] of replayers.entries()) {
-    const answer = await call(system.publicUrl, replayer.credential, { ...sent, ...(replayer.actorId ? { actorId: replayer.actorId } : {}) });
+    const answer = await call(system.publicUrl, replayer.credential, {
+      ...sent,
+      ...(replayer.actorId ? { actorId: replayer.actorId } : {}),
+    });
     // The first replayer is the first caller itself: the control, which gets the answer again.
     const ownExecution = replayer.expected === 'its own';
     const leaks = index === 0 ? 0 : leaksOf(answer, first, ownExecution);
@@ -248,7 +296,11 @@ async function firstRequest(path: string, actorId: string): Promise<{ path: stri
 }
 
 beforeAll(async () => {
-  const noLimits = { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' };
+  const noLimits = {
+    GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0',
+  };
   system = await startSecuritySystem('security_replay', noLimits);
   platform = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'security-replay-tests');
@@ -306,7 +358,11 @@ describe('the authorization matrix: replay column', () => {
         { who: 'the same session', credential: admin.session, expected: 'replayed' },
         { who: 'a weaker key naming the member', credential: weaker, actorId: admin.id, expected: '422 IDEMPOTENCY_KEY_REUSED' },
         { who: 'the root key naming the member', credential: tenantA.root, actorId: admin.id, expected: '422 IDEMPOTENCY_KEY_REUSED' },
-        { who: "another member's session", credential: secondAdmin.session, expected: bodyNamesMember ? '403 ACTOR_MISMATCH' : '422 IDEMPOTENCY_KEY_REUSED' },
+        {
+          who: "another member's session",
+          credential: secondAdmin.session,
+          expected: bodyNamesMember ? '403 ACTOR_MISMATCH' : '422 IDEMPOTENCY_KEY_REUSED',
+        },
       ]);
       expect(seen).toEqual(expected);
     },
@@ -319,7 +375,9 @@ describe('the authorization matrix: replay column', () => {
       const path = route.path.replace(/\{\w+\}/g, tenantA.id);
       const sent = { path, body: '{}', key: `replay-${randomUUID()}` };
       const answers = await Promise.all([tenantA.root, admin.session].map((credential) => call(system.adminUrl, credential, sent)));
-      expect(answers.map((answer) => `${route.path}: ${answer.status} ${answer.replayed}`)).toEqual(answers.map(() => `${route.path}: 401 false`));
+      expect(answers.map((answer) => `${route.path}: ${answer.status} ${answer.replayed}`)).toEqual(
+        answers.map(() => `${route.path}: 401 false`),
+      );
     }
   });
 });

@@ -22,7 +22,11 @@ afterAll(async () => {
 
 async function newTenant(): Promise<string> {
   const slug = `sec-${randomUUID().slice(0, 8)}`;
-  const tenant = await platform.system.tenants.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' } });
+  const tenant = await platform.system.tenants.create({
+    name: slug,
+    slug,
+    config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '100000' },
+  });
   return tenant.id;
 }
 
@@ -44,7 +48,11 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 describe('secret keys through the gateway', () => {
   it('keeps the old secret working until the rotation overlap ends, then answers 401 (also from a warm cache)', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'rotating', scopes: ['ledger:read', 'api_keys:manage'], environment: 'test' });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'rotating',
+      scopes: ['ledger:read', 'api_keys:manage'],
+      environment: 'test',
+    });
     const oldKey = client(system.publicUrl, { type: 'secret', apiKey: created.key as string });
     expect(await codeOf(oldKey.journal.list())).toBe('OK');
 
@@ -54,7 +62,11 @@ describe('secret keys through the gateway', () => {
     expect(await codeOf(newKey.journal.list())).toBe('OK');
     expect(await codeOf(oldKey.journal.list())).toBe('OK');
 
-    await waitFor(async () => ((await codeOf(oldKey.journal.list())) === 'API_KEY_EXPIRED' ? true : undefined), { timeoutMs: 10_000, intervalMs: 200, what: 'the old secret to expire' });
+    await waitFor(async () => ((await codeOf(oldKey.journal.list())) === 'API_KEY_EXPIRED' ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+      what: 'the old secret to expire',
+    });
     expect(await codeOf(newKey.journal.list())).toBe('OK');
   });
 
@@ -68,17 +80,30 @@ describe('secret keys through the gateway', () => {
     expect(await codeOf(viaFirst.journal.list())).toBe('OK');
     expect(await codeOf(viaSecond.journal.list())).toBe('OK');
 
-    const revoked = await new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } }).apiKeys.revokeForTenant(tenantId, created.id);
+    const revoked = await new WalletClient({
+      baseUrl: system.publicUrl,
+      auth: { type: 'system', systemKey: SYSTEM_KEY },
+    }).apiKeys.revokeForTenant(tenantId, created.id);
     expect(revoked.status).toBe('revoked');
     expect(await codeOf(viaFirst.journal.list())).toBe('API_KEY_REVOKED');
-    await waitFor(async () => ((await codeOf(viaSecond.journal.list())) === 'API_KEY_REVOKED' ? true : undefined), { timeoutMs: 5_000, intervalMs: 50, what: 'the second gateway to drop its cached key' });
+    await waitFor(async () => ((await codeOf(viaSecond.journal.list())) === 'API_KEY_REVOKED' ? true : undefined), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      what: 'the second gateway to drop its cached key',
+    });
   });
 
   it('lets a key create only keys within its own scopes', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'developer', scopes: ['api_keys:manage', 'ledger:read'], environment: 'test' });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'developer',
+      scopes: ['api_keys:manage', 'ledger:read'],
+      environment: 'test',
+    });
     const developer = client(system.publicUrl, { type: 'secret', apiKey: created.key as string });
-    expect(await codeOf(developer.apiKeys.create({ name: 'wider', scopes: ['ledger:write'], environment: 'test' }))).toBe('SCOPE_ESCALATION');
+    expect(await codeOf(developer.apiKeys.create({ name: 'wider', scopes: ['ledger:write'], environment: 'test' }))).toBe(
+      'SCOPE_ESCALATION',
+    );
     expect(await codeOf(developer.apiKeys.create({ name: 'narrower', scopes: ['wallets:read'], environment: 'test' }))).toBe('OK');
   });
 });
@@ -86,7 +111,12 @@ describe('secret keys through the gateway', () => {
 describe('signed requests through the gateway', () => {
   it('authenticates an hmac key with its signing secret and refuses its secret-less use', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'signer', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test' });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'signer',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      environment: 'test',
+    });
     const signer = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
     expect(await codeOf(signer.journal.list({ limit: 5 }))).toBe('OK');
     const forger = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: 'sig_test_not-the-secret' });
@@ -95,20 +125,34 @@ describe('signed requests through the gateway', () => {
 
   it('verifies the previous signing secret during the rotation overlap only', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'signer', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'signer',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      environment: 'live',
+    });
     const before = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
     expect(await codeOf(before.journal.list())).toBe('OK');
     const rotated = await platform.apiKeys.rotateForTenant(tenantId, created.id, { expiresInSeconds: 0 });
     const after = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: rotated.signingSecret as string });
     expect(await codeOf(after.journal.list())).toBe('OK');
-    await waitFor(async () => ((await codeOf(before.journal.list())) === 'INVALID_REQUEST_SIGNATURE' ? true : undefined), { timeoutMs: 5_000, intervalMs: 50, what: 'the old signing secret to stop verifying' });
+    await waitFor(async () => ((await codeOf(before.journal.list())) === 'INVALID_REQUEST_SIGNATURE' ? true : undefined), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      what: 'the old signing secret to stop verifying',
+    });
   });
 });
 
 describe('refusals of signed requests by the real identity service', () => {
   it('refuses a revoked hmac key, and a secret key presented as a signing key', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'signer', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test' });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'signer',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      environment: 'test',
+    });
     await platform.apiKeys.revokeForTenant(tenantId, created.id);
     const revoked = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
     expect(await codeOf(revoked.journal.list())).toBe('API_KEY_REVOKED');
@@ -120,8 +164,17 @@ describe('refusals of signed requests by the real identity service', () => {
 
   it('refuses an expired key', async () => {
     const tenantId = await newTenant();
-    const created = await platform.apiKeys.createForTenant(tenantId, { name: 'short-lived', authMode: 'hmac', scopes: ['ledger:read'], environment: 'test', expiresInSeconds: 60 });
-    await system.identityDb('api_keys').where({ id: created.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    const created = await platform.apiKeys.createForTenant(tenantId, {
+      name: 'short-lived',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      environment: 'test',
+      expiresInSeconds: 60,
+    });
+    await system
+      .identityDb('api_keys')
+      .where({ id: created.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const expired = client(system.publicUrl, { type: 'hmac', keyId: created.id, signingSecret: created.signingSecret as string });
     expect(await codeOf(expired.journal.list())).toBe('API_KEY_EXPIRED');
   });

@@ -17,7 +17,11 @@ let mainListener: WalletClient;
 let ledger: LedgerCommandClient;
 
 beforeAll(async () => {
-  system = await startSecuritySystem('security_platform', { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' });
+  system = await startSecuritySystem('security_platform', {
+    GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0',
+  });
   admin = new WalletClient({ baseUrl: system.adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   mainListener = new WalletClient({ baseUrl: system.publicUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
   ledger = await LedgerCommandClient.connect(system.env.AMQP_URL as string, 'platform-view-tests');
@@ -30,7 +34,13 @@ afterAll(async () => {
 
 async function newOrganization(allowedCurrencies: string[]): Promise<string> {
   const slug = `pv-${randomUUID().slice(0, 8)}`;
-  return (await admin.system.organizations.create({ name: slug, slug, config: { defaultCurrency: 'KES', allowedCurrencies, maxTransactionAmount: '100000' } })).id;
+  return (
+    await admin.system.organizations.create({
+      name: slug,
+      slug,
+      config: { defaultCurrency: 'KES', allowedCurrencies, maxTransactionAmount: '100000' },
+    })
+  ).id;
 }
 
 async function tenantClient(tenantId: string, environment: 'test' | 'live' = 'live'): Promise<WalletClient> {
@@ -48,7 +58,10 @@ async function outcome(call: () => Promise<unknown>): Promise<string> {
   }
 }
 
-async function deposit(wallet: { id: string; tenantId: string; environment: 'test' | 'live'; ownerId: string; currencyCode: string }, amount: string): Promise<string> {
+async function deposit(
+  wallet: { id: string; tenantId: string; environment: 'test' | 'live'; ownerId: string; currencyCode: string },
+  amount: string,
+): Promise<string> {
   const result = await ledger.request({
     type: 'ledger.post.v1',
     commandId: `pv-${randomUUID()}`,
@@ -70,7 +83,9 @@ describe('PATCH /v1/system/organizations/{id} across the services', () => {
     const tenantId = await newOrganization(['KES']);
     const live = await tenantClient(tenantId, 'live');
     const test = await tenantClient(tenantId, 'test');
-    expect(await outcome(() => live.wallets.create({ ownerType: 'user', ownerId: 'eur-owner', currencyCode: 'EUR' }))).toBe('422 CURRENCY_NOT_ALLOWED');
+    expect(await outcome(() => live.wallets.create({ ownerType: 'user', ownerId: 'eur-owner', currencyCode: 'EUR' }))).toBe(
+      '422 CURRENCY_NOT_ALLOWED',
+    );
     expect((await live.ledger.accounts({ currencyCode: 'EUR' })).data).toEqual([]);
 
     const updated = await admin.system.organizations.update(tenantId, { config: { allowedCurrencies: ['KES', 'EUR'] } });
@@ -90,11 +105,22 @@ describe('PATCH /v1/system/organizations/{id} across the services', () => {
     );
     expect(wallet).toMatchObject({ tenantId, environment: 'live', currencyCode: 'EUR', balance: '0.00' });
 
-    const provisioned = ['asset:bank-clearing:EUR', 'asset:cash-clearing:EUR', 'asset:momo-clearing:EUR', 'asset:pool:EUR', 'payout-clearing', 'platform-commission', 'revenue:fees', 'suspense'];
+    const provisioned = [
+      'asset:bank-clearing:EUR',
+      'asset:cash-clearing:EUR',
+      'asset:momo-clearing:EUR',
+      'asset:pool:EUR',
+      'payout-clearing',
+      'platform-commission',
+      'revenue:fees',
+      'suspense',
+    ];
     for (const client of [live, test]) {
       const names = await waitFor(
         async () => {
-          const accounts = (await client.ledger.accounts({ currencyCode: 'EUR', limit: 200 })).data.filter((account) => account.walletId === null);
+          const accounts = (await client.ledger.accounts({ currencyCode: 'EUR', limit: 200 })).data.filter(
+            (account) => account.walletId === null,
+          );
           return accounts.length >= provisioned.length ? accounts.map((account) => account.name).sort() : undefined;
         },
         { what: 'EUR system accounts' },
@@ -109,9 +135,13 @@ describe('PATCH /v1/system/organizations/{id} across the services', () => {
   it('changes nothing on a refused change', async () => {
     const tenantId = await newOrganization(['KES']);
     const before = await admin.system.organizations.get(tenantId);
-    expect(await outcome(() => admin.system.organizations.update(tenantId, { config: { allowedCurrencies: ['EUR'] } }))).toBe('400 VALIDATION_ERROR');
+    expect(await outcome(() => admin.system.organizations.update(tenantId, { config: { allowedCurrencies: ['EUR'] } }))).toBe(
+      '400 VALIDATION_ERROR',
+    );
     expect(await admin.system.organizations.get(tenantId)).toEqual(before);
-    expect(await outcome(() => admin.system.organizations.update('tn_00000000000000000000000000', { name: 'Nobody' }))).toBe('404 TENANT_NOT_FOUND');
+    expect(await outcome(() => admin.system.organizations.update('tn_00000000000000000000000000', { name: 'Nobody' }))).toBe(
+      '404 TENANT_NOT_FOUND',
+    );
   });
 });
 
@@ -145,7 +175,9 @@ describe('the cross-tenant reads', () => {
   it('lists entries of both tenants, narrows them by tenant and environment, and shows one balanced', async () => {
     const everything = await admin.system.transactions.list({ limit: 200 });
     expect(everything.data.map((entry) => entry.id)).toEqual(expect.arrayContaining([entryOfA, entryOfB]));
-    expect((await admin.system.transactions.list({ tenantId: tenantB, environment: 'test' })).data.map((entry) => entry.id)).toEqual([entryOfB]);
+    expect((await admin.system.transactions.list({ tenantId: tenantB, environment: 'test' })).data.map((entry) => entry.id)).toEqual([
+      entryOfB,
+    ]);
     expect((await mainListener.system.transactions.list({ tenantId: tenantA, environment: 'test' })).data).toEqual([]);
     const first = await admin.system.transactions.list({ limit: 1 });
     const second = await admin.system.transactions.list({ limit: 1, cursor: first.nextCursor ?? undefined });
@@ -158,11 +190,22 @@ describe('the cross-tenant reads', () => {
   });
 
   it('answers none of the platform routes to a tenant key, not even about its own resources', async () => {
-    const params: Record<string, string> = { id: tenantA, walletId: walletOfA.id, journalEntryId: entryOfA, accountId: 'acc_00000000000000000000000000' };
+    const params: Record<string, string> = {
+      id: tenantA,
+      walletId: walletOfA.id,
+      journalEntryId: entryOfA,
+      accountId: 'acc_00000000000000000000000000',
+    };
     const seen: string[] = [];
     for (const route of PLATFORM_ROUTES) {
       const path = route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => params[name] ?? 'missing');
-      const result = await outcome(() => tenantClientA.request({ method: route.method.toUpperCase() as 'GET', path, ...(route.method === 'get' ? {} : { body: { name: 'taken over' } }) }));
+      const result = await outcome(() =>
+        tenantClientA.request({
+          method: route.method.toUpperCase() as 'GET',
+          path,
+          ...(route.method === 'get' ? {} : { body: { name: 'taken over' } }),
+        }),
+      );
       seen.push(`${route.method} ${route.path}: ${result}`);
     }
     expect(seen).toEqual(PLATFORM_ROUTES.map((route) => `${route.method} ${route.path}: 401 MISSING_CREDENTIALS`));

@@ -4,7 +4,8 @@ import { createApiClient } from '../src/api/client';
 import { ApiError } from '../src/api/errors';
 import { answer, startLocalApi } from './local-api';
 
-const WALLET = '{"id":"wl_1","tenantId":"tn_1","environment":"live","ownerType":"user","ownerId":"u-1","currencyCode":"USD","balance":"90071992547409.93","status":"frozen","createdAt":"2026-11-23T10:00:00.000Z"}';
+const WALLET =
+  '{"id":"wl_1","tenantId":"tn_1","environment":"live","ownerType":"user","ownerId":"u-1","currencyCode":"USD","balance":"90071992547409.93","status":"frozen","createdAt":"2026-11-23T10:00:00.000Z"}';
 
 describe('the dashboard API client against a local server', () => {
   let api: Awaited<ReturnType<typeof startLocalApi>>;
@@ -14,13 +15,27 @@ describe('the dashboard API client against a local server', () => {
     api = await startLocalApi((request, response) => {
       const url = new URL(request.url, 'http://local');
       if (request.method !== 'GET' && request.headers[DASHBOARD_CSRF_HEADER] !== 'csrf-token-1') {
-        return answer(response, 403, '{"error":{"code":"CSRF_TOKEN_INVALID","message":"CSRF token missing or wrong","correlationId":"corr-csrf"}}', { 'x-correlation-id': 'corr-csrf' });
+        return answer(
+          response,
+          403,
+          '{"error":{"code":"CSRF_TOKEN_INVALID","message":"CSRF token missing or wrong","correlationId":"corr-csrf"}}',
+          { 'x-correlation-id': 'corr-csrf' },
+        );
       }
       if (url.pathname === '/v1/wallets/wl_1/freeze') return answer(response, 200, WALLET, { 'x-correlation-id': 'corr-freeze' });
       if (url.pathname === '/v1/wallets') return answer(response, 200, `{"data":[${WALLET}],"nextCursor":null}`);
-      if (url.pathname === '/v1/admin/money/balances') return answer(response, 200, '{"data":[{"currencyCode":"USD","operatingFloat":12.5,"tenantFeeRevenue":"0.00","platformCommission":"0.00","suspense":"0.00","payoutClearing":"0.00"}]}');
-      if (url.pathname === '/raw') return answer(response, 200, '{"exact":0.1000000000000000055511151231257827,"big":12345678901234567890,"count":42}');
-      if (url.pathname === '/v1/auth/session') return answer(response, 401, '{"error":{"code":"INVALID_SESSION","message":"No session","correlationId":"corr-body"}}', { 'x-correlation-id': 'corr-header' });
+      if (url.pathname === '/v1/admin/money/balances')
+        return answer(
+          response,
+          200,
+          '{"data":[{"currencyCode":"USD","operatingFloat":12.5,"tenantFeeRevenue":"0.00","platformCommission":"0.00","suspense":"0.00","payoutClearing":"0.00"}]}',
+        );
+      if (url.pathname === '/raw')
+        return answer(response, 200, '{"exact":0.1000000000000000055511151231257827,"big":12345678901234567890,"count":42}');
+      if (url.pathname === '/v1/auth/session')
+        return answer(response, 401, '{"error":{"code":"INVALID_SESSION","message":"No session","correlationId":"corr-body"}}', {
+          'x-correlation-id': 'corr-header',
+        });
       if (url.pathname === '/proxy-page') return answer(response, 502, '<html>Bad gateway</html>', { 'x-correlation-id': 'corr-proxy' });
       answer(response, 404, '{"error":{"code":"NOT_FOUND","message":"Not found","correlationId":"corr-404"}}');
     });
@@ -66,7 +81,7 @@ describe('the dashboard API client against a local server', () => {
     expect(answerBody.count).toBe(42);
   });
 
-  it('refuses an answer whose amount is a JSON number instead of the contract\'s decimal string', async () => {
+  it("refuses an answer whose amount is a JSON number instead of the contract's decimal string", async () => {
     const error = await client()
       .call(treasuryRoutes.balances, {})
       .catch((caught: unknown) => caught);
@@ -95,6 +110,10 @@ describe('the dashboard API client against a local server', () => {
 
   it('says NETWORK_ERROR when nothing answers', async () => {
     const offline = createApiClient({ baseUrl: 'http://127.0.0.1:1', readCookies: () => '' });
-    await expect(offline.call(dashboardAuthRoutes.session, {})).rejects.toMatchObject({ code: 'NETWORK_ERROR', status: 0, correlationId: null });
+    await expect(offline.call(dashboardAuthRoutes.session, {})).rejects.toMatchObject({
+      code: 'NETWORK_ERROR',
+      status: 0,
+      correlationId: null,
+    });
   });
 });

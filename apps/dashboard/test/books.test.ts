@@ -14,7 +14,14 @@ const entry = (id: string, lines: JournalEntry['lines']): JournalEntry => ({
   lines,
   createdAt: '2026-11-23T10:00:00.000Z',
 });
-const line = (accountName: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD', walletId: string | null = null) => ({ accountId: `ac_${accountName}`, accountName, walletId, direction, amount, currencyCode });
+const line = (accountName: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD', walletId: string | null = null) => ({
+  accountId: `ac_${accountName}`,
+  accountName,
+  walletId,
+  direction,
+  amount,
+  currencyCode,
+});
 
 describe('journal entries', () => {
   it('sums debits and credits per currency exactly, where floats would drift', () => {
@@ -33,10 +40,16 @@ describe('journal entries', () => {
 
   it("lists an account's lines from the entries that move it, every line of it, in the entries' order", () => {
     const entries = [
-      entry('je_2', [line('wallet:a', 'DR', '5.00', 'USD', 'wl_a'), line('wallet:b', 'CR', '4.00', 'USD', 'wl_b'), line('wallet:a', 'DR', '1.00', 'KES', 'wl_ak')]),
+      entry('je_2', [
+        line('wallet:a', 'DR', '5.00', 'USD', 'wl_a'),
+        line('wallet:b', 'CR', '4.00', 'USD', 'wl_b'),
+        line('wallet:a', 'DR', '1.00', 'KES', 'wl_ak'),
+      ]),
       entry('je_1', [line('wallet:b', 'DR', '2.00', 'USD', 'wl_b'), line('wallet:a', 'CR', '2.00', 'USD', 'wl_a')]),
     ];
-    expect(linesOfAccount(entries, 'wallet:a').map((each) => [each.entryId, each.lineIndex, each.direction, each.amount, each.currencyCode])).toEqual([
+    expect(
+      linesOfAccount(entries, 'wallet:a').map((each) => [each.entryId, each.lineIndex, each.direction, each.amount, each.currencyCode]),
+    ).toEqual([
       ['je_2', 0, 'DR', '5.00', 'USD'],
       ['je_2', 2, 'DR', '1.00', 'KES'],
       ['je_1', 1, 'CR', '2.00', 'USD'],
@@ -56,8 +69,15 @@ describe('journal entries', () => {
   });
 
   it("checks the filters with the API's journal query schema: a bad date or account name is refused before any request", () => {
-    expect(checkForm(journalFiltersSchema, { kind: 'transfer', from: localInputToIso('2026-11-01T00:00') })).toEqual({ ok: true, value: { kind: 'transfer', from: new Date(2026, 10, 1).toISOString() } });
-    const refused = checkForm(journalFiltersSchema, { from: localInputToIso('yesterday'), accountName: 'no such account', walletId: 'tr_1' });
+    expect(checkForm(journalFiltersSchema, { kind: 'transfer', from: localInputToIso('2026-11-01T00:00') })).toEqual({
+      ok: true,
+      value: { kind: 'transfer', from: new Date(2026, 10, 1).toISOString() },
+    });
+    const refused = checkForm(journalFiltersSchema, {
+      from: localInputToIso('yesterday'),
+      accountName: 'no such account',
+      walletId: 'tr_1',
+    });
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(Object.keys(refused.errors).sort()).toEqual(['accountName', 'from', 'walletId']);
     // Only what the tenant's GET /v1/journal takes: the operator's reference filters are not among them.
@@ -70,7 +90,17 @@ describe('reconciliation mismatches', () => {
   const unbalanced = { journalEntryId: 'je_9', currencyCode: 'KES', debits: '5.00', credits: '4.00', seq: '120' };
 
   it('makes a column of every field any row has, in first-seen order', () => {
-    expect(mismatchFields([balances, unbalanced])).toEqual(['accountId', 'walletId', 'currencyCode', 'materializedBalance', 'sumOfLines', 'journalEntryId', 'debits', 'credits', 'seq']);
+    expect(mismatchFields([balances, unbalanced])).toEqual([
+      'accountId',
+      'walletId',
+      'currencyCode',
+      'materializedBalance',
+      'sumOfLines',
+      'journalEntryId',
+      'debits',
+      'credits',
+      'seq',
+    ]);
     expect(mismatchFields([])).toEqual([]);
   });
 
@@ -91,24 +121,41 @@ describe('reconciliation mismatches', () => {
 describe('full run progress', () => {
   const ledger = { phase: 'entries' as const, accounts: 0, entries: 400, lines: 1000, linesEstimate: 4000 };
   it('follows the lines checked against the estimate while entries are checked, never claiming 100 before the end', () => {
-    expect(runProgress({ state: 'running', progress: { ledger, records: 7 } })).toEqual({ label: 'Checking entries: 400 entries, 1000 lines; 7 business records checked', percent: 25 });
+    expect(runProgress({ state: 'running', progress: { ledger, records: 7 } })).toEqual({
+      label: 'Checking entries: 400 entries, 1000 lines; 7 business records checked',
+      percent: 25,
+    });
     expect(runProgress({ state: 'running', progress: { ledger: { ...ledger, lines: 5000 }, records: 0 } }).percent).toBe(99);
     expect(runProgress({ state: 'running', progress: { ledger: { ...ledger, linesEstimate: null }, records: 0 } }).percent).toBeNull();
   });
 
   it('has no percent where the run has no total, and ends at 100', () => {
-    expect(runProgress({ state: 'running', progress: { ledger: { ...ledger, phase: 'accounts', accounts: 12 }, records: 3 } })).toEqual({ label: 'Comparing accounts with their lines: 12 accounts; 3 business records checked', percent: null });
+    expect(runProgress({ state: 'running', progress: { ledger: { ...ledger, phase: 'accounts', accounts: 12 }, records: 3 } })).toEqual({
+      label: 'Comparing accounts with their lines: 12 accounts; 3 business records checked',
+      percent: null,
+    });
     expect(runProgress({ state: 'running', progress: { ledger: null, records: 0 } }).percent).toBeNull();
     expect(runProgress({ state: 'queued', progress: { ledger: null, records: 0 } })).toEqual({ label: 'Waiting to start', percent: 0 });
-    expect(runProgress({ state: 'succeeded', progress: { ledger: { ...ledger, phase: 'done' }, records: 9 } })).toEqual({ label: 'Finished', percent: 100 });
+    expect(runProgress({ state: 'succeeded', progress: { ledger: { ...ledger, phase: 'done' }, records: 9 } })).toEqual({
+      label: 'Finished',
+      percent: 100,
+    });
     expect(runProgress({ state: 'failed', progress: { ledger: null, records: 0 } }).label).toBe('Stopped');
-    expect([isRunFinished('queued'), isRunFinished('running'), isRunFinished('succeeded'), isRunFinished('failed')]).toEqual([false, false, true, true]);
+    expect([isRunFinished('queued'), isRunFinished('running'), isRunFinished('succeeded'), isRunFinished('failed')]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });
 
 describe('the fee quote form', () => {
   it("passes what the route's query schema and the currency's amount rule accept", () => {
-    expect(checkForm(feeQuoteFormSchema, { transactionType: 'payout', currencyCode: 'KWD', amount: '1250.125' })).toEqual({ ok: true, value: { transactionType: 'payout', currencyCode: 'KWD', amount: '1250.125' } });
+    expect(checkForm(feeQuoteFormSchema, { transactionType: 'payout', currencyCode: 'KWD', amount: '1250.125' })).toEqual({
+      ok: true,
+      value: { transactionType: 'payout', currencyCode: 'KWD', amount: '1250.125' },
+    });
   });
 
   it('refuses an amount the server would answer 400 INVALID_AMOUNT for, which the route schema alone lets through', () => {

@@ -29,7 +29,9 @@ describe('the dashboard bundle', () => {
 
   it(`loads at most ${INITIAL_JS_GZIP_BUDGET / 1024} KB of gzipped JavaScript first`, () => {
     const total = sizes.reduce((sum, chunk) => sum + chunk.gzipBytes, 0);
-    console.log(`initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in ${sizes.length} chunks (${sizes.map((chunk) => `${chunk.file} ${(chunk.gzipBytes / 1024).toFixed(1)} KB`).join(', ')})`);
+    console.log(
+      `initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped in ${sizes.length} chunks (${sizes.map((chunk) => `${chunk.file} ${(chunk.gzipBytes / 1024).toFixed(1)} KB`).join(', ')})`,
+    );
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(INITIAL_JS_GZIP_BUDGET);
   });

@@ -6,7 +6,11 @@ import { fillingPages, type PageFetcher } from '../src/api/pages';
  * A list as the journal pages it under a filter: each request tests at most `examine` entries,
  * newest first, and answers the matches with a cursor where it stopped (short pages, even empty).
  */
-function boundedList(entries: readonly number[], matches: (entry: number) => boolean, examine: number): { fetch: PageFetcher<number>; requests: () => number } {
+function boundedList(
+  entries: readonly number[],
+  matches: (entry: number) => boolean,
+  examine: number,
+): { fetch: PageFetcher<number>; requests: () => number } {
   let requests = 0;
   const fetch: PageFetcher<number> = async ({ cursor, limit }) => {
     requests += 1;
@@ -39,13 +43,19 @@ async function everyPage(fetch: PageFetcher<number>, limit: number): Promise<num
 describe('a screen page filled from short pages', () => {
   it('shows every match once, in order, each page full but the last or the ones that ran out of requests', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.boolean(), { maxLength: 200 }), fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 4 }), async (matching, examine, limit, requestsMax) => {
-        const entries = matching.map((_, index) => index);
-        const list = boundedList(entries, (entry) => matching[entry] === true, examine);
-        const pages = await everyPage(fillingPages(list.fetch, requestsMax), limit);
-        expect(pages.flat()).toEqual(entries.filter((entry) => matching[entry]));
-        for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.boolean(), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (matching, examine, limit, requestsMax) => {
+          const entries = matching.map((_, index) => index);
+          const list = boundedList(entries, (entry) => matching[entry] === true, examine);
+          const pages = await everyPage(fillingPages(list.fetch, requestsMax), limit);
+          expect(pages.flat()).toEqual(entries.filter((entry) => matching[entry]));
+          for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+        },
+      ),
     );
   });
 

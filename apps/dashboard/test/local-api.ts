@@ -11,13 +11,20 @@ export interface RecordedRequest {
 export type Handler = (request: RecordedRequest, response: ServerResponse) => void;
 
 /** A tiny HTTP server on a free local port standing in for the dashboard listener: it records what arrives and answers as told. */
-export async function startLocalApi(handler: Handler): Promise<{ origin: string; requests: RecordedRequest[]; close: () => Promise<void> }> {
+export async function startLocalApi(
+  handler: Handler,
+): Promise<{ origin: string; requests: RecordedRequest[]; close: () => Promise<void> }> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const recorded = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded = {
+        method: incoming.method ?? '',
+        url: incoming.url ?? '',
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       handler(recorded, response);
     });

@@ -57,7 +57,9 @@ describe('case formatting', () => {
 
   it('describes each kind of destination by its fields', () => {
     expect(describeDestination({ phoneNumber: '+256700000001', network: 'MTN' })).toBe('Mobile money +256700000001 (MTN)');
-    expect(describeDestination({ bankCode: 'STANBIC', accountNumber: '0123', accountName: 'Jane Doe' })).toBe('Bank STANBIC 0123 (Jane Doe)');
+    expect(describeDestination({ bankCode: 'STANBIC', accountNumber: '0123', accountName: 'Jane Doe' })).toBe(
+      'Bank STANBIC 0123 (Jane Doe)',
+    );
     expect(describeDestination({ recipientName: 'Jane Doe' })).toBe('Cash to Jane Doe');
     expect(describeDestination({ recipientName: 'Jane Doe', location: 'Kampala' })).toBe('Cash to Jane Doe at Kampala');
   });
@@ -77,7 +79,10 @@ describe('money form checks', () => {
   });
 
   it("checks a destination with its method's schema, each problem under its field", () => {
-    expect(checkDestination('momo', { phoneNumber: ' +256700000001 ', network: 'MTN', accountName: 'ignored' })).toEqual({ ok: true, value: { phoneNumber: '+256700000001', network: 'MTN' } });
+    expect(checkDestination('momo', { phoneNumber: ' +256700000001 ', network: 'MTN', accountName: 'ignored' })).toEqual({
+      ok: true,
+      value: { phoneNumber: '+256700000001', network: 'MTN' },
+    });
     const bad = checkDestination('momo', { phoneNumber: 'call me', network: '' });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && Object.keys(bad.errors).sort()).toEqual(['network', 'phoneNumber']);

@@ -1,4 +1,12 @@
-import { depositRoutes, payoutRoutes, reconciliationRoutes, ROLE_SCOPES, treasuryRoutes, walletRoutes, withdrawalRoutes } from '@wallet/contracts';
+import {
+  depositRoutes,
+  payoutRoutes,
+  reconciliationRoutes,
+  ROLE_SCOPES,
+  treasuryRoutes,
+  walletRoutes,
+  withdrawalRoutes,
+} from '@wallet/contracts';
 import { visibleNavigation } from '../src/app/navigation';
 import { canCall } from '../src/auth/scopes';
 
@@ -35,7 +43,7 @@ describe('navigation by scope', () => {
     expect(canCall(['ledger:read'], walletRoutes.list)).toBe(true);
   });
 
-  it('offers makers the requests and checkers the decisions, by the routes\' scopes', () => {
+  it("offers makers the requests and checkers the decisions, by the routes' scopes", () => {
     expect(canCall(ROLE_SCOPES.operator, payoutRoutes.create)).toBe(true);
     expect(canCall(ROLE_SCOPES.operator, payoutRoutes.approve)).toBe(false);
     expect(canCall(ROLE_SCOPES.operator, withdrawalRoutes.create)).toBe(true);

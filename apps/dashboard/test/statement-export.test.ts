@@ -4,14 +4,26 @@ import { fetchWholeStatement } from '../src/export/statement';
 import { answer, startLocalApi } from './local-api';
 
 function line(index: number, amount: string, balanceAfter: string): StatementLine {
-  return { journalEntryId: `je_${index}`, kind: 'transfer', direction: index % 2 === 0 ? 'CR' : 'DR', amount, balanceAfter, createdAt: `2026-11-2${index}T10:00:00.000Z` };
+  return {
+    journalEntryId: `je_${index}`,
+    kind: 'transfer',
+    direction: index % 2 === 0 ? 'CR' : 'DR',
+    amount,
+    balanceAfter,
+    createdAt: `2026-11-2${index}T10:00:00.000Z`,
+  };
 }
 
 describe('statementCsv', () => {
   it('writes the header and each line with the API strings untouched, newest first as given', () => {
     const csv = statementCsv([line(2, '1234567.89', '9007199254740993.01'), line(1, '0.10', '-5.00')], 'USD');
     expect(csv).toBe(
-      [STATEMENT_CSV_HEADER.join(','), '2026-11-22T10:00:00.000Z,je_2,transfer,CR,1234567.89,9007199254740993.01,USD', '2026-11-21T10:00:00.000Z,je_1,transfer,DR,0.10,-5.00,USD', ''].join('\r\n'),
+      [
+        STATEMENT_CSV_HEADER.join(','),
+        '2026-11-22T10:00:00.000Z,je_2,transfer,CR,1234567.89,9007199254740993.01,USD',
+        '2026-11-21T10:00:00.000Z,je_1,transfer,DR,0.10,-5.00,USD',
+        '',
+      ].join('\r\n'),
     );
   });
 
@@ -42,7 +54,11 @@ describe('fetchWholeStatement', () => {
     try {
       const lines = await fetchWholeStatement(createApiClient({ baseUrl: api.origin, readCookies: () => '' }), 'wl_9');
       expect(lines.map((entry) => entry.journalEntryId)).toEqual(['je_5', 'je_4', 'je_3', 'je_2']);
-      expect(api.requests.map((request) => request.url)).toEqual(['/v1/wallets/wl_9/entries?limit=200', '/v1/wallets/wl_9/entries?limit=200&cursor=c1', '/v1/wallets/wl_9/entries?limit=200&cursor=c2']);
+      expect(api.requests.map((request) => request.url)).toEqual([
+        '/v1/wallets/wl_9/entries?limit=200',
+        '/v1/wallets/wl_9/entries?limit=200&cursor=c1',
+        '/v1/wallets/wl_9/entries?limit=200&cursor=c2',
+      ]);
       expect(statementCsv(lines, 'USD').split('\r\n')[4]).toBe('2026-11-22T10:00:00.000Z,je_2,transfer,CR,0.50,0.00,USD');
     } finally {
       await api.close();

@@ -1,6 +1,12 @@
 import { auditEventQuerySchema, type ApiKeyWithSecret, ORG_ROLES, requestLogRoutes, ROLE_SCOPES, timestampSchema } from '@wallet/contracts';
 import { LosslessNumber } from 'lossless-json';
-import { auditFiltersSchema, developersSearchSchema, requestLogFiltersOf, requestLogQuery, teamFiltersSchema } from '../src/app/team-filters';
+import {
+  auditFiltersSchema,
+  developersSearchSchema,
+  requestLogFiltersOf,
+  requestLogQuery,
+  teamFiltersSchema,
+} from '../src/app/team-filters';
 import { grantableRoles, grantableScopes } from '../src/auth/grants';
 import { localInputToTimestamp, timestampToLocalInput } from '../src/forms/datetime';
 import { listText, parseList } from '../src/forms/lists';
@@ -25,13 +31,24 @@ const listedKey = {
 
 describe('request log filters', () => {
   it('keep the signature filter a boolean in the URL and send it as the text the API parses', () => {
-    const search = developersSearchSchema.parse({ tab: 'logs', environment: 'live', status: 401, requestSignatureVerified: false, correlationId: 'c-1' });
+    const search = developersSearchSchema.parse({
+      tab: 'logs',
+      environment: 'live',
+      status: 401,
+      requestSignatureVerified: false,
+      correlationId: 'c-1',
+    });
     const filters = requestLogFiltersOf(search);
     expect(filters).toEqual({ status: 401, requestSignatureVerified: false, correlationId: 'c-1' });
     const query = requestLogQuery(filters);
     expect(query.requestSignatureVerified).toBe('false');
     // What the client sends is the route's own query schema's reading of it.
-    expect(requestLogRoutes.list.query.parse(query)).toEqual({ limit: 50, status: 401, requestSignatureVerified: false, correlationId: 'c-1' });
+    expect(requestLogRoutes.list.query.parse(query)).toEqual({
+      limit: 50,
+      status: 401,
+      requestSignatureVerified: false,
+      correlationId: 'c-1',
+    });
     expect(requestLogRoutes.list.query.parse(requestLogQuery({ requestSignatureVerified: true })).requestSignatureVerified).toBe(true);
     expect(requestLogQuery({})).toEqual({ requestSignatureVerified: undefined });
   });
@@ -46,7 +63,10 @@ describe('request log filters', () => {
 
 describe('team and audit filters', () => {
   it("are picks of the routes' query schemas", () => {
-    expect(teamFiltersSchema.parse({ orgRole: 'developer', status: 'deactivated' })).toEqual({ orgRole: 'developer', status: 'deactivated' });
+    expect(teamFiltersSchema.parse({ orgRole: 'developer', status: 'deactivated' })).toEqual({
+      orgRole: 'developer',
+      status: 'deactivated',
+    });
     expect(teamFiltersSchema.safeParse({ orgRole: 'owner' }).success).toBe(false);
     expect(auditFiltersSchema.safeParse({ action: 'Team member' }).success).toBe(false);
     expect(Object.keys(auditFiltersSchema.shape).every((field) => field in auditEventQuerySchema.shape)).toBe(true);
@@ -67,7 +87,12 @@ describe('team and audit filters', () => {
 
 describe('audit details', () => {
   it('line up before and after field by field, and keep the rest', () => {
-    const details = auditDetails({ before: { orgRole: 'operator' }, after: { orgRole: 'approver' }, apiKeyId: 'ak_9', environment: 'live' });
+    const details = auditDetails({
+      before: { orgRole: 'operator' },
+      after: { orgRole: 'approver' },
+      apiKeyId: 'ak_9',
+      environment: 'live',
+    });
     expect(details.changes).toEqual([{ field: 'orgRole', before: 'operator', after: 'approver' }]);
     expect(details.other).toEqual([
       { field: 'apiKeyId', value: 'ak_9' },
@@ -76,7 +101,12 @@ describe('audit details', () => {
   });
 
   it('shows a field only one side names as absent on the other, and values exactly', () => {
-    const details = auditDetails({ before: { status: 'active' }, revokedSessions: 2, limit: new LosslessNumber('12345678901234567890.01'), restrictions: { allowedIps: ['10.0.0.0/8'] } });
+    const details = auditDetails({
+      before: { status: 'active' },
+      revokedSessions: 2,
+      limit: new LosslessNumber('12345678901234567890.01'),
+      restrictions: { allowedIps: ['10.0.0.0/8'] },
+    });
     expect(details.changes).toEqual([{ field: 'status', before: 'active', after: '—' }]);
     expect(details.other).toEqual([
       { field: 'revokedSessions', value: '2' },
@@ -106,7 +136,11 @@ describe('API key secrets', () => {
     expect(credentialLabel(listedKey)).toBe('sk_test_…a1b2');
     expect(credentialLabel({ ...listedKey, authMode: 'hmac', keyPrefix: null, last4: null })).toBe('HMAC-signed · ak_1');
     expect(restrictionLabels(listedKey.restrictions)).toEqual([]);
-    expect(restrictionLabels({ requireRequestSigning: true, requireActorHeaders: true, allowedIps: ['10.0.0.0/8', '192.0.2.1'] })).toEqual(['Signed requests only', 'Actor headers required', 'From 10.0.0.0/8, 192.0.2.1']);
+    expect(restrictionLabels({ requireRequestSigning: true, requireActorHeaders: true, allowedIps: ['10.0.0.0/8', '192.0.2.1'] })).toEqual([
+      'Signed requests only',
+      'Actor headers required',
+      'From 10.0.0.0/8, 192.0.2.1',
+    ]);
     expect(restrictionLabels({ requireRequestSigning: false, requireActorHeaders: false, allowedIps: [] })).toEqual([]);
   });
 
@@ -128,7 +162,17 @@ describe('what a session may hand on', () => {
   });
 
   it('offers only the scopes the session holds, umbrellas included', () => {
-    expect(grantableScopes(ROLE_SCOPES.developer)).toEqual(['wallets:read', 'payouts:read', 'treasury:read', 'fees:read', 'analytics:read', 'request_logs:read', 'api_keys:manage', 'audit:read', 'ledger:read']);
+    expect(grantableScopes(ROLE_SCOPES.developer)).toEqual([
+      'wallets:read',
+      'payouts:read',
+      'treasury:read',
+      'fees:read',
+      'analytics:read',
+      'request_logs:read',
+      'api_keys:manage',
+      'audit:read',
+      'ledger:read',
+    ]);
     expect(grantableScopes(ROLE_SCOPES['org-admin'])).toHaveLength(24);
   });
 });

@@ -9,7 +9,19 @@ import type { Direction, JournalKind } from './messages/journal-terms';
  */
 
 /** Every family of accounts, in the order the account name pattern lists them. */
-export const ACCOUNT_FAMILIES = ['wallet', 'momoFloat', 'bankFloat', 'suspense', 'feeRevenue', 'platformCommission', 'payoutClearing', 'pool', 'momoClearing', 'bankClearing', 'cashClearing'] as const;
+export const ACCOUNT_FAMILIES = [
+  'wallet',
+  'momoFloat',
+  'bankFloat',
+  'suspense',
+  'feeRevenue',
+  'platformCommission',
+  'payoutClearing',
+  'pool',
+  'momoClearing',
+  'bankClearing',
+  'cashClearing',
+] as const;
 export type AccountFamily = (typeof ACCOUNT_FAMILIES)[number];
 
 interface AccountRules {
@@ -48,7 +60,9 @@ const OWNER_ID = '[A-Za-z0-9._:@+-]{1,128}';
 const FLOAT_CODE = '[A-Za-z0-9_-]{1,64}';
 const CURRENCY = '[A-Z]{3}';
 
-function keyed<F extends AccountFamily>(declaration: Omit<KeyedAccount, 'nameFor' | 'names' | 'keyOf'> & { family: F }): KeyedAccount & { family: F } {
+function keyed<F extends AccountFamily>(
+  declaration: Omit<KeyedAccount, 'nameFor' | 'names' | 'keyOf'> & { family: F },
+): KeyedAccount & { family: F } {
   const { prefix } = declaration;
   return {
     ...declaration,
@@ -191,13 +205,22 @@ export function systemAccountNames(currencyCode: string): string[] {
 }
 
 /** The clearing account a float deposit's rail credits. */
-export const RAIL_CLEARING = { momo: ACCOUNTS.momoClearing, bank: ACCOUNTS.bankClearing, cash: ACCOUNTS.cashClearing } as const satisfies Record<FloatRail, KeyedAccount>;
+export const RAIL_CLEARING = {
+  momo: ACCOUNTS.momoClearing,
+  bank: ACCOUNTS.bankClearing,
+  cash: ACCOUNTS.cashClearing,
+} as const satisfies Record<FloatRail, KeyedAccount>;
 
 const SINGLE_BY_NAME: ReadonlyMap<string, SingleAccount> = new Map(
-  ACCOUNT_DECLARATIONS.filter((declaration): declaration is SingleAccount => !isKeyedAccount(declaration)).map((declaration) => [declaration.name, declaration]),
+  ACCOUNT_DECLARATIONS.filter((declaration): declaration is SingleAccount => !isKeyedAccount(declaration)).map((declaration) => [
+    declaration.name,
+    declaration,
+  ]),
 );
 /** Longest prefix first, so a prefix that begins another (none does today) cannot shadow it. */
-const KEYED_BY_PREFIX: readonly KeyedAccount[] = ACCOUNT_DECLARATIONS.filter(isKeyedAccount).sort((a, b) => b.prefix.length - a.prefix.length);
+const KEYED_BY_PREFIX: readonly KeyedAccount[] = ACCOUNT_DECLARATIONS.filter(isKeyedAccount).sort(
+  (a, b) => b.prefix.length - a.prefix.length,
+);
 
 /**
  * The declaration `name` belongs to; undefined for a name outside the chart. Whole names first,

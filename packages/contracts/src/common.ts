@@ -23,7 +23,9 @@ export function isWithinDateDomain(instantMs: number): boolean {
 /** A date and time a query or body gives: UTC with milliseconds, as the API writes them, within the date domain. */
 export const instantInputSchema = timestampSchema.refine((text) => isWithinDateDomain(Date.parse(text)), DATE_DOMAIN_MESSAGE);
 /** A date and time with its offset (Z or ±hh:mm), within the date domain. */
-export const offsetInstantInputSchema = z.iso.datetime({ offset: true }).refine((text) => isWithinDateDomain(Date.parse(text)), DATE_DOMAIN_MESSAGE);
+export const offsetInstantInputSchema = z.iso
+  .datetime({ offset: true })
+  .refine((text) => isWithinDateDomain(Date.parse(text)), DATE_DOMAIN_MESSAGE);
 /** A calendar day (`2026-11-30`) within the date domain. */
 export const dayInputSchema = z.iso.date().refine((text) => isWithinDateDomain(Date.parse(`${text}T00:00:00Z`)), DATE_DOMAIN_MESSAGE);
 

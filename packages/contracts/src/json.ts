@@ -24,7 +24,9 @@ export function stringifyLossless(value: unknown): string {
  */
 export const amountInputSchema = z.union([
   z.string(),
-  z.custom<LosslessNumber>((value) => isLosslessNumber(value), 'must be a number or a decimal string').transform((value) => value.toString()),
+  z
+    .custom<LosslessNumber>((value) => isLosslessNumber(value), 'must be a number or a decimal string')
+    .transform((value) => value.toString()),
 ]);
 
 /** An integer field of a losslessly parsed body (or a plain number in tests and internal calls). */

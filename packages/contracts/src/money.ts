@@ -3,12 +3,61 @@ import { z } from 'zod';
 
 /** ISO 4217 minor units of the currencies the platform serves. */
 export const CURRENCY_SCALES: Readonly<Record<string, number>> = Object.freeze({
-  UGX: 0, RWF: 0, XOF: 0, XAF: 0, BIF: 0, GNF: 0, KMF: 0, DJF: 0, JPY: 0, KRW: 0, VND: 0,
-  KES: 2, GHS: 2, NGN: 2, TZS: 2, ZMW: 2, USD: 2, EUR: 2, GBP: 2, ZAR: 2, MWK: 2, ETB: 2,
-  EGP: 2, MAD: 2, BWP: 2, NAD: 2, SZL: 2, LSL: 2, MZN: 2, AOA: 2, CDF: 2, SSP: 2, SDG: 2,
-  SLE: 2, LRD: 2, GMD: 2, CVE: 2, MUR: 2, SCR: 2, MGA: 2, SOS: 2, ERN: 2, CAD: 2, CHF: 2,
-  CNY: 2, INR: 2, AED: 2, SAR: 2,
-  KWD: 3, BHD: 3, OMR: 3, JOD: 3, TND: 3, LYD: 3, IQD: 3,
+  UGX: 0,
+  RWF: 0,
+  XOF: 0,
+  XAF: 0,
+  BIF: 0,
+  GNF: 0,
+  KMF: 0,
+  DJF: 0,
+  JPY: 0,
+  KRW: 0,
+  VND: 0,
+  KES: 2,
+  GHS: 2,
+  NGN: 2,
+  TZS: 2,
+  ZMW: 2,
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  ZAR: 2,
+  MWK: 2,
+  ETB: 2,
+  EGP: 2,
+  MAD: 2,
+  BWP: 2,
+  NAD: 2,
+  SZL: 2,
+  LSL: 2,
+  MZN: 2,
+  AOA: 2,
+  CDF: 2,
+  SSP: 2,
+  SDG: 2,
+  SLE: 2,
+  LRD: 2,
+  GMD: 2,
+  CVE: 2,
+  MUR: 2,
+  SCR: 2,
+  MGA: 2,
+  SOS: 2,
+  ERN: 2,
+  CAD: 2,
+  CHF: 2,
+  CNY: 2,
+  INR: 2,
+  AED: 2,
+  SAR: 2,
+  KWD: 3,
+  BHD: 3,
+  OMR: 3,
+  JOD: 3,
+  TND: 3,
+  LYD: 3,
+  IQD: 3,
 });
 
 export const currencyCodeSchema = z
@@ -61,7 +110,8 @@ const ZERO_TEXT = /^0(\.0+)?$/;
 export function checkAmount(text: string, currencyCode: string, rules: AmountRules = {}): AmountProblem | null {
   const point = text.indexOf('.');
   const integerDigits = point < 0 ? text.length : point;
-  if (integerDigits > (rules.maxIntegerDigits ?? AMOUNT_MAX_INTEGER_DIGITS)) return DECIMAL_PREFIX.test(text) ? 'TOO_LARGE' : 'NOT_A_DECIMAL';
+  if (integerDigits > (rules.maxIntegerDigits ?? AMOUNT_MAX_INTEGER_DIGITS))
+    return DECIMAL_PREFIX.test(text) ? 'TOO_LARGE' : 'NOT_A_DECIMAL';
   if (!DECIMAL_TEXT.test(text)) return 'NOT_A_DECIMAL';
   if (!rules.allowZero && ZERO_TEXT.test(text)) return 'NOT_POSITIVE';
   if (point >= 0 && text.length - point - 1 > currencyScale(currencyCode)) return 'TOO_MANY_FRACTION_DIGITS';
@@ -94,4 +144,5 @@ export function roundToCurrency(value: BigNumber, currencyCode: string): BigNumb
  * What every money-moving route says of the tenant's maxTransactionAmount (its configuration):
  * an inclusive ceiling on the amount, checked before anything is stored or posted.
  */
-export const TRANSACTION_LIMIT_NOTE = "422 AMOUNT_EXCEEDS_LIMIT with details.maxTransactionAmount when the amount is above the tenant's maxTransactionAmount (inclusive; nothing is stored or posted)";
+export const TRANSACTION_LIMIT_NOTE =
+  "422 AMOUNT_EXCEEDS_LIMIT with details.maxTransactionAmount when the amount is above the tenant's maxTransactionAmount (inclusive; nothing is stored or posted)";

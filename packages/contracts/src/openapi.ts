@@ -2,12 +2,7 @@ import { z } from 'zod';
 import { errorBodySchema } from './errors';
 import { AMOUNT_MAX_INTEGER_DIGITS } from './money';
 import { REQUEST_NONCE_RULE } from './signing';
-import {
-  createOrganizationBodySchema,
-  createTenantBodySchema,
-  organizationSchema,
-  tenantSchema,
-} from './http/identity';
+import { createOrganizationBodySchema, createTenantBodySchema, organizationSchema, tenantSchema } from './http/identity';
 import { LEDGER_ROUTES } from './http/ledger';
 import { pageQuerySchema, pageSchema } from './common';
 import type { RouteContract } from './route-contract';
@@ -30,11 +25,51 @@ export type { RouteContract, ServiceName, Surface } from './route-contract';
 
 /** Every public route; the gateway routes and documents from this list. */
 export const ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/tenants', summary: 'Create a tenant', surface: 'system', service: 'identity', body: createTenantBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: tenantSchema } },
-  { method: 'get', path: '/v1/tenants/{id}', summary: 'Get a tenant', surface: 'system', service: 'identity', success: { status: 200, schema: tenantSchema } },
-  { method: 'post', path: '/v1/system/organizations', summary: 'Create an organization, optionally with its invited admin', surface: 'system', service: 'identity', body: createOrganizationBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: organizationSchema } },
-  { method: 'get', path: '/v1/system/organizations', summary: 'List organizations', surface: 'system', service: 'identity', query: pageQuerySchema, success: { status: 200, schema: pageSchema(organizationSchema) } },
-  { method: 'get', path: '/v1/system/organizations/{id}', summary: 'Get an organization', surface: 'system', service: 'identity', success: { status: 200, schema: organizationSchema } },
+  {
+    method: 'post',
+    path: '/v1/tenants',
+    summary: 'Create a tenant',
+    surface: 'system',
+    service: 'identity',
+    body: createTenantBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: tenantSchema },
+  },
+  {
+    method: 'get',
+    path: '/v1/tenants/{id}',
+    summary: 'Get a tenant',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: tenantSchema },
+  },
+  {
+    method: 'post',
+    path: '/v1/system/organizations',
+    summary: 'Create an organization, optionally with its invited admin',
+    surface: 'system',
+    service: 'identity',
+    body: createOrganizationBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: organizationSchema },
+  },
+  {
+    method: 'get',
+    path: '/v1/system/organizations',
+    summary: 'List organizations',
+    surface: 'system',
+    service: 'identity',
+    query: pageQuerySchema,
+    success: { status: 200, schema: pageSchema(organizationSchema) },
+  },
+  {
+    method: 'get',
+    path: '/v1/system/organizations/{id}',
+    summary: 'Get an organization',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: organizationSchema },
+  },
   ...LEDGER_ROUTES,
   ...AUDIT_ROUTES,
   ...API_KEY_ROUTES,
@@ -79,7 +114,12 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
     if (route.query) {
       for (const [name, field] of Object.entries(route.query.shape)) {
         // Required when leaving it out fails (no default, not optional): a balance's `at`.
-        parameters.push({ name, in: 'query', required: !(field as z.ZodType).safeParse(undefined).success, schema: jsonSchema(field as z.ZodType, 'input') });
+        parameters.push({
+          name,
+          in: 'query',
+          required: !(field as z.ZodType).safeParse(undefined).success,
+          schema: jsonSchema(field as z.ZodType, 'input'),
+        });
       }
     }
     if (route.idempotencyKey) {
@@ -91,22 +131,35 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
     }
-    const security = route.surface === 'system' ? [{ systemKey: [] }] : route.surface === 'public' ? [] : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
+    const security =
+      route.surface === 'system'
+        ? [{ systemKey: [] }]
+        : route.surface === 'public'
+          ? []
+          : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
     const operation: Record<string, unknown> = {
       summary: route.summary,
       tags: [route.service],
       parameters,
       security,
       responses: {
-        [String(route.success.status)]: { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } },
+        [String(route.success.status)]: {
+          description: 'Success',
+          content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } },
+        },
         '503': UNAVAILABLE_RESPONSE,
         default: { description: 'Error', content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } } },
       },
     };
     if (route.scope) operation['x-required-scope'] = route.scope;
     if (route.body) {
-      const alsoAccepted = Object.fromEntries((route.bodyOptIn?.mediaTypes ?? []).map((mediaType) => [mediaType, { schema: { type: 'string' } }]));
-      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') }, ...alsoAccepted } };
+      const alsoAccepted = Object.fromEntries(
+        (route.bodyOptIn?.mediaTypes ?? []).map((mediaType) => [mediaType, { schema: { type: 'string' } }]),
+      );
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(route.body, 'input') }, ...alsoAccepted },
+      };
     }
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
   }
@@ -119,7 +172,7 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
         'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string.',
         `Every amount has at most ${AMOUNT_MAX_INTEGER_DIGITS} integer digits and at most the currency's fraction digits (ISO 4217 minor units; trailing zeros count: 10.000 is not a USD amount); exponents, signs and zero are refused. Any of these is 400 INVALID_AMOUNT and changes nothing.`,
         'Request bodies are JSON objects in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE; bytes that are not valid UTF-8, or a body that is not an object (123, "x", [], null), are 400 VALIDATION_ERROR. Text anywhere in a body or query may not contain U+0000, and names and ids may not contain control characters or bidirectional overrides (400 VALIDATION_ERROR naming the field). Every date and time lies in [1970-01-01, 9999-12-31) UTC.',
-        'Path ids have their type\'s shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor works only on the list that issued it, for the same tenant and environment; any other is 400 INVALID_CURSOR.',
+        "Path ids have their type's shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor works only on the list that issued it, for the same tenant and environment; any other is 400 INVALID_CURSOR.",
         'Errors share one body: {"error": {code, message, details?, correlationId}}.',
       ].join(' '),
     },

@@ -66,10 +66,31 @@ export function coversScopes(grantedScopes: readonly string[], requestedScopes: 
 /** Team roles as scopes (docs/decisions/scopes.md). */
 export const ROLE_SCOPES = {
   'org-admin': ['tenant:manage'],
-  operator: ['wallets:read', 'wallets:create', 'wallets:manage', 'transfers:create', 'wallet:deposit', 'deposits:verify', 'payouts:create', 'payouts:read', 'treasury:read', 'treasury:write', 'ledger:read'],
+  operator: [
+    'wallets:read',
+    'wallets:create',
+    'wallets:manage',
+    'transfers:create',
+    'wallet:deposit',
+    'deposits:verify',
+    'payouts:create',
+    'payouts:read',
+    'treasury:read',
+    'treasury:write',
+    'ledger:read',
+  ],
   approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
   developer: ['api_keys:manage', 'request_logs:read', 'wallets:read', 'ledger:read'],
-  'finance-viewer': ['wallets:read', 'payouts:read', 'treasury:read', 'fees:read', 'analytics:read', 'request_logs:read', 'audit:read', 'ledger:read'],
+  'finance-viewer': [
+    'wallets:read',
+    'payouts:read',
+    'treasury:read',
+    'fees:read',
+    'analytics:read',
+    'request_logs:read',
+    'audit:read',
+    'ledger:read',
+  ],
   observer: ['wallets:read', 'payouts:read', 'treasury:read', 'analytics:read'],
   user: [],
 } as const satisfies Record<OrgRole, readonly Scope[]>;

@@ -54,7 +54,11 @@ function base64url(bytes: Buffer): string {
 
 /** base64url (no padding) of the SHA-256 of the raw body bytes. */
 export function contentSha256(body: Buffer | string): string {
-  return base64url(createHash('sha256').update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body).digest());
+  return base64url(
+    createHash('sha256')
+      .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+      .digest(),
+  );
 }
 
 /**
@@ -153,7 +157,15 @@ export interface MomoWebhookSignedFields {
 }
 
 export function momoWebhookSignedText(fields: MomoWebhookSignedFields): string {
-  return ['momo-v1', fields.transactionId, fields.walletId, fields.amountText, fields.currencyCode, fields.phoneNumber, fields.timestamp].join('\n');
+  return [
+    'momo-v1',
+    fields.transactionId,
+    fields.walletId,
+    fields.amountText,
+    fields.currencyCode,
+    fields.phoneNumber,
+    fields.timestamp,
+  ].join('\n');
 }
 
 /** base64url (no padding) of HMAC-SHA256(webhook secret, signed text) (docs/decisions/momo-webhook.md). */

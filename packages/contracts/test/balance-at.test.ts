@@ -1,6 +1,11 @@
 import { balanceMomentSchema, buildOpenApiDocument, pathIdsOf, PLATFORM_ROUTES, WALLET_ROUTES } from '../src';
 
-type Operation = { summary: string; security: unknown[]; 'x-required-scope'?: string; parameters: Array<{ name: string; in: string; required: boolean; schema: { description?: string } }> };
+type Operation = {
+  summary: string;
+  security: unknown[];
+  'x-required-scope'?: string;
+  parameters: Array<{ name: string; in: string; required: boolean; schema: { description?: string } }>;
+};
 
 describe('balance as of a moment in the contracts', () => {
   const paths = buildOpenApiDocument({ version: 'test' }).paths as Record<string, Record<string, Operation>>;
@@ -38,10 +43,18 @@ describe('balance as of a moment in the contracts', () => {
     expect(balanceMomentSchema.parse(text)).toBe(normalized);
   });
 
-  it.each(['2026-11-25T10:00:00', '2026-11-25', 'now', '2026-11-25T10:00:00+0300', '2026-02-30T00:00:00Z', '0000-06-01T00:00:00Z', '9999-12-30T23:00:00-05:00', '1970-01-01T00:30:00+01:00', '0001-01-01T00:00:00Z', '9999-12-31T00:00:00Z'])(
-    'refuses %s',
-    (text) => {
-      expect(balanceMomentSchema.safeParse(text).success).toBe(false);
-    },
-  );
+  it.each([
+    '2026-11-25T10:00:00',
+    '2026-11-25',
+    'now',
+    '2026-11-25T10:00:00+0300',
+    '2026-02-30T00:00:00Z',
+    '0000-06-01T00:00:00Z',
+    '9999-12-30T23:00:00-05:00',
+    '1970-01-01T00:30:00+01:00',
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T00:00:00Z',
+  ])('refuses %s', (text) => {
+    expect(balanceMomentSchema.safeParse(text).success).toBe(false);
+  });
 });

@@ -23,7 +23,8 @@ const BEFORE = {
     /^(wallet:[A-Za-z0-9._:@+-]{1,128}|momo-float:[A-Za-z0-9_-]{1,64}|bank-float:[A-Za-z0-9_-]{1,64}|suspense|revenue:fees|platform-commission|payout-clearing|asset:pool:[A-Z]{3}|asset:(momo|bank|cash)-clearing:[A-Z]{3})$/,
   natureOf(accountName: string): { normalSide: 'DR' | 'CR'; nonNegative: boolean } {
     if (accountName.startsWith('wallet:')) return { normalSide: 'CR', nonNegative: true };
-    if (accountName.startsWith('momo-float:') || accountName.startsWith('bank-float:') || accountName.startsWith('asset:')) return { normalSide: 'DR', nonNegative: false };
+    if (accountName.startsWith('momo-float:') || accountName.startsWith('bank-float:') || accountName.startsWith('asset:'))
+      return { normalSide: 'DR', nonNegative: false };
     return { normalSide: 'CR', nonNegative: false };
   },
   currencyNamedBy(accountName: string): string | null {
@@ -42,10 +43,17 @@ const BEFORE = {
   withdrawalSource: /^(revenue:fees|asset:pool:[A-Z]{3})$/,
 };
 
-const KEYS = { 'owner id': ['owner-1', 'a.b_c:d@e+f-g', 'x'.repeat(128)], 'provider code': ['mtn', 'airtel_ug'], 'bank code': ['stanbic', 'BANK-01'], currency: ['USD', 'UGX'] } as const;
+const KEYS = {
+  'owner id': ['owner-1', 'a.b_c:d@e+f-g', 'x'.repeat(128)],
+  'provider code': ['mtn', 'airtel_ug'],
+  'bank code': ['stanbic', 'BANK-01'],
+  currency: ['USD', 'UGX'],
+} as const;
 
 /** A name of every family, for each sample key of the keyed ones. */
-const SAMPLE_NAMES = ACCOUNT_DECLARATIONS.flatMap((declaration) => (isKeyedAccount(declaration) ? KEYS[declaration.keyIs].map((key) => declaration.nameFor(key)) : [declaration.name]));
+const SAMPLE_NAMES = ACCOUNT_DECLARATIONS.flatMap((declaration) =>
+  isKeyedAccount(declaration) ? KEYS[declaration.keyIs].map((key) => declaration.nameFor(key)) : [declaration.name],
+);
 
 describe('chart of accounts', () => {
   it('declares every family once, under its own key', () => {
@@ -53,20 +61,23 @@ describe('chart of accounts', () => {
     expect(Object.keys(ACCOUNTS).sort()).toEqual([...ACCOUNT_FAMILIES].sort());
   });
 
-  it.each(ACCOUNT_DECLARATIONS.filter(isKeyedAccount).map((declaration) => [declaration.family, declaration] as const))('round-trips %s names through their key', (_family, declaration) => {
-    for (const key of KEYS[declaration.keyIs]) {
-      const name = declaration.nameFor(key);
-      expect(declaration.names(name)).toBe(true);
-      expect(declaration.keyOf(name)).toBe(key);
-      expect(accountFamilyOf(name)).toBe(declaration);
-      expect(ACCOUNT_NAME_PATTERN.test(name)).toBe(true);
-    }
-    for (const other of ACCOUNT_DECLARATIONS.filter((candidate) => candidate !== declaration)) {
-      const name = isKeyedAccount(other) ? other.nameFor(KEYS[other.keyIs][0]) : other.name;
-      expect(declaration.names(name)).toBe(false);
-      expect(declaration.keyOf(name)).toBeNull();
-    }
-  });
+  it.each(ACCOUNT_DECLARATIONS.filter(isKeyedAccount).map((declaration) => [declaration.family, declaration] as const))(
+    'round-trips %s names through their key',
+    (_family, declaration) => {
+      for (const key of KEYS[declaration.keyIs]) {
+        const name = declaration.nameFor(key);
+        expect(declaration.names(name)).toBe(true);
+        expect(declaration.keyOf(name)).toBe(key);
+        expect(accountFamilyOf(name)).toBe(declaration);
+        expect(ACCOUNT_NAME_PATTERN.test(name)).toBe(true);
+      }
+      for (const other of ACCOUNT_DECLARATIONS.filter((candidate) => candidate !== declaration)) {
+        const name = isKeyedAccount(other) ? other.nameFor(KEYS[other.keyIs][0]) : other.name;
+        expect(declaration.names(name)).toBe(false);
+        expect(declaration.keyOf(name)).toBeNull();
+      }
+    },
+  );
 
   it('recognizes each single account by its whole name only', () => {
     for (const declaration of ACCOUNT_DECLARATIONS.filter((candidate): candidate is SingleAccount => !isKeyedAccount(candidate))) {
@@ -79,16 +90,23 @@ describe('chart of accounts', () => {
   it('gives every family the normal side and floor the ledger gave its names before', () => {
     for (const name of SAMPLE_NAMES) {
       const declaration = accountFamilyOf(name);
-      expect([name, declaration?.normalSide, !declaration?.mayGoBelowZero]).toEqual([name, BEFORE.natureOf(name).normalSide, BEFORE.natureOf(name).nonNegative]);
+      expect([name, declaration?.normalSide, !declaration?.mayGoBelowZero]).toEqual([
+        name,
+        BEFORE.natureOf(name).normalSide,
+        BEFORE.natureOf(name).nonNegative,
+      ]);
     }
   });
 
   it('keeps withdrawal holds from taking exactly the accounts they were kept from before', () => {
-    const guarded = (kind: string, name: string): boolean => (accountFamilyOf(name)?.notBelowZeroFor as readonly string[] | undefined)?.includes(kind) ?? false;
+    const guarded = (kind: string, name: string): boolean =>
+      (accountFamilyOf(name)?.notBelowZeroFor as readonly string[] | undefined)?.includes(kind) ?? false;
     for (const kind of JOURNAL_KINDS) {
-      for (const name of SAMPLE_NAMES) expect([kind, name, guarded(kind, name)]).toEqual([kind, name, kind === 'withdrawal_hold' && BEFORE.withdrawalSource.test(name)]);
+      for (const name of SAMPLE_NAMES)
+        expect([kind, name, guarded(kind, name)]).toEqual([kind, name, kind === 'withdrawal_hold' && BEFORE.withdrawalSource.test(name)]);
     }
-    for (const declaration of ACCOUNT_DECLARATIONS) if (declaration.notBelowZeroFor.length > 0) expect(declaration.mayGoBelowZero).toBe(true);
+    for (const declaration of ACCOUNT_DECLARATIONS)
+      if (declaration.notBelowZeroFor.length > 0) expect(declaration.mayGoBelowZero).toBe(true);
   });
 
   it('lists the system accounts of a currency as the ledger provisioned them', () => {
@@ -103,7 +121,22 @@ describe('chart of accounts', () => {
     const near = fc.oneof(
       fc.stringMatching(BEFORE.namePattern),
       fc.stringMatching(ACCOUNT_NAME_PATTERN),
-      fc.tuple(fc.constantFrom('wallet:', 'momo-float:', 'bank-float:', 'asset:pool:', 'asset:momo-clearing:', 'asset:fx-clearing:', 'revenue:', 'suspense', ''), fc.string({ maxLength: 6 })).map(([prefix, rest]) => prefix + rest),
+      fc
+        .tuple(
+          fc.constantFrom(
+            'wallet:',
+            'momo-float:',
+            'bank-float:',
+            'asset:pool:',
+            'asset:momo-clearing:',
+            'asset:fx-clearing:',
+            'revenue:',
+            'suspense',
+            '',
+          ),
+          fc.string({ maxLength: 6 }),
+        )
+        .map(([prefix, rest]) => prefix + rest),
     );
     fc.assert(
       fc.property(near, (name) => {
@@ -126,7 +159,15 @@ describe('chart of accounts', () => {
 
   it('is the table docs/chart-of-accounts.md shows', () => {
     const doc = readFileSync(path.resolve(__dirname, '../../../docs/chart-of-accounts.md'), 'utf8');
-    const rows = doc.split('\n').filter((line) => /^\| `/.test(line)).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    const rows = doc
+      .split('\n')
+      .filter((line) => /^\| `/.test(line))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
     expect(rows).toEqual(
       ACCOUNT_DECLARATIONS.map((declaration) => [
         `\`${isKeyedAccount(declaration) ? `${declaration.prefix}<${declaration.keyIs}>` : declaration.name}\``,

@@ -18,7 +18,13 @@ function result(commandId: string): LedgerResultV1 {
 describe('ledger replies', () => {
   it('reads a lone result with the message correlation id, and several answers with their own', () => {
     expect(parseLedgerReplies(result('cmd_a'), 'corr-a')).toEqual([{ correlationId: 'corr-a', result: result('cmd_a') }]);
-    const grouped = { type: 'ledger.replies.v1', replies: [{ correlationId: 'corr-b', result: result('cmd_b') }, { correlationId: null, result: result('cmd_c') }] };
+    const grouped = {
+      type: 'ledger.replies.v1',
+      replies: [
+        { correlationId: 'corr-b', result: result('cmd_b') },
+        { correlationId: null, result: result('cmd_c') },
+      ],
+    };
     expect(parseLedgerReplies(JSON.parse(JSON.stringify(grouped)), 'ignored')).toEqual(grouped.replies);
   });
 

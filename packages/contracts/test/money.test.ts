@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { AMOUNT_MAX_INTEGER_DIGITS, checkAmount, CURRENCY_SCALES, formatAmount, parseJsonLossless, amountInputSchema, roundToCurrency } from '@wallet/contracts';
+import {
+  AMOUNT_MAX_INTEGER_DIGITS,
+  checkAmount,
+  CURRENCY_SCALES,
+  formatAmount,
+  parseJsonLossless,
+  amountInputSchema,
+  roundToCurrency,
+} from '@wallet/contracts';
 import BigNumber from 'bignumber.js';
 
 describe('amounts', () => {
@@ -37,11 +45,16 @@ describe('amounts', () => {
 
   it('refuses more fraction digits than the currency has, whatever the digits are', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(CURRENCY_SCALES)), fc.bigInt({ min: 1n, max: 10n ** 18n - 1n }), fc.string({ unit: fc.constantFrom('0', '1', '9'), minLength: 1, maxLength: 6 }), (currency, integer, extra) => {
-        const fraction = '0'.repeat(CURRENCY_SCALES[currency] as number) + extra;
-        expect(checkAmount(`${integer}.${fraction}`, currency)).toBe('TOO_MANY_FRACTION_DIGITS');
-        expect(checkAmount(`${integer}.${fraction.slice(0, CURRENCY_SCALES[currency])}`.replace(/\.$/, ''), currency)).toBeNull();
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(CURRENCY_SCALES)),
+        fc.bigInt({ min: 1n, max: 10n ** 18n - 1n }),
+        fc.string({ unit: fc.constantFrom('0', '1', '9'), minLength: 1, maxLength: 6 }),
+        (currency, integer, extra) => {
+          const fraction = '0'.repeat(CURRENCY_SCALES[currency] as number) + extra;
+          expect(checkAmount(`${integer}.${fraction}`, currency)).toBe('TOO_MANY_FRACTION_DIGITS');
+          expect(checkAmount(`${integer}.${fraction.slice(0, CURRENCY_SCALES[currency])}`.replace(/\.$/, ''), currency)).toBeNull();
+        },
+      ),
     );
   });
 

@@ -19,16 +19,25 @@ const MANY = { numRuns: 100_000 };
 
 describe('random nonces are accepted', () => {
   it('16 to 96 random bytes in base64url (22 to 128 characters)', () => {
-    fc.assert(fc.property(base64urlNonce, (nonce) => isAcceptableRequestNonce(nonce)), MANY);
+    fc.assert(
+      fc.property(base64urlNonce, (nonce) => isAcceptableRequestNonce(nonce)),
+      MANY,
+    );
   });
 
   it('UUIDs v4, drawn as crypto.randomUUID makes them', () => {
     expect(randomUUID()).toMatch(UUID_V4);
-    fc.assert(fc.property(uuidV4, (nonce) => UUID_V4.test(nonce) && isAcceptableRequestNonce(nonce)), MANY);
+    fc.assert(
+      fc.property(uuidV4, (nonce) => UUID_V4.test(nonce) && isAcceptableRequestNonce(nonce)),
+      MANY,
+    );
   });
 
   it('32 random hex digits', () => {
-    fc.assert(fc.property(hexNonce, (nonce) => isAcceptableRequestNonce(nonce)), MANY);
+    fc.assert(
+      fc.property(hexNonce, (nonce) => isAcceptableRequestNonce(nonce)),
+      MANY,
+    );
   });
 
   it('the nonces of the shared signing vectors', () => {

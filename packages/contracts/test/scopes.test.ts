@@ -14,31 +14,68 @@ describe('hasScope', () => {
   });
 
   describe('ledger:read umbrella', () => {
-    it.each(['ledger:read', 'wallets:read', 'payouts:read', 'treasury:read', 'fees:read', 'analytics:read', 'request_logs:read', 'audit:read'])('covers %s', (scope) => {
+    it.each([
+      'ledger:read',
+      'wallets:read',
+      'payouts:read',
+      'treasury:read',
+      'fees:read',
+      'analytics:read',
+      'request_logs:read',
+      'audit:read',
+    ])('covers %s', (scope) => {
       expect(hasScope(['ledger:read'], scope)).toBe(true);
     });
 
-    it.each(['wallets:create', 'transfers:create', 'payouts:approve', 'api_keys:manage', 'team:manage', 'ledger:write', 'tenant:manage'])('does not cover %s', (scope) => {
-      expect(hasScope(['ledger:read'], scope)).toBe(false);
-    });
+    it.each(['wallets:create', 'transfers:create', 'payouts:approve', 'api_keys:manage', 'team:manage', 'ledger:write', 'tenant:manage'])(
+      'does not cover %s',
+      (scope) => {
+        expect(hasScope(['ledger:read'], scope)).toBe(false);
+      },
+    );
   });
 
   describe('ledger:write umbrella', () => {
-    it.each(['ledger:write', 'wallets:create', 'transfers:create', 'wallet:transfer', 'wallet:deposit', 'payouts:create', 'treasury:write'])('covers %s', (scope) => {
+    it.each([
+      'ledger:write',
+      'wallets:create',
+      'transfers:create',
+      'wallet:transfer',
+      'wallet:deposit',
+      'payouts:create',
+      'treasury:write',
+    ])('covers %s', (scope) => {
       expect(hasScope(['ledger:write'], scope)).toBe(true);
     });
 
-    it.each(['wallets:read', 'ledger:read', 'wallets:manage', 'deposits:verify', 'payouts:approve', 'treasury:approve', 'fees:manage', 'tenant:manage'])('does not cover %s', (scope) => {
+    it.each([
+      'wallets:read',
+      'ledger:read',
+      'wallets:manage',
+      'deposits:verify',
+      'payouts:approve',
+      'treasury:approve',
+      'fees:manage',
+      'tenant:manage',
+    ])('does not cover %s', (scope) => {
       expect(hasScope(['ledger:write'], scope)).toBe(false);
     });
   });
 
-  it.each(['wallets:read', 'wallets:manage', 'transfers:create', 'wallet:transfer', 'payouts:approve', 'treasury:approve', 'api_keys:manage', 'team:manage', 'ledger:read', 'ledger:write'])(
-    'tenant:manage covers %s',
-    (scope) => {
-      expect(hasScope(['tenant:manage'], scope)).toBe(true);
-    },
-  );
+  it.each([
+    'wallets:read',
+    'wallets:manage',
+    'transfers:create',
+    'wallet:transfer',
+    'payouts:approve',
+    'treasury:approve',
+    'api_keys:manage',
+    'team:manage',
+    'ledger:read',
+    'ledger:write',
+  ])('tenant:manage covers %s', (scope) => {
+    expect(hasScope(['tenant:manage'], scope)).toBe(true);
+  });
 
   it('no scope is an umbrella for the umbrellas above it', () => {
     expect(hasScope(['wallets:read', 'wallets:create', 'transfers:create'], 'ledger:read')).toBe(false);

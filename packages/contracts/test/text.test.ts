@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { buildOpenApiDocument, findUnsafeText, idPattern, parseJsonLossless, pathIdsOf, PLAIN_TEXT_PATTERN, ROUTES } from '@wallet/contracts';
+import {
+  buildOpenApiDocument,
+  findUnsafeText,
+  idPattern,
+  parseJsonLossless,
+  pathIdsOf,
+  PLAIN_TEXT_PATTERN,
+  ROUTES,
+} from '@wallet/contracts';
 
 /** A JSON value with no NUL anywhere, keys included. */
 const cleanJson = fc.jsonValue().filter((value) => !JSON.stringify(value).includes('\\u0000'));
@@ -7,13 +15,24 @@ const cleanJson = fc.jsonValue().filter((value) => !JSON.stringify(value).includ
 describe('text PostgreSQL cannot store', () => {
   it('finds a NUL put anywhere in a JSON value, and names where', () => {
     fc.assert(
-      fc.property(cleanJson, fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !key.includes('\u0000') && key !== '__proto__'), fc.nat(3)), { maxLength: 5 }), (base, path) => {
-        // Builds the value at `path` (objects for strings, arrays for numbers) holding a NUL.
-        let value: unknown = 'before\u0000after';
-        for (const key of [...path].reverse()) value = typeof key === 'number' ? [...Array.from({ length: key }, () => 'x'), value] : { [key]: value };
-        const found = findUnsafeText([base, value]);
-        expect(found?.path).toBe(['1', ...path.map(String)].join('.'));
-      }),
+      fc.property(
+        cleanJson,
+        fc.array(
+          fc.oneof(
+            fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !key.includes('\u0000') && key !== '__proto__'),
+            fc.nat(3),
+          ),
+          { maxLength: 5 },
+        ),
+        (base, path) => {
+          // Builds the value at `path` (objects for strings, arrays for numbers) holding a NUL.
+          let value: unknown = 'before\u0000after';
+          for (const key of [...path].reverse())
+            value = typeof key === 'number' ? [...Array.from({ length: key }, () => 'x'), value] : { [key]: value };
+          const found = findUnsafeText([base, value]);
+          expect(found?.path).toBe(['1', ...path.map(String)].join('.'));
+        },
+      ),
     );
   });
 
@@ -69,7 +88,8 @@ describe('names, slugs and ids a request takes', () => {
 
   function namingFields(schema: Record<string, unknown> | undefined, where: string, found: Field[]): void {
     if (!schema) return;
-    for (const branch of ['anyOf', 'oneOf', 'allOf']) for (const each of (schema[branch] as Array<Record<string, unknown>>) ?? []) namingFields(each, where, found);
+    for (const branch of ['anyOf', 'oneOf', 'allOf'])
+      for (const each of (schema[branch] as Array<Record<string, unknown>>) ?? []) namingFields(each, where, found);
     const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
     for (const [name, property] of Object.entries(properties)) {
       if (property.type === 'string' && NAMING.test(name)) found.push({ where: `${where}.${name}`, schema: property });
@@ -85,7 +105,8 @@ describe('names, slugs and ids a request takes', () => {
       for (const [method, operation] of Object.entries(operations)) {
         namingFields(operation.requestBody?.content?.['application/json']?.schema, `${method} ${path} body`, fields);
         for (const parameter of operation.parameters ?? []) {
-          if (parameter.in === 'query' && NAMING.test(parameter.name)) fields.push({ where: `${method} ${path} query.${parameter.name}`, schema: parameter.schema });
+          if (parameter.in === 'query' && NAMING.test(parameter.name))
+            fields.push({ where: `${method} ${path} query.${parameter.name}`, schema: parameter.schema });
         }
       }
     }

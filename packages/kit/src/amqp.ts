@@ -127,15 +127,27 @@ export class Broker {
     // an unhandled rejection: the message was not acked, so the broker redelivers it.
     return Promise.resolve()
       .then(() => spec.onMessage(message, channel, channelClosed))
-      .catch((error: unknown) => this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'));
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp message handler failed after its channel closed'),
+      );
   }
 
   /** A delivery that names its sender's span: handled in a consumer span that continues that trace. */
-  private handleTraced(spec: ConsumerSpec, message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal, headers: Record<string, unknown>): void {
+  private handleTraced(
+    spec: ConsumerSpec,
+    message: ConsumeMessage,
+    channel: Channel,
+    channelClosed: AbortSignal,
+    headers: Record<string, unknown>,
+  ): void {
     const { span, context } = startSpan(`${spec.queue} process`, {
       kind: SpanKind.CONSUMER,
       parent: contextFrom(headers),
-      attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': spec.queue, 'messaging.message.id': String(message.properties.messageId ?? '') },
+      attributes: {
+        'messaging.system': 'rabbitmq',
+        'messaging.destination.name': spec.queue,
+        'messaging.message.id': String(message.properties.messageId ?? ''),
+      },
     });
     if (message.fields.redelivered) span.setAttribute('messaging.rabbitmq.redelivered', true);
     withContext(context, () => this.handle(spec, message, channel, channelClosed))
@@ -167,7 +179,9 @@ export class Broker {
   async publish(exchange: string, routingKey: string, body: Buffer, options: Options.Publish = {}): Promise<void> {
     const channel = this.channel();
     await new Promise<void>((resolve, reject) => {
-      channel.publish(exchange, routingKey, body, { persistent: true, contentType: 'application/json', ...options }, (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
+      channel.publish(exchange, routingKey, body, { persistent: true, contentType: 'application/json', ...options }, (error) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+      );
     });
   }
 
@@ -175,7 +189,11 @@ export class Broker {
   async publishBatch(messages: Array<{ exchange: string; routingKey: string; body: Buffer; options?: Options.Publish }>): Promise<void> {
     const channel = this.channel();
     for (const message of messages) {
-      channel.publish(message.exchange, message.routingKey, message.body, { persistent: true, contentType: 'application/json', ...message.options });
+      channel.publish(message.exchange, message.routingKey, message.body, {
+        persistent: true,
+        contentType: 'application/json',
+        ...message.options,
+      });
     }
     await channel.waitForConfirms();
   }

@@ -8,8 +8,15 @@ import type { OutboxMessage } from './outbox';
  * An audit record as an outbox message, for services other than identity: enqueue it in the
  * transaction of the action, so the action and its record are committed together.
  */
-export function auditRecordMessage(record: Omit<AuditRecordV1, 'type' | 'messageId' | 'occurredAt'> & { occurredAt?: string }): OutboxMessage {
-  const message: AuditRecordV1 = { type: 'audit.record.v1', messageId: newId('message'), ...record, occurredAt: record.occurredAt ?? new Date().toISOString() };
+export function auditRecordMessage(
+  record: Omit<AuditRecordV1, 'type' | 'messageId' | 'occurredAt'> & { occurredAt?: string },
+): OutboxMessage {
+  const message: AuditRecordV1 = {
+    type: 'audit.record.v1',
+    messageId: newId('message'),
+    ...record,
+    occurredAt: record.occurredAt ?? new Date().toISOString(),
+  };
   const correlationId = currentContext()?.correlationId;
   return {
     messageId: message.messageId,

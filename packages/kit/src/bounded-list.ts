@@ -9,7 +9,9 @@ export type CandidateTest = (query: Knex.QueryBuilder) => void;
 
 /** One test per column whose value is given: the column of the candidates (`alias`) equals it. */
 export function equalityTests(alias: string, values: Record<string, string | number | boolean | undefined>): CandidateTest[] {
-  return Object.entries(values).flatMap(([column, value]) => (value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`${alias}.${column}`, value)]));
+  return Object.entries(values).flatMap(([column, value]) =>
+    value === undefined ? [] : [(candidates: Knex.QueryBuilder) => candidates.where(`${alias}.${column}`, value)],
+  );
 }
 
 export interface BoundedListOptions {
@@ -43,7 +45,10 @@ export async function boundedList<Row>(db: Db, options: BoundedListOptions): Pro
   const rows = (await query) as Row[];
   if (rows.length > limit) return { rows, stoppedAt: null };
   // The last candidate examined, and whether one follows it: a list whose end was examined has no next page.
-  const last = (await candidates.clone().offset(examineMax - 1).limit(2)) as Row[];
+  const last = (await candidates
+    .clone()
+    .offset(examineMax - 1)
+    .limit(2)) as Row[];
   return { rows, stoppedAt: last.length === 2 ? (last[0] as Row) : null };
 }
 
@@ -51,7 +56,10 @@ export async function boundedList<Row>(db: Db, options: BoundedListOptions): Pro
  * A page of a bounded list's rows (limit + 1 fetched) and the row its cursor goes on from: the
  * page's last when another page follows, else where the examination stopped, else none.
  */
-export function boundedPage<Row, Stop>(found: { rows: Row[]; stoppedAt: Stop | null }, limit: number): { page: Row[]; last: Row | Stop | null } {
+export function boundedPage<Row, Stop>(
+  found: { rows: Row[]; stoppedAt: Stop | null },
+  limit: number,
+): { page: Row[]; last: Row | Stop | null } {
   const page = found.rows.slice(0, limit);
   return { page, last: found.rows.length > limit ? (page[page.length - 1] ?? null) : found.stoppedAt };
 }

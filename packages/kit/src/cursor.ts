@@ -222,20 +222,36 @@ export async function boundedNewestFirst<Row extends { seq: string }>(
 ): Promise<SeqRows<Row>> {
   const candidates = scopeNewestFirst(db, table, scope, filter, columns, filters.indexed ?? {}, 'seq');
   filters.narrow?.(candidates);
-  return boundedList<Row>(db, { candidates, alias: 'c', order: [{ column: 'seq', order: 'desc' }], tests: equalityTests('c', filters.tested), limit: filter.limit, examineMax: listExamineMax });
+  return boundedList<Row>(db, {
+    candidates,
+    alias: 'c',
+    order: [{ column: 'seq', order: 'desc' }],
+    tests: equalityTests('c', filters.tested),
+    limit: filter.limit,
+    examineMax: listExamineMax,
+  });
 }
 
 /**
  * A record table's reads within a scope: a record by id, and a page of them newest first where
  * the defined filters hold (see boundedNewestFirst), each row as `toRecord` makes it.
  */
-export function scopedRecords<Stored extends { seq: string }>(table: string, columns: readonly string[], toRecord: (row: object) => Stored) {
+export function scopedRecords<Stored extends { seq: string }>(
+  table: string,
+  columns: readonly string[],
+  toRecord: (row: object) => Stored,
+) {
   return {
     find: async (db: Db | Tx, scope: { tenantId: string; environment: string }, id: string): Promise<Stored | null> => {
       const row = await findInScope(db, table, scope, id, columns);
       return row ? toRecord(row) : null;
     },
-    list: async (db: Db, scope: { tenantId: string; environment: string }, filter: SeqPageFilter, filters: ListFilters): Promise<SeqRows<Stored>> => {
+    list: async (
+      db: Db,
+      scope: { tenantId: string; environment: string },
+      filter: SeqPageFilter,
+      filters: ListFilters,
+    ): Promise<SeqRows<Stored>> => {
       const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, table, scope, filter, columns, filters);
       return { rows: rows.map(toRecord), stoppedAt };
     },

@@ -260,15 +260,30 @@ function qualified(alias: string | null, column: string): string {
  * is given. The ids are bound as one array: a list of a thousand parameters costs more to plan
  * than to run.
  */
-export function withIdsIn(query: Knex.QueryBuilder, alias: string | null, scope: { tenantId: string; environment: string } | null, ids: readonly string[]): Knex.QueryBuilder {
+export function withIdsIn(
+  query: Knex.QueryBuilder,
+  alias: string | null,
+  scope: { tenantId: string; environment: string } | null,
+  ids: readonly string[],
+): Knex.QueryBuilder {
   query.whereRaw(`${qualified(alias, 'id')} = ANY(?::text[])`, [sqlArray(ids)]);
   if (scope) query.where({ [qualified(alias, 'tenant_id')]: scope.tenantId, [qualified(alias, 'environment')]: scope.environment });
   return query;
 }
 
 /** The rows of `query` (as `alias`) of a scope after a seq, in seq order, at most `limit`. */
-export function scopeAfterSeq(query: Knex.QueryBuilder, alias: string | null, scope: { tenantId: string; environment: string }, afterSeq: string, limit: number): Knex.QueryBuilder {
-  return query.where({ [qualified(alias, 'tenant_id')]: scope.tenantId, [qualified(alias, 'environment')]: scope.environment }).where(qualified(alias, 'seq'), '>', afterSeq).orderBy(qualified(alias, 'seq')).limit(limit);
+export function scopeAfterSeq(
+  query: Knex.QueryBuilder,
+  alias: string | null,
+  scope: { tenantId: string; environment: string },
+  afterSeq: string,
+  limit: number,
+): Knex.QueryBuilder {
+  return query
+    .where({ [qualified(alias, 'tenant_id')]: scope.tenantId, [qualified(alias, 'environment')]: scope.environment })
+    .where(qualified(alias, 'seq'), '>', afterSeq)
+    .orderBy(qualified(alias, 'seq'))
+    .limit(limit);
 }
 
 /**
@@ -292,6 +307,12 @@ export function recordReads<Row, Stored>(query: (db: Db) => Knex.QueryBuilder, a
 }
 
 /** A record of a scope by its id, as `columns` of its row; undefined when the scope has none of that id. */
-export function findInScope(db: Db | Tx, table: string, scope: { tenantId: string; environment: string }, id: string, columns: readonly string[]): Promise<object | undefined> {
+export function findInScope(
+  db: Db | Tx,
+  table: string,
+  scope: { tenantId: string; environment: string },
+  id: string,
+  columns: readonly string[],
+): Promise<object | undefined> {
   return db(table).where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(columns);
 }

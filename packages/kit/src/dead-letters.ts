@@ -82,7 +82,8 @@ export class DeadLetterQueues {
       let replayed: DeadLetterSummary | null = null;
       await this.find(id, async (parked, channel, remove) => {
         const target = originOf(parked);
-        if (!target) throw new AppError('VALIDATION_ERROR', 'The broker recorded no queue this message died in: it can only be discarded', { id });
+        if (!target)
+          throw new AppError('VALIDATION_ERROR', 'The broker recorded no queue this message died in: it can only be discarded', { id });
         await this.requireQueue(target);
         replayed = summaryOf(parked);
         await record(replayed);
@@ -173,7 +174,8 @@ export class DeadLetterQueues {
 
   private async requireQueue(queue: string): Promise<void> {
     const [depth] = (await this.depths([queue])).values();
-    if (depth === null || depth === undefined) throw new DependencyUnavailableError('broker', `queue ${queue} is not declared: start the service that consumes it, then replay`);
+    if (depth === null || depth === undefined)
+      throw new DependencyUnavailableError('broker', `queue ${queue} is not declared: start the service that consumes it, then replay`);
   }
 
   /**
@@ -205,7 +207,9 @@ export class DeadLetterQueues {
 
   /** Until each queue holds at least what it held before the scan less what the scan removed, for at most PUT_BACK_WAIT_MS. */
   private async untilPutBack(before: ReadonlyMap<string, number | null>, removed: ReadonlyMap<string, number>): Promise<void> {
-    const expected = [...before].filter(([, depth]) => (depth ?? 0) > 0).map(([queue, depth]) => [queue, (depth ?? 0) - (removed.get(queue) ?? 0)] as const);
+    const expected = [...before]
+      .filter(([, depth]) => (depth ?? 0) > 0)
+      .map(([queue, depth]) => [queue, (depth ?? 0) - (removed.get(queue) ?? 0)] as const);
     const deadline = Date.now() + PUT_BACK_WAIT_MS;
     while (expected.length > 0 && Date.now() < deadline) {
       const now = await this.depths(expected.map(([queue]) => queue));
@@ -222,7 +226,9 @@ async function closeQuietly(channel: ConfirmChannel): Promise<void> {
 /** Resolves once the broker confirmed it. The default exchange delivers to the queue named, and to no other. */
 function republish(channel: ConfirmChannel, parked: Parked, queue: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    channel.publish('', queue, parked.message.content, republishOptions(parked), (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
+    channel.publish('', queue, parked.message.content, republishOptions(parked), (error) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+    );
   });
 }
 
@@ -234,7 +240,18 @@ function republish(channel: ConfirmChannel, parked: Parked, queue: string): Prom
 function republishOptions(parked: Parked): Options.Publish {
   const { properties } = parked.message;
   const options: Options.Publish = { headers: { ...ownHeaders(properties), [REPLAYED_DEAD_LETTER_HEADER]: parked.id } };
-  const copied = ['contentType', 'contentEncoding', 'deliveryMode', 'priority', 'correlationId', 'replyTo', 'messageId', 'timestamp', 'type', 'appId'] as const;
+  const copied = [
+    'contentType',
+    'contentEncoding',
+    'deliveryMode',
+    'priority',
+    'correlationId',
+    'replyTo',
+    'messageId',
+    'timestamp',
+    'type',
+    'appId',
+  ] as const;
   for (const name of copied) {
     if (properties[name] !== undefined) Object.assign(options, { [name]: properties[name] as unknown });
   }
@@ -262,7 +279,14 @@ function parkedOf(queue: string, message: GetMessage): Parked {
  */
 function deadLetterIdOf(queue: string, message: GetMessage, deaths: DeadLetterDeath[]): string {
   const digest = createHash('sha256');
-  digest.update(JSON.stringify([queue, message.properties.messageId ?? null, deaths.map((death) => [death.queue, death.reason, death.at]), plain(ownHeaders(message.properties))]));
+  digest.update(
+    JSON.stringify([
+      queue,
+      message.properties.messageId ?? null,
+      deaths.map((death) => [death.queue, death.reason, death.at]),
+      plain(ownHeaders(message.properties)),
+    ]),
+  );
   digest.update(message.content);
   return `dl_${digest.digest('hex').slice(0, 32)}`;
 }
@@ -273,7 +297,16 @@ function deathsOf(header: unknown): DeadLetterDeath[] {
     if (typeof entry !== 'object' || entry === null) return [];
     const death = entry as Record<string, unknown>;
     const routingKeys = Array.isArray(death['routing-keys']) ? death['routing-keys'].map(String) : [];
-    return [{ queue: String(death.queue ?? ''), exchange: String(death.exchange ?? ''), routingKeys, reason: String(death.reason ?? ''), count: Number(death.count ?? 0), at: timeOf(death.time) }];
+    return [
+      {
+        queue: String(death.queue ?? ''),
+        exchange: String(death.exchange ?? ''),
+        routingKeys,
+        reason: String(death.reason ?? ''),
+        count: Number(death.count ?? 0),
+        at: timeOf(death.time),
+      },
+    ];
   });
 }
 
@@ -293,7 +326,8 @@ function plain(value: unknown): unknown {
   if (Buffer.isBuffer(value)) return value.toString('base64');
   if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return value.map(plain);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plain(inner)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, plain(inner)]));
   return value;
 }
 

@@ -25,7 +25,16 @@ function isConnectionSqlState(code: string): boolean {
 }
 
 /** Socket errors of a peer that is down, restarting or unreachable for a moment. */
-const SOCKET_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** What node-postgres says, without a code, when its connection went away under a query. */
 const DATABASE_CONNECTION_LOST: readonly string[] = [
@@ -107,5 +116,10 @@ export function dependencyUnavailableAnswer(error: unknown): AppError | null {
   const dependency = unavailableDependencyOf(error);
   if (!dependency) return null;
   const what = dependency === 'network' ? 'A service this request needs' : `The ${dependency} this request needs`;
-  return new RetryLaterError('SERVICE_UNAVAILABLE', `${what} is unavailable for the moment; retry shortly`, DEPENDENCY_RETRY_AFTER_SECONDS, { dependency });
+  return new RetryLaterError(
+    'SERVICE_UNAVAILABLE',
+    `${what} is unavailable for the moment; retry shortly`,
+    DEPENDENCY_RETRY_AFTER_SECONDS,
+    { dependency },
+  );
 }

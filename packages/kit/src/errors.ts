@@ -44,7 +44,11 @@ export function validationError(error: z.ZodError, where: 'body' | 'query' | 'pa
   });
 }
 
-export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, value: unknown, where: 'body' | 'query' | 'params' | 'headers' = 'body'): z.infer<Schema> {
+export function parseOrThrow<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  where: 'body' | 'query' | 'params' | 'headers' = 'body',
+): z.infer<Schema> {
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(result.error, where);
   return result.data;
@@ -63,5 +67,7 @@ export function refuseUnsafeText(value: unknown, where: 'body' | 'query'): void 
   const unsafe = findUnsafeText(value);
   if (!unsafe) return;
   const path = unsafe.path === '' ? where : unsafe.path;
-  throw new AppError('VALIDATION_ERROR', `Invalid request ${where}: ${path} ${unsafe.message}`, { fields: [{ path, message: unsafe.message }] });
+  throw new AppError('VALIDATION_ERROR', `Invalid request ${where}: ${path} ${unsafe.message}`, {
+    fields: [{ path, message: unsafe.message }],
+  });
 }

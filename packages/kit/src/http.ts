@@ -67,7 +67,10 @@ export function bodyOptInOfRoutes(routes: readonly BodyOptInRoute[]): (request: 
 
 /** Whether the client framed a body: a length above zero, or chunks. */
 function declaresBody(request: IncomingMessage): boolean {
-  return request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+  return (
+    request.headers['transfer-encoding'] !== undefined ||
+    (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0')
+  );
 }
 
 function tooLarge(): AppError {
@@ -143,7 +146,10 @@ function decodeUtf8(body: Buffer, contentType: string | undefined): string {
   const charset = foreignCharset(contentType);
   if (charset !== null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be UTF-8; charset=${charset} is not supported`);
   // Decoding alone would turn each invalid byte into U+FFFD: text the client never sent, stored as if it had.
-  if (!isUtf8(body)) throw new AppError('VALIDATION_ERROR', 'The request body is not valid UTF-8', { fields: [{ path: 'body', message: 'must be valid UTF-8' }] });
+  if (!isUtf8(body))
+    throw new AppError('VALIDATION_ERROR', 'The request body is not valid UTF-8', {
+      fields: [{ path: 'body', message: 'must be valid UTF-8' }],
+    });
   return body.toString('utf8');
 }
 
@@ -154,7 +160,9 @@ function decodeUtf8(body: Buffer, contentType: string | undefined): string {
  */
 function refuseNonObjectBody(value: unknown): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isLosslessNumber(value)) return;
-  throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object', { fields: [{ path: 'body', message: 'must be a JSON object' }] });
+  throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object', {
+    fields: [{ path: 'body', message: 'must be a JSON object' }],
+  });
 }
 
 /**
@@ -188,7 +196,10 @@ export async function readJsonBody(request: Request, response: Response, options
       refuseUnsafeText(request.body, 'body');
       return;
     }
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json');
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      optIn ? `Request bodies must be application/json or ${optIn.mediaTypes.join(', ')}` : 'Request bodies must be application/json',
+    );
   }
   const text = decodeUtf8(body, contentType);
   let parsed: unknown;
@@ -252,7 +263,8 @@ export function errorMiddleware(logger: Logger) {
     if (response.headersSent) return;
     if (appError instanceof RetryLaterError) response.setHeader('Retry-After', String(appError.retryAfterSeconds));
     // Every 503 says when to come back (a handler may have set its own).
-    else if (appError.status === 503 && !response.hasHeader('Retry-After')) response.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+    else if (appError.status === 503 && !response.hasHeader('Retry-After'))
+      response.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     response.locals.errorCode = appError.code;
     response.status(appError.status).json(errorBody(appError, correlationIdOf(response)));
   };
@@ -318,25 +330,36 @@ async function sendMetrics(metrics: ServiceMetrics, response: Response): Promise
  * `serveMetrics` is false, /metrics, for GET and HEAD; any other request goes on. One handler
  * rather than a router: every request of the service passes it.
  */
-export function healthHandler(options: { service: string; metrics: ServiceMetrics; readiness: ReadinessCheck[]; serveMetrics?: boolean }): RequestHandler {
+export function healthHandler(options: {
+  service: string;
+  metrics: ServiceMetrics;
+  readiness: ReadinessCheck[];
+  serveMetrics?: boolean;
+}): RequestHandler {
   const answers = new Map<string, (response: Response) => Promise<void>>([
-    ['/healthz', async (response) => {
-      response.json({ status: 'ok', service: options.service });
-    }],
-    ['/readyz', async (response) => {
-      const checks = await Promise.all(
-        options.readiness.map(async ({ name, check }) => {
-          try {
-            await check();
-            return { name, status: 'ok' as const };
-          } catch (error) {
-            return { name, status: 'down' as const, message: (error as Error).message };
-          }
-        }),
-      );
-      const ready = checks.every((check) => check.status === 'ok');
-      response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
-    }],
+    [
+      '/healthz',
+      async (response) => {
+        response.json({ status: 'ok', service: options.service });
+      },
+    ],
+    [
+      '/readyz',
+      async (response) => {
+        const checks = await Promise.all(
+          options.readiness.map(async ({ name, check }) => {
+            try {
+              await check();
+              return { name, status: 'ok' as const };
+            } catch (error) {
+              return { name, status: 'down' as const, message: (error as Error).message };
+            }
+          }),
+        );
+        const ready = checks.every((check) => check.status === 'ok');
+        response.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'down', service: options.service, checks });
+      },
+    ],
   ]);
   if (options.serveMetrics !== false) answers.set('/metrics', (response) => sendMetrics(options.metrics, response));
   return (request, response, next) => {
@@ -366,7 +389,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.use((request, response, next) => {
     const end = options.metrics.httpDuration.startTimer({ method: request.method });
     if (!request.path.startsWith('/internal/') && !OPERATIONS_PATHS.has(request.path)) foreground.note();
-    response.on('finish', () => end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }));
+    response.on('finish', () =>
+      end({ route: (request.route as { path?: string } | undefined)?.path ?? 'unmatched', status: String(response.statusCode) }),
+    );
     next();
   });
   app.use(healthHandler(options));
@@ -398,7 +423,10 @@ function expressMessageClasses(app: express.Express): { IncomingMessage: typeof 
     Reflect.apply(http.ServerResponse, this, [request, options]);
   }
   AppResponse.prototype = app.response;
-  return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
+  return {
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
+  };
 }
 
 export async function listen(app: express.Express, port: number, host: string): Promise<Server> {
@@ -426,5 +454,9 @@ export async function closeServer(server: Server): Promise<void> {
 export function auditActorOf(claims: InternalClaims): { actorType: string; actorId: string; apiKeyId: string | null } {
   if (claims.actor) return { actorType: claims.actor.type, actorId: claims.actor.id, apiKeyId: claims.keyId };
   if (claims.keyId) return { actorType: 'api_key', actorId: claims.keyId, apiKeyId: claims.keyId };
-  return { actorType: claims.surface === 'system' ? 'system' : 'unknown', actorId: claims.surface === 'system' ? 'system' : 'unknown', apiKeyId: null };
+  return {
+    actorType: claims.surface === 'system' ? 'system' : 'unknown',
+    actorId: claims.surface === 'system' ? 'system' : 'unknown',
+    apiKeyId: null,
+  };
 }

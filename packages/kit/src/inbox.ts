@@ -20,9 +20,17 @@ export async function createInboxTable(db: Knex): Promise<void> {
  * Runs `work` at most once per message id: the id is claimed with ON CONFLICT DO NOTHING in the
  * same transaction as the work, so a redelivery after a crash either finds it done or redoes it.
  */
-export async function processOnce(db: Db, message: { messageId: string; type: string }, work: (tx: Tx) => Promise<void>): Promise<'processed' | 'duplicate'> {
+export async function processOnce(
+  db: Db,
+  message: { messageId: string; type: string },
+  work: (tx: Tx) => Promise<void>,
+): Promise<'processed' | 'duplicate'> {
   return db.transaction(async (tx) => {
-    const claimed = await tx(INBOX_TABLE).insert({ message_id: message.messageId, type: message.type }).onConflict('message_id').ignore().returning('message_id');
+    const claimed = await tx(INBOX_TABLE)
+      .insert({ message_id: message.messageId, type: message.type })
+      .onConflict('message_id')
+      .ignore()
+      .returning('message_id');
     if (claimed.length === 0) return 'duplicate';
     await work(tx);
     return 'processed';

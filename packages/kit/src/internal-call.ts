@@ -46,7 +46,11 @@ export async function callInternal(peer: InternalPeer, call: InternalCall): Prom
   try {
     const response = await fetch(`${peer.baseUrl.replace(/\/+$/, '')}${call.pathWithQuery}`, {
       method: call.method,
-      headers: { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        [INTERNAL_TOKEN_HEADER]: token,
+        'x-correlation-id': correlationId,
+        ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
       signal: AbortSignal.timeout(peer.timeoutMs),
     });
@@ -64,7 +68,11 @@ export async function callInternal(peer: InternalPeer, call: InternalCall): Prom
 }
 
 function peerUnavailable(peer: InternalPeer): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', peer.unavailableMessage ?? `The ${peer.name} service cannot be reached right now; retry shortly`, { dependency: peer.name });
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    peer.unavailableMessage ?? `The ${peer.name} service cannot be reached right now; retry shortly`,
+    { dependency: peer.name },
+  );
 }
 
 /** An answer the contract does not allow: a bug on one side, not something to show a client. */

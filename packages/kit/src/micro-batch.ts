@@ -61,7 +61,8 @@ export function microBatch<Item, Result>(
     run(batch.map((entry) => entry.item))
       .then(
         (results) => {
-          if (results.length !== batch.length) throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
+          if (results.length !== batch.length)
+            throw new Error(`a micro-batch of ${batch.length} was answered with ${results.length} results`);
           batch.forEach((entry, index) => entry.resolve(results[index] as Result));
         },
         (error: unknown) => {
@@ -77,7 +78,10 @@ export function microBatch<Item, Result>(
   function runAlone(batch: typeof pending): void {
     for (const entry of batch) {
       run([entry.item]).then(
-        (results) => (results.length === 1 ? entry.resolve(results[0] as Result) : entry.reject(new Error(`a micro-batch of 1 was answered with ${results.length} results`))),
+        (results) =>
+          results.length === 1
+            ? entry.resolve(results[0] as Result)
+            : entry.reject(new Error(`a micro-batch of 1 was answered with ${results.length} results`)),
         entry.reject,
       );
     }

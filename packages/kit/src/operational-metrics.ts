@@ -84,7 +84,9 @@ const managementQueueSchema = z.object({
 /** `http://user:password@host:15672`: fetch takes no credentials in a URL, so they travel as a header. */
 function managementEndpoint(managementUrl: string): { base: string; authorization: string | null } {
   const url = new URL(managementUrl);
-  const authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
+  const authorization = url.username
+    ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+    : null;
   url.username = '';
   url.password = '';
   return { base: url.toString().replace(/\/+$/, ''), authorization };
@@ -133,7 +135,10 @@ export function registerQueueGauges(options: QueueGaugeOptions): void {
         options.logger.debug({ err: error, queue }, 'management API read failed; passive declare instead');
       }
     }
-    return withinMs(options.broker.inspectQueue(queue), OPERATIONAL_READ_TIMEOUT_MS).then(({ messageCount, consumerCount }) => ({ ready: messageCount, consumers: consumerCount }));
+    return withinMs(options.broker.inspectQueue(queue), OPERATIONAL_READ_TIMEOUT_MS).then(({ messageCount, consumerCount }) => ({
+      ready: messageCount,
+      consumers: consumerCount,
+    }));
   };
   const readAll = sharedRead(() =>
     Promise.all(
@@ -146,7 +151,12 @@ export function registerQueueGauges(options: QueueGaugeOptions): void {
       })),
     ),
   );
-  const queueGauge = (name: string, help: string, value: (reading: QueueReading) => number | undefined, labels: 'queue' | 'queue_and_dead_letter' = 'queue_and_dead_letter') =>
+  const queueGauge = (
+    name: string,
+    help: string,
+    value: (reading: QueueReading) => number | undefined,
+    labels: 'queue' | 'queue_and_dead_letter' = 'queue_and_dead_letter',
+  ) =>
     new Gauge({
       name,
       help,
@@ -163,10 +173,23 @@ export function registerQueueGauges(options: QueueGaugeOptions): void {
         }
       },
     });
-  queueGauge('rabbitmq_queue_messages_ready', 'Messages ready for delivery in a queue this service consumes or owns', (reading) => reading.ready);
-  queueGauge('rabbitmq_queue_messages_unacknowledged', 'Messages delivered and not yet acknowledged (management API only)', (reading) => reading.unacknowledged);
+  queueGauge(
+    'rabbitmq_queue_messages_ready',
+    'Messages ready for delivery in a queue this service consumes or owns',
+    (reading) => reading.ready,
+  );
+  queueGauge(
+    'rabbitmq_queue_messages_unacknowledged',
+    'Messages delivered and not yet acknowledged (management API only)',
+    (reading) => reading.unacknowledged,
+  );
   queueGauge('rabbitmq_queue_consumers', 'Consumers of the queue, every instance of every service', (reading) => reading.consumers);
-  queueGauge('rabbitmq_queue_messages_redelivered_total', "Redeliveries the broker counted on the queue (management API's message_stats.redeliver)", (reading) => reading.redelivered, 'queue');
+  queueGauge(
+    'rabbitmq_queue_messages_redelivered_total',
+    "Redeliveries the broker counted on the queue (management API's message_stats.redeliver)",
+    (reading) => reading.redelivered,
+    'queue',
+  );
 }
 
 /**
@@ -178,7 +201,12 @@ export class MeteredBroker extends Broker {
 
   constructor(options: BrokerOptions, metrics: ServiceMetrics) {
     super(options);
-    this.redelivered = new Counter({ name: 'amqp_messages_redelivered_total', help: "Deliveries this instance's consumers received flagged as redelivered", labelNames: ['queue'], registers: [metrics.registry] });
+    this.redelivered = new Counter({
+      name: 'amqp_messages_redelivered_total',
+      help: "Deliveries this instance's consumers received flagged as redelivered",
+      labelNames: ['queue'],
+      registers: [metrics.registry],
+    });
   }
 
   override consume(spec: ConsumerSpec): Promise<void> {
@@ -215,7 +243,10 @@ async function readOutbox(db: Db): Promise<OutboxReading> {
   const row = result.rows[0];
   if (!row) throw new Error('the outbox query returned no row');
   // Rows published out of order leave gaps in the id range: past the cap this is an upper bound.
-  const messages = row.counted <= OUTBOX_COUNT_MAX || row.first_id === null || row.last_id === null ? row.counted : Number(BigInt(row.last_id) - BigInt(row.first_id) + 1n);
+  const messages =
+    row.counted <= OUTBOX_COUNT_MAX || row.first_id === null || row.last_id === null
+      ? row.counted
+      : Number(BigInt(row.last_id) - BigInt(row.first_id) + 1n);
   return { messages, oldestAgeSeconds: Math.max(0, row.oldest_age ?? 0) };
 }
 
@@ -238,8 +269,16 @@ export function registerOutboxGauges(registry: Registry, db: Db, logger: Logger)
         if (reading) this.set(value(reading));
       },
     });
-  outboxGauge('outbox_messages', `Messages committed and not yet confirmed by the broker (exact up to ${OUTBOX_COUNT_MAX}, an upper bound beyond)`, (reading) => reading.messages);
-  outboxGauge('outbox_oldest_message_age_seconds', 'Age of the oldest message waiting in the outbox (0 when empty)', (reading) => reading.oldestAgeSeconds);
+  outboxGauge(
+    'outbox_messages',
+    `Messages committed and not yet confirmed by the broker (exact up to ${OUTBOX_COUNT_MAX}, an upper bound beyond)`,
+    (reading) => reading.messages,
+  );
+  outboxGauge(
+    'outbox_oldest_message_age_seconds',
+    'Age of the oldest message waiting in the outbox (0 when empty)',
+    (reading) => reading.oldestAgeSeconds,
+  );
 }
 
 /**
@@ -253,10 +292,12 @@ export function registerQueryGauge(registry: Registry, db: Db, logger: Logger, g
     help: gauge.help,
     registers: [registry],
     async collect() {
-      const read = await withinMs(db.raw<{ rows: Array<{ value: number | string }> }>(gauge.sql), OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
-        logger.debug({ err: error }, `${gauge.name} left out of this scrape`);
-        return null;
-      });
+      const read = await withinMs(db.raw<{ rows: Array<{ value: number | string }> }>(gauge.sql), OPERATIONAL_READ_TIMEOUT_MS).catch(
+        (error: unknown) => {
+          logger.debug({ err: error }, `${gauge.name} left out of this scrape`);
+          return null;
+        },
+      );
       if (read) this.set(Number(read.rows[0]?.value ?? 0));
     },
   });

@@ -115,7 +115,13 @@ function messageOptions(message: OutboxMessage): Options.Publish {
 
 function publishOptions(row: OutboxRow): Options.Publish {
   const { [PROPERTY_HEADERS.replyTo]: replyTo, [PROPERTY_HEADERS.correlationId]: correlationId, ...headers } = row.headers;
-  return { messageId: row.message_id, type: row.type, headers, ...(replyTo !== undefined ? { replyTo } : {}), ...(correlationId !== undefined ? { correlationId } : {}) };
+  return {
+    messageId: row.message_id,
+    type: row.type,
+    headers,
+    ...(replyTo !== undefined ? { replyTo } : {}),
+    ...(correlationId !== undefined ? { correlationId } : {}),
+  };
 }
 
 /**
@@ -144,7 +150,11 @@ export function outboxInsertStatement(messages: readonly OutboxMessage[], option
  * to one row of an earlier part: message i is written only when `rowsIn` produced a row whose
  * `column` equals `keys[i]` (the commands of the records that statement inserted).
  */
-export function outboxInsertForRowsStatement(messages: readonly OutboxMessage[], keys: readonly string[], rowsIn: { name: string; column: string }): SqlStatement {
+export function outboxInsertForRowsStatement(
+  messages: readonly OutboxMessage[],
+  keys: readonly string[],
+  rowsIn: { name: string; column: string },
+): SqlStatement {
   if (keys.length !== messages.length) throw new Error(`${messages.length} outbox messages with ${keys.length} keys`);
   const plain = outboxInsertStatement(messages);
   return {
@@ -176,7 +186,12 @@ function publishSpans(messages: readonly OutgoingMessage[]): { messages: Outgoin
     const { span, context } = startSpan(`${message.exchange} publish`, {
       kind: SpanKind.PRODUCER,
       parent: contextFrom(headers),
-      attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': message.exchange, 'messaging.rabbitmq.destination.routing_key': message.routingKey, 'messaging.message.id': String(message.options.messageId) },
+      attributes: {
+        'messaging.system': 'rabbitmq',
+        'messaging.destination.name': message.exchange,
+        'messaging.rabbitmq.destination.routing_key': message.routingKey,
+        'messaging.message.id': String(message.options.messageId),
+      },
     });
     started.push(span);
     return { ...message, options: { ...message.options, headers: { ...headers, ...traceHeaders(context) } } };
@@ -255,8 +270,14 @@ export class OutboxRelay {
     this.idleDelayMs = options.idleDelayMs ?? 1_000;
     // Messages committed while a publish waits for its confirms go out together next, so ledger
     // commands of several turns share a message.
-    this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishHandedOverNow(messages), { maxItems: this.batchSizeMax, concurrency: 2 });
-    this.deletePublished = microBatch((messageIds: string[]) => this.deleteRows(messageIds), { maxItems: 5_000, lingerMs: options.deleteLingerMs ?? 50 });
+    this.publishHandedOver = microBatch((messages: OutboxMessage[]) => this.publishHandedOverNow(messages), {
+      maxItems: this.batchSizeMax,
+      concurrency: 2,
+    });
+    this.deletePublished = microBatch((messageIds: string[]) => this.deleteRows(messageIds), {
+      maxItems: 5_000,
+      lingerMs: options.deleteLingerMs ?? 50,
+    });
   }
 
   /**
@@ -276,7 +297,9 @@ export class OutboxRelay {
     return {
       committed: () => {
         // A row is deleted once its message is confirmed; until then (and until deleted) passes skip it.
-        const settled = Promise.all(messages.map((message) => this.publishHandedOver(message).then(() => this.deletePublished(message.messageId))))
+        const settled = Promise.all(
+          messages.map((message) => this.publishHandedOver(message).then(() => this.deletePublished(message.messageId))),
+        )
           .then(
             () => undefined,
             (error: unknown) => {
@@ -312,7 +335,12 @@ export class OutboxRelay {
     const spans = publishSpans(messages);
     try {
       await this.options.broker.publishBatch(
-        this.prepareBatch(spans.messages).map((message) => ({ exchange: message.exchange, routingKey: message.routingKey, body: Buffer.from(message.text), options: message.options })),
+        this.prepareBatch(spans.messages).map((message) => ({
+          exchange: message.exchange,
+          routingKey: message.routingKey,
+          body: Buffer.from(message.text),
+          options: message.options,
+        })),
       );
     } catch (error) {
       for (const span of spans.started) failSpan(span, error);
@@ -395,8 +423,12 @@ export class OutboxRelay {
       // Handed over since the pass began: their writer publishes them.
       const rows = selected.rows.filter((row) => !this.handedOver.has(row.message_id));
       if (rows.length === 0) return 0;
-      await this.publish(rows.map((row) => ({ exchange: row.exchange, routingKey: row.routing_key, text: row.payload, options: publishOptions(row) })));
-      await prepared(tx, `DELETE FROM ${OUTBOX_TABLE} WHERE id = ANY(CAST(? AS bigint[]))`, [rows.map((row) => row.id)] as unknown as Knex.RawBinding[]);
+      await this.publish(
+        rows.map((row) => ({ exchange: row.exchange, routingKey: row.routing_key, text: row.payload, options: publishOptions(row) })),
+      );
+      await prepared(tx, `DELETE FROM ${OUTBOX_TABLE} WHERE id = ANY(CAST(? AS bigint[]))`, [
+        rows.map((row) => row.id),
+      ] as unknown as Knex.RawBinding[]);
       return rows.length;
     });
   }

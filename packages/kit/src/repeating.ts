@@ -8,7 +8,10 @@ export interface Repeating {
  * (the tick is skipped); a failed run goes to `onError` and the next tick tries again. The timer
  * does not keep the process alive.
  */
-export function startRepeating(task: () => Promise<unknown>, options: { intervalMs: number; onError: (error: unknown) => void }): Repeating {
+export function startRepeating(
+  task: () => Promise<unknown>,
+  options: { intervalMs: number; onError: (error: unknown) => void },
+): Repeating {
   let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
     if (running) return;

@@ -65,7 +65,12 @@ export const retentionConfigShape = {
    */
   INBOX_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
   /** How long an Idempotency-Key is remembered: at least the 24 hours the API promises. */
-  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().int().min(24).max(24 * 365).default(24),
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(24)
+    .max(24 * 365)
+    .default(24),
 };
 
 function quoted(identifier: string): string {
@@ -102,7 +107,10 @@ const BRIN_PAGES_PER_RANGE = 128;
 async function desummarize(db: Db, indexName: string, blocks: ReadonlySet<number>): Promise<void> {
   const ranges = [...new Set([...blocks].map((block) => Math.floor(block / BRIN_PAGES_PER_RANGE) * BRIN_PAGES_PER_RANGE))];
   if (ranges.length === 0) return;
-  await db.raw(`SELECT brin_desummarize_range(CAST(? AS regclass), block) FROM unnest(CAST(? AS bigint[])) AS block`, [indexName, ranges] as unknown as Knex.RawBinding[]);
+  await db.raw(`SELECT brin_desummarize_range(CAST(? AS regclass), block) FROM unnest(CAST(? AS bigint[])) AS block`, [
+    indexName,
+    ranges,
+  ] as unknown as Knex.RawBinding[]);
 }
 
 /** Ranges summarized by one statement: 16 MB of table at most, so a pass paces itself between them. */
@@ -117,7 +125,10 @@ const SUMMARIZE_RANGES_PER_STATEMENT = 16;
  * would have to be widened by every insert. The summary's lock is not one a writer takes.
  */
 async function summarizeWrittenRanges(db: Db, table: string, indexName: string, pace: BackgroundPace): Promise<void> {
-  const sized = await db.raw<{ rows: Array<{ blocks: string }> }>(`SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS blocks`, [table]);
+  const sized = await db.raw<{ rows: Array<{ blocks: string }> }>(
+    `SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS blocks`,
+    [table],
+  );
   const lastComplete = (Math.floor(Number(sized.rows[0]?.blocks ?? 0) / BRIN_PAGES_PER_RANGE) - 1) * BRIN_PAGES_PER_RANGE;
   for (let high = lastComplete; high >= 0; high -= SUMMARIZE_RANGES_PER_STATEMENT * BRIN_PAGES_PER_RANGE) {
     const started = performance.now();
@@ -194,8 +205,18 @@ export class RetentionMetrics {
   private readonly tables = new Map<string, { caughtUpAtMs: number; caughtUp: boolean }>();
 
   constructor(registry: Registry) {
-    this.purged = new Counter({ name: 'retention_rows_purged_total', help: 'Rows deleted by the retention purges', labelNames: ['table'], registers: [registry] });
-    this.window = new Gauge({ name: 'retention_window_seconds', help: 'How long the table keeps a row: its retention window, or from insert to the expiry a row is given', labelNames: ['table'], registers: [registry] });
+    this.purged = new Counter({
+      name: 'retention_rows_purged_total',
+      help: 'Rows deleted by the retention purges',
+      labelNames: ['table'],
+      registers: [registry],
+    });
+    this.window = new Gauge({
+      name: 'retention_window_seconds',
+      help: 'How long the table keeps a row: its retention window, or from insert to the expiry a row is given',
+      labelNames: ['table'],
+      registers: [registry],
+    });
     const tables = this.tables;
     new Gauge({
       name: 'retention_behind_seconds',
@@ -266,9 +287,14 @@ export function startRetention(options: RetentionOptions): Retention {
   function runRule(rule: RetentionRule): Promise<PurgePass> {
     const current = running.get(rule);
     if (current) return current;
-    const pass = purgePass(options.db, { ...rule, batchSize: rule.batchSize ?? options.batchSize }, { nowMs: nowMs(), maxBatches: options.maxBatches, pace: options.pace })
+    const pass = purgePass(
+      options.db,
+      { ...rule, batchSize: rule.batchSize ?? options.batchSize },
+      { nowMs: nowMs(), maxBatches: options.maxBatches, pace: options.pace },
+    )
       .then((result) => {
-        if (result.purged > 0) options.logger.info({ table: rule.table, purged: result.purged, caughtUp: result.caughtUp }, 'rows past retention purged');
+        if (result.purged > 0)
+          options.logger.info({ table: rule.table, purged: result.purged, caughtUp: result.caughtUp }, 'rows past retention purged');
         options.metrics?.passed(rule.table, result.purged, result.caughtUp);
         return result;
       })
@@ -320,7 +346,12 @@ export function startRetention(options: RetentionOptions): Retention {
 
 /** The inbox's ids of consumed messages, kept `retentionDays` after they were processed. */
 export function inboxRetentionRule(retentionDays: number): RetentionRule {
-  return { table: 'inbox', column: 'processed_at', windowMs: daysMs(retentionDays), index: { kind: 'brin', name: INBOX_PROCESSED_AT_INDEX } };
+  return {
+    table: 'inbox',
+    column: 'processed_at',
+    windowMs: daysMs(retentionDays),
+    index: { kind: 'brin', name: INBOX_PROCESSED_AT_INDEX },
+  };
 }
 
 export const INBOX_PROCESSED_AT_INDEX = 'inbox_processed_at_brin';

@@ -13,13 +13,16 @@ export function runMain(start: () => Promise<{ close(): Promise<void> }>): void 
         stopping = true;
         const forced = setTimeout(() => process.exit(1), 15_000);
         forced.unref();
-        running.close().then(flushTelemetry).then(
-          () => process.exit(0),
-          (error: unknown) => {
-            console.error(`error while stopping on ${signal}`, error);
-            process.exit(1);
-          },
-        );
+        running
+          .close()
+          .then(flushTelemetry)
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              console.error(`error while stopping on ${signal}`, error);
+              process.exit(1);
+            },
+          );
       };
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

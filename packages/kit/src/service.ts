@@ -9,7 +9,14 @@ import { checkDb, createDb, type Db, ensureDatabase, migrate, type Migration } f
 import { type BodyOptInRoute, closeServer, createServiceApp, listen } from './http';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type ServiceMetrics } from './metrics';
-import { MeteredBroker, operationalMetricsConfigShape, registerIdempotencyGauge, registerOutboxGauges, registerQueueGauges, type ReportedQueue } from './operational-metrics';
+import {
+  MeteredBroker,
+  operationalMetricsConfigShape,
+  registerIdempotencyGauge,
+  registerOutboxGauges,
+  registerQueueGauges,
+  type ReportedQueue,
+} from './operational-metrics';
 import { OutboxRelay, type PrepareOutgoingBatch } from './outbox';
 import { useIdempotencyTtlHours } from './idempotency';
 import { retentionConfigShape, RetentionMetrics, type RetentionRule, startRetention } from './retention';
@@ -29,7 +36,9 @@ export interface ServiceParts<Config> {
   metrics: ServiceMetrics;
 }
 
-export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>> & z.infer<z.ZodObject<typeof retentionConfigShape>> & z.infer<z.ZodObject<typeof operationalMetricsConfigShape>>;
+export type CommonConfig = z.infer<z.ZodObject<typeof commonConfigShape>> &
+  z.infer<z.ZodObject<typeof retentionConfigShape>> &
+  z.infer<z.ZodObject<typeof operationalMetricsConfigShape>>;
 export type ServiceConfig<Shape extends z.ZodRawShape> = CommonConfig & z.infer<z.ZodObject<Shape>>;
 
 export interface ServiceDefinition<Shape extends z.ZodRawShape> {
@@ -69,14 +78,20 @@ export interface Features {
  * (created and migrated), the broker with its topology, the outbox relay, the features, and
  * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
  */
-export async function startService<Shape extends z.ZodRawShape>(definition: ServiceDefinition<Shape>, env: NodeJS.ProcessEnv): Promise<RunningService> {
+export async function startService<Shape extends z.ZodRawShape>(
+  definition: ServiceDefinition<Shape>,
+  env: NodeJS.ProcessEnv,
+): Promise<RunningService> {
   const config: ServiceConfig<Shape> = {
     ...loadConfig(commonConfigShape, env),
     ...loadConfig(retentionConfigShape, env),
     ...loadConfig(operationalMetricsConfigShape, env),
     ...loadConfig(definition.config, env),
   };
-  const listenPort = loadConfig({ [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) }, env)[definition.port.variable] as number;
+  const listenPort = loadConfig(
+    { [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) },
+    env,
+  )[definition.port.variable] as number;
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   useIdempotencyTtlHours(config.IDEMPOTENCY_KEY_TTL_HOURS);
@@ -87,7 +102,8 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
   // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
   const started: Array<() => Promise<void>> = [() => db.destroy()];
   const undoStarted = async () => {
-    for (const stop of started.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'cleanup after a failed start failed'));
+    for (const stop of started.reverse())
+      await stop().catch((error: unknown) => logger.warn({ err: error }, 'cleanup after a failed start failed'));
   };
   let server: Server;
   let features: Features;
@@ -119,7 +135,14 @@ export async function startService<Shape extends z.ZodRawShape>(definition: Serv
       stopRetention = () => retention.stop();
     }
     broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
-    registerQueueGauges({ registry: metrics.registry, broker, queues: definition.queues ?? [], amqpUrl: config.AMQP_URL, managementUrl: config.RABBITMQ_MANAGEMENT_URL, logger });
+    registerQueueGauges({
+      registry: metrics.registry,
+      broker,
+      queues: definition.queues ?? [],
+      amqpUrl: config.AMQP_URL,
+      managementUrl: config.RABBITMQ_MANAGEMENT_URL,
+      logger,
+    });
     registerOutboxGauges(metrics.registry, db, logger);
     if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
     started.push(() => broker.close());

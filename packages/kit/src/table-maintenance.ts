@@ -84,7 +84,10 @@ export async function startTableMaintenance(options: TableMaintenanceOptions): P
   if (active) {
     options.logger.warn('autovacuum is off on this PostgreSQL server: the service analyzes and vacuums its own tables');
     // A round still running (a long VACUUM) is not queued behind: the next tick looks again.
-    repeating = startRepeating(runOnce, { intervalMs: options.intervalMs ?? 10_000, onError: (error) => options.logger.warn({ err: error }, 'table maintenance failed; retried on the next round') });
+    repeating = startRepeating(runOnce, {
+      intervalMs: options.intervalMs ?? 10_000,
+      onError: (error) => options.logger.warn({ err: error }, 'table maintenance failed; retried on the next round'),
+    });
   }
 
   return {

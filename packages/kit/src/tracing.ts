@@ -1,4 +1,14 @@
-import { type Context, context, type Link, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Context,
+  context,
+  type Link,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 
 /**
  * Spans the instrumentations cannot see: AMQP publishes and deliveries, the ledger's commit of a
@@ -66,7 +76,11 @@ export async function inSpan<Result>(name: string, options: SpanOptions, work: (
 /** A span started now and ended by the caller (for work that ends in a callback). */
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } {
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, links: options.links, attributes: options.attributes }, parent);
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, links: options.links, attributes: options.attributes },
+    parent,
+  );
   return { span, context: trace.setSpan(parent, span) };
 }
 

@@ -127,7 +127,11 @@ export async function applyDeliveryBatch<Item extends QueueDelivery>(
 }
 
 /** Each delivery of a batch that failed as a whole, alone: acknowledged when applied, requeued when it fails by itself. */
-async function applyOneByOne<Item extends QueueDelivery>(batch: readonly Item[], apply: (deliveries: readonly Item[]) => Promise<void>, options: TransientRetryOptions): Promise<Item[]> {
+async function applyOneByOne<Item extends QueueDelivery>(
+  batch: readonly Item[],
+  apply: (deliveries: readonly Item[]) => Promise<void>,
+  options: TransientRetryOptions,
+): Promise<Item[]> {
   const applied: Item[] = [];
   for (const delivery of batch) {
     try {

@@ -14,7 +14,9 @@ describe('array parameters of prepared statements', () => {
   });
 
   async function roundTrip(values: ReadonlyArray<string | null>): Promise<Array<string | null>> {
-    const result = await prepared<{ rows: Array<{ value: Array<string | null> }> }>(db, 'SELECT CAST(? AS text[]) AS value', [values as string[]]);
+    const result = await prepared<{ rows: Array<{ value: Array<string | null> }> }>(db, 'SELECT CAST(? AS text[]) AS value', [
+      values as string[],
+    ]);
     return result.rows[0]?.value ?? [];
   }
 

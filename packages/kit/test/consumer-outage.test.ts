@@ -55,7 +55,10 @@ async function declareLimitedQueue(channel: Channel, queue: string): Promise<voi
   await channel.assertExchange(`${queue}.dlx`, 'fanout', { durable: true });
   await channel.assertQueue(`${queue}.dlq`, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(`${queue}.dlq`, `${queue}.dlx`, '');
-  await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': DELIVERY_LIMIT, 'x-dead-letter-exchange': `${queue}.dlx` } });
+  await channel.assertQueue(queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': DELIVERY_LIMIT, 'x-dead-letter-exchange': `${queue}.dlx` },
+  });
 }
 
 async function brokerFor(queue: string, bind?: (channel: Channel) => Promise<void>): Promise<Broker> {
@@ -74,7 +77,11 @@ async function brokerFor(queue: string, bind?: (channel: Channel) => Promise<voi
 
 async function deadLettered(queue: string): Promise<string[]> {
   const parked: string[] = [];
-  for (let message = await channel.get(`${queue}.dlq`, { noAck: true }); message; message = await channel.get(`${queue}.dlq`, { noAck: true })) {
+  for (
+    let message = await channel.get(`${queue}.dlq`, { noAck: true });
+    message;
+    message = await channel.get(`${queue}.dlq`, { noAck: true })
+  ) {
     parked.push(message.content.toString('utf8'));
   }
   return parked;
@@ -106,7 +113,12 @@ function ledgerResult(commandId: string): LedgerResultV1 {
 
 async function publishResults(commandIds: string[]): Promise<void> {
   for (const commandId of commandIds) {
-    channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey('posted', 'transfer'), Buffer.from(JSON.stringify(ledgerResult(commandId))), { persistent: true });
+    channel.publish(
+      TOPOLOGY.ledgerEvents.exchange,
+      ledgerResultRoutingKey('posted', 'transfer'),
+      Buffer.from(JSON.stringify(ledgerResult(commandId))),
+      { persistent: true },
+    );
   }
   await channel.waitForConfirms();
 }
@@ -124,7 +136,10 @@ function transferFinishers(poison?: string): PostingFinishers {
   const finishers = new PostingFinishers();
   finishers.register('transfer', async (tx, results) => {
     if (results.some((result) => result.commandId === poison)) throw new Error(`the result of ${poison} cannot be recorded`);
-    await tx('effects').insert(results.map((result) => ({ id: result.commandId }))).onConflict('id').ignore();
+    await tx('effects')
+      .insert(results.map((result) => ({ id: result.commandId })))
+      .onConflict('id')
+      .ignore();
   });
   return finishers;
 }
@@ -154,7 +169,10 @@ describe('a consumer through a database outage', () => {
     await proxy.cut('starting-up');
     await pause(OUTAGE_MS / 2);
     await proxy.reopen();
-    await waitFor(async () => ((await effects('inbox-')).length === sent.length ? true : undefined), { what: 'every message handled after the outage', timeoutMs: 30_000 });
+    await waitFor(async () => ((await effects('inbox-')).length === sent.length ? true : undefined), {
+      what: 'every message handled after the outage',
+      timeoutMs: 30_000,
+    });
     expect(await effects('inbox-')).toEqual(sent);
     expect(await deadLettered(queue)).toEqual([]);
     await broker.close();
@@ -169,7 +187,10 @@ describe('a consumer through a database outage', () => {
     await publishResults(sent);
     await pause(OUTAGE_MS);
     await proxy.reopen();
-    await waitFor(async () => ((await effects('events-')).length === sent.length ? true : undefined), { what: 'every result recorded after the outage', timeoutMs: 30_000 });
+    await waitFor(async () => ((await effects('events-')).length === sent.length ? true : undefined), {
+      what: 'every result recorded after the outage',
+      timeoutMs: 30_000,
+    });
     expect(await deadLettered(queue)).toEqual([]);
     await events.stop();
     await broker.close();
@@ -183,11 +204,17 @@ describe('a consumer through a database outage', () => {
     // Published before the consumer starts, so they arrive together and form one batch.
     await publishResults(sent);
     const events = await startLedgerEventsConsumer({ broker, db, logger, queue, finishers: transferFinishers(poison), lingerMs: 50 });
-    await waitFor(async () => ((await effects('poison-')).length === sent.length - 1 ? true : undefined), { what: 'the neighbours recorded', timeoutMs: 30_000 });
-    const parked = await waitFor(async () => {
-      const found = await deadLettered(queue);
-      return found.length > 0 ? found : undefined;
-    }, { what: 'the poison event parked', timeoutMs: 30_000 });
+    await waitFor(async () => ((await effects('poison-')).length === sent.length - 1 ? true : undefined), {
+      what: 'the neighbours recorded',
+      timeoutMs: 30_000,
+    });
+    const parked = await waitFor(
+      async () => {
+        const found = await deadLettered(queue);
+        return found.length > 0 ? found : undefined;
+      },
+      { what: 'the poison event parked', timeoutMs: 30_000 },
+    );
     expect(parked.map((text) => (JSON.parse(text) as LedgerResultV1).commandId)).toEqual([poison]);
     expect(await effects('poison-')).toEqual(sent.filter((id) => id !== poison));
     await events.stop();
@@ -207,7 +234,10 @@ describe('a consumer through a database outage', () => {
     await proxy.reopen();
     const second = await ledgerEventsBroker(queue);
     const resumed = await startLedgerEventsConsumer({ broker: second, db, logger, queue, finishers: transferFinishers(), lingerMs: 10 });
-    await waitFor(async () => ((await effects('stop-')).length === sent.length ? true : undefined), { what: 'the events recorded by the next consumer', timeoutMs: 30_000 });
+    await waitFor(async () => ((await effects('stop-')).length === sent.length ? true : undefined), {
+      what: 'the events recorded by the next consumer',
+      timeoutMs: 30_000,
+    });
     expect(await deadLettered(queue)).toEqual([]);
     await resumed.stop();
     await second.close();

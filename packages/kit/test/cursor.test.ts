@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { AppError, cursorFields, decodeCursor, encodeCursor, useCursorSecret } from '@wallet/kit';
 
 const SHAPE = { seq: cursorFields.seq, id: cursorFields.key };
-const position = fc.record({ seq: fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }).map(String), id: fc.stringMatching(/^[\x21-\x7e]{1,128}$/) });
+const position = fc.record({
+  seq: fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }).map(String),
+  id: fc.stringMatching(/^[\x21-\x7e]{1,128}$/),
+});
 
 function codeOf(cursor: string): string {
   try {
@@ -42,7 +45,7 @@ describe('cursors', () => {
     }
   });
 
-  it('refuses a cursor of another secret, and positions out of their columns\' range even when signed', () => {
+  it("refuses a cursor of another secret, and positions out of their columns' range even when signed", () => {
     const issued = encodeCursor({ seq: '1', id: 'a' });
     useCursorSecret('another-secret');
     expect(codeOf(issued)).toBe('INVALID_CURSOR');

@@ -48,10 +48,15 @@ describe('what counts as a dependency being unavailable', () => {
   });
 
   it("node-postgres' connection-lost messages, also behind knex's statement prefix and inside causes, and never another message", () => {
-    const lost = fc.constantFrom('Connection terminated unexpectedly', 'Client has encountered a connection error and is not queryable', 'Connection terminated due to connection timeout');
+    const lost = fc.constantFrom(
+      'Connection terminated unexpectedly',
+      'Client has encountered a connection error and is not queryable',
+      'Connection terminated due to connection timeout',
+    );
     const wrap = (error: Error, depth: number, aggregate: boolean): Error => {
       let wrapped = error;
-      for (let level = 0; level < depth; level += 1) wrapped = aggregate ? new AggregateError([wrapped], 'several') : new Error('wrapper', { cause: wrapped });
+      for (let level = 0; level < depth; level += 1)
+        wrapped = aggregate ? new AggregateError([wrapped], 'several') : new Error('wrapper', { cause: wrapped });
       return wrapped;
     };
     fc.assert(
@@ -75,8 +80,12 @@ describe('what counts as a dependency being unavailable', () => {
   });
 
   it('sockets refused or reset, a pool that cannot connect in time, and the broker gone', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']) expect(unavailableDependencyOf(withCode(`connect ${code}`, code))).toBe('network');
-    const poolTimeout = Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?'), { name: 'KnexTimeoutError' });
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'])
+      expect(unavailableDependencyOf(withCode(`connect ${code}`, code))).toBe('network');
+    const poolTimeout = Object.assign(
+      new Error('Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?'),
+      { name: 'KnexTimeoutError' },
+    );
     expect(unavailableDependencyOf(poolTimeout)).toBe('database');
     expect(unavailableDependencyOf(new DependencyUnavailableError('broker', 'broker is not connected'))).toBe('broker');
     expect(unavailableDependencyOf(Object.assign(new Error('Channel closed'), { name: 'IllegalOperationError' }))).toBe('broker');

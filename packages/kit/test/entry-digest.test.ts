@@ -19,7 +19,10 @@ describe('entry digests', () => {
   });
 
   async function postgresHashes(texts: readonly string[]): Promise<string[]> {
-    const result = await db.raw('SELECT hashtextextended(t, 0)::text AS hash FROM unnest(?::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [texts as string[]]);
+    const result = await db.raw(
+      'SELECT hashtextextended(t, 0)::text AS hash FROM unnest(?::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n',
+      [texts as string[]],
+    );
     return (result.rows as Array<{ hash: string }>).map((row) => row.hash);
   }
 
@@ -52,7 +55,11 @@ describe('entry digests', () => {
     const texts: string[] = [];
     for (let n = 0; n < 2000; n += 1) {
       sum.addPosting(scope, posting(n));
-      texts.push([`je_${n}`, 'tn_1', 'live', 'transfer', 'transfer', `tr_${n}`].join('\u001f'), [`je_${n}`, 'DR', 'wallet:a', 'wal_a', 'USD', '10.5'].join('\u001f'), [`je_${n}`, 'CR', 'revenue:fees', '', 'USD', '10.5'].join('\u001f'));
+      texts.push(
+        [`je_${n}`, 'tn_1', 'live', 'transfer', 'transfer', `tr_${n}`].join('\u001f'),
+        [`je_${n}`, 'DR', 'wallet:a', 'wal_a', 'USD', '10.5'].join('\u001f'),
+        [`je_${n}`, 'CR', 'revenue:fees', '', 'USD', '10.5'].join('\u001f'),
+      );
     }
     const result = await db.raw('SELECT sum(hashtextextended(t, 0))::text AS digest FROM unnest(?::text[]) AS u(t)', [texts]);
     expect(sum.value()).toEqual({ entries: 2000, digest: (result.rows[0] as { digest: string }).digest });

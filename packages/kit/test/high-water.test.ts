@@ -23,7 +23,9 @@ describe('reconciliation high-water marks', () => {
     return db.transaction(
       async (tx) => {
         const snapshot = await snapshotBounds(tx);
-        const rows: Array<{ seq: string; label: string }> = (await tx.raw('SELECT seq::text AS seq, label FROM rows WHERE seq > ? ORDER BY seq', [mark.verifiedSeq])).rows;
+        const rows: Array<{ seq: string; label: string }> = (
+          await tx.raw('SELECT seq::text AS seq, label FROM rows WHERE seq > ? ORDER BY seq', [mark.verifiedSeq])
+        ).rows;
         const topSeq = rows.reduce((top, row) => (BigInt(row.seq) > BigInt(top) ? row.seq : top), mark.verifiedSeq);
         return { read: rows.map((row) => row.label), mark: advanceHighWater(mark, { topSeq, snapshot }) };
       },
@@ -69,11 +71,14 @@ describe('reconciliation high-water marks', () => {
     expect(second.read).toContain('slow');
     mark = second.mark;
     // Once every transaction running then (in any database of the cluster) has ended, the mark moves past both.
-    await waitFor(async () => {
-      const next = await run(mark);
-      mark = next.mark;
-      return next.read.length === 0 ? true : undefined;
-    }, { what: 'the mark to move past both rows', intervalMs: 50 });
+    await waitFor(
+      async () => {
+        const next = await run(mark);
+        mark = next.mark;
+        return next.read.length === 0 ? true : undefined;
+      },
+      { what: 'the mark to move past both rows', intervalMs: 50 },
+    );
   });
 
   it('moves only forward, to a seq a run saw, and never past what it is held below', () => {
@@ -82,11 +87,15 @@ describe('reconciliation high-water marks', () => {
       fc.property(seq, seq, seq, seq, seq, fc.option(seq, { nil: null }), (verified, seen, seenXmax, top, xmin, holdBelow) => {
         const previous = { verifiedSeq: verified, seenSeq: seen, seenXmax };
         const xmax = (BigInt(xmin) + 5n).toString();
-        for (const snapshot of [{ xmin, xmax }, { xmin, xmax: xmin }]) {
+        for (const snapshot of [
+          { xmin, xmax },
+          { xmin, xmax: xmin },
+        ]) {
           const next = advanceHighWater(previous, { topSeq: top, snapshot, holdBelow });
           expect(BigInt(next.verifiedSeq) >= BigInt(verified)).toBe(true);
           expect([verified, seen, top, ...(holdBelow === null ? [] : [(BigInt(holdBelow) - 1n).toString()])]).toContain(next.verifiedSeq);
-          if (holdBelow !== null && BigInt(next.verifiedSeq) > BigInt(verified)) expect(BigInt(next.verifiedSeq) < BigInt(holdBelow)).toBe(true);
+          if (holdBelow !== null && BigInt(next.verifiedSeq) > BigInt(verified))
+            expect(BigInt(next.verifiedSeq) < BigInt(holdBelow)).toBe(true);
           expect(next.seenXmax).toBe(snapshot.xmax);
         }
       }),

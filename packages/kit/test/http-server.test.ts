@@ -50,7 +50,10 @@ describe('request bodies', () => {
     app.use(jsonBodyMiddleware({ limitBytes: 64 }));
     app.post('/echo', (request, response) => {
       const raw = response.locals.rawBody as Buffer;
-      response.json({ bytes: raw.toString('base64'), body: request.body === undefined ? null : String((request.body as { amount: unknown }).amount) });
+      response.json({
+        bytes: raw.toString('base64'),
+        body: request.body === undefined ? null : String((request.body as { amount: unknown }).amount),
+      });
     });
     app.use((_request, _response, next) => next(new AppError('NOT_FOUND', 'No such route')));
     app.use(errorMiddleware(logger));
@@ -64,13 +67,28 @@ describe('request bodies', () => {
   });
 
   /** Sends `body` as given (or in chunks of 16 bytes without a length); resolves to the status and the error code or echo. */
-  function send(body: Buffer, headers: Record<string, string>, options: { chunked?: boolean } = {}): Promise<{ status: number; json: { error?: { code: string }; bytes?: string; body?: string | null } }> {
+  function send(
+    body: Buffer,
+    headers: Record<string, string>,
+    options: { chunked?: boolean } = {},
+  ): Promise<{ status: number; json: { error?: { code: string }; bytes?: string; body?: string | null } }> {
     return new Promise((resolve, reject) => {
-      const outgoing = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/echo', headers: options.chunked ? headers : { ...headers, 'content-length': String(body.length) } }, (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as never }));
-      });
+      const outgoing = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/echo',
+          headers: options.chunked ? headers : { ...headers, 'content-length': String(body.length) },
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () =>
+            resolve({ status: answer.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as never }),
+          );
+        },
+      );
       outgoing.on('error', reject);
       if (options.chunked) for (let at = 0; at < body.length; at += 16) outgoing.write(body.subarray(at, at + 16));
       else outgoing.write(body);
@@ -119,7 +137,9 @@ describe('request bodies', () => {
     for (const bytes of invalid) {
       const body = Buffer.concat([Buffer.from('{"amount": 1, "name": "a'), bytes, Buffer.from('b"}')]);
       const answer = await send(body, { 'content-type': 'application/json' });
-      expect(`${bytes.toString('hex')}: ${answer.status} ${answer.json.error?.code}`).toBe(`${bytes.toString('hex')}: 400 VALIDATION_ERROR`);
+      expect(`${bytes.toString('hex')}: ${answer.status} ${answer.json.error?.code}`).toBe(
+        `${bytes.toString('hex')}: 400 VALIDATION_ERROR`,
+      );
     }
     const valid = await send(Buffer.from('{"amount": 1, "name": "Nguyễn 💸"}'), { 'content-type': 'application/json' });
     expect(valid.status).toBe(200);

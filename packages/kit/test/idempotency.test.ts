@@ -81,10 +81,21 @@ describe('idempotency against real PostgreSQL', () => {
   /** What the first-write route's handler found of its key when it started. */
   const keyRowsSeenByHandler: Array<{ status: string } | undefined> = [];
 
-  async function insertThing(target: Db, request: express.Request, response: express.Response, route: string): Promise<{ id: string; route: string; createdAt: string }> {
+  async function insertThing(
+    target: Db,
+    request: express.Request,
+    response: express.Response,
+    route: string,
+  ): Promise<{ id: string; route: string; createdAt: string }> {
     const { tenantId, environment } = tenantScopeOf(response);
     const thing = { id: `th_${randomUUID()}`, route, createdAt: new Date().toISOString() };
-    await target('things').insert({ id: thing.id, tenant_id: tenantId, environment, idempotency_key: request.get('idempotency-key') ?? null, route });
+    await target('things').insert({
+      id: thing.id,
+      tenant_id: tenantId,
+      environment,
+      idempotency_key: request.get('idempotency-key') ?? null,
+      route,
+    });
     return thing;
   }
 
@@ -180,7 +191,8 @@ describe('idempotency against real PostgreSQL', () => {
         return inserted;
       });
       const confirmed = { ...thing, status: 'completed' };
-      if (request.get('x-test-overtake') === 'true') await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
+      if (request.get('x-test-overtake') === 'true')
+        await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
       await db.transaction((tx) => handle.answer(tx, jsonResponse(201, confirmed)));
       if (request.get('x-test-send') === 'other') response.status(200).json({ ...confirmed, note: 'sent instead' });
       else response.status(201).json(confirmed);
@@ -192,7 +204,8 @@ describe('idempotency against real PostgreSQL', () => {
       ran('one-statement');
       const handle = idempotencyOf(response);
       if (!handle) throw new Error('route is guarded by a required key');
-      if (request.get('x-test-overtake') === 'true') await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
+      if (request.get('x-test-overtake') === 'true')
+        await db(IDEMPOTENCY_TABLE).where({ idempotency_key: handle.claim.key }).update({ lock_token: randomUUID() });
       const { tenantId, environment } = tenantScopeOf(response);
       const thing = { id: `th_${randomUUID()}`, route: 'one-statement' };
       const answer = handle.completionStatement(jsonResponse(201, thing));
@@ -285,7 +298,14 @@ describe('idempotency against real PostgreSQL', () => {
     // A constraint checked only at COMMIT: a way to fail a transaction after all its writes.
     await db.raw(`CREATE TABLE parents (id text PRIMARY KEY)`);
     await db.raw(`CREATE TABLE lines (id text PRIMARY KEY, parent_id text NOT NULL REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`);
-    const app = createServiceApp({ service: 'kit-idempotency', logger, metrics: createMetrics('kit-idempotency'), internalTokenSecret: SECRET, readiness: [], routes });
+    const app = createServiceApp({
+      service: 'kit-idempotency',
+      logger,
+      metrics: createMetrics('kit-idempotency'),
+      internalTokenSecret: SECRET,
+      readiness: [],
+      routes,
+    });
     server = await listen(app, 0, '127.0.0.1');
     const address = server.address();
     if (typeof address !== 'object' || !address) throw new Error('no address');
@@ -496,23 +516,33 @@ describe('idempotency against real PostgreSQL', () => {
     const body = '{"amount":7}';
     const scope = { tenantId: 'tn_a', environment: 'test' as const };
     // An attempt that claimed the key and then crashed: its lock is never renewed.
-    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/things', principal: TEST_PRINCIPAL, body: Buffer.from(body) });
+    const fingerprint = requestFingerprint({
+      method: 'POST',
+      pathWithQuery: '/v1/things',
+      principal: TEST_PRINCIPAL,
+      body: Buffer.from(body),
+    });
     const crashed = await claimIdempotencyKey(db, scope, key, fingerprint);
     expect(crashed.kind).toBe('claimed');
     // While the lock is live, a retry is told to wait.
     const early = await post('/v1/things', { key, body });
     expect(early.status).toBe(409);
-    await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).update({ locked_until: db.raw(`now() - interval '1 second'`) });
+    await db(IDEMPOTENCY_TABLE)
+      .where({ idempotency_key: key })
+      .update({ locked_until: db.raw(`now() - interval '1 second'`) });
 
     const before = runsOf('things');
-    const [one, two] = await Promise.all([post('/v1/things', { key, body, delayMs: 300 }), post('/v1/things', { key, body, delayMs: 300 })]);
+    const [one, two] = await Promise.all([
+      post('/v1/things', { key, body, delayMs: 300 }),
+      post('/v1/things', { key, body, delayMs: 300 }),
+    ]);
     expect(runsOf('things')).toBe(before + 1);
     expect(await thingsWithKey(key)).toBe(1);
     expect([one?.status, two?.status].sort()).toEqual([201, 409]);
     expect((await keyRow(key))?.status).toBe('completed');
   });
 
-  it('renews a live holder\'s lock, so a slow handler is not taken over, until maxHoldMs', async () => {
+  it("renews a live holder's lock, so a slow handler is not taken over, until maxHoldMs", async () => {
     const key = freshKey('renewed');
     const slow = post('/v1/slow-renewed', { key, delayMs: 1200 });
     await sleep(800);
@@ -539,7 +569,9 @@ describe('idempotency against real PostgreSQL', () => {
     const scope = { tenantId: 'tn_a', environment: 'test' as const };
     const fingerprint = 'a'.repeat(64);
     expect((await claimIdempotencyKey(db, scope, key, fingerprint)).kind).toBe('claimed');
-    await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).update({ locked_until: db.raw(`now() - interval '1 second'`) });
+    await db(IDEMPOTENCY_TABLE)
+      .where({ idempotency_key: key })
+      .update({ locked_until: db.raw(`now() - interval '1 second'`) });
     expect((await claimIdempotencyKey(db, scope, key, 'b'.repeat(64))).kind).toBe('mismatch');
     const outcomes = await Promise.all(Array.from({ length: 12 }, () => claimIdempotencyKey(db, scope, key, fingerprint)));
     const winners = outcomes.filter((outcome) => outcome.kind === 'claimed');
@@ -554,14 +586,22 @@ describe('idempotency against real PostgreSQL', () => {
     const fingerprint = 'c'.repeat(64);
     const slow = await claimIdempotencyKey(db, scope, key, fingerprint);
     if (slow.kind !== 'claimed') throw new Error('expected a claim');
-    await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).update({ locked_until: db.raw(`now() - interval '1 second'`) });
+    await db(IDEMPOTENCY_TABLE)
+      .where({ idempotency_key: key })
+      .update({ locked_until: db.raw(`now() - interval '1 second'`) });
     const retry = await claimIdempotencyKey(db, scope, key, fingerprint);
     if (retry.kind !== 'claimed') throw new Error('expected the takeover');
 
     const answer = jsonResponse(201, { ok: true });
     await expect(
       db.transaction(async (tx) => {
-        await tx('things').insert({ id: `th_${randomUUID()}`, tenant_id: 'tn_a', environment: 'test', idempotency_key: key, route: 'lost' });
+        await tx('things').insert({
+          id: `th_${randomUUID()}`,
+          tenant_id: 'tn_a',
+          environment: 'test',
+          idempotency_key: key,
+          route: 'lost',
+        });
         await completeInTransaction(tx, slow.claim, answer);
       }),
     ).rejects.toMatchObject({ code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
@@ -669,12 +709,23 @@ describe('idempotency against real PostgreSQL', () => {
   it('replays the answer a crashed holder committed in its transaction, without running the handler', async () => {
     const key = freshKey('committed-crash');
     const body = '{"amount":3}';
-    const fingerprint = requestFingerprint({ method: 'POST', pathWithQuery: '/v1/transactional', principal: TEST_PRINCIPAL, body: Buffer.from(body) });
+    const fingerprint = requestFingerprint({
+      method: 'POST',
+      pathWithQuery: '/v1/transactional',
+      principal: TEST_PRINCIPAL,
+      body: Buffer.from(body),
+    });
     const claimed = await claimIdempotencyKey(db, { tenantId: 'tn_a', environment: 'test' }, key, fingerprint);
     if (claimed.kind !== 'claimed') throw new Error('expected a claim');
     const answer = jsonResponse(201, { id: 'th_committed' }, { location: '/v1/things/th_committed' });
     await db.transaction(async (tx) => {
-      await tx('things').insert({ id: `th_${randomUUID()}`, tenant_id: 'tn_a', environment: 'test', idempotency_key: key, route: 'transactional' });
+      await tx('things').insert({
+        id: `th_${randomUUID()}`,
+        tenant_id: 'tn_a',
+        environment: 'test',
+        idempotency_key: key,
+        route: 'transactional',
+      });
       await completeInTransaction(tx, claimed.claim, answer);
     });
     // ... and the process died before answering.
@@ -734,7 +785,9 @@ describe('idempotency against real PostgreSQL', () => {
       .where({ idempotency_key: key })
       .first<{ seconds: string }>(db.raw('EXTRACT(EPOCH FROM expires_at - created_at)::bigint AS seconds'));
     expect(Number(row?.seconds)).toBe(24 * 3600);
-    await db(IDEMPOTENCY_TABLE).where({ idempotency_key: key }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+    await db(IDEMPOTENCY_TABLE)
+      .where({ idempotency_key: key })
+      .update({ expires_at: db.raw(`now() - interval '1 second'`) });
     const afterExpiry = await post('/v1/things', { key, body: '{"amount":1}' });
     expect(afterExpiry.status).toBe(201);
     expect(afterExpiry.json.id).not.toBe(first.json.id);
@@ -744,22 +797,28 @@ describe('idempotency against real PostgreSQL', () => {
   it('replays exactly when the bytes are the same (property over random keys and bodies)', async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,60}[\x21-\x7e]$/), fc.json(), fc.boolean(), fc.json(), async (keyText, bodyA, reuse, other) => {
-        run += 1;
-        const key = `${run}-${randomUUID()}-${keyText}`.slice(0, 255);
-        const bodyB = reuse ? bodyA : other;
-        const first = await post('/v1/things', { key, body: bodyA });
-        expect(first.status).toBe(201);
-        const second = await post('/v1/things', { key, body: bodyB });
-        if (bodyA === bodyB) {
-          expectSameAnswer(second, first);
-          expect(second.headers.get('idempotent-replayed')).toBe('true');
-        } else {
-          expect(second.status).toBe(422);
-          expect(second.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
-        }
-        expect(await thingsWithKey(key)).toBe(1);
-      }),
+      fc.asyncProperty(
+        fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,60}[\x21-\x7e]$/),
+        fc.json(),
+        fc.boolean(),
+        fc.json(),
+        async (keyText, bodyA, reuse, other) => {
+          run += 1;
+          const key = `${run}-${randomUUID()}-${keyText}`.slice(0, 255);
+          const bodyB = reuse ? bodyA : other;
+          const first = await post('/v1/things', { key, body: bodyA });
+          expect(first.status).toBe(201);
+          const second = await post('/v1/things', { key, body: bodyB });
+          if (bodyA === bodyB) {
+            expectSameAnswer(second, first);
+            expect(second.headers.get('idempotent-replayed')).toBe('true');
+          } else {
+            expect(second.status).toBe(422);
+            expect(second.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+          }
+          expect(await thingsWithKey(key)).toBe(1);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -810,7 +869,9 @@ describe('idempotency against real PostgreSQL', () => {
 
     it('writes once for concurrent attempts with one key: the others get its answer, or 409 while it is unwritten', async () => {
       const key = freshKey('first-write-concurrent');
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, index) => post('/v1/first-write', { key, delayMs: index % 3 === 0 ? 30 : 0 })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, index) => post('/v1/first-write', { key, delayMs: index % 3 === 0 ? 30 : 0 })),
+      );
       const written = answers.filter((answer) => answer.status === 201);
       expect(written.length).toBeGreaterThanOrEqual(1);
       for (const answer of written) expect(answer.body.equals(written[0]?.body ?? Buffer.alloc(0))).toBe(true);
@@ -888,7 +949,11 @@ describe('idempotency against real PostgreSQL', () => {
         return jsonResponse(503, { error: { code: 'SERVICE_UNAVAILABLE' } });
       });
       expect(unavailable.response.status).toBe(503);
-      expect(await db('parents').where({ id: `${key}-p` }).first()).toBeUndefined();
+      expect(
+        await db('parents')
+          .where({ id: `${key}-p` })
+          .first(),
+      ).toBeUndefined();
       expect(await keyRow(key)).toBeUndefined();
 
       const declinedKey = freshKey('w-422');
@@ -897,7 +962,9 @@ describe('idempotency against real PostgreSQL', () => {
         calls += 1;
         throw new AppError('INSUFFICIENT_FUNDS', 'The wallet cannot cover this amount');
       };
-      await expect(withIdempotency(db, scope, declinedKey, '2'.repeat(64), declining, { correlationId: 'corr-w' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+      await expect(withIdempotency(db, scope, declinedKey, '2'.repeat(64), declining, { correlationId: 'corr-w' })).rejects.toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+      });
       const replay = await withIdempotency(db, scope, declinedKey, '2'.repeat(64), declining);
       expect(calls).toBe(1);
       expect(replay.replayed).toBe(true);
@@ -907,7 +974,9 @@ describe('idempotency against real PostgreSQL', () => {
       });
 
       const crashKey = freshKey('w-crash');
-      await expect(withIdempotency(db, scope, crashKey, '3'.repeat(64), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      await expect(withIdempotency(db, scope, crashKey, '3'.repeat(64), async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+        'boom',
+      );
       expect(await keyRow(crashKey)).toBeUndefined();
     });
 
@@ -929,7 +998,11 @@ describe('idempotency against real PostgreSQL', () => {
         if (outcome.status === 'fulfilled') expect(outcome.value.response.status).toBe(201);
         else expect(outcome.reason).toMatchObject({ code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
       }
-      expect(await db('parents').where({ id: `${key}-p` }).count<Array<{ count: string }>>('* as count')).toEqual([{ count: '1' }]);
+      expect(
+        await db('parents')
+          .where({ id: `${key}-p` })
+          .count<Array<{ count: string }>>('* as count'),
+      ).toEqual([{ count: '1' }]);
     });
   });
 });
@@ -952,18 +1025,32 @@ describe('idempotency fingerprints and keys', () => {
       scopes: fc.uniqueArray(fc.string()),
     });
     fc.assert(
-      fc.property(fc.string(), fc.string(), fc.uint8Array(), fc.uint8Array(), principals, principals, (pathA, pathB, bodyA, bodyB, principalA, principalB) => {
-        const a = { method: 'POST', pathWithQuery: pathA, principal: principalA, body: Buffer.from(bodyA) };
-        const b = { method: 'POST', pathWithQuery: pathB, principal: principalB, body: Buffer.from(bodyB) };
-        const samePrincipal = JSON.stringify({ ...principalA, scopes: [...principalA.scopes].sort() }) === JSON.stringify({ ...principalB, scopes: [...principalB.scopes].sort() });
-        const same = pathA === pathB && Buffer.from(bodyA).equals(Buffer.from(bodyB)) && samePrincipal;
-        expect(requestFingerprint(a) === requestFingerprint(b)).toBe(same);
-        // Moving bytes from the path into the body is another request.
-        if (pathA.length > 0) {
-          const moved = { ...a, pathWithQuery: pathA.slice(0, -1), body: Buffer.concat([Buffer.from(pathA.slice(-1)), Buffer.from(bodyA)]) };
-          expect(requestFingerprint(moved)).not.toBe(requestFingerprint(a));
-        }
-      }),
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.uint8Array(),
+        fc.uint8Array(),
+        principals,
+        principals,
+        (pathA, pathB, bodyA, bodyB, principalA, principalB) => {
+          const a = { method: 'POST', pathWithQuery: pathA, principal: principalA, body: Buffer.from(bodyA) };
+          const b = { method: 'POST', pathWithQuery: pathB, principal: principalB, body: Buffer.from(bodyB) };
+          const samePrincipal =
+            JSON.stringify({ ...principalA, scopes: [...principalA.scopes].sort() }) ===
+            JSON.stringify({ ...principalB, scopes: [...principalB.scopes].sort() });
+          const same = pathA === pathB && Buffer.from(bodyA).equals(Buffer.from(bodyB)) && samePrincipal;
+          expect(requestFingerprint(a) === requestFingerprint(b)).toBe(same);
+          // Moving bytes from the path into the body is another request.
+          if (pathA.length > 0) {
+            const moved = {
+              ...a,
+              pathWithQuery: pathA.slice(0, -1),
+              body: Buffer.concat([Buffer.from(pathA.slice(-1)), Buffer.from(bodyA)]),
+            };
+            expect(requestFingerprint(moved)).not.toBe(requestFingerprint(a));
+          }
+        },
+      ),
       { numRuns: 500 },
     );
     expect(requestFingerprint({ ...base, pathWithQuery: '/v1/transfers?x=1' })).not.toBe(requestFingerprint(base));
@@ -974,7 +1061,9 @@ describe('idempotency fingerprints and keys', () => {
     const asMember = requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, actor: member } });
     expect(asMember).not.toBe(requestFingerprint(base));
     expect(requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, keyId: 'ak_2', actor: member } })).not.toBe(asMember);
-    expect(requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, keyId: null, authMode: 'session', actor: member } })).not.toBe(asMember);
+    expect(requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, keyId: null, authMode: 'session', actor: member } })).not.toBe(
+      asMember,
+    );
     const scoped = (scopes: string[]) => requestFingerprint({ ...base, principal: { ...TEST_PRINCIPAL, scopes } });
     expect(scoped(['a:read', 'b:write'])).toBe(scoped(['b:write', 'a:read']));
     expect(scoped(['a:read'])).not.toBe(scoped(['a:read', 'b:write']));
@@ -1034,7 +1123,9 @@ describe('idempotency key purge', () => {
     ]);
     const rule = { ...idempotencyRetentionRule(), batchSize: 2 };
     expect(await purgeRule(db, rule)).toBe(6);
-    const left = (await db(IDEMPOTENCY_TABLE).select('idempotency_key').orderBy('idempotency_key')).map((found: { idempotency_key: string }) => found.idempotency_key);
+    const left = (await db(IDEMPOTENCY_TABLE).select('idempotency_key').orderBy('idempotency_key')).map(
+      (found: { idempotency_key: string }) => found.idempotency_key,
+    );
     expect(left).toEqual(['expired-held', 'live-completed', 'live-held']);
     // Bounded: at most maxBatches x batchSize per pass.
     await db(IDEMPOTENCY_TABLE).insert(Array.from({ length: 5 }, (_, index) => row(`again-${index}`, 'completed', '-1 second', null)));
@@ -1046,7 +1137,12 @@ describe('idempotency key purge', () => {
     await db(IDEMPOTENCY_TABLE).insert(row('interval-expired', 'completed', '-1 second', null));
     const purge = startRetention({ db, logger, rules: [idempotencyRetentionRule()], intervalMs: 20 });
     try {
-      for (let waited = 0; waited < 5000 && (await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'interval-expired' }).first()); waited += 20) await sleep(20);
+      for (
+        let waited = 0;
+        waited < 5000 && (await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'interval-expired' }).first());
+        waited += 20
+      )
+        await sleep(20);
       expect(await db(IDEMPOTENCY_TABLE).where({ idempotency_key: 'interval-expired' }).first()).toBeUndefined();
     } finally {
       await purge.stop();

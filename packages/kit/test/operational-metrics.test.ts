@@ -47,7 +47,9 @@ afterAll(async () => {
 /** A sample's value in the exposition text (its name and labels, in any order), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
-  const line = text.split('\n').find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
+  const line = text
+    .split('\n')
+    .find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -108,7 +110,14 @@ describe('queue gauges from passive declares', () => {
     try {
       const port = (silent.address() as net.AddressInfo).port;
       const viaManagement = createMetrics('kit-test');
-      registerQueueGauges({ registry: viaManagement.registry, broker, queues, amqpUrl, managementUrl: `http://guest:guest@127.0.0.1:${port}`, logger });
+      registerQueueGauges({
+        registry: viaManagement.registry,
+        broker,
+        queues,
+        amqpUrl,
+        managementUrl: `http://guest:guest@127.0.0.1:${port}`,
+        logger,
+      });
       const startedAt = Date.now();
       const text = await scrape(viaManagement);
       expect(Date.now() - startedAt).toBeLessThan(3500);
@@ -131,12 +140,25 @@ const managementUrl = process.env.TEST_AMQP_MANAGEMENT_URL;
     url.username = credentials.username || 'guest';
     url.password = credentials.password || 'guest';
     const viaManagement = createMetrics('kit-test');
-    registerQueueGauges({ registry: viaManagement.registry, broker, queues: [{ name: 'work', deadLetter: false }, { name: 'work.dlq', deadLetter: true }], amqpUrl, managementUrl: url.toString(), logger });
+    registerQueueGauges({
+      registry: viaManagement.registry,
+      broker,
+      queues: [
+        { name: 'work', deadLetter: false },
+        { name: 'work.dlq', deadLetter: true },
+      ],
+      amqpUrl,
+      managementUrl: url.toString(),
+      logger,
+    });
     // The management API's figures trail the queue by its statistics interval.
-    await waitFor(async () => {
-      const text = await scrape(viaManagement);
-      return sample(text, 'rabbitmq_queue_messages_ready', { queue: 'work.dlq', dead_letter: 'true' }) === 4 ? text : undefined;
-    }, { what: 'the management API to count the dead letters' }).then((text) => {
+    await waitFor(
+      async () => {
+        const text = await scrape(viaManagement);
+        return sample(text, 'rabbitmq_queue_messages_ready', { queue: 'work.dlq', dead_letter: 'true' }) === 4 ? text : undefined;
+      },
+      { what: 'the management API to count the dead letters' },
+    ).then((text) => {
       expect(sample(text, 'rabbitmq_queue_consumers', { queue: 'work', dead_letter: 'false' })).toBe(1);
       expect(sample(text, 'rabbitmq_queue_messages_unacknowledged', { queue: 'work', dead_letter: 'false' })).toBe(0);
       expect(sample(text, 'rabbitmq_queue_messages_redelivered_total', { queue: 'work' })).toBe(0);
@@ -145,7 +167,7 @@ const managementUrl = process.env.TEST_AMQP_MANAGEMENT_URL;
 });
 
 describe('amqp_messages_redelivered_total', () => {
-  it("counts the deliveries a consumer receives flagged redelivered, by queue", async () => {
+  it('counts the deliveries a consumer receives flagged redelivered, by queue', async () => {
     await broker.declare(async (channel) => {
       await channel.assertQueue('again', { durable: true });
     });
@@ -199,7 +221,8 @@ describe('outbox gauges', () => {
     await addRows(10_100, 1);
     // Published out of order: a gap in the middle the estimate cannot see.
     await db.raw('DELETE FROM outbox WHERE id IN (SELECT id FROM outbox ORDER BY id OFFSET 5000 LIMIT 50)');
-    const range = (await db.raw<{ rows: Array<{ first: string; last: string }> }>('SELECT min(id) AS first, max(id) AS last FROM outbox')).rows[0] as { first: string; last: string };
+    const range = (await db.raw<{ rows: Array<{ first: string; last: string }> }>('SELECT min(id) AS first, max(id) AS last FROM outbox'))
+      .rows[0] as { first: string; last: string };
     expect(sample(await scrape(outbox), 'outbox_messages')).toBe(Number(range.last) - Number(range.first) + 1);
   });
 });
@@ -225,7 +248,11 @@ describe('idempotency_keys_in_flight', () => {
        SELECT 'tn_many', 'live', 'k-' || n, repeat('b', 64), 'completed', gen_random_uuid(), 201, '{}', '\\x7b7d', now(), now() + interval '1 day' FROM generate_series(1, 20000) n`,
     );
     await db.raw('ANALYZE idempotency_keys');
-    const plan = (await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>("EXPLAIN SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'")).rows.map((row) => row['QUERY PLAN']).join('\n');
+    const plan = (
+      await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>("EXPLAIN SELECT count(*) FROM idempotency_keys WHERE status = 'in_progress'")
+    ).rows
+      .map((row) => row['QUERY PLAN'])
+      .join('\n');
     expect(plan).toContain('idempotency_keys_in_flight');
     expect(plan).not.toContain('Seq Scan');
   });
@@ -244,7 +271,9 @@ describe('records awaiting the ledger', () => {
     expect(await awaiting.oldestAgeSeconds('thing')).toBe(0);
     // More finished records, all older, than one statement looks at.
     await db.raw("INSERT INTO records (id, status) SELECT 'done-' || n, 'completed' FROM generate_series(1, 700) n");
-    await db.raw("INSERT INTO awaiting_ledger (record_type, record_id, since) SELECT 'thing', 'done-' || n, now() - interval '1 hour' FROM generate_series(1, 700) n");
+    await db.raw(
+      "INSERT INTO awaiting_ledger (record_type, record_id, since) SELECT 'thing', 'done-' || n, now() - interval '1 hour' FROM generate_series(1, 700) n",
+    );
     await db('records').insert({ id: 'waiting-1', status: 'pending' });
     await awaiting.note({ type: 'thing', id: 'waiting-1' }, 30_000);
 

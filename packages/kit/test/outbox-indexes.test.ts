@@ -1,4 +1,14 @@
-import { alongOutboxIndexes, createDb, createOutboxTable, type Db, OUTBOX_TABLE, outboxDeleteStatement, outboxListingStatement, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  alongOutboxIndexes,
+  createDb,
+  createOutboxTable,
+  type Db,
+  OUTBOX_TABLE,
+  outboxDeleteStatement,
+  outboxListingStatement,
+  type SqlStatement,
+  type Tx,
+} from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 /**
@@ -25,7 +35,9 @@ beforeAll(async () => {
   await db.raw(`DELETE FROM ${OUTBOX_TABLE} WHERE id <= (SELECT max(id) - 10 FROM ${OUTBOX_TABLE})`);
   await db.raw(`ANALYZE ${OUTBOX_TABLE}`);
   await write(300);
-  live = (await db.raw<{ rows: Array<{ message_id: string }> }>(`SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id`)).rows.map((row) => row.message_id);
+  live = (await db.raw<{ rows: Array<{ message_id: string }> }>(`SELECT message_id FROM ${OUTBOX_TABLE} ORDER BY id`)).rows.map(
+    (row) => row.message_id,
+  );
 });
 afterAll(async () => {
   await db?.destroy();
@@ -37,19 +49,27 @@ function plan(statement: SqlStatement, options = ''): Promise<string> {
 }
 
 async function explain(runner: Db, statement: SqlStatement, options = ''): Promise<string> {
-  const result = await runner.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`EXPLAIN ${options} ${statement.sql}`, statement.bindings as never);
+  const result = await runner.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(
+    `EXPLAIN ${options} ${statement.sql}`,
+    statement.bindings as never,
+  );
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
 it('plans the listing as a scan of every page outside the relay, the setting this test reproduces', async () => {
-  const pages = await db.raw<{ rows: Array<{ pages: number }> }>(`SELECT CAST(pg_relation_size(?) / current_setting('block_size')::int AS integer) AS pages`, [OUTBOX_TABLE]);
+  const pages = await db.raw<{ rows: Array<{ pages: number }> }>(
+    `SELECT CAST(pg_relation_size(?) / current_setting('block_size')::int AS integer) AS pages`,
+    [OUTBOX_TABLE],
+  );
   expect(pages.rows[0]!.pages).toBeGreaterThan(400);
   expect(await explain(db, outboxListingStatement(800))).toContain('Seq Scan');
 });
 
 it('lists the oldest rows through the primary key, reading a few pages', async () => {
   const listing = outboxListingStatement(800);
-  const listed = await alongOutboxIndexes(db, (tx) => tx.raw<{ rows: Array<{ message_id: string }> }>(listing.sql, listing.bindings as never));
+  const listed = await alongOutboxIndexes(db, (tx) =>
+    tx.raw<{ rows: Array<{ message_id: string }> }>(listing.sql, listing.bindings as never),
+  );
   expect(listed.rows.map((row) => row.message_id)).toEqual(live);
 
   // That first pass over the dead entries marked them in the index: later ones skip them.

@@ -31,7 +31,9 @@ const logger = createLogger({ service: 'kit-test', level: 'silent' });
 
 describe('config', () => {
   it('names the variable that is wrong', () => {
-    expect(() => loadConfig({ ...commonConfigShape, PORT: z.coerce.number().int() }, { INTERNAL_TOKEN_SECRET: 'short', PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({ ...commonConfigShape, PORT: z.coerce.number().int() }, { INTERNAL_TOKEN_SECRET: 'short', PORT: 'eighty' }),
+    ).toThrow(ConfigError);
     try {
       loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: 'short' });
     } catch (error) {
@@ -42,7 +44,14 @@ describe('config', () => {
 
 describe('internal tokens', () => {
   const secret = 'kit-test-internal-secret-0123456789abcdef';
-  const claims = { surface: 'tenant' as const, tenantId: 'tn_1', environment: 'test' as const, keyId: 'ak_1', scopes: ['ledger:read'], actor: null };
+  const claims = {
+    surface: 'tenant' as const,
+    tenantId: 'tn_1',
+    environment: 'test' as const,
+    keyId: 'ak_1',
+    scopes: ['ledger:read'],
+    actor: null,
+  };
 
   it('verifies its own token until it expires, and nothing else', () => {
     const now = Date.now();
@@ -89,7 +98,9 @@ describe('cursors', () => {
   it('round-trips and refuses garbage with INVALID_CURSOR', () => {
     expect(decodeCursor(encodeCursor({ seq: '42' }), { seq: z.string() })).toEqual({ seq: '42' });
     expect(() => decodeCursor('%%%', { seq: z.string() })).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR' }));
-    expect(() => decodeCursor(encodeCursor({ other: 1 }), { seq: z.string() })).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR' }));
+    expect(() => decodeCursor(encodeCursor({ other: 1 }), { seq: z.string() })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CURSOR' }),
+    );
   });
 });
 
@@ -155,11 +166,18 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
   it('publishes what a committed transaction enqueued, never what a rolled-back one did', async () => {
     const received: string[] = [];
     const listener = await collect('kit-outbox-test', received);
-    const broker = new Broker({ url: amqpUrl, name: 'kit-test', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-test',
+      logger,
+      topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })),
+    });
     await broker.start();
     const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 20 });
     relay.start();
-    await db.transaction((tx) => enqueueOutbox(tx, [{ messageId: 'committed-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: 1 } }]));
+    await db.transaction((tx) =>
+      enqueueOutbox(tx, [{ messageId: 'committed-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: 1 } }]),
+    );
     await db
       .transaction(async (tx) => {
         await enqueueOutbox(tx, [{ messageId: 'rolled-back-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: 2 } }]);
@@ -168,7 +186,9 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
       .catch(() => undefined);
     relay.wake();
     await waitFor(async () => (received.includes('committed-1') ? true : undefined), { what: 'the committed message' });
-    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'the outbox to empty' });
+    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), {
+      what: 'the outbox to empty',
+    });
     expect(received).not.toContain('rolled-back-1');
     await relay.stop();
     await broker.close();
@@ -178,11 +198,22 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
   it('publishes handed-over messages right after their commit without a pass, and leaves them to the passes when the broker is gone', async () => {
     const received: string[] = [];
     const listener = await collect('kit-handover-test', received);
-    const broker = new Broker({ url: amqpUrl, name: 'kit-handover', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-handover',
+      logger,
+      topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })),
+    });
     await broker.start();
     // No pass runs during the first part: the idle delay is longer than the test.
     const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000 });
-    const messages = Array.from({ length: 5 }, (_, index) => ({ messageId: `handed-${index}`, exchange: 'kit.events', routingKey: 'a', type: 't', payload: { n: index } }));
+    const messages = Array.from({ length: 5 }, (_, index) => ({
+      messageId: `handed-${index}`,
+      exchange: 'kit.events',
+      routingKey: 'a',
+      type: 't',
+      payload: { n: index },
+    }));
     const handOver = relay.handOver(messages);
     await db.transaction((tx) => enqueueOutbox(tx, messages));
     // A pass that runs between the commit and the publish leaves them alone: published once.
@@ -191,8 +222,12 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     const locks = await db.raw<{ rows: Array<{ xmax: string }> }>(`SELECT xmax::text AS xmax FROM outbox WHERE message_id LIKE 'handed-%'`);
     expect(locks.rows.map((row) => row.xmax)).toEqual(['0', '0', '0', '0', '0']);
     handOver.committed();
-    await waitFor(async () => (messages.every((message) => received.includes(message.messageId)) ? true : undefined), { what: 'the handed-over messages' });
-    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'their rows to go' });
+    await waitFor(async () => (messages.every((message) => received.includes(message.messageId)) ? true : undefined), {
+      what: 'the handed-over messages',
+    });
+    await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), {
+      what: 'their rows to go',
+    });
 
     // Abandoned (the statement wrote nothing the caller meant): a later pass still owns any row.
     const orphan = { messageId: 'abandoned-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} };
@@ -208,11 +243,18 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     lateHandOver.committed();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await db('outbox').pluck('message_id')).toEqual(['late-1']);
-    const again = new Broker({ url: amqpUrl, name: 'kit-handover-2', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    const again = new Broker({
+      url: amqpUrl,
+      name: 'kit-handover-2',
+      logger,
+      topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })),
+    });
     await again.start();
     const relayAgain = new OutboxRelay({ db, broker: again, logger, idleDelayMs: 60_000 });
     expect(await relayAgain.publishOnce()).toBe(1);
-    await waitFor(async () => (received.includes('late-1') && received.includes('abandoned-1') ? true : undefined), { what: 'the messages the passes published' });
+    await waitFor(async () => (received.includes('late-1') && received.includes('abandoned-1') ? true : undefined), {
+      what: 'the messages the passes published',
+    });
     expect(received.filter((id) => id.startsWith('handed-'))).toHaveLength(5);
     await again.close();
     await listener.close();
@@ -221,7 +263,12 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
   it('stop waits for the hand-overs under way, their lingering deletes included, so nothing runs after the database closes', async () => {
     const received: string[] = [];
     const listener = await collect('kit-handover-stop-test', received);
-    const broker = new Broker({ url: amqpUrl, name: 'kit-handover-stop', logger, topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })) });
+    const broker = new Broker({
+      url: amqpUrl,
+      name: 'kit-handover-stop',
+      logger,
+      topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })),
+    });
     await broker.start();
     const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000, deleteLingerMs: 300 });
     const message = { messageId: 'stopping-1', exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} };
@@ -253,14 +300,18 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
       const result = ledgerResult(commandId, status, { type: referenceType, id: commandId });
       // Both shapes of the event: a lone result, and the ledger's batch of results of one routing key.
       const payload = status === 'posted' ? { type: 'ledger.results.v1', results: [result] } : result;
-      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(payload)), { mandatory: true });
+      channel.publish(TOPOLOGY.ledgerEvents.exchange, ledgerResultRoutingKey(status, referenceType), Buffer.from(JSON.stringify(payload)), {
+        mandatory: true,
+      });
       await channel.waitForConfirms();
     };
     await publish('cmd_transfer_posted', 'posted', 'transfer');
     await publish('cmd_transfer_rejected', 'rejected', 'transfer');
     // Nothing in this vhost is bound to another service's results: the broker hands them back.
     await publish('cmd_withdrawal_posted', 'posted', 'withdrawal');
-    await waitFor(async () => (finished.length === 2 && returned.length === 1 ? true : undefined), { what: 'the transfer results and the returned withdrawal result' });
+    await waitFor(async () => (finished.length === 2 && returned.length === 1 ? true : undefined), {
+      what: 'the transfer results and the returned withdrawal result',
+    });
     expect(finished.sort()).toEqual(['cmd_transfer_posted', 'cmd_transfer_rejected']);
     expect(returned).toEqual(['ledger.posted.withdrawal']);
     await connection.close();
@@ -360,7 +411,10 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await waitFor(async () => (handled.includes('m1') ? true : undefined), { what: 'm1' });
 
     await run('rabbitmqctl', ['close_all_connections', '-p', vhost, 'test: drop connections']);
-    await waitFor(async () => (broker.connectionCount >= 2 && broker.isConnected ? true : undefined), { what: 'the reconnect', timeoutMs: 20_000 });
+    await waitFor(async () => (broker.connectionCount >= 2 && broker.isConnected ? true : undefined), {
+      what: 'the reconnect',
+      timeoutMs: 20_000,
+    });
     await send('m2');
     await waitFor(async () => (handled.includes('m2') ? true : undefined), { what: 'm2 after the reconnect' });
     // Redelivered or repeated messages took effect once.

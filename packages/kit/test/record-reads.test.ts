@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { camelCased, createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, pageBySeq, recordReads, scopedRecords, useListExamineMax } from '@wallet/kit';
+import {
+  camelCased,
+  createDb,
+  type Db,
+  DEFAULT_LIST_EXAMINE_MAX,
+  pageBySeq,
+  recordReads,
+  scopedRecords,
+  useListExamineMax,
+} from '@wallet/kit';
 import { createTestDatabase, idsPageByPage } from '@wallet/kit/testing';
 
 interface Thing {
@@ -13,16 +22,29 @@ interface Thing {
 
 const COLUMNS = ['seq', 'id', 'tenant_id', 'environment', 'colour', 'journal_entry_id'];
 const things = scopedRecords('things', COLUMNS, (row) => camelCased<Thing>(row));
-const reads = recordReads((db) => db('things as t').select(COLUMNS.map((column) => `t.${column}`)), 't', (row: object) => camelCased<Thing>(row));
+const reads = recordReads(
+  (db) => db('things as t').select(COLUMNS.map((column) => `t.${column}`)),
+  't',
+  (row: object) => camelCased<Thing>(row),
+);
 const scope = { tenantId: 'tn_a', environment: 'test' };
 
 let db: Db;
 
 beforeAll(async () => {
   db = createDb(await createTestDatabase('kit_record_reads'), { applicationName: 'kit-record-reads-test' });
-  await db.raw('CREATE TABLE things (seq bigserial, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, colour text NOT NULL, journal_entry_id text)');
+  await db.raw(
+    'CREATE TABLE things (seq bigserial, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, colour text NOT NULL, journal_entry_id text)',
+  );
   const rows = [];
-  for (let index = 1; index <= 7; index += 1) rows.push({ id: `th_${index}`, tenant_id: 'tn_a', environment: 'test', colour: index % 2 === 0 ? 'red' : 'blue', journal_entry_id: index === 1 ? 'je_1' : null });
+  for (let index = 1; index <= 7; index += 1)
+    rows.push({
+      id: `th_${index}`,
+      tenant_id: 'tn_a',
+      environment: 'test',
+      colour: index % 2 === 0 ? 'red' : 'blue',
+      journal_entry_id: index === 1 ? 'je_1' : null,
+    });
   rows.push({ id: 'th_live', tenant_id: 'tn_a', environment: 'live', colour: 'red', journal_entry_id: null });
   rows.push({ id: 'th_other', tenant_id: 'tn_b', environment: 'test', colour: 'red', journal_entry_id: null });
   for (const row of rows) await db('things').insert(row);
@@ -33,7 +55,14 @@ afterAll(async () => {
 });
 
 it('reads a row as its record, field for column', async () => {
-  expect(await things.find(db, scope, 'th_1')).toEqual({ seq: '1', id: 'th_1', tenantId: 'tn_a', environment: 'test', colour: 'blue', journalEntryId: 'je_1' });
+  expect(await things.find(db, scope, 'th_1')).toEqual({
+    seq: '1',
+    id: 'th_1',
+    tenantId: 'tn_a',
+    environment: 'test',
+    colour: 'blue',
+    journalEntryId: 'je_1',
+  });
   expect(await things.find(db, { ...scope, environment: 'live' }, 'th_1')).toBeNull();
 });
 
@@ -41,18 +70,30 @@ it("pages a scope's records newest first, filtered where a filter is given, each
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 5; pages += 1) {
-    const page = await pageBySeq({ cursor, limit: 3 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 3 }, { tested: { colour: undefined } }), (thing) => thing.id);
+    const page = await pageBySeq(
+      { cursor, limit: 3 },
+      (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 3 }, { tested: { colour: undefined } }),
+      (thing) => thing.id,
+    );
     ids.push(...page.data);
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
   }
   expect(ids).toEqual(['th_7', 'th_6', 'th_5', 'th_4', 'th_3', 'th_2', 'th_1']);
-  const red = await pageBySeq({ limit: 10 }, (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 10 }, { tested: { colour: 'red' } }), (thing) => thing.id);
+  const red = await pageBySeq(
+    { limit: 10 },
+    (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 10 }, { tested: { colour: 'red' } }),
+    (thing) => thing.id,
+  );
   expect(red).toEqual({ data: ['th_6', 'th_4', 'th_2'], nextCursor: null });
 });
 
 it('reads records by id within a scope or any, and a scope after a seq in seq order', async () => {
-  expect((await reads.byIds(db, null, ['th_2', 'th_live', 'th_other', 'th_none'])).map((thing) => thing.id).sort()).toEqual(['th_2', 'th_live', 'th_other']);
+  expect((await reads.byIds(db, null, ['th_2', 'th_live', 'th_other', 'th_none'])).map((thing) => thing.id).sort()).toEqual([
+    'th_2',
+    'th_live',
+    'th_other',
+  ]);
   expect((await reads.byIds(db, scope, ['th_2', 'th_live', 'th_other'])).map((thing) => thing.id)).toEqual(['th_2']);
   expect(await reads.byIds(db, scope, [])).toEqual([]);
   expect((await reads.after(db, scope, '4', 2)).map((thing) => thing.id)).toEqual(['th_5', 'th_6']);
@@ -70,9 +111,14 @@ describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a
   it('answers a colour no recent record has with an empty page and a cursor, and finds it further back', async () => {
     await db('things').where({ tenant_id: bounded.tenantId }).delete();
     await db('things').insert([{ id: 'tb_old', tenant_id: bounded.tenantId, environment: 'test', colour: 'green' }]);
-    for (let index = 1; index <= 10; index += 1) await db('things').insert({ id: `tb_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: 'blue' });
+    for (let index = 1; index <= 10; index += 1)
+      await db('things').insert({ id: `tb_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: 'blue' });
     useListExamineMax(4);
-    const first = await pageBySeq({ limit: 5 }, (beforeSeq) => things.list(db, bounded, { beforeSeq, limit: 5 }, { tested: { colour: 'green' } }), (thing) => thing.id);
+    const first = await pageBySeq(
+      { limit: 5 },
+      (beforeSeq) => things.list(db, bounded, { beforeSeq, limit: 5 }, { tested: { colour: 'green' } }),
+      (thing) => thing.id,
+    );
     expect(first.data).toEqual([]);
     expect(first.nextCursor).not.toBeNull();
     // Eleven records, four tested a request: the green one is in the third answer.
@@ -81,15 +127,24 @@ describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a
 
   it('gives, cursor after cursor, exactly the matching records newest first, never a page over its limit', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom('red', 'blue', 'green'), { maxLength: 40 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom('red', 'green'), async (colours, limit, examineMax, colour) => {
-        await db('things').where({ tenant_id: bounded.tenantId }).delete();
-        if (colours.length > 0) await db('things').insert(colours.map((each, index) => ({ id: `tp_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: each })));
-        useListExamineMax(examineMax);
-        const { ids, pageSizes } = await follow(colour, limit);
-        const expected = colours.flatMap((each, index) => (each === colour ? [`tp_${index}`] : [])).reverse();
-        expect(ids).toEqual(expected);
-        expect(Math.max(0, ...pageSizes)).toBeLessThanOrEqual(limit);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('red', 'blue', 'green'), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom('red', 'green'),
+        async (colours, limit, examineMax, colour) => {
+          await db('things').where({ tenant_id: bounded.tenantId }).delete();
+          if (colours.length > 0)
+            await db('things').insert(
+              colours.map((each, index) => ({ id: `tp_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: each })),
+            );
+          useListExamineMax(examineMax);
+          const { ids, pageSizes } = await follow(colour, limit);
+          const expected = colours.flatMap((each, index) => (each === colour ? [`tp_${index}`] : [])).reverse();
+          expect(ids).toEqual(expected);
+          expect(Math.max(0, ...pageSizes)).toBeLessThanOrEqual(limit);
+        },
+      ),
       { numRuns: 60 },
     );
   });

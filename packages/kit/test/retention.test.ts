@@ -1,4 +1,20 @@
-import { BackgroundPace, checkedTiming, createDb, createIndexConcurrently, createLogger, type Db, daysMs, idempotencyRetentionRule, migrate, purgePass, purgeRule, RetentionMetrics, type RetentionRule, startRetention, useIdempotencyTtlHours } from '@wallet/kit';
+import {
+  BackgroundPace,
+  checkedTiming,
+  createDb,
+  createIndexConcurrently,
+  createLogger,
+  type Db,
+  daysMs,
+  idempotencyRetentionRule,
+  migrate,
+  purgePass,
+  purgeRule,
+  RetentionMetrics,
+  type RetentionRule,
+  startRetention,
+  useIdempotencyTtlHours,
+} from '@wallet/kit';
 import { Registry } from 'prom-client';
 import { createTestDatabase } from '@wallet/kit/testing';
 
@@ -23,7 +39,10 @@ describe('retention', () => {
   }
 
   async function insertAged(table: string, count: number, age: string, payloadBytes = 20): Promise<void> {
-    await db.raw(`INSERT INTO ${table} (created_at, payload) SELECT now() - CAST(? AS interval), repeat('x', ?) FROM generate_series(1, ?)`, [age, payloadBytes, count]);
+    await db.raw(
+      `INSERT INTO ${table} (created_at, payload) SELECT now() - CAST(? AS interval), repeat('x', ?) FROM generate_series(1, ?)`,
+      [age, payloadBytes, count],
+    );
   }
 
   async function count(table: string): Promise<number> {
@@ -33,12 +52,17 @@ describe('retention', () => {
 
   /** Summarizes every range the BRIN index has no summary for (the last, partial one too); how many there were. */
   async function summarizeNewValues(indexName: string): Promise<number> {
-    const result = await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values(CAST(? AS regclass)) AS ranges`, [indexName]);
+    const result = await db.raw<{ rows: Array<{ ranges: number }> }>(`SELECT brin_summarize_new_values(CAST(? AS regclass)) AS ranges`, [
+      indexName,
+    ]);
     return Number(result.rows[0]?.ranges);
   }
 
   async function heapPages(table: string): Promise<number> {
-    const result = await db.raw<{ rows: Array<{ pages: string }> }>(`SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS pages`, [table]);
+    const result = await db.raw<{ rows: Array<{ pages: string }> }>(
+      `SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint AS pages`,
+      [table],
+    );
     return Number(result.rows[0]?.pages);
   }
 
@@ -110,7 +134,9 @@ describe('retention', () => {
       await db.raw('ANALYZE events_written');
       const result = await db.transaction(async (tx) => {
         await tx.raw('SET LOCAL enable_seqscan = off');
-        return tx.raw<{ rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT ctid FROM events_written WHERE created_at < now() - interval '30 days'`);
+        return tx.raw<{ rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT ctid FROM events_written WHERE created_at < now() - interval '30 days'`,
+        );
       });
       const plan = result.rows[0]?.['QUERY PLAN'][0]?.Plan ?? {};
       expect(plan['Node Type']).toBe('Bitmap Heap Scan');
@@ -137,7 +163,8 @@ describe('retention', () => {
     await insertAged('events_interval', 3, '40 days');
     const retention = startRetention({ db, logger, rules: [{ ...rule, intervalMs: 20 }] });
     try {
-      for (let waited = 0; waited < 5_000 && (await count('events_interval')) > 0; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let waited = 0; waited < 5_000 && (await count('events_interval')) > 0; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await count('events_interval')).toBe(0);
     } finally {
       await retention.stop();
@@ -213,7 +240,13 @@ describe('retention', () => {
       const metric = await registry.getSingleMetric('retention_behind_seconds')?.get();
       return Object.fromEntries((metric?.values ?? []).map((value) => [String(value.labels.table), value.value]));
     };
-    const rule: RetentionRule = { table: 'events_metered', column: 'created_at', windowMs: daysMs(30), index: { kind: 'brin', name: 'events_metered_created_brin' }, intervalMs: 50 };
+    const rule: RetentionRule = {
+      table: 'events_metered',
+      column: 'created_at',
+      windowMs: daysMs(30),
+      index: { kind: 'brin', name: 'events_metered_created_brin' },
+      intervalMs: 50,
+    };
     // The table does not exist yet: every pass fails.
     const retention = startRetention({ db, logger, rules: [rule], metrics });
     try {
@@ -225,7 +258,9 @@ describe('retention', () => {
       for (let waited = 0; waited < 10_000 && !(await purged()).includes('} 7'); waited += 50) await sleep(50);
       expect(await purged()).toContain('retention_rows_purged_total{table="events_metered"} 7');
       expect(await behind()).toEqual({ events_metered: 0 });
-      expect(await registry.getSingleMetricAsString('retention_window_seconds')).toContain('retention_window_seconds{table="events_metered"} 2592000');
+      expect(await registry.getSingleMetricAsString('retention_window_seconds')).toContain(
+        'retention_window_seconds{table="events_metered"} 2592000',
+      );
     } finally {
       await retention.stop();
     }
@@ -252,14 +287,26 @@ describe('retention', () => {
       );
       return result.rows[0];
     };
-    await migrate(db, [{ name: 'create_legacy', up: async (knex) => void (await knex.raw('CREATE TABLE legacy (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())')) }]);
+    await migrate(db, [
+      {
+        name: 'create_legacy',
+        up: async (knex) =>
+          void (await knex.raw('CREATE TABLE legacy (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())')),
+      },
+    ]);
     await db.raw('INSERT INTO legacy (created_at) SELECT now() FROM generate_series(1, 100)');
     // A concurrent build that failed half way leaves an invalid index behind.
-    await expect(db.raw('CREATE UNIQUE INDEX CONCURRENTLY legacy_created_brin ON legacy (created_at)')).rejects.toThrow(/could not create unique index/);
+    await expect(db.raw('CREATE UNIQUE INDEX CONCURRENTLY legacy_created_brin ON legacy (created_at)')).rejects.toThrow(
+      /could not create unique index/,
+    );
     expect(await indexValid('legacy_created_brin')).toEqual({ valid: false, unique: true });
     await migrate(db, [
       { name: 'create_legacy', up: async () => undefined },
-      { name: 'legacy_retention_index', transaction: false, up: (knex) => createIndexConcurrently(knex, 'legacy_created_brin', 'legacy USING brin (created_at)') },
+      {
+        name: 'legacy_retention_index',
+        transaction: false,
+        up: (knex) => createIndexConcurrently(knex, 'legacy_created_brin', 'legacy USING brin (created_at)'),
+      },
     ]);
     expect(await indexValid('legacy_created_brin')).toEqual({ valid: true, unique: false });
   });

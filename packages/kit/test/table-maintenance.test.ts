@@ -40,13 +40,17 @@ describe('table maintenance', () => {
     const maintenance = await startTableMaintenance({ db, logger, intervalMs: 60_000, tableNaptimeMs: 0, force: true });
     try {
       expect(maintenance.active).toBe(true);
-      await changeThenFlush(`INSERT INTO things (tenant_id, payload) SELECT 'tn_' || (i % 3), repeat('x', 50) FROM generate_series(1, 5000) AS i`);
+      await changeThenFlush(
+        `INSERT INTO things (tenant_id, payload) SELECT 'tn_' || (i % 3), repeat('x', 50) FROM generate_series(1, 5000) AS i`,
+      );
       expect((await stats()).last_analyze).toBeNull();
       expect(await maintenance.runOnce()).toContain('things');
       expect((await stats()).last_analyze).not.toBeNull();
 
       // With statistics, a lookup by primary key is planned as one, not as a scan of a tenant's index.
-      const plan = await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`EXPLAIN SELECT * FROM things WHERE tenant_id = 'tn_1' AND id = 4`);
+      const plan = await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(
+        `EXPLAIN SELECT * FROM things WHERE tenant_id = 'tn_1' AND id = 4`,
+      );
       expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('things_pkey');
 
       expect(await maintenance.runOnce()).not.toContain('things');

@@ -17,7 +17,8 @@ describe('transactionLimitError', () => {
       fc.property(decimal, decimal, (amount, ceiling) => {
         const error = transactionLimitError(amount, ceiling);
         expect(error !== null).toBe(thousandths(amount) > thousandths(ceiling));
-        if (error) expect([error.code, error.status, error.details]).toEqual(['AMOUNT_EXCEEDS_LIMIT', 422, { maxTransactionAmount: ceiling }]);
+        if (error)
+          expect([error.code, error.status, error.details]).toEqual(['AMOUNT_EXCEEDS_LIMIT', 422, { maxTransactionAmount: ceiling }]);
       }),
       { numRuns: 2000 },
     );

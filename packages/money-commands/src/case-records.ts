@@ -18,7 +18,10 @@ export interface CaseStepTaken<Step extends string> {
  * when its status is one of `settledStatuses` (approved, and whatever follows approval),
  * release when rejected.
  */
-export function makerCheckerSteps(row: ReconciledCase, settledStatuses: readonly string[]): Array<CaseStepTaken<'hold' | 'settle' | 'release'>> {
+export function makerCheckerSteps(
+  row: ReconciledCase,
+  settledStatuses: readonly string[],
+): Array<CaseStepTaken<'hold' | 'settle' | 'release'>> {
   const steps: Array<CaseStepTaken<'hold' | 'settle' | 'release'>> = [{ step: 'hold', journalEntryId: row.holdEntryId }];
   if (row.status === 'rejected') steps.push({ step: 'release', journalEntryId: row.decisionEntryId });
   if (settledStatuses.includes(row.status)) steps.push({ step: 'settle', journalEntryId: row.decisionEntryId });

@@ -36,7 +36,11 @@ export class LedgerCommandClient {
     await declareLedgerCommands(channel);
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     const client = new LedgerCommandClient(connection, channel, queue);
-    await channel.consume(queue, (message) => message && client.onReply(message.properties.correlationId as string | undefined, message.content), { noAck: true });
+    await channel.consume(
+      queue,
+      (message) => message && client.onReply(message.properties.correlationId as string | undefined, message.content),
+      { noAck: true },
+    );
     return client;
   }
 
@@ -71,11 +75,18 @@ export class LedgerCommandClient {
     });
   }
 
-  private async publish(body: Buffer, properties: { type: string; messageId: string; correlationId?: string | undefined; replyTo?: string | undefined }): Promise<void> {
+  private async publish(
+    body: Buffer,
+    properties: { type: string; messageId: string; correlationId?: string | undefined; replyTo?: string | undefined },
+  ): Promise<void> {
     const names = TOPOLOGY.ledgerCommands;
     await new Promise<void>((resolve, reject) => {
-      this.channel.publish(names.exchange, names.routingKey, body, { persistent: true, contentType: 'application/json', ...properties }, (error) =>
-        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+      this.channel.publish(
+        names.exchange,
+        names.routingKey,
+        body,
+        { persistent: true, contentType: 'application/json', ...properties },
+        (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
       );
     });
   }
@@ -115,11 +126,24 @@ export class LedgerCommandClient {
    * commands' order (items that are no valid command are sent as they are: the ledger answers
    * or dead-letters them as it would a lone one).
    */
-  async requestMany(commands: ReadonlyArray<LedgerCommand | Record<string, unknown>>, options: { timeoutMs?: number } = {}): Promise<LedgerResultV1[]> {
+  async requestMany(
+    commands: ReadonlyArray<LedgerCommand | Record<string, unknown>>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<LedgerResultV1[]> {
     const expected = commands.map((command) => this.expectReply(String(command.commandId), options.timeoutMs ?? 10_000));
-    const envelope = { type: 'ledger.commands.v1', commands: commands.map((command, index) => ({ correlationId: (expected[index] as { correlationId: string }).correlationId, command })) };
+    const envelope = {
+      type: 'ledger.commands.v1',
+      commands: commands.map((command, index) => ({
+        correlationId: (expected[index] as { correlationId: string }).correlationId,
+        command,
+      })),
+    };
     try {
-      await this.publish(Buffer.from(JSON.stringify(envelope)), { type: envelope.type, messageId: `${String(commands[0]?.commandId)}:commands`, replyTo: this.replyQueue });
+      await this.publish(Buffer.from(JSON.stringify(envelope)), {
+        type: envelope.type,
+        messageId: `${String(commands[0]?.commandId)}:commands`,
+        replyTo: this.replyQueue,
+      });
     } catch (error) {
       for (const one of expected) one.cancel();
       throw error;

@@ -24,7 +24,18 @@ import {
   type RecordScope,
   statementPageSchema,
 } from '@wallet/contracts';
-import { AppError, callInternal, type InternalAnswer, type InternalCall, type InternalPeer, type JournalForRecords, type Logger, type NamingEntries, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '@wallet/kit';
+import {
+  AppError,
+  callInternal,
+  type InternalAnswer,
+  type InternalCall,
+  type InternalPeer,
+  type JournalForRecords,
+  type Logger,
+  type NamingEntries,
+  SYSTEM_CALL_CLAIMS,
+  unexpectedAnswer,
+} from '@wallet/kit';
 import type { z } from 'zod';
 
 /** One tenant's environment: what a read as the tenant sees, the ledger filtering by it itself. */
@@ -98,7 +109,10 @@ export class LedgerReads implements JournalForRecords {
 
   /** A wallet account's balance as of a moment (`at` as balanceMomentSchema leaves it), or null when the ledger has no account for the wallet yet. */
   async walletBalanceAt(scope: LedgerScope, walletId: string, at: string): Promise<AccountBalanceAt | null> {
-    const answer = await this.asTenant(scope, `/v1/ledger/wallets/${encodeURIComponent(walletId)}/balance?${new URLSearchParams({ at }).toString()}`);
+    const answer = await this.asTenant(
+      scope,
+      `/v1/ledger/wallets/${encodeURIComponent(walletId)}/balance?${new URLSearchParams({ at }).toString()}`,
+    );
     if (answer.status === 200) return accountBalanceAtSchema.parse(answer.body);
     if (answer.status === 404 && errorCodeOf(answer.body) === 'WALLET_NOT_FOUND') return null;
     throw unexpectedAnswer('ledger', answer);
@@ -109,7 +123,11 @@ export class LedgerReads implements JournalForRecords {
   /** The ledger's checks, run now, as the tenant (its reconciliation route) or the platform (`scope` null: every tenant). */
   async checks(scope: LedgerScope | null): Promise<ReconciliationResult> {
     const answer = scope
-      ? await this.call({ method: 'GET', pathWithQuery: '/v1/ledger/reconciliation', claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['analytics:read'] } })
+      ? await this.call({
+          method: 'GET',
+          pathWithQuery: '/v1/ledger/reconciliation',
+          claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['analytics:read'] },
+        })
       : await this.call({ method: 'GET', pathWithQuery: '/v1/system/ledger/reconciliation', claims: SYSTEM_CALL_CLAIMS });
     return reconciliationResultSchema.parse(ok(answer));
   }
@@ -117,13 +135,22 @@ export class LedgerReads implements JournalForRecords {
   /** Starts the ledger's background re-verification of checks 1 and 2 from zero. */
   async startFullRun(scope: LedgerScope | null): Promise<LedgerFullRun> {
     const body = scope ? { tenantId: scope.tenantId, environment: scope.environment } : {};
-    const answer = await this.call({ method: 'POST', pathWithQuery: '/internal/v1/reconciliation/full-runs', claims: SYSTEM_CALL_CLAIMS, body });
+    const answer = await this.call({
+      method: 'POST',
+      pathWithQuery: '/internal/v1/reconciliation/full-runs',
+      claims: SYSTEM_CALL_CLAIMS,
+      body,
+    });
     if (answer.status !== 202) throw unexpectedAnswer('ledger', answer);
     return ledgerFullRunSchema.parse(answer.body);
   }
 
   async fullRun(id: string): Promise<LedgerFullRun> {
-    const answer = await this.call({ method: 'GET', pathWithQuery: `/internal/v1/reconciliation/full-runs/${encodeURIComponent(id)}`, claims: SYSTEM_CALL_CLAIMS });
+    const answer = await this.call({
+      method: 'GET',
+      pathWithQuery: `/internal/v1/reconciliation/full-runs/${encodeURIComponent(id)}`,
+      claims: SYSTEM_CALL_CLAIMS,
+    });
     return ledgerFullRunSchema.parse(ok(answer));
   }
 
@@ -133,31 +160,63 @@ export class LedgerReads implements JournalForRecords {
     const found = new Map<string, JournalEntry>();
     if (ids.length === 0) return found;
     if (ids.length > JOURNAL_LOOKUP_MAX) throw new Error(`at most ${JOURNAL_LOOKUP_MAX} entries per lookup, got ${ids.length}`);
-    const answer = await this.call({ method: 'POST', pathWithQuery: '/internal/v1/journal/entries/lookup', claims: SYSTEM_CALL_CLAIMS, body: { ids } });
+    const answer = await this.call({
+      method: 'POST',
+      pathWithQuery: '/internal/v1/journal/entries/lookup',
+      claims: SYSTEM_CALL_CLAIMS,
+      body: { ids },
+    });
     for (const entry of journalEntryLookupSchema.parse(ok(answer)).data) found.set(entry.id, entry);
     return found;
   }
 
-  async namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<NamingEntries> {
+  async namingEntries(
+    referenceType: string,
+    scopes: ReadonlyArray<RecordScope & { afterSeq: string }>,
+    limitPerScope: number,
+  ): Promise<NamingEntries> {
     if (scopes.length === 0) return { data: [], snapshot: { xmin: '0', xmax: '0' }, scanned: [] };
-    const body = { referenceType, scopes: scopes.map(({ tenantId, environment, afterSeq }) => ({ tenantId, environment, afterSeq })), limitPerScope };
-    const answer = await this.call({ method: 'POST', pathWithQuery: '/internal/v1/journal/references/after', claims: SYSTEM_CALL_CLAIMS, body });
+    const body = {
+      referenceType,
+      scopes: scopes.map(({ tenantId, environment, afterSeq }) => ({ tenantId, environment, afterSeq })),
+      limitPerScope,
+    };
+    const answer = await this.call({
+      method: 'POST',
+      pathWithQuery: '/internal/v1/journal/references/after',
+      claims: SYSTEM_CALL_CLAIMS,
+      body,
+    });
     return journalReferencesAfterSchema.parse(ok(answer));
   }
 
   async digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest> {
-    const answer = await this.call({ method: 'POST', pathWithQuery: '/internal/v1/journal/entries/digest', claims: SYSTEM_CALL_CLAIMS, body });
+    const answer = await this.call({
+      method: 'POST',
+      pathWithQuery: '/internal/v1/journal/entries/digest',
+      claims: SYSTEM_CALL_CLAIMS,
+      body,
+    });
     return journalEntryDigestSchema.parse(ok(answer));
   }
 
   async digestsAfter(afterSeq: string, scope: RecordScope | null): Promise<RecordDigests> {
     const body = { afterSeq, ...(scope ? { tenantId: scope.tenantId, environment: scope.environment } : {}) };
-    const answer = await this.call({ method: 'POST', pathWithQuery: '/internal/v1/journal/digests/after', claims: SYSTEM_CALL_CLAIMS, body });
+    const answer = await this.call({
+      method: 'POST',
+      pathWithQuery: '/internal/v1/journal/digests/after',
+      claims: SYSTEM_CALL_CLAIMS,
+      body,
+    });
     return recordDigestsSchema.parse(ok(answer));
   }
 
   private asTenant(scope: LedgerScope, pathWithQuery: string): Promise<InternalAnswer> {
-    return this.call({ method: 'GET', pathWithQuery, claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['ledger:read'] } });
+    return this.call({
+      method: 'GET',
+      pathWithQuery,
+      claims: { surface: 'tenant', tenantId: scope.tenantId, environment: scope.environment, scopes: ['ledger:read'] },
+    });
   }
 
   private call(call: InternalCall): Promise<InternalAnswer> {

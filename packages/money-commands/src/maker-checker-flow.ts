@@ -1,5 +1,18 @@
 import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, prepared, requireWithinTransactionLimit, type SqlStatement, type TenantDirectory, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  currentContext,
+  type Db,
+  enqueueOutbox,
+  type InternalClaims,
+  prepared,
+  requireWithinTransactionLimit,
+  type SqlStatement,
+  type TenantDirectory,
+  type Tx,
+} from '@wallet/kit';
 import {
   answerDecision,
   CASE_AWAITS_LEDGER_SQL,
@@ -12,8 +25,24 @@ import {
   undecidableCaseError,
 } from './maker-checker';
 import { requirePermittedMember, type MemberDirectory } from './member-directory';
-import { type CommandAnswers, type CommandResult, commitAndAwait, type LedgerWait, MoneyCommand, type MoneyCommandDeps } from './money-command';
-import { finishSteps, type MoneyRecord, type RecordScope, type RecordStep, type RecordTable, recordPosted, resultsOfSteps, scopedOutcomesOf } from './money-command-statement';
+import {
+  type CommandAnswers,
+  type CommandResult,
+  commitAndAwait,
+  type LedgerWait,
+  MoneyCommand,
+  type MoneyCommandDeps,
+} from './money-command';
+import {
+  finishSteps,
+  type MoneyRecord,
+  type RecordScope,
+  type RecordStep,
+  type RecordTable,
+  recordPosted,
+  resultsOfSteps,
+  scopedOutcomesOf,
+} from './money-command-statement';
 import { type AwaitedRecords, postingMessage } from './postings';
 
 /*
@@ -184,7 +213,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   protected checkRequest(claims: InternalClaims, body: CaseRequestBody): void {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
     const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    if (problem)
+      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
   }
 
   /** The tenant's transaction limit, then the maker: an active member whose role grants the type's create scope. */
@@ -210,11 +240,23 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     return this.hold.run({ scope, draft, command: request.hold, alsoSent: [audit], answers: request.answers });
   }
 
-  approve(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+  approve(
+    scope: RecordScope,
+    claims: InternalClaims,
+    id: string,
+    body: { actorId: string },
+    answers: DecisionAnswers<Shown>,
+  ): Promise<DecisionResult<Shown>> {
     return this.decide(scope, claims, id, { status: 'approved', decidedBy: body.actorId, rejectionReason: null }, answers);
   }
 
-  reject(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string; reason: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+  reject(
+    scope: RecordScope,
+    claims: InternalClaims,
+    id: string,
+    body: { actorId: string; reason: string },
+    answers: DecisionAnswers<Shown>,
+  ): Promise<DecisionResult<Shown>> {
     return this.decide(scope, claims, id, { status: 'rejected', decidedBy: body.actorId, rejectionReason: body.reason }, answers);
   }
 
@@ -234,22 +276,34 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
    * 202 in one transaction, conditional on it still being pending with its hold posted; the
    * answer waits for the ledger's entry (200) up to the deadline (202).
    */
-  private async decide(scope: RecordScope, claims: InternalClaims, id: string, decision: CaseDecision, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>> {
+  private async decide(
+    scope: RecordScope,
+    claims: InternalClaims,
+    id: string,
+    decision: CaseDecision,
+    answers: DecisionAnswers<Shown>,
+  ): Promise<DecisionResult<Shown>> {
     const { type, deps } = this;
     checkDeclaredActor(claims, decision.decidedBy, 'actorId');
     const current = await type.table.find(deps.db, scope, id);
     if (!current) throw this.notFound();
-    if (current.requestedBy === decision.decidedBy) throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.names.noun} cannot decide it`, { actorId: decision.decidedBy });
+    if (current.requestedBy === decision.decidedBy)
+      throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.names.noun} cannot decide it`, {
+        actorId: decision.decidedBy,
+      });
     await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
 
     const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
-    const { committed: decided, result } = await commitAndAwait(deps, { id: caseStepCommandId(id, step), record: { type: type.names.recordType, id } }, (replyTo) =>
-      deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
+    const { committed: decided, result } = await commitAndAwait(
+      deps,
+      { id: caseStepCommandId(id, step), record: { type: type.names.recordType, id } },
+      (replyTo) => deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     const recorder = {
       show: (decisionEntryId: string | null) => type.show({ ...decided, decisionEntryId }),
       // The answer is stored even when the event path recorded the entry first (the same entry); false when another attempt holds the key.
-      recordPosted: async (journalEntryId: string, answer: SqlStatement) => (await recordPosted(deps.db, this.decisionStep, [{ scope, record: decided, journalEntryId }], answer)).size > 0,
+      recordPosted: async (journalEntryId: string, answer: SqlStatement) =>
+        (await recordPosted(deps.db, this.decisionStep, [{ scope, record: decided, journalEntryId }], answer)).size > 0,
       recordRefused: async (failureCode: string) => {
         await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
       },
@@ -277,7 +331,13 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
         actorId: decision.decidedBy,
         targetType: this.type.names.auditTarget,
         targetId: id,
-        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: 'pending' }, after: { status: decided.status }, ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}) },
+        metadata: {
+          ...actor.metadata,
+          callerActorId: actor.actorId,
+          before: { status: 'pending' },
+          after: { status: decided.status },
+          ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}),
+        },
       }),
     ]);
     await answers.accepted(tx, this.type.show(decided));

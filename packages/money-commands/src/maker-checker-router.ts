@@ -7,8 +7,20 @@ import { moneyCommandRouter, type MoneyCommandRoutes, type MoneyCommandService }
 
 /** What a case type's service answers, as its routes call it: a money command's, and decisions. */
 export interface CaseService<CreateBody, Query, Shown> extends MoneyCommandService<CreateBody, Query, Shown> {
-  approve(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>>;
-  reject(scope: RecordScope, claims: InternalClaims, id: string, body: { actorId: string; reason: string }, answers: DecisionAnswers<Shown>): Promise<DecisionResult<Shown>>;
+  approve(
+    scope: RecordScope,
+    claims: InternalClaims,
+    id: string,
+    body: { actorId: string },
+    answers: DecisionAnswers<Shown>,
+  ): Promise<DecisionResult<Shown>>;
+  reject(
+    scope: RecordScope,
+    claims: InternalClaims,
+    id: string,
+    body: { actorId: string; reason: string },
+    answers: DecisionAnswers<Shown>,
+  ): Promise<DecisionResult<Shown>>;
 }
 
 export interface CaseRoutes<CreateBody, Query> extends MoneyCommandRoutes<CreateBody, Query> {
@@ -30,12 +42,24 @@ export function makerCheckerRouter<CreateBody, Query, Shown>(
   const { decisionSchemas: schemas } = routes;
 
   router.post(`${routes.decide}/:id/approve`, guards.decide, async (request: Request<{ id: string }>, response: Response) => {
-    const decided = await service.approve(tenantScopeOf(response), claimsOf(response), request.params.id, parseOrThrow(schemas.approve, request.body), decisionAnswersOf(response));
+    const decided = await service.approve(
+      tenantScopeOf(response),
+      claimsOf(response),
+      request.params.id,
+      parseOrThrow(schemas.approve, request.body),
+      decisionAnswersOf(response),
+    );
     response.status(decided.status).json(decided.shown);
   });
 
   router.post(`${routes.decide}/:id/reject`, guards.decide, async (request: Request<{ id: string }>, response: Response) => {
-    const decided = await service.reject(tenantScopeOf(response), claimsOf(response), request.params.id, parseOrThrow(schemas.reject, request.body), decisionAnswersOf(response));
+    const decided = await service.reject(
+      tenantScopeOf(response),
+      claimsOf(response),
+      request.params.id,
+      parseOrThrow(schemas.reject, request.body),
+      decisionAnswersOf(response),
+    );
     response.status(decided.status).json(decided.shown);
   });
 

@@ -1,6 +1,15 @@
 import type { LedgerResultV1 } from '@wallet/contracts';
 import type { Response } from 'express';
-import { AppError, IdempotencyInProgressError, idempotencyOf, type InternalClaims, jsonResponse, RetryLaterError, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  IdempotencyInProgressError,
+  idempotencyOf,
+  type InternalClaims,
+  jsonResponse,
+  RetryLaterError,
+  type SqlStatement,
+  type Tx,
+} from '@wallet/kit';
 import type { StepReads } from './money-command';
 import { type RecordStep, stepOutcomeOf } from './money-command-statement';
 
@@ -29,7 +38,8 @@ export interface CaseProgress {
  */
 export function awaitsLedger(progress: CaseProgress): boolean {
   if (progress.status === 'pending') return progress.holdEntryId === null;
-  if (progress.status === 'approved' || progress.status === 'rejected') return progress.decisionEntryId === null && progress.decisionFailureCode === null;
+  if (progress.status === 'approved' || progress.status === 'rejected')
+    return progress.decisionEntryId === null && progress.decisionFailureCode === null;
   return false;
 }
 
@@ -54,10 +64,15 @@ export function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, 
  */
 export function undecidableCaseError(current: { status: string }): AppError {
   if (current.status === 'pending') {
-    return new RetryLaterError('CASE_HOLD_IN_PROGRESS', 'The ledger has not confirmed the hold of this case yet; retry shortly', CASE_HOLD_RETRY_AFTER_SECONDS, {
-      status: 'pending',
-      awaitingLedger: true,
-    });
+    return new RetryLaterError(
+      'CASE_HOLD_IN_PROGRESS',
+      'The ledger has not confirmed the hold of this case yet; retry shortly',
+      CASE_HOLD_RETRY_AFTER_SECONDS,
+      {
+        status: 'pending',
+        awaitingLedger: true,
+      },
+    );
   }
   return new AppError('CASE_NOT_PENDING', `The case is ${current.status}, not pending`, { status: current.status });
 }
@@ -105,7 +120,12 @@ export interface DecisionResult<Shown> {
  * moved; 202 past the deadline, the case awaiting the ledger. The ledger refusing a settle or a
  * release (suspense holds the money) is a bug: recorded for reconciliation to show, then a 500.
  */
-export async function answerDecision<Shown>(result: LedgerResultV1 | null, recorder: DecisionRecorder<Shown>, answers: DecisionAnswers<Shown>, step: string): Promise<DecisionResult<Shown>> {
+export async function answerDecision<Shown>(
+  result: LedgerResultV1 | null,
+  recorder: DecisionRecorder<Shown>,
+  answers: DecisionAnswers<Shown>,
+  step: string,
+): Promise<DecisionResult<Shown>> {
   const outcome = result ? stepOutcomeOf(result) : null;
   if (!outcome) return { status: 202, shown: recorder.show(null) };
   if (outcome.status === 'refused') {
@@ -114,7 +134,8 @@ export async function answerDecision<Shown>(result: LedgerResultV1 | null, recor
   }
   const shown = recorder.show(outcome.journalEntryId);
   const answer = answers.confirmed(shown);
-  if (!(await recorder.recordPosted(outcome.journalEntryId, answer.statement))) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+  if (!(await recorder.recordPosted(outcome.journalEntryId, answer.statement)))
+    throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
   answer.answered();
   return { status: 200, shown };
 }
@@ -124,7 +145,8 @@ export function caseHoldStep(table: string): RecordStep {
   return {
     table,
     waiting: "r.status = 'pending' AND r.hold_entry_id IS NULL",
-    recorded: "hold_entry_id = u.journal_entry_id, status = CASE WHEN u.failure_code IS NULL THEN r.status ELSE 'failed' END, failure_code = u.failure_code",
+    recorded:
+      "hold_entry_id = u.journal_entry_id, status = CASE WHEN u.failure_code IS NULL THEN r.status ELSE 'failed' END, failure_code = u.failure_code",
   };
 }
 

@@ -12,7 +12,14 @@ export class MemberDirectory {
   private readonly identity: InternalPeer;
 
   constructor(private readonly options: { identityUrl: string; internalTokenSecret: string; timeoutMs: number; logger: Logger }) {
-    this.identity = { name: 'identity', baseUrl: options.identityUrl, internalTokenSecret: options.internalTokenSecret, timeoutMs: options.timeoutMs, logger: options.logger, unavailableMessage: UNAVAILABLE };
+    this.identity = {
+      name: 'identity',
+      baseUrl: options.identityUrl,
+      internalTokenSecret: options.internalTokenSecret,
+      timeoutMs: options.timeoutMs,
+      logger: options.logger,
+      unavailableMessage: UNAVAILABLE,
+    };
   }
 
   /** The member, or null when the tenant has no such member. 503 when identity cannot answer. */
@@ -35,9 +42,17 @@ export class MemberDirectory {
  * Maker-checker's rule for who may act (docs/decisions/maker-checker.md): an active member of the tenant
  * whose role grants `scope`; anyone else is 403 ACTOR_NOT_PERMITTED.
  */
-export async function requirePermittedMember(members: Pick<MemberDirectory, 'memberOf'>, tenantId: string, memberId: string, scope: string): Promise<void> {
+export async function requirePermittedMember(
+  members: Pick<MemberDirectory, 'memberOf'>,
+  tenantId: string,
+  memberId: string,
+  scope: string,
+): Promise<void> {
   const member = await members.memberOf(tenantId, memberId);
   if (!member || member.status !== 'active' || !hasScope(member.scopes, scope)) {
-    throw new AppError('ACTOR_NOT_PERMITTED', `Member ${memberId} may not do this: an active member whose role grants ${scope} is needed`, { actorId: memberId, requiredScope: scope });
+    throw new AppError('ACTOR_NOT_PERMITTED', `Member ${memberId} may not do this: an active member whose role grants ${scope} is needed`, {
+      actorId: memberId,
+      requiredScope: scope,
+    });
   }
 }

@@ -1,6 +1,16 @@
 import type { Knex } from 'knex';
 import type { Environment, LedgerResultV1, WalletStatus } from '@wallet/contracts';
-import { completionsStatement, type Db, type FinalAnswer, firstAnswersStatement, type OutboxMessage, outboxInsertForRowsStatement, prepared, type SqlStatement, type Tx } from '@wallet/kit';
+import {
+  completionsStatement,
+  type Db,
+  type FinalAnswer,
+  firstAnswersStatement,
+  type OutboxMessage,
+  outboxInsertForRowsStatement,
+  prepared,
+  type SqlStatement,
+  type Tx,
+} from '@wallet/kit';
 
 /*
  * The statements of a money command, written once for every feature that moves money: the one
@@ -138,7 +148,11 @@ function columnValue(value: unknown, type: ColumnType): unknown {
  * key, a record is inserted from that row, and its messages only once it is. Rows: `id, seq` of
  * each record written; a record whose key was not written is absent, and nothing of it is written.
  */
-export function recordStatement<Draft extends { id: string }>(table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): SqlStatement {
+export function recordStatement<Draft extends { id: string }>(
+  table: RecordTable<Draft>,
+  keyWrite: KeyWrite,
+  records: readonly NewRecord<Draft>[],
+): SqlStatement {
   if (keyWrite === 'natural-key') return naturalKeyStatement(table, records);
   const answers = (keyWrite === 'first-write' ? firstAnswersStatement : completionsStatement)(records.map((record) => answerOf(record)));
   const commands = commandsOf(records);
@@ -220,7 +234,12 @@ function naturalKeyStatement<Draft extends { id: string }>(table: RecordTable<Dr
 }
 
 /** recordStatement run: for each record, its seq, or null when its key was not written (nothing of it was). */
-export async function insertRecords<Draft extends { id: string }>(db: Db, table: RecordTable<Draft>, keyWrite: KeyWrite, records: readonly NewRecord<Draft>[]): Promise<Array<string | null>> {
+export async function insertRecords<Draft extends { id: string }>(
+  db: Db,
+  table: RecordTable<Draft>,
+  keyWrite: KeyWrite,
+  records: readonly NewRecord<Draft>[],
+): Promise<Array<string | null>> {
   const statement = recordStatement(table, keyWrite, records);
   const run = async (on: Db | Tx) => {
     const result = await prepared<{ rows: Array<{ id: string; seq: string | null }> }>(on, statement.sql, statement.bindings);
@@ -256,7 +275,8 @@ export function settlementStep(table: string): RecordStep {
   return {
     table,
     waiting: "r.status = 'pending'",
-    recorded: "status = CASE WHEN u.failure_code IS NULL THEN 'completed' ELSE 'failed' END, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()",
+    recorded:
+      "status = CASE WHEN u.failure_code IS NULL THEN 'completed' ELSE 'failed' END, journal_entry_id = u.journal_entry_id, failure_code = u.failure_code, finished_at = now()",
   };
 }
 
@@ -270,7 +290,11 @@ export function stepOutcomeOf(result: LedgerResultV1): StepOutcome | null {
 }
 
 /** The results whose command is a step of `steps`, as `stepOf` reads its command id (a record's several steps share one reference type). */
-export function resultsOfSteps<Step extends string>(results: readonly LedgerResultV1[], stepOf: (commandId: string) => Step | null, ...steps: Step[]): LedgerResultV1[] {
+export function resultsOfSteps<Step extends string>(
+  results: readonly LedgerResultV1[],
+  stepOf: (commandId: string) => Step | null,
+  ...steps: Step[]
+): LedgerResultV1[] {
   return results.filter((result) => {
     const step = stepOf(result.commandId);
     return step !== null && steps.includes(step);
@@ -289,7 +313,8 @@ export function scopedOutcomesOf(results: readonly LedgerResultV1[]): ScopedOutc
   const outcomes: ScopedOutcome[] = [];
   for (const result of results) {
     const outcome = stepOutcomeOf(result);
-    if (outcome && result.reference) outcomes.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
+    if (outcome && result.reference)
+      outcomes.push({ scope: { tenantId: result.tenantId, environment: result.environment }, id: result.reference.id, outcome });
   }
   return outcomes;
 }
@@ -351,8 +376,16 @@ export interface PostedStep {
  * `answer` is a statement part that yields a `lock_token` row for each answer it stored.
  */
 export function postedStatement(step: RecordStep, posted: readonly PostedStep[], answer: SqlStatement): SqlStatement {
-  const outcomes = posted.map((each): ScopedOutcome => ({ scope: each.scope, id: each.record.id, outcome: { status: 'posted', journalEntryId: each.journalEntryId } }));
-  const update = stepUpdate(step, outcomes, posted.map((each) => each.record.seq));
+  const outcomes = posted.map((each): ScopedOutcome => ({
+    scope: each.scope,
+    id: each.record.id,
+    outcome: { status: 'posted', journalEntryId: each.journalEntryId },
+  }));
+  const update = stepUpdate(
+    step,
+    outcomes,
+    posted.map((each) => each.record.seq),
+  );
   return {
     sql: `WITH finished AS (${update.sql}
        RETURNING r.id),
@@ -363,7 +396,12 @@ export function postedStatement(step: RecordStep, posted: readonly PostedStep[],
 }
 
 /** postedStatement run: the lock tokens of the answers it stored. */
-export async function recordPosted(db: Db, step: RecordStep, posted: readonly PostedStep[], answer: SqlStatement): Promise<Set<string | null>> {
+export async function recordPosted(
+  db: Db,
+  step: RecordStep,
+  posted: readonly PostedStep[],
+  answer: SqlStatement,
+): Promise<Set<string | null>> {
   const statement = postedStatement(step, posted, answer);
   const result = await prepared<{ rows: Array<{ lock_token: string | null }> }>(db, statement.sql, statement.bindings);
   return new Set(result.rows.map((row) => row.lock_token));

@@ -105,14 +105,23 @@ export interface StepReads<Stored> {
  * has it (INSUFFICIENT_FUNDS, WALLET_FROZEN), else VALIDATION_ERROR, with the message `messages`
  * has for the code, or `otherwise`'s.
  */
-export function ledgerRefusal(failureCode: string | null, messages: Partial<Record<ErrorCode, string>>, otherwise: (reported: string) => string, details: Record<string, unknown>): AppError {
+export function ledgerRefusal(
+  failureCode: string | null,
+  messages: Partial<Record<ErrorCode, string>>,
+  otherwise: (reported: string) => string,
+  details: Record<string, unknown>,
+): AppError {
   const reported = failureCode ?? 'VALIDATION_ERROR';
   const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
   return new AppError(code, messages[code] ?? otherwise(reported), details);
 }
 
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
-export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> extends StepReads<Stored> {
+export interface MoneyCommandDeclaration<
+  Draft extends { id: string },
+  Stored extends RecordScope & { id: string; seq: string },
+  Shown,
+> extends StepReads<Stored> {
   /** The records' type, as awaited records (Postings.awaits) and spans name them. */
   recordType: string;
   /**
@@ -139,19 +148,30 @@ export interface MoneyCommandDeclaration<Draft extends { id: string }, Stored ex
 }
 
 /** What a record that settles in one step declares: everything but how it reads, which settledRecordReads says. */
-export type SettledCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> = Omit<MoneyCommandDeclaration<Draft, Stored, Shown>, 'created' | keyof StepReads<Stored>>;
+export type SettledCommandDeclaration<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> = Omit<
+  MoneyCommandDeclaration<Draft, Stored, Shown>,
+  'created' | keyof StepReads<Stored>
+>;
 
 /** A record's money command that settles in one step: pending when written, then completed with its entry or failed with the ledger's code. */
-export function settledMoneyCommand<Draft extends { id: string }, Stored extends SettledRecord, Shown>(declared: SettledCommandDeclaration<Draft, Stored, Shown>): MoneyCommandDeclaration<Draft, Stored, Shown> {
+export function settledMoneyCommand<Draft extends { id: string }, Stored extends SettledRecord, Shown>(
+  declared: SettledCommandDeclaration<Draft, Stored, Shown>,
+): MoneyCommandDeclaration<Draft, Stored, Shown> {
   const pending = { status: 'pending', journalEntryId: null, failureCode: null };
   // The draft is every column but the scope, seq and the settlement's three: together, the stored record.
-  return { ...declared, created: (scope, draft, seq) => ({ ...draft, ...scope, seq, ...pending }) as unknown as Stored, ...settledRecordReads<Stored>() };
+  return {
+    ...declared,
+    created: (scope, draft, seq) => ({ ...draft, ...scope, seq, ...pending }) as unknown as Stored,
+    ...settledRecordReads<Stored>(),
+  };
 }
 
 type SettledRecord = RecordScope & { id: string; seq: string; status: string; journalEntryId: string | null; failureCode: string | null };
 
 /** How a record of a settlement step (settlementStep) reads: pending, then completed with its entry or failed with the ledger's code. */
-export function settledRecordReads<Stored extends { status: string; journalEntryId: string | null; failureCode: string | null }>(): StepReads<Stored> {
+export function settledRecordReads<
+  Stored extends { status: string; journalEntryId: string | null; failureCode: string | null },
+>(): StepReads<Stored> {
   return {
     posted: (record, journalEntryId) => ({ ...record, status: 'completed', journalEntryId, failureCode: null }),
     isPosted: (record) => record.status === 'completed',
@@ -197,7 +217,9 @@ function keyTakenOver(): IdempotencyInProgressError {
 
 /** The creating statement wrote nothing: the key's owner answers for it (its replay, or 422 for another request), see the idempotency middleware. */
 function keyNotWritten(keyWrite: KeyWrite): IdempotencyInProgressError {
-  return keyWrite === 'first-write' ? new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first') : keyTakenOver();
+  return keyWrite === 'first-write'
+    ? new IdempotencyInProgressError('Another attempt with this Idempotency-Key came first')
+    : keyTakenOver();
 }
 
 export class MoneyCommand<Draft extends { id: string }, Stored extends RecordScope & { id: string; seq: string }, Shown> {
@@ -215,7 +237,10 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
     const claim = declaration.records.claim;
     this.step = claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
-    this.insert = microBatch((records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records), options);
+    this.insert = microBatch(
+      (records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records),
+      options,
+    );
     this.recordPosted = microBatch(async (batch: Posted[]) => {
       const stored = await recordPosted(deps.db, this.step, batch, finalAnswersStatement(batch.map((each) => each.answer)));
       return batch.map((each) => stored.has(each.answer.claim.lockToken));
@@ -263,7 +288,8 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   /** A repeat under a natural key: the record written first, as it is now; this one wrote nothing and sent nothing. */
   private async repeat(scope: RecordScope, draft: Draft): Promise<CommandResult<Shown>> {
     const first = await this.declaration.repeatOf?.(this.deps.db, scope, draft);
-    if (!first) throw new Error(`${this.declaration.recordType} ${draft.id} gave way to a record under its natural key that cannot be found`);
+    if (!first)
+      throw new Error(`${this.declaration.recordType} ${draft.id} gave way to a record under its natural key that cannot be found`);
     return { status: 200, shown: this.declaration.show(first) };
   }
 
@@ -290,7 +316,12 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
    * Records the entry the ledger posted with the 201 this request will give, in one statement
    * (the event path, if it got there first, recorded the same entry).
    */
-  private async complete(created: Stored, commandId: string, journalEntryId: string, answers: CommandAnswers): Promise<CommandResult<Shown>> {
+  private async complete(
+    created: Stored,
+    commandId: string,
+    journalEntryId: string,
+    answers: CommandAnswers,
+  ): Promise<CommandResult<Shown>> {
     const shown = this.declaration.show(this.declaration.posted(created, journalEntryId));
     const scope = this.scopeOf(created);
     if (answers === NO_ANSWERS) {

@@ -1,5 +1,11 @@
 import amqp from 'amqplib';
-import { LEDGER_COMMANDS_PER_MESSAGE_MAX, type LedgerCommandsV1, ledgerCommandsV1Schema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
+import {
+  LEDGER_COMMANDS_PER_MESSAGE_MAX,
+  type LedgerCommandsV1,
+  ledgerCommandsV1Schema,
+  type LedgerPostV1,
+  TOPOLOGY,
+} from '@wallet/contracts';
 import { Broker, createDb, createLogger, createOutboxTable, type Db, enqueueOutbox, OutboxRelay, type OutgoingMessage } from '@wallet/kit';
 import { coalesceLedgerCommands, postingMessage } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
@@ -42,11 +48,29 @@ function envelopeOf(message: OutgoingMessage): LedgerCommandsV1 {
 
 describe('ledger commands travel several to a message', () => {
   it('puts the commands for one reply queue in one ledger.commands.v1, in order, each with its correlation id, and leaves the rest alone', () => {
-    const messages = [event('e-1'), outgoing('c-1', 'q-1'), outgoing('c-2', 'q-2'), outgoing('c-3', 'q-1'), event('e-2'), outgoing('c-4', 'q-1'), outgoing('c-5')];
+    const messages = [
+      event('e-1'),
+      outgoing('c-1', 'q-1'),
+      outgoing('c-2', 'q-2'),
+      outgoing('c-3', 'q-1'),
+      event('e-2'),
+      outgoing('c-4', 'q-1'),
+      outgoing('c-5'),
+    ];
     const out = coalesceLedgerCommands(messages);
-    expect(out.map((message) => message.options.type)).toEqual(['kit.event', 'ledger.commands.v1', 'ledger.post.v1', 'kit.event', 'ledger.post.v1']);
+    expect(out.map((message) => message.options.type)).toEqual([
+      'kit.event',
+      'ledger.commands.v1',
+      'ledger.post.v1',
+      'kit.event',
+      'ledger.post.v1',
+    ]);
     const envelope = out[1] as OutgoingMessage;
-    expect(envelope).toMatchObject({ exchange: TOPOLOGY.ledgerCommands.exchange, routingKey: TOPOLOGY.ledgerCommands.routingKey, options: { replyTo: 'q-1', messageId: 'c-1:commands' } });
+    expect(envelope).toMatchObject({
+      exchange: TOPOLOGY.ledgerCommands.exchange,
+      routingKey: TOPOLOGY.ledgerCommands.routingKey,
+      options: { replyTo: 'q-1', messageId: 'c-1:commands' },
+    });
     expect(envelopeOf(envelope).commands).toEqual(['c-1', 'c-3', 'c-4'].map((id) => ({ correlationId: id, command: command(id) })));
     // Alone in its group, a command goes as it came: the one for q-2 and the one without a reply queue.
     expect(out[2]).toBe(messages[2]);
@@ -57,7 +81,11 @@ describe('ledger commands travel several to a message', () => {
     const messages = Array.from({ length: 2 * LEDGER_COMMANDS_PER_MESSAGE_MAX + 1 }, (_, index) => outgoing(`c-${index}`, 'q'));
     const out = coalesceLedgerCommands(messages);
     expect(out).toHaveLength(3);
-    const carried = out.flatMap((message) => (message.options.type === 'ledger.commands.v1' ? envelopeOf(message).commands.map((item) => (item.command as LedgerPostV1).commandId) : [(JSON.parse(message.text) as LedgerPostV1).commandId]));
+    const carried = out.flatMap((message) =>
+      message.options.type === 'ledger.commands.v1'
+        ? envelopeOf(message).commands.map((item) => (item.command as LedgerPostV1).commandId)
+        : [(JSON.parse(message.text) as LedgerPostV1).commandId],
+    );
     expect(carried).toEqual(messages.map((message) => message.options.messageId));
   });
 
@@ -80,9 +108,19 @@ describe('ledger commands travel several to a message', () => {
       const { queue } = await channel.assertQueue('', { exclusive: true });
       await channel.bindQueue(queue, TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey);
       const received: Array<{ type: string; body: unknown }> = [];
-      await channel.consume(queue, (message) => message && received.push({ type: String(message.properties.type), body: JSON.parse(message.content.toString('utf8')) }), { noAck: true });
+      await channel.consume(
+        queue,
+        (message) =>
+          message && received.push({ type: String(message.properties.type), body: JSON.parse(message.content.toString('utf8')) }),
+        { noAck: true },
+      );
 
-      const broker = new Broker({ url: amqpUrl, name: 'kit-coalescing', logger, topology: async (ch) => void (await ch.assertExchange(TOPOLOGY.ledgerCommands.exchange, 'direct', { durable: true })) });
+      const broker = new Broker({
+        url: amqpUrl,
+        name: 'kit-coalescing',
+        logger,
+        topology: async (ch) => void (await ch.assertExchange(TOPOLOGY.ledgerCommands.exchange, 'direct', { durable: true })),
+      });
       await broker.start();
       const relay = new OutboxRelay({ db, broker, logger, idleDelayMs: 60_000, prepareBatch: coalesceLedgerCommands });
 
@@ -101,8 +139,13 @@ describe('ledger commands travel several to a message', () => {
       expect(received).toHaveLength(2);
       expect(received.map((message) => message.type)).toEqual(['ledger.commands.v1', 'ledger.commands.v1']);
       const ids = received.map((message) => ledgerCommandsV1Schema.parse(message.body).commands.map((item) => item.correlationId));
-      expect(ids).toEqual([['h-1', 'h-2', 'h-3'], ['p-1', 'p-2']]);
-      await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'the outbox to empty' });
+      expect(ids).toEqual([
+        ['h-1', 'h-2', 'h-3'],
+        ['p-1', 'p-2'],
+      ]);
+      await waitFor(async () => ((await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), {
+        what: 'the outbox to empty',
+      });
       await broker.close();
       await connection.close();
     });

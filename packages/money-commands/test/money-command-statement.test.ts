@@ -1,6 +1,27 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { claimIdempotencyKey, createDb, createIdempotencyTable, createOutboxTable, type Db, finalAnswersStatement, type IdempotencyClaim, IDEMPOTENCY_TABLE, jsonResponse, OUTBOX_TABLE, type OutboxMessage } from '@wallet/kit';
-import { ClaimRefusedError, finishSteps, insertRecords, type NewRecord, type RecordClaim, type RecordTable, recordPosted, settlementStep } from '@wallet/money-commands';
+import {
+  claimIdempotencyKey,
+  createDb,
+  createIdempotencyTable,
+  createOutboxTable,
+  type Db,
+  finalAnswersStatement,
+  type IdempotencyClaim,
+  IDEMPOTENCY_TABLE,
+  jsonResponse,
+  OUTBOX_TABLE,
+  type OutboxMessage,
+} from '@wallet/kit';
+import {
+  ClaimRefusedError,
+  finishSteps,
+  insertRecords,
+  type NewRecord,
+  type RecordClaim,
+  type RecordTable,
+  recordPosted,
+  settlementStep,
+} from '@wallet/money-commands';
 import { createTestDatabase } from '@wallet/kit/testing';
 
 interface Thing {
@@ -11,7 +32,18 @@ interface Thing {
   createdAt: Date;
 }
 
-const THINGS: RecordTable<Thing> = { name: 'things', columns: { id: 'text', tenantId: 'text', environment: 'text', amount: 'numeric', detail: 'jsonb', note: 'text', createdAt: 'timestamptz' } };
+const THINGS: RecordTable<Thing> = {
+  name: 'things',
+  columns: {
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    amount: 'numeric',
+    detail: 'jsonb',
+    note: 'text',
+    createdAt: 'timestamptz',
+  },
+};
 const THING_POSTING = settlementStep('things');
 const scope = { tenantId: 'tn_statement', environment: 'test' as const };
 
@@ -24,7 +56,9 @@ beforeAll(async () => {
   await db.raw(`CREATE TABLE things (
     seq bigserial NOT NULL, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, amount numeric NOT NULL, detail jsonb, note text,
     created_at timestamptz NOT NULL, status text NOT NULL DEFAULT 'pending', journal_entry_id text, failure_code text, finished_at timestamptz)`);
-  await db.raw(`CREATE TABLE pots (id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, status text NOT NULL, cap numeric NOT NULL, taken numeric NOT NULL DEFAULT 0)`);
+  await db.raw(
+    `CREATE TABLE pots (id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, status text NOT NULL, cap numeric NOT NULL, taken numeric NOT NULL DEFAULT 0)`,
+  );
   await db.raw(`CREATE TABLE shares (
     seq bigserial NOT NULL, id text PRIMARY KEY, tenant_id text NOT NULL, environment text NOT NULL, pot_id text NOT NULL REFERENCES pots (id), amount numeric NOT NULL,
     status text NOT NULL DEFAULT 'pending', journal_entry_id text, failure_code text, finished_at timestamptz)`);
@@ -56,8 +90,20 @@ function message(thingId: string, label: string): OutboxMessage {
 
 function newThing(claim: IdempotencyClaim, overrides: Partial<Thing> = {}, labels = ['post']): NewRecord<Thing> {
   const id = `th_${randomUUID()}`;
-  const draft: Thing = { id, amount: '12.50', detail: { bank: 'b1', lines: ['a "quoted"\nline'] }, note: null, createdAt: new Date('2026-11-26T10:00:00.123Z'), ...overrides };
-  return { scope, draft, answer: { claim, response: jsonResponse(202, { id, status: 'pending' }) }, messages: labels.map((label) => message(id, label)) };
+  const draft: Thing = {
+    id,
+    amount: '12.50',
+    detail: { bank: 'b1', lines: ['a "quoted"\nline'] },
+    note: null,
+    createdAt: new Date('2026-11-26T10:00:00.123Z'),
+    ...overrides,
+  };
+  return {
+    scope,
+    draft,
+    answer: { claim, response: jsonResponse(202, { id, status: 'pending' }) },
+    messages: labels.map((label) => message(id, label)),
+  };
 }
 
 async function thingRow(id: string) {
@@ -65,7 +111,10 @@ async function thingRow(id: string) {
 }
 
 async function messagesOf(id: string): Promise<string[]> {
-  const rows: Array<{ message_id: string }> = await db(OUTBOX_TABLE).whereRaw('message_id LIKE ?', [`${id}:%`]).orderBy('message_id').select('message_id');
+  const rows: Array<{ message_id: string }> = await db(OUTBOX_TABLE)
+    .whereRaw('message_id LIKE ?', [`${id}:%`])
+    .orderBy('message_id')
+    .select('message_id');
   return rows.map((row) => row.message_id);
 }
 
@@ -200,12 +249,23 @@ describe('the statements that record the ledger’s answer to a step', () => {
       { scope: { ...scope, environment: 'live' }, id: elsewhere.record.draft.id, outcome: { status: 'posted', journalEntryId: 'je_2' } },
     ]);
     expect(finished).toBe(2);
-    expect(await thingRow(posted.record.draft.id)).toMatchObject({ status: 'completed', journal_entry_id: 'je_1', failure_code: null, finished_at: expect.any(Date) });
-    expect(await thingRow(refused.record.draft.id)).toMatchObject({ status: 'failed', journal_entry_id: null, failure_code: 'INSUFFICIENT_FUNDS' });
+    expect(await thingRow(posted.record.draft.id)).toMatchObject({
+      status: 'completed',
+      journal_entry_id: 'je_1',
+      failure_code: null,
+      finished_at: expect.any(Date),
+    });
+    expect(await thingRow(refused.record.draft.id)).toMatchObject({
+      status: 'failed',
+      journal_entry_id: null,
+      failure_code: 'INSUFFICIENT_FUNDS',
+    });
     expect(await thingRow(elsewhere.record.draft.id)).toMatchObject({ status: 'pending', finished_at: null });
 
     // A later answer (a redelivery, the reply after the event) changes nothing.
-    expect(await finishSteps(db, THING_POSTING, [{ scope, id: refused.record.draft.id, outcome: { status: 'posted', journalEntryId: 'je_3' } }])).toBe(0);
+    expect(
+      await finishSteps(db, THING_POSTING, [{ scope, id: refused.record.draft.id, outcome: { status: 'posted', journalEntryId: 'je_3' } }]),
+    ).toBe(0);
     expect(await thingRow(refused.record.draft.id)).toMatchObject({ status: 'failed', journal_entry_id: null });
   });
 
@@ -215,11 +275,18 @@ describe('the statements that record the ledger’s answer to a step', () => {
     const lost = await created();
     await finishSteps(db, THING_POSTING, [{ scope, id: early.record.draft.id, outcome: { status: 'posted', journalEntryId: 'je_early' } }]);
     await db(IDEMPOTENCY_TABLE).where({ idempotency_key: lost.record.answer.claim.key }).update({ lock_token: randomUUID() });
-    const answers = [fresh, early, lost].map(({ record }) => ({ claim: record.answer.claim, response: jsonResponse(201, { id: record.draft.id, status: 'completed' }) }));
+    const answers = [fresh, early, lost].map(({ record }) => ({
+      claim: record.answer.claim,
+      response: jsonResponse(201, { id: record.draft.id, status: 'completed' }),
+    }));
     const stored = await recordPosted(
       db,
       THING_POSTING,
-      [fresh, early, lost].map(({ record, seq }, index) => ({ scope, record: { id: record.draft.id, seq }, journalEntryId: `je_${index}` })),
+      [fresh, early, lost].map(({ record, seq }, index) => ({
+        scope,
+        record: { id: record.draft.id, seq },
+        journalEntryId: `je_${index}`,
+      })),
       finalAnswersStatement(answers),
     );
 
@@ -235,7 +302,12 @@ describe('the statements that record the ledger’s answer to a step', () => {
     const thing = await created();
     const answer = { claim: thing.record.answer.claim, response: jsonResponse(201, { id: thing.record.draft.id }) };
     const wrongSeq = String(BigInt(thing.seq) + 1000n);
-    await recordPosted(db, THING_POSTING, [{ scope, record: { id: thing.record.draft.id, seq: wrongSeq }, journalEntryId: 'je_x' }], finalAnswersStatement([answer]));
+    await recordPosted(
+      db,
+      THING_POSTING,
+      [{ scope, record: { id: thing.record.draft.id, seq: wrongSeq }, journalEntryId: 'je_x' }],
+      finalAnswersStatement([answer]),
+    );
     expect(await thingRow(thing.record.draft.id)).toMatchObject({ status: 'pending', journal_entry_id: null });
   });
 });
@@ -246,8 +318,17 @@ interface Share {
   amount: string;
 }
 
-const SHARE_CLAIM: RecordClaim<Share> = { claimTable: 'pots', key: 'potId', when: "c.status = 'open'", totals: [{ total: 'taken', adds: 'amount', upTo: 'cap' }] };
-const SHARES: RecordTable<Share> = { name: 'shares', columns: { id: 'text', tenantId: 'text', environment: 'text', potId: 'text', amount: 'numeric' }, claim: SHARE_CLAIM };
+const SHARE_CLAIM: RecordClaim<Share> = {
+  claimTable: 'pots',
+  key: 'potId',
+  when: "c.status = 'open'",
+  totals: [{ total: 'taken', adds: 'amount', upTo: 'cap' }],
+};
+const SHARES: RecordTable<Share> = {
+  name: 'shares',
+  columns: { id: 'text', tenantId: 'text', environment: 'text', potId: 'text', amount: 'numeric' },
+  claim: SHARE_CLAIM,
+};
 const SHARE_POSTING = { ...settlementStep('shares'), claim: SHARE_CLAIM as RecordClaim };
 
 describe('a record that claims a share of another row', () => {
@@ -267,14 +348,22 @@ describe('a record that claims a share of another row', () => {
   }
 
   async function nothingOf(share: NewRecord<Share>): Promise<void> {
-    expect([await db('shares').where({ id: share.draft.id }).first(), await keyRow(share.answer.claim), await messagesOf(share.draft.id)]).toEqual([undefined, undefined, []]);
+    expect([
+      await db('shares').where({ id: share.draft.id }).first(),
+      await keyRow(share.answer.claim),
+      await messagesOf(share.draft.id),
+    ]).toEqual([undefined, undefined, []]);
   }
 
   it('is written with its claim where the claim holds, and nothing of it where it does not', async () => {
     const pot = await newPot('10');
     const fits = newShare(pot, '6');
     expect(await insertRecords(db, SHARES, 'first-write', [fits])).toEqual([expect.stringMatching(/^\d+$/)]);
-    expect([await taken(pot), await messagesOf(fits.draft.id), (await keyRow(fits.answer.claim))?.response_status]).toEqual(['6', [`${fits.draft.id}:post`], 202]);
+    expect([await taken(pot), await messagesOf(fits.draft.id), (await keyRow(fits.answer.claim))?.response_status]).toEqual([
+      '6',
+      [`${fits.draft.id}:post`],
+      202,
+    ]);
 
     const over = newShare(pot, '4.01');
     await expect(insertRecords(db, SHARES, 'first-write', [over])).rejects.toBeInstanceOf(ClaimRefusedError);
@@ -296,7 +385,8 @@ describe('a record that claims a share of another row', () => {
     await nothingOf(first);
     await nothingOf(second);
     expect(await taken(pot)).toBe('0');
-    for (const share of [first, second]) expect(await insertRecords(db, SHARES, 'first-write', [share])).toEqual([expect.stringMatching(/^\d+$/)]);
+    for (const share of [first, second])
+      expect(await insertRecords(db, SHARES, 'first-write', [share])).toEqual([expect.stringMatching(/^\d+$/)]);
     expect(await taken(pot)).toBe('6');
   });
 
@@ -309,7 +399,7 @@ describe('a record that claims a share of another row', () => {
     expect(await taken(pot)).toBe('2');
   });
 
-  it("gives the claims back when the ledger refuses their records, summed per row, and never for a posted one or twice", async () => {
+  it('gives the claims back when the ledger refuses their records, summed per row, and never for a posted one or twice', async () => {
     const pot = await newPot('10');
     const shares = [newShare(pot, '1'), newShare(pot, '2'), newShare(pot, '3')];
     for (const share of shares) await insertRecords(db, SHARES, 'first-write', [share]);

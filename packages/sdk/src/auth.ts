@@ -50,7 +50,8 @@ export function assertValidAuth(auth: WalletAuth): void {
   if (!fields) throw new TypeError(`Unknown auth type ${JSON.stringify((auth as { type: unknown }).type)}`);
   for (const [field, description] of fields) {
     const value = (auth as unknown as Record<string, unknown>)[field];
-    if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`auth type "${auth.type}" needs ${description} in "${field}"`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new TypeError(`auth type "${auth.type}" needs ${description} in "${field}"`);
   }
 }
 

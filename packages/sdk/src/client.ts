@@ -185,11 +185,13 @@ export class WalletClient implements Namespaces {
 
     if (schemas.query && given.query !== undefined) {
       const checked = schemas.query.safeParse(given.query);
-      if (!checked.success) throw new WalletRequestValidationError(issuesMessage(`Query of ${what} is invalid`, checked.error), checked.error.issues);
+      if (!checked.success)
+        throw new WalletRequestValidationError(issuesMessage(`Query of ${what} is invalid`, checked.error), checked.error.issues);
     }
     if (schemas.body) {
       const checked = schemas.body.safeParse(given.body);
-      if (!checked.success) throw new WalletRequestValidationError(issuesMessage(`Body of ${what} is invalid`, checked.error), checked.error.issues);
+      if (!checked.success)
+        throw new WalletRequestValidationError(issuesMessage(`Body of ${what} is invalid`, checked.error), checked.error.issues);
     } else if (given.body !== undefined) {
       throw new WalletRequestValidationError(`${what} takes no body`);
     }
@@ -241,7 +243,8 @@ export class WalletClient implements Namespaces {
     assertActor(actor);
 
     let body: Buffer;
-    if (request.rawBody !== undefined) body = typeof request.rawBody === 'string' ? Buffer.from(request.rawBody, 'utf8') : Buffer.from(request.rawBody);
+    if (request.rawBody !== undefined)
+      body = typeof request.rawBody === 'string' ? Buffer.from(request.rawBody, 'utf8') : Buffer.from(request.rawBody);
     else if (request.body !== undefined) body = Buffer.from(stringifyLossless(request.body), 'utf8');
     else body = Buffer.alloc(0);
     if (method === 'GET' && body.length > 0) throw new WalletRequestValidationError('GET requests have no body');
@@ -273,7 +276,13 @@ export class WalletClient implements Namespaces {
         body: result.text,
       });
     }
-    const meta: ResponseMeta = { status: result.status, correlationId: result.correlationId, idempotencyKey: result.idempotencyKey, attempts: result.attempts, headers: result.headers };
+    const meta: ResponseMeta = {
+      status: result.status,
+      correlationId: result.correlationId,
+      idempotencyKey: result.idempotencyKey,
+      attempts: result.attempts,
+      headers: result.headers,
+    };
     options.onResponse?.(meta);
     return { ...meta, data };
   }

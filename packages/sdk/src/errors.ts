@@ -104,9 +104,14 @@ export class WalletResponseValidationError extends Error {
 }
 
 export function isWalletApiError(error: unknown): error is WalletApiError;
-export function isWalletApiError<Code extends WalletErrorCode>(error: unknown, code: Code): error is WalletApiError & { readonly code: Code };
+export function isWalletApiError<Code extends WalletErrorCode>(
+  error: unknown,
+  code: Code,
+): error is WalletApiError & { readonly code: Code };
 export function isWalletApiError(error: unknown, code?: WalletErrorCode): boolean {
-  const branded = error instanceof WalletApiError || (typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[API_ERROR_BRAND] === true);
+  const branded =
+    error instanceof WalletApiError ||
+    (typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[API_ERROR_BRAND] === true);
   return branded && (code === undefined || (error as WalletApiError).code === code);
 }
 

@@ -25,11 +25,14 @@ function systemNamespace(client: RouteCaller) {
       get: (id: string, options?: RequestOptions) => client.call(R.getTenant, { params: { id } }, options),
     },
     organizations: {
-      create: (body: RouteBody<typeof R.createOrganization>, options?: RequestOptions) => client.call(R.createOrganization, { body }, options),
-      list: (query?: RouteQuery<typeof R.listOrganizations>, options?: RequestOptions) => client.call(R.listOrganizations, { query }, options),
+      create: (body: RouteBody<typeof R.createOrganization>, options?: RequestOptions) =>
+        client.call(R.createOrganization, { body }, options),
+      list: (query?: RouteQuery<typeof R.listOrganizations>, options?: RequestOptions) =>
+        client.call(R.listOrganizations, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(R.getOrganization, { params: { id } }, options),
       /** Name and configuration; newly allowed currencies get their ledger system accounts. */
-      update: (id: string, body: RouteBody<typeof P.updateOrganization>, options?: RequestOptions) => client.call(P.updateOrganization, { params: { id }, body }, options),
+      update: (id: string, body: RouteBody<typeof P.updateOrganization>, options?: RequestOptions) =>
+        client.call(P.updateOrganization, { params: { id }, body }, options),
     },
     /** Any tenant's wallet with its balance. */
     wallets: {
@@ -37,12 +40,15 @@ function systemNamespace(client: RouteCaller) {
     },
     /** Journal entries of every tenant. */
     transactions: {
-      list: (query?: RouteQuery<typeof P.listLedgerTransactions>, options?: RequestOptions) => client.call(P.listLedgerTransactions, { query }, options),
-      get: (journalEntryId: string, options?: RequestOptions) => client.call(P.getLedgerTransaction, { params: { journalEntryId } }, options),
+      list: (query?: RouteQuery<typeof P.listLedgerTransactions>, options?: RequestOptions) =>
+        client.call(P.listLedgerTransactions, { query }, options),
+      get: (journalEntryId: string, options?: RequestOptions) =>
+        client.call(P.getLedgerTransaction, { params: { journalEntryId } }, options),
     },
     /** Any tenant's ledger account, its balance after its last line stamped at or before `at`. */
     ledgerAccounts: {
-      balanceAt: (accountId: string, at: string, options?: RequestOptions) => client.call(P.getLedgerAccountBalance, { params: { accountId }, query: { at } }, options),
+      balanceAt: (accountId: string, at: string, options?: RequestOptions) =>
+        client.call(P.getLedgerAccountBalance, { params: { accountId }, query: { at } }, options),
     },
     /** Ledger reconciliation checks across every tenant. */
     reconciliation: (options?: RequestOptions) => client.call(R.systemReconciliation, {}, options),
@@ -56,7 +62,8 @@ function systemNamespace(client: RouteCaller) {
       get: (id: string, options?: RequestOptions) => client.call(P.getDeadLetter, { params: { id } }, options),
       replay: (id: string, options?: RequestOptions) => client.call(P.replayDeadLetter, { params: { id } }, options),
       /** Up to `limit` (default 100), of one `queue` or of all, oldest first. */
-      replayAll: (body: RouteBody<typeof P.replayDeadLetters> = {}, options?: RequestOptions) => client.call(P.replayDeadLetters, { body }, options),
+      replayAll: (body: RouteBody<typeof P.replayDeadLetters> = {}, options?: RequestOptions) =>
+        client.call(P.replayDeadLetters, { body }, options),
       discard: (id: string, options?: RequestOptions) => client.call(P.discardDeadLetter, { params: { id } }, options),
     },
   };
@@ -71,7 +78,8 @@ function journalNamespace(client: RouteCaller) {
 
 function ledgerNamespace(client: RouteCaller) {
   return {
-    accounts: (query?: RouteQuery<typeof R.listLedgerAccounts>, options?: RequestOptions) => client.call(R.listLedgerAccounts, { query }, options),
+    accounts: (query?: RouteQuery<typeof R.listLedgerAccounts>, options?: RequestOptions) =>
+      client.call(R.listLedgerAccounts, { query }, options),
     /** A wallet account's statement, newest first, with the balance after each line. */
     walletEntries: (walletId: string, query?: RouteQuery<typeof R.listWalletEntries>, options?: RequestOptions) =>
       client.call(R.listWalletEntries, { params: { walletId }, query }, options),
@@ -91,9 +99,11 @@ function apiKeysNamespace(client: RouteCaller) {
     get: (id: string, options?: RequestOptions) => client.call(R.getApiKey, { params: { id } }, options),
     /** Answers once with the secret: `key` for a secret key, `signingSecret` for an HMAC key. */
     create: (body: RouteBody<typeof R.createApiKey>, options?: RequestOptions) => client.call(R.createApiKey, { body }, options),
-    update: (id: string, body: RouteBody<typeof R.updateApiKey>, options?: RequestOptions) => client.call(R.updateApiKey, { params: { id }, body }, options),
+    update: (id: string, body: RouteBody<typeof R.updateApiKey>, options?: RequestOptions) =>
+      client.call(R.updateApiKey, { params: { id }, body }, options),
     /** `expiresInSeconds`: how long the old secret keeps working (default 0). Answers once with the new secret. */
-    rotate: (id: string, body: RouteBody<typeof R.rotateApiKey> = {}, options?: RequestOptions) => client.call(R.rotateApiKey, { params: { id }, body }, options),
+    rotate: (id: string, body: RouteBody<typeof R.rotateApiKey> = {}, options?: RequestOptions) =>
+      client.call(R.rotateApiKey, { params: { id }, body }, options),
     revoke: (id: string, options?: RequestOptions) => client.call(R.revokeApiKey, { params: { id } }, options),
     /** System surface (X-System-Key): keys of any tenant. */
     createForTenant: (tenantId: string, body: RouteBody<typeof R.createTenantApiKey>, options?: RequestOptions) =>
@@ -102,7 +112,8 @@ function apiKeysNamespace(client: RouteCaller) {
       client.call(R.listTenantApiKeys, { params: { id: tenantId }, query }, options),
     rotateForTenant: (tenantId: string, keyId: string, body: RouteBody<typeof R.rotateTenantApiKey> = {}, options?: RequestOptions) =>
       client.call(R.rotateTenantApiKey, { params: { id: tenantId, keyId }, body }, options),
-    revokeForTenant: (tenantId: string, keyId: string, options?: RequestOptions) => client.call(R.revokeTenantApiKey, { params: { id: tenantId, keyId } }, options),
+    revokeForTenant: (tenantId: string, keyId: string, options?: RequestOptions) =>
+      client.call(R.revokeTenantApiKey, { params: { id: tenantId, keyId } }, options),
   };
 }
 
@@ -130,8 +141,10 @@ function authNamespace(client: RouteCaller) {
 function momoProvidersNamespace(client: RouteCaller) {
   return {
     /** Answers once with the provider's `webhookSecret`. */
-    create: (body: RouteBody<typeof R.createMomoProvider>, options?: RequestOptions) => client.call(R.createMomoProvider, { body }, options),
-    list: (query?: RouteQuery<typeof R.listMomoProviders>, options?: RequestOptions) => client.call(R.listMomoProviders, { query }, options),
+    create: (body: RouteBody<typeof R.createMomoProvider>, options?: RequestOptions) =>
+      client.call(R.createMomoProvider, { body }, options),
+    list: (query?: RouteQuery<typeof R.listMomoProviders>, options?: RequestOptions) =>
+      client.call(R.listMomoProviders, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(R.getMomoProvider, { params: { id } }, options),
     /** `expiresInSeconds`: how long the old webhook secret keeps verifying (default 0). Answers once with the new secret. */
     rotateSecret: (id: string, body: RouteBody<typeof R.rotateMomoProviderSecret> = {}, options?: RequestOptions) =>
@@ -151,11 +164,14 @@ function walletsNamespace(client: RouteCaller) {
     create: (body: RouteBody<typeof W.create>, options?: RequestOptions) => client.call(W.create, { body }, options),
     list: (query?: RouteQuery<typeof W.list>, options?: RequestOptions) => client.call(W.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(W.get, { params: { id } }, options),
-    entries: (id: string, query?: RouteQuery<typeof W.entries>, options?: RequestOptions) => client.call(W.entries, { params: { id }, query }, options),
+    entries: (id: string, query?: RouteQuery<typeof W.entries>, options?: RequestOptions) =>
+      client.call(W.entries, { params: { id }, query }, options),
     /** The balance after the wallet's last line stamped at or before `at` (ISO 8601 with Z or an offset; inclusive). */
     balanceAt: (id: string, at: string, options?: RequestOptions) => client.call(W.balance, { params: { id }, query: { at } }, options),
-    freeze: (id: string, body: RouteBody<typeof W.freeze>, options?: RequestOptions) => client.call(W.freeze, { params: { id }, body }, options),
-    unfreeze: (id: string, body: RouteBody<typeof W.unfreeze>, options?: RequestOptions) => client.call(W.unfreeze, { params: { id }, body }, options),
+    freeze: (id: string, body: RouteBody<typeof W.freeze>, options?: RequestOptions) =>
+      client.call(W.freeze, { params: { id }, body }, options),
+    unfreeze: (id: string, body: RouteBody<typeof W.unfreeze>, options?: RequestOptions) =>
+      client.call(W.unfreeze, { params: { id }, body }, options),
   };
 }
 
@@ -166,8 +182,10 @@ function transfersNamespace(client: RouteCaller) {
     list: (query?: RouteQuery<typeof T.list>, options?: RequestOptions) => client.call(T.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(T.get, { params: { id } }, options),
     /** Reverses part or all of a completed transfer; 201 completed or 202 pending, as creation. */
-    reverse: (id: string, body: RouteBody<typeof T.reverse>, options?: RequestOptions) => client.call(T.reverse, { params: { id }, body }, options),
-    reversals: (id: string, query?: RouteQuery<typeof T.listReversals>, options?: RequestOptions) => client.call(T.listReversals, { params: { id }, query }, options),
+    reverse: (id: string, body: RouteBody<typeof T.reverse>, options?: RequestOptions) =>
+      client.call(T.reverse, { params: { id }, body }, options),
+    reversals: (id: string, query?: RouteQuery<typeof T.listReversals>, options?: RequestOptions) =>
+      client.call(T.listReversals, { params: { id }, query }, options),
   };
 }
 
@@ -182,8 +200,10 @@ function payoutsNamespace(client: RouteCaller) {
     create: (body: RouteBody<typeof PO.create>, options?: RequestOptions) => client.call(PO.create, { body }, options),
     list: (query?: RouteQuery<typeof PO.list>, options?: RequestOptions) => client.call(PO.list, { query }, options),
     get: (id: string, options?: RequestOptions) => client.call(PO.get, { params: { id } }, options),
-    approve: (id: string, body: RouteBody<typeof PO.approve>, options?: RequestOptions) => client.call(PO.approve, { params: { id }, body }, options),
-    reject: (id: string, body: RouteBody<typeof PO.reject>, options?: RequestOptions) => client.call(PO.reject, { params: { id }, body }, options),
+    approve: (id: string, body: RouteBody<typeof PO.approve>, options?: RequestOptions) =>
+      client.call(PO.approve, { params: { id }, body }, options),
+    reject: (id: string, body: RouteBody<typeof PO.reject>, options?: RequestOptions) =>
+      client.call(PO.reject, { params: { id }, body }, options),
   };
 }
 
@@ -197,16 +217,20 @@ function treasuryNamespace(client: RouteCaller) {
   return {
     balances: (options?: RequestOptions) => client.call(TR.balances, {}, options),
     floatDeposits: {
-      create: (body: RouteBody<typeof TR.createFloatDeposit>, options?: RequestOptions) => client.call(TR.createFloatDeposit, { body }, options),
-      list: (query?: RouteQuery<typeof TR.listFloatDeposits>, options?: RequestOptions) => client.call(TR.listFloatDeposits, { query }, options),
+      create: (body: RouteBody<typeof TR.createFloatDeposit>, options?: RequestOptions) =>
+        client.call(TR.createFloatDeposit, { body }, options),
+      list: (query?: RouteQuery<typeof TR.listFloatDeposits>, options?: RequestOptions) =>
+        client.call(TR.listFloatDeposits, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(TR.getFloatDeposit, { params: { id } }, options),
     },
     withdrawals: {
       create: (body: RouteBody<typeof WD.create>, options?: RequestOptions) => client.call(WD.create, { body }, options),
       list: (query?: RouteQuery<typeof WD.list>, options?: RequestOptions) => client.call(WD.list, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(WD.get, { params: { id } }, options),
-      approve: (id: string, body: RouteBody<typeof WD.approve>, options?: RequestOptions) => client.call(WD.approve, { params: { id }, body }, options),
-      reject: (id: string, body: RouteBody<typeof WD.reject>, options?: RequestOptions) => client.call(WD.reject, { params: { id }, body }, options),
+      approve: (id: string, body: RouteBody<typeof WD.approve>, options?: RequestOptions) =>
+        client.call(WD.approve, { params: { id }, body }, options),
+      reject: (id: string, body: RouteBody<typeof WD.reject>, options?: RequestOptions) =>
+        client.call(WD.reject, { params: { id }, body }, options),
     },
   };
 }
@@ -218,11 +242,14 @@ function depositsNamespace(client: RouteCaller) {
     get: (id: string, options?: RequestOptions) => client.call(D.get, { params: { id } }, options),
     /** A pending deposit; nothing is credited until it is verified against an imported statement. */
     submitBankSlip: (body: RouteBody<typeof D.bankSlip>, options?: RequestOptions) => client.call(D.bankSlip, { body }, options),
-    verify: (id: string, body: RouteBody<typeof D.verify>, options?: RequestOptions) => client.call(D.verify, { params: { id }, body }, options),
+    verify: (id: string, body: RouteBody<typeof D.verify>, options?: RequestOptions) =>
+      client.call(D.verify, { params: { id }, body }, options),
     /** Statement lines as JSON (the CSV form is for uploads outside the SDK). */
-    importStatement: (body: RouteBody<typeof D.importStatement>, options?: RequestOptions) => client.call(D.importStatement, { body }, options),
+    importStatement: (body: RouteBody<typeof D.importStatement>, options?: RequestOptions) =>
+      client.call(D.importStatement, { body }, options),
     /** Imported statement lines, newest first; `matched: 'false'` for the ones no slip has matched yet. */
-    statementLines: (query?: RouteQuery<typeof D.statementLines>, options?: RequestOptions) => client.call(D.statementLines, { query }, options),
+    statementLines: (query?: RouteQuery<typeof D.statementLines>, options?: RequestOptions) =>
+      client.call(D.statementLines, { query }, options),
   };
 }
 
@@ -233,14 +260,19 @@ function feesNamespace(client: RouteCaller) {
       list: (query?: RouteQuery<typeof F.list>, options?: RequestOptions) => client.call(F.list, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(F.get, { params: { id } }, options),
       create: (body: RouteBody<typeof F.create>, options?: RequestOptions) => client.call(F.create, { body }, options),
-      addRule: (id: string, body: RouteBody<typeof F.addRule>, options?: RequestOptions) => client.call(F.addRule, { params: { id }, body }, options),
-      publish: (id: string, body: RouteBody<typeof F.publish>, options?: RequestOptions) => client.call(F.publish, { params: { id }, body }, options),
+      addRule: (id: string, body: RouteBody<typeof F.addRule>, options?: RequestOptions) =>
+        client.call(F.addRule, { params: { id }, body }, options),
+      publish: (id: string, body: RouteBody<typeof F.publish>, options?: RequestOptions) =>
+        client.call(F.publish, { params: { id }, body }, options),
     },
     /** System surface (X-System-Key): any tenant's schedules, with the platform commission. */
     tenantSchedules: {
-      create: (tenantId: string, body: RouteBody<typeof F.systemCreate>, options?: RequestOptions) => client.call(F.systemCreate, { params: { tenantId }, body }, options),
-      list: (tenantId: string, query?: RouteQuery<typeof F.systemList>, options?: RequestOptions) => client.call(F.systemList, { params: { tenantId }, query }, options),
-      get: (tenantId: string, scheduleId: string, options?: RequestOptions) => client.call(F.systemGet, { params: { tenantId, scheduleId } }, options),
+      create: (tenantId: string, body: RouteBody<typeof F.systemCreate>, options?: RequestOptions) =>
+        client.call(F.systemCreate, { params: { tenantId }, body }, options),
+      list: (tenantId: string, query?: RouteQuery<typeof F.systemList>, options?: RequestOptions) =>
+        client.call(F.systemList, { params: { tenantId }, query }, options),
+      get: (tenantId: string, scheduleId: string, options?: RequestOptions) =>
+        client.call(F.systemGet, { params: { tenantId, scheduleId } }, options),
       addRule: (tenantId: string, scheduleId: string, body: RouteBody<typeof F.systemAddRule>, options?: RequestOptions) =>
         client.call(F.systemAddRule, { params: { tenantId, scheduleId }, body }, options),
       publish: (tenantId: string, scheduleId: string, body: RouteBody<typeof F.systemPublish>, options?: RequestOptions) =>

@@ -1,7 +1,9 @@
 import { WalletRequestValidationError } from './errors';
 
 /** Names of the `{param}` placeholders of an OpenAPI path template. */
-export type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+export type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParamNames<Rest>
+  : never;
 
 /** `/v1/tenants/{id}/api-keys/{keyId}` needs `{ id: string; keyId: string }`. */
 export type PathParams<Path extends string> = string extends Path ? Record<string, string> : { [Name in PathParamNames<Path>]: string };
@@ -18,9 +20,11 @@ export function encodeUriComponentStrict(value: string): string {
 export function fillPathTemplate(template: string, params: Readonly<Record<string, string>> | undefined): string {
   return template.replace(/\{(\w+)\}/g, (_placeholder, name: string) => {
     const value = params?.[name];
-    if (typeof value !== 'string' || value === '') throw new WalletRequestValidationError(`Path parameter "${name}" of ${template} must be a non-empty string`);
+    if (typeof value !== 'string' || value === '')
+      throw new WalletRequestValidationError(`Path parameter "${name}" of ${template} must be a non-empty string`);
     // URL parsing resolves dot segments: `/v1/journal/..` would reach another route.
-    if (value === '.' || value === '..') throw new WalletRequestValidationError(`Path parameter "${name}" of ${template} cannot be "${value}"`);
+    if (value === '.' || value === '..')
+      throw new WalletRequestValidationError(`Path parameter "${name}" of ${template} cannot be "${value}"`);
     return encodeUriComponentStrict(value);
   });
 }

@@ -25,9 +25,10 @@ export interface ResponseMeta {
   headers: Headers;
 }
 
-export type CallArgs<Route extends ApiRoute> = object extends RouteInput<Route>
-  ? [input?: RouteInput<Route>, options?: RequestOptions]
-  : [input: RouteInput<Route>, options?: RequestOptions];
+export type CallArgs<Route extends ApiRoute> =
+  object extends RouteInput<Route>
+    ? [input?: RouteInput<Route>, options?: RequestOptions]
+    : [input: RouteInput<Route>, options?: RequestOptions];
 
 /** What the namespaces need of a client: calling a route. */
 export interface RouteCaller {

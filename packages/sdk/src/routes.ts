@@ -62,8 +62,12 @@ type FieldSchema<Route, Field extends 'query' | 'body'> = Field extends keyof Ro
 /** Whether the schema is optional in the route's type, as in a RouteContract seen through its wide type. */
 type FieldOptional<Route, Field extends 'query' | 'body'> = object extends Pick<Route, Field & keyof Route> ? true : false;
 
-export type RouteQuery<Route extends ApiRoute> = [FieldSchema<Route, 'query'>] extends [never] ? undefined : z.input<FieldSchema<Route, 'query'>>;
-export type RouteBody<Route extends ApiRoute> = [FieldSchema<Route, 'body'>] extends [never] ? undefined : z.input<FieldSchema<Route, 'body'>>;
+export type RouteQuery<Route extends ApiRoute> = [FieldSchema<Route, 'query'>] extends [never]
+  ? undefined
+  : z.input<FieldSchema<Route, 'query'>>;
+export type RouteBody<Route extends ApiRoute> = [FieldSchema<Route, 'body'>] extends [never]
+  ? undefined
+  : z.input<FieldSchema<Route, 'body'>>;
 export type RouteResult<Route extends ApiRoute> = z.output<Route['success']['schema']>;
 export type RouteParams<Route extends ApiRoute> = PathParams<Route['path']>;
 
@@ -72,7 +76,9 @@ type ParamsInput<Route extends ApiRoute> = string extends Route['path']
   : [PathParamNames<Route['path']>] extends [never]
     ? { params?: undefined }
     : { params: RouteParams<Route> };
-type QueryInput<Route extends ApiRoute> = [FieldSchema<Route, 'query'>] extends [never] ? { query?: undefined } : { query?: RouteQuery<Route> };
+type QueryInput<Route extends ApiRoute> = [FieldSchema<Route, 'query'>] extends [never]
+  ? { query?: undefined }
+  : { query?: RouteQuery<Route> };
 type BodyInput<Route extends ApiRoute> = [FieldSchema<Route, 'body'>] extends [never]
   ? { body?: undefined }
   : FieldOptional<Route, 'body'> extends true
@@ -96,47 +102,182 @@ function defineRoute<const Route extends ApiRoute>(route: Route): Route {
 
 /** Every route the SDK's namespaces call. */
 export const SDK_ROUTES = {
-  createTenant: defineRoute({ method: 'post', path: '/v1/tenants', body: createTenantBodySchema, success: { status: 201, schema: tenantSchema } }),
+  createTenant: defineRoute({
+    method: 'post',
+    path: '/v1/tenants',
+    body: createTenantBodySchema,
+    success: { status: 201, schema: tenantSchema },
+  }),
   getTenant: defineRoute({ method: 'get', path: '/v1/tenants/{id}', success: { status: 200, schema: tenantSchema } }),
-  createOrganization: defineRoute({ method: 'post', path: '/v1/system/organizations', body: createOrganizationBodySchema, success: { status: 201, schema: organizationSchema } }),
-  listOrganizations: defineRoute({ method: 'get', path: '/v1/system/organizations', query: pageQuerySchema, success: { status: 200, schema: pageSchema(organizationSchema) } }),
-  getOrganization: defineRoute({ method: 'get', path: '/v1/system/organizations/{id}', success: { status: 200, schema: organizationSchema } }),
-  systemReconciliation: defineRoute({ method: 'get', path: '/v1/system/ledger/reconciliation', success: { status: 200, schema: reconciliationResultSchema } }),
+  createOrganization: defineRoute({
+    method: 'post',
+    path: '/v1/system/organizations',
+    body: createOrganizationBodySchema,
+    success: { status: 201, schema: organizationSchema },
+  }),
+  listOrganizations: defineRoute({
+    method: 'get',
+    path: '/v1/system/organizations',
+    query: pageQuerySchema,
+    success: { status: 200, schema: pageSchema(organizationSchema) },
+  }),
+  getOrganization: defineRoute({
+    method: 'get',
+    path: '/v1/system/organizations/{id}',
+    success: { status: 200, schema: organizationSchema },
+  }),
+  systemReconciliation: defineRoute({
+    method: 'get',
+    path: '/v1/system/ledger/reconciliation',
+    success: { status: 200, schema: reconciliationResultSchema },
+  }),
 
-  listJournal: defineRoute({ method: 'get', path: '/v1/journal', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } }),
+  listJournal: defineRoute({
+    method: 'get',
+    path: '/v1/journal',
+    query: journalQuerySchema,
+    success: { status: 200, schema: journalPageSchema },
+  }),
   getJournalEntry: defineRoute({ method: 'get', path: '/v1/journal/{id}', success: { status: 200, schema: journalEntrySchema } }),
-  listLedgerAccounts: defineRoute({ method: 'get', path: '/v1/ledger/accounts', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } }),
-  listWalletEntries: defineRoute({ method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } }),
-  ledgerReconciliation: defineRoute({ method: 'get', path: '/v1/ledger/reconciliation', success: { status: 200, schema: reconciliationResultSchema } }),
+  listLedgerAccounts: defineRoute({
+    method: 'get',
+    path: '/v1/ledger/accounts',
+    query: ledgerAccountQuerySchema,
+    success: { status: 200, schema: ledgerAccountPageSchema },
+  }),
+  listWalletEntries: defineRoute({
+    method: 'get',
+    path: '/v1/ledger/wallets/{walletId}/entries',
+    query: pageQuerySchema,
+    success: { status: 200, schema: statementPageSchema },
+  }),
+  ledgerReconciliation: defineRoute({
+    method: 'get',
+    path: '/v1/ledger/reconciliation',
+    success: { status: 200, schema: reconciliationResultSchema },
+  }),
 
-  listAuditEvents: defineRoute({ method: 'get', path: '/v1/team/audit-events', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } }),
+  listAuditEvents: defineRoute({
+    method: 'get',
+    path: '/v1/team/audit-events',
+    query: auditEventQuerySchema,
+    success: { status: 200, schema: pageSchema(auditEventSchema) },
+  }),
 
-  listApiKeys: defineRoute({ method: 'get', path: '/v1/developer/api-keys', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } }),
+  listApiKeys: defineRoute({
+    method: 'get',
+    path: '/v1/developer/api-keys',
+    query: apiKeyListQuerySchema,
+    success: { status: 200, schema: pageSchema(apiKeySchema) },
+  }),
   getApiKey: defineRoute({ method: 'get', path: '/v1/developer/api-keys/{id}', success: { status: 200, schema: apiKeySchema } }),
-  createApiKey: defineRoute({ method: 'post', path: '/v1/developer/api-keys', body: createApiKeyBodySchema, success: { status: 201, schema: apiKeyWithSecretSchema } }),
-  updateApiKey: defineRoute({ method: 'patch', path: '/v1/developer/api-keys/{id}', body: updateApiKeyBodySchema, success: { status: 200, schema: apiKeySchema } }),
-  rotateApiKey: defineRoute({ method: 'post', path: '/v1/developer/api-keys/{id}/rotate', body: rotateApiKeyBodySchema, success: { status: 200, schema: apiKeyWithSecretSchema } }),
+  createApiKey: defineRoute({
+    method: 'post',
+    path: '/v1/developer/api-keys',
+    body: createApiKeyBodySchema,
+    success: { status: 201, schema: apiKeyWithSecretSchema },
+  }),
+  updateApiKey: defineRoute({
+    method: 'patch',
+    path: '/v1/developer/api-keys/{id}',
+    body: updateApiKeyBodySchema,
+    success: { status: 200, schema: apiKeySchema },
+  }),
+  rotateApiKey: defineRoute({
+    method: 'post',
+    path: '/v1/developer/api-keys/{id}/rotate',
+    body: rotateApiKeyBodySchema,
+    success: { status: 200, schema: apiKeyWithSecretSchema },
+  }),
   revokeApiKey: defineRoute({ method: 'post', path: '/v1/developer/api-keys/{id}/revoke', success: { status: 200, schema: apiKeySchema } }),
-  createTenantApiKey: defineRoute({ method: 'post', path: '/v1/tenants/{id}/api-keys', body: createApiKeyBodySchema, success: { status: 201, schema: apiKeyWithSecretSchema } }),
-  listTenantApiKeys: defineRoute({ method: 'get', path: '/v1/tenants/{id}/api-keys', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } }),
-  rotateTenantApiKey: defineRoute({ method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/rotate', body: rotateApiKeyBodySchema, success: { status: 200, schema: apiKeyWithSecretSchema } }),
-  revokeTenantApiKey: defineRoute({ method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/revoke', success: { status: 200, schema: apiKeySchema } }),
+  createTenantApiKey: defineRoute({
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys',
+    body: createApiKeyBodySchema,
+    success: { status: 201, schema: apiKeyWithSecretSchema },
+  }),
+  listTenantApiKeys: defineRoute({
+    method: 'get',
+    path: '/v1/tenants/{id}/api-keys',
+    query: apiKeyListQuerySchema,
+    success: { status: 200, schema: pageSchema(apiKeySchema) },
+  }),
+  rotateTenantApiKey: defineRoute({
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys/{keyId}/rotate',
+    body: rotateApiKeyBodySchema,
+    success: { status: 200, schema: apiKeyWithSecretSchema },
+  }),
+  revokeTenantApiKey: defineRoute({
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys/{keyId}/revoke',
+    success: { status: 200, schema: apiKeySchema },
+  }),
 
-  createTeamMember: defineRoute({ method: 'post', path: '/v1/team', body: createTeamMemberBodySchema, success: { status: 201, schema: teamMemberSchema } }),
-  listTeamMembers: defineRoute({ method: 'get', path: '/v1/team', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } }),
+  createTeamMember: defineRoute({
+    method: 'post',
+    path: '/v1/team',
+    body: createTeamMemberBodySchema,
+    success: { status: 201, schema: teamMemberSchema },
+  }),
+  listTeamMembers: defineRoute({
+    method: 'get',
+    path: '/v1/team',
+    query: teamMemberQuerySchema,
+    success: { status: 200, schema: pageSchema(teamMemberSchema) },
+  }),
   getTeamMember: defineRoute({ method: 'get', path: '/v1/team/{memberId}', success: { status: 200, schema: teamMemberSchema } }),
-  updateTeamMember: defineRoute({ method: 'patch', path: '/v1/team/{memberId}', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } }),
+  updateTeamMember: defineRoute({
+    method: 'patch',
+    path: '/v1/team/{memberId}',
+    body: updateTeamMemberBodySchema,
+    success: { status: 200, schema: teamMemberSchema },
+  }),
 
   login: defineRoute({ method: 'post', path: '/v1/auth/login', body: loginBodySchema, success: { status: 200, schema: sessionSchema } }),
-  logout: defineRoute({ method: 'post', path: '/v1/auth/logout', body: logoutBodySchema, success: { status: 200, schema: logoutResultSchema } }),
-  acceptInvite: defineRoute({ method: 'post', path: '/v1/auth/accept-invite', body: acceptInviteBodySchema, success: { status: 200, schema: sessionSchema } }),
+  logout: defineRoute({
+    method: 'post',
+    path: '/v1/auth/logout',
+    body: logoutBodySchema,
+    success: { status: 200, schema: logoutResultSchema },
+  }),
+  acceptInvite: defineRoute({
+    method: 'post',
+    path: '/v1/auth/accept-invite',
+    body: acceptInviteBodySchema,
+    success: { status: 200, schema: sessionSchema },
+  }),
 
-  createMomoProvider: defineRoute({ method: 'post', path: '/v1/admin/momo-providers', body: createMomoProviderBodySchema, success: { status: 201, schema: momoProviderWithSecretSchema } }),
-  listMomoProviders: defineRoute({ method: 'get', path: '/v1/admin/momo-providers', query: pageQuerySchema, success: { status: 200, schema: pageSchema(momoProviderSchema) } }),
-  getMomoProvider: defineRoute({ method: 'get', path: '/v1/admin/momo-providers/{id}', success: { status: 200, schema: momoProviderSchema } }),
-  rotateMomoProviderSecret: defineRoute({ method: 'post', path: '/v1/admin/momo-providers/{id}/rotate-secret', body: rotateMomoProviderSecretBodySchema, success: { status: 200, schema: momoProviderWithSecretSchema } }),
+  createMomoProvider: defineRoute({
+    method: 'post',
+    path: '/v1/admin/momo-providers',
+    body: createMomoProviderBodySchema,
+    success: { status: 201, schema: momoProviderWithSecretSchema },
+  }),
+  listMomoProviders: defineRoute({
+    method: 'get',
+    path: '/v1/admin/momo-providers',
+    query: pageQuerySchema,
+    success: { status: 200, schema: pageSchema(momoProviderSchema) },
+  }),
+  getMomoProvider: defineRoute({
+    method: 'get',
+    path: '/v1/admin/momo-providers/{id}',
+    success: { status: 200, schema: momoProviderSchema },
+  }),
+  rotateMomoProviderSecret: defineRoute({
+    method: 'post',
+    path: '/v1/admin/momo-providers/{id}/rotate-secret',
+    body: rotateMomoProviderSecretBodySchema,
+    success: { status: 200, schema: momoProviderWithSecretSchema },
+  }),
 
-  listRequestLogs: defineRoute({ method: 'get', path: '/v1/developer/request-logs', query: requestLogQuerySchema, success: { status: 200, schema: pageSchema(requestLogSchema) } }),
+  listRequestLogs: defineRoute({
+    method: 'get',
+    path: '/v1/developer/request-logs',
+    query: requestLogQuerySchema,
+    success: { status: 200, schema: pageSchema(requestLogSchema) },
+  }),
 } as const;
 
 /**

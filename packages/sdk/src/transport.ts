@@ -107,7 +107,10 @@ function errorFromResponse(result: TransportResult, nowMs: number): WalletApiErr
   const error = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : null;
   const serverCode = typeof error?.code === 'string' ? error.code : null;
   const message = typeof error?.message === 'string' ? error.message : `HTTP ${result.status} without an API error body`;
-  const details = typeof error?.details === 'object' && error.details !== null && !Array.isArray(error.details) ? (error.details as Record<string, unknown>) : undefined;
+  const details =
+    typeof error?.details === 'object' && error.details !== null && !Array.isArray(error.details)
+      ? (error.details as Record<string, unknown>)
+      : undefined;
   const bodyCorrelationId = typeof error?.correlationId === 'string' ? error.correlationId : null;
   return new WalletApiError({
     status: result.status,
@@ -129,7 +132,11 @@ function errorFromResponse(result: TransportResult, nowMs: number): WalletApiErr
  * repeat themselves.
  */
 function isRetryableError(error: WalletApiError): boolean {
-  return error.status === 503 || error.status === 429 || (error.status === 409 && (error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS' || error.code === 'CASE_HOLD_IN_PROGRESS'));
+  return (
+    error.status === 503 ||
+    error.status === 429 ||
+    (error.status === 409 && (error.code === 'IDEMPOTENCY_REQUEST_IN_PROGRESS' || error.code === 'CASE_HOLD_IN_PROGRESS'))
+  );
 }
 
 export class Transport {
@@ -154,7 +161,9 @@ export class Transport {
           continue;
         }
         const what = failure.timedOut ? `timed out after ${request.timeoutMs} ms` : `failed: ${describeCause(failure.cause)}`;
-        const outcome = repeatable ? '' : '; it was not retried because it carries no Idempotency-Key, and the server may or may not have applied it';
+        const outcome = repeatable
+          ? ''
+          : '; it was not retried because it carries no Idempotency-Key, and the server may or may not have applied it';
         throw new WalletNetworkError(`${request.method} ${wirePath} ${what} (attempt ${attempt})${outcome}`, {
           cause: failure.cause,
           timedOut: failure.timedOut,
@@ -185,7 +194,13 @@ export class Transport {
       'user-agent': this.settings.userAgent,
       ...credentialHeaders(
         this.settings.auth,
-        { method: request.method, pathWithQuery: wirePath, body: request.body, idempotencyKey: request.idempotencyKey, actor: request.actor },
+        {
+          method: request.method,
+          pathWithQuery: wirePath,
+          body: request.body,
+          idempotencyKey: request.idempotencyKey,
+          actor: request.actor,
+        },
         this.settings.clock,
       ),
     };

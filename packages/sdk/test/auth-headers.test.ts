@@ -3,7 +3,13 @@ import { journalEntry, ORGANIZATION, SESSION, TENANT } from './fixtures';
 import { headerOf, signatureProblem, startTestServer, type TestServer } from './http-test-server';
 
 const SIGNING_SECRET = 'ss_test_Jq3v8nWm2kP9xT4rL7cY1bD6fH0sA5eG';
-const SIGNING_HEADER_NAMES = ['x-service-key-id', 'x-service-timestamp', 'x-service-nonce', 'x-service-content-sha256', 'x-service-signature'];
+const SIGNING_HEADER_NAMES = [
+  'x-service-key-id',
+  'x-service-timestamp',
+  'x-service-nonce',
+  'x-service-content-sha256',
+  'x-service-signature',
+];
 
 let server: TestServer;
 beforeEach(async () => {
@@ -15,14 +21,19 @@ afterEach(async () => {
 
 describe('credential headers', () => {
   it('sends a secret key as X-API-Key, with the actor headers unsigned', async () => {
-    const client = new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'secret', apiKey: 'sk_test_abc' }, actor: { type: 'user', id: 'usr_maker' } });
+    const client = new WalletClient({
+      baseUrl: server.baseUrl,
+      auth: { type: 'secret', apiKey: 'sk_test_abc' },
+      actor: { type: 'user', id: 'usr_maker' },
+    });
     server.script({ status: 200, body: journalEntry('je_1') });
     await client.journal.get('je_1');
     const [request] = server.requests;
     expect(headerOf(request, 'x-api-key')).toBe('sk_test_abc');
     expect(headerOf(request, 'x-service-actor-type')).toBe('user');
     expect(headerOf(request, 'x-service-actor-id')).toBe('usr_maker');
-    for (const name of [...SIGNING_HEADER_NAMES, 'authorization', 'x-system-key', 'idempotency-key']) expect(headerOf(request, name)).toBeUndefined();
+    for (const name of [...SIGNING_HEADER_NAMES, 'authorization', 'x-system-key', 'idempotency-key'])
+      expect(headerOf(request, name)).toBeUndefined();
   });
 
   it('sends the system key as X-System-Key', async () => {
@@ -42,7 +53,11 @@ describe('credential headers', () => {
   });
 
   it('a call can replace the actor or send none', async () => {
-    const client = new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'secret', apiKey: 'sk_test_abc' }, actor: { type: 'user', id: 'usr_maker' } });
+    const client = new WalletClient({
+      baseUrl: server.baseUrl,
+      auth: { type: 'secret', apiKey: 'sk_test_abc' },
+      actor: { type: 'user', id: 'usr_maker' },
+    });
     server.script({ status: 200, body: journalEntry('je_1') }, { status: 200, body: journalEntry('je_1') });
     await client.journal.get('je_1', { actor: { type: 'user', id: 'usr_checker' } });
     await client.journal.get('je_1', { actor: null });
@@ -52,7 +67,10 @@ describe('credential headers', () => {
 
   it('sends the caller correlation id and exposes the one answered', async () => {
     const client = new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'secret', apiKey: 'sk_test_abc' } });
-    server.script({ status: 200, body: journalEntry('je_1') }, { status: 200, body: journalEntry('je_1'), headers: { 'x-correlation-id': 'gw-generated-1' } });
+    server.script(
+      { status: 200, body: journalEntry('je_1') },
+      { status: 200, body: journalEntry('je_1'), headers: { 'x-correlation-id': 'gw-generated-1' } },
+    );
     const seen: Array<string | null> = [];
     await client.journal.get('je_1', { correlationId: 'order-42:attempt.1', onResponse: (meta) => seen.push(meta.correlationId) });
     const response = await client.send(SDK_ROUTES.getJournalEntry, { params: { id: 'je_1' } });
@@ -82,7 +100,11 @@ describe('signed requests', () => {
   it('a POST signs the exact body bytes, non-ASCII included, and binds the actor', async () => {
     const client = new WalletClient({ baseUrl: server.baseUrl, auth: hmac, actor: { type: 'user', id: 'usr_admin' } });
     server.script({ status: 201, body: { ...ORGANIZATION, name: 'Café Kampala – ✓' } });
-    const body = { name: 'Café Kampala – ✓', slug: 'cafe-kampala', config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000' } };
+    const body = {
+      name: 'Café Kampala – ✓',
+      slug: 'cafe-kampala',
+      config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000' },
+    };
     await client.system.organizations.create(body);
     const [request] = server.requests;
     expect(request?.body.toString('utf8')).toBe(JSON.stringify(body));
@@ -90,7 +112,9 @@ describe('signed requests', () => {
     expect(headerOf(request, 'x-service-actor-id')).toBe('usr_admin');
     expect(signatureProblem(request!, SIGNING_SECRET)).toBeNull();
     // The same request under another actor must not verify: the actor is signed.
-    expect(signatureProblem({ ...request!, headers: { ...request!.headers, 'x-service-actor-id': 'usr_other' } }, SIGNING_SECRET)).toBe('signature does not verify');
+    expect(signatureProblem({ ...request!, headers: { ...request!.headers, 'x-service-actor-id': 'usr_other' } }, SIGNING_SECRET)).toBe(
+      'signature does not verify',
+    );
   });
 
   it('percent-encodes path parameters and signs the encoded path', async () => {
@@ -114,11 +138,14 @@ describe('signed requests', () => {
     server.script({ status: 200, body: SESSION });
     const session = await client.auth.login({ email: 'ada@example.com', password: 'correct horse battery' });
     expect(session.token).toBe('sess_abc');
-    for (const name of [...SIGNING_HEADER_NAMES, 'x-api-key', 'authorization', 'x-system-key']) expect(headerOf(server.requests[0], name)).toBeUndefined();
+    for (const name of [...SIGNING_HEADER_NAMES, 'x-api-key', 'authorization', 'x-system-key'])
+      expect(headerOf(server.requests[0], name)).toBeUndefined();
   });
 
   it('refuses an incomplete credential before sending anything', () => {
-    expect(() => new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'hmac', keyId: 'ak_1', signingSecret: '' } })).toThrow(/signing secret/);
+    expect(() => new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'hmac', keyId: 'ak_1', signingSecret: '' } })).toThrow(
+      /signing secret/,
+    );
     expect(() => new WalletClient({ baseUrl: 'not a url', auth: { type: 'secret', apiKey: 'k' } })).toThrow(/baseUrl/);
   });
 });

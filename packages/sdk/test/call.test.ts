@@ -60,7 +60,9 @@ describe('call on a route contract', () => {
     expect(headerOf(server.requests[0], 'idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
     expect(headerOf(server.requests[1], 'idempotency-key')).toBe('wallet-bob');
 
-    await expect(client.call(createWallet, { body: { ownerType: 'robot' as 'user', ownerId: '', currencyCode: 'UGX' } })).rejects.toBeInstanceOf(WalletRequestValidationError);
+    await expect(
+      client.call(createWallet, { body: { ownerType: 'robot' as 'user', ownerId: '', currencyCode: 'UGX' } }),
+    ).rejects.toBeInstanceOf(WalletRequestValidationError);
     expect(server.requests).toHaveLength(2);
   });
 
@@ -75,7 +77,11 @@ describe('call on a route contract', () => {
     const anonymous = new WalletClient({ baseUrl: server.baseUrl });
     const session = await anonymous.auth.login({ email: 'ada@example.com', password: 'correct horse battery', tenantSlug: 'acme' });
     await anonymous.withAuth({ type: 'session', token: session.token }).team.list({ orgRole: 'operator' });
-    expect(JSON.parse(server.requests[0]!.body.toString('utf8'))).toEqual({ email: 'ada@example.com', password: 'correct horse battery', tenantSlug: 'acme' });
+    expect(JSON.parse(server.requests[0]!.body.toString('utf8'))).toEqual({
+      email: 'ada@example.com',
+      password: 'correct horse battery',
+      tenantSlug: 'acme',
+    });
     expect(server.requests[1]?.url).toBe('/v1/team?orgRole=operator');
     expect(headerOf(server.requests[1], 'authorization')).toBe('Bearer sess_abc');
   });

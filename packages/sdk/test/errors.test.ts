@@ -14,7 +14,11 @@ afterEach(async () => {
 
 describe('API errors', () => {
   it('turns an error body into a WalletApiError with its code, details and correlation id', async () => {
-    server.script({ status: 403, body: errorBody('INSUFFICIENT_SCOPE', 'This key lacks ledger:read', 'corr-from-body', { requiredScope: 'ledger:read' }), headers: { 'x-correlation-id': 'corr-from-header' } });
+    server.script({
+      status: 403,
+      body: errorBody('INSUFFICIENT_SCOPE', 'This key lacks ledger:read', 'corr-from-body', { requiredScope: 'ledger:read' }),
+      headers: { 'x-correlation-id': 'corr-from-header' },
+    });
     const error = await client.journal.get('je_1').catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(WalletApiError);
@@ -22,7 +26,14 @@ describe('API errors', () => {
     expect(isWalletApiError(error, 'INSUFFICIENT_SCOPE')).toBe(true);
     expect(isWalletApiError(error, 'NOT_FOUND')).toBe(false);
     const apiError = error as WalletApiError;
-    expect(apiError).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE', serverCode: 'INSUFFICIENT_SCOPE', details: { requiredScope: 'ledger:read' }, correlationId: 'corr-from-body', attempts: 1 });
+    expect(apiError).toMatchObject({
+      status: 403,
+      code: 'INSUFFICIENT_SCOPE',
+      serverCode: 'INSUFFICIENT_SCOPE',
+      details: { requiredScope: 'ledger:read' },
+      correlationId: 'corr-from-body',
+      attempts: 1,
+    });
     expect(apiError.message).toBe('This key lacks ledger:read');
     expect(apiError.retryAfterSeconds).toBeUndefined();
     expect(server.requests).toHaveLength(1);
@@ -35,9 +46,22 @@ describe('API errors', () => {
   });
 
   it('keeps a code newer than this SDK, and survives a body that is not the API error shape', async () => {
-    server.script({ status: 422, body: errorBody('BRAND_NEW_RULE', 'new rule', 'c-1') }, { status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html', 'x-correlation-id': 'edge-1' } });
-    await expect(client.journal.get('je_1')).rejects.toMatchObject({ status: 422, code: 'UNKNOWN_ERROR', serverCode: 'BRAND_NEW_RULE', message: 'new rule' });
-    await expect(client.journal.get('je_1')).rejects.toMatchObject({ status: 502, code: 'UNKNOWN_ERROR', serverCode: null, correlationId: 'edge-1' });
+    server.script(
+      { status: 422, body: errorBody('BRAND_NEW_RULE', 'new rule', 'c-1') },
+      { status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html', 'x-correlation-id': 'edge-1' } },
+    );
+    await expect(client.journal.get('je_1')).rejects.toMatchObject({
+      status: 422,
+      code: 'UNKNOWN_ERROR',
+      serverCode: 'BRAND_NEW_RULE',
+      message: 'new rule',
+    });
+    await expect(client.journal.get('je_1')).rejects.toMatchObject({
+      status: 502,
+      code: 'UNKNOWN_ERROR',
+      serverCode: null,
+      correlationId: 'edge-1',
+    });
   });
 
   it('is recognised by its brand across copies of the SDK', () => {
@@ -72,7 +96,11 @@ describe('contract checks', () => {
 
   it('refuses a body that fails the route schema without sending it', async () => {
     const system = client.withAuth({ type: 'system', systemKey: 'sys' });
-    const badAmount = { name: 'Acme', slug: 'acme', config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: 5000000 } };
+    const badAmount = {
+      name: 'Acme',
+      slug: 'acme',
+      config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: 5000000 },
+    };
     const error = await system.system.tenants.create(badAmount as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WalletRequestValidationError);
     expect((error as WalletRequestValidationError).issues[0]?.path).toEqual(['config', 'maxTransactionAmount']);
@@ -82,7 +110,11 @@ describe('contract checks', () => {
   it('sends amounts as decimal strings, exactly as given', async () => {
     const system = client.withAuth({ type: 'system', systemKey: 'sys' });
     server.script({ status: 201, body: TENANT });
-    await system.system.tenants.create({ name: 'Acme', slug: 'acme', config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000.10' } });
+    await system.system.tenants.create({
+      name: 'Acme',
+      slug: 'acme',
+      config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000.10' },
+    });
     expect(server.requests[0]?.body.toString('utf8')).toContain('"maxTransactionAmount":"5000000.10"');
     expect(headerOf(server.requests[0], 'x-system-key')).toBe('sys');
   });

@@ -20,7 +20,8 @@ describe('paginate', () => {
       { status: 200, body: { data: [auditEvent('evt_1')], nextCursor: null } },
     );
     const pages: string[][] = [];
-    for await (const page of paginate(client.auditEvents.list, { limit: 2, targetType: 'api_key' })) pages.push(page.data.map((event) => event.id));
+    for await (const page of paginate(client.auditEvents.list, { limit: 2, targetType: 'api_key' }))
+      pages.push(page.data.map((event) => event.id));
 
     expect(pages).toEqual([['evt_5', 'evt_4'], ['evt_3', 'evt_2'], ['evt_1']]);
     expect(server.requests.map((request) => request.url)).toEqual([
@@ -31,10 +32,23 @@ describe('paginate', () => {
   });
 
   it('yields items one at a time, for lists with path parameters too', async () => {
-    const line = (id: string) => ({ journalEntryId: id, kind: 'transfer', direction: 'CR', amount: '5.00', balanceAfter: '10.00', createdAt: '2026-11-22T10:00:00.000Z' });
-    server.script({ status: 200, body: { data: [line('je_2')], nextCursor: 'next' } }, { status: 200, body: { data: [line('je_1')], nextCursor: null } });
+    const line = (id: string) => ({
+      journalEntryId: id,
+      kind: 'transfer',
+      direction: 'CR',
+      amount: '5.00',
+      balanceAfter: '10.00',
+      createdAt: '2026-11-22T10:00:00.000Z',
+    });
+    server.script(
+      { status: 200, body: { data: [line('je_2')], nextCursor: 'next' } },
+      { status: 200, body: { data: [line('je_1')], nextCursor: null } },
+    );
     const ids: string[] = [];
-    for await (const entry of paginateItems((query: { limit?: number; cursor?: string } | undefined, options) => client.ledger.walletEntries('wl_1', query, options), { limit: 1 })) {
+    for await (const entry of paginateItems(
+      (query: { limit?: number; cursor?: string } | undefined, options) => client.ledger.walletEntries('wl_1', query, options),
+      { limit: 1 },
+    )) {
       ids.push(entry.journalEntryId);
     }
     expect(ids).toEqual(['je_2', 'je_1']);

@@ -4,8 +4,20 @@ import { journalEntry, ORGANIZATION } from './fixtures';
 import { errorBody, headerOf, signatureProblem, startTestServer, type TestServer } from './http-test-server';
 
 const SIGNING_SECRET = 'ss_test_retry_secret_0123456789abcdef';
-const TRANSFER = { id: 'tx_1', fromWalletId: 'wl_a', toWalletId: 'wl_b', amount: '100.10', currencyCode: 'USD', fee: '0.00', status: 'completed' };
-const ORGANIZATION_BODY = { name: 'Acme', slug: 'acme', config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000' } };
+const TRANSFER = {
+  id: 'tx_1',
+  fromWalletId: 'wl_a',
+  toWalletId: 'wl_b',
+  amount: '100.10',
+  currencyCode: 'USD',
+  fee: '0.00',
+  status: 'completed',
+};
+const ORGANIZATION_BODY = {
+  name: 'Acme',
+  slug: 'acme',
+  config: { defaultCurrency: 'UGX', allowedCurrencies: ['UGX'], maxTransactionAmount: '5000000' },
+};
 
 let server: TestServer;
 beforeEach(async () => {
@@ -16,7 +28,12 @@ afterEach(async () => {
 });
 
 function hmacClient(overrides: Partial<ConstructorParameters<typeof WalletClient>[0]> = {}): WalletClient {
-  return new WalletClient({ baseUrl: server.baseUrl, auth: { type: 'hmac', keyId: 'ak_hmac', signingSecret: SIGNING_SECRET }, retryBaseDelayMs: 20, ...overrides });
+  return new WalletClient({
+    baseUrl: server.baseUrl,
+    auth: { type: 'hmac', keyId: 'ak_hmac', signingSecret: SIGNING_SECRET },
+    retryBaseDelayMs: 20,
+    ...overrides,
+  });
 }
 
 const unavailable = { status: 503, body: errorBody('SERVICE_UNAVAILABLE', 'ledger is down', 'c-503') };
@@ -24,7 +41,11 @@ const unavailable = { status: 503, body: errorBody('SERVICE_UNAVAILABLE', 'ledge
 describe('retries', () => {
   it('re-signs every retry with a new nonce and timestamp and the same generated Idempotency-Key', async () => {
     server.script(unavailable, unavailable, { status: 201, body: TRANSFER });
-    const response = await hmacClient().request({ method: 'POST', path: '/v1/transfers', body: { fromWalletId: 'wl_a', toWalletId: 'wl_b', amount: '100.10', currencyCode: 'USD' } });
+    const response = await hmacClient().request({
+      method: 'POST',
+      path: '/v1/transfers',
+      body: { fromWalletId: 'wl_a', toWalletId: 'wl_b', amount: '100.10', currencyCode: 'USD' },
+    });
 
     expect(response.status).toBe(201);
     expect(response.attempts).toBe(3);
@@ -76,7 +97,10 @@ describe('retries', () => {
   });
 
   it('waits as long as Retry-After says on 429, then retries', async () => {
-    server.script({ status: 429, body: errorBody('RATE_LIMITED', 'slow down', 'c-429'), headers: { 'retry-after': '1' } }, { status: 200, body: journalEntry('je_1') });
+    server.script(
+      { status: 429, body: errorBody('RATE_LIMITED', 'slow down', 'c-429'), headers: { 'retry-after': '1' } },
+      { status: 200, body: journalEntry('je_1') },
+    );
     await hmacClient().journal.get('je_1');
     expect(server.requests).toHaveLength(2);
     const waitedMs = server.requests[1]!.receivedAtMs - server.requests[0]!.receivedAtMs;
@@ -85,14 +109,19 @@ describe('retries', () => {
 
   it('gives a Retry-After longer than the cap back to the caller', async () => {
     server.script({ status: 429, body: errorBody('RATE_LIMITED', 'slow down', 'c-429'), headers: { 'retry-after': '120' } });
-    const error = await hmacClient().journal.get('je_1').catch((caught: unknown) => caught);
+    const error = await hmacClient()
+      .journal.get('je_1')
+      .catch((caught: unknown) => caught);
     expect(isWalletApiError(error, 'RATE_LIMITED')).toBe(true);
     expect((error as { retryAfterSeconds?: number }).retryAfterSeconds).toBe(120);
     expect(server.requests).toHaveLength(1);
   });
 
   it('retries 409 IDEMPOTENCY_REQUEST_IN_PROGRESS of a request with an idempotency key', async () => {
-    server.script({ status: 409, body: errorBody('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'still running', 'c-409') }, { status: 201, body: TRANSFER });
+    server.script(
+      { status: 409, body: errorBody('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'still running', 'c-409') },
+      { status: 201, body: TRANSFER },
+    );
     const response = await hmacClient().request({ method: 'POST', path: '/v1/transfers', body: {} }, { idempotencyKey: 'transfer-7' });
     expect(response.data).toEqual(TRANSFER);
     expect(server.requests).toHaveLength(2);
@@ -101,8 +130,18 @@ describe('retries', () => {
 
   it('retries a decision refused 409 CASE_HOLD_IN_PROGRESS after its Retry-After, under the same idempotency key', async () => {
     const decided = { status: 200, body: { id: 'pc_1', status: 'approved' } };
-    server.script({ status: 409, body: errorBody('CASE_HOLD_IN_PROGRESS', 'hold still posting', 'c-409', { status: 'pending', awaitingLedger: true }), headers: { 'retry-after': '1' } }, decided);
-    const response = await hmacClient().request({ method: 'POST', path: '/v1/payouts/pc_1/approve', body: { actorId: 'usr_checker' } }, { idempotencyKey: 'decide-pc_1' });
+    server.script(
+      {
+        status: 409,
+        body: errorBody('CASE_HOLD_IN_PROGRESS', 'hold still posting', 'c-409', { status: 'pending', awaitingLedger: true }),
+        headers: { 'retry-after': '1' },
+      },
+      decided,
+    );
+    const response = await hmacClient().request(
+      { method: 'POST', path: '/v1/payouts/pc_1/approve', body: { actorId: 'usr_checker' } },
+      { idempotencyKey: 'decide-pc_1' },
+    );
     expect(response.status).toBe(200);
     expect(server.requests.map((request) => headerOf(request, 'idempotency-key'))).toEqual(['decide-pc_1', 'decide-pc_1']);
     expect(server.requests[1]!.receivedAtMs - server.requests[0]!.receivedAtMs).toBeGreaterThanOrEqual(950);
@@ -110,7 +149,9 @@ describe('retries', () => {
 
   it('never retries other 4xx, even with an idempotency key', async () => {
     server.script({ status: 409, body: errorBody('WALLET_EXISTS', 'exists', 'c-1', { walletId: 'wl_1' }) }, { status: 201, body: {} });
-    const error = await hmacClient().request({ method: 'POST', path: '/v1/wallets', body: {} }).catch((caught: unknown) => caught);
+    const error = await hmacClient()
+      .request({ method: 'POST', path: '/v1/wallets', body: {} })
+      .catch((caught: unknown) => caught);
     expect(isWalletApiError(error, 'WALLET_EXISTS')).toBe(true);
     expect(server.requests).toHaveLength(1);
   });

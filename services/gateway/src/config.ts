@@ -23,7 +23,10 @@ export const gatewayConfigShape = {
   /** The built app; relative to the working directory. */
   DASHBOARD_DIST: z.string().min(1).default('apps/dashboard/dist'),
   /** `true` behind a TLS terminator: the cookies are then Secure and the pages' origin is https. */
-  DASHBOARD_SECURE_COOKIES: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  DASHBOARD_SECURE_COOKIES: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   IDENTITY_URL: upstreamUrl('http://127.0.0.1:8091'),
   LEDGER_URL: upstreamUrl('http://127.0.0.1:8092'),
   PAYMENTS_URL: upstreamUrl('http://127.0.0.1:8093'),

@@ -1,4 +1,13 @@
-import { AppError, correlationMiddleware, errorMiddleware, healthHandler, type Logger, metricsHandler, type ReadinessCheck, type ServiceMetrics } from '@wallet/kit';
+import {
+  AppError,
+  correlationMiddleware,
+  errorMiddleware,
+  healthHandler,
+  type Logger,
+  metricsHandler,
+  type ReadinessCheck,
+  type ServiceMetrics,
+} from '@wallet/kit';
 import express from 'express';
 import type { CookiePolicy } from './features/dashboard/dashboard-cookies';
 import { cookieCredentials, dashboardSessionRouter, sessionIntoCookie } from './features/dashboard/dashboard-session';
@@ -25,7 +34,11 @@ const noSniffing: express.RequestHandler = (_request, response, next) => {
 };
 
 /** What the listeners share at the front (no sniffing, correlation id, timing) and at the back (404, error body). */
-function withFrameAround(base: AppBase, listener: 'public' | 'admin' | 'dashboard', mount: (app: express.Express) => void): express.Express {
+function withFrameAround(
+  base: AppBase,
+  listener: 'public' | 'admin' | 'dashboard',
+  mount: (app: express.Express) => void,
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -35,7 +48,8 @@ function withFrameAround(base: AppBase, listener: 'public' | 'admin' | 'dashboar
     const end = base.metrics.httpDuration.startTimer({ method: request.method });
     response.on('finish', () => {
       // Route templates, never raw paths, so the label set stays bounded.
-      const route = (response.locals.metricRoute as string | undefined) ?? (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const route =
+        (response.locals.metricRoute as string | undefined) ?? (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
       end({ route: listener === 'public' ? route : `${listener}:${route}`, status: String(response.statusCode) });
     });
     next();

@@ -1,5 +1,22 @@
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
-import { BackgroundPace, Broker, checkDb, closeServer, createDb, createLogger, createMetrics, ensureDatabase, listen, migrate, RetentionMetrics, runMain, serviceDatabaseUrl, startRetention, startTableMaintenance, useCursorSecret } from '@wallet/kit';
+import {
+  BackgroundPace,
+  Broker,
+  checkDb,
+  closeServer,
+  createDb,
+  createLogger,
+  createMetrics,
+  ensureDatabase,
+  listen,
+  migrate,
+  RetentionMetrics,
+  runMain,
+  serviceDatabaseUrl,
+  startRetention,
+  startTableMaintenance,
+  useCursorSecret,
+} from '@wallet/kit';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { migrations } from '../migrations';
@@ -69,7 +86,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
   const db = createDb(databaseUrl, { applicationName: SERVICE, poolMax: 10, logger });
   const closers: Array<() => Promise<void>> = [() => db.destroy()];
   const closeAll = async () => {
-    for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'gateway shutdown step failed'));
+    for (const close of [...closers].reverse())
+      await close().catch((error: unknown) => logger.warn({ err: error }, 'gateway shutdown step failed'));
   };
 
   try {
@@ -79,7 +97,12 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       closers.push(() => maintenance.stop());
     }
     const nonces = createNonceStore(db);
-    const identity = createIdentityKeysClient({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS, logger });
+    const identity = createIdentityKeysClient({
+      identityUrl: config.IDENTITY_URL,
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      timeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+      logger,
+    });
     const keys = new KeyCache(identity, config.GATEWAY_KEY_CACHE_TTL_MS);
 
     const queue = apiKeyChangesQueueName();
@@ -95,14 +118,32 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
     closers.push(() => bucketPurge.stop());
 
     const requestLogStore = createRequestLogStore(db, { examineMax: config.GATEWAY_REQUEST_LOG_EXAMINE_MAX });
-    const requestLogs = createRequestLogWriter({ store: requestLogStore, logger, metrics, flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS });
+    const requestLogs = createRequestLogWriter({
+      store: requestLogStore,
+      logger,
+      metrics,
+      flushIntervalMs: config.GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS,
+    });
     // Closers run last to first: the listeners close before this, so the final flush holds every request's record.
     closers.push(() => requestLogs.close());
     // Nonces expire on the clock signed requests are checked against (tests move it); request logs carry the real time.
-    const retentionSettings = { db, logger, firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS, pace: BackgroundPace.fromConfig(config), metrics: new RetentionMetrics(metrics.registry) };
-    const nonceRetention = startRetention({ ...retentionSettings, nowMs, rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS, NONCE_RETENTION_MS)] });
+    const retentionSettings = {
+      db,
+      logger,
+      firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS,
+      pace: BackgroundPace.fromConfig(config),
+      metrics: new RetentionMetrics(metrics.registry),
+    };
+    const nonceRetention = startRetention({
+      ...retentionSettings,
+      nowMs,
+      rules: [nonceRetentionRule(config.GATEWAY_NONCE_PURGE_INTERVAL_MS, NONCE_RETENTION_MS)],
+    });
     closers.push(() => nonceRetention.stop());
-    const logRetention = startRetention({ ...retentionSettings, rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)] });
+    const logRetention = startRetention({
+      ...retentionSettings,
+      rules: [requestLogRetentionRule(config.GATEWAY_REQUEST_LOG_RETENTION_DAYS, config.GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS)],
+    });
     closers.push(() => logRetention.stop());
 
     const upstream = createUpstreamClient({
@@ -117,7 +158,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       system: [systemKeyAuthenticator(config.SYSTEM_API_KEY)],
       tenant:
         options.tenantAuthenticators ??
-        tenantAuthenticators({ signedRequest: signedRequestResolver(credentials), secretKey: secretKeyResolver(credentials), session: sessionResolver(identity) }),
+        tenantAuthenticators({
+          signedRequest: signedRequestResolver(credentials),
+          secretKey: secretKeyResolver(credentials),
+          session: sessionResolver(identity),
+        }),
     });
     const proxyBase = {
       auth,

@@ -10,7 +10,17 @@ import { NONCE_RETENTION_MS, signedRequestResolver } from '../src/features/auth/
 import { isAddressAllowed } from '../src/features/auth/key-restrictions';
 import { createNonceStore, nonceRetentionRule } from '../src/features/auth/nonce-store';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
-import { gatewayEnv, type GatewayClient, INTERNAL_SECRET, prepareGatewayInfrastructure, read, type ResponseBody, startGateway, startUpstreamPeer, type UpstreamPeer } from './support';
+import {
+  gatewayEnv,
+  type GatewayClient,
+  INTERNAL_SECRET,
+  prepareGatewayInfrastructure,
+  read,
+  type ResponseBody,
+  startGateway,
+  startUpstreamPeer,
+  type UpstreamPeer,
+} from './support';
 
 /**
  * Real parts: two gateway instances in-process sharing one fresh database (request nonces)
@@ -31,21 +41,42 @@ let publisher: Broker;
 let db: Db;
 
 function principal(keyId: string, overrides: Partial<ApiKeyPrincipal> = {}): ApiKeyPrincipal {
-  return { keyId, tenantId: TENANT, environment: 'test', authMode: 'hmac', scopes: ['ledger:read'], restrictions: restrictions({ requireRequestSigning: true }), validUntil: null, ...overrides };
+  return {
+    keyId,
+    tenantId: TENANT,
+    environment: 'test',
+    authMode: 'hmac',
+    scopes: ['ledger:read'],
+    restrictions: restrictions({ requireRequestSigning: true }),
+    validUntil: null,
+    ...overrides,
+  };
 }
 
 /** A fresh hmac key in identity's table; its id is unique so no test sees another's cache. */
-function hmacKey(label: string, overrides: Partial<ApiKeyPrincipal> = {}, secrets?: Array<{ secret: string; validUntil: string | null }>): { keyId: string; secret: string } {
+function hmacKey(
+  label: string,
+  overrides: Partial<ApiKeyPrincipal> = {},
+  secrets?: Array<{ secret: string; validUntil: string | null }>,
+): { keyId: string; secret: string } {
   const keyId = `ak_${label}_${randomUUID().slice(0, 8)}`;
   const secret = `ss_${randomUUID()}`;
-  identity.hmacKeys.set(keyId, { principal: principal(keyId, overrides), signingSecrets: secrets ?? [{ secret, validUntil: null }], status: 'active' });
+  identity.hmacKeys.set(keyId, {
+    principal: principal(keyId, overrides),
+    signingSecrets: secrets ?? [{ secret, validUntil: null }],
+    status: 'active',
+  });
   return { keyId, secret };
 }
 
 function secretKey(label: string, overrides: Partial<ApiKeyPrincipal> = {}): { keyId: string; secret: string } {
   const keyId = `ak_${label}_${randomUUID().slice(0, 8)}`;
   const secret = `sk_test_${randomUUID().replace(/-/g, '')}`;
-  identity.secretKeys.set(secret, { secret, principal: principal(keyId, { authMode: 'secret', restrictions: restrictions(), ...overrides }), status: 'active' });
+  identity.secretKeys.set(secret, {
+    secret,
+    principal: principal(keyId, { authMode: 'secret', restrictions: restrictions(), ...overrides }),
+    status: 'active',
+  });
   return { keyId, secret };
 }
 
@@ -78,18 +109,26 @@ function signedHeaders(options: Signed): Record<string, string> {
 }
 
 /** node:http, because fetch sends no body with GET and the only tenant routes yet are GETs. */
-async function send(client: GatewayClient, options: { path?: string; method?: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; body: ResponseBody }> {
+async function send(
+  client: GatewayClient,
+  options: { path?: string; method?: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: ResponseBody }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
-    const request = http.request({ host: '127.0.0.1', port: client.gateway.port, method: options.method ?? 'GET', path: options.path ?? '/v1/journal', headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponseBody }));
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port: client.gateway.port, method: options.method ?? 'GET', path: options.path ?? '/v1/journal', headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponseBody }),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -100,8 +139,19 @@ async function sendSigned(client: GatewayClient, options: Signed): Promise<{ sta
 }
 
 async function publishChange(keyId: string, change: ApiKeyChangedV1['change']): Promise<void> {
-  const message: ApiKeyChangedV1 = { type: 'api_key.changed.v1', messageId: randomUUID(), keyId, tenantId: TENANT, change, occurredAt: new Date().toISOString() };
-  await publisher.publish(TOPOLOGY.identityEvents.exchange, TOPOLOGY.identityEvents.apiKeyChangedRoutingKey, Buffer.from(JSON.stringify(message)));
+  const message: ApiKeyChangedV1 = {
+    type: 'api_key.changed.v1',
+    messageId: randomUUID(),
+    keyId,
+    tenantId: TENANT,
+    change,
+    occurredAt: new Date().toISOString(),
+  };
+  await publisher.publish(
+    TOPOLOGY.identityEvents.exchange,
+    TOPOLOGY.identityEvents.apiKeyChangedRoutingKey,
+    Buffer.from(JSON.stringify(message)),
+  );
 }
 
 beforeAll(async () => {
@@ -111,7 +161,12 @@ beforeAll(async () => {
   const env = gatewayEnv({ identity: identity.url, ledger: upstream.url, payments: upstream.url, treasury: upstream.url });
   first = await startGateway(env, { nowMs: () => NOW_MS });
   second = await startGateway(env, { nowMs: () => NOW_MS });
-  publisher = new Broker({ url: amqpUrl, name: 'gateway-tests-identity', logger: createLogger({ service: 'gateway-tests', level: 'silent' }), topology: declareIdentityEvents });
+  publisher = new Broker({
+    url: amqpUrl,
+    name: 'gateway-tests-identity',
+    logger: createLogger({ service: 'gateway-tests', level: 'silent' }),
+    topology: declareIdentityEvents,
+  });
   await publisher.start();
   db = createDb(databaseUrl);
 });
@@ -128,29 +183,58 @@ afterAll(async () => {
 describe('signed requests', () => {
   it('forwards a request signed with signRequest(), its key and actor in the internal token', async () => {
     const key = hmacKey('ok');
-    const response = await sendSigned(first, { ...key, path: '/v1/journal?limit=5&cursor=a%2Fb', actor: { type: 'team_member', id: 'usr_1' }, idempotencyKey: 'idem-1' });
+    const response = await sendSigned(first, {
+      ...key,
+      path: '/v1/journal?limit=5&cursor=a%2Fb',
+      actor: { type: 'team_member', id: 'usr_1' },
+      idempotencyKey: 'idem-1',
+    });
     expect(response.status).toBe(200);
-    expect(response.body.claims).toMatchObject({ surface: 'tenant', tenantId: TENANT, environment: 'test', keyId: key.keyId, scopes: ['ledger:read'], actor: { type: 'team_member', id: 'usr_1' } });
+    expect(response.body.claims).toMatchObject({
+      surface: 'tenant',
+      tenantId: TENANT,
+      environment: 'test',
+      keyId: key.keyId,
+      scopes: ['ledger:read'],
+      actor: { type: 'team_member', id: 'usr_1' },
+    });
     expect(response.body.query).toBe('limit=5&cursor=a%2Fb');
     expect(response.body.headers).not.toHaveProperty('x-service-signature');
   });
 
   it('marks the principal requestSignatureVerified', async () => {
     const key = hmacKey('marked');
-    const keys = new KeyCache(createIdentityKeysClient({ identityUrl: identity.url, internalTokenSecret: INTERNAL_SECRET, timeoutMs: 2000, logger: createLogger({ service: 'gateway-tests', level: 'silent' }) }), 0);
+    const keys = new KeyCache(
+      createIdentityKeysClient({
+        identityUrl: identity.url,
+        internalTokenSecret: INTERNAL_SECRET,
+        timeoutMs: 2000,
+        logger: createLogger({ service: 'gateway-tests', level: 'silent' }),
+      }),
+      0,
+    );
     const authenticator = signedRequestAuthenticator(signedRequestResolver({ keys, nonces: createNonceStore(db), nowMs: () => NOW_MS }));
     const headers = Object.fromEntries(Object.entries(signedHeaders(key)).map(([name, value]) => [name.toLowerCase(), value]));
-    const principal = await authenticator({ method: 'GET', pathWithQuery: '/v1/journal', header: (name) => headers[name.toLowerCase()], rawBody: Buffer.alloc(0), remoteAddress: '127.0.0.1' });
+    const principal = await authenticator({
+      method: 'GET',
+      pathWithQuery: '/v1/journal',
+      header: (name) => headers[name.toLowerCase()],
+      rawBody: Buffer.alloc(0),
+      remoteAddress: '127.0.0.1',
+    });
     expect(principal).toMatchObject({ authMode: 'hmac', keyId: key.keyId, requestSignatureVerified: true });
   });
 
-  it.each(['X-Service-Timestamp', 'X-Service-Nonce', 'X-Service-Content-SHA256', 'X-Service-Signature'])('refuses a request without %s with 401 MISSING_REQUEST_SIGNATURE_HEADER naming it', async (header) => {
-    const key = hmacKey('missing');
-    const { [header]: _left, ...headers } = signedHeaders(key);
-    const response = await send(first, { headers });
-    expect(response.status).toBe(401);
-    expect(response.body.error).toMatchObject({ code: 'MISSING_REQUEST_SIGNATURE_HEADER', details: { header: header.toLowerCase() } });
-  });
+  it.each(['X-Service-Timestamp', 'X-Service-Nonce', 'X-Service-Content-SHA256', 'X-Service-Signature'])(
+    'refuses a request without %s with 401 MISSING_REQUEST_SIGNATURE_HEADER naming it',
+    async (header) => {
+      const key = hmacKey('missing');
+      const { [header]: _left, ...headers } = signedHeaders(key);
+      const response = await send(first, { headers });
+      expect(response.status).toBe(401);
+      expect(response.body.error).toMatchObject({ code: 'MISSING_REQUEST_SIGNATURE_HEADER', details: { header: header.toLowerCase() } });
+    },
+  );
 
   it('refuses an unknown key, the id of a secret key and a key id identity could not have issued with 401 INVALID_API_KEY', async () => {
     expect((await sendSigned(first, { keyId: 'ak_nobody', secret: 'ss_whatever' })).body.error?.code).toBe('INVALID_API_KEY');
@@ -225,7 +309,9 @@ describe('signed requests', () => {
     expect(wrongSecret.body.error?.code).toBe('INVALID_REQUEST_SIGNATURE');
     const otherPath = await send(first, { path: '/v1/journal?limit=100', headers: signedHeaders({ ...key, path: '/v1/journal?limit=1' }) });
     expect(otherPath.body.error?.code).toBe('INVALID_REQUEST_SIGNATURE');
-    const otherActor = await send(first, { headers: { ...signedHeaders({ ...key, actor: { type: 'team_member', id: 'usr_1' } }), 'X-Service-Actor-Id': 'usr_2' } });
+    const otherActor = await send(first, {
+      headers: { ...signedHeaders({ ...key, actor: { type: 'team_member', id: 'usr_1' } }), 'X-Service-Actor-Id': 'usr_2' },
+    });
     expect(otherActor.body.error?.code).toBe('INVALID_REQUEST_SIGNATURE');
   });
 
@@ -299,11 +385,15 @@ describe('signed requests', () => {
   });
 
   it('refuses a source outside the key allowedIps with 403 IP_NOT_ALLOWED, and lets one inside through', async () => {
-    const outside = hmacKey('ip_out', { restrictions: restrictions({ requireRequestSigning: true, allowedIps: ['10.0.0.0/8', '2001:db8::/32'] }) });
+    const outside = hmacKey('ip_out', {
+      restrictions: restrictions({ requireRequestSigning: true, allowedIps: ['10.0.0.0/8', '2001:db8::/32'] }),
+    });
     const refused = await sendSigned(first, outside);
     expect(refused.status).toBe(403);
     expect(refused.body.error?.code).toBe('IP_NOT_ALLOWED');
-    const inside = hmacKey('ip_in', { restrictions: restrictions({ requireRequestSigning: true, allowedIps: ['10.0.0.0/8', '127.0.0.0/8'] }) });
+    const inside = hmacKey('ip_in', {
+      restrictions: restrictions({ requireRequestSigning: true, allowedIps: ['10.0.0.0/8', '127.0.0.0/8'] }),
+    });
     expect((await sendSigned(first, inside)).status).toBe(200);
   });
 
@@ -312,10 +402,13 @@ describe('signed requests', () => {
     expect((await sendSigned(first, key)).status).toBe(200);
     identity.hmacKeys.get(key.keyId)!.status = 'revoked';
     await publishChange(key.keyId, 'revoked');
-    const code = await waitFor(async () => {
-      const response = await sendSigned(first, key);
-      return response.status === 401 ? response.body.error?.code : undefined;
-    }, { what: 'the revoked key to be refused' });
+    const code = await waitFor(
+      async () => {
+        const response = await sendSigned(first, key);
+        return response.status === 401 ? response.body.error?.code : undefined;
+      },
+      { what: 'the revoked key to be refused' },
+    );
     expect(code).toBe('API_KEY_REVOKED');
   });
 });
@@ -325,9 +418,19 @@ describe('secret keys (X-API-Key)', () => {
     const key = secretKey('cached', { scopes: ['ledger:read', 'wallets:read'] });
     const before = identity.calls.authenticateSecret;
     for (let round = 0; round < 3; round += 1) {
-      const response = await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': key.secret, 'X-Service-Actor-Type': 'api_client', 'X-Service-Actor-Id': 'svc_1' } }));
+      const response = await read(
+        await fetch(`${first.publicUrl}/v1/journal`, {
+          headers: { 'X-API-Key': key.secret, 'X-Service-Actor-Type': 'api_client', 'X-Service-Actor-Id': 'svc_1' },
+        }),
+      );
       expect(response.status).toBe(200);
-      expect(response.body.claims).toMatchObject({ surface: 'tenant', tenantId: TENANT, keyId: key.keyId, scopes: ['ledger:read', 'wallets:read'], actor: { type: 'api_client', id: 'svc_1' } });
+      expect(response.body.claims).toMatchObject({
+        surface: 'tenant',
+        tenantId: TENANT,
+        keyId: key.keyId,
+        scopes: ['ledger:read', 'wallets:read'],
+        actor: { type: 'api_client', id: 'svc_1' },
+      });
     }
     expect(identity.calls.authenticateSecret - before).toBe(1);
   });
@@ -342,10 +445,13 @@ describe('secret keys (X-API-Key)', () => {
     // A message that does not parse is dropped without stopping the consumer.
     await publisher.publish(TOPOLOGY.identityEvents.exchange, TOPOLOGY.identityEvents.apiKeyChangedRoutingKey, Buffer.from('not json'));
     await publishChange(key.keyId, 'revoked');
-    const refused = await waitFor(async () => {
-      const response = await call();
-      return response.status === 401 ? response : undefined;
-    }, { what: 'the revoked key to be refused' });
+    const refused = await waitFor(
+      async () => {
+        const response = await call();
+        return response.status === 401 ? response : undefined;
+      },
+      { what: 'the revoked key to be refused' },
+    );
     expect(refused.body.error?.code).toBe('API_KEY_REVOKED');
   });
 
@@ -357,7 +463,9 @@ describe('secret keys (X-API-Key)', () => {
     expect(unknown.body.error?.code).toBe('INVALID_API_KEY');
     const key = secretKey('expired');
     identity.secretKeys.get(key.secret)!.status = 'expired';
-    expect((await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': key.secret } }))).body.error?.code).toBe('API_KEY_EXPIRED');
+    expect((await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': key.secret } }))).body.error?.code).toBe(
+      'API_KEY_EXPIRED',
+    );
   });
 
   it('refuses a key that requires request signing with 401 INVALID_API_KEY', async () => {
@@ -369,12 +477,22 @@ describe('secret keys (X-API-Key)', () => {
 
   it('applies allowedIps and requireActorHeaders to secret keys too', async () => {
     const outside = secretKey('ip', { restrictions: restrictions({ allowedIps: ['192.0.2.0/24'] }) });
-    expect((await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': outside.secret } }))).body.error?.code).toBe('IP_NOT_ALLOWED');
+    expect((await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': outside.secret } }))).body.error?.code).toBe(
+      'IP_NOT_ALLOWED',
+    );
     const actors = secretKey('actors', { restrictions: restrictions({ requireActorHeaders: true }) });
-    const without = await read(await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': actors.secret, 'X-Service-Actor-Id': 'usr_1' } }));
+    const without = await read(
+      await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': actors.secret, 'X-Service-Actor-Id': 'usr_1' } }),
+    );
     expect(without.status).toBe(403);
     expect(without.body.error?.code).toBe('ACTOR_HEADERS_REQUIRED');
-    expect((await fetch(`${first.publicUrl}/v1/journal`, { headers: { 'X-API-Key': actors.secret, 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_1' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${first.publicUrl}/v1/journal`, {
+          headers: { 'X-API-Key': actors.secret, 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_1' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -413,16 +531,28 @@ describe('the request nonce store', () => {
     const expiresAt = new Date(NOW_MS + 600_000);
     const same = await Promise.all(Array.from({ length: 20 }, () => nonces.recordFirstUse(keyId, 'once', now, expiresAt)));
     expect(same.filter(Boolean)).toHaveLength(1);
-    const different = await Promise.all(Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)));
+    const different = await Promise.all(
+      Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)),
+    );
     expect(different.every(Boolean)).toBe(true);
-    const replays = await Promise.all(Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)));
+    const replays = await Promise.all(
+      Array.from({ length: 20 }, (_unused, index) => nonces.recordFirstUse(keyId, `n-${index}`, now, expiresAt)),
+    );
     expect(replays.some(Boolean)).toBe(false);
   });
 });
 
 describe('identity unreachable', () => {
   it('answers 503 SERVICE_UNAVAILABLE, not a key refusal', async () => {
-    const keys = new KeyCache(createIdentityKeysClient({ identityUrl: 'http://127.0.0.1:9', internalTokenSecret: INTERNAL_SECRET, timeoutMs: 1000, logger: createLogger({ service: 'gateway-tests', level: 'silent' }) }), 30_000);
+    const keys = new KeyCache(
+      createIdentityKeysClient({
+        identityUrl: 'http://127.0.0.1:9',
+        internalTokenSecret: INTERNAL_SECRET,
+        timeoutMs: 1000,
+        logger: createLogger({ service: 'gateway-tests', level: 'silent' }),
+      }),
+      30_000,
+    );
     await expect(keys.principalForSecret('sk_test_x')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     await expect(keys.signingMaterial('ak_x')).rejects.toBeInstanceOf(AppError);
   });

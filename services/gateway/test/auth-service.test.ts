@@ -7,7 +7,13 @@ import type { Authenticator, IncomingCall, Principal } from '../src/features/aut
 const success = { status: 200, schema: z.unknown() };
 
 function call(body = '', headers: Record<string, string> = {}): IncomingCall {
-  return { method: 'POST', pathWithQuery: '/v1/x', header: (name) => headers[name.toLowerCase()], rawBody: Buffer.from(body), remoteAddress: '127.0.0.1' };
+  return {
+    method: 'POST',
+    pathWithQuery: '/v1/x',
+    header: (name) => headers[name.toLowerCase()],
+    rawBody: Buffer.from(body),
+    remoteAddress: '127.0.0.1',
+  };
 }
 
 function tenant(scopes: string[], actor: Principal['actor'] = null): Authenticator {
@@ -25,10 +31,25 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('the authorization of a route', () => {
-  const scoped: RouteContract = { method: 'post', path: '/v1/x', summary: 'x', surface: 'tenant', service: 'payments', scope: 'payouts:approve', success };
+  const scoped: RouteContract = {
+    method: 'post',
+    path: '/v1/x',
+    summary: 'x',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'payouts:approve',
+    success,
+  };
 
   it('refuses a tenant route that declares no scope, whatever the caller holds', async () => {
-    const unscoped = { method: 'get', path: '/v1/x', summary: 'x', surface: 'tenant', service: 'payments', success } as unknown as RouteContract;
+    const unscoped = {
+      method: 'get',
+      path: '/v1/x',
+      summary: 'x',
+      surface: 'tenant',
+      service: 'payments',
+      success,
+    } as unknown as RouteContract;
     const auth = createAuthService({ system: [], tenant: [tenant(['tenant:manage'])] });
     expect(await codeOf(auth.authorize(unscoped, call()))).toBe('INSUFFICIENT_SCOPE');
   });
@@ -41,7 +62,10 @@ describe('the authorization of a route', () => {
 
   it('names the missing scope', async () => {
     const auth = createAuthService({ system: [], tenant: [tenant(['payouts:read'])] });
-    await expect(auth.authorize(scoped, call())).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { requiredScope: 'payouts:approve' } });
+    await expect(auth.authorize(scoped, call())).rejects.toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      details: { requiredScope: 'payouts:approve' },
+    });
   });
 
   it('binds a body actorId or requestedBy to the declared actor', async () => {

@@ -7,7 +7,13 @@ const SYSTEM_KEY = 'sys_unit_tests_0123456789abcdefghijklmnop';
 
 function call(headers: Record<string, string>): IncomingCall {
   const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return { method: 'GET', pathWithQuery: '/v1/journal', header: (name) => lower[name.toLowerCase()] || undefined, rawBody: Buffer.alloc(0), remoteAddress: '127.0.0.1' };
+  return {
+    method: 'GET',
+    pathWithQuery: '/v1/journal',
+    header: (name) => lower[name.toLowerCase()] || undefined,
+    rawBody: Buffer.alloc(0),
+    remoteAddress: '127.0.0.1',
+  };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -38,11 +44,19 @@ describe('the tenant authenticator chain', () => {
 
   it('takes a signed request first, even alongside an API key', async () => {
     const chain = tenantAuthenticators({ secretKey: async () => grant });
-    expect(await codeOf(authenticate(chain, call({ 'X-Service-Key-Id': 'ak_1', 'X-API-Key': 'sk_test_known' })))).toBe('MISSING_REQUEST_SIGNATURE_HEADER');
+    expect(await codeOf(authenticate(chain, call({ 'X-Service-Key-Id': 'ak_1', 'X-API-Key': 'sk_test_known' })))).toBe(
+      'MISSING_REQUEST_SIGNATURE_HEADER',
+    );
   });
 
   it('answers INVALID_API_KEY for a complete signed request of an unknown key', async () => {
-    const headers = { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': 't', 'X-Service-Nonce': 'a-nonce-of-enough-characters', 'X-Service-Content-SHA256': 'h', 'X-Service-Signature': 's' };
+    const headers = {
+      'X-Service-Key-Id': 'ak_1',
+      'X-Service-Timestamp': 't',
+      'X-Service-Nonce': 'a-nonce-of-enough-characters',
+      'X-Service-Content-SHA256': 'h',
+      'X-Service-Signature': 's',
+    };
     expect(await codeOf(authenticate(tenantAuthenticators(), call(headers)))).toBe('INVALID_API_KEY');
   });
 
@@ -68,19 +82,40 @@ describe('the tenant authenticator chain', () => {
 
   it('builds a tenant principal from a known key, the actor from both actor headers', async () => {
     const chain = tenantAuthenticators({ secretKey: async (secret) => (secret === 'sk_live_known' ? grant : null) });
-    const withActor = await authenticate(chain, call({ 'X-API-Key': 'sk_live_known', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_1' }));
-    expect(withActor).toEqual({ surface: 'tenant', authMode: 'secret', tenantId: 'tn_1', environment: 'live', keyId: 'ak_1', scopes: ['wallets:read'], actor: { type: 'team_member', id: 'usr_1' } });
+    const withActor = await authenticate(
+      chain,
+      call({ 'X-API-Key': 'sk_live_known', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_1' }),
+    );
+    expect(withActor).toEqual({
+      surface: 'tenant',
+      authMode: 'secret',
+      tenantId: 'tn_1',
+      environment: 'live',
+      keyId: 'ak_1',
+      scopes: ['wallets:read'],
+      actor: { type: 'team_member', id: 'usr_1' },
+    });
     const halfActor = await authenticate(chain, call({ 'X-API-Key': 'sk_live_known', 'X-Service-Actor-Type': 'team_member' }));
     expect(halfActor.actor).toBeNull();
   });
 
   it('makes a session its member: matching actor headers pass, others are ACTOR_MISMATCH', async () => {
     const chain = tenantAuthenticators({ session: async () => ({ ...grant, keyId: null, actor: { type: 'team_member', id: 'usr_me' } }) });
-    const same = await authenticate(chain, call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_me' }));
+    const same = await authenticate(
+      chain,
+      call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_me' }),
+    );
     expect(same).toMatchObject({ authMode: 'session', keyId: null, actor: { type: 'team_member', id: 'usr_me' } });
     const none = await authenticate(chain, call({ Authorization: 'Bearer live' }));
     expect(none.actor).toEqual({ type: 'team_member', id: 'usr_me' });
-    expect(await codeOf(authenticate(chain, call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_other' })))).toBe('ACTOR_MISMATCH');
+    expect(
+      await codeOf(
+        authenticate(
+          chain,
+          call({ Authorization: 'Bearer live', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_other' }),
+        ),
+      ),
+    ).toBe('ACTOR_MISMATCH');
   });
 
   it('ignores the system key', async () => {

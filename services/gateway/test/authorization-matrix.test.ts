@@ -1,6 +1,15 @@
 import { ORG_ROLES, ROLE_SCOPES, ROUTES, type RouteContract, SCOPES } from '@wallet/contracts';
 import type { Authenticator } from '../src/features/auth/principal';
-import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, read, startGateway, startUpstreamPeer, SYSTEM_KEY, type UpstreamPeer } from './support';
+import {
+  gatewayEnv,
+  type GatewayClient,
+  prepareGatewayInfrastructure,
+  read,
+  startGateway,
+  startUpstreamPeer,
+  SYSTEM_KEY,
+  type UpstreamPeer,
+} from './support';
 
 /**
  * The scope table of docs/decisions/scopes.md, written out route by route and kept apart from
@@ -74,7 +83,15 @@ const DECIDED_SCOPE: Record<string, string> = {
 };
 
 /** The money-moving POSTs `ledger:write` covers, by path (section 3), not by scope name. */
-const MONEY_MOVING_POSTS = new Set(['/v1/wallets', '/v1/transfers', '/v1/transfers/{id}/reversals', '/v1/deposits/bank-slips', '/v1/payouts', '/v1/admin/money/float-deposits', '/v1/admin/money/withdrawals']);
+const MONEY_MOVING_POSTS = new Set([
+  '/v1/wallets',
+  '/v1/transfers',
+  '/v1/transfers/{id}/reversals',
+  '/v1/deposits/bank-slips',
+  '/v1/payouts',
+  '/v1/admin/money/float-deposits',
+  '/v1/admin/money/withdrawals',
+]);
 
 /** GETs `ledger:read` does not cover: lists of keys, team and providers are management, guarded by their `*:manage` scope. */
 const MANAGEMENT_GETS = new Set(['api_keys:manage', 'team:manage', 'providers:manage']);
@@ -82,10 +99,31 @@ const MANAGEMENT_GETS = new Set(['api_keys:manage', 'team:manage', 'providers:ma
 /** Team roles of section 3, written out. */
 const DECIDED_ROLE_SCOPES: Record<string, string[]> = {
   'org-admin': ['tenant:manage'],
-  operator: ['wallets:read', 'wallets:create', 'wallets:manage', 'transfers:create', 'wallet:deposit', 'deposits:verify', 'payouts:create', 'payouts:read', 'treasury:read', 'treasury:write', 'ledger:read'],
+  operator: [
+    'wallets:read',
+    'wallets:create',
+    'wallets:manage',
+    'transfers:create',
+    'wallet:deposit',
+    'deposits:verify',
+    'payouts:create',
+    'payouts:read',
+    'treasury:read',
+    'treasury:write',
+    'ledger:read',
+  ],
   approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
   developer: ['api_keys:manage', 'request_logs:read', 'wallets:read', 'ledger:read'],
-  'finance-viewer': ['wallets:read', 'payouts:read', 'treasury:read', 'fees:read', 'analytics:read', 'request_logs:read', 'audit:read', 'ledger:read'],
+  'finance-viewer': [
+    'wallets:read',
+    'payouts:read',
+    'treasury:read',
+    'fees:read',
+    'analytics:read',
+    'request_logs:read',
+    'audit:read',
+    'ledger:read',
+  ],
   observer: ['wallets:read', 'payouts:read', 'treasury:read', 'analytics:read'],
   user: [],
 };
@@ -134,7 +172,11 @@ let client: GatewayClient;
 beforeAll(async () => {
   await prepareGatewayInfrastructure('gateway_matrix');
   upstream = await startUpstreamPeer();
-  const noLimits = { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0', GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' };
+  const noLimits = {
+    GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '0',
+    GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0',
+  };
   client = await startGateway(gatewayEnv({ identity: upstream.url }, noLimits), { tenantAuthenticators: [scopesFromHeader] });
 });
 
@@ -172,12 +214,17 @@ describe('the authorization matrix', () => {
     for (const role of ORG_ROLES) expect([...ROLE_SCOPES[role]].sort()).toEqual([...(DECIDED_ROLE_SCOPES[role] ?? ['?'])].sort());
   });
 
-  it.each(tenantRoutes.map((route) => [routeKey(route), route] as const))('%s: each scope alone, and no scope, as decided', async (_key, route) => {
-    const grants: string[][] = [[], ...SCOPES.map((scope) => [scope])];
-    const seen = await Promise.all(grants.map(async (granted) => `${granted.join(',') || '(none)'}: ${await outcome(route, granted)}`));
-    const expected = grants.map((granted) => `${granted.join(',') || '(none)'}: ${decidedAllowed(granted, route) ? 'allowed' : 'refused'}`);
-    expect(seen).toEqual(expected);
-  });
+  it.each(tenantRoutes.map((route) => [routeKey(route), route] as const))(
+    '%s: each scope alone, and no scope, as decided',
+    async (_key, route) => {
+      const grants: string[][] = [[], ...SCOPES.map((scope) => [scope])];
+      const seen = await Promise.all(grants.map(async (granted) => `${granted.join(',') || '(none)'}: ${await outcome(route, granted)}`));
+      const expected = grants.map(
+        (granted) => `${granted.join(',') || '(none)'}: ${decidedAllowed(granted, route) ? 'allowed' : 'refused'}`,
+      );
+      expect(seen).toEqual(expected);
+    },
+  );
 
   it.each(ORG_ROLES.map((role) => [role] as const))('role %s reaches exactly the routes the decisions give it', async (role) => {
     const scopes = DECIDED_ROLE_SCOPES[role] ?? [];
@@ -187,29 +234,52 @@ describe('the authorization matrix', () => {
   });
 
   it('opens exactly the decided public routes to callers without credentials', async () => {
-    const publicRoutes = ROUTES.filter((route) => route.surface === 'public').map(routeKey).sort();
-    expect(publicRoutes).toEqual(['POST /v1/auth/accept-invite', 'POST /v1/auth/login', 'POST /v1/auth/logout', ...(publicRoutes.includes('POST /v1/deposits/momo-webhook') ? ['POST /v1/deposits/momo-webhook'] : [])].sort());
+    const publicRoutes = ROUTES.filter((route) => route.surface === 'public')
+      .map(routeKey)
+      .sort();
+    expect(publicRoutes).toEqual(
+      [
+        'POST /v1/auth/accept-invite',
+        'POST /v1/auth/login',
+        'POST /v1/auth/logout',
+        ...(publicRoutes.includes('POST /v1/deposits/momo-webhook') ? ['POST /v1/deposits/momo-webhook'] : []),
+      ].sort(),
+    );
     for (const route of ROUTES.filter((candidate) => candidate.surface === 'public')) {
-      const response = await read(await fetch(`${client.publicUrl}${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+      const response = await read(
+        await fetch(`${client.publicUrl}${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      );
       expect(`${routeKey(route)} ${response.status}`).toBe(`${routeKey(route)} 200`);
       expect(response.body.claims).toMatchObject({ surface: 'public', tenantId: null, scopes: [] });
     }
   });
 
   it('declares the platform view on the system surface', () => {
-    const platformView = ['PATCH /v1/system/organizations/{id}', 'GET /v1/system/wallets/{id}', 'GET /v1/system/ledger/transactions', 'GET /v1/system/ledger/transactions/{id}', 'GET /v1/system/ledger/accounts/{id}/balance'];
+    const platformView = [
+      'PATCH /v1/system/organizations/{id}',
+      'GET /v1/system/wallets/{id}',
+      'GET /v1/system/ledger/transactions',
+      'GET /v1/system/ledger/transactions/{id}',
+      'GET /v1/system/ledger/accounts/{id}/balance',
+    ];
     const systemRoutes = ROUTES.filter((route) => route.surface === 'system').map(routeKey);
     expect(systemRoutes).toEqual(expect.arrayContaining(platformView));
   });
 
   it('declares reconciliation, asked now and recorded by the schedule, on the system surface', () => {
-    const reconciliation = ['GET /v1/system/reconciliation', 'GET /v1/system/reconciliation/runs', 'GET /v1/system/reconciliation/runs/{id}'];
+    const reconciliation = [
+      'GET /v1/system/reconciliation',
+      'GET /v1/system/reconciliation/runs',
+      'GET /v1/system/reconciliation/runs/{id}',
+    ];
     const systemRoutes = ROUTES.filter((route) => route.surface === 'system').map(routeKey);
     expect(systemRoutes).toEqual(expect.arrayContaining(reconciliation));
   });
 
   it('declares cross-tenant analytics on the system surface, answered by treasury', () => {
-    const analytics = ROUTES.filter((route) => route.path === '/v1/system/analytics' || route.path === '/v1/admin/analytics').map((route) => `${routeKey(route)} ${route.surface} ${route.service}`);
+    const analytics = ROUTES.filter((route) => route.path === '/v1/system/analytics' || route.path === '/v1/admin/analytics').map(
+      (route) => `${routeKey(route)} ${route.surface} ${route.service}`,
+    );
     expect(analytics.sort()).toEqual(['GET /v1/admin/analytics tenant treasury', 'GET /v1/system/analytics system treasury']);
   });
 
@@ -219,8 +289,15 @@ describe('the authorization matrix', () => {
     for (const route of ROUTES.filter((candidate) => candidate.surface === 'system')) {
       const path = route.path.replace(/\{\w+\}/g, 'x_1');
       const hasBody = route.method !== 'get';
-      for (const [listener, baseUrl] of [['public', client.publicUrl], ['admin', client.adminUrl]] as const) {
-        for (const [label, key, code] of [['no key', undefined, 'MISSING_CREDENTIALS'], ['wrong key', `${SYSTEM_KEY}x`, 'INVALID_SYSTEM_KEY'], ['tenant key as system key', 'sk_test_0123456789abcdefghijklmnopqrstuvwxyzABCD', 'INVALID_SYSTEM_KEY']] as const) {
+      for (const [listener, baseUrl] of [
+        ['public', client.publicUrl],
+        ['admin', client.adminUrl],
+      ] as const) {
+        for (const [label, key, code] of [
+          ['no key', undefined, 'MISSING_CREDENTIALS'],
+          ['wrong key', `${SYSTEM_KEY}x`, 'INVALID_SYSTEM_KEY'],
+          ['tenant key as system key', 'sk_test_0123456789abcdefghijklmnopqrstuvwxyzABCD', 'INVALID_SYSTEM_KEY'],
+        ] as const) {
           const response = await read(
             await fetch(`${baseUrl}${path}`, {
               method: route.method.toUpperCase(),
@@ -239,7 +316,9 @@ describe('the authorization matrix', () => {
   it('never opens a system route to tenant credentials', async () => {
     for (const route of ROUTES.filter((candidate) => candidate.surface === 'system')) {
       const path = route.path.replace(/\{\w+\}/g, 'x_1');
-      const response = await read(await fetch(`${client.publicUrl}${path}`, { method: route.method.toUpperCase(), headers: { 'x-test-scopes': 'tenant:manage' } }));
+      const response = await read(
+        await fetch(`${client.publicUrl}${path}`, { method: route.method.toUpperCase(), headers: { 'x-test-scopes': 'tenant:manage' } }),
+      );
       expect(`${routeKey(route)} ${response.status} ${response.body.error?.code}`).toBe(`${routeKey(route)} 401 MISSING_CREDENTIALS`);
     }
   });

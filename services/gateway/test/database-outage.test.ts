@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { type ApiKeyPrincipal, signRequest } from '@wallet/contracts';
 import { startTcpProxy, type TcpProxy } from '@wallet/kit/testing';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
-import { closedPortUrl, gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, read, startGateway, startUpstreamPeer, type UpstreamPeer } from './support';
+import {
+  closedPortUrl,
+  gatewayEnv,
+  type GatewayClient,
+  prepareGatewayInfrastructure,
+  read,
+  startGateway,
+  startUpstreamPeer,
+  type UpstreamPeer,
+} from './support';
 
 /**
  * The gateway's own database (nonces, rate-limit buckets, request logs) behind a proxy the test
@@ -16,7 +25,15 @@ let client: GatewayClient;
 const TENANT = 'tn_outage';
 
 function principal(keyId: string, authMode: ApiKeyPrincipal['authMode']): ApiKeyPrincipal {
-  return { keyId, tenantId: TENANT, environment: 'test', authMode, scopes: ['ledger:read', 'request_logs:read'], restrictions: restrictions({ requireRequestSigning: authMode === 'hmac' }), validUntil: null };
+  return {
+    keyId,
+    tenantId: TENANT,
+    environment: 'test',
+    authMode,
+    scopes: ['ledger:read', 'request_logs:read'],
+    restrictions: restrictions({ requireRequestSigning: authMode === 'hmac' }),
+    validUntil: null,
+  };
 }
 
 function secretKeyHeaders(): Record<string, string> {
@@ -29,11 +46,27 @@ function secretKeyHeaders(): Record<string, string> {
 function signedHeaders(pathWithQuery: string): Record<string, string> {
   const keyId = `ak_${randomUUID().slice(0, 8)}`;
   const signingSecret = `ss_${randomUUID()}`;
-  identity.hmacKeys.set(keyId, { principal: principal(keyId, 'hmac'), signingSecrets: [{ secret: signingSecret, validUntil: null }], status: 'active' });
-  return signRequest({ keyId, signingSecret, timestamp: new Date().toISOString(), nonce: randomUUID(), method: 'GET', pathWithQuery, body: '' });
+  identity.hmacKeys.set(keyId, {
+    principal: principal(keyId, 'hmac'),
+    signingSecrets: [{ secret: signingSecret, validUntil: null }],
+    status: 'active',
+  });
+  return signRequest({
+    keyId,
+    signingSecret,
+    timestamp: new Date().toISOString(),
+    nonce: randomUUID(),
+    method: 'GET',
+    pathWithQuery,
+    body: '',
+  });
 }
 
-async function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; retryAfter: string | null; code: unknown }> {
+async function get(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; retryAfter: string | null; code: unknown }> {
   const answer = await read(await fetch(`${base}${path}`, { headers }));
   return { status: answer.status, retryAfter: answer.headers.get('retry-after'), code: answer.body.error?.code };
 }
@@ -45,7 +78,9 @@ beforeAll(async () => {
   proxy = await startTcpProxy(databaseUrl);
   identity = await startIdentityPeer();
   upstream = await startUpstreamPeer();
-  client = await startGateway(gatewayEnv({ identity: identity.url, ledger: upstream.url }, { GATEWAY_DATABASE_URL: proxy.urlThrough(databaseUrl) }));
+  client = await startGateway(
+    gatewayEnv({ identity: identity.url, ledger: upstream.url }, { GATEWAY_DATABASE_URL: proxy.urlThrough(databaseUrl) }),
+  );
 });
 
 afterAll(async () => {

@@ -44,7 +44,9 @@ describe('configuration', () => {
   it('refuses to start without SYSTEM_API_KEY, or with one shorter than 32 characters, naming the variable', async () => {
     const { SYSTEM_API_KEY: _unused, ...withoutKey } = gatewayEnv({ identity: peer.url });
     await expect(startGateway(withoutKey)).rejects.toThrow(/SYSTEM_API_KEY/);
-    await expect(startGateway(gatewayEnv({ identity: peer.url }, { SYSTEM_API_KEY: 'k'.repeat(31) }))).rejects.toThrow(/SYSTEM_API_KEY: must be at least 32 characters/);
+    await expect(startGateway(gatewayEnv({ identity: peer.url }, { SYSTEM_API_KEY: 'k'.repeat(31) }))).rejects.toThrow(
+      /SYSTEM_API_KEY: must be at least 32 characters/,
+    );
   });
 
   it('refuses to start without INTERNAL_TOKEN_SECRET', async () => {
@@ -61,7 +63,8 @@ describe('configuration', () => {
 
 describe('forwarding to the owning service', () => {
   it('delivers JSON number tokens such as 100.10 and 0.30000000000000004 byte for byte', async () => {
-    const body = '{ "name": "Acme",\n  "config": {"maxTransactionAmount": 100.10, "rate": 0.30000000000000004, "big": 12345678901234567890.000} }\n';
+    const body =
+      '{ "name": "Acme",\n  "config": {"maxTransactionAmount": 100.10, "rate": 0.30000000000000004, "big": 12345678901234567890.000} }\n';
     const response = await read(await fetch(`${client.publicUrl}/v1/tenants`, { method: 'POST', headers: jsonHeaders, body }));
     expect(response.status).toBe(200);
     expect(response.body.bodyText).toBe(body);
@@ -69,9 +72,16 @@ describe('forwarding to the owning service', () => {
   });
 
   it('keeps method, path and the raw query string', async () => {
-    const response = await read(await fetch(`${client.publicUrl}/v1/system/organizations?limit=5&cursor=a%2Fb%3D%3D&cursor=z`, { headers: systemHeaders }));
+    const response = await read(
+      await fetch(`${client.publicUrl}/v1/system/organizations?limit=5&cursor=a%2Fb%3D%3D&cursor=z`, { headers: systemHeaders }),
+    );
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ method: 'GET', path: '/v1/system/organizations', query: 'limit=5&cursor=a%2Fb%3D%3D&cursor=z', bodyText: '' });
+    expect(response.body).toMatchObject({
+      method: 'GET',
+      path: '/v1/system/organizations',
+      query: 'limit=5&cursor=a%2Fb%3D%3D&cursor=z',
+      bodyText: '',
+    });
   });
 
   it('forwards the allowed headers with a system internal token, and no credentials', async () => {
@@ -93,9 +103,23 @@ describe('forwarding to the owning service', () => {
     expect(response.status).toBe(200);
     const seen = lastReceived();
     expect(seen.path).toBe('/v1/tenants/tn_0123');
-    expect(seen.headers).toMatchObject({ 'x-correlation-id': correlationId, 'idempotency-key': 'idem-1', 'x-service-actor-type': 'team_member', 'x-service-actor-id': 'usr_1' });
+    expect(seen.headers).toMatchObject({
+      'x-correlation-id': correlationId,
+      'idempotency-key': 'idem-1',
+      'x-service-actor-type': 'team_member',
+      'x-service-actor-id': 'usr_1',
+    });
     for (const secret of ['x-system-key', 'x-api-key', 'authorization', 'cookie']) expect(seen.headers[secret]).toBeUndefined();
-    expect(seen.claims).toEqual({ surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null, exp: expect.any(Number) });
+    expect(seen.claims).toEqual({
+      surface: 'system',
+      authMode: 'system',
+      tenantId: null,
+      environment: null,
+      keyId: null,
+      scopes: ['*'],
+      actor: null,
+      exp: expect.any(Number),
+    });
   });
 
   it('hands over an internal token that no longer verifies 61 s later', async () => {
@@ -121,7 +145,9 @@ describe('forwarding to the owning service', () => {
 
 describe('X-Correlation-Id', () => {
   it('echoes a well-formed client id, to the client and to the upstream', async () => {
-    const response = await fetch(`${client.publicUrl}/v1/tenants/tn_1`, { headers: { ...systemHeaders, 'X-Correlation-Id': 'client.id:42-a_b' } });
+    const response = await fetch(`${client.publicUrl}/v1/tenants/tn_1`, {
+      headers: { ...systemHeaders, 'X-Correlation-Id': 'client.id:42-a_b' },
+    });
     expect(response.headers.get('x-correlation-id')).toBe('client.id:42-a_b');
     expect(lastReceived().headers['x-correlation-id']).toBe('client.id:42-a_b');
   });
@@ -180,14 +206,22 @@ describe('request bodies', () => {
 
   it('refuses a body that is not JSON with 400 MALFORMED_JSON', async () => {
     const before = peer.received.length;
-    const response = await read(await fetch(`${client.publicUrl}/v1/tenants`, { method: 'POST', headers: jsonHeaders, body: '{"name": "Acme",' }));
+    const response = await read(
+      await fetch(`${client.publicUrl}/v1/tenants`, { method: 'POST', headers: jsonHeaders, body: '{"name": "Acme",' }),
+    );
     expect(response.status).toBe(400);
     expect(response.body.error?.code).toBe('MALFORMED_JSON');
     expect(peer.received.length).toBe(before);
   });
 
   it('refuses a body of another media type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const response = await read(await fetch(`${client.publicUrl}/v1/tenants`, { method: 'POST', headers: { ...systemHeaders, 'Content-Type': 'text/plain' }, body: 'name=Acme' }));
+    const response = await read(
+      await fetch(`${client.publicUrl}/v1/tenants`, {
+        method: 'POST',
+        headers: { ...systemHeaders, 'Content-Type': 'text/plain' },
+        body: 'name=Acme',
+      }),
+    );
     expect(response.status).toBe(415);
     expect(response.body.error?.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
@@ -206,13 +240,16 @@ describe('routing', () => {
     expect(response.body.error?.code).toBe('NOT_FOUND');
   });
 
-  it.each(['/v1/tenants/..', '/v1/tenants/%2e%2e', '/v1/journal/.%2E', '/v1/tenants/a\\..'])('refuses %s, a path the upstream would read differently', async (path) => {
-    const before = peer.received.length;
-    const response = await rawRequest(client.gateway.port, 'GET', path, systemHeaders);
-    expect(response.status).toBe(404);
-    expect(response.body.error?.code).toBe('NOT_FOUND');
-    expect(peer.received.length).toBe(before);
-  });
+  it.each(['/v1/tenants/..', '/v1/tenants/%2e%2e', '/v1/journal/.%2E', '/v1/tenants/a\\..'])(
+    'refuses %s, a path the upstream would read differently',
+    async (path) => {
+      const before = peer.received.length;
+      const response = await rawRequest(client.gateway.port, 'GET', path, systemHeaders);
+      expect(response.status).toBe(404);
+      expect(response.body.error?.code).toBe('NOT_FOUND');
+      expect(peer.received.length).toBe(before);
+    },
+  );
 });
 
 describe('system routes (X-System-Key)', () => {
@@ -235,9 +272,16 @@ describe('system routes (X-System-Key)', () => {
     });
 
     it('forwards with the right key', async () => {
-      const response = await read(await fetch(`${baseUrl()}/v1/tenants`, { method: 'POST', headers: jsonHeaders, body: '{"name":"Acme"}' }));
+      const response = await read(
+        await fetch(`${baseUrl()}/v1/tenants`, { method: 'POST', headers: jsonHeaders, body: '{"name":"Acme"}' }),
+      );
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ method: 'POST', path: '/v1/tenants', bodyText: '{"name":"Acme"}', claims: { surface: 'system' } });
+      expect(response.body).toMatchObject({
+        method: 'POST',
+        path: '/v1/tenants',
+        bodyText: '{"name":"Acme"}',
+        claims: { surface: 'system' },
+      });
     });
   });
 
@@ -279,7 +323,11 @@ describe('tenant routes', () => {
   });
 
   it('refuses a signed request missing a header with 401 MISSING_REQUEST_SIGNATURE_HEADER', async () => {
-    const response = await read(await fetch(`${client.publicUrl}/v1/journal`, { headers: { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': new Date().toISOString() } }));
+    const response = await read(
+      await fetch(`${client.publicUrl}/v1/journal`, {
+        headers: { 'X-Service-Key-Id': 'ak_1', 'X-Service-Timestamp': new Date().toISOString() },
+      }),
+    );
     expect(response.status).toBe(401);
     expect(response.body.error).toMatchObject({ code: 'MISSING_REQUEST_SIGNATURE_HEADER', details: { header: 'x-service-nonce' } });
   });
@@ -287,7 +335,11 @@ describe('tenant routes', () => {
 
 describe('tenant routes with a tenant principal', () => {
   // An in-memory resolver presents keys through the real chain, so these tests need no identity.
-  const keys: Record<string, string[]> = { sk_test_reader: ['wallets:read'], sk_test_ledger: ['ledger:read'], sk_test_admin: ['tenant:manage'] };
+  const keys: Record<string, string[]> = {
+    sk_test_reader: ['wallets:read'],
+    sk_test_ledger: ['ledger:read'],
+    sk_test_admin: ['tenant:manage'],
+  };
   let tenantClient: GatewayClient;
   beforeAll(async () => {
     tenantClient = await startGateway(gatewayEnv({ identity: peer.url }), {
@@ -311,20 +363,33 @@ describe('tenant routes with a tenant principal', () => {
 
   it('forwards a key with the scope, its tenant, environment, key, scopes and actor in the token', async () => {
     const response = await read(
-      await fetch(`${tenantClient.publicUrl}/v1/journal?limit=2`, { headers: { 'X-API-Key': 'sk_test_ledger', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_9' } }),
+      await fetch(`${tenantClient.publicUrl}/v1/journal?limit=2`, {
+        headers: { 'X-API-Key': 'sk_test_ledger', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_9' },
+      }),
     );
     expect(response.status).toBe(200);
-    expect(response.body.claims).toMatchObject({ surface: 'tenant', tenantId: 'tn_acme', environment: 'test', keyId: 'ak_ledger', scopes: ['ledger:read'], actor: { type: 'team_member', id: 'usr_9' } });
+    expect(response.body.claims).toMatchObject({
+      surface: 'tenant',
+      tenantId: 'tn_acme',
+      environment: 'test',
+      keyId: 'ak_ledger',
+      scopes: ['ledger:read'],
+      actor: { type: 'team_member', id: 'usr_9' },
+    });
   });
 
   it('lets the tenant:manage umbrella through a route of another scope', async () => {
-    const response = await read(await fetch(`${tenantClient.publicUrl}/v1/ledger/reconciliation`, { headers: { 'X-API-Key': 'sk_test_admin' } }));
+    const response = await read(
+      await fetch(`${tenantClient.publicUrl}/v1/ledger/reconciliation`, { headers: { 'X-API-Key': 'sk_test_admin' } }),
+    );
     expect(response.status).toBe(200);
     expect(response.body.claims?.scopes).toEqual(['tenant:manage']);
   });
 
   it('does not open system routes to a tenant key', async () => {
-    const response = await read(await fetch(`${tenantClient.publicUrl}/v1/system/organizations`, { headers: { 'X-API-Key': 'sk_test_admin' } }));
+    const response = await read(
+      await fetch(`${tenantClient.publicUrl}/v1/system/organizations`, { headers: { 'X-API-Key': 'sk_test_admin' } }),
+    );
     expect(response.status).toBe(401);
     expect(response.body.error?.code).toBe('MISSING_CREDENTIALS');
   });
@@ -334,10 +399,14 @@ describe('an upstream that is down', () => {
   it('answers 503 SERVICE_UNAVAILABLE when the service is unreachable', async () => {
     const down = await startGateway(gatewayEnv({ identity: await closedPortUrl() }));
     try {
-      const response = await read(await fetch(`${down.publicUrl}/v1/tenants/tn_1`, { headers: { ...systemHeaders, 'X-Correlation-Id': 'down-1' } }));
+      const response = await read(
+        await fetch(`${down.publicUrl}/v1/tenants/tn_1`, { headers: { ...systemHeaders, 'X-Correlation-Id': 'down-1' } }),
+      );
       expect(response.status).toBe(503);
       expect(response.headers.get('x-correlation-id')).toBe('down-1');
-      expect(response.body).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), details: { service: 'identity' }, correlationId: 'down-1' } });
+      expect(response.body).toEqual({
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), details: { service: 'identity' }, correlationId: 'down-1' },
+      });
     } finally {
       await down.gateway.close();
     }
@@ -398,7 +467,14 @@ describe('GET /healthz, /readyz (public listener), /metrics (admin listener)', (
   it('/readyz is ok when the database, the broker and every upstream answer', async () => {
     const response = await read(await fetch(`${client.publicUrl}/readyz`));
     expect(response.status).toBe(200);
-    expect((response.body.checks ?? []).map((check) => `${check.name}:${check.status}`)).toEqual(['database:ok', 'broker:ok', 'identity:ok', 'ledger:ok', 'payments:ok', 'treasury:ok']);
+    expect((response.body.checks ?? []).map((check) => `${check.name}:${check.status}`)).toEqual([
+      'database:ok',
+      'broker:ok',
+      'identity:ok',
+      'ledger:ok',
+      'payments:ok',
+      'treasury:ok',
+    ]);
   });
 
   it('/readyz answers 503 naming the upstream that is down', async () => {
@@ -423,7 +499,11 @@ describe('GET /healthz, /readyz (public listener), /metrics (admin listener)', (
     expect(response.text).not.toContain('tn_metrics');
     for (const method of ['GET', 'HEAD']) {
       const publicAnswer = await fetch(`${client.publicUrl}/metrics`, { method });
-      expect({ method, status: publicAnswer.status, body: await publicAnswer.text() }).toEqual({ method, status: 404, body: method === 'GET' ? expect.stringContaining('NOT_FOUND') : '' });
+      expect({ method, status: publicAnswer.status, body: await publicAnswer.text() }).toEqual({
+        method,
+        status: 404,
+        body: method === 'GET' ? expect.stringContaining('NOT_FOUND') : '',
+      });
     }
   });
 });

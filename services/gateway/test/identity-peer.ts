@@ -49,12 +49,15 @@ export async function startIdentityPeer(): Promise<IdentityPeer> {
   app.use((request, response, next) => {
     const claims = verifyInternalToken(INTERNAL_SECRET, request.get('x-internal-token') ?? '');
     if (claims?.surface !== 'system') {
-      response.status(401).json({ error: { code: 'INVALID_INTERNAL_TOKEN', message: 'a system internal token is required', correlationId: 'peer' } });
+      response
+        .status(401)
+        .json({ error: { code: 'INVALID_INTERNAL_TOKEN', message: 'a system internal token is required', correlationId: 'peer' } });
       return;
     }
     next();
   });
-  const refuse = (response: express.Response, code: string) => response.status(401).json({ error: { code, message: code, correlationId: 'peer' } });
+  const refuse = (response: express.Response, code: string) =>
+    response.status(401).json({ error: { code, message: code, correlationId: 'peer' } });
   app.post('/internal/v1/api-keys/authenticate-secret', express.json(), (request, response) => {
     calls.authenticateSecret += 1;
     const row = secretKeys.get(String((request.body as { key?: unknown }).key));
@@ -70,5 +73,11 @@ export async function startIdentityPeer(): Promise<IdentityPeer> {
     response.json({ principal: row.principal, signingSecrets: row.signingSecrets });
   });
   const server = await listen(app, 0, '127.0.0.1');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, secretKeys, hmacKeys, calls, close: () => closeServer(server) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    secretKeys,
+    hmacKeys,
+    calls,
+    close: () => closeServer(server),
+  };
 }

@@ -8,7 +8,15 @@ function countingIdentity() {
   const waiting: Array<() => void> = [];
   let version = 0;
   const material = (keyId: string): SigningMaterial => {
-    const principal: ApiKeyPrincipal = { keyId, tenantId: 'tn_1', environment: 'test', authMode: 'hmac', scopes: ['ledger:read'], restrictions: { requireRequestSigning: true, requireActorHeaders: false, allowedIps: null }, validUntil: null };
+    const principal: ApiKeyPrincipal = {
+      keyId,
+      tenantId: 'tn_1',
+      environment: 'test',
+      authMode: 'hmac',
+      scopes: ['ledger:read'],
+      restrictions: { requireRequestSigning: true, requireActorHeaders: false, allowedIps: null },
+      validUntil: null,
+    };
     return { principal, signingSecrets: [{ secret: `secret-v${version}`, validUntil: null }] };
   };
   const identity: IdentityKeysClient = {

@@ -6,7 +6,16 @@ import { z } from 'zod';
 import { type CredentialGrant, tenantAuthenticators } from '../src/features/auth/authenticators';
 import { createBucketStore } from '../src/features/rate-limits/bucket-store';
 import { addressBucketKey } from '../src/features/rate-limits/rate-limiter';
-import { gatewayEnv, type GatewayClient, prepareGatewayInfrastructure, type ResponseBody, startGateway, startUpstreamPeer, systemHeaders, type UpstreamPeer } from './support';
+import {
+  gatewayEnv,
+  type GatewayClient,
+  prepareGatewayInfrastructure,
+  type ResponseBody,
+  startGateway,
+  startUpstreamPeer,
+  systemHeaders,
+  type UpstreamPeer,
+} from './support';
 
 /**
  * Real parts: gateway instances in-process sharing one fresh database (the buckets), the echo
@@ -42,7 +51,13 @@ function newKey(tenantId: string, scopes: string[] = ['ledger:read']): { secret:
 function newSession(tenantId: string): { token: string; memberId: string } {
   const memberId = `usr_${randomUUID().slice(0, 8)}`;
   const token = `session_${randomUUID()}`;
-  sessions.set(token, { tenantId, environment: 'test', keyId: null, scopes: ['ledger:read'], actor: { type: 'team_member', id: memberId } });
+  sessions.set(token, {
+    tenantId,
+    environment: 'test',
+    keyId: null,
+    scopes: ['ledger:read'],
+    actor: { type: 'team_member', id: memberId },
+  });
   return { token, memberId };
 }
 
@@ -60,7 +75,10 @@ interface Sent {
 }
 
 /** node:http, for `localAddress`: the gateway sees each test's requests come from its own address. */
-function send(client: GatewayClient, options: { path?: string; method?: string; headers?: Record<string, string>; body?: string; from?: string }): Promise<Sent> {
+function send(
+  client: GatewayClient,
+  options: { path?: string; method?: string; headers?: Record<string, string>; body?: string; from?: string },
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) {
@@ -68,7 +86,15 @@ function send(client: GatewayClient, options: { path?: string; method?: string; 
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
     const request = http.request(
-      { host: '127.0.0.1', port: client.gateway.port, method: options.method ?? 'GET', path: options.path ?? '/v1/journal', headers, localAddress: options.from ?? '127.0.0.1', agent: false },
+      {
+        host: '127.0.0.1',
+        port: client.gateway.port,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/v1/journal',
+        headers,
+        localAddress: options.from ?? '127.0.0.1',
+        agent: false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -86,11 +112,23 @@ function send(client: GatewayClient, options: { path?: string; method?: string; 
 const withKey = (secret: string) => ({ 'X-API-Key': secret });
 
 function rateLimitHeaders(sent: Sent): { limit: string | undefined; remaining: string | undefined; reset: string | undefined } {
-  return { limit: sent.headers['ratelimit-limit'] as string | undefined, remaining: sent.headers['ratelimit-remaining'] as string | undefined, reset: sent.headers['ratelimit-reset'] as string | undefined };
+  return {
+    limit: sent.headers['ratelimit-limit'] as string | undefined,
+    remaining: sent.headers['ratelimit-remaining'] as string | undefined,
+    reset: sent.headers['ratelimit-reset'] as string | undefined,
+  };
 }
 
 /** A public route, as login and invites will be: no credential, limited per address only. */
-const PUBLIC_ROUTE: RouteContract = { method: 'post', path: '/v1/test/public-ping', summary: 'test only', surface: 'public', service: 'identity', body: z.object({}).loose(), success: { status: 200, schema: z.unknown() } };
+const PUBLIC_ROUTE: RouteContract = {
+  method: 'post',
+  path: '/v1/test/public-ping',
+  summary: 'test only',
+  surface: 'public',
+  service: 'identity',
+  body: z.object({}).loose(),
+  success: { status: 200, schema: z.unknown() },
+};
 
 /**
  * Rates low enough that no token comes back while a test runs (one per 100 s), and bursts
@@ -130,14 +168,17 @@ describe('buckets shared by every gateway instance', () => {
     const key = newKey(newTenant());
     const before = upstream.received.length;
     const statuses: number[] = [];
-    for (const client of [first, second, first, second, first, second]) statuses.push((await send(client, { headers: withKey(key.secret) })).status);
+    for (const client of [first, second, first, second, first, second])
+      statuses.push((await send(client, { headers: withKey(key.secret) })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     expect(upstream.received.length).toBe(before + 4);
   });
 
   it('lets exactly the burst through when requests race on both instances at once', async () => {
     const key = newKey(newTenant());
-    const responses = await Promise.all(Array.from({ length: 12 }, (_unused, index) => send(index % 2 === 0 ? first : second, { headers: withKey(key.secret) })));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_unused, index) => send(index % 2 === 0 ? first : second, { headers: withKey(key.secret) })),
+    );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([...Array(4).fill(200), ...Array(8).fill(429)]);
   });
@@ -164,7 +205,14 @@ describe('answers of a limited route', () => {
     const before = upstream.received.length;
     const refused = await send(second, { headers: { ...withKey(key.secret), 'X-Correlation-Id': 'limited-1' } });
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String), details: { retryAfterSeconds: expect.any(Number) }, correlationId: 'limited-1' } });
+    expect(refused.body).toEqual({
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.any(String),
+        details: { retryAfterSeconds: expect.any(Number) },
+        correlationId: 'limited-1',
+      },
+    });
     // One token per 100 s: the next one is about 100 s away.
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(90);
@@ -188,7 +236,9 @@ describe('the tenant bucket', () => {
     expect(rateLimitHeaders(secondKey[1] as Sent)).toMatchObject({ limit: '6', remaining: '0' });
     expect(rateLimitHeaders(secondKey[2] as Sent)).toMatchObject({ limit: '6', remaining: '0' });
 
-    const bucket = await db('rate_limit_buckets').where({ bucket_key: `key:${two.keyId}` }).first<{ tokens: number }>();
+    const bucket = await db('rate_limit_buckets')
+      .where({ bucket_key: `key:${two.keyId}` })
+      .first<{ tokens: number }>();
     // Two requests passed (4 - 2); the refused third spent nothing.
     expect(bucket.tokens).toBeGreaterThanOrEqual(2);
     expect(bucket.tokens).toBeLessThan(2.5);
@@ -204,11 +254,12 @@ describe('the tenant bucket', () => {
 });
 
 describe('the session bucket', () => {
-  it("limits a dashboard session by its team member, another member of the tenant keeps its own", async () => {
+  it('limits a dashboard session by its team member, another member of the tenant keeps its own', async () => {
     const tenantId = newTenant();
     const member = newSession(tenantId);
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index += 1) statuses.push((await send(first, { headers: { Authorization: `Bearer ${member.token}` } })).status);
+    for (let index = 0; index < 5; index += 1)
+      statuses.push((await send(first, { headers: { Authorization: `Bearer ${member.token}` } })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     const colleague = newSession(tenantId);
     expect((await send(second, { headers: { Authorization: `Bearer ${colleague.token}` } })).status).toBe(200);
@@ -220,7 +271,10 @@ describe('the address bucket', () => {
     const address = newAddress();
     const before = upstream.received.length;
     const answers = [];
-    for (let index = 0; index < 4; index += 1) answers.push(await send(index % 2 === 0 ? first : second, { method: 'POST', path: '/v1/test/public-ping', body: '{}', from: address }));
+    for (let index = 0; index < 4; index += 1)
+      answers.push(
+        await send(index % 2 === 0 ? first : second, { method: 'POST', path: '/v1/test/public-ping', body: '{}', from: address }),
+      );
     expect(answers.map((sent) => sent.status)).toEqual([200, 200, 200, 429]);
     expect(answers.map((sent) => rateLimitHeaders(sent).remaining)).toEqual(['2', '1', '0', '0']);
     expect(answers[3]?.body.error?.code).toBe('RATE_LIMITED');
@@ -231,7 +285,8 @@ describe('the address bucket', () => {
   it('charges failed authentications to the address; once spent, even a valid credential gets no answer from it', async () => {
     const address = newAddress();
     const failures = [];
-    for (let index = 0; index < 3; index += 1) failures.push(await send(first, { headers: withKey(`sk_test_guess_${index}`), from: address }));
+    for (let index = 0; index < 3; index += 1)
+      failures.push(await send(first, { headers: withKey(`sk_test_guess_${index}`), from: address }));
     expect(failures.map((sent) => [sent.status, sent.body.error?.code, rateLimitHeaders(sent).remaining])).toEqual([
       [401, 'INVALID_API_KEY', '2'],
       [401, 'INVALID_API_KEY', '1'],
@@ -252,7 +307,8 @@ describe('the address bucket', () => {
     const address = newAddress();
     const key = newKey(newTenant());
     // Four passes, more than the address burst of 3.
-    for (let index = 0; index < 4; index += 1) expect((await send(first, { headers: withKey(key.secret), from: address })).status).toBe(200);
+    for (let index = 0; index < 4; index += 1)
+      expect((await send(first, { headers: withKey(key.secret), from: address })).status).toBe(200);
     const failure = await send(first, { headers: withKey('sk_test_wrong'), from: address });
     expect(failure.status).toBe(401);
     expect(rateLimitHeaders(failure)).toMatchObject({ limit: '3', remaining: '2' });
@@ -296,9 +352,14 @@ describe('gateway_rate_limit_rejections_total on the admin listener', () => {
     expect(statuses).toEqual([200, 200, 429]);
     // An address's burst of 3 on a public route.
     const address = newAddress();
-    for (let index = 0; index < 4; index += 1) await send(first, { method: 'POST', path: '/v1/test/public-ping', body: '{}', from: address });
+    for (let index = 0; index < 4; index += 1)
+      await send(first, { method: 'POST', path: '/v1/test/public-ping', body: '{}', from: address });
 
-    expect(await rejections(first)).toEqual({ credential: (before.credential ?? 0) + 1, tenant: (before.tenant ?? 0) + 1, address: (before.address ?? 0) + 1 });
+    expect(await rejections(first)).toEqual({
+      credential: (before.credential ?? 0) + 1,
+      tenant: (before.tenant ?? 0) + 1,
+      address: (before.address ?? 0) + 1,
+    });
     expect(await rejections(second)).toEqual(beforeSecond);
   });
 });
@@ -321,7 +382,10 @@ describe('refill and switches', () => {
   beforeAll(async () => {
     // Key: one token, five per second. Address bucket off.
     fast = await startGateway(
-      gatewayEnv({ identity: upstream.url }, { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '5', GATEWAY_RATE_LIMIT_KEY_BURST: '1', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' }),
+      gatewayEnv(
+        { identity: upstream.url },
+        { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '5', GATEWAY_RATE_LIMIT_KEY_BURST: '1', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' },
+      ),
       { tenantAuthenticators: authenticators() },
     );
   });
@@ -350,8 +414,12 @@ describe('refill and switches', () => {
   });
 
   it('refuses a burst below 1 or a negative rate at start, naming the variable', async () => {
-    await expect(startGateway(gatewayEnv({ identity: upstream.url }, { GATEWAY_RATE_LIMIT_KEY_BURST: '0' }))).rejects.toThrow(/GATEWAY_RATE_LIMIT_KEY_BURST/);
-    await expect(startGateway(gatewayEnv({ identity: upstream.url }, { GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '-1' }))).rejects.toThrow(/GATEWAY_RATE_LIMIT_TENANT_PER_SECOND/);
+    await expect(startGateway(gatewayEnv({ identity: upstream.url }, { GATEWAY_RATE_LIMIT_KEY_BURST: '0' }))).rejects.toThrow(
+      /GATEWAY_RATE_LIMIT_KEY_BURST/,
+    );
+    await expect(startGateway(gatewayEnv({ identity: upstream.url }, { GATEWAY_RATE_LIMIT_TENANT_PER_SECOND: '-1' }))).rejects.toThrow(
+      /GATEWAY_RATE_LIMIT_TENANT_PER_SECOND/,
+    );
   });
 });
 
@@ -365,7 +433,7 @@ describe('purging idle buckets', () => {
     await store.take(stillRefilling, { ratePerSecond: 0.001, burst: 10 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     let purged = 0;
-    for (let deleted = -1; deleted !== 0; ) {
+    for (let deleted = -1; deleted !== 0;) {
       deleted = await store.purgeIdle(1);
       purged += deleted;
     }

@@ -1,7 +1,18 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type ApiKeyPrincipal, type Environment, type Page, REQUEST_LOG_SUMMARY_PATH, type RequestLog, requestLogQuerySchema, requestLogSchema, type RouteContract, ROUTES, signRequest } from '@wallet/contracts';
+import {
+  type ApiKeyPrincipal,
+  type Environment,
+  type Page,
+  REQUEST_LOG_SUMMARY_PATH,
+  type RequestLog,
+  requestLogQuerySchema,
+  requestLogSchema,
+  type RouteContract,
+  ROUTES,
+  signRequest,
+} from '@wallet/contracts';
 import { createDb, createLogger, createMetrics, type Db, purgeRule, signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { z } from 'zod';
@@ -9,7 +20,17 @@ import { requestLogRetentionRule } from '../src/features/request-logs/request-lo
 import { createRequestLogStore, type NewRequestLog } from '../src/features/request-logs/request-log-store';
 import { createRequestLogWriter } from '../src/features/request-logs/request-log-writer';
 import { type IdentityPeer, restrictions, startIdentityPeer } from './identity-peer';
-import { gatewayEnv, type GatewayClient, INTERNAL_SECRET, prepareGatewayInfrastructure, type ResponseBody, startGateway, startUpstreamPeer, systemHeaders, type UpstreamPeer } from './support';
+import {
+  gatewayEnv,
+  type GatewayClient,
+  INTERNAL_SECRET,
+  prepareGatewayInfrastructure,
+  type ResponseBody,
+  startGateway,
+  startUpstreamPeer,
+  systemHeaders,
+  type UpstreamPeer,
+} from './support';
 
 /**
  * Real parts: the gateway in-process with its own fresh database, the real credential chain
@@ -25,14 +46,37 @@ let db: Db;
 const silentLogger = createLogger({ service: 'gateway-tests', level: 'silent' });
 
 /** A write route on a service behind the gateway, so the method filter has something besides GET. */
-const POST_ROUTE: RouteContract = { method: 'post', path: '/v1/test/things', summary: 'test only', surface: 'tenant', service: 'ledger', scope: 'ledger:read', body: z.object({}).loose(), success: { status: 200, schema: z.unknown() } };
+const POST_ROUTE: RouteContract = {
+  method: 'post',
+  path: '/v1/test/things',
+  summary: 'test only',
+  surface: 'tenant',
+  service: 'ledger',
+  scope: 'ledger:read',
+  body: z.object({}).loose(),
+  success: { status: 200, schema: z.unknown() },
+};
 
 function newTenant(): string {
   return `tn_${randomUUID().slice(0, 8)}`;
 }
 
-function principal(keyId: string, tenantId: string, environment: Environment, scopes: ApiKeyPrincipal['scopes'], authMode: ApiKeyPrincipal['authMode']): ApiKeyPrincipal {
-  return { keyId, tenantId, environment, authMode, scopes, restrictions: restrictions({ requireRequestSigning: authMode === 'hmac' }), validUntil: null };
+function principal(
+  keyId: string,
+  tenantId: string,
+  environment: Environment,
+  scopes: ApiKeyPrincipal['scopes'],
+  authMode: ApiKeyPrincipal['authMode'],
+): ApiKeyPrincipal {
+  return {
+    keyId,
+    tenantId,
+    environment,
+    authMode,
+    scopes,
+    restrictions: restrictions({ requireRequestSigning: authMode === 'hmac' }),
+    validUntil: null,
+  };
 }
 
 interface SecretKey {
@@ -40,7 +84,11 @@ interface SecretKey {
   secret: string;
 }
 
-function secretKey(tenantId: string, environment: Environment = 'test', scopes: ApiKeyPrincipal['scopes'] = ['ledger:read', 'request_logs:read']): SecretKey {
+function secretKey(
+  tenantId: string,
+  environment: Environment = 'test',
+  scopes: ApiKeyPrincipal['scopes'] = ['ledger:read', 'request_logs:read'],
+): SecretKey {
   const keyId = `ak_${randomUUID().slice(0, 8)}`;
   const secret = `sk_${environment}_${randomUUID().replace(/-/g, '')}`;
   identity.secretKeys.set(secret, { secret, principal: principal(keyId, tenantId, environment, scopes, 'secret'), status: 'active' });
@@ -50,7 +98,11 @@ function secretKey(tenantId: string, environment: Environment = 'test', scopes: 
 function hmacKey(tenantId: string): { keyId: string; signingSecret: string } {
   const keyId = `ak_${randomUUID().slice(0, 8)}`;
   const signingSecret = `ss_${randomUUID()}`;
-  identity.hmacKeys.set(keyId, { principal: principal(keyId, tenantId, 'test', ['ledger:read'], 'hmac'), signingSecrets: [{ secret: signingSecret, validUntil: null }], status: 'active' });
+  identity.hmacKeys.set(keyId, {
+    principal: principal(keyId, tenantId, 'test', ['ledger:read'], 'hmac'),
+    signingSecrets: [{ secret: signingSecret, validUntil: null }],
+    status: 'active',
+  });
   return { keyId, signingSecret };
 }
 
@@ -66,15 +118,18 @@ function send(port: number, options: { path: string; method?: string; headers?: 
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
-    const request = http.request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const isJson = (response.headers['content-type'] ?? '').includes('json');
-        resolve({ status: response.statusCode ?? 0, body: isJson && text ? (JSON.parse(text) as Sent['body']) : {} });
-      });
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const isJson = (response.headers['content-type'] ?? '').includes('json');
+          resolve({ status: response.statusCode ?? 0, body: isJson && text ? (JSON.parse(text) as Sent['body']) : {} });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -83,7 +138,10 @@ function send(port: number, options: { path: string; method?: string; headers?: 
 const withKey = (key: SecretKey, extra: Record<string, string> = {}) => ({ 'X-API-Key': key.secret, ...extra });
 
 async function listLogs(reader: SecretKey, query: Record<string, string> = {}): Promise<Sent> {
-  return send(client.gateway.port, { path: `/v1/developer/request-logs?${new URLSearchParams(query).toString()}`, headers: withKey(reader) });
+  return send(client.gateway.port, {
+    path: `/v1/developer/request-logs?${new URLSearchParams(query).toString()}`,
+    headers: withKey(reader),
+  });
 }
 
 /** The records matching the query once at least `count` are there: writes are batched, off the request path. */
@@ -117,9 +175,15 @@ beforeAll(async () => {
   ({ databaseUrl } = await prepareGatewayInfrastructure('gateway_request_logs'));
   identity = await startIdentityPeer();
   upstream = await startUpstreamPeer();
-  client = await startGateway(gatewayEnv({ identity: identity.url, ledger: upstream.url, payments: upstream.url, treasury: upstream.url }, { GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS: '20' }), {
-    routes: [...ROUTES, POST_ROUTE],
-  });
+  client = await startGateway(
+    gatewayEnv(
+      { identity: identity.url, ledger: upstream.url, payments: upstream.url, treasury: upstream.url },
+      { GATEWAY_REQUEST_LOG_FLUSH_INTERVAL_MS: '20' },
+    ),
+    {
+      routes: [...ROUTES, POST_ROUTE],
+    },
+  );
   db = createDb(databaseUrl, { poolMax: 2 });
 });
 
@@ -137,7 +201,12 @@ describe('what is recorded', () => {
     const correlationId = correlation('ok');
     const answer = await send(client.gateway.port, {
       path: '/v1/journal?limit=5&cursor=abc',
-      headers: withKey(key, { 'X-Correlation-Id': correlationId, 'Idempotency-Key': 'idem-ok', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_ok' }),
+      headers: withKey(key, {
+        'X-Correlation-Id': correlationId,
+        'Idempotency-Key': 'idem-ok',
+        'X-Service-Actor-Type': 'team_member',
+        'X-Service-Actor-Id': 'usr_ok',
+      }),
     });
     expect(answer.status).toBe(200);
     const [record] = await logsOnceThere(key, { correlationId });
@@ -163,24 +232,49 @@ describe('what is recorded', () => {
 
   it('records a failed authentication with its error code and no tenant', async () => {
     const correlationId = correlation('unauthenticated');
-    const answer = await send(client.gateway.port, { path: '/v1/journal', headers: { 'X-API-Key': 'sk_test_nobody_has_this_key_0000000000', 'X-Correlation-Id': correlationId } });
+    const answer = await send(client.gateway.port, {
+      path: '/v1/journal',
+      headers: { 'X-API-Key': 'sk_test_nobody_has_this_key_0000000000', 'X-Correlation-Id': correlationId },
+    });
     expect(answer.status).toBe(401);
     const [row] = await rowsOnceThere(correlationId);
-    expect(row).toMatchObject({ tenant_id: null, environment: null, status: 401, error_code: 'INVALID_API_KEY', auth_mode: null, api_key_id: null, method: 'GET', path: '/v1/journal' });
+    expect(row).toMatchObject({
+      tenant_id: null,
+      environment: null,
+      status: 401,
+      error_code: 'INVALID_API_KEY',
+      auth_mode: null,
+      api_key_id: null,
+      method: 'GET',
+      path: '/v1/journal',
+    });
   });
 
   it("records the error code of a service's 4xx answer", async () => {
     const key = secretKey(newTenant());
     const correlationId = correlation('upstream-404');
-    const answer = await send(client.gateway.port, { path: '/v1/journal/je_missing?status=404&error=JOURNAL_ENTRY_NOT_FOUND', headers: withKey(key, { 'X-Correlation-Id': correlationId }) });
+    const answer = await send(client.gateway.port, {
+      path: '/v1/journal/je_missing?status=404&error=JOURNAL_ENTRY_NOT_FOUND',
+      headers: withKey(key, { 'X-Correlation-Id': correlationId }),
+    });
     expect(answer.status).toBe(404);
     const [record] = await logsOnceThere(key, { correlationId });
-    expect(record).toMatchObject({ path: '/v1/journal/je_missing', status: 404, errorCode: 'JOURNAL_ENTRY_NOT_FOUND', apiKeyId: key.keyId });
+    expect(record).toMatchObject({
+      path: '/v1/journal/je_missing',
+      status: 404,
+      errorCode: 'JOURNAL_ENTRY_NOT_FOUND',
+      apiKeyId: key.keyId,
+    });
   });
 
   it("records the gateway's own refusals with their code", async () => {
     const correlationId = correlation('malformed');
-    const answer = await send(client.gateway.port, { method: 'POST', path: '/v1/test/things', headers: { 'X-Correlation-Id': correlationId }, body: '{"broken":' });
+    const answer = await send(client.gateway.port, {
+      method: 'POST',
+      path: '/v1/test/things',
+      headers: { 'X-Correlation-Id': correlationId },
+      body: '{"broken":',
+    });
     expect(answer.status).toBe(400);
     const [row] = await rowsOnceThere(correlationId);
     expect(row).toMatchObject({ method: 'POST', path: '/v1/test/things', status: 400, error_code: 'MALFORMED_JSON' });
@@ -189,7 +283,10 @@ describe('what is recorded', () => {
   it('records the system surface on the admin listener', async () => {
     const correlationId = correlation('admin');
     // Identity here is the key peer, which knows no such path: its 404 is not the standard error body, so no code.
-    const answer = await send(client.gateway.adminPort, { path: '/v1/tenants/tn_1', headers: { ...systemHeaders, 'X-Correlation-Id': correlationId } });
+    const answer = await send(client.gateway.adminPort, {
+      path: '/v1/tenants/tn_1',
+      headers: { ...systemHeaders, 'X-Correlation-Id': correlationId },
+    });
     expect(answer.status).toBe(404);
     const [row] = await rowsOnceThere(correlationId);
     expect(row).toMatchObject({ tenant_id: null, auth_mode: 'system', status: 404, path: '/v1/tenants/tn_1', error_code: null });
@@ -205,7 +302,9 @@ describe('what is recorded', () => {
     const marker = correlation('marker');
     await send(client.gateway.port, { path: '/v1/tenants/tn_1', headers: { ...systemHeaders, 'X-Correlation-Id': marker } });
     await rowsOnceThere(marker);
-    expect(await db('request_logs').where({ correlation_id: skipped }).count<Array<{ count: string }>>('* as count')).toEqual([{ count: '0' }]);
+    expect(await db('request_logs').where({ correlation_id: skipped }).count<Array<{ count: string }>>('* as count')).toEqual([
+      { count: '0' },
+    ]);
   });
 
   it('marks a signed request requestSignatureVerified', async () => {
@@ -213,7 +312,15 @@ describe('what is recorded', () => {
     const key = hmacKey(tenantId);
     const reader = secretKey(tenantId);
     const correlationId = correlation('signed');
-    const headers = signRequest({ keyId: key.keyId, signingSecret: key.signingSecret, timestamp: new Date().toISOString(), nonce: randomUUID(), method: 'GET', pathWithQuery: '/v1/journal', body: '' });
+    const headers = signRequest({
+      keyId: key.keyId,
+      signingSecret: key.signingSecret,
+      timestamp: new Date().toISOString(),
+      nonce: randomUUID(),
+      method: 'GET',
+      pathWithQuery: '/v1/journal',
+      body: '',
+    });
     const answer = await send(client.gateway.port, { path: '/v1/journal', headers: { ...headers, 'X-Correlation-Id': correlationId } });
     expect(answer.status).toBe(200);
     const [record] = await logsOnceThere(reader, { correlationId });
@@ -228,7 +335,9 @@ describe('GET /v1/developer/request-logs', () => {
     // One correlation id for all three: only tenant and environment tell them apart.
     const correlationId = correlation('isolation');
     for (const key of [aTest, aLive, bTest]) {
-      expect((await send(client.gateway.port, { path: '/v1/journal', headers: withKey(key, { 'X-Correlation-Id': correlationId }) })).status).toBe(200);
+      expect(
+        (await send(client.gateway.port, { path: '/v1/journal', headers: withKey(key, { 'X-Correlation-Id': correlationId }) })).status,
+      ).toBe(200);
     }
     for (const key of [aTest, aLive, bTest]) {
       const records = await logsOnceThere(key, { correlationId });
@@ -245,7 +354,9 @@ describe('GET /v1/developer/request-logs', () => {
 
   it('is in the API document, answered by the gateway', async () => {
     const document = await send(client.gateway.port, { path: '/openapi.json' });
-    const operation = (document.body.paths as Record<string, { get?: { tags?: string[]; 'x-required-scope'?: string } }>)['/v1/developer/request-logs']?.get;
+    const operation = (document.body.paths as Record<string, { get?: { tags?: string[]; 'x-required-scope'?: string } }>)[
+      '/v1/developer/request-logs'
+    ]?.get;
     expect(operation).toMatchObject({ tags: ['gateway'], 'x-required-scope': 'request_logs:read' });
   });
 
@@ -254,7 +365,12 @@ describe('GET /v1/developer/request-logs', () => {
     let reader: SecretKey;
     let plain: SecretKey;
     let signer: { keyId: string; signingSecret: string };
-    const ids = { plain: correlation('f-plain'), write: correlation('f-write'), signed: correlation('f-signed'), conflict: correlation('f-conflict') };
+    const ids = {
+      plain: correlation('f-plain'),
+      write: correlation('f-write'),
+      signed: correlation('f-signed'),
+      conflict: correlation('f-conflict'),
+    };
     const records: Record<keyof typeof ids, RequestLog> = {} as Record<keyof typeof ids, RequestLog>;
 
     beforeAll(async () => {
@@ -263,14 +379,33 @@ describe('GET /v1/developer/request-logs', () => {
       signer = hmacKey(tenantId);
       const port = client.gateway.port;
       // A few ms apart so createdAt orders them for the from/to bounds.
-      await send(port, { path: '/v1/journal', headers: withKey(plain, { 'X-Correlation-Id': ids.plain, 'Idempotency-Key': 'idem-filter', 'X-Service-Actor-Type': 'team_member', 'X-Service-Actor-Id': 'usr_filter' }) });
+      await send(port, {
+        path: '/v1/journal',
+        headers: withKey(plain, {
+          'X-Correlation-Id': ids.plain,
+          'Idempotency-Key': 'idem-filter',
+          'X-Service-Actor-Type': 'team_member',
+          'X-Service-Actor-Id': 'usr_filter',
+        }),
+      });
       await pause(5);
       await send(port, { method: 'POST', path: '/v1/test/things', headers: withKey(plain, { 'X-Correlation-Id': ids.write }), body: '{}' });
       await pause(5);
-      const signed = signRequest({ keyId: signer.keyId, signingSecret: signer.signingSecret, timestamp: new Date().toISOString(), nonce: randomUUID(), method: 'GET', pathWithQuery: '/v1/journal', body: '' });
+      const signed = signRequest({
+        keyId: signer.keyId,
+        signingSecret: signer.signingSecret,
+        timestamp: new Date().toISOString(),
+        nonce: randomUUID(),
+        method: 'GET',
+        pathWithQuery: '/v1/journal',
+        body: '',
+      });
       await send(port, { path: '/v1/journal', headers: { ...signed, 'X-Correlation-Id': ids.signed } });
       await pause(5);
-      await send(port, { path: '/v1/journal?status=409&error=IDEMPOTENCY_REQUEST_IN_PROGRESS', headers: withKey(plain, { 'X-Correlation-Id': ids.conflict }) });
+      await send(port, {
+        path: '/v1/journal?status=409&error=IDEMPOTENCY_REQUEST_IN_PROGRESS',
+        headers: withKey(plain, { 'X-Correlation-Id': ids.conflict }),
+      });
       for (const [name, correlationId] of Object.entries(ids) as Array<[keyof typeof ids, string]>) {
         const [record] = await logsOnceThere(reader, { correlationId });
         records[name] = record as RequestLog;
@@ -316,7 +451,14 @@ describe('GET /v1/developer/request-logs', () => {
     });
 
     it('refuses malformed filters with 400 VALIDATION_ERROR', async () => {
-      const malformed: Array<Record<string, string>> = [{ status: 'abc' }, { requestSignatureVerified: 'yes' }, { method: 'TRACE' }, { from: 'yesterday' }, { limit: '0' }, { limit: '201' }];
+      const malformed: Array<Record<string, string>> = [
+        { status: 'abc' },
+        { requestSignatureVerified: 'yes' },
+        { method: 'TRACE' },
+        { from: 'yesterday' },
+        { limit: '0' },
+        { limit: '201' },
+      ];
       for (const query of malformed) {
         const answer = await listLogs(reader, query);
         expect({ query, status: answer.status, code: answer.body.error?.code }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR' });
@@ -354,7 +496,10 @@ describe('GET /v1/developer/request-logs', () => {
     it('defaults to 50 a page', async () => {
       const tenantId = newTenant();
       const reader = secretKey(tenantId);
-      const rows: NewRequestLog[] = Array.from({ length: 60 }, (_unused, index) => ({ ...logRow(tenantId, new Date(Date.now() - index * 1000)), apiKeyId: 'ak_bulk' }));
+      const rows: NewRequestLog[] = Array.from({ length: 60 }, (_unused, index) => ({
+        ...logRow(tenantId, new Date(Date.now() - index * 1000)),
+        apiKeyId: 'ak_bulk',
+      }));
       await createRequestLogStore(db, { examineMax: 10_000 }).insert(rows);
       const page = await listLogs(reader, { apiKeyId: 'ak_bulk' });
       expect(page.body.data).toHaveLength(50);
@@ -365,7 +510,10 @@ describe('GET /v1/developer/request-logs', () => {
       const tenantId = newTenant();
       const scope = { tenantId, environment: 'test' as const };
       // Newest first: the two 500s are the oldest of twelve records.
-      const rows = Array.from({ length: 12 }, (_unused, index) => ({ ...logRow(tenantId, new Date(Date.now() - index * 1000)), status: index >= 10 ? 500 : 200 }));
+      const rows = Array.from({ length: 12 }, (_unused, index) => ({
+        ...logRow(tenantId, new Date(Date.now() - index * 1000)),
+        status: index >= 10 ? 500 : 200,
+      }));
       const store = createRequestLogStore(db, { examineMax: 4 });
       await store.insert(rows);
       const pages = async (filter: Record<string, string>): Promise<string[][]> => {
@@ -390,7 +538,11 @@ describe('GET /v1/developer/request-logs', () => {
 
     it('refuses a malformed cursor with 400 INVALID_CURSOR', async () => {
       const reader = secretKey(newTenant());
-      for (const cursor of ['not-a-cursor', Buffer.from('{"x":1}').toString('base64url'), Buffer.from('{"createdAt":"yesterday","id":"req_1"}').toString('base64url')]) {
+      for (const cursor of [
+        'not-a-cursor',
+        Buffer.from('{"x":1}').toString('base64url'),
+        Buffer.from('{"createdAt":"yesterday","id":"req_1"}').toString('base64url'),
+      ]) {
         const answer = await listLogs(reader, { cursor });
         expect({ cursor, status: answer.status, code: answer.body.error?.code }).toEqual({ cursor, status: 400, code: 'INVALID_CURSOR' });
       }
@@ -441,9 +593,14 @@ describe('retention', () => {
     const older = logRow(tenantId, new Date(Date.now() - 8 * DAY_MS));
     const newer = logRow(tenantId, new Date(Date.now() - 6 * DAY_MS));
     await createRequestLogStore(db, { examineMax: 10_000 }).insert([older, newer]);
-    const purging = await startGateway(gatewayEnv({ identity: identity.url }, { GATEWAY_REQUEST_LOG_RETENTION_DAYS: '7', GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: '1000' }));
+    const purging = await startGateway(
+      gatewayEnv({ identity: identity.url }, { GATEWAY_REQUEST_LOG_RETENTION_DAYS: '7', GATEWAY_REQUEST_LOG_PURGE_INTERVAL_MS: '1000' }),
+    );
     try {
-      await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), { timeoutMs: 5_000, what: 'the old record purged' });
+      await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), {
+        timeoutMs: 5_000,
+        what: 'the old record purged',
+      });
       expect(await db('request_logs').where({ id: newer.id }).pluck('id')).toEqual([newer.id]);
       const metrics = await (await fetch(`http://127.0.0.1:${purging.gateway.adminPort}/metrics`)).text();
       expect(metrics).toMatch(/^retention_rows_purged_total\{table="request_logs",service="gateway"\} [1-9]/m);
@@ -460,7 +617,10 @@ describe('retention', () => {
     const startedMs = Date.now();
     const purging = await startGateway(gatewayEnv({ identity: identity.url }, { RETENTION_FIRST_PASS_DELAY_MS: '2000' }));
     try {
-      await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), { timeoutMs: 10_000, what: 'the old record purged' });
+      await waitFor(async () => ((await db('request_logs').where({ id: older.id }).first()) ? undefined : true), {
+        timeoutMs: 10_000,
+        what: 'the old record purged',
+      });
       // Between half and all of the delay: instances started together do not purge together.
       expect(Date.now() - startedMs).toBeGreaterThanOrEqual(1_000);
     } finally {
@@ -488,13 +648,20 @@ describe('writing', () => {
     const brokenDb = createDb(databaseUrl, { poolMax: 1 });
     await brokenDb.destroy();
     const metrics = createMetrics('gateway-tests');
-    const writer = createRequestLogWriter({ store: createRequestLogStore(brokenDb, { examineMax: 10_000 }), logger: silentLogger, metrics, flushIntervalMs: 60_000 });
+    const writer = createRequestLogWriter({
+      store: createRequestLogStore(brokenDb, { examineMax: 10_000 }),
+      logger: silentLogger,
+      metrics,
+      flushIntervalMs: 60_000,
+    });
     writer.record(logRow(null, new Date()));
     writer.record(logRow(null, new Date()));
     await expect(writer.flush()).resolves.toBeUndefined();
     writer.record(logRow(null, new Date()));
     await expect(writer.close()).resolves.toBeUndefined();
-    expect(await metrics.registry.getSingleMetricAsString('gateway_request_logs_dropped_total')).toContain('gateway_request_logs_dropped_total{reason="insert_failed",service="gateway-tests"} 3');
+    expect(await metrics.registry.getSingleMetricAsString('gateway_request_logs_dropped_total')).toContain(
+      'gateway_request_logs_dropped_total{reason="insert_failed",service="gateway-tests"} 3',
+    );
   });
 });
 
@@ -503,8 +670,15 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
     return signInternalToken(INTERNAL_SECRET, { ...claims, keyId: null, scopes: ['analytics:read'], actor: null });
   }
 
-  async function summary(token: string | null, query: Record<string, string>, port = client.gateway.adminPort): Promise<{ status: number; body: Record<string, unknown> }> {
-    const answer = await send(port, { path: `${REQUEST_LOG_SUMMARY_PATH}?${new URLSearchParams(query).toString()}`, headers: token ? { 'X-Internal-Token': token } : {} });
+  async function summary(
+    token: string | null,
+    query: Record<string, string>,
+    port = client.gateway.adminPort,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const answer = await send(port, {
+      path: `${REQUEST_LOG_SUMMARY_PATH}?${new URLSearchParams(query).toString()}`,
+      headers: token ? { 'X-Internal-Token': token } : {},
+    });
     return { status: answer.status, body: answer.body as unknown as Record<string, unknown> };
   }
 
@@ -544,20 +718,40 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
       },
     });
     // A tenant token reads its own tenant and environment whatever the query asks for.
-    const asked = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from, to, environment: 'live', tenantId: 'tn_other' });
+    const asked = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), {
+      from,
+      to,
+      environment: 'live',
+      tenantId: 'tn_other',
+    });
     expect(asked.body.totalRequests).toBe(5);
-    const platform = await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), { from, to, environment: 'test' });
+    const platform = await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), {
+      from,
+      to,
+      environment: 'test',
+    });
     expect(platform.body.errorCount).toBeGreaterThanOrEqual(4);
-    const later = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), { from: to, to: midnight(Date.parse(to) + DAY_MS), environment: 'test' });
+    const later = await summary(summaryToken({ surface: 'tenant', tenantId, environment: 'test' }), {
+      from: to,
+      to: midnight(Date.parse(to) + DAY_MS),
+      environment: 'test',
+    });
     expect(later.body).toMatchObject({ totalRequests: 0, errorCount: 0 });
   });
 
   it('answers 400 for a range that does not start and end at 00:00 UTC: requests are counted by day', async () => {
     const token = summaryToken({ surface: 'system', tenantId: null, environment: null });
     const today = midnight(Date.now());
-    const answer = await summary(token, { from: new Date(Date.parse(today) + 1_000).toISOString(), to: midnight(Date.now() + DAY_MS), environment: 'test' });
+    const answer = await summary(token, {
+      from: new Date(Date.parse(today) + 1_000).toISOString(),
+      to: midnight(Date.now() + DAY_MS),
+      environment: 'test',
+    });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ path: 'from', message: 'must be 00:00 UTC: requests are counted by UTC day' }] } });
+    expect(answer.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { fields: [{ path: 'from', message: 'must be 00:00 UTC: requests are counted by UTC day' }] },
+    });
     expect((await summary(token, { from: today, to: '2030-01-01T00:00:00+01:00', environment: 'test' })).status).toBe(400);
   });
 
@@ -565,6 +759,8 @@ describe('GET /internal/v1/request-logs/summary (admin listener, internal token)
     const query = { from: midnight(Date.now()), to: midnight(Date.now() + DAY_MS), environment: 'test' };
     expect((await summary(null, query)).status).toBe(401);
     expect((await summary(`${summaryToken({ surface: 'system', tenantId: null, environment: null })}x`, query)).status).toBe(401);
-    expect((await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), query, client.gateway.port)).status).toBe(404);
+    expect((await summary(summaryToken({ surface: 'system', tenantId: null, environment: null }), query, client.gateway.port)).status).toBe(
+      404,
+    );
   });
 });

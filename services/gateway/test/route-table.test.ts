@@ -5,7 +5,15 @@ import { changedKeyId } from '../src/features/auth/key-changes';
 import { compileRouteTable, isAdminPath, isCanonicalPath } from '../src/features/routing/route-table';
 
 function route(method: RouteContract['method'], path: string): RouteContract {
-  return { method, path, summary: path, surface: 'tenant', service: 'payments', scope: 'wallets:read', success: { status: 200, schema: z.unknown() } };
+  return {
+    method,
+    path,
+    summary: path,
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'wallets:read',
+    success: { status: 200, schema: z.unknown() },
+  };
 }
 
 describe('the route table', () => {
@@ -34,17 +42,21 @@ describe('the route table', () => {
     expect(compiled.match('GET', '/v1/payouts/pc_1')).toBe(parameter);
   });
 
-  it('takes only ids of each parameter\'s kind: another prefix, other characters or an encoded NUL name nothing', () => {
+  it("takes only ids of each parameter's kind: another prefix, other characters or an encoded NUL name nothing", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ROUTES.filter((contract) => contract.path.includes('{'))), fc.stringMatching(/^[0-9A-Za-z]{1,64}$/), (contract, body) => {
-        const ids = pathIdsOf(contract.path);
-        let index = 0;
-        const path = contract.path.replace(/\{\w+\}/g, () => `${ID_PREFIXES[(ids[index++] as { kind: IdKind }).kind]}_${body}`);
-        expect(table.idsWellFormed(contract, path)).toBe(true);
-        const wrongPrefix = path.replace(/\/([a-z]+)_/, (_whole, prefix: string) => `/${prefix === 'wl' ? 'tx' : 'wl'}_`);
-        expect(table.idsWellFormed(contract, wrongPrefix)).toBe(false);
-        expect(table.idsWellFormed(contract, path.replace(body, `${body.slice(0, 1)}%00`))).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom(...ROUTES.filter((contract) => contract.path.includes('{'))),
+        fc.stringMatching(/^[0-9A-Za-z]{1,64}$/),
+        (contract, body) => {
+          const ids = pathIdsOf(contract.path);
+          let index = 0;
+          const path = contract.path.replace(/\{\w+\}/g, () => `${ID_PREFIXES[(ids[index++] as { kind: IdKind }).kind]}_${body}`);
+          expect(table.idsWellFormed(contract, path)).toBe(true);
+          const wrongPrefix = path.replace(/\/([a-z]+)_/, (_whole, prefix: string) => `/${prefix === 'wl' ? 'tx' : 'wl'}_`);
+          expect(table.idsWellFormed(contract, wrongPrefix)).toBe(false);
+          expect(table.idsWellFormed(contract, path.replace(body, `${body.slice(0, 1)}%00`))).toBe(false);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -86,12 +98,15 @@ describe('isAdminPath', () => {
 });
 
 describe('the key a key-changing call acted on', () => {
-  const byPath = (method: string, path: string) => ROUTES.find((candidate) => candidate.method === method && candidate.path === path) as RouteContract;
+  const byPath = (method: string, path: string) =>
+    ROUTES.find((candidate) => candidate.method === method && candidate.path === path) as RouteContract;
 
   it('is read from the developer and the system routes, only for successful changes', () => {
     expect(changedKeyId(byPath('post', '/v1/developer/api-keys/{id}/revoke'), '/v1/developer/api-keys/ak_1/revoke', 200)).toBe('ak_1');
     expect(changedKeyId(byPath('patch', '/v1/developer/api-keys/{id}'), '/v1/developer/api-keys/ak_2', 200)).toBe('ak_2');
-    expect(changedKeyId(byPath('post', '/v1/tenants/{id}/api-keys/{keyId}/rotate'), '/v1/tenants/tn_1/api-keys/ak_3/rotate', 200)).toBe('ak_3');
+    expect(changedKeyId(byPath('post', '/v1/tenants/{id}/api-keys/{keyId}/rotate'), '/v1/tenants/tn_1/api-keys/ak_3/rotate', 200)).toBe(
+      'ak_3',
+    );
     expect(changedKeyId(byPath('post', '/v1/developer/api-keys/{id}/revoke'), '/v1/developer/api-keys/ak_1/revoke', 404)).toBeNull();
     expect(changedKeyId(byPath('get', '/v1/developer/api-keys/{id}'), '/v1/developer/api-keys/ak_1', 200)).toBeNull();
     expect(changedKeyId(byPath('get', '/v1/journal/{id}'), '/v1/journal/je_1', 200)).toBeNull();

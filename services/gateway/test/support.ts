@@ -63,7 +63,9 @@ export async function startUpstreamPeer(): Promise<UpstreamPeer> {
     response.status(Number(switches.get('status') ?? 200));
     const errorCode = switches.get('error');
     if (errorCode) {
-      response.json({ error: { code: errorCode, message: 'refused by the test upstream', correlationId: request.get('x-correlation-id') ?? 'peer' } });
+      response.json({
+        error: { code: errorCode, message: 'refused by the test upstream', correlationId: request.get('x-correlation-id') ?? 'peer' },
+      });
       return;
     }
     // A header naming itself in Connection is hop-by-hop; the other one belongs to the message.
@@ -103,7 +105,10 @@ export async function prepareGatewayInfrastructure(label: string): Promise<{ dat
   return { databaseUrl, amqpUrl };
 }
 
-export function gatewayEnv(upstreams: { identity: string; ledger?: string; payments?: string; treasury?: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function gatewayEnv(
+  upstreams: { identity: string; ledger?: string; payments?: string; treasury?: string },
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     GATEWAY_PORT: '0',
@@ -154,12 +159,19 @@ export async function read(response: Response): Promise<{ status: number; header
 }
 
 /** Sends the request line exactly as given; fetch would normalize `..` before sending. */
-export async function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: ResponseBody }> {
+export async function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: ResponseBody }> {
   return new Promise((resolve, reject) => {
     const request = http.request({ host: '127.0.0.1', port, method, path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponseBody }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponseBody }),
+      );
     });
     request.on('error', reject);
     request.end();

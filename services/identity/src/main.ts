@@ -1,5 +1,16 @@
 import { DEAD_LETTER_QUEUES, TOPOLOGY } from '@wallet/contracts';
-import { DeadLetterQueues, declareAuditRecords, declareIdentityEvents, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import {
+  DeadLetterQueues,
+  declareAuditRecords,
+  declareIdentityEvents,
+  idempotency,
+  idempotencyRetentionRule,
+  inboxRetentionRule,
+  queueAndDeadLetters,
+  runMain,
+  type RunningService,
+  startService,
+} from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { apiKeyAuthRouter } from './features/api-keys/api-key-auth-router';
@@ -92,7 +103,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       ],
       wire: async ({ config, db, relay, broker, logger }) => {
         const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
-        const secrets = await openSecretBox({ currentKey: config.SECRETS_ENCRYPTION_KEY, oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [], db, logger, columns });
+        const secrets = await openSecretBox({
+          currentKey: config.SECRETS_ENCRYPTION_KEY,
+          oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [],
+          db,
+          logger,
+          columns,
+        });
         await reencryptSealedAnswers({ db, box: secrets, logger });
         // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
         const remember = idempotency({ db, required: false, logger });

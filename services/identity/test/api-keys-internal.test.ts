@@ -29,7 +29,9 @@ async function newTenant(): Promise<string> {
 }
 
 async function createKey(tenantId: string, body: Record<string, unknown> = {}) {
-  const created = await identity.request('POST', `/v1/tenants/${tenantId}/api-keys`, { body: { name: 'Key', scopes: ['wallets:read'], environment: 'test', ...body } });
+  const created = await identity.request('POST', `/v1/tenants/${tenantId}/api-keys`, {
+    body: { name: 'Key', scopes: ['wallets:read'], environment: 'test', ...body },
+  });
   expect(created.status).toBe(201);
   return created.body as { id: string; key?: string; signingSecret?: string; environment: Environment; expiresAt: string | null };
 }
@@ -40,18 +42,26 @@ async function rotate(tenantId: string, keyId: string, expiresInSeconds: number)
   return rotated.body as { key?: string; signingSecret?: string };
 }
 
-const authenticate = (key: string, token?: string) => identity.request('POST', '/internal/v1/api-keys/authenticate-secret', { body: { key }, ...(token ? { token } : {}) });
+const authenticate = (key: string, token?: string) =>
+  identity.request('POST', '/internal/v1/api-keys/authenticate-secret', { body: { key }, ...(token ? { token } : {}) });
 const signingMaterial = (keyId: string) => identity.request('GET', `/internal/v1/api-keys/${keyId}/signing-material`);
 
 /** Moves a credential's end into the past, as the clock would. */
 async function endOverlapNow(keyId: string): Promise<void> {
-  await identity.db('api_key_credentials').where({ key_id: keyId }).whereNotNull('valid_until').update({ valid_until: new Date(Date.now() - 1000) });
+  await identity
+    .db('api_key_credentials')
+    .where({ key_id: keyId })
+    .whereNotNull('valid_until')
+    .update({ valid_until: new Date(Date.now() - 1000) });
 }
 
 describe('POST /internal/v1/api-keys/authenticate-secret', () => {
   it('answers the principal of a current secret key', async () => {
     const tenantId = await newTenant();
-    const key = await createKey(tenantId, { scopes: ['wallets:read', 'transfers:create'], restrictions: { requireActorHeaders: true, allowedIps: ['10.0.0.0/8'] } });
+    const key = await createKey(tenantId, {
+      scopes: ['wallets:read', 'transfers:create'],
+      restrictions: { requireActorHeaders: true, allowedIps: ['10.0.0.0/8'] },
+    });
     const answer = await authenticate(key.key as string);
     expect(answer.status).toBe(200);
     expect(apiKeyPrincipalSchema.strict().parse(answer.body)).toEqual({
@@ -69,7 +79,10 @@ describe('POST /internal/v1/api-keys/authenticate-secret', () => {
     const tenantId = await newTenant();
     const key = await createKey(tenantId, { expiresInSeconds: 600 });
     expect((await authenticate(key.key as string)).body.validUntil).toBe(key.expiresAt);
-    await identity.db('api_keys').where({ id: key.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await identity
+      .db('api_keys')
+      .where({ id: key.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectRefusal(await authenticate(key.key as string), 'API_KEY_EXPIRED');
   });
 
@@ -112,7 +125,10 @@ describe('POST /internal/v1/api-keys/authenticate-secret', () => {
     const key = await createKey(tenantId);
     await rotate(tenantId, key.id, 1);
     expect((await authenticate(key.key as string)).status).toBe(200);
-    await waitFor(async () => ((await authenticate(key.key as string)).body?.error?.code === 'API_KEY_EXPIRED' ? true : undefined), { timeoutMs: 5000, what: 'the old secret to expire' });
+    await waitFor(async () => ((await authenticate(key.key as string)).body?.error?.code === 'API_KEY_EXPIRED' ? true : undefined), {
+      timeoutMs: 5000,
+      what: 'the old secret to expire',
+    });
   });
 
   it('ends the old secret at once with no overlap, and a rotation without overlap also ends earlier overlaps', async () => {
@@ -170,11 +186,17 @@ describe('GET /internal/v1/api-keys/{keyId}/signing-material', () => {
     expect(Date.parse(answer.signingSecrets[1]?.validUntil as string)).toBeGreaterThan(Date.now() + 290_000);
 
     await endOverlapNow(key.id);
-    expect(signingMaterialSchema.parse((await signingMaterial(key.id)).body).signingSecrets).toEqual([{ secret: rotated.signingSecret, validUntil: null }]);
+    expect(signingMaterialSchema.parse((await signingMaterial(key.id)).body).signingSecrets).toEqual([
+      { secret: rotated.signingSecret, validUntil: null },
+    ]);
     // The next rotation deletes what can never verify again.
     const third = await rotate(tenantId, key.id, 0);
-    expect(signingMaterialSchema.parse((await signingMaterial(key.id)).body).signingSecrets).toEqual([{ secret: third.signingSecret, validUntil: null }]);
-    expect(await identity.db('api_key_credentials').where({ key_id: key.id }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    expect(signingMaterialSchema.parse((await signingMaterial(key.id)).body).signingSecrets).toEqual([
+      { secret: third.signingSecret, validUntil: null },
+    ]);
+    expect(await identity.db('api_key_credentials').where({ key_id: key.id }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '1' },
+    ]);
   });
 
   it('refuses unknown keys and secret keys with INVALID_API_KEY, revoked with API_KEY_REVOKED, expired with API_KEY_EXPIRED', async () => {
@@ -186,14 +208,22 @@ describe('GET /internal/v1/api-keys/{keyId}/signing-material', () => {
     await identity.request('POST', `/v1/tenants/${tenantId}/api-keys/${revoked.id}/revoke`);
     expectRefusal(await signingMaterial(revoked.id), 'API_KEY_REVOKED');
     const expired = await createKey(tenantId, { authMode: 'hmac', expiresInSeconds: 60 });
-    await identity.db('api_keys').where({ id: expired.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await identity
+      .db('api_keys')
+      .where({ id: expired.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectRefusal(await signingMaterial(expired.id), 'API_KEY_EXPIRED');
   });
 });
 
 describe("the gateway's own client against identity", () => {
   const client = () =>
-    createIdentityKeysClient({ identityUrl: `http://127.0.0.1:${identity.service.port}`, internalTokenSecret: INTERNAL_SECRET, timeoutMs: 5000, logger: createLogger({ service: 'gateway-client-test', level: 'silent' }) });
+    createIdentityKeysClient({
+      identityUrl: `http://127.0.0.1:${identity.service.port}`,
+      internalTokenSecret: INTERNAL_SECRET,
+      timeoutMs: 5000,
+      logger: createLogger({ service: 'gateway-client-test', level: 'silent' }),
+    });
 
   it('reads principals and signing material, and passes the refusals on by code', async () => {
     const tenantId = await newTenant();
@@ -203,10 +233,14 @@ describe("the gateway's own client against identity", () => {
     expect((await client().signingMaterial(hmacKey.id)).signingSecrets[0]?.secret).toBe(hmacKey.signingSecret);
 
     await identity.request('POST', `/v1/tenants/${tenantId}/api-keys/${secretKey.id}/revoke`);
-    const refusal = await client().authenticateSecret(secretKey.key as string).catch((error: unknown) => error);
+    const refusal = await client()
+      .authenticateSecret(secretKey.key as string)
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(AppError);
     expect((refusal as AppError).code).toBe('API_KEY_REVOKED');
-    const unknown = await client().signingMaterial(secretKey.id).catch((error: unknown) => error);
+    const unknown = await client()
+      .signingMaterial(secretKey.id)
+      .catch((error: unknown) => error);
     expect((unknown as AppError).code).toBe('INVALID_API_KEY');
   });
 });

@@ -16,11 +16,21 @@ beforeAll(async () => {
   await migrate(db, migrations);
   useListExamineMax(3);
   const event = (id: string, action: string, environment: string | null, createdAt: string) => ({
-    id, tenant_id: TENANT, environment, action, actor_type: 'team_member', actor_id: 'usr_A', target_type: 'wallet', target_id: id === 'ae_old' ? 'wl_OLD' : 'wl_X', created_at: createdAt,
+    id,
+    tenant_id: TENANT,
+    environment,
+    action,
+    actor_type: 'team_member',
+    actor_id: 'usr_A',
+    target_type: 'wallet',
+    target_id: id === 'ae_old' ? 'wl_OLD' : 'wl_X',
+    created_at: createdAt,
   });
   await db('audit_events').insert([
     event('ae_old', 'wallet.frozen', 'test', '2026-01-01T00:00:00Z'),
-    ...Array.from({ length: 8 }, (_, index) => event(`ae_${index}`, 'api_key.created', index % 2 === 0 ? null : 'live', '2026-06-01T00:00:00Z')),
+    ...Array.from({ length: 8 }, (_, index) =>
+      event(`ae_${index}`, 'api_key.created', index % 2 === 0 ? null : 'live', '2026-06-01T00:00:00Z'),
+    ),
   ]);
 });
 afterAll(async () => {
@@ -28,7 +38,10 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-async function pages(query: { action?: string; to?: string; targetType?: string; targetId?: string }, environment: 'test' | 'live' = 'test'): Promise<string[][]> {
+async function pages(
+  query: { action?: string; to?: string; targetType?: string; targetId?: string },
+  environment: 'test' | 'live' = 'test',
+): Promise<string[][]> {
   const seen: string[][] = [];
   let cursor: string | undefined;
   for (;;) {

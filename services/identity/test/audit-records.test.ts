@@ -21,7 +21,11 @@ afterAll(async () => {
 });
 
 async function publish(record: AuditRecordV1): Promise<void> {
-  channel.publish(TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey, Buffer.from(JSON.stringify(record)), { persistent: true, messageId: record.messageId, type: record.type });
+  channel.publish(TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey, Buffer.from(JSON.stringify(record)), {
+    persistent: true,
+    messageId: record.messageId,
+    type: record.type,
+  });
   await channel.waitForConfirms();
 }
 
@@ -55,17 +59,31 @@ describe('audit records from other services', () => {
     const frozen = record(tenantId);
     await publish(frozen);
     await publish(frozen);
-    const seen = await waitFor(async () => {
-      const events = await listFor(tenantId, 'live');
-      return events.length > 0 ? events : undefined;
-    }, { what: 'the audit record' });
+    const seen = await waitFor(
+      async () => {
+        const events = await listFor(tenantId, 'live');
+        return events.length > 0 ? events : undefined;
+      },
+      { what: 'the audit record' },
+    );
     // A later record proves the queue moved past both deliveries of the first.
     await publish(record(tenantId, { action: 'wallet.unfrozen', targetId: frozen.targetId }));
-    const events = await waitFor(async () => {
-      const all = await listFor(tenantId, 'live');
-      return all.some((event) => event.action === 'wallet.unfrozen') ? all : undefined;
-    }, { what: 'the second audit record' });
-    expect(seen[0]).toMatchObject({ action: 'wallet.frozen', actorType: 'team_member', actorId: 'usr_operator', targetType: 'wallet', targetId: frozen.targetId, createdAt: frozen.occurredAt, metadata: frozen.metadata });
+    const events = await waitFor(
+      async () => {
+        const all = await listFor(tenantId, 'live');
+        return all.some((event) => event.action === 'wallet.unfrozen') ? all : undefined;
+      },
+      { what: 'the second audit record' },
+    );
+    expect(seen[0]).toMatchObject({
+      action: 'wallet.frozen',
+      actorType: 'team_member',
+      actorId: 'usr_operator',
+      targetType: 'wallet',
+      targetId: frozen.targetId,
+      createdAt: frozen.occurredAt,
+      metadata: frozen.metadata,
+    });
     expect(events.filter((event) => event.action === 'wallet.frozen')).toHaveLength(1);
     expect(await listFor(tenantId, 'test')).toEqual([]);
     expect(await listFor(tenantId, 'live', `?targetId=${frozen.targetId}&action=wallet.frozen`)).toHaveLength(1);
@@ -74,10 +92,13 @@ describe('audit records from other services', () => {
   it('parks a malformed record in the dead-letter queue without recording anything', async () => {
     const tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     await publish({ ...record(tenantId), action: 'Not An Action' } as AuditRecordV1);
-    const parked = await waitFor(async () => {
-      const message = await channel.get(TOPOLOGY.auditRecords.deadLetterQueue, { noAck: true });
-      return message ? (JSON.parse(message.content.toString('utf8')) as AuditRecordV1) : undefined;
-    }, { what: 'the malformed record in the dead-letter queue' });
+    const parked = await waitFor(
+      async () => {
+        const message = await channel.get(TOPOLOGY.auditRecords.deadLetterQueue, { noAck: true });
+        return message ? (JSON.parse(message.content.toString('utf8')) as AuditRecordV1) : undefined;
+      },
+      { what: 'the malformed record in the dead-letter queue' },
+    );
     expect(parked.tenantId).toBe(tenantId);
     expect(await listFor(tenantId, 'live')).toEqual([]);
   });

@@ -102,13 +102,19 @@ function emailHash(email: string): string {
 }
 
 async function throttleRow(email: string): Promise<{ failures: number; locked_until: Date | null; last_failure_at: Date } | undefined> {
-  return identity.db('login_throttles').where({ email_hash: emailHash(email) }).first();
+  return identity
+    .db('login_throttles')
+    .where({ email_hash: emailHash(email) })
+    .first();
 }
 
 /** Moves the row's times into the past, as if that much time had gone by. */
 async function backdate(email: string, column: 'locked_until' | 'last_failure_at', interval: string, on = identity): Promise<void> {
   const past = on.db.raw('now() - CAST(? AS interval)', [interval]);
-  await on.db('login_throttles').where({ email_hash: emailHash(email) }).update({ [column]: past });
+  await on
+    .db('login_throttles')
+    .where({ email_hash: emailHash(email) })
+    .update({ [column]: past });
 }
 
 /** As if the lock had run out. */
@@ -147,10 +153,13 @@ describe('POST /v1/auth/login, per login address', () => {
     });
 
     // Attempts refused while locked are not counted: polling with the right password ends in a login.
-    const session = await waitFor(async () => {
-      const result = await login(member.email, PASSWORD);
-      return result.status === 200 ? result : undefined;
-    }, { timeoutMs: 10_000, intervalMs: 100, what: 'the lock to end' });
+    const session = await waitFor(
+      async () => {
+        const result = await login(member.email, PASSWORD);
+        return result.status === 200 ? result : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the lock to end' },
+    );
     expect(session.body.member.id).toBe(member.id);
     expect(await throttleRow(member.email)).toBeUndefined();
 
@@ -180,7 +189,7 @@ describe('POST /v1/auth/login, per login address', () => {
     expect((await login(member.email, PASSWORD)).status).toBe(200);
   });
 
-  it('answers an address nobody has exactly as a member\'s address, attempt by attempt', async () => {
+  it("answers an address nobody has exactly as a member's address, attempt by attempt", async () => {
     const member = await addMember(await newTenant());
     const nobody = `nobody-${uniqueSlug('n')}@example.com`;
     const attempts = [...Array<string>(LOCK_AFTER_FAILURES).fill(WRONG), PASSWORD, WRONG, PASSWORD];

@@ -1,4 +1,11 @@
-import { type Environment, errorBodySchema, momoProviderSchema, momoProviderSecretsSchema, momoProviderWithSecretSchema, pageSchema } from '@wallet/contracts';
+import {
+  type Environment,
+  errorBodySchema,
+  momoProviderSchema,
+  momoProviderSecretsSchema,
+  momoProviderWithSecretSchema,
+  pageSchema,
+} from '@wallet/contracts';
 import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody } from './support';
 
 /** Real: PostgreSQL, RabbitMQ and the identity service over HTTP. Nothing is faked. */
@@ -29,7 +36,10 @@ async function newTenant(): Promise<string> {
 }
 
 async function createProvider(tenantId: string, providerCode = 'mtn', name = 'MTN Mobile Money') {
-  const created = await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode, name }, token: tenantToken(tenantId) });
+  const created = await identity.request('POST', '/v1/admin/momo-providers', {
+    body: { providerCode, name },
+    token: tenantToken(tenantId),
+  });
   expect(created.status).toBe(201);
   return momoProviderWithSecretSchema.parse(created.body);
 }
@@ -57,7 +67,9 @@ describe('POST /v1/admin/momo-providers', () => {
     expect(stored.master_key_id).toBe('test-master-1');
     expect(stored.ciphertext.includes(Buffer.from(provider.webhookSecret))).toBe(false);
     for (const table of ['momo_providers', 'momo_provider_secrets', 'audit_events', 'outbox']) {
-      const found = await identity.db.raw(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE ?`, [`%${provider.webhookSecret}%`]);
+      const found = await identity.db.raw(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE ?`, [
+        `%${provider.webhookSecret}%`,
+      ]);
       expect(found.rows[0].n).toBe(0);
     }
   });
@@ -65,26 +77,52 @@ describe('POST /v1/admin/momo-providers', () => {
   it('refuses a provider code the tenant already has with 409 PROVIDER_EXISTS; another tenant may use it', async () => {
     const tenantId = await newTenant();
     await createProvider(tenantId, 'mpesa');
-    const again = await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode: 'mpesa', name: 'Again' }, token: tenantToken(tenantId, 'live') });
+    const again = await identity.request('POST', '/v1/admin/momo-providers', {
+      body: { providerCode: 'mpesa', name: 'Again' },
+      token: tenantToken(tenantId, 'live'),
+    });
     expect(expectErrorBody(again, 409, 'PROVIDER_EXISTS').details).toEqual({ providerCode: 'mpesa' });
-    expect(await identity.db('momo_providers').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    expect(await identity.db('momo_providers').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '1' },
+    ]);
     await createProvider(await newTenant(), 'mpesa');
   });
 
   it('gives a provider code to exactly one of several concurrent requests', async () => {
     const tenantId = await newTenant();
-    const results = await Promise.all([1, 2, 3].map(() => identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode: 'race', name: 'Race' }, token: tenantToken(tenantId) })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() =>
+        identity.request('POST', '/v1/admin/momo-providers', {
+          body: { providerCode: 'race', name: 'Race' },
+          token: tenantToken(tenantId),
+        }),
+      ),
+    );
     expect(results.map((result) => result.status).sort()).toEqual([201, 409, 409]);
   });
 
-  it.each([['uppercase', 'MTN'], ['one character', 'm'], ['a leading dash', '-mtn'], ['a space', 'mt n'], ['33 characters', 'a'.repeat(33)]])('refuses a code with %s', async (_label, providerCode) => {
+  it.each([
+    ['uppercase', 'MTN'],
+    ['one character', 'm'],
+    ['a leading dash', '-mtn'],
+    ['a space', 'mt n'],
+    ['33 characters', 'a'.repeat(33)],
+  ])('refuses a code with %s', async (_label, providerCode) => {
     const tenantId = await newTenant();
-    const error = expectErrorBody(await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode, name: 'X' }, token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
+    const error = expectErrorBody(
+      await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode, name: 'X' }, token: tenantToken(tenantId) }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.details?.fields).toEqual([expect.objectContaining({ path: 'providerCode' })]);
   });
 
   it('is a tenant route', async () => {
-    expectErrorBody(await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode: 'mtn', name: 'MTN' } }), 403, 'INSUFFICIENT_SCOPE');
+    expectErrorBody(
+      await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode: 'mtn', name: 'MTN' } }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });
 
@@ -97,7 +135,13 @@ describe('reading providers', () => {
     expect(first.status).toBe(200);
     const firstPage = listSchema.parse(first.body);
     expect(firstPage.data.map((provider) => provider.providerCode)).toEqual(['three', 'two']);
-    const second = listSchema.parse((await identity.request('GET', `/v1/admin/momo-providers?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor as string)}`, { token: tenantToken(tenantId, 'test') })).body);
+    const second = listSchema.parse(
+      (
+        await identity.request('GET', `/v1/admin/momo-providers?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor as string)}`, {
+          token: tenantToken(tenantId, 'test'),
+        })
+      ).body,
+    );
     expect(second).toEqual({ data: [expect.objectContaining({ providerCode: 'one' })], nextCursor: null });
     const text = JSON.stringify([first.body, second]);
     for (const provider of created) expect(text).not.toContain(provider.webhookSecret);
@@ -111,8 +155,16 @@ describe('reading providers', () => {
     const { webhookSecret: _secret, ...withoutSecret } = provider;
     expect(momoProviderSchema.strict().parse(read.body)).toEqual(withoutSecret);
     const other = await newTenant();
-    expectErrorBody(await identity.request('GET', `/v1/admin/momo-providers/${provider.id}`, { token: tenantToken(other) }), 404, 'PROVIDER_NOT_FOUND');
-    expectErrorBody(await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, { token: tenantToken(other) }), 404, 'PROVIDER_NOT_FOUND');
+    expectErrorBody(
+      await identity.request('GET', `/v1/admin/momo-providers/${provider.id}`, { token: tenantToken(other) }),
+      404,
+      'PROVIDER_NOT_FOUND',
+    );
+    expectErrorBody(
+      await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, { token: tenantToken(other) }),
+      404,
+      'PROVIDER_NOT_FOUND',
+    );
   });
 });
 
@@ -120,7 +172,10 @@ describe('rotating a webhook secret', () => {
   it('issues a new secret once; the old one verifies during the overlap only', async () => {
     const tenantId = await newTenant();
     const provider = await createProvider(tenantId);
-    const rotated = await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, { body: { expiresInSeconds: 600 }, token: tenantToken(tenantId) });
+    const rotated = await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, {
+      body: { expiresInSeconds: 600 },
+      token: tenantToken(tenantId),
+    });
     expect(rotated.status).toBe(200);
     const body = momoProviderWithSecretSchema.parse(rotated.body);
     expect(body.webhookSecret).not.toBe(provider.webhookSecret);
@@ -142,23 +197,39 @@ describe('rotating a webhook secret', () => {
     ]);
     expect(Date.parse(during.data[0]?.webhookSecrets[1]?.validUntil as string)).toBeGreaterThan(Date.now() + 590_000);
 
-    await identity.db('momo_provider_secrets').where({ provider_id: provider.id }).whereNotNull('valid_until').update({ valid_until: new Date(Date.now() - 1000) });
+    await identity
+      .db('momo_provider_secrets')
+      .where({ provider_id: provider.id })
+      .whereNotNull('valid_until')
+      .update({ valid_until: new Date(Date.now() - 1000) });
     expect((await providerSecrets(tenantId)).data[0]?.webhookSecrets).toEqual([{ secret: body.webhookSecret, validUntil: null }]);
   });
 
   it('ends the old secret at once by default, and audits both actions without secrets', async () => {
     const tenantId = await newTenant();
     const provider = await createProvider(tenantId);
-    const rotated = await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, { token: tenantToken(tenantId) });
+    const rotated = await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, {
+      token: tenantToken(tenantId),
+    });
     expect(rotated.status).toBe(200);
     expect((await providerSecrets(tenantId)).data[0]?.webhookSecrets).toEqual([{ secret: rotated.body.webhookSecret, validUntil: null }]);
     // Secrets that can never verify again are not kept.
-    expect(await identity.db('momo_provider_secrets').where({ provider_id: provider.id }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    expect(await identity.db('momo_provider_secrets').where({ provider_id: provider.id }).count<{ count: string }[]>('* as count')).toEqual(
+      [{ count: '1' }],
+    );
 
     const audit = await identity.request('GET', `/v1/team/audit-events?targetId=${provider.id}`, { token: tenantToken(tenantId, 'live') });
     expect(audit.status).toBe(200);
-    expect(audit.body.data.map((record: { action: string }) => record.action)).toEqual(['momo_provider.secret_rotated', 'momo_provider.created']);
-    expect(audit.body.data[0]).toMatchObject({ actorType: 'api_key', actorId: 'ak_provider_admin', targetType: 'momo_provider', metadata: { expiresInSeconds: 0 } });
+    expect(audit.body.data.map((record: { action: string }) => record.action)).toEqual([
+      'momo_provider.secret_rotated',
+      'momo_provider.created',
+    ]);
+    expect(audit.body.data[0]).toMatchObject({
+      actorType: 'api_key',
+      actorId: 'ak_provider_admin',
+      targetType: 'momo_provider',
+      metadata: { expiresInSeconds: 0 },
+    });
     expect(audit.body.data[1].metadata).toEqual({ providerCode: 'mtn', name: 'MTN Mobile Money' });
     const text = JSON.stringify(audit.body);
     expect(text).not.toContain(provider.webhookSecret);
@@ -168,7 +239,14 @@ describe('rotating a webhook secret', () => {
   it.each([[-1], [604_801]])('refuses an overlap of %p', async (expiresInSeconds) => {
     const tenantId = await newTenant();
     const provider = await createProvider(tenantId);
-    expectErrorBody(await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, { body: { expiresInSeconds }, token: tenantToken(tenantId) }), 400, 'VALIDATION_ERROR');
+    expectErrorBody(
+      await identity.request('POST', `/v1/admin/momo-providers/${provider.id}/rotate-secret`, {
+        body: { expiresInSeconds },
+        token: tenantToken(tenantId),
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 });
 
@@ -188,6 +266,10 @@ describe('GET /internal/v1/tenants/{tenantId}/momo-providers', () => {
 
   it('answers only a system internal token', async () => {
     const tenantId = await newTenant();
-    expectErrorBody(await identity.request('GET', `/internal/v1/tenants/${tenantId}/momo-providers`, { token: tenantToken(tenantId) }), 403, 'INSUFFICIENT_SCOPE');
+    expectErrorBody(
+      await identity.request('GET', `/internal/v1/tenants/${tenantId}/momo-providers`, { token: tenantToken(tenantId) }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });

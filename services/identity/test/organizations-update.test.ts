@@ -40,7 +40,12 @@ async function eventsOf(tenantId: string): Promise<TenantEventV1[]> {
 }
 
 async function newOrganization(config: Record<string, unknown> = {}): Promise<string> {
-  const created = await identity.request('POST', '/v1/system/organizations', { body: tenantBody({ name: 'Before Ltd', config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '5000.00', ...config } }) });
+  const created = await identity.request('POST', '/v1/system/organizations', {
+    body: tenantBody({
+      name: 'Before Ltd',
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '5000.00', ...config },
+    }),
+  });
   expect(created.status).toBe(201);
   return created.body.id as string;
 }
@@ -63,11 +68,21 @@ describe('PATCH /v1/system/organizations/{id}', () => {
 
     expect(changed.status).toBe(200);
     const organization = organizationSchema.parse(changed.body);
-    expect(organization).toEqual({ ...before, name: 'After Ltd', config: { defaultCurrency: 'KES', allowedCurrencies: ['KES', 'EUR'], maxTransactionAmount: '5000.00' } });
+    expect(organization).toEqual({
+      ...before,
+      name: 'After Ltd',
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES', 'EUR'], maxTransactionAmount: '5000.00' },
+    });
     expect((await identity.request('GET', `/v1/system/organizations/${id}`)).body).toEqual(organization);
 
     const [event] = await waitFor(async () => ((await eventsOf(id)).length > 0 ? eventsOf(id) : undefined), { what: 'tenant.updated' });
-    expect(event).toMatchObject({ type: 'tenant.updated.v1', tenantId: id, name: 'After Ltd', slug: before.slug, config: organization.config });
+    expect(event).toMatchObject({
+      type: 'tenant.updated.v1',
+      tenantId: id,
+      name: 'After Ltd',
+      slug: before.slug,
+      config: organization.config,
+    });
     expect(Date.parse(event?.occurredAt ?? '')).toBeGreaterThan(Date.parse(organization.createdAt) - 1);
 
     const audit = await identity.db('audit_events').where({ tenant_id: id, action: 'tenant.updated' });
@@ -78,7 +93,10 @@ describe('PATCH /v1/system/organizations/{id}', () => {
       actor_id: 'system',
       target_type: 'tenant',
       target_id: id,
-      metadata: { before: { name: 'Before Ltd', 'config.allowedCurrencies': ['KES'] }, after: { name: 'After Ltd', 'config.allowedCurrencies': ['KES', 'EUR'] } },
+      metadata: {
+        before: { name: 'Before Ltd', 'config.allowedCurrencies': ['KES'] },
+        after: { name: 'After Ltd', 'config.allowedCurrencies': ['KES', 'EUR'] },
+      },
     });
   });
 
@@ -86,7 +104,9 @@ describe('PATCH /v1/system/organizations/{id}', () => {
     const id = await newOrganization();
     await patch(id, { config: { allowedCurrencies: ['KES', 'USD'] } });
     await patch(id, { config: { allowedCurrencies: ['KES', 'USD', 'EUR'] } });
-    const events = await waitFor(async () => ((await eventsOf(id)).length === 2 ? eventsOf(id) : undefined), { what: 'two tenant.updated events' });
+    const events = await waitFor(async () => ((await eventsOf(id)).length === 2 ? eventsOf(id) : undefined), {
+      what: 'two tenant.updated events',
+    });
     const stamps = events.map((event) => Date.parse(event.occurredAt));
     const latest = events[stamps.indexOf(Math.max(...stamps))];
     expect(latest?.config.allowedCurrencies).toEqual(['KES', 'USD', 'EUR']);
@@ -101,7 +121,9 @@ describe('PATCH /v1/system/organizations/{id}', () => {
 
   it('takes the ceiling as its exact decimal text', async () => {
     const id = await newOrganization();
-    const changed = await identity.request('PATCH', `/v1/system/organizations/${id}`, { rawBody: '{"config": {"maxTransactionAmount": 1000000.10}}' });
+    const changed = await identity.request('PATCH', `/v1/system/organizations/${id}`, {
+      rawBody: '{"config": {"maxTransactionAmount": 1000000.10}}',
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.config.maxTransactionAmount).toBe('1000000.10');
   });
@@ -137,7 +159,11 @@ describe('PATCH /v1/system/organizations/{id}', () => {
       ['a default currency that is not allowed', { config: { defaultCurrency: 'EUR' } }, 'VALIDATION_ERROR'],
       ['a ceiling finer than the default currency', { config: { maxTransactionAmount: '10.001' } }, 'INVALID_AMOUNT'],
       ['a ceiling of zero', { config: { maxTransactionAmount: '0' } }, 'INVALID_AMOUNT'],
-      ['a ceiling the new default currency cannot hold', { config: { defaultCurrency: 'USD', maxTransactionAmount: '1.005' } }, 'INVALID_AMOUNT'],
+      [
+        'a ceiling the new default currency cannot hold',
+        { config: { defaultCurrency: 'USD', maxTransactionAmount: '1.005' } },
+        'INVALID_AMOUNT',
+      ],
     ])('%s', async (_name, body, code) => {
       const error = expectError(await patch(id, body), 400, code);
       if (code === 'VALIDATION_ERROR') expect(error.details).toBeDefined();

@@ -68,7 +68,9 @@ function mailTo(address: string): ReceivedEmail | undefined {
 describe('POST /v1/system/organizations', () => {
   it('creates the organization with an invited org-admin and emails the invite', async () => {
     const email = `ada+${uniqueSlug('a')}@example.com`;
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody({ name: 'Ada Ltd' }), admin: { name: 'Ada Lovelace', email } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody({ name: 'Ada Ltd' }), admin: { name: 'Ada Lovelace', email } },
+    });
     expect(created.status).toBe(201);
     const organization = organizationSchema.parse(created.body);
     expect(organization.admin).toEqual({
@@ -103,7 +105,9 @@ describe('POST /v1/system/organizations', () => {
 
   it('reports inviteEmailSent false when the mail server refuses, and keeps the organization', async () => {
     const email = `nobody-${uniqueSlug('b')}@bounce.test`;
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Nobody', email } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Nobody', email } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.admin).toMatchObject({ email, status: 'invited', inviteEmailSent: false });
     const read = await identity.request('GET', `/v1/system/organizations/${created.body.id}`);
@@ -126,7 +130,9 @@ describe('POST /v1/system/organizations', () => {
     expect((await identity.request('POST', '/v1/system/organizations', { body: tenantBody({ slug }) })).status).toBe(201);
     const membersBefore = await countRows(identity.db, 'team_members');
     const email = `late-${uniqueSlug('c')}@example.com`;
-    const again = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody({ slug }), admin: { name: 'Late', email } } });
+    const again = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody({ slug }), admin: { name: 'Late', email } },
+    });
     expectErrorBody(again, 409, 'SLUG_TAKEN');
     expect(await countRows(identity.db, 'team_members')).toBe(membersBefore);
     // The event is written in the tenant's transaction, so no tenant row means no event either
@@ -135,15 +141,32 @@ describe('POST /v1/system/organizations', () => {
   });
 
   it('refuses an admin without a valid email address', async () => {
-    const error = expectErrorBody(await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'X', email: 'not-an-address' } } }), 400, 'VALIDATION_ERROR');
+    const error = expectErrorBody(
+      await identity.request('POST', '/v1/system/organizations', {
+        body: { ...tenantBody(), admin: { name: 'X', email: 'not-an-address' } },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.details?.fields).toEqual([expect.objectContaining({ path: 'admin.email' })]);
   });
 
   it('keeps member emails unique per tenant whatever their case', async () => {
     const email = `Grace.${uniqueSlug('d')}@Example.com`;
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Grace', email } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Grace', email } },
+    });
     expect(created.status).toBe(201);
-    const duplicate = identity.db('team_members').insert({ id: 'usr_duplicate', tenant_id: created.body.id, name: 'Grace again', email: email.toLowerCase(), org_role: 'user', status: 'active' });
+    const duplicate = identity
+      .db('team_members')
+      .insert({
+        id: 'usr_duplicate',
+        tenant_id: created.body.id,
+        name: 'Grace again',
+        email: email.toLowerCase(),
+        org_role: 'user',
+        status: 'active',
+      });
     await expect(duplicate).rejects.toThrow(/team_members_tenant_email/);
   });
 });
@@ -151,7 +174,9 @@ describe('POST /v1/system/organizations', () => {
 describe('GET /v1/system/organizations/{id}', () => {
   it('returns the organization with its admin', async () => {
     const email = `read-${uniqueSlug('e')}@example.com`;
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Reader', email } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Reader', email } },
+    });
     const read = await identity.request('GET', `/v1/system/organizations/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
@@ -177,7 +202,10 @@ describe('GET /v1/system/organizations', () => {
     expect(firstPage.data.map((organization) => organization.id)).toEqual([createdIds[2], createdIds[1]]);
     expect(firstPage.nextCursor).toEqual(expect.any(String));
 
-    const second = await identity.request('GET', `/v1/system/organizations?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor as string)}`);
+    const second = await identity.request(
+      'GET',
+      `/v1/system/organizations?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor as string)}`,
+    );
     expect(second.status).toBe(200);
     const secondPage = listSchema.parse(second.body);
     expect(secondPage.data[0]?.id).toBe(createdIds[0]);
@@ -186,7 +214,9 @@ describe('GET /v1/system/organizations', () => {
     const walked = [...firstPage.data, ...secondPage.data].map((organization) => organization.id);
     let cursor = secondPage.nextCursor;
     while (cursor) {
-      const next = listSchema.parse((await identity.request('GET', `/v1/system/organizations?limit=2&cursor=${encodeURIComponent(cursor)}`)).body);
+      const next = listSchema.parse(
+        (await identity.request('GET', `/v1/system/organizations?limit=2&cursor=${encodeURIComponent(cursor)}`)).body,
+      );
       walked.push(...next.data.map((organization) => organization.id));
       cursor = next.nextCursor;
     }
@@ -196,7 +226,9 @@ describe('GET /v1/system/organizations', () => {
 
   it('includes each organization admin in the list', async () => {
     const email = `listed-${uniqueSlug('f')}@example.com`;
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Listed', email } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Listed', email } },
+    });
     const listed = await identity.request('GET', '/v1/system/organizations?limit=1');
     expect(listed.body.data).toEqual([created.body]);
   });
@@ -207,7 +239,10 @@ describe('GET /v1/system/organizations', () => {
     expect(listed.body.data.length).toBe(Math.min(50, await countRows(identity.db, 'tenants')));
   });
 
-  it.each([['not base64 json', 'garbage!'], ['json of the wrong shape', Buffer.from('{"seq":"abc"}').toString('base64url')]])('refuses a malformed cursor (%s) with INVALID_CURSOR', async (_label, cursor) => {
+  it.each([
+    ['not base64 json', 'garbage!'],
+    ['json of the wrong shape', Buffer.from('{"seq":"abc"}').toString('base64url')],
+  ])('refuses a malformed cursor (%s) with INVALID_CURSOR', async (_label, cursor) => {
     expectErrorBody(await identity.request('GET', `/v1/system/organizations?cursor=${encodeURIComponent(cursor)}`), 400, 'INVALID_CURSOR');
   });
 

@@ -63,7 +63,14 @@ describe('the secret box', () => {
 });
 
 describe('master key configuration', () => {
-  const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, IDENTITY_PORT: '0', INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: 'silent', SECRETS_ENCRYPTION_KEY: undefined, SECRETS_ENCRYPTION_KEYS_OLD: undefined });
+  const baseEnv = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    IDENTITY_PORT: '0',
+    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+    LOG_LEVEL: 'silent',
+    SECRETS_ENCRYPTION_KEY: undefined,
+    SECRETS_ENCRYPTION_KEYS_OLD: undefined,
+  });
   const shortKey = `k1:${randomBytes(16).toString('base64')}`;
 
   it.each([
@@ -71,7 +78,11 @@ describe('master key configuration', () => {
     ['without a key id', { SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') }, /SECRETS_ENCRYPTION_KEY: must be <keyId>:<base64/],
     ['16 bytes long', { SECRETS_ENCRYPTION_KEY: shortKey }, /SECRETS_ENCRYPTION_KEY: the key of "k1" is 16 bytes; it must be exactly 32/],
     ['not base64', { SECRETS_ENCRYPTION_KEY: 'k1:not*base64' }, /SECRETS_ENCRYPTION_KEY: the key of "k1" is not base64/],
-    ['fine, with a bad old key', { SECRETS_ENCRYPTION_KEY: masterKey('k2').text, SECRETS_ENCRYPTION_KEYS_OLD: `${masterKey('k1').text},${shortKey}` }, /SECRETS_ENCRYPTION_KEYS_OLD: entry 2: the key of "k1" is 16 bytes/],
+    [
+      'fine, with a bad old key',
+      { SECRETS_ENCRYPTION_KEY: masterKey('k2').text, SECRETS_ENCRYPTION_KEYS_OLD: `${masterKey('k1').text},${shortKey}` },
+      /SECRETS_ENCRYPTION_KEYS_OLD: entry 2: the key of "k1" is 16 bytes/,
+    ],
   ])('stops the service when the key is %s, naming the variable and never the value', async (_label, env, message) => {
     const failure = await start({ ...baseEnv(), ...env }).then(
       (service) => service.close().then(() => new Error('started')),
@@ -123,17 +134,41 @@ describe('rotating the master key', () => {
     const tenant = await call(running, 'POST', '/v1/tenants', tenantBody());
     const tenantId = tenant.body.id as string;
     const hmacKeys = [];
-    for (let index = 0; index < 3; index += 1) hmacKeys.push((await call(running, 'POST', `/v1/tenants/${tenantId}/api-keys`, { name: `Signer ${index}`, authMode: 'hmac', scopes: ['wallets:read'], environment: 'test' })).body);
+    for (let index = 0; index < 3; index += 1)
+      hmacKeys.push(
+        (
+          await call(running, 'POST', `/v1/tenants/${tenantId}/api-keys`, {
+            name: `Signer ${index}`,
+            authMode: 'hmac',
+            scopes: ['wallets:read'],
+            environment: 'test',
+          })
+        ).body,
+      );
     const firstKey = hmacKeys[0] as { id: string; signingSecret: string };
-    const rotated = (await call(running, 'POST', `/v1/tenants/${tenantId}/api-keys/${firstKey.id}/rotate`, { expiresInSeconds: 3600 })).body as { signingSecret: string };
+    const rotated = (await call(running, 'POST', `/v1/tenants/${tenantId}/api-keys/${firstKey.id}/rotate`, { expiresInSeconds: 3600 }))
+      .body as { signingSecret: string };
     const providerResponse = await fetch(`http://127.0.0.1:${running.port}/v1/admin/momo-providers`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-internal-token': internalToken({ surface: 'tenant', tenantId, environment: 'test', scopes: ['providers:manage'], authMode: 'secret', keyId: 'ak_x' }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-internal-token': internalToken({
+          surface: 'tenant',
+          tenantId,
+          environment: 'test',
+          scopes: ['providers:manage'],
+          authMode: 'secret',
+          keyId: 'ak_x',
+        }),
+      },
       body: JSON.stringify({ providerCode: 'mtn', name: 'MTN' }),
     });
     const provider = (await providerResponse.json()) as { id: string; webhookSecret: string };
     expect(await sealedKeyIds()).toEqual({ signing: ['key-a'], webhook: ['key-a'] });
-    const ciphertextsBefore = await db('api_key_credentials').whereNotNull('signing_secret_ciphertext').orderBy('id').pluck('signing_secret_ciphertext');
+    const ciphertextsBefore = await db('api_key_credentials')
+      .whereNotNull('signing_secret_ciphertext')
+      .orderBy('id')
+      .pluck('signing_secret_ciphertext');
     await running.close();
     running = null;
 
@@ -147,14 +182,22 @@ describe('rotating the master key', () => {
 
     running = await start(envWith({ current: b.text, old: a.text }));
     expect(await sealedKeyIds()).toEqual({ signing: ['key-b'], webhook: ['key-b'] });
-    const ciphertextsAfter = await db('api_key_credentials').whereNotNull('signing_secret_ciphertext').orderBy('id').pluck('signing_secret_ciphertext');
+    const ciphertextsAfter = await db('api_key_credentials')
+      .whereNotNull('signing_secret_ciphertext')
+      .orderBy('id')
+      .pluck('signing_secret_ciphertext');
     expect(ciphertextsAfter).toHaveLength(ciphertextsBefore.length);
     ciphertextsAfter.forEach((after: Buffer, index: number) => expect(after.equals(ciphertextsBefore[index] as Buffer)).toBe(false));
 
-    const material = signingMaterialSchema.parse((await call(running, 'GET', `/internal/v1/api-keys/${firstKey.id}/signing-material`)).body);
+    const material = signingMaterialSchema.parse(
+      (await call(running, 'GET', `/internal/v1/api-keys/${firstKey.id}/signing-material`)).body,
+    );
     expect(material.signingSecrets.map((entry) => entry.secret)).toEqual([rotated.signingSecret, firstKey.signingSecret]);
     for (const key of hmacKeys.slice(1) as Array<{ id: string; signingSecret: string }>) {
-      expect(signingMaterialSchema.parse((await call(running, 'GET', `/internal/v1/api-keys/${key.id}/signing-material`)).body).signingSecrets[0]?.secret).toBe(key.signingSecret);
+      expect(
+        signingMaterialSchema.parse((await call(running, 'GET', `/internal/v1/api-keys/${key.id}/signing-material`)).body).signingSecrets[0]
+          ?.secret,
+      ).toBe(key.signingSecret);
     }
     const providers = momoProviderSecretsSchema.parse((await call(running, 'GET', `/internal/v1/tenants/${tenantId}/momo-providers`)).body);
     expect(providers.data[0]?.webhookSecrets[0]?.secret).toBe(provider.webhookSecret);
@@ -163,7 +206,10 @@ describe('rotating the master key', () => {
 
     // Nothing needs key-a any more: it can leave the configuration.
     running = await start(envWith({ current: b.text }));
-    expect(signingMaterialSchema.parse((await call(running, 'GET', `/internal/v1/api-keys/${firstKey.id}/signing-material`)).body).signingSecrets[0]?.secret).toBe(rotated.signingSecret);
+    expect(
+      signingMaterialSchema.parse((await call(running, 'GET', `/internal/v1/api-keys/${firstKey.id}/signing-material`)).body)
+        .signingSecrets[0]?.secret,
+    ).toBe(rotated.signingSecret);
   });
 });
 
@@ -180,23 +226,46 @@ describe('a database dump', () => {
 
   it('holds no secret key, signing secret or webhook secret', async () => {
     const tenantId = (await identity.request('POST', '/v1/tenants', { body: tenantBody() })).body.id as string;
-    const token = internalToken({ surface: 'tenant', tenantId, environment: 'test', scopes: ['tenant:manage'], authMode: 'session', actor: { type: 'team_member', id: 'usr_dumper' } });
+    const token = internalToken({
+      surface: 'tenant',
+      tenantId,
+      environment: 'test',
+      scopes: ['tenant:manage'],
+      authMode: 'session',
+      actor: { type: 'team_member', id: 'usr_dumper' },
+    });
     const secrets: string[] = [];
-    for (const [authMode, environment] of [['secret', 'test'], ['secret', 'live'], ['hmac', 'test'], ['hmac', 'live']] as const) {
-      const created = await identity.request('POST', '/v1/developer/api-keys', { body: { name: `${authMode} ${environment}`, authMode, environment, scopes: ['wallets:read'] }, token });
+    for (const [authMode, environment] of [
+      ['secret', 'test'],
+      ['secret', 'live'],
+      ['hmac', 'test'],
+      ['hmac', 'live'],
+    ] as const) {
+      const created = await identity.request('POST', '/v1/developer/api-keys', {
+        body: { name: `${authMode} ${environment}`, authMode, environment, scopes: ['wallets:read'] },
+        token,
+      });
       expect(created.status).toBe(201);
       secrets.push(created.body.key ?? created.body.signingSecret);
-      const rotated = await identity.request('POST', `/v1/developer/api-keys/${created.body.id}/rotate`, { body: { expiresInSeconds: 600 }, token });
+      const rotated = await identity.request('POST', `/v1/developer/api-keys/${created.body.id}/rotate`, {
+        body: { expiresInSeconds: 600 },
+        token,
+      });
       secrets.push(rotated.body.key ?? rotated.body.signingSecret);
     }
     const provider = await identity.request('POST', '/v1/admin/momo-providers', { body: { providerCode: 'mtn', name: 'MTN' }, token });
     secrets.push(provider.body.webhookSecret);
-    const rotatedProvider = await identity.request('POST', `/v1/admin/momo-providers/${provider.body.id}/rotate-secret`, { body: { expiresInSeconds: 600 }, token });
+    const rotatedProvider = await identity.request('POST', `/v1/admin/momo-providers/${provider.body.id}/rotate-secret`, {
+      body: { expiresInSeconds: 600 },
+      token,
+    });
     secrets.push(rotatedProvider.body.webhookSecret);
     expect(secrets).toHaveLength(10);
     for (const secret of secrets) expect(secret).toMatch(/^(sk|sig)_(test|live)_|^whsec_/);
 
-    const { stdout: dump } = await run('/usr/bin/pg_dump', ['--format=plain', '--no-owner', '--dbname', identity.databaseUrl], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout: dump } = await run('/usr/bin/pg_dump', ['--format=plain', '--no-owner', '--dbname', identity.databaseUrl], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     // The dump has the data: the keys' rows are in it, only their secrets are not.
     expect(dump).toContain(tenantId);
     expect(dump).toContain('COPY public.api_key_credentials');

@@ -9,8 +9,21 @@ let db: Db;
 beforeAll(async () => {
   db = createDb(await createTestDatabase('identity_session_retention'), { poolMax: 2 });
   await migrate(db, migrations);
-  await db('tenants').insert({ id: 'tn_S', name: 'S', slug: 'sessions-retention', config: JSON.stringify({}), max_transaction_amount: '1000' });
-  await db('team_members').insert({ id: 'tm_S', tenant_id: 'tn_S', name: 'S', email: 's@example.com', org_role: 'org-admin', status: 'active' });
+  await db('tenants').insert({
+    id: 'tn_S',
+    name: 'S',
+    slug: 'sessions-retention',
+    config: JSON.stringify({}),
+    max_transaction_amount: '1000',
+  });
+  await db('team_members').insert({
+    id: 'tm_S',
+    tenant_id: 'tn_S',
+    name: 'S',
+    email: 's@example.com',
+    org_role: 'org-admin',
+    status: 'active',
+  });
 });
 afterAll(async () => {
   await db?.destroy();
@@ -33,7 +46,9 @@ it('deletes sessions expired longer ago than IDENTITY_SESSION_RETENTION_DAYS and
 });
 
 it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
-  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  await db.raw(
+    `INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`,
+  );
   expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
   expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
   expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { auditEventSchema, errorBodySchema, type OrgRole, pageSchema, scopesOfRole, sessionPrincipalSchema, sessionSchema, teamMemberSchema } from '@wallet/contracts';
+import {
+  auditEventSchema,
+  errorBodySchema,
+  type OrgRole,
+  pageSchema,
+  scopesOfRole,
+  sessionPrincipalSchema,
+  sessionSchema,
+  teamMemberSchema,
+} from '@wallet/contracts';
 import { start } from '../src/main';
 import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
 
@@ -30,7 +39,14 @@ function expectErrorBody(result: HttpResult, status: number, code: string) {
 }
 
 function ownerToken(tenantId: string): string {
-  return internalToken({ surface: 'tenant', authMode: 'secret', tenantId, environment: 'live', keyId: 'ak_owner', scopes: ['tenant:manage'] });
+  return internalToken({
+    surface: 'tenant',
+    authMode: 'secret',
+    tenantId,
+    environment: 'live',
+    keyId: 'ak_owner',
+    scopes: ['tenant:manage'],
+  });
 }
 
 async function newTenant(): Promise<{ tenantId: string; slug: string }> {
@@ -40,7 +56,12 @@ async function newTenant(): Promise<{ tenantId: string; slug: string }> {
 }
 
 async function addMember(tenantId: string, orgRole: OrgRole, overrides: { email?: string; password?: string } = {}) {
-  const body = { name: `Member ${orgRole}`, email: overrides.email ?? `${uniqueSlug(orgRole)}@example.com`, password: overrides.password ?? PASSWORD, orgRole };
+  const body = {
+    name: `Member ${orgRole}`,
+    email: overrides.email ?? `${uniqueSlug(orgRole)}@example.com`,
+    password: overrides.password ?? PASSWORD,
+    orgRole,
+  };
   const created = await identity.request('POST', '/v1/team', { token: ownerToken(tenantId), body });
   expect(created.status).toBe(201);
   return teamMemberSchema.parse(created.body);
@@ -75,16 +96,29 @@ describe('POST /v1/auth/login', () => {
     const before = Date.now();
     const result = await login({ email: member.email, password: PASSWORD });
     expect(result.status).toBe(200);
-    expect(result.body).toEqual({ token: expect.stringMatching(/^sess_[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String), environment: 'live', member });
+    expect(result.body).toEqual({
+      token: expect.stringMatching(/^sess_[A-Za-z0-9_-]{43}$/),
+      expiresAt: expect.any(String),
+      environment: 'live',
+      member,
+    });
     const session = sessionSchema.parse(result.body);
     const expiresAt = Date.parse(session.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + TTL_SECONDS * 1000 - 5_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + TTL_SECONDS * 1000 + 5_000);
 
     const row = await identity.db('sessions').where({ member_id: member.id }).first();
-    expect(row).toMatchObject({ id: expect.stringMatching(/^ses_/), token_hash: sha256(session.token), tenant_id: tenantId, environment: 'live', revoked_at: null });
+    expect(row).toMatchObject({
+      id: expect.stringMatching(/^ses_/),
+      token_hash: sha256(session.token),
+      tenant_id: tenantId,
+      environment: 'live',
+      revoked_at: null,
+    });
     for (const table of ['sessions', 'team_members', 'audit_events']) {
-      const found = await identity.db.raw(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE ?`, [`%${session.token.slice(5)}%`]);
+      const found = await identity.db.raw(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE ?`, [
+        `%${session.token.slice(5)}%`,
+      ]);
       expect(found.rows[0].n).toBe(0);
     }
   });
@@ -101,14 +135,22 @@ describe('POST /v1/auth/login', () => {
     const { tenantId } = await newTenant();
     const member = await addMember(tenantId, 'operator');
     const wrong = expectErrorBody(await login({ email: member.email, password: 'not the password at all' }), 401, 'INVALID_CREDENTIALS');
-    const unknown = expectErrorBody(await login({ email: `nobody-${uniqueSlug('n')}@example.com`, password: PASSWORD }), 401, 'INVALID_CREDENTIALS');
+    const unknown = expectErrorBody(
+      await login({ email: `nobody-${uniqueSlug('n')}@example.com`, password: PASSWORD }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
     expect(unknown.message).toBe(wrong.message);
     expect(unknown.details).toBeUndefined();
 
-    expect((await identity.request('PATCH', `/v1/team/${member.id}`, { token: ownerToken(tenantId), body: { status: 'deactivated' } })).status).toBe(200);
+    expect(
+      (await identity.request('PATCH', `/v1/team/${member.id}`, { token: ownerToken(tenantId), body: { status: 'deactivated' } })).status,
+    ).toBe(200);
     expectErrorBody(await login({ email: member.email, password: PASSWORD }), 401, 'INVALID_CREDENTIALS');
 
-    const organization = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Not yet', email: `invited-${uniqueSlug('i')}@example.com` } } });
+    const organization = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Not yet', email: `invited-${uniqueSlug('i')}@example.com` } },
+    });
     expectErrorBody(await login({ email: organization.body.admin.email, password: PASSWORD }), 401, 'INVALID_CREDENTIALS');
     expect(await identity.db('sessions').where({ member_id: member.id }).count<{ n: string }[]>('* as n')).toEqual([{ n: '0' }]);
   });
@@ -121,7 +163,10 @@ describe('POST /v1/auth/login', () => {
     const secondMember = await addMember(second.tenantId, 'approver', { email });
 
     const error = expectErrorBody(await login({ email, password: PASSWORD }), 400, 'VALIDATION_ERROR');
-    expect(error.details).toEqual({ fields: [expect.objectContaining({ path: 'tenantSlug' })], tenantSlugs: expect.arrayContaining([first.slug, second.slug]) });
+    expect(error.details).toEqual({
+      fields: [expect.objectContaining({ path: 'tenantSlug' })],
+      tenantSlugs: expect.arrayContaining([first.slug, second.slug]),
+    });
     // A wrong password learns nothing about where the address is a member.
     expectErrorBody(await login({ email, password: 'not the password at all' }), 401, 'INVALID_CREDENTIALS');
 
@@ -130,7 +175,14 @@ describe('POST /v1/auth/login', () => {
     expectErrorBody(await login({ email, password: PASSWORD, tenantSlug: uniqueSlug('none') }), 401, 'INVALID_CREDENTIALS');
 
     // Once only one membership is active, the address alone is enough again.
-    expect((await identity.request('PATCH', `/v1/team/${secondMember.id}`, { token: ownerToken(second.tenantId), body: { status: 'deactivated' } })).status).toBe(200);
+    expect(
+      (
+        await identity.request('PATCH', `/v1/team/${secondMember.id}`, {
+          token: ownerToken(second.tenantId),
+          body: { status: 'deactivated' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await loggedIn(email)).member.id).toBe(firstMember.id);
   });
 
@@ -175,7 +227,10 @@ describe('POST /internal/v1/sessions/authenticate', () => {
     const member = await addMember(tenantId, 'operator');
     const session = await loggedIn(member.email);
     expect((await authenticate(session.token)).status).toBe(200);
-    await identity.db('sessions').where({ token_hash: sha256(session.token) }).update({ expires_at: identity.db.raw("now() - interval '1 second'") });
+    await identity
+      .db('sessions')
+      .where({ token_hash: sha256(session.token) })
+      .update({ expires_at: identity.db.raw("now() - interval '1 second'") });
     expectErrorBody(await authenticate(session.token), 401, 'INVALID_SESSION');
   });
 
@@ -183,8 +238,16 @@ describe('POST /internal/v1/sessions/authenticate', () => {
     const { tenantId } = await newTenant();
     const member = await addMember(tenantId, 'operator');
     const session = await loggedIn(member.email);
-    expectErrorBody(await identity.request('POST', '/internal/v1/sessions/authenticate', { token: anonymous(), body: { token: session.token } }), 403, 'INSUFFICIENT_SCOPE');
-    expectErrorBody(await identity.request('POST', '/internal/v1/sessions/authenticate', { token: ownerToken(tenantId), body: { token: session.token } }), 403, 'INSUFFICIENT_SCOPE');
+    expectErrorBody(
+      await identity.request('POST', '/internal/v1/sessions/authenticate', { token: anonymous(), body: { token: session.token } }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
+    expectErrorBody(
+      await identity.request('POST', '/internal/v1/sessions/authenticate', { token: ownerToken(tenantId), body: { token: session.token } }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });
 
@@ -213,17 +276,26 @@ describe('ending sessions', () => {
     const { tenantId } = await newTenant();
     const member = await addMember(tenantId, 'approver');
     const sessions = [await loggedIn(member.email), await loggedIn(member.email, { environment: 'test' })];
-    const deactivated = await identity.request('PATCH', `/v1/team/${member.id}`, { token: ownerToken(tenantId), body: { status: 'deactivated' } });
+    const deactivated = await identity.request('PATCH', `/v1/team/${member.id}`, {
+      token: ownerToken(tenantId),
+      body: { status: 'deactivated' },
+    });
     expect(deactivated.status).toBe(200);
     for (const session of sessions) expectErrorBody(await authenticate(session.token), 401, 'INVALID_SESSION');
-    expect(await identity.db('sessions').where({ member_id: member.id }).whereNull('revoked_at').count<{ n: string }[]>('* as n')).toEqual([{ n: '0' }]);
+    expect(await identity.db('sessions').where({ member_id: member.id }).whereNull('revoked_at').count<{ n: string }[]>('* as n')).toEqual([
+      { n: '0' },
+    ]);
 
     await identity.request('PATCH', `/v1/team/${member.id}`, { token: ownerToken(tenantId), body: { status: 'active' } });
     for (const session of sessions) expectErrorBody(await authenticate(session.token), 401, 'INVALID_SESSION');
     expect((await authenticate((await loggedIn(member.email)).token)).status).toBe(200);
 
-    const events = pageSchema(auditEventSchema).parse((await identity.request('GET', `/v1/team/audit-events?action=team_member.deactivated`, { token: ownerToken(tenantId) })).body).data;
-    expect(events).toEqual([expect.objectContaining({ targetId: member.id, metadata: { before: { status: 'active' }, revokedSessions: 2 } })]);
+    const events = pageSchema(auditEventSchema).parse(
+      (await identity.request('GET', `/v1/team/audit-events?action=team_member.deactivated`, { token: ownerToken(tenantId) })).body,
+    ).data;
+    expect(events).toEqual([
+      expect.objectContaining({ targetId: member.id, metadata: { before: { status: 'active' }, revokedSessions: 2 } }),
+    ]);
   });
 });
 
@@ -233,13 +305,32 @@ describe('session audit events', () => {
     const member = await addMember(tenantId, 'operator');
     const session = await loggedIn(member.email, { environment: 'test' });
     await logout(session.token);
-    const sessionId = (await identity.db('sessions').where({ token_hash: sha256(session.token) }).first()).id as string;
+    const sessionId = (
+      await identity
+        .db('sessions')
+        .where({ token_hash: sha256(session.token) })
+        .first()
+    ).id as string;
 
     const listed = await identity.request('GET', `/v1/team/audit-events?targetId=${sessionId}`, { token: ownerToken(tenantId) });
     const events = pageSchema(auditEventSchema).parse(listed.body).data;
     expect(events).toEqual([
-      expect.objectContaining({ action: 'session.revoked', actorType: 'team_member', actorId: member.id, targetType: 'session', targetId: sessionId, metadata: { environment: 'test', reason: 'logout' } }),
-      expect.objectContaining({ action: 'session.created', actorType: 'team_member', actorId: member.id, targetType: 'session', targetId: sessionId, metadata: { environment: 'test', method: 'password' } }),
+      expect.objectContaining({
+        action: 'session.revoked',
+        actorType: 'team_member',
+        actorId: member.id,
+        targetType: 'session',
+        targetId: sessionId,
+        metadata: { environment: 'test', reason: 'logout' },
+      }),
+      expect.objectContaining({
+        action: 'session.created',
+        actorType: 'team_member',
+        actorId: member.id,
+        targetType: 'session',
+        targetId: sessionId,
+        metadata: { environment: 'test', method: 'password' },
+      }),
     ]);
     const rows = await identity.db('audit_events').where({ tenant_id: tenantId });
     expect(rows.every((row) => row.environment === null)).toBe(true);

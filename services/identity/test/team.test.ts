@@ -41,7 +41,15 @@ function sessionCaller(tenantId: string, member: { id: string; orgRole: OrgRole 
   return {
     tenantId,
     keyId: null,
-    token: internalToken({ surface: 'tenant', authMode: 'session', tenantId, environment: 'live', keyId: null, scopes: scopesOfRole(member.orgRole), actor: { type: 'team_member', id: member.id } }),
+    token: internalToken({
+      surface: 'tenant',
+      authMode: 'session',
+      tenantId,
+      environment: 'live',
+      keyId: null,
+      scopes: scopesOfRole(member.orgRole),
+      actor: { type: 'team_member', id: member.id },
+    }),
   };
 }
 
@@ -52,7 +60,12 @@ async function newTenant(): Promise<{ tenantId: string; owner: Caller }> {
 }
 
 function memberBody(orgRole: OrgRole, overrides: { email?: string; name?: string; password?: string } = {}) {
-  return { name: overrides.name ?? `Member ${orgRole}`, email: overrides.email ?? `${uniqueSlug(orgRole)}@example.com`, password: overrides.password ?? PASSWORD, orgRole };
+  return {
+    name: overrides.name ?? `Member ${orgRole}`,
+    email: overrides.email ?? `${uniqueSlug(orgRole)}@example.com`,
+    password: overrides.password ?? PASSWORD,
+    orgRole,
+  };
 }
 
 async function addMember(caller: Caller, orgRole: OrgRole, overrides: { email?: string; name?: string } = {}) {
@@ -99,7 +112,11 @@ describe('POST /v1/team', () => {
     const { owner } = await newTenant();
     const email = `Dup.${uniqueSlug('e')}@Example.com`;
     await addMember(owner, 'observer', { email });
-    expectErrorBody(await identity.request('POST', '/v1/team', { token: owner.token, body: memberBody('user', { email: email.toLowerCase() }) }), 409, 'EMAIL_TAKEN');
+    expectErrorBody(
+      await identity.request('POST', '/v1/team', { token: owner.token, body: memberBody('user', { email: email.toLowerCase() }) }),
+      409,
+      'EMAIL_TAKEN',
+    );
   });
 
   it('allows the same address in another tenant', async () => {
@@ -115,14 +132,20 @@ describe('POST /v1/team', () => {
     ['a malformed email', { email: 'nope' }, 'email'],
   ])('refuses %s with VALIDATION_ERROR', async (_label, override, field) => {
     const { owner } = await newTenant();
-    const error = expectErrorBody(await identity.request('POST', '/v1/team', { token: owner.token, body: { ...memberBody('user'), ...override } }), 400, 'VALIDATION_ERROR');
+    const error = expectErrorBody(
+      await identity.request('POST', '/v1/team', { token: owner.token, body: { ...memberBody('user'), ...override } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.details?.fields).toEqual([expect.objectContaining({ path: field })]);
   });
 
   it('accepts passwords of exactly 12 and 200 characters', async () => {
     const { owner } = await newTenant();
     for (const password of ['p'.repeat(12), 'p'.repeat(200)]) {
-      expect((await identity.request('POST', '/v1/team', { token: owner.token, body: { ...memberBody('user'), password } })).status).toBe(201);
+      expect((await identity.request('POST', '/v1/team', { token: owner.token, body: { ...memberBody('user'), password } })).status).toBe(
+        201,
+      );
     }
   });
 
@@ -136,7 +159,11 @@ describe('scope escalation', () => {
     const { tenantId } = await newTenant();
     const teamOnly = keyCaller(tenantId, ['team:manage']);
     for (const orgRole of ['org-admin', 'operator', 'observer'] as const) {
-      const error = expectErrorBody(await identity.request('POST', '/v1/team', { token: teamOnly.token, body: memberBody(orgRole) }), 403, 'SCOPE_ESCALATION');
+      const error = expectErrorBody(
+        await identity.request('POST', '/v1/team', { token: teamOnly.token, body: memberBody(orgRole) }),
+        403,
+        'SCOPE_ESCALATION',
+      );
       expect(error.details).toMatchObject({ orgRole, missingScopes: expect.arrayContaining([scopesOfRole(orgRole)[0]]) });
     }
     await addMember(teamOnly, 'user');
@@ -149,7 +176,11 @@ describe('scope escalation', () => {
     const admin = await addMember(owner, 'org-admin');
     const asDeveloper = sessionCaller(tenantId, developer);
 
-    expectErrorBody(await identity.request('POST', '/v1/team', { token: asDeveloper.token, body: memberBody('org-admin') }), 403, 'SCOPE_ESCALATION');
+    expectErrorBody(
+      await identity.request('POST', '/v1/team', { token: asDeveloper.token, body: memberBody('org-admin') }),
+      403,
+      'SCOPE_ESCALATION',
+    );
     expectErrorBody(await patchMember(asDeveloper, admin.id, { status: 'deactivated' }), 403, 'SCOPE_ESCALATION');
     expectErrorBody(await patchMember(asDeveloper, admin.id, { orgRole: 'user' }), 403, 'SCOPE_ESCALATION');
     // Nor promote itself.
@@ -158,7 +189,10 @@ describe('scope escalation', () => {
     const peer = await addMember(asDeveloper, 'developer');
     expect((await patchMember(asDeveloper, peer.id, { orgRole: 'user' })).body.orgRole).toBe('user');
 
-    expect((await identity.request('GET', `/v1/team/${admin.id}`, { token: owner.token })).body).toMatchObject({ orgRole: 'org-admin', status: 'active' });
+    expect((await identity.request('GET', `/v1/team/${admin.id}`, { token: owner.token })).body).toMatchObject({
+      orgRole: 'org-admin',
+      status: 'active',
+    });
   });
 
   it('lets a key with team:manage and the operator scopes manage operators but not approvers', async () => {
@@ -178,7 +212,8 @@ describe('GET /v1/team and GET /v1/team/{memberId}', () => {
   it('lists the tenant members newest first, pages with a cursor and filters by role and status', async () => {
     const { owner, tenantId } = await newTenant();
     const created = [];
-    for (const orgRole of ['operator', 'approver', 'operator', 'observer', 'operator'] as const) created.push(await addMember(owner, orgRole));
+    for (const orgRole of ['operator', 'approver', 'operator', 'observer', 'operator'] as const)
+      created.push(await addMember(owner, orgRole));
     const other = await newTenant();
     await addMember(other.owner, 'operator');
     expect((await patchMember(owner, (created[2] as { id: string }).id, { status: 'deactivated' })).status).toBe(200);
@@ -190,17 +225,22 @@ describe('GET /v1/team and GET /v1/team/{memberId}', () => {
     const walked = [...first.data];
     let cursor = first.nextCursor;
     while (cursor) {
-      const next = listSchema.parse((await identity.request('GET', `/v1/team?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: owner.token })).body);
+      const next = listSchema.parse(
+        (await identity.request('GET', `/v1/team?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: owner.token })).body,
+      );
       walked.push(...next.data);
       cursor = next.nextCursor;
     }
     expect(walked.map((member) => member.id)).toEqual(created.map((member) => member.id).reverse());
     expect(walked.every((member) => member.tenantId === tenantId)).toBe(true);
-    for (const member of walked) expect(Object.keys(member).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'orgRole', 'status', 'tenantId']);
+    for (const member of walked)
+      expect(Object.keys(member).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'orgRole', 'status', 'tenantId']);
 
     const operators = listSchema.parse((await identity.request('GET', '/v1/team?orgRole=operator', { token: owner.token })).body);
     expect(operators.data.map((member) => member.id)).toEqual([created[4]?.id, created[2]?.id, created[0]?.id]);
-    const activeOperators = listSchema.parse((await identity.request('GET', '/v1/team?orgRole=operator&status=active', { token: owner.token })).body);
+    const activeOperators = listSchema.parse(
+      (await identity.request('GET', '/v1/team?orgRole=operator&status=active', { token: owner.token })).body,
+    );
     expect(activeOperators.data.map((member) => member.id)).toEqual([created[4]?.id, created[0]?.id]);
     const deactivated = listSchema.parse((await identity.request('GET', '/v1/team?status=deactivated', { token: owner.token })).body);
     expect(deactivated.data.map((member) => member.id)).toEqual([created[2]?.id]);
@@ -210,7 +250,9 @@ describe('GET /v1/team and GET /v1/team/{memberId}', () => {
     const { owner, tenantId } = await newTenant();
     const member = await addMember(owner, 'observer');
     const fromTest = keyCaller(tenantId, ['tenant:manage'], 'test');
-    expect((await identity.request('GET', '/v1/team', { token: fromTest.token })).body.data.map((item: { id: string }) => item.id)).toEqual([member.id]);
+    expect((await identity.request('GET', '/v1/team', { token: fromTest.token })).body.data.map((item: { id: string }) => item.id)).toEqual(
+      [member.id],
+    );
     expect((await identity.request('GET', `/v1/team/${member.id}`, { token: fromTest.token })).body).toEqual(member);
   });
 
@@ -234,7 +276,11 @@ describe('GET /v1/team and GET /v1/team/{memberId}', () => {
 
     const other = await newTenant();
     expectErrorBody(await identity.request('GET', `/v1/team/${member.id}`, { token: other.owner.token }), 404, 'MEMBER_NOT_FOUND');
-    expectErrorBody(await identity.request('GET', '/v1/team/usr_00000000000000000000000000', { token: owner.token }), 404, 'MEMBER_NOT_FOUND');
+    expectErrorBody(
+      await identity.request('GET', '/v1/team/usr_00000000000000000000000000', { token: owner.token }),
+      404,
+      'MEMBER_NOT_FOUND',
+    );
   });
 
   it('still serves the audit trail at /v1/team/audit-events', async () => {
@@ -277,7 +323,9 @@ describe('PATCH /v1/team/{memberId}', () => {
   });
 
   it('puts a member who never accepted the invite back to invited, not active', async () => {
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Invited', email: `inv-${uniqueSlug('i')}@example.com` } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Invited', email: `inv-${uniqueSlug('i')}@example.com` } },
+    });
     const owner = keyCaller(created.body.id, ['tenant:manage']);
     const invitedId = created.body.admin.id as string;
     expect((await patchMember(owner, invitedId, { status: 'deactivated' })).body.status).toBe('deactivated');
@@ -314,7 +362,10 @@ describe('the last active org-admin', () => {
       const results = await Promise.all(admins.map((admin) => patchMember(owner, admin.id, change)));
       expect(results.map((result) => result.status).sort()).toEqual([200, 409]);
       expect(results.find((result) => result.status === 409)?.body.error.code).toBe('LAST_ORG_ADMIN');
-      const active = await identity.db('team_members').where({ tenant_id: tenantId, org_role: 'org-admin', status: 'active' }).count<{ n: string }[]>('* as n');
+      const active = await identity
+        .db('team_members')
+        .where({ tenant_id: tenantId, org_role: 'org-admin', status: 'active' })
+        .count<{ n: string }[]>('* as n');
       expect(Number(active[0]?.n)).toBe(1);
     }
   });
@@ -329,7 +380,13 @@ describe('GET /internal/v1/tenants/{tenantId}/members/{memberId}', () => {
     expect(found.body).toEqual({ id: approver.id, tenantId, orgRole: 'approver', status: 'active', scopes: scopesOfRole('approver') });
 
     await patchMember(owner, approver.id, { status: 'deactivated' });
-    expect((await identity.request('GET', `/internal/v1/tenants/${tenantId}/members/${approver.id}`)).body).toEqual({ id: approver.id, tenantId, orgRole: 'approver', status: 'deactivated', scopes: [] });
+    expect((await identity.request('GET', `/internal/v1/tenants/${tenantId}/members/${approver.id}`)).body).toEqual({
+      id: approver.id,
+      tenantId,
+      orgRole: 'approver',
+      status: 'deactivated',
+      scopes: [],
+    });
   });
 
   it('answers 404 MEMBER_NOT_FOUND under another tenant, and only to the system', async () => {
@@ -337,7 +394,11 @@ describe('GET /internal/v1/tenants/{tenantId}/members/{memberId}', () => {
     const member = await addMember(owner, 'operator');
     const other = await newTenant();
     expectErrorBody(await identity.request('GET', `/internal/v1/tenants/${other.tenantId}/members/${member.id}`), 404, 'MEMBER_NOT_FOUND');
-    expectErrorBody(await identity.request('GET', `/internal/v1/tenants/${tenantId}/members/${member.id}`, { token: owner.token }), 403, 'INSUFFICIENT_SCOPE');
+    expectErrorBody(
+      await identity.request('GET', `/internal/v1/tenants/${tenantId}/members/${member.id}`, { token: owner.token }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });
 
@@ -352,16 +413,37 @@ describe('team audit events', () => {
     await patchMember(owner, member.id, { status: 'active' });
 
     const events = await auditEvents(owner, `targetId=${member.id}`);
-    expect(events.map((event) => event.action)).toEqual(['team_member.reactivated', 'team_member.deactivated', 'team_member.role_changed', 'team_member.created']);
+    expect(events.map((event) => event.action)).toEqual([
+      'team_member.reactivated',
+      'team_member.deactivated',
+      'team_member.role_changed',
+      'team_member.created',
+    ]);
     const [reactivated, deactivated, roleChanged, created] = events;
-    expect(created).toMatchObject({ actorType: 'team_member', actorId: admin.id, targetType: 'team_member', targetId: member.id, metadata: { email: member.email, orgRole: 'operator' } });
-    expect(roleChanged).toMatchObject({ actorType: 'team_member', actorId: admin.id, metadata: { before: { orgRole: 'operator' }, after: { orgRole: 'approver' } } });
-    expect(deactivated).toMatchObject({ actorType: 'api_key', actorId: owner.keyId, metadata: { before: { status: 'active' }, revokedSessions: 0 } });
+    expect(created).toMatchObject({
+      actorType: 'team_member',
+      actorId: admin.id,
+      targetType: 'team_member',
+      targetId: member.id,
+      metadata: { email: member.email, orgRole: 'operator' },
+    });
+    expect(roleChanged).toMatchObject({
+      actorType: 'team_member',
+      actorId: admin.id,
+      metadata: { before: { orgRole: 'operator' }, after: { orgRole: 'approver' } },
+    });
+    expect(deactivated).toMatchObject({
+      actorType: 'api_key',
+      actorId: owner.keyId,
+      metadata: { before: { status: 'active' }, revokedSessions: 0 },
+    });
     expect(reactivated).toMatchObject({ actorType: 'api_key', actorId: owner.keyId, metadata: { after: { status: 'active' } } });
 
     // The admin itself was created by the key; team records are tenant-wide, seen from both environments.
     const adminCreated = await auditEvents(keyCaller(tenantId, ['audit:read'], 'test'), `targetId=${admin.id}&action=team_member.created`);
-    expect(adminCreated).toEqual([expect.objectContaining({ actorType: 'api_key', actorId: owner.keyId, metadata: { email: admin.email, orgRole: 'org-admin' } })]);
+    expect(adminCreated).toEqual([
+      expect.objectContaining({ actorType: 'api_key', actorId: owner.keyId, metadata: { email: admin.email, orgRole: 'org-admin' } }),
+    ]);
     const rows = await identity.db('audit_events').where({ tenant_id: tenantId });
     expect(rows.every((row) => row.environment === null)).toBe(true);
     expect(JSON.stringify(rows)).not.toContain(PASSWORD);
@@ -371,14 +453,20 @@ describe('team audit events', () => {
     const { owner, tenantId } = await newTenant();
     const admin = await addMember(owner, 'org-admin');
     expectErrorBody(await patchMember(owner, admin.id, { orgRole: 'user' }), 409, 'LAST_ORG_ADMIN');
-    expectErrorBody(await identity.request('POST', '/v1/team', { token: keyCaller(tenantId, ['team:manage']).token, body: memberBody('org-admin') }), 403, 'SCOPE_ESCALATION');
+    expectErrorBody(
+      await identity.request('POST', '/v1/team', { token: keyCaller(tenantId, ['team:manage']).token, body: memberBody('org-admin') }),
+      403,
+      'SCOPE_ESCALATION',
+    );
     expect((await auditEvents(owner, '')).map((event) => event.action)).toEqual(['team_member.created']);
   });
 
   it('cannot be edited or deleted: the table refuses UPDATE and DELETE', async () => {
     const { owner, tenantId } = await newTenant();
     await addMember(owner, 'user');
-    await expect(identity.db('audit_events').where({ tenant_id: tenantId }).update({ action: 'team_member.forged' })).rejects.toThrow(/append-only/);
+    await expect(identity.db('audit_events').where({ tenant_id: tenantId }).update({ action: 'team_member.forged' })).rejects.toThrow(
+      /append-only/,
+    );
     await expect(identity.db('audit_events').where({ tenant_id: tenantId }).delete()).rejects.toThrow(/append-only/);
     expect((await auditEvents(owner, '')).map((event) => event.action)).toEqual(['team_member.created']);
   });

@@ -17,9 +17,13 @@ beforeAll(async () => {
   channel = await connection.createChannel();
   const { queue } = await channel.assertQueue('', { exclusive: true });
   await channel.bindQueue(queue, TOPOLOGY.identityEvents.exchange, '#');
-  await channel.consume(queue, (message) => {
-    if (message) received.push(message);
-  }, { noAck: true });
+  await channel.consume(
+    queue,
+    (message) => {
+      if (message) received.push(message);
+    },
+    { noAck: true },
+  );
 });
 
 afterAll(async () => {
@@ -72,7 +76,10 @@ describe('POST /v1/tenants', () => {
   it('publishes tenant.created.v1 to identity.events once the tenant is committed', async () => {
     const created = await identity.request('POST', '/v1/tenants', { body: tenantBody(), correlationId: 'corr-tenant-event-1' });
     expect(created.status).toBe(201);
-    const message = await waitFor(async () => received.find((candidate) => JSON.parse(candidate.content.toString()).tenantId === created.body.id), { what: 'tenant.created message' });
+    const message = await waitFor(
+      async () => received.find((candidate) => JSON.parse(candidate.content.toString()).tenantId === created.body.id),
+      { what: 'tenant.created message' },
+    );
     const event = tenantEventV1Schema.parse(JSON.parse(message.content.toString()));
     expect(event).toEqual({
       type: 'tenant.created.v1',
@@ -88,7 +95,10 @@ describe('POST /v1/tenants', () => {
     expect(message.properties.messageId).toBe(event.messageId);
     expect(message.properties.headers?.['x-correlation-id']).toBe('corr-tenant-event-1');
     // Confirmed by the broker, so gone from the outbox.
-    await waitFor(async () => ((await identity.db('outbox').where({ message_id: event.messageId }).first()) === undefined ? true : undefined), { what: 'the outbox row to be removed' });
+    await waitFor(
+      async () => ((await identity.db('outbox').where({ message_id: event.messageId }).first()) === undefined ? true : undefined),
+      { what: 'the outbox row to be removed' },
+    );
   });
 
   it('refuses a slug already taken and writes nothing', async () => {
@@ -149,16 +159,29 @@ describe('POST /v1/tenants', () => {
   it('refuses a malformed body with the same error shape', async () => {
     expectErrorBody(await identity.request('POST', '/v1/tenants', { rawBody: '{"name":' }), 400, 'MALFORMED_JSON');
     const error = expectErrorBody(await identity.request('POST', '/v1/tenants', { body: { name: 'No slug' } }), 400, 'VALIDATION_ERROR');
-    expect(error.details?.fields).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'slug' }), expect.objectContaining({ path: 'config' })]));
+    expect(error.details?.fields).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'slug' }), expect.objectContaining({ path: 'config' })]),
+    );
   });
 
   it('refuses a request without an internal token', async () => {
-    const error = expectErrorBody(await identity.request('POST', '/v1/tenants', { body: tenantBody(), token: null }), 401, 'INVALID_INTERNAL_TOKEN');
+    const error = expectErrorBody(
+      await identity.request('POST', '/v1/tenants', { body: tenantBody(), token: null }),
+      401,
+      'INVALID_INTERNAL_TOKEN',
+    );
     expect(error.message).toMatch(/internal token/i);
   });
 
   it('refuses an internal token signed with another secret', async () => {
-    const forged = signInternalToken('some-other-secret-that-is-long-enough-000', { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
+    const forged = signInternalToken('some-other-secret-that-is-long-enough-000', {
+      surface: 'system',
+      tenantId: null,
+      environment: null,
+      keyId: null,
+      scopes: [],
+      actor: null,
+    });
     expectErrorBody(await identity.request('POST', '/v1/tenants', { body: tenantBody(), token: forged }), 401, 'INVALID_INTERNAL_TOKEN');
   });
 
@@ -180,9 +203,16 @@ describe('GET /v1/tenants/{id}', () => {
 
 describe('POST /v1/system/organizations without SMTP_URL', () => {
   it('creates the invited admin and reports that no invite email was sent', async () => {
-    const created = await identity.request('POST', '/v1/system/organizations', { body: { ...tenantBody(), admin: { name: 'Quiet', email: 'quiet@example.com' } } });
+    const created = await identity.request('POST', '/v1/system/organizations', {
+      body: { ...tenantBody(), admin: { name: 'Quiet', email: 'quiet@example.com' } },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.admin).toMatchObject({ email: 'quiet@example.com', orgRole: 'org-admin', status: 'invited', inviteEmailSent: false });
+    expect(created.body.admin).toMatchObject({
+      email: 'quiet@example.com',
+      orgRole: 'org-admin',
+      status: 'invited',
+      inviteEmailSent: false,
+    });
     const member = await identity.db('team_members').where({ id: created.body.admin.id }).first('invite_token_hash', 'invite_sent_at');
     expect(member.invite_token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(member.invite_sent_at).toBeNull();

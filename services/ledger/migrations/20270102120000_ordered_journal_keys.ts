@@ -32,7 +32,10 @@ const TIME_CHARS = 10;
 /** The id's time in milliseconds as one SQL expression (so PostgreSQL inlines it), or NULL when it has none. */
 function sortableIdMsSql(id: string): string {
   const time = `substr(${id}, strpos(${id}, '_') + 1, ${TIME_CHARS})`;
-  const digits = Array.from({ length: TIME_CHARS }, (_, i) => `(strpos('${CROCKFORD}', substr(${time}, ${i + 1}, 1)) - 1)::bigint * ${32n ** BigInt(TIME_CHARS - 1 - i)}`);
+  const digits = Array.from(
+    { length: TIME_CHARS },
+    (_, i) => `(strpos('${CROCKFORD}', substr(${time}, ${i + 1}, 1)) - 1)::bigint * ${32n ** BigInt(TIME_CHARS - 1 - i)}`,
+  );
   return `CASE WHEN ${time} ~ '^[${CROCKFORD}]{${TIME_CHARS}}$' THEN ${digits.join(' + ')} END`;
 }
 

@@ -1,5 +1,15 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { BackgroundPace, DEFAULT_LIST_EXAMINE_MAX, fullRunsRetentionConfigShape, fullRunsRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import {
+  BackgroundPace,
+  DEFAULT_LIST_EXAMINE_MAX,
+  fullRunsRetentionConfigShape,
+  fullRunsRetentionRule,
+  inboxRetentionRule,
+  queueAndDeadLetters,
+  runMain,
+  type RunningService,
+  startService,
+} from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
 import { balanceAtRouter } from './features/accounts/balance-router';
@@ -39,7 +49,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       migrations,
       topology: declareLedgerTopology,
       // Identity's events dead-letter to the commands' queue too.
-      queues: [...queueAndDeadLetters(TOPOLOGY.ledgerCommands.queue, TOPOLOGY.ledgerCommands.deadLetterQueue), { name: TOPOLOGY.identityEvents.ledgerQueue, deadLetter: false }],
+      queues: [
+        ...queueAndDeadLetters(TOPOLOGY.ledgerCommands.queue, TOPOLOGY.ledgerCommands.deadLetterQueue),
+        { name: TOPOLOGY.identityEvents.ledgerQueue, deadLetter: false },
+      ],
       dbPoolMax: (config) => config.LEDGER_DB_POOL_MAX,
       retention: (config) => [
         processedCommandsRetentionRule(config.LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS),
@@ -47,14 +60,33 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
       ],
       wire: async ({ config, db, broker, logger, metrics, relay }) => {
-        const consumer = new PostingConsumer({ broker, db, logger, metrics, relay, batchSizeMax: config.LEDGER_BATCH_SIZE_MAX, pipelineDepth: config.LEDGER_PIPELINE_DEPTH });
+        const consumer = new PostingConsumer({
+          broker,
+          db,
+          logger,
+          metrics,
+          relay,
+          batchSizeMax: config.LEDGER_BATCH_SIZE_MAX,
+          pipelineDepth: config.LEDGER_PIPELINE_DEPTH,
+        });
         await consumer.start();
         await startProvisioningConsumer({ broker, db, logger });
         const sealing = startStampSealing(db, logger, config.LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS);
         registerSealingGauge(metrics.registry, db, logger);
-        const fullRuns = new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace: BackgroundPace.fromConfig(config) });
+        const fullRuns = new FullRuns({
+          db,
+          logger,
+          batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH,
+          pace: BackgroundPace.fromConfig(config),
+        });
         return {
-          routes: (app) => app.use(ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }), balanceAtRouter(db), journalInternalRouter(db), ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES })),
+          routes: (app) =>
+            app.use(
+              ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }),
+              balanceAtRouter(db),
+              journalInternalRouter(db),
+              ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES }),
+            ),
           stop: async () => {
             await fullRuns.stop();
             await sealing.stop();

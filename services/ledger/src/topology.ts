@@ -8,7 +8,11 @@ export async function declareLedgerTopology(channel: Channel): Promise<void> {
   const identity = TOPOLOGY.identityEvents;
   await channel.assertQueue(identity.ledgerQueue, {
     durable: true,
-    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': TOPOLOGY.ledgerCommands.deliveryLimit, 'x-dead-letter-exchange': TOPOLOGY.ledgerCommands.deadLetterExchange },
+    arguments: {
+      'x-queue-type': 'quorum',
+      'x-delivery-limit': TOPOLOGY.ledgerCommands.deliveryLimit,
+      'x-dead-letter-exchange': TOPOLOGY.ledgerCommands.deadLetterExchange,
+    },
   });
   await channel.bindQueue(identity.ledgerQueue, identity.exchange, identity.tenantCreatedRoutingKey);
   await channel.bindQueue(identity.ledgerQueue, identity.exchange, identity.tenantUpdatedRoutingKey);

@@ -53,6 +53,8 @@ it('locks every account a batch names in its one statement, also those another b
 
   expect(locked.map((row) => row.name).sort()).toEqual(refs.map((ref) => ref.name).sort());
   // In the database's own order of ids, the one every batch locks in.
-  const ordered = await harness.db.raw<{ rows: Array<{ id: string }> }>('SELECT id FROM accounts WHERE id = ANY(?) ORDER BY id', [locked.map((row) => row.id)]);
+  const ordered = await harness.db.raw<{ rows: Array<{ id: string }> }>('SELECT id FROM accounts WHERE id = ANY(?) ORDER BY id', [
+    locked.map((row) => row.id),
+  ]);
   expect(locked.map((row) => row.id)).toEqual(ordered.rows.map((row) => row.id));
 });

@@ -36,7 +36,10 @@ async function linesOf(accountId: string): Promise<StampedLine[]> {
     .join('journal_entries as e', 'e.seq', 'l.entry_seq')
     .join('accounts as a', 'a.num', 'l.account_num')
     .where('a.id', accountId)
-    .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
+    .orderBy([
+      { column: 'l.entry_seq', order: 'desc' },
+      { column: 'l.line_no', order: 'desc' },
+    ])
     .select('e.id as entry_id', 'l.balance_after', 'e.created_at');
   return rows.map((row) => ({ entryId: row.entry_id, balanceAfter: row.balance_after, stampMs: row.created_at.getTime() }));
 }
@@ -62,44 +65,56 @@ const WALLETS = ['wl_b0', 'wl_b1', 'wl_b2'];
 
 describe('GET /v1/system/ledger/accounts/{accountId}/balance?at=', () => {
   it("equals each account's running balance (fee revenue, float, wallets) at random moments", async () => {
-    const move = fc.record({ wallet: fc.nat(WALLETS.length - 1), to: fc.nat(WALLETS.length - 1), cents: fc.integer({ min: 1, max: 90_000 }), feeCents: fc.integer({ min: 0, max: 500 }), deposit: fc.boolean() });
+    const move = fc.record({
+      wallet: fc.nat(WALLETS.length - 1),
+      to: fc.nat(WALLETS.length - 1),
+      cents: fc.integer({ min: 1, max: 90_000 }),
+      feeCents: fc.integer({ min: 0, max: 500 }),
+      deposit: fc.boolean(),
+    });
     const burst = fc.record({ moves: fc.array(move, { minLength: 1, maxLength: 4 }), pauseMs: fc.integer({ min: 0, max: 3 }) });
     await fc.assert(
-      fc.asyncProperty(fc.array(burst, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { minLength: 8, maxLength: 16 }), async (bursts, picks) => {
-        const tenantId = newTenantId();
-        for (const { moves, pauseMs } of bursts) {
-          await Promise.all(
-            moves.map((each) =>
-              ledger.client.request(
-                each.deposit || each.wallet === each.to
-                  ? depositCommand({ tenantId }, WALLETS[each.wallet] as string, usd(each.cents))
-                  : transferCommand({ tenantId }, WALLETS[each.wallet] as string, WALLETS[each.to] as string, usd(each.cents), { fee: usd(each.feeCents) }),
+      fc.asyncProperty(
+        fc.array(burst, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { minLength: 8, maxLength: 16 }),
+        async (bursts, picks) => {
+          const tenantId = newTenantId();
+          for (const { moves, pauseMs } of bursts) {
+            await Promise.all(
+              moves.map((each) =>
+                ledger.client.request(
+                  each.deposit || each.wallet === each.to
+                    ? depositCommand({ tenantId }, WALLETS[each.wallet] as string, usd(each.cents))
+                    : transferCommand({ tenantId }, WALLETS[each.wallet] as string, WALLETS[each.to] as string, usd(each.cents), {
+                        fee: usd(each.feeCents),
+                      }),
+                ),
               ),
-            ),
-          );
-          await new Promise((resolve) => setTimeout(resolve, pauseMs));
-        }
-        const ids = await ledger.db('accounts').where({ tenant_id: tenantId }).pluck('id');
-        for (const id of ids as string[]) {
-          const lines = await linesOf(id);
-          const candidates = [...lines.flatMap((line) => [line.stampMs - 1, line.stampMs, line.stampMs + 1]), 0, Date.now() + 3_600_000];
-          for (const pick of picks.slice(0, 5)) {
-            const atMs = candidates[pick % candidates.length] as number;
-            const at = new Date(atMs).toISOString();
-            const answer = await systemBalanceAt(id, at);
-            expect(answer.status).toBe(200);
-            const line = lines.find((candidate) => candidate.stampMs <= atMs);
-            const parsed = accountBalanceAtSchema.parse(answer.body);
-            expect({ ...parsed, balance: new BigNumber(parsed.balance).toFixed() }).toEqual({
-              accountId: id,
-              currencyCode: 'USD',
-              balance: new BigNumber(line?.balanceAfter ?? 0).toFixed(),
-              at,
-              journalEntryId: line?.entryId ?? null,
-            });
+            );
+            await new Promise((resolve) => setTimeout(resolve, pauseMs));
           }
-        }
-      }),
+          const ids = await ledger.db('accounts').where({ tenant_id: tenantId }).pluck('id');
+          for (const id of ids as string[]) {
+            const lines = await linesOf(id);
+            const candidates = [...lines.flatMap((line) => [line.stampMs - 1, line.stampMs, line.stampMs + 1]), 0, Date.now() + 3_600_000];
+            for (const pick of picks.slice(0, 5)) {
+              const atMs = candidates[pick % candidates.length] as number;
+              const at = new Date(atMs).toISOString();
+              const answer = await systemBalanceAt(id, at);
+              expect(answer.status).toBe(200);
+              const line = lines.find((candidate) => candidate.stampMs <= atMs);
+              const parsed = accountBalanceAtSchema.parse(answer.body);
+              expect({ ...parsed, balance: new BigNumber(parsed.balance).toFixed() }).toEqual({
+                accountId: id,
+                currencyCode: 'USD',
+                balance: new BigNumber(line?.balanceAfter ?? 0).toFixed(),
+                at,
+                journalEntryId: line?.entryId ?? null,
+              });
+            }
+          }
+        },
+      ),
       { numRuns: 8 },
     );
   });
@@ -115,7 +130,11 @@ describe('GET /v1/system/ledger/accounts/{accountId}/balance?at=', () => {
     const tenant = await ledger.get(`/v1/system/ledger/accounts/${float}/balance?at=2030-01-01T00:00:00Z`, { tenantId });
     expect(`${tenant.status} ${tenant.body.error.code}`).toBe('403 INSUFFICIENT_SCOPE');
     // A debit-normal system account: its balance is in its own normal direction.
-    expect((await systemBalanceAt(float, '9999-01-01T00:00:00Z')).body).toMatchObject({ accountId: float, balance: '1.00', currencyCode: 'USD' });
+    expect((await systemBalanceAt(float, '9999-01-01T00:00:00Z')).body).toMatchObject({
+      accountId: float,
+      balance: '1.00',
+      currencyCode: 'USD',
+    });
   });
 });
 
@@ -139,7 +158,10 @@ describe('stamps along an account', () => {
 
     const wallet = await accountId(tenantId, 'wallet:owner-wl_clock');
     expect((await systemBalanceAt(wallet, '2031-01-01T00:00:05Z')).body).toMatchObject({ balance: '0.00', journalEntryId: null });
-    expect((await systemBalanceAt(wallet, '2031-01-01T00:00:10Z')).body).toMatchObject({ balance: '3.00', journalEntryId: statement.body.data[0].journalEntryId });
+    expect((await systemBalanceAt(wallet, '2031-01-01T00:00:10Z')).body).toMatchObject({
+      balance: '3.00',
+      journalEntryId: statement.body.data[0].journalEntryId,
+    });
   });
 });
 
@@ -150,7 +172,9 @@ describe('the lookup on a long history', () => {
     const tenantId = newTenantId();
     const id = newId('account');
     const base = Date.parse('2030-06-01T00:00:00.000Z');
-    await ledger.db('accounts').insert({ id, tenant_id: tenantId, environment: 'test', currency_code: 'USD', name: 'revenue:synthetic', normal_side: 'CR' });
+    await ledger
+      .db('accounts')
+      .insert({ id, tenant_id: tenantId, environment: 'test', currency_code: 'USD', name: 'revenue:synthetic', normal_side: 'CR' });
     // Entry i is stamped base + 2i ms and leaves the balance at i; odd milliseconds fall between entries.
     await ledger.db.raw(
       `WITH e AS (
@@ -169,14 +193,27 @@ describe('the lookup on a long history', () => {
       const at = new Date(base + offsetMs).toISOString();
       const entry = Math.min(LINES, Math.floor(offsetMs / 2));
       const answer = await systemBalanceAt(id, at);
-      expect(answer.body).toEqual({ accountId: id, currencyCode: 'USD', balance: entry >= 1 ? `${entry}.00` : '0.00', at, journalEntryId: entry >= 1 ? `je_${tenantId}_${entry}` : null });
+      expect(answer.body).toEqual({
+        accountId: id,
+        currencyCode: 'USD',
+        balance: entry >= 1 ? `${entry}.00` : '0.00',
+        at,
+        journalEntryId: entry >= 1 ? `je_${tenantId}_${entry}` : null,
+      });
 
       const { sql, bindings } = lineAtStatement(id, at);
-      const explained: { rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> } = await ledger.db.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, bindings);
+      const explained: { rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> } = await ledger.db.raw(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+        bindings,
+      );
       const plan = (explained.rows[0]?.['QUERY PLAN'][0]?.Plan ?? {}) as { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
       const text = JSON.stringify(explained.rows);
       // No scan of the journal, and no merge join walking it (the account's row may be found either way in a table this small).
-      expect(planNodes(explained.rows[0]?.['QUERY PLAN'][0]?.Plan).filter((node) => /^journal_/.test(String(node['Relation Name'])) && /Seq Scan|Bitmap/.test(String(node['Node Type'])))).toEqual([]);
+      expect(
+        planNodes(explained.rows[0]?.['QUERY PLAN'][0]?.Plan).filter(
+          (node) => /^journal_/.test(String(node['Relation Name'])) && /Seq Scan|Bitmap/.test(String(node['Node Type'])),
+        ),
+      ).toEqual([]);
       expect(text).not.toMatch(/Merge Join|Bitmap Index Scan/);
       // Summing the history would read every one of the account's lines: thousands of pages here.
       expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(600);

@@ -9,7 +9,16 @@ import {
   type JournalKind,
   type LedgerPostV1,
 } from '@wallet/contracts';
-import { commandId, depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, systemLine, transferCommand } from './support';
+import {
+  commandId,
+  depositCommand,
+  ledgerInvariantViolations,
+  type LedgerHarness,
+  newTenantId,
+  startLedgerHarness,
+  systemLine,
+  transferCommand,
+} from './support';
 
 /** An entry of `kind` moving `amount` between `accountName` and suspense, raising or lowering the account. */
 function move(tenantId: string, kind: JournalKind, declaration: AccountDeclaration, way: 'raise' | 'lower', amount: string): LedgerPostV1 {
@@ -39,20 +48,30 @@ describe('the chart of accounts in the running ledger', () => {
   });
 
   const balanceOf = async (tenantId: string, name: string): Promise<string> => {
-    const row: { balance: string } | undefined = await ledger.db('accounts').where({ tenant_id: tenantId, environment: 'test', name }).first('balance');
+    const row: { balance: string } | undefined = await ledger
+      .db('accounts')
+      .where({ tenant_id: tenantId, environment: 'test', name })
+      .first('balance');
     return new BigNumber(row?.balance ?? 'NaN').toFixed();
   };
 
   it('opens every family of account a posting names with the normal side and floor the chart declares', async () => {
     const tenantId = newTenantId();
     // Wallets are opened by the deposit; every other family against suspense (a float keyed `USD` is a float all the same).
-    const adjustments = ACCOUNT_DECLARATIONS.filter((declaration) => declaration !== ACCOUNTS.wallet && declaration !== ACCOUNTS.suspense).map((declaration) =>
-      move(tenantId, 'adjustment', declaration, 'raise', '1.00'),
-    );
-    const results = await ledger.client.requestMany([depositCommand({ tenantId }, 'wl_a', '10.00'), transferCommand({ tenantId }, 'wl_a', 'wl_b', '1.00', { fee: '0.10' }), ...adjustments]);
+    const adjustments = ACCOUNT_DECLARATIONS.filter(
+      (declaration) => declaration !== ACCOUNTS.wallet && declaration !== ACCOUNTS.suspense,
+    ).map((declaration) => move(tenantId, 'adjustment', declaration, 'raise', '1.00'));
+    const results = await ledger.client.requestMany([
+      depositCommand({ tenantId }, 'wl_a', '10.00'),
+      transferCommand({ tenantId }, 'wl_a', 'wl_b', '1.00', { fee: '0.10' }),
+      ...adjustments,
+    ]);
     expect(results.map((result) => result.error ?? result.status)).toEqual(results.map(() => 'posted'));
 
-    const rows: Array<{ name: string; normal_side: string; non_negative: boolean }> = await ledger.db('accounts').where({ tenant_id: tenantId }).select('name', 'normal_side', 'non_negative');
+    const rows: Array<{ name: string; normal_side: string; non_negative: boolean }> = await ledger
+      .db('accounts')
+      .where({ tenant_id: tenantId })
+      .select('name', 'normal_side', 'non_negative');
     const opened = rows.map((row) => {
       const declaration = accountFamilyOf(row.name);
       expect([row.name, row.normal_side, row.non_negative]).toEqual([row.name, declaration?.normalSide, !declaration?.mayGoBelowZero]);
@@ -61,22 +80,31 @@ describe('the chart of accounts in the running ledger', () => {
     expect([...new Set(opened)].sort()).toEqual([...ACCOUNT_FAMILIES].sort());
   });
 
-  const guarded = ACCOUNT_DECLARATIONS.filter((declaration) => declaration.notBelowZeroFor.length > 0).map((declaration) => [declaration.family, declaration] as const);
+  const guarded = ACCOUNT_DECLARATIONS.filter((declaration) => declaration.notBelowZeroFor.length > 0).map(
+    (declaration) => [declaration.family, declaration] as const,
+  );
 
-  it.each(guarded)('keeps %s from going below zero by the kinds the chart names, with the rejection of before, and lets other kinds take it there', async (_family, declaration) => {
-    const tenantId = newTenantId();
-    const name = accountNameIn(declaration, 'USD');
-    const [kind] = declaration.notBelowZeroFor;
-    if (kind === undefined) throw new Error('no declared kind');
-    expect(declaration.notBelowZeroFor).not.toContain('adjustment');
-    expect(await ledger.client.request(move(tenantId, 'adjustment', declaration, 'raise', '10.00'))).toMatchObject({ status: 'posted' });
+  it.each(guarded)(
+    'keeps %s from going below zero by the kinds the chart names, with the rejection of before, and lets other kinds take it there',
+    async (_family, declaration) => {
+      const tenantId = newTenantId();
+      const name = accountNameIn(declaration, 'USD');
+      const [kind] = declaration.notBelowZeroFor;
+      if (kind === undefined) throw new Error('no declared kind');
+      expect(declaration.notBelowZeroFor).not.toContain('adjustment');
+      expect(await ledger.client.request(move(tenantId, 'adjustment', declaration, 'raise', '10.00'))).toMatchObject({ status: 'posted' });
 
-    const refused = await ledger.client.request(move(tenantId, kind, declaration, 'lower', '10.01'));
-    expect(refused).toMatchObject({ status: 'rejected', journalEntryId: null, error: { code: 'INSUFFICIENT_FUNDS', message: `${name} would go below zero` } });
-    expect(await balanceOf(tenantId, name)).toBe('10');
+      const refused = await ledger.client.request(move(tenantId, kind, declaration, 'lower', '10.01'));
+      expect(refused).toMatchObject({
+        status: 'rejected',
+        journalEntryId: null,
+        error: { code: 'INSUFFICIENT_FUNDS', message: `${name} would go below zero` },
+      });
+      expect(await balanceOf(tenantId, name)).toBe('10');
 
-    expect(await ledger.client.request(move(tenantId, kind, declaration, 'lower', '10.00'))).toMatchObject({ status: 'posted' });
-    expect(await ledger.client.request(move(tenantId, 'adjustment', declaration, 'lower', '1.00'))).toMatchObject({ status: 'posted' });
-    expect(await balanceOf(tenantId, name)).toBe('-1');
-  });
+      expect(await ledger.client.request(move(tenantId, kind, declaration, 'lower', '10.00'))).toMatchObject({ status: 'posted' });
+      expect(await ledger.client.request(move(tenantId, 'adjustment', declaration, 'lower', '1.00'))).toMatchObject({ status: 'posted' });
+      expect(await balanceOf(tenantId, name)).toBe('-1');
+    },
+  );
 });

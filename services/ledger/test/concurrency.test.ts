@@ -1,5 +1,13 @@
 import BigNumber from 'bignumber.js';
-import { depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand, walletBalance } from './support';
+import {
+  depositCommand,
+  ledgerInvariantViolations,
+  type LedgerHarness,
+  newTenantId,
+  startLedgerHarness,
+  transferCommand,
+  walletBalance,
+} from './support';
 import type { RunningService } from '../src/main';
 
 describe('concurrent sends from one wallet', () => {
@@ -17,10 +25,14 @@ describe('concurrent sends from one wallet', () => {
     const tenantId = newTenantId();
     expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_hot', '100.00'))).toMatchObject({ status: 'posted' });
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => ledger.client.request(transferCommand({ tenantId }, 'wl_hot', `wl_to_${index % 7}`, '10.00'))),
+      Array.from({ length: 50 }, (_, index) =>
+        ledger.client.request(transferCommand({ tenantId }, 'wl_hot', `wl_to_${index % 7}`, '10.00')),
+      ),
     );
     expect(results.filter((result) => result.status === 'posted')).toHaveLength(10);
-    expect(results.filter((result) => result.status === 'rejected').every((result) => result.error?.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(results.filter((result) => result.status === 'rejected').every((result) => result.error?.code === 'INSUFFICIENT_FUNDS')).toBe(
+      true,
+    );
     expect(await walletBalance(ledger.db, tenantId, 'wl_hot')).toBe('0');
     expect(await ledgerInvariantViolations(ledger.db)).toEqual([]);
   });
@@ -41,7 +53,11 @@ describe('concurrent sends from one wallet', () => {
     const fees = await ledger.db('accounts').where({ tenant_id: tenantId, name: 'revenue:fees' }).first('balance');
     // Every posted transfer paid 0.05 into the hot account, no more and no less.
     expect(new BigNumber(fees.balance).eq(new BigNumber('0.05').times(posted))).toBe(true);
-    const total = await ledger.db('accounts').where({ tenant_id: tenantId }).whereNotNull('wallet_id').sum<{ sum: string }[]>('balance as sum');
+    const total = await ledger
+      .db('accounts')
+      .where({ tenant_id: tenantId })
+      .whereNotNull('wallet_id')
+      .sum<{ sum: string }[]>('balance as sum');
     expect(new BigNumber(total[0]?.sum ?? '0').plus(fees.balance).toFixed(2)).toBe('200.00');
     expect(await ledgerInvariantViolations(ledger.db)).toEqual([]);
   });

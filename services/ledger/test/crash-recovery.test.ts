@@ -11,7 +11,11 @@ const ROOT = path.resolve(__dirname, '../../..');
 
 /** The ledger as a separate OS process, so it can be killed with SIGKILL mid-stream. */
 function spawnLedger(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function count(db: Db, table: string): Promise<number> {
@@ -37,7 +41,15 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
   it('gives every command exactly one result after restart: nothing lost, nothing doubled', async () => {
     const databaseUrl = await createTestDatabase('ledger_crash');
     const amqpUrl = await createTestVhost('ledger_crash');
-    const env = { ...process.env, LEDGER_DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl, LEDGER_PORT: '0', INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: 'error', LEDGER_BATCH_SIZE_MAX: '50' };
+    const env = {
+      ...process.env,
+      LEDGER_DATABASE_URL: databaseUrl,
+      AMQP_URL: amqpUrl,
+      LEDGER_PORT: '0',
+      INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+      LOG_LEVEL: 'error',
+      LEDGER_BATCH_SIZE_MAX: '50',
+    };
     const db = createDb(databaseUrl, { poolMax: 2 });
     // Every event the ledger publishes, from before it first starts until the end.
     const events = await amqp.connect(amqpUrl);
@@ -52,7 +64,8 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
       (message) => {
         if (!message) return;
         if (message.properties.type === 'ledger.entries-posted.v1') {
-          for (const entry of ledgerEntriesPostedV1Schema.parse(JSON.parse(message.content.toString('utf8'))).entries) postedEntryIds.add(entry.journalEntryId);
+          for (const entry of ledgerEntriesPostedV1Schema.parse(JSON.parse(message.content.toString('utf8'))).entries)
+            postedEntryIds.add(entry.journalEntryId);
         } else {
           for (const result of parseLedgerResults(JSON.parse(message.content.toString('utf8'))) ?? []) eventIds.add(result.commandId);
         }
@@ -68,7 +81,9 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
       const commands = [
         ...wallets.map((wallet) => depositCommand({ tenantId }, wallet, '100.00')),
         ...Array.from({ length: 3000 }, (_, index) =>
-          transferCommand({ tenantId }, wallets[index % 20] as string, wallets[(index * 7 + 1) % 20] as string, `${(index % 9) + 1}.25`, { fee: '0.10' }),
+          transferCommand({ tenantId }, wallets[index % 20] as string, wallets[(index * 7 + 1) % 20] as string, `${(index % 9) + 1}.25`, {
+            fee: '0.10',
+          }),
         ),
       ];
       const publishing = (async () => {
@@ -77,7 +92,10 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
         }
       })();
 
-      await waitFor(async () => ((await count(db, 'processed_commands')) >= 500 ? true : undefined), { timeoutMs: 60_000, what: 'some commands to be processed' });
+      await waitFor(async () => ((await count(db, 'processed_commands')) >= 500 ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'some commands to be processed',
+      });
       ledger.kill('SIGKILL');
       await new Promise((resolve) => ledger.once('exit', resolve));
       const atCrash = await count(db, 'processed_commands');
@@ -85,7 +103,10 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
 
       await publishing;
       ledger = spawnLedger(env);
-      await waitFor(async () => ((await count(db, 'processed_commands')) === commands.length ? true : undefined), { timeoutMs: 120_000, what: 'the queue to drain' });
+      await waitFor(async () => ((await count(db, 'processed_commands')) === commands.length ? true : undefined), {
+        timeoutMs: 120_000,
+        what: 'the queue to drain',
+      });
 
       const posted = await db('processed_commands').whereRaw("result->>'status' = 'posted'").count<{ count: string }[]>('* as count');
       expect(await count(db, 'journal_entries')).toBe(Number(posted[0]?.count));
@@ -93,11 +114,17 @@ describe('ledger killed with SIGKILL in the middle of a stream of commands', () 
       const recorded = await db('processed_commands').pluck('command_id');
       expect(new Set(recorded)).toEqual(commandIds);
       // Every result was published (at least once; the message id lets consumers drop repeats).
-      await waitFor(async () => (eventIds.size === commands.length ? true : undefined), { timeoutMs: 60_000, what: 'an event per command' });
+      await waitFor(async () => (eventIds.size === commands.length ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'an event per command',
+      });
       expect(eventIds).toEqual(new Set(commands.map((command) => command.commandId)));
       // Every committed entry went out in an entries-posted event, however the crash cut the batches.
       const entryIds = new Set<string>(await db('journal_entries').pluck('id'));
-      await waitFor(async () => (postedEntryIds.size === entryIds.size ? true : undefined), { timeoutMs: 60_000, what: 'an entries-posted event per entry' });
+      await waitFor(async () => (postedEntryIds.size === entryIds.size ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'an entries-posted event per entry',
+      });
       expect(postedEntryIds).toEqual(entryIds);
       expect(await ledgerInvariantViolations(db)).toEqual([]);
     } finally {

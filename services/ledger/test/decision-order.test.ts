@@ -37,7 +37,10 @@ describe('decision order across a transient failure', () => {
     const first = { ...depositCommand({ tenantId }, 'wl_first', '5.00'), reference: { type: 'deposit', id: reference } };
     // The same commandId for another command: whichever the ledger decides first wins it.
     const reuse = { ...depositCommand({ tenantId }, 'wl_second', '7.00'), commandId: first.commandId };
-    const [firstReply, reuseReply] = await Promise.all([ledger.client.request(first, { timeoutMs: 20_000 }), ledger.client.request(reuse, { timeoutMs: 20_000 })]);
+    const [firstReply, reuseReply] = await Promise.all([
+      ledger.client.request(first, { timeoutMs: 20_000 }),
+      ledger.client.request(reuse, { timeoutMs: 20_000 }),
+    ]);
 
     expect(firstReply).toMatchObject({ status: 'posted' });
     expect(reuseReply).toMatchObject({ status: 'rejected', error: { code: 'COMMAND_ID_REUSED' } });

@@ -37,7 +37,9 @@ async function pages(path: string, claims: { tenantId: string | null }): Promise
 
 beforeAll(async () => {
   // Stamp ranges are sealed by the test's own rounds, not on a timer.
-  ledger = await startLedgerHarness({ env: { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE), LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: '3600000' } });
+  ledger = await startLedgerHarness({
+    env: { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE), LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: '3600000' },
+  });
   // The tenant's one fee-less transfer is its oldest entry: every deposit after it is newer.
   await post(depositCommand({ tenantId: tenant }, 'wl_x1', '100.00'));
   await post(transferCommand({ tenantId: tenant }, 'wl_x1', 'wl_x2', '5.00'));

@@ -39,8 +39,15 @@ async function reset(): Promise<void> {
 async function insertEntries(entries: ReadonlyArray<{ seq: number; atMs: number }>): Promise<void> {
   await db('journal_entries').insert(
     entries.map(({ seq, atMs }) => ({
-      seq, id: `je_${seq}`, tenant_id: 'tn_REACH', environment: 'test', kind: 'momo_deposit', reference_type: 'deposit', reference_id: `dep_${seq}`,
-      command_key: db.raw(`md5(?)::uuid`, [String(seq)]), created_at: new Date(atMs),
+      seq,
+      id: `je_${seq}`,
+      tenant_id: 'tn_REACH',
+      environment: 'test',
+      kind: 'momo_deposit',
+      reference_type: 'deposit',
+      reference_id: `dep_${seq}`,
+      command_key: db.raw(`md5(?)::uuid`, [String(seq)]),
+      created_at: new Date(atMs),
     })),
   );
 }
@@ -52,49 +59,71 @@ async function seal(): Promise<void> {
 }
 
 const batchesArbitrary = fc.array(
-  fc.array(fc.record({ gap: fc.integer({ min: 1, max: 3_000 }), jitterMs: fc.integer({ min: -5_000, max: 5_000 }), dayEarly: fc.integer({ min: 0, max: 19 }).map((draw) => draw === 0) }), { minLength: 1, maxLength: 12 }),
+  fc.array(
+    fc.record({
+      gap: fc.integer({ min: 1, max: 3_000 }),
+      jitterMs: fc.integer({ min: -5_000, max: 5_000 }),
+      dayEarly: fc.integer({ min: 0, max: 19 }).map((draw) => draw === 0),
+    }),
+    { minLength: 1, maxLength: 12 },
+  ),
   { minLength: 1, maxLength: 5 },
 );
 
 it('finds every sealed entry of a window in a span bounded by the ranges that reach it', async () => {
   await fc.assert(
-    fc.asyncProperty(batchesArbitrary, fc.array(fc.tuple(fc.option(fc.integer({ min: -90_000, max: 120_000 })), fc.option(fc.integer({ min: 0, max: 90_000 }))), { minLength: 1, maxLength: 6 }), async (batches, windows) => {
-      await reset();
-      const entries: Array<{ seq: number; atMs: number }> = [];
-      let seq = 0;
-      for (const batch of batches) {
-        const added = batch.map((step) => {
-          seq += step.gap;
-          return { seq, atMs: BASE_MS + entries.length * 1_000 + step.jitterMs - (step.dayEarly ? 86_400_000 : 0) };
-        });
-        entries.push(...added);
-        await insertEntries(added);
-        await seal();
-      }
-      const ranges: Range[] = await db('journal_stamp_ranges').orderBy('last_seq').select('*');
-      ranges.forEach((range, index) => {
-        expect(range.max_created_at_through.getTime()).toBe(Math.max(...ranges.slice(0, index + 1).map((r) => r.max_created_at.getTime())));
-        expect(range.min_created_at_from.getTime()).toBe(Math.min(...ranges.slice(index).map((r) => r.min_created_at.getTime())));
-      });
-      const sealed = BigInt((await db('journal_stamp_seal').first(db.raw('sealed_through::text AS s'))).s);
-      for (const [fromOffset, length] of windows) {
-        const fromMs = fromOffset === null ? null : BASE_MS + fromOffset;
-        const toMs = length === null ? null : (fromMs ?? BASE_MS) + length;
-        const window = { from: fromMs === null ? undefined : new Date(fromMs).toISOString(), to: toMs === null ? undefined : new Date(toMs).toISOString() };
-        const { span } = await windowSeqs(db, window);
-        const first = ranges.find((range) => fromMs === null || range.max_created_at.getTime() >= fromMs);
-        const last = [...ranges].reverse().find((range) => toMs === null || range.min_created_at.getTime() <= toMs);
-        const expected = first && last && BigInt(first.first_seq) <= BigInt(last.last_seq) ? { firstSeq: first.first_seq, lastSeq: last.last_seq } : null;
-        expect(span).toEqual(expected);
-        for (const entry of entries) {
-          const inWindow = (fromMs === null || entry.atMs >= fromMs) && (toMs === null || entry.atMs <= toMs);
-          if (!inWindow || BigInt(entry.seq) > sealed) continue;
-          expect(span).not.toBeNull();
-          expect(BigInt(entry.seq)).toBeGreaterThanOrEqual(BigInt(span?.firstSeq ?? 0));
-          expect(BigInt(entry.seq)).toBeLessThanOrEqual(BigInt(span?.lastSeq ?? 0));
+    fc.asyncProperty(
+      batchesArbitrary,
+      fc.array(fc.tuple(fc.option(fc.integer({ min: -90_000, max: 120_000 })), fc.option(fc.integer({ min: 0, max: 90_000 }))), {
+        minLength: 1,
+        maxLength: 6,
+      }),
+      async (batches, windows) => {
+        await reset();
+        const entries: Array<{ seq: number; atMs: number }> = [];
+        let seq = 0;
+        for (const batch of batches) {
+          const added = batch.map((step) => {
+            seq += step.gap;
+            return { seq, atMs: BASE_MS + entries.length * 1_000 + step.jitterMs - (step.dayEarly ? 86_400_000 : 0) };
+          });
+          entries.push(...added);
+          await insertEntries(added);
+          await seal();
         }
-      }
-    }),
+        const ranges: Range[] = await db('journal_stamp_ranges').orderBy('last_seq').select('*');
+        ranges.forEach((range, index) => {
+          expect(range.max_created_at_through.getTime()).toBe(
+            Math.max(...ranges.slice(0, index + 1).map((r) => r.max_created_at.getTime())),
+          );
+          expect(range.min_created_at_from.getTime()).toBe(Math.min(...ranges.slice(index).map((r) => r.min_created_at.getTime())));
+        });
+        const sealed = BigInt((await db('journal_stamp_seal').first(db.raw('sealed_through::text AS s'))).s);
+        for (const [fromOffset, length] of windows) {
+          const fromMs = fromOffset === null ? null : BASE_MS + fromOffset;
+          const toMs = length === null ? null : (fromMs ?? BASE_MS) + length;
+          const window = {
+            from: fromMs === null ? undefined : new Date(fromMs).toISOString(),
+            to: toMs === null ? undefined : new Date(toMs).toISOString(),
+          };
+          const { span } = await windowSeqs(db, window);
+          const first = ranges.find((range) => fromMs === null || range.max_created_at.getTime() >= fromMs);
+          const last = [...ranges].reverse().find((range) => toMs === null || range.min_created_at.getTime() <= toMs);
+          const expected =
+            first && last && BigInt(first.first_seq) <= BigInt(last.last_seq)
+              ? { firstSeq: first.first_seq, lastSeq: last.last_seq }
+              : null;
+          expect(span).toEqual(expected);
+          for (const entry of entries) {
+            const inWindow = (fromMs === null || entry.atMs >= fromMs) && (toMs === null || entry.atMs <= toMs);
+            if (!inWindow || BigInt(entry.seq) > sealed) continue;
+            expect(span).not.toBeNull();
+            expect(BigInt(entry.seq)).toBeGreaterThanOrEqual(BigInt(span?.firstSeq ?? 0));
+            expect(BigInt(entry.seq)).toBeLessThanOrEqual(BigInt(span?.lastSeq ?? 0));
+          }
+        }
+      },
+    ),
     { numRuns: 40 },
   );
 });
@@ -116,7 +145,13 @@ it('finds each end of the span with one index probe, however many ranges there a
 it('gives the ranges sealed before the migration their reach', async () => {
   const before = createDb(await createTestDatabase('ledger_stamp_reach_migration'), { poolMax: 1 });
   try {
-    await migrate(before, migrations.slice(0, migrations.findIndex((migration) => migration.name === '20270107120000_journal_stamp_reach')));
+    await migrate(
+      before,
+      migrations.slice(
+        0,
+        migrations.findIndex((migration) => migration.name === '20270107120000_journal_stamp_reach'),
+      ),
+    );
     const at = (hour: number) => new Date(Date.UTC(2027, 0, 1, hour));
     // The third range holds an entry stamped before the second's.
     await before('journal_stamp_ranges').insert([

@@ -71,7 +71,9 @@ it('summarizes each entry once, its ranges holding exactly the stamps of the seq
      CROSS JOIN LATERAL (SELECT count(*) AS n, min(created_at) AS lo, max(created_at) AS hi FROM journal_entries e WHERE e.seq BETWEEN r.first_seq AND r.last_seq) e
      WHERE e.lo IS DISTINCT FROM r.min_created_at OR e.hi IS DISTINCT FROM r.max_created_at`);
   expect(mismatched.rows).toEqual([]);
-  const overlapping = await ledger.db.raw(`SELECT a.last_seq FROM journal_stamp_ranges a JOIN journal_stamp_ranges b ON a.last_seq < b.last_seq AND b.first_seq <= a.last_seq`);
+  const overlapping = await ledger.db.raw(
+    `SELECT a.last_seq FROM journal_stamp_ranges a JOIN journal_stamp_ranges b ON a.last_seq < b.last_seq AND b.first_seq <= a.last_seq`,
+  );
   expect(overlapping.rows).toEqual([]);
   const uncovered = await ledger.db.raw(`
     SELECT e.seq FROM journal_entries e, journal_stamp_seal s
@@ -79,8 +81,13 @@ it('summarizes each entry once, its ranges holding exactly the stamps of the seq
   expect(uncovered.rows).toEqual([]);
 });
 
-it("says on /metrics how many seqs are past the sealed ranges, and how old the oldest of them is", async () => {
-  const gauge = async (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} ([\\d.e+-]+)$`, 'm').exec(await (await fetch(`http://127.0.0.1:${ledger.service.port}/metrics`)).text())?.[1]);
+it('says on /metrics how many seqs are past the sealed ranges, and how old the oldest of them is', async () => {
+  const gauge = async (name: string) =>
+    Number(
+      new RegExp(`^${name}\\{[^}]*\\} ([\\d.e+-]+)$`, 'm').exec(
+        await (await fetch(`http://127.0.0.1:${ledger.service.port}/metrics`)).text(),
+      )?.[1],
+    );
   const unsealed = () => gauge('journal_unsealed_seqs');
   await sealStampRanges(ledger.db);
   await sealStampRanges(ledger.db);

@@ -18,19 +18,53 @@ afterAll(async () => {
 
 async function insertEntry(seqLabel: string, createdAt: string, lines: Array<{ accountId: string; lineNo: number }>): Promise<void> {
   const [entry] = await db('journal_entries')
-    .insert({ id: `je_${seqLabel}`, tenant_id: 'tn_MIGRATION', environment: 'test', kind: 'transfer', reference_type: 'transfer', reference_id: `tx_${seqLabel}`, command_id: `cmd-${seqLabel}`, created_at: createdAt })
+    .insert({
+      id: `je_${seqLabel}`,
+      tenant_id: 'tn_MIGRATION',
+      environment: 'test',
+      kind: 'transfer',
+      reference_type: 'transfer',
+      reference_id: `tx_${seqLabel}`,
+      command_id: `cmd-${seqLabel}`,
+      created_at: createdAt,
+    })
     .returning('seq');
   for (const line of lines) {
-    await db('journal_lines').insert({ entry_id: `je_${seqLabel}`, line_no: line.lineNo, entry_seq: entry.seq, account_id: line.accountId, direction: 'CR', amount: '1', currency_code: 'USD', balance_after: '1' });
+    await db('journal_lines').insert({
+      entry_id: `je_${seqLabel}`,
+      line_no: line.lineNo,
+      entry_seq: entry.seq,
+      account_id: line.accountId,
+      direction: 'CR',
+      amount: '1',
+      currency_code: 'USD',
+      balance_after: '1',
+    });
   }
 }
 
 it("stamps every account with its newest line's time on a database with entries in it; an account without lines has none", async () => {
-  await migrate(db, migrations.slice(0, migrations.findIndex((migration) => migration.name === LAST_POSTED_AT)));
+  await migrate(
+    db,
+    migrations.slice(
+      0,
+      migrations.findIndex((migration) => migration.name === LAST_POSTED_AT),
+    ),
+  );
   for (const id of ['acc_A', 'acc_B', 'acc_IDLE']) {
-    await db('accounts').insert({ id, tenant_id: 'tn_MIGRATION', environment: 'test', currency_code: 'USD', name: `revenue:${id}`, normal_side: 'CR' });
+    await db('accounts').insert({
+      id,
+      tenant_id: 'tn_MIGRATION',
+      environment: 'test',
+      currency_code: 'USD',
+      name: `revenue:${id}`,
+      normal_side: 'CR',
+    });
   }
-  await insertEntry('1', '2030-01-01T00:00:01.000Z', [{ accountId: 'acc_A', lineNo: 1 }, { accountId: 'acc_B', lineNo: 2 }]);
+  await insertEntry('1', '2030-01-01T00:00:01.000Z', [
+    { accountId: 'acc_A', lineNo: 1 },
+    { accountId: 'acc_B', lineNo: 2 },
+  ]);
   // Stamped earlier but later in seq: the newest line is what the next batch must not go below.
   await insertEntry('2', '2030-01-01T00:00:00.500Z', [{ accountId: 'acc_A', lineNo: 1 }]);
 

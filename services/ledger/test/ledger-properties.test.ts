@@ -1,7 +1,18 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
 import type { LedgerCommand, LedgerResultV1 } from '@wallet/contracts';
-import { commandId, depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, systemLine, transferCommand, walletBalance, walletLine } from './support';
+import {
+  commandId,
+  depositCommand,
+  ledgerInvariantViolations,
+  type LedgerHarness,
+  newTenantId,
+  startLedgerHarness,
+  systemLine,
+  transferCommand,
+  walletBalance,
+  walletLine,
+} from './support';
 
 const WALLETS = ['wl_p0', 'wl_p1', 'wl_p2', 'wl_p3'];
 
@@ -18,7 +29,12 @@ const wallet = fc.integer({ min: 0, max: WALLETS.length - 1 });
 const cents = fc.integer({ min: 1, max: 50_000 });
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('deposit' as const), wallet, cents }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('transfer' as const), from: wallet, to: wallet, cents, feeCents: fc.integer({ min: 0, max: 300 }) }).filter((a) => a.from !== a.to) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ kind: fc.constant('transfer' as const), from: wallet, to: wallet, cents, feeCents: fc.integer({ min: 0, max: 300 }) })
+      .filter((a) => a.from !== a.to),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unbalanced' as const), wallet, cents }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('duplicate' as const), of: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reuse' as const), of: fc.nat() }) },
@@ -98,12 +114,29 @@ describe('ledger properties under random postings, rejections, duplicates and re
           } else if (step.kind === 'deposit') {
             command = depositCommand(scope, WALLETS[step.wallet] as string, money(step.cents));
           } else if (step.kind === 'transfer') {
-            command = transferCommand(scope, WALLETS[step.from] as string, WALLETS[step.to] as string, money(step.cents), { fee: money(step.feeCents) });
+            command = transferCommand(scope, WALLETS[step.from] as string, WALLETS[step.to] as string, money(step.cents), {
+              fee: money(step.feeCents),
+            });
           } else if (step.kind === 'unbalanced') {
-            command = { ...depositCommand(scope, WALLETS[step.wallet] as string, money(step.cents)), lines: [systemLine('momo-float:mtn', 'DR', money(step.cents)), walletLine(WALLETS[step.wallet] as string, 'CR', money(step.cents + 1))] };
+            command = {
+              ...depositCommand(scope, WALLETS[step.wallet] as string, money(step.cents)),
+              lines: [
+                systemLine('momo-float:mtn', 'DR', money(step.cents)),
+                walletLine(WALLETS[step.wallet] as string, 'CR', money(step.cents + 1)),
+              ],
+            };
           } else {
             const walletId = WALLETS[step.wallet] as string;
-            command = { type: 'ledger.wallet-status.v1', commandId: commandId('status'), tenantId, environment: 'test', walletId, accountName: `wallet:owner-${walletId}`, currencyCode: 'USD', status: step.frozen ? 'frozen' : 'active' };
+            command = {
+              type: 'ledger.wallet-status.v1',
+              commandId: commandId('status'),
+              tenantId,
+              environment: 'test',
+              walletId,
+              accountName: `wallet:owner-${walletId}`,
+              currencyCode: 'USD',
+              status: step.frozen ? 'frozen' : 'active',
+            };
           }
           if (step.kind !== 'duplicate' && step.kind !== 'reuse' && step.kind !== 'redeliver') firstSent.push(command);
           plan.push({ command, action: step, awaitReply: step.kind !== 'redeliver' });
@@ -111,7 +144,11 @@ describe('ledger properties under random postings, rejections, duplicates and re
         const expectations = plan.map((item, index) => model.decide(item.command, item.action, index, plan));
         // Repeats of a command that was itself rejected repeat that rejection.
         const replies = await Promise.all(
-          plan.map((item) => (item.awaitReply ? ledger.client.request(item.command, { timeoutMs: 20_000 }) : ledger.client.send(item.command).then(() => null))),
+          plan.map((item) =>
+            item.awaitReply
+              ? ledger.client.request(item.command, { timeoutMs: 20_000 })
+              : ledger.client.send(item.command).then(() => null),
+          ),
         );
         // A last command behind everything else: once it is answered, every redelivery before it was consumed.
         await ledger.client.request(depositCommand(scope, 'wl_sentinel', '0.01'));
@@ -123,14 +160,21 @@ describe('ledger properties under random postings, rejections, duplicates and re
             const original = replies[expected.repeats] as LedgerResultV1;
             expect(reply).toMatchObject({ status: original.status, journalEntryId: original.journalEntryId, duplicate: true });
           } else {
-            expect({ index, status: reply.status, code: reply.error?.code ?? null }).toEqual({ index, status: expected.status, code: expected.code });
+            expect({ index, status: reply.status, code: reply.error?.code ?? null }).toEqual({
+              index,
+              status: expected.status,
+              code: expected.code,
+            });
           }
         });
         for (const [index, walletId] of WALLETS.entries()) {
           const balance = (await walletBalance(ledger.db, tenantId, walletId)) ?? '0';
           expect({ walletId, balance }).toEqual({ walletId, balance: (model.balances[index] as BigNumber).toFixed() });
         }
-        const postedByModel = expectations.filter((expected, index) => expected.repeats === undefined && expected.status === 'posted' && plan[index]?.command.type === 'ledger.post.v1').length;
+        const postedByModel = expectations.filter(
+          (expected, index) =>
+            expected.repeats === undefined && expected.status === 'posted' && plan[index]?.command.type === 'ledger.post.v1',
+        ).length;
         const entries = await ledger.db('journal_entries').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count');
         expect(Number(entries[0]?.count)).toBe(postedByModel + 1);
         expect(await ledgerInvariantViolations(ledger.db)).toEqual([]);

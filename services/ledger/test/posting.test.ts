@@ -1,7 +1,18 @@
 import amqp from 'amqplib';
 import { parseLedgerResults, TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { commandId, depositCommand, ledgerInvariantViolations, type LedgerHarness, newTenantId, startLedgerHarness, systemLine, transferCommand, walletBalance, walletLine } from './support';
+import {
+  commandId,
+  depositCommand,
+  ledgerInvariantViolations,
+  type LedgerHarness,
+  newTenantId,
+  startLedgerHarness,
+  systemLine,
+  transferCommand,
+  walletBalance,
+  walletLine,
+} from './support';
 
 describe('ledger.post.v1 over RabbitMQ', () => {
   let ledger: LedgerHarness;
@@ -36,7 +47,10 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const again = await ledger.client.request({ ...command, correlationId: 'a-retry' });
     expect(again).toMatchObject({ status: 'posted', journalEntryId: first.journalEntryId, duplicate: true });
     expect(await walletBalance(ledger.db, tenantId, 'wl_a')).toBe('5');
-    const entries = await ledger.db('journal_entries').whereRaw('command_key = command_key(?)', [command.commandId]).count<{ count: string }[]>('* as count');
+    const entries = await ledger
+      .db('journal_entries')
+      .whereRaw('command_key = command_key(?)', [command.commandId])
+      .count<{ count: string }[]>('* as count');
     expect(entries[0]?.count).toBe('1');
   });
 
@@ -50,9 +64,21 @@ describe('ledger.post.v1 over RabbitMQ', () => {
   });
 
   it.each([
-    ['UNBALANCED_ENTRY', (tenantId: string) => ({ ...depositCommand({ tenantId }, 'wl_a', '10.00'), lines: [systemLine('momo-float:mtn', 'DR', '10.00'), walletLine('wl_a', 'CR', '9.99')] })],
+    [
+      'UNBALANCED_ENTRY',
+      (tenantId: string) => ({
+        ...depositCommand({ tenantId }, 'wl_a', '10.00'),
+        lines: [systemLine('momo-float:mtn', 'DR', '10.00'), walletLine('wl_a', 'CR', '9.99')],
+      }),
+    ],
     ['INVALID_AMOUNT', (tenantId: string) => depositCommand({ tenantId }, 'wl_a', '10.001')],
-    ['CURRENCY_MISMATCH', (tenantId: string) => ({ ...depositCommand({ tenantId }, 'wl_a', '10.00'), lines: [systemLine('asset:pool:UGX', 'DR', '10.00'), walletLine('wl_a', 'CR', '10.00')] })],
+    [
+      'CURRENCY_MISMATCH',
+      (tenantId: string) => ({
+        ...depositCommand({ tenantId }, 'wl_a', '10.00'),
+        lines: [systemLine('asset:pool:UGX', 'DR', '10.00'), walletLine('wl_a', 'CR', '10.00')],
+      }),
+    ],
     ['INSUFFICIENT_FUNDS', (tenantId: string) => transferCommand({ tenantId }, 'wl_empty', 'wl_b', '0.01')],
   ])('rejects %s and changes nothing', async (code, build) => {
     const tenantId = newTenantId();
@@ -64,16 +90,35 @@ describe('ledger.post.v1 over RabbitMQ', () => {
 
   it('answers a structurally invalid command with VALIDATION_ERROR when it can tell whose it is', async () => {
     const tenantId = newTenantId();
-    const result = await ledger.client.request({ type: 'ledger.post.v1', commandId: commandId('bad'), tenantId, environment: 'test', kind: 'transfer', lines: [] });
+    const result = await ledger.client.request({
+      type: 'ledger.post.v1',
+      commandId: commandId('bad'),
+      tenantId,
+      environment: 'test',
+      kind: 'transfer',
+      lines: [],
+    });
     expect(result).toMatchObject({ status: 'rejected', error: { code: 'VALIDATION_ERROR' } });
   });
 
   it('blocks debits of a frozen wallet but keeps crediting it', async () => {
     const tenantId = newTenantId();
     await ledger.client.request(depositCommand({ tenantId }, 'wl_f', '50.00'));
-    const freeze = { type: 'ledger.wallet-status.v1' as const, commandId: commandId('freeze'), tenantId, environment: 'test' as const, walletId: 'wl_f', accountName: 'wallet:owner-wl_f', currencyCode: 'USD', status: 'frozen' as const };
+    const freeze = {
+      type: 'ledger.wallet-status.v1' as const,
+      commandId: commandId('freeze'),
+      tenantId,
+      environment: 'test' as const,
+      walletId: 'wl_f',
+      accountName: 'wallet:owner-wl_f',
+      currencyCode: 'USD',
+      status: 'frozen' as const,
+    };
     expect(await ledger.client.request(freeze)).toMatchObject({ status: 'applied' });
-    expect(await ledger.client.request(transferCommand({ tenantId }, 'wl_f', 'wl_g', '1.00'))).toMatchObject({ status: 'rejected', error: { code: 'WALLET_FROZEN' } });
+    expect(await ledger.client.request(transferCommand({ tenantId }, 'wl_f', 'wl_g', '1.00'))).toMatchObject({
+      status: 'rejected',
+      error: { code: 'WALLET_FROZEN' },
+    });
     expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_f', '1.00'))).toMatchObject({ status: 'posted' });
     await ledger.client.request({ ...freeze, commandId: commandId('unfreeze'), status: 'active' });
     expect(await ledger.client.request(transferCommand({ tenantId }, 'wl_f', 'wl_g', '1.00'))).toMatchObject({ status: 'posted' });
@@ -84,14 +129,19 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const tenantId = newTenantId();
     await ledger.client.request(depositCommand({ tenantId }, 'wl_src', '100.00'));
     const commands = Array.from({ length: 60 }, (_, index) =>
-      index % 3 === 0 ? transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1000.00') : transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1.00', { fee: '0.10' }),
+      index % 3 === 0
+        ? transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1000.00')
+        : transferCommand({ tenantId }, 'wl_src', 'wl_dst', '1.00', { fee: '0.10' }),
     );
     const results = await Promise.all(commands.map((command) => ledger.client.request(command)));
     expect(results.filter((result) => result.status === 'posted')).toHaveLength(40);
     expect(results.filter((result) => result.error?.code === 'INSUFFICIENT_FUNDS')).toHaveLength(20);
     expect(await walletBalance(ledger.db, tenantId, 'wl_src')).toBe('56');
     expect(await walletBalance(ledger.db, tenantId, 'wl_dst')).toBe('40');
-    const batches = await ledger.db('journal_entries').where({ tenant_id: tenantId }).countDistinct<{ count: string }[]>('created_at as count');
+    const batches = await ledger
+      .db('journal_entries')
+      .where({ tenant_id: tenantId })
+      .countDistinct<{ count: string }[]>('created_at as count');
     // Commands were posted in fewer transactions than there were commands.
     expect(Number(batches[0]?.count)).toBeLessThan(41);
   });
@@ -108,13 +158,20 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     ];
     const results = await ledger.client.requestMany(commands);
     expect(results.map((result) => result.commandId)).toEqual(commands.map((command) => command.commandId));
-    expect(results.map((result) => result.error?.code ?? result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'VALIDATION_ERROR', 'posted']);
+    expect(results.map((result) => result.error?.code ?? result.status)).toEqual([
+      'posted',
+      'INSUFFICIENT_FUNDS',
+      'VALIDATION_ERROR',
+      'posted',
+    ]);
     expect(await walletBalance(ledger.db, tenantId, 'wl_m')).toBe('0');
     expect(await walletBalance(ledger.db, tenantId, 'wl_n')).toBe('10');
 
     // The same message again (a redelivery after a crash before the ack): the recorded answers, nothing posted.
     const again = await ledger.client.requestMany(commands);
-    expect(again.map((result) => [result.journalEntryId, result.duplicate])).toEqual(results.map((result) => [result.journalEntryId, true]));
+    expect(again.map((result) => [result.journalEntryId, result.duplicate])).toEqual(
+      results.map((result) => [result.journalEntryId, true]),
+    );
     expect(await walletBalance(ledger.db, tenantId, 'wl_n')).toBe('10');
     const entries = await ledger.db('journal_entries').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count');
     expect(entries[0]?.count).toBe('3');
@@ -123,15 +180,27 @@ describe('ledger.post.v1 over RabbitMQ', () => {
   it('dead-letters a ledger.commands.v1 message whole when one of its commands names no owner, and posts none of it', async () => {
     const tenantId = newTenantId();
     const good = depositCommand({ tenantId }, 'wl_whole', '1.00');
-    const envelope = { type: 'ledger.commands.v1', commands: [{ correlationId: null, command: good }, { correlationId: null, command: { hello: 'world' } }] };
+    const envelope = {
+      type: 'ledger.commands.v1',
+      commands: [
+        { correlationId: null, command: good },
+        { correlationId: null, command: { hello: 'world' } },
+      ],
+    };
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createConfirmChannel();
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), { persistent: true, type: 'ledger.commands.v1' });
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), {
+      persistent: true,
+      type: 'ledger.commands.v1',
+    });
     await channel.waitForConfirms();
-    const parked = await waitFor(async () => {
-      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
-      return message ? JSON.parse(message.content.toString()) : undefined;
-    }, { what: 'the dead-lettered message' });
+    const parked = await waitFor(
+      async () => {
+        const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+        return message ? JSON.parse(message.content.toString()) : undefined;
+      },
+      { what: 'the dead-lettered message' },
+    );
     expect(parked).toEqual(envelope);
     expect(await walletBalance(ledger.db, tenantId, 'wl_whole')).toBeNull();
     await connection.close();
@@ -147,7 +216,8 @@ describe('ledger.post.v1 over RabbitMQ', () => {
       queue,
       (message) => {
         if (!message || message.properties.type !== 'ledger.results.v1') return;
-        for (const result of parseLedgerResults(JSON.parse(message.content.toString())) ?? []) events.push({ ...result, routingKey: message.fields.routingKey });
+        for (const result of parseLedgerResults(JSON.parse(message.content.toString())) ?? [])
+          events.push({ ...result, routingKey: message.fields.routingKey });
       },
       { noAck: true },
     );
@@ -158,10 +228,19 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     await ledger.client.request(rejected);
     // Events of earlier tests may still be arriving: wait for these two by command id.
     const ids = [posted.commandId, rejected.commandId];
-    await waitFor(async () => (ids.every((id) => events.some((event) => event.commandId === id)) ? true : undefined), { what: 'ledger events' });
+    await waitFor(async () => (ids.every((id) => events.some((event) => event.commandId === id)) ? true : undefined), {
+      what: 'ledger events',
+    });
     // Routed by status and reference type, so each service is delivered only its own postings' results.
-    expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({ status: 'posted', routingKey: `ledger.posted.${posted.reference.type}` });
-    expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_FUNDS' }, routingKey: `ledger.rejected.${rejected.reference.type}` });
+    expect(events.find((event) => event.commandId === posted.commandId)).toMatchObject({
+      status: 'posted',
+      routingKey: `ledger.posted.${posted.reference.type}`,
+    });
+    expect(events.find((event) => event.commandId === rejected.commandId)).toMatchObject({
+      status: 'rejected',
+      error: { code: 'INSUFFICIENT_FUNDS' },
+      routingKey: `ledger.rejected.${rejected.reference.type}`,
+    });
     await connection.close();
   });
 
@@ -175,10 +254,13 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     expect(await ledger.client.request(neighbour)).toMatchObject({ status: 'posted' });
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createChannel();
-    const parked = await waitFor(async () => {
-      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
-      return message ? (JSON.parse(message.content.toString()) as { commandId: string }) : undefined;
-    }, { what: 'the poison command in the dead-letter queue', timeoutMs: 30_000 });
+    const parked = await waitFor(
+      async () => {
+        const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+        return message ? (JSON.parse(message.content.toString()) as { commandId: string }) : undefined;
+      },
+      { what: 'the poison command in the dead-letter queue', timeoutMs: 30_000 },
+    );
     expect(parked.commandId).toBe(poison.commandId);
     expect((await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).messageCount).toBe(0);
     await connection.close();
@@ -190,13 +272,25 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     const poison = depositCommand({ tenantId: `${tenantId}\u0000` }, 'wl_env_poison', '1.00');
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createConfirmChannel();
-    const envelope = { type: 'ledger.commands.v1', commands: [{ correlationId: null, command: neighbour }, { correlationId: null, command: poison }] };
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), { persistent: true, type: 'ledger.commands.v1' });
+    const envelope = {
+      type: 'ledger.commands.v1',
+      commands: [
+        { correlationId: null, command: neighbour },
+        { correlationId: null, command: poison },
+      ],
+    };
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), {
+      persistent: true,
+      type: 'ledger.commands.v1',
+    });
     await channel.waitForConfirms();
-    const parked = await waitFor(async () => {
-      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
-      return message ? (JSON.parse(message.content.toString()) as typeof envelope) : undefined;
-    }, { what: 'the message with the poison command in the dead-letter queue', timeoutMs: 30_000 });
+    const parked = await waitFor(
+      async () => {
+        const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+        return message ? (JSON.parse(message.content.toString()) as typeof envelope) : undefined;
+      },
+      { what: 'the message with the poison command in the dead-letter queue', timeoutMs: 30_000 },
+    );
     expect(parked.commands.map((item) => item.command.commandId)).toEqual([neighbour.commandId, poison.commandId]);
     // Posted once however often the message came back.
     expect(await walletBalance(ledger.db, tenantId, 'wl_env_neighbour')).toBe('2');
@@ -207,10 +301,13 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     await ledger.client.send({ hello: 'world' });
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createChannel();
-    const parked = await waitFor(async () => {
-      const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
-      return message ? JSON.parse(message.content.toString()) : undefined;
-    }, { what: 'the dead-lettered message' });
+    const parked = await waitFor(
+      async () => {
+        const message = await channel.get(TOPOLOGY.ledgerCommands.deadLetterQueue, { noAck: true });
+        return message ? JSON.parse(message.content.toString()) : undefined;
+      },
+      { what: 'the dead-lettered message' },
+    );
     expect(parked).toEqual({ hello: 'world' });
     await connection.close();
   });

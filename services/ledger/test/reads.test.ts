@@ -75,7 +75,13 @@ describe('ledger reads', () => {
     await ledger.client.request(depositCommand({ tenantId }, 'wl_s', '10.00'));
     await ledger.client.request(transferCommand({ tenantId }, 'wl_s', 'wl_t', '3.00', { fee: '0.50' }));
     const statement = await ledger.get('/v1/ledger/wallets/wl_s/entries', { tenantId });
-    expect(statement.body.data.map((line: { direction: string; amount: string; balanceAfter: string }) => [line.direction, line.amount, line.balanceAfter])).toEqual([
+    expect(
+      statement.body.data.map((line: { direction: string; amount: string; balanceAfter: string }) => [
+        line.direction,
+        line.amount,
+        line.balanceAfter,
+      ]),
+    ).toEqual([
       ['DR', '0.50', '6.50'],
       ['DR', '3.00', '7.00'],
       ['CR', '10.00', '10.00'],
@@ -84,7 +90,13 @@ describe('ledger reads', () => {
 
   it('reports reconciliation checks 1 and 2 as ok, for a tenant and across tenants', async () => {
     const tenant = await ledger.get('/v1/ledger/reconciliation', { tenantId: newTenantId() });
-    expect(tenant.body).toMatchObject({ status: 'ok', checks: [{ name: 'account_balances_match_lines', status: 'ok' }, { name: 'entries_balance', status: 'ok' }] });
+    expect(tenant.body).toMatchObject({
+      status: 'ok',
+      checks: [
+        { name: 'account_balances_match_lines', status: 'ok' },
+        { name: 'entries_balance', status: 'ok' },
+      ],
+    });
     const system = await ledger.get('/v1/system/ledger/reconciliation', { tenantId: null });
     expect(system.body.status).toBe('ok');
   });
@@ -95,7 +107,9 @@ describe('ledger reads', () => {
     await ledger.db('accounts').where({ tenant_id: tenantId, wallet_id: 'wl_drift' }).update({ balance: '11' });
     const result = await ledger.get('/v1/ledger/reconciliation', { tenantId });
     expect(result.body.status).toBe('mismatch');
-    expect(result.body.checks[0].mismatches).toEqual([expect.objectContaining({ accountName: 'wallet:owner-wl_drift', materializedBalance: '11.00', sumOfLines: '10.00' })]);
+    expect(result.body.checks[0].mismatches).toEqual([
+      expect.objectContaining({ accountName: 'wallet:owner-wl_drift', materializedBalance: '11.00', sumOfLines: '10.00' }),
+    ]);
     await ledger.db('accounts').where({ tenant_id: tenantId, wallet_id: 'wl_drift' }).update({ balance: '10' });
   });
 
@@ -103,9 +117,15 @@ describe('ledger reads', () => {
     const tenantId = newTenantId();
     const entryId = (await ledger.client.request(depositCommand({ tenantId }, 'wl_orphan', '1.00'))).journalEntryId as string;
     const entrySeq = await entrySeqOf(ledger.db, entryId);
-    await ledger.db('journal_lines').insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999999', direction: 'DR', amount: '0.01', balance_after: '0' });
+    await ledger
+      .db('journal_lines')
+      .insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999999', direction: 'DR', amount: '0.01', balance_after: '0' });
     const result = await ledger.get('/v1/ledger/reconciliation', { tenantId });
-    expect(result.body.checks[1].mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountNum: '999999999', problem: 'line without account' })]));
+    expect(result.body.checks[1].mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ journalEntryId: entryId, accountNum: '999999999', problem: 'line without account' }),
+      ]),
+    );
     await ledger.db('journal_lines').where({ entry_seq: entrySeq, line_no: 99 }).delete();
   });
 
@@ -128,11 +148,35 @@ describe('ledger reads', () => {
     };
     await publish(event, TOPOLOGY.identityEvents.tenantCreatedRoutingKey);
     await publish(event, TOPOLOGY.identityEvents.tenantCreatedRoutingKey);
-    const countAccounts = async (): Promise<number> => Number((await ledger.db('accounts').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count'))[0]?.count);
-    await waitFor(async () => ((await countAccounts()) === 32 ? true : undefined), { what: '2 currencies x 2 environments x 8 system accounts' });
-    const names = await ledger.db('accounts').where({ tenant_id: tenantId, environment: 'live', currency_code: 'UGX' }).orderBy('name').pluck('name');
-    expect(names).toEqual(['asset:bank-clearing:UGX', 'asset:cash-clearing:UGX', 'asset:momo-clearing:UGX', 'asset:pool:UGX', 'payout-clearing', 'platform-commission', 'revenue:fees', 'suspense']);
-    await publish({ ...event, type: 'tenant.updated.v1', messageId: `msg_${tenantId}_2`, config: { ...event.config, allowedCurrencies: ['UGX', 'KES', 'USD'] } }, TOPOLOGY.identityEvents.tenantUpdatedRoutingKey);
+    const countAccounts = async (): Promise<number> =>
+      Number((await ledger.db('accounts').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count'))[0]?.count);
+    await waitFor(async () => ((await countAccounts()) === 32 ? true : undefined), {
+      what: '2 currencies x 2 environments x 8 system accounts',
+    });
+    const names = await ledger
+      .db('accounts')
+      .where({ tenant_id: tenantId, environment: 'live', currency_code: 'UGX' })
+      .orderBy('name')
+      .pluck('name');
+    expect(names).toEqual([
+      'asset:bank-clearing:UGX',
+      'asset:cash-clearing:UGX',
+      'asset:momo-clearing:UGX',
+      'asset:pool:UGX',
+      'payout-clearing',
+      'platform-commission',
+      'revenue:fees',
+      'suspense',
+    ]);
+    await publish(
+      {
+        ...event,
+        type: 'tenant.updated.v1',
+        messageId: `msg_${tenantId}_2`,
+        config: { ...event.config, allowedCurrencies: ['UGX', 'KES', 'USD'] },
+      },
+      TOPOLOGY.identityEvents.tenantUpdatedRoutingKey,
+    );
     await waitFor(async () => ((await countAccounts()) === 48 ? true : undefined), { what: 'USD accounts' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await countAccounts()).toBe(48);

@@ -55,5 +55,7 @@ it('reads at most the configured number of new entries per run, and an account m
   // Once caught up, a corrupted balance is found by the next run.
   await ledger.db('accounts').where({ tenant_id: tenantId, environment: 'test', wallet_id: 'wl_cu_c' }).update({ balance: '4.01' });
   const corrupted = await reconcile(tenantId);
-  expect(corrupted.checks.find((check) => check.name === 'account_balances_match_lines')?.mismatches).toEqual([expect.objectContaining({ materializedBalance: '4.01', sumOfLines: '4.00' })]);
+  expect(corrupted.checks.find((check) => check.name === 'account_balances_match_lines')?.mismatches).toEqual([
+    expect.objectContaining({ materializedBalance: '4.01', sumOfLines: '4.00' }),
+  ]);
 });

@@ -1,7 +1,15 @@
 import { ledgerFullRunSchema, type LedgerFullRun, reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
 import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, entrySeqOf, INTERNAL_SECRET, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import {
+  depositCommand,
+  entrySeqOf,
+  INTERNAL_SECRET,
+  type LedgerHarness,
+  newTenantId,
+  startLedgerHarness,
+  transferCommand,
+} from './support';
 
 /**
  * Checks 1 and 2 from checkpoints (the GET routes) and from zero (background full runs), over
@@ -19,7 +27,9 @@ afterAll(async () => {
 });
 
 async function reconcile(tenantId: string | null): Promise<ReconciliationResult> {
-  const answer = tenantId ? await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] }) : await ledger.get('/v1/system/ledger/reconciliation', { tenantId: null });
+  const answer = tenantId
+    ? await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] })
+    : await ledger.get('/v1/system/ledger/reconciliation', { tenantId: null });
   expect(answer.status).toBe(200);
   return reconciliationResultSchema.parse(answer.body);
 }
@@ -42,7 +52,14 @@ async function settle(tenantId: string): Promise<void> {
 const statuses = (result: ReconciliationResult): string[] => result.checks.map((check) => `${check.name} ${check.status}`);
 
 function systemCall(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
-  const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
+  const token = signInternalToken(INTERNAL_SECRET, {
+    surface: 'system',
+    tenantId: null,
+    environment: null,
+    keyId: null,
+    scopes: [],
+    actor: null,
+  });
   return fetch(`http://127.0.0.1:${ledger.service.port}${path}`, {
     method,
     headers: { 'x-internal-token': token, 'content-type': 'application/json' },
@@ -99,7 +116,10 @@ describe('incremental checks 1 and 2', () => {
     // wl_quiet has no line after its checkpoint; wl_busy's lines are all new.
     await post(depositCommand({ tenantId }, 'wl_busy', '20.00'));
     const busy = await walletAccount(tenantId, 'wl_busy');
-    await ledger.db('accounts').whereIn('id', [quiet.id, busy.id]).update({ balance: ledger.db.raw('balance + 1') });
+    await ledger
+      .db('accounts')
+      .whereIn('id', [quiet.id, busy.id])
+      .update({ balance: ledger.db.raw('balance + 1') });
 
     const result = await reconcile(tenantId);
     expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance ok']);
@@ -114,7 +134,10 @@ describe('incremental checks 1 and 2', () => {
     expect((await reconcile(tenantId)).checks[0]?.mismatches).toHaveLength(2);
     expect(JSON.stringify(await reconcile(null))).toContain(quiet.id);
 
-    await ledger.db('accounts').whereIn('id', [quiet.id, busy.id]).update({ balance: ledger.db.raw('balance - 1') });
+    await ledger
+      .db('accounts')
+      .whereIn('id', [quiet.id, busy.id])
+      .update({ balance: ledger.db.raw('balance - 1') });
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 
@@ -123,14 +146,22 @@ describe('incremental checks 1 and 2', () => {
     await post(depositCommand({ tenantId }, 'wl_edit', '40.00'));
     await settle(tenantId);
     const entryId = await post(transferCommand({ tenantId }, 'wl_edit', 'wl_edit_to', '15.00'));
-    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' }).update({ amount: '15.01' });
+    await ledger
+      .db('journal_lines')
+      .where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' })
+      .update({ amount: '15.01' });
 
     for (let round = 0; round < 2; round += 1) {
       const result = await reconcile(tenantId);
       expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
-      expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, debits: '15.01', credits: '15.00' })]));
+      expect(result.checks[1]?.mismatches).toEqual(
+        expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, debits: '15.01', credits: '15.00' })]),
+      );
     }
-    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' }).update({ amount: '15.00' });
+    await ledger
+      .db('journal_lines')
+      .where({ entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'DR' })
+      .update({ amount: '15.00' });
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
 });
@@ -143,7 +174,10 @@ describe('full runs', () => {
     await settle(tenantId);
 
     // Behind every checkpoint now: only a run from zero reads it again.
-    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' }).update({ amount: '70.70' });
+    await ledger
+      .db('journal_lines')
+      .where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' })
+      .update({ amount: '70.70' });
     await post(depositCommand({ tenantId }, 'wl_new', '1.00'));
     const incremental = await reconcile(tenantId);
     expect(incremental.status).toBe('ok');
@@ -156,12 +190,19 @@ describe('full runs', () => {
     expect(result.coverage).toMatchObject({ mode: 'full', journal: { afterSeq: '0', entries: 3, lines: 8 } });
     expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
     const account = await walletAccount(tenantId, 'wl_old');
-    expect(result.checks[0]?.mismatches).toEqual([expect.objectContaining({ accountId: account.id, materializedBalance: '64.75', sumOfLines: '65.45' })]);
-    expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: old, debits: '70.00', credits: '70.70' })]));
+    expect(result.checks[0]?.mismatches).toEqual([
+      expect.objectContaining({ accountId: account.id, materializedBalance: '64.75', sumOfLines: '65.45' }),
+    ]);
+    expect(result.checks[1]?.mismatches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ journalEntryId: old, debits: '70.00', credits: '70.70' })]),
+    );
 
     // The full run left the checkpoints at the true sums: the incremental run now sees it too.
     expect(statuses(await reconcile(tenantId))).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
-    await ledger.db('journal_lines').where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' }).update({ amount: '70.00' });
+    await ledger
+      .db('journal_lines')
+      .where({ entry_seq: await entrySeqOf(ledger.db, old), direction: 'CR' })
+      .update({ amount: '70.00' });
     expect((await fullRun(tenantId)).result?.status).toBe('ok');
     expect((await reconcile(tenantId)).status).toBe('ok');
   });
@@ -179,10 +220,16 @@ describe('full runs', () => {
     expect(next.status).toBe('ok');
     expect(next.coverage?.journal?.entries).toBe(1);
     // A balance corrupted after the move is still the incremental run's to find.
-    await ledger.db('accounts').where({ id: (await walletAccount(tenantId, 'wl_imported')).id }).increment('balance', 1);
+    await ledger
+      .db('accounts')
+      .where({ id: (await walletAccount(tenantId, 'wl_imported')).id })
+      .increment('balance', 1);
     await post(depositCommand({ tenantId }, 'wl_imported', '1.00'));
     expect(statuses(await reconcile(tenantId))).toContain('account_balances_match_lines mismatch');
-    await ledger.db('accounts').where({ id: (await walletAccount(tenantId, 'wl_imported')).id }).decrement('balance', 1);
+    await ledger
+      .db('accounts')
+      .where({ id: (await walletAccount(tenantId, 'wl_imported')).id })
+      .decrement('balance', 1);
 
     // A scope with something wrong keeps its checkpoint where it was: the incremental run reads its entries again.
     const held = newTenantId();
@@ -204,18 +251,26 @@ describe('full runs', () => {
     const other = newTenantId();
     const denseEntries = [await post(depositCommand({ tenantId: dense }, 'wl_dense', '10.00'))];
     await post(depositCommand({ tenantId: other }, 'wl_other', '7.00'));
-    denseEntries.push(await post(depositCommand({ tenantId: dense }, 'wl_dense', '20.00')), await post(depositCommand({ tenantId: dense }, 'wl_dense', '30.00')));
+    denseEntries.push(
+      await post(depositCommand({ tenantId: dense }, 'wl_dense', '20.00')),
+      await post(depositCommand({ tenantId: dense }, 'wl_dense', '30.00')),
+    );
     const sparse = newTenantId();
     const sparseFirst = await post(depositCommand({ tenantId: sparse }, 'wl_sparse', '40.00'));
     for (let index = 0; index < 12; index += 1) await post(depositCommand({ tenantId: other }, 'wl_other', '1.00'));
     await post(depositCommand({ tenantId: sparse }, 'wl_sparse', '50.00'));
 
-    for (const [tenantId, entryId, amount] of [[dense, denseEntries[1] as string, '20.00'], [sparse, sparseFirst, '40.00']] as const) {
+    for (const [tenantId, entryId, amount] of [
+      [dense, denseEntries[1] as string, '20.00'],
+      [sparse, sparseFirst, '40.00'],
+    ] as const) {
       const line = { entry_seq: await entrySeqOf(ledger.db, entryId), direction: 'CR' };
       await ledger.db('journal_lines').where(line).update({ amount: '99.99' });
       const result = reconciliationResultSchema.parse((await fullRun(tenantId)).result);
       expect(statuses(result)).toEqual(['account_balances_match_lines mismatch', 'entries_balance mismatch']);
-      expect(result.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, credits: '99.99' })]));
+      expect(result.checks[1]?.mismatches).toEqual(
+        expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, credits: '99.99' })]),
+      );
       // Only the tenant's own lines: the other tenant's entries in the range are not read as its.
       expect(result.coverage).toMatchObject({ journal: { entries: tenantId === dense ? 3 : 2 } });
       await ledger.db('journal_lines').where(line).update({ amount });
@@ -228,10 +283,16 @@ describe('full runs', () => {
     const tenantId = newTenantId();
     const entryId = await post(depositCommand({ tenantId }, 'wl_orphan_full', '2.00'));
     const entrySeq = await entrySeqOf(ledger.db, entryId);
-    await ledger.db('journal_lines').insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999998', direction: 'DR', amount: '0.01', balance_after: '0' });
+    await ledger
+      .db('journal_lines')
+      .insert({ entry_seq: entrySeq, line_no: 99, account_num: '999999998', direction: 'DR', amount: '0.01', balance_after: '0' });
     try {
       const run = await fullRun(tenantId);
-      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ journalEntryId: entryId, accountNum: '999999998', problem: 'line without account' })]));
+      expect(run.result?.checks[1]?.mismatches).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ journalEntryId: entryId, accountNum: '999999998', problem: 'line without account' }),
+        ]),
+      );
     } finally {
       await ledger.db('journal_lines').where({ entry_seq: entrySeq, line_no: 99 }).delete();
     }
@@ -242,10 +303,14 @@ describe('full runs', () => {
     // A seq no entry took, below the next entry's: inside the range the run reads.
     const gap = (await ledger.db.raw("SELECT nextval('journal_entries_seq_seq')::text AS seq")).rows[0].seq as string;
     await post(depositCommand({ tenantId }, 'wl_no_entry', '1.00'));
-    await ledger.db('journal_lines').insert({ entry_seq: gap, line_no: 1, account_num: '1', direction: 'DR', amount: '0.01', balance_after: '0' });
+    await ledger
+      .db('journal_lines')
+      .insert({ entry_seq: gap, line_no: 1, account_num: '1', direction: 'DR', amount: '0.01', balance_after: '0' });
     try {
       const run = await fullRun(null);
-      expect(run.result?.checks[1]?.mismatches).toEqual(expect.arrayContaining([{ entrySeq: gap, lineNo: 1, accountNum: '1', problem: 'line without entry' }]));
+      expect(run.result?.checks[1]?.mismatches).toEqual(
+        expect.arrayContaining([{ entrySeq: gap, lineNo: 1, accountNum: '1', problem: 'line without entry' }]),
+      );
     } finally {
       await ledger.db('journal_lines').where({ entry_seq: gap }).delete();
     }

@@ -24,11 +24,17 @@ describe('processed_commands retention', () => {
 
   /** The command's record as if it had been written `age` ago. */
   async function age(command: { commandId: string }, interval: string): Promise<void> {
-    await ledger.db.raw(`UPDATE processed_commands SET created_at = now() - CAST(? AS interval) WHERE command_id = ?`, [interval, command.commandId]);
+    await ledger.db.raw(`UPDATE processed_commands SET created_at = now() - CAST(? AS interval) WHERE command_id = ?`, [
+      interval,
+      command.commandId,
+    ]);
   }
 
   async function entriesOf(command: { commandId: string }): Promise<number> {
-    const [row] = await ledger.db('journal_entries').whereRaw('command_key = command_key(?)', [command.commandId]).count<Array<{ count: string }>>('* as count');
+    const [row] = await ledger
+      .db('journal_entries')
+      .whereRaw('command_key = command_key(?)', [command.commandId])
+      .count<Array<{ count: string }>>('* as count');
     return Number(row?.count);
   }
 
@@ -44,7 +50,12 @@ describe('processed_commands retention', () => {
     await purgeRule(ledger.db, rule);
     expect(await recorded(command)).toBe(true);
     const again = await ledger.client.request(command);
-    expect(again).toMatchObject({ status: 'posted', journalEntryId: first.journalEntryId, duplicate: true, processedAt: first.processedAt });
+    expect(again).toMatchObject({
+      status: 'posted',
+      journalEntryId: first.journalEntryId,
+      duplicate: true,
+      processedAt: first.processedAt,
+    });
     expect(await entriesOf(command)).toBe(1);
     expect(await walletBalance(ledger.db, tenantId, 'wl_in')).toBe('10');
   });
@@ -58,7 +69,13 @@ describe('processed_commands retention', () => {
     expect(await recorded(command)).toBe(false);
 
     const again = await ledger.client.request(command);
-    expect(again).toMatchObject({ status: 'posted', journalEntryId: first.journalEntryId, duplicate: true, reference: command.reference, error: null });
+    expect(again).toMatchObject({
+      status: 'posted',
+      journalEntryId: first.journalEntryId,
+      duplicate: true,
+      reference: command.reference,
+      error: null,
+    });
     // Redelivered in one message with new commands: those post, it does not.
     const fresh = depositCommand({ tenantId }, 'wl_old', '1.00');
     const [old, added] = await ledger.client.requestMany([command, fresh]);
@@ -89,15 +106,20 @@ describe('processed_commands retention', () => {
     const batchEnds: number[] = [];
     const postedAt: number[] = [];
     const batchSize = 100;
-    const purging = purgeRule(ledger.db, { ...rule, batchSize }, {
-      onBatch: async () => {
-        batchEnds.push(Date.now());
-        // Mid-pass, with its first statements done, postings must go through: the pass waits for
-        // a few (and would time out were they blocked), then goes on paced like a background job.
-        if (batchEnds.length === 1) await waitFor(async () => (postedAt.length >= 3 ? true : undefined), { timeoutMs: 10_000, what: 'postings during the purge' });
-        await new Promise((resolve) => setTimeout(resolve, 5));
+    const purging = purgeRule(
+      ledger.db,
+      { ...rule, batchSize },
+      {
+        onBatch: async () => {
+          batchEnds.push(Date.now());
+          // Mid-pass, with its first statements done, postings must go through: the pass waits for
+          // a few (and would time out were they blocked), then goes on paced like a background job.
+          if (batchEnds.length === 1)
+            await waitFor(async () => (postedAt.length >= 3 ? true : undefined), { timeoutMs: 10_000, what: 'postings during the purge' });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        },
       },
-    });
+    );
     const posting = (async () => {
       for (let index = 0; index < 10; index += 1) {
         const result = await ledger.client.request(depositCommand({ tenantId }, 'wl_busy', '1.00', { id: commandId('busy') }));
@@ -137,7 +159,9 @@ describe('processed_commands retention', () => {
       expect(await hasDeleted).toBe(200);
       // Its row locks and the BRIN desummarizing are held until it commits; postings go on meanwhile.
       for (let index = 0; index < 3; index += 1) {
-        expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_held', '1.00'), { timeoutMs: 5_000 })).toMatchObject({ status: 'posted' });
+        expect(await ledger.client.request(depositCommand({ tenantId }, 'wl_held', '1.00'), { timeoutMs: 5_000 })).toMatchObject({
+          status: 'posted',
+        });
       }
     } finally {
       release();
@@ -155,7 +179,8 @@ describe('processed_commands retention', () => {
     await age(keep, '6 days');
     const service = await start({ ...ledger.env, LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: '7', RETENTION_INTERVAL_MS: '1000' });
     try {
-      for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await recorded(command)).toBe(false);
       expect(await recorded(keep)).toBe(true);
       const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
@@ -173,7 +198,8 @@ describe('processed_commands retention', () => {
     // The default interval, ten minutes: only the first pass can purge within this test.
     const service = await start({ ...ledger.env, RETENTION_FIRST_PASS_DELAY_MS: '1000' });
     try {
-      for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let waited = 0; waited < 10_000 && (await recorded(command)); waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await recorded(command)).toBe(false);
     } finally {
       await service.close();

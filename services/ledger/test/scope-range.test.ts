@@ -48,7 +48,9 @@ beforeAll(async () => {
     [QUIET_ENTRIES, BIG],
   );
   await db.raw('ANALYZE journal_entries, journal_lines, accounts');
-  bigSeqs = (await db('journal_entries').where({ tenant_id: BIG }).orderBy('journal_entries.seq').select(db.raw('seq::text AS seq'))).map((row: { seq: string }) => row.seq);
+  bigSeqs = (await db('journal_entries').where({ tenant_id: BIG }).orderBy('journal_entries.seq').select(db.raw('seq::text AS seq'))).map(
+    (row: { seq: string }) => row.seq,
+  );
 });
 
 afterAll(async () => {
@@ -60,11 +62,18 @@ interface Explained {
 }
 
 /** The statement's answer, and the shared buffers its plan touched. */
-async function readWithBuffers(sql: string, bindings: readonly Knex.RawBinding[]): Promise<{ seqs: string[]; buffers: number; plan: string }> {
+async function readWithBuffers(
+  sql: string,
+  bindings: readonly Knex.RawBinding[],
+): Promise<{ seqs: string[]; buffers: number; plan: string }> {
   const answer = await db.raw(sql, bindings);
   const explained: Explained = await db.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, bindings);
   const plan = (explained.rows[0]?.['QUERY PLAN'][0]?.Plan ?? {}) as { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
-  return { seqs: (answer.rows as Array<{ seq: string }>).map((row) => row.seq), buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0), plan: JSON.stringify(explained.rows) };
+  return {
+    seqs: (answer.rows as Array<{ seq: string }>).map((row) => row.seq),
+    buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
+    plan: JSON.stringify(explained.rows),
+  };
 }
 
 const bigKey = `hashtext(?::text || '/' || ?::text)`;
@@ -86,14 +95,25 @@ describe("a scope's entries after a mark deep in its history", () => {
 
   it('between two marks: the entries in (after, through], a few pages, the history before unread', async () => {
     const from = bigSeqs.length - 2_000;
-    const range = entriesOfScopeBetweenSql('j', { tenantId: BIG, environment: 'test' }, bigSeqs[from] as string, bigSeqs[from + 25] as string);
-    const read = await readWithBuffers(`SELECT j.seq::text AS seq FROM journal_entries j WHERE ${range.sql} ORDER BY ${scopeOrderSql('j')}`, range.bindings);
+    const range = entriesOfScopeBetweenSql(
+      'j',
+      { tenantId: BIG, environment: 'test' },
+      bigSeqs[from] as string,
+      bigSeqs[from + 25] as string,
+    );
+    const read = await readWithBuffers(
+      `SELECT j.seq::text AS seq FROM journal_entries j WHERE ${range.sql} ORDER BY ${scopeOrderSql('j')}`,
+      range.bindings,
+    );
     expect(read.seqs).toEqual(bigSeqs.slice(from + 1, from + 26));
     expect(read.buffers).toBeLessThan(PAGES_AFTER_A_MARK);
   });
 
   it('per scope in a lateral join, the marks unknown when it is planned: each scope its own short range', async () => {
-    const marks = [BIG, ...SMALL].map((tenantId) => ({ tenantId, afterSeq: tenantId === BIG ? (bigSeqs[bigSeqs.length - 6] as string) : String(ENTRIES) }));
+    const marks = [BIG, ...SMALL].map((tenantId) => ({
+      tenantId,
+      afterSeq: tenantId === BIG ? (bigSeqs[bigSeqs.length - 6] as string) : String(ENTRIES),
+    }));
     const read = await readWithBuffers(
       `SELECT e.seq::text AS seq FROM unnest(?::text[], ?::bigint[]) AS s(tenant_id, after_seq)
         CROSS JOIN LATERAL (
@@ -111,16 +131,29 @@ describe("a scope's entries after a mark deep in its history", () => {
 
   it("check 3's listing of a record type after the mark finds that type's entries after it, and looked through the scope's newest", async () => {
     const mark = bigSeqs[bigSeqs.length - 50] as string;
-    const listed = await referencesAfter(db, { referenceType: 'deposit', scopes: [{ tenantId: BIG, environment: 'test', afterSeq: mark }], limitPerScope: 1000 });
-    const expected = await db('journal_entries').where({ tenant_id: BIG, reference_type: 'deposit' }).andWhere('seq', '>', mark).orderBy('journal_entries.seq').select(db.raw('seq::text AS seq'));
+    const listed = await referencesAfter(db, {
+      referenceType: 'deposit',
+      scopes: [{ tenantId: BIG, environment: 'test', afterSeq: mark }],
+      limitPerScope: 1000,
+    });
+    const expected = await db('journal_entries')
+      .where({ tenant_id: BIG, reference_type: 'deposit' })
+      .andWhere('seq', '>', mark)
+      .orderBy('journal_entries.seq')
+      .select(db.raw('seq::text AS seq'));
     expect(listed.data.map((entry) => entry.seq)).toEqual(expected.map((row: { seq: string }) => row.seq));
     expect(listed.scanned).toEqual([{ tenantId: BIG, environment: 'test', throughSeq: bigSeqs[bigSeqs.length - 1] }]);
   });
 });
 
-describe("the journal of one wallet or account, whose last movement is long ago", () => {
+describe('the journal of one wallet or account, whose last movement is long ago', () => {
   /** The statement a list ran for its entries, as knex sent it. */
-  async function listedWithStatement(filter: { walletId?: string; accountName?: string; kind?: string; beforeSeq?: string }): Promise<{ seqs: string[]; statement: { sql: string; bindings: Knex.RawBinding[] } }> {
+  async function listedWithStatement(filter: {
+    walletId?: string;
+    accountName?: string;
+    kind?: string;
+    beforeSeq?: string;
+  }): Promise<{ seqs: string[]; statement: { sql: string; bindings: Knex.RawBinding[] } }> {
     const statements: Array<{ sql: string; bindings: Knex.RawBinding[] }> = [];
     const capture = (query: { sql: string; bindings?: Knex.RawBinding[] }): void => {
       if (/from "journal_entries" as "e"/.test(query.sql)) statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
@@ -139,7 +172,9 @@ describe("the journal of one wallet or account, whose last movement is long ago"
   /** The oracle, straight from the lines: the quiet wallet's entries, newest first. */
   async function quietSeqs(): Promise<string[]> {
     const rows: Array<{ seq: string }> = (
-      await db.raw(`SELECT DISTINCT l.entry_seq::text AS seq, l.entry_seq FROM journal_lines l JOIN accounts a ON a.num = l.account_num WHERE a.wallet_id = 'wl_quiet' ORDER BY l.entry_seq DESC`)
+      await db.raw(
+        `SELECT DISTINCT l.entry_seq::text AS seq, l.entry_seq FROM journal_lines l JOIN accounts a ON a.num = l.account_num WHERE a.wallet_id = 'wl_quiet' ORDER BY l.entry_seq DESC`,
+      )
     ).rows;
     return rows.map((row) => row.seq);
   }
@@ -156,6 +191,8 @@ describe("the journal of one wallet or account, whose last movement is long ago"
     const first = await listedWithStatement({ accountName: 'wallet:owner-wl_quiet', kind: 'transfer' });
     const next = await listedWithStatement({ accountName: 'wallet:owner-wl_quiet', kind: 'transfer', beforeSeq: first.seqs[9] as string });
     expect([...first.seqs.slice(0, 10), ...next.seqs.slice(0, 10)]).toEqual((await quietSeqs()).slice(0, 20));
-    expect(await listEntries(db, { tenantId: BIG, environment: 'test' }, { walletId: 'wl_nobody', limit: 10, examineMax: 10_000 })).toEqual({ entries: [], continueBeforeSeq: null });
+    expect(await listEntries(db, { tenantId: BIG, environment: 'test' }, { walletId: 'wl_nobody', limit: 10, examineMax: 10_000 })).toEqual(
+      { entries: [], continueBeforeSeq: null },
+    );
   });
 });

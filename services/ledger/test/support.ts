@@ -20,7 +20,9 @@ export interface LedgerHarness {
   close(): Promise<void>;
 }
 
-export async function startLedgerHarness(options: { instances?: number; env?: NodeJS.ProcessEnv } = {}): Promise<LedgerHarness & { services: RunningService[] }> {
+export async function startLedgerHarness(
+  options: { instances?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<LedgerHarness & { services: RunningService[] }> {
   const databaseUrl = await createTestDatabase('ledger');
   const amqpUrl = await createTestVhost('ledger');
   const env: NodeJS.ProcessEnv = {
@@ -89,7 +91,12 @@ interface Scope {
 }
 
 /** Money in from mobile money: DR momo-float, CR wallet. */
-export function depositCommand(scope: Scope, walletId: string, amount: string, options: { id?: string; currencyCode?: string } = {}): LedgerPostV1 {
+export function depositCommand(
+  scope: Scope,
+  walletId: string,
+  amount: string,
+  options: { id?: string; currencyCode?: string } = {},
+): LedgerPostV1 {
   const currencyCode = options.currencyCode ?? 'USD';
   return {
     type: 'ledger.post.v1',
@@ -103,7 +110,13 @@ export function depositCommand(scope: Scope, walletId: string, amount: string, o
 }
 
 /** A transfer with an optional fee credited to revenue:fees (the hot account). */
-export function transferCommand(scope: Scope, from: string, to: string, amount: string, options: { id?: string; fee?: string; currencyCode?: string } = {}): LedgerPostV1 {
+export function transferCommand(
+  scope: Scope,
+  from: string,
+  to: string,
+  amount: string,
+  options: { id?: string; fee?: string; currencyCode?: string } = {},
+): LedgerPostV1 {
   const currencyCode = options.currencyCode ?? 'USD';
   const lines: PostingLine[] = [walletLine(from, 'DR', amount, currencyCode), walletLine(to, 'CR', amount, currencyCode)];
   if (options.fee && !new BigNumber(options.fee).isZero()) {
@@ -152,9 +165,12 @@ export async function ledgerInvariantViolations(db: Db): Promise<string[]> {
   for (const row of negative.rows) problems.push(`wallet account ${row.id} is negative: ${row.balance}`);
   const doubled = await db.raw(`SELECT command_key, COUNT(*) AS n FROM journal_entries GROUP BY command_key HAVING COUNT(*) > 1`);
   for (const row of doubled.rows) problems.push(`command ${row.command_key} posted ${row.n} entries`);
-  const unrecorded = await db.raw(`SELECT e.id FROM journal_entries e LEFT JOIN processed_commands p ON command_key(p.command_id) = e.command_key WHERE p.command_id IS NULL`);
+  const unrecorded = await db.raw(
+    `SELECT e.id FROM journal_entries e LEFT JOIN processed_commands p ON command_key(p.command_id) = e.command_key WHERE p.command_id IS NULL`,
+  );
   for (const row of unrecorded.rows) problems.push(`entry ${row.id} has no recorded result`);
-  const mismatched = await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_key = command_key(p.command_id)
+  const mismatched =
+    await db.raw(`SELECT p.command_id FROM processed_commands p LEFT JOIN journal_entries e ON e.command_key = command_key(p.command_id)
      WHERE (p.result->>'status' = 'posted') <> (e.id IS NOT NULL) OR (e.id IS NOT NULL AND p.result->>'journalEntryId' <> e.id)`);
   for (const row of mismatched.rows) problems.push(`recorded result of ${row.command_id} does not match the journal`);
   return problems;

@@ -53,11 +53,19 @@ describe('GET /v1/system/ledger/transactions', () => {
 
   it.each([
     ['tenantId', () => `?tenantId=${tenantA}`, (command: LedgerPostV1) => command.tenantId === tenantA],
-    ['tenantId and environment', () => `?tenantId=${tenantA}&environment=live`, (command: LedgerPostV1) => command.tenantId === tenantA && command.environment === 'live'],
+    [
+      'tenantId and environment',
+      () => `?tenantId=${tenantA}&environment=live`,
+      (command: LedgerPostV1) => command.tenantId === tenantA && command.environment === 'live',
+    ],
     ['environment alone', () => '?environment=test', (command: LedgerPostV1) => command.environment === 'test'],
     ['kind', () => '?kind=transfer', (command: LedgerPostV1) => command.kind === 'transfer'],
     ['walletId', () => '?walletId=wl_sysb2', (command: LedgerPostV1) => command.lines.some((line) => line.walletId === 'wl_sysb2')],
-    ['accountName and tenantId', () => `?accountName=revenue:fees&tenantId=${tenantB}`, (command: LedgerPostV1) => command.lines.some((line) => line.accountName === 'revenue:fees')],
+    [
+      'accountName and tenantId',
+      () => `?accountName=revenue:fees&tenantId=${tenantB}`,
+      (command: LedgerPostV1) => command.lines.some((line) => line.accountName === 'revenue:fees'),
+    ],
   ])('filters by %s', async (_name, query, keep) => {
     const expected = idsNewestFirst(keep);
     expect(expected.length).toBeGreaterThan(0);
@@ -76,7 +84,10 @@ describe('GET /v1/system/ledger/transactions', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const response = await ledger.get(`/v1/system/ledger/transactions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, system);
+      const response = await ledger.get(
+        `/v1/system/ledger/transactions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        system,
+      );
       const page = journalPageSchema.parse(response.body);
       expect(page.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.data.map((entry) => entry.id));
@@ -89,8 +100,13 @@ describe('GET /v1/system/ledger/transactions', () => {
 
   it('pages within a filter', async () => {
     const first = await ledger.get(`/v1/system/ledger/transactions?tenantId=${tenantA}&limit=2`, system);
-    const second = await ledger.get(`/v1/system/ledger/transactions?tenantId=${tenantA}&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, system);
-    expect([...first.body.data, ...second.body.data].map((entry: JournalEntry) => entry.id)).toEqual(idsNewestFirst((command) => command.tenantId === tenantA));
+    const second = await ledger.get(
+      `/v1/system/ledger/transactions?tenantId=${tenantA}&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      system,
+    );
+    expect([...first.body.data, ...second.body.data].map((entry: JournalEntry) => entry.id)).toEqual(
+      idsNewestFirst((command) => command.tenantId === tenantA),
+    );
     expect(second.body.nextCursor).toBeNull();
   });
 
@@ -116,11 +132,21 @@ describe('GET /v1/system/ledger/transactions/{journalEntryId}', () => {
     const response = await ledger.get(`/v1/system/ledger/transactions/${target.journalEntryId}`, system);
     expect(response.status).toBe(200);
     const entry = journalEntrySchema.parse(response.body);
-    expect(entry).toMatchObject({ id: target.journalEntryId, tenantId: tenantB, environment: 'test', kind: 'transfer', reference: target.command.reference, reversesEntryId: null });
+    expect(entry).toMatchObject({
+      id: target.journalEntryId,
+      tenantId: tenantB,
+      environment: 'test',
+      kind: 'transfer',
+      reference: target.command.reference,
+      reversesEntryId: null,
+    });
     expect(entry.lines.map((line) => `${line.direction} ${line.accountName} ${line.amount} ${line.currencyCode}`)).toEqual(
-      target.command.lines.map((line) => `${line.direction} ${line.accountName} ${new BigNumber(line.amount).toFixed(2)} ${line.currencyCode}`),
+      target.command.lines.map(
+        (line) => `${line.direction} ${line.accountName} ${new BigNumber(line.amount).toFixed(2)} ${line.currencyCode}`,
+      ),
     );
-    const sum = (direction: 'DR' | 'CR') => entry.lines.filter((line) => line.direction === direction).reduce((total, line) => total.plus(line.amount), new BigNumber(0));
+    const sum = (direction: 'DR' | 'CR') =>
+      entry.lines.filter((line) => line.direction === direction).reduce((total, line) => total.plus(line.amount), new BigNumber(0));
     expect(sum('DR').toFixed()).toBe(sum('CR').toFixed());
     expect(sum('DR').toFixed(2)).toBe('10.50');
   });
@@ -139,7 +165,10 @@ describe('GET /v1/system/ledger/transactions/{journalEntryId}', () => {
 
   it('refuses tenant tokens, even for their own entry', async () => {
     const target = posted[0] as (typeof posted)[number];
-    const response = await ledger.get(`/v1/system/ledger/transactions/${target.journalEntryId}`, { tenantId: tenantA, scopes: ['tenant:manage'] });
+    const response = await ledger.get(`/v1/system/ledger/transactions/${target.journalEntryId}`, {
+      tenantId: tenantA,
+      scopes: ['tenant:manage'],
+    });
     expect(`${response.status} ${response.body.error.code}`).toBe('403 INSUFFICIENT_SCOPE');
   });
 });

@@ -16,5 +16,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  await db.raw('DROP TABLE IF EXISTS reconciliation_marks, reconciliation_full_runs; DROP INDEX IF EXISTS bank_statement_lines_unused_scope, bank_statement_lines_unused');
+  await db.raw(
+    'DROP TABLE IF EXISTS reconciliation_marks, reconciliation_full_runs; DROP INDEX IF EXISTS bank_statement_lines_unused_scope, bank_statement_lines_unused',
+  );
 }

@@ -21,7 +21,8 @@ export async function up(db: Knex): Promise<void> {
   await createIndexConcurrently(db, 'transfers_scope_seq', 'transfers (tenant_id, environment, seq)');
   await createIndexConcurrently(db, 'transfers_from_wallet_hash_seq', 'transfers (hashtextextended(from_wallet_id, 0), seq)');
   await createIndexConcurrently(db, 'transfers_to_wallet_hash_seq', 'transfers (hashtextextended(to_wallet_id, 0), seq)');
-  for (const old of ['transfers_tenant_seq', 'transfers_from_wallet_seq', 'transfers_to_wallet_seq']) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${old}`);
+  for (const old of ['transfers_tenant_seq', 'transfers_from_wallet_seq', 'transfers_to_wallet_seq'])
+    await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${old}`);
 }
 
 export async function down(db: Knex): Promise<void> {
@@ -29,5 +30,6 @@ export async function down(db: Knex): Promise<void> {
   await createIndexConcurrently(db, 'transfers_tenant_seq', 'transfers (tenant_id, environment, seq DESC)');
   await createIndexConcurrently(db, 'transfers_from_wallet_seq', 'transfers (from_wallet_id, seq DESC)');
   await createIndexConcurrently(db, 'transfers_to_wallet_seq', 'transfers (to_wallet_id, seq DESC)');
-  for (const index of ['transfers_scope_seq', 'transfers_from_wallet_hash_seq', 'transfers_to_wallet_hash_seq']) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+  for (const index of ['transfers_scope_seq', 'transfers_from_wallet_hash_seq', 'transfers_to_wallet_hash_seq'])
+    await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
 }

@@ -11,7 +11,11 @@ export const transaction = false;
  * update (deposits_pending_slips, by time, serves reconciliation's bank evidence).
  */
 export async function up(db: Knex): Promise<void> {
-  await createIndexConcurrently(db, 'deposits_pending_slips_seq', `deposits (tenant_id, environment, seq) WHERE source = 'bank_slip' AND status = 'pending'`);
+  await createIndexConcurrently(
+    db,
+    'deposits_pending_slips_seq',
+    `deposits (tenant_id, environment, seq) WHERE source = 'bank_slip' AND status = 'pending'`,
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

@@ -1,4 +1,14 @@
-import { fullRunsRetentionConfigShape, fullRunsRetentionRule, idempotency, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import {
+  fullRunsRetentionConfigShape,
+  fullRunsRetentionRule,
+  idempotency,
+  idempotencyRetentionRule,
+  inboxRetentionRule,
+  queueAndDeadLetters,
+  runMain,
+  type RunningService,
+  startService,
+} from '@wallet/kit';
 import { coalesceLedgerCommands, MemberDirectory, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
@@ -6,7 +16,10 @@ import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
 import { payoutsConfigShape, startPayouts } from './features/payouts/payouts-feature';
 import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
-import { reconciliationRunsRetentionConfigShape, reconciliationRunsRetentionRule } from './features/reconciliation/reconciliation-runs-retention';
+import {
+  reconciliationRunsRetentionConfigShape,
+  reconciliationRunsRetentionRule,
+} from './features/reconciliation/reconciliation-runs-retention';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
@@ -19,10 +32,21 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: { ...tenantsConfigShape, ...walletsConfigShape, ...transfersConfigShape, ...depositsConfigShape, ...payoutsConfigShape, ...reconciliationConfigShape, ...reconciliationRunsRetentionConfigShape, ...fullRunsRetentionConfigShape },
+      config: {
+        ...tenantsConfigShape,
+        ...walletsConfigShape,
+        ...transfersConfigShape,
+        ...depositsConfigShape,
+        ...payoutsConfigShape,
+        ...reconciliationConfigShape,
+        ...reconciliationRunsRetentionConfigShape,
+        ...fullRunsRetentionConfigShape,
+      },
       migrations,
       topology: declarePaymentsTopology,
-      queues: [PAYMENTS_TOPOLOGY.ledgerEvents, PAYMENTS_TOPOLOGY.identityEvents].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
+      queues: [PAYMENTS_TOPOLOGY.ledgerEvents, PAYMENTS_TOPOLOGY.identityEvents].flatMap((names) =>
+        queueAndDeadLetters(names.queue, names.deadLetterQueue),
+      ),
       idempotencyKeys: true,
       // Its ledger commands travel several to a message.
       prepareOutgoingBatch: coalesceLedgerCommands,
@@ -46,7 +70,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           logger,
         });
         // Postings: features register their finishers, then the ledger events consumer starts.
-        const postings = await startPostings({ db, relay, ...parts }, { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue });
+        const postings = await startPostings(
+          { db, relay, ...parts },
+          { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue },
+        );
         const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings, members });
         const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants, members });

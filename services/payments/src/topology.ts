@@ -1,4 +1,11 @@
-import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents, declareTenantEventsQueue } from '@wallet/kit';
+import {
+  type Channel,
+  declareAuditRecords,
+  declareIdentityEvents,
+  declareLedgerCommands,
+  declareLedgerEvents,
+  declareTenantEventsQueue,
+} from '@wallet/kit';
 
 /** Payments' own queue of identity events: its read model of tenant configuration. */
 export const PAYMENTS_TOPOLOGY = {

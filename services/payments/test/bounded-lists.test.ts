@@ -19,7 +19,8 @@ let db: Db;
 beforeAll(async () => {
   db = createDb(await createTestDatabase('payments_bounded_lists'), { poolMax: 2 });
   await migrate(db, migrations);
-  for (const id of ['wl_A', 'wl_B']) await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
+  for (const id of ['wl_A', 'wl_B'])
+    await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
   useListExamineMax(3);
 });
 afterAll(async () => {
@@ -31,46 +32,122 @@ const pages = (read: Parameters<typeof idsPageByPage>[0]) => idsPageByPage(read,
 
 function payout(id: string, status: 'pending' | 'rejected' | 'failed') {
   return {
-    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', currency_code: 'USD', amount: '2.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0,
-    payout_method: 'momo', destination: JSON.stringify({ phoneNumber: '+254700000000' }), requested_by: 'usr_A', status,
+    id,
+    tenant_id: TENANT,
+    environment: 'test',
+    wallet_id: 'wl_A',
+    currency_code: 'USD',
+    amount: '2.00',
+    fee: '0.00',
+    commission: '0.00',
+    platform_commission_bps: 0,
+    payout_method: 'momo',
+    destination: JSON.stringify({ phoneNumber: '+254700000000' }),
+    requested_by: 'usr_A',
+    status,
     ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : {}),
-    ...(status === 'rejected' ? { hold_entry_id: `je_hold_${id}`, decided_by: 'usr_B', decided_at: new Date(), rejection_reason: 'no', decision_entry_id: `je_release_${id}` } : {}),
+    ...(status === 'rejected'
+      ? {
+          hold_entry_id: `je_hold_${id}`,
+          decided_by: 'usr_B',
+          decided_at: new Date(),
+          rejection_reason: 'no',
+          decision_entry_id: `je_release_${id}`,
+        }
+      : {}),
   };
 }
 
 it('transfers by status, and by wallet and status', async () => {
   const transfer = (id: string, status: string, to = 'wl_B') => ({
-    id, tenant_id: TENANT, environment: 'test', from_wallet_id: 'wl_A', to_wallet_id: to, currency_code: 'USD', amount: '1.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0, status,
-    finished_at: new Date(), ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : { journal_entry_id: `je_${id}` }),
+    id,
+    tenant_id: TENANT,
+    environment: 'test',
+    from_wallet_id: 'wl_A',
+    to_wallet_id: to,
+    currency_code: 'USD',
+    amount: '1.00',
+    fee: '0.00',
+    commission: '0.00',
+    platform_commission_bps: 0,
+    status,
+    finished_at: new Date(),
+    ...(status === 'failed' ? { failure_code: 'INSUFFICIENT_FUNDS' } : { journal_entry_id: `je_${id}` }),
   });
-  await db('transfers').insert([transfer('tx_failed', 'failed'), ...Array.from({ length: 8 }, (_, index) => transfer(`tx_${index}`, 'completed'))]);
+  await db('transfers').insert([
+    transfer('tx_failed', 'failed'),
+    ...Array.from({ length: 8 }, (_, index) => transfer(`tx_${index}`, 'completed')),
+  ]);
   // Nine transfers, three tested a request: the failed one, the oldest, is in the third answer.
   expect(await pages((beforeSeq) => listTransfers(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
-  expect(await pages((beforeSeq) => listTransfers(db, scope, { walletId: 'wl_A', status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
-  expect((await pages((beforeSeq) => listTransfers(db, scope, { status: 'completed', beforeSeq, limit: 2 }))).flat()).toEqual(['tx_7', 'tx_6', 'tx_5', 'tx_4', 'tx_3', 'tx_2', 'tx_1', 'tx_0']);
+  expect(await pages((beforeSeq) => listTransfers(db, scope, { walletId: 'wl_A', status: 'failed', beforeSeq, limit: 2 }))).toEqual([
+    [],
+    [],
+    ['tx_failed'],
+  ]);
+  expect((await pages((beforeSeq) => listTransfers(db, scope, { status: 'completed', beforeSeq, limit: 2 }))).flat()).toEqual([
+    'tx_7',
+    'tx_6',
+    'tx_5',
+    'tx_4',
+    'tx_3',
+    'tx_2',
+    'tx_1',
+    'tx_0',
+  ]);
 });
 
 it('deposits by source and status; payout cases by status, pending ones in one answer', async () => {
   const deposit = (id: string, source: 'momo' | 'bank_slip') => ({
-    id, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', amount: '5.00', currency_code: 'USD', source, external_ref: id, status: 'pending',
+    id,
+    tenant_id: TENANT,
+    environment: 'test',
+    wallet_id: 'wl_A',
+    amount: '5.00',
+    currency_code: 'USD',
+    source,
+    external_ref: id,
+    status: 'pending',
     ...(source === 'momo' ? { provider_code: 'mtn' } : { bank_code: 'BANK', slip_reference: id }),
   });
-  await db('deposits').insert([deposit('dp_slip', 'bank_slip'), ...Array.from({ length: 8 }, (_, index) => deposit(`dp_${index}`, 'momo'))]);
+  await db('deposits').insert([
+    deposit('dp_slip', 'bank_slip'),
+    ...Array.from({ length: 8 }, (_, index) => deposit(`dp_${index}`, 'momo')),
+  ]);
   expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
   // Pending slips, awaiting their statement, from their own index: in the first answer.
-  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['dp_slip']]);
-  expect(await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['dp_slip']]);
+  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([
+    ['dp_slip'],
+  ]);
+  expect(
+    await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 })),
+  ).toEqual([['dp_slip']]);
 
-  await db('payout_cases').insert([payout('pc_failed', 'failed'), payout('pc_pending', 'pending'), ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'rejected'))]);
+  await db('payout_cases').insert([
+    payout('pc_failed', 'failed'),
+    payout('pc_pending', 'pending'),
+    ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'rejected')),
+  ]);
   expect(await pages((beforeSeq) => listCases(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], [], ['pc_failed']]);
   // The approvals inbox: pending cases from their own index, in the first answer.
   expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
-  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
+  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([
+    ['pc_pending'],
+  ]);
 });
 
 it('reads the pending bank slips through their own index, whatever lies above them', async () => {
   const momo = Array.from({ length: 20_000 }, (_, index) => ({
-    id: `dp_momo_${index}`, tenant_id: TENANT, environment: 'test', wallet_id: 'wl_A', amount: '5.00', currency_code: 'USD', source: 'momo', external_ref: `momo_${index}`, status: 'completed', provider_code: 'mtn',
+    id: `dp_momo_${index}`,
+    tenant_id: TENANT,
+    environment: 'test',
+    wallet_id: 'wl_A',
+    amount: '5.00',
+    currency_code: 'USD',
+    source: 'momo',
+    external_ref: `momo_${index}`,
+    status: 'completed',
+    provider_code: 'mtn',
   }));
   await db.batchInsert('deposits', momo, 2_000);
   await db.raw('ANALYZE deposits');
@@ -95,10 +172,31 @@ it('reads the pending payout cases through their own index, whatever lies above 
 
 it('wallets by status, currency or half an owner; a whole owner from its index', async () => {
   const owners = { tenantId: 'tn_WALLETS', environment: 'test' as const };
-  const wallet = (id: string, status: string, currencyCode = 'USD') => ({ id, tenant_id: owners.tenantId, environment: 'test', owner_type: 'user', owner_id: `usr_${id}`, currency_code: currencyCode, status });
-  await db('wallets').insert([wallet('wl_frozen', 'frozen', 'KES'), ...Array.from({ length: 8 }, (_, index) => wallet(`wl_${index}`, 'active'))]);
+  const wallet = (id: string, status: string, currencyCode = 'USD') => ({
+    id,
+    tenant_id: owners.tenantId,
+    environment: 'test',
+    owner_type: 'user',
+    owner_id: `usr_${id}`,
+    currency_code: currencyCode,
+    status,
+  });
+  await db('wallets').insert([
+    wallet('wl_frozen', 'frozen', 'KES'),
+    ...Array.from({ length: 8 }, (_, index) => wallet(`wl_${index}`, 'active')),
+  ]);
   expect(await pages((beforeSeq) => listWallets(db, owners, { status: 'frozen', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { currencyCode: 'KES', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([['wl_frozen']]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { currencyCode: 'KES', beforeSeq, limit: 2 }))).toEqual([
+    [],
+    [],
+    ['wl_frozen'],
+  ]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([
+    [],
+    [],
+    ['wl_frozen'],
+  ]);
+  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual(
+    [['wl_frozen']],
+  );
 });

@@ -4,7 +4,15 @@ import { reconciliationResultSchema, TOPOLOGY, walletSchema } from '@wallet/cont
 import { startTcpProxy, type TcpProxy, testServerUrls, waitFor } from '@wallet/kit/testing';
 import { TREASURY_TOPOLOGY } from '../../treasury/src/topology';
 import { PAYMENTS_TOPOLOGY } from '../src/topology';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * Real PostgreSQL and RabbitMQ, with payments, the ledger and treasury in-process. The services
@@ -72,7 +80,9 @@ async function newCaller(): Promise<Caller> {
 async function fundedWallets(caller: Caller, count: number): Promise<WalletRef[]> {
   const wallets: WalletRef[] = [];
   for (let index = 0; index < count; index += 1) {
-    const created = await call(caller, 'POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+    const created = await call(caller, 'POST', '/v1/wallets', {
+      body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+    });
     expect(created.status).toBe(201);
     const wallet = walletSchema.parse(created.body);
     // Money in under a reference type payments keeps no records of, so reconciliation expects none.
@@ -98,7 +108,14 @@ function requestStream(caller: Caller, wallets: WalletRef[], workers: number) {
         transfers.set(key, body);
         answers.push(answerOf('transfer', await call(caller, 'POST', '/v1/transfers', { body, key })));
       } else if (turn % 3 === 1) {
-        answers.push(answerOf('create wallet', await call(caller, 'POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } })));
+        answers.push(
+          answerOf(
+            'create wallet',
+            await call(caller, 'POST', '/v1/wallets', {
+              body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+            }),
+          ),
+        );
       } else {
         answers.push(answerOf('read wallet', await call(caller, 'GET', `/v1/wallets/${from.id}`)));
       }
@@ -123,7 +140,10 @@ function isSuccessOrUnavailable(answer: Answer): boolean {
 }
 
 async function pendingTransfers(caller: Caller): Promise<number> {
-  const [row] = await harness.db('transfers').where({ tenant_id: caller.tenantId, status: 'pending' }).count<Array<{ count: string }>>('* as count');
+  const [row] = await harness
+    .db('transfers')
+    .where({ tenant_id: caller.tenantId, status: 'pending' })
+    .count<Array<{ count: string }>>('* as count');
   return Number(row?.count);
 }
 
@@ -170,7 +190,9 @@ describe('a database outage under load', () => {
     await waitFor(
       async () => {
         const after = stream.answers.filter((answer) => answer.at > reopenedAt && answer.status < 300);
-        return ['transfer', 'create wallet', 'read wallet'].every((what) => after.some((answer) => answer.what === what)) ? true : undefined;
+        return ['transfer', 'create wallet', 'read wallet'].every((what) => after.some((answer) => answer.what === what))
+          ? true
+          : undefined;
       },
       { what: 'every kind of request served again after the database came back', timeoutMs: 30_000 },
     );
@@ -183,8 +205,14 @@ describe('a database outage under load', () => {
       const replayed = await call(caller, 'POST', '/v1/transfers', { body, key });
       expect([201, 202]).toContain(replayed.status);
     }
-    await waitFor(async () => ((await pendingTransfers(caller)) === 0 ? true : undefined), { what: 'no transfer left pending', timeoutMs: 30_000 });
-    const [completed] = await harness.db('transfers').where({ tenant_id: caller.tenantId, status: 'completed' }).count<Array<{ count: string }>>('* as count');
+    await waitFor(async () => ((await pendingTransfers(caller)) === 0 ? true : undefined), {
+      what: 'no transfer left pending',
+      timeoutMs: 30_000,
+    });
+    const [completed] = await harness
+      .db('transfers')
+      .where({ tenant_id: caller.tenantId, status: 'completed' })
+      .count<Array<{ count: string }>>('* as count');
     expect(Number(completed?.count)).toBe(stream.transfers.size);
     expect(await reconciliationStatus(caller)).toBe('ok');
   });
@@ -217,10 +245,14 @@ describe('a database outage under load', () => {
     await pause(2_500);
     await serviceDatabases.reopen();
     const reopenedAt = Date.now();
-    await waitFor(async () => (stream.answers.some((answer) => answer.at > reopenedAt && answer.what === 'transfer' && answer.status < 300) ? true : undefined), {
-      what: 'a transfer served after the outage',
-      timeoutMs: 30_000,
-    });
+    await waitFor(
+      async () =>
+        stream.answers.some((answer) => answer.at > reopenedAt && answer.what === 'transfer' && answer.status < 300) ? true : undefined,
+      {
+        what: 'a transfer served after the outage',
+        timeoutMs: 30_000,
+      },
+    );
     depositing = false;
     await depositor;
     await stream.stop();
@@ -228,18 +260,32 @@ describe('a database outage under load', () => {
 
     await waitFor(
       async () => {
-        const [posted] = await harness.ledger.db('processed_commands').whereIn('command_id', deposits).count<Array<{ count: string }>>('* as count');
+        const [posted] = await harness.ledger
+          .db('processed_commands')
+          .whereIn('command_id', deposits)
+          .count<Array<{ count: string }>>('* as count');
         return Number(posted?.count) === deposits.length ? true : undefined;
       },
       { what: `all ${deposits.length} deposits posted`, timeoutMs: 30_000 },
     );
-    await waitFor(async () => ((await pendingTransfers(caller)) === 0 ? true : undefined), { what: 'no transfer left pending', timeoutMs: 30_000 });
-    const journalCount = async () => Number((await harness.ledger.db('journal_entries').where({ tenant_id: caller.tenantId }).count<Array<{ count: string }>>('* as count'))[0]?.count);
+    await waitFor(async () => ((await pendingTransfers(caller)) === 0 ? true : undefined), {
+      what: 'no transfer left pending',
+      timeoutMs: 30_000,
+    });
+    const journalCount = async () =>
+      Number(
+        (await harness.ledger.db('journal_entries').where({ tenant_id: caller.tenantId }).count<Array<{ count: string }>>('* as count'))[0]
+          ?.count,
+      );
     const treasuryDb = harness.treasury?.db;
     if (!treasuryDb) throw new Error('the harness runs treasury');
     const analytics = async () => {
-      const [entries] = await treasuryDb('analytics_entries').where({ tenant_id: caller.tenantId }).count<Array<{ count: string }>>('* as count');
-      const [daily] = await treasuryDb('analytics_daily').where({ tenant_id: caller.tenantId }).sum<Array<{ sum: string | null }>>('entry_count as sum');
+      const [entries] = await treasuryDb('analytics_entries')
+        .where({ tenant_id: caller.tenantId })
+        .count<Array<{ count: string }>>('* as count');
+      const [daily] = await treasuryDb('analytics_daily')
+        .where({ tenant_id: caller.tenantId })
+        .sum<Array<{ sum: string | null }>>('entry_count as sum');
       return { entries: Number(entries?.count), daily: Number(daily?.sum ?? 0) };
     };
     const expected = await journalCount();

@@ -20,15 +20,33 @@ async function insertWallet(id: string, environment: 'test' | 'live'): Promise<v
   await db('wallets').insert({ id, tenant_id: 'tn_MIGRATION', environment, owner_type: 'user', owner_id: id, currency_code: 'USD' });
 }
 
-async function insertMomo(id: string, walletId: string, environment: 'test' | 'live', transactionId: string, status = 'completed'): Promise<void> {
+async function insertMomo(
+  id: string,
+  walletId: string,
+  environment: 'test' | 'live',
+  transactionId: string,
+  status = 'completed',
+): Promise<void> {
   await db('deposits').insert({
-    id, tenant_id: 'tn_MIGRATION', environment, wallet_id: walletId, amount: '5', currency_code: 'USD', source: 'momo', external_ref: transactionId,
-    status, rejection_reason: status === 'rejected' ? 'INVALID_WEBHOOK_SIGNATURE' : null, provider_code: 'mtn',
+    id,
+    tenant_id: 'tn_MIGRATION',
+    environment,
+    wallet_id: walletId,
+    amount: '5',
+    currency_code: 'USD',
+    source: 'momo',
+    external_ref: transactionId,
+    status,
+    rejection_reason: status === 'rejected' ? 'INVALID_WEBHOOK_SIGNATURE' : null,
+    provider_code: 'mtn',
   });
 }
 
 it('keys momo repeats by (tenant, environment, provider, transactionId) on a database with deposits in it', async () => {
-  await migrate(db, migrations.filter((migration) => migration.name !== PER_ENVIRONMENT));
+  await migrate(
+    db,
+    migrations.filter((migration) => migration.name !== PER_ENVIRONMENT),
+  );
   await insertWallet('wl_LIVE', 'live');
   await insertWallet('wl_TEST', 'test');
   await insertMomo('dep_1', 'wl_LIVE', 'live', 'tx-1');
@@ -38,7 +56,9 @@ it('keys momo repeats by (tenant, environment, provider, transactionId) on a dat
 
   await migrate(db, migrations);
 
-  const indexes: { rows: Array<{ indexname: string }> } = await db.raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'deposits' AND indexname LIKE 'deposits_momo%'`);
+  const indexes: { rows: Array<{ indexname: string }> } = await db.raw(
+    `SELECT indexname FROM pg_indexes WHERE tablename = 'deposits' AND indexname LIKE 'deposits_momo%'`,
+  );
   expect(indexes.rows.map((row) => row.indexname)).toEqual(['deposits_momo_transaction_per_environment']);
   // The same transaction in the other environment is a deposit of its own; in the same one, a repeat.
   await insertMomo('dep_5', 'wl_TEST', 'test', 'tx-1');

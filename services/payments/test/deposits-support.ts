@@ -19,7 +19,14 @@ export interface IdentityPeer {
   close(): Promise<void>;
 }
 
-async function call(url: string, method: string, path: string, tenantId: string | null, body?: unknown, scope = 'providers:manage'): Promise<any> {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  tenantId: string | null,
+  body?: unknown,
+  scope = 'providers:manage',
+): Promise<any> {
   const token = tenantId === null ? internalToken() : tenantToken(tenantId, { scopes: [scope] });
   const response = await fetch(`${url}${path}`, {
     method,
@@ -47,7 +54,11 @@ export async function startIdentity(): Promise<IdentityPeer> {
     url,
     async createTenant(config) {
       const slug = `dep-${randomBytes(6).toString('hex')}`;
-      const created = await call(url, 'POST', '/v1/tenants', null, { name: slug, slug, config: { defaultCurrency: config.allowedCurrencies[0], ...config } });
+      const created = await call(url, 'POST', '/v1/tenants', null, {
+        name: slug,
+        slug,
+        config: { defaultCurrency: config.allowedCurrencies[0], ...config },
+      });
       return created.id as string;
     },
     async createProvider(tenantId, providerCode) {
@@ -61,7 +72,12 @@ export async function startIdentity(): Promise<IdentityPeer> {
       return rotated.webhookSecret as string;
     },
     async addMember(tenantId, orgRole) {
-      const body = { name: orgRole, email: `${orgRole}-${randomBytes(4).toString('hex')}@example.com`, password: 'correct-horse-battery-9', orgRole };
+      const body = {
+        name: orgRole,
+        email: `${orgRole}-${randomBytes(4).toString('hex')}@example.com`,
+        password: 'correct-horse-battery-9',
+        orgRole,
+      };
       return (await call(url, 'POST', '/v1/team', tenantId, body, 'tenant:manage')).id as string;
     },
     async deactivateMember(tenantId, memberId) {

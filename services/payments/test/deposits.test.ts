@@ -14,7 +14,11 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000' });
+  harness = await startLedgerBackedHarness({
+    IDENTITY_URL: identity.url,
+    PAYMENTS_TENANT_WAIT_MS: '1000',
+    PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000',
+  });
 });
 
 afterAll(async () => {
@@ -29,7 +33,10 @@ interface Tenant {
 }
 
 async function newTenant(options: { maxTransactionAmount?: string; allowedCurrencies?: string[] } = {}): Promise<Tenant> {
-  const config = { allowedCurrencies: options.allowedCurrencies ?? ['USD', 'KES', 'UGX'], maxTransactionAmount: options.maxTransactionAmount ?? '1000' };
+  const config = {
+    allowedCurrencies: options.allowedCurrencies ?? ['USD', 'KES', 'UGX'],
+    maxTransactionAmount: options.maxTransactionAmount ?? '1000',
+  };
   const tenantId = await identity.createTenant(config);
   await harness.publishTenant(tenantId, config);
   const provider = await identity.createProvider(tenantId, 'mtn');
@@ -37,7 +44,10 @@ async function newTenant(options: { maxTransactionAmount?: string; allowedCurren
 }
 
 async function createWallet(tenantId: string, currencyCode = 'USD', environment: 'test' | 'live' = 'live') {
-  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId, { environment }), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode } });
+  const created = await harness.request('POST', '/v1/wallets', {
+    token: tenantToken(tenantId, { environment }),
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode },
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -68,7 +78,14 @@ function webhookBody(tenant: Tenant, delivery: Delivery): { text: string; transa
   const timestamp = delivery.timestamp ?? new Date().toISOString();
   const signature =
     delivery.signature ??
-    momoWebhookSignature(delivery.secret ?? tenant.secret, { transactionId, walletId: delivery.walletId, amountText: delivery.signedAmount ?? delivery.amount, currencyCode, phoneNumber, timestamp });
+    momoWebhookSignature(delivery.secret ?? tenant.secret, {
+      transactionId,
+      walletId: delivery.walletId,
+      amountText: delivery.signedAmount ?? delivery.amount,
+      currencyCode,
+      phoneNumber,
+      timestamp,
+    });
   const fields = [
     `"transactionId":${JSON.stringify(transactionId)}`,
     `"phoneNumber":${JSON.stringify(phoneNumber)}`,
@@ -84,7 +101,9 @@ function webhookBody(tenant: Tenant, delivery: Delivery): { text: string; transa
 
 function deliver(tenant: Tenant, delivery: Delivery): Promise<HttpResult & { transactionId: string }> {
   const { text, transactionId } = webhookBody(tenant, delivery);
-  return harness.request('POST', '/v1/deposits/momo-webhook', { token: publicToken(), rawBody: text }).then((result) => ({ ...result, transactionId }));
+  return harness
+    .request('POST', '/v1/deposits/momo-webhook', { token: publicToken(), rawBody: text })
+    .then((result) => ({ ...result, transactionId }));
 }
 
 function expectError(result: HttpResult, status: number, code: string) {
@@ -118,9 +137,21 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const first = await deliver(tenant, { walletId: wallet.id, amount: '100.10' });
     expect(first.status).toBe(201);
     const deposit = depositSchema.parse(first.body);
-    expect(deposit).toMatchObject({ walletId: wallet.id, amount: '100.10', fee: '1.00', currencyCode: 'USD', source: 'momo', status: 'completed', externalRef: first.transactionId, providerCode: 'mtn', rejectionReason: null });
+    expect(deposit).toMatchObject({
+      walletId: wallet.id,
+      amount: '100.10',
+      fee: '1.00',
+      currencyCode: 'USD',
+      source: 'momo',
+      status: 'completed',
+      externalRef: first.transactionId,
+      providerCode: 'mtn',
+      rejectionReason: null,
+    });
     expect(deposit.id).toMatch(/^dep_/);
-    const entries = await waitFor(async () => ((await entriesOf(deposit.id)).length === 1 ? entriesOf(deposit.id) : undefined), { what: 'the deposit entry' });
+    const entries = await waitFor(async () => ((await entriesOf(deposit.id)).length === 1 ? entriesOf(deposit.id) : undefined), {
+      what: 'the deposit entry',
+    });
     expect(entries[0]?.kind).toBe('momo_deposit');
     expect(await linesOf(entries[0]!.id)).toEqual([
       'DR momo-float:mtn 100.10',
@@ -151,7 +182,9 @@ describe('POST /v1/deposits/momo-webhook', () => {
     }
     const posted = await waitFor(
       async () => {
-        const read = depositSchema.parse((await harness.request('GET', `/v1/deposits/${accepted.body.id}`, { token: tenantToken(tenant.tenantId) })).body);
+        const read = depositSchema.parse(
+          (await harness.request('GET', `/v1/deposits/${accepted.body.id}`, { token: tenantToken(tenant.tenantId) })).body,
+        );
         return read.awaitingLedger ? undefined : read;
       },
       { what: 'the credit to post' },
@@ -179,7 +212,10 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const tenant = await newTenant();
     const live = await createWallet(tenant.tenantId, 'USD', 'live');
     const test = await createWallet(tenant.tenantId, 'USD', 'test');
-    for (const [first, second] of [[live, test], [test, live]] as const) {
+    for (const [first, second] of [
+      [live, test],
+      [test, live],
+    ] as const) {
       const transactionId = `mtn-${randomUUID()}`;
       const timestamp = new Date().toISOString();
       const one = await deliver(tenant, { walletId: first.id, amount: '4', transactionId, timestamp });
@@ -188,11 +224,18 @@ describe('POST /v1/deposits/momo-webhook', () => {
       expect(other.body).toMatchObject({ walletId: second.id, status: 'completed' });
       expect(other.body.id).not.toBe(one.body.id);
       // A repeat in each environment is still that environment's repeat.
-      const repeats = await Promise.all([first, second].map((wallet) => deliver(tenant, { walletId: wallet.id, amount: '4', transactionId, timestamp })));
-      expect(repeats.map((repeat) => [repeat.status, repeat.body.id])).toEqual([[200, one.body.id], [200, other.body.id]]);
+      const repeats = await Promise.all(
+        [first, second].map((wallet) => deliver(tenant, { walletId: wallet.id, amount: '4', transactionId, timestamp })),
+      );
+      expect(repeats.map((repeat) => [repeat.status, repeat.body.id])).toEqual([
+        [200, one.body.id],
+        [200, other.body.id],
+      ]);
     }
     for (const wallet of [live, test]) {
-      await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id, wallet.environment)) === '8.00' ? true : undefined), { what: `two credits in ${wallet.environment}` });
+      await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id, wallet.environment)) === '8.00' ? true : undefined), {
+        what: `two credits in ${wallet.environment}`,
+      });
     }
   });
 
@@ -201,7 +244,9 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const wallet = await createWallet(tenant.tenantId);
     const transactionId = `mtn-${randomUUID()}`;
     const timestamp = new Date().toISOString();
-    const results = await Promise.all(Array.from({ length: 10 }, () => deliver(tenant, { walletId: wallet.id, amount: '7.50', transactionId, timestamp })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => deliver(tenant, { walletId: wallet.id, amount: '7.50', transactionId, timestamp })),
+    );
     expect(results.map((result) => result.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(results.map((result) => result.body.id)).size).toBe(1);
     await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '7.50' ? true : undefined), { what: 'the credit' });
@@ -216,7 +261,12 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const forged = await deliver(tenant, { walletId: wallet.id, amount: '500', transactionId, secret: 'not-the-secret' });
     expectError(forged, 401, 'INVALID_WEBHOOK_SIGNATURE');
     const rejected = await harness.db('deposits').where({ external_ref: transactionId }).first();
-    expect(rejected).toMatchObject({ status: 'rejected', rejection_reason: 'INVALID_WEBHOOK_SIGNATURE', journal_entry_id: null, command_id: null });
+    expect(rejected).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'INVALID_WEBHOOK_SIGNATURE',
+      journal_entry_id: null,
+      command_id: null,
+    });
     const genuine = await deliver(tenant, { walletId: wallet.id, amount: '5', transactionId });
     expect(genuine.status).toBe(201);
     expect(genuine.body.status).toBe('completed');
@@ -228,9 +278,19 @@ describe('POST /v1/deposits/momo-webhook', () => {
   it('refuses a timestamp more than 300 s away with 401 STALE_WEBHOOK_TIMESTAMP', async () => {
     const tenant = await newTenant();
     const wallet = await createWallet(tenant.tenantId);
-    expectError(await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 301_000).toISOString() }), 401, 'STALE_WEBHOOK_TIMESTAMP');
-    expectError(await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() + 301_000).toISOString() }), 401, 'STALE_WEBHOOK_TIMESTAMP');
-    expect((await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 290_000).toISOString() })).status).toBe(201);
+    expectError(
+      await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 301_000).toISOString() }),
+      401,
+      'STALE_WEBHOOK_TIMESTAMP',
+    );
+    expectError(
+      await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() + 301_000).toISOString() }),
+      401,
+      'STALE_WEBHOOK_TIMESTAMP',
+    );
+    expect(
+      (await deliver(tenant, { walletId: wallet.id, amount: '5', timestamp: new Date(Date.now() - 290_000).toISOString() })).status,
+    ).toBe(201);
   });
 
   it('answers every unverified delivery alike (an unknown wallet or provider, no providerCode, a bad signature): 401, no ids', async () => {
@@ -275,7 +335,11 @@ describe('POST /v1/deposits/momo-webhook', () => {
     expectError(mismatch, 422, 'CURRENCY_MISMATCH');
     const notAllowed = await deliver(tenant, { walletId: wallet.id, amount: '10', currencyCode: 'EUR' });
     expectError(notAllowed, 422, 'CURRENCY_NOT_ALLOWED');
-    for (const [result, reason] of [[over, 'AMOUNT_EXCEEDS_LIMIT'], [mismatch, 'CURRENCY_MISMATCH'], [notAllowed, 'CURRENCY_NOT_ALLOWED']] as const) {
+    for (const [result, reason] of [
+      [over, 'AMOUNT_EXCEEDS_LIMIT'],
+      [mismatch, 'CURRENCY_MISMATCH'],
+      [notAllowed, 'CURRENCY_NOT_ALLOWED'],
+    ] as const) {
       const row = await harness.db('deposits').where({ external_ref: result.transactionId }).first();
       expect(row).toMatchObject({ status: 'rejected', rejection_reason: reason, command_id: null });
       const listed = await harness.request('GET', `/v1/deposits/${row.id}`, { token: tenantToken(tenant.tenantId) });
@@ -283,8 +347,13 @@ describe('POST /v1/deposits/momo-webhook', () => {
     }
     const equal = await deliver(tenant, { walletId: wallet.id, amount: '1000.00' });
     expect(equal.status).toBe(201);
-    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '1000.00' ? true : undefined), { what: 'the credit at the limit' });
-    const entries = await harness.ledger.db('journal_entries').where({ reference_type: 'deposit', tenant_id: tenant.tenantId }).count('* as n');
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '1000.00' ? true : undefined), {
+      what: 'the credit at the limit',
+    });
+    const entries = await harness.ledger
+      .db('journal_entries')
+      .where({ reference_type: 'deposit', tenant_id: tenant.tenantId })
+      .count('* as n');
     expect(entries).toEqual([{ n: '1' }]);
   });
 
@@ -292,7 +361,9 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const tenant = await newTenant();
     const wallet = await createWallet(tenant.tenantId);
     for (let i = 0; i < 3; i += 1) expect((await deliver(tenant, { walletId: wallet.id, amount: '0.1' })).status).toBe(201);
-    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '0.30' ? true : undefined), { what: 'a balance of exactly 0.30' });
+    await waitFor(async () => ((await balanceOf(tenant.tenantId, wallet.id)) === '0.30' ? true : undefined), {
+      what: 'a balance of exactly 0.30',
+    });
     expectError(await deliver(tenant, { walletId: wallet.id, amount: '10.001' }), 400, 'INVALID_AMOUNT');
   });
 
@@ -318,10 +389,13 @@ describe('POST /v1/deposits/momo-webhook', () => {
     const unnamed = await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3' });
     expect(unnamed.status).toBe(201);
     expect(depositSchema.parse(unnamed.body)).toMatchObject({ providerCode: 'airtel', status: 'completed' });
-    const [entry] = await waitFor(async () => {
-      const entries = await entriesOf(unnamed.body.id);
-      return entries.length === 1 ? entries : undefined;
-    }, { what: 'the deposit entry' });
+    const [entry] = await waitFor(
+      async () => {
+        const entries = await entriesOf(unnamed.body.id);
+        return entries.length === 1 ? entries : undefined;
+      },
+      { what: 'the deposit entry' },
+    );
     expect(await linesOf(entry!.id)).toEqual(['DR momo-float:airtel 3.00', `CR wallet:${wallet.ownerId} 3.00`]);
     const named = await deliver({ ...tenant, secret: airtel.webhookSecret }, { walletId: wallet.id, amount: '3', providerCode: 'airtel' });
     expect(named.status).toBe(201);
@@ -340,11 +414,19 @@ describe('GET /v1/deposits', () => {
     const token = tenantToken(tenant.tenantId);
     const first = await harness.request('GET', `/v1/deposits?limit=2&walletId=${wallet.id}&source=momo&status=completed`, { token });
     expect(first.body.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
-    const second = await harness.request('GET', `/v1/deposits?limit=2&walletId=${wallet.id}&cursor=${encodeURIComponent(first.body.nextCursor)}`, { token });
+    const second = await harness.request(
+      'GET',
+      `/v1/deposits?limit=2&walletId=${wallet.id}&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      { token },
+    );
     expect(second.body.data.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
     expect(second.body.nextCursor).toBeNull();
     expect((await harness.request('GET', '/v1/deposits?status=pending', { token })).body.data).toEqual([]);
-    expectError(await harness.request('GET', `/v1/deposits/${ids[0]}`, { token: tenantToken(tenant.tenantId, { environment: 'test' }) }), 404, 'DEPOSIT_NOT_FOUND');
+    expectError(
+      await harness.request('GET', `/v1/deposits/${ids[0]}`, { token: tenantToken(tenant.tenantId, { environment: 'test' }) }),
+      404,
+      'DEPOSIT_NOT_FOUND',
+    );
     expectError(await harness.request('GET', `/v1/deposits/${ids[0]}`, { token: tenantToken(newTenantId()) }), 404, 'DEPOSIT_NOT_FOUND');
   });
 });

@@ -38,20 +38,37 @@ function referenceFee(rule: PlainRule, amount: string, scale: number): BigNumber
 }
 
 function referenceMatches(rule: PlainRule, amount: string): boolean {
-  return (rule.minAmount === null || new Exact(rule.minAmount).lte(amount)) && (rule.maxAmount === null || new Exact(amount).lte(rule.maxAmount));
+  return (
+    (rule.minAmount === null || new Exact(rule.minAmount).lte(amount)) && (rule.maxAmount === null || new Exact(amount).lte(rule.maxAmount))
+  );
 }
 
 const big = (text: string | null): BigNumber | null => (text === null ? null : new BigNumber(text));
 
 function termsOf(rule: PlainRule): FeeRuleTerms {
-  return { minAmount: big(rule.minAmount), maxAmount: big(rule.maxAmount), flatFee: new BigNumber(rule.flatFee), percentageFee: new BigNumber(rule.percentageFee), minFee: big(rule.minFee), maxFee: big(rule.maxFee) };
+  return {
+    minAmount: big(rule.minAmount),
+    maxAmount: big(rule.maxAmount),
+    flatFee: new BigNumber(rule.flatFee),
+    percentageFee: new BigNumber(rule.percentageFee),
+    minFee: big(rule.minFee),
+    maxFee: big(rule.maxFee),
+  };
 }
 
 function ruleFor(rule: PlainRule, currencyCode: string, id = 'fr_1'): FeeRuleForMatch {
   return { id, transactionType: 'transfer', currencyCode, ...termsOf(rule) };
 }
 
-const rule = (overrides: Partial<PlainRule>): PlainRule => ({ minAmount: null, maxAmount: null, flatFee: '0', percentageFee: '0', minFee: null, maxFee: null, ...overrides });
+const rule = (overrides: Partial<PlainRule>): PlainRule => ({
+  minAmount: null,
+  maxAmount: null,
+  flatFee: '0',
+  percentageFee: '0',
+  minFee: null,
+  maxFee: null,
+  ...overrides,
+});
 
 const CURRENCIES = [
   { code: 'UGX', scale: 0 },
@@ -72,7 +89,12 @@ const feeCase = fc.constantFrom(...CURRENCIES).chain(({ code, scale }) =>
       flat: fc.oneof(fc.constant(0n), minorUnits(10n ** 7n)),
       // Hundredths of a basis point of a percent: 0 to 100 % with 4 fraction digits.
       // Round percents often land exactly on a half of the last digit: ties must be rounded up.
-      percent: fc.oneof(fc.constant(0), fc.constantFrom(2_500, 5_000, 10_000, 25_000, 100_000, 500_000), fc.integer({ min: 0, max: 50_000 }), fc.integer({ min: 0, max: 1_000_000 })),
+      percent: fc.oneof(
+        fc.constant(0),
+        fc.constantFrom(2_500, 5_000, 10_000, 25_000, 100_000, 500_000),
+        fc.integer({ min: 0, max: 50_000 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+      ),
       fees: fc.tuple(minorUnits(10n ** 9n), minorUnits(10n ** 9n), fc.boolean(), fc.boolean()),
       lower: fc.oneof(fc.constant(null), fc.constant(0n), fc.bigInt({ min: -1_000n, max: 1_000n })),
       upper: fc.oneof(fc.constant(null), fc.constant(0n), fc.bigInt({ min: -1_000n, max: 1_000n })),
@@ -126,7 +148,14 @@ describe('the fee formula', () => {
     ];
     const schedule = { id: 'fs_1', platformCommissionBps: 0 };
     const ruleAt = (amount: string) => quoteWith(schedule, rules, 'transfer', 'KES', new BigNumber(amount)).ruleId;
-    expect(['0.01', '100', '100.01', '1000', '1000.01', '999999999'].map(ruleAt)).toEqual(['fr_low', 'fr_low', 'fr_mid', 'fr_mid', 'fr_high', 'fr_high']);
+    expect(['0.01', '100', '100.01', '1000', '1000.01', '999999999'].map(ruleAt)).toEqual([
+      'fr_low',
+      'fr_low',
+      'fr_mid',
+      'fr_mid',
+      'fr_high',
+      'fr_high',
+    ]);
   });
 
   it('charges 0 with null ids when no rule matches: another type, another currency, outside the band, no schedule', () => {
@@ -140,7 +169,12 @@ describe('the fee formula', () => {
     const missed = quoteWith(schedule, rules, 'transfer', 'KES', new BigNumber('9.99'));
     expect([missed.fee.toFixed(), missed.commission.toFixed()]).toEqual(['0', '0']);
     const hit = quoteWith(schedule, rules, 'transfer', 'KES', new BigNumber('10'));
-    expect({ fee: hit.fee.toFixed(2), commission: hit.commission.toFixed(2), ruleId: hit.ruleId, scheduleId: hit.scheduleId }).toEqual({ fee: '1.00', commission: '0.25', ruleId: 'fr_1', scheduleId: 'fs_1' });
+    expect({ fee: hit.fee.toFixed(2), commission: hit.commission.toFixed(2), ruleId: hit.ruleId, scheduleId: hit.scheduleId }).toEqual({
+      fee: '1.00',
+      commission: '0.25',
+      ruleId: 'fr_1',
+      scheduleId: 'fs_1',
+    });
   });
 
   it('agrees with the reference for random amounts and rules in UGX, KES and KWD', () => {
@@ -160,13 +194,21 @@ describe('the fee formula', () => {
     fc.assert(
       fc.property(feeCase, fc.integer({ min: 0, max: 10_000 }), ({ code, scale, amount, rule: plain }, bps) => {
         fc.pre(plain.minAmount === null || plain.maxAmount === null || new BigNumber(plain.minAmount).lte(plain.maxAmount));
-        const result = quoteWith({ id: 'fs_p', platformCommissionBps: bps }, [ruleFor(plain, code, 'fr_p')], 'transfer', code, new BigNumber(amount));
+        const result = quoteWith(
+          { id: 'fs_p', platformCommissionBps: bps },
+          [ruleFor(plain, code, 'fr_p')],
+          'transfer',
+          code,
+          new BigNumber(amount),
+        );
         const matched = referenceMatches(plain, amount);
         expect(result.ruleId).toBe(matched ? 'fr_p' : null);
         expect(result.scheduleId).toBe(matched ? 'fs_p' : null);
         const fee = matched ? referenceFee(plain, amount, scale) : new BigNumber(0);
         expect(result.fee.toFixed(scale)).toBe(fee.toFixed(scale));
-        expect(result.commission.toFixed(scale)).toBe(matched ? referenceRound(fee.times(bps).div(10_000), scale).toFixed(scale) : new BigNumber(0).toFixed(scale));
+        expect(result.commission.toFixed(scale)).toBe(
+          matched ? referenceRound(fee.times(bps).div(10_000), scale).toFixed(scale) : new BigNumber(0).toFixed(scale),
+        );
       }),
       { numRuns: 2000 },
     );
@@ -191,13 +233,18 @@ describe('the platform commission', () => {
 
   it('is fee x bps / 10000 rounded half-up, never more than the fee, for random fees and rates', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...CURRENCIES), fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.oneof(fc.constantFrom(0, 1, 5000, 9999, 10_000), fc.integer({ min: 0, max: 10_000 })), ({ code, scale }, units, bps) => {
-        const fee = new BigNumber(decimal(units, scale));
-        const commission = commissionOf(fee, bps, code);
-        expect(commission.toFixed(scale)).toBe(referenceRound(new Exact(fee).times(bps).div(10_000), scale).toFixed(scale));
-        expect(commission.gte(0) && commission.lte(fee)).toBe(true);
-        expect(commission.decimalPlaces()).toBeLessThanOrEqual(scale);
-      }),
+      fc.property(
+        fc.constantFrom(...CURRENCIES),
+        fc.bigInt({ min: 0n, max: 10n ** 12n }),
+        fc.oneof(fc.constantFrom(0, 1, 5000, 9999, 10_000), fc.integer({ min: 0, max: 10_000 })),
+        ({ code, scale }, units, bps) => {
+          const fee = new BigNumber(decimal(units, scale));
+          const commission = commissionOf(fee, bps, code);
+          expect(commission.toFixed(scale)).toBe(referenceRound(new Exact(fee).times(bps).div(10_000), scale).toFixed(scale));
+          expect(commission.gte(0) && commission.lte(fee)).toBe(true);
+          expect(commission.decimalPlaces()).toBeLessThanOrEqual(scale);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -210,7 +257,10 @@ describe('the platform commission', () => {
 });
 
 describe('band overlap', () => {
-  const band = (minAmount: number | null, maxAmount: number | null) => ({ minAmount: minAmount === null ? null : new BigNumber(minAmount), maxAmount: maxAmount === null ? null : new BigNumber(maxAmount) });
+  const band = (minAmount: number | null, maxAmount: number | null) => ({
+    minAmount: minAmount === null ? null : new BigNumber(minAmount),
+    maxAmount: maxAmount === null ? null : new BigNumber(maxAmount),
+  });
 
   it.each([
     ['touching at an inclusive bound', band(0, 100), band(100, 200), true],
@@ -231,7 +281,8 @@ describe('band overlap', () => {
     const validBand = fc.tuple(bound, bound).filter(([low, high]) => low === null || high === null || low <= high);
     fc.assert(
       fc.property(validBand, validBand, ([aLow, aHigh], [bLow, bHigh]) => {
-        const inside = (point: number, low: number | null, high: number | null) => (low === null || low <= point) && (high === null || point <= high);
+        const inside = (point: number, low: number | null, high: number | null) =>
+          (low === null || low <= point) && (high === null || point <= high);
         let shared = false;
         for (let point = -1; point <= 21; point += 1) if (inside(point, aLow, aHigh) && inside(point, bLow, bHigh)) shared = true;
         expect(bandsOverlap(band(aLow, aHigh), band(bLow, bHigh))).toBe(shared);
@@ -261,11 +312,15 @@ describe('quotes over HTTP from a real database', () => {
         const created = await payments.request('POST', base, { body: { name: 'property', platformCommissionBps: bps } });
         expect(created.status).toBe(201);
         const nonNull = Object.fromEntries(Object.entries(plain).filter(([, value]) => value !== null));
-        const added = await payments.request('POST', `${base}/${created.body.id}/rules`, { body: { transactionType: 'deposit', currencyCode: code, ...nonNull } });
+        const added = await payments.request('POST', `${base}/${created.body.id}/rules`, {
+          body: { transactionType: 'deposit', currencyCode: code, ...nonNull },
+        });
         expect(added.status).toBe(201);
         expect((await payments.request('POST', `${base}/${created.body.id}/publish`, { body: { makeDefault: true } })).status).toBe(200);
 
-        const quoted = await payments.request('GET', `/v1/fees/quote?transactionType=deposit&currencyCode=${code}&amount=${amount}`, { token: tenantToken(tenantId, { scopes: ['fees:read'] }) });
+        const quoted = await payments.request('GET', `/v1/fees/quote?transactionType=deposit&currencyCode=${code}&amount=${amount}`, {
+          token: tenantToken(tenantId, { scopes: ['fees:read'] }),
+        });
         expect(quoted.status).toBe(200);
         const matched = referenceMatches(plain, amount);
         expect(quoted.body).toEqual({

@@ -66,13 +66,21 @@ describe('overlapping bands', () => {
       const { tenantId, scheduleId } = await draft();
       const own = tenant(payments, tenantId);
       // Every band holds the amount 500, so any two overlap.
-      const racing = await Promise.all(Array.from({ length: 8 }, (_unused, index) => own.addRule(scheduleId, kes({ minAmount: 100 + index, maxAmount: 500 + index * 10 }))));
+      const racing = await Promise.all(
+        Array.from({ length: 8 }, (_unused, index) =>
+          own.addRule(scheduleId, kes({ minAmount: 100 + index, maxAmount: 500 + index * 10 })),
+        ),
+      );
       expect(racing.map((result) => result.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
       for (const loser of racing.filter((result) => result.status === 409)) expect(loser.body.error.code).toBe('OVERLAPPING_FEE_RULE');
       expect(await ruleCount(scheduleId)).toBe(1);
     }
     const { tenantId, scheduleId } = await draft();
-    const disjoint = await Promise.all(Array.from({ length: 8 }, (_unused, index) => tenant(payments, tenantId).addRule(scheduleId, kes({ minAmount: index * 100 + 1, maxAmount: index * 100 + 100 }))));
+    const disjoint = await Promise.all(
+      Array.from({ length: 8 }, (_unused, index) =>
+        tenant(payments, tenantId).addRule(scheduleId, kes({ minAmount: index * 100 + 1, maxAmount: index * 100 + 100 })),
+      ),
+    );
     expect(disjoint.map((result) => result.status)).toEqual(Array(8).fill(201));
     expect(await ruleCount(scheduleId)).toBe(8);
   });
@@ -101,10 +109,23 @@ describe('rule amounts', () => {
 
   it('reads number tokens losslessly and writes amounts at the currency scale', async () => {
     const { tenantId, scheduleId } = await draft();
-    const added = await tenant(payments, tenantId).addRuleRaw(scheduleId, '{"transactionType":"withdrawal","currencyCode":"KWD","minAmount":0,"maxAmount":123456789012.125,"flatFee":0.5,"percentageFee":0.0125,"minFee":0.100}');
+    const added = await tenant(payments, tenantId).addRuleRaw(
+      scheduleId,
+      '{"transactionType":"withdrawal","currencyCode":"KWD","minAmount":0,"maxAmount":123456789012.125,"flatFee":0.5,"percentageFee":0.0125,"minFee":0.100}',
+    );
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ minAmount: '0.000', maxAmount: '123456789012.125', flatFee: '0.500', percentageFee: '0.0125', minFee: '0.100', maxFee: null });
-    const tooFine = await tenant(payments, tenantId).addRuleRaw(scheduleId, '{"transactionType":"transfer","currencyCode":"KES","flatFee":0.30000000000000004}');
+    expect(added.body).toMatchObject({
+      minAmount: '0.000',
+      maxAmount: '123456789012.125',
+      flatFee: '0.500',
+      percentageFee: '0.0125',
+      minFee: '0.100',
+      maxFee: null,
+    });
+    const tooFine = await tenant(payments, tenantId).addRuleRaw(
+      scheduleId,
+      '{"transactionType":"transfer","currencyCode":"KES","flatFee":0.30000000000000004}',
+    );
     expect(tooFine.body.error.code).toBe('INVALID_AMOUNT');
   });
 });
@@ -119,7 +140,11 @@ describe('published schedules', () => {
     expect([added.status, added.body.error.code]).toEqual([409, 'FEE_SCHEDULE_PUBLISHED']);
     const again = await own.publish(scheduleId, { makeDefault: true });
     expect([again.status, again.body.error.code]).toEqual([409, 'FEE_SCHEDULE_PUBLISHED']);
-    expect((await own.get(scheduleId)).body).toMatchObject({ status: 'published', isDefault: false, rules: [expect.objectContaining({ maxAmount: '100.00' })] });
+    expect((await own.get(scheduleId)).body).toMatchObject({
+      status: 'published',
+      isDefault: false,
+      rules: [expect.objectContaining({ maxAmount: '100.00' })],
+    });
     const onPlatform = await platform(payments).addRule(tenantId, scheduleId, kes({ minAmount: 1000 }));
     expect(onPlatform.body.error.code).toBe('FEE_SCHEDULE_PUBLISHED');
     expect(await ruleCount(scheduleId)).toBe(1);
@@ -131,11 +156,16 @@ describe('published schedules', () => {
       const own = tenant(payments, tenantId);
       const [published, ...added] = await Promise.all([
         own.publish(scheduleId, { makeDefault: true }),
-        ...Array.from({ length: 4 }, (_unused, index) => own.addRule(scheduleId, kes({ minAmount: index * 10 + 1, maxAmount: index * 10 + 10 }))),
+        ...Array.from({ length: 4 }, (_unused, index) =>
+          own.addRule(scheduleId, kes({ minAmount: index * 10 + 1, maxAmount: index * 10 + 10 })),
+        ),
       ]);
       expect(published?.status).toBe(200);
       for (const result of added) expect([201, 409]).toContain(result.status);
-      const accepted = added.filter((result) => result.status === 201).map((result) => result.body.id).sort();
+      const accepted = added
+        .filter((result) => result.status === 201)
+        .map((result) => result.body.id)
+        .sort();
       expect(published?.body.rules.map((rule: { id: string }) => rule.id).sort()).toEqual(accepted);
       expect(await ruleCount(scheduleId)).toBe(accepted.length);
     }
@@ -144,25 +174,45 @@ describe('published schedules', () => {
 
 describe('the default schedule', () => {
   async function defaults(tenantId: string): Promise<string[]> {
-    return (await payments.db('fee_schedules').where({ tenant_id: tenantId, is_default: true }).select('id')).map((row: { id: string }) => row.id);
+    return (await payments.db('fee_schedules').where({ tenant_id: tenantId, is_default: true }).select('id')).map(
+      (row: { id: string }) => row.id,
+    );
   }
 
   it('moves to the schedule last published with makeDefault, and the quote follows it', async () => {
     const tenantId = await payments.newTenant();
     const first = await publishedDefault(payments, tenantId, [kes({ flatFee: 1 })]);
-    expect((await tenant(payments, tenantId).quote('transfer', 'KES', '10')).body).toMatchObject({ fee: '1.00', scheduleId: first.scheduleId });
+    expect((await tenant(payments, tenantId).quote('transfer', 'KES', '10')).body).toMatchObject({
+      fee: '1.00',
+      scheduleId: first.scheduleId,
+    });
     const second = await publishedDefault(payments, tenantId, [kes({ flatFee: 2 })]);
     expect(await defaults(tenantId)).toEqual([second.scheduleId]);
     expect((await tenant(payments, tenantId).get(first.scheduleId)).body.isDefault).toBe(false);
-    expect((await tenant(payments, tenantId).quote('transfer', 'KES', '10')).body).toMatchObject({ fee: '2.00', scheduleId: second.scheduleId, ruleId: second.ruleIds[0] });
+    expect((await tenant(payments, tenantId).quote('transfer', 'KES', '10')).body).toMatchObject({
+      fee: '2.00',
+      scheduleId: second.scheduleId,
+      ruleId: second.ruleIds[0],
+    });
   });
 
   it('is exactly one schedule after concurrent publishes that each make theirs the default', async () => {
     for (let round = 0; round < 3; round += 1) {
       const tenantId = await payments.newTenant();
       await publishedDefault(payments, tenantId, []);
-      const drafts = await Promise.all(Array.from({ length: 6 }, async (_unused, index) => (await tenant(payments, tenantId).create({ name: `Race ${index}` })).body.id as string));
-      const published = await Promise.all(drafts.map((scheduleId, index) => (index % 2 === 0 ? tenant(payments, tenantId).publish(scheduleId, { makeDefault: true }) : platform(payments).publish(tenantId, scheduleId, { makeDefault: true }))));
+      const drafts = await Promise.all(
+        Array.from(
+          { length: 6 },
+          async (_unused, index) => (await tenant(payments, tenantId).create({ name: `Race ${index}` })).body.id as string,
+        ),
+      );
+      const published = await Promise.all(
+        drafts.map((scheduleId, index) =>
+          index % 2 === 0
+            ? tenant(payments, tenantId).publish(scheduleId, { makeDefault: true })
+            : platform(payments).publish(tenantId, scheduleId, { makeDefault: true }),
+        ),
+      );
       expect(published.map((result) => result.status)).toEqual(Array(6).fill(200));
       const now = await defaults(tenantId);
       expect(now).toHaveLength(1);

@@ -19,9 +19,13 @@ beforeAll(async () => {
   channel = await connection.createChannel();
   auditQueue = (await channel.assertQueue('', { exclusive: true })).queue;
   await channel.bindQueue(auditQueue, TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey);
-  await channel.consume(auditQueue, (message) => {
-    if (message) auditSeen.push(JSON.parse(message.content.toString('utf8')) as AuditRecordV1);
-  }, { noAck: true });
+  await channel.consume(
+    auditQueue,
+    (message) => {
+      if (message) auditSeen.push(JSON.parse(message.content.toString('utf8')) as AuditRecordV1);
+    },
+    { noAck: true },
+  );
 });
 
 afterAll(async () => {
@@ -51,7 +55,8 @@ describe('the platform surface', () => {
 
     // Number tokens reach the service as their exact text: 1000000.50 is not 1000000.5 rounded through a float.
     const rule = await payments.request('POST', `${systemSchedules(tenantId)}/${created.body.id}/rules`, {
-      rawBody: '{"transactionType":"payout","currencyCode":"KES","minAmount":0.01,"maxAmount":1000000.50,"flatFee":1.5,"percentageFee":1.50,"minFee":"10","maxFee":250}',
+      rawBody:
+        '{"transactionType":"payout","currencyCode":"KES","minAmount":0.01,"maxAmount":1000000.50,"flatFee":1.5,"percentageFee":1.50,"minFee":"10","maxFee":250}',
     });
     expect(rule.status).toBe(201);
     expect(rule.body).toEqual({
@@ -72,7 +77,13 @@ describe('the platform surface', () => {
 
     const published = await calls.publish(tenantId, created.body.id, { makeDefault: true });
     expect(published.status).toBe(200);
-    expect(published.body).toMatchObject({ id: created.body.id, status: 'published', isDefault: true, platformCommissionBps: 2500, publishedAt: expect.any(String) });
+    expect(published.body).toMatchObject({
+      id: created.body.id,
+      status: 'published',
+      isDefault: true,
+      platformCommissionBps: 2500,
+      publishedAt: expect.any(String),
+    });
     expect(published.body.rules.map((each: { id: string }) => each.id)).toEqual([rule.body.id, second.body.id]);
 
     expect((await calls.get(tenantId, created.body.id)).body).toEqual(published.body);
@@ -90,7 +101,10 @@ describe('the platform surface', () => {
     expect((await calls.publish(tenantId, first.body.id)).body).toMatchObject({ isDefault: true });
 
     const second = await calls.create(tenantId, { name: 'Also asked', isDefault: true, platformCommissionBps: 100 });
-    expect((await calls.publish(tenantId, second.body.id, { makeDefault: false })).body).toMatchObject({ status: 'published', isDefault: false });
+    expect((await calls.publish(tenantId, second.body.id, { makeDefault: false })).body).toMatchObject({
+      status: 'published',
+      isDefault: false,
+    });
     expect((await calls.get(tenantId, first.body.id)).body.isDefault).toBe(true);
 
     const third = await calls.create(tenantId, { name: 'Not asked', platformCommissionBps: 100 });
@@ -100,7 +114,10 @@ describe('the platform surface', () => {
   it('refuses tenant credentials, no credentials, and a tenant id that cannot be one', async () => {
     const tenantId = await payments.newTenant();
     const created = await platform(payments).create(tenantId);
-    const asTenant = await payments.request('POST', systemSchedules(tenantId), { token: tenantToken(tenantId), body: { name: 'x', platformCommissionBps: 0 } });
+    const asTenant = await payments.request('POST', systemSchedules(tenantId), {
+      token: tenantToken(tenantId),
+      body: { name: 'x', platformCommissionBps: 0 },
+    });
     expect([asTenant.status, asTenant.body.error.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
     const readAsTenant = await payments.request('GET', `${systemSchedules(tenantId)}/${created.body.id}`, { token: tenantToken(tenantId) });
     expect(readAsTenant.status).toBe(403);
@@ -123,7 +140,9 @@ describe('the platform surface', () => {
     const tenantId = await payments.newTenant();
     const refused = await platform(payments).create(tenantId, body);
     expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(await payments.db('fee_schedules').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
+    expect(await payments.db('fee_schedules').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '0' },
+    ]);
   });
 
   it('answers 404 for a schedule of another tenant named under this one', async () => {
@@ -131,7 +150,11 @@ describe('the platform surface', () => {
     const other = await payments.newTenant();
     const created = await platform(payments).create(owner);
     const calls = platform(payments);
-    for (const result of [await calls.get(other, created.body.id), await calls.addRule(other, created.body.id, { transactionType: 'deposit', currencyCode: 'KES', flatFee: 1 }), await calls.publish(other, created.body.id, { makeDefault: true })]) {
+    for (const result of [
+      await calls.get(other, created.body.id),
+      await calls.addRule(other, created.body.id, { transactionType: 'deposit', currencyCode: 'KES', flatFee: 1 }),
+      await calls.publish(other, created.body.id, { makeDefault: true }),
+    ]) {
       expect([result.status, result.body.error.code]).toEqual([404, 'FEE_SCHEDULE_NOT_FOUND']);
     }
     expect((await calls.get(owner, created.body.id)).body).toMatchObject({ status: 'draft', isDefault: false, rules: [] });
@@ -180,7 +203,8 @@ describe('the tenant surface', () => {
     expect((await own.list()).body.data).toHaveLength(5);
     expect((await own.list('?status=published')).body.data.map((schedule: { id: string }) => schedule.id)).toEqual([ids[1]]);
 
-    for (const query of ['?limit=0', '?limit=201', '?status=archived']) expect((await own.list(query)).body.error.code).toBe('VALIDATION_ERROR');
+    for (const query of ['?limit=0', '?limit=201', '?status=archived'])
+      expect((await own.list(query)).body.error.code).toBe('VALIDATION_ERROR');
     expect((await own.list('?cursor=not-a-cursor')).body.error.code).toBe('INVALID_CURSOR');
   });
 
@@ -266,7 +290,14 @@ describe('GET /v1/fees/quote', () => {
     const created = await platform(payments).create(lonely, { name: 'Not default', platformCommissionBps: 0 });
     await platform(payments).addRule(lonely, created.body.id, { transactionType: 'transfer', currencyCode: 'KES', flatFee: 5 });
     await platform(payments).publish(lonely, created.body.id, { makeDefault: false });
-    expect((await tenant(payments, lonely).quote('transfer', 'KES', '10')).body).toEqual({ transactionType: 'transfer', currencyCode: 'KES', amount: '10.00', fee: '0.00', scheduleId: null, ruleId: null });
+    expect((await tenant(payments, lonely).quote('transfer', 'KES', '10')).body).toEqual({
+      transactionType: 'transfer',
+      currencyCode: 'KES',
+      amount: '10.00',
+      fee: '0.00',
+      scheduleId: null,
+      ruleId: null,
+    });
   });
 
   it.each([
@@ -283,7 +314,9 @@ describe('GET /v1/fees/quote', () => {
 
   it('refuses an unknown transaction type and a missing amount', async () => {
     expect((await tenant(payments, tenantId).quote('refund', 'KES', '10')).body.error.code).toBe('VALIDATION_ERROR');
-    const missing = await payments.request('GET', '/v1/fees/quote?transactionType=transfer&currencyCode=KES', { token: tenantToken(tenantId) });
+    const missing = await payments.request('GET', '/v1/fees/quote?transactionType=transfer&currencyCode=KES', {
+      token: tenantToken(tenantId),
+    });
     expect(missing.body.error.code).toBe('VALIDATION_ERROR');
   });
 
@@ -297,12 +330,36 @@ describe('GET /v1/fees/quote', () => {
     ];
     for (const [transactionType, currencyCode, amount] of cases) {
       const overHttp = (await tenant(payments, tenantId).quote(transactionType, currencyCode, amount)).body;
-      const inTransaction = await payments.db.transaction((tx) => quoteFee(tx, tenantId, transactionType as 'transfer', currencyCode, amount));
-      expect({ fee: inTransaction.fee, scheduleId: inTransaction.scheduleId, ruleId: inTransaction.ruleId }).toEqual({ fee: overHttp.fee, scheduleId: overHttp.scheduleId, ruleId: overHttp.ruleId });
+      const inTransaction = await payments.db.transaction((tx) =>
+        quoteFee(tx, tenantId, transactionType as 'transfer', currencyCode, amount),
+      );
+      expect({ fee: inTransaction.fee, scheduleId: inTransaction.scheduleId, ruleId: inTransaction.ruleId }).toEqual({
+        fee: overHttp.fee,
+        scheduleId: overHttp.scheduleId,
+        ruleId: overHttp.ruleId,
+      });
     }
-    expect(await quoteFee(payments.db, tenantId, 'transfer', 'KES', '1000')).toEqual({ fee: '15.00', commission: '1.50', scheduleId, ruleId: ruleIds[1], platformCommissionBps: 1000 });
-    expect(await quoteFee(payments.db, tenantId, 'payout', 'UGX', '1001')).toEqual({ fee: '505', commission: '51', scheduleId, ruleId: ruleIds[3], platformCommissionBps: 1000 });
-    expect(await quoteFee(payments.db, tenantId, 'withdrawal', 'KES', '5')).toEqual({ fee: '0.00', commission: '0.00', scheduleId: null, ruleId: null, platformCommissionBps: 0 });
+    expect(await quoteFee(payments.db, tenantId, 'transfer', 'KES', '1000')).toEqual({
+      fee: '15.00',
+      commission: '1.50',
+      scheduleId,
+      ruleId: ruleIds[1],
+      platformCommissionBps: 1000,
+    });
+    expect(await quoteFee(payments.db, tenantId, 'payout', 'UGX', '1001')).toEqual({
+      fee: '505',
+      commission: '51',
+      scheduleId,
+      ruleId: ruleIds[3],
+      platformCommissionBps: 1000,
+    });
+    expect(await quoteFee(payments.db, tenantId, 'withdrawal', 'KES', '5')).toEqual({
+      fee: '0.00',
+      commission: '0.00',
+      scheduleId: null,
+      ruleId: null,
+      platformCommissionBps: 0,
+    });
     await expect(quoteFee(payments.db, tenantId, 'transfer', 'KES', '1.001')).rejects.toMatchObject({ code: 'INVALID_AMOUNT' });
   });
 });
@@ -316,11 +373,15 @@ describe('audit records', () => {
     await own.publish(created.body.id, { makeDefault: true });
     const bySystem = await platform(payments).create(tenantId, { name: 'By the platform', platformCommissionBps: 700 });
 
-    const records = await waitFor(async () => {
-      const mine = auditSeen.filter((record) => record.tenantId === tenantId);
-      return mine.length >= 4 ? mine : undefined;
-    }, { what: 'the four audit records' });
-    const byAction = (action: string, targetId: string) => records.find((record) => record.action === action && record.targetId === targetId);
+    const records = await waitFor(
+      async () => {
+        const mine = auditSeen.filter((record) => record.tenantId === tenantId);
+        return mine.length >= 4 ? mine : undefined;
+      },
+      { what: 'the four audit records' },
+    );
+    const byAction = (action: string, targetId: string) =>
+      records.find((record) => record.action === action && record.targetId === targetId);
     expect(byAction('fee_schedule.created', created.body.id)).toMatchObject({
       type: 'audit.record.v1',
       environment: null,
@@ -329,27 +390,60 @@ describe('audit records', () => {
       targetType: 'fee_schedule',
       metadata: { apiKeyId: 'ak_payments_tests', name: 'Audited', platformCommissionBps: 0, origin: 'tenant', surface: 'tenant' },
     });
-    expect(byAction('fee_rule.added', rule.body.id)).toMatchObject({ environment: null, targetType: 'fee_rule', metadata: { scheduleId: created.body.id, transactionType: 'transfer', currencyCode: 'KES', flatFee: '2.00' } });
-    expect(byAction('fee_schedule.published', created.body.id)).toMatchObject({ environment: null, targetType: 'fee_schedule', metadata: { makeDefault: true, previousDefaultScheduleId: null, ruleCount: 1 } });
-    expect(byAction('fee_schedule.created', bySystem.body.id)).toMatchObject({ actorType: 'system', actorId: 'system', metadata: { platformCommissionBps: 700, origin: 'system' } });
+    expect(byAction('fee_rule.added', rule.body.id)).toMatchObject({
+      environment: null,
+      targetType: 'fee_rule',
+      metadata: { scheduleId: created.body.id, transactionType: 'transfer', currencyCode: 'KES', flatFee: '2.00' },
+    });
+    expect(byAction('fee_schedule.published', created.body.id)).toMatchObject({
+      environment: null,
+      targetType: 'fee_schedule',
+      metadata: { makeDefault: true, previousDefaultScheduleId: null, ruleCount: 1 },
+    });
+    expect(byAction('fee_schedule.created', bySystem.body.id)).toMatchObject({
+      actorType: 'system',
+      actorId: 'system',
+      metadata: { platformCommissionBps: 700, origin: 'system' },
+    });
     for (const record of records) expect(record.messageId).toMatch(/^msg_/);
-    await waitFor(async () => ((await payments.db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined), { what: 'an empty outbox' });
+    await waitFor(
+      async () => ((await payments.db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0' ? true : undefined),
+      { what: 'an empty outbox' },
+    );
   });
 
   it('records nothing for a refused change', async () => {
     const tenantId = await payments.newTenant();
     const created = await tenant(payments, tenantId).create({ name: 'Refusals' });
-    await tenant(payments, tenantId).addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', maxAmount: 10, flatFee: 1 });
-    const overlapping = await tenant(payments, tenantId).addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', minAmount: 10, flatFee: 1 });
+    await tenant(payments, tenantId).addRule(created.body.id, {
+      transactionType: 'transfer',
+      currencyCode: 'KES',
+      maxAmount: 10,
+      flatFee: 1,
+    });
+    const overlapping = await tenant(payments, tenantId).addRule(created.body.id, {
+      transactionType: 'transfer',
+      currencyCode: 'KES',
+      minAmount: 10,
+      flatFee: 1,
+    });
     expect(overlapping.status).toBe(409);
     await tenant(payments, tenantId).publish(created.body.id);
     expect((await tenant(payments, tenantId).publish(created.body.id)).status).toBe(409);
     // A later record proves the relay went past the refusals.
     const marker = await tenant(payments, tenantId).create({ name: 'Marker' });
-    const records = await waitFor(async () => {
-      const mine = auditSeen.filter((record) => record.tenantId === tenantId);
-      return mine.some((record) => record.targetId === marker.body.id) ? mine : undefined;
-    }, { what: 'the marker record' });
-    expect(records.map((record) => record.action).sort()).toEqual(['fee_rule.added', 'fee_schedule.created', 'fee_schedule.created', 'fee_schedule.published']);
+    const records = await waitFor(
+      async () => {
+        const mine = auditSeen.filter((record) => record.tenantId === tenantId);
+        return mine.some((record) => record.targetId === marker.body.id) ? mine : undefined;
+      },
+      { what: 'the marker record' },
+    );
+    expect(records.map((record) => record.action).sort()).toEqual([
+      'fee_rule.added',
+      'fee_schedule.created',
+      'fee_schedule.created',
+      'fee_schedule.published',
+    ]);
   });
 });

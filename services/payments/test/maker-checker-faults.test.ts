@@ -53,12 +53,22 @@ const WITHDRAWALS: Flow = {
   decide: (id, action) => `/v1/admin/money/withdrawals/${id}/${action}`,
 };
 
-async function send(tenantId: string, flow: Flow, method: string, path: string, options: { body?: unknown; key?: string } = {}): Promise<HttpResult> {
+async function send(
+  tenantId: string,
+  flow: Flow,
+  method: string,
+  path: string,
+  options: { body?: unknown; key?: string } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { 'x-internal-token': tenantToken(tenantId) };
   if (options.key) headers['idempotency-key'] = options.key;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const base = flow.kind === 'payout' ? `http://127.0.0.1:${harness.service.port}` : treasuryUrl;
-  const response = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
 }
@@ -67,7 +77,12 @@ async function addMember(tenantId: string, orgRole: string): Promise<string> {
   const response = await fetch(`${identity.url}/v1/team`, {
     method: 'POST',
     headers: { 'x-internal-token': tenantToken(tenantId), 'content-type': 'application/json' },
-    body: JSON.stringify({ name: orgRole, email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`, password: 'correct-horse-battery-9', orgRole }),
+    body: JSON.stringify({
+      name: orgRole,
+      email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`,
+      password: 'correct-horse-battery-9',
+      orgRole,
+    }),
   });
   const body = (await response.json()) as { id: string };
   if (response.status !== 201) throw new Error(`member not created: ${JSON.stringify(body)}`);
@@ -96,7 +111,10 @@ function decisionBody(checker: string, action: Action) {
 function decideWhenHeld(tenantId: string, checker: string, each: Case, action: Action, key: string): Promise<HttpResult> {
   return waitFor(
     async () => {
-      const answer = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, action), { body: decisionBody(checker, action), key });
+      const answer = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, action), {
+        body: decisionBody(checker, action),
+        key,
+      });
       if (answer.body?.error?.code !== 'CASE_HOLD_IN_PROGRESS') return answer;
       expect(answer.headers.get('retry-after')).toBe('1');
       return undefined;
@@ -110,7 +128,9 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
   await harness.publishTenant(tenantId, { allowedCurrencies: ['USD'] });
   const maker = await addMember(tenantId, 'operator');
   const checker = await addMember(tenantId, 'approver');
-  const created = await send(tenantId, PAYOUTS, 'POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+  const created = await send(tenantId, PAYOUTS, 'POST', '/v1/wallets', {
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+  });
   expect(created.status).toBe(201);
   const wallet = walletSchema.parse(created.body);
   // 1000.00 into the wallet and 100.00 of fee revenue, as a fee-bearing deposit books them.
@@ -132,31 +152,62 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
   const requests = [
     ...['10.00', '20.00', '30.00', '40.00', '50.00', '60.00'].map((amount) => ({
       flow: PAYOUTS,
-      body: { walletId: wallet.id, amount, currencyCode: 'USD', payoutMethod: 'momo', destination: { phoneNumber: '+256700000001', network: 'mtn' }, requestedBy: maker },
+      body: {
+        walletId: wallet.id,
+        amount,
+        currencyCode: 'USD',
+        payoutMethod: 'momo',
+        destination: { phoneNumber: '+256700000001', network: 'mtn' },
+        requestedBy: maker,
+      },
     })),
     ...['1.00', '2.00', '3.00', '4.00', '5.00', '6.00'].map((amount) => ({
       flow: WITHDRAWALS,
-      body: { source: 'tenant_fees', amount, currencyCode: 'USD', payoutMethod: 'momo', destination: { phoneNumber: '+256700000002', network: 'mtn' }, requestedBy: maker },
+      body: {
+        source: 'tenant_fees',
+        amount,
+        currencyCode: 'USD',
+        payoutMethod: 'momo',
+        destination: { phoneNumber: '+256700000002', network: 'mtn' },
+        requestedBy: maker,
+      },
     })),
   ];
 
   await harness.ledger.stop();
   let cases: Case[];
   try {
-    const answers = await Promise.all(requests.map((request) => send(tenantId, request.flow, 'POST', request.flow.create, { body: request.body, key: `idem-${randomUUID()}` })));
+    const answers = await Promise.all(
+      requests.map((request) =>
+        send(tenantId, request.flow, 'POST', request.flow.create, { body: request.body, key: `idem-${randomUUID()}` }),
+      ),
+    );
     cases = answers.map((answer, index) => {
       const request = requests[index] as (typeof requests)[number];
       expect(answer.status).toBe(202);
       const shown = request.flow.kind === 'payout' ? payoutCaseSchema.parse(answer.body) : withdrawalSchema.parse(answer.body);
       expect(shown).toMatchObject({ status: 'pending', awaitingLedger: true, holdJournalEntryId: null });
-      return { flow: request.flow, id: shown.id, amount: shown.amount, fee: 'fee' in shown ? shown.fee : '0.00', action: index % 2 === 0 ? 'approve' : 'reject', key: `idem-${randomUUID()}` };
+      return {
+        flow: request.flow,
+        id: shown.id,
+        amount: shown.amount,
+        fee: 'fee' in shown ? shown.fee : '0.00',
+        action: index % 2 === 0 ? 'approve' : 'reject',
+        key: `idem-${randomUUID()}`,
+      };
     });
 
     for (const each of cases) {
-      expect((await send(tenantId, each.flow, 'GET', each.flow.read(each.id))).body).toMatchObject({ status: 'pending', awaitingLedger: true });
+      expect((await send(tenantId, each.flow, 'GET', each.flow.read(each.id))).body).toMatchObject({
+        status: 'pending',
+        awaitingLedger: true,
+      });
       // With the key the client will retry under, and without one: neither is remembered as final.
       for (const key of [each.key, undefined]) {
-        const refused = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, each.action), { body: decisionBody(checker, each.action), ...(key ? { key } : {}) });
+        const refused = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, each.action), {
+          body: decisionBody(checker, each.action),
+          ...(key ? { key } : {}),
+        });
         expect(status(refused)).toBe('409 CASE_HOLD_IN_PROGRESS');
         expect(refused.headers.get('retry-after')).toBe('1');
         expect(errorBodySchema.parse(refused.body).error.details).toMatchObject({ status: 'pending', awaitingLedger: true });
@@ -171,7 +222,10 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
     cases.map(async (each) => {
       const rival: Action = each.action === 'approve' ? 'reject' : 'approve';
       const rivalKey = `idem-${randomUUID()}`;
-      const [mine, theirs] = await Promise.all([decideWhenHeld(tenantId, checker, each, each.action, each.key), decideWhenHeld(tenantId, checker, each, rival, rivalKey)]);
+      const [mine, theirs] = await Promise.all([
+        decideWhenHeld(tenantId, checker, each, each.action, each.key),
+        decideWhenHeld(tenantId, checker, each, rival, rivalKey),
+      ]);
       const won = [mine, theirs].filter((answer) => answer.status === 200 || answer.status === 202);
       expect(won).toHaveLength(1);
       const loser = won[0] === mine ? theirs : mine;
@@ -182,7 +236,10 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
   );
 
   for (const { each, winner, winnerKey, winnerAction } of outcomes) {
-    expect(winner.body).toMatchObject({ status: winnerAction === 'approve' ? 'approved' : 'rejected', awaitingLedger: winner.status === 202 });
+    expect(winner.body).toMatchObject({
+      status: winnerAction === 'approve' ? 'approved' : 'rejected',
+      awaitingLedger: winner.status === 202,
+    });
     const final = await waitFor(
       async () => {
         const read = await send(tenantId, each.flow, 'GET', each.flow.read(each.id));
@@ -192,20 +249,31 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
     );
     expect(final).toMatchObject({ status: winner.body.status, decisionJournalEntryId: expect.stringMatching(/^je_/) });
     // The key answers as it did, never a second decision.
-    const replay = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, winnerAction), { body: decisionBody(checker, winnerAction), key: winnerKey });
+    const replay = await send(tenantId, each.flow, 'POST', each.flow.decide(each.id, winnerAction), {
+      body: decisionBody(checker, winnerAction),
+      key: winnerKey,
+    });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect({ status: replay.status, body: replay.body }).toEqual({ status: winner.status, body: winner.body });
   }
 
   // The journal: every case held once and settled or released once, as decided.
-  const entries: Array<{ reference_id: string; kind: string }> = await harness.ledger.db('journal_entries').whereIn('reference_id', cases.map((each) => each.id)).orderBy('seq').select('reference_id', 'kind');
+  const entries: Array<{ reference_id: string; kind: string }> = await harness.ledger
+    .db('journal_entries')
+    .whereIn(
+      'reference_id',
+      cases.map((each) => each.id),
+    )
+    .orderBy('seq')
+    .select('reference_id', 'kind');
   for (const { each, winnerAction } of outcomes) {
     const kinds = entries.filter((entry) => entry.reference_id === each.id).map((entry) => entry.kind);
     expect(kinds).toEqual([`${each.flow.kind}_hold`, `${each.flow.kind}_${winnerAction === 'approve' ? 'settle' : 'release'}`]);
   }
 
   // The balances: what left is exactly what was approved, and nothing is left in suspense.
-  const approved = (kind: Flow['kind']) => outcomes.filter((outcome) => outcome.each.flow.kind === kind && outcome.winnerAction === 'approve').map((outcome) => outcome.each);
+  const approved = (kind: Flow['kind']) =>
+    outcomes.filter((outcome) => outcome.each.flow.kind === kind && outcome.winnerAction === 'approve').map((outcome) => outcome.each);
   const sum = (values: string[]) => values.reduce((total, value) => total.plus(value), new BigNumber(0));
   const paidOut = sum(approved('payout').flatMap((each) => [each.amount, each.fee]));
   const withdrawn = sum(approved('withdrawal').map((each) => each.amount));
@@ -214,12 +282,16 @@ it('refuses decisions on holds still posting as retryable, then takes exactly on
     .where({ tenant_id: tenantId, environment: 'live', currency_code: 'USD' })
     .whereIn('name', [`wallet:${wallet.ownerId}`, 'suspense', 'payout-clearing', 'revenue:fees'])
     .select('name', 'balance');
-  const balances = Object.fromEntries(accounts.map((row) => [row.name === `wallet:${wallet.ownerId}` ? 'wallet' : row.name, formatAmount(row.balance, 'USD')]));
+  const balances = Object.fromEntries(
+    accounts.map((row) => [row.name === `wallet:${wallet.ownerId}` ? 'wallet' : row.name, formatAmount(row.balance, 'USD')]),
+  );
   const fees = sum(approved('payout').map((each) => each.fee));
   expect(balances).toEqual({
     wallet: new BigNumber('1000.00').minus(paidOut).toFixed(2),
     suspense: '0.00',
-    'payout-clearing': sum(approved('payout').map((each) => each.amount)).plus(withdrawn).toFixed(2),
+    'payout-clearing': sum(approved('payout').map((each) => each.amount))
+      .plus(withdrawn)
+      .toFixed(2),
     'revenue:fees': new BigNumber('100.00').plus(fees).minus(withdrawn).toFixed(2),
   });
 });

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, metricValue, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  metricValue,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, payments and the ledger in-process; each service's /metrics is
@@ -39,7 +48,11 @@ function call(caller: Caller, method: string, path: string, body?: unknown): Pro
 async function fundedPair(caller: Caller): Promise<[WalletRef, WalletRef]> {
   const wallets: WalletRef[] = [];
   for (let index = 0; index < 2; index += 1) {
-    const created = await call(caller, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' });
+    const created = await call(caller, 'POST', '/v1/wallets', {
+      ownerType: 'user',
+      ownerId: `user-${randomUUID().slice(0, 8)}`,
+      currencyCode: 'USD',
+    });
     expect(created.status).toBe(201);
     wallets.push(walletSchema.parse(created.body));
   }
@@ -50,8 +63,12 @@ async function fundedPair(caller: Caller): Promise<[WalletRef, WalletRef]> {
 
 describe("the ledger's /metrics", () => {
   it('reports its command queue with its consumers and its dead-letter queue, and its outbox', async () => {
-    expect(await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands', dead_letter: 'false' })).toBeGreaterThanOrEqual(1);
-    expect(await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands', dead_letter: 'false' })).toBeGreaterThanOrEqual(0);
+    expect(
+      await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands', dead_letter: 'false' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands', dead_letter: 'false' }),
+    ).toBeGreaterThanOrEqual(0);
     expect(await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands.dlq', dead_letter: 'true' })).toBe(0);
     expect(await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands.dlq', dead_letter: 'true' })).toBe(0);
     expect(await metricValue(ledgerPort(), 'amqp_messages_redelivered_total', { queue: 'ledger.commands' })).toBe(0);
@@ -66,9 +83,15 @@ describe("the ledger's /metrics", () => {
 
 describe("payments' /metrics", () => {
   it('reports its events queues, its outbox and its idempotency keys in flight', async () => {
-    expect(await metricValue(paymentsPort(), 'rabbitmq_queue_consumers', { queue: 'payments.ledger-events', dead_letter: 'false' })).toBeGreaterThanOrEqual(1);
-    expect(await metricValue(paymentsPort(), 'rabbitmq_queue_messages_ready', { queue: 'payments.ledger-events.dlq', dead_letter: 'true' })).toBe(0);
-    expect(await metricValue(paymentsPort(), 'rabbitmq_queue_consumers', { queue: 'payments.identity-events', dead_letter: 'false' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(paymentsPort(), 'rabbitmq_queue_consumers', { queue: 'payments.ledger-events', dead_letter: 'false' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(paymentsPort(), 'rabbitmq_queue_messages_ready', { queue: 'payments.ledger-events.dlq', dead_letter: 'true' }),
+    ).toBe(0);
+    expect(
+      await metricValue(paymentsPort(), 'rabbitmq_queue_consumers', { queue: 'payments.identity-events', dead_letter: 'false' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(await metricValue(paymentsPort(), 'outbox_messages', { service: 'payments' })).toBeGreaterThanOrEqual(0);
     expect(await metricValue(paymentsPort(), 'outbox_oldest_message_age_seconds', { service: 'payments' })).toBeGreaterThanOrEqual(0);
     expect(await metricValue(paymentsPort(), 'idempotency_keys_in_flight', { service: 'payments' })).toBe(0);
@@ -86,17 +109,27 @@ describe("payments' /metrics", () => {
     await harness.ledger.stop();
     let pending: HttpResult;
     try {
-      pending = await call(caller, 'POST', '/v1/transfers', { fromWalletId: sender.id, toWalletId: receiver.id, amount: '5.00', currencyCode: 'USD' });
+      pending = await call(caller, 'POST', '/v1/transfers', {
+        fromWalletId: sender.id,
+        toWalletId: receiver.id,
+        amount: '5.00',
+        currencyCode: 'USD',
+      });
       expect(pending.status).toBe(202);
       expect(await metricValue(paymentsPort(), 'ledger_replies_timed_out_total', { record_type: 'transfer' })).toBe(timedOutBefore + 1);
       // Waiting since its command was sent, the reply wait included.
-      expect(await metricValue(paymentsPort(), 'pending_records_oldest_age_seconds', { record_type: 'transfer' })).toBeGreaterThanOrEqual((REPLY_TIMEOUT_MS - 50) / 1000);
+      expect(await metricValue(paymentsPort(), 'pending_records_oldest_age_seconds', { record_type: 'transfer' })).toBeGreaterThanOrEqual(
+        (REPLY_TIMEOUT_MS - 50) / 1000,
+      );
       expect(await metricValue(paymentsPort(), 'pending_records_oldest_age_seconds', { record_type: 'payout' })).toBe(0);
     } finally {
       await harness.ledger.restart();
     }
 
-    await waitFor(async () => ((await call(caller, 'GET', `/v1/transfers/${pending.body.id}`)).body.status === 'completed' ? true : undefined), { what: 'the ledger event to complete the transfer' });
+    await waitFor(
+      async () => ((await call(caller, 'GET', `/v1/transfers/${pending.body.id}`)).body.status === 'completed' ? true : undefined),
+      { what: 'the ledger event to complete the transfer' },
+    );
     expect(await metricValue(paymentsPort(), 'pending_records_oldest_age_seconds', { record_type: 'transfer' })).toBe(0);
     // The scrape that found it finished let it go.
     expect(await harness.db('awaiting_ledger').where({ record_id: pending.body.id })).toEqual([]);
@@ -106,7 +139,12 @@ describe("payments' /metrics", () => {
     const caller = await newCaller();
     const [sender, receiver] = await fundedPair(caller);
     const timedOutBefore = await metricValue(paymentsPort(), 'ledger_replies_timed_out_total', { record_type: 'transfer' });
-    const sent = await call(caller, 'POST', '/v1/transfers', { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' });
+    const sent = await call(caller, 'POST', '/v1/transfers', {
+      fromWalletId: sender.id,
+      toWalletId: receiver.id,
+      amount: '1.00',
+      currencyCode: 'USD',
+    });
     expect(sent.status).toBe(201);
     expect(await metricValue(paymentsPort(), 'ledger_replies_timed_out_total', { record_type: 'transfer' })).toBe(timedOutBefore);
     expect(await harness.db('awaiting_ledger').where({ record_id: sent.body.id })).toEqual([]);

@@ -16,13 +16,18 @@ const base: PayoutPosting = {
 };
 
 function balanced(lines: readonly PostingLine[]): boolean {
-  const sum = (direction: 'DR' | 'CR') => lines.filter((line) => line.direction === direction).reduce((total, line) => total.plus(line.amount), new BigNumber(0));
+  const sum = (direction: 'DR' | 'CR') =>
+    lines.filter((line) => line.direction === direction).reduce((total, line) => total.plus(line.amount), new BigNumber(0));
   return sum('DR').eq(sum('CR'));
 }
 
 describe('payout rail steps as ledger commands', () => {
   it('names the complete and fail steps in their command ids and kinds', () => {
-    expect(payoutPostCommand(base, 'complete')).toMatchObject({ commandId: 'pc_01TEST:complete', kind: 'payout_complete', reference: { type: 'payout_case', id: 'pc_01TEST' } });
+    expect(payoutPostCommand(base, 'complete')).toMatchObject({
+      commandId: 'pc_01TEST:complete',
+      kind: 'payout_complete',
+      reference: { type: 'payout_case', id: 'pc_01TEST' },
+    });
     expect(payoutPostCommand(base, 'fail')).toMatchObject({ commandId: 'pc_01TEST:fail', kind: 'payout_fail' });
     expect(stepOfCommand('pc_01TEST:complete')).toBe('complete');
     expect(stepOfCommand('pc_01TEST:fail')).toBe('fail');
@@ -41,9 +46,19 @@ describe('payout rail steps as ledger commands', () => {
   it('refunds amount and fee on failure and reverses the fee lines, balanced, leaving zero lines out', () => {
     const failed = payoutPostCommand(base, 'fail');
     expect(balanced(failed.lines)).toBe(true);
-    expect(failed.lines.filter((line) => line.accountName === 'wallet:owner-1').reduce((total, line) => total.plus(line.amount), new BigNumber(0)).toFixed(2)).toBe('51.50');
+    expect(
+      failed.lines
+        .filter((line) => line.accountName === 'wallet:owner-1')
+        .reduce((total, line) => total.plus(line.amount), new BigNumber(0))
+        .toFixed(2),
+    ).toBe('51.50');
     const noCommission = payoutPostCommand({ ...base, commission: '0.00' }, 'fail');
-    expect(noCommission.lines.map((line) => line.accountName)).toEqual(['payout-clearing', 'wallet:owner-1', 'revenue:fees', 'wallet:owner-1']);
+    expect(noCommission.lines.map((line) => line.accountName)).toEqual([
+      'payout-clearing',
+      'wallet:owner-1',
+      'revenue:fees',
+      'wallet:owner-1',
+    ]);
     expect(balanced(noCommission.lines)).toBe(true);
     const free = payoutPostCommand({ ...base, fee: '0.00', commission: '0.00' }, 'fail');
     expect(free.lines.map((line) => [line.direction, line.accountName, line.amount])).toEqual([

@@ -42,7 +42,9 @@ it('deletes scheduled runs past PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS but t
 });
 
 it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
-  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  await db.raw(
+    `INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`,
+  );
   expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
   expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
   expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);

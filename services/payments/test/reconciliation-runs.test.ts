@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { depositSchema, momoWebhookSignature, type ReconciliationResult, reconciliationRunPageSchema, reconciliationRunSchema, type ReconciliationRunSummary, transferSchema, walletSchema } from '@wallet/contracts';
+import {
+  depositSchema,
+  momoWebhookSignature,
+  type ReconciliationResult,
+  reconciliationRunPageSchema,
+  reconciliationRunSchema,
+  type ReconciliationRunSummary,
+  transferSchema,
+  walletSchema,
+} from '@wallet/contracts';
 import { createDb, createMetrics, type Db, type Logger } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import pino from 'pino';
@@ -19,7 +28,15 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000', PAYMENTS_RECONCILIATION_INTERVAL_MS: String(INTERVAL_MS) }, { treasury: true });
+  harness = await startLedgerBackedHarness(
+    {
+      IDENTITY_URL: identity.url,
+      PAYMENTS_TENANT_WAIT_MS: '1000',
+      PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000',
+      PAYMENTS_RECONCILIATION_INTERVAL_MS: String(INTERVAL_MS),
+    },
+    { treasury: true },
+  );
 });
 
 afterAll(async () => {
@@ -44,7 +61,10 @@ async function newTenant(): Promise<Tenant> {
 const token = (tenant: Tenant) => tenantToken(tenant.tenantId, { scopes: ['tenant:manage'] });
 
 async function createWallet(tenant: Tenant): Promise<WalletRef> {
-  const created = await harness.request('POST', '/v1/wallets', { token: token(tenant), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+  const created = await harness.request('POST', '/v1/wallets', {
+    token: token(tenant),
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -53,15 +73,35 @@ async function momoDeposit(tenant: Tenant, wallet: WalletRef, amount: string): P
   const transactionId = `mtn-${randomUUID()}`;
   const phoneNumber = '+256700000001';
   const timestamp = new Date().toISOString();
-  const signature = momoWebhookSignature(tenant.secret, { transactionId, walletId: wallet.id, amountText: amount, currencyCode: 'USD', phoneNumber, timestamp });
+  const signature = momoWebhookSignature(tenant.secret, {
+    transactionId,
+    walletId: wallet.id,
+    amountText: amount,
+    currencyCode: 'USD',
+    phoneNumber,
+    timestamp,
+  });
   const rawBody = `{"transactionId":"${transactionId}","phoneNumber":"${phoneNumber}","amount":${amount},"currencyCode":"USD","walletId":"${wallet.id}","signature":"${signature}","timestamp":"${timestamp}"}`;
-  const delivered = await harness.request('POST', '/v1/deposits/momo-webhook', { token: internalToken({ surface: 'public', authMode: 'none' }), rawBody });
+  const delivered = await harness.request('POST', '/v1/deposits/momo-webhook', {
+    token: internalToken({ surface: 'public', authMode: 'none' }),
+    rawBody,
+  });
   expect(delivered.status).toBe(201);
-  await waitFor(async () => (depositSchema.parse((await harness.request('GET', `/v1/deposits/${delivered.body.id}`, { token: token(tenant) })).body).journalEntryId ? true : undefined), { what: 'the deposit entry' });
+  await waitFor(
+    async () =>
+      depositSchema.parse((await harness.request('GET', `/v1/deposits/${delivered.body.id}`, { token: token(tenant) })).body).journalEntryId
+        ? true
+        : undefined,
+    { what: 'the deposit entry' },
+  );
 }
 
 async function transfer(tenant: Tenant, from: WalletRef, to: WalletRef, amount: string) {
-  const sent = await harness.request('POST', '/v1/transfers', { token: token(tenant), headers: { 'Idempotency-Key': `idem-${randomUUID()}` }, body: { fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: 'USD' } });
+  const sent = await harness.request('POST', '/v1/transfers', {
+    token: token(tenant),
+    headers: { 'Idempotency-Key': `idem-${randomUUID()}` },
+    body: { fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: 'USD' },
+  });
   expect(sent.status).toBe(201);
   return transferSchema.parse(sent.body);
 }
@@ -74,7 +114,10 @@ async function listRuns(query = ''): Promise<{ data: ReconciliationRunSummary[];
 
 /** The first run of a round that started after `after`: the state the test set up is what it saw. */
 async function runAfter(after: Date): Promise<ReconciliationRunSummary> {
-  return waitFor(async () => (await listRuns('?limit=5')).data.find((run) => Date.parse(run.startedAt) > after.getTime()), { what: `a run started after ${after.toISOString()}`, timeoutMs: 15_000 });
+  return waitFor(async () => (await listRuns('?limit=5')).data.find((run) => Date.parse(run.startedAt) > after.getTime()), {
+    what: `a run started after ${after.toISOString()}`,
+    timeoutMs: 15_000,
+  });
 }
 
 const metric = (name: string, labels: Record<string, string> = {}) => metricValue(harness.service.port, name, labels);
@@ -88,12 +131,23 @@ describe('the scheduled reconciliation run', () => {
     const bob = await createWallet(tenant);
     await momoDeposit(tenant, alice, '300.00');
     const sent = await transfer(tenant, alice, bob, '100.00');
-    await waitFor(async () => (transferSchema.parse((await harness.request('GET', `/v1/transfers/${sent.id}`, { token: token(tenant) })).body).status === 'completed' ? true : undefined), { what: 'the transfer' });
+    await waitFor(
+      async () =>
+        transferSchema.parse((await harness.request('GET', `/v1/transfers/${sent.id}`, { token: token(tenant) })).body).status ===
+        'completed'
+          ? true
+          : undefined,
+      { what: 'the transfer' },
+    );
   });
 
   it('records an ok run after real deposits and transfers, readable as a page and one by one', async () => {
     const run = await runAfter(new Date());
-    expect(run).toMatchObject({ status: 'ok', error: null, mismatches: { balances: 0, entries_balance: 0, business_records: 0, bank_evidence: 0 } });
+    expect(run).toMatchObject({
+      status: 'ok',
+      error: null,
+      mismatches: { balances: 0, entries_balance: 0, business_records: 0, bank_evidence: 0 },
+    });
     expect(Date.parse(run.roundAt) % INTERVAL_MS).toBe(0);
     expect(Date.parse(run.finishedAt)).toBeGreaterThanOrEqual(Date.parse(run.startedAt));
 
@@ -101,7 +155,12 @@ describe('the scheduled reconciliation run', () => {
     expect(one.status).toBe(200);
     const detail = reconciliationRunSchema.parse(one.body);
     expect(detail.result?.status).toBe('ok');
-    expect(detail.result?.checks.map((check) => `${check.name} ${check.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records ok', 'bank_evidence ok']);
+    expect(detail.result?.checks.map((check) => `${check.name} ${check.status}`)).toEqual([
+      'balances ok',
+      'entries_balance ok',
+      'business_records ok',
+      'bank_evidence ok',
+    ]);
 
     expect(await metric('reconciliation_last_run_ok')).toBe(1);
     expect(await metric('reconciliation_mismatches', { check: 'balances' })).toBe(0);
@@ -127,7 +186,10 @@ describe('the scheduled reconciliation run', () => {
 
   it('records a mismatch once an account balance was changed in the ledger, and says so on /metrics', async () => {
     const account = await harness.ledger.db('accounts').where({ wallet_id: alice.id }).first('id', 'balance');
-    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance + 1') });
+    await harness.ledger
+      .db('accounts')
+      .where({ id: account.id })
+      .update({ balance: harness.ledger.db.raw('balance + 1') });
     try {
       const run = await runAfter(new Date());
       expect(run.status).toBe('mismatch');
@@ -169,16 +231,26 @@ describe('the scheduled reconciliation run', () => {
     const second: RunningService = await start({ ...harness.env, PAYMENTS_RECONCILIATION_INTERVAL_MS: String(INTERVAL_MS) });
     const since = new Date();
     try {
-      await waitFor(async () => ((await harness.db('reconciliation_runs').where('started_at', '>', since)).length >= 6 ? true : undefined), { what: 'six rounds with both instances', timeoutMs: 20_000 });
+      await waitFor(
+        async () => ((await harness.db('reconciliation_runs').where('started_at', '>', since)).length >= 6 ? true : undefined),
+        { what: 'six rounds with both instances', timeoutMs: 20_000 },
+      );
     } finally {
       await second.close();
     }
-    const doubled = await harness.db('reconciliation_runs').select('round_at').count('* as runs').groupBy('round_at').havingRaw('count(*) > 1');
+    const doubled = await harness
+      .db('reconciliation_runs')
+      .select('round_at')
+      .count('* as runs')
+      .groupBy('round_at')
+      .havingRaw('count(*) > 1');
     expect(doubled).toEqual([]);
   });
 
   it('keeps the runs to the system surface', async () => {
-    const asTenant = await harness.request('GET', '/v1/system/reconciliation/runs', { token: tenantToken('tn_SOMEONE', { scopes: ['tenant:manage', 'analytics:read'] }) });
+    const asTenant = await harness.request('GET', '/v1/system/reconciliation/runs', {
+      token: tenantToken('tn_SOMEONE', { scopes: ['tenant:manage', 'analytics:read'] }),
+    });
     expect(`${asTenant.status} ${asTenant.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
   });
 });

@@ -17,7 +17,16 @@ import BigNumber from 'bignumber.js';
 import { depositSource, transferSource } from '../src/features/reconciliation/business-record-sources';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
-import { depositCommand, type HttpResult, internalToken, type LedgerBackedHarness, metricValue, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  internalToken,
+  type LedgerBackedHarness,
+  metricValue,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, payments over HTTP, the ledger beside it (its checks and journal
@@ -29,7 +38,15 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  harness = await startLedgerBackedHarness({ IDENTITY_URL: identity.url, PAYMENTS_TENANT_WAIT_MS: '1000', PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000', PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000' }, { treasury: true });
+  harness = await startLedgerBackedHarness(
+    {
+      IDENTITY_URL: identity.url,
+      PAYMENTS_TENANT_WAIT_MS: '1000',
+      PAYMENTS_DEPOSIT_REPLY_WAIT_MS: '3000',
+      PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000',
+    },
+    { treasury: true },
+  );
 });
 
 afterAll(async () => {
@@ -63,7 +80,10 @@ async function newTenant(): Promise<Tenant> {
 const token = (tenant: Tenant) => tenantToken(tenant.tenantId, { scopes: ['tenant:manage'] });
 
 async function createWallet(tenant: Tenant): Promise<WalletRef> {
-  const created = await harness.request('POST', '/v1/wallets', { token: token(tenant), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+  const created = await harness.request('POST', '/v1/wallets', {
+    token: token(tenant),
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -83,15 +103,28 @@ async function momoDeposit(tenant: Tenant, wallet: WalletRef, amount: string) {
   const transactionId = `mtn-${randomUUID()}`;
   const phoneNumber = '+256700000001';
   const timestamp = new Date().toISOString();
-  const signature = momoWebhookSignature(tenant.secret, { transactionId, walletId: wallet.id, amountText: amount, currencyCode: 'USD', phoneNumber, timestamp });
+  const signature = momoWebhookSignature(tenant.secret, {
+    transactionId,
+    walletId: wallet.id,
+    amountText: amount,
+    currencyCode: 'USD',
+    phoneNumber,
+    timestamp,
+  });
   const rawBody = `{"transactionId":"${transactionId}","phoneNumber":"${phoneNumber}","amount":${amount},"currencyCode":"USD","walletId":"${wallet.id}","signature":"${signature}","timestamp":"${timestamp}"}`;
-  const delivered = await harness.request('POST', '/v1/deposits/momo-webhook', { token: internalToken({ surface: 'public', authMode: 'none' }), rawBody });
+  const delivered = await harness.request('POST', '/v1/deposits/momo-webhook', {
+    token: internalToken({ surface: 'public', authMode: 'none' }),
+    rawBody,
+  });
   expect(delivered.status).toBe(201);
   return withEntry(tenant, delivered.body.id as string);
 }
 
 async function submitSlip(tenant: Tenant, wallet: WalletRef, amount: string, slipReference: string) {
-  const slip = await harness.request('POST', '/v1/deposits/bank-slips', { token: token(tenant), body: { walletId: wallet.id, amount, currencyCode: 'USD', bankCode: 'stanbic', slipReference } });
+  const slip = await harness.request('POST', '/v1/deposits/bank-slips', {
+    token: token(tenant),
+    body: { walletId: wallet.id, amount, currencyCode: 'USD', bankCode: 'stanbic', slipReference },
+  });
   expect(slip.status).toBe(201);
   return depositSchema.parse(slip.body);
 }
@@ -116,7 +149,11 @@ async function bankDeposit(tenant: Tenant, wallet: WalletRef, amount: string) {
 }
 
 async function transfer(tenant: Tenant, from: WalletRef, to: WalletRef, amount: string) {
-  const sent = await harness.request('POST', '/v1/transfers', { token: token(tenant), headers: { 'Idempotency-Key': `idem-${randomUUID()}` }, body: { fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: 'USD' } });
+  const sent = await harness.request('POST', '/v1/transfers', {
+    token: token(tenant),
+    headers: { 'Idempotency-Key': `idem-${randomUUID()}` },
+    body: { fromWalletId: from.id, toWalletId: to.id, amount, currencyCode: 'USD' },
+  });
   expect(sent.status).toBe(201);
   return transferSchema.parse(sent.body);
 }
@@ -163,14 +200,23 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
   it('is ok after real webhook and bank slip deposits and a fee-bearing transfer, with all four checks', async () => {
     const result = await reconcile(clean.tenant);
     expect(result).toMatchObject({ status: 'ok' });
-    expect(result.checks.map((each) => `${each.name} ${each.status} ${each.mismatches.length}`)).toEqual(['balances ok 0', 'entries_balance ok 0', 'business_records ok 0', 'bank_evidence ok 0']);
+    expect(result.checks.map((each) => `${each.name} ${each.status} ${each.mismatches.length}`)).toEqual([
+      'balances ok 0',
+      'entries_balance ok 0',
+      'business_records ok 0',
+      'bank_evidence ok 0',
+    ]);
     expect(Date.parse(result.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await reconcile(null)).status).toBe('ok');
   });
 
   it('names the transfer whose journal line amount was changed in the ledger, for its tenant and the platform only', async () => {
     const { tenant, sent } = await busyTenant();
-    const line = await harness.ledger.db('journal_lines').where({ entry_seq: harness.ledger.db('journal_entries').where({ id: sent.journalEntryId }).select('seq') }).orderBy('line_no').first();
+    const line = await harness.ledger
+      .db('journal_lines')
+      .where({ entry_seq: harness.ledger.db('journal_entries').where({ id: sent.journalEntryId }).select('seq') })
+      .orderBy('line_no')
+      .first();
     await harness.ledger.db('journal_lines').where({ entry_seq: line.entry_seq, line_no: line.line_no }).update({ amount: '100.01' });
 
     const result = await reconcile(tenant);
@@ -195,21 +241,36 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     const other = await reconcile(clean.tenant);
     expect(other.status).toBe('ok');
     expect(mentions(other, sent.id)).toBe(false);
-    expect(check(await reconcile(null), 'business_records').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ recordId: sent.id, tenantId: tenant.tenantId, problem: 'journal_entry_differs' })]));
+    expect(check(await reconcile(null), 'business_records').mismatches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ recordId: sent.id, tenantId: tenant.tenantId, problem: 'journal_entry_differs' })]),
+    );
   });
 
   it("names the account whose materialized balance was changed in the ledger's database, on both surfaces", async () => {
     const { tenant, bob } = await busyTenant();
     const account = await harness.ledger.db('accounts').where({ tenant_id: tenant.tenantId, wallet_id: bob.id }).first();
-    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance + 1') });
+    await harness.ledger
+      .db('accounts')
+      .where({ id: account.id })
+      .update({ balance: harness.ledger.db.raw('balance + 1') });
 
     const result = await reconcile(tenant);
     expect(result.status).toBe('mismatch');
-    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances mismatch', 'entries_balance ok', 'business_records ok', 'bank_evidence ok']);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual([
+      'balances mismatch',
+      'entries_balance ok',
+      'business_records ok',
+      'bank_evidence ok',
+    ]);
     expect(check(result, 'balances').mismatches).toEqual([expect.objectContaining({ accountId: account.id, accountName: account.name })]);
-    expect(check(await reconcile(null), 'balances').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ accountId: account.id })]));
+    expect(check(await reconcile(null), 'balances').mismatches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ accountId: account.id })]),
+    );
     expect((await reconcile(clean.tenant)).status).toBe('ok');
-    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance - 1') });
+    await harness.ledger
+      .db('accounts')
+      .where({ id: account.id })
+      .update({ balance: harness.ledger.db.raw('balance - 1') });
   });
 
   it('names a completed transfer whose journal entry id was re-pointed in payments, both ways', async () => {
@@ -219,8 +280,19 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     const records = check(await reconcile(tenant), 'business_records');
     expect(records.mismatches).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: 'je_NOT_THE_ONE', problem: 'journal_entry_not_found' }),
-        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: sent.journalEntryId, problem: 'record_names_another_entry', recordJournalEntryIds: ['je_NOT_THE_ONE'] }),
+        expect.objectContaining({
+          referenceType: 'transfer',
+          recordId: sent.id,
+          journalEntryId: 'je_NOT_THE_ONE',
+          problem: 'journal_entry_not_found',
+        }),
+        expect.objectContaining({
+          referenceType: 'transfer',
+          recordId: sent.id,
+          journalEntryId: sent.journalEntryId,
+          problem: 'record_names_another_entry',
+          recordJournalEntryIds: ['je_NOT_THE_ONE'],
+        }),
       ]),
     );
     expect(records.mismatches).toHaveLength(2);
@@ -236,9 +308,21 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
 
     const result = await reconcile(tenant);
     // The entry itself balances: only the business record check can see it.
-    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual([
+      'balances ok',
+      'entries_balance ok',
+      'business_records mismatch',
+      'bank_evidence ok',
+    ]);
     expect(check(result, 'business_records').mismatches).toEqual([
-      { referenceType: 'deposit', recordId: command.reference.id, tenantId: tenant.tenantId, environment: 'live', journalEntryId: posted.journalEntryId, problem: 'record_not_found' },
+      {
+        referenceType: 'deposit',
+        recordId: command.reference.id,
+        tenantId: tenant.tenantId,
+        environment: 'live',
+        journalEntryId: posted.journalEntryId,
+        problem: 'record_not_found',
+      },
     ]);
     expect(mentions(await reconcile(clean.tenant), command.reference.id)).toBe(false);
     expect(mentions(await reconcile(null), command.reference.id)).toBe(true);
@@ -267,11 +351,26 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     await treasury.db('float_deposits').where({ id: changed.id }).update({ amount: '300.10' });
     await treasury.db('float_deposits').where({ id: vanished.id }).delete();
     const result = await reconcile(tenant);
-    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual([
+      'balances ok',
+      'entries_balance ok',
+      'business_records mismatch',
+      'bank_evidence ok',
+    ]);
     expect(check(result, 'business_records').mismatches).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ referenceType: 'float_deposit', recordId: changed.id, journalEntryId: changed.journalEntryId, problem: 'journal_entry_differs' }),
-        expect.objectContaining({ referenceType: 'float_deposit', recordId: vanished.id, journalEntryId: vanished.journalEntryId, problem: 'record_not_found' }),
+        expect.objectContaining({
+          referenceType: 'float_deposit',
+          recordId: changed.id,
+          journalEntryId: changed.journalEntryId,
+          problem: 'journal_entry_differs',
+        }),
+        expect.objectContaining({
+          referenceType: 'float_deposit',
+          recordId: vanished.id,
+          journalEntryId: vanished.journalEntryId,
+          problem: 'record_not_found',
+        }),
       ]),
     );
     expect(check(result, 'business_records').mismatches).toHaveLength(2);
@@ -286,19 +385,38 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
     const old = await submitSlip(tenant, wallet, '40.00', 'OLD-SLIP');
     const recent = await submitSlip(tenant, wallet, '41.00', 'RECENT-SLIP');
     // Submitted 73 hours ago: one hour past the default of 72.
-    await harness.db('deposits').where({ id: old.id }).update({ created_at: harness.db.raw("now() - interval '73 hours'") });
+    await harness
+      .db('deposits')
+      .where({ id: old.id })
+      .update({ created_at: harness.db.raw("now() - interval '73 hours'") });
 
     const result = await reconcile(tenant);
     expect(result.status).toBe('mismatch');
     const evidence = check(result, 'bank_evidence');
     expect(evidence.mismatches).toEqual([
-      expect.objectContaining({ problem: 'unmatched_statement_line', tenantId: tenant.tenantId, bankCode: 'stanbic', currencyCode: 'USD', reference: 'NOBODY-CLAIMED-IT', amount: '75.25', date: '2026-11-20' }),
-      expect.objectContaining({ problem: 'pending_slip_too_old', depositId: old.id, slipReference: 'OLD-SLIP', amount: '40.00', maxAgeHours: 72 }),
+      expect.objectContaining({
+        problem: 'unmatched_statement_line',
+        tenantId: tenant.tenantId,
+        bankCode: 'stanbic',
+        currencyCode: 'USD',
+        reference: 'NOBODY-CLAIMED-IT',
+        amount: '75.25',
+        date: '2026-11-20',
+      }),
+      expect.objectContaining({
+        problem: 'pending_slip_too_old',
+        depositId: old.id,
+        slipReference: 'OLD-SLIP',
+        amount: '40.00',
+        maxAgeHours: 72,
+      }),
     ]);
     expect(mentions(result, recent.id)).toBe(false);
     expect(check(result, 'business_records').status).toBe('ok');
     expect(mentions(await reconcile(clean.tenant), old.id)).toBe(false);
-    expect(check(await reconcile(null), 'bank_evidence').mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ depositId: old.id })]));
+    expect(check(await reconcile(null), 'bank_evidence').mismatches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ depositId: old.id })]),
+    );
   });
 
   it('answers 503 SERVICE_UNAVAILABLE, never a guessed result, while the ledger cannot be reached', async () => {
@@ -314,7 +432,9 @@ describe('GET /v1/admin/reconciliation and /v1/system/reconciliation', () => {
   });
 
   it('keeps each surface to its own callers', async () => {
-    const asTenant = await harness.request('GET', '/v1/system/reconciliation', { token: tenantToken(clean.tenant.tenantId, { scopes: ['tenant:manage'] }) });
+    const asTenant = await harness.request('GET', '/v1/system/reconciliation', {
+      token: tenantToken(clean.tenant.tenantId, { scopes: ['tenant:manage'] }),
+    });
     expect(`${asTenant.status} ${asTenant.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
     const asSystem = await harness.request('GET', '/v1/admin/reconciliation');
     expect(`${asSystem.status} ${asSystem.body?.error?.code}`).toBe('403 INSUFFICIENT_SCOPE');
@@ -327,12 +447,17 @@ describe('checks from where the last run left off, and full runs from zero', () 
    * what a run saw once every transaction running then, in any database of the cluster, has ended).
    */
   async function settle(tenant: Tenant): Promise<void> {
-    await waitFor(async () => {
-      const result = await reconcile(tenant);
-      expect(result.status).toBe('ok');
-      const read = (result.coverage?.journal?.entries ?? 0) + (result.coverage?.records ?? []).reduce((total, each) => total + each.records + each.entries, 0);
-      return read === 0 ? true : undefined;
-    }, { what: 'a run that reads nothing new', intervalMs: 100 });
+    await waitFor(
+      async () => {
+        const result = await reconcile(tenant);
+        expect(result.status).toBe('ok');
+        const read =
+          (result.coverage?.journal?.entries ?? 0) +
+          (result.coverage?.records ?? []).reduce((total, each) => total + each.records + each.entries, 0);
+        return read === 0 ? true : undefined;
+      },
+      { what: 'a run that reads nothing new', intervalMs: 100 },
+    );
   }
 
   async function fullRun(tenant: Tenant | null): Promise<ReconciliationFullRun> {
@@ -360,7 +485,14 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(first.coverage).toMatchObject({ mode: 'incremental', journal: { afterSeq: '0' } });
     expect(covered(first, 'deposit')).toMatchObject({ afterRecordSeq: '0', records: 2, afterEntrySeq: '0', entries: 2 });
     expect(covered(first, 'transfer')).toMatchObject({ records: 1, entries: 1 });
-    expect(first.coverage?.records?.map((each) => each.referenceType).sort()).toEqual(['deposit', 'float_deposit', 'payout_case', 'transfer', 'transfer_reversal', 'withdrawal']);
+    expect(first.coverage?.records?.map((each) => each.referenceType).sort()).toEqual([
+      'deposit',
+      'float_deposit',
+      'payout_case',
+      'transfer',
+      'transfer_reversal',
+      'withdrawal',
+    ]);
     await settle(tenant);
 
     await transfer(tenant, bob, alice, '3.00');
@@ -372,9 +504,20 @@ describe('checks from where the last run left off, and full runs from zero', () 
 
     // A type with no new entries still moves its mark past the others' (the next check does not look through them again).
     await settle(tenant);
-    const posted: { seq: string } = await harness.ledger.db('journal_entries').where({ reference_type: 'transfer', tenant_id: tenant.tenantId }).orderBy('seq', 'desc').first(harness.ledger.db.raw('seq::text AS seq'));
-    const marks: Array<{ reference_type: string; entry_verified_seq: string }> = await harness.db('reconciliation_marks').where({ tenant_id: tenant.tenantId }).select('reference_type', harness.db.raw('entry_verified_seq::text AS entry_verified_seq'));
-    for (const type of ['deposit', 'payout_case']) expect([type, BigInt(marks.find((mark) => mark.reference_type === type)?.entry_verified_seq ?? '0') >= BigInt(posted.seq)]).toEqual([type, true]);
+    const posted: { seq: string } = await harness.ledger
+      .db('journal_entries')
+      .where({ reference_type: 'transfer', tenant_id: tenant.tenantId })
+      .orderBy('seq', 'desc')
+      .first(harness.ledger.db.raw('seq::text AS seq'));
+    const marks: Array<{ reference_type: string; entry_verified_seq: string }> = await harness
+      .db('reconciliation_marks')
+      .where({ tenant_id: tenant.tenantId })
+      .select('reference_type', harness.db.raw('entry_verified_seq::text AS entry_verified_seq'));
+    for (const type of ['deposit', 'payout_case'])
+      expect([type, BigInt(marks.find((mark) => mark.reference_type === type)?.entry_verified_seq ?? '0') >= BigInt(posted.seq)]).toEqual([
+        type,
+        true,
+      ]);
   });
 
   it('finds a recent record without its entry, and a corrupted recent balance, in the next check', async () => {
@@ -384,15 +527,33 @@ describe('checks from where the last run left off, and full runs from zero', () 
     // Payments names an entry the ledger does not have.
     await harness.db('transfers').where({ id: sent.id }).update({ journal_entry_id: 'je_NEVER_POSTED' });
     const account = await harness.ledger.db('accounts').where({ tenant_id: tenant.tenantId, wallet_id: bob.id }).first('id', 'balance');
-    await harness.ledger.db('accounts').where({ id: account.id }).update({ balance: harness.ledger.db.raw('balance + 5') });
+    await harness.ledger
+      .db('accounts')
+      .where({ id: account.id })
+      .update({ balance: harness.ledger.db.raw('balance + 5') });
 
     const result = await reconcile(tenant);
-    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances mismatch', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual([
+      'balances mismatch',
+      'entries_balance ok',
+      'business_records mismatch',
+      'bank_evidence ok',
+    ]);
     expect(check(result, 'balances').mismatches).toEqual([expect.objectContaining({ accountId: account.id })]);
     expect(check(result, 'business_records').mismatches).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: 'je_NEVER_POSTED', problem: 'journal_entry_not_found' }),
-        expect.objectContaining({ referenceType: 'transfer', recordId: sent.id, journalEntryId: sent.journalEntryId, problem: 'record_names_another_entry' }),
+        expect.objectContaining({
+          referenceType: 'transfer',
+          recordId: sent.id,
+          journalEntryId: 'je_NEVER_POSTED',
+          problem: 'journal_entry_not_found',
+        }),
+        expect.objectContaining({
+          referenceType: 'transfer',
+          recordId: sent.id,
+          journalEntryId: sent.journalEntryId,
+          problem: 'record_names_another_entry',
+        }),
       ]),
     );
     // Found again until put right: the marks never move past what was found wrong.
@@ -415,14 +576,25 @@ describe('checks from where the last run left off, and full runs from zero', () 
     expect(run.progress.ledger).toMatchObject({ phase: 'done' });
     const result = reconciliationResultSchema.parse(run.result);
     expect(result.coverage).toMatchObject({ mode: 'full', journal: { afterSeq: '0', entries: 3 } });
-    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual(['balances ok', 'entries_balance ok', 'business_records mismatch', 'bank_evidence ok']);
-    expect(check(result, 'business_records').mismatches).toEqual([expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' })]);
+    expect(result.checks.map((each) => `${each.name} ${each.status}`)).toEqual([
+      'balances ok',
+      'entries_balance ok',
+      'business_records mismatch',
+      'bank_evidence ok',
+    ]);
+    expect(check(result, 'business_records').mismatches).toEqual([
+      expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' }),
+    ]);
 
     // Another tenant cannot follow it; the platform can, and starts its own across every tenant.
     const outsider = await newTenant();
-    const other = await harness.request('GET', `/v1/admin/reconciliation/runs/${run.id}`, { token: tenantToken(outsider.tenantId, { scopes: ['analytics:read'] }) });
+    const other = await harness.request('GET', `/v1/admin/reconciliation/runs/${run.id}`, {
+      token: tenantToken(outsider.tenantId, { scopes: ['analytics:read'] }),
+    });
     expect(`${other.status} ${other.body?.error?.code}`).toBe('404 RECONCILIATION_RUN_NOT_FOUND');
-    expect(reconciliationFullRunSchema.parse((await harness.request('GET', `/v1/system/reconciliation/runs/${run.id}`)).body).id).toBe(run.id);
+    expect(reconciliationFullRunSchema.parse((await harness.request('GET', `/v1/system/reconciliation/runs/${run.id}`)).body).id).toBe(
+      run.id,
+    );
     await harness.db('transfers').where({ id: sent.id }).update({ amount: '100.00' });
     const everything = await fullRun(null);
     expect(everything.state).toBe('succeeded');
@@ -441,21 +613,28 @@ describe('checks from where the last run left off, and full runs from zero', () 
   });
 
   it('compares a clean history as one digest per scope and record type, and one by one only where something differs', async () => {
-    const compared = async (how: string) => (await metricValue(harness.service.port, 'reconciliation_full_record_scopes_total', { reference_type: 'transfer', compared: how })) ?? 0;
+    const compared = async (how: string) =>
+      (await metricValue(harness.service.port, 'reconciliation_full_record_scopes_total', { reference_type: 'transfer', compared: how })) ??
+      0;
     const { tenant, sent } = await busyTenant();
     await settle(tenant);
     const before = { digest: await compared('digest'), oneByOne: await compared('one_by_one') };
     expect(await fullRun(tenant)).toMatchObject({ state: 'succeeded', status: 'ok' });
-    expect({ digest: await compared('digest'), oneByOne: await compared('one_by_one') }).toEqual({ digest: before.digest + 1, oneByOne: before.oneByOne });
+    expect({ digest: await compared('digest'), oneByOne: await compared('one_by_one') }).toEqual({
+      digest: before.digest + 1,
+      oneByOne: before.oneByOne,
+    });
 
     await harness.db('transfers').where({ id: sent.id }).update({ fee: '2.51' });
     const run = await fullRun(tenant);
-    expect(check(reconciliationResultSchema.parse(run.result), 'business_records').mismatches).toEqual([expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' })]);
+    expect(check(reconciliationResultSchema.parse(run.result), 'business_records').mismatches).toEqual([
+      expect.objectContaining({ recordId: sent.id, problem: 'journal_entry_differs' }),
+    ]);
     expect(await compared('one_by_one')).toBe(before.oneByOne + 1);
     await harness.db('transfers').where({ id: sent.id }).update({ fee: sent.fee });
   });
 
-  it("finds an old entry whose record is gone only in a full run (the entries naming records outnumber those the records name)", async () => {
+  it('finds an old entry whose record is gone only in a full run (the entries naming records outnumber those the records name)', async () => {
     const { tenant, momo } = await busyTenant();
     await settle(tenant);
     await harness.db('deposits').where({ id: momo.id }).delete();
@@ -464,21 +643,38 @@ describe('checks from where the last run left off, and full runs from zero', () 
     const run = await fullRun(tenant);
     expect(run).toMatchObject({ state: 'succeeded', status: 'mismatch' });
     const result = reconciliationResultSchema.parse(run.result);
-    expect(check(result, 'business_records').mismatches).toEqual([expect.objectContaining({ referenceType: 'deposit', recordId: momo.id, journalEntryId: momo.journalEntryId, problem: 'record_not_found' })]);
+    expect(check(result, 'business_records').mismatches).toEqual([
+      expect.objectContaining({
+        referenceType: 'deposit',
+        recordId: momo.id,
+        journalEntryId: momo.journalEntryId,
+        problem: 'record_not_found',
+      }),
+    ]);
   });
 
   it("compares records with their entries by a digest that is the ledger's own digest of those entries", async () => {
     const { tenant } = await busyTenant();
     const scope = { tenantId: tenant.tenantId, environment: 'live' as const };
-    const journal = new LedgerReads({ baseUrl: harness.env.LEDGER_URL as string, internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string, timeoutMs: 5000, logger: createLogger({ service: 'test', level: 'silent' }) });
+    const journal = new LedgerReads({
+      baseUrl: harness.env.LEDGER_URL as string,
+      internalTokenSecret: harness.env.INTERNAL_TOKEN_SECRET as string,
+      timeoutMs: 5000,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
     const everything = await journal.digestsAfter('0', scope);
     for (const source of [transferSource, depositSource]) {
       const ids = (await harness.db(source.table).where({ tenant_id: tenant.tenantId }).select('id')).map((row: { id: string }) => row.id);
-      const postings = (await source.byIds(harness.db, ids)).flatMap((record) => record.postings.map((posting) => ({ scope, posting: { ...posting, journalEntryId: posting.journalEntryId as string } })));
+      const postings = (await source.byIds(harness.db, ids)).flatMap((record) =>
+        record.postings.map((posting) => ({ scope, posting: { ...posting, journalEntryId: posting.journalEntryId as string } })),
+      );
       expect(postings.length).toBeGreaterThan(0);
       const mine = postingsDigest(postings);
       // By id, and as the ledger's digest of every entry naming this type in the scope.
-      const answer = await journal.digest({ ids: postings.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: everything.throughSeq } });
+      const answer = await journal.digest({
+        ids: postings.map(({ posting }) => posting.journalEntryId),
+        named: { referenceType: source.referenceType, ...scope, upToSeq: everything.throughSeq },
+      });
       expect(answer).toEqual({ found: mine, named: mine });
       expect(everything.digests.find((each) => each.referenceType === source.referenceType)).toMatchObject(mine);
       // Any field of a line counts: one cent more is another digest.
@@ -486,7 +682,10 @@ describe('checks from where the last run left off, and full runs from zero', () 
       if (!first) throw new Error('no posting');
       const [line, ...lines] = first.posting.lines;
       if (!line) throw new Error('no line');
-      const changed = { ...first, posting: { ...first.posting, lines: [{ ...line, amount: new BigNumber(line.amount).plus('0.01').toFixed() }, ...lines] } };
+      const changed = {
+        ...first,
+        posting: { ...first.posting, lines: [{ ...line, amount: new BigNumber(line.amount).plus('0.01').toFixed() }, ...lines] },
+      };
       expect(postingsDigest([changed, ...rest]).digest).not.toBe(mine.digest);
     }
   });

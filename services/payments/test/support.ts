@@ -62,7 +62,10 @@ export function internalToken(claims: Partial<Omit<InternalClaims, 'exp'>> = {})
 }
 
 /** A tenant key's token, as the gateway signs it after authentication and the scope check. */
-export function tenantToken(tenantId: string, options: { environment?: 'test' | 'live'; scopes?: string[]; keyId?: string; actor?: { type: string; id: string } | null } = {}): string {
+export function tenantToken(
+  tenantId: string,
+  options: { environment?: 'test' | 'live'; scopes?: string[]; keyId?: string; actor?: { type: string; id: string } | null } = {},
+): string {
   return internalToken({
     surface: 'tenant',
     authMode: 'secret',
@@ -112,7 +115,11 @@ export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}, options:
     db,
     async newTenant() {
       const tenantId = newTenantId();
-      await upsertTenantConfig(db, { tenantId, defaultCurrency: 'KES', allowedCurrencies: ['KES', 'UGX', 'KWD'], maxTransactionAmount: '1000000' }, null);
+      await upsertTenantConfig(
+        db,
+        { tenantId, defaultCurrency: 'KES', allowedCurrencies: ['KES', 'UGX', 'KWD'], maxTransactionAmount: '1000000' },
+        null,
+      );
       return tenantId;
     },
     async request(method, path, options = {}) {
@@ -155,15 +162,21 @@ export interface LedgerBackedHarness extends PaymentsHarness {
     restart(): Promise<void>;
   };
   /** Publishes `tenant.created.v1` (or `tenant.updated.v1`) as identity would, and waits until payments recorded it. */
-  publishTenant(tenantId: string, config: { allowedCurrencies: string[]; defaultCurrency?: string; maxTransactionAmount?: string }, options?: { type?: 'tenant.created.v1' | 'tenant.updated.v1'; occurredAt?: string; wait?: boolean }): Promise<void>;
+  publishTenant(
+    tenantId: string,
+    config: { allowedCurrencies: string[]; defaultCurrency?: string; maxTransactionAmount?: string },
+    options?: { type?: 'tenant.created.v1' | 'tenant.updated.v1'; occurredAt?: string; wait?: boolean },
+  ): Promise<void>;
   /** Treasury beside them when asked for (`{treasury: true}`): reconciliation reads its records. */
   treasury: { url: string; db: Db } | null;
   /** Starts collecting the audit records published to the audit exchange from now on. */
   watchAuditRecords(): Promise<{ received(): Promise<any[]> }>;
 }
 
-
-export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } & HarnessOptions = {}): Promise<LedgerBackedHarness> {
+export async function startLedgerBackedHarness(
+  env: NodeJS.ProcessEnv = {},
+  options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } & HarnessOptions = {},
+): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');
   const ledgerDatabaseUrl = await createTestDatabase('payments_ledger');
   const ledgerPort = await freePort();
@@ -179,19 +192,25 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, opti
   // Reconciliation reads treasury's records (float deposits, withdrawals) too; the other tests
   // leave it out (its queues cost the broker on every test file).
   const treasuryDatabaseUrl = options.treasury ? await createTestDatabase('payments_treasury') : null;
-  const treasury = treasuryDatabaseUrl === null ? null : await startTreasury({
-    ...process.env,
-    TREASURY_DATABASE_URL: reachedBy(options, 'treasury', treasuryDatabaseUrl),
-    AMQP_URL: amqpUrl,
-    TREASURY_PORT: '0',
-    LEDGER_URL: `http://127.0.0.1:${ledgerPort}`,
-    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...options.treasuryEnv,
-  });
+  const treasury =
+    treasuryDatabaseUrl === null
+      ? null
+      : await startTreasury({
+          ...process.env,
+          TREASURY_DATABASE_URL: reachedBy(options, 'treasury', treasuryDatabaseUrl),
+          AMQP_URL: amqpUrl,
+          TREASURY_PORT: '0',
+          LEDGER_URL: `http://127.0.0.1:${ledgerPort}`,
+          INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+          ...options.treasuryEnv,
+        });
   // Nothing listens there without treasury: a reconciliation then answers 503, never a guess.
   const treasuryUrl = treasury ? `http://127.0.0.1:${treasury.port}` : 'http://127.0.0.1:9';
-  const payments = await startPaymentsHarness({ AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env }, options);
+  const payments = await startPaymentsHarness(
+    { AMQP_URL: amqpUrl, LEDGER_URL: `http://127.0.0.1:${ledgerPort}`, TREASURY_URL: treasuryUrl, ...env },
+    options,
+  );
   const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
   const treasuryDb = treasuryDatabaseUrl === null ? null : createDb(treasuryDatabaseUrl, { poolMax: 2 });
   const commands = await LedgerCommandClient.connect(amqpUrl, 'payments-tests');
@@ -219,17 +238,31 @@ export async function startLedgerBackedHarness(env: NodeJS.ProcessEnv = {}, opti
         tenantId,
         name: tenantId,
         slug: tenantId.toLowerCase().replace(/_/g, '-'),
-        config: { defaultCurrency: config.defaultCurrency ?? config.allowedCurrencies[0], allowedCurrencies: config.allowedCurrencies, maxTransactionAmount: config.maxTransactionAmount ?? '1000000' },
+        config: {
+          defaultCurrency: config.defaultCurrency ?? config.allowedCurrencies[0],
+          allowedCurrencies: config.allowedCurrencies,
+          maxTransactionAmount: config.maxTransactionAmount ?? '1000000',
+        },
         occurredAt: options.occurredAt ?? new Date().toISOString(),
       };
       const names = TOPOLOGY.identityEvents;
-      channel.publish(names.exchange, type === 'tenant.created.v1' ? names.tenantCreatedRoutingKey : names.tenantUpdatedRoutingKey, Buffer.from(JSON.stringify(event)), { messageId: event.messageId, type, persistent: true });
+      channel.publish(
+        names.exchange,
+        type === 'tenant.created.v1' ? names.tenantCreatedRoutingKey : names.tenantUpdatedRoutingKey,
+        Buffer.from(JSON.stringify(event)),
+        { messageId: event.messageId, type, persistent: true },
+      );
       await channel.waitForConfirms();
       if (options.wait === false) return;
       // The ledger takes the same event (it provisions the tenant's accounts): waiting for it too
       // means no test stops the ledger while it is still handling one.
-      for (const [service, db] of [['payments', payments.db], ['ledger', ledgerDb]] as const) {
-        await waitFor(async () => ((await db('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `${service} to record ${event.messageId}` });
+      for (const [service, db] of [
+        ['payments', payments.db],
+        ['ledger', ledgerDb],
+      ] as const) {
+        await waitFor(async () => ((await db('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), {
+          what: `${service} to record ${event.messageId}`,
+        });
       }
     },
     async watchAuditRecords() {
@@ -279,7 +312,10 @@ export function depositCommand(wallet: WalletRef, amount: string): LedgerPostV1 
     environment: wallet.environment,
     kind: 'momo_deposit',
     reference: { type: 'deposit', id: `dep_${randomUUID().slice(0, 8)}` },
-    lines: [{ accountName: 'momo-float:mtn', direction: 'DR', amount, currencyCode: wallet.currencyCode }, walletLine(wallet, 'CR', amount)],
+    lines: [
+      { accountName: 'momo-float:mtn', direction: 'DR', amount, currencyCode: wallet.currencyCode },
+      walletLine(wallet, 'CR', amount),
+    ],
   };
 }
 
@@ -300,6 +336,8 @@ export function transferCommand(from: WalletRef, to: WalletRef, amount: string):
 export async function metricValue(port: number, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
-  const line = text.split('\n').find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
+  const line = text
+    .split('\n')
+    .find((each) => (each.startsWith(`${name}{`) || each.startsWith(`${name} `)) && wanted.every((pair) => each.includes(pair)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }

@@ -17,7 +17,10 @@ afterAll(async () => {
 });
 
 async function newWallet(tenantId: string, environment: 'test' | 'live', ownerId: string) {
-  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenantId, { environment }), body: { ownerType: 'user', ownerId, currencyCode: 'KES' } });
+  const created = await harness.request('POST', '/v1/wallets', {
+    token: tenantToken(tenantId, { environment }),
+    body: { ownerType: 'user', ownerId, currencyCode: 'KES' },
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -32,10 +35,13 @@ describe('GET /v1/system/wallets/{walletId}', () => {
     const wallet = await newWallet(tenantB, 'test', 'owner-b');
     await harness.ledger.commands.request(depositCommand(wallet, '1234.50'));
 
-    const shown = await waitFor(async () => {
-      const response = await harness.request('GET', `/v1/system/wallets/${wallet.id}`);
-      return response.status === 200 && response.body.balance === '1234.50' ? response.body : undefined;
-    }, { what: 'the deposit in the system view' });
+    const shown = await waitFor(
+      async () => {
+        const response = await harness.request('GET', `/v1/system/wallets/${wallet.id}`);
+        return response.status === 200 && response.body.balance === '1234.50' ? response.body : undefined;
+      },
+      { what: 'the deposit in the system view' },
+    );
 
     expect(walletSchema.parse(shown)).toEqual({ ...wallet, balance: '1234.50' });
     expect(shown).toMatchObject({ tenantId: tenantB, environment: 'test' });

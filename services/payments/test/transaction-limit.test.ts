@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { errorBodySchema, walletSchema } from '@wallet/contracts';
 import { type IdentityPeer, startIdentity } from './deposits-support';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * The tenant's maxTransactionAmount on every money movement payments makes: an inclusive
@@ -34,7 +41,12 @@ async function newTenant(): Promise<Tenant> {
   const response = await fetch(`${identity.url}/v1/team`, {
     method: 'POST',
     headers: { 'x-internal-token': tenantToken(tenantId, { scopes: ['tenant:manage'] }), 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'maker', email: `maker-${randomUUID().slice(0, 8)}@example.com`, password: 'correct-horse-battery-9', orgRole: 'operator' }),
+    body: JSON.stringify({
+      name: 'maker',
+      email: `maker-${randomUUID().slice(0, 8)}@example.com`,
+      password: 'correct-horse-battery-9',
+      orgRole: 'operator',
+    }),
   });
   expect(response.status).toBe(201);
   return { tenantId, maker: ((await response.json()) as { id: string }).id };
@@ -45,7 +57,10 @@ function call(tenant: Tenant, path: string, body: unknown, key = `idem-${randomU
 }
 
 async function fundedWallet(tenant: Tenant, amount: string): Promise<WalletRef> {
-  const created = await harness.request('POST', '/v1/wallets', { token: tenantToken(tenant.tenantId), body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' } });
+  const created = await harness.request('POST', '/v1/wallets', {
+    token: tenantToken(tenant.tenantId),
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'USD' },
+  });
   expect(created.status).toBe(201);
   const wallet = walletSchema.parse(created.body);
   if (amount !== '0') expect((await harness.ledger.commands.request(depositCommand(wallet, amount))).status).toBe('posted');
@@ -63,7 +78,10 @@ async function rowsOf(table: string, tenantId: string): Promise<number> {
 }
 
 async function entriesOf(tenantId: string, referenceType: string): Promise<number> {
-  const [row] = await harness.ledger.db('journal_entries').where({ tenant_id: tenantId, reference_type: referenceType }).count<Array<{ count: string }>>('* as count');
+  const [row] = await harness.ledger
+    .db('journal_entries')
+    .where({ tenant_id: tenantId, reference_type: referenceType })
+    .count<Array<{ count: string }>>('* as count');
   return Number(row?.count);
 }
 
@@ -83,7 +101,11 @@ describe('maxTransactionAmount', () => {
     expect([replay.status, replay.headers.get('idempotent-replayed'), replay.text]).toEqual([422, 'true', over.text]);
 
     expect((await call(tenant, '/v1/transfers', body('1000000.00'))).status).toBe(201);
-    await harness.publishTenant(tenant.tenantId, { allowedCurrencies: ['USD'], maxTransactionAmount: '1000000.01' }, { type: 'tenant.updated.v1' });
+    await harness.publishTenant(
+      tenant.tenantId,
+      { allowedCurrencies: ['USD'], maxTransactionAmount: '1000000.01' },
+      { type: 'tenant.updated.v1' },
+    );
     expect((await call(tenant, '/v1/transfers', body('1000000.01'))).status).toBe(201);
     expectOverLimit(await call(tenant, '/v1/transfers', body('1000000.02')), '1000000.01');
     expect(await rowsOf('transfers', tenant.tenantId)).toBe(2);
@@ -93,7 +115,14 @@ describe('maxTransactionAmount', () => {
   it('refuses a payout over the ceiling before holding anything; the ceiling itself is held', async () => {
     const tenant = await newTenant();
     const wallet = await fundedWallet(tenant, '2000000.00');
-    const payout = (amount: string) => ({ walletId: wallet.id, amount, currencyCode: 'USD', payoutMethod: 'momo', destination: { phoneNumber: '+256700000001', network: 'mtn' }, requestedBy: tenant.maker });
+    const payout = (amount: string) => ({
+      walletId: wallet.id,
+      amount,
+      currencyCode: 'USD',
+      payoutMethod: 'momo',
+      destination: { phoneNumber: '+256700000001', network: 'mtn' },
+      requestedBy: tenant.maker,
+    });
     expectOverLimit(await call(tenant, '/v1/payouts', payout('1000000.01')));
     expect(await rowsOf('payout_cases', tenant.tenantId)).toBe(0);
     expect((await call(tenant, '/v1/payouts', payout('1000000.00'))).status).toBe(201);
@@ -103,7 +132,13 @@ describe('maxTransactionAmount', () => {
   it('refuses a bank slip over the ceiling; the ceiling itself is recorded', async () => {
     const tenant = await newTenant();
     const wallet = await fundedWallet(tenant, '0');
-    const slip = (amount: string) => ({ walletId: wallet.id, amount, currencyCode: 'USD', bankCode: 'stanbic', slipReference: `SLIP-${randomUUID().slice(0, 8)}` });
+    const slip = (amount: string) => ({
+      walletId: wallet.id,
+      amount,
+      currencyCode: 'USD',
+      bankCode: 'stanbic',
+      slipReference: `SLIP-${randomUUID().slice(0, 8)}`,
+    });
     expectOverLimit(await call(tenant, '/v1/deposits/bank-slips', slip('1000000.01')));
     expect(await rowsOf('deposits', tenant.tenantId)).toBe(0);
     expect((await call(tenant, '/v1/deposits/bank-slips', slip('1000000.00'))).status).toBe(201);

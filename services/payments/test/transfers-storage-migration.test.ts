@@ -17,19 +17,33 @@ afterAll(async () => {
 
 async function insertTransfer(id: string, from: string, to: string): Promise<void> {
   await db('transfers').insert({
-    id, tenant_id: TENANT, environment: 'test', from_wallet_id: from, to_wallet_id: to, currency_code: 'USD',
-    amount: '1.00', fee: '0.00', commission: '0.00', platform_commission_bps: 0,
+    id,
+    tenant_id: TENANT,
+    environment: 'test',
+    from_wallet_id: from,
+    to_wallet_id: to,
+    currency_code: 'USD',
+    amount: '1.00',
+    fee: '0.00',
+    commission: '0.00',
+    platform_commission_bps: 0,
   });
 }
 
 async function indexDefinitions(): Promise<string[]> {
-  const result: { rows: Array<{ indexdef: string }> } = await db.raw(`SELECT indexdef FROM pg_indexes WHERE tablename = 'transfers' ORDER BY indexname`);
+  const result: { rows: Array<{ indexdef: string }> } = await db.raw(
+    `SELECT indexdef FROM pg_indexes WHERE tablename = 'transfers' ORDER BY indexname`,
+  );
   return result.rows.map((row) => row.indexdef.replace(/^.* USING /, ''));
 }
 
 it('keeps every transfer listable, by scope and by wallet, with the smaller indexes', async () => {
-  await migrate(db, migrations.filter((migration) => migration.name !== STORAGE));
-  for (const id of ['wl_A', 'wl_B', 'wl_C']) await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
+  await migrate(
+    db,
+    migrations.filter((migration) => migration.name !== STORAGE),
+  );
+  for (const id of ['wl_A', 'wl_B', 'wl_C'])
+    await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
   await insertTransfer('tx_1', 'wl_A', 'wl_B');
   await insertTransfer('tx_2', 'wl_B', 'wl_C');
   await insertTransfer('tx_3', 'wl_C', 'wl_A');
@@ -42,7 +56,9 @@ it('keeps every transfer listable, by scope and by wallet, with the smaller inde
     'btree (tenant_id, environment, seq)',
     'btree (hashtextextended(to_wallet_id, (0)::bigint), seq)',
   ]);
-  const options: { rows: Array<{ reloptions: string[] | null }> } = await db.raw(`SELECT reloptions FROM pg_class WHERE relname = 'transfers'`);
+  const options: { rows: Array<{ reloptions: string[] | null }> } = await db.raw(
+    `SELECT reloptions FROM pg_class WHERE relname = 'transfers'`,
+  );
   expect(options.rows[0]?.reloptions).toEqual(['fillfactor=85']);
 
   await insertTransfer('tx_4', 'wl_A', 'wl_C');

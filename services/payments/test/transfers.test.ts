@@ -3,7 +3,15 @@ import BigNumber from 'bignumber.js';
 import { errorBodySchema, journalEntrySchema, transferPageSchema, transferSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { publishedDefault } from './fees-support';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, the payments service over HTTP and the ledger service beside it
@@ -36,10 +44,20 @@ async function newCaller(environment: 'test' | 'live' = 'live'): Promise<Caller>
   return { tenantId, environment };
 }
 
-function call(caller: Caller, method: string, path: string, options: { body?: unknown; rawBody?: string; key?: string | null } = {}): Promise<HttpResult> {
+function call(
+  caller: Caller,
+  method: string,
+  path: string,
+  options: { body?: unknown; rawBody?: string; key?: string | null } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = {};
   if (options.key !== null && method === 'POST') headers['Idempotency-Key'] = options.key ?? `idem-${randomUUID()}`;
-  return harness.request(method, path, { token: tenantToken(caller.tenantId, { environment: caller.environment }), headers, ...(options.body !== undefined ? { body: options.body } : {}), ...(options.rawBody !== undefined ? { rawBody: options.rawBody } : {}) });
+  return harness.request(method, path, {
+    token: tenantToken(caller.tenantId, { environment: caller.environment }),
+    headers,
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.rawBody !== undefined ? { rawBody: options.rawBody } : {}),
+  });
 }
 
 function expectError(result: HttpResult, status: number, code: string) {
@@ -48,7 +66,10 @@ function expectError(result: HttpResult, status: number, code: string) {
 }
 
 async function createWallet(caller: Caller, currencyCode = 'USD'): Promise<WalletRef> {
-  const created = await call(caller, 'POST', '/v1/wallets', { body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode }, key: null });
+  const created = await call(caller, 'POST', '/v1/wallets', {
+    body: { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode },
+    key: null,
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -69,20 +90,30 @@ function transfer(caller: Caller, body: Record<string, unknown>, key?: string): 
 }
 
 async function journalEntry(caller: Caller, journalEntryId: string) {
-  const response = await fetch(`${harness.env.LEDGER_URL}/v1/journal/${journalEntryId}`, { headers: { 'x-internal-token': tenantToken(caller.tenantId, { environment: caller.environment, scopes: ['ledger:read'] }) } });
+  const response = await fetch(`${harness.env.LEDGER_URL}/v1/journal/${journalEntryId}`, {
+    headers: { 'x-internal-token': tenantToken(caller.tenantId, { environment: caller.environment, scopes: ['ledger:read'] }) },
+  });
   expect(response.status).toBe(200);
   return journalEntrySchema.parse(await response.json());
 }
 
 async function entriesReferencing(transferId: string): Promise<number> {
-  const [row] = await harness.ledger.db('journal_entries').where({ reference_type: 'transfer', reference_id: transferId }).count<{ count: string }[]>('* as count');
+  const [row] = await harness.ledger
+    .db('journal_entries')
+    .where({ reference_type: 'transfer', reference_id: transferId })
+    .count<{ count: string }[]>('* as count');
   return Number(row?.count);
 }
 
 describe('POST /v1/transfers', () => {
   it('moves the amount, charges the fee on top and splits the platform commission, in exactly the decided lines', async () => {
     const caller = await newCaller();
-    const { scheduleId, ruleIds } = await publishedDefault(harness, caller.tenantId, [{ transactionType: 'transfer', currencyCode: 'USD', flatFee: '1.00', percentageFee: '1' }], 2500);
+    const { scheduleId, ruleIds } = await publishedDefault(
+      harness,
+      caller.tenantId,
+      [{ transactionType: 'transfer', currencyCode: 'USD', flatFee: '1.00', percentageFee: '1' }],
+      2500,
+    );
     const sender = await createWallet(caller);
     const receiver = await createWallet(caller);
     await fund(sender, '100.00');
@@ -107,7 +138,12 @@ describe('POST /v1/transfers', () => {
 
     // fee 1.00 + 1 % of 50.00 = 1.50; commission 1.50 x 25 % = 0.375, half-up 0.38.
     const entry = await journalEntry(caller, sent.body.journalEntryId);
-    expect(entry).toMatchObject({ kind: 'transfer', tenantId: caller.tenantId, environment: 'live', reference: { type: 'transfer', id: sent.body.id } });
+    expect(entry).toMatchObject({
+      kind: 'transfer',
+      tenantId: caller.tenantId,
+      environment: 'live',
+      reference: { type: 'transfer', id: sent.body.id },
+    });
     expect(entry.lines.map((line) => [line.direction, line.accountName, line.amount, line.currencyCode])).toEqual([
       ['DR', `wallet:${sender.ownerId}`, '50.00', 'USD'],
       ['DR', `wallet:${sender.ownerId}`, '1.50', 'USD'],
@@ -120,7 +156,11 @@ describe('POST /v1/transfers', () => {
     expect(await balanceOf(caller, receiver)).toBe('50.00');
 
     // The fee's origin is recorded with the transfer.
-    expect(await harness.db('transfers').where({ id: sent.body.id }).first()).toMatchObject({ fee_schedule_id: scheduleId, fee_rule_id: ruleIds[0], platform_commission_bps: 2500 });
+    expect(await harness.db('transfers').where({ id: sent.body.id }).first()).toMatchObject({
+      fee_schedule_id: scheduleId,
+      fee_rule_id: ruleIds[0],
+      platform_commission_bps: 2500,
+    });
     expect(Number((await harness.db('transfers').where({ id: sent.body.id }).first()).commission)).toBe(0.38);
 
     // A replay is the final answer, byte for byte, and moves nothing.
@@ -141,7 +181,9 @@ describe('POST /v1/transfers', () => {
     const sender = await createWallet(caller, 'UGX');
     const receiver = await createWallet(caller, 'UGX');
     await fund(sender, '5000');
-    const sent = await call(caller, 'POST', '/v1/transfers', { rawBody: `{"fromWalletId":"${sender.id}","toWalletId":"${receiver.id}","amount":1200,"currencyCode":"UGX"}` });
+    const sent = await call(caller, 'POST', '/v1/transfers', {
+      rawBody: `{"fromWalletId":"${sender.id}","toWalletId":"${receiver.id}","amount":1200,"currencyCode":"UGX"}`,
+    });
     expect(sent.status).toBe(201);
     expect(sent.body).toMatchObject({ amount: '1200', fee: '0', status: 'completed' });
     const entry = await journalEntry(caller, sent.body.journalEntryId);
@@ -156,7 +198,14 @@ describe('POST /v1/transfers', () => {
     const caller = await newCaller();
     const sender = await createWallet(caller);
     const receiver = await createWallet(caller);
-    expectError(await call(caller, 'POST', '/v1/transfers', { body: { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' }, key: null }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+    expectError(
+      await call(caller, 'POST', '/v1/transfers', {
+        body: { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' },
+        key: null,
+      }),
+      400,
+      'IDEMPOTENCY_KEY_REQUIRED',
+    );
   });
 
   it('refuses the same wallet, a currency mismatch, a finer amount than the currency and a wallet of another tenant or environment, recording nothing', async () => {
@@ -166,19 +215,58 @@ describe('POST /v1/transfers', () => {
     const kes = await createWallet(caller, 'KES');
     await fund(sender, '100.00');
 
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: sender.id, amount: '1.00', currencyCode: 'USD' }), 422, 'SAME_WALLET');
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: kes.id, amount: '1.00', currencyCode: 'USD' }), 422, 'CURRENCY_MISMATCH');
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'KES' }), 422, 'CURRENCY_MISMATCH');
-    const finer = await call(caller, 'POST', '/v1/transfers', { rawBody: `{"fromWalletId":"${sender.id}","toWalletId":"${receiver.id}","amount":10.001,"currencyCode":"USD"}` });
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: sender.id, amount: '1.00', currencyCode: 'USD' }),
+      422,
+      'SAME_WALLET',
+    );
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: kes.id, amount: '1.00', currencyCode: 'USD' }),
+      422,
+      'CURRENCY_MISMATCH',
+    );
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'KES' }),
+      422,
+      'CURRENCY_MISMATCH',
+    );
+    const finer = await call(caller, 'POST', '/v1/transfers', {
+      rawBody: `{"fromWalletId":"${sender.id}","toWalletId":"${receiver.id}","amount":10.001,"currencyCode":"USD"}`,
+    });
     expect(expectError(finer, 400, 'INVALID_AMOUNT').details).toMatchObject({ field: 'amount' });
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '0', currencyCode: 'USD' }), 400, 'INVALID_AMOUNT');
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1e2', currencyCode: 'USD' }), 400, 'INVALID_AMOUNT');
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '0', currencyCode: 'USD' }),
+      400,
+      'INVALID_AMOUNT',
+    );
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1e2', currencyCode: 'USD' }),
+      400,
+      'INVALID_AMOUNT',
+    );
 
     const stranger = await newCaller();
     const theirs = await createWallet(stranger);
-    expect(expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: theirs.id, amount: '1.00', currencyCode: 'USD' }), 404, 'WALLET_NOT_FOUND').details).toEqual({ walletId: theirs.id });
-    expectError(await transfer(stranger, { fromWalletId: sender.id, toWalletId: theirs.id, amount: '1.00', currencyCode: 'USD' }), 404, 'WALLET_NOT_FOUND');
-    expectError(await transfer({ ...caller, environment: 'test' }, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' }), 404, 'WALLET_NOT_FOUND');
+    expect(
+      expectError(
+        await transfer(caller, { fromWalletId: sender.id, toWalletId: theirs.id, amount: '1.00', currencyCode: 'USD' }),
+        404,
+        'WALLET_NOT_FOUND',
+      ).details,
+    ).toEqual({ walletId: theirs.id });
+    expectError(
+      await transfer(stranger, { fromWalletId: sender.id, toWalletId: theirs.id, amount: '1.00', currencyCode: 'USD' }),
+      404,
+      'WALLET_NOT_FOUND',
+    );
+    expectError(
+      await transfer(
+        { ...caller, environment: 'test' },
+        { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' },
+      ),
+      404,
+      'WALLET_NOT_FOUND',
+    );
 
     expect(await harness.db('transfers').where({ tenant_id: caller.tenantId })).toEqual([]);
     expect(await balanceOf(caller, sender)).toBe('100.00');
@@ -190,7 +278,11 @@ describe('POST /v1/transfers', () => {
     const receiver = await createWallet(caller);
     await fund(sender, '100.00');
 
-    const answers = await Promise.all(Array.from({ length: 20 }, () => transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '10.00', currencyCode: 'USD' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '10.00', currencyCode: 'USD' }),
+      ),
+    );
     const completed = answers.filter((answer) => answer.status === 201);
     const refused = answers.filter((answer) => answer.status !== 201);
     expect(completed).toHaveLength(10);
@@ -198,11 +290,21 @@ describe('POST /v1/transfers', () => {
     for (const answer of refused) {
       const error = expectError(answer, 422, 'INSUFFICIENT_FUNDS');
       expect(error.details).toEqual({ transferId: expect.stringMatching(/^tx_/) });
-      expect(await harness.db('transfers').where({ id: error.details?.transferId as string }).first()).toMatchObject({ status: 'failed', failure_code: 'INSUFFICIENT_FUNDS', journal_entry_id: null });
+      expect(
+        await harness
+          .db('transfers')
+          .where({ id: error.details?.transferId as string })
+          .first(),
+      ).toMatchObject({ status: 'failed', failure_code: 'INSUFFICIENT_FUNDS', journal_entry_id: null });
     }
     expect(await balanceOf(caller, sender)).toBe('0.00');
     expect(await balanceOf(caller, receiver)).toBe('100.00');
-    const balances = (await harness.ledger.db('journal_lines').where({ account_num: (await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first()).num }).select('balance_after')).map((row: { balance_after: string }) => Number(row.balance_after));
+    const balances = (
+      await harness.ledger
+        .db('journal_lines')
+        .where({ account_num: (await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first()).num })
+        .select('balance_after')
+    ).map((row: { balance_after: string }) => Number(row.balance_after));
     expect(Math.min(...balances)).toBeGreaterThanOrEqual(0);
 
     const failed = await call(caller, 'GET', `/v1/transfers?walletId=${sender.id}&status=failed&limit=200`);
@@ -220,7 +322,12 @@ describe('POST /v1/transfers', () => {
     const again = await transfer(caller, body, key);
     expect(again.status).toBe(422);
     expect(again.text).toBe(refused.text);
-    expect((await call(caller, 'GET', `/v1/transfers/${transferId}`)).body).toMatchObject({ id: transferId, status: 'failed', failureCode: 'INSUFFICIENT_FUNDS', journalEntryId: null });
+    expect((await call(caller, 'GET', `/v1/transfers/${transferId}`)).body).toMatchObject({
+      id: transferId,
+      status: 'failed',
+      failureCode: 'INSUFFICIENT_FUNDS',
+      journalEntryId: null,
+    });
   });
 
   it('remembers a refusal made before anything was written for its key, and answers another transfer with that key 422 IDEMPOTENCY_KEY_REUSED', async () => {
@@ -235,7 +342,11 @@ describe('POST /v1/transfers', () => {
     expect(again.status).toBe(422);
     expect(again.text).toBe(refused.text);
     // A transfer that would pass, with the refused one's key: the key says no, nothing moves.
-    expectError(await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' }, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.00', currencyCode: 'USD' }, key),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await harness.db('transfers').where({ tenant_id: caller.tenantId })).toEqual([]);
     expect(await balanceOf(caller, sender)).toBe('100.00');
   });
@@ -258,7 +369,9 @@ describe('POST /v1/transfers', () => {
     }
     expect(ids.size).toBe(1);
     const [transferId] = [...ids];
-    await waitFor(async () => ((await harness.db('transfers').where({ id: transferId, status: 'completed' }).first()) ? true : undefined), { what: 'the transfer to complete' });
+    await waitFor(async () => ((await harness.db('transfers').where({ id: transferId, status: 'completed' }).first()) ? true : undefined), {
+      what: 'the transfer to complete',
+    });
     expect(await harness.db('transfers').where({ tenant_id: caller.tenantId })).toHaveLength(1);
     expect(await entriesReferencing(transferId as string)).toBe(1);
     expect(await balanceOf(caller, sender)).toBe('93.00');
@@ -276,7 +389,11 @@ describe('POST /v1/transfers', () => {
     const freeze = await call(caller, 'POST', `/v1/wallets/${frozen.id}/freeze`, { body: { reason: 'review' }, key: null });
     expect(freeze.status).toBe(200);
 
-    expectError(await transfer(caller, { fromWalletId: frozen.id, toWalletId: other.id, amount: '1.00', currencyCode: 'USD' }), 422, 'WALLET_FROZEN');
+    expectError(
+      await transfer(caller, { fromWalletId: frozen.id, toWalletId: other.id, amount: '1.00', currencyCode: 'USD' }),
+      422,
+      'WALLET_FROZEN',
+    );
     const received = await transfer(caller, { fromWalletId: other.id, toWalletId: frozen.id, amount: '2.50', currencyCode: 'USD' });
     expect(received.status).toBe(201);
     expect(await balanceOf(caller, frozen)).toBe('22.50');
@@ -288,7 +405,8 @@ describe('POST /v1/transfers', () => {
     const sender = await createWallet(caller);
     const receiver = await createWallet(caller);
     await fund(sender, '100.00');
-    const ledgerBalance = async () => String((await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first('balance')).balance);
+    const ledgerBalance = async () =>
+      String((await harness.ledger.db('accounts').where({ wallet_id: sender.id }).first('balance')).balance);
 
     // Eight senders keep sending while the freeze is asked for: sends in flight when it comes are
     // decided by the ledger either before the freeze or after it; a send started after the answer
@@ -317,7 +435,10 @@ describe('POST /v1/transfers', () => {
       else expect([201, 202]).toContain(answer.status);
     }
     expect(outcomes.some(({ startedAt }) => startedAt > acknowledgedAt)).toBe(true);
-    await waitFor(async () => ((await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'pending' }).first()) ? undefined : true), { what: 'every send decided' });
+    await waitFor(
+      async () => ((await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'pending' }).first()) ? undefined : true),
+      { what: 'every send decided' },
+    );
     // Nothing left the wallet after the freeze was answered.
     expect(await ledgerBalance()).toBe(balanceAtAcknowledgement);
     const completed = await harness.db('transfers').where({ from_wallet_id: sender.id, status: 'completed' });
@@ -343,16 +464,25 @@ describe('a transfer the ledger does not answer in time', () => {
       pending = await transfer(caller, body, key);
       expect(Date.now() - startedAt).toBeGreaterThanOrEqual(REPLY_TIMEOUT_MS - 50);
       expect(pending.status).toBe(202);
-      expect(transferSchema.parse(pending.body)).toMatchObject({ status: 'pending', journalEntryId: null, failureCode: null, amount: '12.00', fee: '0.00' });
+      expect(transferSchema.parse(pending.body)).toMatchObject({
+        status: 'pending',
+        journalEntryId: null,
+        failureCode: null,
+        amount: '12.00',
+        fee: '0.00',
+      });
       expect((await call(caller, 'GET', `/v1/transfers/${pending.body.id}`)).body.status).toBe('pending');
     } finally {
       await harness.ledger.restart();
     }
 
-    const completed = await waitFor(async () => {
-      const read = await call(caller, 'GET', `/v1/transfers/${pending.body.id}`);
-      return read.body.status === 'completed' ? read.body : undefined;
-    }, { what: 'the events consumer to complete the transfer' });
+    const completed = await waitFor(
+      async () => {
+        const read = await call(caller, 'GET', `/v1/transfers/${pending.body.id}`);
+        return read.body.status === 'completed' ? read.body : undefined;
+      },
+      { what: 'the events consumer to complete the transfer' },
+    );
     expect(completed).toMatchObject({ id: pending.body.id, journalEntryId: expect.stringMatching(/^je_/), failureCode: null });
     expect(await balanceOf(caller, sender)).toBe('18.00');
     expect(await balanceOf(caller, receiver)).toBe('12.00');
@@ -367,10 +497,18 @@ describe('a transfer the ledger does not answer in time', () => {
 describe('GET /v1/transfers', () => {
   it('lists newest first in cursor pages, filters by either wallet and status, and hides other tenants and environments', async () => {
     const caller = await newCaller();
-    const [a, b, c] = [await createWallet(caller), await createWallet(caller), await createWallet(caller)] as [WalletRef, WalletRef, WalletRef];
+    const [a, b, c] = [await createWallet(caller), await createWallet(caller), await createWallet(caller)] as [
+      WalletRef,
+      WalletRef,
+      WalletRef,
+    ];
     await fund(a, '100.00');
     const made: string[] = [];
-    for (const [from, to] of [[a, b], [a, c], [b, c]] as Array<[WalletRef, WalletRef]>) {
+    for (const [from, to] of [
+      [a, b],
+      [a, c],
+      [b, c],
+    ] as Array<[WalletRef, WalletRef]>) {
       const sent = await transfer(caller, { fromWalletId: from.id, toWalletId: to.id, amount: '1.00', currencyCode: 'USD' });
       expect(sent.status).toBe(201);
       made.push(sent.body.id);
@@ -379,7 +517,10 @@ describe('GET /v1/transfers', () => {
     expect(first.body.data.map((each: { id: string }) => each.id)).toEqual([made[2], made[1]]);
     const second = await call(caller, 'GET', `/v1/transfers?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toEqual({ data: [expect.objectContaining({ id: made[0] })], nextCursor: null });
-    expect((await call(caller, 'GET', `/v1/transfers?walletId=${b.id}`)).body.data.map((each: { id: string }) => each.id)).toEqual([made[2], made[0]]);
+    expect((await call(caller, 'GET', `/v1/transfers?walletId=${b.id}`)).body.data.map((each: { id: string }) => each.id)).toEqual([
+      made[2],
+      made[0],
+    ]);
     expect((await call(caller, 'GET', '/v1/transfers?status=failed')).body.data).toEqual([]);
     expectError(await call(caller, 'GET', '/v1/transfers?cursor=nope'), 400, 'INVALID_CURSOR');
 

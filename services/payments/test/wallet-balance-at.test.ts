@@ -1,8 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { errorBodySchema, type LedgerPostV1, newId, statementPageSchema, walletBalanceAtSchema, walletSchema, type Wallet } from '@wallet/contracts';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, transferCommand } from './support';
+import {
+  errorBodySchema,
+  type LedgerPostV1,
+  newId,
+  statementPageSchema,
+  walletBalanceAtSchema,
+  walletSchema,
+  type Wallet,
+} from '@wallet/contracts';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  transferCommand,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, payments over HTTP and the ledger beside it. Money moves by
@@ -96,30 +112,47 @@ const moment = fc.record({ pick: fc.nat(), offsetMinutes: fc.constantFrom(0, 180
 describe('GET /v1/wallets/{id}/balance?at=', () => {
   it("equals the statement's running balance at random moments", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(burst, { minLength: 1, maxLength: 6 }), fc.array(moment, { minLength: 6, maxLength: 14 }), async (bursts, moments) => {
-        const caller = await newCaller();
-        const [a, b] = [await createWallet(caller), await createWallet(caller)] as [Wallet, Wallet];
-        for (const { moves, pauseMs } of bursts) {
-          const commands: LedgerPostV1[] = moves.map((each) =>
-            each.kind === 'deposit' ? depositCommand(a, kes(each.cents)) : each.kind === 'send' ? transferCommand(a, b, kes(each.cents)) : transferCommand(b, a, kes(each.cents)),
-          );
-          // Some transfers are refused for want of funds: they leave no line, as they should.
-          await Promise.all(commands.map((command) => harness.ledger.commands.request(command)));
-          await new Promise((resolve) => setTimeout(resolve, pauseMs));
-        }
-        for (const wallet of [a, b]) {
-          const statement = await statementOf(caller, wallet.id);
-          const stamps = statement.map((line) => Date.parse(line.createdAt));
-          // Every stamp, a millisecond either side, and moments before the first line and after the last.
-          const candidates = [...stamps.flatMap((stamp) => [stamp - 1, stamp, stamp + 1]), Date.parse(a.createdAt) - 60_000, Date.now() + 86_400_000];
-          for (const { pick, offsetMinutes } of moments) {
-            const atMs = candidates[pick % candidates.length] as number;
-            const answer = await balanceAt(caller, wallet.id, isoWithOffset(atMs, offsetMinutes));
-            expect(answer.status).toBe(200);
-            expect(walletBalanceAtSchema.parse(answer.body)).toEqual({ walletId: wallet.id, currencyCode: 'KES', at: new Date(atMs).toISOString(), ...expectedAt(statement, atMs) });
+      fc.asyncProperty(
+        fc.array(burst, { minLength: 1, maxLength: 6 }),
+        fc.array(moment, { minLength: 6, maxLength: 14 }),
+        async (bursts, moments) => {
+          const caller = await newCaller();
+          const [a, b] = [await createWallet(caller), await createWallet(caller)] as [Wallet, Wallet];
+          for (const { moves, pauseMs } of bursts) {
+            const commands: LedgerPostV1[] = moves.map((each) =>
+              each.kind === 'deposit'
+                ? depositCommand(a, kes(each.cents))
+                : each.kind === 'send'
+                  ? transferCommand(a, b, kes(each.cents))
+                  : transferCommand(b, a, kes(each.cents)),
+            );
+            // Some transfers are refused for want of funds: they leave no line, as they should.
+            await Promise.all(commands.map((command) => harness.ledger.commands.request(command)));
+            await new Promise((resolve) => setTimeout(resolve, pauseMs));
           }
-        }
-      }),
+          for (const wallet of [a, b]) {
+            const statement = await statementOf(caller, wallet.id);
+            const stamps = statement.map((line) => Date.parse(line.createdAt));
+            // Every stamp, a millisecond either side, and moments before the first line and after the last.
+            const candidates = [
+              ...stamps.flatMap((stamp) => [stamp - 1, stamp, stamp + 1]),
+              Date.parse(a.createdAt) - 60_000,
+              Date.now() + 86_400_000,
+            ];
+            for (const { pick, offsetMinutes } of moments) {
+              const atMs = candidates[pick % candidates.length] as number;
+              const answer = await balanceAt(caller, wallet.id, isoWithOffset(atMs, offsetMinutes));
+              expect(answer.status).toBe(200);
+              expect(walletBalanceAtSchema.parse(answer.body)).toEqual({
+                walletId: wallet.id,
+                currencyCode: 'KES',
+                at: new Date(atMs).toISOString(),
+                ...expectedAt(statement, atMs),
+              });
+            }
+          }
+        },
+      ),
       { numRuns: 10 },
     );
   });
@@ -140,7 +173,13 @@ describe('GET /v1/wallets/{id}/balance?at=', () => {
     expect(on.body).toMatchObject(expectedAt([newest, first], Date.parse(first.createdAt)));
     expect(on.body.journalEntryId).not.toBeNull();
     const future = await balanceAt(caller, wallet.id, '9999-12-31T23:59:59.999Z');
-    expect(future.body).toEqual({ walletId: wallet.id, currencyCode: 'KES', balance: '13.00', at: '9999-12-31T23:59:59.999Z', journalEntryId: newest.journalEntryId });
+    expect(future.body).toEqual({
+      walletId: wallet.id,
+      currencyCode: 'KES',
+      balance: '13.00',
+      at: '9999-12-31T23:59:59.999Z',
+      journalEntryId: newest.journalEntryId,
+    });
     // Digits beyond milliseconds are cut off, never rounded up into the next millisecond.
     const fine = await balanceAt(caller, wallet.id, `${new Date(Date.parse(first.createdAt) - 1).toISOString().slice(0, -1)}999999Z`);
     expect(fine.body).toMatchObject({ balance: '0.00', journalEntryId: null, at: new Date(Date.parse(first.createdAt) - 1).toISOString() });
@@ -148,18 +187,45 @@ describe('GET /v1/wallets/{id}/balance?at=', () => {
     expect((await balanceAt(caller, idle.id, '9999-12-31T23:59:59.999Z')).body).toMatchObject({ balance: '0.00', journalEntryId: null });
     // No ledger account at all yet (the opening command not taken): no line, so 0 as well.
     const unopened = newId('wallet');
-    await harness.db('wallets').insert({ id: unopened, tenant_id: caller.tenantId, environment: caller.environment, owner_type: 'user', owner_id: 'unopened', currency_code: 'KES' });
-    expect((await balanceAt(caller, unopened, '2030-01-01T00:00:00Z')).body).toEqual({ walletId: unopened, currencyCode: 'KES', balance: '0.00', at: '2030-01-01T00:00:00.000Z', journalEntryId: null });
+    await harness
+      .db('wallets')
+      .insert({
+        id: unopened,
+        tenant_id: caller.tenantId,
+        environment: caller.environment,
+        owner_type: 'user',
+        owner_id: 'unopened',
+        currency_code: 'KES',
+      });
+    expect((await balanceAt(caller, unopened, '2030-01-01T00:00:00Z')).body).toEqual({
+      walletId: unopened,
+      currencyCode: 'KES',
+      balance: '0.00',
+      at: '2030-01-01T00:00:00.000Z',
+      journalEntryId: null,
+    });
   });
 
   it('refuses a malformed, zone-less or missing moment with 400 VALIDATION_ERROR', async () => {
     const caller = await newCaller();
     const wallet = await createWallet(caller);
-    for (const at of ['yesterday', '2026-11-25T10:00:00', '2026-11-25', '2026-02-30T00:00:00Z', '2026-11-25T10:00:00+0300', '0000-06-01T00:00:00Z', '']) {
+    for (const at of [
+      'yesterday',
+      '2026-11-25T10:00:00',
+      '2026-11-25',
+      '2026-02-30T00:00:00Z',
+      '2026-11-25T10:00:00+0300',
+      '0000-06-01T00:00:00Z',
+      '',
+    ]) {
       expectError(await balanceAt(caller, wallet.id, at), 400, 'VALIDATION_ERROR');
     }
     expectError(await call(caller, `/v1/wallets/${wallet.id}/balance`), 400, 'VALIDATION_ERROR');
-    expectError(await call(caller, `/v1/wallets/${wallet.id}/balance?at=2026-01-01T00:00:00Z&at=2026-01-02T00:00:00Z`), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call(caller, `/v1/wallets/${wallet.id}/balance?at=2026-01-01T00:00:00Z&at=2026-01-02T00:00:00Z`),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it("answers 404 WALLET_NOT_FOUND for another tenant's wallet and from the other environment", async () => {

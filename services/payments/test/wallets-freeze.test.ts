@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { auditRecordV1Schema, errorBodySchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, transferCommand, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  transferCommand,
+  type WalletRef,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, the payments service over HTTP and the ledger service beside it,
@@ -31,7 +40,10 @@ interface Caller {
 const ACTOR = { type: 'team_member', id: 'usr_freezer' };
 
 function call(caller: Caller, method: string, path: string, body?: unknown): Promise<HttpResult> {
-  return harness.request(method, path, { token: tenantToken(caller.tenantId, { environment: caller.environment, keyId: 'ak_ops', actor: ACTOR }), body });
+  return harness.request(method, path, {
+    token: tenantToken(caller.tenantId, { environment: caller.environment, keyId: 'ak_ops', actor: ACTOR }),
+    body,
+  });
 }
 
 function expectError(result: HttpResult, status: number, code: string) {
@@ -96,10 +108,13 @@ describe('POST /v1/wallets/{id}/freeze and /unfreeze', () => {
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/unfreeze`, { reason: 'review done' })).status).toBe(200);
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/unfreeze`, { reason: 'pressed twice' })).status).toBe(200);
 
-    const records = await waitFor(async () => {
-      const seen = await audits.received();
-      return seen.length >= 2 ? seen : undefined;
-    }, { what: 'two audit records' });
+    const records = await waitFor(
+      async () => {
+        const seen = await audits.received();
+        return seen.length >= 2 ? seen : undefined;
+      },
+      { what: 'two audit records' },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const all = (await audits.received()).map((record) => auditRecordV1Schema.parse(record));
     expect(all).toHaveLength(2);
@@ -113,7 +128,13 @@ describe('POST /v1/wallets/{id}/freeze and /unfreeze', () => {
       actorId: 'usr_freezer',
       targetType: 'wallet',
       targetId: wallet.id,
-      metadata: { apiKeyId: 'ak_ops', reason: 'chargeback review', before: { status: 'active' }, after: { status: 'frozen' }, correlationId: expect.any(String) },
+      metadata: {
+        apiKeyId: 'ak_ops',
+        reason: 'chargeback review',
+        before: { status: 'active' },
+        after: { status: 'frozen' },
+        correlationId: expect.any(String),
+      },
     });
     expect(all[1]?.metadata).toMatchObject({ reason: 'review done', before: { status: 'frozen' }, after: { status: 'active' } });
     await waitFor(async () => ((await harness.db('outbox').first('message_id')) ? undefined : true), { what: 'an empty outbox' });
@@ -140,10 +161,16 @@ describe('POST /v1/wallets/{id}/freeze and /unfreeze', () => {
     const caller = await newCaller();
     const wallet = await createWallet(caller);
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_unused, index) => call(caller, 'POST', `/v1/wallets/${wallet.id}/${index % 2 === 0 ? 'freeze' : 'unfreeze'}`, { reason: `race ${index}` })),
+      Array.from({ length: 8 }, (_unused, index) =>
+        call(caller, 'POST', `/v1/wallets/${wallet.id}/${index % 2 === 0 ? 'freeze' : 'unfreeze'}`, { reason: `race ${index}` }),
+      ),
     );
     for (const result of results) expect([200, 503]).toContain(result.status);
-    await waitFor(async () => ((await harness.db('wallet_status_changes').where({ wallet_id: wallet.id, state: 'pending' }).first()) ? undefined : true), { what: 'no pending change' });
+    await waitFor(
+      async () =>
+        (await harness.db('wallet_status_changes').where({ wallet_id: wallet.id, state: 'pending' }).first()) ? undefined : true,
+      { what: 'no pending change' },
+    );
     const stored = await harness.db('wallets').where({ id: wallet.id }).first();
     const account = await harness.ledger.db('accounts').where({ wallet_id: wallet.id }).first();
     expect(account.status).toBe(stored.status);
@@ -160,7 +187,9 @@ describe('a freeze the ledger does not answer in time', () => {
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/freeze`, { reason: 'warm up' })).status).toBe(200);
     expect((await call(caller, 'POST', `/v1/wallets/${wallet.id}/unfreeze`, { reason: 'warm up' })).status).toBe(200);
     // The warm-up's audit records leave through the outbox after their answers: let them go first.
-    await waitFor(async () => ((await harness.db('outbox').first()) ? undefined : true), { what: 'the warm-up audit records to leave the outbox' });
+    await waitFor(async () => ((await harness.db('outbox').first()) ? undefined : true), {
+      what: 'the warm-up audit records to leave the outbox',
+    });
     const audits = await harness.watchAuditRecords();
 
     await harness.ledger.stop();
@@ -177,16 +206,26 @@ describe('a freeze the ledger does not answer in time', () => {
     }
 
     // The queued command reaches the ledger; payments re-sends it and records the answer.
-    await waitFor(async () => ((await harness.db('wallets').where({ id: wallet.id }).first()).status === 'frozen' ? true : undefined), { what: 'payments to record the freeze' });
+    await waitFor(async () => ((await harness.db('wallets').where({ id: wallet.id }).first()).status === 'frozen' ? true : undefined), {
+      what: 'payments to record the freeze',
+    });
     expect((await harness.ledger.db('accounts').where({ wallet_id: wallet.id }).first()).status).toBe('frozen');
     expect((await harness.ledger.commands.request(transferCommand(wallet, other, '1.00'))).error?.code).toBe('WALLET_FROZEN');
-    const records = await waitFor(async () => {
-      const seen = await audits.received();
-      return seen.length > 0 ? seen : undefined;
-    }, { what: 'the audit record' });
+    const records = await waitFor(
+      async () => {
+        const seen = await audits.received();
+        return seen.length > 0 ? seen : undefined;
+      },
+      { what: 'the audit record' },
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await audits.received()).toHaveLength(1);
-    expect(records[0]).toMatchObject({ action: 'wallet.frozen', targetId: wallet.id, actorId: 'usr_freezer', metadata: { reason: 'ledger was slow', before: { status: 'active' }, after: { status: 'frozen' } } });
+    expect(records[0]).toMatchObject({
+      action: 'wallet.frozen',
+      targetId: wallet.id,
+      actorId: 'usr_freezer',
+      metadata: { reason: 'ledger was slow', before: { status: 'active' }, after: { status: 'frozen' } },
+    });
     expect((await call(caller, 'GET', `/v1/wallets/${wallet.id}`)).body).toMatchObject({ status: 'frozen', balance: '30.00' });
   });
 

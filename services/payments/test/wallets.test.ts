@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { errorBodySchema, newId, statementPageSchema, walletPageSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, type HttpResult, type LedgerBackedHarness, newTenantId, startLedgerBackedHarness, tenantToken, type WalletRef } from './support';
+import {
+  depositCommand,
+  type HttpResult,
+  type LedgerBackedHarness,
+  newTenantId,
+  startLedgerBackedHarness,
+  tenantToken,
+  type WalletRef,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, the payments service over HTTP and the ledger service beside it.
@@ -39,7 +47,12 @@ function expectError(result: HttpResult, status: number, code: string) {
 }
 
 async function createWallet(caller: Caller, body: { ownerType?: string; ownerId?: string; currencyCode?: string } = {}) {
-  const created = await call(caller, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: `user-${randomUUID().slice(0, 8)}`, currencyCode: 'KES', ...body });
+  const created = await call(caller, 'POST', '/v1/wallets', {
+    ownerType: 'user',
+    ownerId: `user-${randomUUID().slice(0, 8)}`,
+    currencyCode: 'KES',
+    ...body,
+  });
   expect(created.status).toBe(201);
   return walletSchema.parse(created.body);
 }
@@ -56,7 +69,11 @@ async function ledgerAccountReads(): Promise<number> {
 
 describe('POST /v1/wallets with an Idempotency-Key', () => {
   function createWith(caller: Caller, key: string, body: Record<string, unknown>): Promise<HttpResult> {
-    return harness.request('POST', '/v1/wallets', { token: tenantToken(caller.tenantId, { environment: caller.environment }), body, headers: { 'Idempotency-Key': key } });
+    return harness.request('POST', '/v1/wallets', {
+      token: tenantToken(caller.tenantId, { environment: caller.environment }),
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
   }
 
   it('replays the first creation byte for byte, refuses the key for another request, and keeps keys per environment', async () => {
@@ -84,7 +101,8 @@ describe('POST /v1/wallets with an Idempotency-Key', () => {
     const created = answers.filter((answer) => answer.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((answer) => answer.body.id)).size).toBe(1);
-    for (const answer of answers.filter((candidate) => candidate.status !== 201)) expectError(answer, 409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    for (const answer of answers.filter((candidate) => candidate.status !== 201))
+      expectError(answer, 409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS');
     const listed = await call(caller, 'GET', `/v1/wallets?ownerId=${body.ownerId}`);
     expect(listed.body.data).toHaveLength(1);
   });
@@ -109,8 +127,17 @@ describe('POST /v1/wallets', () => {
     const ugx = await createWallet(caller, { ownerId: 'kampala-01', ownerType: 'branch', currencyCode: 'UGX' });
     expect(ugx.balance).toBe('0');
 
-    const account = await waitFor(async () => (await harness.ledger.db('accounts').where({ wallet_id: created.body.id }).first()) ?? undefined, { what: 'the wallet account' });
-    expect(account).toMatchObject({ tenant_id: caller.tenantId, environment: 'live', name: 'wallet:kampala-01', currency_code: 'KES', status: 'active' });
+    const account = await waitFor(
+      async () => (await harness.ledger.db('accounts').where({ wallet_id: created.body.id }).first()) ?? undefined,
+      { what: 'the wallet account' },
+    );
+    expect(account).toMatchObject({
+      tenant_id: caller.tenantId,
+      environment: 'live',
+      name: 'wallet:kampala-01',
+      currency_code: 'KES',
+      status: 'active',
+    });
     // The relay deletes a row once the broker confirmed it, which may be after the ledger took the message.
     await waitFor(async () => ((await harness.db('outbox').first('message_id')) ? undefined : true), { what: 'an empty outbox' });
 
@@ -133,26 +160,37 @@ describe('POST /v1/wallets', () => {
 
   it('makes one wallet of ten concurrent identical creations', async () => {
     const caller: Caller = { tenantId: await newTenant(), environment: 'live' };
-    const results = await Promise.all(Array.from({ length: 10 }, () => call(caller, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: 'racer', currencyCode: 'KES' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call(caller, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: 'racer', currencyCode: 'KES' })),
+    );
     const created = results.filter((result) => result.status === 201);
     expect(created).toHaveLength(1);
     const walletId = created[0]?.body.id as string;
-    for (const refused of results.filter((result) => result.status !== 201)) expect(expectError(refused, 409, 'WALLET_EXISTS').details).toEqual({ walletId });
-    expect(await harness.db('wallets').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    for (const refused of results.filter((result) => result.status !== 201))
+      expect(expectError(refused, 409, 'WALLET_EXISTS').details).toEqual({ walletId });
+    expect(await harness.db('wallets').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '1' },
+    ]);
   });
 
   it("refuses a currency outside the tenant's allowed currencies with 422 CURRENCY_NOT_ALLOWED", async () => {
     const caller: Caller = { tenantId: await newTenant(['KES']), environment: 'live' };
     const refused = await call(caller, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: 'user-1', currencyCode: 'USD' });
     expect(expectError(refused, 422, 'CURRENCY_NOT_ALLOWED').details).toEqual({ currencyCode: 'USD', allowedCurrencies: ['KES'] });
-    expect(await harness.db('wallets').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
+    expect(await harness.db('wallets').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '0' },
+    ]);
   });
 
   it('follows tenant.updated: a currency allowed later can be used, an older event changes nothing', async () => {
     const tenantId = newTenantId();
     const createdAt = new Date(Date.now() - 60_000);
     await harness.publishTenant(tenantId, { allowedCurrencies: ['KES'] }, { occurredAt: createdAt.toISOString() });
-    await harness.publishTenant(tenantId, { allowedCurrencies: ['KES', 'USD'] }, { type: 'tenant.updated.v1', occurredAt: new Date().toISOString() });
+    await harness.publishTenant(
+      tenantId,
+      { allowedCurrencies: ['KES', 'USD'] },
+      { type: 'tenant.updated.v1', occurredAt: new Date().toISOString() },
+    );
     // A stale copy of the creation, redelivered late, must not take USD away again.
     await harness.publishTenant(tenantId, { allowedCurrencies: ['KES'] }, { occurredAt: createdAt.toISOString() });
     await createWallet({ tenantId, environment: 'live' }, { currencyCode: 'USD' });
@@ -162,12 +200,20 @@ describe('POST /v1/wallets', () => {
 
   it('waits briefly for a tenant whose creation event is still on its way, then answers 503 for one never heard of', async () => {
     const lateTenant = newTenantId();
-    const pending = call({ tenantId: lateTenant, environment: 'live' }, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: 'early', currencyCode: 'KES' });
+    const pending = call({ tenantId: lateTenant, environment: 'live' }, 'POST', '/v1/wallets', {
+      ownerType: 'user',
+      ownerId: 'early',
+      currencyCode: 'KES',
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await harness.publishTenant(lateTenant, { allowedCurrencies: ['KES'] }, { wait: false });
     expect((await pending).status).toBe(201);
 
-    const unknown = await call({ tenantId: newTenantId(), environment: 'live' }, 'POST', '/v1/wallets', { ownerType: 'user', ownerId: 'nobody', currencyCode: 'KES' });
+    const unknown = await call({ tenantId: newTenantId(), environment: 'live' }, 'POST', '/v1/wallets', {
+      ownerType: 'user',
+      ownerId: 'nobody',
+      currencyCode: 'KES',
+    });
     expect(expectError(unknown, 503, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'TENANT_CONFIGURATION_PENDING' });
   });
 
@@ -186,7 +232,9 @@ describe('POST /v1/wallets', () => {
   it('accepts an owner id of exactly 128 characters', async () => {
     const caller: Caller = { tenantId: await newTenant(), environment: 'live' };
     const wallet = await createWallet(caller, { ownerId: 'a'.repeat(128) });
-    await waitFor(async () => ((await harness.ledger.db('accounts').where({ wallet_id: wallet.id }).first()) ? true : undefined), { what: 'the wallet account' });
+    await waitFor(async () => ((await harness.ledger.db('accounts').where({ wallet_id: wallet.id }).first()) ? true : undefined), {
+      what: 'the wallet account',
+    });
   });
 });
 
@@ -217,7 +265,8 @@ describe('GET /v1/wallets', () => {
     const user = await createWallet(caller, { ownerType: 'user', ownerId: 'filter-a', currencyCode: 'KES' });
     const userUsd = await createWallet(caller, { ownerType: 'user', ownerId: 'filter-a', currencyCode: 'USD' });
     const company = await createWallet(caller, { ownerType: 'company', ownerId: 'filter-b', currencyCode: 'KES' });
-    const ids = async (query: string) => walletPageSchema.parse((await call(caller, 'GET', `/v1/wallets?${query}`)).body).data.map((wallet) => wallet.id);
+    const ids = async (query: string) =>
+      walletPageSchema.parse((await call(caller, 'GET', `/v1/wallets?${query}`)).body).data.map((wallet) => wallet.id);
 
     expect(await ids('ownerType=company')).toEqual([company.id]);
     expect(await ids('ownerId=filter-a')).toEqual([userUsd.id, user.id]);
@@ -264,7 +313,9 @@ describe('GET /v1/wallets/{id} and /v1/wallets/{id}/entries', () => {
     // The ledger's cursor passes through both ways.
     const firstPage = statementPageSchema.parse((await call(caller, 'GET', `/v1/wallets/${wallet.id}/entries?limit=1`)).body);
     expect(firstPage.data.map((line) => line.amount)).toEqual(['0.05']);
-    const secondPage = statementPageSchema.parse((await call(caller, 'GET', `/v1/wallets/${wallet.id}/entries?limit=1&cursor=${firstPage.nextCursor}`)).body);
+    const secondPage = statementPageSchema.parse(
+      (await call(caller, 'GET', `/v1/wallets/${wallet.id}/entries?limit=1&cursor=${firstPage.nextCursor}`)).body,
+    );
     expect(secondPage.data.map((line) => line.amount)).toEqual(['100.10']);
     expectError(await call(caller, 'GET', `/v1/wallets/${wallet.id}/entries?cursor=bm9wZQ`), 400, 'INVALID_CURSOR');
   });
@@ -282,7 +333,9 @@ describe('GET /v1/wallets/{id} and /v1/wallets/{id}/entries', () => {
       expectError(await call(stranger, 'GET', `/v1/wallets/${wallet.id}/entries`), 404, 'WALLET_NOT_FOUND');
       expectError(await call(stranger, 'POST', `/v1/wallets/${wallet.id}/freeze`, { reason: 'not mine' }), 404, 'WALLET_NOT_FOUND');
       expectError(await call(stranger, 'POST', `/v1/wallets/${wallet.id}/unfreeze`, { reason: 'not mine' }), 404, 'WALLET_NOT_FOUND');
-      expect(walletPageSchema.parse((await call(stranger, 'GET', '/v1/wallets')).body).data.map((item) => item.id)).not.toContain(wallet.id);
+      expect(walletPageSchema.parse((await call(stranger, 'GET', '/v1/wallets')).body).data.map((item) => item.id)).not.toContain(
+        wallet.id,
+      );
     }
     expect((await call(owner, 'GET', `/v1/wallets/${wallet.id}`)).body).toMatchObject({ status: 'active', balance: '5.00' });
     expectError(await call(owner, 'GET', '/v1/wallets/wl_00000000000000000000000000'), 404, 'WALLET_NOT_FOUND');
@@ -292,7 +345,16 @@ describe('GET /v1/wallets/{id} and /v1/wallets/{id}/entries', () => {
     const caller: Caller = { tenantId: await newTenant(), environment: 'live' };
     // As just after creation, before the ledger took the opening command: no account at all.
     const walletId = newId('wallet');
-    await harness.db('wallets').insert({ id: walletId, tenant_id: caller.tenantId, environment: 'live', owner_type: 'user', owner_id: 'unopened', currency_code: 'KES' });
+    await harness
+      .db('wallets')
+      .insert({
+        id: walletId,
+        tenant_id: caller.tenantId,
+        environment: 'live',
+        owner_type: 'user',
+        owner_id: 'unopened',
+        currency_code: 'KES',
+      });
     expect(await harness.ledger.db('accounts').where({ wallet_id: walletId }).first()).toBeUndefined();
     expect((await call(caller, 'GET', `/v1/wallets/${walletId}/entries`)).body).toEqual({ data: [], nextCursor: null });
     expect((await call(caller, 'GET', `/v1/wallets/${walletId}`)).body).toMatchObject({ balance: '0.00', status: 'active' });

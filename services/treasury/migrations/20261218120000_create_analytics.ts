@@ -55,5 +55,6 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const table of ['analytics_cases', 'analytics_account_classes', 'analytics_daily', 'analytics_entries']) await db.schema.dropTableIfExists(table);
+  for (const table of ['analytics_cases', 'analytics_account_classes', 'analytics_daily', 'analytics_entries'])
+    await db.schema.dropTableIfExists(table);
 }

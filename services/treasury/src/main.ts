@@ -1,4 +1,12 @@
-import { BackgroundPace, idempotencyRetentionRule, inboxRetentionRule, queueAndDeadLetters, runMain, type RunningService, startService } from '@wallet/kit';
+import {
+  BackgroundPace,
+  idempotencyRetentionRule,
+  inboxRetentionRule,
+  queueAndDeadLetters,
+  runMain,
+  type RunningService,
+  startService,
+} from '@wallet/kit';
 import { coalesceLedgerCommands, LedgerReads, MemberDirectory, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
@@ -19,27 +27,54 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: { ...balancesConfigShape, ...reconciliationConfigShape, ...floatDepositsConfigShape, ...withdrawalsConfigShape, ...tenantsConfigShape, ...analyticsConfigShape, ...analyticsRetentionConfigShape },
+      config: {
+        ...balancesConfigShape,
+        ...reconciliationConfigShape,
+        ...floatDepositsConfigShape,
+        ...withdrawalsConfigShape,
+        ...tenantsConfigShape,
+        ...analyticsConfigShape,
+        ...analyticsRetentionConfigShape,
+      },
       migrations,
       topology: declareTreasuryTopology,
-      queues: [TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.analytics].flatMap((names) => queueAndDeadLetters(names.queue, names.deadLetterQueue)),
+      queues: [TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.analytics].flatMap((names) =>
+        queueAndDeadLetters(names.queue, names.deadLetterQueue),
+      ),
       idempotencyKeys: true,
       // Its ledger commands travel several to a message.
       prepareOutgoingBatch: coalesceLedgerCommands,
-      retention: (config) => [idempotencyRetentionRule(), inboxRetentionRule(config.INBOX_RETENTION_DAYS), analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS)],
+      retention: (config) => [
+        idempotencyRetentionRule(),
+        inboxRetentionRule(config.INBOX_RETENTION_DAYS),
+        analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS),
+      ],
       wire: async ({ db, relay, ...parts }) => {
         const { config, logger } = parts;
         const tenants = await startTenantReadModel({ db, relay, ...parts });
         // Who a float deposit's depositor and a withdrawal's maker and checker are: identity answers, uncached.
-        const members = new MemberDirectory({ identityUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS, logger });
+        const members = new MemberDirectory({
+          identityUrl: config.IDENTITY_URL,
+          internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+          timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
+          logger,
+        });
         // Postings: features register their finishers, then the ledger events consumer starts.
-        const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
+        const postings = await startPostings(
+          { db, relay, ...parts },
+          { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue },
+        );
         const balances = startBalances({ db, relay, ...parts });
         const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
         const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
         const analytics = await startAnalytics({ db, relay, ...parts });
         // Check 3 of treasury's own records asks the ledger for their entries by id.
-        const journal = new LedgerReads({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS, logger });
+        const journal = new LedgerReads({
+          baseUrl: config.LEDGER_URL,
+          internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+          timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS,
+          logger,
+        });
         await postings.start();
         return {
           routes: (app) => {
@@ -47,7 +82,15 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             floatDeposits.routes(app);
             withdrawals.routes(app);
             // Reconciliation (in payments) reads treasury's records through these.
-            app.use(businessRecordsRouter({ db, journal, sources: [floatDepositRecords, withdrawalRecords], lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000, pace: BackgroundPace.fromConfig(config) }));
+            app.use(
+              businessRecordsRouter({
+                db,
+                journal,
+                sources: [floatDepositRecords, withdrawalRecords],
+                lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
+                pace: BackgroundPace.fromConfig(config),
+              }),
+            );
             analytics.routes(app);
           },
           stop: async () => {

@@ -1,5 +1,12 @@
 import { TOPOLOGY } from '@wallet/contracts';
-import { type Channel, declareAuditRecords, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents, declareTenantEventsQueue } from '@wallet/kit';
+import {
+  type Channel,
+  declareAuditRecords,
+  declareIdentityEvents,
+  declareLedgerCommands,
+  declareLedgerEvents,
+  declareTenantEventsQueue,
+} from '@wallet/kit';
 
 export const TREASURY_TOPOLOGY = {
   /** Treasury's own queue of identity's tenant events: its read model of tenant configuration. */
@@ -56,7 +63,11 @@ async function declareAnalyticsQueue(channel: Channel): Promise<void> {
   await channel.bindQueue(analytics.deadLetterQueue, analytics.deadLetterExchange, '');
   await channel.assertQueue(analytics.queue, {
     durable: true,
-    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': analytics.deliveryLimit, 'x-dead-letter-exchange': analytics.deadLetterExchange },
+    arguments: {
+      'x-queue-type': 'quorum',
+      'x-delivery-limit': analytics.deliveryLimit,
+      'x-dead-letter-exchange': analytics.deadLetterExchange,
+    },
   });
   await channel.bindQueue(analytics.queue, TOPOLOGY.ledgerEvents.exchange, TOPOLOGY.ledgerEvents.entriesPostedRoutingKey);
 }

@@ -43,16 +43,35 @@ const feeCents = fc.integer({ min: 0, max: 99 });
 const bps = fc.constantFrom(0, 1000, 2500);
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('deposit' as const), wallet, cents, feeCents, bps }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('transfer' as const), from: wallet, to: wallet, cents, feeCents, bps }).filter((item) => item.from !== item.to) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ kind: fc.constant('transfer' as const), from: wallet, to: wallet, cents, feeCents, bps })
+      .filter((item) => item.from !== item.to),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('float' as const), cents }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payout' as const), wallet, cents, feeCents, outcome: fc.constantFrom('settle' as const, 'release' as const, 'pending' as const, 'fail' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('payout' as const),
+      wallet,
+      cents,
+      feeCents,
+      outcome: fc.constantFrom('settle' as const, 'release' as const, 'pending' as const, 'fail' as const),
+    }),
+  },
 );
 
 const walletLine = (index: number, direction: 'DR' | 'CR', amountCents: number): PostingLine => {
   const walletId = WALLETS[index] as string;
   return { accountName: `wallet:${walletId}`, walletId, direction, amount: money(amountCents), currencyCode: 'USD' };
 };
-const line = (accountName: string, direction: 'DR' | 'CR', amountCents: number): PostingLine => ({ accountName, direction, amount: money(amountCents), currencyCode: 'USD' });
+const line = (accountName: string, direction: 'DR' | 'CR', amountCents: number): PostingLine => ({
+  accountName,
+  direction,
+  amount: money(amountCents),
+  currencyCode: 'USD',
+});
 /** Fee lines of section 7; amounts of zero are left out (the ledger refuses them). */
 function feeLines(fee: number, commissionBps: number): PostingLine[] {
   const commission = Math.round((fee * commissionBps) / 10_000);
@@ -63,20 +82,40 @@ function feeLines(fee: number, commissionBps: number): PostingLine[] {
 }
 
 async function post(caller: Caller, kind: JournalKind, referenceId: string, lines: PostingLine[]): Promise<boolean> {
-  const result = await ledger.request({ type: 'ledger.post.v1', commandId: `prop-${randomUUID()}`, tenantId: caller.tenantId, environment: caller.environment, kind, reference: { type: kind, id: referenceId }, lines });
+  const result = await ledger.request({
+    type: 'ledger.post.v1',
+    commandId: `prop-${randomUUID()}`,
+    tenantId: caller.tenantId,
+    environment: caller.environment,
+    kind,
+    reference: { type: kind, id: referenceId },
+    lines,
+  });
   return result.status === 'posted';
 }
 
 async function run(caller: Caller, item: Action): Promise<void> {
   switch (item.kind) {
     case 'deposit':
-      await post(caller, 'momo_deposit', randomUUID(), [line('momo-float:mtn', 'DR', item.cents), ...(item.cents > item.feeCents ? [walletLine(item.wallet, 'CR', item.cents - item.feeCents)] : []), ...feeLines(item.feeCents, item.bps)]);
+      await post(caller, 'momo_deposit', randomUUID(), [
+        line('momo-float:mtn', 'DR', item.cents),
+        ...(item.cents > item.feeCents ? [walletLine(item.wallet, 'CR', item.cents - item.feeCents)] : []),
+        ...feeLines(item.feeCents, item.bps),
+      ]);
       return;
     case 'transfer':
-      await post(caller, 'transfer', randomUUID(), [walletLine(item.from, 'DR', item.cents), ...(item.feeCents > 0 ? [walletLine(item.from, 'DR', item.feeCents)] : []), walletLine(item.to, 'CR', item.cents), ...feeLines(item.feeCents, item.bps)]);
+      await post(caller, 'transfer', randomUUID(), [
+        walletLine(item.from, 'DR', item.cents),
+        ...(item.feeCents > 0 ? [walletLine(item.from, 'DR', item.feeCents)] : []),
+        walletLine(item.to, 'CR', item.cents),
+        ...feeLines(item.feeCents, item.bps),
+      ]);
       return;
     case 'float':
-      await post(caller, 'tenant_float_deposit', randomUUID(), [line('asset:pool:USD', 'DR', item.cents), line('asset:bank-clearing:USD', 'CR', item.cents)]);
+      await post(caller, 'tenant_float_deposit', randomUUID(), [
+        line('asset:pool:USD', 'DR', item.cents),
+        line('asset:bank-clearing:USD', 'CR', item.cents),
+      ]);
       return;
     case 'payout': {
       const caseId = `po_${randomUUID().slice(0, 8)}`;
@@ -87,11 +126,19 @@ async function run(caller: Caller, item: Action): Promise<void> {
         await post(caller, 'payout_release', caseId, [line('suspense', 'DR', held), walletLine(item.wallet, 'CR', held)]);
         return;
       }
-      await post(caller, 'payout_settle', caseId, [line('suspense', 'DR', held), line('payout-clearing', 'CR', item.cents), ...feeLines(item.feeCents, 0)]);
+      await post(caller, 'payout_settle', caseId, [
+        line('suspense', 'DR', held),
+        line('payout-clearing', 'CR', item.cents),
+        ...feeLines(item.feeCents, 0),
+      ]);
       if (item.outcome === 'fail') {
         // The rail failed: the amount back to the wallet and the fee refunded by reversing its lines.
         const refund = item.feeCents > 0 ? [line('revenue:fees', 'DR', item.feeCents), walletLine(item.wallet, 'CR', item.feeCents)] : [];
-        await post(caller, 'payout_fail', caseId, [line('payout-clearing', 'DR', item.cents), walletLine(item.wallet, 'CR', item.cents), ...refund]);
+        await post(caller, 'payout_fail', caseId, [
+          line('payout-clearing', 'DR', item.cents),
+          walletLine(item.wallet, 'CR', item.cents),
+          ...refund,
+        ]);
       }
       return;
     }
@@ -109,7 +156,8 @@ interface JournalRow {
 
 /** The tenant's figures computed from the ledger's own tables, with the definitions of docs/analytics.md. */
 async function fromTheJournal(caller: Caller) {
-  const rows = (await harness.ledgerDb('journal_entries as e')
+  const rows = (await harness
+    .ledgerDb('journal_entries as e')
     .join('journal_lines as l', 'l.entry_seq', 'e.seq')
     .join('accounts as a', 'a.num', 'l.account_num')
     .where({ 'e.tenant_id': caller.tenantId, 'e.environment': caller.environment, 'a.currency_code': 'USD' })
@@ -118,17 +166,27 @@ async function fromTheJournal(caller: Caller) {
   const holds = new Map<string, BigNumber>();
   const outcomes = new Set<string>();
   for (const row of rows) {
-    const figures = byKind.get(row.kind) ?? { entries: new Set<string>(), volume: new BigNumber(0), feeRevenue: new BigNumber(0), platformCommission: new BigNumber(0) };
+    const figures = byKind.get(row.kind) ?? {
+      entries: new Set<string>(),
+      volume: new BigNumber(0),
+      feeRevenue: new BigNumber(0),
+      platformCommission: new BigNumber(0),
+    };
     figures.entries.add(row.entry_id);
     const signed = row.direction === 'CR' ? new BigNumber(row.amount) : new BigNumber(row.amount).negated();
-    if (row.direction === 'DR' && row.name !== 'revenue:fees' && row.name !== 'platform-commission') figures.volume = figures.volume.plus(row.amount);
+    if (row.direction === 'DR' && row.name !== 'revenue:fees' && row.name !== 'platform-commission')
+      figures.volume = figures.volume.plus(row.amount);
     if (row.name === 'revenue:fees' && !row.kind.startsWith('withdrawal_')) figures.feeRevenue = figures.feeRevenue.plus(signed);
     if (row.name === 'platform-commission') figures.platformCommission = figures.platformCommission.plus(signed);
     byKind.set(row.kind, figures);
-    if (row.kind === 'payout_hold' && row.name === 'suspense' && row.direction === 'CR') holds.set(row.reference_id, (holds.get(row.reference_id) ?? new BigNumber(0)).plus(row.amount));
+    if (row.kind === 'payout_hold' && row.name === 'suspense' && row.direction === 'CR')
+      holds.set(row.reference_id, (holds.get(row.reference_id) ?? new BigNumber(0)).plus(row.amount));
     if (row.kind === 'payout_settle' || row.kind === 'payout_release') outcomes.add(row.reference_id);
   }
-  const accounts = (await harness.ledgerDb('accounts').where({ tenant_id: caller.tenantId, environment: caller.environment, currency_code: 'USD' }).select('name', 'balance')) as Array<{ name: string; balance: string }>;
+  const accounts = (await harness
+    .ledgerDb('accounts')
+    .where({ tenant_id: caller.tenantId, environment: caller.environment, currency_code: 'USD' })
+    .select('name', 'balance')) as Array<{ name: string; balance: string }>;
   const liquidity = new Map<string, BigNumber>();
   for (const account of accounts) {
     const accountClass = accountClassOf(account.name);
@@ -145,7 +203,13 @@ async function fromTheJournal(caller: Caller) {
       platformCommission: formatAmount(figures.platformCommission, 'USD'),
     })),
     liquidity,
-    pendingPayouts: { count: pending.length, amount: formatAmount(pending.reduce((sum, [, amount]) => sum.plus(amount), new BigNumber(0)), 'USD') },
+    pendingPayouts: {
+      count: pending.length,
+      amount: formatAmount(
+        pending.reduce((sum, [, amount]) => sum.plus(amount), new BigNumber(0)),
+        'USD',
+      ),
+    },
   };
 }
 
@@ -193,36 +257,49 @@ it('the read models equal what the journal and the account balances add up to', 
 });
 
 it('counts each entry once however its events are split, repeated and redelivered', async () => {
-  const entry = fc.record({ kind: fc.constantFrom<JournalKind>('momo_deposit', 'transfer', 'payout_hold', 'payout_settle'), cents, feeCents: fc.integer({ min: 1, max: 99 }), caseNumber: fc.integer({ min: 0, max: 2 }) });
+  const entry = fc.record({
+    kind: fc.constantFrom<JournalKind>('momo_deposit', 'transfer', 'payout_hold', 'payout_settle'),
+    cents,
+    feeCents: fc.integer({ min: 1, max: 99 }),
+    caseNumber: fc.integer({ min: 0, max: 2 }),
+  });
   await fc.assert(
-    fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 10 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), async (drafts, picks) => {
-      const once = `tn_once_${randomUUID().slice(0, 8)}`;
-      const repeated = `tn_rep_${randomUUID().slice(0, 8)}`;
-      const entriesOf = (tenantId: string): PostedEntry[] =>
-        drafts.map((draft, index) => ({
-          journalEntryId: `je_${tenantId}_${index}`,
-          tenantId,
-          environment: 'live',
-          kind: draft.kind,
-          reference: { type: draft.kind, id: `case_${draft.caseNumber}` },
-          lines: [walletLine(0, 'DR', draft.cents + draft.feeCents), line('suspense', 'CR', draft.cents), line('revenue:fees', 'CR', draft.feeCents)],
-          createdAt: new Date().toISOString(),
-        }));
-      await harness.db.transaction((tx) => applyEntries(tx, entriesOf(once)));
-      // Every entry at least once, in batches of whatever the picks say, with repeats inside and across batches.
-      const all = entriesOf(repeated);
-      const deliveries = [...all, ...picks.map((pick) => all[pick % all.length] as PostedEntry)];
-      for (let start = 0; start < deliveries.length; start += 1 + ((picks[start % picks.length] ?? 0) % 5)) {
-        const batch = deliveries.slice(start, start + 1 + ((picks[start % picks.length] ?? 0) % 5));
-        await harness.db.transaction((tx) => applyEntries(tx, batch));
-      }
-      const range = { fromDay: '2000-01-01', toDay: '2100-01-01' };
-      const strip = (rows: Awaited<ReturnType<typeof readAnalytics>>) => currenciesOf(rows);
-      const expected = strip(await readAnalytics(harness.db, { environment: 'live', tenantId: once }, range));
-      const actual = strip(await readAnalytics(harness.db, { environment: 'live', tenantId: repeated }, range));
-      expect(actual).toEqual(expected);
-      expect(expected[0]?.totals.entryCount).toBe(drafts.length);
-    }),
+    fc.asyncProperty(
+      fc.array(entry, { minLength: 1, maxLength: 10 }),
+      fc.array(fc.nat(), { minLength: 1, maxLength: 30 }),
+      async (drafts, picks) => {
+        const once = `tn_once_${randomUUID().slice(0, 8)}`;
+        const repeated = `tn_rep_${randomUUID().slice(0, 8)}`;
+        const entriesOf = (tenantId: string): PostedEntry[] =>
+          drafts.map((draft, index) => ({
+            journalEntryId: `je_${tenantId}_${index}`,
+            tenantId,
+            environment: 'live',
+            kind: draft.kind,
+            reference: { type: draft.kind, id: `case_${draft.caseNumber}` },
+            lines: [
+              walletLine(0, 'DR', draft.cents + draft.feeCents),
+              line('suspense', 'CR', draft.cents),
+              line('revenue:fees', 'CR', draft.feeCents),
+            ],
+            createdAt: new Date().toISOString(),
+          }));
+        await harness.db.transaction((tx) => applyEntries(tx, entriesOf(once)));
+        // Every entry at least once, in batches of whatever the picks say, with repeats inside and across batches.
+        const all = entriesOf(repeated);
+        const deliveries = [...all, ...picks.map((pick) => all[pick % all.length] as PostedEntry)];
+        for (let start = 0; start < deliveries.length; start += 1 + ((picks[start % picks.length] ?? 0) % 5)) {
+          const batch = deliveries.slice(start, start + 1 + ((picks[start % picks.length] ?? 0) % 5));
+          await harness.db.transaction((tx) => applyEntries(tx, batch));
+        }
+        const range = { fromDay: '2000-01-01', toDay: '2100-01-01' };
+        const strip = (rows: Awaited<ReturnType<typeof readAnalytics>>) => currenciesOf(rows);
+        const expected = strip(await readAnalytics(harness.db, { environment: 'live', tenantId: once }, range));
+        const actual = strip(await readAnalytics(harness.db, { environment: 'live', tenantId: repeated }, range));
+        expect(actual).toEqual(expected);
+        expect(expected[0]?.totals.entryCount).toBe(drafts.length);
+      },
+    ),
     { numRuns: 25 },
   );
 });

@@ -22,7 +22,15 @@ async function insertEntry(id: string, postedDaysAgo: number, appliedDaysAgo: nu
 }
 
 it('forgets an entry once it was posted and counted longer ago than the window, and keeps the sums', async () => {
-  await db('analytics_daily').insert({ tenant_id: 'tn_A', environment: 'live', currency_code: 'USD', day: '2026-01-01', kind: 'transfer', entry_count: 3, volume: '30' });
+  await db('analytics_daily').insert({
+    tenant_id: 'tn_A',
+    environment: 'live',
+    currency_code: 'USD',
+    day: '2026-01-01',
+    kind: 'transfer',
+    entry_count: 3,
+    volume: '30',
+  });
   await insertEntry('je_old', 40, 40);
   await insertEntry('je_recent', 2, 2);
   // Posted long ago but counted yesterday (a backlog worked off late): its claim stays the window.
@@ -33,7 +41,9 @@ it('forgets an entry once it was posted and counted longer ago than the window, 
 });
 
 it('forgets consumed message ids after INBOX_RETENTION_DAYS, found by the inbox BRIN index, and expired idempotency keys', async () => {
-  await db.raw(`INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`);
+  await db.raw(
+    `INSERT INTO inbox (message_id, type, processed_at) VALUES ('msg-old', 't', now() - interval '31 days'), ('msg-new', 't', now() - interval '29 days')`,
+  );
   expect(await purgeRule(db, inboxRetentionRule(30))).toBe(1);
   expect(await db('inbox').pluck('message_id')).toEqual(['msg-new']);
   expect(await purgeRule(db, idempotencyRetentionRule())).toBe(0);

@@ -40,16 +40,37 @@ function walletId(): string {
   return `wl_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 }
 
-const wallet = (id: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD'): PostingLine => ({ accountName: `wallet:${id}`, walletId: id, direction, amount, currencyCode });
-const account = (accountName: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD'): PostingLine => ({ accountName, direction, amount, currencyCode });
+const wallet = (id: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD'): PostingLine => ({
+  accountName: `wallet:${id}`,
+  walletId: id,
+  direction,
+  amount,
+  currencyCode,
+});
+const account = (accountName: string, direction: 'DR' | 'CR', amount: string, currencyCode = 'USD'): PostingLine => ({
+  accountName,
+  direction,
+  amount,
+  currencyCode,
+});
 /** Fee lines: CR revenue:fees fee, DR revenue:fees commission, CR platform-commission commission. */
 const feeLines = (fee: string, commission: string, currencyCode = 'USD'): PostingLine[] => [
   account('revenue:fees', 'CR', fee, currencyCode),
-  ...(commission !== '0' ? [account('revenue:fees', 'DR', commission, currencyCode), account('platform-commission', 'CR', commission, currencyCode)] : []),
+  ...(commission !== '0'
+    ? [account('revenue:fees', 'DR', commission, currencyCode), account('platform-commission', 'CR', commission, currencyCode)]
+    : []),
 ];
 
 async function post(caller: Caller, kind: LedgerPostV1['kind'], referenceId: string, lines: PostingLine[]): Promise<string> {
-  const result = await ledger.request({ type: 'ledger.post.v1', commandId: `an-${randomUUID()}`, tenantId: caller.tenantId, environment: caller.environment, kind, reference: { type: kind, id: referenceId }, lines });
+  const result = await ledger.request({
+    type: 'ledger.post.v1',
+    commandId: `an-${randomUUID()}`,
+    tenantId: caller.tenantId,
+    environment: caller.environment,
+    kind,
+    reference: { type: kind, id: referenceId },
+    lines,
+  });
   if (result.status !== 'posted' || !result.journalEntryId) throw new Error(`not posted: ${JSON.stringify(result)}`);
   return result.journalEntryId;
 }
@@ -78,7 +99,15 @@ function usd(read: TenantAnalytics) {
 }
 
 async function systemAnalytics(query: string) {
-  const token = signInternalToken(INTERNAL_SECRET, { surface: 'system', authMode: 'system', tenantId: null, environment: null, keyId: null, scopes: ['*'], actor: null });
+  const token = signInternalToken(INTERNAL_SECRET, {
+    surface: 'system',
+    authMode: 'system',
+    tenantId: null,
+    environment: null,
+    keyId: null,
+    scopes: ['*'],
+    actor: null,
+  });
   const response = await fetch(`${harness.url}/v1/system/analytics${query}`, { headers: { 'x-internal-token': token } });
   return { status: response.status, body: (await response.json()) as unknown };
 }
@@ -96,13 +125,29 @@ describe('GET /v1/admin/analytics', () => {
     tenantB = await harness.newCaller();
     // A momo deposit of 100.00 with a 1.50 fee (commission 0.15), then a transfer of 40.00 with
     // a 0.40 fee (commission 0.04), a payout of 20.00 held with its 0.50 fee, and float of 500.00.
-    depositEntryId = await post(tenantA, 'momo_deposit', `dep_${randomUUID()}`, [account('momo-float:mtn', 'DR', '100.00'), wallet(payer, 'CR', '98.50'), ...feeLines('1.50', '0.15')]);
-    await post(tenantA, 'transfer', `tr_${randomUUID()}`, [wallet(payer, 'DR', '40.00'), wallet(payer, 'DR', '0.40'), wallet(payee, 'CR', '40.00'), ...feeLines('0.40', '0.04')]);
+    depositEntryId = await post(tenantA, 'momo_deposit', `dep_${randomUUID()}`, [
+      account('momo-float:mtn', 'DR', '100.00'),
+      wallet(payer, 'CR', '98.50'),
+      ...feeLines('1.50', '0.15'),
+    ]);
+    await post(tenantA, 'transfer', `tr_${randomUUID()}`, [
+      wallet(payer, 'DR', '40.00'),
+      wallet(payer, 'DR', '0.40'),
+      wallet(payee, 'CR', '40.00'),
+      ...feeLines('0.40', '0.04'),
+    ]);
     await post(tenantA, 'payout_hold', payoutCaseId, [wallet(payee, 'DR', '20.50'), account('suspense', 'CR', '20.50')]);
-    await post(tenantA, 'tenant_float_deposit', `fd_${randomUUID()}`, [account('asset:pool:USD', 'DR', '500.00'), account('asset:momo-clearing:USD', 'CR', '500.00')]);
+    await post(tenantA, 'tenant_float_deposit', `fd_${randomUUID()}`, [
+      account('asset:pool:USD', 'DR', '500.00'),
+      account('asset:momo-clearing:USD', 'CR', '500.00'),
+    ]);
     // Tenant B: one deposit of 7.00 with a 0.70 fee and a 0.07 commission.
     const other = walletId();
-    await post(tenantB, 'momo_deposit', `dep_${randomUUID()}`, [account('momo-float:mtn', 'DR', '7.00'), wallet(other, 'CR', '6.30'), ...feeLines('0.70', '0.07')]);
+    await post(tenantB, 'momo_deposit', `dep_${randomUUID()}`, [
+      account('momo-float:mtn', 'DR', '7.00'),
+      wallet(other, 'CR', '6.30'),
+      ...feeLines('0.70', '0.07'),
+    ]);
   });
 
   it('reports exact fee revenue, volume and counts by kind, and the payout held', async () => {
@@ -114,7 +159,9 @@ describe('GET /v1/admin/analytics', () => {
       { kind: 'payout_hold', entryCount: 1, volume: '20.50', feeRevenue: '0.00', platformCommission: '0.00' },
       { kind: 'tenant_float_deposit', entryCount: 1, volume: '500.00', feeRevenue: '0.00', platformCommission: '0.00' },
     ]);
-    expect(row.daily).toEqual([{ date: new Date().toISOString().slice(0, 10), entryCount: 4, volume: '660.90', feeRevenue: '1.71', platformCommission: '0.19' }]);
+    expect(row.daily).toEqual([
+      { date: new Date().toISOString().slice(0, 10), entryCount: 4, volume: '660.90', feeRevenue: '1.71', platformCommission: '0.19' },
+    ]);
     expect(row.pendingPayouts).toEqual({ count: 1, amount: '20.50' });
     expect(row.pendingWithdrawals).toEqual({ count: 0, amount: '0.00' });
   });
@@ -169,7 +216,9 @@ describe('GET /v1/admin/analytics', () => {
     const within = await analyticsOf(tenantA, `?from=${today}&to=${new Date().toISOString()}`);
     expect(within.from).toBe(`${today}T00:00:00.000Z`);
     expect(usd(within).totals.entryCount).toBe(4);
-    const refused = await harness.request(tenantA, 'GET', `/v1/admin/analytics?from=${today}&to=${yesterday}`, { scopes: ['analytics:read'] });
+    const refused = await harness.request(tenantA, 'GET', `/v1/admin/analytics?from=${today}&to=${yesterday}`, {
+      scopes: ['analytics:read'],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('VALIDATION_ERROR');
     const onlyUgx = await analyticsOf(tenantA, '?currencyCode=UGX');
@@ -211,7 +260,11 @@ describe('GET /v1/admin/analytics', () => {
     const connection = await amqp.connect(harness.amqpUrl);
     try {
       const channel = await connection.createConfirmChannel();
-      for (let copy = 0; copy < 2; copy += 1) channel.sendToQueue(TREASURY_TOPOLOGY.analytics.queue, Buffer.from(JSON.stringify(duplicate)), { persistent: true, type: duplicate.type });
+      for (let copy = 0; copy < 2; copy += 1)
+        channel.sendToQueue(TREASURY_TOPOLOGY.analytics.queue, Buffer.from(JSON.stringify(duplicate)), {
+          persistent: true,
+          type: duplicate.type,
+        });
       await channel.waitForConfirms();
     } finally {
       await connection.close();
@@ -219,18 +272,35 @@ describe('GET /v1/admin/analytics', () => {
     const ofC = usd(await analyticsWith(tenantC, 1));
     expect(ofC.totals.volume).toBe('3.00');
     // Both copies were applied or skipped by now (they sit in one queue behind C's first sight).
-    await waitFor(async () => ((await harness.db('analytics_entries').where({ tenant_id: tenantC.tenantId }).first()) ? true : undefined), { what: 'the copies to be consumed' });
+    await waitFor(async () => ((await harness.db('analytics_entries').where({ tenant_id: tenantC.tenantId }).first()) ? true : undefined), {
+      what: 'the copies to be consumed',
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(usd(await analyticsOf(tenantC)).totals.entryCount).toBe(1);
-    expect(usd(await analyticsOf(tenantA)).totals).toEqual({ entryCount: 4, volume: '660.90', feeRevenue: '1.71', platformCommission: '0.19' });
+    expect(usd(await analyticsOf(tenantA)).totals).toEqual({
+      entryCount: 4,
+      volume: '660.90',
+      feeRevenue: '1.71',
+      platformCommission: '0.19',
+    });
   });
 
   it('drops the payout from pending once it is settled, and counts the fee it earned', async () => {
     await analyticsWith(tenantA, 4);
-    await post(tenantA, 'payout_settle', payoutCaseId, [account('suspense', 'DR', '20.50'), account('payout-clearing', 'CR', '20.00'), ...feeLines('0.50', '0')]);
+    await post(tenantA, 'payout_settle', payoutCaseId, [
+      account('suspense', 'DR', '20.50'),
+      account('payout-clearing', 'CR', '20.00'),
+      ...feeLines('0.50', '0'),
+    ]);
     const row = usd(await analyticsWith(tenantA, 5));
     expect(row.pendingPayouts).toEqual({ count: 0, amount: '0.00' });
-    expect(row.byKind.find((item) => item.kind === 'payout_settle')).toEqual({ kind: 'payout_settle', entryCount: 1, volume: '20.50', feeRevenue: '0.50', platformCommission: '0.00' });
+    expect(row.byKind.find((item) => item.kind === 'payout_settle')).toEqual({
+      kind: 'payout_settle',
+      entryCount: 1,
+      volume: '20.50',
+      feeRevenue: '0.50',
+      platformCommission: '0.00',
+    });
     expect(row.liquidity).toMatchObject({ suspense: '0.00', payoutClearing: '20.00', feeRevenue: '2.21' });
   });
 

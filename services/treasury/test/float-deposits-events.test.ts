@@ -40,7 +40,10 @@ it('answers 202 pending past the deadline, and the ledger event completes the de
   const replay = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body, key });
   expect(replay.status).toBe(202);
   expect(replay.body.id).toBe(pending.id);
-  const [entries] = await harness.ledgerDb('journal_entries').where({ reference_type: 'float_deposit', reference_id: pending.id }).count<{ count: string }[]>('* as count');
+  const [entries] = await harness
+    .ledgerDb('journal_entries')
+    .where({ reference_type: 'float_deposit', reference_id: pending.id })
+    .count<{ count: string }[]>('* as count');
   expect(Number(entries?.count)).toBe(1);
   const balances = treasuryBalancesSchema.parse((await harness.request(caller, 'GET', '/v1/admin/money/balances')).body);
   expect(balances.data.find((row) => row.currencyCode === 'USD')?.operatingFloat).toBe('12.34');
@@ -57,15 +60,23 @@ it("reports a deposit answered 202 on treasury's /metrics: its timed-out reply, 
   expect(await metric('pending_records_oldest_age_seconds', 'withdrawal')).toBe(0);
 
   const created = await harness.whileLedgerStopped(async () => {
-    const answer = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: '1.00', currencyCode: 'USD', rail: 'cash' } });
+    const answer = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+      body: { amount: '1.00', currencyCode: 'USD', rail: 'cash' },
+    });
     expect(answer.status).toBe(202);
     expect(await metric('ledger_replies_timed_out_total', 'float_deposit')).toBe(timedOutBefore + 1);
     expect(await metric('pending_records_oldest_age_seconds', 'float_deposit')).toBeGreaterThan(0);
     return floatDepositSchema.parse(answer.body);
   });
 
-  await waitFor(async () => ((await harness.request(caller, 'GET', `/v1/admin/money/float-deposits/${created.id}`)).body?.status === 'completed' ? true : undefined), {
-    what: 'the ledger event to complete the float deposit',
-  });
+  await waitFor(
+    async () =>
+      (await harness.request(caller, 'GET', `/v1/admin/money/float-deposits/${created.id}`)).body?.status === 'completed'
+        ? true
+        : undefined,
+    {
+      what: 'the ledger event to complete the float deposit',
+    },
+  );
   expect(await metric('pending_records_oldest_age_seconds', 'float_deposit')).toBe(0);
 });

@@ -22,13 +22,18 @@ function expectError(result: HttpResult, status: number, code: string): void {
 }
 
 async function journalEntry(caller: Caller, id: string) {
-  const response = await fetch(`${harness.ledgerUrl}/v1/journal/${id}`, { headers: { 'x-internal-token': tenantToken(caller, ['ledger:read']) } });
+  const response = await fetch(`${harness.ledgerUrl}/v1/journal/${id}`, {
+    headers: { 'x-internal-token': tenantToken(caller, ['ledger:read']) },
+  });
   expect(response.status).toBe(200);
   return journalEntrySchema.parse(await response.json());
 }
 
 async function entriesFor(floatDepositId: string): Promise<number> {
-  const [row] = await harness.ledgerDb('journal_entries').where({ reference_type: 'float_deposit', reference_id: floatDepositId }).count<{ count: string }[]>('* as count');
+  const [row] = await harness
+    .ledgerDb('journal_entries')
+    .where({ reference_type: 'float_deposit', reference_id: floatDepositId })
+    .count<{ count: string }[]>('* as count');
   return Number(row?.count);
 }
 
@@ -46,16 +51,33 @@ describe('POST /v1/admin/money/float-deposits', () => {
     });
     expect(created.status).toBe(201);
     const deposit = floatDepositSchema.parse(created.body);
-    expect(deposit).toMatchObject({ amount: '250.50', currencyCode: 'USD', rail: 'momo', status: 'completed', externalReference: 'MOMO-REF-1', failureCode: null });
+    expect(deposit).toMatchObject({
+      amount: '250.50',
+      currencyCode: 'USD',
+      rail: 'momo',
+      status: 'completed',
+      externalReference: 'MOMO-REF-1',
+      failureCode: null,
+    });
     expect(deposit.id).toMatch(/^fd_/);
 
     const entry = await journalEntry(caller, deposit.journalEntryId as string);
     expect(entry.kind).toBe('tenant_float_deposit');
     expect(entry.reference).toEqual({ type: 'float_deposit', id: deposit.id });
-    expect(entry.lines.map((line) => `${line.direction} ${line.accountName} ${line.amount} ${line.currencyCode}`).sort()).toEqual(['CR asset:momo-clearing:USD 250.50 USD', 'DR asset:pool:USD 250.50 USD']);
+    expect(entry.lines.map((line) => `${line.direction} ${line.accountName} ${line.amount} ${line.currencyCode}`).sort()).toEqual([
+      'CR asset:momo-clearing:USD 250.50 USD',
+      'DR asset:pool:USD 250.50 USD',
+    ]);
 
     const rows = await balances(caller);
-    expect(rows.find((row) => row.currencyCode === 'USD')).toEqual({ currencyCode: 'USD', operatingFloat: '250.50', tenantFeeRevenue: '0.00', platformCommission: '0.00', suspense: '0.00', payoutClearing: '0.00' });
+    expect(rows.find((row) => row.currencyCode === 'USD')).toEqual({
+      currencyCode: 'USD',
+      operatingFloat: '250.50',
+      tenantFeeRevenue: '0.00',
+      platformCommission: '0.00',
+      suspense: '0.00',
+      payoutClearing: '0.00',
+    });
     expect(rows.find((row) => row.currencyCode === 'UGX')).toMatchObject({ operatingFloat: '0' });
 
     const read = await harness.request(caller, 'GET', `/v1/admin/money/float-deposits/${deposit.id}`);
@@ -67,7 +89,9 @@ describe('POST /v1/admin/money/float-deposits', () => {
 
   it('credits the clearing account of the rail named', async () => {
     const caller = await harness.newCaller();
-    const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: '5000', currencyCode: 'UGX', rail: 'bank' } });
+    const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+      body: { amount: '5000', currencyCode: 'UGX', rail: 'bank' },
+    });
     expect(created.status).toBe(201);
     const entry = await journalEntry(caller, created.body.journalEntryId);
     expect(entry.lines.find((line) => line.direction === 'CR')?.accountName).toBe('asset:bank-clearing:UGX');
@@ -84,7 +108,9 @@ describe('POST /v1/admin/money/float-deposits', () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(await entriesFor(first.body.id)).toBe(1);
-    expect(await harness.db('float_deposits').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    expect(await harness.db('float_deposits').where({ tenant_id: caller.tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '1' },
+    ]);
     expect((await balances(caller)).find((row) => row.currencyCode === 'USD')?.operatingFloat).toBe('100.00');
 
     const reused = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { ...body, amount: 200 }, key });
@@ -93,7 +119,9 @@ describe('POST /v1/admin/money/float-deposits', () => {
 
   it.each([['1.005'], ['0'], ['-5'], ['1e3']])('refuses amount %s with 400 INVALID_AMOUNT and posts nothing', async (amount) => {
     const caller = await harness.newCaller();
-    const refused = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { rawBody: `{"amount": ${amount}, "currencyCode": "USD", "rail": "momo"}` });
+    const refused = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+      rawBody: `{"amount": ${amount}, "currencyCode": "USD", "rail": "momo"}`,
+    });
     expectError(refused, 400, 'INVALID_AMOUNT');
     expect(await harness.db('float_deposits').where({ tenant_id: caller.tenantId }).first()).toBeUndefined();
     expect(await harness.ledgerDb('journal_entries').where({ tenant_id: caller.tenantId }).first()).toBeUndefined();
@@ -101,20 +129,41 @@ describe('POST /v1/admin/money/float-deposits', () => {
 
   it('requires an Idempotency-Key and a known rail', async () => {
     const caller = await harness.newCaller();
-    expectError(await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: 1, currencyCode: 'USD', rail: 'momo' }, key: null }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
-    expectError(await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: 1, currencyCode: 'USD', rail: 'pigeon' } }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+        body: { amount: 1, currencyCode: 'USD', rail: 'momo' },
+        key: null,
+      }),
+      400,
+      'IDEMPOTENCY_KEY_REQUIRED',
+    );
+    expectError(
+      await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount: 1, currencyCode: 'USD', rail: 'pigeon' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('shows another tenant none of it', async () => {
     const owner = await harness.newCaller();
-    const created = await harness.request(owner, 'POST', '/v1/admin/money/float-deposits', { body: { amount: 75, currencyCode: 'USD', rail: 'cash' } });
+    const created = await harness.request(owner, 'POST', '/v1/admin/money/float-deposits', {
+      body: { amount: 75, currencyCode: 'USD', rail: 'cash' },
+    });
     expect(created.status).toBe(201);
     const intruder = await harness.newCaller();
-    expectError(await harness.request(intruder, 'GET', `/v1/admin/money/float-deposits/${created.body.id}`), 404, 'FLOAT_DEPOSIT_NOT_FOUND');
+    expectError(
+      await harness.request(intruder, 'GET', `/v1/admin/money/float-deposits/${created.body.id}`),
+      404,
+      'FLOAT_DEPOSIT_NOT_FOUND',
+    );
     expect((await harness.request(intruder, 'GET', '/v1/admin/money/float-deposits')).body.data).toEqual([]);
     expect((await balances(intruder)).find((row) => row.currencyCode === 'USD')?.operatingFloat).toBe('0.00');
     // The owner's other environment is another book too.
     const otherEnvironment: Caller = { ...owner, environment: 'test' };
-    expectError(await harness.request(otherEnvironment, 'GET', `/v1/admin/money/float-deposits/${created.body.id}`), 404, 'FLOAT_DEPOSIT_NOT_FOUND');
+    expectError(
+      await harness.request(otherEnvironment, 'GET', `/v1/admin/money/float-deposits/${created.body.id}`),
+      404,
+      'FLOAT_DEPOSIT_NOT_FOUND',
+    );
   });
 });

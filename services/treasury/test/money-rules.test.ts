@@ -25,7 +25,9 @@ function expectError(result: HttpResult, status: number, code: string) {
 }
 
 function floatDeposit(caller: Caller, amount: string, extra: Record<string, unknown> = {}): Promise<HttpResult> {
-  return harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount, currencyCode: 'USD', rail: 'bank', ...extra } });
+  return harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+    body: { amount, currencyCode: 'USD', rail: 'bank', ...extra },
+  });
 }
 
 async function rowsOf(table: string, tenantId: string): Promise<number> {
@@ -47,7 +49,11 @@ describe('maxTransactionAmount on float deposits and withdrawals', () => {
 
     expect((await floatDeposit(tenant, '1000000.00')).status).toBe(201);
     expect((await floatDeposit(tenant, '1000000.00')).status).toBe(201);
-    const overWithdrawal = expectError(await harness.requestWithdrawal(tenant, { source: 'operating_float', amount: '1000000.01' }), 422, 'AMOUNT_EXCEEDS_LIMIT');
+    const overWithdrawal = expectError(
+      await harness.requestWithdrawal(tenant, { source: 'operating_float', amount: '1000000.01' }),
+      422,
+      'AMOUNT_EXCEEDS_LIMIT',
+    );
     expect(overWithdrawal.details).toEqual({ maxTransactionAmount: CEILING });
     expect(await rowsOf('withdrawals', tenant.tenantId)).toBe(0);
     expect((await harness.requestWithdrawal(tenant, { source: 'operating_float', amount: '1000000.00' })).status).toBe(201);
@@ -56,9 +62,13 @@ describe('maxTransactionAmount on float deposits and withdrawals', () => {
 
   it("reads a tenant treasury never heard of from identity, and the tenant's later events still win", async () => {
     const tenant = await harness.newTenant({ maxTransactionAmount: '500', announced: false });
-    expect(expectError(await floatDeposit(tenant, '500.01'), 422, 'AMOUNT_EXCEEDS_LIMIT').details).toEqual({ maxTransactionAmount: '500.00' });
+    expect(expectError(await floatDeposit(tenant, '500.01'), 422, 'AMOUNT_EXCEEDS_LIMIT').details).toEqual({
+      maxTransactionAmount: '500.00',
+    });
     await harness.newCaller(['USD', 'UGX'], tenant.tenantId, { maxTransactionAmount: '750' });
-    expect(await harness.db('tenants').where({ id: tenant.tenantId }).first('max_transaction_amount')).toEqual({ max_transaction_amount: '750' });
+    expect(await harness.db('tenants').where({ id: tenant.tenantId }).first('max_transaction_amount')).toEqual({
+      max_transaction_amount: '750',
+    });
     expect((await floatDeposit(tenant, '500.01')).status).toBe(201);
   });
 });
@@ -87,6 +97,8 @@ describe('depositedBy of a float deposit', () => {
     expect(created.status).toBe(201);
     const deposit = floatDepositSchema.parse(created.body);
     expect(deposit).toMatchObject({ depositedBy: tenant.maker, status: 'completed' });
-    expect(await harness.ledgerDb('journal_entries').where({ reference_type: 'float_deposit', reference_id: deposit.id }).first('id')).toEqual({ id: deposit.journalEntryId });
+    expect(
+      await harness.ledgerDb('journal_entries').where({ reference_type: 'float_deposit', reference_id: deposit.id }).first('id'),
+    ).toEqual({ id: deposit.journalEntryId });
   });
 });

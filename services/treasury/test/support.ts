@@ -21,9 +21,16 @@ export interface Caller {
 /** A tenant key's token, as the gateway signs it after authentication and the scope check. */
 export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage'], actorId?: string): string {
   const actor = actorId === undefined ? null : { type: 'member' as const, id: actorId };
-  return signInternalToken(INTERNAL_SECRET, { surface: 'tenant', authMode: 'secret', tenantId: caller.tenantId, environment: caller.environment, keyId: 'ak_treasury_tests', scopes, actor });
+  return signInternalToken(INTERNAL_SECRET, {
+    surface: 'tenant',
+    authMode: 'secret',
+    tenantId: caller.tenantId,
+    environment: caller.environment,
+    keyId: 'ak_treasury_tests',
+    scopes,
+    actor,
+  });
 }
-
 
 /**
  * Real parts: treasury and the ledger in-process, each on its own fresh PostgreSQL database,
@@ -39,7 +46,12 @@ export interface TreasuryHarness {
   amqpUrl: string;
   /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it and treasury to record it. */
   newCaller(currencies?: string[], tenantId?: string, config?: { maxTransactionAmount?: string }): Promise<Caller>;
-  request(caller: Caller, method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string }): Promise<HttpResult>;
+  request(
+    caller: Caller,
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; key?: string | null; scopes?: string[]; actor?: string },
+  ): Promise<HttpResult>;
   /**
    * Runs `action` with the ledger stopped (its commands wait in their queue), then starts it
    * again on the same port and database: a request made meanwhile answers 202 pending however
@@ -54,7 +66,12 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
   const ledgerDatabaseUrl = await createTestDatabase('treasury_ledger');
   const databaseUrl = await createTestDatabase('treasury');
   const ledgerPort = await freePort();
-  const common = { ...process.env, AMQP_URL: amqpUrl, INTERNAL_TOKEN_SECRET: INTERNAL_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' };
+  const common = {
+    ...process.env,
+    AMQP_URL: amqpUrl,
+    INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  };
   const ledgerEnv = { ...common, LEDGER_DATABASE_URL: ledgerDatabaseUrl, LEDGER_PORT: String(ledgerPort) };
   let ledger: RunningService | null = await startLedger(ledgerEnv);
   const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
@@ -69,21 +86,38 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     ledgerUrl,
     url: `http://127.0.0.1:${service.port}`,
     amqpUrl,
-    async newCaller(currencies = ['USD', 'UGX'], tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`, config = {}) {
+    async newCaller(
+      currencies = ['USD', 'UGX'],
+      tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`,
+      config = {},
+    ) {
       const event = {
         type: 'tenant.created.v1',
         messageId: `msg_${randomUUID()}`,
         tenantId,
         name: tenantId,
         slug: tenantId.toLowerCase().replace(/_/g, '-'),
-        config: { defaultCurrency: currencies[0], allowedCurrencies: currencies, maxTransactionAmount: config.maxTransactionAmount ?? '1000000' },
+        config: {
+          defaultCurrency: currencies[0],
+          allowedCurrencies: currencies,
+          maxTransactionAmount: config.maxTransactionAmount ?? '1000000',
+        },
         occurredAt: new Date().toISOString(),
       };
       const names = TOPOLOGY.identityEvents;
-      channel.publish(names.exchange, names.tenantCreatedRoutingKey, Buffer.from(JSON.stringify(event)), { messageId: event.messageId, type: event.type, persistent: true });
+      channel.publish(names.exchange, names.tenantCreatedRoutingKey, Buffer.from(JSON.stringify(event)), {
+        messageId: event.messageId,
+        type: event.type,
+        persistent: true,
+      });
       await channel.waitForConfirms();
-      for (const [service, inboxOf] of [['the ledger', ledgerDb], ['treasury', db]] as const) {
-        await waitFor(async () => ((await inboxOf('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), { what: `${service} to record ${tenantId}` });
+      for (const [service, inboxOf] of [
+        ['the ledger', ledgerDb],
+        ['treasury', db],
+      ] as const) {
+        await waitFor(async () => ((await inboxOf('inbox').where({ message_id: event.messageId }).first()) ? true : undefined), {
+          what: `${service} to record ${tenantId}`,
+        });
       }
       return { tenantId, environment: 'live' };
     },

@@ -21,7 +21,9 @@ it('answers 202 pending past the deadline; the ledger event records the hold onc
   const tenant = await harness.newTenant();
   await harness.earnFees(tenant, '20.00');
   const key = `idem-${randomUUID()}`;
-  const created = await harness.whileLedgerStopped(() => harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key }));
+  const created = await harness.whileLedgerStopped(() =>
+    harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key }),
+  );
   expect(created.status).toBe(202);
   const pending = parseWithdrawal(created);
   expect(pending).toMatchObject({ status: 'pending', awaitingLedger: true, holdJournalEntryId: null, amount: '12.34' });
@@ -38,11 +40,17 @@ it('answers 202 pending past the deadline; the ledger event records the hold onc
   const replay = await harness.requestWithdrawal(tenant, { source: 'tenant_fees', amount: '12.34' }, { key });
   expect(replay.status).toBe(202);
   expect(replay.body.id).toBe(pending.id);
-  const [entries] = await harness.ledgerDb('journal_entries').where({ reference_type: 'withdrawal', reference_id: pending.id }).count<{ count: string }[]>('* as count');
+  const [entries] = await harness
+    .ledgerDb('journal_entries')
+    .where({ reference_type: 'withdrawal', reference_id: pending.id })
+    .count<{ count: string }[]>('* as count');
   expect(Number(entries?.count)).toBe(1);
 
   // The decision waits for its settle as long as the hold's request did: 10 ms may pass first.
-  const approved = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${pending.id}/approve`, { body: { actorId: tenant.checker }, key: null });
+  const approved = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${pending.id}/approve`, {
+    body: { actorId: tenant.checker },
+    key: null,
+  });
   expect([200, 202]).toContain(approved.status);
   expect(parseWithdrawal(approved)).toMatchObject({ status: 'approved', awaitingLedger: approved.status === 202 });
   const settled = await waitFor(
@@ -68,6 +76,9 @@ it('fails the case from the ledger’s rejected event when the source does not h
     { what: 'the ledger event to fail the case' },
   );
   expect(failed).toMatchObject({ failureCode: 'INSUFFICIENT_FUNDS', holdJournalEntryId: null });
-  const decision = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${created.body.id}/reject`, { body: { actorId: tenant.checker, reason: 'no funds' }, key: null });
+  const decision = await harness.request(tenant, 'POST', `/v1/admin/money/withdrawals/${created.body.id}/reject`, {
+    body: { actorId: tenant.checker, reason: 'no funds' },
+    key: null,
+  });
   expect(`${decision.status} ${decision.body.error.code}`).toBe('409 CASE_NOT_PENDING');
 });

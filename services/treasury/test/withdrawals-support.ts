@@ -35,7 +35,11 @@ export interface WithdrawalsHarness extends TreasuryHarness {
   earnFees(caller: Caller, fee: string): Promise<void>;
   /** Funds the operating float through the float deposit endpoint. */
   fundFloat(caller: Caller, amount: string): Promise<void>;
-  requestWithdrawal(tenant: WithdrawalTenant, body: Record<string, unknown>, options?: { key?: string; requestedBy?: string; actor?: string }): Promise<HttpResult>;
+  requestWithdrawal(
+    tenant: WithdrawalTenant,
+    body: Record<string, unknown>,
+    options?: { key?: string; requestedBy?: string; actor?: string },
+  ): Promise<HttpResult>;
   /** Every audit record treasury sent so far about this target. */
   auditsOf(targetId: string): Promise<AuditRecordV1[]>;
 }
@@ -66,14 +70,25 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
       scopes: tenantId === null ? [] : ['tenant:manage'],
       actor: null,
     });
-    const response = await fetch(`${identityUrl}${path}`, { method, headers: { 'x-internal-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${identityUrl}${path}`, {
+      method,
+      headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await response.text();
     if (response.status !== 201) throw new Error(`identity ${method} ${path}: ${response.status} ${text}`);
     return JSON.parse(text) as { id: string };
   }
 
   const addMember = async (tenantId: string, orgRole: string): Promise<string> =>
-    (await identityCall('POST', '/v1/team', tenantId, { name: orgRole, email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`, password: 'correct-horse-battery-9', orgRole })).id;
+    (
+      await identityCall('POST', '/v1/team', tenantId, {
+        name: orgRole,
+        email: `${orgRole}-${randomUUID().slice(0, 8)}@example.com`,
+        password: 'correct-horse-battery-9',
+        orgRole,
+      })
+    ).id;
 
   return {
     ...harness,
@@ -81,8 +96,15 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
     async newTenant(options = {}) {
       const slug = `wd-${randomBytes(6).toString('hex')}`;
       const maxTransactionAmount = options.maxTransactionAmount ?? '1000000';
-      const { id: tenantId } = await identityCall('POST', '/v1/tenants', null, { name: slug, slug, config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount } });
-      const caller: Caller = options.announced === false ? { tenantId, environment: 'live' } : await harness.newCaller(['USD', 'UGX'], tenantId, { maxTransactionAmount });
+      const { id: tenantId } = await identityCall('POST', '/v1/tenants', null, {
+        name: slug,
+        slug,
+        config: { defaultCurrency: 'USD', allowedCurrencies: ['USD', 'UGX'], maxTransactionAmount },
+      });
+      const caller: Caller =
+        options.announced === false
+          ? { tenantId, environment: 'live' }
+          : await harness.newCaller(['USD', 'UGX'], tenantId, { maxTransactionAmount });
       return {
         ...caller,
         maker: await addMember(tenantId, 'operator'),
@@ -111,12 +133,20 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
       if (result.status !== 'posted') throw new Error(`fee revenue not booked: ${JSON.stringify(result)}`);
     },
     async fundFloat(caller, amount) {
-      const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', { body: { amount, currencyCode: 'USD', rail: 'bank' } });
+      const created = await harness.request(caller, 'POST', '/v1/admin/money/float-deposits', {
+        body: { amount, currencyCode: 'USD', rail: 'bank' },
+      });
       if (created.status !== 201) throw new Error(`float not funded: ${JSON.stringify(created.body)}`);
     },
     requestWithdrawal(tenant, body, options = {}) {
       return harness.request(tenant, 'POST', '/v1/admin/money/withdrawals', {
-        body: { currencyCode: 'USD', payoutMethod: 'momo', destination: { phoneNumber: '+256700000001', network: 'mtn' }, requestedBy: options.requestedBy ?? tenant.maker, ...body },
+        body: {
+          currencyCode: 'USD',
+          payoutMethod: 'momo',
+          destination: { phoneNumber: '+256700000001', network: 'mtn' },
+          requestedBy: options.requestedBy ?? tenant.maker,
+          ...body,
+        },
         ...(options.key !== undefined ? { key: options.key } : {}),
         ...(options.actor !== undefined ? { actor: options.actor } : {}),
       });

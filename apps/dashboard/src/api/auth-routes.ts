@@ -1,4 +1,10 @@
-import { acceptInviteBodySchema, dashboardPrincipalSchema, dashboardSessionSchema, loginBodySchema, type RouteContract } from '@wallet/contracts';
+import {
+  acceptInviteBodySchema,
+  dashboardPrincipalSchema,
+  dashboardSessionSchema,
+  loginBodySchema,
+  type RouteContract,
+} from '@wallet/contracts';
 import { z } from 'zod';
 
 /**

@@ -28,14 +28,18 @@ export interface RawRequest {
   headers?: Record<string, string>;
 }
 
-type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : Record<never, string>;
+type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? { [K in Name | keyof PathParams<Rest>]: string }
+  : Record<never, string>;
 
 type QueryInput<Route extends RouteContract> = Route['query'] extends z.ZodObject ? z.input<Route['query']> : undefined;
 type BodyInput<Route extends RouteContract> = Route['body'] extends z.ZodType ? z.input<Route['body']> : undefined;
 export type RouteOutput<Route extends RouteContract> = z.output<Route['success']['schema']>;
 
 /** What a call of a route takes: its path's ids, its query and its body, each typed by the route's contract. */
-export type CallInput<Route extends RouteContract> = (keyof PathParams<Route['path']> extends never ? { params?: undefined } : { params: PathParams<Route['path']> }) &
+export type CallInput<Route extends RouteContract> = (keyof PathParams<Route['path']> extends never
+  ? { params?: undefined }
+  : { params: PathParams<Route['path']> }) &
   (Route['query'] extends z.ZodObject ? { query?: QueryInput<Route> } : { query?: undefined }) &
   (Route['body'] extends z.ZodType ? { body: BodyInput<Route> } : { body?: undefined }) & { idempotencyKey?: string; signal?: AbortSignal };
 
@@ -60,7 +64,9 @@ export function queryString(query: Record<string, unknown> | undefined): string 
   return text === '' ? '' : `?${text}`;
 }
 
-function isErrorBody(value: unknown): value is { error: { code: string; message: string; details?: Record<string, unknown>; correlationId?: string } } {
+function isErrorBody(
+  value: unknown,
+): value is { error: { code: string; message: string; details?: Record<string, unknown>; correlationId?: string } } {
   if (typeof value !== 'object' || value === null) return false;
   const error = (value as { error?: unknown }).error;
   return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string';
@@ -74,7 +80,12 @@ function errorFromAnswer(status: number, text: string, headerCorrelationId: stri
     body = undefined;
   }
   if (!isErrorBody(body)) {
-    return new ApiError({ status, code: 'UNKNOWN_ERROR', message: `The server answered ${status} without an error the dashboard knows`, correlationId: headerCorrelationId });
+    return new ApiError({
+      status,
+      code: 'UNKNOWN_ERROR',
+      message: `The server answered ${status} without an error the dashboard knows`,
+      correlationId: headerCorrelationId,
+    });
   }
   const { error } = body;
   return new ApiError({
@@ -87,7 +98,11 @@ function errorFromAnswer(status: number, text: string, headerCorrelationId: stri
 }
 
 /** What a call with an opted-in body takes: its path's ids, its query (checked by the caller), and the text in one of its media types. */
-export type TextInput<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }> = (keyof PathParams<Route['path']> extends never ? { params?: undefined } : { params: PathParams<Route['path']> }) & {
+export type TextInput<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }> = (keyof PathParams<
+  Route['path']
+> extends never
+  ? { params?: undefined }
+  : { params: PathParams<Route['path']> }) & {
   query?: Record<string, string>;
   text: string;
   mediaType: Route['bodyOptIn']['mediaTypes'][number];
@@ -96,10 +111,18 @@ export type TextInput<Route extends RouteContract & { bodyOptIn: NonNullable<Rou
 };
 
 /** A 2xx answer held to the route's success schema: anything else is no answer the dashboard can show. */
-function checkedAnswer<Route extends RouteContract>(route: Route, answer: { status: number; body: unknown; correlationId: string | null }): RouteOutput<Route> {
+function checkedAnswer<Route extends RouteContract>(
+  route: Route,
+  answer: { status: number; body: unknown; correlationId: string | null },
+): RouteOutput<Route> {
   const parsed = route.success.schema.safeParse(answer.body);
   if (!parsed.success) {
-    throw new ApiError({ status: answer.status, code: 'UNEXPECTED_RESPONSE', message: `The answer of ${route.method.toUpperCase()} ${route.path} does not match its contract`, correlationId: answer.correlationId });
+    throw new ApiError({
+      status: answer.status,
+      code: 'UNEXPECTED_RESPONSE',
+      message: `The answer of ${route.method.toUpperCase()} ${route.path} does not match its contract`,
+      correlationId: answer.correlationId,
+    });
   }
   return parsed.data as RouteOutput<Route>;
 }
@@ -109,7 +132,9 @@ export function createApiClient(options: ApiClientOptions) {
   const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
 
   /** Sends one request; resolves with the parsed answer of a 2xx, else rejects with an ApiError. */
-  async function request(raw: RawRequest & { signal?: AbortSignal }): Promise<{ status: number; body: unknown; correlationId: string | null }> {
+  async function request(
+    raw: RawRequest & { signal?: AbortSignal },
+  ): Promise<{ status: number; body: unknown; correlationId: string | null }> {
     const headers: Record<string, string> = { accept: 'application/json', ...raw.headers };
     if (raw.method !== 'get') {
       const csrf = cookieValue(options.readCookies(), DASHBOARD_CSRF_COOKIE);
@@ -125,7 +150,13 @@ export function createApiClient(options: ApiClientOptions) {
     }
     let response: Response;
     try {
-      response = await doFetch(`${baseUrl}${raw.path}`, { method: raw.method.toUpperCase(), headers, body: text, credentials: 'same-origin', signal: raw.signal });
+      response = await doFetch(`${baseUrl}${raw.path}`, {
+        method: raw.method.toUpperCase(),
+        headers,
+        body: text,
+        credentials: 'same-origin',
+        signal: raw.signal,
+      });
     } catch (cause) {
       if (raw.signal?.aborted) throw cause;
       throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: 'The dashboard could not reach the server', correlationId: null });
@@ -154,13 +185,24 @@ export function createApiClient(options: ApiClientOptions) {
    * JSON: the text is sent as it is, with the CSRF header like any write. Such a body's query
    * has its own schema (not the route's), so the caller checks it first.
    */
-  async function send<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }>(route: Route, input: TextInput<Route>): Promise<RouteOutput<Route>> {
+  async function send<Route extends RouteContract & { bodyOptIn: NonNullable<RouteContract['bodyOptIn']> }>(
+    route: Route,
+    input: TextInput<Route>,
+  ): Promise<RouteOutput<Route>> {
     const { mediaTypes, limitBytes } = route.bodyOptIn;
-    if (!mediaTypes.includes(input.mediaType)) throw new Error(`${route.method.toUpperCase()} ${route.path} takes no ${input.mediaType} body`);
-    if (new TextEncoder().encode(input.text).byteLength > limitBytes) throw new Error(`${route.method.toUpperCase()} ${route.path} takes at most ${limitBytes} bytes`);
+    if (!mediaTypes.includes(input.mediaType))
+      throw new Error(`${route.method.toUpperCase()} ${route.path} takes no ${input.mediaType} body`);
+    if (new TextEncoder().encode(input.text).byteLength > limitBytes)
+      throw new Error(`${route.method.toUpperCase()} ${route.path} takes at most ${limitBytes} bytes`);
     const path = fillPath(route.path, input.params as Record<string, string> | undefined);
     const headers: Record<string, string> = input.idempotencyKey ? { 'idempotency-key': input.idempotencyKey } : {};
-    const answer = await request({ method: route.method, path: `${path}${queryString(input.query)}`, text: { content: input.text, mediaType: input.mediaType }, headers, signal: input.signal });
+    const answer = await request({
+      method: route.method,
+      path: `${path}${queryString(input.query)}`,
+      text: { content: input.text, mediaType: input.mediaType },
+      headers,
+      signal: input.signal,
+    });
     return checkedAnswer(route, answer);
   }
 

@@ -19,7 +19,8 @@ export function fillingPages<Row>(fetchPage: PageFetcher<Row>, requestsMax = FIL
     for (let request = 1; ; request += 1) {
       const answer = await fetchPage({ cursor, limit: page.limit - rows.length }, signal);
       rows.push(...answer.data);
-      if (answer.nextCursor === null || rows.length >= page.limit || request >= requestsMax) return { data: rows, nextCursor: answer.nextCursor };
+      if (answer.nextCursor === null || rows.length >= page.limit || request >= requestsMax)
+        return { data: rows, nextCursor: answer.nextCursor };
       cursor = answer.nextCursor;
     }
   };

@@ -63,7 +63,14 @@ export function Shell() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
         {visibleNavigation(principal.scopes).map((item) => (
-          <RouterNavLink key={item.to} to={item.to} label={item.label} variant="filled" active={item.to === '/' ? pathname === '/' : pathname.startsWith(item.to)} onClick={close} />
+          <RouterNavLink
+            key={item.to}
+            to={item.to}
+            label={item.label}
+            variant="filled"
+            active={item.to === '/' ? pathname === '/' : pathname.startsWith(item.to)}
+            onClick={close}
+          />
         ))}
       </AppShell.Navbar>
       <AppShell.Main>

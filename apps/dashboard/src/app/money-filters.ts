@@ -1,4 +1,10 @@
-import { depositQuerySchema, floatDepositQuerySchema, payoutCaseQuerySchema, transferQuerySchema, withdrawalQuerySchema } from '@wallet/contracts';
+import {
+  depositQuerySchema,
+  floatDepositQuerySchema,
+  payoutCaseQuerySchema,
+  transferQuerySchema,
+  withdrawalQuerySchema,
+} from '@wallet/contracts';
 import { z } from 'zod';
 
 /*

@@ -19,7 +19,21 @@ import { canSeeAny } from '../auth/scopes';
 
 export interface NavigationItem {
   label: string;
-  to: '/' | '/wallets' | '/deposits' | '/transfers' | '/payouts' | '/approvals' | '/treasury' | '/journal' | '/accounts' | '/reconciliation' | '/fees' | '/team' | '/audit' | '/developers';
+  to:
+    | '/'
+    | '/wallets'
+    | '/deposits'
+    | '/transfers'
+    | '/payouts'
+    | '/approvals'
+    | '/treasury'
+    | '/journal'
+    | '/accounts'
+    | '/reconciliation'
+    | '/fees'
+    | '/team'
+    | '/audit'
+    | '/developers';
   /** The API routes the screen reads: it is listed when the session may call any of them. */
   reads: readonly RouteContract[];
 }

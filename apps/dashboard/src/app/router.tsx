@@ -21,7 +21,13 @@ const rootRoute = createRootRouteWithContext<RouterContext>()({
 });
 
 /** Where to come back after signing in: a path of this app only, never another origin. */
-const returnToSchema = z.object({ redirect: z.string().regex(/^\/(?!\/)/).optional().catch(undefined) });
+const returnToSchema = z.object({
+  redirect: z
+    .string()
+    .regex(/^\/(?!\/)/)
+    .optional()
+    .catch(undefined),
+});
 
 export const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -79,30 +85,60 @@ export const depositsRoute = createRoute({
   validateSearch: depositFiltersSchema,
   component: lazyRouteComponent(() => import('../pages/DepositsPage'), 'DepositsPage'),
 });
-export const depositRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/deposits/$depositId', component: lazyRouteComponent(() => import('../pages/DepositPage'), 'DepositPage') });
+export const depositRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/deposits/$depositId',
+  component: lazyRouteComponent(() => import('../pages/DepositPage'), 'DepositPage'),
+});
 export const transfersRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/transfers',
   validateSearch: transferFiltersSchema,
   component: lazyRouteComponent(() => import('../pages/TransfersPage'), 'TransfersPage'),
 });
-export const transferRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/transfers/$transferId', component: lazyRouteComponent(() => import('../pages/TransferPage'), 'TransferPage') });
+export const transferRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/transfers/$transferId',
+  component: lazyRouteComponent(() => import('../pages/TransferPage'), 'TransferPage'),
+});
 export const payoutsRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/payouts',
   validateSearch: payoutFiltersSchema,
   component: lazyRouteComponent(() => import('../pages/PayoutsPage'), 'PayoutsPage'),
 });
-export const payoutRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/payouts/$payoutId', component: lazyRouteComponent(() => import('../pages/PayoutPage'), 'PayoutPage') });
-export const approvalsRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/approvals', component: lazyRouteComponent(() => import('../pages/ApprovalsPage'), 'ApprovalsPage') });
+export const payoutRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/payouts/$payoutId',
+  component: lazyRouteComponent(() => import('../pages/PayoutPage'), 'PayoutPage'),
+});
+export const approvalsRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/approvals',
+  component: lazyRouteComponent(() => import('../pages/ApprovalsPage'), 'ApprovalsPage'),
+});
 export const treasuryRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/treasury',
   validateSearch: treasuryFiltersSchema,
   component: lazyRouteComponent(() => import('../pages/TreasuryPage'), 'TreasuryPage'),
 });
-export const withdrawalRoute = createRoute({ getParentRoute: () => sessionRoute, path: '/treasury/withdrawals/$withdrawalId', component: lazyRouteComponent(() => import('../pages/WithdrawalPage'), 'WithdrawalPage') });
-const moneyRoutes = [depositsRoute, depositRoute, transfersRoute, transferRoute, payoutsRoute, payoutRoute, approvalsRoute, treasuryRoute, withdrawalRoute];
+export const withdrawalRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/treasury/withdrawals/$withdrawalId',
+  component: lazyRouteComponent(() => import('../pages/WithdrawalPage'), 'WithdrawalPage'),
+});
+const moneyRoutes = [
+  depositsRoute,
+  depositRoute,
+  transfersRoute,
+  transferRoute,
+  payoutsRoute,
+  payoutRoute,
+  approvalsRoute,
+  treasuryRoute,
+  withdrawalRoute,
+];
 
 export const teamRoute = createRoute({
   getParentRoute: () => sessionRoute,
@@ -124,7 +160,6 @@ export const developersRoute = createRoute({
   validateSearch: developersSearchSchema,
   component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
 });
-
 
 // The books: journal, ledger accounts, reconciliation and fees.
 export const journalRoute = createRoute({
@@ -177,7 +212,20 @@ export const feeScheduleRoute = createRoute({
 
 const booksRoutes = [journalRoute, journalEntryRoute, accountsRoute, accountRoute, reconciliationRoute, feesRoute, feeScheduleRoute];
 
-const routeTree = rootRoute.addChildren([loginRoute, acceptInviteRoute, sessionRoute.addChildren([overviewRoute, walletsRoute, walletRoute, teamRoute, auditRoute, developersRoute, ...moneyRoutes, ...booksRoutes])]);
+const routeTree = rootRoute.addChildren([
+  loginRoute,
+  acceptInviteRoute,
+  sessionRoute.addChildren([
+    overviewRoute,
+    walletsRoute,
+    walletRoute,
+    teamRoute,
+    auditRoute,
+    developersRoute,
+    ...moneyRoutes,
+    ...booksRoutes,
+  ]),
+]);
 
 export function createAppRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });

@@ -33,7 +33,12 @@ export function entryTotals(lines: readonly JournalLine[]): CurrencyTotals[] {
     sum[line.direction] = sum[line.direction].plus(line.amount);
     sums.set(line.currencyCode, sum);
   }
-  return [...sums].map(([currencyCode, sum]) => ({ currencyCode, debits: sum.DR.toFixed(), credits: sum.CR.toFixed(), balanced: sum.DR.isEqualTo(sum.CR) }));
+  return [...sums].map(([currencyCode, sum]) => ({
+    currencyCode,
+    debits: sum.DR.toFixed(),
+    credits: sum.CR.toFixed(),
+    balanced: sum.DR.isEqualTo(sum.CR),
+  }));
 }
 
 /** One line of an account as its page lists it: the line with the entry it belongs to. */
@@ -53,7 +58,18 @@ export function linesOfAccount(entries: readonly JournalEntry[], accountName: st
   return entries.flatMap((entry) =>
     entry.lines.flatMap((line, lineIndex) =>
       line.accountName === accountName && (walletId === undefined || line.walletId === walletId)
-        ? [{ entryId: entry.id, lineIndex, kind: entry.kind, createdAt: entry.createdAt, direction: line.direction, amount: line.amount, currencyCode: line.currencyCode, walletId: line.walletId }]
+        ? [
+            {
+              entryId: entry.id,
+              lineIndex,
+              kind: entry.kind,
+              createdAt: entry.createdAt,
+              direction: line.direction,
+              amount: line.amount,
+              currencyCode: line.currencyCode,
+              walletId: line.walletId,
+            },
+          ]
         : [],
     ),
   );

@@ -10,7 +10,11 @@ const AMOUNT_FIELDS: ReadonlySet<string> = new Set(['materializedBalance', 'sumO
 const ENTRY_FIELDS: ReadonlySet<string> = new Set(['journalEntryId', 'entryId', 'reversesEntryId']);
 const SIGNED_DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 
-export type MismatchCell = { type: 'money'; amount: string; currencyCode: string } | { type: 'entry'; id: string } | { type: 'wallet'; id: string } | { type: 'text'; text: string };
+export type MismatchCell =
+  | { type: 'money'; amount: string; currencyCode: string }
+  | { type: 'entry'; id: string }
+  | { type: 'wallet'; id: string }
+  | { type: 'text'; text: string };
 
 /** The columns of a check's mismatch table: every field any row has, in the order they first appear. */
 export function mismatchFields(rows: readonly Mismatch[]): string[] {
@@ -23,7 +27,8 @@ export function mismatchFields(rows: readonly Mismatch[]): string[] {
 export function mismatchCell(row: Mismatch, field: string): MismatchCell {
   const value = row[field];
   const currencyCode = row.currencyCode;
-  if (AMOUNT_FIELDS.has(field) && typeof value === 'string' && SIGNED_DECIMAL.test(value) && typeof currencyCode === 'string') return { type: 'money', amount: value, currencyCode };
+  if (AMOUNT_FIELDS.has(field) && typeof value === 'string' && SIGNED_DECIMAL.test(value) && typeof currencyCode === 'string')
+    return { type: 'money', amount: value, currencyCode };
   if (ENTRY_FIELDS.has(field) && typeof value === 'string' && value !== '') return { type: 'entry', id: value };
   if (field === 'walletId' && typeof value === 'string' && value !== '') return { type: 'wallet', id: value };
   if (value === null || value === undefined) return { type: 'text', text: '—' };
@@ -57,6 +62,7 @@ export function runProgress(run: Pick<ReconciliationFullRun, 'state' | 'progress
     const estimate = ledger.linesEstimate;
     return { label, percent: estimate !== null && estimate > 0 ? Math.min(99, Math.floor((ledger.lines * 100) / estimate)) : null };
   }
-  if (ledger.phase === 'accounts') return { label: `Comparing accounts with their lines: ${ledger.accounts} accounts; ${records}`, percent: null };
+  if (ledger.phase === 'accounts')
+    return { label: `Comparing accounts with their lines: ${ledger.accounts} accounts; ${records}`, percent: null };
   return { label: `Ledger checked (${ledger.entries} entries, ${ledger.accounts} accounts); ${records}`, percent: null };
 }

@@ -9,7 +9,8 @@
 export function randomBytes(size: number): Uint8Array {
   const bytes = new Uint8Array(size);
   // getRandomValues fills at most 65536 bytes per call.
-  for (let offset = 0; offset < size; offset += 65536) globalThis.crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65536)));
+  for (let offset = 0; offset < size; offset += 65536)
+    globalThis.crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65536)));
   return bytes;
 }
 

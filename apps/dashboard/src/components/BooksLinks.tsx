@@ -31,7 +31,14 @@ export function WalletLink({ id }: { id: string }) {
 /** DR or CR, said in words for assistive technology. */
 export function DirectionText({ direction }: { direction: 'DR' | 'CR' }) {
   return (
-    <Text component="abbr" title={direction === 'DR' ? 'Debit' : 'Credit'} size="xs" fw={700} ff="monospace" style={{ textDecoration: 'none' }}>
+    <Text
+      component="abbr"
+      title={direction === 'DR' ? 'Debit' : 'Credit'}
+      size="xs"
+      fw={700}
+      ff="monospace"
+      style={{ textDecoration: 'none' }}
+    >
       {direction}
     </Text>
   );

@@ -91,7 +91,9 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
       <Modal opened={dialog === 'approve'} onClose={() => setDialog(null)} title={`Approve ${noun} ${decidable.id}`} centered>
         <Stack>
           <Text size="sm">{summary}</Text>
-          {decidable.awaitingLedger && <Text size="sm">The ledger is still posting this case&apos;s hold: the approval may be refused until it has.</Text>}
+          {decidable.awaitingLedger && (
+            <Text size="sm">The ledger is still posting this case&apos;s hold: the approval may be refused until it has.</Text>
+          )}
           {approval.isError && <ErrorState error={approval.error} title="Approve failed" />}
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setDialog(null)}>

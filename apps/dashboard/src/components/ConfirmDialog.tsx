@@ -24,7 +24,9 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         <Text size="sm" component="div">
           {props.description}
         </Text>
-        {props.error !== null && props.error !== undefined && <ErrorState error={props.error} title={props.errorTitle ?? `${props.confirmLabel} failed`} />}
+        {props.error !== null && props.error !== undefined && (
+          <ErrorState error={props.error} title={props.errorTitle ?? `${props.confirmLabel} failed`} />
+        )}
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose} data-autofocus>
             Cancel

@@ -32,9 +32,29 @@ export function ConfirmWithReason(props: ConfirmWithReasonProps) {
     props.onConfirm(checked.value);
   };
   return (
-    <FormDialog title={props.title} opened={props.opened} onClose={props.onClose} onSubmit={submit} pending={props.pending} error={props.error} failure={`${props.confirmLabel} failed`} submitLabel={props.confirmLabel} submitColor={props.color}>
+    <FormDialog
+      title={props.title}
+      opened={props.opened}
+      onClose={props.onClose}
+      onSubmit={submit}
+      pending={props.pending}
+      error={props.error}
+      failure={`${props.confirmLabel} failed`}
+      submitLabel={props.confirmLabel}
+      submitColor={props.color}
+    >
       <Text size="sm">{props.description}</Text>
-      <Textarea label="Reason" description="Recorded in the audit trail" required autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} error={problem} data-autofocus />
+      <Textarea
+        label="Reason"
+        description="Recorded in the audit trail"
+        required
+        autosize
+        minRows={2}
+        value={reason}
+        onChange={(event) => setReason(event.currentTarget.value)}
+        error={problem}
+        data-autofocus
+      />
     </FormDialog>
   );
 }

@@ -1,6 +1,14 @@
 import { Button, Group, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
-import { type ColumnDef, createColumnHelper, type PaginationState, rowPaginationFeature, type RowData, tableFeatures, useTable } from '@tanstack/react-table';
+import {
+  type ColumnDef,
+  createColumnHelper,
+  type PaginationState,
+  rowPaginationFeature,
+  type RowData,
+  tableFeatures,
+  useTable,
+} from '@tanstack/react-table';
 import { useState } from 'react';
 import type { PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
@@ -34,7 +42,8 @@ function useCursorPages<Row>(queryKey: QueryKey, fetchPage: PageFetcher<Row>, pa
   const onPaginationChange = (updater: PaginationState | ((old: PaginationState) => PaginationState)) => {
     const next = typeof updater === 'function' ? updater(pagination) : updater;
     // Only the neighbouring pages are reachable: a page's cursor is known once the page before it answered.
-    if (next.pageIndex === pagination.pageIndex + 1 && nextCursor !== null) setCursors((known) => [...known.slice(0, next.pageIndex), nextCursor]);
+    if (next.pageIndex === pagination.pageIndex + 1 && nextCursor !== null)
+      setCursors((known) => [...known.slice(0, next.pageIndex), nextCursor]);
     else if (next.pageIndex > pagination.pageIndex) return;
     setPagination(next);
   };
@@ -71,10 +80,12 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
   });
 
   if (query.isPending) return <LoadingState label={`Loading ${props.caption.toLowerCase()}`} />;
-  if (query.isError) return <ErrorState error={query.error} title={`Could not load ${props.caption.toLowerCase()}`} onRetry={() => void query.refetch()} />;
+  if (query.isError)
+    return <ErrorState error={query.error} title={`Could not load ${props.caption.toLowerCase()}`} onRetry={() => void query.refetch()} />;
   // A page may come back empty while the list goes on (a filter tested on a bounded number of records): only its end is empty.
   const searchedOn = query.data.data.length === 0 && query.data.nextCursor !== null;
-  if (query.data.data.length === 0 && pagination.pageIndex === 0 && !searchedOn) return <Empty title={props.emptyTitle} description={props.emptyDescription} />;
+  if (query.data.data.length === 0 && pagination.pageIndex === 0 && !searchedOn)
+    return <Empty title={props.emptyTitle} description={props.emptyDescription} />;
 
   return (
     <>
@@ -118,7 +129,12 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
           <Button variant="default" size="xs" onClick={() => table.previousPage()} disabled={!table.getCanPreviousPage()}>
             Previous
           </Button>
-          <Button variant="default" size="xs" onClick={() => table.nextPage()} disabled={!table.getCanNextPage() || query.isPlaceholderData}>
+          <Button
+            variant="default"
+            size="xs"
+            onClick={() => table.nextPage()}
+            disabled={!table.getCanNextPage() || query.isPlaceholderData}
+          >
             Next
           </Button>
         </Group>

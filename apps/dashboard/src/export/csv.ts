@@ -20,5 +20,8 @@ export const STATEMENT_CSV_HEADER = ['createdAt', 'journalEntryId', 'kind', 'dir
  * reads the exact figures.
  */
 export function statementCsv(lines: readonly StatementLine[], currencyCode: string): string {
-  return csvRows([STATEMENT_CSV_HEADER, ...lines.map((line) => [line.createdAt, line.journalEntryId, line.kind, line.direction, line.amount, line.balanceAfter, currencyCode])]);
+  return csvRows([
+    STATEMENT_CSV_HEADER,
+    ...lines.map((line) => [line.createdAt, line.journalEntryId, line.kind, line.direction, line.amount, line.balanceAfter, currencyCode]),
+  ]);
 }

@@ -26,5 +26,7 @@ function withRest(whole: number, unit: string, rest: number, restUnit: string): 
 export function describeDestination(destination: PayoutDestination | WithdrawalDestination): string {
   if ('phoneNumber' in destination) return `Mobile money ${destination.phoneNumber} (${destination.network})`;
   if ('accountNumber' in destination) return `Bank ${destination.bankCode} ${destination.accountNumber} (${destination.accountName})`;
-  return destination.location === undefined ? `Cash to ${destination.recipientName}` : `Cash to ${destination.recipientName} at ${destination.location}`;
+  return destination.location === undefined
+    ? `Cash to ${destination.recipientName}`
+    : `Cash to ${destination.recipientName} at ${destination.location}`;
 }

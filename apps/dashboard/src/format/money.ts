@@ -21,7 +21,10 @@ function separatorsOf(locale: string | undefined): Separators {
   const cached = separatorCache.get(key);
   if (cached) return cached;
   const parts = new Intl.NumberFormat(locale, { useGrouping: true }).formatToParts(1234567.5);
-  const separators = { group: parts.find((part) => part.type === 'group')?.value ?? ',', decimal: parts.find((part) => part.type === 'decimal')?.value ?? '.' };
+  const separators = {
+    group: parts.find((part) => part.type === 'group')?.value ?? ',',
+    decimal: parts.find((part) => part.type === 'decimal')?.value ?? '.',
+  };
   separatorCache.set(key, separators);
   return separators;
 }
@@ -40,7 +43,18 @@ export function formatMoney(amount: string, currencyCode: string, options: Money
   const scale = knownScale(currencyCode);
   const digits = Math.max(scale ?? 0, value.decimalPlaces() ?? 0);
   const { group, decimal } = separatorsOf(options.locale);
-  const number = value.abs().toFormat(digits, { groupSeparator: group, groupSize: 3, decimalSeparator: decimal, prefix: '', suffix: '', secondaryGroupSize: 0, fractionGroupSeparator: '', fractionGroupSize: 0 });
+  const number = value
+    .abs()
+    .toFormat(digits, {
+      groupSeparator: group,
+      groupSize: 3,
+      decimalSeparator: decimal,
+      prefix: '',
+      suffix: '',
+      secondaryGroupSize: 0,
+      fractionGroupSeparator: '',
+      fractionGroupSize: 0,
+    });
   const sign = value.isNegative() && !value.isZero() ? '-' : '';
   return options.currencyDisplay === 'none' ? `${sign}${number}` : `${sign}${currencyCode} ${number}`;
 }

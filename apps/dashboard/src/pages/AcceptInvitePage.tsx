@@ -57,9 +57,28 @@ export function AcceptInvitePage() {
       <AppForm noValidate onSubmit={submit}>
         <Stack>
           <Text size="sm">Choose the password you will sign in with.</Text>
-          <PasswordInput label="New password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} autoComplete="new-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={errors.password} />
-          <PasswordInput label="Repeat the password" autoComplete="new-password" required value={confirmation} onChange={(event) => setConfirmation(event.currentTarget.value)} error={errors.confirmation} />
-          {errors.token && <Alert color="red" role="alert">{errors.token}</Alert>}
+          <PasswordInput
+            label="New password"
+            description={`At least ${PASSWORD_MIN_LENGTH} characters`}
+            autoComplete="new-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+            error={errors.password}
+          />
+          <PasswordInput
+            label="Repeat the password"
+            autoComplete="new-password"
+            required
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.currentTarget.value)}
+            error={errors.confirmation}
+          />
+          {errors.token && (
+            <Alert color="red" role="alert">
+              {errors.token}
+            </Alert>
+          )}
           {accept.isError &&
             (isApiError(accept.error, 'INVALID_INVITE_TOKEN') ? (
               <Alert color="red" role="alert" title="This invitation cannot be used">

@@ -31,8 +31,10 @@ function useAccountsNamed(accountName: string, walletId: string | undefined, val
 
 function Balances({ accounts }: { accounts: ReturnType<typeof useAccountsNamed> }) {
   if (accounts.isPending) return <LoadingState label="Loading the balances" />;
-  if (accounts.isError) return <ErrorState error={accounts.error} title="Could not load the balances" onRetry={() => void accounts.refetch()} />;
-  if (accounts.data.data.length === 0) return <Empty title="No such account" description="The ledger has no account of this name in this environment yet." />;
+  if (accounts.isError)
+    return <ErrorState error={accounts.error} title="Could not load the balances" onRetry={() => void accounts.refetch()} />;
+  if (accounts.data.data.length === 0)
+    return <Empty title="No such account" description="The ledger has no account of this name in this environment yet." />;
   return <BalancesTable accounts={accounts.data.data} />;
 }
 
@@ -82,7 +84,10 @@ const lineColumns = lineHelper.columns([
   lineHelper.accessor('entryId', { header: 'Entry', cell: (info) => <EntryLink id={info.getValue()} /> }),
   lineHelper.accessor('kind', { header: 'Kind' }),
   lineHelper.accessor('direction', { header: 'Direction', cell: (info) => <DirectionText direction={info.getValue()} /> }),
-  lineHelper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  lineHelper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
 ]);
 
 /** Any account's lines: the journal's entries that move it (the API filters by account name), one page of entries at a time. */
@@ -169,7 +174,11 @@ export function AccountPage() {
       <Title order={2} size="h3">
         Lines
       </Title>
-      {walletId ? <WalletStatement walletId={walletId} currencyCode={accounts.data?.data[0]?.currencyCode} /> : <JournalLines accountName={accountName} />}
+      {walletId ? (
+        <WalletStatement walletId={walletId} currencyCode={accounts.data?.data[0]?.currencyCode} />
+      ) : (
+        <JournalLines accountName={accountName} />
+      )}
     </Stack>
   );
 }

@@ -14,12 +14,31 @@ const routeApi = getRouteApi('/_session/accounts');
 
 const helper = columnsOf<LedgerAccount>();
 export const accountColumns = helper.columns([
-  helper.accessor('name', { header: 'Account', cell: (info) => <AccountLink name={info.getValue()} walletId={info.row.original.walletId} /> }),
+  helper.accessor('name', {
+    header: 'Account',
+    cell: (info) => <AccountLink name={info.getValue()} walletId={info.row.original.walletId} />,
+  }),
   helper.accessor('currencyCode', { header: 'Currency' }),
-  helper.accessor('balance', { header: 'Balance', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('balance', {
+    header: 'Balance',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   helper.accessor('normalSide', { header: 'Normal side', cell: (info) => (info.getValue() === 'DR' ? 'Debit' : 'Credit') }),
-  helper.accessor('walletId', { header: 'Wallet', cell: (info) => { const id = info.getValue(); return id ? <WalletLink id={id} /> : <Text size="xs">—</Text>; } }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={info.getValue() === 'frozen' ? 'blue' : 'green'} variant="light">{info.getValue()}</Badge> }),
+  helper.accessor('walletId', {
+    header: 'Wallet',
+    cell: (info) => {
+      const id = info.getValue();
+      return id ? <WalletLink id={id} /> : <Text size="xs">—</Text>;
+    },
+  }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => (
+      <Badge color={info.getValue() === 'frozen' ? 'blue' : 'green'} variant="light">
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
   helper.accessor('createdAt', { header: 'Opened', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -36,7 +55,14 @@ export function AccountsPage() {
   return (
     <>
       <PageTitle>Ledger accounts</PageTitle>
-      <FilterForm key={`form:${filterKey}`} label="Filter ledger accounts" schema={accountFiltersSchema} fields={ACCOUNT_FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={`form:${filterKey}`}
+        label="Filter ledger accounts"
+        schema={accountFiltersSchema}
+        fields={ACCOUNT_FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         key={`list:${filterKey}`}
         caption="Ledger accounts with their balances"

@@ -46,19 +46,34 @@ export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalyt
   return (
     <Stack>
       {analytics.currencies.length > 1 && (
-        <SegmentedControl aria-label="Currency" value={currency.currencyCode} onChange={setCurrencyCode} data={analytics.currencies.map((entry) => entry.currencyCode)} />
+        <SegmentedControl
+          aria-label="Currency"
+          value={currency.currencyCode}
+          onChange={setCurrencyCode}
+          data={analytics.currencies.map((entry) => entry.currencyCode)}
+        />
       )}
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <div>
-          <Text size="sm" c="dimmed">Volume</Text>
-          <Text fw={700}><Money amount={currency.totals.volume} currencyCode={currency.currencyCode} /></Text>
+          <Text size="sm" c="dimmed">
+            Volume
+          </Text>
+          <Text fw={700}>
+            <Money amount={currency.totals.volume} currencyCode={currency.currencyCode} />
+          </Text>
         </div>
         <div>
-          <Text size="sm" c="dimmed">Fee revenue</Text>
-          <Text fw={700}><Money amount={currency.totals.feeRevenue} currencyCode={currency.currencyCode} /></Text>
+          <Text size="sm" c="dimmed">
+            Fee revenue
+          </Text>
+          <Text fw={700}>
+            <Money amount={currency.totals.feeRevenue} currencyCode={currency.currencyCode} />
+          </Text>
         </div>
         <div>
-          <Text size="sm" c="dimmed">Entries</Text>
+          <Text size="sm" c="dimmed">
+            Entries
+          </Text>
           <Text fw={700}>{currency.totals.entryCount}</Text>
         </div>
       </SimpleGrid>

@@ -1,6 +1,16 @@
 import { Badge, Button, Checkbox, Group, Radio, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type ApiKey, type ApiKeyWithSecret, apiKeyRoutes, type AuthMode, createApiKeyBodySchema, type Environment, rotateApiKeyBodySchema, type Scope, updateApiKeyBodySchema } from '@wallet/contracts';
+import {
+  type ApiKey,
+  type ApiKeyWithSecret,
+  apiKeyRoutes,
+  type AuthMode,
+  createApiKeyBodySchema,
+  type Environment,
+  rotateApiKeyBodySchema,
+  type Scope,
+  updateApiKeyBodySchema,
+} from '@wallet/contracts';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { api } from '../api/browser';
@@ -64,12 +74,28 @@ interface KeyFormValues {
 function CreateKey() {
   const principal = usePrincipal();
   const scopes = grantableScopes(principal.scopes);
-  const initial: KeyFormValues = { name: '', authMode: 'secret', environment: principal.environment, scopes: [], requireActorHeaders: false, allowedIps: '', expiresInSeconds: '' };
+  const initial: KeyFormValues = {
+    name: '',
+    authMode: 'secret',
+    environment: principal.environment,
+    scopes: [],
+    requireActorHeaders: false,
+    allowedIps: '',
+    expiresInSeconds: '',
+  };
   const [opened, setOpened] = useState(false);
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const { mutation: create, revealed, forget } = useSecretCall((body: z.input<typeof createApiKeyBodySchema>) => api.call(apiKeyRoutes.create, { body }), () => setOpened(false));
-  const set = <Field extends keyof KeyFormValues>(field: Field, value: KeyFormValues[Field]) => setValues((current) => ({ ...current, [field]: value }));
+  const {
+    mutation: create,
+    revealed,
+    forget,
+  } = useSecretCall(
+    (body: z.input<typeof createApiKeyBodySchema>) => api.call(apiKeyRoutes.create, { body }),
+    () => setOpened(false),
+  );
+  const set = <Field extends keyof KeyFormValues>(field: Field, value: KeyFormValues[Field]) =>
+    setValues((current) => ({ ...current, [field]: value }));
   const submit = () => {
     const body = {
       name: values.name,
@@ -88,30 +114,83 @@ function CreateKey() {
   return (
     <>
       <Button onClick={() => (create.reset(), setValues(initial), setErrors({}), setOpened(true))}>Create API key</Button>
-      <FormDialog title="Create an API key" opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={create.isPending} error={create.error} failure="Could not create the key" submitLabel="Create key" size="lg">
-        <TextInput label="Name" description="What the key is for, e.g. the system that holds it" required value={values.name} onChange={(event) => set('name', event.currentTarget.value)} error={errors.name} data-autofocus />
+      <FormDialog
+        title="Create an API key"
+        opened={opened}
+        onClose={() => setOpened(false)}
+        onSubmit={submit}
+        pending={create.isPending}
+        error={create.error}
+        failure="Could not create the key"
+        submitLabel="Create key"
+        size="lg"
+      >
+        <TextInput
+          label="Name"
+          description="What the key is for, e.g. the system that holds it"
+          required
+          value={values.name}
+          onChange={(event) => set('name', event.currentTarget.value)}
+          error={errors.name}
+          data-autofocus
+        />
         <Radio.Group label="Kind" value={values.authMode} onChange={(value) => set('authMode', value as AuthMode)} error={errors.authMode}>
           <Stack gap="xs" mt="xs">
             <Radio value="secret" label="Secret key" description="Sent as a bearer token on each call" />
-            <Radio value="hmac" label="HMAC-signed key" description="Each call is signed with a signing secret that never travels; signing is always required" />
+            <Radio
+              value="hmac"
+              label="HMAC-signed key"
+              description="Each call is signed with a signing secret that never travels; signing is always required"
+            />
           </Stack>
         </Radio.Group>
-        <Radio.Group label="Environment" value={values.environment} onChange={(value) => set('environment', value as Environment)} error={errors.environment}>
+        <Radio.Group
+          label="Environment"
+          value={values.environment}
+          onChange={(value) => set('environment', value as Environment)}
+          error={errors.environment}
+        >
           <Group mt="xs">
             <Radio value="test" label="test" />
             <Radio value="live" label="live" />
           </Group>
         </Radio.Group>
-        <Checkbox.Group label="Scopes" description="Only scopes your role holds can be given" value={values.scopes} onChange={(value) => set('scopes', value)} error={errors.scopes}>
+        <Checkbox.Group
+          label="Scopes"
+          description="Only scopes your role holds can be given"
+          value={values.scopes}
+          onChange={(value) => set('scopes', value)}
+          error={errors.scopes}
+        >
           <SimpleGrid cols={{ base: 1, xs: 2 }} mt="xs" spacing="xs">
             {scopes.map((scope) => (
               <Checkbox key={scope} value={scope} label={scope} />
             ))}
           </SimpleGrid>
         </Checkbox.Group>
-        <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={values.requireActorHeaders} onChange={(event) => set('requireActorHeaders', event.currentTarget.checked)} />
-        <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={values.allowedIps} onChange={(event) => set('allowedIps', event.currentTarget.value)} error={errors.restrictions} />
-        <Select label="Expires" data={EXPIRY_CHOICES} value={values.expiresInSeconds} onChange={(value) => set('expiresInSeconds', value ?? '')} allowDeselect={false} error={errors.expiresInSeconds} />
+        <Switch
+          label="Require actor headers"
+          description="Every call must name the team member it acts for"
+          checked={values.requireActorHeaders}
+          onChange={(event) => set('requireActorHeaders', event.currentTarget.checked)}
+        />
+        <Textarea
+          label="Allowed IP addresses"
+          description="One address or CIDR block a line; empty allows any address"
+          autosize
+          minRows={2}
+          value={values.allowedIps}
+          onChange={(event) => set('allowedIps', event.currentTarget.value)}
+          error={errors.restrictions}
+        />
+        <Select
+          label="Expires"
+          data={EXPIRY_CHOICES}
+          value={values.expiresInSeconds}
+          onChange={(value) => set('expiresInSeconds', value ?? '')}
+          allowDeselect={false}
+          error={errors.expiresInSeconds}
+        />
       </FormDialog>
       <SecretOnceModal keyName={revealed?.keyName ?? ''} secret={revealed?.secret ?? null} onClose={forget} />
     </>
@@ -122,7 +201,14 @@ function RotateKey({ apiKey }: { apiKey: ApiKey }) {
   const [opened, setOpened] = useState(false);
   const [overlap, setOverlap] = useState('0');
   const [problem, setProblem] = useState<string | undefined>();
-  const { mutation: rotate, revealed, forget } = useSecretCall((body: { expiresInSeconds: number }) => api.call(apiKeyRoutes.rotate, { params: { id: apiKey.id }, body }), () => setOpened(false));
+  const {
+    mutation: rotate,
+    revealed,
+    forget,
+  } = useSecretCall(
+    (body: { expiresInSeconds: number }) => api.call(apiKeyRoutes.rotate, { params: { id: apiKey.id }, body }),
+    () => setOpened(false),
+  );
   const submit = () => {
     const body = { expiresInSeconds: Number(overlap) };
     const checked = checkForm(rotateApiKeyBodySchema, body);
@@ -133,12 +219,35 @@ function RotateKey({ apiKey }: { apiKey: ApiKey }) {
   const secretName = apiKey.authMode === 'hmac' ? 'signing secret' : 'secret key';
   return (
     <>
-      <Button size="xs" variant="default" onClick={() => (rotate.reset(), setOverlap('0'), setOpened(true))} aria-label={`Rotate ${apiKey.name}`}>
+      <Button
+        size="xs"
+        variant="default"
+        onClick={() => (rotate.reset(), setOverlap('0'), setOpened(true))}
+        aria-label={`Rotate ${apiKey.name}`}
+      >
         Rotate
       </Button>
-      <FormDialog title={`Rotate ${apiKey.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={rotate.isPending} error={rotate.error} failure="Could not rotate the key" submitLabel="Rotate">
+      <FormDialog
+        title={`Rotate ${apiKey.name}`}
+        opened={opened}
+        onClose={() => setOpened(false)}
+        onSubmit={submit}
+        pending={rotate.isPending}
+        error={rotate.error}
+        failure="Could not rotate the key"
+        submitLabel="Rotate"
+      >
         <Text size="sm">A new {secretName} is issued and shown once. The key keeps its id, scopes and restrictions.</Text>
-        <Select label={`The current ${secretName}`} description="An overlap lets your systems switch to the new one without failed calls" data={OVERLAP_CHOICES} value={overlap} onChange={(value) => setOverlap(value ?? '0')} allowDeselect={false} error={problem} data-autofocus />
+        <Select
+          label={`The current ${secretName}`}
+          description="An overlap lets your systems switch to the new one without failed calls"
+          data={OVERLAP_CHOICES}
+          value={overlap}
+          onChange={(value) => setOverlap(value ?? '0')}
+          allowDeselect={false}
+          error={problem}
+          data-autofocus
+        />
       </FormDialog>
       <SecretOnceModal keyName={revealed?.keyName ?? ''} secret={revealed?.secret ?? null} onClose={forget} />
     </>
@@ -177,16 +286,43 @@ function RestrictKey({ apiKey }: { apiKey: ApiKey }) {
       <Button size="xs" variant="default" onClick={open} aria-label={`Restrict ${apiKey.name}`}>
         Restrict
       </Button>
-      <FormDialog title={`Restrictions of ${apiKey.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={restrict.isPending} error={restrict.error} failure="Could not change the restrictions" submitLabel="Save restrictions">
+      <FormDialog
+        title={`Restrictions of ${apiKey.name}`}
+        opened={opened}
+        onClose={() => setOpened(false)}
+        onSubmit={submit}
+        pending={restrict.isPending}
+        error={restrict.error}
+        failure="Could not change the restrictions"
+        submitLabel="Save restrictions"
+      >
         <Switch
           label="Require request signing"
-          description={apiKey.authMode === 'hmac' ? 'Always on: an HMAC-signed key authenticates only by its signature' : 'Needs an HMAC-signed key: create one to sign requests'}
+          description={
+            apiKey.authMode === 'hmac'
+              ? 'Always on: an HMAC-signed key authenticates only by its signature'
+              : 'Needs an HMAC-signed key: create one to sign requests'
+          }
           checked={apiKey.restrictions.requireRequestSigning}
           disabled
           readOnly
         />
-        <Switch label="Require actor headers" description="Every call must name the team member it acts for" checked={requireActorHeaders} onChange={(event) => setRequireActorHeaders(event.currentTarget.checked)} data-autofocus />
-        <Textarea label="Allowed IP addresses" description="One address or CIDR block a line; empty allows any address" autosize minRows={2} value={allowedIps} onChange={(event) => setAllowedIps(event.currentTarget.value)} error={errors.restrictions ?? errors.form} />
+        <Switch
+          label="Require actor headers"
+          description="Every call must name the team member it acts for"
+          checked={requireActorHeaders}
+          onChange={(event) => setRequireActorHeaders(event.currentTarget.checked)}
+          data-autofocus
+        />
+        <Textarea
+          label="Allowed IP addresses"
+          description="One address or CIDR block a line; empty allows any address"
+          autosize
+          minRows={2}
+          value={allowedIps}
+          onChange={(event) => setAllowedIps(event.currentTarget.value)}
+          error={errors.restrictions ?? errors.form}
+        />
       </FormDialog>
     </>
   );
@@ -241,8 +377,23 @@ const STATUS_COLORS: Record<ApiKey['status'], string> = { active: 'green', revok
 const helper = columnsOf<ApiKey>();
 const columns = helper.columns([
   helper.accessor('name', { header: 'Name' }),
-  helper.display({ id: 'credential', header: 'Credential', cell: (info) => <Text ff="monospace" size="xs">{credentialLabel(info.row.original)}</Text> }),
-  helper.accessor('environment', { header: 'Environment', cell: (info) => <Badge color={info.getValue() === 'live' ? 'green' : 'yellow'} variant="light">{info.getValue()}</Badge> }),
+  helper.display({
+    id: 'credential',
+    header: 'Credential',
+    cell: (info) => (
+      <Text ff="monospace" size="xs">
+        {credentialLabel(info.row.original)}
+      </Text>
+    ),
+  }),
+  helper.accessor('environment', {
+    header: 'Environment',
+    cell: (info) => (
+      <Badge color={info.getValue() === 'live' ? 'green' : 'yellow'} variant="light">
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
   helper.accessor('scopes', { header: 'Scopes', cell: (info) => <Text size="xs">{info.getValue().join(', ')}</Text> }),
   helper.accessor('restrictions', {
     header: 'Restrictions',
@@ -251,7 +402,14 @@ const columns = helper.columns([
       return <Text size="xs">{labels.length === 0 ? 'None' : labels.join(' · ')}</Text>;
     },
   }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={STATUS_COLORS[info.getValue()]} variant="light">{info.getValue()}</Badge> }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => (
+      <Badge color={STATUS_COLORS[info.getValue()]} variant="light">
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
   helper.accessor('createdAt', { header: 'Created', cell: (info) => <DateTime value={info.getValue()} /> }),
   helper.accessor('expiresAt', { header: 'Expires', cell: (info) => <ExpiresAt value={info.getValue()} /> }),
   helper.display({ id: 'actions', header: 'Actions', cell: (info) => <KeyActions apiKey={info.row.original} /> }),
@@ -264,7 +422,13 @@ const ENVIRONMENT_CHOICES = [
 ];
 
 /** The tenant's API keys, without secrets: create, rotate, restrict and revoke, as the session's scopes allow. */
-export function ApiKeysSection({ environment, onEnvironment }: { environment: Environment | undefined; onEnvironment: (environment: Environment | undefined) => void }) {
+export function ApiKeysSection({
+  environment,
+  onEnvironment,
+}: {
+  environment: Environment | undefined;
+  onEnvironment: (environment: Environment | undefined) => void;
+}) {
   return (
     <Stack>
       <Group justify="space-between" align="flex-end">
@@ -274,7 +438,14 @@ export function ApiKeysSection({ environment, onEnvironment }: { environment: En
         <CreateKey />
       </Group>
       <Group component="search" aria-label="Filter API keys">
-        <Select label="Environment" data={ENVIRONMENT_CHOICES} value={environment ?? ''} onChange={(value) => onEnvironment(value === 'test' || value === 'live' ? value : undefined)} allowDeselect={false} w={140} />
+        <Select
+          label="Environment"
+          data={ENVIRONMENT_CHOICES}
+          value={environment ?? ''}
+          onChange={(value) => onEnvironment(value === 'test' || value === 'live' ? value : undefined)}
+          allowDeselect={false}
+          w={140}
+        />
       </Group>
       <PagedTable
         key={environment ?? 'both'}

@@ -25,7 +25,13 @@ function useMinuteClock(): number {
 }
 
 function Requester({ memberId, self }: { memberId: string; self: string }) {
-  return memberId === self ? <Text size="sm">You</Text> : <Text ff="monospace" size="sm">{memberId}</Text>;
+  return memberId === self ? (
+    <Text size="sm">You</Text>
+  ) : (
+    <Text ff="monospace" size="sm">
+      {memberId}
+    </Text>
+  );
 }
 
 function Age({ since, now }: { since: string; now: number }) {
@@ -73,8 +79,16 @@ function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, self: string,
         );
       },
     }),
-    helper.display({ id: 'requester', header: 'Requester', cell: ({ row }) => <Requester memberId={row.original.requestedBy} self={self} /> }),
-    helper.display({ id: 'amount', header: 'Amount', cell: ({ row }) => <Money amount={row.original.amount} currencyCode={row.original.currencyCode} /> }),
+    helper.display({
+      id: 'requester',
+      header: 'Requester',
+      cell: ({ row }) => <Requester memberId={row.original.requestedBy} self={self} />,
+    }),
+    helper.display({
+      id: 'amount',
+      header: 'Amount',
+      cell: ({ row }) => <Money amount={row.original.amount} currencyCode={row.original.currencyCode} />,
+    }),
     helper.display({ id: 'fee', header: 'Fee', cell: ({ row }) => kind.fee(row.original) }),
     helper.display({ id: 'destination', header: 'Destination', cell: ({ row }) => kind.destination(row.original) }),
     helper.display({ id: 'waiting', header: 'Waiting', cell: ({ row }) => <Age since={row.original.createdAt} now={now} /> }),
@@ -96,7 +110,9 @@ const PAYOUTS: CaseKind<PayoutCase> = {
   destination: (payout) => describeDestination(payout.destination),
   summary: (payout) => (
     <>
-      Pays <Money amount={payout.amount} currencyCode={payout.currencyCode} /> (fee <Money amount={payout.fee} currencyCode={payout.currencyCode} />) from wallet {payout.walletId} to {describeDestination(payout.destination)}.
+      Pays <Money amount={payout.amount} currencyCode={payout.currencyCode} /> (fee{' '}
+      <Money amount={payout.fee} currencyCode={payout.currencyCode} />) from wallet {payout.walletId} to{' '}
+      {describeDestination(payout.destination)}.
     </>
   ),
   routes: payoutRoutes,
@@ -120,7 +136,8 @@ const WITHDRAWALS: CaseKind<Withdrawal> = {
   destination: (withdrawal) => `${describeDestination(withdrawal.destination)}, from ${SOURCES[withdrawal.source]}`,
   summary: (withdrawal) => (
     <>
-      Withdraws <Money amount={withdrawal.amount} currencyCode={withdrawal.currencyCode} /> of {SOURCES[withdrawal.source]} to {describeDestination(withdrawal.destination)}.
+      Withdraws <Money amount={withdrawal.amount} currencyCode={withdrawal.currencyCode} /> of {SOURCES[withdrawal.source]} to{' '}
+      {describeDestination(withdrawal.destination)}.
     </>
   ),
   routes: withdrawalRoutes,

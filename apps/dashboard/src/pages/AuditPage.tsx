@@ -61,7 +61,9 @@ function AuditEventDetails({ event }: { event: AuditEvent }) {
           </Table.Tbody>
         </Table>
       )}
-      {details.other.length > 0 && <DetailTable caption="Other details" rows={details.other.map((entry) => ({ label: entry.field, value: entry.value }))} />}
+      {details.other.length > 0 && (
+        <DetailTable caption="Other details" rows={details.other.map((entry) => ({ label: entry.field, value: entry.value }))} />
+      )}
     </Stack>
   );
 }
@@ -122,12 +124,39 @@ function AuditFilterForm({ filters, onApply }: { filters: AuditFilters; onApply:
     <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter audit events">
       <AppForm onSubmit={apply}>
         <Group align="flex-end" wrap="wrap">
-          <TextInput label="Action" placeholder="team_member.role_changed" value={values.action} onChange={set('action')} error={errors.action} />
+          <TextInput
+            label="Action"
+            placeholder="team_member.role_changed"
+            value={values.action}
+            onChange={set('action')}
+            error={errors.action}
+          />
           <TextInput label="Actor id" value={values.actorId} onChange={set('actorId')} error={errors.actorId} />
-          <TextInput label="Target type" placeholder="api_key" value={values.targetType} onChange={set('targetType')} error={errors.targetType} w={150} />
+          <TextInput
+            label="Target type"
+            placeholder="api_key"
+            value={values.targetType}
+            onChange={set('targetType')}
+            error={errors.targetType}
+            w={150}
+          />
           <TextInput label="Target id" value={values.targetId} onChange={set('targetId')} error={errors.targetId} />
-          <TextInput label="From" description="Your time zone, inclusive" type="datetime-local" value={values.from} onChange={set('from')} error={errors.from} />
-          <TextInput label="Until" description="Your time zone, exclusive" type="datetime-local" value={values.to} onChange={set('to')} error={errors.to} />
+          <TextInput
+            label="From"
+            description="Your time zone, inclusive"
+            type="datetime-local"
+            value={values.from}
+            onChange={set('from')}
+            error={errors.from}
+          />
+          <TextInput
+            label="Until"
+            description="Your time zone, exclusive"
+            type="datetime-local"
+            value={values.to}
+            onChange={set('to')}
+            error={errors.to}
+          />
           <Button type="submit">Search</Button>
           <Button variant="subtle" onClick={() => onApply({})}>
             Clear
@@ -154,7 +183,9 @@ export function AuditPage() {
         columns={columns}
         rowId={(event) => event.id}
         emptyTitle="No audit events"
-        emptyDescription={filterKey === '{}' ? 'Key, team, session, approval, freeze and fee actions are recorded here.' : 'No event matches these filters.'}
+        emptyDescription={
+          filterKey === '{}' ? 'Key, team, session, approval, freeze and fee actions are recorded here.' : 'No event matches these filters.'
+        }
       />
     </>
   );

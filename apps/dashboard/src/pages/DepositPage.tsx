@@ -27,13 +27,23 @@ function depositFacts(deposit: Deposit) {
     ['Fee', money(deposit.fee)],
     ['Source', deposit.source === 'momo' ? 'Mobile money' : 'Bank slip'],
     ['Reference', deposit.externalRef],
-    ['Journal entry', <JournalEntryLink key="entry" entryId={deposit.journalEntryId} missing={deposit.status === 'completed' ? 'Awaiting the ledger' : 'None: not credited'} />],
+    [
+      'Journal entry',
+      <JournalEntryLink
+        key="entry"
+        entryId={deposit.journalEntryId}
+        missing={deposit.status === 'completed' ? 'Awaiting the ledger' : 'None: not credited'}
+      />,
+    ],
     ['Received', <DateTime key="created" value={deposit.createdAt} />],
   ] as const;
   const rejection = deposit.rejectionReason === null ? [] : ([['Rejected because', deposit.rejectionReason]] as const);
   const origin =
     deposit.source === 'momo'
-      ? ([['Provider', orDash(deposit.providerCode)], ['Phone number', orDash(deposit.phoneNumber)]] as const)
+      ? ([
+          ['Provider', orDash(deposit.providerCode)],
+          ['Phone number', orDash(deposit.phoneNumber)],
+        ] as const)
       : ([
           ['Bank', orDash(deposit.bankCode)],
           ['Slip reference', orDash(deposit.slipReference)],
@@ -78,9 +88,13 @@ function VerifySlip({ deposit }: { deposit: Deposit }) {
 export function DepositPage() {
   const { depositId } = routeApi.useParams();
   const principal = usePrincipal();
-  const deposit = useQuery({ queryKey: ['deposit', depositId], queryFn: ({ signal }) => api.call(depositRoutes.get, { params: { id: depositId }, signal }) });
+  const deposit = useQuery({
+    queryKey: ['deposit', depositId],
+    queryFn: ({ signal }) => api.call(depositRoutes.get, { params: { id: depositId }, signal }),
+  });
   if (deposit.isPending) return <LoadingState label="Loading the deposit" />;
-  if (deposit.isError) return <ErrorState error={deposit.error} title="Could not load the deposit" onRetry={() => void deposit.refetch()} />;
+  if (deposit.isError)
+    return <ErrorState error={deposit.error} title="Could not load the deposit" onRetry={() => void deposit.refetch()} />;
   const shown = deposit.data;
   const verifiable = shown.source === 'bank_slip' && shown.status === 'pending' && canCall(principal.scopes, depositRoutes.verify);
   return (

@@ -1,7 +1,14 @@
 import { Button, Card, FileInput, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { BANK_STATEMENT_BODY, bankStatementCsvQuerySchema, type Deposit, DEPOSIT_SOURCES, DEPOSIT_STATUSES, depositRoutes } from '@wallet/contracts';
+import {
+  BANK_STATEMENT_BODY,
+  bankStatementCsvQuerySchema,
+  type Deposit,
+  DEPOSIT_SOURCES,
+  DEPOSIT_STATUSES,
+  depositRoutes,
+} from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
 import { fillingPages } from '../api/pages';
@@ -37,9 +44,18 @@ const columns = helper.columns([
   helper.accessor('walletId', { header: 'Wallet', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
   helper.accessor('source', { header: 'Source', cell: (info) => (info.getValue() === 'momo' ? 'Mobile money' : 'Bank slip') }),
   helper.accessor('externalRef', { header: 'Reference' }),
-  helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-  helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} /> }),
+  helper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
+  helper.accessor('fee', {
+    header: 'Fee',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
+  }),
   helper.accessor('createdAt', { header: 'Received', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -77,7 +93,8 @@ function StatementImport({ onImported }: { onImported: (importId: string) => voi
     const checked = checkForm(bankStatementCsvQuerySchema, { bankCode: bankCode.trim(), currencyCode: currencyCode.trim().toUpperCase() });
     const problems: FieldErrors = checked.ok ? {} : { ...checked.errors };
     if (file === null) problems.file = 'Choose the statement file';
-    else if (file.size > BANK_STATEMENT_BODY.limitBytes) problems.file = `The file is larger than ${BANK_STATEMENT_BODY.limitBytes / (1024 * 1024)} MiB`;
+    else if (file.size > BANK_STATEMENT_BODY.limitBytes)
+      problems.file = `The file is larger than ${BANK_STATEMENT_BODY.limitBytes / (1024 * 1024)} MiB`;
     setErrors(problems);
     if (checked.ok && file !== null && Object.keys(problems).length === 0) upload.mutate({ query: checked.value, file });
   };
@@ -87,13 +104,38 @@ function StatementImport({ onImported }: { onImported: (importId: string) => voi
         Import a bank statement
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        A CSV with the header date,reference,amount,description. Pending bank slips are verified against its lines; a line already imported is not stored twice.
+        A CSV with the header date,reference,amount,description. Pending bank slips are verified against its lines; a line already imported
+        is not stored twice.
       </Text>
       <AppForm onSubmit={submit}>
         <Group align="flex-start" wrap="wrap">
-          <TextInput label="Bank code" required value={bankCode} onChange={(event) => setBankCode(event.currentTarget.value)} error={errors.bankCode} />
-          <TextInput label="Currency" required placeholder="UGX" value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
-          <FileInput label="Statement (CSV)" required accept=".csv,text/csv" value={file} onChange={setFile} error={errors.file} w={260} clearable clearButtonProps={{ 'aria-label': 'Clear the chosen file' }} />
+          <TextInput
+            label="Bank code"
+            required
+            value={bankCode}
+            onChange={(event) => setBankCode(event.currentTarget.value)}
+            error={errors.bankCode}
+          />
+          <TextInput
+            label="Currency"
+            required
+            placeholder="UGX"
+            value={currencyCode}
+            onChange={(event) => setCurrencyCode(event.currentTarget.value)}
+            error={errors.currencyCode}
+            w={110}
+          />
+          <FileInput
+            label="Statement (CSV)"
+            required
+            accept=".csv,text/csv"
+            value={file}
+            onChange={setFile}
+            error={errors.file}
+            w={260}
+            clearable
+            clearButtonProps={{ 'aria-label': 'Clear the chosen file' }}
+          />
           <Button type="submit" mt={25} loading={upload.isPending}>
             Import
           </Button>
@@ -102,7 +144,11 @@ function StatementImport({ onImported }: { onImported: (importId: string) => voi
       {upload.isError && <ErrorState error={upload.error} title="The statement was not imported" />}
       {upload.isSuccess && (
         <Text size="sm" mt="sm" role="status">
-          Import <Text span ff="monospace">{upload.data.id}</Text>: {upload.data.imported} lines stored, {upload.data.duplicates} already imported before.
+          Import{' '}
+          <Text span ff="monospace">
+            {upload.data.id}
+          </Text>
+          : {upload.data.imported} lines stored, {upload.data.duplicates} already imported before.
         </Text>
       )}
     </Card>
@@ -118,7 +164,14 @@ export function DepositsPage() {
   return (
     <Stack>
       <PageTitle>Deposits</PageTitle>
-      <FilterForm key={filterKey} label="Filter deposits" schema={depositFiltersSchema} fields={FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={filterKey}
+        label="Filter deposits"
+        schema={depositFiltersSchema}
+        fields={FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         key={filterKey}
         caption="Deposits, newest first"
@@ -127,10 +180,14 @@ export function DepositsPage() {
         columns={columns}
         rowId={(deposit) => deposit.id}
         emptyTitle="No deposits"
-        emptyDescription={filterKey === '{}' ? 'Mobile money deposits and bank slips appear here as they arrive.' : 'No deposit matches these filters.'}
+        emptyDescription={
+          filterKey === '{}' ? 'Mobile money deposits and bank slips appear here as they arrive.' : 'No deposit matches these filters.'
+        }
       />
       {canCall(principal.scopes, depositRoutes.importStatement) && <StatementImport onImported={setImportId} />}
-      {canCall(principal.scopes, depositRoutes.statementLines) && <StatementLinesSection importId={importId} onShowAllImports={() => setImportId(null)} />}
+      {canCall(principal.scopes, depositRoutes.statementLines) && (
+        <StatementLinesSection importId={importId} onShowAllImports={() => setImportId(null)} />
+      )}
     </Stack>
   );
 }

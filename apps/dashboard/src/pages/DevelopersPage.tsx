@@ -38,10 +38,18 @@ export function DevelopersPage() {
           {allowed.includes('logs') && <Tabs.Tab value="logs">Request logs</Tabs.Tab>}
         </Tabs.List>
         <Tabs.Panel value="keys">
-          <ApiKeysSection environment={search.environment} onEnvironment={(environment) => void navigate({ search: (current) => ({ ...current, environment }) })} />
+          <ApiKeysSection
+            environment={search.environment}
+            onEnvironment={(environment) => void navigate({ search: (current) => ({ ...current, environment }) })}
+          />
         </Tabs.Panel>
         <Tabs.Panel value="logs">
-          <RequestLogsSection filters={requestLogFiltersOf(search)} onApply={(filters) => void navigate({ search: (current) => ({ tab: current.tab, environment: current.environment, ...filters }) })} />
+          <RequestLogsSection
+            filters={requestLogFiltersOf(search)}
+            onApply={(filters) =>
+              void navigate({ search: (current) => ({ tab: current.tab, environment: current.environment, ...filters }) })
+            }
+          />
         </Tabs.Panel>
       </Tabs>
     </>

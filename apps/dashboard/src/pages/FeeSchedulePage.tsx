@@ -25,7 +25,13 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 /** An optional amount of a rule: absent is an open bound. */
 function Bound({ amount, currencyCode, open }: { amount: string | null; currencyCode: string; open: string }) {
-  return amount === null ? <Text size="sm" c="dimmed">{open}</Text> : <Money amount={amount} currencyCode={currencyCode} />;
+  return amount === null ? (
+    <Text size="sm" c="dimmed">
+      {open}
+    </Text>
+  ) : (
+    <Money amount={amount} currencyCode={currencyCode} />
+  );
 }
 
 function RulesTable({ rules }: { rules: FeeRule[] }) {
@@ -51,12 +57,22 @@ function RulesTable({ rules }: { rules: FeeRule[] }) {
             <Table.Tr key={rule.id}>
               <Table.Th scope="row">{rule.transactionType}</Table.Th>
               <Table.Td>{rule.currencyCode}</Table.Td>
-              <Table.Td><Bound amount={rule.minAmount} currencyCode={rule.currencyCode} open="any" /></Table.Td>
-              <Table.Td><Bound amount={rule.maxAmount} currencyCode={rule.currencyCode} open="any" /></Table.Td>
-              <Table.Td><Money amount={rule.flatFee} currencyCode={rule.currencyCode} /></Table.Td>
+              <Table.Td>
+                <Bound amount={rule.minAmount} currencyCode={rule.currencyCode} open="any" />
+              </Table.Td>
+              <Table.Td>
+                <Bound amount={rule.maxAmount} currencyCode={rule.currencyCode} open="any" />
+              </Table.Td>
+              <Table.Td>
+                <Money amount={rule.flatFee} currencyCode={rule.currencyCode} />
+              </Table.Td>
               <Table.Td>{percentText(rule.percentageFee)}</Table.Td>
-              <Table.Td><Bound amount={rule.minFee} currencyCode={rule.currencyCode} open="none" /></Table.Td>
-              <Table.Td><Bound amount={rule.maxFee} currencyCode={rule.currencyCode} open="none" /></Table.Td>
+              <Table.Td>
+                <Bound amount={rule.minFee} currencyCode={rule.currencyCode} open="none" />
+              </Table.Td>
+              <Table.Td>
+                <Bound amount={rule.maxFee} currencyCode={rule.currencyCode} open="none" />
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -67,9 +83,13 @@ function RulesTable({ rules }: { rules: FeeRule[] }) {
 
 export function FeeSchedulePage() {
   const { scheduleId } = routeApi.useParams();
-  const schedule = useQuery({ queryKey: ['fee-schedule', scheduleId], queryFn: ({ signal }) => api.call(feeRoutes.get, { params: { id: scheduleId }, signal }) });
+  const schedule = useQuery({
+    queryKey: ['fee-schedule', scheduleId],
+    queryFn: ({ signal }) => api.call(feeRoutes.get, { params: { id: scheduleId }, signal }),
+  });
   if (schedule.isPending) return <LoadingState label="Loading the fee schedule" />;
-  if (schedule.isError) return <ErrorState error={schedule.error} title="Could not load the fee schedule" onRetry={() => void schedule.refetch()} />;
+  if (schedule.isError)
+    return <ErrorState error={schedule.error} title="Could not load the fee schedule" onRetry={() => void schedule.refetch()} />;
   const shown = schedule.data;
   return (
     <Stack>
@@ -81,7 +101,13 @@ export function FeeSchedulePage() {
           </Badge>{' '}
           {shown.publishedAt && <DateTime value={shown.publishedAt} />}
         </Fact>
-        <Fact label="Default">{shown.isDefault ? <Badge color="blue">The tenant's default</Badge> : <Text size="sm">{shown.defaultOnPublish && shown.status === 'draft' ? 'Becomes the default when published' : 'No'}</Text>}</Fact>
+        <Fact label="Default">
+          {shown.isDefault ? (
+            <Badge color="blue">The tenant's default</Badge>
+          ) : (
+            <Text size="sm">{shown.defaultOnPublish && shown.status === 'draft' ? 'Becomes the default when published' : 'No'}</Text>
+          )}
+        </Fact>
         <Fact label="Made by">
           <Text size="sm">{shown.origin === 'system' ? 'The platform' : 'The tenant'}</Text>
         </Fact>

@@ -28,11 +28,34 @@ const columns = helper.columns([
       </RouterAnchor>
     ),
   }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={info.getValue() === 'published' ? 'green' : 'gray'} variant="light">{info.getValue()}</Badge> }),
-  helper.accessor('isDefault', { header: 'Default', cell: (info) => (info.getValue() ? <Badge color="blue">Default</Badge> : info.row.original.defaultOnPublish && info.row.original.status === 'draft' ? <Text size="xs">when published</Text> : <Text size="xs">—</Text>) }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => (
+      <Badge color={info.getValue() === 'published' ? 'green' : 'gray'} variant="light">
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
+  helper.accessor('isDefault', {
+    header: 'Default',
+    cell: (info) =>
+      info.getValue() ? (
+        <Badge color="blue">Default</Badge>
+      ) : info.row.original.defaultOnPublish && info.row.original.status === 'draft' ? (
+        <Text size="xs">when published</Text>
+      ) : (
+        <Text size="xs">—</Text>
+      ),
+  }),
   helper.accessor('origin', { header: 'Made by', cell: (info) => (info.getValue() === 'system' ? 'Platform' : 'Tenant') }),
   helper.accessor('platformCommissionBps', { header: 'Platform commission', cell: (info) => basisPointsAsPercent(info.getValue()) }),
-  helper.accessor('publishedAt', { header: 'Published', cell: (info) => { const at = info.getValue(); return at ? <DateTime value={at} /> : '—'; } }),
+  helper.accessor('publishedAt', {
+    header: 'Published',
+    cell: (info) => {
+      const at = info.getValue();
+      return at ? <DateTime value={at} /> : '—';
+    },
+  }),
 ]);
 
 function QuoteResult({ query }: { query: FeeQuoteQuery }) {
@@ -50,7 +73,11 @@ function QuoteResult({ query }: { query: FeeQuoteQuery }) {
       </Text>
       {answer.scheduleId ? (
         <Text size="sm" c="dimmed">
-          By rule <Text span ff="monospace">{answer.ruleId}</Text> of the default schedule{' '}
+          By rule{' '}
+          <Text span ff="monospace">
+            {answer.ruleId}
+          </Text>{' '}
+          of the default schedule{' '}
           <RouterAnchor to="/fees/$scheduleId" params={{ scheduleId: answer.scheduleId }} size="sm" underline="always">
             {answer.scheduleId}
           </RouterAnchor>
@@ -72,7 +99,11 @@ function QuoteCalculator() {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [query, setQuery] = useState<FeeQuoteQuery | null>(null);
   const submit = () => {
-    const checked = checkForm(feeQuoteFormSchema, { transactionType: transactionType as FeeQuoteQuery['transactionType'], currencyCode: currencyCode.trim().toUpperCase(), amount: amount.trim() });
+    const checked = checkForm(feeQuoteFormSchema, {
+      transactionType: transactionType as FeeQuoteQuery['transactionType'],
+      currencyCode: currencyCode.trim().toUpperCase(),
+      amount: amount.trim(),
+    });
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
     setQuery(checked.value);
@@ -84,9 +115,34 @@ function QuoteCalculator() {
       </Title>
       <AppForm onSubmit={submit}>
         <Group align="flex-start" wrap="wrap" mb="sm">
-          <Select label="Transaction" data={FEE_TRANSACTION_TYPES.map((type) => ({ value: type, label: type }))} value={transactionType} onChange={(value) => setTransactionType(value ?? 'transfer')} allowDeselect={false} w={150} error={errors.transactionType} />
-          <TextInput label="Currency" placeholder="USD" required value={currencyCode} onChange={(event) => setCurrencyCode(event.currentTarget.value)} error={errors.currencyCode} w={110} />
-          <TextInput label="Amount" placeholder="1250.00" required inputMode="decimal" value={amount} onChange={(event) => setAmount(event.currentTarget.value)} error={errors.amount} w={200} />
+          <Select
+            label="Transaction"
+            data={FEE_TRANSACTION_TYPES.map((type) => ({ value: type, label: type }))}
+            value={transactionType}
+            onChange={(value) => setTransactionType(value ?? 'transfer')}
+            allowDeselect={false}
+            w={150}
+            error={errors.transactionType}
+          />
+          <TextInput
+            label="Currency"
+            placeholder="USD"
+            required
+            value={currencyCode}
+            onChange={(event) => setCurrencyCode(event.currentTarget.value)}
+            error={errors.currencyCode}
+            w={110}
+          />
+          <TextInput
+            label="Amount"
+            placeholder="1250.00"
+            required
+            inputMode="decimal"
+            value={amount}
+            onChange={(event) => setAmount(event.currentTarget.value)}
+            error={errors.amount}
+            w={200}
+          />
           <Button type="submit" mt={25}>
             Quote
           </Button>
@@ -114,7 +170,14 @@ export function FeesPage() {
             Fee schedules
           </Title>
           <Paper withBorder p="sm" component="search" aria-label="Filter fee schedules">
-            <Select label="Status" data={STATUSES} value={filters.status ?? ''} onChange={(value) => void navigate({ search: value ? { status: value as (typeof FEE_SCHEDULE_STATUSES)[number] } : {} })} allowDeselect={false} w={160} />
+            <Select
+              label="Status"
+              data={STATUSES}
+              value={filters.status ?? ''}
+              onChange={(value) => void navigate({ search: value ? { status: value as (typeof FEE_SCHEDULE_STATUSES)[number] } : {} })}
+              allowDeselect={false}
+              w={160}
+            />
           </Paper>
           <PagedTable
             key={filterKey}
@@ -124,7 +187,9 @@ export function FeesPage() {
             columns={columns}
             rowId={(schedule) => schedule.id}
             emptyTitle="No fee schedules"
-            emptyDescription={filterKey === '{}' ? 'Without a published default schedule, no fee is charged.' : 'No schedule has this status.'}
+            emptyDescription={
+              filterKey === '{}' ? 'Without a published default schedule, no fee is charged.' : 'No schedule has this status.'
+            }
           />
         </Stack>
       )}

@@ -75,9 +75,13 @@ function LinesTable({ entry }: { entry: JournalEntry }) {
 
 export function JournalEntryPage() {
   const { entryId } = routeApi.useParams();
-  const entry = useQuery({ queryKey: ['journal-entry', entryId], queryFn: ({ signal }) => api.call(ledgerRoutes.entry, { params: { id: entryId }, signal }) });
+  const entry = useQuery({
+    queryKey: ['journal-entry', entryId],
+    queryFn: ({ signal }) => api.call(ledgerRoutes.entry, { params: { id: entryId }, signal }),
+  });
   if (entry.isPending) return <LoadingState label="Loading the journal entry" />;
-  if (entry.isError) return <ErrorState error={entry.error} title="Could not load the journal entry" onRetry={() => void entry.refetch()} />;
+  if (entry.isError)
+    return <ErrorState error={entry.error} title="Could not load the journal entry" onRetry={() => void entry.refetch()} />;
   const shown = entry.data;
   return (
     <Stack>

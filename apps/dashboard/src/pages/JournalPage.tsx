@@ -39,8 +39,18 @@ const helper = columnsOf<JournalEntry>();
 const columns = helper.columns([
   helper.accessor('createdAt', { header: 'Date', cell: (info) => <DateTime value={info.getValue()} /> }),
   helper.accessor('id', { header: 'Entry', cell: (info) => <EntryLink id={info.getValue()} /> }),
-  helper.accessor('kind', { header: 'Kind', cell: (info) => <Badge variant="light" color={info.row.original.reversesEntryId ? 'orange' : 'gray'}>{info.getValue()}</Badge> }),
-  helper.accessor('reference', { header: 'Reference', cell: (info) => <Text size="xs" ff="monospace">{`${info.getValue().type} · ${info.getValue().id}`}</Text> }),
+  helper.accessor('kind', {
+    header: 'Kind',
+    cell: (info) => (
+      <Badge variant="light" color={info.row.original.reversesEntryId ? 'orange' : 'gray'}>
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
+  helper.accessor('reference', {
+    header: 'Reference',
+    cell: (info) => <Text size="xs" ff="monospace">{`${info.getValue().type} · ${info.getValue().id}`}</Text>,
+  }),
   helper.display({ id: 'lines', header: 'Lines', cell: (info) => <EntryLines entry={info.row.original} /> }),
 ]);
 
@@ -70,11 +80,46 @@ function JournalFilterForm({ filters, onApply }: { filters: JournalFilters; onAp
     <Paper withBorder p="sm" mb="md" component="search" aria-label="Filter journal entries">
       <AppForm onSubmit={apply}>
         <Group align="flex-start" wrap="wrap">
-          <Select label="Kind" data={KINDS} value={kind} onChange={(value) => setKind(value ?? '')} allowDeselect={false} w={190} error={errors.kind} />
-          <TextInput label="Account name" placeholder="wallet:owner-1" value={accountName} onChange={(event) => setAccountName(event.currentTarget.value)} error={errors.accountName} w={220} />
-          <TextInput label="Wallet id" value={walletId} onChange={(event) => setWalletId(event.currentTarget.value)} error={errors.walletId} w={220} />
-          <TextInput type="datetime-local" step={1} label="From" value={from} onChange={(event) => setFrom(event.currentTarget.value)} error={errors.from} />
-          <TextInput type="datetime-local" step={1} label="To" value={to} onChange={(event) => setTo(event.currentTarget.value)} error={errors.to} />
+          <Select
+            label="Kind"
+            data={KINDS}
+            value={kind}
+            onChange={(value) => setKind(value ?? '')}
+            allowDeselect={false}
+            w={190}
+            error={errors.kind}
+          />
+          <TextInput
+            label="Account name"
+            placeholder="wallet:owner-1"
+            value={accountName}
+            onChange={(event) => setAccountName(event.currentTarget.value)}
+            error={errors.accountName}
+            w={220}
+          />
+          <TextInput
+            label="Wallet id"
+            value={walletId}
+            onChange={(event) => setWalletId(event.currentTarget.value)}
+            error={errors.walletId}
+            w={220}
+          />
+          <TextInput
+            type="datetime-local"
+            step={1}
+            label="From"
+            value={from}
+            onChange={(event) => setFrom(event.currentTarget.value)}
+            error={errors.from}
+          />
+          <TextInput
+            type="datetime-local"
+            step={1}
+            label="To"
+            value={to}
+            onChange={(event) => setTo(event.currentTarget.value)}
+            error={errors.to}
+          />
           <Group gap="xs" mt={25}>
             <Button type="submit">Search</Button>
             <Button variant="subtle" onClick={() => onApply({})}>

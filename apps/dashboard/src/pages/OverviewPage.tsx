@@ -1,6 +1,15 @@
 import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { analyticsRoutes, type Page, PAGE_LIMIT_MAX, payoutRoutes, reconciliationRoutes, type RouteContract, treasuryRoutes, withdrawalRoutes } from '@wallet/contracts';
+import {
+  analyticsRoutes,
+  type Page,
+  PAGE_LIMIT_MAX,
+  payoutRoutes,
+  reconciliationRoutes,
+  type RouteContract,
+  treasuryRoutes,
+  withdrawalRoutes,
+} from '@wallet/contracts';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
@@ -28,8 +37,10 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 function TreasuryBalances() {
   const balances = useQuery({ queryKey: ['treasury', 'balances'], queryFn: ({ signal }) => api.call(treasuryRoutes.balances, { signal }) });
   if (balances.isPending) return <LoadingState label="Loading balances" />;
-  if (balances.isError) return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
-  if (balances.data.data.length === 0) return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
+  if (balances.isError)
+    return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
+  if (balances.data.data.length === 0)
+    return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table>
@@ -47,10 +58,18 @@ function TreasuryBalances() {
           {balances.data.data.map((row) => (
             <Table.Tr key={row.currencyCode}>
               <Table.Th scope="row">{row.currencyCode}</Table.Th>
-              <Table.Td><Money amount={row.operatingFloat} currencyCode={row.currencyCode} display="none" /></Table.Td>
-              <Table.Td><Money amount={row.tenantFeeRevenue} currencyCode={row.currencyCode} display="none" /></Table.Td>
-              <Table.Td><Money amount={row.suspense} currencyCode={row.currencyCode} display="none" /></Table.Td>
-              <Table.Td><Money amount={row.payoutClearing} currencyCode={row.currencyCode} display="none" /></Table.Td>
+              <Table.Td>
+                <Money amount={row.operatingFloat} currencyCode={row.currencyCode} display="none" />
+              </Table.Td>
+              <Table.Td>
+                <Money amount={row.tenantFeeRevenue} currencyCode={row.currencyCode} display="none" />
+              </Table.Td>
+              <Table.Td>
+                <Money amount={row.suspense} currencyCode={row.currencyCode} display="none" />
+              </Table.Td>
+              <Table.Td>
+                <Money amount={row.payoutClearing} currencyCode={row.currencyCode} display="none" />
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -63,7 +82,15 @@ function TreasuryBalances() {
  * Pending cases of one maker-checker list, counted from its first page of the largest size:
  * more than a page of them shows as "200+", which is all a glance at the overview needs.
  */
-function PendingCount({ label, queryKey, fetchPending }: { label: string; queryKey: string; fetchPending: (signal: AbortSignal) => Promise<Page<unknown>> }) {
+function PendingCount({
+  label,
+  queryKey,
+  fetchPending,
+}: {
+  label: string;
+  queryKey: string;
+  fetchPending: (signal: AbortSignal) => Promise<Page<unknown>>;
+}) {
   const pending = useQuery({ queryKey: ['pending', queryKey], queryFn: ({ signal }) => fetchPending(signal) });
   if (pending.isPending) return <LoadingState label={`Counting ${label.toLowerCase()}`} />;
   if (pending.isError) return <ErrorState error={pending.error} title={`Could not count ${label.toLowerCase()}`} />;
@@ -82,19 +109,28 @@ const PENDING = { status: 'pending', limit: PAGE_LIMIT_MAX } as const;
 
 /** The tenant's reconciliation checks as of now (each goes on from its checkpoint, so this is cheap). */
 function Reconciliation() {
-  const result = useQuery({ queryKey: ['reconciliation'], queryFn: ({ signal }) => api.call(reconciliationRoutes.tenant, { signal }), staleTime: 5 * 60_000 });
+  const result = useQuery({
+    queryKey: ['reconciliation'],
+    queryFn: ({ signal }) => api.call(reconciliationRoutes.tenant, { signal }),
+    staleTime: 5 * 60_000,
+  });
   if (result.isPending) return <LoadingState label="Running the reconciliation checks" />;
-  if (result.isError) return <ErrorState error={result.error} title="Could not run the reconciliation checks" onRetry={() => void result.refetch()} />;
+  if (result.isError)
+    return <ErrorState error={result.error} title="Could not run the reconciliation checks" onRetry={() => void result.refetch()} />;
   const mismatched = result.data.checks.filter((check) => check.status === 'mismatch');
   return (
     <Stack gap="xs">
       <Group gap="sm">
-        <Badge color={result.data.status === 'ok' ? 'green' : 'red'} size="lg">{result.data.status === 'ok' ? 'All checks pass' : 'Mismatch'}</Badge>
+        <Badge color={result.data.status === 'ok' ? 'green' : 'red'} size="lg">
+          {result.data.status === 'ok' ? 'All checks pass' : 'Mismatch'}
+        </Badge>
         <Text size="sm" c="dimmed">
           Checked <DateTime value={result.data.checkedAt} />
         </Text>
       </Group>
-      {mismatched.length > 0 && <Text size="sm">Mismatched: {mismatched.map((check) => `${check.name} (${check.mismatches.length})`).join(', ')}</Text>}
+      {mismatched.length > 0 && (
+        <Text size="sm">Mismatched: {mismatched.map((check) => `${check.name} (${check.mismatches.length})`).join(', ')}</Text>
+      )}
     </Stack>
   );
 }
@@ -102,7 +138,8 @@ function Reconciliation() {
 function Analytics() {
   const analytics = useQuery({ queryKey: ['analytics'], queryFn: ({ signal }) => api.call(analyticsRoutes.tenant, { query: {}, signal }) });
   if (analytics.isPending) return <LoadingState label="Loading analytics" />;
-  if (analytics.isError) return <ErrorState error={analytics.error} title="Could not load analytics" onRetry={() => void analytics.refetch()} />;
+  if (analytics.isError)
+    return <ErrorState error={analytics.error} title="Could not load analytics" onRetry={() => void analytics.refetch()} />;
   if (analytics.data.currencies.length === 0) return <Empty title="No activity in the last 30 days" />;
   return (
     <Suspense fallback={<LoadingState label="Loading charts" />}>
@@ -115,8 +152,22 @@ export function OverviewPage() {
   const principal = usePrincipal();
   const may = (route: RouteContract) => canCall(principal.scopes, route);
   const approvals = [
-    may(payoutRoutes.list) && <PendingCount key="payouts" label="Payouts awaiting approval" queryKey="payouts" fetchPending={(signal) => api.call(payoutRoutes.list, { query: PENDING, signal })} />,
-    may(withdrawalRoutes.list) && <PendingCount key="withdrawals" label="Withdrawals awaiting approval" queryKey="withdrawals" fetchPending={(signal) => api.call(withdrawalRoutes.list, { query: PENDING, signal })} />,
+    may(payoutRoutes.list) && (
+      <PendingCount
+        key="payouts"
+        label="Payouts awaiting approval"
+        queryKey="payouts"
+        fetchPending={(signal) => api.call(payoutRoutes.list, { query: PENDING, signal })}
+      />
+    ),
+    may(withdrawalRoutes.list) && (
+      <PendingCount
+        key="withdrawals"
+        label="Withdrawals awaiting approval"
+        queryKey="withdrawals"
+        fetchPending={(signal) => api.call(withdrawalRoutes.list, { query: PENDING, signal })}
+      />
+    ),
   ].filter(Boolean);
   return (
     <Stack>

@@ -20,7 +20,13 @@ const routeApi = getRouteApi('/_session/payouts/$payoutId');
 
 function payoutFacts(payout: PayoutCase) {
   const money = (amount: string) => <Money amount={amount} currencyCode={payout.currencyCode} />;
-  const decided = payout.decidedBy === null ? [] : ([['Decided by', payout.decidedBy], ['Decided', payout.decidedAt === null ? '—' : <DateTime key="decided" value={payout.decidedAt} />]] as const);
+  const decided =
+    payout.decidedBy === null
+      ? []
+      : ([
+          ['Decided by', payout.decidedBy],
+          ['Decided', payout.decidedAt === null ? '—' : <DateTime key="decided" value={payout.decidedAt} />],
+        ] as const);
   return [
     ['Status', <StatusBadge key="status" status={payout.status} awaitingLedger={payout.awaitingLedger} />],
     ['Wallet', <WalletLink key="wallet" walletId={payout.walletId} />],
@@ -33,8 +39,22 @@ function payoutFacts(payout: PayoutCase) {
     ...decided,
     ...(payout.rejectionReason === null ? [] : ([['Rejected because', payout.rejectionReason]] as const)),
     ...(payout.failureCode === null ? [] : ([['Hold refused with', payout.failureCode]] as const)),
-    ['Hold entry', <JournalEntryLink key="hold" entryId={payout.holdJournalEntryId} missing={payout.failureCode === null ? 'Awaiting the ledger' : 'None: refused'} />],
-    ['Decision entry', <JournalEntryLink key="decision" entryId={payout.decisionJournalEntryId} missing={payout.status === 'pending' ? 'Not decided yet' : 'Awaiting the ledger'} />],
+    [
+      'Hold entry',
+      <JournalEntryLink
+        key="hold"
+        entryId={payout.holdJournalEntryId}
+        missing={payout.failureCode === null ? 'Awaiting the ledger' : 'None: refused'}
+      />,
+    ],
+    [
+      'Decision entry',
+      <JournalEntryLink
+        key="decision"
+        entryId={payout.decisionJournalEntryId}
+        missing={payout.status === 'pending' ? 'Not decided yet' : 'Awaiting the ledger'}
+      />,
+    ],
     ['Rail reference', payout.railReference ?? '—'],
     ...(payout.railFailureReason === null ? [] : ([['Delivery failed because', payout.railFailureReason]] as const)),
     ['Outcome entry', <JournalEntryLink key="outcome" entryId={payout.outcomeJournalEntryId} missing="Not delivered yet" />],
@@ -44,7 +64,10 @@ function payoutFacts(payout: PayoutCase) {
 export function PayoutPage() {
   const { payoutId } = routeApi.useParams();
   const principal = usePrincipal();
-  const payout = useQuery({ queryKey: ['payout', payoutId], queryFn: ({ signal }) => api.call(payoutRoutes.get, { params: { id: payoutId }, signal }) });
+  const payout = useQuery({
+    queryKey: ['payout', payoutId],
+    queryFn: ({ signal }) => api.call(payoutRoutes.get, { params: { id: payoutId }, signal }),
+  });
   if (payout.isPending) return <LoadingState label="Loading the payout" />;
   if (payout.isError) return <ErrorState error={payout.error} title="Could not load the payout" onRetry={() => void payout.refetch()} />;
   const shown = payout.data;
@@ -56,7 +79,9 @@ export function PayoutPage() {
         noun="payout"
         summary={
           <>
-            Pays <Money amount={shown.amount} currencyCode={shown.currencyCode} /> (fee <Money amount={shown.fee} currencyCode={shown.currencyCode} />) from wallet {shown.walletId} to {describeDestination(shown.destination)}.
+            Pays <Money amount={shown.amount} currencyCode={shown.currencyCode} /> (fee{' '}
+            <Money amount={shown.fee} currencyCode={shown.currencyCode} />) from wallet {shown.walletId} to{' '}
+            {describeDestination(shown.destination)}.
           </>
         }
         mayDecide={canCall(principal.scopes, payoutRoutes.approve)}

@@ -1,7 +1,15 @@
 import { Button, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { type CreatePayoutBody, createPayoutBodySchema, type PayoutCase, PAYOUT_METHODS, PAYOUT_STATUSES, type PayoutMethod, payoutRoutes } from '@wallet/contracts';
+import {
+  type CreatePayoutBody,
+  createPayoutBodySchema,
+  type PayoutCase,
+  PAYOUT_METHODS,
+  PAYOUT_STATUSES,
+  type PayoutMethod,
+  payoutRoutes,
+} from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
 import { fillingPages } from '../api/pages';
@@ -37,11 +45,27 @@ const columns = helper.columns([
     ),
   }),
   helper.accessor('walletId', { header: 'Wallet', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
-  helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-  helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
+  helper.accessor('fee', {
+    header: 'Fee',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-  helper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <Text ff="monospace" size="sm">{info.getValue()}</Text> }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} /> }),
+  helper.accessor('requestedBy', {
+    header: 'Requested by',
+    cell: (info) => (
+      <Text ff="monospace" size="sm">
+        {info.getValue()}
+      </Text>
+    ),
+  }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
+  }),
   helper.accessor('createdAt', { header: 'Requested', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -54,7 +78,15 @@ const FILTERS = [
 function checkPayout(values: Record<string, string>, method: PayoutMethod, requestedBy: string) {
   const destination = checkDestination(method, values);
   const currencyCode = values.currencyCode?.trim().toUpperCase() ?? '';
-  const body = { walletId: values.walletId?.trim() ?? '', amount: values.amount?.trim() ?? '', currencyCode, requestedBy, narration: optionalText(values.narration ?? ''), payoutMethod: method, destination: destination.ok ? destination.value : {} };
+  const body = {
+    walletId: values.walletId?.trim() ?? '',
+    amount: values.amount?.trim() ?? '',
+    currencyCode,
+    requestedBy,
+    narration: optionalText(values.narration ?? ''),
+    payoutMethod: method,
+    destination: destination.ok ? destination.value : {},
+  };
   const checked = checkForm(createPayoutBodySchema, body as CreatePayoutBody);
   const errors: FieldErrors = { ...(checked.ok ? {} : checked.errors), ...(destination.ok ? {} : destination.errors) };
   delete errors.destination;
@@ -92,20 +124,62 @@ function RequestPayout({ opened, onClose }: { opened: boolean; onClose: () => vo
     request.mutate(checked.value);
   };
   return (
-    <FormDialog title="Request a payout" opened={opened} onClose={onClose} onSubmit={submit} pending={request.isPending} error={request.error} failure="The payout was not requested" submitLabel="Request payout" size="lg">
+    <FormDialog
+      title="Request a payout"
+      opened={opened}
+      onClose={onClose}
+      onSubmit={submit}
+      pending={request.isPending}
+      error={request.error}
+      failure="The payout was not requested"
+      submitLabel="Request payout"
+      size="lg"
+    >
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <TextInput label="Wallet id" required placeholder="wl_…" value={values.walletId ?? ''} onChange={(event) => set('walletId', event.currentTarget.value)} error={errors.walletId} data-autofocus />
-        <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={(event) => set('amount', event.currentTarget.value)} error={errors.amount} />
-        <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={(event) => set('currencyCode', event.currentTarget.value)} error={errors.currencyCode} />
+        <TextInput
+          label="Wallet id"
+          required
+          placeholder="wl_…"
+          value={values.walletId ?? ''}
+          onChange={(event) => set('walletId', event.currentTarget.value)}
+          error={errors.walletId}
+          data-autofocus
+        />
+        <TextInput
+          label="Amount"
+          required
+          inputMode="decimal"
+          value={values.amount ?? ''}
+          onChange={(event) => set('amount', event.currentTarget.value)}
+          error={errors.amount}
+        />
+        <TextInput
+          label="Currency"
+          required
+          placeholder="UGX"
+          value={values.currencyCode ?? ''}
+          onChange={(event) => set('currencyCode', event.currentTarget.value)}
+          error={errors.currencyCode}
+        />
       </SimpleGrid>
       <Stack gap={4}>
         <Text size="sm" fw={500} id="payout-method">
           Method
         </Text>
-        <SegmentedControl aria-labelledby="payout-method" value={method} onChange={(value) => setMethod(value as PayoutMethod)} data={PAYOUT_METHODS.map((each) => ({ value: each, label: each === 'momo' ? 'Mobile money' : 'Bank' }))} />
+        <SegmentedControl
+          aria-labelledby="payout-method"
+          value={method}
+          onChange={(value) => setMethod(value as PayoutMethod)}
+          data={PAYOUT_METHODS.map((each) => ({ value: each, label: each === 'momo' ? 'Mobile money' : 'Bank' }))}
+        />
       </Stack>
       <DestinationFields method={method} values={values} errors={errors} onChange={set} />
-      <TextInput label="Narration" value={values.narration ?? ''} onChange={(event) => set('narration', event.currentTarget.value)} error={errors.narration} />
+      <TextInput
+        label="Narration"
+        value={values.narration ?? ''}
+        onChange={(event) => set('narration', event.currentTarget.value)}
+        error={errors.narration}
+      />
       <Text size="sm" c="dimmed">
         The amount and its fee are held from the wallet until an approver other than you decides.
       </Text>
@@ -125,7 +199,14 @@ export function PayoutsPage() {
         <PageTitle>Payouts</PageTitle>
         {canCall(principal.scopes, payoutRoutes.create) && <Button onClick={() => setRequesting(true)}>Request a payout</Button>}
       </Group>
-      <FilterForm key={filterKey} label="Filter payouts" schema={payoutFiltersSchema} fields={FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={filterKey}
+        label="Filter payouts"
+        schema={payoutFiltersSchema}
+        fields={FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         key={filterKey}
         caption="Payout cases, newest first"

@@ -108,7 +108,11 @@ function ResultView({ result, headingLevel }: { result: ReconciliationResult; he
 
 /** The checks asked now: the latest result, and a button to ask again. */
 function ChecksNow() {
-  const result = useQuery({ queryKey: RECONCILIATION_QUERY_KEY, queryFn: ({ signal }) => api.call(reconciliationRoutes.tenant, { signal }), staleTime: 5 * 60_000 });
+  const result = useQuery({
+    queryKey: RECONCILIATION_QUERY_KEY,
+    queryFn: ({ signal }) => api.call(reconciliationRoutes.tenant, { signal }),
+    staleTime: 5 * 60_000,
+  });
   return (
     <Stack>
       <Group justify="space-between">
@@ -169,7 +173,12 @@ function FullRunDetails({ run }: { run: ReconciliationFullRun }) {
           )}
         </Text>
       </Group>
-      <Progress value={progress.percent ?? 100} animated={progress.percent === null} striped={progress.percent === null} aria-label="Full run progress" />
+      <Progress
+        value={progress.percent ?? 100}
+        animated={progress.percent === null}
+        striped={progress.percent === null}
+        aria-label="Full run progress"
+      />
       <Text size="sm" aria-live="polite">
         {progress.label}
       </Text>
@@ -203,7 +212,8 @@ function FullRuns({ runId, mayStart }: { runId: string | undefined; mayStart: bo
         )}
       </Group>
       <Text size="sm" c="dimmed">
-        The checks above read only what came after the last checkpoints. A full run re-verifies every account, entry and business record from zero, in the background.
+        The checks above read only what came after the last checkpoints. A full run re-verifies every account, entry and business record
+        from zero, in the background.
       </Text>
       {start.isError && <ErrorState error={start.error} title="Could not start a full run" />}
       {runId && <FullRunView key={runId} runId={runId} />}

@@ -58,7 +58,10 @@ function ShowLog({ log }: { log: RequestLog }) {
 const helper = columnsOf<RequestLog>();
 const columns = helper.columns([
   helper.accessor('createdAt', { header: 'When', cell: (info) => <DateTime value={info.getValue()} /> }),
-  helper.accessor('path', { header: 'Request', cell: (info) => <Text ff="monospace" size="xs">{`${info.row.original.method} ${info.getValue()}`}</Text> }),
+  helper.accessor('path', {
+    header: 'Request',
+    cell: (info) => <Text ff="monospace" size="xs">{`${info.row.original.method} ${info.getValue()}`}</Text>,
+  }),
   helper.accessor('status', {
     header: 'Status',
     cell: (info) => (
@@ -70,7 +73,10 @@ const columns = helper.columns([
       </Group>
     ),
   }),
-  helper.accessor('apiKeyId', { header: 'Caller', cell: (info) => <Text size="xs">{info.getValue() ?? info.row.original.authMode ?? 'unauthenticated'}</Text> }),
+  helper.accessor('apiKeyId', {
+    header: 'Caller',
+    cell: (info) => <Text size="xs">{info.getValue() ?? info.row.original.authMode ?? 'unauthenticated'}</Text>,
+  }),
   helper.accessor('requestSignatureVerified', { header: 'Signed', cell: (info) => (info.getValue() ? 'Yes' : 'No') }),
   helper.accessor('durationMs', { header: 'Duration', cell: (info) => `${info.getValue()} ms` }),
   helper.display({ id: 'details', header: 'Details', cell: (info) => <ShowLog log={info.row.original} /> }),
@@ -109,11 +115,42 @@ function RequestLogFilterForm({ filters, onApply }: { filters: RequestLogFilters
     <Paper withBorder p="sm" component="search" aria-label="Filter request logs">
       <AppForm onSubmit={apply}>
         <Group align="flex-end" wrap="wrap">
-          <TextInput label="Status" placeholder="401" inputMode="numeric" value={values.status} onChange={(event) => set('status')(event.currentTarget.value)} error={errors.status} w={90} />
-          <TextInput label="Correlation id" value={values.correlationId} onChange={(event) => set('correlationId')(event.currentTarget.value)} error={errors.correlationId} />
-          <TextInput label="Idempotency key" value={values.idempotencyKey} onChange={(event) => set('idempotencyKey')(event.currentTarget.value)} error={errors.idempotencyKey} />
-          <TextInput label="API key id" placeholder="ak_..." value={values.apiKeyId} onChange={(event) => set('apiKeyId')(event.currentTarget.value)} error={errors.apiKeyId} />
-          <Select label="Signature" data={SIGNATURE_CHOICES} value={values.requestSignatureVerified} onChange={(value) => set('requestSignatureVerified')(value ?? '')} allowDeselect={false} w={140} />
+          <TextInput
+            label="Status"
+            placeholder="401"
+            inputMode="numeric"
+            value={values.status}
+            onChange={(event) => set('status')(event.currentTarget.value)}
+            error={errors.status}
+            w={90}
+          />
+          <TextInput
+            label="Correlation id"
+            value={values.correlationId}
+            onChange={(event) => set('correlationId')(event.currentTarget.value)}
+            error={errors.correlationId}
+          />
+          <TextInput
+            label="Idempotency key"
+            value={values.idempotencyKey}
+            onChange={(event) => set('idempotencyKey')(event.currentTarget.value)}
+            error={errors.idempotencyKey}
+          />
+          <TextInput
+            label="API key id"
+            placeholder="ak_..."
+            value={values.apiKeyId}
+            onChange={(event) => set('apiKeyId')(event.currentTarget.value)}
+            error={errors.apiKeyId}
+          />
+          <Select
+            label="Signature"
+            data={SIGNATURE_CHOICES}
+            value={values.requestSignatureVerified}
+            onChange={(value) => set('requestSignatureVerified')(value ?? '')}
+            allowDeselect={false}
+            w={140}
+          />
           <Button type="submit">Search</Button>
           <Button variant="subtle" onClick={() => onApply({})}>
             Clear
@@ -141,7 +178,9 @@ export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFi
         key={filterKey}
         caption="Request logs, newest first"
         queryKey={['request-logs', environment, filters]}
-        fetchPage={fillingPages((page, signal) => api.call(requestLogRoutes.list, { query: { ...requestLogQuery(filters), ...page }, signal }))}
+        fetchPage={fillingPages((page, signal) =>
+          api.call(requestLogRoutes.list, { query: { ...requestLogQuery(filters), ...page }, signal }),
+        )}
         columns={columns}
         rowId={(log) => log.id}
         emptyTitle="No requests"

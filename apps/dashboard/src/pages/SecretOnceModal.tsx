@@ -8,11 +8,20 @@ import type { RevealedSecret } from '../format/api-keys';
  */
 export function SecretOnceModal({ keyName, secret, onClose }: { keyName: string; secret: RevealedSecret | null; onClose: () => void }) {
   return (
-    <Modal opened={secret !== null} onClose={onClose} title={`${secret?.label ?? 'Secret'} of ${keyName}`} closeOnClickOutside={false} size="lg" centered>
+    <Modal
+      opened={secret !== null}
+      onClose={onClose}
+      title={`${secret?.label ?? 'Secret'} of ${keyName}`}
+      closeOnClickOutside={false}
+      size="lg"
+      centered
+    >
       {secret && (
         <Stack>
           <Alert color="yellow" title="Copy it now: it is shown only this once">
-            <Text size="sm">Keep it in your secret store. The platform keeps no copy it can show again; if it is lost, rotate the key to get a new one.</Text>
+            <Text size="sm">
+              Keep it in your secret store. The platform keeps no copy it can show again; if it is lost, rotate the key to get a new one.
+            </Text>
           </Alert>
           <TextInput
             label={secret.label}

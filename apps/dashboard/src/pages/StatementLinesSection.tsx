@@ -10,8 +10,18 @@ import { columnsOf, PagedTable } from '../components/PagedTable';
 const helper = columnsOf<StatementLineRecord>();
 const columns = helper.columns([
   helper.accessor('date', { header: 'Value date' }),
-  helper.accessor('reference', { header: 'Reference', cell: (info) => <Text span ff="monospace" size="sm">{info.getValue()}</Text> }),
-  helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('reference', {
+    header: 'Reference',
+    cell: (info) => (
+      <Text span ff="monospace" size="sm">
+        {info.getValue()}
+      </Text>
+    ),
+  }),
+  helper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   helper.accessor('bankCode', { header: 'Bank' }),
   helper.accessor('description', { header: 'Description', cell: (info) => info.getValue() ?? '' }),
   helper.accessor('depositId', {
@@ -38,7 +48,14 @@ const columns = helper.columns([
       );
     },
   }),
-  helper.accessor('importId', { header: 'Import', cell: (info) => <Text span ff="monospace" size="sm">{info.getValue()}</Text> }),
+  helper.accessor('importId', {
+    header: 'Import',
+    cell: (info) => (
+      <Text span ff="monospace" size="sm">
+        {info.getValue()}
+      </Text>
+    ),
+  }),
 ]);
 
 const MATCH_STATES = [
@@ -83,7 +100,9 @@ export function StatementLinesSection({ importId, onShowAllImports }: { importId
         columns={columns}
         rowId={(line) => line.id}
         emptyTitle={matched === 'false' ? 'No unmatched lines' : 'No lines'}
-        emptyDescription={matched === 'false' ? 'Every imported line is accounted for by a verified bank slip.' : 'Imported bank statement lines show here.'}
+        emptyDescription={
+          matched === 'false' ? 'Every imported line is accounted for by a verified bank slip.' : 'Imported bank statement lines show here.'
+        }
       />
     </Card>
   );

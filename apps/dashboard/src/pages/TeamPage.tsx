@@ -1,7 +1,18 @@
 import { Badge, Button, Group, PasswordInput, Select, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { type CreateTeamMemberBody, createTeamMemberBodySchema, MEMBER_STATUSES, ORG_ROLES, type OrgRole, PASSWORD_MIN_LENGTH, type TeamMember, teamRoutes, type UpdateTeamMemberBody, updateTeamMemberBodySchema } from '@wallet/contracts';
+import {
+  type CreateTeamMemberBody,
+  createTeamMemberBodySchema,
+  MEMBER_STATUSES,
+  ORG_ROLES,
+  type OrgRole,
+  PASSWORD_MIN_LENGTH,
+  type TeamMember,
+  teamRoutes,
+  type UpdateTeamMemberBody,
+  updateTeamMemberBodySchema,
+} from '@wallet/contracts';
 import { useMemo, useState } from 'react';
 import { api } from '../api/browser';
 import { isApiError } from '../api/errors';
@@ -52,11 +63,35 @@ function ChangeRole({ member, roles }: { member: TeamMember; roles: OrgRole[] })
   };
   return (
     <>
-      <Button size="xs" variant="default" onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))} aria-label={`Change role of ${member.name}`}>
+      <Button
+        size="xs"
+        variant="default"
+        onClick={() => (change.reset(), setOrgRole(member.orgRole), setOpened(true))}
+        aria-label={`Change role of ${member.name}`}
+      >
         Change role
       </Button>
-      <FormDialog title={`Change the role of ${member.name}`} opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={change.isPending} error={change.error} failure={memberChangeErrorTitle(change.error, 'change the role')} submitLabel="Change role" submitDisabled={orgRole === member.orgRole}>
-        <Select label="Role" description="Takes effect on the member's next request" data={roles} value={orgRole} onChange={(value) => setOrgRole((value as OrgRole | null) ?? member.orgRole)} allowDeselect={false} error={problem} data-autofocus />
+      <FormDialog
+        title={`Change the role of ${member.name}`}
+        opened={opened}
+        onClose={() => setOpened(false)}
+        onSubmit={submit}
+        pending={change.isPending}
+        error={change.error}
+        failure={memberChangeErrorTitle(change.error, 'change the role')}
+        submitLabel="Change role"
+        submitDisabled={orgRole === member.orgRole}
+      >
+        <Select
+          label="Role"
+          description="Takes effect on the member's next request"
+          data={roles}
+          value={orgRole}
+          onChange={(value) => setOrgRole((value as OrgRole | null) ?? member.orgRole)}
+          allowDeselect={false}
+          error={problem}
+          data-autofocus
+        />
       </FormDialog>
     </>
   );
@@ -70,14 +105,24 @@ function ChangeStatus({ member }: { member: TeamMember }) {
   const label = deactivating ? 'Deactivate' : 'Reactivate';
   return (
     <>
-      <Button size="xs" variant="light" color={deactivating ? 'red' : 'green'} onClick={() => (change.reset(), setOpened(true))} aria-label={`${label} ${member.name}`}>
+      <Button
+        size="xs"
+        variant="light"
+        color={deactivating ? 'red' : 'green'}
+        onClick={() => (change.reset(), setOpened(true))}
+        aria-label={`${label} ${member.name}`}
+      >
         {label}
       </Button>
       <ConfirmDialog
         opened={opened}
         onClose={() => setOpened(false)}
         title={`${label} ${member.name}`}
-        description={deactivating ? `${member.email} will be signed out everywhere at once and cannot sign in until reactivated.` : `${member.email} will be able to sign in again as ${member.orgRole}.`}
+        description={
+          deactivating
+            ? `${member.email} will be signed out everywhere at once and cannot sign in until reactivated.`
+            : `${member.email} will be able to sign in again as ${member.orgRole}.`
+        }
         confirmLabel={label}
         color={deactivating ? 'red' : 'green'}
         onConfirm={() => change.mutate({ status: deactivating ? 'deactivated' : 'active' })}
@@ -124,7 +169,12 @@ function AddMember() {
   });
   const set = (field: keyof typeof emptyMember) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
   const submit = () => {
-    const checked = checkForm(createTeamMemberBodySchema, { name: values.name, email: values.email.trim(), password: values.password, orgRole: values.orgRole as OrgRole });
+    const checked = checkForm(createTeamMemberBodySchema, {
+      name: values.name,
+      email: values.email.trim(),
+      password: values.password,
+      orgRole: values.orgRole as OrgRole,
+    });
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
     add.mutate(checked.value);
@@ -133,12 +183,50 @@ function AddMember() {
   return (
     <>
       <Button onClick={() => (add.reset(), setOpened(true))}>Add member</Button>
-      <FormDialog title="Add a team member" opened={opened} onClose={() => setOpened(false)} onSubmit={submit} pending={add.isPending} error={add.error} failure={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'} submitLabel="Add member">
+      <FormDialog
+        title="Add a team member"
+        opened={opened}
+        onClose={() => setOpened(false)}
+        onSubmit={submit}
+        pending={add.isPending}
+        error={add.error}
+        failure={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'}
+        submitLabel="Add member"
+      >
         <Text size="sm">The member can sign in at once with this password: give it to them through a safe channel.</Text>
-        <TextInput label="Name" required value={values.name} onChange={(event) => set('name')(event.currentTarget.value)} error={errors.name} data-autofocus />
-        <TextInput label="Email" type="email" required value={values.email} onChange={(event) => set('email')(event.currentTarget.value)} error={errors.email} />
-        <PasswordInput label="First password" description={`At least ${PASSWORD_MIN_LENGTH} characters`} required autoComplete="new-password" value={values.password} onChange={(event) => set('password')(event.currentTarget.value)} error={errors.password} />
-        <Select label="Role" required data={grantableRoles(principal.scopes)} value={values.orgRole || null} onChange={(value) => set('orgRole')(value ?? '')} error={errors.orgRole} />
+        <TextInput
+          label="Name"
+          required
+          value={values.name}
+          onChange={(event) => set('name')(event.currentTarget.value)}
+          error={errors.name}
+          data-autofocus
+        />
+        <TextInput
+          label="Email"
+          type="email"
+          required
+          value={values.email}
+          onChange={(event) => set('email')(event.currentTarget.value)}
+          error={errors.email}
+        />
+        <PasswordInput
+          label="First password"
+          description={`At least ${PASSWORD_MIN_LENGTH} characters`}
+          required
+          autoComplete="new-password"
+          value={values.password}
+          onChange={(event) => set('password')(event.currentTarget.value)}
+          error={errors.password}
+        />
+        <Select
+          label="Role"
+          required
+          data={grantableRoles(principal.scopes)}
+          value={values.orgRole || null}
+          onChange={(value) => set('orgRole')(value ?? '')}
+          error={errors.orgRole}
+        />
       </FormDialog>
     </>
   );
@@ -152,10 +240,20 @@ const TEAM_FILTERS: readonly FilterField[] = [
 function teamColumns(ownMemberId: string) {
   const helper = columnsOf<TeamMember>();
   return helper.columns([
-    helper.accessor('name', { header: 'Name', cell: (info) => (info.row.original.id === ownMemberId ? `${info.getValue()} (you)` : info.getValue()) }),
+    helper.accessor('name', {
+      header: 'Name',
+      cell: (info) => (info.row.original.id === ownMemberId ? `${info.getValue()} (you)` : info.getValue()),
+    }),
     helper.accessor('email', { header: 'Email' }),
     helper.accessor('orgRole', { header: 'Role' }),
-    helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={STATUS_COLORS[info.getValue()]} variant="light">{info.getValue()}</Badge> }),
+    helper.accessor('status', {
+      header: 'Status',
+      cell: (info) => (
+        <Badge color={STATUS_COLORS[info.getValue()]} variant="light">
+          {info.getValue()}
+        </Badge>
+      ),
+    }),
     helper.accessor('createdAt', { header: 'Added', cell: (info) => <DateTime value={info.getValue()} /> }),
     helper.display({ id: 'actions', header: 'Actions', cell: (info) => <MemberActions member={info.row.original} /> }),
   ]);
@@ -173,7 +271,14 @@ export function TeamPage() {
         <PageTitle>Team</PageTitle>
         <AddMember />
       </Group>
-      <FilterForm key={filterKey} label="Filter team members" schema={teamFiltersSchema} fields={TEAM_FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={filterKey}
+        label="Filter team members"
+        schema={teamFiltersSchema}
+        fields={TEAM_FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         key={filterKey}
         caption="Team members, newest first"

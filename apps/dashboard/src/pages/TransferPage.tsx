@@ -19,12 +19,28 @@ const routeApi = getRouteApi('/_session/transfers/$transferId');
 function reversalColumns(currencyCode: string) {
   const helper = columnsOf<TransferReversal>();
   return helper.columns([
-    helper.accessor('id', { header: 'Reversal', cell: (info) => <Text ff="monospace" size="sm">{info.getValue()}</Text> }),
+    helper.accessor('id', {
+      header: 'Reversal',
+      cell: (info) => (
+        <Text ff="monospace" size="sm">
+          {info.getValue()}
+        </Text>
+      ),
+    }),
     helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
-    helper.accessor('feeRefunded', { header: 'Fee refunded', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
+    helper.accessor('feeRefunded', {
+      header: 'Fee refunded',
+      cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} />,
+    }),
     helper.accessor('reason', { header: 'Reason' }),
-    helper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger === true} /> }),
-    helper.accessor('journalEntryId', { header: 'Journal entry', cell: (info) => <JournalEntryLink entryId={info.getValue()} missing={info.row.original.failureCode ?? 'Not posted'} /> }),
+    helper.accessor('status', {
+      header: 'Status',
+      cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger === true} />,
+    }),
+    helper.accessor('journalEntryId', {
+      header: 'Journal entry',
+      cell: (info) => <JournalEntryLink entryId={info.getValue()} missing={info.row.original.failureCode ?? 'Not posted'} />,
+    }),
     helper.accessor('createdAt', { header: 'Created', cell: (info) => <DateTime value={info.getValue()} /> }),
   ]);
 }
@@ -38,7 +54,14 @@ function transferFacts(transfer: Transfer) {
     ['Amount', money(transfer.amount)],
     ['Fee (paid by the sender)', money(transfer.fee)],
     ['Description', transfer.description ?? '—'],
-    ['Journal entry', <JournalEntryLink key="entry" entryId={transfer.journalEntryId} missing={transfer.status === 'pending' ? 'Awaiting the ledger' : 'None: refused'} />],
+    [
+      'Journal entry',
+      <JournalEntryLink
+        key="entry"
+        entryId={transfer.journalEntryId}
+        missing={transfer.status === 'pending' ? 'Awaiting the ledger' : 'None: refused'}
+      />,
+    ],
     ...(transfer.failureCode === null ? [] : ([['Refused with', transfer.failureCode]] as const)),
     ['Created', <DateTime key="created" value={transfer.createdAt} />],
   ] as const;
@@ -46,11 +69,15 @@ function transferFacts(transfer: Transfer) {
 
 export function TransferPage() {
   const { transferId } = routeApi.useParams();
-  const transfer = useQuery({ queryKey: ['transfer', transferId], queryFn: ({ signal }) => api.call(transferRoutes.get, { params: { id: transferId }, signal }) });
+  const transfer = useQuery({
+    queryKey: ['transfer', transferId],
+    queryFn: ({ signal }) => api.call(transferRoutes.get, { params: { id: transferId }, signal }),
+  });
   const currencyCode = transfer.data?.currencyCode;
   const columns = useMemo(() => reversalColumns(currencyCode ?? ''), [currencyCode]);
   if (transfer.isPending) return <LoadingState label="Loading the transfer" />;
-  if (transfer.isError) return <ErrorState error={transfer.error} title="Could not load the transfer" onRetry={() => void transfer.refetch()} />;
+  if (transfer.isError)
+    return <ErrorState error={transfer.error} title="Could not load the transfer" onRetry={() => void transfer.refetch()} />;
   const shown = transfer.data;
   return (
     <Stack>

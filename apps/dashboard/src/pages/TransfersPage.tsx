@@ -27,8 +27,14 @@ const columns = helper.columns([
   }),
   helper.accessor('fromWalletId', { header: 'From', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
   helper.accessor('toWalletId', { header: 'To', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
-  helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-  helper.accessor('fee', { header: 'Fee', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  helper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
+  helper.accessor('fee', {
+    header: 'Fee',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   helper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
   helper.accessor('createdAt', { header: 'Created', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
@@ -45,7 +51,14 @@ export function TransfersPage() {
   return (
     <Stack gap={0}>
       <PageTitle>Transfers</PageTitle>
-      <FilterForm key={filterKey} label="Filter transfers" schema={transferFiltersSchema} fields={FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={filterKey}
+        label="Filter transfers"
+        schema={transferFiltersSchema}
+        fields={FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         key={filterKey}
         caption="Transfers, newest first"

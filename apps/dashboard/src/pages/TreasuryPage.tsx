@@ -66,8 +66,10 @@ function Section({ id, title, action, children }: { id: string; title: string; a
 function Balances() {
   const balances = useQuery({ queryKey: ['treasury', 'balances'], queryFn: ({ signal }) => api.call(treasuryRoutes.balances, { signal }) });
   if (balances.isPending) return <LoadingState label="Loading balances" />;
-  if (balances.isError) return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
-  if (balances.data.data.length === 0) return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
+  if (balances.isError)
+    return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
+  if (balances.data.data.length === 0)
+    return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
   const headers = ['Operating float', 'Fee revenue', 'Platform commission', 'Suspense', 'Payout clearing'];
   return (
     <Table.ScrollContainer minWidth={640}>
@@ -102,13 +104,26 @@ function Balances() {
 
 const floatHelper = columnsOf<FloatDeposit>();
 const floatColumns = floatHelper.columns([
-  floatHelper.accessor('id', { header: 'Float deposit', cell: (info) => <Text ff="monospace" size="sm">{info.getValue()}</Text> }),
-  floatHelper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  floatHelper.accessor('id', {
+    header: 'Float deposit',
+    cell: (info) => (
+      <Text ff="monospace" size="sm">
+        {info.getValue()}
+      </Text>
+    ),
+  }),
+  floatHelper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   floatHelper.accessor('rail', { header: 'Rail', cell: (info) => RAILS[info.getValue()] }),
   floatHelper.accessor('externalReference', { header: 'Reference', cell: (info) => info.getValue() ?? '—' }),
   floatHelper.accessor('depositedBy', { header: 'Deposited by', cell: (info) => info.getValue() ?? '—' }),
   floatHelper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
-  floatHelper.accessor('journalEntryId', { header: 'Journal entry', cell: (info) => <JournalEntryLink entryId={info.getValue()} missing={info.row.original.failureCode ?? 'Not posted'} /> }),
+  floatHelper.accessor('journalEntryId', {
+    header: 'Journal entry',
+    cell: (info) => <JournalEntryLink entryId={info.getValue()} missing={info.row.original.failureCode ?? 'Not posted'} />,
+  }),
   floatHelper.accessor('createdAt', { header: 'Recorded', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -123,10 +138,23 @@ const withdrawalColumns = withdrawalHelper.columns([
     ),
   }),
   withdrawalHelper.accessor('source', { header: 'From', cell: (info) => SOURCES[info.getValue()] }),
-  withdrawalHelper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
+  withdrawalHelper.accessor('amount', {
+    header: 'Amount',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
   withdrawalHelper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-  withdrawalHelper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <Text ff="monospace" size="sm">{info.getValue()}</Text> }),
-  withdrawalHelper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} /> }),
+  withdrawalHelper.accessor('requestedBy', {
+    header: 'Requested by',
+    cell: (info) => (
+      <Text ff="monospace" size="sm">
+        {info.getValue()}
+      </Text>
+    ),
+  }),
+  withdrawalHelper.accessor('status', {
+    header: 'Status',
+    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
+  }),
   withdrawalHelper.accessor('createdAt', { header: 'Requested', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -151,13 +179,32 @@ function useMoneyForm<Body, Answer>(send: (body: Body, idempotencyKey: string) =
 }
 
 /** One of the contracts' values of a field, each under its label. */
-function Choice<Value extends string>({ id, label, value, options, labels, onChange }: { id: string; label: string; value: Value; options: readonly Value[]; labels: Record<Value, string>; onChange: (value: Value) => void }) {
+function Choice<Value extends string>({
+  id,
+  label,
+  value,
+  options,
+  labels,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: Value;
+  options: readonly Value[];
+  labels: Record<Value, string>;
+  onChange: (value: Value) => void;
+}) {
   return (
     <Stack gap={4}>
       <Text size="sm" fw={500} id={id}>
         {label}
       </Text>
-      <SegmentedControl aria-labelledby={id} value={value} onChange={(next) => onChange(next as Value)} data={options.map((each) => ({ value: each, label: labels[each] }))} />
+      <SegmentedControl
+        aria-labelledby={id}
+        value={value}
+        onChange={(next) => onChange(next as Value)}
+        data={options.map((each) => ({ value: each, label: labels[each] }))}
+      />
     </Stack>
   );
 }
@@ -173,23 +220,63 @@ function RecordFloatDeposit({ onClose }: { onClose: () => void }) {
     const value = event.currentTarget.value;
     setValues((current) => ({ ...current, [name]: value }));
   };
-  const record = useMoneyForm((body: CreateFloatDepositBody, idempotencyKey) => api.call(treasuryRoutes.createFloatDeposit, { body, idempotencyKey }), onClose);
+  const record = useMoneyForm(
+    (body: CreateFloatDepositBody, idempotencyKey) => api.call(treasuryRoutes.createFloatDeposit, { body, idempotencyKey }),
+    onClose,
+  );
   const submit = () => {
     const currencyCode = (values.currencyCode ?? '').trim().toUpperCase();
     const amount = (values.amount ?? '').trim();
-    const checked = checkForm(createFloatDepositBodySchema, { amount, currencyCode, rail, externalReference: optionalText(values.externalReference ?? ''), note: optionalText(values.note ?? ''), depositedBy: principal.memberId });
+    const checked = checkForm(createFloatDepositBodySchema, {
+      amount,
+      currencyCode,
+      rail,
+      externalReference: optionalText(values.externalReference ?? ''),
+      note: optionalText(values.note ?? ''),
+      depositedBy: principal.memberId,
+    });
     const problems = withAmountCheck(checked.ok ? {} : checked.errors, amount, currencyCode);
     setErrors(problems);
     if (checked.ok && Object.keys(problems).length === 0) record.mutate(checked.value);
   };
   return (
-    <FormDialog title="Record a float deposit" opened onClose={onClose} onSubmit={submit} pending={record.isPending} error={record.error} failure="The float deposit was not recorded" submitLabel="Record deposit" size="lg">
+    <FormDialog
+      title="Record a float deposit"
+      opened
+      onClose={onClose}
+      onSubmit={submit}
+      pending={record.isPending}
+      error={record.error}
+      failure="The float deposit was not recorded"
+      submitLabel="Record deposit"
+      size="lg"
+    >
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={set('amount')} error={errors.amount} data-autofocus />
-        <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={set('currencyCode')} error={errors.currencyCode} />
+        <TextInput
+          label="Amount"
+          required
+          inputMode="decimal"
+          value={values.amount ?? ''}
+          onChange={set('amount')}
+          error={errors.amount}
+          data-autofocus
+        />
+        <TextInput
+          label="Currency"
+          required
+          placeholder="UGX"
+          value={values.currencyCode ?? ''}
+          onChange={set('currencyCode')}
+          error={errors.currencyCode}
+        />
       </SimpleGrid>
       <Choice id="float-rail" label="Rail" value={rail} options={FLOAT_RAILS} labels={RAILS} onChange={setRail} />
-      <TextInput label="External reference" value={values.externalReference ?? ''} onChange={set('externalReference')} error={errors.externalReference} />
+      <TextInput
+        label="External reference"
+        value={values.externalReference ?? ''}
+        onChange={set('externalReference')}
+        error={errors.externalReference}
+      />
       <TextInput label="Note" value={values.note ?? ''} onChange={set('note')} error={errors.note} />
     </FormDialog>
   );
@@ -215,23 +302,64 @@ function RequestWithdrawal({ onClose }: { onClose: () => void }) {
     const destination = checkDestination(method, values);
     const currencyCode = (values.currencyCode ?? '').trim().toUpperCase();
     const amount = (values.amount ?? '').trim();
-    const body = { source, amount, currencyCode, requestedBy: principal.memberId, narration: optionalText(values.narration ?? ''), payoutMethod: method, destination: destination.ok ? destination.value : {} };
+    const body = {
+      source,
+      amount,
+      currencyCode,
+      requestedBy: principal.memberId,
+      narration: optionalText(values.narration ?? ''),
+      payoutMethod: method,
+      destination: destination.ok ? destination.value : {},
+    };
     const checked = checkForm(createWithdrawalBodySchema, body as CreateWithdrawalBody);
-    const { destination: _whole, ...fieldErrors } = { ...(checked.ok ? {} : checked.errors), ...(destination.ok ? {} : destination.errors) };
+    const { destination: _whole, ...fieldErrors } = {
+      ...(checked.ok ? {} : checked.errors),
+      ...(destination.ok ? {} : destination.errors),
+    };
     const problems = withAmountCheck(fieldErrors, amount, currencyCode);
     setErrors(problems);
     if (checked.ok && Object.keys(problems).length === 0) request.mutate(checked.value);
   };
   return (
-    <FormDialog title="Request a withdrawal" opened onClose={onClose} onSubmit={submit} pending={request.isPending} error={request.error} failure="The withdrawal was not requested" submitLabel="Request withdrawal" size="lg">
+    <FormDialog
+      title="Request a withdrawal"
+      opened
+      onClose={onClose}
+      onSubmit={submit}
+      pending={request.isPending}
+      error={request.error}
+      failure="The withdrawal was not requested"
+      submitLabel="Request withdrawal"
+      size="lg"
+    >
       <Choice id="withdrawal-source" label="From" value={source} options={WITHDRAWAL_SOURCES} labels={SOURCES} onChange={setSource} />
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <TextInput label="Amount" required inputMode="decimal" value={values.amount ?? ''} onChange={(event) => setValue('amount', event.currentTarget.value)} error={errors.amount} data-autofocus />
-        <TextInput label="Currency" required placeholder="UGX" value={values.currencyCode ?? ''} onChange={(event) => setValue('currencyCode', event.currentTarget.value)} error={errors.currencyCode} />
+        <TextInput
+          label="Amount"
+          required
+          inputMode="decimal"
+          value={values.amount ?? ''}
+          onChange={(event) => setValue('amount', event.currentTarget.value)}
+          error={errors.amount}
+          data-autofocus
+        />
+        <TextInput
+          label="Currency"
+          required
+          placeholder="UGX"
+          value={values.currencyCode ?? ''}
+          onChange={(event) => setValue('currencyCode', event.currentTarget.value)}
+          error={errors.currencyCode}
+        />
       </SimpleGrid>
       <Choice id="withdrawal-method" label="Method" value={method} options={WITHDRAWAL_METHODS} labels={METHODS} onChange={setMethod} />
       <DestinationFields method={method} values={values} errors={errors} onChange={setValue} />
-      <TextInput label="Narration" value={values.narration ?? ''} onChange={(event) => setValue('narration', event.currentTarget.value)} error={errors.narration} />
+      <TextInput
+        label="Narration"
+        value={values.narration ?? ''}
+        onChange={(event) => setValue('narration', event.currentTarget.value)}
+        error={errors.narration}
+      />
       <Text size="sm" c="dimmed">
         The amount is held from its source until an approver other than you decides.
       </Text>
@@ -264,13 +392,28 @@ export function TreasuryPage() {
         </Section>
       )}
       {may(treasuryRoutes.listFloatDeposits) && (
-        <Section id="float-deposits" title="Float deposits" action={may(treasuryRoutes.createFloatDeposit) && <Button onClick={() => setDialog('float')}>Record a float deposit</Button>}>
-          <FilterForm key={floatKey} label="Filter float deposits" schema={floatDepositFiltersSchema} fields={FLOAT_FILTERS} filters={floatFilters} onApply={(next) => void navigate({ search: (current) => ({ ...current, floatStatus: next.status, floatCurrencyCode: next.currencyCode }) })} />
+        <Section
+          id="float-deposits"
+          title="Float deposits"
+          action={may(treasuryRoutes.createFloatDeposit) && <Button onClick={() => setDialog('float')}>Record a float deposit</Button>}
+        >
+          <FilterForm
+            key={floatKey}
+            label="Filter float deposits"
+            schema={floatDepositFiltersSchema}
+            fields={FLOAT_FILTERS}
+            filters={floatFilters}
+            onApply={(next) =>
+              void navigate({ search: (current) => ({ ...current, floatStatus: next.status, floatCurrencyCode: next.currencyCode }) })
+            }
+          />
           <PagedTable
             key={floatKey}
             caption="Float deposits, newest first"
             queryKey={['treasury', 'float-deposits', floatFilters]}
-            fetchPage={fillingPages((page, signal) => api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }))}
+            fetchPage={fillingPages((page, signal) =>
+              api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }),
+            )}
             columns={floatColumns}
             rowId={(deposit) => deposit.id}
             emptyTitle="No float deposits"
@@ -279,13 +422,26 @@ export function TreasuryPage() {
         </Section>
       )}
       {may(withdrawalRoutes.list) && (
-        <Section id="withdrawals" title="Withdrawals" action={may(withdrawalRoutes.create) && <Button onClick={() => setDialog('withdrawal')}>Request a withdrawal</Button>}>
-          <FilterForm key={withdrawalKey} label="Filter withdrawals" schema={withdrawalFiltersSchema} fields={WITHDRAWAL_FILTERS} filters={withdrawalFilters} onApply={(next) => void navigate({ search: (current) => ({ ...current, withdrawalStatus: next.status }) })} />
+        <Section
+          id="withdrawals"
+          title="Withdrawals"
+          action={may(withdrawalRoutes.create) && <Button onClick={() => setDialog('withdrawal')}>Request a withdrawal</Button>}
+        >
+          <FilterForm
+            key={withdrawalKey}
+            label="Filter withdrawals"
+            schema={withdrawalFiltersSchema}
+            fields={WITHDRAWAL_FILTERS}
+            filters={withdrawalFilters}
+            onApply={(next) => void navigate({ search: (current) => ({ ...current, withdrawalStatus: next.status }) })}
+          />
           <PagedTable
             key={withdrawalKey}
             caption="Withdrawal cases, newest first"
             queryKey={['withdrawals', withdrawalFilters]}
-            fetchPage={fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }))}
+            fetchPage={fillingPages((page, signal) =>
+              api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }),
+            )}
             columns={withdrawalColumns}
             rowId={(withdrawal) => withdrawal.id}
             emptyTitle="No withdrawals"

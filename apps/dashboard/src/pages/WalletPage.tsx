@@ -24,8 +24,18 @@ function statementColumns(currencyCode: string) {
     helper.accessor('kind', { header: 'Kind' }),
     helper.accessor('direction', { header: 'Direction', cell: (info) => (info.getValue() === 'CR' ? 'In (credit)' : 'Out (debit)') }),
     helper.accessor('amount', { header: 'Amount', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
-    helper.accessor('balanceAfter', { header: 'Balance after', cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} /> }),
-    helper.accessor('journalEntryId', { header: 'Journal entry', cell: (info) => <Text ff="monospace" size="xs">{info.getValue()}</Text> }),
+    helper.accessor('balanceAfter', {
+      header: 'Balance after',
+      cell: (info) => <Money amount={info.getValue()} currencyCode={currencyCode} />,
+    }),
+    helper.accessor('journalEntryId', {
+      header: 'Journal entry',
+      cell: (info) => (
+        <Text ff="monospace" size="xs">
+          {info.getValue()}
+        </Text>
+      ),
+    }),
   ]);
 }
 
@@ -52,7 +62,11 @@ function StatusAction({ wallet }: { wallet: Wallet }) {
         opened={opened}
         onClose={() => setOpened(false)}
         title={`${label} wallet ${wallet.id}`}
-        description={wallet.status === 'active' ? 'A frozen wallet still receives money but cannot send any until it is unfrozen.' : 'The wallet will be able to send money again.'}
+        description={
+          wallet.status === 'active'
+            ? 'A frozen wallet still receives money but cannot send any until it is unfrozen.'
+            : 'The wallet will be able to send money again.'
+        }
         confirmLabel={label}
         schema={walletStatusChangeBodySchema}
         onConfirm={(body) => change.mutate(body)}
@@ -87,7 +101,10 @@ function ExportStatement({ wallet }: { wallet: Wallet }) {
 export function WalletPage() {
   const { walletId } = routeApi.useParams();
   const principal = usePrincipal();
-  const wallet = useQuery({ queryKey: ['wallet', walletId], queryFn: ({ signal }) => api.call(walletRoutes.get, { params: { id: walletId }, signal }) });
+  const wallet = useQuery({
+    queryKey: ['wallet', walletId],
+    queryFn: ({ signal }) => api.call(walletRoutes.get, { params: { id: walletId }, signal }),
+  });
 
   const currencyCode = wallet.data?.currencyCode;
   // Stable columns: TanStack Table rebuilds its models whenever they change identity.

@@ -25,8 +25,18 @@ const columns = helper.columns([
   }),
   helper.accessor('ownerId', { header: 'Owner', cell: (info) => `${info.row.original.ownerType} · ${info.getValue()}` }),
   helper.accessor('currencyCode', { header: 'Currency' }),
-  helper.accessor('balance', { header: 'Balance', cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} /> }),
-  helper.accessor('status', { header: 'Status', cell: (info) => <Badge color={info.getValue() === 'frozen' ? 'blue' : 'green'} variant="light">{info.getValue()}</Badge> }),
+  helper.accessor('balance', {
+    header: 'Balance',
+    cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
+  }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => (
+      <Badge color={info.getValue() === 'frozen' ? 'blue' : 'green'} variant="light">
+        {info.getValue()}
+      </Badge>
+    ),
+  }),
   helper.accessor('createdAt', { header: 'Created', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
@@ -44,7 +54,14 @@ export function WalletsPage() {
   return (
     <>
       <PageTitle>Wallets</PageTitle>
-      <FilterForm key={`form:${filterKey}`} label="Filter wallets" schema={walletFiltersSchema} fields={WALLET_FILTERS} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <FilterForm
+        key={`form:${filterKey}`}
+        label="Filter wallets"
+        schema={walletFiltersSchema}
+        fields={WALLET_FILTERS}
+        filters={filters}
+        onApply={(next) => void navigate({ search: next })}
+      />
       <PagedTable
         // A new filter is a new list: its paging starts again from the first page. (Sibling keys must differ: React keeps both of two equal ones.)
         key={`list:${filterKey}`}
@@ -54,7 +71,9 @@ export function WalletsPage() {
         columns={columns}
         rowId={(wallet) => wallet.id}
         emptyTitle="No wallets"
-        emptyDescription={filterKey === '{}' ? 'Wallets appear here once they are created through the API.' : 'No wallet matches these filters.'}
+        emptyDescription={
+          filterKey === '{}' ? 'Wallets appear here once they are created through the API.' : 'No wallet matches these filters.'
+        }
       />
     </>
   );

@@ -20,7 +20,13 @@ const routeApi = getRouteApi('/_session/treasury/withdrawals/$withdrawalId');
 const SOURCES = { tenant_fees: 'Fee revenue', operating_float: 'Operating float' } as const;
 
 function withdrawalFacts(withdrawal: Withdrawal) {
-  const decided = withdrawal.decidedBy === null ? [] : ([['Decided by', withdrawal.decidedBy], ['Decided', withdrawal.decidedAt === null ? '—' : <DateTime key="decided" value={withdrawal.decidedAt} />]] as const);
+  const decided =
+    withdrawal.decidedBy === null
+      ? []
+      : ([
+          ['Decided by', withdrawal.decidedBy],
+          ['Decided', withdrawal.decidedAt === null ? '—' : <DateTime key="decided" value={withdrawal.decidedAt} />],
+        ] as const);
   return [
     ['Status', <StatusBadge key="status" status={withdrawal.status} awaitingLedger={withdrawal.awaitingLedger} />],
     ['From', SOURCES[withdrawal.source]],
@@ -32,17 +38,35 @@ function withdrawalFacts(withdrawal: Withdrawal) {
     ...decided,
     ...(withdrawal.rejectionReason === null ? [] : ([['Rejected because', withdrawal.rejectionReason]] as const)),
     ...(withdrawal.failureCode === null ? [] : ([['Hold refused with', withdrawal.failureCode]] as const)),
-    ['Hold entry', <JournalEntryLink key="hold" entryId={withdrawal.holdJournalEntryId} missing={withdrawal.failureCode === null ? 'Awaiting the ledger' : 'None: refused'} />],
-    ['Decision entry', <JournalEntryLink key="decision" entryId={withdrawal.decisionJournalEntryId} missing={withdrawal.status === 'pending' ? 'Not decided yet' : 'Awaiting the ledger'} />],
+    [
+      'Hold entry',
+      <JournalEntryLink
+        key="hold"
+        entryId={withdrawal.holdJournalEntryId}
+        missing={withdrawal.failureCode === null ? 'Awaiting the ledger' : 'None: refused'}
+      />,
+    ],
+    [
+      'Decision entry',
+      <JournalEntryLink
+        key="decision"
+        entryId={withdrawal.decisionJournalEntryId}
+        missing={withdrawal.status === 'pending' ? 'Not decided yet' : 'Awaiting the ledger'}
+      />,
+    ],
   ] as const;
 }
 
 export function WithdrawalPage() {
   const { withdrawalId } = routeApi.useParams();
   const principal = usePrincipal();
-  const withdrawal = useQuery({ queryKey: ['withdrawal', withdrawalId], queryFn: ({ signal }) => api.call(withdrawalRoutes.get, { params: { id: withdrawalId }, signal }) });
+  const withdrawal = useQuery({
+    queryKey: ['withdrawal', withdrawalId],
+    queryFn: ({ signal }) => api.call(withdrawalRoutes.get, { params: { id: withdrawalId }, signal }),
+  });
   if (withdrawal.isPending) return <LoadingState label="Loading the withdrawal" />;
-  if (withdrawal.isError) return <ErrorState error={withdrawal.error} title="Could not load the withdrawal" onRetry={() => void withdrawal.refetch()} />;
+  if (withdrawal.isError)
+    return <ErrorState error={withdrawal.error} title="Could not load the withdrawal" onRetry={() => void withdrawal.refetch()} />;
   const shown = withdrawal.data;
   return (
     <Stack>
@@ -52,7 +76,8 @@ export function WithdrawalPage() {
         noun="withdrawal"
         summary={
           <>
-            Withdraws <Money amount={shown.amount} currencyCode={shown.currencyCode} /> of {SOURCES[shown.source].toLowerCase()} to {describeDestination(shown.destination)}.
+            Withdraws <Money amount={shown.amount} currencyCode={shown.currencyCode} /> of {SOURCES[shown.source].toLowerCase()} to{' '}
+            {describeDestination(shown.destination)}.
           </>
         }
         mayDecide={canCall(principal.scopes, withdrawalRoutes.approve)}

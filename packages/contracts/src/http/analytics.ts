@@ -154,7 +154,8 @@ export const analyticsRoutes = {
   system: {
     method: 'get',
     path: '/v1/system/analytics',
-    summary: 'Every tenant of one environment (default live): the same figures summed per currency, including the platform commission earned, and one row per tenant',
+    summary:
+      'Every tenant of one environment (default live): the same figures summed per currency, including the platform commission earned, and one row per tenant',
     surface: 'system',
     service: 'treasury',
     query: systemAnalyticsQuerySchema,

@@ -75,7 +75,10 @@ export const updateApiKeyBodySchema = z
     scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
     restrictions: apiKeyRestrictionsPatchSchema.optional(),
   })
-  .refine((body) => body.name !== undefined || body.scopes !== undefined || body.restrictions !== undefined, 'name, scopes or restrictions is required');
+  .refine(
+    (body) => body.name !== undefined || body.scopes !== undefined || body.restrictions !== undefined,
+    'name, scopes or restrictions is required',
+  );
 export type UpdateApiKeyBody = z.infer<typeof updateApiKeyBodySchema>;
 
 export const rotateApiKeyBodySchema = z.object({
@@ -163,18 +166,105 @@ export type ApiKeyChangedV1 = z.infer<typeof apiKeyChangedV1Schema>;
 
 /** A tenant's own key routes by name (developer screens, typed clients); API_KEY_ROUTES lists them after the operator's. */
 export const apiKeyRoutes = {
-  list: { method: 'get', path: '/v1/developer/api-keys', summary: 'List API keys, newest first, without secrets; a key sees those of its own environment', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } },
-  get: { method: 'get', path: '/v1/developer/api-keys/{id}', summary: 'Get an API key, without its secret', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', success: { status: 200, schema: apiKeySchema } },
-  create: { method: 'post', path: '/v1/developer/api-keys', summary: 'Create an API key with scopes the caller holds; a key creates only in its own environment', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: createApiKeyBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: apiKeyWithSecretSchema } },
-  update: { method: 'patch', path: '/v1/developer/api-keys/{id}', summary: "Change a key's name, scopes or restrictions, without escalation", surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: updateApiKeyBodySchema, success: { status: 200, schema: apiKeySchema } },
-  rotate: { method: 'post', path: '/v1/developer/api-keys/{id}/rotate', summary: 'Rotate the secret (key or signingSecret, shown once); the old one works for expiresInSeconds more', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', body: rotateApiKeyBodySchema, idempotencyKey: 'optional', success: { status: 200, schema: apiKeyWithSecretSchema } },
-  revoke: { method: 'post', path: '/v1/developer/api-keys/{id}/revoke', summary: 'Revoke a key at once; later use answers 401 API_KEY_REVOKED', surface: 'tenant', service: 'identity', scope: 'api_keys:manage', success: { status: 200, schema: apiKeySchema } },
+  list: {
+    method: 'get',
+    path: '/v1/developer/api-keys',
+    summary: 'List API keys, newest first, without secrets; a key sees those of its own environment',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    query: apiKeyListQuerySchema,
+    success: { status: 200, schema: pageSchema(apiKeySchema) },
+  },
+  get: {
+    method: 'get',
+    path: '/v1/developer/api-keys/{id}',
+    summary: 'Get an API key, without its secret',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    success: { status: 200, schema: apiKeySchema },
+  },
+  create: {
+    method: 'post',
+    path: '/v1/developer/api-keys',
+    summary: 'Create an API key with scopes the caller holds; a key creates only in its own environment',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    body: createApiKeyBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: apiKeyWithSecretSchema },
+  },
+  update: {
+    method: 'patch',
+    path: '/v1/developer/api-keys/{id}',
+    summary: "Change a key's name, scopes or restrictions, without escalation",
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    body: updateApiKeyBodySchema,
+    success: { status: 200, schema: apiKeySchema },
+  },
+  rotate: {
+    method: 'post',
+    path: '/v1/developer/api-keys/{id}/rotate',
+    summary: 'Rotate the secret (key or signingSecret, shown once); the old one works for expiresInSeconds more',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    body: rotateApiKeyBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 200, schema: apiKeyWithSecretSchema },
+  },
+  revoke: {
+    method: 'post',
+    path: '/v1/developer/api-keys/{id}/revoke',
+    summary: 'Revoke a key at once; later use answers 401 API_KEY_REVOKED',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'api_keys:manage',
+    success: { status: 200, schema: apiKeySchema },
+  },
 } as const satisfies Record<string, RouteContract>;
 
 export const API_KEY_ROUTES: RouteContract[] = [
-  { method: 'get', path: '/v1/tenants/{id}/api-keys', summary: "List a tenant's API keys, newest first, without secrets", surface: 'system', service: 'identity', query: apiKeyListQuerySchema, success: { status: 200, schema: pageSchema(apiKeySchema) } },
-  { method: 'post', path: '/v1/tenants/{id}/api-keys', summary: 'Create an API key for a tenant; the secret is in this answer only', surface: 'system', service: 'identity', body: createApiKeyBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: apiKeyWithSecretSchema } },
-  { method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/rotate', summary: "Rotate a tenant key's secret; the old one works for expiresInSeconds more", surface: 'system', service: 'identity', body: rotateApiKeyBodySchema, idempotencyKey: 'optional', success: { status: 200, schema: apiKeyWithSecretSchema } },
-  { method: 'post', path: '/v1/tenants/{id}/api-keys/{keyId}/revoke', summary: 'Revoke a tenant key at once', surface: 'system', service: 'identity', success: { status: 200, schema: apiKeySchema } },
+  {
+    method: 'get',
+    path: '/v1/tenants/{id}/api-keys',
+    summary: "List a tenant's API keys, newest first, without secrets",
+    surface: 'system',
+    service: 'identity',
+    query: apiKeyListQuerySchema,
+    success: { status: 200, schema: pageSchema(apiKeySchema) },
+  },
+  {
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys',
+    summary: 'Create an API key for a tenant; the secret is in this answer only',
+    surface: 'system',
+    service: 'identity',
+    body: createApiKeyBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: apiKeyWithSecretSchema },
+  },
+  {
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys/{keyId}/rotate',
+    summary: "Rotate a tenant key's secret; the old one works for expiresInSeconds more",
+    surface: 'system',
+    service: 'identity',
+    body: rotateApiKeyBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 200, schema: apiKeyWithSecretSchema },
+  },
+  {
+    method: 'post',
+    path: '/v1/tenants/{id}/api-keys/{keyId}/revoke',
+    summary: 'Revoke a tenant key at once',
+    surface: 'system',
+    service: 'identity',
+    success: { status: 200, schema: apiKeySchema },
+  },
   ...Object.values(apiKeyRoutes),
 ];

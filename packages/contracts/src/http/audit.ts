@@ -34,7 +34,16 @@ export const auditEventQuerySchema = pageQuerySchema.extend({
 export type AuditEventQuery = z.infer<typeof auditEventQuerySchema>;
 
 export const auditRoutes = {
-  list: { method: 'get', path: '/v1/team/audit-events', summary: `Audit trail of key, team, session, approval, freeze and fee actions, newest first. ${boundedFiltersNote('on action, actorId, from and to (and the environment)')}`, surface: 'tenant', service: 'identity', scope: 'audit:read', query: auditEventQuerySchema, success: { status: 200, schema: pageSchema(auditEventSchema) } },
+  list: {
+    method: 'get',
+    path: '/v1/team/audit-events',
+    summary: `Audit trail of key, team, session, approval, freeze and fee actions, newest first. ${boundedFiltersNote('on action, actorId, from and to (and the environment)')}`,
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'audit:read',
+    query: auditEventQuerySchema,
+    success: { status: 200, schema: pageSchema(auditEventSchema) },
+  },
 } as const satisfies Record<string, RouteContract>;
 
 export const AUDIT_ROUTES: RouteContract[] = Object.values(auditRoutes);

@@ -49,4 +49,4 @@ export type AccountBalanceAt = z.infer<typeof accountBalanceAtSchema>;
 
 /** The decision in brief, for the route summaries; the `at` parameter's description has it in full. */
 export const BALANCE_AT_SUMMARY =
-  'as of a moment: the balance after its last journal line stamped at or before `at` (inclusive; Z or an offset required; milliseconds; before the first line 0 with journalEntryId null; a future moment answers the balance now). Found by bisecting the account\'s lines on an index (a few dozen seeks), never by summing its history';
+  "as of a moment: the balance after its last journal line stamped at or before `at` (inclusive; Z or an offset required; milliseconds; before the first line 0 with journalEntryId null; a future moment answers the balance now). Found by bisecting the account's lines on an index (a few dozen seeks), never by summing its history";

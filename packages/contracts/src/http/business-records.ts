@@ -55,7 +55,10 @@ export const businessRecordsCheckBodySchema = z
     /** `full` only: the ledger's full pass's digests of the entries naming records, which the records are compared with as sums; without them, record by record. */
     ledgerDigests: recordDigestsSchema.optional(),
   })
-  .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), { message: 'tenantId and environment go together', path: ['environment'] });
+  .refine((value) => (value.tenantId === undefined) === (value.environment === undefined), {
+    message: 'tenantId and environment go together',
+    path: ['environment'],
+  });
 export const businessRecordsCheckSchema = z.object({
   mismatches: z.array(z.record(z.string(), z.unknown())),
   coverage: z.array(recordsCoverageSchema),

@@ -1,7 +1,15 @@
 import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
-import { boundedFiltersNote, dayInputSchema, environmentSchema, offsetInstantInputSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import {
+  boundedFiltersNote,
+  dayInputSchema,
+  environmentSchema,
+  offsetInstantInputSchema,
+  pageQuerySchema,
+  pageSchema,
+  timestampSchema,
+} from '../common';
 import { amountInputSchema, isLosslessNumber, type LosslessNumber } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -18,7 +26,13 @@ export const depositStatusSchema = z.enum(DEPOSIT_STATUSES);
 export type DepositStatus = z.infer<typeof depositStatusSchema>;
 
 /** Why a deposit was rejected: an error code of the webhook, or NO_MATCHING_STATEMENT_ENTRY for a slip. */
-export const DEPOSIT_REJECTION_REASONS = ['INVALID_WEBHOOK_SIGNATURE', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_NOT_ALLOWED', 'CURRENCY_MISMATCH', 'NO_MATCHING_STATEMENT_ENTRY'] as const;
+export const DEPOSIT_REJECTION_REASONS = [
+  'INVALID_WEBHOOK_SIGNATURE',
+  'AMOUNT_EXCEEDS_LIMIT',
+  'CURRENCY_NOT_ALLOWED',
+  'CURRENCY_MISMATCH',
+  'NO_MATCHING_STATEMENT_ENTRY',
+] as const;
 export type DepositRejectionReason = (typeof DEPOSIT_REJECTION_REASONS)[number];
 
 /** Bank codes key the bank's float account, hence held to the characters the chart of accounts allows there. */
@@ -238,7 +252,8 @@ export const depositRoutes = {
     method: 'post',
     path: '/v1/bank-statements',
     idempotencyKey: 'optional',
-    summary: 'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
+    summary:
+      'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
     surface: 'tenant',
     service: 'payments',
     scope: 'deposits:verify',
@@ -249,7 +264,8 @@ export const depositRoutes = {
   statementLines: {
     method: 'get',
     path: '/v1/bank-statements/lines',
-    summary: 'Imported bank statement lines, newest first (filters matched, importId): an unmatched line is money the bank received that no verified slip accounts for yet',
+    summary:
+      'Imported bank statement lines, newest first (filters matched, importId): an unmatched line is money the bank received that no verified slip accounts for yet',
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

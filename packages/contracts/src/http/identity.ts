@@ -38,7 +38,10 @@ export const updateOrganizationBodySchema = z
         maxTransactionAmount: amountInputSchema.optional(),
       })
       .strict()
-      .refine((config) => Object.values(config).some((value) => value !== undefined), 'give defaultCurrency, allowedCurrencies or maxTransactionAmount')
+      .refine(
+        (config) => Object.values(config).some((value) => value !== undefined),
+        'give defaultCurrency, allowedCurrencies or maxTransactionAmount',
+      )
       .optional(),
   })
   .strict()

@@ -119,9 +119,7 @@ export type RecordsCoverage = z.infer<typeof recordsCoverageSchema>;
 export const reconciliationCoverageSchema = z.object({
   mode: z.enum(['incremental', 'full']),
   journal: z.object({ afterSeq: seqText, throughSeq: seqText, entries: count, lines: count, accounts: count }).optional(),
-  records: z
-    .array(recordsCoverageSchema)
-    .optional(),
+  records: z.array(recordsCoverageSchema).optional(),
 });
 export type ReconciliationCoverage = z.infer<typeof reconciliationCoverageSchema>;
 
@@ -138,12 +136,63 @@ export type ReconciliationResult = z.infer<typeof reconciliationResultSchema>;
  * dashboard); LEDGER_ROUTES is the same routes as a list for the gateway and the OpenAPI document.
  */
 export const ledgerRoutes = {
-  journal: { method: 'get', path: '/v1/journal', summary: 'List journal entries, newest first. Filters no index serves (kind, from/to) test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on; follow it until null', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: journalQuerySchema, success: { status: 200, schema: journalPageSchema } },
-  entry: { method: 'get', path: '/v1/journal/{id}', summary: 'Get one journal entry with its lines', surface: 'tenant', service: 'ledger', scope: 'ledger:read', success: { status: 200, schema: journalEntrySchema } },
-  accounts: { method: 'get', path: '/v1/ledger/accounts', summary: 'List ledger accounts with their balances', surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: ledgerAccountQuerySchema, success: { status: 200, schema: ledgerAccountPageSchema } },
-  walletEntries: { method: 'get', path: '/v1/ledger/wallets/{walletId}/entries', summary: "A wallet account's statement with running balance", surface: 'tenant', service: 'ledger', scope: 'ledger:read', query: pageQuerySchema, success: { status: 200, schema: statementPageSchema } },
-  reconciliation: { method: 'get', path: '/v1/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 now', surface: 'tenant', service: 'ledger', scope: 'analytics:read', success: { status: 200, schema: reconciliationResultSchema } },
-  systemReconciliation: { method: 'get', path: '/v1/system/ledger/reconciliation', summary: 'Run ledger reconciliation checks 1 and 2 across all tenants', surface: 'system', service: 'ledger', success: { status: 200, schema: reconciliationResultSchema } },
+  journal: {
+    method: 'get',
+    path: '/v1/journal',
+    summary:
+      'List journal entries, newest first. Filters no index serves (kind, from/to) test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on; follow it until null',
+    surface: 'tenant',
+    service: 'ledger',
+    scope: 'ledger:read',
+    query: journalQuerySchema,
+    success: { status: 200, schema: journalPageSchema },
+  },
+  entry: {
+    method: 'get',
+    path: '/v1/journal/{id}',
+    summary: 'Get one journal entry with its lines',
+    surface: 'tenant',
+    service: 'ledger',
+    scope: 'ledger:read',
+    success: { status: 200, schema: journalEntrySchema },
+  },
+  accounts: {
+    method: 'get',
+    path: '/v1/ledger/accounts',
+    summary: 'List ledger accounts with their balances',
+    surface: 'tenant',
+    service: 'ledger',
+    scope: 'ledger:read',
+    query: ledgerAccountQuerySchema,
+    success: { status: 200, schema: ledgerAccountPageSchema },
+  },
+  walletEntries: {
+    method: 'get',
+    path: '/v1/ledger/wallets/{walletId}/entries',
+    summary: "A wallet account's statement with running balance",
+    surface: 'tenant',
+    service: 'ledger',
+    scope: 'ledger:read',
+    query: pageQuerySchema,
+    success: { status: 200, schema: statementPageSchema },
+  },
+  reconciliation: {
+    method: 'get',
+    path: '/v1/ledger/reconciliation',
+    summary: 'Run ledger reconciliation checks 1 and 2 now',
+    surface: 'tenant',
+    service: 'ledger',
+    scope: 'analytics:read',
+    success: { status: 200, schema: reconciliationResultSchema },
+  },
+  systemReconciliation: {
+    method: 'get',
+    path: '/v1/system/ledger/reconciliation',
+    summary: 'Run ledger reconciliation checks 1 and 2 across all tenants',
+    surface: 'system',
+    service: 'ledger',
+    success: { status: 200, schema: reconciliationResultSchema },
+  },
 } as const satisfies Record<string, RouteContract>;
 
 export const LEDGER_ROUTES: RouteContract[] = Object.values(ledgerRoutes);
@@ -178,17 +227,23 @@ export const referenceTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
  * A count of journal entries and the sum of their terms (the kit's entry-digest says how a term
  * is made; the ledger's SQL makes the same), so two services compare many entries by a number.
  */
-export const digestSchema = z.object({ entries: integerInputSchema({ min: 0, max: Number.MAX_SAFE_INTEGER }), digest: z.string().regex(/^-?\d{1,40}$/) });
+export const digestSchema = z.object({
+  entries: integerInputSchema({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  digest: z.string().regex(/^-?\d{1,40}$/),
+});
 export type DigestValue = z.infer<typeof digestSchema>;
 
 /** The digest of the entries naming records of one type in one scope. */
-export const recordDigestSchema = digestSchema.extend({ tenantId: z.string().min(1).max(64), environment: environmentSchema, referenceType: referenceTypeSchema });
+export const recordDigestSchema = digestSchema.extend({
+  tenantId: z.string().min(1).max(64),
+  environment: environmentSchema,
+  referenceType: referenceTypeSchema,
+});
 export type RecordDigest = z.infer<typeof recordDigestSchema>;
 
 /** Per scope and record type, the digests of the entries naming records through a seq: what a full run's check 3 compares its records with. */
 export const recordDigestsSchema = z.object({ throughSeq: seqText, digests: z.array(recordDigestSchema) });
 export type RecordDigests = z.infer<typeof recordDigestsSchema>;
-
 
 /** An entry naming a business record, as `POST /internal/v1/journal/references/after` lists them. */
 export const journalReferenceSchema = z.object({
@@ -256,7 +311,12 @@ export const JOURNAL_DIGEST_MAX = 5000;
  */
 export const journalEntryDigestBodySchema = z.object({
   ids: z.array(z.string().min(1).max(64)).min(1).max(JOURNAL_DIGEST_MAX),
-  named: z.object({ referenceType: referenceTypeSchema, tenantId: z.string().min(1).max(64), environment: environmentSchema, upToSeq: seqText }),
+  named: z.object({
+    referenceType: referenceTypeSchema,
+    tenantId: z.string().min(1).max(64),
+    environment: environmentSchema,
+    upToSeq: seqText,
+  }),
 });
 export type JournalEntryDigestBody = z.infer<typeof journalEntryDigestBodySchema>;
 export const journalEntryDigestSchema = z.object({ found: digestSchema, named: digestSchema });
@@ -269,4 +329,3 @@ export type JournalEntryDigest = z.infer<typeof journalEntryDigestSchema>;
  */
 export const journalDigestsAfterBodySchema = z.object({ afterSeq: seqText, ...internalScopeShape }).refine(scopeIsWhole, SCOPE_MESSAGE);
 export type JournalDigestsAfterBody = z.infer<typeof journalDigestsAfterBodySchema>;
-

@@ -25,7 +25,10 @@ export const caseRequestFields = {
 
 /** The checker's body; must equal the actor header (or the session's member) when one is sent. */
 /** A case list's query: a page, and the status (with whatever else the type filters by). */
-export function caseQuerySchema<Status extends z.ZodType, Extra extends z.ZodRawShape = Record<never, never>>(status: Status, extra?: Extra) {
+export function caseQuerySchema<Status extends z.ZodType, Extra extends z.ZodRawShape = Record<never, never>>(
+  status: Status,
+  extra?: Extra,
+) {
   return pageQuerySchema.extend({ ...(extra as Extra), status: status.optional() as z.ZodOptional<Status> });
 }
 
@@ -65,11 +68,22 @@ export function caseAwaitingLedgerSchema(laterSteps: readonly string[] = []): z.
   const steps = [...CASE_STEPS_AWAITED, ...laterSteps].join(', ');
   return z
     .boolean()
-    .describe(`True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: ${steps}. The status is final once this is false.`);
+    .describe(
+      `True while the ledger has not yet posted the entry of the step the status names, so the money has not moved as the status says: ${steps}. The status is final once this is false.`,
+    );
 }
 
 /** What a case type's routes differ by: where its cases are, who answers, with which scopes, and what they say. */
-export interface CaseRoutesSpec<CreatePath extends string, ListPath extends string, ItemPath extends string, Service extends ServiceName, Create extends z.ZodType, Query extends z.ZodObject, Page extends z.ZodType, Shown extends z.ZodType> {
+export interface CaseRoutesSpec<
+  CreatePath extends string,
+  ListPath extends string,
+  ItemPath extends string,
+  Service extends ServiceName,
+  Create extends z.ZodType,
+  Query extends z.ZodObject,
+  Page extends z.ZodType,
+  Shown extends z.ZodType,
+> {
   /**
    * `create`: where `POST` opens a case (Idempotency-Key required); `list`: where `GET` lists
    * cases, and `GET <list>/{id}` shows one; `item`: the case's path template (`/v1/payouts/{id}`),
@@ -106,11 +120,37 @@ export function caseRoutes<
   const { schemas, summaries } = spec;
   const base = { surface: 'tenant', service: spec.service } as const;
   const read = { ...base, method: 'get', scope: spec.scopes.read } as const;
-  const decision = { ...base, method: 'post', scope: spec.scopes.approve, idempotencyKey: 'optional', success: { status: 200, schema: schemas.shown } } as const;
+  const decision = {
+    ...base,
+    method: 'post',
+    scope: spec.scopes.approve,
+    idempotencyKey: 'optional',
+    success: { status: 200, schema: schemas.shown },
+  } as const;
   return {
-    create: { ...base, method: 'post', path: spec.paths.create, idempotencyKey: 'required', summary: summaries.create, scope: spec.scopes.create, body: schemas.create, success: { status: 201, schema: schemas.shown } },
-    list: { ...read, path: spec.paths.list, summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`, query: schemas.query, success: { status: 200, schema: schemas.page } },
-    get: { ...read, path: `${spec.paths.list}/{id}` as const, summary: `Get a ${spec.noun}`, success: { status: 200, schema: schemas.shown } },
+    create: {
+      ...base,
+      method: 'post',
+      path: spec.paths.create,
+      idempotencyKey: 'required',
+      summary: summaries.create,
+      scope: spec.scopes.create,
+      body: schemas.create,
+      success: { status: 201, schema: schemas.shown },
+    },
+    list: {
+      ...read,
+      path: spec.paths.list,
+      summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`,
+      query: schemas.query,
+      success: { status: 200, schema: schemas.page },
+    },
+    get: {
+      ...read,
+      path: `${spec.paths.list}/{id}` as const,
+      summary: `Get a ${spec.noun}`,
+      success: { status: 200, schema: schemas.shown },
+    },
     approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
     reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },
   } as const;

@@ -5,7 +5,9 @@ import type { RouteContract } from '../route-contract';
 import { plainTextSchema } from '../text';
 
 /** Names the provider in webhooks and in its float account (`momo-float:<providerCode>`), hence so strict. */
-export const providerCodeSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{1,31}$/, 'must be 2-32 lowercase letters, digits, _ or -, starting with a letter or digit');
+export const providerCodeSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{1,31}$/, 'must be 2-32 lowercase letters, digits, _ or -, starting with a letter or digit');
 
 export const createMomoProviderBodySchema = z.object({
   providerCode: providerCodeSchema,
@@ -55,8 +57,45 @@ export const momoProviderSecretsSchema = z.object({
 export type MomoProviderSecrets = z.infer<typeof momoProviderSecretsSchema>;
 
 export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
-  { method: 'post', path: '/v1/admin/momo-providers', summary: 'Register a mobile money provider; its webhookSecret is in this answer only', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: createMomoProviderBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: momoProviderWithSecretSchema } },
-  { method: 'get', path: '/v1/admin/momo-providers', summary: 'List mobile money providers, newest first, without secrets', surface: 'tenant', service: 'identity', scope: 'providers:manage', query: pageQuerySchema, success: { status: 200, schema: pageSchema(momoProviderSchema) } },
-  { method: 'get', path: '/v1/admin/momo-providers/{id}', summary: 'Get a mobile money provider, without its secret', surface: 'tenant', service: 'identity', scope: 'providers:manage', success: { status: 200, schema: momoProviderSchema } },
-  { method: 'post', path: '/v1/admin/momo-providers/{id}/rotate-secret', summary: 'Issue a new webhook secret (shown once); the old one verifies for expiresInSeconds more', surface: 'tenant', service: 'identity', scope: 'providers:manage', body: rotateMomoProviderSecretBodySchema, idempotencyKey: 'optional', success: { status: 200, schema: momoProviderWithSecretSchema } },
+  {
+    method: 'post',
+    path: '/v1/admin/momo-providers',
+    summary: 'Register a mobile money provider; its webhookSecret is in this answer only',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'providers:manage',
+    body: createMomoProviderBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: momoProviderWithSecretSchema },
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/momo-providers',
+    summary: 'List mobile money providers, newest first, without secrets',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'providers:manage',
+    query: pageQuerySchema,
+    success: { status: 200, schema: pageSchema(momoProviderSchema) },
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/momo-providers/{id}',
+    summary: 'Get a mobile money provider, without its secret',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'providers:manage',
+    success: { status: 200, schema: momoProviderSchema },
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/momo-providers/{id}/rotate-secret',
+    summary: 'Issue a new webhook secret (shown once); the old one verifies for expiresInSeconds more',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'providers:manage',
+    body: rotateMomoProviderSecretBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 200, schema: momoProviderWithSecretSchema },
+  },
 ];

@@ -20,9 +20,11 @@ export const PAYOUT_METHODS = ['momo', 'bank'] as const;
 export const payoutMethodSchema = z.enum(PAYOUT_METHODS);
 export type PayoutMethod = z.infer<typeof payoutMethodSchema>;
 
-
 export const momoDestinationSchema = z.object({
-  phoneNumber: z.string().trim().regex(/^\+?[0-9]{7,15}$/),
+  phoneNumber: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9]{7,15}$/),
   network: z.string().trim().min(1).max(64),
 });
 export const bankDestinationSchema = z.object({
@@ -43,7 +45,12 @@ export const createPayoutBodySchema = z.discriminatedUnion('payoutMethod', [
 export type CreatePayoutBody = z.infer<typeof createPayoutBodySchema>;
 
 /** The checker's bodies, the same for every maker-checker case. */
-export { approveCaseBodySchema as approvePayoutBodySchema, type ApproveCaseBody as ApprovePayoutBody, rejectCaseBodySchema as rejectPayoutBodySchema, type RejectCaseBody as RejectPayoutBody } from './maker-checker';
+export {
+  approveCaseBodySchema as approvePayoutBodySchema,
+  type ApproveCaseBody as ApprovePayoutBody,
+  rejectCaseBodySchema as rejectPayoutBodySchema,
+  type RejectCaseBody as RejectPayoutBody,
+} from './maker-checker';
 
 /**
  * A payout case as the API shows it; amounts are decimal strings at the currency's scale. Its
@@ -78,10 +85,19 @@ export type PayoutCaseQuery = z.infer<typeof payoutCaseQuerySchema>;
 
 const payoutSummaries = {
   create: `Request a payout from a wallet (maker). Holds amount plus fee in suspense and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS / WALLET_FROZEN with details.payoutCaseId when the ledger refused it (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
-  approve: 'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-  reject: 'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+  approve:
+    'Approve a pending case (checker: an active member whose role grants payouts:approve, not the requester): settles the hold from suspense into payout clearing and charges the fee. 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+  reject:
+    'Reject a pending case (same checker rules as approve): releases the hold back to the wallet. 200 rejected once the ledger posted the release (the wallet holds the money again); 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
 };
 
-export const payoutRoutes = caseRoutes({ noun: 'payout case', service: 'payments', paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' }, scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' }, schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema }, summaries: payoutSummaries }) satisfies Record<string, RouteContract>;
+export const payoutRoutes = caseRoutes({
+  noun: 'payout case',
+  service: 'payments',
+  paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' },
+  scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' },
+  schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema },
+  summaries: payoutSummaries,
+}) satisfies Record<string, RouteContract>;
 
 export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);

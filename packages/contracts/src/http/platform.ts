@@ -1,6 +1,13 @@
 import type { RouteContract } from '../route-contract';
 import { accountBalanceAtSchema, BALANCE_AT_SUMMARY, balanceAtQuerySchema } from './balances';
-import { deadLetterActionSchema, deadLetterListQuerySchema, deadLetterListSchema, deadLetterSchema, deadLettersReplayedSchema, replayDeadLettersBodySchema } from './dead-letters';
+import {
+  deadLetterActionSchema,
+  deadLetterListQuerySchema,
+  deadLetterListSchema,
+  deadLetterSchema,
+  deadLettersReplayedSchema,
+  replayDeadLettersBodySchema,
+} from './dead-letters';
 import { organizationSchema, updateOrganizationBodySchema } from './identity';
 import { journalEntrySchema, journalPageSchema, systemJournalQuerySchema } from './ledger';
 import { walletSchema } from './wallets';
@@ -14,7 +21,8 @@ export const platformRoutes = {
   updateOrganization: {
     method: 'patch',
     path: '/v1/system/organizations/{id}',
-    summary: "Change an organization's name or configuration; allowed currencies reach payments and the ledger (system accounts) through tenant.updated. Audited",
+    summary:
+      "Change an organization's name or configuration; allowed currencies reach payments and the ledger (system accounts) through tenant.updated. Audited",
     surface: 'system',
     service: 'identity',
     body: updateOrganizationBodySchema,
@@ -31,7 +39,8 @@ export const platformRoutes = {
   listLedgerTransactions: {
     method: 'get',
     path: '/v1/system/ledger/transactions',
-    summary: 'Journal entries of every tenant, newest first; filters tenantId, environment, kind, referenceType, referenceId, accountName, walletId, from, to. Filters no index serves test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on',
+    summary:
+      'Journal entries of every tenant, newest first; filters tenantId, environment, kind, referenceType, referenceId, accountName, walletId, from, to. Filters no index serves test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on',
     surface: 'system',
     service: 'ledger',
     query: systemJournalQuerySchema,
@@ -57,7 +66,8 @@ export const platformRoutes = {
   listDeadLetters: {
     method: 'get',
     path: '/v1/system/dead-letters',
-    summary: "Messages parked in the dead-letter queues (all of them, or `queue`), oldest first, with each queue's depth; reading them leaves them parked",
+    summary:
+      "Messages parked in the dead-letter queues (all of them, or `queue`), oldest first, with each queue's depth; reading them leaves them parked",
     surface: 'system',
     service: 'identity',
     query: deadLetterListQuerySchema,
@@ -74,7 +84,8 @@ export const platformRoutes = {
   replayDeadLetter: {
     method: 'post',
     path: '/v1/system/dead-letters/{id}/replay',
-    summary: 'Deliver a parked message to the queue it was dead-lettered from, as it was sent, then remove it; its consumer drops what it already applied. 404 DEAD_LETTER_NOT_FOUND once it is gone. Audited',
+    summary:
+      'Deliver a parked message to the queue it was dead-lettered from, as it was sent, then remove it; its consumer drops what it already applied. 404 DEAD_LETTER_NOT_FOUND once it is gone. Audited',
     surface: 'system',
     service: 'identity',
     success: { status: 200, schema: deadLetterActionSchema },

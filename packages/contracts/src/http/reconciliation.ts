@@ -86,7 +86,8 @@ export const reconciliationRoutes = {
   system: {
     method: 'get',
     path: '/v1/system/reconciliation',
-    summary: 'Run all four reconciliation checks now across every tenant and environment, each from where the last run left off (`coverage` says what was read; older history is re-verified by POST /v1/system/reconciliation/runs); 503 SERVICE_UNAVAILABLE when the ledger cannot be asked',
+    summary:
+      'Run all four reconciliation checks now across every tenant and environment, each from where the last run left off (`coverage` says what was read; older history is re-verified by POST /v1/system/reconciliation/runs); 503 SERVICE_UNAVAILABLE when the ledger cannot be asked',
     surface: 'system',
     service: 'payments',
     success: { status: 200, schema: reconciliationResultSchema },
@@ -94,7 +95,8 @@ export const reconciliationRoutes = {
   listRuns: {
     method: 'get',
     path: '/v1/system/reconciliation/runs',
-    summary: 'Scheduled all-tenant reconciliation runs (every PAYMENTS_RECONCILIATION_INTERVAL_MS), newest first: status ok, mismatch or error, and the mismatch count per check',
+    summary:
+      'Scheduled all-tenant reconciliation runs (every PAYMENTS_RECONCILIATION_INTERVAL_MS), newest first: status ok, mismatch or error, and the mismatch count per check',
     surface: 'system',
     service: 'payments',
     query: pageQuerySchema,

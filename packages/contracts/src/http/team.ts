@@ -98,10 +98,46 @@ export type MemberPrincipal = z.infer<typeof memberPrincipalSchema>;
 
 /** The team routes by name, with their precise schema types (for typed clients such as the dashboard); TEAM_ROUTES lists them. */
 export const teamRoutes = {
-  create: { method: 'post', path: '/v1/team', summary: 'Add an active team member with a password; only roles the caller covers', surface: 'tenant', service: 'identity', scope: 'team:manage', body: createTeamMemberBodySchema, idempotencyKey: 'optional', success: { status: 201, schema: teamMemberSchema } },
-  list: { method: 'get', path: '/v1/team', summary: 'List team members, newest first', surface: 'tenant', service: 'identity', scope: 'team:manage', query: teamMemberQuerySchema, success: { status: 200, schema: pageSchema(teamMemberSchema) } },
-  get: { method: 'get', path: '/v1/team/{memberId}', summary: 'Get a team member', surface: 'tenant', service: 'identity', scope: 'team:manage', success: { status: 200, schema: teamMemberSchema } },
-  update: { method: 'patch', path: '/v1/team/{memberId}', summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays", surface: 'tenant', service: 'identity', scope: 'team:manage', body: updateTeamMemberBodySchema, success: { status: 200, schema: teamMemberSchema } },
+  create: {
+    method: 'post',
+    path: '/v1/team',
+    summary: 'Add an active team member with a password; only roles the caller covers',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    body: createTeamMemberBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: teamMemberSchema },
+  },
+  list: {
+    method: 'get',
+    path: '/v1/team',
+    summary: 'List team members, newest first',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    query: teamMemberQuerySchema,
+    success: { status: 200, schema: pageSchema(teamMemberSchema) },
+  },
+  get: {
+    method: 'get',
+    path: '/v1/team/{memberId}',
+    summary: 'Get a team member',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    success: { status: 200, schema: teamMemberSchema },
+  },
+  update: {
+    method: 'patch',
+    path: '/v1/team/{memberId}',
+    summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays",
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    body: updateTeamMemberBodySchema,
+    success: { status: 200, schema: teamMemberSchema },
+  },
 } as const satisfies Record<string, RouteContract>;
 
 export const TEAM_ROUTES: RouteContract[] = Object.values(teamRoutes);
@@ -124,6 +160,22 @@ export const AUTH_ROUTES: RouteContract[] = [
     body: loginBodySchema,
     success: { status: 200, schema: sessionSchema },
   },
-  { method: 'post', path: '/v1/auth/logout', summary: 'End the session of this token', surface: 'public', service: 'identity', body: logoutBodySchema, success: { status: 200, schema: logoutResultSchema } },
-  { method: 'post', path: '/v1/auth/accept-invite', summary: 'Set the password of an invited member and log in (live environment)', surface: 'public', service: 'identity', body: acceptInviteBodySchema, success: { status: 200, schema: sessionSchema } },
+  {
+    method: 'post',
+    path: '/v1/auth/logout',
+    summary: 'End the session of this token',
+    surface: 'public',
+    service: 'identity',
+    body: logoutBodySchema,
+    success: { status: 200, schema: logoutResultSchema },
+  },
+  {
+    method: 'post',
+    path: '/v1/auth/accept-invite',
+    summary: 'Set the password of an invited member and log in (live environment)',
+    surface: 'public',
+    service: 'identity',
+    body: acceptInviteBodySchema,
+    success: { status: 200, schema: sessionSchema },
+  },
 ];

@@ -10,7 +10,6 @@ export const TRANSFER_STATUSES = ['pending', 'completed', 'failed'] as const;
 export const transferStatusSchema = z.enum(TRANSFER_STATUSES);
 export type TransferStatus = z.infer<typeof transferStatusSchema>;
 
-
 /**
  * `POST /v1/transfers` (Idempotency-Key required). The amount is a JSON number (its exact token)
  * or a decimal string, checked against the currency's scale (400 INVALID_AMOUNT).
@@ -87,8 +86,7 @@ export const transferRoutes = {
     method: 'post',
     path: '/v1/transfers',
     idempotencyKey: 'required',
-    summary:
-      `Move money between two wallets of the same currency; the fee is charged to the sender on top. 201 completed; 202 pending when the ledger has not confirmed within the deadline (the transfer finishes later); 422 with the ledger's code (INSUFFICIENT_FUNDS, WALLET_FROZEN) and details.transferId when refused; ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
+    summary: `Move money between two wallets of the same currency; the fee is charged to the sender on top. 201 completed; 202 pending when the ledger has not confirmed within the deadline (the transfer finishes later); 422 with the ledger's code (INSUFFICIENT_FUNDS, WALLET_FROZEN) and details.transferId when refused; ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
     surface: 'tenant',
     service: 'payments',
     scope: 'transfers:create',

@@ -113,7 +113,12 @@ export const createWithdrawalBodySchema = z.discriminatedUnion('payoutMethod', [
 export type CreateWithdrawalBody = z.infer<typeof createWithdrawalBodySchema>;
 
 /** The checker's bodies, the same for every maker-checker case. */
-export { approveCaseBodySchema as approveWithdrawalBodySchema, type ApproveCaseBody as ApproveWithdrawalBody, rejectCaseBodySchema as rejectWithdrawalBodySchema, type RejectCaseBody as RejectWithdrawalBody } from './maker-checker';
+export {
+  approveCaseBodySchema as approveWithdrawalBodySchema,
+  type ApproveCaseBody as ApproveWithdrawalBody,
+  rejectCaseBodySchema as rejectWithdrawalBodySchema,
+  type RejectCaseBody as RejectWithdrawalBody,
+} from './maker-checker';
 
 /**
  * A withdrawal case as the API shows it; the amount is a decimal string at the currency's scale.
@@ -142,7 +147,8 @@ export const treasuryRoutes = {
   balances: {
     method: 'get',
     path: '/v1/admin/money/balances',
-    summary: "The tenant's operating float (asset:pool), fee revenue, platform commission, suspense and payout clearing balances by currency, read from the ledger",
+    summary:
+      "The tenant's operating float (asset:pool), fee revenue, platform commission, suspense and payout clearing balances by currency, read from the ledger",
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:read',
@@ -152,8 +158,7 @@ export const treasuryRoutes = {
     method: 'post',
     path: '/v1/admin/money/float-deposits',
     idempotencyKey: 'required',
-    summary:
-      `Record a tenant float deposit and post \`tenant_float_deposit\` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline; ${TRANSACTION_LIMIT_NOTE}; 403 ACTOR_NOT_PERMITTED when depositedBy is not an active member whose role grants treasury:write. Idempotency-Key required`,
+    summary: `Record a tenant float deposit and post \`tenant_float_deposit\` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline; ${TRANSACTION_LIMIT_NOTE}; 403 ACTOR_NOT_PERMITTED when depositedBy is not an active member whose role grants treasury:write. Idempotency-Key required`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:write',
@@ -183,10 +188,19 @@ export const treasuryRoutes = {
 
 const withdrawalSummaries = {
   create: `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
-  approve: 'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
-  reject: 'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
+  approve:
+    'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+  reject:
+    'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
 };
 
-export const withdrawalRoutes = caseRoutes({ noun: 'withdrawal case', service: 'treasury', paths: { create: '/v1/admin/money/withdrawals', list: '/v1/admin/money/withdrawals', item: '/v1/admin/money/withdrawals/{id}' }, scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' }, schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema }, summaries: withdrawalSummaries }) satisfies Record<string, RouteContract>;
+export const withdrawalRoutes = caseRoutes({
+  noun: 'withdrawal case',
+  service: 'treasury',
+  paths: { create: '/v1/admin/money/withdrawals', list: '/v1/admin/money/withdrawals', item: '/v1/admin/money/withdrawals/{id}' },
+  scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' },
+  schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema },
+  summaries: withdrawalSummaries,
+}) satisfies Record<string, RouteContract>;
 
 export const TREASURY_ROUTES: RouteContract[] = [...Object.values(treasuryRoutes), ...Object.values(withdrawalRoutes)];

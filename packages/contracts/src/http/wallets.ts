@@ -20,7 +20,9 @@ export type WalletStatus = z.infer<typeof walletStatusSchema>;
  * The owner's identifier within the tenant. It keys the wallet's ledger account, so it is held
  * to the characters the chart of accounts allows there.
  */
-export const walletOwnerIdSchema = z.string().regex(new RegExp(`^${ACCOUNTS.wallet.keyPattern}$`), 'must be 1-128 letters, digits or . _ : @ + -');
+export const walletOwnerIdSchema = z
+  .string()
+  .regex(new RegExp(`^${ACCOUNTS.wallet.keyPattern}$`), 'must be 1-128 letters, digits or . _ : @ + -');
 
 export const createWalletBodySchema = z.object({
   ownerType: walletOwnerTypeSchema,

@@ -145,7 +145,10 @@ export type LedgerRepliesV1 = z.infer<typeof ledgerRepliesV1Schema>;
  * The answers a reply message carries, whichever of the two shapes it has; null for a message
  * that is neither. `correlationId` is the message's own for a lone `ledger.result.v1`.
  */
-export function parseLedgerReplies(payload: unknown, correlationId: string | null): Array<{ correlationId: string | null; result: LedgerResultV1 }> | null {
+export function parseLedgerReplies(
+  payload: unknown,
+  correlationId: string | null,
+): Array<{ correlationId: string | null; result: LedgerResultV1 }> | null {
   if (typeof payload === 'object' && payload !== null && (payload as { type?: unknown }).type === 'ledger.replies.v1') {
     const parsed = ledgerRepliesV1Schema.safeParse(payload);
     return parsed.success ? parsed.data.replies : null;
@@ -166,6 +169,9 @@ export const LEDGER_COMMANDS_PER_MESSAGE_MAX = 100;
  */
 export const ledgerCommandsV1Schema = z.object({
   type: z.literal('ledger.commands.v1'),
-  commands: z.array(z.object({ correlationId: z.string().nullable(), command: z.unknown() })).min(1).max(LEDGER_COMMANDS_PER_MESSAGE_MAX),
+  commands: z
+    .array(z.object({ correlationId: z.string().nullable(), command: z.unknown() }))
+    .min(1)
+    .max(LEDGER_COMMANDS_PER_MESSAGE_MAX),
 });
 export type LedgerCommandsV1 = z.infer<typeof ledgerCommandsV1Schema>;

@@ -139,7 +139,11 @@ function splitArguments(args: unknown[]): { chunk: unknown; encoding: BufferEnco
   const [first, second, third] = args;
   if (typeof first === 'function') return { chunk: undefined, encoding: undefined, callback: first as () => void };
   if (typeof second === 'function') return { chunk: first, encoding: undefined, callback: second as () => void };
-  return { chunk: first, encoding: typeof second === 'string' ? (second as BufferEncoding) : undefined, callback: typeof third === 'function' ? (third as () => void) : undefined };
+  return {
+    chunk: first,
+    encoding: typeof second === 'string' ? (second as BufferEncoding) : undefined,
+    callback: typeof third === 'function' ? (third as () => void) : undefined,
+  };
 }
 
 /**
@@ -231,7 +235,10 @@ function sameAnswer(stored: StoredResponse, sent: SentResponse, headerNames: Rea
 export function idempotency(options: IdempotencyOptions): RequestHandler {
   const timing = checkedTiming(options);
   const logger = idempotencyLogger(options.logger);
-  const headerNames: ReadonlySet<string> = new Set([...DEFAULT_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((name) => name.toLowerCase())]);
+  const headerNames: ReadonlySet<string> = new Set([
+    ...DEFAULT_REPLAYED_HEADERS,
+    ...(options.replayHeaders ?? []).map((name) => name.toLowerCase()),
+  ]);
   const { sealing } = options;
   // A route that writes its key in its own statement stores answers the middleware never sees.
   if (sealing && options.claimAtFirstWrite) throw new Error('idempotency: sealing does not go with claimAtFirstWrite');
@@ -347,10 +354,22 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     const rawBody: unknown = response.locals.rawBody;
     // Without the raw bytes, different bodies would look alike and get each other's answers.
     if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
-    const fingerprint = requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, principal: claimsOf(response), body: rawBody });
+    const fingerprint = requestFingerprint({
+      method: request.method,
+      pathWithQuery: request.originalUrl,
+      principal: claimsOf(response),
+      body: rawBody,
+    });
 
     if (options.claimAtFirstWrite) {
-      claimAtFirstWrite(response, { scope, key, fingerprint, lockToken: randomUUID(), takenOver: false, ttlSeconds: timing.ttlHours * SECONDS_PER_HOUR });
+      claimAtFirstWrite(response, {
+        scope,
+        key,
+        fingerprint,
+        lockToken: randomUUID(),
+        takenOver: false,
+        ttlSeconds: timing.ttlHours * SECONDS_PER_HOUR,
+      });
       next();
       return;
     }

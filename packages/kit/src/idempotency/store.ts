@@ -95,7 +95,10 @@ export class IdempotencyInProgressError extends RetryLaterError {
 }
 
 export function idempotencyKeyReusedError(): AppError {
-  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (another body, path or caller)');
+  return new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used for a different request (another body, path or caller)',
+  );
 }
 
 const storedHeadersSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
@@ -168,20 +171,23 @@ const claimInserters = new WeakMap<Db, (insert: ClaimInsert) => Promise<boolean>
 function claimInserterOf(db: Db): (insert: ClaimInsert) => Promise<boolean> {
   let inserter = claimInserters.get(db);
   if (!inserter) {
-    inserter = microBatch<ClaimInsert, boolean>(async (inserts) => {
-      const result = await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_MANY_SQL, [
-        inserts.map((each) => each.scope.tenantId),
-        inserts.map((each) => each.scope.environment),
-        inserts.map((each) => each.key),
-        inserts.map((each) => each.fingerprint),
-        inserts.map((each) => each.lockToken),
-        inserts.map((each) => each.lockSeconds),
-        inserts.map((each) => each.ttlSeconds),
-      ] as unknown as Knex.RawBinding[]);
-      // A key twice in one batch: the first row wins, the second finds it (DO NOTHING), as two statements would.
-      const inserted = new Set(result.rows.map((row) => row.lock_token));
-      return inserts.map((each) => inserted.has(each.lockToken));
-    }, { concurrency: STATEMENT_BATCH_CONCURRENCY });
+    inserter = microBatch<ClaimInsert, boolean>(
+      async (inserts) => {
+        const result = await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_MANY_SQL, [
+          inserts.map((each) => each.scope.tenantId),
+          inserts.map((each) => each.scope.environment),
+          inserts.map((each) => each.key),
+          inserts.map((each) => each.fingerprint),
+          inserts.map((each) => each.lockToken),
+          inserts.map((each) => each.lockSeconds),
+          inserts.map((each) => each.ttlSeconds),
+        ] as unknown as Knex.RawBinding[]);
+        // A key twice in one batch: the first row wins, the second finds it (DO NOTHING), as two statements would.
+        const inserted = new Set(result.rows.map((row) => row.lock_token));
+        return inserts.map((each) => inserted.has(each.lockToken));
+      },
+      { concurrency: STATEMENT_BATCH_CONCURRENCY },
+    );
     claimInserters.set(db, inserter);
   }
   return inserter;
@@ -204,7 +210,13 @@ function storedResponseOf(row: KeyRow): StoredResponse {
  * autocommit statement: no transaction stays open across the work the claim guards, and
  * concurrent attempts never wait on one another's row lock except in a takeover race.
  */
-export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, key: string, fingerprint: string, timing: ClaimTiming = {}): Promise<ClaimOutcome> {
+export async function claimIdempotencyKey(
+  db: Db,
+  scope: IdempotencyScope,
+  key: string,
+  fingerprint: string,
+  timing: ClaimTiming = {},
+): Promise<ClaimOutcome> {
   const { ttlHours, lockTimeoutMs } = checkedTiming(timing);
   const lockSeconds = lockTimeoutMs / 1000;
   const ttlSeconds = ttlHours * SECONDS_PER_HOUR;
@@ -213,7 +225,17 @@ export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, key: 
     const claimed =
       attempt === 0
         ? await claimInserterOf(db)({ scope, key, fingerprint, lockToken, lockSeconds, ttlSeconds })
-        : (await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_SQL, [scope.tenantId, scope.environment, key, fingerprint, lockToken, lockSeconds, ttlSeconds])).rows.length === 1;
+        : (
+            await prepared<{ rows: Array<{ lock_token: string }> }>(db, INSERT_SQL, [
+              scope.tenantId,
+              scope.environment,
+              key,
+              fingerprint,
+              lockToken,
+              lockSeconds,
+              ttlSeconds,
+            ])
+          ).rows.length === 1;
     if (claimed) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: false } };
 
     const found = await prepared<{ rows: KeyRow[] }>(db, SELECT_SQL, [scope.tenantId, scope.environment, key]);
@@ -221,7 +243,16 @@ export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, key: 
     // Released between our insert and our read: try the insert again.
     if (!row) continue;
     if (row.forgotten || (row.lock_lapsed && row.fingerprint === fingerprint)) {
-      const taken = await prepared<{ rows: Array<{ lock_token: string }> }>(db, TAKEOVER_SQL, [fingerprint, lockToken, lockSeconds, ttlSeconds, scope.tenantId, scope.environment, key, fingerprint]);
+      const taken = await prepared<{ rows: Array<{ lock_token: string }> }>(db, TAKEOVER_SQL, [
+        fingerprint,
+        lockToken,
+        lockSeconds,
+        ttlSeconds,
+        scope.tenantId,
+        scope.environment,
+        key,
+        fingerprint,
+      ]);
       if (taken.rows.length === 1) return { kind: 'claimed', claim: { scope, key, fingerprint, lockToken, takenOver: !row.forgotten } };
       // Another retry won the takeover: read again to see what it holds now.
       continue;
@@ -241,7 +272,8 @@ const COMPLETE_SQL = `
   RETURNING lock_token`;
 
 function responseBindings(response: StoredResponse): [number, string, Buffer] {
-  if (!Number.isInteger(response.status) || response.status < 100 || response.status > 599) throw new Error(`not an HTTP status: ${response.status}`);
+  if (!Number.isInteger(response.status) || response.status < 100 || response.status > 599)
+    throw new Error(`not an HTTP status: ${response.status}`);
   return [response.status, JSON.stringify(response.headers), response.body];
 }
 
@@ -349,7 +381,6 @@ export function firstAnswersStatement(answers: readonly FinalAnswer[]): SqlState
   };
 }
 
-
 /**
  * Marks the key completed with `response` inside the caller's business transaction, so the
  * money movement, its outbox message and the remembered answer commit together or not at all.
@@ -357,7 +388,11 @@ export function firstAnswersStatement(answers: readonly FinalAnswer[]): SqlState
  * transaction rolls back: the key's effect then happens once, in the attempt that holds it.
  */
 export async function completeInTransaction(tx: Tx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-  const updated = await prepared<{ rows: unknown[] }>(tx, COMPLETE_SQL, [...responseBindings(response), ...keyWhere(claim), claim.lockToken]);
+  const updated = await prepared<{ rows: unknown[] }>(tx, COMPLETE_SQL, [
+    ...responseBindings(response),
+    ...keyWhere(claim),
+    claim.lockToken,
+  ]);
   if (updated.rows.length !== 1) {
     throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
   }
@@ -370,7 +405,12 @@ export async function completeInTransaction(tx: Tx, claim: IdempotencyClaim, res
  * time where the transaction stored a 202 pending), so an error after a commit never hides
  * that the work took effect. Returns false when nothing was written.
  */
-export async function storeFinalResponse(db: Db | Tx, claim: IdempotencyClaim, response: StoredResponse, options: { replaceCompleted: boolean }): Promise<boolean> {
+export async function storeFinalResponse(
+  db: Db | Tx,
+  claim: IdempotencyClaim,
+  response: StoredResponse,
+  options: { replaceCompleted: boolean },
+): Promise<boolean> {
   const result = await db.raw<{ rowCount: number | null }>(
     `UPDATE ${IDEMPOTENCY_TABLE}
      SET status = 'completed', response_status = ?, response_headers = CAST(? AS jsonb), response_body = ?,

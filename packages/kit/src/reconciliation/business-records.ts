@@ -1,5 +1,18 @@
 import type { Knex } from 'knex';
-import { type Environment, type ExpectedPosting, formatAmount, JOURNAL_DIGEST_MAX, JOURNAL_LOOKUP_MAX, type JournalEntry, type JournalEntryDigest, type JournalEntryDigestBody, type PostingLine, type RecordDigests, type RecordScope, type RecordState } from '@wallet/contracts';
+import {
+  type Environment,
+  type ExpectedPosting,
+  formatAmount,
+  JOURNAL_DIGEST_MAX,
+  JOURNAL_LOOKUP_MAX,
+  type JournalEntry,
+  type JournalEntryDigest,
+  type JournalEntryDigestBody,
+  type PostingLine,
+  type RecordDigests,
+  type RecordScope,
+  type RecordState,
+} from '@wallet/contracts';
 import { canonicalAmount } from './amounts';
 import { type Digest, postingsDigest, sameDigest } from './entry-digest';
 import type { Db } from '../db';
@@ -71,8 +84,19 @@ export interface SingleEntryRecord {
 }
 
 /** A record as check 3 reads it: who it is, and what it says of its entries. */
-export function checkedRecord(row: Omit<SingleEntryRecord, 'journalEntryId'>, facts: Pick<CheckedRecord, 'finished' | 'open' | 'journalEntryIds' | 'postings'>): CheckedRecord {
-  return { id: row.id, seq: row.seq, tenantId: row.tenantId, environment: row.environment, status: row.status, createdAt: row.createdAt, ...facts };
+export function checkedRecord(
+  row: Omit<SingleEntryRecord, 'journalEntryId'>,
+  facts: Pick<CheckedRecord, 'finished' | 'open' | 'journalEntryIds' | 'postings'>,
+): CheckedRecord {
+  return {
+    id: row.id,
+    seq: row.seq,
+    tenantId: row.tenantId,
+    environment: row.environment,
+    status: row.status,
+    createdAt: row.createdAt,
+    ...facts,
+  };
 }
 
 /**
@@ -99,7 +123,12 @@ export function singleEntrySource<Row extends SingleEntryRecord>(options: {
     referenceType: options.referenceType,
     table: options.table,
     byIds: async (db, ids) => (await options.rowsByIds(db, ids)).map(toRecord),
-    ...(rowsAfter ? { after: async (db: Db, scope: RecordScope, afterSeq: string, limit: number) => (await rowsAfter(db, scope, afterSeq, limit)).map(toRecord) } : {}),
+    ...(rowsAfter
+      ? {
+          after: async (db: Db, scope: RecordScope, afterSeq: string, limit: number) =>
+            (await rowsAfter(db, scope, afterSeq, limit)).map(toRecord),
+        }
+      : {}),
     ...(options.digestAfter ? { digestAfter: options.digestAfter } : {}),
   };
 }
@@ -125,7 +154,11 @@ export interface JournalForRecords {
   /** Entries by id in any scope (so a report can say an entry sits in another one). */
   entries(ids: readonly string[]): Promise<Map<string, JournalEntry>>;
   /** Per scope, the entries naming this type after the scope's seq, at most `limitPerScope`, seq order, and the snapshot they were read in. */
-  namingEntries(referenceType: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<NamingEntries>;
+  namingEntries(
+    referenceType: string,
+    scopes: ReadonlyArray<RecordScope & { afterSeq: string }>,
+    limitPerScope: number,
+  ): Promise<NamingEntries>;
   /** The digest of the entries with these ids, and of those naming a record of the type in the scope up to a seq (entry-digest.ts). */
   digest(body: JournalEntryDigestBody): Promise<JournalEntryDigest>;
   /** Per scope and record type, the digests of the entries after a seq through the newest final one; in one scope, or all (null). */
@@ -204,8 +237,10 @@ export interface Marks {
 }
 
 const scopeKey = (scope: { tenantId: string; environment: string }): string => `${scope.tenantId}|${scope.environment}`;
-const maxSeq = (seqs: readonly string[], floor: string): string => seqs.reduce((top, seq) => (BigInt(seq) > BigInt(top) ? seq : top), floor);
-const minSeq = (seqs: readonly string[]): string => seqs.reduce<string | null>((low, seq) => (low === null || BigInt(seq) < BigInt(low) ? seq : low), null) ?? '0';
+const maxSeq = (seqs: readonly string[], floor: string): string =>
+  seqs.reduce((top, seq) => (BigInt(seq) > BigInt(top) ? seq : top), floor);
+const minSeq = (seqs: readonly string[]): string =>
+  seqs.reduce<string | null>((low, seq) => (low === null || BigInt(seq) < BigInt(low) ? seq : low), null) ?? '0';
 
 async function readMarks(db: Db, referenceType: string, scopes: readonly RecordScope[]): Promise<Map<string, Marks>> {
   const result = await db.raw(
@@ -218,8 +253,16 @@ async function readMarks(db: Db, referenceType: string, scopes: readonly RecordS
   const marks = new Map<string, Marks>();
   for (const row of result.rows as Array<Record<string, string> & { open_records: Marks['open'] }>) {
     marks.set(scopeKey({ tenantId: row.tenant_id as string, environment: row.environment as string }), {
-      records: { verifiedSeq: row.record_verified_seq as string, seenSeq: row.record_seen_seq as string, seenXmax: row.record_seen_xmax as string },
-      entries: { verifiedSeq: row.entry_verified_seq as string, seenSeq: row.entry_seen_seq as string, seenXmax: row.entry_seen_xmax as string },
+      records: {
+        verifiedSeq: row.record_verified_seq as string,
+        seenSeq: row.record_seen_seq as string,
+        seenXmax: row.record_seen_xmax as string,
+      },
+      entries: {
+        verifiedSeq: row.entry_verified_seq as string,
+        seenSeq: row.entry_seen_seq as string,
+        seenXmax: row.entry_seen_xmax as string,
+      },
       open: row.open_records,
     });
   }
@@ -272,13 +315,22 @@ export async function scopesWithRecords(db: Db, tables: readonly string[]): Prom
          ) n
        ) SELECT tenant_id, environment FROM s`,
     );
-    for (const row of result.rows as Array<{ tenant_id: string; environment: RecordScope['environment'] }>) found.set(scopeKey({ tenantId: row.tenant_id, environment: row.environment }), { tenantId: row.tenant_id, environment: row.environment });
+    for (const row of result.rows as Array<{ tenant_id: string; environment: RecordScope['environment'] }>)
+      found.set(scopeKey({ tenantId: row.tenant_id, environment: row.environment }), {
+        tenantId: row.tenant_id,
+        environment: row.environment,
+      });
   }
   return [...found.values()].sort((a, b) => scopeKey(a).localeCompare(scopeKey(b)));
 }
 
 /** Ids and seqs of the records after each scope's seq, in one snapshot whose bounds come along. */
-export async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<RecordScope & { afterSeq: string }>, limitPerScope: number): Promise<{ rows: Array<{ id: string; seq: string; tenant_id: string; environment: string }>; snapshot: SnapshotBounds }> {
+export async function recordsAfter(
+  db: Db,
+  table: string,
+  scopes: ReadonlyArray<RecordScope & { afterSeq: string }>,
+  limitPerScope: number,
+): Promise<{ rows: Array<{ id: string; seq: string; tenant_id: string; environment: string }>; snapshot: SnapshotBounds }> {
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
@@ -292,7 +344,12 @@ export async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<
               WHERE r.tenant_id = s.tenant_id AND r.environment = s.environment AND r.seq > s.after_seq
               ORDER BY r.seq LIMIT ?
            ) r`,
-        [scopes.map((scope) => scope.tenantId), scopes.map((scope) => scope.environment), scopes.map((scope) => scope.afterSeq), limitPerScope],
+        [
+          scopes.map((scope) => scope.tenantId),
+          scopes.map((scope) => scope.environment),
+          scopes.map((scope) => scope.afterSeq),
+          limitPerScope,
+        ],
       );
       return { rows: result.rows, snapshot };
     },
@@ -300,7 +357,11 @@ export async function recordsAfter(db: Db, table: string, scopes: ReadonlyArray<
   );
 }
 
-async function inBatches<Item, Result>(items: readonly Item[], size: number, work: (batch: Item[]) => Promise<Result[]>): Promise<Result[]> {
+async function inBatches<Item, Result>(
+  items: readonly Item[],
+  size: number,
+  work: (batch: Item[]) => Promise<Result[]>,
+): Promise<Result[]> {
   const batches: Item[][] = [];
   for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size));
   const results: Result[] = [];
@@ -318,13 +379,25 @@ async function entriesByIds(journal: JournalForRecords, ids: readonly string[]):
 
 // ---- comparing a record's postings with its entries ----
 
-function lineText(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
+function lineText(line: {
+  direction: string;
+  accountName: string;
+  amount: string;
+  currencyCode: string;
+  walletId?: string | null | undefined;
+}): string {
   const wallet = line.walletId ? ` (${line.walletId})` : '';
   return `${line.direction} ${line.accountName}${wallet} ${formatAmount(line.amount, line.currencyCode)} ${line.currencyCode}`;
 }
 
 /** Amounts compared as decimals. Fields joined by NUL, which no name or id holds. */
-function lineKey(line: { direction: string; accountName: string; amount: string; currencyCode: string; walletId?: string | null | undefined }): string {
+function lineKey(line: {
+  direction: string;
+  accountName: string;
+  amount: string;
+  currencyCode: string;
+  walletId?: string | null | undefined;
+}): string {
   return `${line.direction}\0${line.accountName}\0${line.walletId ?? '\u0001'}\0${line.currencyCode}\0${canonicalAmount(line.amount)}`;
 }
 
@@ -346,7 +419,11 @@ function lineDifferences(expected: readonly PostingLine[], actual: JournalEntry[
 }
 
 /** How an entry differs from the posting its record meant, as mismatch fields; null when it is exactly that posting, in the record's own scope. */
-export function entryDifferences(posting: ExpectedPosting, entry: JournalEntry, record: { tenantId: string; environment: string }): Record<string, unknown> | null {
+export function entryDifferences(
+  posting: ExpectedPosting,
+  entry: JournalEntry,
+  record: { tenantId: string; environment: string },
+): Record<string, unknown> | null {
   const problems: string[] = [];
   const details: Record<string, unknown> = {};
   if (entry.tenantId !== record.tenantId || entry.environment !== record.environment) {
@@ -380,7 +457,12 @@ export function entryDifferences(posting: ExpectedPosting, entry: JournalEntry, 
  * those entries (entry-digest.ts), so only a chunk that differs has its entries brought over
  * and compared one by one, to say what differs.
  */
-export async function compareRecords(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
+export async function compareRecords(
+  journal: JournalForRecords,
+  referenceType: string,
+  records: readonly CheckedRecord[],
+  mismatches: MismatchList,
+): Promise<Set<string>> {
   const wrong = new Set<string>();
   for (const chunk of recordChunks(records, JOURNAL_DIGEST_MAX)) {
     if (await sameAsLedger(journal, referenceType, chunk)) continue;
@@ -410,24 +492,48 @@ function recordChunks(records: readonly CheckedRecord[], postings: number): Chec
 /** Whether every posting names an entry and the ledger's digest of those entries is the postings' own. */
 async function sameAsLedger(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[]): Promise<boolean> {
   const postings = records.flatMap((record) => record.postings.map((posting) => ({ scope: record, posting })));
-  const named = postings.flatMap(({ scope, posting }) => (posting.journalEntryId === null ? [] : [{ scope, posting: { ...posting, journalEntryId: posting.journalEntryId } }]));
+  const named = postings.flatMap(({ scope, posting }) =>
+    posting.journalEntryId === null ? [] : [{ scope, posting: { ...posting, journalEntryId: posting.journalEntryId } }],
+  );
   // A posting without its entry is reported one by one.
   if (named.length < postings.length) return false;
   const first = named[0];
   if (!first) return true;
   // Nothing is named through seq 0: only the entries found by id count.
-  const answer = await journal.digest({ ids: named.map(({ posting }) => posting.journalEntryId), named: { referenceType, tenantId: first.scope.tenantId, environment: first.scope.environment, upToSeq: '0' } });
+  const answer = await journal.digest({
+    ids: named.map(({ posting }) => posting.journalEntryId),
+    named: { referenceType, tenantId: first.scope.tenantId, environment: first.scope.environment, upToSeq: '0' },
+  });
   return sameDigest(answer.found, postingsDigest(named));
 }
 
-async function compareOneByOne(journal: JournalForRecords, referenceType: string, records: readonly CheckedRecord[], mismatches: MismatchList): Promise<Set<string>> {
-  const entries = await entriesByIds(journal, records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId ? [posting.journalEntryId] : []))));
+async function compareOneByOne(
+  journal: JournalForRecords,
+  referenceType: string,
+  records: readonly CheckedRecord[],
+  mismatches: MismatchList,
+): Promise<Set<string>> {
+  const entries = await entriesByIds(
+    journal,
+    records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId ? [posting.journalEntryId] : []))),
+  );
   const wrong = new Set<string>();
   for (const record of records) {
     for (const posting of record.postings) {
-      const base = { referenceType, recordId: record.id, tenantId: record.tenantId, environment: record.environment, journalEntryId: posting.journalEntryId };
+      const base = {
+        referenceType,
+        recordId: record.id,
+        tenantId: record.tenantId,
+        environment: record.environment,
+        journalEntryId: posting.journalEntryId,
+      };
       const entry = posting.journalEntryId === null ? undefined : entries.get(posting.journalEntryId);
-      const problem = posting.journalEntryId === null ? { problem: 'journal_entry_not_recorded' } : !entry ? { problem: 'journal_entry_not_found' } : entryDifferences(posting, entry, record);
+      const problem =
+        posting.journalEntryId === null
+          ? { problem: 'journal_entry_not_recorded' }
+          : !entry
+            ? { problem: 'journal_entry_not_found' }
+            : entryDifferences(posting, entry, record);
       if (problem === null) continue;
       mismatches.add({ ...base, ...('problem' in problem ? problem : { problem: 'journal_entry_differs', ...problem }) });
       wrong.add(record.id);
@@ -437,16 +543,29 @@ async function compareOneByOne(journal: JournalForRecords, referenceType: string
 }
 
 /** Entries naming a record: it must exist in their scope, be finished and name them back. Answers the entries found wrong. */
-export function entriesPointAtRecords(referenceType: string, entries: readonly NamingEntry[], records: ReadonlyMap<string, CheckedRecord>, mismatches: MismatchList): Set<string> {
+export function entriesPointAtRecords(
+  referenceType: string,
+  entries: readonly NamingEntry[],
+  records: ReadonlyMap<string, CheckedRecord>,
+  mismatches: MismatchList,
+): Set<string> {
   const wrong = new Set<string>();
   for (const entry of entries) {
-    const base = { referenceType, recordId: entry.reference.id, tenantId: entry.tenantId, environment: entry.environment, journalEntryId: entry.journalEntryId };
+    const base = {
+      referenceType,
+      recordId: entry.reference.id,
+      tenantId: entry.tenantId,
+      environment: entry.environment,
+      journalEntryId: entry.journalEntryId,
+    };
     const record = records.get(entry.reference.id);
     let problem: Mismatch | null = null;
     if (!record) problem = { problem: 'record_not_found' };
-    else if (record.tenantId !== entry.tenantId || record.environment !== entry.environment) problem = { problem: 'record_in_other_scope', recordTenantId: record.tenantId, recordEnvironment: record.environment };
+    else if (record.tenantId !== entry.tenantId || record.environment !== entry.environment)
+      problem = { problem: 'record_in_other_scope', recordTenantId: record.tenantId, recordEnvironment: record.environment };
     else if (!record.finished) problem = { problem: 'record_not_finished', recordStatus: record.status };
-    else if (!record.journalEntryIds.includes(entry.journalEntryId)) problem = { problem: 'record_names_another_entry', recordJournalEntryIds: record.journalEntryIds };
+    else if (!record.journalEntryIds.includes(entry.journalEntryId))
+      problem = { problem: 'record_names_another_entry', recordJournalEntryIds: record.journalEntryIds };
     if (problem) {
       mismatches.add({ ...base, ...problem });
       wrong.add(entry.journalEntryId);
@@ -467,7 +586,12 @@ export async function recordsByIds(db: Db, source: LocalRecordSource, ids: reado
  * at its record, whose posting it must be). The marks then move as the ledger's checkpoints do
  * (advanceHighWater), never past something found wrong.
  */
-async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordSource, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage> {
+async function checkSource(
+  options: OwnRecordsCheckOptions,
+  source: LocalRecordSource,
+  scopes: readonly RecordScope[],
+  mismatches: MismatchList,
+): Promise<RecordsCoverage> {
   const { db, journal } = options;
   const limit = options.limitPerScope ?? CHECK3_LIMIT_PER_SCOPE;
   const now = (options.now ?? (() => new Date()))();
@@ -475,21 +599,41 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
   const markOf = (scope: RecordScope): Marks => marks.get(scopeKey(scope)) ?? { records: NO_HIGH_WATER, entries: NO_HIGH_WATER, open: [] };
 
   // The ledger lists the entries while this side reads and compares its records.
-  const namingAsked = journal.namingEntries(source.referenceType, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).entries.verifiedSeq })), limit);
+  const namingAsked = journal.namingEntries(
+    source.referenceType,
+    scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).entries.verifiedSeq })),
+    limit,
+  );
   namingAsked.catch(() => undefined);
-  const fresh = await recordsAfter(db, source.table, scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).records.verifiedSeq })), limit);
+  const fresh = await recordsAfter(
+    db,
+    source.table,
+    scopes.map((scope) => ({ ...scope, afterSeq: markOf(scope).records.verifiedSeq })),
+    limit,
+  );
   const openIds = scopes.flatMap((scope) => markOf(scope).open.map((each) => each.id));
   const records = await recordsByIds(db, source, [...fresh.rows.map((row) => row.id), ...openIds]);
-  const wrongRecords = await compareRecords(journal, source.referenceType, [...records.values()].filter((record) => record.postings.length > 0), mismatches);
+  const wrongRecords = await compareRecords(
+    journal,
+    source.referenceType,
+    [...records.values()].filter((record) => record.postings.length > 0),
+    mismatches,
+  );
 
   const naming = await namingAsked;
-  const named = await recordsByIds(db, source, naming.data.map((entry) => entry.reference.id).filter((id) => !records.has(id)));
+  const named = await recordsByIds(
+    db,
+    source,
+    naming.data.map((entry) => entry.reference.id).filter((id) => !records.has(id)),
+  );
   for (const [id, record] of records) named.set(id, record);
   const wrongEntries = entriesPointAtRecords(source.referenceType, naming.data, named, mismatches);
   // An older record's new step: its posting is compared with the entry now, as a new record's is.
   const later = naming.data.flatMap((entry) => {
     const record = named.get(entry.reference.id);
-    return record && !records.has(record.id) && !wrongEntries.has(entry.journalEntryId) ? [{ ...record, postings: record.postings.filter((posting) => posting.journalEntryId === entry.journalEntryId) }] : [];
+    return record && !records.has(record.id) && !wrongEntries.has(entry.journalEntryId)
+      ? [{ ...record, postings: record.postings.filter((posting) => posting.journalEntryId === entry.journalEntryId) }]
+      : [];
   });
   for (const id of await compareRecords(journal, source.referenceType, later, mismatches)) wrongRecords.add(id);
   for (const entry of naming.data) if (wrongRecords.has(entry.reference.id)) wrongEntries.add(entry.journalEntryId);
@@ -511,8 +655,22 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
       .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
     next.set(scopeKey(scope), {
       ...scope,
-      records: advanceHighWater(previous.records, { topSeq: maxSeq(freshRows.map((row) => row.seq), previous.records.verifiedSeq), snapshot: fresh.snapshot, holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null }),
-      entries: advanceHighWater(previous.entries, { topSeq: maxSeq(entries.map((entry) => entry.seq), scanned), snapshot: naming.snapshot, holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null }),
+      records: advanceHighWater(previous.records, {
+        topSeq: maxSeq(
+          freshRows.map((row) => row.seq),
+          previous.records.verifiedSeq,
+        ),
+        snapshot: fresh.snapshot,
+        holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null,
+      }),
+      entries: advanceHighWater(previous.entries, {
+        topSeq: maxSeq(
+          entries.map((entry) => entry.seq),
+          scanned,
+        ),
+        snapshot: naming.snapshot,
+        holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null,
+      }),
       open,
     });
   }
@@ -531,7 +689,11 @@ async function checkSource(options: OwnRecordsCheckOptions, source: LocalRecordS
  * checkAllRecords): each source at once (their marks are their own), mismatches listed in the
  * sources' order.
  */
-export async function checkOwnRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], mismatches: MismatchList): Promise<RecordsCoverage[]> {
+export async function checkOwnRecords(
+  options: OwnRecordsCheckOptions,
+  scopes: readonly RecordScope[],
+  mismatches: MismatchList,
+): Promise<RecordsCoverage[]> {
   const checked = await Promise.all(
     options.sources.map(async (source) => {
       const found = new MismatchList(mismatches.limit);

@@ -24,12 +24,26 @@ export const DIGEST_FIELD_SEPARATOR = '\u001f';
 const SQL_SEPARATOR = `E'\\x1f'`;
 
 /** An entry's term in SQL, from SQL expressions of its fields: the text `addPosting` hashes for the entry. */
-export function entryTermSql(entry: { id: string; tenantId: string; environment: string; kind: string; referenceType: string; referenceId: string }): string {
+export function entryTermSql(entry: {
+  id: string;
+  tenantId: string;
+  environment: string;
+  kind: string;
+  referenceType: string;
+  referenceId: string;
+}): string {
   return `hashtextextended(concat_ws(${SQL_SEPARATOR}, ${entry.id}, ${entry.tenantId}, ${entry.environment}, ${entry.kind}, ${entry.referenceType}, ${entry.referenceId}), 0)`;
 }
 
 /** A line's term in SQL, from SQL expressions of its fields (a null wallet id is none): the text `addPosting` hashes for the line. */
-export function lineTermSql(line: { entryId: string; direction: string; accountName: string; walletId: string; currencyCode: string; amount: string }): string {
+export function lineTermSql(line: {
+  entryId: string;
+  direction: string;
+  accountName: string;
+  walletId: string;
+  currencyCode: string;
+  amount: string;
+}): string {
   return `hashtextextended(concat_ws(${SQL_SEPARATOR}, ${line.entryId}, ${line.direction}, ${line.accountName}, coalesce(${line.walletId}, ''), ${line.currencyCode}, trim_scale(${line.amount})::text), 0)`;
 }
 
@@ -74,12 +88,24 @@ export function textHash(text: string): { high: number; low: number } {
     a = (a + (k[i]! | (k[i + 1]! << 8) | (k[i + 2]! << 16) | (k[i + 3]! << 24))) | 0;
     b = (b + (k[i + 4]! | (k[i + 5]! << 8) | (k[i + 6]! << 16) | (k[i + 7]! << 24))) | 0;
     c = (c + (k[i + 8]! | (k[i + 9]! << 8) | (k[i + 10]! << 16) | (k[i + 11]! << 24))) | 0;
-    a = (a - c) | 0; a ^= rotate(c, 4); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rotate(a, 6); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rotate(b, 8); b = (b + a) | 0;
-    a = (a - c) | 0; a ^= rotate(c, 16); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rotate(a, 19); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rotate(b, 4); b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rotate(c, 4);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rotate(a, 6);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rotate(b, 8);
+    b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rotate(c, 16);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rotate(a, 19);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rotate(b, 4);
+    b = (b + a) | 0;
     i += 12;
     length -= 12;
   }
@@ -95,13 +121,20 @@ export function textHash(text: string): { high: number; low: number } {
   if (length >= 3) a = (a + (k[i + 2]! << 16)) | 0;
   if (length >= 2) a = (a + (k[i + 1]! << 8)) | 0;
   if (length >= 1) a = (a + k[i]!) | 0;
-  c ^= b; c = (c - rotate(b, 14)) | 0;
-  a ^= c; a = (a - rotate(c, 11)) | 0;
-  b ^= a; b = (b - rotate(a, 25)) | 0;
-  c ^= b; c = (c - rotate(b, 16)) | 0;
-  a ^= c; a = (a - rotate(c, 4)) | 0;
-  b ^= a; b = (b - rotate(a, 14)) | 0;
-  c ^= b; c = (c - rotate(b, 24)) | 0;
+  c ^= b;
+  c = (c - rotate(b, 14)) | 0;
+  a ^= c;
+  a = (a - rotate(c, 11)) | 0;
+  b ^= a;
+  b = (b - rotate(a, 25)) | 0;
+  c ^= b;
+  c = (c - rotate(b, 16)) | 0;
+  a ^= c;
+  a = (a - rotate(c, 4)) | 0;
+  b ^= a;
+  b = (b - rotate(a, 14)) | 0;
+  c ^= b;
+  c = (c - rotate(b, 24)) | 0;
   return { high: b, low: c >>> 0 };
 }
 
@@ -141,8 +174,13 @@ export class DigestSum {
   addPosting(scope: RecordScope, posting: ExpectedPosting & { journalEntryId: string }): void {
     const id = posting.journalEntryId;
     const s = DIGEST_FIELD_SEPARATOR;
-    this.addText(`${id}${s}${scope.tenantId}${s}${scope.environment}${s}${posting.kind}${s}${posting.reference.type}${s}${posting.reference.id}`);
-    for (const line of posting.lines) this.addText(`${id}${s}${line.direction}${s}${line.accountName}${s}${line.walletId ?? ''}${s}${line.currencyCode}${s}${canonicalAmount(line.amount)}`);
+    this.addText(
+      `${id}${s}${scope.tenantId}${s}${scope.environment}${s}${posting.kind}${s}${posting.reference.type}${s}${posting.reference.id}`,
+    );
+    for (const line of posting.lines)
+      this.addText(
+        `${id}${s}${line.direction}${s}${line.accountName}${s}${line.walletId ?? ''}${s}${line.currencyCode}${s}${canonicalAmount(line.amount)}`,
+      );
     this.entries += 1;
   }
 
@@ -159,7 +197,9 @@ export class DigestSum {
 }
 
 /** The digest of these postings' entries, each in its record's scope. */
-export function postingsDigest(postings: ReadonlyArray<{ scope: RecordScope; posting: ExpectedPosting & { journalEntryId: string } }>): Digest {
+export function postingsDigest(
+  postings: ReadonlyArray<{ scope: RecordScope; posting: ExpectedPosting & { journalEntryId: string } }>,
+): Digest {
   const sum = new DigestSum();
   for (const { scope, posting } of postings) sum.addPosting(scope, posting);
   return sum.value();

@@ -1,7 +1,21 @@
 import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
 import { type BackgroundPace, UNPACED } from '../background-pace';
 import type { Db } from '../db';
-import { type CheckedRecord, compareRecords, type DigestedRecords, entriesPointAtRecords, type LocalRecordSource, type Marks, type MismatchList, OPEN_MAX, type OwnRecordsCheckOptions, type RecordsCoverage, recordsAfter, recordsByIds, writeMarks } from './business-records';
+import {
+  type CheckedRecord,
+  compareRecords,
+  type DigestedRecords,
+  entriesPointAtRecords,
+  type LocalRecordSource,
+  type Marks,
+  type MismatchList,
+  OPEN_MAX,
+  type OwnRecordsCheckOptions,
+  type RecordsCoverage,
+  recordsAfter,
+  recordsByIds,
+  writeMarks,
+} from './business-records';
 import { type SnapshotBounds, snapshotBounds } from './high-water';
 import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
 
@@ -58,13 +72,30 @@ const keyOf = (scope: RecordScope, referenceType: string): string => `${scope.te
 const isDone = (record: CheckedRecord): boolean => !record.open && record.postings.every((posting) => posting.journalEntryId !== null);
 
 /** A page of a scope's records after a seq, in seq order (`rows`: what was read, for the next page's seq). */
-async function readPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit = JOURNAL_DIGEST_MAX): Promise<{ rows: Array<{ seq: string }>; records: CheckedRecord[] }> {
+async function readPage(
+  db: Db,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  afterSeq: string,
+  limit = JOURNAL_DIGEST_MAX,
+): Promise<{ rows: Array<{ seq: string }>; records: CheckedRecord[] }> {
   if (source.after) {
     const records = await source.after(db, scope, afterSeq, limit);
     return { rows: records, records };
   }
   const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq }], limit);
-  return { rows: page.rows, records: [...(await recordsByIds(db, source, page.rows.map((row) => row.id))).values()] };
+  return {
+    rows: page.rows,
+    records: [
+      ...(
+        await recordsByIds(
+          db,
+          source,
+          page.rows.map((row) => row.id),
+        )
+      ).values(),
+    ],
+  };
 }
 
 /** A step of records digested where they are stored: no answer crosses HTTP, so it is bounded by the pace's step time only. */
@@ -83,14 +114,26 @@ export function digestOfRecords(records: readonly CheckedRecord[]): DigestedReco
 }
 
 /** A page of a scope's records after a seq, digested: by the source where it keeps its records, else here from what `after` reads. */
-async function digestPage(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string, limit: number): Promise<DigestedRecords> {
+async function digestPage(
+  db: Db,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  afterSeq: string,
+  limit: number,
+): Promise<DigestedRecords> {
   if (source.digestAfter) return source.digestAfter(db, scope, afterSeq, limit);
   const page = await readPage(db, source, scope, afterSeq, limit);
   return { ...digestOfRecords(page.records), records: page.rows.length, lastSeq: page.rows[page.rows.length - 1]?.seq ?? null };
 }
 
 /** Step 1 for one source in one scope: the next page is read while this one is summed. */
-async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope, pace: BackgroundPace, onRead: (records: number) => Promise<void>): Promise<ScopeSum> {
+async function sumRecords(
+  db: Db,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  pace: BackgroundPace,
+  onRead: (records: number) => Promise<void>,
+): Promise<ScopeSum> {
   let sum = EMPTY_DIGEST;
   const later: string[] = [];
   let lastSeq = '0';
@@ -115,9 +158,14 @@ async function sumRecords(db: Db, source: LocalRecordSource, scope: RecordScope,
 }
 
 /** Every record of the source in the scope after a seq, whatever their number; the highest seq read and the snapshot it was read in. */
-async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, afterSeq: string): Promise<{ ids: string[]; topSeq: string; snapshot: SnapshotBounds }> {
+async function idsAfter(
+  db: Db,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  afterSeq: string,
+): Promise<{ ids: string[]; topSeq: string; snapshot: SnapshotBounds }> {
   const ids: string[] = [];
-  for (let from = afterSeq; ; ) {
+  for (let from = afterSeq; ;) {
     const page = await recordsAfter(db, source.table, [{ ...scope, afterSeq: from }], JOURNAL_DIGEST_MAX);
     ids.push(...page.rows.map((row) => row.id));
     const last = page.rows[page.rows.length - 1];
@@ -132,21 +180,38 @@ async function idsAfter(db: Db, source: LocalRecordSource, scope: RecordScope, a
  * for sure (done, yet a step names no entry, or its entries differ from it), which only a
  * comparison one by one can say.
  */
-async function digestWithLater(options: OwnRecordsCheckOptions, summed: ScopeSum, throughSeq: string): Promise<(Settled & { total: Digest; inFlight: boolean }) | null> {
+async function digestWithLater(
+  options: OwnRecordsCheckOptions,
+  summed: ScopeSum,
+  throughSeq: string,
+): Promise<(Settled & { total: Digest; inFlight: boolean }) | null> {
   const { db, journal } = options;
   const { source, scope } = summed;
   const newer = await idsAfter(db, source, scope, summed.lastSeq);
   const records = [...(await recordsByIds(db, source, [...summed.later, ...newer.ids])).values()];
   if (records.some((record) => !record.open && !isDone(record))) return null;
-  const postings = records.flatMap((record) => record.postings.flatMap((posting) => (posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }])));
+  const postings = records.flatMap((record) =>
+    record.postings.flatMap((posting) =>
+      posting.journalEntryId === null ? [] : [{ scope: record, posting: { ...posting, journalEntryId: posting.journalEntryId } }],
+    ),
+  );
   let total = summed.sum;
   for (let start = 0; start < postings.length; start += JOURNAL_DIGEST_MAX) {
     const chunk = postings.slice(start, start + JOURNAL_DIGEST_MAX);
-    const answer = await journal.digest({ ids: chunk.map(({ posting }) => posting.journalEntryId), named: { referenceType: source.referenceType, ...scope, upToSeq: throughSeq } });
+    const answer = await journal.digest({
+      ids: chunk.map(({ posting }) => posting.journalEntryId),
+      named: { referenceType: source.referenceType, ...scope, upToSeq: throughSeq },
+    });
     if (!sameDigest(answer.found, postingsDigest(chunk))) return null;
     total = addDigests(total, answer.named);
   }
-  return { total, inFlight: records.some((record) => record.open), topSeq: newer.topSeq, snapshot: newer.snapshot, open: records.filter((record) => record.open) };
+  return {
+    total,
+    inFlight: records.some((record) => record.open),
+    topSeq: newer.topSeq,
+    snapshot: newer.snapshot,
+    open: records.filter((record) => record.open),
+  };
 }
 
 /** How far a scope's records stood when they agreed with the ledger: its marks can move there. */
@@ -157,7 +222,12 @@ interface Settled {
 }
 
 /** Steps 2 and 3 for one source in one scope: where its records stood once they were exactly the ledger's entries naming them; null when they are not. */
-async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSum, ledger: Digest, throughSeq: string): Promise<Settled | null> {
+async function agreesWithLedger(
+  options: OwnRecordsCheckOptions,
+  summed: ScopeSum,
+  ledger: Digest,
+  throughSeq: string,
+): Promise<Settled | null> {
   for (let attempt = 1; ; attempt += 1) {
     const records = await digestWithLater(options, summed, throughSeq);
     if (records === null) return null;
@@ -169,10 +239,15 @@ async function agreesWithLedger(options: OwnRecordsCheckOptions, summed: ScopeSu
 }
 
 /** One source in one scope compared record by record (compareRecords), then its entries walked back to their records. */
-async function checkInDetail(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<{ records: number; entries: number }> {
+async function checkInDetail(
+  options: OwnRecordsCheckOptions,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  mismatches: MismatchList,
+): Promise<{ records: number; entries: number }> {
   const { db, journal } = options;
   let records = 0;
-  for (let afterSeq = '0'; ; ) {
+  for (let afterSeq = '0'; ;) {
     const page = await readPage(db, source, scope, afterSeq);
     await compareRecords(journal, source.referenceType, page.records, mismatches);
     records += page.rows.length;
@@ -184,12 +259,21 @@ async function checkInDetail(options: OwnRecordsCheckOptions, source: LocalRecor
 }
 
 /** Every entry naming this type in the scope pointed back at its record, page by page: what says which entries have no record, or not this one. */
-async function entriesAgainstRecords(options: OwnRecordsCheckOptions, source: LocalRecordSource, scope: RecordScope, mismatches: MismatchList): Promise<number> {
+async function entriesAgainstRecords(
+  options: OwnRecordsCheckOptions,
+  source: LocalRecordSource,
+  scope: RecordScope,
+  mismatches: MismatchList,
+): Promise<number> {
   const batch = 500;
   let entries = 0;
-  for (let afterSeq = '0'; ; ) {
+  for (let afterSeq = '0'; ;) {
     const page = await options.journal.namingEntries(source.referenceType, [{ ...scope, afterSeq }], batch);
-    const named = await recordsByIds(options.db, source, page.data.map((entry) => entry.reference.id));
+    const named = await recordsByIds(
+      options.db,
+      source,
+      page.data.map((entry) => entry.reference.id),
+    );
     entriesPointAtRecords(source.referenceType, page.data, named, mismatches);
     entries += page.data.length;
     const last = page.data[page.data.length - 1];
@@ -199,7 +283,11 @@ async function entriesAgainstRecords(options: OwnRecordsCheckOptions, source: Lo
 }
 
 /** The ledger's digests through the newest final seq: its pass's, and those of the entries posted since. */
-async function ledgerTotals(options: OwnRecordsCheckOptions, check: FullRecordsCheck, passDigests: PassDigests): Promise<{ throughSeq: string; totals: Map<string, Digest> }> {
+async function ledgerTotals(
+  options: OwnRecordsCheckOptions,
+  check: FullRecordsCheck,
+  passDigests: PassDigests,
+): Promise<{ throughSeq: string; totals: Map<string, Digest> }> {
   const pass = await passDigests();
   const since = await options.journal.digestsAfter(pass.throughSeq, check.scope);
   const totals = new Map<string, Digest>();
@@ -211,16 +299,27 @@ async function ledgerTotals(options: OwnRecordsCheckOptions, check: FullRecordsC
 }
 
 /** Check 3 of a full run over a service's own records in these scopes (see the top of this file). */
-export async function checkAllRecords(options: OwnRecordsCheckOptions, scopes: readonly RecordScope[], check: FullRecordsCheck, mismatches: MismatchList): Promise<RecordsCoverage[]> {
+export async function checkAllRecords(
+  options: OwnRecordsCheckOptions,
+  scopes: readonly RecordScope[],
+  check: FullRecordsCheck,
+  mismatches: MismatchList,
+): Promise<RecordsCoverage[]> {
   let read = 0;
   const onRead = async (records: number): Promise<void> => {
     read += records;
     await check.onProgress?.(read);
   };
   const sums: ScopeSum[] = [];
-  for (const source of options.sources) for (const scope of scopes) sums.push(await sumRecords(options.db, source, scope, check.pace ?? UNPACED, onRead));
+  for (const source of options.sources)
+    for (const scope of scopes) sums.push(await sumRecords(options.db, source, scope, check.pace ?? UNPACED, onRead));
 
-  const coverage = new Map(options.sources.map((source) => [source.referenceType, { referenceType: source.referenceType, afterRecordSeq: '0', records: 0, afterEntrySeq: '0', entries: 0 }]));
+  const coverage = new Map(
+    options.sources.map((source) => [
+      source.referenceType,
+      { referenceType: source.referenceType, afterRecordSeq: '0', records: 0, afterEntrySeq: '0', entries: 0 },
+    ]),
+  );
   const covered = (source: LocalRecordSource, counts: { records: number; entries: number }): void => {
     const each = coverage.get(source.referenceType);
     if (!each) return;

@@ -29,7 +29,9 @@ const min = (a: string, b: string): string => (BigInt(a) <= BigInt(b) ? a : b);
 
 /** The transaction's snapshot bounds; in a repeatable-read transaction, call it first so it describes the snapshot the reads use. */
 export async function snapshotBounds(db: Db | Tx): Promise<SnapshotBounds> {
-  const result = await db.raw<{ rows: SnapshotBounds[] }>('SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s');
+  const result = await db.raw<{ rows: SnapshotBounds[] }>(
+    'SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s',
+  );
   const row = result.rows[0];
   if (!row) throw new Error('no snapshot');
   return row;
@@ -40,17 +42,25 @@ export async function snapshotBounds(db: Db | Tx): Promise<SnapshotBounds> {
  * the seq of the first thing found wrong (or still pending), which the mark stays below so the
  * next run sees it again.
  */
-export function advanceHighWater(previous: HighWater, run: { topSeq: string; snapshot: SnapshotBounds; holdBelow?: string | null | undefined }): HighWater {
+export function advanceHighWater(
+  previous: HighWater,
+  run: { topSeq: string; snapshot: SnapshotBounds; holdBelow?: string | null | undefined },
+): HighWater {
   const { snapshot } = run;
   const top = max(run.topSeq, previous.verifiedSeq);
   let verifiedSeq = previous.verifiedSeq;
   if (snapshot.xmin === snapshot.xmax) verifiedSeq = top;
   else if (BigInt(snapshot.xmin) >= BigInt(previous.seenXmax)) verifiedSeq = max(previous.seenSeq, previous.verifiedSeq);
-  if (run.holdBelow !== null && run.holdBelow !== undefined) verifiedSeq = max(previous.verifiedSeq, min(verifiedSeq, (BigInt(run.holdBelow) - 1n).toString()));
+  if (run.holdBelow !== null && run.holdBelow !== undefined)
+    verifiedSeq = max(previous.verifiedSeq, min(verifiedSeq, (BigInt(run.holdBelow) - 1n).toString()));
   return { verifiedSeq, seenSeq: top, seenXmax: snapshot.xmax };
 }
 
 /** Whether a run changed anything worth writing. */
 export function highWaterMoved(previous: HighWater, next: HighWater): boolean {
-  return previous.verifiedSeq !== next.verifiedSeq || previous.seenSeq !== next.seenSeq || (next.seenSeq !== next.verifiedSeq && previous.seenXmax !== next.seenXmax);
+  return (
+    previous.verifiedSeq !== next.verifiedSeq ||
+    previous.seenSeq !== next.seenSeq ||
+    (next.seenSeq !== next.verifiedSeq && previous.seenXmax !== next.seenXmax)
+  );
 }

@@ -8,7 +8,11 @@ import type { TenantConfig } from './tenant-config-store';
  */
 export function tenantConfigFromIdentity(identity: InternalPeer): (tenantId: string) => Promise<TenantConfig | null> {
   return async (tenantId) => {
-    const answer = await callInternal(identity, { method: 'GET', pathWithQuery: `/v1/tenants/${encodeURIComponent(tenantId)}`, claims: SYSTEM_CALL_CLAIMS });
+    const answer = await callInternal(identity, {
+      method: 'GET',
+      pathWithQuery: `/v1/tenants/${encodeURIComponent(tenantId)}`,
+      claims: SYSTEM_CALL_CLAIMS,
+    });
     if (answer.status === 404) return null;
     if (answer.status !== 200) throw unexpectedAnswer(identity.name, answer);
     const tenant = tenantSchema.parse(answer.body);

@@ -51,7 +51,12 @@ export async function startTenantConfigReadModel(
       const maxTransactionAmount = amountStringSchema.parse(event.config.maxTransactionAmount);
       await upsertTenantConfig(
         tx,
-        { tenantId: event.tenantId, defaultCurrency: event.config.defaultCurrency, allowedCurrencies: event.config.allowedCurrencies, maxTransactionAmount },
+        {
+          tenantId: event.tenantId,
+          defaultCurrency: event.config.defaultCurrency,
+          allowedCurrencies: event.config.allowedCurrencies,
+          maxTransactionAmount,
+        },
         event.occurredAt,
       );
       logger.info({ tenantId: event.tenantId, type: event.type }, 'tenant configuration recorded');

@@ -69,6 +69,8 @@ export async function upsertTenantConfig(db: Db | Tx, config: TenantConfig, occu
 }
 
 export async function findTenantConfig(db: Db | Tx, tenantId: string): Promise<TenantConfig | null> {
-  const row: TenantRow | undefined = await db(TENANT_CONFIG_TABLE).where({ id: tenantId }).first('id', 'default_currency', 'allowed_currencies', 'max_transaction_amount');
+  const row: TenantRow | undefined = await db(TENANT_CONFIG_TABLE)
+    .where({ id: tenantId })
+    .first('id', 'default_currency', 'allowed_currencies', 'max_transaction_amount');
   return row ? toConfig(row) : null;
 }

@@ -52,7 +52,9 @@ export class TenantDirectory {
       if (config) return config;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new AppError('SERVICE_UNAVAILABLE', "The tenant's configuration has not reached this service yet; retry shortly", { reason: 'TENANT_CONFIGURATION_PENDING' });
+        throw new AppError('SERVICE_UNAVAILABLE', "The tenant's configuration has not reached this service yet; retry shortly", {
+          reason: 'TENANT_CONFIGURATION_PENDING',
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_INTERVAL_MS, left)));
     }

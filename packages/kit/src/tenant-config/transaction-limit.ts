@@ -8,7 +8,9 @@ import { AppError } from '../errors';
  */
 export function transactionLimitError(amount: string, maxTransactionAmount: string): AppError | null {
   if (!new BigNumber(amount).gt(maxTransactionAmount)) return null;
-  return new AppError('AMOUNT_EXCEEDS_LIMIT', `amount is over the tenant's maximum of ${maxTransactionAmount} per transaction`, { maxTransactionAmount });
+  return new AppError('AMOUNT_EXCEEDS_LIMIT', `amount is over the tenant's maximum of ${maxTransactionAmount} per transaction`, {
+    maxTransactionAmount,
+  });
 }
 
 export function requireWithinTransactionLimit(amount: string, maxTransactionAmount: string): void {

@@ -3,7 +3,10 @@ import { pageBySeq, type SeqRows } from '../cursor';
 import type { Db } from '../db';
 
 /** Every page of a seq-ordered list, first to last, as pageBySeq answers them: each page's ids, empty pages included. */
-export async function idsPageByPage(read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>, limit: number): Promise<string[][]> {
+export async function idsPageByPage(
+  read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>,
+  limit: number,
+): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | undefined;
   for (;;) {

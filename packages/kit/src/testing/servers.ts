@@ -71,7 +71,9 @@ export async function dropRunDatabases(serverUrl: string, runId: string): Promis
 function managementBase(amqpUrl: string): { base: string; auth: string } {
   const parsed = new URL(amqpUrl);
   const base = process.env.TEST_AMQP_MANAGEMENT_URL ?? `http://${parsed.hostname}:15672`;
-  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString('base64');
+  const auth = Buffer.from(`${decodeURIComponent(parsed.username || 'guest')}:${decodeURIComponent(parsed.password || 'guest')}`).toString(
+    'base64',
+  );
   return { base, auth };
 }
 
@@ -100,7 +102,11 @@ export async function createTestVhost(label: string): Promise<string> {
   const user = decodeURIComponent(new URL(amqpUrl).username || 'guest');
   const made =
     (await viaManagementApi(amqpUrl, 'PUT', `/api/vhosts/${encodeURIComponent(name)}`)) &&
-    (await viaManagementApi(amqpUrl, 'PUT', `/api/permissions/${encodeURIComponent(name)}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' }));
+    (await viaManagementApi(amqpUrl, 'PUT', `/api/permissions/${encodeURIComponent(name)}/${encodeURIComponent(user)}`, {
+      configure: '.*',
+      write: '.*',
+      read: '.*',
+    }));
   if (!made) {
     await run('rabbitmqctl', ['add_vhost', name], { timeout: 60_000 });
     await run('rabbitmqctl', ['set_permissions', '-p', name, user, '.*', '.*', '.*'], { timeout: 60_000 });

@@ -67,7 +67,8 @@ async function listenAgain(server: net.Server, port: number): Promise<void> {
 
 /** Starts a proxy on a free local port that forwards to `target` (a URL, or host and port). */
 export async function startTcpProxy(target: string | { host: string; port: number }, defaultPort = 5432): Promise<TcpProxy> {
-  const upstream = typeof target === 'string' ? { host: new URL(target).hostname, port: Number(new URL(target).port || defaultPort) } : target;
+  const upstream =
+    typeof target === 'string' ? { host: new URL(target).hostname, port: Number(new URL(target).port || defaultPort) } : target;
   /** Every socket the proxy holds: both ends of each connection passed through, and any being turned away. */
   const sockets = new Set<net.Socket>();
   /** The client end of each connection passing through. */

@@ -1,5 +1,8 @@
 /** Polls until `probe` returns a value other than undefined, or fails after the limit. */
-export async function waitFor<Value>(probe: () => Promise<Value | undefined>, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<Value> {
+export async function waitFor<Value>(
+  probe: () => Promise<Value | undefined>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<Value> {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
     const value = await probe();

@@ -86,7 +86,11 @@ export class AwaitingLedger {
        SELECT w.record_type, w.record_id, now() - make_interval(secs => w.waited_seconds)
        FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS float8[])) AS w(record_type, record_id, waited_seconds)
        ON CONFLICT (record_type, record_id) DO UPDATE SET since = EXCLUDED.since`,
-      [rows.map((row) => row.record.type), rows.map((row) => row.record.id), rows.map((row) => row.waitedMs / 1000)] as unknown as Knex.RawBinding[],
+      [
+        rows.map((row) => row.record.type),
+        rows.map((row) => row.record.id),
+        rows.map((row) => row.waitedMs / 1000),
+      ] as unknown as Knex.RawBinding[],
     );
     return batch.map(() => undefined);
   }

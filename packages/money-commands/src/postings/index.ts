@@ -1,5 +1,16 @@
-export { type AwaitedRecord, type AwaitedRecords, AWAITING_LEDGER_TABLE, AwaitingLedger, createAwaitingLedgerTable } from './awaiting-ledger';
-export { type LedgerEventsConsumerOptions, type PostingFinisher, PostingFinishers, startLedgerEventsConsumer } from './ledger-events-consumer';
+export {
+  type AwaitedRecord,
+  type AwaitedRecords,
+  AWAITING_LEDGER_TABLE,
+  AwaitingLedger,
+  createAwaitingLedgerTable,
+} from './awaiting-ledger';
+export {
+  type LedgerEventsConsumerOptions,
+  type PostingFinisher,
+  PostingFinishers,
+  startLedgerEventsConsumer,
+} from './ledger-events-consumer';
 export { coalesceLedgerCommands, postCommandOf, postingMessage, type RecordPosting } from './posting-message';
 export { type PendingReply, PostingReplies } from './posting-replies';
 export { type Postings, startPostings } from './postings';

@@ -129,12 +129,18 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
 
   async function record(batch: Delivery[]): Promise<void> {
     const first = batch[0];
-    const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
+    const correlationId =
+      (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
     await runWithContext({ correlationId }, async () => {
-      const recorded = await applyDeliveryBatch(batch, recordResults, { logger: options.logger, what: 'ledger events batch', signal: stopping.signal });
+      const recorded = await applyDeliveryBatch(batch, recordResults, {
+        logger: options.logger,
+        what: 'ledger events batch',
+        signal: stopping.signal,
+      });
       // Results of reference types without a finisher (another service's postings) were acknowledged with the batch, nothing recorded.
       for (const delivery of recorded) {
-        for (const result of delivery.results) if (result.reference && options.finishers.of(result.reference.type)) options.onFinished?.(result);
+        for (const result of delivery.results)
+          if (result.reference && options.finishers.of(result.reference.type)) options.onFinished?.(result);
       }
     });
   }

@@ -10,7 +10,10 @@ export interface RecordPosting {
 }
 
 /** The `ledger.post.v1` command of a record: its scope and correlation id, and what it posts. */
-export function postCommandOf(record: { tenantId: string; environment: LedgerPostV1['environment']; correlationId?: string | undefined }, posting: RecordPosting): LedgerPostV1 {
+export function postCommandOf(
+  record: { tenantId: string; environment: LedgerPostV1['environment']; correlationId?: string | undefined },
+  posting: RecordPosting,
+): LedgerPostV1 {
   return {
     type: 'ledger.post.v1',
     commandId: posting.commandId,
@@ -50,7 +53,11 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
 const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(ledgerCommandTypeSchema.options);
 
 function isLedgerCommand(message: OutgoingMessage): boolean {
-  return message.exchange === TOPOLOGY.ledgerCommands.exchange && message.routingKey === TOPOLOGY.ledgerCommands.routingKey && LEDGER_COMMAND_TYPES.has(String(message.options.type));
+  return (
+    message.exchange === TOPOLOGY.ledgerCommands.exchange &&
+    message.routingKey === TOPOLOGY.ledgerCommands.routingKey &&
+    LEDGER_COMMAND_TYPES.has(String(message.options.type))
+  );
 }
 
 /**
@@ -89,7 +96,9 @@ export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): Ou
   for (const message of messages) {
     const chunk = envelopes.get(message);
     if (chunk) {
-      const items = chunk.map((member) => `{"correlationId":${JSON.stringify(member.options.correlationId ?? null)},"command":${member.text}}`);
+      const items = chunk.map(
+        (member) => `{"correlationId":${JSON.stringify(member.options.correlationId ?? null)},"command":${member.text}}`,
+      );
       out.push({
         exchange: message.exchange,
         routingKey: message.routingKey,
@@ -99,7 +108,9 @@ export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): Ou
           messageId: `${String(message.options.messageId)}:commands`,
           ...(message.options.replyTo !== undefined ? { replyTo: message.options.replyTo } : {}),
           // The first command's publish span: the delivery's span continues its trace (the others' traces meet it through the commit span's links).
-          ...(message.options.headers?.traceparent !== undefined ? { headers: traceFieldsOf(message.options.headers as Record<string, unknown>) } : {}),
+          ...(message.options.headers?.traceparent !== undefined
+            ? { headers: traceFieldsOf(message.options.headers as Record<string, unknown>) }
+            : {}),
         },
       });
     } else if (!absorbed.has(message)) {

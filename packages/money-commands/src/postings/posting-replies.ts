@@ -111,7 +111,10 @@ export class PostingReplies {
 
   private async connect(): Promise<void> {
     // noDelay: replies are small and latency-bound; Nagle would hold each one back.
-    const connection = await amqp.connect(this.options.amqpUrl, { noDelay: true, clientProperties: { connection_name: this.options.name } });
+    const connection = await amqp.connect(this.options.amqpUrl, {
+      noDelay: true,
+      clientProperties: { connection_name: this.options.name },
+    });
     connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'posting reply connection error'));
     connection.on('close', () => this.onClose(connection));
     const channel: Channel = await connection.createChannel();
@@ -141,7 +144,11 @@ export class PostingReplies {
   /** A reply marks its arrival in its command's trace (the waiting request finishes the record there). */
   private deliverReply(result: LedgerResultV1): void {
     if (result.traceparent === undefined) return this.deliver(result);
-    const { span } = startSpan('ledger reply receive', { kind: SpanKind.CONSUMER, parent: contextFrom(result), attributes: { 'messaging.system': 'rabbitmq', 'ledger.status': result.status } });
+    const { span } = startSpan('ledger reply receive', {
+      kind: SpanKind.CONSUMER,
+      parent: contextFrom(result),
+      attributes: { 'messaging.system': 'rabbitmq', 'ledger.status': result.status },
+    });
     this.deliver(result);
     span.end();
   }

@@ -68,7 +68,10 @@ class RecentCommands {
  * `service` names the reply connection; `eventsQueue` is the service's own durable queue bound
  * to the ledger's posted and rejected events (declared in its topology).
  */
-export async function startPostings(parts: ServiceParts<CommonConfig>, options: { service: string; eventsQueue: string }): Promise<Postings> {
+export async function startPostings(
+  parts: ServiceParts<CommonConfig>,
+  options: { service: string; eventsQueue: string },
+): Promise<Postings> {
   const { config, broker, db, logger } = parts;
   const replies = new PostingReplies({ amqpUrl: config.AMQP_URL, logger, name: `${options.service}-posting-replies` });
   await replies.start();
@@ -139,5 +142,9 @@ function reportAwaitedRecords(metrics: ServiceMetrics, awaiting: AwaitingLedger)
       );
     },
   });
-  return metrics.counter('ledger_replies_timed_out_total', "Requests whose wait for the ledger's reply ran out: answered 202 pending (a deposit credit, without its journal entry)", ['record_type']);
+  return metrics.counter(
+    'ledger_replies_timed_out_total',
+    "Requests whose wait for the ledger's reply ran out: answered 202 pending (a deposit credit, without its journal entry)",
+    ['record_type'],
+  );
 }

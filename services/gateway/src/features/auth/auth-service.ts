@@ -45,7 +45,10 @@ function bindBodyActor(principal: Principal, call: IncomingCall): void {
   for (const field of BODY_ACTOR_FIELDS) {
     const named = body[field];
     if (named !== undefined && named !== principal.actor.id) {
-      throw new AppError('ACTOR_MISMATCH', `The body's ${field} must be the actor this request is made as`, { field, actorId: principal.actor.id });
+      throw new AppError('ACTOR_MISMATCH', `The body's ${field} must be the actor this request is made as`, {
+        field,
+        actorId: principal.actor.id,
+      });
     }
   }
 }
@@ -54,8 +57,10 @@ function authorizeTenantCall(route: RouteContract, principal: Principal, call: I
   bindBodyActor(principal, call);
   // Deny by default: a tenant route that declares no scope (the types forbid it, a cast could not) opens to nobody.
   const required = (route as { scope?: unknown }).scope;
-  if (typeof required !== 'string' || required === '') throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });
-  if (!hasScope(principal.scopes, required)) throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${required} scope`, { requiredScope: required });
+  if (typeof required !== 'string' || required === '')
+    throw new AppError('INSUFFICIENT_SCOPE', 'This route grants access to no scope', { requiredScope: null });
+  if (!hasScope(principal.scopes, required))
+    throw new AppError('INSUFFICIENT_SCOPE', `This route needs the ${required} scope`, { requiredScope: required });
 }
 
 /** Who calls a public route: nobody in particular, with no tenant and no scope. */

@@ -69,7 +69,9 @@ export function signedRequestAuthenticator(resolve: SignedRequestResolver = know
     };
     const missing = (Object.keys(headers) as Array<keyof SignedRequestHeaders>).find((name) => headers[name] === '');
     if (missing) {
-      throw new AppError('MISSING_REQUEST_SIGNATURE_HEADER', `Signed requests need the ${SIGNING_HEADERS[missing]} header`, { header: SIGNING_HEADERS[missing] });
+      throw new AppError('MISSING_REQUEST_SIGNATURE_HEADER', `Signed requests need the ${SIGNING_HEADERS[missing]} header`, {
+        header: SIGNING_HEADERS[missing],
+      });
     }
     if (!isAcceptableRequestNonce(headers.nonce)) {
       const header = SIGNING_HEADERS.nonce;
@@ -110,7 +112,11 @@ export function sessionAuthenticator(resolve: SessionResolver = knowsNoCredentia
 
 /** Tenant routes, in the precedence of docs/decisions/authentication.md: signed, then secret key, then session. */
 export function tenantAuthenticators(resolvers: CredentialResolvers = {}): Authenticator[] {
-  return [signedRequestAuthenticator(resolvers.signedRequest), secretKeyAuthenticator(resolvers.secretKey), sessionAuthenticator(resolvers.session)];
+  return [
+    signedRequestAuthenticator(resolvers.signedRequest),
+    secretKeyAuthenticator(resolvers.secretKey),
+    sessionAuthenticator(resolvers.session),
+  ];
 }
 
 /** System routes: `X-System-Key`, compared in constant time with the configured key. */

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, apiKeyPrincipalSchema, logoutResultSchema, type SessionPrincipal, sessionPrincipalSchema, type SigningMaterial, signingMaterialSchema } from '@wallet/contracts';
+import {
+  type ApiKeyPrincipal,
+  apiKeyPrincipalSchema,
+  logoutResultSchema,
+  type SessionPrincipal,
+  sessionPrincipalSchema,
+  type SigningMaterial,
+  signingMaterialSchema,
+} from '@wallet/contracts';
 import { AppError, callInternal, type InternalAnswer, type InternalPeer, type Logger } from '@wallet/kit';
 import { z } from 'zod';
 
@@ -29,9 +37,20 @@ function credentialsUnavailable(): AppError {
 }
 
 export function createIdentityKeysClient(options: IdentityKeysClientOptions): IdentityKeysClient {
-  const identity: InternalPeer = { name: 'identity', baseUrl: options.identityUrl, internalTokenSecret: options.internalTokenSecret, timeoutMs: options.timeoutMs, logger: options.logger };
+  const identity: InternalPeer = {
+    name: 'identity',
+    baseUrl: options.identityUrl,
+    internalTokenSecret: options.internalTokenSecret,
+    timeoutMs: options.timeoutMs,
+    logger: options.logger,
+  };
 
-  async function call<Schema extends z.ZodType>(method: 'GET' | 'POST', path: string, schema: Schema, body?: unknown): Promise<z.infer<Schema>> {
+  async function call<Schema extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    schema: Schema,
+    body?: unknown,
+  ): Promise<z.infer<Schema>> {
     let answer: InternalAnswer;
     try {
       answer = await callInternal(identity, {

@@ -44,11 +44,21 @@ export class KeyCache {
 
   async principalForSecret(secret: string): Promise<ApiKeyPrincipal> {
     const hash = createHash('sha256').update(secret, 'utf8').digest('hex');
-    return this.lookup(this.secrets, hash, () => this.identity.authenticateSecret(secret), (principal) => principal.keyId);
+    return this.lookup(
+      this.secrets,
+      hash,
+      () => this.identity.authenticateSecret(secret),
+      (principal) => principal.keyId,
+    );
   }
 
   async signingMaterial(keyId: string): Promise<SigningMaterial> {
-    return this.lookup(this.materials, keyId, () => this.identity.signingMaterial(keyId), (material) => material.principal.keyId);
+    return this.lookup(
+      this.materials,
+      keyId,
+      () => this.identity.signingMaterial(keyId),
+      (material) => material.principal.keyId,
+    );
   }
 
   invalidate(keyId: string): void {
@@ -72,7 +82,12 @@ export class KeyCache {
     return this.secrets.entries.size + this.materials.entries.size;
   }
 
-  private async lookup<Value>(lookups: Lookups<Value>, cacheKey: string, ask: () => Promise<Value>, keyIdOf: (value: Value) => string): Promise<Value> {
+  private async lookup<Value>(
+    lookups: Lookups<Value>,
+    cacheKey: string,
+    ask: () => Promise<Value>,
+    keyIdOf: (value: Value) => string,
+  ): Promise<Value> {
     const now = this.nowMs();
     const entry = lookups.entries.get(cacheKey);
     if (entry && entry.expiresAtMs > now) {
@@ -86,14 +101,17 @@ export class KeyCache {
     return lookups.inFlight.get(cacheKey) ?? this.start(lookups, cacheKey, ask, keyIdOf);
   }
 
-  private start<Value>(lookups: Lookups<Value>, cacheKey: string, ask: () => Promise<Value>, keyIdOf: (value: Value) => string): Promise<Value> {
+  private start<Value>(
+    lookups: Lookups<Value>,
+    cacheKey: string,
+    ask: () => Promise<Value>,
+    keyIdOf: (value: Value) => string,
+  ): Promise<Value> {
     const startedAt = this.generation;
-    const asked = ask().then(
-      (value) => {
-        this.store(lookups.entries, cacheKey, keyIdOf(value), value, startedAt);
-        return value;
-      },
-    );
+    const asked = ask().then((value) => {
+      this.store(lookups.entries, cacheKey, keyIdOf(value), value, startedAt);
+      return value;
+    });
     lookups.inFlight.set(cacheKey, asked);
     const settled = () => {
       if (lookups.inFlight.get(cacheKey) === asked) lookups.inFlight.delete(cacheKey);

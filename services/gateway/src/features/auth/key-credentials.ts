@@ -1,4 +1,11 @@
-import { type ApiKeyPrincipal, canonicalRequest, constantTimeEqual, contentSha256, SIGNING_HEADERS, signatureHeader } from '@wallet/contracts';
+import {
+  type ApiKeyPrincipal,
+  canonicalRequest,
+  constantTimeEqual,
+  contentSha256,
+  SIGNING_HEADERS,
+  signatureHeader,
+} from '@wallet/contracts';
 import { AppError } from '@wallet/kit';
 import type { CredentialGrant, SecretKeyResolver, SignedRequestResolver } from './authenticators';
 import type { KeyCache } from './key-cache';
@@ -81,7 +88,10 @@ export function signedRequestResolver(options: KeyCredentialOptions): SignedRequ
     refuseIfLapsed(principal, now);
     const timestampMs = parseTimestampMs(headers.timestamp);
     if (timestampMs === null || Math.abs(now - timestampMs) > MAX_TIMESTAMP_SKEW_MS) {
-      throw new AppError('STALE_REQUEST_TIMESTAMP', 'X-Service-Timestamp is more than 300 seconds from the server clock, or not an ISO 8601 time');
+      throw new AppError(
+        'STALE_REQUEST_TIMESTAMP',
+        'X-Service-Timestamp is more than 300 seconds from the server clock, or not an ISO 8601 time',
+      );
     }
 
     // Over the bytes as received: a body re-serialized after parsing (100.10 -> 100.1) would not match.

@@ -34,27 +34,30 @@ const RECORD_MANY_SQL = `
 export function createNonceStore(db: Db): NonceStore {
   // The signed requests that arrive in one event-loop turn record their nonces in one statement
   // and one commit; each request still learns whether its own nonce was new.
-  const recordUses = microBatch<NonceUse, boolean>(async (uses) => {
-    // A nonce twice in one batch: the first is the use, the second a replay (and one statement
-    // cannot insert and update the same row twice).
-    const seen = new Set<string>();
-    const first = uses.map((use) => {
-      const name = `${use.keyId}\u0000${use.nonce}`;
-      if (seen.has(name)) return false;
-      seen.add(name);
-      return true;
-    });
-    const written = uses.filter((_use, index) => first[index]);
-    const result = await prepared<{ rows: Array<{ key_id: string; nonce: string }> }>(db, RECORD_MANY_SQL, [
-      written.map((use) => use.keyId),
-      written.map((use) => use.nonce),
-      written.map((use) => use.expiresAt.toISOString()),
-      written.map((use) => use.now.toISOString()),
-      written.map((use) => use.now.toISOString()),
-    ] as unknown as Knex.RawBinding[]);
-    const recorded = new Set(result.rows.map((row) => `${row.key_id}\u0000${row.nonce}`));
-    return uses.map((use, index) => first[index] === true && recorded.has(`${use.keyId}\u0000${use.nonce}`));
-  }, { concurrency: STATEMENT_BATCH_CONCURRENCY });
+  const recordUses = microBatch<NonceUse, boolean>(
+    async (uses) => {
+      // A nonce twice in one batch: the first is the use, the second a replay (and one statement
+      // cannot insert and update the same row twice).
+      const seen = new Set<string>();
+      const first = uses.map((use) => {
+        const name = `${use.keyId}\u0000${use.nonce}`;
+        if (seen.has(name)) return false;
+        seen.add(name);
+        return true;
+      });
+      const written = uses.filter((_use, index) => first[index]);
+      const result = await prepared<{ rows: Array<{ key_id: string; nonce: string }> }>(db, RECORD_MANY_SQL, [
+        written.map((use) => use.keyId),
+        written.map((use) => use.nonce),
+        written.map((use) => use.expiresAt.toISOString()),
+        written.map((use) => use.now.toISOString()),
+        written.map((use) => use.now.toISOString()),
+      ] as unknown as Knex.RawBinding[]);
+      const recorded = new Set(result.rows.map((row) => `${row.key_id}\u0000${row.nonce}`));
+      return uses.map((use, index) => first[index] === true && recorded.has(`${use.keyId}\u0000${use.nonce}`));
+    },
+    { concurrency: STATEMENT_BATCH_CONCURRENCY },
+  );
 
   return {
     recordFirstUse: (keyId, nonce, now, expiresAt) => recordUses({ keyId, nonce, now, expiresAt }),

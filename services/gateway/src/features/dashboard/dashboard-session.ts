@@ -33,7 +33,12 @@ export function isDashboardRoute(route: RouteContract): boolean {
  * Every other way of proving who one is: the dashboard listener knows only its cookie, so a page
  * (or a script injected into one) cannot act with an API key, and a session acts as its member.
  */
-const FOREIGN_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-system-key', ...Object.values(SIGNING_HEADERS).filter((name) => name !== SIGNING_HEADERS.idempotencyKey)];
+const FOREIGN_CREDENTIAL_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'x-system-key',
+  ...Object.values(SIGNING_HEADERS).filter((name) => name !== SIGNING_HEADERS.idempotencyKey),
+];
 
 /**
  * In front of the API routes: foreign credentials dropped, cross-site writes refused, and the
@@ -70,7 +75,10 @@ function sessionToken(request: Request): string {
 }
 
 /** `GET /v1/auth/session` (who the cookie is, and what the member's role allows now) and `POST /v1/auth/logout`. */
-export function dashboardSessionRouter(identity: Pick<IdentityKeysClient, 'authenticateSession' | 'endSession'>, policy: CookiePolicy): Router {
+export function dashboardSessionRouter(
+  identity: Pick<IdentityKeysClient, 'authenticateSession' | 'endSession'>,
+  policy: CookiePolicy,
+): Router {
   const router = Router();
   router.get('/v1/auth/session', async (request, response) => {
     let principal: DashboardPrincipal;

@@ -1,5 +1,14 @@
 import type { RouteContract } from '@wallet/contracts';
-import { AppError, bindCursors, correlationIdOf, INTERNAL_TOKEN_HEADER, type InternalClaims, internalTokenSigner, readJsonBody, refuseUnsafeUrl } from '@wallet/kit';
+import {
+  AppError,
+  bindCursors,
+  correlationIdOf,
+  INTERNAL_TOKEN_HEADER,
+  type InternalClaims,
+  internalTokenSigner,
+  readJsonBody,
+  refuseUnsafeUrl,
+} from '@wallet/kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
 import type { IncomingCall, Principal } from '../auth/principal';
@@ -34,7 +43,9 @@ export interface ProxyDependencies {
 
 function splitUrl(originalUrl: string): { path: string; query: string } {
   const questionMark = originalUrl.indexOf('?');
-  return questionMark < 0 ? { path: originalUrl, query: '' } : { path: originalUrl.slice(0, questionMark), query: originalUrl.slice(questionMark + 1) };
+  return questionMark < 0
+    ? { path: originalUrl, query: '' }
+    : { path: originalUrl.slice(0, questionMark), query: originalUrl.slice(questionMark + 1) };
 }
 
 function routeOf(response: Response): RouteContract {

@@ -117,12 +117,23 @@ function isTimeout(error: unknown): boolean {
  * One pooled HTTP/1.1 client per service (undici), so the hop reuses warm connections instead
  * of paying fetch's per-request machinery: the gateway's second network hop is on every call.
  */
-export function createUpstreamClient(options: { urls: UpstreamUrls; timeoutMs: number; logger: Logger; metrics: ServiceMetrics }): UpstreamClient {
-  const outcomes = options.metrics.counter('gateway_upstream_requests_total', 'Calls from the gateway to the services, by outcome', ['service', 'outcome']);
+export function createUpstreamClient(options: {
+  urls: UpstreamUrls;
+  timeoutMs: number;
+  logger: Logger;
+  metrics: ServiceMetrics;
+}): UpstreamClient {
+  const outcomes = options.metrics.counter('gateway_upstream_requests_total', 'Calls from the gateway to the services, by outcome', [
+    'service',
+    'outcome',
+  ]);
   const upstreams = new Map<UpstreamService, Upstream>();
   for (const [service, base] of Object.entries(options.urls) as Array<[UpstreamService, string]>) {
     const url = new URL(base);
-    upstreams.set(service, { pool: new Pool(url.origin, { connections: CONNECTIONS_PER_SERVICE }), basePath: url.pathname.replace(/\/+$/, '') });
+    upstreams.set(service, {
+      pool: new Pool(url.origin, { connections: CONNECTIONS_PER_SERVICE }),
+      basePath: url.pathname.replace(/\/+$/, ''),
+    });
   }
   const upstreamOf = (service: UpstreamService): Upstream => {
     const upstream = upstreams.get(service);
@@ -150,12 +161,18 @@ export function createUpstreamClient(options: { urls: UpstreamUrls; timeoutMs: n
         const timedOut = isTimeout(error);
         outcomes.inc({ service: request.service, outcome: timedOut ? 'timeout' : 'unreachable' });
         options.logger.warn({ err: error, service: request.service, timedOut }, 'upstream call failed');
-        throw new AppError('SERVICE_UNAVAILABLE', `The ${request.service} service is not available; try again later`, { service: request.service });
+        throw new AppError('SERVICE_UNAVAILABLE', `The ${request.service} service is not available; try again later`, {
+          service: request.service,
+        });
       }
     },
     async checkHealth(service) {
       const upstream = upstreamOf(service);
-      const response = await upstream.pool.request({ path: `${upstream.basePath}/healthz`, method: 'GET', signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+      const response = await upstream.pool.request({
+        path: `${upstream.basePath}/healthz`,
+        method: 'GET',
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+      });
       await response.body.arrayBuffer();
       if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`healthz answered ${response.statusCode}`);
     },

@@ -16,5 +16,8 @@ export function startBucketPurge(limiter: RateLimiter, options: { intervalMs: nu
     }
     if (purged > 0) options.logger.debug({ purged }, 'idle rate-limit buckets purged');
   };
-  return startRepeating(run, { intervalMs: options.intervalMs, onError: (error) => options.logger.warn({ err: error }, 'rate-limit bucket purge failed') });
+  return startRepeating(run, {
+    intervalMs: options.intervalMs,
+    onError: (error) => options.logger.warn({ err: error }, 'rate-limit bucket purge failed'),
+  });
 }

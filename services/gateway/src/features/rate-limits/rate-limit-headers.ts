@@ -18,5 +18,7 @@ export function enforceRateLimit(response: Response, decision: RateLimitDecision
   writeRateLimitHeaders(response, decision);
   if (!decision || decision.allowed) return;
   response.setHeader('Retry-After', String(decision.retryAfterSeconds));
-  throw new AppError('RATE_LIMITED', `Too many requests; retry after ${decision.retryAfterSeconds} s`, { retryAfterSeconds: decision.retryAfterSeconds });
+  throw new AppError('RATE_LIMITED', `Too many requests; retry after ${decision.retryAfterSeconds} s`, {
+    retryAfterSeconds: decision.retryAfterSeconds,
+  });
 }

@@ -117,7 +117,8 @@ function tightest(decisions: readonly RateLimitDecision[]): RateLimitDecision | 
       if (decision.retryAfterSeconds > chosen.retryAfterSeconds) chosen = decision;
       continue;
     }
-    if (decision.remaining < chosen.remaining || (decision.remaining === chosen.remaining && decision.resetSeconds > chosen.resetSeconds)) chosen = decision;
+    if (decision.remaining < chosen.remaining || (decision.remaining === chosen.remaining && decision.resetSeconds > chosen.resetSeconds))
+      chosen = decision;
   }
   return chosen;
 }
@@ -133,9 +134,20 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
  * warning and a counter say so). Limits protect the services; they are not worth refusing
  * every caller over while the gateway's own database is unavailable.
  */
-export function createRateLimiter(store: BucketStore, policies: RateLimitPolicies, options: { logger: Logger; metrics: ServiceMetrics }): RateLimiter {
-  const failures = options.metrics.counter('gateway_rate_limit_check_failures_total', 'Rate-limit checks that could not reach the bucket store; the request went on unlimited');
-  const rejections = options.metrics.counter('gateway_rate_limit_rejections_total', 'Requests refused with 429, by the bucket that refused them', ['bucket']);
+export function createRateLimiter(
+  store: BucketStore,
+  policies: RateLimitPolicies,
+  options: { logger: Logger; metrics: ServiceMetrics },
+): RateLimiter {
+  const failures = options.metrics.counter(
+    'gateway_rate_limit_check_failures_total',
+    'Rate-limit checks that could not reach the bucket store; the request went on unlimited',
+  );
+  const rejections = options.metrics.counter(
+    'gateway_rate_limit_rejections_total',
+    'Requests refused with 429, by the bucket that refused them',
+    ['bucket'],
+  );
   for (const bucket of ['credential', 'tenant', 'address'] as const) rejections.inc({ bucket }, 0);
   /** A refusal before or after authentication is a 429; one after a failed authentication is not (the 401 stands). */
   const counted = (decision: RateLimitDecision | null): RateLimitDecision | null => {
@@ -189,7 +201,8 @@ export function createRateLimiter(store: BucketStore, policies: RateLimitPolicie
     const checks: Array<{ key: string; policy: BucketPolicy; bucket: RateLimitBucket }> = [];
     const credentialKey = credentialBucketKey(principal);
     if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential, bucket: 'credential' });
-    if (principal.tenantId && policies.tenant) checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant, bucket: 'tenant' });
+    if (principal.tenantId && policies.tenant)
+      checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant, bucket: 'tenant' });
     const address = addressKey(remoteAddress);
     // Already looked at before authenticating when this instance knew the address as a suspect.
     const lookAtAddress = address !== null && policies.address !== null && !isSuspect(address);

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { RequestLogStore } from './request-log-store';
 
 /** Requests are counted per UTC day (request_log_days), so a range's ends are midnights, UTC. */
-const utcMidnightSchema = z.iso.datetime({ offset: true }).refine((instant) => Date.parse(instant) % daysMs(1) === 0, 'must be 00:00 UTC: requests are counted by UTC day');
+const utcMidnightSchema = z.iso
+  .datetime({ offset: true })
+  .refine((instant) => Date.parse(instant) % daysMs(1) === 0, 'must be 00:00 UTC: requests are counted by UTC day');
 const dayOf = (instant: string) => new Date(instant).toISOString().slice(0, 10);
 
 const summaryQuerySchema = z
@@ -32,7 +34,8 @@ export function requestLogInternalRouter(store: RequestLogStore, internalTokenSe
     const claims = claimsOf(response);
     let scope: { tenantId: string | null; environment: 'test' | 'live' };
     if (claims.surface === 'system') scope = { tenantId: query.tenantId ?? null, environment: query.environment };
-    else if (claims.surface === 'tenant' && claims.tenantId && claims.environment) scope = { tenantId: claims.tenantId, environment: claims.environment };
+    else if (claims.surface === 'tenant' && claims.tenantId && claims.environment)
+      scope = { tenantId: claims.tenantId, environment: claims.environment };
     else throw new AppError('INSUFFICIENT_SCOPE', 'This route is for services acting as a tenant or the platform');
     response.json(await store.summarize(scope, { fromDay: dayOf(query.from), toDay: dayOf(query.to) }));
   });

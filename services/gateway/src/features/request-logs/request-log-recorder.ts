@@ -37,7 +37,10 @@ export function notePrincipal(response: Response, principal: Principal): void {
  * A service's error answer passes through unparsed; its `error.code` is read here, only for
  * error statuses, and only when the body is the standard error body.
  */
-export function noteUpstreamAnswer(response: Response, answer: { status: number; headers: ReadonlyArray<[string, string]>; body: Buffer }): void {
+export function noteUpstreamAnswer(
+  response: Response,
+  answer: { status: number; headers: ReadonlyArray<[string, string]>; body: Buffer },
+): void {
   const notes = notesOf(response);
   if (!notes || answer.status < 400) return;
   const contentType = answer.headers.find(([name]) => name === 'content-type')?.[1] ?? '';

@@ -5,5 +5,12 @@ import { daysMs, type RetentionRule } from '@wallet/kit';
  * inserts them in time order, a batch every second, so the BRIN ranges stay narrow.
  */
 export function requestLogRetentionRule(retentionDays: number, intervalMs: number): RetentionRule {
-  return { table: 'request_logs', column: 'created_at', windowMs: daysMs(retentionDays), index: { kind: 'brin', name: 'request_logs_created_brin' }, batchSize: 5_000, intervalMs };
+  return {
+    table: 'request_logs',
+    column: 'created_at',
+    windowMs: daysMs(retentionDays),
+    index: { kind: 'brin', name: 'request_logs_created_brin' },
+    batchSize: 5_000,
+    intervalMs,
+  };
 }

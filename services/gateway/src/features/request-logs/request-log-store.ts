@@ -1,6 +1,16 @@
 import type { Environment, Page, RequestAuthMode, RequestErrorSummary, RequestLog, RequestLogQuery } from '@wallet/contracts';
 import type { Knex } from 'knex';
-import { boundedList, boundedPage, type CandidateTest, cursorFields, type Db, decodeCursor, encodeCursor, equalityTests, prepared } from '@wallet/kit';
+import {
+  boundedList,
+  boundedPage,
+  type CandidateTest,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  equalityTests,
+  prepared,
+} from '@wallet/kit';
 
 /** A request as recorded; tenant and environment decide who may read it. */
 export interface NewRequestLog {
@@ -44,7 +54,10 @@ export interface RequestLogStore {
   /** One tenant's records of one environment, newest first. */
   list(scope: { tenantId: string; environment: Environment }, query: RequestLogQuery): Promise<Page<RequestLog>>;
   /** Requests of the UTC days [fromDay, toDay) (YYYY-MM-DD) of one environment, of one tenant or (tenantId null) of all: totals and errors (status >= 400). */
-  summarize(scope: { tenantId: string | null; environment: Environment }, days: { fromDay: string; toDay: string }): Promise<RequestErrorSummary>;
+  summarize(
+    scope: { tenantId: string | null; environment: Environment },
+    days: { fromDay: string; toDay: string },
+  ): Promise<RequestErrorSummary>;
 }
 
 const COLUMNS = [
@@ -161,7 +174,14 @@ export function createRequestLogStore(db: Db, options: { examineMax: number }): 
       if (query.correlationId !== undefined) candidates.where('r.correlation_id', query.correlationId);
       if (query.from !== undefined) candidates.where('r.created_at', '>=', new Date(query.from));
       if (query.to !== undefined) candidates.where('r.created_at', '<', new Date(query.to));
-      const found = await boundedList<RequestLogRow>(db, { candidates, alias: 'r', order: ORDER, tests: testsOf(query), limit: query.limit, examineMax: options.examineMax });
+      const found = await boundedList<RequestLogRow>(db, {
+        candidates,
+        alias: 'r',
+        order: ORDER,
+        tests: testsOf(query),
+        limit: query.limit,
+        examineMax: options.examineMax,
+      });
       const { page, last } = boundedPage(found, query.limit);
       return {
         data: page.map(toRequestLog),
@@ -196,6 +216,5 @@ export function createRequestLogStore(db: Db, options: { examineMax: number }): 
         byErrorCode: [...byErrorCode.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([errorCode, count]) => ({ errorCode, count })),
       };
     },
-
   };
 }

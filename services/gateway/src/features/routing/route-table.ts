@@ -17,7 +17,8 @@ function escapeRegExp(text: string): string {
 }
 
 function compile(route: RouteContract): CompiledRoute {
-  if (!route.path.startsWith('/') || route.path.endsWith('/')) throw new Error(`route template must start and not end with '/': ${route.path}`);
+  if (!route.path.startsWith('/') || route.path.endsWith('/'))
+    throw new Error(`route template must start and not end with '/': ${route.path}`);
   const segments = route.path.slice(1).split('/');
   const parts = segments.map((segment) => {
     if (PARAMETER_SEGMENT.test(segment)) return '([^/]+)';

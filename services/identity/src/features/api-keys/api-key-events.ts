@@ -2,7 +2,11 @@ import { type ApiKeyChangedV1, newId, TOPOLOGY } from '@wallet/contracts';
 import { currentContext, type OutboxMessage } from '@wallet/kit';
 
 /** `api_key.changed.v1`: gateways drop what they cached of the key, so a change applies at once. */
-export function apiKeyChangedMessage(key: { id: string; tenantId: string }, change: ApiKeyChangedV1['change'], occurredAt: Date): OutboxMessage {
+export function apiKeyChangedMessage(
+  key: { id: string; tenantId: string },
+  change: ApiKeyChangedV1['change'],
+  occurredAt: Date,
+): OutboxMessage {
   const event: ApiKeyChangedV1 = {
     type: 'api_key.changed.v1',
     messageId: newId('message'),

@@ -38,7 +38,10 @@ export function requireCoveredScopes(caller: KeyCaller, scopes: readonly string[
 /** A key creates keys only in its own environment: a test key must not mint a live one. */
 export function requireCreatableEnvironment(caller: KeyCaller, environment: Environment): void {
   if (caller.environment !== null && caller.environment !== environment) {
-    throw new AppError('SCOPE_ESCALATION', `A ${caller.environment} key cannot create ${environment} keys`, { environment, callerEnvironment: caller.environment });
+    throw new AppError('SCOPE_ESCALATION', `A ${caller.environment} key cannot create ${environment} keys`, {
+      environment,
+      callerEnvironment: caller.environment,
+    });
   }
 }
 
@@ -53,7 +56,11 @@ export const DEFAULT_RESTRICTIONS: ApiKeyRestrictions = { requireRequestSigning:
  * The restrictions after a change: the fields named replace the current ones. Request signing
  * needs an hmac key; an hmac key authenticates only by signature, so it always requires it.
  */
-export function resolveRestrictions(authMode: AuthMode, current: ApiKeyRestrictions, change: Partial<ApiKeyRestrictions> | undefined): ApiKeyRestrictions {
+export function resolveRestrictions(
+  authMode: AuthMode,
+  current: ApiKeyRestrictions,
+  change: Partial<ApiKeyRestrictions> | undefined,
+): ApiKeyRestrictions {
   const merged: ApiKeyRestrictions = {
     requireRequestSigning: change?.requireRequestSigning ?? current.requireRequestSigning,
     requireActorHeaders: change?.requireActorHeaders ?? current.requireActorHeaders,
@@ -61,7 +68,9 @@ export function resolveRestrictions(authMode: AuthMode, current: ApiKeyRestricti
   };
   if (authMode === 'hmac') return { ...merged, requireRequestSigning: true };
   if (change?.requireRequestSigning === true) {
-    throw new AppError('REQUEST_SIGNING_REQUIRES_HMAC', 'restrictions.requireRequestSigning needs a key with authMode hmac', { field: 'restrictions.requireRequestSigning' });
+    throw new AppError('REQUEST_SIGNING_REQUIRES_HMAC', 'restrictions.requireRequestSigning needs a key with authMode hmac', {
+      field: 'restrictions.requireRequestSigning',
+    });
   }
   return merged;
 }

@@ -57,10 +57,14 @@ export function apiKeysRouter(keys: ApiKeysService, rememberSealed: RequestHandl
     response.status(201).json(await keys.create(caller, parseOrThrow(createApiKeyBodySchema, request.body)));
   });
 
-  router.post('/v1/tenants/:id/api-keys/:keyId/rotate', rememberSealed, async (request: Request<{ id: string; keyId: string }>, response: Response) => {
-    const caller = await systemCaller(response, request.params.id);
-    response.json(await keys.rotate(caller, request.params.keyId, parseOptionalBody(rotateApiKeyBodySchema, request.body)));
-  });
+  router.post(
+    '/v1/tenants/:id/api-keys/:keyId/rotate',
+    rememberSealed,
+    async (request: Request<{ id: string; keyId: string }>, response: Response) => {
+      const caller = await systemCaller(response, request.params.id);
+      response.json(await keys.rotate(caller, request.params.keyId, parseOptionalBody(rotateApiKeyBodySchema, request.body)));
+    },
+  );
 
   router.post('/v1/tenants/:id/api-keys/:keyId/revoke', async (request, response) => {
     const caller = await systemCaller(response, request.params.id);

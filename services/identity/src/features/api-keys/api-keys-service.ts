@@ -12,7 +12,17 @@ import {
   type SigningMaterial,
   type UpdateApiKeyBody,
 } from '@wallet/contracts';
-import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  type InternalClaims,
+  type OutboxRelay,
+  type Tx,
+} from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import type { SecretBox } from '../secrets/secret-box';
 import { findTenant } from '../tenants/tenant-lookup';
@@ -164,12 +174,21 @@ export class ApiKeysService {
     // Read first: a cursor no list issued is refused whatever else the query says.
     const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
     // A key caller asking for the other environment asks for keys it may not see: there are none.
-    if (caller.environment !== null && query.environment !== undefined && query.environment !== caller.environment) return { data: [], nextCursor: null };
-    const rows = await listApiKeys(this.deps.db, { tenantId: caller.tenantId, environment: caller.environment ?? query.environment, beforeSeq: position?.seq, limit: query.limit });
+    if (caller.environment !== null && query.environment !== undefined && query.environment !== caller.environment)
+      return { data: [], nextCursor: null };
+    const rows = await listApiKeys(this.deps.db, {
+      tenantId: caller.tenantId,
+      environment: caller.environment ?? query.environment,
+      beforeSeq: position?.seq,
+      limit: query.limit,
+    });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const now = new Date();
-    return { data: page.map((key) => toApiKey(key, now)), nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null };
+    return {
+      data: page.map((key) => toApiKey(key, now)),
+      nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
+    };
   }
 
   async get(caller: KeyCaller, id: string): Promise<ApiKey> {
@@ -206,7 +225,10 @@ export class ApiKeysService {
       const issued = this.issueCredential(current.id, current.authMode, current.environment);
       await insertCredential(tx, issued.stored);
       const rotated = await updateApiKey(tx, current.id, issued.last4 !== null ? { last4: issued.last4 } : {});
-      await this.audit(tx, caller, rotated, 'api_key.rotated', { expiresInSeconds: body.expiresInSeconds, previousValidUntil: previousValidUntil.toISOString() });
+      await this.audit(tx, caller, rotated, 'api_key.rotated', {
+        expiresInSeconds: body.expiresInSeconds,
+        previousValidUntil: previousValidUntil.toISOString(),
+      });
       await enqueueOutbox(tx, [apiKeyChangedMessage(rotated, 'rotated', now)]);
       return { ...toApiKey(rotated, now), ...issued.shown };
     });
@@ -267,7 +289,11 @@ export class ApiKeysService {
       return { stored: { keyId, secretHash: secret.hash }, shown: { key: secret.key }, last4: secret.last4 };
     }
     const signingSecret = newSigningSecret(environment);
-    return { stored: { keyId, sealed: this.deps.secrets.seal(signingSecret, signingSecretContext(keyId)) }, shown: { signingSecret }, last4: null };
+    return {
+      stored: { keyId, sealed: this.deps.secrets.seal(signingSecret, signingSecretContext(keyId)) },
+      shown: { signingSecret },
+      last4: null,
+    };
   }
 
   /** The key, locked; another tenant's (or, for a key caller, another environment's) is not found. */

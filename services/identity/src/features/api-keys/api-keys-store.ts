@@ -53,7 +53,21 @@ export interface NewApiKey {
 /** A secret key's SHA-256, or an hmac key's sealed signing secret. */
 export type NewCredential = { keyId: string; secretHash: string } | { keyId: string; sealed: SealedSecret };
 
-const COLUMNS = ['seq', 'id', 'tenant_id', 'name', 'auth_mode', 'environment', 'scopes', 'restrictions', 'key_prefix', 'last4', 'expires_at', 'revoked_at', 'created_at'];
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'name',
+  'auth_mode',
+  'environment',
+  'scopes',
+  'restrictions',
+  'key_prefix',
+  'last4',
+  'expires_at',
+  'revoked_at',
+  'created_at',
+];
 const KEY_COLUMNS = COLUMNS.map((column) => `api_keys.${column}`);
 
 /** Where signing secrets are sealed: the start-up re-encrypts them when the master key changes. */
@@ -118,7 +132,12 @@ export async function insertCredential(tx: Tx, credential: NewCredential): Promi
 }
 
 /** The key of this tenant; `forUpdate` serializes changes of one key (two rotations at once). */
-export async function findApiKey(db: Db | Tx, tenantId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredApiKey | null> {
+export async function findApiKey(
+  db: Db | Tx,
+  tenantId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredApiKey | null> {
   const query = db('api_keys').where({ tenant_id: tenantId, id }).first(COLUMNS);
   if (options.forUpdate) query.forUpdate();
   const row: ApiKeyRow | undefined = await query;
@@ -132,8 +151,15 @@ export async function findApiKeyById(db: Db, id: string): Promise<StoredApiKey |
 }
 
 /** Newest first; one more row than asked, so the caller knows whether a next page exists. */
-export async function listApiKeys(db: Db, filter: { tenantId: string; environment?: Environment | undefined; beforeSeq?: string | undefined; limit: number }): Promise<StoredApiKey[]> {
-  const query = db('api_keys').where({ tenant_id: filter.tenantId }).orderBy('seq', 'desc').limit(filter.limit + 1).select(COLUMNS);
+export async function listApiKeys(
+  db: Db,
+  filter: { tenantId: string; environment?: Environment | undefined; beforeSeq?: string | undefined; limit: number },
+): Promise<StoredApiKey[]> {
+  const query = db('api_keys')
+    .where({ tenant_id: filter.tenantId })
+    .orderBy('seq', 'desc')
+    .limit(filter.limit + 1)
+    .select(COLUMNS);
   if (filter.environment) query.where('environment', filter.environment);
   if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
   const rows: ApiKeyRow[] = await query;
@@ -176,7 +202,11 @@ export async function endCredentials(tx: Tx, keyId: string, validUntil: Date): P
  * not kept cannot leak. (Secret-key hashes stay, so an old key answers API_KEY_EXPIRED.)
  */
 export async function deleteEndedSigningSecrets(tx: Tx, keyId: string, now: Date): Promise<void> {
-  await tx('api_key_credentials').where({ key_id: keyId }).whereNotNull('signing_secret_ciphertext').where('valid_until', '<=', now).delete();
+  await tx('api_key_credentials')
+    .where({ key_id: keyId })
+    .whereNotNull('signing_secret_ciphertext')
+    .where('valid_until', '<=', now)
+    .delete();
 }
 
 export async function deleteAllSigningSecrets(tx: Tx, keyId: string): Promise<void> {
@@ -193,12 +223,21 @@ export async function findBySecretHash(db: Db, secretHash: string): Promise<{ ke
 }
 
 /** The signing secrets that verify at `now`: the current one first, then those still in their overlap, newest first. */
-export async function verifyingSigningSecrets(db: Db, keyId: string, now: Date): Promise<Array<{ sealed: SealedSecret; validUntil: Date | null }>> {
-  const rows: Array<{ signing_secret_ciphertext: Buffer; master_key_id: string; valid_until: Date | null }> = await db('api_key_credentials')
+export async function verifyingSigningSecrets(
+  db: Db,
+  keyId: string,
+  now: Date,
+): Promise<Array<{ sealed: SealedSecret; validUntil: Date | null }>> {
+  const rows: Array<{ signing_secret_ciphertext: Buffer; master_key_id: string; valid_until: Date | null }> = await db(
+    'api_key_credentials',
+  )
     .where({ key_id: keyId })
     .whereNotNull('signing_secret_ciphertext')
     .where((inner) => inner.whereNull('valid_until').orWhere('valid_until', '>', now))
     .orderByRaw('valid_until IS NOT NULL, id DESC')
     .select('signing_secret_ciphertext', 'master_key_id', 'valid_until');
-  return rows.map((row) => ({ sealed: { ciphertext: row.signing_secret_ciphertext, masterKeyId: row.master_key_id }, validUntil: row.valid_until }));
+  return rows.map((row) => ({
+    sealed: { ciphertext: row.signing_secret_ciphertext, masterKeyId: row.master_key_id },
+    validUntil: row.valid_until,
+  }));
 }

@@ -1,5 +1,19 @@
 import { type AuditEvent, type AuditEventQuery, type Environment, newId, type Page } from '@wallet/contracts';
-import { auditActorFieldsOf, boundedList, boundedPage, type CandidateTest, currentContext, currentListExamineMax, cursorFields, type Db, decodeCursor, encodeCursor, equalityTests, type InternalClaims, type Tx } from '@wallet/kit';
+import {
+  auditActorFieldsOf,
+  boundedList,
+  boundedPage,
+  type CandidateTest,
+  currentContext,
+  currentListExamineMax,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  equalityTests,
+  type InternalClaims,
+  type Tx,
+} from '@wallet/kit';
 
 export interface NewAuditEvent {
   /** null: the platform's own record, which no tenant sees. */
@@ -31,7 +45,9 @@ interface AuditEventRow {
 }
 
 /** The actor fields of an audit record for a call with these claims; a key behind an actor is kept in metadata. */
-export function auditActorFields(claims: InternalClaims): Pick<NewAuditEvent, 'actorType' | 'actorId'> & { metadata: Record<string, unknown> } {
+export function auditActorFields(
+  claims: InternalClaims,
+): Pick<NewAuditEvent, 'actorType' | 'actorId'> & { metadata: Record<string, unknown> } {
   return auditActorFieldsOf(claims);
 }
 
@@ -72,11 +88,24 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
-const AUDIT_COLUMNS = ['seq', 'id', 'environment', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'metadata', 'created_at'] as const;
+const AUDIT_COLUMNS = [
+  'seq',
+  'id',
+  'environment',
+  'action',
+  'actor_type',
+  'actor_id',
+  'target_type',
+  'target_id',
+  'metadata',
+  'created_at',
+] as const;
 
 /** The list's filters no index serves: each tested on a bounded number of events (kit's boundedList). */
 function auditTests(scope: { environment: Environment }, query: AuditEventQuery): CandidateTest[] {
-  const tests: CandidateTest[] = [(events) => events.where((inner) => inner.whereNull('a.environment').orWhere('a.environment', scope.environment))];
+  const tests: CandidateTest[] = [
+    (events) => events.where((inner) => inner.whereNull('a.environment').orWhere('a.environment', scope.environment)),
+  ];
   const { from, to } = query;
   tests.push(...equalityTests('a', { action: query.action || undefined, actor_id: query.actorId || undefined }));
   if (from) tests.push((events) => events.where('a.created_at', '>=', from));
@@ -90,14 +119,26 @@ function auditTests(scope: { environment: Environment }, query: AuditEventQuery)
  * action, actor and time are tested on at most LIST_EXAMINE_MAX of them per request, so a page
  * may come back short, even empty, with a cursor that goes on.
  */
-export async function listAuditEvents(db: Db, scope: { tenantId: string; environment: Environment }, query: AuditEventQuery): Promise<Page<AuditEvent>> {
+export async function listAuditEvents(
+  db: Db,
+  scope: { tenantId: string; environment: Environment },
+  query: AuditEventQuery,
+): Promise<Page<AuditEvent>> {
   const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-  const candidates = db('audit_events as a').where('a.tenant_id', scope.tenantId).orderBy('a.seq', 'desc').select(AUDIT_COLUMNS.map((column) => `a.${column}`));
+  const candidates = db('audit_events as a')
+    .where('a.tenant_id', scope.tenantId)
+    .orderBy('a.seq', 'desc')
+    .select(AUDIT_COLUMNS.map((column) => `a.${column}`));
   if (position) candidates.where('a.seq', '<', position.seq);
   if (query.targetType) candidates.where('a.target_type', query.targetType);
   if (query.targetId) candidates.where('a.target_id', query.targetId);
   const found = await boundedList<AuditEventRow>(db, {
-    candidates, alias: 'a', order: [{ column: 'seq', order: 'desc' }], tests: auditTests(scope, query), limit: query.limit, examineMax: currentListExamineMax(),
+    candidates,
+    alias: 'a',
+    order: [{ column: 'seq', order: 'desc' }],
+    tests: auditTests(scope, query),
+    limit: query.limit,
+    examineMax: currentListExamineMax(),
   });
   const { page, last } = boundedPage(found, query.limit);
   return { data: page.map(toAuditEvent), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };

@@ -1,4 +1,12 @@
-import type { DeadLetter, DeadLetterAction, DeadLetterList, DeadLetterListQuery, DeadLettersReplayed, DeadLetterSummary, ReplayDeadLettersBody } from '@wallet/contracts';
+import type {
+  DeadLetter,
+  DeadLetterAction,
+  DeadLetterList,
+  DeadLetterListQuery,
+  DeadLettersReplayed,
+  DeadLetterSummary,
+  ReplayDeadLettersBody,
+} from '@wallet/contracts';
 import { AppError, type Db, type DeadLetterQueues, type InternalClaims } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 

@@ -29,7 +29,10 @@ export class LoginLockNotices {
   async lockStarted(lock: LoginLock): Promise<void> {
     const memberships = await findLoggingInMembers(this.deps.db, lock.email);
     if (memberships.length === 0) return;
-    await recordAuditEvents(this.deps.db, memberships.map(({ member }) => lockedEvent(member, lock)));
+    await recordAuditEvents(
+      this.deps.db,
+      memberships.map(({ member }) => lockedEvent(member, lock)),
+    );
     await this.email(memberships, lock);
   }
 
@@ -72,7 +75,7 @@ function lockEmail(memberships: readonly LockedMembership[], addressee: TeamMemb
       `${lock.failures} logins in a row with your email address (${organizations}) failed on a wrong password,`,
       `so logins with it are paused until ${until}; more failures pause them for longer.`,
       '',
-      'If that was not you, someone may be guessing your password: tell your organization\'s administrator.',
+      "If that was not you, someone may be guessing your password: tell your organization's administrator.",
     ].join('\n'),
     html: [
       `<p>Hello ${escapeHtml(addressee.name)},</p>`,

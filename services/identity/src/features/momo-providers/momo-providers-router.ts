@@ -27,10 +27,16 @@ export function momoProvidersRouter(providers: MomoProvidersService, rememberSea
     response.json(await providers.get(callerOf(response), request.params.id));
   });
 
-  router.post('/v1/admin/momo-providers/:id/rotate-secret', rememberSealed, async (request: Request<{ id: string }>, response: Response) => {
-    const caller = callerOf(response);
-    response.json(await providers.rotateSecret(caller, request.params.id, parseOptionalBody(rotateMomoProviderSecretBodySchema, request.body)));
-  });
+  router.post(
+    '/v1/admin/momo-providers/:id/rotate-secret',
+    rememberSealed,
+    async (request: Request<{ id: string }>, response: Response) => {
+      const caller = callerOf(response);
+      response.json(
+        await providers.rotateSecret(caller, request.params.id, parseOptionalBody(rotateMomoProviderSecretBodySchema, request.body)),
+      );
+    },
+  );
 
   router.get('/internal/v1/tenants/:tenantId/momo-providers', async (request, response) => {
     requireSystem(response);

@@ -12,7 +12,15 @@ import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type Inter
 import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import type { SecretBox } from '../secrets/secret-box';
 import { newWebhookSecret, webhookSecretContext } from './momo-provider-secrets';
-import { endSecrets, findProvider, insertProvider, insertSecret, listProviders, type StoredProvider, verifyingSecretsOfTenant } from './momo-providers-store';
+import {
+  endSecrets,
+  findProvider,
+  insertProvider,
+  insertSecret,
+  listProviders,
+  type StoredProvider,
+  verifyingSecretsOfTenant,
+} from './momo-providers-store';
 
 export interface MomoProvidersDeps {
   db: Db;
@@ -46,7 +54,10 @@ export class MomoProvidersService {
     const sealed = this.deps.secrets.seal(webhookSecret, webhookSecretContext(id));
     const provider = await this.deps.db.transaction(async (tx) => {
       const stored = await insertProvider(tx, { id, tenantId: caller.tenantId, providerCode: body.providerCode, name: body.name }, sealed);
-      if (!stored) throw new AppError('PROVIDER_EXISTS', `The provider code "${body.providerCode}" is already registered`, { providerCode: body.providerCode });
+      if (!stored)
+        throw new AppError('PROVIDER_EXISTS', `The provider code "${body.providerCode}" is already registered`, {
+          providerCode: body.providerCode,
+        });
       await this.audit(tx, caller, stored, 'momo_provider.created', { providerCode: stored.providerCode, name: stored.name });
       return stored;
     });
@@ -76,7 +87,10 @@ export class MomoProvidersService {
       if (!current) throw new AppError('PROVIDER_NOT_FOUND', 'No such mobile money provider');
       await endSecrets(tx, current.id, previousValidUntil, now);
       await insertSecret(tx, current.id, this.deps.secrets.seal(webhookSecret, webhookSecretContext(current.id)));
-      await this.audit(tx, caller, current, 'momo_provider.secret_rotated', { expiresInSeconds: body.expiresInSeconds, previousValidUntil: previousValidUntil.toISOString() });
+      await this.audit(tx, caller, current, 'momo_provider.secret_rotated', {
+        expiresInSeconds: body.expiresInSeconds,
+        previousValidUntil: previousValidUntil.toISOString(),
+      });
       return findProvider(tx, caller.tenantId, id);
     });
     if (!provider) throw new Error(`provider ${id} vanished inside its own rotation`);
@@ -92,12 +106,21 @@ export class MomoProvidersService {
         tenantId: provider.tenantId,
         providerCode: provider.providerCode,
         name: provider.name,
-        webhookSecrets: secrets.map((secret) => ({ secret: this.deps.secrets.open(secret.sealed, webhookSecretContext(provider.id)), validUntil: secret.validUntil?.toISOString() ?? null })),
+        webhookSecrets: secrets.map((secret) => ({
+          secret: this.deps.secrets.open(secret.sealed, webhookSecretContext(provider.id)),
+          validUntil: secret.validUntil?.toISOString() ?? null,
+        })),
       })),
     };
   }
 
-  private async audit(tx: Tx, caller: ProviderCaller, provider: StoredProvider, action: string, metadata: Record<string, unknown>): Promise<void> {
+  private async audit(
+    tx: Tx,
+    caller: ProviderCaller,
+    provider: StoredProvider,
+    action: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
     const actor = auditActorFields(caller.claims);
     await recordAuditEvents(tx, [
       {

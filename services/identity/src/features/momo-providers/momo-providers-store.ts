@@ -58,7 +58,11 @@ function providers(db: Db | Tx) {
  * Inserts the provider with its first secret unless the tenant already has this code; returns
  * null then. ON CONFLICT makes a concurrent insert of the same code wait and give way.
  */
-export async function insertProvider(tx: Tx, provider: { id: string; tenantId: string; providerCode: string; name: string }, sealed: SealedSecret): Promise<StoredProvider | null> {
+export async function insertProvider(
+  tx: Tx,
+  provider: { id: string; tenantId: string; providerCode: string; name: string },
+  sealed: SealedSecret,
+): Promise<StoredProvider | null> {
   const inserted: Array<{ id: string }> = await tx('momo_providers')
     .insert({ id: provider.id, tenant_id: provider.tenantId, provider_code: provider.providerCode, name: provider.name })
     .onConflict(['tenant_id', 'provider_code'])
@@ -74,7 +78,12 @@ export async function insertSecret(tx: Tx, providerId: string, sealed: SealedSec
   await tx('momo_provider_secrets').insert({ provider_id: providerId, ciphertext: sealed.ciphertext, master_key_id: sealed.masterKeyId });
 }
 
-export async function findProvider(db: Db | Tx, tenantId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredProvider | null> {
+export async function findProvider(
+  db: Db | Tx,
+  tenantId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredProvider | null> {
   const query = providers(db).where({ 'p.tenant_id': tenantId, 'p.id': id }).first();
   if (options.forUpdate) query.forUpdate('p');
   const row: ProviderRow | undefined = await query;
@@ -82,8 +91,14 @@ export async function findProvider(db: Db | Tx, tenantId: string, id: string, op
 }
 
 /** Newest first; one more row than asked, so the caller knows whether a next page exists. */
-export async function listProviders(db: Db, filter: { tenantId: string; beforeSeq?: string | undefined; limit: number }): Promise<StoredProvider[]> {
-  const query = providers(db).where('p.tenant_id', filter.tenantId).orderBy('p.seq', 'desc').limit(filter.limit + 1);
+export async function listProviders(
+  db: Db,
+  filter: { tenantId: string; beforeSeq?: string | undefined; limit: number },
+): Promise<StoredProvider[]> {
+  const query = providers(db)
+    .where('p.tenant_id', filter.tenantId)
+    .orderBy('p.seq', 'desc')
+    .limit(filter.limit + 1);
   if (filter.beforeSeq !== undefined) query.where('p.seq', '<', filter.beforeSeq);
   const rows: ProviderRow[] = await query;
   return rows.map(toProvider);
@@ -109,7 +124,9 @@ export async function verifyingSecretsOfTenant(
   now: Date,
 ): Promise<Array<{ provider: StoredProvider; secrets: Array<{ sealed: SealedSecret; validUntil: Date | null }> }>> {
   const rows: ProviderRow[] = await providers(db).where('p.tenant_id', tenantId).orderBy('p.seq', 'asc');
-  const secretRows: Array<{ provider_id: string; ciphertext: Buffer; master_key_id: string; valid_until: Date | null }> = await db('momo_provider_secrets as s')
+  const secretRows: Array<{ provider_id: string; ciphertext: Buffer; master_key_id: string; valid_until: Date | null }> = await db(
+    'momo_provider_secrets as s',
+  )
     .join('momo_providers as p', 'p.id', 's.provider_id')
     .where('p.tenant_id', tenantId)
     .where((inner) => inner.whereNull('s.valid_until').orWhere('s.valid_until', '>', now))

@@ -1,4 +1,12 @@
-import { type CreateOrganizationBody, newId, type Organization, type Page, type PageQuery, type Tenant, type UpdateOrganizationBody } from '@wallet/contracts';
+import {
+  type CreateOrganizationBody,
+  newId,
+  type Organization,
+  type Page,
+  type PageQuery,
+  type Tenant,
+  type UpdateOrganizationBody,
+} from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
 import { type InviteMailer } from '../team/invite-mailer';
@@ -78,7 +86,10 @@ export class OrganizationsService {
     const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq });
     const rows = await listTenants(this.deps.db, { beforeSeq: cursor?.seq, limit: query.limit });
     const page = rows.slice(0, query.limit);
-    const admins = await firstAdminsOf(this.deps.db, page.map((tenant) => tenant.id));
+    const admins = await firstAdminsOf(
+      this.deps.db,
+      page.map((tenant) => tenant.id),
+    );
     const last = page[page.length - 1];
     return {
       data: page.map((tenant) => ({ ...withoutSeq(tenant), admin: admins.get(tenant.id) ?? null })),

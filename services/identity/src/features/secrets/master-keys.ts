@@ -38,7 +38,10 @@ export const masterKeyConfigSchema = z.string({ error: `is required, as ${MASTER
 /** `SECRETS_ENCRYPTION_KEYS_OLD`: earlier master keys, comma-separated, only ever used to decrypt. */
 export const oldMasterKeysConfigSchema = z.string().transform((text, context): MasterKey[] => {
   const keys: MasterKey[] = [];
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   entries.forEach((entry, index) => {
     const parsed = parseMasterKey(entry);
     if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: `entry ${index + 1}: ${parsed}` });
@@ -59,7 +62,9 @@ export class MasterKeyRing {
       const known = this.byId.get(key.id);
       // The same id for two keys would make some ciphertexts undecryptable, depending on which won.
       if (known && !known.key.equals(key.key)) {
-        throw new Error(`SECRETS_ENCRYPTION_KEYS_OLD: key id "${key.id}" is given twice (or is the id of SECRETS_ENCRYPTION_KEY) with a different key`);
+        throw new Error(
+          `SECRETS_ENCRYPTION_KEYS_OLD: key id "${key.id}" is given twice (or is the id of SECRETS_ENCRYPTION_KEY) with a different key`,
+        );
       }
       this.byId.set(key.id, key);
     }

@@ -21,7 +21,10 @@ const BATCH_SIZE = 200;
 async function missingMasterKeys(db: Db, box: SecretBox, columns: readonly SealedColumn[]): Promise<Map<string, string[]>> {
   const missing = new Map<string, string[]>();
   for (const column of columns) {
-    const ids: string[] = await db(column.table).whereNotNull(column.ciphertextColumn).distinct(column.masterKeyIdColumn).pluck(column.masterKeyIdColumn);
+    const ids: string[] = await db(column.table)
+      .whereNotNull(column.ciphertextColumn)
+      .distinct(column.masterKeyIdColumn)
+      .pluck(column.masterKeyIdColumn);
     for (const id of ids.filter((candidate) => !box.canOpen(candidate))) missing.set(id, [...(missing.get(id) ?? []), column.what]);
   }
   return missing;
@@ -38,7 +41,10 @@ async function reencryptRow(db: Db, box: SecretBox, column: SealedColumn, id: st
       .first([column.ciphertextColumn, column.masterKeyIdColumn, column.ownerColumn]);
     if (!row) return false;
     const context = column.contextOf(String(row[column.ownerColumn]));
-    const plaintext = box.open({ ciphertext: row[column.ciphertextColumn] as Buffer, masterKeyId: String(row[column.masterKeyIdColumn]) }, context);
+    const plaintext = box.open(
+      { ciphertext: row[column.ciphertextColumn] as Buffer, masterKeyId: String(row[column.masterKeyIdColumn]) },
+      context,
+    );
     const sealed = box.seal(plaintext, context);
     await tx(column.table)
       .where(column.idColumn, id)
@@ -54,7 +60,12 @@ async function reencryptRow(db: Db, box: SecretBox, column: SealedColumn, id: st
  * more, it can be dropped from SECRETS_ENCRYPTION_KEYS_OLD. Refuses (throws) before changing
  * anything when a row needs a master key that is not configured.
  */
-export async function reencryptSealedSecrets(options: { db: Db; box: SecretBox; logger: Logger; columns: readonly SealedColumn[] }): Promise<number> {
+export async function reencryptSealedSecrets(options: {
+  db: Db;
+  box: SecretBox;
+  logger: Logger;
+  columns: readonly SealedColumn[];
+}): Promise<number> {
   const { db, box, logger, columns } = options;
   const missing = await missingMasterKeys(db, box, columns);
   if (missing.size > 0) {
@@ -76,7 +87,8 @@ export async function reencryptSealedSecrets(options: { db: Db; box: SecretBox; 
       if (ids.length === 0) break;
       for (const id of ids) if (await reencryptRow(db, box, column, String(id))) count += 1;
     }
-    if (count > 0) logger.info({ count, what: column.what, masterKeyId: box.currentKeyId }, 'secrets re-encrypted under the current master key');
+    if (count > 0)
+      logger.info({ count, what: column.what, masterKeyId: box.currentKeyId }, 'secrets re-encrypted under the current master key');
     total += count;
   }
   return total;

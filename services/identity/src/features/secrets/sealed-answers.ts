@@ -62,7 +62,9 @@ export async function reencryptSealedAnswers(options: { db: Db; box: SecretBox; 
     .select('tenant_id', 'environment', 'idempotency_key', 'response_body');
   const missing = [...new Set(rows.map((row) => parseSealed(row.response_body).masterKeyId).filter((id) => !box.canOpen(id)))];
   if (missing.length > 0) {
-    throw new Error(`remembered idempotency answers are encrypted with master key ${missing.map((id) => `"${id}"`).join(', ')}, which neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEYS_OLD holds: add it to SECRETS_ENCRYPTION_KEYS_OLD`);
+    throw new Error(
+      `remembered idempotency answers are encrypted with master key ${missing.map((id) => `"${id}"`).join(', ')}, which neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEYS_OLD holds: add it to SECRETS_ENCRYPTION_KEYS_OLD`,
+    );
   }
   const sealing = sealedAnswers(box);
   let count = 0;
@@ -71,9 +73,15 @@ export async function reencryptSealedAnswers(options: { db: Db; box: SecretBox; 
     const resealed = sealing.seal(sealing.open(row.response_body, where), where);
     // Only the row as read: a concurrent start re-sealing it first makes this a no-op.
     count += await db(IDEMPOTENCY_TABLE)
-      .where({ tenant_id: row.tenant_id, environment: row.environment, idempotency_key: row.idempotency_key, response_body: row.response_body })
+      .where({
+        tenant_id: row.tenant_id,
+        environment: row.environment,
+        idempotency_key: row.idempotency_key,
+        response_body: row.response_body,
+      })
       .update({ response_body: resealed });
   }
-  if (count > 0) logger.info({ count, masterKeyId: box.currentKeyId }, 'remembered idempotency answers re-encrypted under the current master key');
+  if (count > 0)
+    logger.info({ count, masterKeyId: box.currentKeyId }, 'remembered idempotency answers re-encrypted under the current master key');
   return count;
 }

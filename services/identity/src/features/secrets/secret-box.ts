@@ -41,12 +41,15 @@ export class SecretBox {
   /** Throws when the master key is unknown or the ciphertext, its context or its key does not authenticate. */
   open(sealed: SealedSecret, context: string): string {
     const masterKey = this.ring.find(sealed.masterKeyId);
-    if (!masterKey) throw new Error(`no master key "${sealed.masterKeyId}" is configured (SECRETS_ENCRYPTION_KEY, SECRETS_ENCRYPTION_KEYS_OLD)`);
+    if (!masterKey)
+      throw new Error(`no master key "${sealed.masterKeyId}" is configured (SECRETS_ENCRYPTION_KEY, SECRETS_ENCRYPTION_KEYS_OLD)`);
     const { ciphertext } = sealed;
     if (ciphertext.length < IV_BYTES + TAG_BYTES) throw new Error('sealed secret is truncated');
     const decipher = createDecipheriv(ALGORITHM, masterKey.key, ciphertext.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(ciphertext.subarray(IV_BYTES, ciphertext.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(ciphertext.subarray(IV_BYTES, ciphertext.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   }
 }

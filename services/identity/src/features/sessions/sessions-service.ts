@@ -1,4 +1,12 @@
-import { type AcceptInviteBody, type Environment, type LoginBody, type Session, type SessionPrincipal, scopesOfRole, type TeamMember } from '@wallet/contracts';
+import {
+  type AcceptInviteBody,
+  type Environment,
+  type LoginBody,
+  type Session,
+  type SessionPrincipal,
+  scopesOfRole,
+  type TeamMember,
+} from '@wallet/contracts';
 import { AppError, type Db, type Tx } from '@wallet/kit';
 import { recordAuditEvents } from '../audit/audit-trail';
 import type { LoginThrottle } from '../login-throttle/login-throttle';
@@ -116,7 +124,16 @@ export class SessionsService {
       // Accepted by a concurrent request, expired or withdrawn meanwhile.
       if (!member) throw invalidInvite();
       await recordAuditEvents(tx, [
-        { tenantId: member.tenantId, environment: null, action: 'team_member.invite_accepted', actorType: 'team_member', actorId: member.id, targetType: 'team_member', targetId: member.id, metadata: { orgRole: member.orgRole } },
+        {
+          tenantId: member.tenantId,
+          environment: null,
+          action: 'team_member.invite_accepted',
+          actorType: 'team_member',
+          actorId: member.id,
+          targetType: 'team_member',
+          targetId: member.id,
+          metadata: { orgRole: member.orgRole },
+        },
       ]);
       return this.issue(tx, member, 'live', 'invite');
     });
@@ -137,9 +154,25 @@ export class SessionsService {
   private async issue(tx: Tx, member: TeamMember, environment: Environment, method: SessionMethod): Promise<Session> {
     const { token, tokenHash } = newSessionToken();
     const id = newSessionId();
-    const { expiresAt } = await insertSession(tx, { id, tokenHash, tenantId: member.tenantId, memberId: member.id, environment, ttlSeconds: this.deps.ttlSeconds });
+    const { expiresAt } = await insertSession(tx, {
+      id,
+      tokenHash,
+      tenantId: member.tenantId,
+      memberId: member.id,
+      environment,
+      ttlSeconds: this.deps.ttlSeconds,
+    });
     await recordAuditEvents(tx, [
-      { tenantId: member.tenantId, environment: null, action: 'session.created', actorType: 'team_member', actorId: member.id, targetType: 'session', targetId: id, metadata: { environment, method } },
+      {
+        tenantId: member.tenantId,
+        environment: null,
+        action: 'session.created',
+        actorType: 'team_member',
+        actorId: member.id,
+        targetType: 'session',
+        targetId: id,
+        metadata: { environment, method },
+      },
     ]);
     return { token, expiresAt: expiresAt.toISOString(), environment, member };
   }

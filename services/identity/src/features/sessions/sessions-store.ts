@@ -48,9 +48,25 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<LiveSe
       WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > now() AND m.status = 'active'`,
     [tokenHash],
   );
-  const row = (result.rows as Array<{ id: string; tenant_id: string; member_id: string; environment: Environment; expires_at: Date; org_role: OrgRole }>)[0];
+  const row = (
+    result.rows as Array<{
+      id: string;
+      tenant_id: string;
+      member_id: string;
+      environment: Environment;
+      expires_at: Date;
+      org_role: OrgRole;
+    }>
+  )[0];
   if (!row) return null;
-  return { id: row.id, tenantId: row.tenant_id, memberId: row.member_id, environment: row.environment, orgRole: row.org_role, expiresAt: row.expires_at };
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    memberId: row.member_id,
+    environment: row.environment,
+    orgRole: row.org_role,
+    expiresAt: row.expires_at,
+  };
 }
 
 /** Revokes the session of this token if it is still open; null when there was none to revoke. */
@@ -67,6 +83,8 @@ export async function revokeSessionByToken(tx: Tx, tokenHash: string): Promise<R
 
 /** Revokes every open session of the member; returns how many there were. */
 export async function revokeMemberSessions(tx: Tx, memberId: string): Promise<number> {
-  const result = await tx.raw(`UPDATE sessions SET revoked_at = now() WHERE member_id = ? AND revoked_at IS NULL AND expires_at > now()`, [memberId]);
+  const result = await tx.raw(`UPDATE sessions SET revoked_at = now() WHERE member_id = ? AND revoked_at IS NULL AND expires_at > now()`, [
+    memberId,
+  ]);
   return result.rowCount ?? 0;
 }

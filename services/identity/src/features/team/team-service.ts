@@ -27,7 +27,10 @@ function memberNotFound(): AppError {
 function requireCoversRole(claims: InternalClaims, role: OrgRole, doing: string): void {
   const missingScopes = scopesOfRole(role).filter((scope) => !hasScope(claims.scopes, scope));
   if (missingScopes.length > 0) {
-    throw new AppError('SCOPE_ESCALATION', `Your credential does not hold every scope of the ${role} role, so it cannot ${doing}`, { orgRole: role, missingScopes });
+    throw new AppError('SCOPE_ESCALATION', `Your credential does not hold every scope of the ${role} role, so it cannot ${doing}`, {
+      orgRole: role,
+      missingScopes,
+    });
   }
 }
 
@@ -47,10 +50,26 @@ export class TeamService {
     const passwordHash = await hashPassword(body.password);
     const actor = auditActorFields(claims);
     return this.deps.db.transaction(async (tx) => {
-      const member = await insertMember(tx, { id: newId('user'), tenantId, name: body.name, email: body.email, orgRole: body.orgRole, passwordHash });
+      const member = await insertMember(tx, {
+        id: newId('user'),
+        tenantId,
+        name: body.name,
+        email: body.email,
+        orgRole: body.orgRole,
+        passwordHash,
+      });
       if (!member) throw new AppError('EMAIL_TAKEN', 'This email is already a member of the organization', { email: body.email });
       await recordAuditEvents(tx, [
-        { tenantId, environment: null, action: 'team_member.created', actorType: actor.actorType, actorId: actor.actorId, targetType: 'team_member', targetId: member.id, metadata: { ...actor.metadata, email: member.email, orgRole: member.orgRole } },
+        {
+          tenantId,
+          environment: null,
+          action: 'team_member.created',
+          actorType: actor.actorType,
+          actorId: actor.actorId,
+          targetType: 'team_member',
+          targetId: member.id,
+          metadata: { ...actor.metadata, email: member.email, orgRole: member.orgRole },
+        },
       ]);
       return member;
     });
@@ -59,7 +78,12 @@ export class TeamService {
   /** Newest first, by insertion order; the cursor is the position of the last item returned. */
   async list(tenantId: string, query: TeamMemberQuery): Promise<Page<TeamMember>> {
     const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq });
-    const rows = await listMembers(this.deps.db, tenantId, { beforeSeq: cursor?.seq, limit: query.limit, orgRole: query.orgRole, status: query.status });
+    const rows = await listMembers(this.deps.db, tenantId, {
+      beforeSeq: cursor?.seq,
+      limit: query.limit,
+      orgRole: query.orgRole,
+      status: query.status,
+    });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
@@ -111,7 +135,8 @@ export class TeamService {
         metadata: { ...actor.metadata, ...metadata },
       });
       const events: NewAuditEvent[] = [];
-      if (roleChanges) events.push(event('team_member.role_changed', { before: { orgRole: current.orgRole }, after: { orgRole: updated.orgRole } }));
+      if (roleChanges)
+        events.push(event('team_member.role_changed', { before: { orgRole: current.orgRole }, after: { orgRole: updated.orgRole } }));
       if (deactivates) {
         const revokedSessions = await this.deps.sessions.revokeAllOf(tx, current.id);
         events.push(event('team_member.deactivated', { before: { status: current.status }, revokedSessions }));

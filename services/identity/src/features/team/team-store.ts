@@ -138,14 +138,20 @@ export async function lockTenantAdmins(tx: Tx, tenantId: string): Promise<void> 
 }
 
 export async function lockMember(tx: Tx, tenantId: string, memberId: string): Promise<TeamMember | null> {
-  const result = await tx.raw(`SELECT ${COLUMNS.join(', ')} FROM team_members WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE`, [tenantId, memberId]);
+  const result = await tx.raw(`SELECT ${COLUMNS.join(', ')} FROM team_members WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE`, [
+    tenantId,
+    memberId,
+  ]);
   const row = (result.rows as TeamMemberRow[])[0];
   return row ? toTeamMember(row) : null;
 }
 
 /** Active org-admins of the tenant other than this member; read after lockTenantAdmins, so it is current. */
 export async function countOtherActiveAdmins(tx: Tx, tenantId: string, memberId: string): Promise<number> {
-  const result = await tx.raw(`SELECT count(*)::int AS n FROM team_members WHERE tenant_id = ? AND org_role = 'org-admin' AND status = 'active' AND id <> ?`, [tenantId, memberId]);
+  const result = await tx.raw(
+    `SELECT count(*)::int AS n FROM team_members WHERE tenant_id = ? AND org_role = 'org-admin' AND status = 'active' AND id <> ?`,
+    [tenantId, memberId],
+  );
   return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
 }
 

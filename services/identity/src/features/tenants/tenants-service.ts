@@ -23,7 +23,10 @@ export class TenantsService {
    * Writes the tenant, its `tenant.created.v1` message and whatever `alsoInTransaction` adds
    * (an organization's admin) in one transaction: all of it commits, or none of it does.
    */
-  async createWith<Extra>(body: CreateTenantBody, alsoInTransaction: (tx: Tx, tenant: Tenant) => Promise<Extra>): Promise<{ tenant: Tenant; extra: Extra }> {
+  async createWith<Extra>(
+    body: CreateTenantBody,
+    alsoInTransaction: (tx: Tx, tenant: Tenant) => Promise<Extra>,
+  ): Promise<{ tenant: Tenant; extra: Extra }> {
     const config = checkTenantConfig(body.config);
     const result = await this.deps.db.transaction(async (tx) => {
       const stored = await insertTenant(tx, { id: newId('tenant'), name: body.name, slug: body.slug, ...config });
@@ -42,7 +45,11 @@ export class TenantsService {
    * message and whatever `alsoInTransaction` adds (the audit record) commit together. A change
    * that changes nothing writes nothing and publishes nothing.
    */
-  async update(id: string, body: UpdateOrganizationBody, alsoInTransaction: (tx: Tx, change: TenantChange) => Promise<void>): Promise<Tenant> {
+  async update(
+    id: string,
+    body: UpdateOrganizationBody,
+    alsoInTransaction: (tx: Tx, change: TenantChange) => Promise<void>,
+  ): Promise<Tenant> {
     const result = await this.deps.db.transaction(async (tx) => {
       const current = await findTenantForUpdate(tx, id);
       if (!current) throw new AppError('TENANT_NOT_FOUND', 'No such organization');

@@ -97,7 +97,10 @@ export async function findTenant(db: Db, id: string): Promise<StoredTenant | nul
 
 /** Newest first; returns one more row than asked so the caller knows whether a next page exists. */
 export async function listTenants(db: Db, page: { beforeSeq?: string | undefined; limit: number }): Promise<StoredTenant[]> {
-  const query = db('tenants').orderBy('seq', 'desc').limit(page.limit + 1).select(COLUMNS);
+  const query = db('tenants')
+    .orderBy('seq', 'desc')
+    .limit(page.limit + 1)
+    .select(COLUMNS);
   if (page.beforeSeq !== undefined) query.where('seq', '<', page.beforeSeq);
   const rows: TenantRow[] = await query;
   return rows.map(toTenant);

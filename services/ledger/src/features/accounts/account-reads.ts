@@ -21,6 +21,10 @@ export function findWalletAccount(db: Db, scope: TenantScope, walletId: string):
 }
 
 /** A wallet account's lines, newest first, each with the balance right after it; one more than `limit` when there is a next page. */
-export function statementLines(db: Db, account: LedgerAccount, page: Parameters<typeof store.statementLines>[2]): Promise<store.StatementLineRow[]> {
+export function statementLines(
+  db: Db,
+  account: LedgerAccount,
+  page: Parameters<typeof store.statementLines>[2],
+): Promise<store.StatementLineRow[]> {
   return store.statementLines(db, account, page);
 }

@@ -5,10 +5,12 @@ import { mayNotOverdraw, natureOf } from './account-rules';
 /** The ledger's rules as it spelled them before the chart of accounts held them. */
 function natureBefore(accountName: string): ReturnType<typeof natureOf> {
   if (accountName.startsWith('wallet:')) return { normalSide: 'CR', nonNegative: true, isWallet: true };
-  if (accountName.startsWith('momo-float:') || accountName.startsWith('bank-float:') || accountName.startsWith('asset:')) return { normalSide: 'DR', nonNegative: false, isWallet: false };
+  if (accountName.startsWith('momo-float:') || accountName.startsWith('bank-float:') || accountName.startsWith('asset:'))
+    return { normalSide: 'DR', nonNegative: false, isWallet: false };
   return { normalSide: 'CR', nonNegative: false, isWallet: false };
 }
-const guardedBefore = (kind: string, accountName: string): boolean => kind === 'withdrawal_hold' && /^(revenue:fees|asset:pool:[A-Z]{3})$/.test(accountName);
+const guardedBefore = (kind: string, accountName: string): boolean =>
+  kind === 'withdrawal_hold' && /^(revenue:fees|asset:pool:[A-Z]{3})$/.test(accountName);
 
 const accountNames = fc.stringMatching(ACCOUNT_NAME_PATTERN);
 

@@ -29,9 +29,19 @@ function toAccount(row: AccountRow): LedgerAccount {
 export async function listAccounts(
   db: Db,
   scope: TenantScope,
-  filter: { currencyCode?: string | undefined; name?: string | undefined; walletId?: string | undefined; walletIds?: string[] | undefined; beforeId?: string | undefined; limit: number },
+  filter: {
+    currencyCode?: string | undefined;
+    name?: string | undefined;
+    walletId?: string | undefined;
+    walletIds?: string[] | undefined;
+    beforeId?: string | undefined;
+    limit: number;
+  },
 ): Promise<LedgerAccount[]> {
-  const query = db('accounts').where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy('id', 'desc').limit(filter.limit + 1);
+  const query = db('accounts')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment })
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1);
   if (filter.currencyCode) query.where('currency_code', filter.currencyCode);
   if (filter.name) query.where('name', filter.name);
   if (filter.walletId) query.where('wallet_id', filter.walletId);
@@ -42,7 +52,9 @@ export async function listAccounts(
 }
 
 export async function findWalletAccount(db: Db, scope: TenantScope, walletId: string): Promise<LedgerAccount | null> {
-  const row: AccountRow | undefined = await db('accounts').where({ tenant_id: scope.tenantId, environment: scope.environment, wallet_id: walletId }).first();
+  const row: AccountRow | undefined = await db('accounts')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, wallet_id: walletId })
+    .first();
   return row ? toAccount(row) : null;
 }
 
@@ -68,20 +80,39 @@ export interface StatementLineRow {
  * is taken first and only its entries looked up: joined whole, the two seq orders invite a merge
  * join that walks the entries back from the newest, far for an account idle a long time.
  */
-export async function statementLines(db: Db, account: LedgerAccount, page: { before?: { seq: string; lineNo: number } | undefined; limit: number }): Promise<StatementLineRow[]> {
+export async function statementLines(
+  db: Db,
+  account: LedgerAccount,
+  page: { before?: { seq: string; lineNo: number } | undefined; limit: number },
+): Promise<StatementLineRow[]> {
   const lines = db('journal_lines')
     .where('account_num', db('accounts').select('num').where('id', account.id))
-    .orderBy([{ column: 'entry_seq', order: 'desc' }, { column: 'line_no', order: 'desc' }])
+    .orderBy([
+      { column: 'entry_seq', order: 'desc' },
+      { column: 'line_no', order: 'desc' },
+    ])
     .limit(page.limit + 1)
     .select('entry_seq', 'line_no', 'direction', 'amount', 'balance_after');
   if (page.before) {
     const { seq, lineNo } = page.before;
     lines.whereRaw('(entry_seq, line_no) < (?::bigint, ?::smallint)', [seq, lineNo]);
   }
-  const rows: Array<{ entry_id: string; kind: JournalKind; direction: Direction; amount: string; balance_after: string; created_at: Date; entry_seq: string; line_no: number }> = await db
+  const rows: Array<{
+    entry_id: string;
+    kind: JournalKind;
+    direction: Direction;
+    amount: string;
+    balance_after: string;
+    created_at: Date;
+    entry_seq: string;
+    line_no: number;
+  }> = await db
     .from(lines.as('l'))
     .join('journal_entries as e', 'e.seq', 'l.entry_seq')
-    .orderBy([{ column: 'l.entry_seq', order: 'desc' }, { column: 'l.line_no', order: 'desc' }])
+    .orderBy([
+      { column: 'l.entry_seq', order: 'desc' },
+      { column: 'l.line_no', order: 'desc' },
+    ])
     .select('e.id as entry_id', 'e.kind', 'l.direction', 'l.amount', 'l.balance_after', 'e.created_at', 'l.entry_seq', 'l.line_no');
   return rows.map((row) => ({
     journalEntryId: row.entry_id,

@@ -10,12 +10,26 @@ import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from '.
 
 /** An entry's own term: id, tenant, environment, kind, reference type and id. */
 export function entryTermSql(entry: string): string {
-  return termOfEntry({ id: `${entry}.id`, tenantId: `${entry}.tenant_id`, environment: `${entry}.environment`, kind: `${entry}.kind`, referenceType: `${entry}.reference_type`, referenceId: `${entry}.reference_id` });
+  return termOfEntry({
+    id: `${entry}.id`,
+    tenantId: `${entry}.tenant_id`,
+    environment: `${entry}.environment`,
+    kind: `${entry}.kind`,
+    referenceType: `${entry}.reference_type`,
+    referenceId: `${entry}.reference_id`,
+  });
 }
 
 /** A line's term: its entry's id, direction, account name, wallet id (empty for none), currency, amount in its one spelling. */
 export function lineTermSql(entryId: string, line: string, account: string): string {
-  return termOfLine({ entryId, direction: `${line}.direction`, accountName: `${account}.name`, walletId: `${account}.wallet_id`, currencyCode: `${account}.currency_code`, amount: `${line}.amount` });
+  return termOfLine({
+    entryId,
+    direction: `${line}.direction`,
+    accountName: `${account}.name`,
+    walletId: `${account}.wallet_id`,
+    currencyCode: `${account}.currency_code`,
+    amount: `${line}.amount`,
+  });
 }
 
 /** The digest of the entries with these ids, and of those among them naming a record of the type in the scope at or before upToSeq. */
@@ -36,7 +50,10 @@ export async function digestEntries(db: Db, body: JournalEntryDigestBody): Promi
     [named.upToSeq, named.referenceType, named.tenantId, named.environment, [...new Set(body.ids)]],
   );
   const row = result.rows[0] as { found_entries: number; found_digest: string; named_entries: number; named_digest: string };
-  return { found: { entries: row.found_entries, digest: row.found_digest }, named: { entries: row.named_entries, digest: row.named_digest } };
+  return {
+    found: { entries: row.found_entries, digest: row.found_digest },
+    named: { entries: row.named_entries, digest: row.named_digest },
+  };
 }
 
 /** How long a digest waits for the transactions that may still commit below the seq it chose. */
@@ -52,12 +69,15 @@ export async function finalTop(db: Db, scope: TenantScope | null): Promise<{ seq
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
       const scoped = scope ? entriesOfScopeSql('j', scope) : null;
-      const top = await tx.raw(`SELECT coalesce(max(seq), 0)::text AS seq FROM journal_entries j ${scoped ? `WHERE ${scoped.sql}` : ''}`, scoped?.bindings ?? []);
+      const top = await tx.raw(
+        `SELECT coalesce(max(seq), 0)::text AS seq FROM journal_entries j ${scoped ? `WHERE ${scoped.sql}` : ''}`,
+        scoped?.bindings ?? [],
+      );
       return { seq: (top.rows[0] as { seq: string }).seq, xmax: snapshot.xmax };
     },
     { isolationLevel: 'repeatable read' },
   );
-  for (const deadline = Date.now() + FINAL_WAIT_MS; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + FINAL_WAIT_MS; Date.now() < deadline;) {
     if (BigInt((await snapshotBounds(db)).xmin) >= BigInt(chosen.xmax)) return { seq: chosen.seq, final: true };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -76,7 +96,12 @@ export class RecordDigestTotals {
     for (const row of rows) {
       const key = `${row.tenantId}|${row.environment}|${row.referenceType}`;
       const before = this.totals.get(key);
-      this.totals.set(key, before ? { ...before, entries: before.entries + row.entries, digest: (BigInt(before.digest) + BigInt(row.digest)).toString() } : row);
+      this.totals.set(
+        key,
+        before
+          ? { ...before, entries: before.entries + row.entries, digest: (BigInt(before.digest) + BigInt(row.digest)).toString() }
+          : row,
+      );
     }
   }
 
@@ -87,9 +112,12 @@ export class RecordDigestTotals {
 
 /** Per scope and record type, the digests of the entries after `afterSeq` through the newest final seq: the entries a full run's pass did not reach. */
 export async function digestsAfter(db: Db, body: JournalDigestsAfterBody): Promise<RecordDigests> {
-  const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
+  const scope =
+    body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
   const throughSeq = await finalTopSeq(db, scope);
-  const scoped = scope ? entriesOfScopeBetweenSql('j', scope, body.afterSeq, throughSeq) : { sql: 'j.seq > ? AND j.seq <= ?', bindings: [body.afterSeq, throughSeq] };
+  const scoped = scope
+    ? entriesOfScopeBetweenSql('j', scope, body.afterSeq, throughSeq)
+    : { sql: 'j.seq > ? AND j.seq <= ?', bindings: [body.afterSeq, throughSeq] };
   const range = `(SELECT * FROM journal_entries j WHERE ${scoped.sql})`;
   const bindings = scoped.bindings;
   const result = await db.raw(
@@ -104,4 +132,3 @@ export async function digestsAfter(db: Db, body: JournalDigestsAfterBody): Promi
   );
   return { throughSeq, digests: result.rows as RecordDigest[] };
 }
-

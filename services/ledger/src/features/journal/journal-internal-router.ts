@@ -1,4 +1,9 @@
-import { journalDigestsAfterBodySchema, journalEntryDigestBodySchema, journalEntryLookupBodySchema, journalReferencesAfterBodySchema } from '@wallet/contracts';
+import {
+  journalDigestsAfterBodySchema,
+  journalEntryDigestBodySchema,
+  journalEntryLookupBodySchema,
+  journalReferencesAfterBodySchema,
+} from '@wallet/contracts';
 import { type Db, parseOrThrow, requireSystem } from '@wallet/kit';
 import { Router } from 'express';
 import { digestEntries, digestsAfter } from './entry-digests';
@@ -6,7 +11,9 @@ import type { TenantScope } from './journal-scope';
 import { findEntries, referencesAfter } from './journal-store';
 
 function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 'live' | undefined }): TenantScope | null {
-  return input.tenantId !== undefined && input.environment !== undefined ? { tenantId: input.tenantId, environment: input.environment } : null;
+  return input.tenantId !== undefined && input.environment !== undefined
+    ? { tenantId: input.tenantId, environment: input.environment }
+    : null;
 }
 
 /**

@@ -1,4 +1,12 @@
-import { journalQuerySchema, ledgerAccountQuerySchema, pageQuerySchema, type Page, type JournalEntry, type LedgerAccount, systemJournalQuerySchema } from '@wallet/contracts';
+import {
+  journalQuerySchema,
+  ledgerAccountQuerySchema,
+  pageQuerySchema,
+  type Page,
+  type JournalEntry,
+  type LedgerAccount,
+  systemJournalQuerySchema,
+} from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/account-reads';
@@ -33,7 +41,9 @@ export function ledgerReadRouter(db: Db, options: { journalExamineMax: number })
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(journalQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
-    response.json(journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit));
+    response.json(
+      journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit),
+    );
   });
 
   router.get('/v1/journal/:id', async (request, response) => {
@@ -45,7 +55,12 @@ export function ledgerReadRouter(db: Db, options: { journalExamineMax: number })
     requireSystem(response);
     const query = parseOrThrow(systemJournalQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
-    response.json(journalPage(await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit));
+    response.json(
+      journalPage(
+        await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }),
+        query.limit,
+      ),
+    );
   });
 
   router.get('/v1/system/ledger/transactions/:journalEntryId', async (request, response) => {

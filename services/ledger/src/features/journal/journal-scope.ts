@@ -41,11 +41,25 @@ export function scopeOrderSql(alias: string): string {
 }
 
 /** One scope's entries with a seq in (afterSeq, throughSeq], as a range of journal_entries_scope_seq (see scopeSeqRangeSql), with its bindings. */
-export function entriesOfScopeBetweenSql(alias: string, scope: TenantScope, afterSeq: string, throughSeq: string): { sql: string; bindings: string[] } {
+export function entriesOfScopeBetweenSql(
+  alias: string,
+  scope: TenantScope,
+  afterSeq: string,
+  throughSeq: string,
+): { sql: string; bindings: string[] } {
   const scopeKey = `hashtext(?::text || '/' || ?::text)`;
   return {
     sql: `${scopeSeqRangeSql(alias, scopeKey, '?::bigint', '?::bigint')} AND ${alias}.tenant_id = ? AND ${alias}.environment = ?`,
-    bindings: [scope.tenantId, scope.environment, afterSeq, scope.tenantId, scope.environment, throughSeq, scope.tenantId, scope.environment],
+    bindings: [
+      scope.tenantId,
+      scope.environment,
+      afterSeq,
+      scope.tenantId,
+      scope.environment,
+      throughSeq,
+      scope.tenantId,
+      scope.environment,
+    ],
   };
 }
 

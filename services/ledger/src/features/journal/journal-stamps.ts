@@ -42,7 +42,10 @@ interface SealRow {
  */
 export async function sealStampRanges(db: Db): Promise<string | null> {
   return db.transaction(async (tx) => {
-    const seal: SealRow | undefined = await tx('journal_stamp_seal').forUpdate().skipLocked().first(tx.raw('sealed_through::text'), tx.raw('candidate_through::text'), 'candidate_at');
+    const seal: SealRow | undefined = await tx('journal_stamp_seal')
+      .forUpdate()
+      .skipLocked()
+      .first(tx.raw('sealed_through::text'), tx.raw('candidate_through::text'), 'candidate_at');
     if (!seal) return null;
     let sealed = BigInt(seal.sealed_through);
     let candidate = seal.candidate_through === null ? null : BigInt(seal.candidate_through);
@@ -54,11 +57,17 @@ export async function sealStampRanges(db: Db): Promise<string | null> {
     }
     let candidateAt = seal.candidate_at;
     if (candidate === null) {
-      const newest: { seq: string | null; at: Date } = (await tx.raw(`SELECT (SELECT max(seq) FROM journal_entries)::text AS seq, clock_timestamp() AS at`)).rows[0];
+      const newest: { seq: string | null; at: Date } = (
+        await tx.raw(`SELECT (SELECT max(seq) FROM journal_entries)::text AS seq, clock_timestamp() AS at`)
+      ).rows[0];
       candidate = newest.seq !== null && BigInt(newest.seq) > sealed ? BigInt(newest.seq) : null;
       candidateAt = candidate === null ? null : newest.at;
     }
-    await tx('journal_stamp_seal').update({ sealed_through: sealed.toString(), candidate_through: candidate?.toString() ?? null, candidate_at: candidateAt });
+    await tx('journal_stamp_seal').update({
+      sealed_through: sealed.toString(),
+      candidate_through: candidate?.toString() ?? null,
+      candidate_at: candidateAt,
+    });
     return sealed.toString();
   });
 }
@@ -66,7 +75,10 @@ export async function sealStampRanges(db: Db): Promise<string | null> {
 /** Whether every transaction of this database that began before `at` has ended (this one aside). */
 async function settledSince(db: Db, at: Date): Promise<boolean> {
   const row: { settled: boolean } = (
-    await db.raw(`SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start < ?) AS settled`, [at])
+    await db.raw(
+      `SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start < ?) AS settled`,
+      [at],
+    )
   ).rows[0];
   return row.settled;
 }
@@ -95,12 +107,18 @@ export async function windowSeqs(db: Db, window: { from?: string | undefined; to
     )
   ).rows[0];
   const { first_seq: firstSeq, last_seq: lastSeq } = row;
-  return { sealedThrough: row.sealed_through, span: firstSeq !== null && lastSeq !== null && BigInt(firstSeq) <= BigInt(lastSeq) ? { firstSeq, lastSeq } : null };
+  return {
+    sealedThrough: row.sealed_through,
+    span: firstSeq !== null && lastSeq !== null && BigInt(firstSeq) <= BigInt(lastSeq) ? { firstSeq, lastSeq } : null,
+  };
 }
 
 /** Seals on a timer; a round that fails is retried on the next tick. */
 export function startStampSealing(db: Db, logger: Logger, intervalMs: number): Repeating {
-  return startRepeating(() => sealStampRanges(db), { intervalMs, onError: (error) => logger.warn({ err: error }, 'sealing journal stamp ranges failed; retried on the next round') });
+  return startRepeating(() => sealStampRanges(db), {
+    intervalMs,
+    onError: (error) => logger.warn({ err: error }, 'sealing journal stamp ranges failed; retried on the next round'),
+  });
 }
 
 /** journal_unsealed_seqs and journal_unsealed_age_seconds, read at each scrape (one index seek each). */

@@ -45,7 +45,16 @@ async function linesOf(db: Db, entrySeqs: string[]): Promise<Map<string, LineRow
     .join('accounts as a', 'a.num', 'l.account_num')
     .whereIn('l.entry_seq', entrySeqs)
     .orderBy([{ column: 'l.entry_seq' }, { column: 'l.line_no' }])
-    .select(db.raw('l.entry_seq::text AS entry_seq'), 'l.line_no', 'a.id as account_id', 'a.name as account_name', 'a.wallet_id', 'l.direction', 'l.amount', 'a.currency_code');
+    .select(
+      db.raw('l.entry_seq::text AS entry_seq'),
+      'l.line_no',
+      'a.id as account_id',
+      'a.name as account_name',
+      'a.wallet_id',
+      'l.direction',
+      'l.amount',
+      'a.currency_code',
+    );
   for (const row of rows) byEntry.set(row.entry_seq, [...(byEntry.get(row.entry_seq) ?? []), row]);
   return byEntry;
 }
@@ -125,7 +134,10 @@ function entriesOfAccountsSql(accountNums: readonly string[], seqs: SeqBounds): 
     { sql: ' AND l.entry_seq < ?', seq: seqs.beforeSeq },
     { sql: ' AND l.entry_seq > ?', seq: seqs.afterSeq },
   ].filter((bound): bound is { sql: string; seq: string } => bound.seq !== undefined);
-  const perAccount = accountNums.map(() => `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${bounds.map((bound) => bound.sql).join('')} ORDER BY l.entry_seq DESC)`);
+  const perAccount = accountNums.map(
+    () =>
+      `(SELECT l.entry_seq FROM journal_lines l WHERE l.account_num = ?${bounds.map((bound) => bound.sql).join('')} ORDER BY l.entry_seq DESC)`,
+  );
   return {
     sql: `(SELECT DISTINCT s.entry_seq FROM (${perAccount.join(' UNION ALL ')}) s ORDER BY s.entry_seq DESC)`,
     bindings: accountNums.flatMap((num) => [num, ...bounds.map((bound) => bound.seq)]),
@@ -138,7 +150,17 @@ interface SeqBounds {
   afterSeq?: string | undefined;
 }
 
-const ENTRY_COLUMNS = ['e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind', 'e.reference_type', 'e.reference_id', 'e.reverses_entry_id', 'e.created_at'];
+const ENTRY_COLUMNS = [
+  'e.seq',
+  'e.id',
+  'e.tenant_id',
+  'e.environment',
+  'e.kind',
+  'e.reference_type',
+  'e.reference_id',
+  'e.reverses_entry_id',
+  'e.created_at',
+];
 
 /**
  * The entries an index finds for the filter, newest first: one scope's (journal_entries_scope_seq),
@@ -148,19 +170,25 @@ const ENTRY_COLUMNS = ['e.seq', 'e.id', 'e.tenant_id', 'e.environment', 'e.kind'
 async function candidatesOf(db: Db, filter: SystemJournalFilter, seqs: SeqBounds): Promise<{ query: Knex.QueryBuilder } | null> {
   const query = db('journal_entries as e').orderBy('e.seq', 'desc').select(ENTRY_COLUMNS);
   // Only an absent bound is lifted: an empty tenant id must match nothing, never everything.
-  const scope = filter.tenantId !== undefined && filter.environment !== undefined ? { tenantId: filter.tenantId, environment: filter.environment } : null;
+  const scope =
+    filter.tenantId !== undefined && filter.environment !== undefined
+      ? { tenantId: filter.tenantId, environment: filter.environment }
+      : null;
   if (scope && (filter.walletId || filter.accountName)) {
     // Within a scope the accounts a filter names are few: their entries are found through their lines.
     const accountNums = await accountNumsOf(db, scope, filter);
     if (accountNums.length === 0) return null;
     const accounts = entriesOfAccountsSql(accountNums, seqs);
-    query.join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq').where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
+    query
+      .join(db.raw(`${accounts.sql} AS ls`, accounts.bindings), 'ls.entry_seq', 'e.seq')
+      .where({ 'e.tenant_id': scope.tenantId, 'e.environment': scope.environment });
   } else if (scope) {
     const { sql, bindings } = entriesOfScopeSql('e', scope);
     query.whereRaw(sql, bindings);
   }
   // reference_key() is what the index is on; the id itself is then rechecked.
-  if (filter.referenceId) query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
+  if (filter.referenceId)
+    query.whereRaw('reference_key(e.reference_id) = reference_key(?)', [filter.referenceId]).where('e.reference_id', filter.referenceId);
   if (seqs.beforeSeq !== undefined) query.where('e.seq', '<', seqs.beforeSeq);
   if (seqs.afterSeq !== undefined) query.where('e.seq', '>', seqs.afterSeq);
   // Wrapped: a query builder is a thenable, which an async function's return would run.
@@ -199,15 +227,29 @@ function linesOnAccount(db: Db, filter: SystemJournalFilter): Knex.QueryCallback
  * request. Where its page stops short, the listing says where the examination stopped.
  */
 async function selectEntries(db: Db, filter: SystemJournalFilter & ExamineBudget): Promise<EntryListing> {
-  const region = filter.from || filter.to ? windowRegion(await windowSeqs(db, filter), filter.beforeSeq) : { seqs: { beforeSeq: filter.beforeSeq }, then: null };
+  const region =
+    filter.from || filter.to
+      ? windowRegion(await windowSeqs(db, filter), filter.beforeSeq)
+      : { seqs: { beforeSeq: filter.beforeSeq }, then: null };
   const candidates = region && (await candidatesOf(db, filter, region.seqs))?.query;
   if (!region || !candidates) return { entries: [], continueBeforeSeq: null };
   const tests = filtersOnCandidates(db, filter);
-  const { rows, stoppedAt } = await boundedList<EntryRow>(db, { candidates, alias: 'e', order: [{ column: 'seq', order: 'desc' }], tests, limit: filter.limit, examineMax: filter.examineMax });
-  const lines = await linesOf(db, rows.map((row) => row.seq));
+  const { rows, stoppedAt } = await boundedList<EntryRow>(db, {
+    candidates,
+    alias: 'e',
+    order: [{ column: 'seq', order: 'desc' }],
+    tests,
+    limit: filter.limit,
+    examineMax: filter.examineMax,
+  });
+  const lines = await linesOf(
+    db,
+    rows.map((row) => row.seq),
+  );
   const entries = rows.map((row) => ({ ...toEntry(row, lines.get(row.seq) ?? []), seq: row.seq }));
   // boundedList says where it stopped only when a page fell short with candidates left.
-  if (rows.length > filter.limit || stoppedAt !== null || region.then === null) return { entries, continueBeforeSeq: stoppedAt?.seq ?? null };
+  if (rows.length > filter.limit || stoppedAt !== null || region.then === null)
+    return { entries, continueBeforeSeq: stoppedAt?.seq ?? null };
   // The newest part of a window is examined to its end: the page goes on in the sealed span, on the same budget again.
   const older = await selectEntries(db, { ...filter, beforeSeq: region.then, limit: filter.limit - rows.length });
   return { entries: [...entries, ...older.entries], continueBeforeSeq: older.continueBeforeSeq };
@@ -240,7 +282,19 @@ export async function findEntryAcrossTenants(db: Db, id: string): Promise<Journa
 }
 
 async function selectEntry(db: Db, where: { id: string; tenant_id?: string; environment?: Environment }): Promise<JournalEntry | null> {
-  const row: EntryRow | undefined = await db('journal_entries').where(where).first(db.raw('seq::text AS seq'), 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'reverses_entry_id', 'created_at');
+  const row: EntryRow | undefined = await db('journal_entries')
+    .where(where)
+    .first(
+      db.raw('seq::text AS seq'),
+      'id',
+      'tenant_id',
+      'environment',
+      'kind',
+      'reference_type',
+      'reference_id',
+      'reverses_entry_id',
+      'created_at',
+    );
   if (!row) return null;
   const lines = await linesOf(db, [row.seq]);
   return toEntry(row, lines.get(row.seq) ?? []);
@@ -251,8 +305,21 @@ export async function findEntries(db: Db, scope: TenantScope | null, ids: readon
   if (ids.length === 0) return [];
   const query = db('journal_entries').whereIn('id', [...new Set(ids)]);
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  const rows: EntryRow[] = await query.select(db.raw('seq::text AS seq'), 'id', 'tenant_id', 'environment', 'kind', 'reference_type', 'reference_id', 'reverses_entry_id', 'created_at');
-  const lines = await linesOf(db, rows.map((row) => row.seq));
+  const rows: EntryRow[] = await query.select(
+    db.raw('seq::text AS seq'),
+    'id',
+    'tenant_id',
+    'environment',
+    'kind',
+    'reference_type',
+    'reference_id',
+    'reverses_entry_id',
+    'created_at',
+  );
+  const lines = await linesOf(
+    db,
+    rows.map((row) => row.seq),
+  );
   return rows.map((row) => toEntry(row, lines.get(row.seq) ?? []));
 }
 
@@ -274,7 +341,11 @@ export interface JournalReferenceRow {
 export async function referencesAfter(
   db: Db,
   filter: { referenceType: string; scopes: ReadonlyArray<TenantScope & { afterSeq: string }>; limitPerScope: number },
-): Promise<{ data: Array<JournalReferenceRow & { seq: string }>; snapshot: SnapshotBounds; scanned: Array<{ tenantId: string; environment: Environment; throughSeq: string }> }> {
+): Promise<{
+  data: Array<JournalReferenceRow & { seq: string }>;
+  snapshot: SnapshotBounds;
+  scanned: Array<{ tenantId: string; environment: Environment; throughSeq: string }>;
+}> {
   return db.transaction(
     async (tx) => {
       const snapshot = await snapshotBounds(tx);
@@ -290,7 +361,13 @@ export async function referencesAfter(
               ORDER BY ${scopeOrderSql('j')} LIMIT ?
            ) e
           ORDER BY s.n, e.seq`,
-        [filter.scopes.map((scope) => scope.tenantId), filter.scopes.map((scope) => scope.environment), filter.scopes.map((scope) => scope.afterSeq), filter.referenceType, filter.limitPerScope],
+        [
+          filter.scopes.map((scope) => scope.tenantId),
+          filter.scopes.map((scope) => scope.environment),
+          filter.scopes.map((scope) => scope.afterSeq),
+          filter.referenceType,
+          filter.limitPerScope,
+        ],
       );
       const rows = result.rows as Array<Omit<EntryRow, 'reverses_entry_id'>>;
       return {
@@ -340,13 +417,18 @@ async function scannedThrough(
          ) t`,
       [whole.map((scope) => scope.tenantId), whole.map((scope) => scope.environment)],
     );
-    for (const row of result.rows as Array<{ tenant_id: string; environment: string; seq: string }>) tops.set(`${row.tenant_id}|${row.environment}`, row.seq);
+    for (const row of result.rows as Array<{ tenant_id: string; environment: string; seq: string }>)
+      tops.set(`${row.tenant_id}|${row.environment}`, row.seq);
   }
   return scopes.map((scope) => {
     const key = `${scope.tenantId}|${scope.environment}`;
     const last = found.get(key)?.last;
     const top = tops.get(key);
     const through = top ?? last ?? scope.afterSeq;
-    return { tenantId: scope.tenantId, environment: scope.environment, throughSeq: BigInt(through) > BigInt(scope.afterSeq) ? through : scope.afterSeq };
+    return {
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      throughSeq: BigInt(through) > BigInt(scope.afterSeq) ? through : scope.afterSeq,
+    };
   });
 }

@@ -69,9 +69,20 @@ export class PostingConsumer {
     this.batchSizeMax = options.batchSizeMax ?? 500;
     this.pipelineDepth = options.pipelineDepth ?? 2;
     this.outcomes = options.metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
-    this.batchSizes = options.metrics.histogram('ledger_batch_size', 'Commands per posting transaction', [1, 5, 10, 25, 50, 100, 250, 500, 1000]);
-    this.batchSeconds = options.metrics.histogram('ledger_batch_duration_seconds', 'Time to decide and commit one batch', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
-    this.deadLettered = options.metrics.counter('ledger_commands_dead_lettered_total', 'Commands sent to the dead-letter queue by the consumer');
+    this.batchSizes = options.metrics.histogram(
+      'ledger_batch_size',
+      'Commands per posting transaction',
+      [1, 5, 10, 25, 50, 100, 250, 500, 1000],
+    );
+    this.batchSeconds = options.metrics.histogram(
+      'ledger_batch_duration_seconds',
+      'Time to decide and commit one batch',
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    );
+    this.deadLettered = options.metrics.counter(
+      'ledger_commands_dead_lettered_total',
+      'Commands sent to the dead-letter queue by the consumer',
+    );
   }
 
   async start(): Promise<void> {
@@ -158,7 +169,9 @@ export class PostingConsumer {
       let failure: unknown = null;
       try {
         const stopTimer = this.batchSeconds.startTimer();
-        outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () => processBatch(this.options.db, commands, { lockTurn, earlierCommitted, relay: this.options.relay }));
+        outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () =>
+          processBatch(this.options.db, commands, { lockTurn, earlierCommitted, relay: this.options.relay }),
+        );
         this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
         failure = error;
@@ -171,7 +184,9 @@ export class PostingConsumer {
       if (!outcomes && (isTransientFailure(failure) || isCommandAlreadyPosted(failure) || failure instanceof OutOfTurnError)) {
         // After the earlier batches settled, so their retries decide before this one's, in queue order.
         try {
-          outcomes = await this.retrying('ledger command batch', () => processBatch(this.options.db, commands, { relay: this.options.relay, consultJournal: true }));
+          outcomes = await this.retrying('ledger command batch', () =>
+            processBatch(this.options.db, commands, { relay: this.options.relay, consultJournal: true }),
+          );
         } catch (error) {
           if (error instanceof RetryStoppedError) return this.abandon();
           failure = error;
@@ -189,13 +204,18 @@ export class PostingConsumer {
         const single: SerializedOutcome[] = [];
         try {
           for (const arrived of delivery.commands) {
-            const [outcome] = await this.retrying('ledger command', () => processBatch(this.options.db, [arrived.command], { relay: this.options.relay, consultJournal: true }));
+            const [outcome] = await this.retrying('ledger command', () =>
+              processBatch(this.options.db, [arrived.command], { relay: this.options.relay, consultJournal: true }),
+            );
             if (!outcome) throw new Error(`no result for command ${arrived.command.commandId}`);
             single.push(outcome);
           }
         } catch (error) {
           if (error instanceof RetryStoppedError) return this.abandon();
-          this.options.logger.error({ err: error, commands: delivery.commands.map((arrived) => arrived.command.commandId) }, 'command failed; message requeued');
+          this.options.logger.error(
+            { err: error, commands: delivery.commands.map((arrived) => arrived.command.commandId) },
+            'command failed; message requeued',
+          );
           settle(delivery, 'requeue');
           continue;
         }
@@ -257,12 +277,19 @@ export class PostingConsumer {
     runWithContext({ correlationId: first.correlationId ?? first.outcome.result.commandId }, () => {
       try {
         if (answers.length === 1) {
-          this.options.broker.sendTransient(replyTo, Buffer.from(first.outcome.resultText), { correlationId: first.correlationId, type: first.outcome.result.type });
+          this.options.broker.sendTransient(replyTo, Buffer.from(first.outcome.resultText), {
+            correlationId: first.correlationId,
+            type: first.outcome.result.type,
+          });
           return;
         }
         // Built from the results' texts, each serialized once for its record, event and reply.
-        const replies = answers.map((answer) => `{"correlationId":${JSON.stringify(answer.correlationId ?? null)},"result":${answer.outcome.resultText}}`);
-        this.options.broker.sendTransient(replyTo, Buffer.from(`{"type":"ledger.replies.v1","replies":[${replies.join(',')}]}`), { type: 'ledger.replies.v1' });
+        const replies = answers.map(
+          (answer) => `{"correlationId":${JSON.stringify(answer.correlationId ?? null)},"result":${answer.outcome.resultText}}`,
+        );
+        this.options.broker.sendTransient(replyTo, Buffer.from(`{"type":"ledger.replies.v1","replies":[${replies.join(',')}]}`), {
+          type: 'ledger.replies.v1',
+        });
       } catch (error) {
         // The results are recorded: a caller that missed one gets it again by re-sending or from the event.
         this.options.logger.warn({ err: error, replies: answers.length }, 'reply could not be sent');

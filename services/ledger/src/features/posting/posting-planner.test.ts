@@ -6,15 +6,44 @@ import { type AccountState, type DecodedCommand, planBatch, systemAccountKey, wa
 const TENANT = 'tn_unit';
 
 function wallet(walletId: string, balance: string, status: 'active' | 'frozen' = 'active'): AccountState {
-  return { id: `acc_${walletId}`, num: '1', tenantId: TENANT, environment: 'test', currencyCode: 'USD', name: `wallet:${walletId}`, walletId, normalSide: 'CR', nonNegative: true, status, balance: new BigNumber(balance) };
+  return {
+    id: `acc_${walletId}`,
+    num: '1',
+    tenantId: TENANT,
+    environment: 'test',
+    currencyCode: 'USD',
+    name: `wallet:${walletId}`,
+    walletId,
+    normalSide: 'CR',
+    nonNegative: true,
+    status,
+    balance: new BigNumber(balance),
+  };
 }
 
 function system(name: string, normalSide: 'DR' | 'CR'): AccountState {
-  return { id: `acc_${name}`, num: '2', tenantId: TENANT, environment: 'test', currencyCode: 'USD', name, walletId: null, normalSide, nonNegative: false, status: 'active', balance: new BigNumber(0) };
+  return {
+    id: `acc_${name}`,
+    num: '2',
+    tenantId: TENANT,
+    environment: 'test',
+    currencyCode: 'USD',
+    name,
+    walletId: null,
+    normalSide,
+    nonNegative: false,
+    status: 'active',
+    balance: new BigNumber(0),
+  };
 }
 
 function accounts(...states: AccountState[]): Map<string, AccountState> {
-  return new Map(states.map((state) => [state.walletId ? walletAccountKey(TENANT, 'test', state.walletId) : systemAccountKey(TENANT, 'test', 'USD', state.name), state]));
+  return new Map(
+    states.map((state) => [
+      state.walletId ? walletAccountKey(TENANT, 'test', state.walletId) : systemAccountKey(TENANT, 'test', 'USD', state.name),
+      state,
+    ]),
+  );
 }
 
 function transfer(id: string, from: string, to: string, amount: string): DecodedCommand {
@@ -72,26 +101,37 @@ function lowering(kind: JournalKind, accountName: string, normalSide: 'DR' | 'CR
   return { type: 'ledger.post.v1', commandId: command.commandId, payloadHash: `hash-${command.commandId}`, command };
 }
 
-const GUARDED = ACCOUNT_DECLARATIONS.filter((declaration) => declaration.notBelowZeroFor.length > 0).map((declaration) => [declaration.family, declaration] as const);
+const GUARDED = ACCOUNT_DECLARATIONS.filter((declaration) => declaration.notBelowZeroFor.length > 0).map(
+  (declaration) => [declaration.family, declaration] as const,
+);
 
 describe('planBatch', () => {
   it('has accounts whose floor the chart declares for some kinds of entry', () => {
     expect(GUARDED.map(([family]) => family).sort()).toEqual(['feeRevenue', 'pool']);
   });
 
-  it.each(GUARDED)('refuses to take %s below zero by the kinds the chart names and only by them; those kinds may still empty it', (_family, declaration) => {
-    const name = accountNameIn(declaration, 'USD');
-    const outcomeOf = (kind: JournalKind, balance: string, amount: string) => {
-      const state = accounts({ ...system(name, declaration.normalSide), balance: new BigNumber(balance) }, system(ACCOUNTS.suspense.name, 'CR'));
-      const [outcome] = plan([lowering(kind, name, declaration.normalSide, amount)], state).outcomes;
-      return outcome?.result.error ?? outcome?.result.status;
-    };
-    for (const kind of JOURNAL_KINDS) {
-      const refused = (declaration.notBelowZeroFor as readonly JournalKind[]).includes(kind);
-      expect([kind, outcomeOf(kind, '5', '5.01')]).toEqual([kind, refused ? { code: 'INSUFFICIENT_FUNDS', message: `${name} would go below zero` } : 'posted']);
-      expect([kind, outcomeOf(kind, '5', '5')]).toEqual([kind, 'posted']);
-    }
-  });
+  it.each(GUARDED)(
+    'refuses to take %s below zero by the kinds the chart names and only by them; those kinds may still empty it',
+    (_family, declaration) => {
+      const name = accountNameIn(declaration, 'USD');
+      const outcomeOf = (kind: JournalKind, balance: string, amount: string) => {
+        const state = accounts(
+          { ...system(name, declaration.normalSide), balance: new BigNumber(balance) },
+          system(ACCOUNTS.suspense.name, 'CR'),
+        );
+        const [outcome] = plan([lowering(kind, name, declaration.normalSide, amount)], state).outcomes;
+        return outcome?.result.error ?? outcome?.result.status;
+      };
+      for (const kind of JOURNAL_KINDS) {
+        const refused = (declaration.notBelowZeroFor as readonly JournalKind[]).includes(kind);
+        expect([kind, outcomeOf(kind, '5', '5.01')]).toEqual([
+          kind,
+          refused ? { code: 'INSUFFICIENT_FUNDS', message: `${name} would go below zero` } : 'posted',
+        ]);
+        expect([kind, outcomeOf(kind, '5', '5')]).toEqual([kind, 'posted']);
+      }
+    },
+  );
 
   it.each([
     ['revenue:fees', 'CR'],
@@ -99,7 +139,11 @@ describe('planBatch', () => {
   ] as const)('refuses a withdrawal hold that would take %s below zero, in batch order', (source, normalSide) => {
     const state = accounts({ ...system(source, normalSide), balance: new BigNumber('10') }, system('suspense', 'CR'));
     const result = plan([withdrawalHold('1', source, '6'), withdrawalHold('2', source, '6'), withdrawalHold('3', source, '4')], state);
-    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'posted']);
+    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual([
+      'posted',
+      'INSUFFICIENT_FUNDS',
+      'posted',
+    ]);
     expect(state.get(systemAccountKey(TENANT, 'test', 'USD', source))?.balance.toFixed()).toBe('0');
   });
 
@@ -113,7 +157,11 @@ describe('planBatch', () => {
   it('decides commands in order against balances moved by the ones before', () => {
     const state = accounts(wallet('a', '10'), wallet('b', '0'), wallet('c', '0'));
     const result = plan([transfer('1', 'a', 'b', '10'), transfer('2', 'a', 'c', '1'), transfer('3', 'b', 'c', '4')], state);
-    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual(['posted', 'INSUFFICIENT_FUNDS', 'posted']);
+    expect(result.outcomes.map((outcome) => outcome.result.error?.code ?? outcome.result.status)).toEqual([
+      'posted',
+      'INSUFFICIENT_FUNDS',
+      'posted',
+    ]);
     expect(result.entries).toHaveLength(2);
     expect([...state.values()].map((account) => account.balance.toFixed())).toEqual(['0', '6', '4']);
   });
@@ -128,7 +176,10 @@ describe('planBatch', () => {
   it('writes each line with the balance right after it', () => {
     const state = accounts(wallet('a', '10'), wallet('b', '0'), system('revenue:fees', 'CR'));
     const command = transfer('1', 'a', 'b', '3') as Extract<DecodedCommand, { type: 'ledger.post.v1' }>;
-    command.command.lines.push({ accountName: 'wallet:a', walletId: 'a', direction: 'DR', amount: '0.5', currencyCode: 'USD' }, { accountName: 'revenue:fees', direction: 'CR', amount: '0.5', currencyCode: 'USD' });
+    command.command.lines.push(
+      { accountName: 'wallet:a', walletId: 'a', direction: 'DR', amount: '0.5', currencyCode: 'USD' },
+      { accountName: 'revenue:fees', direction: 'CR', amount: '0.5', currencyCode: 'USD' },
+    );
     const [entry] = plan([command], state).entries;
     expect(entry?.lines.map((line) => line.balanceAfter.toFixed())).toEqual(['7', '3', '6.5', '0.5']);
   });
@@ -148,19 +199,28 @@ describe('planBatch', () => {
 
   it('never lets a wallet go below zero, whatever the order of transfers', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3000 })), { maxLength: 60 }), (moves) => {
-        const state = accounts(wallet('w0', '20'), wallet('w1', '20'), wallet('w2', '20'));
-        const commands = moves.filter(([from, to]) => from !== to).map(([from, to, cents], index) => transfer(String(index), `w${from}`, `w${to}`, new BigNumber(cents).shiftedBy(-2).toFixed(2)));
-        const result = plan(commands, state);
-        const balances = [...state.values()].map((account) => account.balance);
-        expect(balances.every((balance) => !balance.isNegative())).toBe(true);
-        expect(BigNumber.sum(...balances).toFixed()).toBe('60');
-        for (const entry of result.entries) {
-          const debits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'DR').map((line) => line.amount));
-          const credits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'CR').map((line) => line.amount));
-          expect(debits.eq(credits)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3000 })), {
+          maxLength: 60,
+        }),
+        (moves) => {
+          const state = accounts(wallet('w0', '20'), wallet('w1', '20'), wallet('w2', '20'));
+          const commands = moves
+            .filter(([from, to]) => from !== to)
+            .map(([from, to, cents], index) =>
+              transfer(String(index), `w${from}`, `w${to}`, new BigNumber(cents).shiftedBy(-2).toFixed(2)),
+            );
+          const result = plan(commands, state);
+          const balances = [...state.values()].map((account) => account.balance);
+          expect(balances.every((balance) => !balance.isNegative())).toBe(true);
+          expect(BigNumber.sum(...balances).toFixed()).toBe('60');
+          for (const entry of result.entries) {
+            const debits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'DR').map((line) => line.amount));
+            const credits = BigNumber.sum(0, ...entry.lines.filter((line) => line.direction === 'CR').map((line) => line.amount));
+            expect(debits.eq(credits)).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

@@ -79,7 +79,10 @@ export function systemAccountKey(tenantId: string, environment: string, currency
   return `${tenantId}|${environment}|s|${currencyCode}|${name}`;
 }
 
-export function lineAccountKey(command: { tenantId: string; environment: string }, line: { accountName: string; walletId?: string | undefined; currencyCode: string }): string {
+export function lineAccountKey(
+  command: { tenantId: string; environment: string },
+  line: { accountName: string; walletId?: string | undefined; currencyCode: string },
+): string {
   return line.walletId !== undefined
     ? walletAccountKey(command.tenantId, command.environment, line.walletId)
     : systemAccountKey(command.tenantId, command.environment, line.currencyCode, line.accountName);
@@ -119,7 +122,11 @@ export function planBatch(input: PlanInput): BatchPlan {
     const earlier = decided.get(decoded.commandId);
     if (earlier) {
       if (earlier.payloadHash === decoded.payloadHash) {
-        outcomes.push({ result: { ...earlier.result, duplicate: true, ...traceOf(decoded) }, isNew: false, payloadHash: decoded.payloadHash });
+        outcomes.push({
+          result: { ...earlier.result, duplicate: true, ...traceOf(decoded) },
+          isNew: false,
+          payloadHash: decoded.payloadHash,
+        });
       } else {
         outcomes.push({
           result: rejectedResult(decoded, 'COMMAND_ID_REUSED', 'This commandId was already used for a different command', processedAt),
@@ -155,10 +162,16 @@ export function planBatch(input: PlanInput): BatchPlan {
 /** The command's trace context, which its result carries on: whoever finishes the record continues that trace. */
 function traceOf(decoded: DecodedCommand): Pick<LedgerResultV1, 'traceparent' | 'tracestate'> {
   if (decoded.type === 'invalid' || decoded.command.traceparent === undefined) return {};
-  return decoded.command.tracestate === undefined ? { traceparent: decoded.command.traceparent } : { traceparent: decoded.command.traceparent, tracestate: decoded.command.tracestate };
+  return decoded.command.tracestate === undefined
+    ? { traceparent: decoded.command.traceparent }
+    : { traceparent: decoded.command.traceparent, tracestate: decoded.command.tracestate };
 }
 
-function baseResult(decoded: DecodedCommand, processedAt: string, outcome: { status: LedgerResultV1['status']; journalEntryId?: string }): LedgerResultV1 {
+function baseResult(
+  decoded: DecodedCommand,
+  processedAt: string,
+  outcome: { status: LedgerResultV1['status']; journalEntryId?: string },
+): LedgerResultV1 {
   const scope = decoded.type === 'invalid' ? decoded : decoded.command;
   return {
     type: 'ledger.result.v1',
@@ -175,11 +188,21 @@ function baseResult(decoded: DecodedCommand, processedAt: string, outcome: { sta
   };
 }
 
-function rejectedResult(decoded: DecodedCommand, code: NonNullable<LedgerResultV1['error']>['code'], message: string, processedAt: string): LedgerResultV1 {
+function rejectedResult(
+  decoded: DecodedCommand,
+  code: NonNullable<LedgerResultV1['error']>['code'],
+  message: string,
+  processedAt: string,
+): LedgerResultV1 {
   return { ...baseResult(decoded, processedAt, { status: 'rejected' }), error: { code, message } };
 }
 
-function applyWalletStatus(command: LedgerWalletStatusV1, accounts: Map<string, AccountState>, touched: Map<string, AccountState>, processedAt: string): LedgerResultV1 {
+function applyWalletStatus(
+  command: LedgerWalletStatusV1,
+  accounts: Map<string, AccountState>,
+  touched: Map<string, AccountState>,
+  processedAt: string,
+): LedgerResultV1 {
   const key = walletAccountKey(command.tenantId, command.environment, command.walletId);
   const account = accounts.get(key);
   if (!account) throw new Error(`wallet account ${key} was not loaded before planning`);
@@ -218,9 +241,12 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
     if (named !== null && named !== line.currencyCode) throw new Rejection('CURRENCY_MISMATCH', `${line.accountName} holds only ${named}`);
     const account = input.accounts.get(lineAccountKey(command, line));
     if (!account) throw new Error(`account for ${line.accountName} was not loaded before planning`);
-    if (account.currencyCode !== line.currencyCode) throw new Rejection('CURRENCY_MISMATCH', `${line.accountName} is in ${account.currencyCode}, line is in ${line.currencyCode}`);
-    if (account.name !== line.accountName) throw new Rejection('VALIDATION_ERROR', `Wallet ${line.walletId ?? ''} is account ${account.name}, not ${line.accountName}`);
-    if (line.direction === 'DR' && account.status === 'frozen') throw new Rejection('WALLET_FROZEN', `${line.accountName} is frozen and cannot be debited`);
+    if (account.currencyCode !== line.currencyCode)
+      throw new Rejection('CURRENCY_MISMATCH', `${line.accountName} is in ${account.currencyCode}, line is in ${line.currencyCode}`);
+    if (account.name !== line.accountName)
+      throw new Rejection('VALIDATION_ERROR', `Wallet ${line.walletId ?? ''} is account ${account.name}, not ${line.accountName}`);
+    if (line.direction === 'DR' && account.status === 'frozen')
+      throw new Rejection('WALLET_FROZEN', `${line.accountName} is frozen and cannot be debited`);
     const amount = new BigNumber(line.amount);
     const total = totals.get(line.currencyCode) ?? { debits: new BigNumber(0), credits: new BigNumber(0) };
     if (line.direction === 'DR') total.debits = total.debits.plus(amount);
@@ -230,10 +256,16 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
   });
   for (const [currencyCode, total] of totals) {
     if (!total.debits.eq(total.credits)) {
-      throw new Rejection('UNBALANCED_ENTRY', `${currencyCode} debits ${total.debits.toFixed()} do not equal credits ${total.credits.toFixed()}`);
+      throw new Rejection(
+        'UNBALANCED_ENTRY',
+        `${currencyCode} debits ${total.debits.toFixed()} do not equal credits ${total.credits.toFixed()}`,
+      );
     }
   }
-  if (command.reversesEntryId !== undefined && !input.existingEntries.has(`${command.tenantId}|${command.environment}|${command.reversesEntryId}`)) {
+  if (
+    command.reversesEntryId !== undefined &&
+    !input.existingEntries.has(`${command.tenantId}|${command.environment}|${command.reversesEntryId}`)
+  ) {
     throw new Rejection('JOURNAL_ENTRY_NOT_FOUND', `Entry ${command.reversesEntryId} to reverse does not exist`);
   }
 
@@ -243,7 +275,14 @@ function planEntry(command: LedgerPostV1, input: PlanInput, touched: Map<string,
     const current = after.get(account.id) ?? account.balance;
     const next = line.direction === account.normalSide ? current.plus(amount) : current.minus(amount);
     after.set(account.id, next);
-    return { lineNo: index + 1, accountId: account.id, direction: line.direction, amount, currencyCode: line.currencyCode, balanceAfter: next };
+    return {
+      lineNo: index + 1,
+      accountId: account.id,
+      direction: line.direction,
+      amount,
+      currencyCode: line.currencyCode,
+      balanceAfter: next,
+    };
   });
   for (const { line, account } of resolved) {
     const balance = after.get(account.id) as BigNumber;

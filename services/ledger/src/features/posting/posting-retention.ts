@@ -8,5 +8,10 @@ import { daysMs, type RetentionRule } from '@wallet/kit';
  * status change, is decided again as new, so the window must outlast any redelivery.
  */
 export function processedCommandsRetentionRule(retentionDays: number): RetentionRule {
-  return { table: 'processed_commands', column: 'created_at', windowMs: daysMs(retentionDays), index: { kind: 'brin', name: 'processed_commands_created_at_brin' } };
+  return {
+    table: 'processed_commands',
+    column: 'created_at',
+    windowMs: daysMs(retentionDays),
+    index: { kind: 'brin', name: 'processed_commands_created_at_brin' },
+  };
 }

@@ -13,8 +13,23 @@ import {
 } from '@wallet/contracts';
 import { type Db, type OutboxMessage, type OutboxRelay, type Tx } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
-import { type AccountState, type CommandOutcome, type DecodedCommand, type PlannedEntry, planBatch, type RecordedResult } from './posting-planner';
-import { type AccountRef, type EntryOfCommand, findEntriesOfCommands, findExistingEntries, findRecordedResults, loadAccountsForUpdate, writeBatch } from './posting-store';
+import {
+  type AccountState,
+  type CommandOutcome,
+  type DecodedCommand,
+  type PlannedEntry,
+  planBatch,
+  type RecordedResult,
+} from './posting-planner';
+import {
+  type AccountRef,
+  type EntryOfCommand,
+  findEntriesOfCommands,
+  findExistingEntries,
+  findRecordedResults,
+  loadAccountsForUpdate,
+  writeBatch,
+} from './posting-store';
 
 export type Decoded = DecodedCommand | { type: 'undecodable'; reason: string };
 
@@ -44,7 +59,14 @@ function decodeCommandValue(raw: unknown, rawForHash: () => string | Buffer): De
     return { type: 'undecodable', reason: 'no commandId, tenantId or environment' };
   }
   const message = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'command'}: ${issue.message}`).join('; ');
-  return { type: 'invalid', commandId: commandId.data, payloadHash: sha256(rawForHash()), tenantId: envelope.tenantId, environment: environment.data, message };
+  return {
+    type: 'invalid',
+    commandId: commandId.data,
+    payloadHash: sha256(rawForHash()),
+    tenantId: envelope.tenantId,
+    environment: environment.data,
+    message,
+  };
 }
 
 /** One command as it arrived, with the correlation id its answer carries. */
@@ -74,7 +96,8 @@ export function decodeMessage(content: Buffer, correlationId: string | undefined
     const commands: ArrivedCommand[] = [];
     for (const [index, item] of envelope.data.commands.entries()) {
       const decoded = decodeCommandValue(item.command, () => JSON.stringify(item.command) ?? '');
-      if (decoded.type === 'undecodable') return { type: 'undecodable', reason: `command ${index} of ledger.commands.v1: ${decoded.reason}` };
+      if (decoded.type === 'undecodable')
+        return { type: 'undecodable', reason: `command ${index} of ledger.commands.v1: ${decoded.reason}` };
       commands.push({ correlationId: item.correlationId ?? undefined, command: decoded });
     }
     return { type: 'commands', commands };
@@ -88,13 +111,25 @@ function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
   for (const decoded of commands) {
     if (decoded.type === 'ledger.wallet-status.v1') {
       const { command } = decoded;
-      refs.push({ tenantId: command.tenantId, environment: command.environment, currencyCode: command.currencyCode, name: command.accountName, walletId: command.walletId });
+      refs.push({
+        tenantId: command.tenantId,
+        environment: command.environment,
+        currencyCode: command.currencyCode,
+        name: command.accountName,
+        walletId: command.walletId,
+      });
     } else if (decoded.type === 'ledger.post.v1') {
       const { command } = decoded;
       for (const line of command.lines) {
         const named = currencyNamedBy(line.accountName);
         if (named !== null && named !== line.currencyCode) continue; // rejected by the planner; never open such an account
-        refs.push({ tenantId: command.tenantId, environment: command.environment, currencyCode: line.currencyCode, name: line.accountName, walletId: line.walletId ?? null });
+        refs.push({
+          tenantId: command.tenantId,
+          environment: command.environment,
+          currencyCode: line.currencyCode,
+          name: line.accountName,
+          walletId: line.walletId ?? null,
+        });
       }
     }
   }
@@ -129,7 +164,11 @@ export function resultEvents(outcomes: ReadonlyArray<{ result: LedgerResultV1; r
  * rather than one per entry, so read models cost the posting transaction next to nothing. Lines
  * are named from the locked accounts, exactly as the commands named them.
  */
-export function entriesPostedEvents(entries: readonly PlannedEntry[], accounts: ReadonlyMap<string, AccountState>, createdAt: Date): OutboxMessage[] {
+export function entriesPostedEvents(
+  entries: readonly PlannedEntry[],
+  accounts: ReadonlyMap<string, AccountState>,
+  createdAt: Date,
+): OutboxMessage[] {
   if (entries.length === 0) return [];
   const byId = new Map<string, AccountState>();
   for (const account of accounts.values()) byId.set(account.id, account);
@@ -203,7 +242,9 @@ function resultFromEntry(decoded: DecodedCommand, entry: EntryOfCommand): Record
 
 /** Adds to `recorded` the commands of the batch that posted an entry but whose record is gone. */
 async function addResultsFromJournal(tx: Tx, commands: DecodedCommand[], recorded: Map<string, RecordedResult>): Promise<void> {
-  const entries = await findEntriesOfCommands(tx, [...new Set(commands.map((command) => command.commandId).filter((commandId) => !recorded.has(commandId)))]);
+  const entries = await findEntriesOfCommands(tx, [
+    ...new Set(commands.map((command) => command.commandId).filter((commandId) => !recorded.has(commandId))),
+  ]);
   for (const decoded of commands) {
     const entry = entries.get(decoded.commandId);
     if (entry && !recorded.has(decoded.commandId)) recorded.set(decoded.commandId, resultFromEntry(decoded, entry));

@@ -45,10 +45,13 @@ function toState(row: DbAccountRow): AccountState {
 }
 
 export function refKey(ref: AccountRef): string {
-  return ref.walletId !== null ? walletAccountKey(ref.tenantId, ref.environment, ref.walletId) : systemAccountKey(ref.tenantId, ref.environment, ref.currencyCode, ref.name);
+  return ref.walletId !== null
+    ? walletAccountKey(ref.tenantId, ref.environment, ref.walletId)
+    : systemAccountKey(ref.tenantId, ref.environment, ref.currencyCode, ref.name);
 }
 
-const ACCOUNT_COLUMNS = 'a.id, a.num::text AS num, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance, a.last_posted_at';
+const ACCOUNT_COLUMNS =
+  'a.id, a.num::text AS num, a.tenant_id, a.environment, a.currency_code, a.name, a.wallet_id, a.normal_side, a.non_negative, a.status, a.balance, a.last_posted_at';
 
 /**
  * Locks the accounts named by `refs` (system accounts by name, wallet accounts by wallet) in
@@ -98,7 +101,8 @@ export async function lockAccounts(tx: Tx, refs: AccountRef[]): Promise<DbAccoun
 export async function openAccounts(tx: Tx, refs: AccountRef[]): Promise<void> {
   if (refs.length === 0) return;
   const natures = refs.map((ref) => natureOf(ref.name));
-  await prepared(tx, 
+  await prepared(
+    tx,
     `INSERT INTO accounts (id, tenant_id, environment, currency_code, name, wallet_id, normal_side, non_negative)
      SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
      ON CONFLICT DO NOTHING`,
@@ -150,7 +154,11 @@ export async function loadAccountsForUpdate(tx: Tx, refs: AccountRef[]): Promise
 export async function findRecordedResults(tx: Tx, commandIds: string[]): Promise<Map<string, RecordedResult>> {
   const recorded = new Map<string, RecordedResult>();
   if (commandIds.length === 0) return recorded;
-  const result = await prepared<{ rows: unknown[] }>(tx, 'SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])', [commandIds]);
+  const result = await prepared<{ rows: unknown[] }>(
+    tx,
+    'SELECT command_id, payload_hash, result FROM processed_commands WHERE command_id = ANY(?::text[])',
+    [commandIds],
+  );
   for (const row of result.rows as Array<{ command_id: string; payload_hash: string; result: LedgerResultV1 }>) {
     recorded.set(row.command_id, { payloadHash: row.payload_hash, result: row.result });
   }
@@ -184,7 +192,16 @@ export async function findEntriesOfCommands(tx: Tx, commandIds: string[]): Promi
        FROM unnest(?::text[]) AS k(command_id) JOIN journal_entries e ON e.command_key = command_key(k.command_id)`,
     [commandIds],
   );
-  for (const row of result.rows as Array<{ command_id: string; id: string; tenant_id: string; environment: Environment; kind: string; reference_type: string; reference_id: string; created_at: Date }>) {
+  for (const row of result.rows as Array<{
+    command_id: string;
+    id: string;
+    tenant_id: string;
+    environment: Environment;
+    kind: string;
+    reference_type: string;
+    reference_id: string;
+    created_at: Date;
+  }>) {
     found.set(row.command_id, {
       commandId: row.command_id,
       entryId: row.id,
@@ -205,16 +222,21 @@ export function isCommandAlreadyPosted(error: unknown): boolean {
   return failure?.code === '23505' && failure.constraint === 'journal_entries_command_key';
 }
 
-export async function findExistingEntries(tx: Tx, refs: Array<{ tenantId: string; environment: string; entryId: string }>): Promise<Set<string>> {
+export async function findExistingEntries(
+  tx: Tx,
+  refs: Array<{ tenantId: string; environment: string; entryId: string }>,
+): Promise<Set<string>> {
   const found = new Set<string>();
   if (refs.length === 0) return found;
-  const result = await prepared<{ rows: unknown[] }>(tx, 
+  const result = await prepared<{ rows: unknown[] }>(
+    tx,
     `SELECT e.tenant_id, e.environment, e.id FROM journal_entries e
        JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(tenant_id, environment, id)
          ON e.tenant_id = k.tenant_id AND e.environment = k.environment AND e.id = k.id`,
     [refs.map((ref) => ref.tenantId), refs.map((ref) => ref.environment), refs.map((ref) => ref.entryId)],
   );
-  for (const row of result.rows as Array<{ tenant_id: string; environment: string; id: string }>) found.add(`${row.tenant_id}|${row.environment}|${row.id}`);
+  for (const row of result.rows as Array<{ tenant_id: string; environment: string; id: string }>)
+    found.add(`${row.tenant_id}|${row.environment}|${row.id}`);
   return found;
 }
 
@@ -249,7 +271,9 @@ export async function writeBatch(tx: Tx, batch: BatchWrites): Promise<void> {
   const { entries, accounts, results, events, createdAt } = batch;
   if (entries.length === 0 && accounts.length === 0 && results.length === 0 && events.length === 0) return;
   const numOf = new Map(accounts.map((account) => [account.id, account.num]));
-  const lines = entries.flatMap((entry) => entry.lines.map((line) => ({ entryId: entry.id, line, accountNum: accountNumOf(numOf, line.accountId) })));
+  const lines = entries.flatMap((entry) =>
+    entry.lines.map((line) => ({ entryId: entry.id, line, accountNum: accountNumOf(numOf, line.accountId) })),
+  );
   const outbox = outboxInsertStatement(events);
   await prepared(
     tx,

@@ -8,7 +8,9 @@ const ENVIRONMENTS: Environment[] = ['test', 'live'];
 /** The system accounts of a tenant: every allowed currency, both environments. */
 export function provisioningRefs(tenantId: string, currencies: string[]): AccountRef[] {
   return ENVIRONMENTS.flatMap((environment) =>
-    currencies.flatMap((currencyCode) => systemAccountNames(currencyCode).map((name) => ({ tenantId, environment, currencyCode, name, walletId: null }))),
+    currencies.flatMap((currencyCode) =>
+      systemAccountNames(currencyCode).map((name) => ({ tenantId, environment, currencyCode, name, walletId: null })),
+    ),
   );
 }
 

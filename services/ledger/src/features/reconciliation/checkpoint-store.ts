@@ -25,7 +25,14 @@ interface ScopeRow {
 }
 
 function fromRow(row: ScopeRow): ScopeCheckpoint {
-  return { tenantId: row.tenant_id, environment: row.environment, verifiedSeq: row.verified_seq, totals: row.totals, seenSeq: row.seen_seq, seenXmax: row.seen_xmax };
+  return {
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    verifiedSeq: row.verified_seq,
+    totals: row.totals,
+    seenSeq: row.seen_seq,
+    seenXmax: row.seen_xmax,
+  };
 }
 
 const SCOPE_COLUMNS = `s.tenant_id, s.environment, COALESCE(c.verified_seq, 0)::text AS verified_seq, COALESCE(c.totals, '{}') AS totals,
@@ -62,7 +69,11 @@ export interface AccountCheckpoint {
  * account's lines come in seq order, under its row lock), so the later seq wins. `reset` (a full
  * run) also replaces a checkpoint at the same seq, whose sum it recomputed from zero.
  */
-export async function advanceAccountCheckpoints(tx: Tx, checkpoints: readonly AccountCheckpoint[], options: { reset?: boolean } = {}): Promise<void> {
+export async function advanceAccountCheckpoints(
+  tx: Tx,
+  checkpoints: readonly AccountCheckpoint[],
+  options: { reset?: boolean } = {},
+): Promise<void> {
   if (checkpoints.length === 0) return;
   // One order for every run, so two runs never wait on each other in a cycle.
   const sorted = [...checkpoints].sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
@@ -96,7 +107,8 @@ export async function advanceScopeCheckpoints(tx: Tx, advances: readonly ScopeAd
       prev_seen: previous?.seenSeq ?? '0',
     }));
   const json = JSON.stringify(rows);
-  const columns = 'tenant_id text, environment text, verified_seq bigint, totals jsonb, seen_seq bigint, seen_xmax bigint, prev_verified bigint, prev_seen bigint';
+  const columns =
+    'tenant_id text, environment text, verified_seq bigint, totals jsonb, seen_seq bigint, seen_xmax bigint, prev_verified bigint, prev_seen bigint';
   await tx.raw(
     `UPDATE reconciliation_scope_checkpoints c
         SET verified_seq = u.verified_seq, totals = u.totals, seen_seq = u.seen_seq, seen_xmax = u.seen_xmax
@@ -113,12 +125,24 @@ export async function advanceScopeCheckpoints(tx: Tx, advances: readonly ScopeAd
 }
 
 /** A full run's totals replace a scope's, at the checkpoint seq the run read (unless another run moved it since). */
-export async function resetScopeTotals(tx: Tx, resets: ReadonlyArray<{ scope: TenantScope; verifiedSeq: string; totals: Record<string, CurrencyTotals> }>): Promise<void> {
+export async function resetScopeTotals(
+  tx: Tx,
+  resets: ReadonlyArray<{ scope: TenantScope; verifiedSeq: string; totals: Record<string, CurrencyTotals> }>,
+): Promise<void> {
   if (resets.length === 0) return;
   await tx.raw(
     `UPDATE reconciliation_scope_checkpoints c SET totals = u.totals
        FROM jsonb_to_recordset(?::jsonb) AS u(tenant_id text, environment text, verified_seq bigint, totals jsonb)
       WHERE c.tenant_id = u.tenant_id AND c.environment = u.environment AND c.verified_seq = u.verified_seq`,
-    [JSON.stringify(resets.map((each) => ({ tenant_id: each.scope.tenantId, environment: each.scope.environment, verified_seq: each.verifiedSeq, totals: each.totals })))],
+    [
+      JSON.stringify(
+        resets.map((each) => ({
+          tenant_id: each.scope.tenantId,
+          environment: each.scope.environment,
+          verified_seq: each.verifiedSeq,
+          totals: each.totals,
+        })),
+      ),
+    ],
   );
 }

@@ -3,7 +3,16 @@ import type { RecordDigest, RecordDigests, ReconciliationCoverage } from '@walle
 import type { BackgroundPace, Db } from '@wallet/kit';
 import { entryTermSql, finalTop, lineTermSql, RecordDigestTotals } from '../journal/entry-digests';
 import { entriesOfScopeBetweenSql, scopeOrderSql, type TenantScope } from '../journal/journal-scope';
-import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, resetScopeTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
+import {
+  type AccountCheckpoint,
+  advanceAccountCheckpoints,
+  advanceScopeCheckpoints,
+  type CurrencyTotals,
+  resetScopeTotals,
+  type ScopeAdvance,
+  type ScopeCheckpoint,
+  scopeCheckpoints,
+} from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
 /** What a full run has done so far: entries and their lines checked, then accounts compared; `linesEstimate` is the journal's size when known. */
@@ -63,7 +72,15 @@ async function exactSum(db: Db, accountId: string): Promise<{ balance: string; s
  * line still committing below the top seq when the pass went by makes an account look wrong: each
  * one that does is summed again exactly before it is reported. The sums become the checkpoints.
  */
-async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: string, sums: Map<string, LineSums>, options: FullCheckOptions, progress: FullRunProgress, found: Mismatch[]): Promise<void> {
+async function accountsPass(
+  db: Db,
+  scope: TenantScope | null,
+  throughSeq: string,
+  sums: Map<string, LineSums>,
+  options: FullCheckOptions,
+  progress: FullRunProgress,
+  found: Mismatch[],
+): Promise<void> {
   let after = '';
   const steps = options.pace.steps(options.batchSize * 10);
   for (;;) {
@@ -82,7 +99,11 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
     const checkpoints: AccountCheckpoint[] = [];
     for (const row of rows) {
       const summed = sums.get(row.accountNum);
-      const sum = summed ? (row.normalSide === 'DR' ? summed.debits.minus(summed.credits) : summed.credits.minus(summed.debits)) : new BigNumber(0);
+      const sum = summed
+        ? row.normalSide === 'DR'
+          ? summed.debits.minus(summed.credits)
+          : summed.credits.minus(summed.debits)
+        : new BigNumber(0);
       sums.delete(row.accountNum);
       if (sum.eq(new BigNumber(row.balance).minus(row.since))) {
         if (summed) checkpoints.push({ accountId: row.accountId, verifiedSeq: summed.lastSeq, verifiedSum: sum.toFixed() });
@@ -91,7 +112,15 @@ async function accountsPass(db: Db, scope: TenantScope | null, throughSeq: strin
       const exact = await exactSum(db, row.accountId);
       if (exact.lastSeq !== null) checkpoints.push({ accountId: row.accountId, verifiedSeq: exact.lastSeq, verifiedSum: exact.sum });
       if (!new BigNumber(exact.sum).eq(exact.balance) && found.length < MISMATCHES_MAX) {
-        found.push({ accountId: row.accountId, tenantId: row.tenantId, environment: row.environment, accountName: row.accountName, currencyCode: row.currencyCode, materializedBalance: exact.balance, sumOfLines: exact.sum });
+        found.push({
+          accountId: row.accountId,
+          tenantId: row.tenantId,
+          environment: row.environment,
+          accountName: row.accountName,
+          currencyCode: row.currencyCode,
+          materializedBalance: exact.balance,
+          sumOfLines: exact.sum,
+        });
       }
     }
     await db.transaction((tx) => advanceAccountCheckpoints(tx, checkpoints, { reset: true }));
@@ -109,7 +138,15 @@ interface EntryBatch {
   unbalanced: Mismatch[];
   /** Platform runs only: lines in the batch's range of seqs whose entry is missing. */
   withoutEntry: Mismatch[];
-  sums: Array<{ tenantId: string; environment: string; currencyCode: string; debits: string; credits: string; checkpointDebits: string; checkpointCredits: string }>;
+  sums: Array<{
+    tenantId: string;
+    environment: string;
+    currencyCode: string;
+    debits: string;
+    credits: string;
+    checkpointDebits: string;
+    checkpointCredits: string;
+  }>;
   /** Per account (by number) the batch moved: debits, credits, its last seq (arrays, one position per account). */
   accountNums: string[];
   accountDebits: string[];
@@ -121,7 +158,9 @@ interface EntryBatch {
 
 /** The entries with a seq in (afterSeq, throughSeq]: the whole journal's by primary key, or one scope's on its index. */
 function entriesBetweenSql(scope: TenantScope | null, afterSeq: string, throughSeq: string): { sql: string; bindings: string[] } {
-  return scope ? entriesOfScopeBetweenSql('journal_entries', scope, afterSeq, throughSeq) : { sql: 'seq > ? AND seq <= ?', bindings: [afterSeq, throughSeq] };
+  return scope
+    ? entriesOfScopeBetweenSql('journal_entries', scope, afterSeq, throughSeq)
+    : { sql: 'seq > ? AND seq <= ?', bindings: [afterSeq, throughSeq] };
 }
 
 /**
@@ -131,7 +170,10 @@ function entriesBetweenSql(scope: TenantScope | null, afterSeq: string, throughS
  * at a time: the lookup per entry the range read is there to avoid (10,000 lines/s at 10 million).
  */
 function entriesOfDenseRangeSql(scope: TenantScope, extent: BatchExtent): { sql: string; bindings: string[] } {
-  return { sql: 'seq >= ? AND seq <= ? AND tenant_id = ? AND environment = ?', bindings: [extent.firstSeq, extent.lastSeq, scope.tenantId, scope.environment] };
+  return {
+    sql: 'seq >= ? AND seq <= ? AND tenant_id = ? AND environment = ?',
+    bindings: [extent.firstSeq, extent.lastSeq, scope.tenantId, scope.environment],
+  };
 }
 
 /** The next batch's entries: their count and first and last seqs, from a walk of `limit` entries, so the batch itself reads a closed range. */
@@ -141,7 +183,11 @@ interface BatchExtent {
   lastSeq: string;
 }
 
-async function batchExtent(db: Db, scope: TenantScope | null, page: { afterSeq: string; throughSeq: string; limit: number }): Promise<BatchExtent | null> {
+async function batchExtent(
+  db: Db,
+  scope: TenantScope | null,
+  page: { afterSeq: string; throughSeq: string; limit: number },
+): Promise<BatchExtent | null> {
   const range = entriesBetweenSql(scope, page.afterSeq, page.throughSeq);
   const order = scope ? scopeOrderSql('journal_entries') : 'seq';
   const result = await db.raw(
@@ -184,8 +230,10 @@ function linesRangeBindings(read: LineRead, afterSeq: string, extent: BatchExten
  * lines by primary key, entry by entry (a sparse share of the range).
  */
 function linesOfBatchSql(read: LineRead): string {
-  const accountAndCheckpoint = 'LEFT JOIN accounts a ON a.num = l.account_num LEFT JOIN cp ON cp.tenant_id = a.tenant_id AND cp.environment = a.environment';
-  if (read === 'by entry') return `FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l ${accountAndCheckpoint}`;
+  const accountAndCheckpoint =
+    'LEFT JOIN accounts a ON a.num = l.account_num LEFT JOIN cp ON cp.tenant_id = a.tenant_id AND cp.environment = a.environment';
+  if (read === 'by entry')
+    return `FROM e CROSS JOIN LATERAL (SELECT * FROM journal_lines j WHERE j.entry_seq = e.seq OFFSET 0) l ${accountAndCheckpoint}`;
   return `FROM journal_lines l ${read === 'range' ? 'LEFT ' : ''}JOIN e ON e.seq = l.entry_seq ${accountAndCheckpoint} WHERE l.entry_seq > ? AND l.entry_seq <= ?`;
 }
 
@@ -195,10 +243,17 @@ function linesOfBatchSql(read: LineRead): string {
  * scope and currency (also up to each scope's checkpoint, to put the checkpoint's totals right),
  * and each account's sums for check 1. Its aggregates get the memory to stay off disk.
  */
-async function entriesBatch(db: Db, scope: TenantScope | null, afterSeq: string, extent: BatchExtent, checkpointSeqs: string): Promise<EntryBatch> {
+async function entriesBatch(
+  db: Db,
+  scope: TenantScope | null,
+  afterSeq: string,
+  extent: BatchExtent,
+  checkpointSeqs: string,
+): Promise<EntryBatch> {
   const lastSeq = extent.lastSeq;
   const read = lineReadOf(scope, extent);
-  const range = read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, afterSeq, lastSeq);
+  const range =
+    read === 'range of the scope' && scope ? entriesOfDenseRangeSql(scope, extent) : entriesBetweenSql(scope, afterSeq, lastSeq);
   return db.transaction(async (tx) => {
     await tx.raw("SET LOCAL work_mem = '64MB'");
     // Compiling this statement (JIT) took about 160 ms of a batch's second: a sixth of the run at 10 million lines.
@@ -277,7 +332,14 @@ const IDLE_BATCHES_IN_FLIGHT = 2;
  * batch is already read beside this one; while it is busy, one at a time with rests between
  * (the pace), so postings keep their latency.
  */
-async function* entryBatches(db: Db, scope: TenantScope | null, throughSeq: string, checkpointSeqs: string, pace: BackgroundPace, batchSize: number): AsyncGenerator<EntryBatch> {
+async function* entryBatches(
+  db: Db,
+  scope: TenantScope | null,
+  throughSeq: string,
+  checkpointSeqs: string,
+  pace: BackgroundPace,
+  batchSize: number,
+): AsyncGenerator<EntryBatch> {
   const steps = pace.steps(batchSize * 10);
   const inFlight: Array<Promise<{ batch: EntryBatch; ms: number }>> = [];
   let afterSeq = '0';
@@ -289,7 +351,10 @@ async function* entryBatches(db: Db, scope: TenantScope | null, throughSeq: stri
         if (extent === null) more = false;
         else {
           const started = performance.now();
-          const read = entriesBatch(db, scope, afterSeq, extent, checkpointSeqs).then((batch) => ({ batch, ms: performance.now() - started }));
+          const read = entriesBatch(db, scope, afterSeq, extent, checkpointSeqs).then((batch) => ({
+            batch,
+            ms: performance.now() - started,
+          }));
           // Awaited in its turn; meanwhile a failure must not count as unhandled.
           read.catch(() => undefined);
           inFlight.push(read);
@@ -309,7 +374,11 @@ async function* entryBatches(db: Db, scope: TenantScope | null, throughSeq: stri
 
 function add(totals: Map<string, Mismatch & CurrencyTotals>, key: string, fields: Mismatch, debits: string, credits: string): void {
   const before = totals.get(key);
-  totals.set(key, { ...fields, debits: new BigNumber(before?.debits ?? '0').plus(debits).toFixed(), credits: new BigNumber(before?.credits ?? '0').plus(credits).toFixed() });
+  totals.set(key, {
+    ...fields,
+    debits: new BigNumber(before?.debits ?? '0').plus(debits).toFixed(),
+    credits: new BigNumber(before?.credits ?? '0').plus(credits).toFixed(),
+  });
 }
 
 async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Promise<Mismatch[]> {
@@ -326,7 +395,8 @@ async function linesWithoutAccount(db: Db, accountNums: readonly string[]): Prom
 /** A scope's totals per currency from the run's sums keyed `tenant|environment|currency`. */
 function totalsOf(sums: ReadonlyMap<string, Mismatch & CurrencyTotals>, scope: ScopeCheckpoint): Record<string, CurrencyTotals> {
   const scopeTotals: Record<string, CurrencyTotals> = {};
-  for (const [key, sum] of sums) if (key.startsWith(`${scopeKey(scope)}|`)) scopeTotals[sum.currencyCode as string] = { debits: sum.debits, credits: sum.credits };
+  for (const [key, sum] of sums)
+    if (key.startsWith(`${scopeKey(scope)}|`)) scopeTotals[sum.currencyCode as string] = { debits: sum.debits, credits: sum.credits };
   return scopeTotals;
 }
 
@@ -359,8 +429,16 @@ function advanceTo(scope: ScopeCheckpoint, throughSeq: string, totals: Record<st
  * sums, a clean scope's at the run's top seq (scopesToAdvance), another scope's totals corrected
  * where its checkpoint stands.
  */
-export async function fullLedgerChecks(db: Db, scope: TenantScope | null, options: FullCheckOptions): Promise<LedgerChecks & { coverage: ReconciliationCoverage; records: RecordDigests }> {
-  const estimate = scope ? null : Number((await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0);
+export async function fullLedgerChecks(
+  db: Db,
+  scope: TenantScope | null,
+  options: FullCheckOptions,
+): Promise<LedgerChecks & { coverage: ReconciliationCoverage; records: RecordDigests }> {
+  const estimate = scope
+    ? null
+    : Number(
+        (await db.raw("SELECT GREATEST(reltuples, 0)::bigint::text AS n FROM pg_class WHERE relname = 'journal_lines'")).rows[0]?.n ?? 0,
+      );
   // Every entry up to the top seq committed first: the record digests must hold them all.
   const top = await finalTop(db, scope);
   const throughSeq = top.seq;
@@ -371,7 +449,9 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
   const atCheckpoint = new Map<string, Mismatch & CurrencyTotals>();
   const accountSums = new Map<string, LineSums>();
   const digests = new RecordDigestTotals();
-  const checkpointSeqs = JSON.stringify(scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })));
+  const checkpointSeqs = JSON.stringify(
+    scopes.map((each) => ({ tenant_id: each.tenantId, environment: each.environment, verified_seq: each.verifiedSeq })),
+  );
   let linesOfEntries = 0;
   for await (const batch of entryBatches(db, scope, throughSeq, checkpointSeqs, options.pace, options.batchSize)) {
     for (const mismatch of [...batch.unbalanced, ...batch.withoutEntry]) if (entries.length < MISMATCHES_MAX) entries.push(mismatch);
@@ -385,7 +465,12 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
       const debits = batch.accountDebits[index] ?? '0';
       const credits = batch.accountCredits[index] ?? '0';
       const lastSeq = batch.accountLastSeqs[index] ?? '0';
-      accountSums.set(accountNum, before ? { debits: before.debits.plus(debits), credits: before.credits.plus(credits), lastSeq } : { debits: new BigNumber(debits), credits: new BigNumber(credits), lastSeq });
+      accountSums.set(
+        accountNum,
+        before
+          ? { debits: before.debits.plus(debits), credits: before.credits.plus(credits), lastSeq }
+          : { debits: new BigNumber(debits), credits: new BigNumber(credits), lastSeq },
+      );
     });
     digests.add(batch.digests);
     linesOfEntries += batch.lines;
@@ -406,14 +491,20 @@ export async function fullLedgerChecks(db: Db, scope: TenantScope | null, option
     .map((each) => ({ scope: each, verifiedSeq: each.verifiedSeq, totals: totalsOf(atCheckpoint, each) }));
   await db.transaction(async (tx) => {
     await resetScopeTotals(tx, resets);
-    await advanceScopeCheckpoints(tx, advanced.map((each) => advanceTo(each, throughSeq, totalsOf(totals, each))));
+    await advanceScopeCheckpoints(
+      tx,
+      advanced.map((each) => advanceTo(each, throughSeq, totalsOf(totals, each))),
+    );
   });
   progress.phase = 'done';
   await options.onProgress(progress);
   return {
     balances,
     entries: entries.slice(0, MISMATCHES_MAX),
-    coverage: { mode: 'full', journal: { afterSeq: '0', throughSeq, entries: progress.entries, lines: linesOfEntries, accounts: progress.accounts } },
+    coverage: {
+      mode: 'full',
+      journal: { afterSeq: '0', throughSeq, entries: progress.entries, lines: linesOfEntries, accounts: progress.accounts },
+    },
     records: digests.value(throughSeq),
   };
 }

@@ -1,4 +1,12 @@
-import { type LedgerFullRun, type LedgerFullRunProgress, newId, ledgerFullRunProgressSchema, recordDigestsSchema, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import {
+  type LedgerFullRun,
+  type LedgerFullRunProgress,
+  newId,
+  ledgerFullRunProgressSchema,
+  recordDigestsSchema,
+  reconciliationResultSchema,
+  type ReconciliationRunState,
+} from '@wallet/contracts';
 import type { BackgroundPace, Db, Logger } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-scope';
 import { fullLedgerChecks } from './full-check';
@@ -37,13 +45,18 @@ export class FullRuns {
 
   async start(scope: TenantScope | null): Promise<LedgerFullRun> {
     const id = newId('reconciliationRun');
-    await this.options.db('reconciliation_full_runs').insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
+    await this.options
+      .db('reconciliation_full_runs')
+      .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
     this.queue = this.queue.then(() => this.run(id, scope));
     return { id, state: 'queued', progress: null, result: null, records: null, error: null };
   }
 
   async find(id: string): Promise<LedgerFullRun | null> {
-    const row: RunRow | undefined = await this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'record_digests', 'error');
+    const row: RunRow | undefined = await this.options
+      .db('reconciliation_full_runs')
+      .where({ id })
+      .first('id', 'state', 'progress', 'result', 'record_digests', 'error');
     if (!row) return null;
     const progress = ledgerFullRunProgressSchema.safeParse(row.progress);
     return {
@@ -59,7 +72,10 @@ export class FullRuns {
   private async run(id: string, scope: TenantScope | null): Promise<void> {
     const { db, logger } = this.options;
     if (this.stopped) {
-      await db('reconciliation_full_runs').where({ id }).update({ state: 'failed', error: 'the ledger stopped before the run began', finished_at: db.fn.now() }).catch(() => undefined);
+      await db('reconciliation_full_runs')
+        .where({ id })
+        .update({ state: 'failed', error: 'the ledger stopped before the run began', finished_at: db.fn.now() })
+        .catch(() => undefined);
       return;
     }
     let lastWrite = 0;
@@ -67,13 +83,22 @@ export class FullRuns {
       if (this.stopped) throw new Error('the ledger is stopping');
       if (Date.now() - lastWrite < PROGRESS_EVERY_MS && progress.phase !== 'done') return;
       lastWrite = Date.now();
-      await db('reconciliation_full_runs').where({ id }).update({ progress: JSON.stringify(progress) });
+      await db('reconciliation_full_runs')
+        .where({ id })
+        .update({ progress: JSON.stringify(progress) });
     };
     try {
       await db('reconciliation_full_runs').where({ id }).update({ state: 'running', started_at: db.fn.now() });
       const found = await fullLedgerChecks(db, scope, { batchSize: this.options.batchSize, pace: this.options.pace, onProgress });
       const result = ledgerResult(found, found.coverage, new Date());
-      await db('reconciliation_full_runs').where({ id }).update({ state: 'succeeded', result: JSON.stringify(result), record_digests: JSON.stringify(found.records), finished_at: db.fn.now() });
+      await db('reconciliation_full_runs')
+        .where({ id })
+        .update({
+          state: 'succeeded',
+          result: JSON.stringify(result),
+          record_digests: JSON.stringify(found.records),
+          finished_at: db.fn.now(),
+        });
       logger.info({ runId: id, status: result.status, coverage: found.coverage }, 'ledger full reconciliation finished');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MESSAGE_MAX) || 'full reconciliation failed';

@@ -2,7 +2,15 @@ import BigNumber from 'bignumber.js';
 import type { ReconciliationCoverage } from '@wallet/contracts';
 import { advanceHighWater, type Db, highWaterMoved, type SnapshotBounds, snapshotBounds, type Tx } from '@wallet/kit';
 import { scopeKeySql, scopeOrderSql, scopeSeqRangeSql, type TenantScope } from '../journal/journal-scope';
-import { type AccountCheckpoint, advanceAccountCheckpoints, advanceScopeCheckpoints, type CurrencyTotals, type ScopeAdvance, type ScopeCheckpoint, scopeCheckpoints } from './checkpoint-store';
+import {
+  type AccountCheckpoint,
+  advanceAccountCheckpoints,
+  advanceScopeCheckpoints,
+  type CurrencyTotals,
+  type ScopeAdvance,
+  type ScopeCheckpoint,
+  scopeCheckpoints,
+} from './checkpoint-store';
 import { type LedgerChecks, MISMATCHES_MAX, type Mismatch } from './ledger-checks';
 
 type Row = Record<string, unknown>;
@@ -11,7 +19,15 @@ interface NewEntries {
   unbalanced: Array<Row & { seq: string }>;
   /** Scopes with an unbalanced entry, a line without account or (added after) an account whose lines do not add up to its balance: their checkpoints stay. */
   held: Array<{ tenantId: string; environment: string; seq: string }>;
-  sums: Array<{ tenantId: string; environment: string; currencyCode: string; debits: string; credits: string; splitDebits: string; splitCredits: string }>;
+  sums: Array<{
+    tenantId: string;
+    environment: string;
+    currencyCode: string;
+    debits: string;
+    credits: string;
+    splitDebits: string;
+    splitCredits: string;
+  }>;
   seen: Array<{ tenantId: string; environment: string; maxSeq: string; entries: number }>;
   lines: number;
   orphans: Row[];
@@ -122,7 +138,12 @@ async function touchedAccounts(tx: Tx, ids: readonly string[]): Promise<TouchedA
  * checkpoint's sum. In a scope read only in part (`readThrough`: more entries than a run reads),
  * an account with lines after what was read is left to the run that reads them.
  */
-async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touched: readonly string[], readThrough: ReadonlyArray<{ tenantId: string; environment: string; maxSeq: string }>): Promise<Row[]> {
+async function untouchedAccountsAdrift(
+  tx: Tx,
+  scope: TenantScope | null,
+  touched: readonly string[],
+  readThrough: ReadonlyArray<{ tenantId: string; environment: string; maxSeq: string }>,
+): Promise<Row[]> {
   const where = scope ? 'a.tenant_id = ? AND a.environment = ?' : 'TRUE';
   const result = await tx.raw(
     `SELECT a.id AS "accountId", a.tenant_id AS "tenantId", a.environment, a.name AS "accountName", a.currency_code AS "currencyCode",
@@ -135,13 +156,22 @@ async function untouchedAccountsAdrift(tx: Tx, scope: TenantScope | null, touche
         AND NOT (r.through_seq IS NOT NULL AND EXISTS (SELECT 1 FROM journal_lines l WHERE l.account_num = a.num AND l.entry_seq > r.through_seq))
       ORDER BY a.id
       LIMIT ${MISMATCHES_MAX}`,
-    [[...touched], readThrough.map((each) => each.tenantId), readThrough.map((each) => each.environment), readThrough.map((each) => each.maxSeq), ...(scope ? [scope.tenantId, scope.environment] : [])],
+    [
+      [...touched],
+      readThrough.map((each) => each.tenantId),
+      readThrough.map((each) => each.environment),
+      readThrough.map((each) => each.maxSeq),
+      ...(scope ? [scope.tenantId, scope.environment] : []),
+    ],
   );
   return result.rows as Row[];
 }
 
 function addTotals(base: CurrencyTotals | undefined, debits: string, credits: string): CurrencyTotals {
-  return { debits: new BigNumber(base?.debits ?? '0').plus(debits).toFixed(), credits: new BigNumber(base?.credits ?? '0').plus(credits).toFixed() };
+  return {
+    debits: new BigNumber(base?.debits ?? '0').plus(debits).toFixed(),
+    credits: new BigNumber(base?.credits ?? '0').plus(credits).toFixed(),
+  };
 }
 
 /**
@@ -157,15 +187,27 @@ function scopeAdvances(scopes: readonly ScopeCheckpoint[], found: NewEntries, sn
   for (const scope of scopes) {
     const key = scopeKey(scope);
     const topSeq = seen.get(key)?.maxSeq ?? scope.verifiedSeq;
-    const next = advanceHighWater(scope, { topSeq, snapshot, holdBelow: held.has(key) ? (BigInt(scope.verifiedSeq) + 1n).toString() : null });
+    const next = advanceHighWater(scope, {
+      topSeq,
+      snapshot,
+      holdBelow: held.has(key) ? (BigInt(scope.verifiedSeq) + 1n).toString() : null,
+    });
     if (!highWaterMoved(scope, next)) continue;
     const totals = { ...scope.totals };
     if (next.verifiedSeq !== scope.verifiedSeq) {
       // The checkpoint moves either to all the run saw or to what the last run saw (split_seq).
       const all = next.verifiedSeq === topSeq;
-      for (const row of sums.get(key) ?? []) totals[row.currencyCode] = addTotals(totals[row.currencyCode], all ? row.debits : row.splitDebits, all ? row.credits : row.splitCredits);
+      for (const row of sums.get(key) ?? [])
+        totals[row.currencyCode] = addTotals(
+          totals[row.currencyCode],
+          all ? row.debits : row.splitDebits,
+          all ? row.credits : row.splitCredits,
+        );
     }
-    advances.push({ next: { tenantId: scope.tenantId, environment: scope.environment, totals, ...next }, previous: { verifiedSeq: scope.verifiedSeq, seenSeq: scope.seenSeq } });
+    advances.push({
+      next: { tenantId: scope.tenantId, environment: scope.environment, totals, ...next },
+      previous: { verifiedSeq: scope.verifiedSeq, seenSeq: scope.seenSeq },
+    });
   }
   return advances;
 }
@@ -175,7 +217,13 @@ function totalsAdrift(scopes: readonly ScopeCheckpoint[], found: NewEntries): Mi
   const totals = new Map<string, Mismatch & { debits: string; credits: string }>();
   for (const scope of scopes) {
     for (const [currencyCode, each] of Object.entries(scope.totals)) {
-      totals.set(`${scopeKey(scope)}|${currencyCode}`, { tenantId: scope.tenantId, environment: scope.environment, currencyCode, debits: each.debits, credits: each.credits });
+      totals.set(`${scopeKey(scope)}|${currencyCode}`, {
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        currencyCode,
+        debits: each.debits,
+        credits: each.credits,
+      });
     }
   }
   for (const row of found.sums) {
@@ -193,7 +241,11 @@ function totalsAdrift(scopes: readonly ScopeCheckpoint[], found: NewEntries): Mi
  * after a long pause the checks catch up over several runs, each answering in bounded time, the
  * coverage saying how far each got.
  */
-export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null, options: { entriesMax: number }): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
+export async function incrementalLedgerChecks(
+  db: Db,
+  scope: TenantScope | null,
+  options: { entriesMax: number },
+): Promise<LedgerChecks & { coverage: ReconciliationCoverage }> {
   const read = await db.transaction(
     async (tx) => {
       // First statement: the transaction's snapshot is taken here, and is the one described.
@@ -204,7 +256,12 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null,
       const scopes = await scopeCheckpoints(tx, scope);
       const found = await readNewEntries(tx, scopes, options.entriesMax);
       const touched = await touchedAccounts(tx, found.touched);
-      const adrift = await untouchedAccountsAdrift(tx, scope, found.touched, found.seen.filter((each) => each.entries >= options.entriesMax));
+      const adrift = await untouchedAccountsAdrift(
+        tx,
+        scope,
+        found.touched,
+        found.seen.filter((each) => each.entries >= options.entriesMax),
+      );
       return { snapshot, scopes, found, touched, adrift };
     },
     { isolationLevel: 'repeatable read' },
@@ -220,7 +277,8 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null,
       // Its lines or its balance are wrong: the checkpoint stays, and so does its scope's, so the
       // next run reads the same lines again (and finds them right once they are put back).
       found.held.push({ tenantId: account.tenantId, environment: account.environment, seq: account.lastSeq ?? '0' });
-    } else if (account.lastSeq !== null) checkpoints.push({ accountId: account.accountId, verifiedSeq: account.lastSeq, verifiedSum: sum.toFixed() });
+    } else if (account.lastSeq !== null)
+      checkpoints.push({ accountId: account.accountId, verifiedSeq: account.lastSeq, verifiedSum: sum.toFixed() });
   }
   balances.push(...adrift);
   await db.transaction(async (tx) => {
@@ -236,8 +294,14 @@ export async function incrementalLedgerChecks(db: Db, scope: TenantScope | null,
     coverage: {
       mode: 'incremental',
       journal: {
-        afterSeq: withNew.reduce((low, each) => (BigInt(each.verifiedSeq) < BigInt(low) ? each.verifiedSeq : low), withNew[0]?.verifiedSeq ?? scopes.reduce((top, each) => maxSeq(top, each.verifiedSeq), '0')),
-        throughSeq: found.seen.reduce((top, row) => maxSeq(top, row.maxSeq), scopes.reduce((top, each) => maxSeq(top, each.verifiedSeq), '0')),
+        afterSeq: withNew.reduce(
+          (low, each) => (BigInt(each.verifiedSeq) < BigInt(low) ? each.verifiedSeq : low),
+          withNew[0]?.verifiedSeq ?? scopes.reduce((top, each) => maxSeq(top, each.verifiedSeq), '0'),
+        ),
+        throughSeq: found.seen.reduce(
+          (top, row) => maxSeq(top, row.maxSeq),
+          scopes.reduce((top, each) => maxSeq(top, each.verifiedSeq), '0'),
+        ),
         entries: found.seen.reduce((total, row) => total + row.entries, 0),
         lines: found.lines,
         accounts: touched.length,

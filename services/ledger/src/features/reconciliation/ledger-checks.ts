@@ -27,6 +27,15 @@ export function ledgerResult(found: LedgerChecks, coverage: ReconciliationCovera
   const checks = [
     { name: 'account_balances_match_lines', mismatches: found.balances },
     { name: 'entries_balance', mismatches: found.entries },
-  ].map((check) => ({ name: check.name, mismatches: check.mismatches.map(formatAmounts), status: check.mismatches.length === 0 ? ('ok' as const) : ('mismatch' as const) }));
-  return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: checkedAt.toISOString(), coverage };
+  ].map((check) => ({
+    name: check.name,
+    mismatches: check.mismatches.map(formatAmounts),
+    status: check.mismatches.length === 0 ? ('ok' as const) : ('mismatch' as const),
+  }));
+  return {
+    status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch',
+    checks,
+    checkedAt: checkedAt.toISOString(),
+    coverage,
+  };
 }

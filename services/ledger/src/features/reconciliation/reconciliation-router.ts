@@ -30,7 +30,8 @@ export function ledgerReconciliationRouter(db: Db, fullRuns: FullRuns, options: 
   router.post('/internal/v1/reconciliation/full-runs', async (request, response) => {
     requireSystem(response);
     const body = parseOrThrow(ledgerFullRunBodySchema, request.body ?? {});
-    const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
+    const scope =
+      body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
     response.status(202).json(await fullRuns.start(scope));
   });
 

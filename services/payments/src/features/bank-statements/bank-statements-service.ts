@@ -1,6 +1,23 @@
-import { type BankStatementImport, BANK_STATEMENT_LINES_MAX, checkAmount, newId, type Page, type StatementLineQuery, type StatementLineRecord, statementDateSchema } from '@wallet/contracts';
+import {
+  type BankStatementImport,
+  BANK_STATEMENT_LINES_MAX,
+  checkAmount,
+  newId,
+  type Page,
+  type StatementLineQuery,
+  type StatementLineRecord,
+  statementDateSchema,
+} from '@wallet/contracts';
 import { AppError, auditActorFieldsOf, type Db, type InternalClaims, pageBySeq } from '@wallet/kit';
-import { finishImport, insertImport, insertStatementLines, listStatementLines, type NewStatementLine, type StatementScope, type StoredStatementLine } from './bank-statements-store';
+import {
+  finishImport,
+  insertImport,
+  insertStatementLines,
+  listStatementLines,
+  type NewStatementLine,
+  type StatementScope,
+  type StoredStatementLine,
+} from './bank-statements-store';
 
 /** A line as it came in (JSON or CSV), before it is checked. */
 export interface IncomingStatementLine {
@@ -13,7 +30,9 @@ export interface IncomingStatementLine {
 }
 
 function lineProblem(line: number, field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `statement line ${line}: ${field} ${message}`, { fields: [{ path: `lines.${line - 1}.${field}`, message, line }] });
+  return new AppError('VALIDATION_ERROR', `statement line ${line}: ${field} ${message}`, {
+    fields: [{ path: `lines.${line - 1}.${field}`, message, line }],
+  });
 }
 
 function checkLine(incoming: IncomingStatementLine, currencyCode: string): NewStatementLine {
@@ -22,10 +41,15 @@ function checkLine(incoming: IncomingStatementLine, currencyCode: string): NewSt
   if (reference.length < 1 || reference.length > 128) throw lineProblem(incoming.line, 'reference', 'must be 1-128 characters');
   const problem = checkAmount(incoming.amount, currencyCode);
   if (problem) {
-    throw new AppError('INVALID_AMOUNT', `statement line ${incoming.line}: amount is not a valid ${currencyCode} amount (${problem})`, { field: `lines.${incoming.line - 1}.amount`, line: incoming.line, problem });
+    throw new AppError('INVALID_AMOUNT', `statement line ${incoming.line}: amount is not a valid ${currencyCode} amount (${problem})`, {
+      field: `lines.${incoming.line - 1}.amount`,
+      line: incoming.line,
+      problem,
+    });
   }
   const description = incoming.description?.trim();
-  if (description !== undefined && description.length > 500) throw lineProblem(incoming.line, 'description', 'must be at most 500 characters');
+  if (description !== undefined && description.length > 500)
+    throw lineProblem(incoming.line, 'description', 'must be at most 500 characters');
   return { date: incoming.date, reference, amount: incoming.amount, description: description || null };
 }
 
@@ -33,9 +57,20 @@ function checkLine(incoming: IncomingStatementLine, currencyCode: string): NewSt
 export class BankStatementsService {
   constructor(private readonly deps: { db: Db }) {}
 
-  async import(scope: StatementScope, claims: InternalClaims, bank: { bankCode: string; currencyCode: string }, incoming: IncomingStatementLine[]): Promise<BankStatementImport> {
-    if (incoming.length === 0) throw new AppError('VALIDATION_ERROR', 'The statement has no lines', { fields: [{ path: 'lines', message: 'must hold at least one line' }] });
-    if (incoming.length > BANK_STATEMENT_LINES_MAX) throw new AppError('VALIDATION_ERROR', `A statement import holds at most ${BANK_STATEMENT_LINES_MAX} lines`, { fields: [{ path: 'lines', message: 'too many lines' }] });
+  async import(
+    scope: StatementScope,
+    claims: InternalClaims,
+    bank: { bankCode: string; currencyCode: string },
+    incoming: IncomingStatementLine[],
+  ): Promise<BankStatementImport> {
+    if (incoming.length === 0)
+      throw new AppError('VALIDATION_ERROR', 'The statement has no lines', {
+        fields: [{ path: 'lines', message: 'must hold at least one line' }],
+      });
+    if (incoming.length > BANK_STATEMENT_LINES_MAX)
+      throw new AppError('VALIDATION_ERROR', `A statement import holds at most ${BANK_STATEMENT_LINES_MAX} lines`, {
+        fields: [{ path: 'lines', message: 'too many lines' }],
+      });
     const lines = incoming.map((line) => checkLine(line, bank.currencyCode));
     const actor = auditActorFieldsOf(claims);
     const id = newId('bankStatementImport');

@@ -22,7 +22,13 @@ const INSERT_CHUNK = 1_000;
  * reference and amount); returns how many were new. ON CONFLICT DO NOTHING also drops a line
  * repeated within the same import, and makes concurrent imports of one file count each line once.
  */
-export async function insertStatementLines(tx: Tx, scope: StatementScope, importId: string, bank: { bankCode: string; currencyCode: string }, lines: NewStatementLine[]): Promise<number> {
+export async function insertStatementLines(
+  tx: Tx,
+  scope: StatementScope,
+  importId: string,
+  bank: { bankCode: string; currencyCode: string },
+  lines: NewStatementLine[],
+): Promise<number> {
   let inserted = 0;
   for (let start = 0; start < lines.length; start += INSERT_CHUNK) {
     const chunk = lines.slice(start, start + INSERT_CHUNK);
@@ -87,7 +93,13 @@ export async function claimMatchingLine(
   slip: { depositId: string; bankCode: string; currencyCode: string; reference: string; amount: string },
 ): Promise<{ id: string } | null> {
   const candidates: Array<{ id: string }> = await tx('bank_statement_lines')
-    .where({ tenant_id: scope.tenantId, environment: scope.environment, bank_code: slip.bankCode, currency_code: slip.currencyCode, reference_key: slip.reference.trim().toLowerCase() })
+    .where({
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      bank_code: slip.bankCode,
+      currency_code: slip.currencyCode,
+      reference_key: slip.reference.trim().toLowerCase(),
+    })
     .where('amount', '=', slip.amount)
     .whereNull('deposit_id')
     .orderBy('id')
@@ -130,7 +142,18 @@ export type StoredStatementLine = StatementLineRecord & { seq: string };
  * lines walk the partial index of unused lines; an import's lines its own index.
  */
 export async function listStatementLines(db: Db, scope: StatementScope, filter: StatementLineFilter): Promise<StoredStatementLine[]> {
-  const columns = ['id as seq', 'import_id', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount', 'description', 'deposit_id', 'matched_at'];
+  const columns = [
+    'id as seq',
+    'import_id',
+    'bank_code',
+    'currency_code',
+    db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"),
+    'reference',
+    'amount',
+    'description',
+    'deposit_id',
+    'matched_at',
+  ];
   const query = newestFirst(db, 'bank_statement_lines', scope, filter, columns, { import_id: filter.importId }, 'id');
   if (filter.matched === false) query.whereNull('deposit_id');
   if (filter.matched === true) query.whereNotNull('deposit_id');
@@ -170,9 +193,29 @@ export async function unmatchedStatementLines(db: Db, scope: StatementScope | nu
     .whereNull('deposit_id')
     .orderBy('id')
     .limit(limit)
-    .select('id', 'import_id', 'tenant_id', 'environment', 'bank_code', 'currency_code', db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"), 'reference', 'amount');
+    .select(
+      'id',
+      'import_id',
+      'tenant_id',
+      'environment',
+      'bank_code',
+      'currency_code',
+      db.raw("to_char(line_date, 'YYYY-MM-DD') as line_date"),
+      'reference',
+      'amount',
+    );
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
-  const rows: Array<{ id: string; import_id: string; tenant_id: string; environment: Environment; bank_code: string; currency_code: string; line_date: string; reference: string; amount: string }> = await query;
+  const rows: Array<{
+    id: string;
+    import_id: string;
+    tenant_id: string;
+    environment: Environment;
+    bank_code: string;
+    currency_code: string;
+    line_date: string;
+    reference: string;
+    amount: string;
+  }> = await query;
   return rows.map((row) => ({
     statementLineId: String(row.id),
     importId: row.import_id,

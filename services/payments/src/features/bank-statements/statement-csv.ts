@@ -60,7 +60,10 @@ export function parseCsv(text: string): CsvRecord[] {
       fieldStarted = true;
     }
   }
-  if (quoted) throw new AppError('VALIDATION_ERROR', `CSV: a quoted field opened on line ${recordLine} is never closed`, { fields: [{ path: 'body', message: 'unterminated quoted field', line: recordLine }] });
+  if (quoted)
+    throw new AppError('VALIDATION_ERROR', `CSV: a quoted field opened on line ${recordLine} is never closed`, {
+      fields: [{ path: 'body', message: 'unterminated quoted field', line: recordLine }],
+    });
   if (field !== '' || fieldStarted || fields.length > 0) endRecord();
   return records;
 }
@@ -68,18 +71,30 @@ export function parseCsv(text: string): CsvRecord[] {
 const HEADER = ['date', 'reference', 'amount', 'description'];
 
 /** Statement lines of a CSV with the header `date,reference,amount,description` (description may be left out). */
-export function statementLinesOfCsv(text: string): Array<{ line: number; date: string; reference: string; amount: string; description?: string }> {
+export function statementLinesOfCsv(
+  text: string,
+): Array<{ line: number; date: string; reference: string; amount: string; description?: string }> {
   const [header, ...rows] = parseCsv(text);
   const names = header?.fields.map((name) => name.trim().toLowerCase()) ?? [];
   const expected = HEADER.slice(0, names.length);
   if (names.length < 3 || names.length > 4 || names.some((name, index) => name !== expected[index])) {
-    throw new AppError('VALIDATION_ERROR', 'CSV: the header must be date,reference,amount,description', { fields: [{ path: 'body', message: 'header must be date,reference,amount,description', line: 1 }] });
+    throw new AppError('VALIDATION_ERROR', 'CSV: the header must be date,reference,amount,description', {
+      fields: [{ path: 'body', message: 'header must be date,reference,amount,description', line: 1 }],
+    });
   }
   return rows.map((row) => {
     if (row.fields.length !== names.length) {
-      throw new AppError('VALIDATION_ERROR', `CSV: line ${row.line} has ${row.fields.length} fields, the header ${names.length}`, { fields: [{ path: 'body', message: 'wrong number of fields', line: row.line }] });
+      throw new AppError('VALIDATION_ERROR', `CSV: line ${row.line} has ${row.fields.length} fields, the header ${names.length}`, {
+        fields: [{ path: 'body', message: 'wrong number of fields', line: row.line }],
+      });
     }
     const [date = '', reference = '', amount = '', description] = row.fields;
-    return { line: row.line, date: date.trim(), reference, amount: amount.trim(), ...(description !== undefined && description !== '' ? { description } : {}) };
+    return {
+      line: row.line,
+      date: date.trim(),
+      reference,
+      amount: amount.trim(),
+      ...(description !== undefined && description !== '' ? { description } : {}),
+    };
   });
 }

@@ -10,11 +10,19 @@ export type { UnmatchedStatementLine } from './bank-statements-store';
  */
 
 /** Claims the first free line matching the slip for its deposit, in the caller's transaction; null when none matches. */
-export function claimMatchingLine(tx: Tx, scope: store.StatementScope, slip: { depositId: string; bankCode: string; currencyCode: string; reference: string; amount: string }): Promise<{ id: string } | null> {
+export function claimMatchingLine(
+  tx: Tx,
+  scope: store.StatementScope,
+  slip: { depositId: string; bankCode: string; currencyCode: string; reference: string; amount: string },
+): Promise<{ id: string } | null> {
   return store.claimMatchingLine(tx, scope, slip);
 }
 
 /** Statement lines no deposit used, oldest first, at most `limit`. */
-export function unmatchedStatementLines(db: Db, scope: store.StatementScope | null, limit: number): Promise<store.UnmatchedStatementLine[]> {
+export function unmatchedStatementLines(
+  db: Db,
+  scope: store.StatementScope | null,
+  limit: number,
+): Promise<store.UnmatchedStatementLine[]> {
   return store.unmatchedStatementLines(db, scope, limit);
 }

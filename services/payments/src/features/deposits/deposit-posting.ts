@@ -20,9 +20,15 @@ export interface DepositCharge {
  */
 export function depositCharge(quote: FeeQuoteResult, amount: string, currencyCode: string): DepositCharge {
   const value = new BigNumber(amount);
-  if (new BigNumber(quote.fee).lte(value)) return { fee: quote.fee, commission: quote.commission, scheduleId: quote.scheduleId, ruleId: quote.ruleId };
+  if (new BigNumber(quote.fee).lte(value))
+    return { fee: quote.fee, commission: quote.commission, scheduleId: quote.scheduleId, ruleId: quote.ruleId };
   const commission = roundToCurrency(value.times(quote.platformCommissionBps).div(10_000), currencyCode);
-  return { fee: formatAmount(value, currencyCode), commission: formatAmount(BigNumber.min(commission, value), currencyCode), scheduleId: quote.scheduleId, ruleId: quote.ruleId };
+  return {
+    fee: formatAmount(value, currencyCode),
+    commission: formatAmount(BigNumber.min(commission, value), currencyCode),
+    scheduleId: quote.scheduleId,
+    ruleId: quote.ruleId,
+  };
 }
 
 /** The command id of a deposit's posting: one per deposit, so a re-sent copy is the same command. */
@@ -49,12 +55,27 @@ export function depositPostingCommand(input: {
   const fee = new BigNumber(charge.fee);
   const commission = new BigNumber(charge.commission);
   const credited = amount.minus(fee);
-  const line = (accountName: string, direction: 'DR' | 'CR', value: BigNumber): PostingLine => ({ accountName, direction, amount: formatAmount(value, currencyCode), currencyCode });
+  const line = (accountName: string, direction: 'DR' | 'CR', value: BigNumber): PostingLine => ({
+    accountName,
+    direction,
+    amount: formatAmount(value, currencyCode),
+    currencyCode,
+  });
   const lines: PostingLine[] = [line(input.floatAccount, 'DR', amount)];
   if (credited.gt(0)) lines.push({ ...line(walletAccountName(wallet), 'CR', credited), walletId: wallet.id });
   if (fee.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'CR', fee));
-  if (commission.gt(0)) lines.push(line(ACCOUNTS.feeRevenue.name, 'DR', commission), line(ACCOUNTS.platformCommission.name, 'CR', commission));
+  if (commission.gt(0))
+    lines.push(line(ACCOUNTS.feeRevenue.name, 'DR', commission), line(ACCOUNTS.platformCommission.name, 'CR', commission));
   const correlationId = currentContext()?.correlationId;
-  const scope = { tenantId: wallet.tenantId, environment: wallet.environment, correlationId: correlationId && /^[\s\S]{1,128}$/.test(correlationId) ? correlationId : undefined };
-  return postCommandOf(scope, { commandId: depositCommandId(input.depositId), kind: input.kind, reference: { type: 'deposit', id: input.depositId }, lines });
+  const scope = {
+    tenantId: wallet.tenantId,
+    environment: wallet.environment,
+    correlationId: correlationId && /^[\s\S]{1,128}$/.test(correlationId) ? correlationId : undefined,
+  };
+  return postCommandOf(scope, {
+    commandId: depositCommandId(input.depositId),
+    kind: input.kind,
+    reference: { type: 'deposit', id: input.depositId },
+    lines,
+  });
 }

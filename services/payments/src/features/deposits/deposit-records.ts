@@ -19,6 +19,10 @@ export function depositsAfter(db: Db, scope: store.DepositScope, afterSeq: strin
 }
 
 /** Bank slips still pending that were submitted before `submittedBefore`, oldest first, at most `limit`. */
-export function stalePendingSlips(db: Db, scope: store.DepositScope | null, filter: { submittedBefore: Date; limit: number }): Promise<store.StalePendingSlip[]> {
+export function stalePendingSlips(
+  db: Db,
+  scope: store.DepositScope | null,
+  filter: { submittedBefore: Date; limit: number },
+): Promise<store.StalePendingSlip[]> {
   return store.stalePendingSlips(db, scope, filter);
 }

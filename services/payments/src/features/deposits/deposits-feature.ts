@@ -21,7 +21,9 @@ export const depositsConfigShape = {
 };
 
 /** The routes that take a CSV body, or one over 1 MiB. */
-export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [{ method: depositRoutes.importStatement.method, path: depositRoutes.importStatement.path, ...BANK_STATEMENT_BODY }];
+export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [
+  { method: depositRoutes.importStatement.method, path: depositRoutes.importStatement.path, ...BANK_STATEMENT_BODY },
+];
 
 /**
  * Deposits (webhook, bank slips, verification) and bank statement imports. Registers the

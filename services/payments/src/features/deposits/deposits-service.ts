@@ -13,7 +13,20 @@ import {
   newId,
   type Page,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, currentContext, type Db, enqueueOutbox, type InternalClaims, type Logger, type OutboxRelay, pageBySeq, transactionLimitError, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  currentContext,
+  type Db,
+  enqueueOutbox,
+  type InternalClaims,
+  type Logger,
+  type OutboxRelay,
+  pageBySeq,
+  transactionLimitError,
+  type Tx,
+} from '@wallet/kit';
 import {
   checkDeclaredActor,
   commitAndAwait,
@@ -107,7 +120,14 @@ function soleSigner(candidates: TenantMomoProvider[], body: MomoWebhookBody, now
 }
 
 function signatureMatches(provider: TenantMomoProvider, body: MomoWebhookBody, nowMs: number): boolean {
-  const fields = { transactionId: body.transactionId, walletId: body.walletId, amountText: body.amount, currencyCode: body.currencyCode, phoneNumber: body.phoneNumber, timestamp: body.timestamp };
+  const fields = {
+    transactionId: body.transactionId,
+    walletId: body.walletId,
+    amountText: body.amount,
+    currencyCode: body.currencyCode,
+    phoneNumber: body.phoneNumber,
+    timestamp: body.timestamp,
+  };
   let matched = false;
   for (const { secret, validUntil } of provider.webhookSecrets) {
     if (validUntil !== null && Date.parse(validUntil) <= nowMs) continue;
@@ -161,7 +181,8 @@ function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDepo
     // A credit the ledger refuses stays completed, awaiting the ledger (a defect to look into, logged), never failed.
     isRefused: () => false,
     refusalOf: (deposit) => new AppError('VALIDATION_ERROR', `The ledger refused deposit ${deposit.id}`),
-    onUnfailingRefusal: (deposit, failureCode) => logger.error({ depositId: deposit.id, commandId: deposit.commandId, failureCode }, 'the ledger refused a deposit credit'),
+    onUnfailingRefusal: (deposit, failureCode) =>
+      logger.error({ depositId: deposit.id, commandId: deposit.commandId, failureCode }, 'the ledger refused a deposit credit'),
     repeatOf: (db, scope, draft) => findMomoDeposit(db, scope, draft.providerCode, draft.externalRef),
     find: (db, scope, id) => findDeposit(db, scope, id),
     show: toDeposit,
@@ -206,9 +227,20 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       throw new AppError(refusal.code, refusal.message, { ...refusal.details, depositId: rejected.id });
     }
 
-    const charge = depositCharge(await quoteFee(this.deps.db, wallet.tenantId, 'deposit', body.currencyCode, body.amount), body.amount, body.currencyCode);
+    const charge = depositCharge(
+      await quoteFee(this.deps.db, wallet.tenantId, 'deposit', body.currencyCode, body.amount),
+      body.amount,
+      body.currencyCode,
+    );
     const id = newId('deposit');
-    const command = depositPostingCommand({ depositId: id, kind: 'momo_deposit', floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode), wallet, amount: body.amount, charge });
+    const command = depositPostingCommand({
+      depositId: id,
+      kind: 'momo_deposit',
+      floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode),
+      wallet,
+      amount: body.amount,
+      charge,
+    });
     const draft: NewMomoDeposit = {
       id,
       walletId: wallet.id,
@@ -227,7 +259,12 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       correlationId: currentContext()?.correlationId ?? null,
       createdAt: new Date(),
     };
-    const credited = await this.run({ scope: { tenantId: wallet.tenantId, environment: wallet.environment }, draft, command, answers: null });
+    const credited = await this.run({
+      scope: { tenantId: wallet.tenantId, environment: wallet.environment },
+      draft,
+      command,
+      answers: null,
+    });
     return { status: credited.status, deposit: credited.shown };
   }
 
@@ -254,20 +291,35 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   }
 
   /** Tenant limits and the wallet's currency, in the order docs/decisions/momo-webhook.md lists them. */
-  private refusalOf(tenant: { allowedCurrencies: string[]; maxTransactionAmount: string }, wallet: DepositWallet, body: { amount: string; currencyCode: string }): AppError | null {
+  private refusalOf(
+    tenant: { allowedCurrencies: string[]; maxTransactionAmount: string },
+    wallet: DepositWallet,
+    body: { amount: string; currencyCode: string },
+  ): AppError | null {
     const overLimit = transactionLimitError(body.amount, tenant.maxTransactionAmount);
     if (overLimit) return overLimit;
     if (!tenant.allowedCurrencies.includes(body.currencyCode)) {
-      return new AppError('CURRENCY_NOT_ALLOWED', `${body.currencyCode} is not one of the tenant's allowed currencies`, { currencyCode: body.currencyCode, allowedCurrencies: tenant.allowedCurrencies });
+      return new AppError('CURRENCY_NOT_ALLOWED', `${body.currencyCode} is not one of the tenant's allowed currencies`, {
+        currencyCode: body.currencyCode,
+        allowedCurrencies: tenant.allowedCurrencies,
+      });
     }
     if (wallet.currencyCode !== body.currencyCode) {
-      return new AppError('CURRENCY_MISMATCH', `The wallet holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
+      return new AppError('CURRENCY_MISMATCH', `The wallet holds ${wallet.currencyCode}, not ${body.currencyCode}`, {
+        walletCurrencyCode: wallet.currencyCode,
+        currencyCode: body.currencyCode,
+      });
     }
     return null;
   }
 
   /** A refused delivery, kept for audit; rejected rows stay out of the transactionId's unique index. */
-  private async recordRejectedMomo(wallet: DepositWallet, providerCode: string, body: MomoWebhookBody, reason: string): Promise<StoredDeposit> {
+  private async recordRejectedMomo(
+    wallet: DepositWallet,
+    providerCode: string,
+    body: MomoWebhookBody,
+    reason: string,
+  ): Promise<StoredDeposit> {
     return insertDeposit(this.deps.db, {
       id: newId('deposit'),
       tenantId: wallet.tenantId,
@@ -292,12 +344,19 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   };
 
   private logLedgerRejection(result: LedgerResultV1): void {
-    this.services.logger.error({ commandId: result.commandId, reference: result.reference, error: result.error }, 'the ledger refused a deposit credit');
+    this.services.logger.error(
+      { commandId: result.commandId, reference: result.reference, error: result.error },
+      'the ledger refused a deposit credit',
+    );
   }
 
   // ---- bank slips ----
 
-  async submitSlip(scope: DepositScope, body: BankSlipBody, alsoInTransaction?: (tx: Tx, deposit: Deposit) => Promise<void>): Promise<Deposit> {
+  async submitSlip(
+    scope: DepositScope,
+    body: BankSlipBody,
+    alsoInTransaction?: (tx: Tx, deposit: Deposit) => Promise<void>,
+  ): Promise<Deposit> {
     const amountProblem = checkAmount(body.amount, body.currencyCode);
     if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
     const wallet = await findScopedWallet(this.deps.db, scope, body.walletId);
@@ -383,7 +442,13 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     }
     const wallet = await findScopedWallet(tx, scope, deposit.walletId);
     if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
-    const line = await claimMatchingLine(tx, scope, { depositId: deposit.id, bankCode: deposit.bankCode, currencyCode: deposit.currencyCode, reference: deposit.slipReference, amount: deposit.amount });
+    const line = await claimMatchingLine(tx, scope, {
+      depositId: deposit.id,
+      bankCode: deposit.bankCode,
+      currencyCode: deposit.currencyCode,
+      reference: deposit.slipReference,
+      amount: deposit.amount,
+    });
     const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
       auditRecordMessage({
         tenantId: scope.tenantId,
@@ -393,16 +458,34 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
         actorId: actorId,
         targetType: 'deposit',
         targetId: deposit.id,
-        metadata: { ...actor.metadata, callerActorId: actor.actorId, before: { status: deposit.status }, after: { status: after.status }, ...extra },
+        metadata: {
+          ...actor.metadata,
+          callerActorId: actor.actorId,
+          before: { status: deposit.status },
+          after: { status: after.status },
+          ...extra,
+        },
       });
     if (!line) {
-      const rejected = await updateDeposit(tx, deposit.id, { status: 'rejected', rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY', verified_by: actorId, verified_at: tx.fn.now() });
+      const rejected = await updateDeposit(tx, deposit.id, {
+        status: 'rejected',
+        rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY',
+        verified_by: actorId,
+        verified_at: tx.fn.now(),
+      });
       await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
       return { deposit: rejected, credited: false };
     }
     const amount = new BigNumber(deposit.amount).toFixed();
     const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
-    const command = depositPostingCommand({ depositId: deposit.id, kind: 'bank_deposit', floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode), wallet, amount, charge });
+    const command = depositPostingCommand({
+      depositId: deposit.id,
+      kind: 'bank_deposit',
+      floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode),
+      wallet,
+      amount,
+      charge,
+    });
     const completed = await updateDeposit(tx, deposit.id, {
       status: 'completed',
       fee: charge.fee,
@@ -413,7 +496,10 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       verified_by: actorId,
       verified_at: tx.fn.now(),
     });
-    await enqueueOutbox(tx, [postingMessage(command, { replyTo: slip.replyTo }), audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })]);
+    await enqueueOutbox(tx, [
+      postingMessage(command, { replyTo: slip.replyTo }),
+      audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee }),
+    ]);
     return { deposit: completed, credited: true };
   }
 
@@ -422,5 +508,4 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
     return pageBySeq(query, (beforeSeq) => listDeposits(this.deps.db, scope, { ...query, beforeSeq }), toDeposit);
   }
-
 }

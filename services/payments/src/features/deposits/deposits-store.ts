@@ -1,7 +1,17 @@
 import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
 import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
-import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, inboxFilters, recordReads, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
+import {
+  boundedNewestFirst,
+  camelCased,
+  createdAtMsColumn,
+  type Db,
+  inboxFilters,
+  recordReads,
+  type SeqPageFilter,
+  type SeqRows,
+  type Tx,
+} from '@wallet/kit';
 
 export interface DepositScope {
   tenantId: string;
@@ -29,9 +39,30 @@ export interface StoredDeposit extends ChargedMoneyRecord {
 }
 
 const COLUMNS = [
-  'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'amount', 'currency_code', 'fee', 'commission', 'source', 'external_ref', 'status',
-  'rejection_reason', 'command_id', 'journal_entry_id', 'provider_code', 'phone_number', 'bank_code', 'slip_reference', 'deposited_at',
-  'depositor_name', 'verified_by', 'verified_at', 'created_at',
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'wallet_id',
+  'amount',
+  'currency_code',
+  'fee',
+  'commission',
+  'source',
+  'external_ref',
+  'status',
+  'rejection_reason',
+  'command_id',
+  'journal_entry_id',
+  'provider_code',
+  'phone_number',
+  'bank_code',
+  'slip_reference',
+  'deposited_at',
+  'depositor_name',
+  'verified_by',
+  'verified_at',
+  'created_at',
 ];
 
 function toStored(row: object): StoredDeposit {
@@ -145,9 +176,24 @@ export interface NewMomoDeposit {
 export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
   name: 'deposits',
   columns: {
-    id: 'text', tenantId: 'text', environment: 'text', walletId: 'text', amount: 'numeric', currencyCode: 'text', fee: 'numeric', commission: 'numeric',
-    feeScheduleId: 'text', feeRuleId: 'text', source: 'text', externalRef: 'text', status: 'text', commandId: 'text', providerCode: 'text',
-    phoneNumber: 'text', correlationId: 'text', createdAt: 'timestamptz',
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    walletId: 'text',
+    amount: 'numeric',
+    currencyCode: 'text',
+    fee: 'numeric',
+    commission: 'numeric',
+    feeScheduleId: 'text',
+    feeRuleId: 'text',
+    source: 'text',
+    externalRef: 'text',
+    status: 'text',
+    commandId: 'text',
+    providerCode: 'text',
+    phoneNumber: 'text',
+    correlationId: 'text',
+    createdAt: 'timestamptz',
   },
   naturalKey: "(tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected'",
 };
@@ -173,15 +219,31 @@ export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<S
  * The credited (non-rejected) deposit of a provider's transaction in one environment, if any:
  * test and live are separate worlds, so a transaction id seen in one says nothing of the other.
  */
-export async function findMomoDeposit(db: Db | Tx, scope: DepositScope, providerCode: string, transactionId: string): Promise<StoredDeposit | null> {
+export async function findMomoDeposit(
+  db: Db | Tx,
+  scope: DepositScope,
+  providerCode: string,
+  transactionId: string,
+): Promise<StoredDeposit | null> {
   const row: object | undefined = await db('deposits')
-    .where({ tenant_id: scope.tenantId, environment: scope.environment, provider_code: providerCode, external_ref: transactionId, source: 'momo' })
+    .where({
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      provider_code: providerCode,
+      external_ref: transactionId,
+      source: 'momo',
+    })
     .whereNot('status', 'rejected')
     .first(COLUMNS);
   return row ? toStored(row) : null;
 }
 
-export async function findDeposit(db: Db | Tx, scope: DepositScope, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredDeposit | null> {
+export async function findDeposit(
+  db: Db | Tx,
+  scope: DepositScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredDeposit | null> {
   const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id });
   if (options.forUpdate) query.forUpdate();
   const row: object | undefined = await query.first(COLUMNS);
@@ -189,7 +251,10 @@ export async function findDeposit(db: Db | Tx, scope: DepositScope, id: string, 
 }
 
 export async function updateDeposit(tx: Tx, id: string, changes: Record<string, unknown>): Promise<StoredDeposit> {
-  const rows: object[] = await tx('deposits').where({ id }).update({ ...changes, updated_at: tx.fn.now() }).returning(COLUMNS);
+  const rows: object[] = await tx('deposits')
+    .where({ id })
+    .update({ ...changes, updated_at: tx.fn.now() })
+    .returning(COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`deposit ${id} vanished while it changed`);
   return toStored(row);
@@ -209,7 +274,10 @@ export interface DepositFilter extends SeqPageFilter {
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<SeqRows<StoredDeposit>> {
   const filters = inboxFilters(
     { source: 'bank_slip', status: 'pending' },
-    { indexed: { wallet_id: filter.walletId || undefined }, tested: { status: filter.status || undefined, source: filter.source || undefined } },
+    {
+      indexed: { wallet_id: filter.walletId || undefined },
+      tested: { status: filter.status || undefined, source: filter.source || undefined },
+    },
   );
   const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'deposits', scope, filter, COLUMNS, filters);
   return { rows: rows.map(toStored), stoppedAt };
@@ -238,7 +306,9 @@ function toWallet(row: WalletRow): DepositWallet {
 
 /** The webhook names only the wallet: its tenant and environment are the wallet's. */
 export async function findWalletAnywhere(db: Db, walletId: string): Promise<DepositWallet | null> {
-  const row: WalletRow | undefined = await db('wallets').where({ id: walletId }).first(['id', 'tenant_id', 'environment', 'owner_id', 'currency_code']);
+  const row: WalletRow | undefined = await db('wallets')
+    .where({ id: walletId })
+    .first(['id', 'tenant_id', 'environment', 'owner_id', 'currency_code']);
   return row ? toWallet(row) : null;
 }
 
@@ -274,17 +344,45 @@ interface ReconciledDepositRow {
 }
 
 function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
-  const { created_at_ms: createdAtMs, wallet_id: id, wallet_tenant_id: tenantId, wallet_environment: environment, wallet_owner_id: ownerId, wallet_currency_code: currencyCode, ...columns } = row;
-  return { ...camelCased<Omit<ReconciledDeposit, 'createdAt' | 'wallet'>>(columns), createdAt: new Date(Number(createdAtMs)), wallet: { id, tenantId, environment, ownerId, currencyCode } };
+  const {
+    created_at_ms: createdAtMs,
+    wallet_id: id,
+    wallet_tenant_id: tenantId,
+    wallet_environment: environment,
+    wallet_owner_id: ownerId,
+    wallet_currency_code: currencyCode,
+    ...columns
+  } = row;
+  return {
+    ...camelCased<Omit<ReconciledDeposit, 'createdAt' | 'wallet'>>(columns),
+    createdAt: new Date(Number(createdAtMs)),
+    wallet: { id, tenantId, environment, ownerId, currencyCode },
+  };
 }
 
 function depositsWithWallets(db: Db) {
   return db('deposits as d')
     .join('wallets as w', 'w.id', 'd.wallet_id')
     .select(
-      'd.seq', 'd.id', 'd.tenant_id', 'd.environment', 'd.source', 'd.status', 'd.currency_code', 'd.amount', 'd.fee', 'd.commission',
-      'd.provider_code', 'd.bank_code', 'd.journal_entry_id', createdAtMsColumn(db, 'd'), 'd.wallet_id',
-      'w.tenant_id as wallet_tenant_id', 'w.environment as wallet_environment', 'w.owner_id as wallet_owner_id', 'w.currency_code as wallet_currency_code',
+      'd.seq',
+      'd.id',
+      'd.tenant_id',
+      'd.environment',
+      'd.source',
+      'd.status',
+      'd.currency_code',
+      'd.amount',
+      'd.fee',
+      'd.commission',
+      'd.provider_code',
+      'd.bank_code',
+      'd.journal_entry_id',
+      createdAtMsColumn(db, 'd'),
+      'd.wallet_id',
+      'w.tenant_id as wallet_tenant_id',
+      'w.environment as wallet_environment',
+      'w.owner_id as wallet_owner_id',
+      'w.currency_code as wallet_currency_code',
     );
 }
 
@@ -309,13 +407,27 @@ export interface StalePendingSlip {
 }
 
 /** Bank slips still pending that were submitted before `submittedBefore`, oldest first, at most `limit`. */
-export async function stalePendingSlips(db: Db, scope: DepositScope | null, filter: { submittedBefore: Date; limit: number }): Promise<StalePendingSlip[]> {
+export async function stalePendingSlips(
+  db: Db,
+  scope: DepositScope | null,
+  filter: { submittedBefore: Date; limit: number },
+): Promise<StalePendingSlip[]> {
   const query = db('deposits')
     .where({ source: 'bank_slip', status: 'pending' })
     .where('created_at', '<', filter.submittedBefore)
     .orderBy('created_at')
     .limit(filter.limit)
-    .select('id as deposit_id', 'tenant_id', 'environment', 'wallet_id', 'bank_code', 'slip_reference', 'currency_code', 'amount', 'created_at');
+    .select(
+      'id as deposit_id',
+      'tenant_id',
+      'environment',
+      'wallet_id',
+      'bank_code',
+      'slip_reference',
+      'currency_code',
+      'amount',
+      'created_at',
+    );
   if (scope) query.where({ tenant_id: scope.tenantId, environment: scope.environment });
   const rows: object[] = await query;
   return rows.map((row) => camelCased(row));

@@ -25,8 +25,24 @@ export class MomoProviderDirectory {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly identity: InternalPeer;
 
-  constructor(private readonly options: { identityUrl: string; internalTokenSecret: string; timeoutMs: number; ttlMs: number; logger: Logger; maxTenants?: number }) {
-    this.identity = { name: 'identity', baseUrl: options.identityUrl, internalTokenSecret: options.internalTokenSecret, timeoutMs: options.timeoutMs, logger: options.logger, unavailableMessage: UNAVAILABLE };
+  constructor(
+    private readonly options: {
+      identityUrl: string;
+      internalTokenSecret: string;
+      timeoutMs: number;
+      ttlMs: number;
+      logger: Logger;
+      maxTenants?: number;
+    },
+  ) {
+    this.identity = {
+      name: 'identity',
+      baseUrl: options.identityUrl,
+      internalTokenSecret: options.internalTokenSecret,
+      timeoutMs: options.timeoutMs,
+      logger: options.logger,
+      unavailableMessage: UNAVAILABLE,
+    };
   }
 
   async providersOf(tenantId: string, options: { fresh?: boolean } = {}): Promise<ProvidersOfTenant> {
@@ -39,7 +55,11 @@ export class MomoProviderDirectory {
   }
 
   private async fetch(tenantId: string): Promise<TenantMomoProvider[]> {
-    const answer = await callInternal(this.identity, { method: 'GET', pathWithQuery: `/internal/v1/tenants/${encodeURIComponent(tenantId)}/momo-providers`, claims: SYSTEM_CALL_CLAIMS });
+    const answer = await callInternal(this.identity, {
+      method: 'GET',
+      pathWithQuery: `/internal/v1/tenants/${encodeURIComponent(tenantId)}/momo-providers`,
+      claims: SYSTEM_CALL_CLAIMS,
+    });
     if (answer.status !== 200) {
       this.options.logger.warn({ status: answer.status, tenantId }, 'identity refused the momo provider lookup');
       throw new AppError('SERVICE_UNAVAILABLE', UNAVAILABLE, { dependency: 'identity' });

@@ -52,8 +52,15 @@ export function bandsOverlap(a: AmountBand, b: AmountBand): boolean {
 }
 
 /** The first rule, in the order given, for this type, currency and amount; null when none matches. */
-export function matchRule<Rule extends FeeRuleForMatch>(rules: readonly Rule[], transactionType: FeeTransactionType, currencyCode: string, amount: BigNumber): Rule | null {
-  return rules.find((rule) => rule.transactionType === transactionType && rule.currencyCode === currencyCode && inBand(rule, amount)) ?? null;
+export function matchRule<Rule extends FeeRuleForMatch>(
+  rules: readonly Rule[],
+  transactionType: FeeTransactionType,
+  currencyCode: string,
+  amount: BigNumber,
+): Rule | null {
+  return (
+    rules.find((rule) => rule.transactionType === transactionType && rule.currencyCode === currencyCode && inBand(rule, amount)) ?? null
+  );
 }
 
 /** clamp(flatFee + amount x percentageFee / 100, minFee, maxFee), rounded half-up to the currency's scale. */
@@ -88,5 +95,11 @@ export function quoteWith(
     return { fee: new BigNumber(0), commission: new BigNumber(0), scheduleId: null, ruleId: null, platformCommissionBps: 0 };
   }
   const fee = feeOf(rule, amount, currencyCode);
-  return { fee, commission: commissionOf(fee, schedule.platformCommissionBps, currencyCode), scheduleId: schedule.id, ruleId: rule.id, platformCommissionBps: schedule.platformCommissionBps };
+  return {
+    fee,
+    commission: commissionOf(fee, schedule.platformCommissionBps, currencyCode),
+    scheduleId: schedule.id,
+    ruleId: rule.id,
+    platformCommissionBps: schedule.platformCommissionBps,
+  };
 }

@@ -15,7 +15,14 @@ export interface RuleInput {
   transactionType: FeeTransactionType;
   currencyCode: string;
   terms: Omit<FeeRuleForMatch, 'id'>;
-  text: { minAmount: string | null; maxAmount: string | null; flatFee: string; percentageFee: string; minFee: string | null; maxFee: string | null };
+  text: {
+    minAmount: string | null;
+    maxAmount: string | null;
+    flatFee: string;
+    percentageFee: string;
+    minFee: string | null;
+    maxFee: string | null;
+  };
 }
 
 function invalidField(field: string, message: string): AppError {
@@ -58,7 +65,14 @@ export function parseRuleInput(body: AddFeeRuleBody): RuleInput {
     transactionType,
     currencyCode,
     terms: { transactionType, currencyCode, minAmount, maxAmount, flatFee, percentageFee, minFee, maxFee },
-    text: { minAmount: textOf(minAmount), maxAmount: textOf(maxAmount), flatFee: flatFee.toFixed(), percentageFee: percentageFee.toFixed(), minFee: textOf(minFee), maxFee: textOf(maxFee) },
+    text: {
+      minAmount: textOf(minAmount),
+      maxAmount: textOf(maxAmount),
+      flatFee: flatFee.toFixed(),
+      percentageFee: percentageFee.toFixed(),
+      minFee: textOf(minFee),
+      maxFee: textOf(maxFee),
+    },
   };
 }
 

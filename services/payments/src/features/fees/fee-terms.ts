@@ -9,7 +9,10 @@ export type { DefaultTerms } from './fees-store';
  * money movement to fold into its own statement (its fee terms in the same round trip as its
  * other rows). The fee tables stay the fees feature's own.
  */
-export function defaultTermsExpression(tenantId: string, only: { transactionType: FeeTransactionType; currencyCode: string }): SqlStatement {
+export function defaultTermsExpression(
+  tenantId: string,
+  only: { transactionType: FeeTransactionType; currencyCode: string },
+): SqlStatement {
   return store.defaultTermsExpression(tenantId, only);
 }
 

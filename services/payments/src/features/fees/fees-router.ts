@@ -21,7 +21,11 @@ const SYSTEM_SCHEDULES = '/v1/system/organizations/:tenantId/fee-schedules';
 export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 'require'>, remember: RequestHandler): Router {
   const router = Router();
 
-  const tenantCaller = (response: Response): FeeCaller => ({ tenantId: tenantScopeOf(response).tenantId, surface: 'tenant', claims: claimsOf(response) });
+  const tenantCaller = (response: Response): FeeCaller => ({
+    tenantId: tenantScopeOf(response).tenantId,
+    surface: 'tenant',
+    claims: claimsOf(response),
+  });
 
   // The operator names the tenant: one that does not exist is not found, before anything is stored for it.
   const systemCaller = async (tenantId: string, response: Response): Promise<FeeCaller> => {
@@ -46,10 +50,14 @@ export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 're
     response.json(await fees.getSchedule(caller.tenantId, request.params.scheduleId));
   });
 
-  router.post(`${SYSTEM_SCHEDULES}/:scheduleId/rules`, remember, async (request: Request<{ tenantId: string; scheduleId: string }>, response: Response) => {
-    const caller = await systemCaller(request.params.tenantId, response);
-    response.status(201).json(await fees.addRule(caller, request.params.scheduleId, parseOrThrow(addFeeRuleBodySchema, request.body)));
-  });
+  router.post(
+    `${SYSTEM_SCHEDULES}/:scheduleId/rules`,
+    remember,
+    async (request: Request<{ tenantId: string; scheduleId: string }>, response: Response) => {
+      const caller = await systemCaller(request.params.tenantId, response);
+      response.status(201).json(await fees.addRule(caller, request.params.scheduleId, parseOrThrow(addFeeRuleBodySchema, request.body)));
+    },
+  );
 
   router.post(`${SYSTEM_SCHEDULES}/:scheduleId/publish`, async (request, response) => {
     const caller = await systemCaller(request.params.tenantId, response);

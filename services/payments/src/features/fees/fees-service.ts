@@ -12,10 +12,32 @@ import {
   type Page,
   type PublishFeeScheduleBody,
 } from '@wallet/contracts';
-import { AppError, auditActorFieldsOf, auditRecordMessage, cursorFields, type Db, decodeCursor, encodeCursor, enqueueOutbox, type InternalClaims, type OutboxRelay, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  auditActorFieldsOf,
+  auditRecordMessage,
+  cursorFields,
+  type Db,
+  decodeCursor,
+  encodeCursor,
+  enqueueOutbox,
+  type InternalClaims,
+  type OutboxRelay,
+  type Tx,
+} from '@wallet/kit';
 import { bandsOverlap } from './fee-calculator';
 import { parseRuleInput, termsOf, toFeeRule } from './fee-rules';
-import { findDefaultSchedule, findSchedule, insertRule, insertSchedule, listSchedules, lockTenantDefault, markPublished, rulesOf, type StoredSchedule } from './fees-store';
+import {
+  findDefaultSchedule,
+  findSchedule,
+  insertRule,
+  insertSchedule,
+  listSchedules,
+  lockTenantDefault,
+  markPublished,
+  rulesOf,
+  type StoredSchedule,
+} from './fees-store';
 import { quoteFee } from './quote-fee';
 
 export interface FeesDeps {
@@ -73,9 +95,24 @@ export class FeesService {
    */
   async createSchedule(caller: FeeCaller, input: NewSchedule): Promise<FeeScheduleWithRules> {
     const schedule = await this.deps.db.transaction(async (tx) => {
-      const platformCommissionBps = caller.surface === 'system' ? (input.platformCommissionBps ?? 0) : ((await findDefaultSchedule(tx, caller.tenantId))?.platformCommissionBps ?? 0);
-      const stored = await insertSchedule(tx, { id: newId('feeSchedule'), tenantId: caller.tenantId, name: input.name, platformCommissionBps, defaultOnPublish: input.isDefault, origin: caller.surface });
-      await this.audit(tx, caller, 'fee_schedule.created', 'fee_schedule', stored.id, { name: stored.name, platformCommissionBps, isDefault: input.isDefault, origin: stored.origin });
+      const platformCommissionBps =
+        caller.surface === 'system'
+          ? (input.platformCommissionBps ?? 0)
+          : ((await findDefaultSchedule(tx, caller.tenantId))?.platformCommissionBps ?? 0);
+      const stored = await insertSchedule(tx, {
+        id: newId('feeSchedule'),
+        tenantId: caller.tenantId,
+        name: input.name,
+        platformCommissionBps,
+        defaultOnPublish: input.isDefault,
+        origin: caller.surface,
+      });
+      await this.audit(tx, caller, 'fee_schedule.created', 'fee_schedule', stored.id, {
+        name: stored.name,
+        platformCommissionBps,
+        isDefault: input.isDefault,
+        origin: stored.origin,
+      });
       return stored;
     });
     this.deps.relay.wake();
@@ -106,17 +143,28 @@ export class FeesService {
     const rule = await this.deps.db.transaction(async (tx) => {
       const schedule = await findSchedule(tx, caller.tenantId, scheduleId, { forUpdate: true });
       if (!schedule) throw scheduleNotFound();
-      if (schedule.status !== 'draft') throw new AppError('FEE_SCHEDULE_PUBLISHED', 'A published fee schedule cannot be changed; create a new schedule', { scheduleId });
+      if (schedule.status !== 'draft')
+        throw new AppError('FEE_SCHEDULE_PUBLISHED', 'A published fee schedule cannot be changed; create a new schedule', { scheduleId });
       const siblings = await rulesOf(tx, schedule.id, { transactionType: input.transactionType, currencyCode: input.currencyCode });
       const clash = siblings.find((sibling) => bandsOverlap(termsOf(sibling), input.terms));
       if (clash) {
-        throw new AppError('OVERLAPPING_FEE_RULE', `The amount band overlaps rule ${clash.id} for ${input.transactionType} in ${input.currencyCode}`, {
-          ruleId: clash.id,
-          minAmount: clash.minAmount === null ? null : formatAmount(clash.minAmount, clash.currencyCode),
-          maxAmount: clash.maxAmount === null ? null : formatAmount(clash.maxAmount, clash.currencyCode),
-        });
+        throw new AppError(
+          'OVERLAPPING_FEE_RULE',
+          `The amount band overlaps rule ${clash.id} for ${input.transactionType} in ${input.currencyCode}`,
+          {
+            ruleId: clash.id,
+            minAmount: clash.minAmount === null ? null : formatAmount(clash.minAmount, clash.currencyCode),
+            maxAmount: clash.maxAmount === null ? null : formatAmount(clash.maxAmount, clash.currencyCode),
+          },
+        );
       }
-      const stored = await insertRule(tx, { id: newId('feeRule'), scheduleId: schedule.id, transactionType: input.transactionType, currencyCode: input.currencyCode, ...input.text });
+      const stored = await insertRule(tx, {
+        id: newId('feeRule'),
+        scheduleId: schedule.id,
+        transactionType: input.transactionType,
+        currencyCode: input.currencyCode,
+        ...input.text,
+      });
       const rule = toFeeRule(stored);
       await this.audit(tx, caller, 'fee_rule.added', 'fee_rule', rule.id, {
         scheduleId: schedule.id,
@@ -144,11 +192,16 @@ export class FeesService {
     const result = await this.deps.db.transaction(async (tx) => {
       const schedule = await findSchedule(tx, caller.tenantId, scheduleId, { forUpdate: true });
       if (!schedule) throw scheduleNotFound();
-      if (schedule.status !== 'draft') throw new AppError('FEE_SCHEDULE_PUBLISHED', 'The fee schedule is already published', { scheduleId, publishedAt: schedule.publishedAt?.toISOString() ?? null });
+      if (schedule.status !== 'draft')
+        throw new AppError('FEE_SCHEDULE_PUBLISHED', 'The fee schedule is already published', {
+          scheduleId,
+          publishedAt: schedule.publishedAt?.toISOString() ?? null,
+        });
       const makeDefault = body.makeDefault ?? schedule.defaultOnPublish;
       await lockTenantDefault(tx, caller.tenantId);
       const previousDefault = await findDefaultSchedule(tx, caller.tenantId);
-      const platformCommissionBps = schedule.origin === 'tenant' ? (previousDefault?.platformCommissionBps ?? 0) : schedule.platformCommissionBps;
+      const platformCommissionBps =
+        schedule.origin === 'tenant' ? (previousDefault?.platformCommissionBps ?? 0) : schedule.platformCommissionBps;
       const published = await markPublished(tx, schedule, { makeDefault, platformCommissionBps });
       const rules = await rulesOf(tx, schedule.id);
       await this.audit(tx, caller, 'fee_schedule.published', 'fee_schedule', schedule.id, {
@@ -176,7 +229,14 @@ export class FeesService {
     };
   }
 
-  private async audit(tx: Tx, caller: FeeCaller, action: string, targetType: string, targetId: string, metadata: Record<string, unknown>): Promise<void> {
+  private async audit(
+    tx: Tx,
+    caller: FeeCaller,
+    action: string,
+    targetType: string,
+    targetId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
     const actor = auditActorFieldsOf(caller.claims);
     await enqueueOutbox(tx, [
       auditRecordMessage({

@@ -1,4 +1,11 @@
-import { type FeeScheduleOrigin, feeScheduleOriginSchema, type FeeScheduleStatus, feeScheduleStatusSchema, type FeeTransactionType, feeTransactionTypeSchema } from '@wallet/contracts';
+import {
+  type FeeScheduleOrigin,
+  feeScheduleOriginSchema,
+  type FeeScheduleStatus,
+  feeScheduleStatusSchema,
+  type FeeTransactionType,
+  feeTransactionTypeSchema,
+} from '@wallet/contracts';
 import { type Db, prepared, type SqlStatement, type Tx } from '@wallet/kit';
 import { z } from 'zod';
 
@@ -63,8 +70,33 @@ export interface StoredRule {
 
 export type NewRule = Omit<StoredRule, 'seq' | 'createdAt'>;
 
-const SCHEDULE_COLUMNS = ['seq', 'id', 'tenant_id', 'name', 'platform_commission_bps', 'status', 'is_default', 'default_on_publish', 'origin', 'published_at', 'created_at'];
-const RULE_COLUMNS = ['seq', 'id', 'schedule_id', 'transaction_type', 'currency_code', 'min_amount', 'max_amount', 'flat_fee', 'percentage_fee', 'min_fee', 'max_fee', 'created_at'];
+const SCHEDULE_COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'name',
+  'platform_commission_bps',
+  'status',
+  'is_default',
+  'default_on_publish',
+  'origin',
+  'published_at',
+  'created_at',
+];
+const RULE_COLUMNS = [
+  'seq',
+  'id',
+  'schedule_id',
+  'transaction_type',
+  'currency_code',
+  'min_amount',
+  'max_amount',
+  'flat_fee',
+  'percentage_fee',
+  'min_fee',
+  'max_fee',
+  'created_at',
+];
 
 function toSchedule(row: ScheduleRow): StoredSchedule {
   return {
@@ -101,7 +133,14 @@ function toRule(row: RuleRow): StoredRule {
 
 export async function insertSchedule(
   tx: Tx,
-  schedule: { id: string; tenantId: string; name: string; platformCommissionBps: number; defaultOnPublish: boolean; origin: FeeScheduleOrigin },
+  schedule: {
+    id: string;
+    tenantId: string;
+    name: string;
+    platformCommissionBps: number;
+    defaultOnPublish: boolean;
+    origin: FeeScheduleOrigin;
+  },
 ): Promise<StoredSchedule> {
   const rows: ScheduleRow[] = await tx('fee_schedules')
     .insert({
@@ -119,7 +158,12 @@ export async function insertSchedule(
 }
 
 /** A schedule of this tenant only: another tenant's id is not found. `forUpdate` locks its row until the transaction ends. */
-export async function findSchedule(db: Db | Tx, tenantId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredSchedule | null> {
+export async function findSchedule(
+  db: Db | Tx,
+  tenantId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredSchedule | null> {
   const query = db('fee_schedules').select(SCHEDULE_COLUMNS).where({ tenant_id: tenantId, id }).first();
   if (options.forUpdate) query.forUpdate();
   const row: ScheduleRow | undefined = await query;
@@ -129,14 +173,25 @@ export async function findSchedule(db: Db | Tx, tenantId: string, id: string, op
 /** The tenant's default schedule (always a published one), or null. */
 export async function findDefaultSchedule(db: Db | Tx, tenantId: string): Promise<StoredSchedule | null> {
   // Read on every money movement: prepared, so it is planned once per connection.
-  const result = await prepared<{ rows: ScheduleRow[] }>(db, `SELECT ${SCHEDULE_COLUMNS.join(', ')} FROM fee_schedules WHERE tenant_id = ? AND is_default LIMIT 1`, [tenantId]);
+  const result = await prepared<{ rows: ScheduleRow[] }>(
+    db,
+    `SELECT ${SCHEDULE_COLUMNS.join(', ')} FROM fee_schedules WHERE tenant_id = ? AND is_default LIMIT 1`,
+    [tenantId],
+  );
   const row = result.rows[0];
   return row ? toSchedule(row) : null;
 }
 
 /** Newest first; one more row than asked, so the caller knows whether a next page exists. */
-export async function listSchedules(db: Db, filter: { tenantId: string; status?: FeeScheduleStatus | undefined; beforeSeq?: string | undefined; limit: number }): Promise<StoredSchedule[]> {
-  const query = db('fee_schedules').select(SCHEDULE_COLUMNS).where('tenant_id', filter.tenantId).orderBy('seq', 'desc').limit(filter.limit + 1);
+export async function listSchedules(
+  db: Db,
+  filter: { tenantId: string; status?: FeeScheduleStatus | undefined; beforeSeq?: string | undefined; limit: number },
+): Promise<StoredSchedule[]> {
+  const query = db('fee_schedules')
+    .select(SCHEDULE_COLUMNS)
+    .where('tenant_id', filter.tenantId)
+    .orderBy('seq', 'desc')
+    .limit(filter.limit + 1);
   if (filter.status !== undefined) query.where('status', filter.status);
   if (filter.beforeSeq !== undefined) query.where('seq', '<', filter.beforeSeq);
   const rows: ScheduleRow[] = await query;
@@ -144,7 +199,11 @@ export async function listSchedules(db: Db, filter: { tenantId: string; status?:
 }
 
 /** A schedule's rules in the order they were added; only those of one type and currency when given. */
-export async function rulesOf(db: Db | Tx, scheduleId: string, only?: { transactionType: FeeTransactionType; currencyCode: string }): Promise<StoredRule[]> {
+export async function rulesOf(
+  db: Db | Tx,
+  scheduleId: string,
+  only?: { transactionType: FeeTransactionType; currencyCode: string },
+): Promise<StoredRule[]> {
   if (only) {
     const result = await prepared<{ rows: RuleRow[] }>(
       db,
@@ -187,13 +246,25 @@ export async function lockTenantDefault(tx: Tx, tenantId: string): Promise<void>
 }
 
 /** draft -> published, with the commission it keeps from now on; when it becomes the default, the previous default stops being one. */
-export async function markPublished(tx: Tx, schedule: { tenantId: string; id: string }, changes: { makeDefault: boolean; platformCommissionBps: number }): Promise<StoredSchedule> {
+export async function markPublished(
+  tx: Tx,
+  schedule: { tenantId: string; id: string },
+  changes: { makeDefault: boolean; platformCommissionBps: number },
+): Promise<StoredSchedule> {
   if (changes.makeDefault) {
-    await tx('fee_schedules').where({ tenant_id: schedule.tenantId, is_default: true }).whereNot('id', schedule.id).update({ is_default: false });
+    await tx('fee_schedules')
+      .where({ tenant_id: schedule.tenantId, is_default: true })
+      .whereNot('id', schedule.id)
+      .update({ is_default: false });
   }
   const rows: ScheduleRow[] = await tx('fee_schedules')
     .where({ tenant_id: schedule.tenantId, id: schedule.id, status: 'draft' })
-    .update({ status: 'published', published_at: tx.fn.now(), is_default: changes.makeDefault, platform_commission_bps: changes.platformCommissionBps })
+    .update({
+      status: 'published',
+      published_at: tx.fn.now(),
+      is_default: changes.makeDefault,
+      platform_commission_bps: changes.platformCommissionBps,
+    })
     .returning(SCHEDULE_COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`fee schedule ${schedule.id} was not a draft when published`);
@@ -240,7 +311,10 @@ export interface DefaultTerms {
  * expression yielding JSON, so a money movement reads its fee terms in the same round trip as
  * its other rows. Numbers and ids travel as text: no NUMERIC ever passes through a JS float.
  */
-export function defaultTermsExpression(tenantId: string, only: { transactionType: FeeTransactionType; currencyCode: string }): SqlStatement {
+export function defaultTermsExpression(
+  tenantId: string,
+  only: { transactionType: FeeTransactionType; currencyCode: string },
+): SqlStatement {
   return {
     sql: `(SELECT json_build_object(
              'schedule', to_json(s),

@@ -23,10 +23,17 @@ export interface FeeQuoteResult {
  * from this same function. The amount is a decimal string (or BigNumber) valid for the
  * currency, else 400 INVALID_AMOUNT.
  */
-export async function quoteFee(tx: Db | Tx, tenantId: string, transactionType: FeeTransactionType, currencyCode: string, amount: string | BigNumber): Promise<FeeQuoteResult> {
+export async function quoteFee(
+  tx: Db | Tx,
+  tenantId: string,
+  transactionType: FeeTransactionType,
+  currencyCode: string,
+  amount: string | BigNumber,
+): Promise<FeeQuoteResult> {
   const text = typeof amount === 'string' ? amount : amount.toFixed();
   const problem = checkAmount(text, currencyCode);
-  if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem });
+  if (problem)
+    throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem });
   const schedule = await findDefaultSchedule(tx, tenantId);
   const rules = schedule ? await rulesOf(tx, schedule.id, { transactionType, currencyCode }) : [];
   return quoteFromTerms({ schedule, rules }, transactionType, currencyCode, text);
@@ -36,7 +43,12 @@ export async function quoteFee(tx: Db | Tx, tenantId: string, transactionType: F
  * The same quote from terms read already (`defaultTermsExpression`, folded into a caller's
  * read); the amount is valid for the currency (checked by the caller).
  */
-export function quoteFromTerms(terms: DefaultTerms, transactionType: FeeTransactionType, currencyCode: string, amount: string): FeeQuoteResult {
+export function quoteFromTerms(
+  terms: DefaultTerms,
+  transactionType: FeeTransactionType,
+  currencyCode: string,
+  amount: string,
+): FeeQuoteResult {
   const result = quoteWith(terms.schedule, terms.rules.map(termsOf), transactionType, currencyCode, new BigNumber(amount));
   return {
     fee: formatAmount(result.fee, currencyCode),
@@ -57,5 +69,11 @@ export interface ChargedFee {
 }
 
 export function chargedFee(quote: FeeQuoteResult): ChargedFee {
-  return { fee: quote.fee, commission: quote.commission, feeScheduleId: quote.scheduleId, feeRuleId: quote.ruleId, platformCommissionBps: quote.platformCommissionBps };
+  return {
+    fee: quote.fee,
+    commission: quote.commission,
+    feeScheduleId: quote.scheduleId,
+    feeRuleId: quote.ruleId,
+    platformCommissionBps: quote.platformCommissionBps,
+  };
 }

@@ -21,7 +21,13 @@ export interface PayoutPosting extends ChargedMoneyRecord {
   correlationId?: string | undefined;
 }
 
-const KIND: Record<PayoutStep, LedgerPostV1['kind']> = { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release', complete: 'payout_complete', fail: 'payout_fail' };
+const KIND: Record<PayoutStep, LedgerPostV1['kind']> = {
+  hold: 'payout_hold',
+  settle: 'payout_settle',
+  release: 'payout_release',
+  complete: 'payout_complete',
+  fail: 'payout_fail',
+};
 
 /** The float the money left the platform from: the mobile money network's or the bank's. */
 export function floatAccountOf(destination: PayoutDestination): string {
@@ -51,8 +57,19 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
   const hasFee = new BigNumber(payout.fee).gt(0);
   const hasCommission = new BigNumber(payout.commission).gt(0);
   if (new BigNumber(payout.commission).gt(payout.fee)) throw new Error(`commission ${payout.commission} exceeds fee ${payout.fee}`);
-  const wallet = (direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName({ ownerId: payout.walletOwnerId }), walletId: payout.walletId, direction, amount, currencyCode });
-  const system = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const wallet = (direction: 'DR' | 'CR', amount: string): PostingLine => ({
+    accountName: walletAccountName({ ownerId: payout.walletOwnerId }),
+    walletId: payout.walletId,
+    direction,
+    amount,
+    currencyCode,
+  });
+  const system = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({
+    accountName,
+    direction,
+    amount,
+    currencyCode,
+  });
   const linesOf: Record<PayoutStep, () => PostingLine[]> = {
     hold: () => [wallet('DR', held), system(SUSPENSE, 'CR', held)],
     release: () => [system(SUSPENSE, 'DR', held), wallet('CR', held)],
@@ -74,5 +91,10 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
     ],
   };
   const lines = linesOf[step]();
-  return postCommandOf(payout, { commandId: payoutCommandId(payout.id, step), kind: KIND[step], reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id }, lines });
+  return postCommandOf(payout, {
+    commandId: payoutCommandId(payout.id, step),
+    kind: KIND[step],
+    reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id },
+    lines,
+  });
 }

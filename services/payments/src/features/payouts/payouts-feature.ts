@@ -29,9 +29,19 @@ export const payoutsConfigShape = {
 };
 
 /** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
-export function startPayouts(parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
+export function startPayouts(
+  parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>,
+  deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
+): Features {
   const { config, db, relay, logger } = parts;
-  const payouts = new PayoutsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS });
+  const payouts = new PayoutsService({
+    db,
+    relay,
+    postings: deps.postings,
+    members: deps.members,
+    tenants: deps.tenants,
+    replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS,
+  });
   deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
   deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({

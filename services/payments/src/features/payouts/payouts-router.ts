@@ -7,5 +7,9 @@ import type { PayoutsService } from './payouts-service';
 export function payoutsRouter(payouts: PayoutsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
   const schemas = { create: createPayoutBodySchema, query: payoutCaseQuerySchema };
   const decisionSchemas = { approve: approvePayoutBodySchema, reject: rejectPayoutBodySchema };
-  return makerCheckerRouter(payouts, { create: '/v1/payouts', list: '/v1/payouts/cases', decide: '/v1/payouts', schemas, decisionSchemas }, guards);
+  return makerCheckerRouter(
+    payouts,
+    { create: '/v1/payouts', list: '/v1/payouts/cases', decide: '/v1/payouts', schemas, decisionSchemas },
+    guards,
+  );
 }

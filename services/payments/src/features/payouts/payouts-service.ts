@@ -1,9 +1,37 @@
-import { type CreatePayoutBody, formatAmount, type LedgerResultV1, newId, type Page, type PayoutCase, type PayoutCaseQuery } from '@wallet/contracts';
+import {
+  type CreatePayoutBody,
+  formatAmount,
+  type LedgerResultV1,
+  newId,
+  type Page,
+  type PayoutCase,
+  type PayoutCaseQuery,
+} from '@wallet/contracts';
 import { AppError, currentContext, type InternalClaims, pageBySeq, type Tx } from '@wallet/kit';
-import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, finishSteps, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState, resultsOfSteps, scopedOutcomesOf } from '@wallet/money-commands';
+import {
+  awaitsLedger,
+  type CaseTypeDeclaration,
+  type CommandAnswers,
+  type CommandResult,
+  finishSteps,
+  ledgerRefusal,
+  MakerChecker,
+  type MakerCheckerDeps,
+  pendingCaseState,
+  resultsOfSteps,
+  scopedOutcomesOf,
+} from '@wallet/money-commands';
 import { chargedFee, quoteFee } from '../fees/quote-fee';
 import { payoutPostCommand, stepOfCommand } from './payout-posting';
-import { findPayoutWallet, listCases, type NewPayoutCase, PAYOUT_CASE_TABLE, PAYOUT_OUTCOME, type PayoutScope, type StoredPayoutCase } from './payouts-store';
+import {
+  findPayoutWallet,
+  listCases,
+  type NewPayoutCase,
+  PAYOUT_CASE_TABLE,
+  PAYOUT_OUTCOME,
+  type PayoutScope,
+  type StoredPayoutCase,
+} from './payouts-store';
 
 /**
  * Wallet payouts under maker-checker (MakerChecker): the hold at creation moves amount plus fee
@@ -16,12 +44,21 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
     super(deps, PAYOUT_CASES);
   }
 
-  async create(scope: PayoutScope, body: CreatePayoutBody, answers: CommandAnswers, claims: InternalClaims): Promise<CommandResult<PayoutCase>> {
+  async create(
+    scope: PayoutScope,
+    body: CreatePayoutBody,
+    answers: CommandAnswers,
+    claims: InternalClaims,
+  ): Promise<CommandResult<PayoutCase>> {
     this.checkRequest(claims, body);
     const wallet = await findPayoutWallet(this.deps.db, scope, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet', { walletId: body.walletId });
     if (wallet.currencyCode !== body.currencyCode) {
-      throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletId: wallet.id, walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
+      throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, {
+        walletId: wallet.id,
+        walletCurrencyCode: wallet.currencyCode,
+        currencyCode: body.currencyCode,
+      });
     }
     // Payments' copy of the status only refuses early; the ledger enforces a freeze atomically.
     if (wallet.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The wallet is frozen', { walletId: wallet.id });
@@ -42,8 +79,28 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
       requestedBy: body.requestedBy,
       createdAt: new Date(),
     };
-    const hold = payoutPostCommand({ ...scope, id, walletId: wallet.id, walletOwnerId: wallet.ownerId, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, 'hold');
-    return this.open({ scope, claims, draft, hold, requested: { walletId: wallet.id, amount, fee: quote.fee, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
+    const hold = payoutPostCommand(
+      {
+        ...scope,
+        id,
+        walletId: wallet.id,
+        walletOwnerId: wallet.ownerId,
+        currencyCode: body.currencyCode,
+        amount,
+        fee: quote.fee,
+        commission: quote.commission,
+        correlationId: currentContext()?.correlationId,
+      },
+      'hold',
+    );
+    return this.open({
+      scope,
+      claims,
+      draft,
+      hold,
+      requested: { walletId: wallet.id, amount, fee: quote.fee, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
+      answers,
+    });
   }
 
   /** Finishes case steps from ledger events (any instance, any time): the maker-checker steps, then the rail's outcome. */
@@ -53,7 +110,11 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
   }
 
   list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
-    return pageBySeq(query, (beforeSeq) => listCases(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }), toPayoutCase);
+    return pageBySeq(
+      query,
+      (beforeSeq) => listCases(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }),
+      toPayoutCase,
+    );
   }
 }
 
@@ -62,7 +123,14 @@ const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutC
   table: PAYOUT_CASE_TABLE,
   names: { recordType: 'payout', noun: 'payout case', auditTarget: 'payout_case', auditPrefix: 'payout' },
   scopes: { create: 'payouts:create', approve: 'payouts:approve' },
-  created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq), railReference: null, railFailureReason: null, outcomeEntryId: null, outcomeFailureCode: null }),
+  created: (scope, draft, seq) => ({
+    ...draft,
+    ...pendingCaseState(scope, seq),
+    railReference: null,
+    railFailureReason: null,
+    outcomeEntryId: null,
+    outcomeFailureCode: null,
+  }),
   refusalOf,
   show: toPayoutCase,
   decisionCommand: async (tx, decided, step, correlationId) => {
@@ -77,7 +145,9 @@ const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutC
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
 export function refusalOf(payout: StoredPayoutCase): AppError {
   const messages = { INSUFFICIENT_FUNDS: 'The wallet does not hold the amount plus the fee', WALLET_FROZEN: 'The wallet is frozen' };
-  return ledgerRefusal(payout.failureCode, messages, (reported) => `The ledger refused the payout hold (${reported})`, { payoutCaseId: payout.id });
+  return ledgerRefusal(payout.failureCode, messages, (reported) => `The ledger refused the payout hold (${reported})`, {
+    payoutCaseId: payout.id,
+  });
 }
 
 /** A delivered case (completed or failed by the rail, its hold posted) whose complete or fail the ledger has not answered. */

@@ -1,6 +1,15 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
-import { type CaseState, type CaseStateField, type CaseTable, caseListFilters, type ChargedMoneyRecord, type RecordStep, type RecordTable, type WalletAccount } from '@wallet/money-commands';
+import {
+  type CaseState,
+  type CaseStateField,
+  type CaseTable,
+  caseListFilters,
+  type ChargedMoneyRecord,
+  type RecordStep,
+  type RecordTable,
+  type WalletAccount,
+} from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
 export interface PayoutScope {
@@ -27,9 +36,35 @@ export interface StoredPayoutCase extends ChargedMoneyRecord, CaseState {
 }
 
 export const PAYOUT_CASE_COLUMNS = [
-  'seq', 'id', 'tenant_id', 'environment', 'wallet_id', 'currency_code', 'amount', 'fee', 'commission', 'fee_schedule_id', 'fee_rule_id', 'platform_commission_bps',
-  'payout_method', 'destination', 'narration', 'requested_by', 'status', 'hold_entry_id', 'failure_code', 'decided_by', 'decided_at', 'rejection_reason',
-  'decision_entry_id', 'decision_failure_code', 'rail_reference', 'rail_failure_reason', 'outcome_entry_id', 'outcome_failure_code', 'created_at',
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'wallet_id',
+  'currency_code',
+  'amount',
+  'fee',
+  'commission',
+  'fee_schedule_id',
+  'fee_rule_id',
+  'platform_commission_bps',
+  'payout_method',
+  'destination',
+  'narration',
+  'requested_by',
+  'status',
+  'hold_entry_id',
+  'failure_code',
+  'decided_by',
+  'decided_at',
+  'rejection_reason',
+  'decision_entry_id',
+  'decision_failure_code',
+  'rail_reference',
+  'rail_failure_reason',
+  'outcome_entry_id',
+  'outcome_failure_code',
+  'created_at',
 ];
 export function toCase(row: object): StoredPayoutCase {
   return camelCased(row);
@@ -49,14 +84,31 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
   return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
 }
 
-export type NewPayoutCase = Omit<StoredPayoutCase, CaseStateField | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'>;
+export type NewPayoutCase = Omit<
+  StoredPayoutCase,
+  CaseStateField | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
+>;
 
 /** A case as its creating statement writes it (with its hold command and its key's first answer). */
 export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
   name: 'payout_cases',
   columns: {
-    id: 'text', tenantId: 'text', environment: 'text', walletId: 'text', currencyCode: 'text', amount: 'numeric', fee: 'numeric', commission: 'numeric', feeScheduleId: 'text',
-    feeRuleId: 'text', platformCommissionBps: 'integer', payoutMethod: 'text', destination: 'jsonb', narration: 'text', requestedBy: 'text', createdAt: 'timestamptz',
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    walletId: 'text',
+    currencyCode: 'text',
+    amount: 'numeric',
+    fee: 'numeric',
+    commission: 'numeric',
+    feeScheduleId: 'text',
+    feeRuleId: 'text',
+    platformCommissionBps: 'integer',
+    payoutMethod: 'text',
+    destination: 'jsonb',
+    narration: 'text',
+    requestedBy: 'text',
+    createdAt: 'timestamptz',
   },
 };
 
@@ -72,7 +124,12 @@ const records = scopedRecords('payout_cases', PAYOUT_CASE_COLUMNS, toCase);
 export const findCase = records.find;
 
 /** Payout cases as a maker-checker case table. */
-export const PAYOUT_CASE_TABLE: CaseTable<NewPayoutCase, StoredPayoutCase> = { records: PAYOUT_CASE_RECORDS, columns: PAYOUT_CASE_COLUMNS, fromRow: toCase, find: findCase };
+export const PAYOUT_CASE_TABLE: CaseTable<NewPayoutCase, StoredPayoutCase> = {
+  records: PAYOUT_CASE_RECORDS,
+  columns: PAYOUT_CASE_COLUMNS,
+  fromRow: toCase,
+  find: findCase,
+};
 
 export interface PayoutCaseFilter extends SeqPageFilter {
   walletId?: string | undefined;
@@ -111,7 +168,9 @@ export async function deliverableCases(db: Db, limit: number): Promise<Deliverab
 
 /** Marks the first attempt at the rail; a resumed attempt keeps the first time. */
 export async function markRailStarted(db: Db, id: string): Promise<void> {
-  await prepared(db, `UPDATE payout_cases SET rail_started_at = coalesce(rail_started_at, now()) WHERE id = ? AND status = 'approved'`, [id]);
+  await prepared(db, `UPDATE payout_cases SET rail_started_at = coalesce(rail_started_at, now()) WHERE id = ? AND status = 'approved'`, [
+    id,
+  ]);
 }
 
 export interface RailResult {
@@ -154,8 +213,22 @@ function payoutCasesWithWallets(db: Db) {
   return db('payout_cases as p')
     .join('wallets as w', 'w.id', 'p.wallet_id')
     .select(
-      'p.seq', 'p.id', 'p.tenant_id', 'p.environment', 'p.status', 'p.wallet_id', 'w.owner_id as wallet_owner_id', 'p.currency_code', 'p.amount', 'p.fee', 'p.commission',
-      'p.destination', 'p.hold_entry_id', 'p.decision_entry_id', 'p.outcome_entry_id', 'p.created_at',
+      'p.seq',
+      'p.id',
+      'p.tenant_id',
+      'p.environment',
+      'p.status',
+      'p.wallet_id',
+      'w.owner_id as wallet_owner_id',
+      'p.currency_code',
+      'p.amount',
+      'p.fee',
+      'p.commission',
+      'p.destination',
+      'p.hold_entry_id',
+      'p.decision_entry_id',
+      'p.outcome_entry_id',
+      'p.created_at',
     );
 }
 

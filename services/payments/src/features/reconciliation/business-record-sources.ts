@@ -7,7 +7,15 @@ import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-c
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import { reversalPostCommand } from '../transfers/transfer-reversal-posting';
-import { type ReconciledReversal, type ReconciledTransfer, reversalsAfter, reversalsByIds, transferDigestsAfter, transfersAfter, transfersByIds } from '../transfers/transfer-records';
+import {
+  type ReconciledReversal,
+  type ReconciledTransfer,
+  reversalsAfter,
+  reversalsByIds,
+  transferDigestsAfter,
+  transfersAfter,
+  transfersByIds,
+} from '../transfers/transfer-records';
 
 function transferPosting(transfer: ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
   const command = transferPostCommand(transfer, transfer.from, transfer.to);

@@ -1,4 +1,11 @@
-import { type LedgerFullRun, newId, type RecordDigests, type ReconciliationFullRun, reconciliationResultSchema, type ReconciliationRunState } from '@wallet/contracts';
+import {
+  type LedgerFullRun,
+  newId,
+  type RecordDigests,
+  type ReconciliationFullRun,
+  reconciliationResultSchema,
+  type ReconciliationRunState,
+} from '@wallet/contracts';
 import type { Db, Logger } from '@wallet/kit';
 import type { LedgerReads } from '@wallet/money-commands';
 import type { ReconciliationScope, ReconciliationService } from './reconciliation-service';
@@ -63,7 +70,8 @@ export class ReconciliationFullRuns {
   /** Starts a run, or answers the one already queued or running for the same scope: two would only halve each other's pace. */
   async start(scope: ReconciliationScope | null): Promise<ReconciliationFullRun> {
     // One older than a full run's deadline was left behind by an instance that stopped.
-    const going = this.options.db('reconciliation_full_runs')
+    const going = this.options
+      .db('reconciliation_full_runs')
       .whereIn('state', ['queued', 'running'])
       .where('created_at', '>', new Date(Date.now() - this.options.treasuryTimeoutMs))
       .orderBy('id', 'desc');
@@ -72,7 +80,8 @@ export class ReconciliationFullRuns {
     const existing: FullRunRow | undefined = await going.first();
     if (existing) return fromRow(existing);
     const id = newId('reconciliationRun');
-    const [row] = await this.options.db('reconciliation_full_runs')
+    const [row] = await this.options
+      .db('reconciliation_full_runs')
       .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' })
       .returning('*');
     const run = this.run(id, scope).finally(() => this.running.delete(run));
@@ -115,13 +124,21 @@ export class ReconciliationFullRuns {
         progress.records = count;
         await writeProgress(false);
       };
-      const records = await reconciliation.allBusinessRecords(scope, passDigests, { onProgress, treasuryTimeoutMs: this.options.treasuryTimeoutMs });
+      const records = await reconciliation.allBusinessRecords(scope, passDigests, {
+        onProgress,
+        treasuryTimeoutMs: this.options.treasuryTimeoutMs,
+      });
       const checkedAt = new Date();
       const bankEvidence = await reconciliation.bankEvidence(scope, checkedAt);
       const ledgerState = await ledgerRun;
       if (!ledgerState.result) throw new Error(`the ledger's full run ${ledgerState.id} gave no result`);
       const result = reconciliation.assemble(ledgerState.result, records, bankEvidence, checkedAt, 'full');
-      await this.update(id, { state: 'succeeded', progress: JSON.stringify(progress), result: JSON.stringify(result), finished_at: this.options.db.fn.now() });
+      await this.update(id, {
+        state: 'succeeded',
+        progress: JSON.stringify(progress),
+        result: JSON.stringify(result),
+        finished_at: this.options.db.fn.now(),
+      });
       logger.info({ runId: id, status: result.status, coverage: result.coverage }, 'full reconciliation finished');
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_MESSAGE_MAX) || 'full reconciliation failed';
@@ -131,7 +148,11 @@ export class ReconciliationFullRuns {
   }
 
   /** Starts the ledger's run (checks 1 and 2, and the record digests) and follows it to its end, writing its progress. */
-  private async followLedgerRun(scope: ReconciliationScope | null, progress: { ledger: LedgerFullRun['progress'] }, writeProgress: (force: boolean) => Promise<void>): Promise<LedgerFullRun> {
+  private async followLedgerRun(
+    scope: ReconciliationScope | null,
+    progress: { ledger: LedgerFullRun['progress'] },
+    writeProgress: (force: boolean) => Promise<void>,
+  ): Promise<LedgerFullRun> {
     const { ledger } = this.options;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const started = await ledger.startFullRun(scope);
@@ -139,7 +160,8 @@ export class ReconciliationFullRuns {
     let state = started;
     while (state.state === 'queued' || state.state === 'running') {
       if (this.stopped) throw new Error('payments is stopping');
-      if (Date.now() > deadline) throw new Error(`the ledger's full run ${started.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
+      if (Date.now() > deadline)
+        throw new Error(`the ledger's full run ${started.id} did not finish within PAYMENTS_RECONCILIATION_FULL_TIMEOUT_MS`);
       await sleep(POLL_MS);
       state = await ledger.fullRun(started.id);
       progress.ledger = state.progress;

@@ -59,20 +59,28 @@ export async function insertRun(tx: Tx, run: StoredReconciliationRun): Promise<v
 
 /** Newest first (ids sort by the time they were made), one more than asked so the caller knows if a page follows. */
 export async function listRuns(db: Db, options: { limit: number; beforeId?: string | undefined }): Promise<StoredReconciliationRun[]> {
-  const query = db('reconciliation_runs').select(SUMMARY_COLUMNS).orderBy('id', 'desc').limit(options.limit + 1);
+  const query = db('reconciliation_runs')
+    .select(SUMMARY_COLUMNS)
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1);
   if (options.beforeId !== undefined) query.where('id', '<', options.beforeId);
   const rows: RunRow[] = await query;
   return rows.map(fromRow);
 }
 
 export async function findRun(db: Db, id: string): Promise<StoredReconciliationRun | null> {
-  const row: RunRow | undefined = await db('reconciliation_runs').where({ id }).first([...SUMMARY_COLUMNS, 'result']);
+  const row: RunRow | undefined = await db('reconciliation_runs')
+    .where({ id })
+    .first([...SUMMARY_COLUMNS, 'result']);
   return row ? fromRow(row) : null;
 }
 
 /** The newest run whatever its status, and the newest one whose checks all ran (not `error`). */
 export async function latestRuns(db: Db): Promise<{ last: StoredReconciliationRun | null; lastCompleted: StoredReconciliationRun | null }> {
   const last: RunRow | undefined = await db('reconciliation_runs').orderBy('id', 'desc').first(SUMMARY_COLUMNS);
-  const lastCompleted: RunRow | undefined = last && last.status !== 'error' ? last : await db('reconciliation_runs').whereNot({ status: 'error' }).orderBy('id', 'desc').first(SUMMARY_COLUMNS);
+  const lastCompleted: RunRow | undefined =
+    last && last.status !== 'error'
+      ? last
+      : await db('reconciliation_runs').whereNot({ status: 'error' }).orderBy('id', 'desc').first(SUMMARY_COLUMNS);
   return { last: last ? fromRow(last) : null, lastCompleted: lastCompleted ? fromRow(lastCompleted) : null };
 }

@@ -47,7 +47,9 @@ export class ReconciliationSchedule {
 
   constructor(private readonly options: ReconciliationScheduleOptions) {
     const { metrics } = options;
-    this.runsTotal = metrics.counter('reconciliation_runs_total', 'Scheduled reconciliation runs this instance recorded, by status', ['status']);
+    this.runsTotal = metrics.counter('reconciliation_runs_total', 'Scheduled reconciliation runs this instance recorded, by status', [
+      'status',
+    ]);
     // The gauges read the table: whichever instance ran the last round, every instance reports it.
     // A failed read leaves them as they were rather than failing the whole /metrics answer.
     const latest = () => this.latestRuns().catch(() => ({ last: undefined, lastCompleted: undefined }));
@@ -103,7 +105,10 @@ export class ReconciliationSchedule {
   async runRound(roundAt: Date): Promise<StoredReconciliationRun | null> {
     const recorded = await this.options.db.transaction(async (tx) => {
       // Per round: a run still going from an earlier round (or a test's) never makes this round skip.
-      const lock = await tx.raw<{ rows: Array<{ locked: boolean }> }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [`${LOCK_KEY}:${roundAt.toISOString()}`]);
+      const lock = await tx.raw<{ rows: Array<{ locked: boolean }> }>(
+        'SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked',
+        [`${LOCK_KEY}:${roundAt.toISOString()}`],
+      );
       if (lock.rows[0]?.locked !== true) return null;
       if (await roundRecorded(tx, roundAt)) return null;
       const startedAt = this.now();
@@ -144,7 +149,9 @@ export class ReconciliationSchedule {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.runRound(roundOf(this.now(), this.options.intervalMs))
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'reconciliation round could not be run or recorded; the next round tries again'))
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, 'reconciliation round could not be run or recorded; the next round tries again'),
+        )
         .finally(() => {
           this.running = null;
           this.scheduleNext();

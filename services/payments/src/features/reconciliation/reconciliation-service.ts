@@ -1,5 +1,26 @@
-import { type BusinessRecordsCheck, type Environment, formatAmount, type RecordDigests, type ReconciliationCoverage, type ReconciliationResult, RECONCILIATION_CHECK_NAMES, type ReconciliationCheckName, type RecordsCoverage } from '@wallet/contracts';
-import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, type Mismatch, MismatchList, type PassDigests, scopesWithRecords } from '@wallet/kit';
+import {
+  type BusinessRecordsCheck,
+  type Environment,
+  formatAmount,
+  type RecordDigests,
+  type ReconciliationCoverage,
+  type ReconciliationResult,
+  RECONCILIATION_CHECK_NAMES,
+  type ReconciliationCheckName,
+  type RecordsCoverage,
+} from '@wallet/contracts';
+import {
+  type BackgroundPace,
+  checkAllRecords,
+  checkOwnRecords,
+  type Db,
+  type JournalForRecords,
+  type LocalRecordSource,
+  type Mismatch,
+  MismatchList,
+  type PassDigests,
+  scopesWithRecords,
+} from '@wallet/kit';
 import type { LedgerReads } from '@wallet/money-commands';
 import { unmatchedStatementLines } from '../bank-statements/statement-lines';
 import { stalePendingSlips } from '../deposits/deposit-records';
@@ -72,11 +93,34 @@ export class ReconciliationService {
   }
 
   /** The four checks' answer from the ledger's result (checks 1 and 2), check 3's and check 4's. */
-  assemble(ledger: ReconciliationResult, records: RecordsFound, bankEvidence: Mismatch[], checkedAt: Date, mode: ReconciliationCoverage['mode']): ReconciliationResult {
-    const found: Record<ReconciliationCheckName, Mismatch[]> = { ...ledgerChecks(ledger), business_records: records.mismatches, bank_evidence: bankEvidence };
-    const checks = RECONCILIATION_CHECK_NAMES.map((name) => ({ name, status: found[name].length === 0 ? ('ok' as const) : ('mismatch' as const), mismatches: found[name] }));
-    const coverage: ReconciliationCoverage = { mode, ...(ledger.coverage?.journal ? { journal: ledger.coverage.journal } : {}), records: records.coverage };
-    return { status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch', checks, checkedAt: checkedAt.toISOString(), coverage };
+  assemble(
+    ledger: ReconciliationResult,
+    records: RecordsFound,
+    bankEvidence: Mismatch[],
+    checkedAt: Date,
+    mode: ReconciliationCoverage['mode'],
+  ): ReconciliationResult {
+    const found: Record<ReconciliationCheckName, Mismatch[]> = {
+      ...ledgerChecks(ledger),
+      business_records: records.mismatches,
+      bank_evidence: bankEvidence,
+    };
+    const checks = RECONCILIATION_CHECK_NAMES.map((name) => ({
+      name,
+      status: found[name].length === 0 ? ('ok' as const) : ('mismatch' as const),
+      mismatches: found[name],
+    }));
+    const coverage: ReconciliationCoverage = {
+      mode,
+      ...(ledger.coverage?.journal ? { journal: ledger.coverage.journal } : {}),
+      records: records.coverage,
+    };
+    return {
+      status: checks.every((check) => check.status === 'ok') ? 'ok' : 'mismatch',
+      checks,
+      checkedAt: checkedAt.toISOString(),
+      coverage,
+    };
   }
 
   /** Check 3 from the marks on: payments' records here while treasury checks its own. */
@@ -85,7 +129,10 @@ export class ReconciliationService {
     const mismatches = new MismatchList(MISMATCHES_MAX);
     const scopes = await this.scopes(scope);
     const treasury = this.options.treasury;
-    const [coverage, found] = await Promise.all([checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mismatches), treasury?.check(scope, { mode: 'incremental', limit: MISMATCHES_MAX })]);
+    const [coverage, found] = await Promise.all([
+      checkOwnRecords({ db, journal, sources, lookbackMs }, scopes, mismatches),
+      treasury?.check(scope, { mode: 'incremental', limit: MISMATCHES_MAX }),
+    ]);
     return this.withTreasury(mismatches, coverage, found);
   }
 
@@ -94,12 +141,35 @@ export class ReconciliationService {
    * digests are waited for at the end), then treasury's against the same digests, so the ledger
    * serves one at a time.
    */
-  async allBusinessRecords(scope: ReconciliationScope | null, passDigests: PassDigests, options: { onProgress: (records: number) => Promise<void>; treasuryTimeoutMs: number }): Promise<RecordsFound> {
+  async allBusinessRecords(
+    scope: ReconciliationScope | null,
+    passDigests: PassDigests,
+    options: { onProgress: (records: number) => Promise<void>; treasuryTimeoutMs: number },
+  ): Promise<RecordsFound> {
     const { db, journal, sources, lookbackMs } = this.options;
     const mismatches = new MismatchList(MISMATCHES_MAX);
-    const coverage = await checkAllRecords({ db, journal, sources, lookbackMs }, await this.scopes(scope), { scope, passDigests, onProgress: options.onProgress, ...(this.options.onFullCompared ? { onCompared: this.options.onFullCompared } : {}), ...(this.options.pace ? { pace: this.options.pace } : {}) }, mismatches);
+    const coverage = await checkAllRecords(
+      { db, journal, sources, lookbackMs },
+      await this.scopes(scope),
+      {
+        scope,
+        passDigests,
+        onProgress: options.onProgress,
+        ...(this.options.onFullCompared ? { onCompared: this.options.onFullCompared } : {}),
+        ...(this.options.pace ? { pace: this.options.pace } : {}),
+      },
+      mismatches,
+    );
     const treasury = this.options.treasury;
-    const found = treasury && !mismatches.full ? await treasury.check(scope, { mode: 'full', limit: MISMATCHES_MAX, timeoutMs: options.treasuryTimeoutMs, ledgerDigests: await this.othersDigests(passDigests) }) : undefined;
+    const found =
+      treasury && !mismatches.full
+        ? await treasury.check(scope, {
+            mode: 'full',
+            limit: MISMATCHES_MAX,
+            timeoutMs: options.treasuryTimeoutMs,
+            ledgerDigests: await this.othersDigests(passDigests),
+          })
+        : undefined;
     return this.withTreasury(mismatches, coverage, found);
   }
 
@@ -145,6 +215,7 @@ function ledgerChecks(result: ReconciliationResult): Record<'balances' | 'entrie
   const byName = new Map(result.checks.map((check) => [LEDGER_CHECK_NAMES[check.name], check.mismatches]));
   const balances = byName.get('balances');
   const entriesBalance = byName.get('entries_balance');
-  if (!balances || !entriesBalance || byName.size !== 2) throw new Error(`the ledger answered checks ${result.checks.map((check) => check.name).join(', ')}, not its two`);
+  if (!balances || !entriesBalance || byName.size !== 2)
+    throw new Error(`the ledger answered checks ${result.checks.map((check) => check.name).join(', ')}, not its two`);
   return { balances, entries_balance: entriesBalance };
 }

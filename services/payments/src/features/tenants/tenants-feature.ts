@@ -1,4 +1,11 @@
-import { type InternalPeer, type ServiceConfig, type ServiceParts, startTenantConfigReadModel, tenantConfigFromIdentity, type TenantDirectory } from '@wallet/kit';
+import {
+  type InternalPeer,
+  type ServiceConfig,
+  type ServiceParts,
+  startTenantConfigReadModel,
+  tenantConfigFromIdentity,
+  type TenantDirectory,
+} from '@wallet/kit';
 import { z } from 'zod';
 import { PAYMENTS_TOPOLOGY } from '../../topology';
 import type { depositsConfigShape } from '../deposits/deposits-feature';
@@ -8,7 +15,9 @@ export const tenantsConfigShape = {
   PAYMENTS_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2_000),
 };
 
-type TenantsConfig = ServiceConfig<typeof tenantsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>;
+type TenantsConfig = ServiceConfig<
+  typeof tenantsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>
+>;
 
 /**
  * Payments' read model of tenant configuration: consumes identity's tenant events and answers
@@ -17,6 +26,16 @@ type TenantsConfig = ServiceConfig<typeof tenantsConfigShape & Pick<typeof depos
  */
 export function startTenantReadModel(parts: ServiceParts<TenantsConfig>): Promise<TenantDirectory> {
   const { config, logger } = parts;
-  const identity: InternalPeer = { name: 'identity', baseUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS, logger };
-  return startTenantConfigReadModel(parts, { queue: PAYMENTS_TOPOLOGY.identityEvents.queue, waitMs: config.PAYMENTS_TENANT_WAIT_MS, fetchMissing: tenantConfigFromIdentity(identity) });
+  const identity: InternalPeer = {
+    name: 'identity',
+    baseUrl: config.IDENTITY_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS,
+    logger,
+  };
+  return startTenantConfigReadModel(parts, {
+    queue: PAYMENTS_TOPOLOGY.identityEvents.queue,
+    waitMs: config.PAYMENTS_TENANT_WAIT_MS,
+    fetchMissing: tenantConfigFromIdentity(identity),
+  });
 }

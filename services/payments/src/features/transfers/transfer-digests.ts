@@ -11,11 +11,25 @@ import type { TransferScope } from './transfers-store';
  */
 
 const line = (direction: 'DR' | 'CR', accountName: string, walletId: string, amount: string): string =>
-  lineTermSql({ entryId: 't.journal_entry_id', direction: `'${direction}'`, accountName, walletId, currencyCode: 't.currency_code', amount });
+  lineTermSql({
+    entryId: 't.journal_entry_id',
+    direction: `'${direction}'`,
+    accountName,
+    walletId,
+    currencyCode: 't.currency_code',
+    amount,
+  });
 
 /** One term per line of the entry, null for a line left out (a zero fee or commission), as transferPostCommand leaves it out. */
 const TERMS = [
-  entryTermSql({ id: 't.journal_entry_id', tenantId: 't.tenant_id', environment: 't.environment', kind: 'n.kind', referenceType: 'n.kind', referenceId: 't.id' }),
+  entryTermSql({
+    id: 't.journal_entry_id',
+    tenantId: 't.tenant_id',
+    environment: 't.environment',
+    kind: 'n.kind',
+    referenceType: 'n.kind',
+    referenceId: 't.id',
+  }),
   line('DR', 'n.wallet_prefix || fw.owner_id', 't.from_wallet_id', 't.amount'),
   `CASE WHEN t.fee > 0 THEN ${line('DR', 'n.wallet_prefix || fw.owner_id', 't.from_wallet_id', 't.fee')} END`,
   line('CR', 'n.wallet_prefix || tw.owner_id', 't.to_wallet_id', 't.amount'),

@@ -20,17 +20,39 @@ export interface TransferPosting extends ChargedMoneyRecord {
  */
 export function transferPostCommand(transfer: TransferPosting, from: TransferWallet, to: TransferWallet): LedgerPostV1 {
   const currencyCode = transfer.currencyCode;
-  const walletLine = (wallet: TransferWallet, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName: walletAccountName(wallet), walletId: wallet.id, direction, amount, currencyCode });
-  const systemLine = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const walletLine = (wallet: TransferWallet, direction: 'DR' | 'CR', amount: string): PostingLine => ({
+    accountName: walletAccountName(wallet),
+    walletId: wallet.id,
+    direction,
+    amount,
+    currencyCode,
+  });
+  const systemLine = (accountName: string, direction: 'DR' | 'CR', amount: string): PostingLine => ({
+    accountName,
+    direction,
+    amount,
+    currencyCode,
+  });
   const hasFee = new BigNumber(transfer.fee).gt(0);
   const hasCommission = new BigNumber(transfer.commission).gt(0);
-  if (hasCommission && new BigNumber(transfer.commission).gt(transfer.fee)) throw new Error(`commission ${transfer.commission} exceeds fee ${transfer.fee}`);
+  if (hasCommission && new BigNumber(transfer.commission).gt(transfer.fee))
+    throw new Error(`commission ${transfer.commission} exceeds fee ${transfer.fee}`);
   const lines: PostingLine[] = [
     walletLine(from, 'DR', transfer.amount),
     ...(hasFee ? [walletLine(from, 'DR', transfer.fee)] : []),
     walletLine(to, 'CR', transfer.amount),
     ...(hasFee ? [systemLine(ACCOUNTS.feeRevenue.name, 'CR', transfer.fee)] : []),
-    ...(hasCommission ? [systemLine(ACCOUNTS.feeRevenue.name, 'DR', transfer.commission), systemLine(ACCOUNTS.platformCommission.name, 'CR', transfer.commission)] : []),
+    ...(hasCommission
+      ? [
+          systemLine(ACCOUNTS.feeRevenue.name, 'DR', transfer.commission),
+          systemLine(ACCOUNTS.platformCommission.name, 'CR', transfer.commission),
+        ]
+      : []),
   ];
-  return postCommandOf(transfer, { commandId: transferCommandId(transfer.id), kind: 'transfer', reference: { type: 'transfer', id: transfer.id }, lines });
+  return postCommandOf(transfer, {
+    commandId: transferCommandId(transfer.id),
+    kind: 'transfer',
+    reference: { type: 'transfer', id: transfer.id },
+    lines,
+  });
 }

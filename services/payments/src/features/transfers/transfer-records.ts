@@ -27,6 +27,11 @@ export function reversalsByIds(db: Db, ids: readonly string[]): Promise<reversal
 }
 
 /** A scope's reversals after a seq, in seq order, at most `limit`. */
-export function reversalsAfter(db: Db, scope: store.TransferScope, afterSeq: string, limit: number): Promise<reversals.ReconciledReversal[]> {
+export function reversalsAfter(
+  db: Db,
+  scope: store.TransferScope,
+  afterSeq: string,
+  limit: number,
+): Promise<reversals.ReconciledReversal[]> {
   return reversals.reversalsAfter(db, scope, afterSeq, limit);
 }

@@ -31,8 +31,15 @@ const OPPOSITE = { DR: 'CR', CR: 'DR' } as const;
  * revenue:fees commission, DR platform-commission commission. It names the transfer's entry.
  */
 export function reversalPostCommand(reversal: ReversalPosting, transfer: ReversedTransfer): LedgerPostV1 {
-  const forward = transferPostCommand({ ...reversal, fee: reversal.feeRefunded, commission: reversal.commissionRefunded }, transfer.from, transfer.to);
+  const forward = transferPostCommand(
+    { ...reversal, fee: reversal.feeRefunded, commission: reversal.commissionRefunded },
+    transfer.from,
+    transfer.to,
+  );
   const lines = forward.lines.map((line): PostingLine => ({ ...line, direction: OPPOSITE[line.direction] }));
   const reference = { type: 'transfer_reversal', id: reversal.id };
-  return { ...postCommandOf(reversal, { commandId: `${reversal.id}:post`, kind: 'transfer_reversal', reference, lines }), reversesEntryId: transfer.journalEntryId };
+  return {
+    ...postCommandOf(reversal, { commandId: `${reversal.id}:post`, kind: 'transfer_reversal', reference, lines }),
+    reversesEntryId: transfer.journalEntryId,
+  };
 }

@@ -17,7 +17,22 @@ export interface StoredReversal extends MoneyRecord {
 
 export type NewReversal = Omit<StoredReversal, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
 
-const COLUMNS = ['seq', 'id', 'tenant_id', 'environment', 'transfer_id', 'currency_code', 'amount', 'fee_refunded', 'commission_refunded', 'reason', 'status', 'journal_entry_id', 'failure_code', 'created_at'];
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'transfer_id',
+  'currency_code',
+  'amount',
+  'fee_refunded',
+  'commission_refunded',
+  'reason',
+  'status',
+  'journal_entry_id',
+  'failure_code',
+  'created_at',
+];
 
 /** What a reversal takes of its transfer: its amount out of what is left, and the fee once. */
 const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
@@ -33,8 +48,16 @@ const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
 export const REVERSAL_RECORDS: RecordTable<NewReversal> = {
   name: 'transfer_reversals',
   columns: {
-    id: 'text', tenantId: 'text', environment: 'text', transferId: 'text', currencyCode: 'text', amount: 'numeric', feeRefunded: 'numeric',
-    commissionRefunded: 'numeric', reason: 'text', createdAt: 'timestamptz',
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    transferId: 'text',
+    currencyCode: 'text',
+    amount: 'numeric',
+    feeRefunded: 'numeric',
+    commissionRefunded: 'numeric',
+    reason: 'text',
+    createdAt: 'timestamptz',
   },
   claim: REVERSAL_CLAIM,
 };
@@ -88,8 +111,21 @@ export async function findReversibleTransfer(db: Db | Tx, scope: TransferScope, 
     .join('wallets as tw', 'tw.id', 't.to_wallet_id')
     .where({ 't.id': transferId, 't.tenant_id': scope.tenantId, 't.environment': scope.environment })
     .first(
-      't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.status', 't.amount', 't.fee', 't.commission', 't.reversed_amount', 't.refunded_fee', 't.journal_entry_id',
-      't.from_wallet_id', 'fw.owner_id as from_owner_id', 't.to_wallet_id', 'tw.owner_id as to_owner_id',
+      't.id',
+      't.tenant_id',
+      't.environment',
+      't.currency_code',
+      't.status',
+      't.amount',
+      't.fee',
+      't.commission',
+      't.reversed_amount',
+      't.refunded_fee',
+      't.journal_entry_id',
+      't.from_wallet_id',
+      'fw.owner_id as from_owner_id',
+      't.to_wallet_id',
+      'tw.owner_id as to_owner_id',
     );
   if (!row) return null;
   const { from_wallet_id: _from, from_owner_id: _fromOwner, to_wallet_id: _to, to_owner_id: _toOwner, ...columns } = row;
@@ -106,8 +142,19 @@ export interface ReconciledReversal extends StoredReversal {
 }
 
 function toReconciledReversal(row: TransferRow & { created_at_ms: string; transfer_entry_id: string | null }): ReconciledReversal {
-  const { created_at_ms: createdAtMs, from_wallet_id: _from, from_owner_id: _fromOwner, to_wallet_id: _to, to_owner_id: _toOwner, ...columns } = row;
-  return { ...camelCased<Omit<ReconciledReversal, 'createdAt' | 'from' | 'to'>>(columns), createdAt: new Date(Number(createdAtMs)), ...walletsOf(row) };
+  const {
+    created_at_ms: createdAtMs,
+    from_wallet_id: _from,
+    from_owner_id: _fromOwner,
+    to_wallet_id: _to,
+    to_owner_id: _toOwner,
+    ...columns
+  } = row;
+  return {
+    ...camelCased<Omit<ReconciledReversal, 'createdAt' | 'from' | 'to'>>(columns),
+    createdAt: new Date(Number(createdAtMs)),
+    ...walletsOf(row),
+  };
 }
 
 const reconciledReads = recordReads(
@@ -117,8 +164,13 @@ const reconciledReads = recordReads(
       .join('wallets as fw', 'fw.id', 't.from_wallet_id')
       .join('wallets as tw', 'tw.id', 't.to_wallet_id')
       .select(
-        ...COLUMNS.filter((column) => column !== 'created_at').map((column) => `r.${column}`), createdAtMsColumn(db, 'r'), 't.journal_entry_id as transfer_entry_id',
-        't.from_wallet_id', 'fw.owner_id as from_owner_id', 't.to_wallet_id', 'tw.owner_id as to_owner_id',
+        ...COLUMNS.filter((column) => column !== 'created_at').map((column) => `r.${column}`),
+        createdAtMsColumn(db, 'r'),
+        't.journal_entry_id as transfer_entry_id',
+        't.from_wallet_id',
+        'fw.owner_id as from_owner_id',
+        't.to_wallet_id',
+        'tw.owner_id as to_owner_id',
       ),
   'r',
   toReconciledReversal,

@@ -1,9 +1,33 @@
 import BigNumber from 'bignumber.js';
-import { checkAmount, type CreateTransferReversalBody, formatAmount, newId, type Page, type PageQuery, type TransferReversal } from '@wallet/contracts';
+import {
+  checkAmount,
+  type CreateTransferReversalBody,
+  formatAmount,
+  newId,
+  type Page,
+  type PageQuery,
+  type TransferReversal,
+} from '@wallet/contracts';
 import { AppError, currentContext, type Db, pageBySeq } from '@wallet/kit';
-import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeps, settledMoneyCommand } from '@wallet/money-commands';
+import {
+  type CommandAnswers,
+  type CommandResult,
+  ledgerRefusal,
+  MoneyCommand,
+  type MoneyCommandDeps,
+  settledMoneyCommand,
+} from '@wallet/money-commands';
 import { reversalPostCommand } from './transfer-reversal-posting';
-import { findReversal, findReversibleTransfer, listReversals, type NewReversal, REVERSAL_POSTING, REVERSAL_RECORDS, type ReversibleTransfer, type StoredReversal } from './transfer-reversals-store';
+import {
+  findReversal,
+  findReversibleTransfer,
+  listReversals,
+  type NewReversal,
+  REVERSAL_POSTING,
+  REVERSAL_RECORDS,
+  type ReversibleTransfer,
+  type StoredReversal,
+} from './transfer-reversals-store';
 import type { TransferScope } from './transfers-store';
 
 /**
@@ -17,19 +41,40 @@ export class TransferReversals extends MoneyCommand<NewReversal, StoredReversal,
     super(deps, REVERSAL_COMMAND);
   }
 
-  async create(scope: TransferScope, transferId: string, body: CreateTransferReversalBody, answers: CommandAnswers): Promise<CommandResult<TransferReversal>> {
+  async create(
+    scope: TransferScope,
+    transferId: string,
+    body: CreateTransferReversalBody,
+    answers: CommandAnswers,
+  ): Promise<CommandResult<TransferReversal>> {
     const transfer = await findReversibleTransfer(this.deps.db, scope, transferId);
     const reversible = requireReversible(transfer, transferId);
     const currency = reversible.currencyCode;
     const problem = body.amount === undefined ? null : checkAmount(body.amount, currency);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currency} amount (${problem})`, { field: 'amount', problem });
+    if (problem)
+      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currency} amount (${problem})`, { field: 'amount', problem });
     const amount = formatAmount(body.amount ?? new BigNumber(reversible.amount).minus(reversible.reversedAmount), currency);
-    const refund = body.refundFee === true ? { feeRefunded: reversible.fee, commissionRefunded: reversible.commission } : { feeRefunded: '0', commissionRefunded: '0' };
-    const draft: NewReversal = { id: newId('transferReversal'), transferId, currencyCode: currency, amount, ...refund, reason: body.reason, createdAt: new Date() };
+    const refund =
+      body.refundFee === true
+        ? { feeRefunded: reversible.fee, commissionRefunded: reversible.commission }
+        : { feeRefunded: '0', commissionRefunded: '0' };
+    const draft: NewReversal = {
+      id: newId('transferReversal'),
+      transferId,
+      currencyCode: currency,
+      amount,
+      ...refund,
+      reason: body.reason,
+      createdAt: new Date(),
+    };
     const refused = claimProblem(reversible, draft);
     if (refused) throw refused;
     const posting = { ...scope, ...draft, correlationId: currentContext()?.correlationId };
-    const command = reversalPostCommand(posting, { journalEntryId: reversible.journalEntryId as string, from: reversible.from, to: reversible.to });
+    const command = reversalPostCommand(posting, {
+      journalEntryId: reversible.journalEntryId as string,
+      from: reversible.from,
+      to: reversible.to,
+    });
     return this.run({ scope, draft, command, answers });
   }
 
@@ -42,7 +87,11 @@ export class TransferReversals extends MoneyCommand<NewReversal, StoredReversal,
 /** Only a completed transfer of the caller's scope is reversed. */
 function requireReversible(transfer: ReversibleTransfer | null, transferId: string): ReversibleTransfer {
   if (!transfer) throw new AppError('TRANSFER_NOT_FOUND', 'No such transfer');
-  if (transfer.status !== 'completed' || transfer.journalEntryId === null) throw new AppError('TRANSFER_NOT_REVERSIBLE', `Only a completed transfer is reversed; this one is ${transfer.status}`, { transferId, status: transfer.status });
+  if (transfer.status !== 'completed' || transfer.journalEntryId === null)
+    throw new AppError('TRANSFER_NOT_REVERSIBLE', `Only a completed transfer is reversed; this one is ${transfer.status}`, {
+      transferId,
+      status: transfer.status,
+    });
   return transfer;
 }
 
@@ -50,21 +99,37 @@ function requireReversible(transfer: ReversibleTransfer | null, transferId: stri
 function claimProblem(transfer: ReversibleTransfer, draft: NewReversal): AppError | null {
   const reversible = new BigNumber(transfer.amount).minus(transfer.reversedAmount);
   if (new BigNumber(draft.amount).gt(reversible) || reversible.isZero()) {
-    return new AppError('REVERSAL_EXCEEDS_TRANSFER', "The transfer's reversals would pass its amount", { transferId: transfer.id, reversible: formatAmount(reversible, transfer.currencyCode) });
+    return new AppError('REVERSAL_EXCEEDS_TRANSFER', "The transfer's reversals would pass its amount", {
+      transferId: transfer.id,
+      reversible: formatAmount(reversible, transfer.currencyCode),
+    });
   }
-  if (new BigNumber(draft.feeRefunded).gt(0) && new BigNumber(transfer.refundedFee).gt(0)) return new AppError('FEE_ALREADY_REFUNDED', "The transfer's fee was refunded already", { transferId: transfer.id });
+  if (new BigNumber(draft.feeRefunded).gt(0) && new BigNumber(transfer.refundedFee).gt(0))
+    return new AppError('FEE_ALREADY_REFUNDED', "The transfer's fee was refunded already", { transferId: transfer.id });
   return null;
 }
 
 /** After the claim did not hold: the transfer as it is now says why (another reversal took what was left, mostly). */
 async function claimRefused(db: Db, scope: TransferScope, draft: NewReversal): Promise<AppError> {
   const transfer = requireReversible(await findReversibleTransfer(db, scope, draft.transferId), draft.transferId);
-  return claimProblem(transfer, draft) ?? new AppError('REVERSAL_EXCEEDS_TRANSFER', "The transfer's reversals would pass its amount", { transferId: transfer.id, reversible: formatAmount(new BigNumber(transfer.amount).minus(transfer.reversedAmount), transfer.currencyCode) });
+  return (
+    claimProblem(transfer, draft) ??
+    new AppError('REVERSAL_EXCEEDS_TRANSFER', "The transfer's reversals would pass its amount", {
+      transferId: transfer.id,
+      reversible: formatAmount(new BigNumber(transfer.amount).minus(transfer.reversedAmount), transfer.currencyCode),
+    })
+  );
 }
 
 function refusalOf(reversal: StoredReversal): AppError {
-  const messages = { INSUFFICIENT_FUNDS: "The receiver's wallet no longer holds the amount", WALLET_FROZEN: "The receiver's wallet is frozen" };
-  return ledgerRefusal(reversal.failureCode, messages, (reported) => `The ledger refused the reversal (${reported})`, { reversalId: reversal.id, transferId: reversal.transferId });
+  const messages = {
+    INSUFFICIENT_FUNDS: "The receiver's wallet no longer holds the amount",
+    WALLET_FROZEN: "The receiver's wallet is frozen",
+  };
+  return ledgerRefusal(reversal.failureCode, messages, (reported) => `The ledger refused the reversal (${reported})`, {
+    reversalId: reversal.id,
+    transferId: reversal.transferId,
+  });
 }
 
 const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal, TransferReversal>({

@@ -12,12 +12,26 @@ export const transfersConfigShape = {
 };
 
 /** Transfers and their reversals: their routes, and the finishers that record the ledger's events on them. */
-export function startTransfers(parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory }): Features {
+export function startTransfers(
+  parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>,
+  deps: { postings: Postings; tenants: TenantDirectory },
+): Features {
   const { config, db, relay, logger } = parts;
-  const transfers = new TransfersService({ db, relay, tenants: deps.tenants, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
+  const transfers = new TransfersService({
+    db,
+    relay,
+    tenants: deps.tenants,
+    postings: deps.postings,
+    replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
+  });
   deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
   deps.postings.awaits({ recordType: 'transfer', table: 'transfers', waiting: "r.status = 'pending'" });
-  const reversals = new TransferReversals({ db, relay, postings: deps.postings, replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS });
+  const reversals = new TransferReversals({
+    db,
+    relay,
+    postings: deps.postings,
+    replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
+  });
   deps.postings.register('transfer_reversal', (tx, results) => reversals.finishFromEvents(tx, results));
   deps.postings.awaits({ recordType: 'transfer_reversal', table: 'transfer_reversals', waiting: "r.status = 'pending'" });
   const idempotencyGuard = idempotency({ db, required: true, logger, claimAtFirstWrite: true });

@@ -1,9 +1,35 @@
 import { checkAmount, type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, microBatch, pageBySeq, requireWithinTransactionLimit, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
-import { type CommandAnswers, type CommandResult, ledgerRefusal, MoneyCommand, type MoneyCommandDeps, settledMoneyCommand } from '@wallet/money-commands';
+import {
+  AppError,
+  currentContext,
+  type Db,
+  microBatch,
+  pageBySeq,
+  requireWithinTransactionLimit,
+  STATEMENT_BATCH_CONCURRENCY,
+  type TenantDirectory,
+} from '@wallet/kit';
+import {
+  type CommandAnswers,
+  type CommandResult,
+  ledgerRefusal,
+  MoneyCommand,
+  type MoneyCommandDeps,
+  settledMoneyCommand,
+} from '@wallet/money-commands';
 import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
-import { findTransfer, findTransferContext, listTransfers, type NewTransfer, type StoredTransfer, TRANSFER_POSTING, TRANSFER_RECORDS, type TransferContext, type TransferScope } from './transfers-store';
+import {
+  findTransfer,
+  findTransferContext,
+  listTransfers,
+  type NewTransfer,
+  type StoredTransfer,
+  TRANSFER_POSTING,
+  TRANSFER_RECORDS,
+  type TransferContext,
+  type TransferScope,
+} from './transfers-store';
 
 export interface TransfersDeps extends MoneyCommandDeps {
   tenants: Pick<TenantDirectory, 'require'>;
@@ -25,31 +51,46 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
 
   constructor(private readonly directories: TransfersDeps) {
     super(directories, TRANSFER_COMMAND);
-    this.readContext = microBatch((asks: ContextRead[]) => readContexts(directories.db, asks), { concurrency: STATEMENT_BATCH_CONCURRENCY });
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(directories.db, asks), {
+      concurrency: STATEMENT_BATCH_CONCURRENCY,
+    });
   }
 
   async create(scope: TransferScope, body: CreateTransferBody, answers: CommandAnswers): Promise<CommandResult<Transfer>> {
-    if (body.fromWalletId === body.toWalletId) throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
+    if (body.fromWalletId === body.toWalletId)
+      throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
     const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    if (problem)
+      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
 
     // Read outside any transaction, in one round trip: a wallet's currency never changes,
     // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
     // either way), and the fee and the ceiling are whatever the tenant's configuration says at
     // this moment.
-    const { wallets, terms, maxTransactionAmount } = await this.readContext({ scope, walletIds: [body.fromWalletId, body.toWalletId], currencyCode: body.currencyCode });
+    const { wallets, terms, maxTransactionAmount } = await this.readContext({
+      scope,
+      walletIds: [body.fromWalletId, body.toWalletId],
+      currencyCode: body.currencyCode,
+    });
     const from = wallets.get(body.fromWalletId);
     const to = wallets.get(body.toWalletId);
     if (!from) throw walletNotFound(body.fromWalletId);
     if (!to) throw walletNotFound(body.toWalletId);
     for (const wallet of [from, to]) {
       if (wallet.currencyCode !== body.currencyCode) {
-        throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, { walletId: wallet.id, walletCurrencyCode: wallet.currencyCode, currencyCode: body.currencyCode });
+        throw new AppError('CURRENCY_MISMATCH', `Wallet ${wallet.id} holds ${wallet.currencyCode}, not ${body.currencyCode}`, {
+          walletId: wallet.id,
+          walletCurrencyCode: wallet.currencyCode,
+          currencyCode: body.currencyCode,
+        });
       }
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
     // The ceiling came with the context; only a tenant payments has not heard of costs a lookup.
-    requireWithinTransactionLimit(body.amount, maxTransactionAmount ?? (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount);
+    requireWithinTransactionLimit(
+      body.amount,
+      maxTransactionAmount ?? (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount,
+    );
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
@@ -64,12 +105,28 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
       description: body.description ?? null,
       createdAt: new Date(),
     };
-    const command = transferPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, fee: quote.fee, commission: quote.commission, correlationId: currentContext()?.correlationId }, from, to);
+    const command = transferPostCommand(
+      {
+        ...scope,
+        id,
+        currencyCode: body.currencyCode,
+        amount,
+        fee: quote.fee,
+        commission: quote.commission,
+        correlationId: currentContext()?.correlationId,
+      },
+      from,
+      to,
+    );
     return this.run({ scope, draft, command, answers });
   }
 
   list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
-    return pageBySeq(query, (beforeSeq) => listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }), toTransfer);
+    return pageBySeq(
+      query,
+      (beforeSeq) => listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }),
+      toTransfer,
+    );
   }
 }
 
@@ -104,8 +161,13 @@ async function readContexts(db: Db, asks: readonly ContextRead[]): Promise<Trans
 
 /** The ledger's refusal as the error the client gets; the transfer, recorded as failed, is named in details. */
 export function refusalOf(transfer: StoredTransfer): AppError {
-  const messages = { INSUFFICIENT_FUNDS: 'The sending wallet does not hold the amount plus the fee', WALLET_FROZEN: 'The sending wallet is frozen' };
-  return ledgerRefusal(transfer.failureCode, messages, (reported) => `The ledger refused the transfer (${reported})`, { transferId: transfer.id });
+  const messages = {
+    INSUFFICIENT_FUNDS: 'The sending wallet does not hold the amount plus the fee',
+    WALLET_FROZEN: 'The sending wallet is frozen',
+  };
+  return ledgerRefusal(transfer.failureCode, messages, (reported) => `The ledger refused the transfer (${reported})`, {
+    transferId: transfer.id,
+  });
 }
 
 /** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */

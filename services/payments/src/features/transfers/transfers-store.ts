@@ -1,5 +1,17 @@
 import { type Environment, type TransferStatus, walletStatusSchema } from '@wallet/contracts';
-import { boundedNewestFirst, camelCased, createdAtMsColumn, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, TENANT_CONFIG_TABLE, type Tx } from '@wallet/kit';
+import {
+  boundedNewestFirst,
+  camelCased,
+  createdAtMsColumn,
+  type Db,
+  prepared,
+  recordReads,
+  scopedRecords,
+  type SeqPageFilter,
+  type SeqRows,
+  TENANT_CONFIG_TABLE,
+  type Tx,
+} from '@wallet/kit';
 import { type ChargedMoneyRecord, type RecordTable, settlementStep, type WalletAccount } from '@wallet/money-commands';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -26,8 +38,24 @@ export interface StoredTransfer extends ChargedMoneyRecord {
 }
 
 const COLUMNS = [
-  'seq', 'id', 'tenant_id', 'environment', 'from_wallet_id', 'to_wallet_id', 'currency_code', 'amount', 'fee', 'commission', 'fee_schedule_id', 'fee_rule_id',
-  'platform_commission_bps', 'description', 'status', 'journal_entry_id', 'failure_code', 'created_at',
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'from_wallet_id',
+  'to_wallet_id',
+  'currency_code',
+  'amount',
+  'fee',
+  'commission',
+  'fee_schedule_id',
+  'fee_rule_id',
+  'platform_commission_bps',
+  'description',
+  'status',
+  'journal_entry_id',
+  'failure_code',
+  'created_at',
 ];
 
 function toTransfer(row: object): StoredTransfer {
@@ -38,7 +66,9 @@ function toTransfer(row: object): StoredTransfer {
 export type TransferWallet = WalletAccount;
 
 /** Both wallets in one statement; a wallet of another tenant or environment is simply absent. */
-const transferWalletsJsonSchema = z.array(z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }));
+const transferWalletsJsonSchema = z.array(
+  z.object({ id: z.string(), ownerId: z.string(), currencyCode: z.string(), status: walletStatusSchema }),
+);
 
 /** What a transfer is decided on, read in one round trip. */
 export interface TransferContext {
@@ -54,7 +84,12 @@ export interface TransferContext {
  * once), the tenant's default schedule with its transfer rules for the currency, and its
  * maxTransactionAmount.
  */
-export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids: readonly string[], currencyCode: string): Promise<TransferContext> {
+export async function findTransferContext(
+  tx: Db | Tx,
+  scope: TransferScope,
+  ids: readonly string[],
+  currencyCode: string,
+): Promise<TransferContext> {
   const terms = defaultTermsExpression(scope.tenantId, { transactionType: 'transfer', currencyCode });
   const result = await prepared<{ rows: Array<{ wallets: unknown; terms: unknown; max_transaction_amount: string | null }> }>(
     tx,
@@ -67,7 +102,11 @@ export async function findTransferContext(tx: Db | Tx, scope: TransferScope, ids
   const row = result.rows[0];
   if (!row) throw new Error('the transfer context read returned no row');
   const wallets = transferWalletsJsonSchema.parse(row.wallets);
-  return { wallets: new Map(wallets.map((wallet) => [wallet.id, wallet])), terms: parseDefaultTerms(row.terms), maxTransactionAmount: row.max_transaction_amount };
+  return {
+    wallets: new Map(wallets.map((wallet) => [wallet.id, wallet])),
+    terms: parseDefaultTerms(row.terms),
+    maxTransactionAmount: row.max_transaction_amount,
+  };
 }
 
 export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
@@ -76,8 +115,20 @@ export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment
 export const TRANSFER_RECORDS: RecordTable<NewTransfer> = {
   name: 'transfers',
   columns: {
-    id: 'text', tenantId: 'text', environment: 'text', fromWalletId: 'text', toWalletId: 'text', currencyCode: 'text', amount: 'numeric', fee: 'numeric',
-    commission: 'numeric', feeScheduleId: 'text', feeRuleId: 'text', platformCommissionBps: 'integer', description: 'text', createdAt: 'timestamptz',
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    fromWalletId: 'text',
+    toWalletId: 'text',
+    currencyCode: 'text',
+    amount: 'numeric',
+    fee: 'numeric',
+    commission: 'numeric',
+    feeScheduleId: 'text',
+    feeRuleId: 'text',
+    platformCommissionBps: 'integer',
+    description: 'text',
+    createdAt: 'timestamptz',
   },
 };
 
@@ -163,9 +214,21 @@ function transfersWithWallets(db: Db) {
     .join('wallets as fw', 'fw.id', 't.from_wallet_id')
     .join('wallets as tw', 'tw.id', 't.to_wallet_id')
     .select(
-      't.seq', 't.id', 't.tenant_id', 't.environment', 't.currency_code', 't.amount', 't.fee', 't.commission', 't.status', 't.journal_entry_id', createdAtMsColumn(db, 't'),
-      't.from_wallet_id', 'fw.owner_id as from_owner_id',
-      't.to_wallet_id', 'tw.owner_id as to_owner_id',
+      't.seq',
+      't.id',
+      't.tenant_id',
+      't.environment',
+      't.currency_code',
+      't.amount',
+      't.fee',
+      't.commission',
+      't.status',
+      't.journal_entry_id',
+      createdAtMsColumn(db, 't'),
+      't.from_wallet_id',
+      'fw.owner_id as from_owner_id',
+      't.to_wallet_id',
+      'tw.owner_id as to_owner_id',
     );
 }
 

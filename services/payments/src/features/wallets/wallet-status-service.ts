@@ -11,9 +11,28 @@ import {
   type OutboxRelay,
   runWithContext,
 } from '@wallet/kit';
-import { type LedgerCommands, LedgerReplyTimeout, LedgerUnreachable, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
-import { claimStatusChange, findPendingStatusChange, listPendingStatusChanges, settleStatusChange, type StatusChange } from './wallet-status-store';
-import { findWallet, findWalletForUpdate, markLedgerOpened, type StoredWallet, updateWalletStatus, type WalletScope } from './wallets-store';
+import {
+  type LedgerCommands,
+  LedgerReplyTimeout,
+  LedgerUnreachable,
+  walletOpeningCommandId,
+  walletStatusCommand,
+} from '../ledger/ledger-commands';
+import {
+  claimStatusChange,
+  findPendingStatusChange,
+  listPendingStatusChanges,
+  settleStatusChange,
+  type StatusChange,
+} from './wallet-status-store';
+import {
+  findWallet,
+  findWalletForUpdate,
+  markLedgerOpened,
+  type StoredWallet,
+  updateWalletStatus,
+  type WalletScope,
+} from './wallets-store';
 
 /** Rounds of "settle the change in the way, then claim" before giving up on a contended wallet. */
 const CLAIM_ATTEMPTS_MAX = 3;
@@ -124,7 +143,8 @@ export class WalletStatusService {
       return updated;
     });
     this.deps.relay.wake();
-    if (!applied) throw new Error(`ledger refused status change ${change.commandId} of wallet ${wallet.id}: ${result.error?.code ?? result.status}`);
+    if (!applied)
+      throw new Error(`ledger refused status change ${change.commandId} of wallet ${wallet.id}: ${result.error?.code ?? result.status}`);
     return after;
   }
 
@@ -155,7 +175,11 @@ export class WalletStatusService {
     } catch (error) {
       if (error instanceof LedgerReplyTimeout || error instanceof LedgerUnreachable) {
         this.deps.logger.warn({ err: error, commandId: command.commandId }, 'ledger did not answer a wallet status command');
-        throw new AppError('SERVICE_UNAVAILABLE', 'The ledger did not confirm the change in time. It may still take effect; until it is confirmed the wallet shows its earlier status. Retrying is safe', { walletId: command.walletId });
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          'The ledger did not confirm the change in time. It may still take effect; until it is confirmed the wallet shows its earlier status. Retrying is safe',
+          { walletId: command.walletId },
+        );
       }
       throw error;
     }

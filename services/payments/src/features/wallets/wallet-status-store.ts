@@ -32,7 +32,20 @@ interface StatusChangeRow {
   requested_at: Date;
 }
 
-const COLUMNS = ['command_id', 'wallet_id', 'tenant_id', 'environment', 'to_status', 'state', 'reason', 'actor_type', 'actor_id', 'actor_metadata', 'correlation_id', 'requested_at'];
+const COLUMNS = [
+  'command_id',
+  'wallet_id',
+  'tenant_id',
+  'environment',
+  'to_status',
+  'state',
+  'reason',
+  'actor_type',
+  'actor_id',
+  'actor_metadata',
+  'correlation_id',
+  'requested_at',
+];
 
 function toChange(row: StatusChangeRow): StatusChange {
   return {
@@ -63,25 +76,45 @@ export async function claimStatusChange(db: Db, change: NewStatusChange): Promis
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)
      ON CONFLICT (wallet_id) WHERE state = 'pending' DO NOTHING
      RETURNING ${COLUMNS.join(', ')}`,
-    [change.commandId, change.walletId, change.tenantId, change.environment, change.toStatus, change.reason, change.actorType, change.actorId, JSON.stringify(change.actorMetadata), change.correlationId],
+    [
+      change.commandId,
+      change.walletId,
+      change.tenantId,
+      change.environment,
+      change.toStatus,
+      change.reason,
+      change.actorType,
+      change.actorId,
+      JSON.stringify(change.actorMetadata),
+      change.correlationId,
+    ],
   );
   const row = (result.rows as StatusChangeRow[])[0];
   return row ? toChange(row) : null;
 }
 
 export async function findPendingStatusChange(db: Db, walletId: string): Promise<StatusChange | null> {
-  const row: StatusChangeRow | undefined = await db('wallet_status_changes').where({ wallet_id: walletId, state: 'pending' }).first(COLUMNS);
+  const row: StatusChangeRow | undefined = await db('wallet_status_changes')
+    .where({ wallet_id: walletId, state: 'pending' })
+    .first(COLUMNS);
   return row ? toChange(row) : null;
 }
 
 /** Pending changes claimed before `before`, oldest first: those whose requester stopped waiting. */
 export async function listPendingStatusChanges(db: Db, before: Date, limit: number): Promise<StatusChange[]> {
-  const rows: StatusChangeRow[] = await db('wallet_status_changes').where('state', 'pending').where('requested_at', '<', before).orderBy('seq').limit(limit).select(COLUMNS);
+  const rows: StatusChangeRow[] = await db('wallet_status_changes')
+    .where('state', 'pending')
+    .where('requested_at', '<', before)
+    .orderBy('seq')
+    .limit(limit)
+    .select(COLUMNS);
   return rows.map(toChange);
 }
 
 /** Settles a pending change; false when it was settled already (by a concurrent settler). */
 export async function settleStatusChange(tx: Tx, commandId: string, state: 'applied' | 'rejected'): Promise<boolean> {
-  const updated = await tx('wallet_status_changes').where({ command_id: commandId, state: 'pending' }).update({ state, settled_at: tx.fn.now() });
+  const updated = await tx('wallet_status_changes')
+    .where({ command_id: commandId, state: 'pending' })
+    .update({ state, settled_at: tx.fn.now() });
   return updated === 1;
 }

@@ -22,14 +22,27 @@ export const walletsConfigShape = {
 };
 
 /** Wallets: their routes, the ledger client they read and command through, and the status retrier. */
-export async function startWallets(parts: ServiceParts<ServiceConfig<typeof walletsConfigShape>>, deps: { tenants: TenantDirectory }): Promise<Features> {
+export async function startWallets(
+  parts: ServiceParts<ServiceConfig<typeof walletsConfigShape>>,
+  deps: { tenants: TenantDirectory },
+): Promise<Features> {
   const { config, db, relay, logger } = parts;
-  const ledger = new LedgerReads({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.PAYMENTS_LEDGER_READ_TIMEOUT_MS, logger });
+  const ledger = new LedgerReads({
+    baseUrl: config.LEDGER_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.PAYMENTS_LEDGER_READ_TIMEOUT_MS,
+    logger,
+  });
   const commands = new LedgerCommands({ amqpUrl: config.AMQP_URL, replyTimeoutMs: config.PAYMENTS_LEDGER_REPLY_TIMEOUT_MS, logger });
   await commands.start();
   const wallets = new WalletsService({ db, relay, tenants: deps.tenants, ledger });
   const statuses = new WalletStatusService({ db, relay, commands, logger });
-  const retrier = new WalletStatusRetrier({ statuses, intervalMs: config.PAYMENTS_WALLET_STATUS_RETRY_INTERVAL_MS, graceMs: config.PAYMENTS_LEDGER_REPLY_TIMEOUT_MS, logger });
+  const retrier = new WalletStatusRetrier({
+    statuses,
+    intervalMs: config.PAYMENTS_WALLET_STATUS_RETRY_INTERVAL_MS,
+    graceMs: config.PAYMENTS_LEDGER_REPLY_TIMEOUT_MS,
+    logger,
+  });
   retrier.start();
   return {
     routes: (app) => app.use(walletsRouter(wallets, statuses, idempotency({ db, required: false, logger }))),

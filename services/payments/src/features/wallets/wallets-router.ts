@@ -1,4 +1,11 @@
-import { balanceAtQuerySchema, createWalletBodySchema, pageQuerySchema, walletQuerySchema, walletStatusChangeBodySchema, type WalletStatus } from '@wallet/contracts';
+import {
+  balanceAtQuerySchema,
+  createWalletBodySchema,
+  pageQuerySchema,
+  walletQuerySchema,
+  walletStatusChangeBodySchema,
+  type WalletStatus,
+} from '@wallet/contracts';
 import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { WalletStatusService } from './wallet-status-service';

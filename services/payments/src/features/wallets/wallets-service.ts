@@ -1,9 +1,26 @@
-import { type CreateWalletBody, formatAmount, newId, type Page, type PageQuery, type Wallet, type WalletBalanceAt, type WalletQuery } from '@wallet/contracts';
+import {
+  type CreateWalletBody,
+  formatAmount,
+  newId,
+  type Page,
+  type PageQuery,
+  type Wallet,
+  type WalletBalanceAt,
+  type WalletQuery,
+} from '@wallet/contracts';
 import { AppError, type Db, enqueueOutbox, type OutboxRelay, pageBySeq, type Tx } from '@wallet/kit';
 import type { LedgerReads, StatementLine } from '@wallet/money-commands';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { TenantDirectory } from '@wallet/kit';
-import { findWallet, findWalletAcrossTenants, findWalletOfOwner, insertWallet, listWallets, type StoredWallet, type WalletScope } from './wallets-store';
+import {
+  findWallet,
+  findWalletAcrossTenants,
+  findWalletOfOwner,
+  insertWallet,
+  listWallets,
+  type StoredWallet,
+  type WalletScope,
+} from './wallets-store';
 
 export interface WalletsDeps {
   db: Db;
@@ -37,7 +54,12 @@ export class WalletsService {
       });
     }
     const wallet = await this.deps.db.transaction(async (tx) => {
-      const stored = await insertWallet(tx, scope, { id: newId('wallet'), ownerType: body.ownerType, ownerId: body.ownerId, currencyCode: body.currencyCode });
+      const stored = await insertWallet(tx, scope, {
+        id: newId('wallet'),
+        ownerType: body.ownerType,
+        ownerId: body.ownerId,
+        currencyCode: body.currencyCode,
+      });
       if (!stored) {
         // The conflicting wallet is committed (ON CONFLICT waited for it), so this statement sees it.
         const existing = await findWalletOfOwner(tx, scope, body);
@@ -55,7 +77,11 @@ export class WalletsService {
   }
 
   async list(scope: WalletScope, query: WalletQuery): Promise<Page<Wallet>> {
-    const page = await pageBySeq(query, (beforeSeq) => listWallets(this.deps.db, scope, { ...query, beforeSeq }), (wallet) => wallet);
+    const page = await pageBySeq(
+      query,
+      (beforeSeq) => listWallets(this.deps.db, scope, { ...query, beforeSeq }),
+      (wallet) => wallet,
+    );
     return { data: await this.present(scope, page.data), nextCursor: page.nextCursor };
   }
 
@@ -102,7 +128,10 @@ export class WalletsService {
 
   /** Wallets with their balances, read from the ledger in one call for the whole page. */
   private async present(scope: WalletScope, wallets: StoredWallet[]): Promise<Wallet[]> {
-    const accounts = await this.deps.ledger.walletAccounts(scope, wallets.map((wallet) => wallet.id));
+    const accounts = await this.deps.ledger.walletAccounts(
+      scope,
+      wallets.map((wallet) => wallet.id),
+    );
     return wallets.map((wallet) => {
       const account = accounts.get(wallet.id);
       if (account && account.currencyCode !== wallet.currencyCode) {

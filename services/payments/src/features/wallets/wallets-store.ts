@@ -33,7 +33,18 @@ interface WalletRow {
   created_at: Date;
 }
 
-const COLUMNS = ['seq', 'id', 'tenant_id', 'environment', 'owner_type', 'owner_id', 'currency_code', 'status', 'ledger_opened_at', 'created_at'];
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'owner_type',
+  'owner_id',
+  'currency_code',
+  'status',
+  'ledger_opened_at',
+  'created_at',
+];
 
 function toWallet(row: WalletRow): StoredWallet {
   return {
@@ -80,13 +91,21 @@ export async function insertWallet(tx: Tx, scope: WalletScope, wallet: NewWallet
 
 export async function findWalletOfOwner(db: Db | Tx, scope: WalletScope, owner: Omit<NewWallet, 'id'>): Promise<StoredWallet | null> {
   const row: WalletRow | undefined = await db('wallets')
-    .where({ tenant_id: scope.tenantId, environment: scope.environment, owner_type: owner.ownerType, owner_id: owner.ownerId, currency_code: owner.currencyCode })
+    .where({
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      owner_type: owner.ownerType,
+      owner_id: owner.ownerId,
+      currency_code: owner.currencyCode,
+    })
     .first(COLUMNS);
   return row ? toWallet(row) : null;
 }
 
 export async function findWallet(db: Db | Tx, scope: WalletScope, id: string): Promise<StoredWallet | null> {
-  const row: WalletRow | undefined = await db('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).first(COLUMNS);
+  const row: WalletRow | undefined = await db('wallets')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, id })
+    .first(COLUMNS);
   return row ? toWallet(row) : null;
 }
 
@@ -98,7 +117,10 @@ export async function findWalletAcrossTenants(db: Db, id: string): Promise<Store
 
 /** Takes the transaction first: the row stays locked until it ends. */
 export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string): Promise<StoredWallet | null> {
-  const row: WalletRow | undefined = await tx('wallets').where({ tenant_id: scope.tenantId, environment: scope.environment, id }).forUpdate().first(COLUMNS);
+  const row: WalletRow | undefined = await tx('wallets')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, id })
+    .forUpdate()
+    .first(COLUMNS);
   return row ? toWallet(row) : null;
 }
 
@@ -119,7 +141,14 @@ export async function listWallets(db: Db, scope: WalletScope, filter: WalletFilt
   const owner = { owner_type: filter.ownerType || undefined, owner_id: filter.ownerId || undefined };
   const wholeOwner = owner.owner_type !== undefined && owner.owner_id !== undefined;
   const tested = { currency_code: filter.currencyCode || undefined, status: filter.status || undefined };
-  const { rows, stoppedAt } = await boundedNewestFirst<WalletRow>(db, 'wallets', scope, filter, COLUMNS, wholeOwner ? { indexed: owner, tested } : { tested: { ...owner, ...tested } });
+  const { rows, stoppedAt } = await boundedNewestFirst<WalletRow>(
+    db,
+    'wallets',
+    scope,
+    filter,
+    COLUMNS,
+    wholeOwner ? { indexed: owner, tested } : { tested: { ...owner, ...tested } },
+  );
   return { rows: rows.map(toWallet), stoppedAt };
 }
 

@@ -1,5 +1,14 @@
 import { type LedgerEntriesPostedV1, ledgerEntriesPostedV1Schema } from '@wallet/contracts';
-import { applyDeliveryBatch, type Broker, type Channel, type ConsumeMessage, type Db, type Logger, runWithContext, type ServiceMetrics } from '@wallet/kit';
+import {
+  applyDeliveryBatch,
+  type Broker,
+  type Channel,
+  type ConsumeMessage,
+  type Db,
+  type Logger,
+  runWithContext,
+  type ServiceMetrics,
+} from '@wallet/kit';
 import { applyEntries } from './analytics-store';
 
 export interface AnalyticsConsumerOptions {
@@ -37,7 +46,9 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
   const batchSizeMax = options.batchSizeMax ?? 64;
   // Read models may trail the journal by a moment; a longer gathering makes fewer, larger transactions.
   const lingerMs = options.lingerMs ?? 100;
-  const applied = options.metrics.counter('treasury_analytics_entries_total', 'Ledger entries seen by the analytics read models', ['outcome']);
+  const applied = options.metrics.counter('treasury_analytics_entries_total', 'Ledger entries seen by the analytics read models', [
+    'outcome',
+  ]);
   let gathering: Delivery[] = [];
   let timer: NodeJS.Timeout | null = null;
   // One batch at a time: batches of one instance would only contend for the same rows.

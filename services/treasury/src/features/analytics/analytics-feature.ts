@@ -21,7 +21,12 @@ export const analyticsConfigShape = {
 export async function startAnalytics(parts: ServiceParts<ServiceConfig<typeof analyticsConfigShape>>): Promise<Features> {
   const { config, db, broker, logger, metrics } = parts;
   const consumer = await startAnalyticsConsumer({ broker, db, logger, metrics, queue: TREASURY_TOPOLOGY.analytics.queue });
-  const requestErrors = requestErrorsClient({ baseUrl: config.GATEWAY_INTERNAL_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_GATEWAY_TIMEOUT_MS, logger });
+  const requestErrors = requestErrorsClient({
+    baseUrl: config.GATEWAY_INTERNAL_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.TREASURY_GATEWAY_TIMEOUT_MS,
+    logger,
+  });
   const analytics = new AnalyticsService(db, requestErrors);
   const router = Router();
   router.get(analyticsRoutes.tenant.path, async (request, response) => {

@@ -101,7 +101,9 @@ export interface Projection {
 const ZERO = new BigNumber(0);
 
 function signedOn(lines: PostedEntry['lines'], accountName: string): BigNumber {
-  return lines.filter((line) => line.accountName === accountName).reduce((sum, line) => (line.direction === 'CR' ? sum.plus(line.amount) : sum.minus(line.amount)), ZERO);
+  return lines
+    .filter((line) => line.accountName === accountName)
+    .reduce((sum, line) => (line.direction === 'CR' ? sum.plus(line.amount) : sum.minus(line.amount)), ZERO);
 }
 
 export function projectEntries(entries: readonly PostedEntry[]): Projection {
@@ -115,9 +117,19 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
       const lines = entry.lines.filter((line) => line.currencyCode === currencyCode);
       const scope = { tenantId: entry.tenantId, environment: entry.environment, currencyCode };
       const dailyKey = [entry.tenantId, entry.environment, currencyCode, day, entry.kind].join('|');
-      const row = daily.get(dailyKey) ?? { ...scope, day, kind: entry.kind, entryCount: 0, volume: ZERO, feeRevenue: ZERO, platformCommission: ZERO };
+      const row = daily.get(dailyKey) ?? {
+        ...scope,
+        day,
+        kind: entry.kind,
+        entryCount: 0,
+        volume: ZERO,
+        feeRevenue: ZERO,
+        platformCommission: ZERO,
+      };
       row.entryCount += 1;
-      row.volume = lines.filter((line) => line.direction === 'DR' && !FEE_ACCOUNTS.has(line.accountName)).reduce((sum, line) => sum.plus(line.amount), row.volume);
+      row.volume = lines
+        .filter((line) => line.direction === 'DR' && !FEE_ACCOUNTS.has(line.accountName))
+        .reduce((sum, line) => sum.plus(line.amount), row.volume);
       if (earnsFeeRevenue(entry.kind)) row.feeRevenue = row.feeRevenue.plus(signedOn(lines, ACCOUNTS.feeRevenue.name));
       row.platformCommission = row.platformCommission.plus(signedOn(lines, ACCOUNTS.platformCommission.name));
       daily.set(dailyKey, row);
@@ -134,10 +146,19 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
       const step = CASE_STEPS[entry.kind];
       if (step) {
         const caseKey = [entry.tenantId, entry.environment, step.caseType, entry.reference.id, currencyCode].join('|');
-        const caseRow = cases.get(caseKey) ?? { ...scope, caseType: step.caseType, caseId: entry.reference.id, heldAmount: ZERO, resolved: false };
+        const caseRow = cases.get(caseKey) ?? {
+          ...scope,
+          caseType: step.caseType,
+          caseId: entry.reference.id,
+          heldAmount: ZERO,
+          resolved: false,
+        };
         // What the hold moved through suspense, whichever side: an operating-float withdrawal's
         // hold debits suspense (the pool is an asset), every other hold credits it.
-        if (step.step === 'hold') caseRow.heldAmount = caseRow.heldAmount.plus(lines.filter((line) => line.accountName === ACCOUNTS.suspense.name).reduce((sum, line) => sum.plus(line.amount), ZERO));
+        if (step.step === 'hold')
+          caseRow.heldAmount = caseRow.heldAmount.plus(
+            lines.filter((line) => line.accountName === ACCOUNTS.suspense.name).reduce((sum, line) => sum.plus(line.amount), ZERO),
+          );
         else caseRow.resolved = true;
         cases.set(caseKey, caseRow);
       }

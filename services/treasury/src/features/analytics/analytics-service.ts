@@ -32,11 +32,16 @@ export interface AnalyticsRange {
  * A range that is empty once rounded, or longer than the maximum, is a 400.
  */
 export function analyticsRange(query: Pick<AnalyticsQuery, 'from' | 'to'>, now: Date): AnalyticsRange {
-  const toMs = query.to !== undefined ? Math.ceil(analyticsInstant(query.to) / DAY_MS) * DAY_MS : (Math.floor(now.getTime() / DAY_MS) + 1) * DAY_MS;
-  const fromMs = query.from !== undefined ? Math.floor(analyticsInstant(query.from) / DAY_MS) * DAY_MS : toMs - ANALYTICS_RANGE_DAYS_DEFAULT * DAY_MS;
-  if (!(fromMs < toMs)) throw new AppError('VALIDATION_ERROR', 'from must be before to', { issues: [{ path: 'query.from', message: 'must be before to' }] });
+  const toMs =
+    query.to !== undefined ? Math.ceil(analyticsInstant(query.to) / DAY_MS) * DAY_MS : (Math.floor(now.getTime() / DAY_MS) + 1) * DAY_MS;
+  const fromMs =
+    query.from !== undefined ? Math.floor(analyticsInstant(query.from) / DAY_MS) * DAY_MS : toMs - ANALYTICS_RANGE_DAYS_DEFAULT * DAY_MS;
+  if (!(fromMs < toMs))
+    throw new AppError('VALIDATION_ERROR', 'from must be before to', { issues: [{ path: 'query.from', message: 'must be before to' }] });
   if (toMs - fromMs > ANALYTICS_RANGE_DAYS_MAX * DAY_MS) {
-    throw new AppError('VALIDATION_ERROR', `A range spans ${ANALYTICS_RANGE_DAYS_MAX} days at most`, { issues: [{ path: 'query.from', message: `at most ${ANALYTICS_RANGE_DAYS_MAX} days before to` }] });
+    throw new AppError('VALIDATION_ERROR', `A range spans ${ANALYTICS_RANGE_DAYS_MAX} days at most`, {
+      issues: [{ path: 'query.from', message: `at most ${ANALYTICS_RANGE_DAYS_MAX} days before to` }],
+    });
   }
   return { from: new Date(fromMs), to: new Date(toMs) };
 }
@@ -60,7 +65,12 @@ interface Sums {
   platformCommission: BigNumber;
 }
 
-const zeroSums = (): Sums => ({ entryCount: 0, volume: new BigNumber(0), feeRevenue: new BigNumber(0), platformCommission: new BigNumber(0) });
+const zeroSums = (): Sums => ({
+  entryCount: 0,
+  volume: new BigNumber(0),
+  feeRevenue: new BigNumber(0),
+  platformCommission: new BigNumber(0),
+});
 
 function addTo(sums: Sums, row: FiguresRow): void {
   sums.entryCount += row.entryCount;
@@ -99,21 +109,31 @@ export function currenciesOf(rows: AnalyticsRows): AnalyticsCurrency[] {
     const balances = new Map<keyof AnalyticsLiquidity, BigNumber>();
     for (const row of rows.classes.filter((item) => item.currencyCode === currencyCode)) {
       const field = LIQUIDITY_FIELDS[row.accountClass];
-      const balance = DEBIT_NORMAL_CLASSES.has(row.accountClass) ? new BigNumber(row.debits).minus(row.credits) : new BigNumber(row.credits).minus(row.debits);
+      const balance = DEBIT_NORMAL_CLASSES.has(row.accountClass)
+        ? new BigNumber(row.debits).minus(row.credits)
+        : new BigNumber(row.credits).minus(row.debits);
       balances.set(field, (balances.get(field) ?? new BigNumber(0)).plus(balance));
     }
-    const liquidity = Object.fromEntries(Object.values(LIQUIDITY_FIELDS).map((field) => [field, formatAmount(balances.get(field) ?? 0, currencyCode)])) as AnalyticsLiquidity;
+    const liquidity = Object.fromEntries(
+      Object.values(LIQUIDITY_FIELDS).map((field) => [field, formatAmount(balances.get(field) ?? 0, currencyCode)]),
+    ) as AnalyticsLiquidity;
     const pendingOf = (caseType: 'payout' | 'withdrawal') => {
       const matching = rows.pending.filter((item) => item.currencyCode === currencyCode && item.caseType === caseType);
       return {
         count: matching.reduce((sum, item) => sum + item.count, 0),
-        amount: formatAmount(matching.reduce((sum, item) => sum.plus(item.amount), new BigNumber(0)), currencyCode),
+        amount: formatAmount(
+          matching.reduce((sum, item) => sum.plus(item.amount), new BigNumber(0)),
+          currencyCode,
+        ),
       };
     };
     return {
       currencyCode,
       totals: formatSums(totals, currencyCode),
-      byKind: JOURNAL_KINDS.filter((kind) => byKind.has(kind)).map((kind) => ({ kind, ...formatSums(byKind.get(kind) as Sums, currencyCode) })),
+      byKind: JOURNAL_KINDS.filter((kind) => byKind.has(kind)).map((kind) => ({
+        kind,
+        ...formatSums(byKind.get(kind) as Sums, currencyCode),
+      })),
       daily: [...byDay.keys()].sort().map((date) => ({ date, ...formatSums(byDay.get(date) as Sums, currencyCode) })),
       liquidity,
       pendingPayouts: pendingOf('payout'),
@@ -124,7 +144,13 @@ export function currenciesOf(rows: AnalyticsRows): AnalyticsCurrency[] {
 
 function onlyTenant(rows: AnalyticsRows, tenantId: string): AnalyticsRows {
   const mine = <Row extends { tenantId: string }>(list: Row[]): Row[] => list.filter((row) => row.tenantId === tenantId);
-  return { byKind: mine(rows.byKind), byDay: mine(rows.byDay), classes: mine(rows.classes), pending: mine(rows.pending), lastEntryAt: rows.lastEntryAt };
+  return {
+    byKind: mine(rows.byKind),
+    byDay: mine(rows.byDay),
+    classes: mine(rows.classes),
+    pending: mine(rows.pending),
+    lastEntryAt: rows.lastEntryAt,
+  };
 }
 
 /** Reads the read models (never the journal) and the gateway's request-log summary. */
@@ -167,5 +193,9 @@ function dayRange(range: AnalyticsRange): { fromDay: string; toDay: string } {
 }
 
 function rangeFields(range: AnalyticsRange, rows: AnalyticsRows): { from: string; to: string; lastEntryAt: string | null } {
-  return { from: range.from.toISOString(), to: range.to.toISOString(), lastEntryAt: rows.lastEntryAt ? rows.lastEntryAt.toISOString() : null };
+  return {
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    lastEntryAt: rows.lastEntryAt ? rows.lastEntryAt.toISOString() : null,
+  };
 }

@@ -9,7 +9,10 @@ function arrays(values: readonly unknown[]): Knex.RawBinding {
 
 /** Sorted by row key, so two instances applying overlapping batches lock rows in one order and never deadlock. */
 function byKey<Row>(rows: Row[], key: (row: Row) => string): Row[] {
-  return rows.map((row) => ({ row, key: key(row) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((item) => item.row);
+  return rows
+    .map((row) => ({ row, key: key(row) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((item) => item.row);
 }
 
 /** Claims the entries not applied yet; only the claimed ones may be counted (same transaction). */
@@ -151,10 +154,18 @@ interface DbFiguresRow {
 }
 
 function figures(row: DbFiguresRow): FiguresRow {
-  return { tenantId: row.tenant_id, currencyCode: row.currency_code, entryCount: Number(row.entry_count), volume: row.volume, feeRevenue: row.fee_revenue, platformCommission: row.platform_commission };
+  return {
+    tenantId: row.tenant_id,
+    currencyCode: row.currency_code,
+    entryCount: Number(row.entry_count),
+    volume: row.volume,
+    feeRevenue: row.fee_revenue,
+    platformCommission: row.platform_commission,
+  };
 }
 
-const SUMS = 'sum(entry_count)::bigint AS entry_count, sum(volume) AS volume, sum(fee_revenue) AS fee_revenue, sum(platform_commission) AS platform_commission';
+const SUMS =
+  'sum(entry_count)::bigint AS entry_count, sum(volume) AS volume, sum(fee_revenue) AS fee_revenue, sum(platform_commission) AS platform_commission';
 
 /** The scope's filter as SQL: a null tenant or currency binding matches all of them. */
 const SCOPE_FILTER = 'environment = ? AND (?::text IS NULL OR tenant_id = ?) AND (?::text IS NULL OR currency_code = ?)';
@@ -195,12 +206,12 @@ async function readAnalyticsIn(db: Tx, scope: AnalyticsScope, range: { fromDay: 
       GROUP BY tenant_id, currency_code, day ORDER BY tenant_id, currency_code, day`,
     inRange,
   );
-  const classes = await prepared<{ rows: Array<{ tenant_id: string; currency_code: string; account_class: AccountClass; debits: string; credits: string }> }>(
-    db,
-    `SELECT tenant_id, currency_code, account_class, debits, credits FROM analytics_account_classes WHERE ${SCOPE_FILTER}`,
-    scoped,
-  );
-  const pending = await prepared<{ rows: Array<{ tenant_id: string; currency_code: string; case_type: 'payout' | 'withdrawal'; count: string; amount: string }> }>(
+  const classes = await prepared<{
+    rows: Array<{ tenant_id: string; currency_code: string; account_class: AccountClass; debits: string; credits: string }>;
+  }>(db, `SELECT tenant_id, currency_code, account_class, debits, credits FROM analytics_account_classes WHERE ${SCOPE_FILTER}`, scoped);
+  const pending = await prepared<{
+    rows: Array<{ tenant_id: string; currency_code: string; case_type: 'payout' | 'withdrawal'; count: string; amount: string }>;
+  }>(
     db,
     `SELECT tenant_id, currency_code, case_type, count(*) AS count, sum(held_amount) AS amount FROM analytics_cases
       WHERE ${SCOPE_FILTER} AND NOT resolved AND held_amount > 0
@@ -217,8 +228,20 @@ async function readAnalyticsIn(db: Tx, scope: AnalyticsScope, range: { fromDay: 
   return {
     byKind: byKind.rows.map((row) => ({ ...figures(row), kind: row.kind })),
     byDay: byDay.rows.map((row) => ({ ...figures(row), day: row.day })),
-    classes: classes.rows.map((row) => ({ tenantId: row.tenant_id, currencyCode: row.currency_code, accountClass: row.account_class, debits: row.debits, credits: row.credits })),
-    pending: pending.rows.map((row) => ({ tenantId: row.tenant_id, currencyCode: row.currency_code, caseType: row.case_type, count: Number(row.count), amount: row.amount })),
+    classes: classes.rows.map((row) => ({
+      tenantId: row.tenant_id,
+      currencyCode: row.currency_code,
+      accountClass: row.account_class,
+      debits: row.debits,
+      credits: row.credits,
+    })),
+    pending: pending.rows.map((row) => ({
+      tenantId: row.tenant_id,
+      currencyCode: row.currency_code,
+      caseType: row.case_type,
+      count: Number(row.count),
+      amount: row.amount,
+    })),
     lastEntryAt: last.rows[0]?.last ?? null,
   };
 }

@@ -29,9 +29,17 @@ export function requestErrorsClient(options: RequestErrorsClientOptions): Reques
           : { surface: 'system', tenantId: null, environment: null, scopes: ['*'] };
       const search = new URLSearchParams({ from: query.from.toISOString(), to: query.to.toISOString(), environment: query.environment });
       try {
-        const answer = await callInternal(gateway, { method: 'GET', pathWithQuery: `${REQUEST_LOG_SUMMARY_PATH}?${search.toString()}`, claims, returnServerErrors: true });
+        const answer = await callInternal(gateway, {
+          method: 'GET',
+          pathWithQuery: `${REQUEST_LOG_SUMMARY_PATH}?${search.toString()}`,
+          claims,
+          returnServerErrors: true,
+        });
         if (answer.status !== 200) {
-          options.logger.warn({ status: answer.status, body: JSON.stringify(answer.body ?? '').slice(0, 500) }, 'gateway request-log summary refused');
+          options.logger.warn(
+            { status: answer.status, body: JSON.stringify(answer.body ?? '').slice(0, 500) },
+            'gateway request-log summary refused',
+          );
           return { available: false, reason: `The gateway answered ${answer.status}` };
         }
         return { available: true, ...requestErrorSummarySchema.parse(answer.body) };

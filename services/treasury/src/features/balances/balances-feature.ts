@@ -13,7 +13,14 @@ export const balancesConfigShape = {
 /** `GET /v1/admin/money/balances`: the gateway already required treasury:read. */
 export function startBalances(parts: ServiceParts<ServiceConfig<typeof balancesConfigShape>>): Features {
   const { config, logger } = parts;
-  const balances = new BalancesService(new LedgerReads({ baseUrl: config.LEDGER_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_LEDGER_READ_TIMEOUT_MS, logger }));
+  const balances = new BalancesService(
+    new LedgerReads({
+      baseUrl: config.LEDGER_URL,
+      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+      timeoutMs: config.TREASURY_LEDGER_READ_TIMEOUT_MS,
+      logger,
+    }),
+  );
   const router = Router();
   router.get('/v1/admin/money/balances', async (_request, response) => {
     response.json(await balances.balances(tenantScopeOf(response)));

@@ -22,7 +22,10 @@ export class BalancesService {
 
   async balances(scope: LedgerScope): Promise<TreasuryBalances> {
     const shared = await Promise.all(
-      (Object.entries(SHARED_ACCOUNTS) as Array<[keyof typeof SHARED_ACCOUNTS, string]>).map(async ([column, name]) => ({ column, accounts: await this.ledger.accountsNamed(scope, name) })),
+      (Object.entries(SHARED_ACCOUNTS) as Array<[keyof typeof SHARED_ACCOUNTS, string]>).map(async ([column, name]) => ({
+        column,
+        accounts: await this.ledger.accountsNamed(scope, name),
+      })),
     );
     const rows = new Map<string, Map<Column, BigNumber>>();
     const add = (column: Column, account: LedgerAccount): void => {
@@ -31,7 +34,9 @@ export class BalancesService {
       rows.set(account.currencyCode, row);
     };
     for (const { column, accounts } of shared) for (const account of accounts) add(column, account);
-    const pools = await Promise.all([...rows.keys()].map((currencyCode) => this.ledger.accountsNamed(scope, ACCOUNTS.pool.nameFor(currencyCode))));
+    const pools = await Promise.all(
+      [...rows.keys()].map((currencyCode) => this.ledger.accountsNamed(scope, ACCOUNTS.pool.nameFor(currencyCode))),
+    );
     for (const accounts of pools) for (const account of accounts) add('operatingFloat', account);
 
     const data: TreasuryBalance[] = [...rows.entries()]

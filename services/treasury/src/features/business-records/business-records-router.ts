@@ -1,5 +1,16 @@
 import { type BusinessRecordsCheck, businessRecordsCheckBodySchema } from '@wallet/contracts';
-import { type BackgroundPace, checkAllRecords, checkOwnRecords, type Db, type JournalForRecords, type LocalRecordSource, MismatchList, parseOrThrow, requireSystem, scopesWithRecords } from '@wallet/kit';
+import {
+  type BackgroundPace,
+  checkAllRecords,
+  checkOwnRecords,
+  type Db,
+  type JournalForRecords,
+  type LocalRecordSource,
+  MismatchList,
+  parseOrThrow,
+  requireSystem,
+  scopesWithRecords,
+} from '@wallet/kit';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -24,14 +35,25 @@ export function businessRecordsRouter(options: BusinessRecordsOptions): Router {
   router.post('/internal/v1/business-records/check', async (request, response) => {
     requireSystem(response);
     const body = parseOrThrow(businessRecordsCheckBodySchema, request.body ?? {});
-    const scope = body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
-    const scopes = scope ? [scope] : await scopesWithRecords(options.db, options.sources.map((source) => source.table));
+    const scope =
+      body.tenantId !== undefined && body.environment !== undefined ? { tenantId: body.tenantId, environment: body.environment } : null;
+    const scopes = scope
+      ? [scope]
+      : await scopesWithRecords(
+          options.db,
+          options.sources.map((source) => source.table),
+        );
     const mismatches = new MismatchList(body.limit);
     const ledgerDigests = body.ledgerDigests;
     const coverage =
       body.mode === 'incremental'
         ? await checkOwnRecords(options, scopes, mismatches)
-        : await checkAllRecords(options, scopes, { scope, passDigests: ledgerDigests ? () => Promise.resolve(ledgerDigests) : null, pace: options.pace }, mismatches);
+        : await checkAllRecords(
+            options,
+            scopes,
+            { scope, passDigests: ledgerDigests ? () => Promise.resolve(ledgerDigests) : null, pace: options.pace },
+            mismatches,
+          );
     const answer: BusinessRecordsCheck = { mismatches: mismatches.items, coverage };
     response.json(answer);
   });
@@ -41,7 +63,11 @@ export function businessRecordsRouter(options: BusinessRecordsOptions): Router {
 
 export const reconciliationConfigShape = {
   /** Check 3 keeps re-reading an open float deposit or withdrawal case for this long after it was created. */
-  TREASURY_RECONCILIATION_LOOKBACK_HOURS: z.coerce.number().min(0).max(24 * 366).default(72),
+  TREASURY_RECONCILIATION_LOOKBACK_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 366)
+    .default(72),
   /** Check 3's calls to the ledger (entries by id, entries naming a record); a full run's are longer. */
   TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
 };

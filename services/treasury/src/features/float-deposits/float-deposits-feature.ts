@@ -10,9 +10,19 @@ export const floatDepositsConfigShape = {
 };
 
 /** Float deposits: their routes, and the finisher that records the ledger's events on them. */
-export function startFloatDeposits(parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
+export function startFloatDeposits(
+  parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>,
+  deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
+): Features {
   const { config, db, relay, logger } = parts;
-  const deposits = new FloatDepositsService({ db, relay, postings: deps.postings, tenants: deps.tenants, members: deps.members, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
+  const deposits = new FloatDepositsService({
+    db,
+    relay,
+    postings: deps.postings,
+    tenants: deps.tenants,
+    members: deps.members,
+    replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
+  });
   deps.postings.register('float_deposit', (tx, results) => deposits.finishFromEvents(tx, results));
   deps.postings.awaits({ recordType: 'float_deposit', table: 'float_deposits', waiting: "r.status = 'pending'" });
   return {

@@ -1,8 +1,33 @@
-import { checkAmount, type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, newId, type Page } from '@wallet/contracts';
+import {
+  checkAmount,
+  type CreateFloatDepositBody,
+  type FloatDeposit,
+  type FloatDepositQuery,
+  formatAmount,
+  newId,
+  type Page,
+} from '@wallet/contracts';
 import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory } from '@wallet/kit';
-import { type CommandAnswers, type CommandResult, ledgerRefusal, type MemberDirectory, MoneyCommand, type MoneyCommandDeps, requirePermittedMember, settledMoneyCommand } from '@wallet/money-commands';
+import {
+  type CommandAnswers,
+  type CommandResult,
+  ledgerRefusal,
+  type MemberDirectory,
+  MoneyCommand,
+  type MoneyCommandDeps,
+  requirePermittedMember,
+  settledMoneyCommand,
+} from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
-import { FLOAT_DEPOSIT_POSTING, FLOAT_DEPOSIT_RECORDS, findFloatDeposit, listFloatDeposits, type NewFloatDeposit, type StoredFloatDeposit, type TreasuryScope } from './float-deposits-store';
+import {
+  FLOAT_DEPOSIT_POSTING,
+  FLOAT_DEPOSIT_RECORDS,
+  findFloatDeposit,
+  listFloatDeposits,
+  type NewFloatDeposit,
+  type StoredFloatDeposit,
+  type TreasuryScope,
+} from './float-deposits-store';
 
 export interface FloatDepositsDeps extends MoneyCommandDeps {
   tenants: Pick<TenantDirectory, 'require'>;
@@ -23,10 +48,12 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
 
   async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: CommandAnswers): Promise<CommandResult<FloatDeposit>> {
     const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem) throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    if (problem)
+      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
     requireWithinTransactionLimit(body.amount, (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount);
     // The depositor answers for the money as a withdrawal's maker does: an active member allowed to move treasury funds.
-    if (body.depositedBy !== undefined) await requirePermittedMember(this.directories.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
+    if (body.depositedBy !== undefined)
+      await requirePermittedMember(this.directories.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
     const amount = formatAmount(body.amount, body.currencyCode);
     const id = newId('floatDeposit');
     const draft: NewFloatDeposit = {
@@ -39,12 +66,24 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
       note: body.note ?? null,
       createdAt: new Date(),
     };
-    const command = floatDepositPostCommand({ ...scope, id, currencyCode: body.currencyCode, amount, rail: body.rail, correlationId: currentContext()?.correlationId });
+    const command = floatDepositPostCommand({
+      ...scope,
+      id,
+      currencyCode: body.currencyCode,
+      amount,
+      rail: body.rail,
+      correlationId: currentContext()?.correlationId,
+    });
     return this.run({ scope, draft, command, answers });
   }
 
   list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
-    return pageBySeq(query, (beforeSeq) => listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq, limit: query.limit }), toFloatDeposit);
+    return pageBySeq(
+      query,
+      (beforeSeq) =>
+        listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq, limit: query.limit }),
+      toFloatDeposit,
+    );
   }
 }
 
@@ -62,7 +101,9 @@ const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDe
 
 /** The ledger's refusal as the error the client gets; the deposit, recorded as failed, is named in details. */
 export function refusalOf(deposit: StoredFloatDeposit): AppError {
-  return ledgerRefusal(deposit.failureCode, {}, (reported) => `The ledger refused the float deposit (${reported})`, { floatDepositId: deposit.id });
+  return ledgerRefusal(deposit.failureCode, {}, (reported) => `The ledger refused the float deposit (${reported})`, {
+    floatDepositId: deposit.id,
+  });
 }
 
 export function toFloatDeposit(deposit: StoredFloatDeposit): FloatDeposit {

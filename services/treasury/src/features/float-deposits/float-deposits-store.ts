@@ -20,7 +20,22 @@ export interface StoredFloatDeposit extends MoneyRecord {
   createdAt: Date;
 }
 
-const COLUMNS = ['seq', 'id', 'tenant_id', 'environment', 'currency_code', 'amount', 'rail', 'external_reference', 'deposited_by', 'note', 'status', 'journal_entry_id', 'failure_code', 'created_at'];
+const COLUMNS = [
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'currency_code',
+  'amount',
+  'rail',
+  'external_reference',
+  'deposited_by',
+  'note',
+  'status',
+  'journal_entry_id',
+  'failure_code',
+  'created_at',
+];
 
 function fromRow(row: object): StoredFloatDeposit {
   return camelCased(row);
@@ -31,7 +46,18 @@ export type NewFloatDeposit = Omit<StoredFloatDeposit, 'seq' | 'tenantId' | 'env
 /** A float deposit as its creating statement writes it (with its posting command and its key's first answer). */
 export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = {
   name: 'float_deposits',
-  columns: { id: 'text', tenantId: 'text', environment: 'text', currencyCode: 'text', amount: 'numeric', rail: 'text', externalReference: 'text', depositedBy: 'text', note: 'text', createdAt: 'timestamptz' },
+  columns: {
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    currencyCode: 'text',
+    amount: 'numeric',
+    rail: 'text',
+    externalReference: 'text',
+    depositedBy: 'text',
+    note: 'text',
+    createdAt: 'timestamptz',
+  },
 };
 
 /** A float deposit's posting: the deposit is pending until the ledger answers it, and leaves pending once. */

@@ -1,4 +1,11 @@
-import { type InternalPeer, type ServiceConfig, type ServiceParts, startTenantConfigReadModel, tenantConfigFromIdentity, type TenantDirectory } from '@wallet/kit';
+import {
+  type InternalPeer,
+  type ServiceConfig,
+  type ServiceParts,
+  startTenantConfigReadModel,
+  tenantConfigFromIdentity,
+  type TenantDirectory,
+} from '@wallet/kit';
 import { z } from 'zod';
 import { TREASURY_TOPOLOGY } from '../../topology';
 import type { withdrawalsConfigShape } from '../withdrawals/withdrawals-feature';
@@ -8,7 +15,9 @@ export const tenantsConfigShape = {
   TREASURY_TENANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2_000),
 };
 
-type TenantsConfig = ServiceConfig<typeof tenantsConfigShape & Pick<typeof withdrawalsConfigShape, 'IDENTITY_URL' | 'TREASURY_IDENTITY_TIMEOUT_MS'>>;
+type TenantsConfig = ServiceConfig<
+  typeof tenantsConfigShape & Pick<typeof withdrawalsConfigShape, 'IDENTITY_URL' | 'TREASURY_IDENTITY_TIMEOUT_MS'>
+>;
 
 /**
  * Treasury's read model of tenant configuration (the transaction ceiling of float deposits and
@@ -17,7 +26,13 @@ type TenantsConfig = ServiceConfig<typeof tenantsConfigShape & Pick<typeof withd
  */
 export function startTenantReadModel(parts: ServiceParts<TenantsConfig>): Promise<TenantDirectory> {
   const { config, logger } = parts;
-  const identity: InternalPeer = { name: 'identity', baseUrl: config.IDENTITY_URL, internalTokenSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS, logger };
+  const identity: InternalPeer = {
+    name: 'identity',
+    baseUrl: config.IDENTITY_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
+    logger,
+  };
   return startTenantConfigReadModel(parts, {
     queue: TREASURY_TOPOLOGY.identityEvents.queue,
     waitMs: config.TREASURY_TENANT_WAIT_MS,

@@ -26,13 +26,21 @@ describe('withdrawalPostCommand', () => {
     ]);
   });
 
-  it.each(STEPS.flatMap((step) => [['tenant_fees', step] as const, ['operating_float', step] as const]))('%s %s: a valid, balanced command whose id names its step', (source, step) => {
-    const command = ledgerPostV1Schema.parse(withdrawalPostCommand({ ...base, source }, step));
-    expect(command).toMatchObject({ kind: `withdrawal_${step}`, reference: { type: 'withdrawal', id: base.id }, commandId: withdrawalCommandId(base.id, step) });
-    const total = (direction: 'DR' | 'CR') => command.lines.filter((line) => line.direction === direction).reduce((sum, line) => sum.plus(line.amount), new BigNumber(0));
-    expect(total('DR').eq(total('CR'))).toBe(true);
-    expect(stepOfCommand(command.commandId)).toBe(step);
-  });
+  it.each(STEPS.flatMap((step) => [['tenant_fees', step] as const, ['operating_float', step] as const]))(
+    '%s %s: a valid, balanced command whose id names its step',
+    (source, step) => {
+      const command = ledgerPostV1Schema.parse(withdrawalPostCommand({ ...base, source }, step));
+      expect(command).toMatchObject({
+        kind: `withdrawal_${step}`,
+        reference: { type: 'withdrawal', id: base.id },
+        commandId: withdrawalCommandId(base.id, step),
+      });
+      const total = (direction: 'DR' | 'CR') =>
+        command.lines.filter((line) => line.direction === direction).reduce((sum, line) => sum.plus(line.amount), new BigNumber(0));
+      expect(total('DR').eq(total('CR'))).toBe(true);
+      expect(stepOfCommand(command.commandId)).toBe(step);
+    },
+  );
 
   it('names no step for another command id', () => {
     expect(stepOfCommand('fd_01TEST:post')).toBeNull();

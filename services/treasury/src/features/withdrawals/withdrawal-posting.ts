@@ -21,7 +21,11 @@ export interface WithdrawalPosting extends MoneyRecord {
   correlationId?: string | undefined;
 }
 
-const KIND: Record<WithdrawalStep, LedgerPostV1['kind']> = { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' };
+const KIND: Record<WithdrawalStep, LedgerPostV1['kind']> = {
+  hold: 'withdrawal_hold',
+  settle: 'withdrawal_settle',
+  release: 'withdrawal_release',
+};
 
 /**
  * docs/decisions/money-movements.md: withdrawal_hold moves the amount from the source to `suspense`,
@@ -39,11 +43,21 @@ export function withdrawalPostCommand(withdrawal: WithdrawalPosting, step: Withd
   // Out of a credit-normal account is a debit; out of a debit-normal one a credit.
   const out: PostingLine['direction'] = withdrawal.source === 'tenant_fees' ? 'DR' : 'CR';
   const into: PostingLine['direction'] = out === 'DR' ? 'CR' : 'DR';
-  const line = (accountName: string, direction: PostingLine['direction']): PostingLine => ({ accountName, direction, amount, currencyCode });
+  const line = (accountName: string, direction: PostingLine['direction']): PostingLine => ({
+    accountName,
+    direction,
+    amount,
+    currencyCode,
+  });
   const linesOf: Record<WithdrawalStep, () => PostingLine[]> = {
     hold: () => [line(source, out), line(ACCOUNTS.suspense.name, into)],
     settle: () => [line(ACCOUNTS.suspense.name, out), line(ACCOUNTS.payoutClearing.name, into)],
     release: () => [line(ACCOUNTS.suspense.name, out), line(source, into)],
   };
-  return postCommandOf(withdrawal, { commandId: withdrawalCommandId(withdrawal.id, step), kind: KIND[step], reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id }, lines: linesOf[step]() });
+  return postCommandOf(withdrawal, {
+    commandId: withdrawalCommandId(withdrawal.id, step),
+    kind: KIND[step],
+    reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id },
+    lines: linesOf[step](),
+  });
 }

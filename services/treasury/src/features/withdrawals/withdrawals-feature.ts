@@ -13,12 +13,24 @@ export const withdrawalsConfigShape = {
   TREASURY_IDENTITY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
 };
 
-type WithdrawalsConfig = ServiceConfig<typeof withdrawalsConfigShape & Pick<typeof floatDepositsConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
+type WithdrawalsConfig = ServiceConfig<
+  typeof withdrawalsConfigShape & Pick<typeof floatDepositsConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>
+>;
 
 /** Withdrawal cases: their routes and the finisher that records the ledger's events on their steps. */
-export function startWithdrawals(parts: ServiceParts<WithdrawalsConfig>, deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory }): Features {
+export function startWithdrawals(
+  parts: ServiceParts<WithdrawalsConfig>,
+  deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
+): Features {
   const { config, db, relay, logger } = parts;
-  const withdrawals = new WithdrawalsService({ db, relay, postings: deps.postings, members: deps.members, tenants: deps.tenants, replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS });
+  const withdrawals = new WithdrawalsService({
+    db,
+    relay,
+    postings: deps.postings,
+    members: deps.members,
+    tenants: deps.tenants,
+    replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
+  });
   deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
   deps.postings.awaits(withdrawals.awaitedRecords);
   return {

@@ -1,4 +1,9 @@
-import { approveWithdrawalBodySchema, createWithdrawalBodySchema, rejectWithdrawalBodySchema, withdrawalQuerySchema } from '@wallet/contracts';
+import {
+  approveWithdrawalBodySchema,
+  createWithdrawalBodySchema,
+  rejectWithdrawalBodySchema,
+  withdrawalQuerySchema,
+} from '@wallet/contracts';
 import { makerCheckerRouter } from '@wallet/money-commands';
 import type { RequestHandler, Router } from 'express';
 import type { WithdrawalsService } from './withdrawals-service';

@@ -1,6 +1,15 @@
 import { type CreateWithdrawalBody, formatAmount, newId, type Page, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
 import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
-import { awaitsLedger, type CaseTypeDeclaration, type CommandAnswers, type CommandResult, ledgerRefusal, MakerChecker, type MakerCheckerDeps, pendingCaseState } from '@wallet/money-commands';
+import {
+  awaitsLedger,
+  type CaseTypeDeclaration,
+  type CommandAnswers,
+  type CommandResult,
+  ledgerRefusal,
+  MakerChecker,
+  type MakerCheckerDeps,
+  pendingCaseState,
+} from '@wallet/money-commands';
 import { stepOfCommand, withdrawalPostCommand } from './withdrawal-posting';
 import { listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_TABLE } from './withdrawals-store';
 
@@ -14,18 +23,47 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
     super(deps, WITHDRAWAL_CASES);
   }
 
-  async create(scope: TreasuryScope, body: CreateWithdrawalBody, answers: CommandAnswers, claims: InternalClaims): Promise<CommandResult<Withdrawal>> {
+  async create(
+    scope: TreasuryScope,
+    body: CreateWithdrawalBody,
+    answers: CommandAnswers,
+    claims: InternalClaims,
+  ): Promise<CommandResult<Withdrawal>> {
     this.checkRequest(claims, body);
     await this.requireRequestAllowed(scope, body);
     const amount = formatAmount(body.amount, body.currencyCode);
     const id = newId('payoutCase');
-    const draft: NewWithdrawal = { id, source: body.source, currencyCode: body.currencyCode, amount, payoutMethod: body.payoutMethod, destination: body.destination, narration: body.narration ?? null, requestedBy: body.requestedBy, createdAt: new Date() };
-    const hold = withdrawalPostCommand({ ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId }, 'hold');
-    return this.open({ scope, claims, draft, hold, requested: { source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod }, answers });
+    const draft: NewWithdrawal = {
+      id,
+      source: body.source,
+      currencyCode: body.currencyCode,
+      amount,
+      payoutMethod: body.payoutMethod,
+      destination: body.destination,
+      narration: body.narration ?? null,
+      requestedBy: body.requestedBy,
+      createdAt: new Date(),
+    };
+    const hold = withdrawalPostCommand(
+      { ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId },
+      'hold',
+    );
+    return this.open({
+      scope,
+      claims,
+      draft,
+      hold,
+      requested: { source: body.source, amount, currencyCode: body.currencyCode, payoutMethod: body.payoutMethod },
+      answers,
+    });
   }
 
   list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
-    return pageBySeq(query, (beforeSeq) => listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq, limit: query.limit }), toWithdrawal);
+    return pageBySeq(
+      query,
+      (beforeSeq) => listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq, limit: query.limit }),
+      toWithdrawal,
+    );
   }
 }
 
@@ -43,8 +81,12 @@ const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Wit
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */
 export function refusalOf(withdrawal: StoredWithdrawal): AppError {
-  const messages = { INSUFFICIENT_FUNDS: `The ${withdrawal.source === 'tenant_fees' ? 'fee revenue' : 'operating float'} does not hold the amount` };
-  return ledgerRefusal(withdrawal.failureCode, messages, (reported) => `The ledger refused the withdrawal hold (${reported})`, { withdrawalId: withdrawal.id });
+  const messages = {
+    INSUFFICIENT_FUNDS: `The ${withdrawal.source === 'tenant_fees' ? 'fee revenue' : 'operating float'} does not hold the amount`,
+  };
+  return ledgerRefusal(withdrawal.failureCode, messages, (reported) => `The ledger refused the withdrawal hold (${reported})`, {
+    withdrawalId: withdrawal.id,
+  });
 }
 
 export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {

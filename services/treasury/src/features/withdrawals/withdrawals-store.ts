@@ -1,6 +1,13 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
-import { type CaseState, type CaseStateField, type CaseTable, caseListFilters, type MoneyRecord, type RecordTable } from '@wallet/money-commands';
+import {
+  type CaseState,
+  type CaseStateField,
+  type CaseTable,
+  caseListFilters,
+  type MoneyRecord,
+  type RecordTable,
+} from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -17,8 +24,26 @@ export interface StoredWithdrawal extends MoneyRecord, CaseState {
 }
 
 export const WITHDRAWAL_COLUMNS = [
-  'seq', 'id', 'tenant_id', 'environment', 'source', 'currency_code', 'amount', 'payout_method', 'destination', 'narration', 'requested_by', 'status', 'hold_entry_id',
-  'failure_code', 'decided_by', 'decided_at', 'rejection_reason', 'decision_entry_id', 'decision_failure_code', 'created_at',
+  'seq',
+  'id',
+  'tenant_id',
+  'environment',
+  'source',
+  'currency_code',
+  'amount',
+  'payout_method',
+  'destination',
+  'narration',
+  'requested_by',
+  'status',
+  'hold_entry_id',
+  'failure_code',
+  'decided_by',
+  'decided_at',
+  'rejection_reason',
+  'decision_entry_id',
+  'decision_failure_code',
+  'created_at',
 ];
 export function fromRow(row: object): StoredWithdrawal {
   return camelCased(row);
@@ -30,8 +55,17 @@ export type NewWithdrawal = Omit<StoredWithdrawal, CaseStateField>;
 export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = {
   name: 'withdrawals',
   columns: {
-    id: 'text', tenantId: 'text', environment: 'text', source: 'text', currencyCode: 'text', amount: 'numeric', payoutMethod: 'text', destination: 'jsonb',
-    narration: 'text', requestedBy: 'text', createdAt: 'timestamptz',
+    id: 'text',
+    tenantId: 'text',
+    environment: 'text',
+    source: 'text',
+    currencyCode: 'text',
+    amount: 'numeric',
+    payoutMethod: 'text',
+    destination: 'jsonb',
+    narration: 'text',
+    requestedBy: 'text',
+    createdAt: 'timestamptz',
   },
 };
 
@@ -40,7 +74,12 @@ const records = scopedRecords('withdrawals', WITHDRAWAL_COLUMNS, fromRow);
 export const findWithdrawal = records.find;
 
 /** Withdrawals as a maker-checker case table. */
-export const WITHDRAWAL_TABLE: CaseTable<NewWithdrawal, StoredWithdrawal> = { records: WITHDRAWAL_RECORDS, columns: WITHDRAWAL_COLUMNS, fromRow, find: findWithdrawal };
+export const WITHDRAWAL_TABLE: CaseTable<NewWithdrawal, StoredWithdrawal> = {
+  records: WITHDRAWAL_RECORDS,
+  columns: WITHDRAWAL_COLUMNS,
+  fromRow,
+  find: findWithdrawal,
+};
 
 export interface WithdrawalFilter extends SeqPageFilter {
   status?: WithdrawalStatus | undefined;

@@ -80,7 +80,12 @@ export class PayoutDelivery {
 
   private async deliver(payout: DeliverableCase): Promise<boolean> {
     if (!payout.railStartedAt) await markRailStarted(this.options.db, payout.id);
-    const outcome = await this.options.rail.deliver({ caseId: payout.id, destination: payout.destination, amount: payout.amount, currencyCode: payout.currencyCode });
+    const outcome = await this.options.rail.deliver({
+      caseId: payout.id,
+      destination: payout.destination,
+      amount: payout.amount,
+      currencyCode: payout.currencyCode,
+    });
     if (this.options.crashAfterRail) throw new SimulatedCrashError(`stopped after the rail answered for ${payout.id}`);
     return this.record(payout, outcome);
   }

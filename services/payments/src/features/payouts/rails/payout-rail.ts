@@ -9,7 +9,8 @@ export interface RailDelivery {
   currencyCode: string;
 }
 
-export type RailOutcome = { status: 'succeeded'; railReference: string } | { status: 'failed'; railReference: string; failureReason: string };
+export type RailOutcome =
+  { status: 'succeeded'; railReference: string } | { status: 'failed'; railReference: string; failureReason: string };
 
 /**
  * Where approved payouts leave the platform (a mobile money network, a bank). A repeated call

@@ -53,11 +53,18 @@ export class SandboxRail implements PayoutRail {
     );
     const row = result.rows[0];
     if (!row) throw new Error(`sandbox rail recorded nothing for ${delivery.caseId}`);
-    return row.status === 'succeeded' ? { status: 'succeeded', railReference: row.rail_reference } : { status: 'failed', railReference: row.rail_reference, failureReason: row.failure_reason ?? SANDBOX_FAILURE_REASON };
+    return row.status === 'succeeded'
+      ? { status: 'succeeded', railReference: row.rail_reference }
+      : { status: 'failed', railReference: row.rail_reference, failureReason: row.failure_reason ?? SANDBOX_FAILURE_REASON };
   }
 
   async deliveryOf(caseId: string): Promise<SandboxDelivery | null> {
-    const row: DeliveryRow | undefined = await this.options.db('sandbox_rail_deliveries').where({ case_id: caseId }).first(['case_id', 'status', 'rail_reference', 'failure_reason', 'calls']);
-    return row ? { caseId: row.case_id, status: row.status, railReference: row.rail_reference, failureReason: row.failure_reason, calls: row.calls } : null;
+    const row: DeliveryRow | undefined = await this.options
+      .db('sandbox_rail_deliveries')
+      .where({ case_id: caseId })
+      .first(['case_id', 'status', 'rail_reference', 'failure_reason', 'calls']);
+    return row
+      ? { caseId: row.case_id, status: row.status, railReference: row.rail_reference, failureReason: row.failure_reason, calls: row.calls }
+      : null;
   }
 }
