@@ -67,13 +67,14 @@ const FUZZ_ENV: NodeJS.ProcessEnv = {
 /**
  * Tables left out of the fingerprint, each because it changes on refused requests by design:
  * the gateway's request logs and their daily counts, nonces and rate buckets, the idempotency
- * records that remember refusals too, migrations, the analytics read models (fed by events,
+ * records that remember refusals too, the count of failed logins per login address (a refused
+ * login is what it counts), migrations, the analytics read models (fed by events,
  * checked against the journal elsewhere), reconciliation runs (a GET records one) and the
  * incremental reconciliation's checkpoints and marks, which every run advances: a GET's, or the
  * schedule's, which may fall between a refusal's two fingerprints.
  */
 const UNTRACKED =
-  /^(knex_migrations.*|idempotency.*|request_logs|request_log_days|request_nonces|rate_limit.*|analytics_.*|reconciliation_runs|reconciliation_marks|reconciliation_(account|scope)_checkpoints)$/;
+  /^(knex_migrations.*|idempotency.*|login_throttles|request_logs|request_log_days|request_nonces|rate_limit.*|analytics_.*|reconciliation_runs|reconciliation_marks|reconciliation_(account|scope)_checkpoints)$/;
 /** Money: never touched by a refused request, even one the API records. */
 export const MONEY_TABLES: ReadonlySet<string> = new Set(['ledger.accounts', 'ledger.journal_entries', 'ledger.journal_lines']);
 

@@ -131,19 +131,30 @@ describe('reading providers', () => {
     const tenantId = await newTenant();
     const created = [await createProvider(tenantId, 'one'), await createProvider(tenantId, 'two'), await createProvider(tenantId, 'three')];
     const listSchema = pageSchema(momoProviderSchema.strict());
-    const first = await identity.request('GET', '/v1/admin/momo-providers?limit=2', { token: tenantToken(tenantId, 'live') });
-    expect(first.status).toBe(200);
-    const firstPage = listSchema.parse(first.body);
-    expect(firstPage.data.map((provider) => provider.providerCode)).toEqual(['three', 'two']);
-    const second = listSchema.parse(
-      (
-        await identity.request('GET', `/v1/admin/momo-providers?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor as string)}`, {
-          token: tenantToken(tenantId, 'test'),
-        })
-      ).body,
+    const pages = async (environment: 'live' | 'test') => {
+      const first = listSchema.parse(
+        (await identity.request('GET', '/v1/admin/momo-providers?limit=2', { token: tenantToken(tenantId, environment) })).body,
+      );
+      const path = `/v1/admin/momo-providers?limit=2&cursor=${encodeURIComponent(first.nextCursor as string)}`;
+      const second = listSchema.parse((await identity.request('GET', path, { token: tenantToken(tenantId, environment) })).body);
+      return { first, second };
+    };
+    const live = await pages('live');
+    expect(live.first.data.map((provider) => provider.providerCode)).toEqual(['three', 'two']);
+    expect(live.second).toEqual({ data: [expect.objectContaining({ providerCode: 'one' })], nextCursor: null });
+    const test = await pages('test');
+    expect(test.first.data).toEqual(live.first.data);
+    expect(test.second).toEqual(live.second);
+    // A cursor is its environment's: the live one is refused in test, even where the lists agree.
+    const crossed = await identity.request(
+      'GET',
+      `/v1/admin/momo-providers?limit=2&cursor=${encodeURIComponent(live.first.nextCursor as string)}`,
+      {
+        token: tenantToken(tenantId, 'test'),
+      },
     );
-    expect(second).toEqual({ data: [expect.objectContaining({ providerCode: 'one' })], nextCursor: null });
-    const text = JSON.stringify([first.body, second]);
+    expect(crossed.body).toMatchObject({ error: { code: 'INVALID_CURSOR' } });
+    const text = JSON.stringify([live, test]);
     for (const provider of created) expect(text).not.toContain(provider.webhookSecret);
   });
 

@@ -172,31 +172,29 @@ describe('GET /v1/wallets/{id}/balance?at=', () => {
     const on = await balanceAt(caller, wallet.id, first.createdAt);
     expect(on.body).toMatchObject(expectedAt([newest, first], Date.parse(first.createdAt)));
     expect(on.body.journalEntryId).not.toBeNull();
-    const future = await balanceAt(caller, wallet.id, '9999-12-31T23:59:59.999Z');
+    const future = await balanceAt(caller, wallet.id, '9999-12-30T23:59:59.999Z');
     expect(future.body).toEqual({
       walletId: wallet.id,
       currencyCode: 'KES',
       balance: '13.00',
-      at: '9999-12-31T23:59:59.999Z',
+      at: '9999-12-30T23:59:59.999Z',
       journalEntryId: newest.journalEntryId,
     });
     // Digits beyond milliseconds are cut off, never rounded up into the next millisecond.
     const fine = await balanceAt(caller, wallet.id, `${new Date(Date.parse(first.createdAt) - 1).toISOString().slice(0, -1)}999999Z`);
     expect(fine.body).toMatchObject({ balance: '0.00', journalEntryId: null, at: new Date(Date.parse(first.createdAt) - 1).toISOString() });
 
-    expect((await balanceAt(caller, idle.id, '9999-12-31T23:59:59.999Z')).body).toMatchObject({ balance: '0.00', journalEntryId: null });
+    expect((await balanceAt(caller, idle.id, '9999-12-30T23:59:59.999Z')).body).toMatchObject({ balance: '0.00', journalEntryId: null });
     // No ledger account at all yet (the opening command not taken): no line, so 0 as well.
     const unopened = newId('wallet');
-    await harness
-      .db('wallets')
-      .insert({
-        id: unopened,
-        tenant_id: caller.tenantId,
-        environment: caller.environment,
-        owner_type: 'user',
-        owner_id: 'unopened',
-        currency_code: 'KES',
-      });
+    await harness.db('wallets').insert({
+      id: unopened,
+      tenant_id: caller.tenantId,
+      environment: caller.environment,
+      owner_type: 'user',
+      owner_id: 'unopened',
+      currency_code: 'KES',
+    });
     expect((await balanceAt(caller, unopened, '2030-01-01T00:00:00Z')).body).toEqual({
       walletId: unopened,
       currencyCode: 'KES',
