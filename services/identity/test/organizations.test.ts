@@ -157,16 +157,14 @@ describe('POST /v1/system/organizations', () => {
       body: { ...tenantBody(), admin: { name: 'Grace', email } },
     });
     expect(created.status).toBe(201);
-    const duplicate = identity
-      .db('team_members')
-      .insert({
-        id: 'usr_duplicate',
-        tenant_id: created.body.id,
-        name: 'Grace again',
-        email: email.toLowerCase(),
-        org_role: 'user',
-        status: 'active',
-      });
+    const duplicate = identity.db('team_members').insert({
+      id: 'usr_duplicate',
+      tenant_id: created.body.id,
+      name: 'Grace again',
+      email: email.toLowerCase(),
+      org_role: 'user',
+      status: 'active',
+    });
     await expect(duplicate).rejects.toThrow(/team_members_tenant_email/);
   });
 });

@@ -345,16 +345,14 @@ describe('GET /v1/wallets/{id} and /v1/wallets/{id}/entries', () => {
     const caller: Caller = { tenantId: await newTenant(), environment: 'live' };
     // As just after creation, before the ledger took the opening command: no account at all.
     const walletId = newId('wallet');
-    await harness
-      .db('wallets')
-      .insert({
-        id: walletId,
-        tenant_id: caller.tenantId,
-        environment: 'live',
-        owner_type: 'user',
-        owner_id: 'unopened',
-        currency_code: 'KES',
-      });
+    await harness.db('wallets').insert({
+      id: walletId,
+      tenant_id: caller.tenantId,
+      environment: 'live',
+      owner_type: 'user',
+      owner_id: 'unopened',
+      currency_code: 'KES',
+    });
     expect(await harness.ledger.db('accounts').where({ wallet_id: walletId }).first()).toBeUndefined();
     expect((await call(caller, 'GET', `/v1/wallets/${walletId}/entries`)).body).toEqual({ data: [], nextCursor: null });
     expect((await call(caller, 'GET', `/v1/wallets/${walletId}`)).body).toMatchObject({ balance: '0.00', status: 'active' });

@@ -43,18 +43,16 @@ export function formatMoney(amount: string, currencyCode: string, options: Money
   const scale = knownScale(currencyCode);
   const digits = Math.max(scale ?? 0, value.decimalPlaces() ?? 0);
   const { group, decimal } = separatorsOf(options.locale);
-  const number = value
-    .abs()
-    .toFormat(digits, {
-      groupSeparator: group,
-      groupSize: 3,
-      decimalSeparator: decimal,
-      prefix: '',
-      suffix: '',
-      secondaryGroupSize: 0,
-      fractionGroupSeparator: '',
-      fractionGroupSize: 0,
-    });
+  const number = value.abs().toFormat(digits, {
+    groupSeparator: group,
+    groupSize: 3,
+    decimalSeparator: decimal,
+    prefix: '',
+    suffix: '',
+    secondaryGroupSize: 0,
+    fractionGroupSeparator: '',
+    fractionGroupSize: 0,
+  });
   const sign = value.isNegative() && !value.isZero() ? '-' : '';
   return options.currencyDisplay === 'none' ? `${sign}${number}` : `${sign}${currencyCode} ${number}`;
 }
