@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createFullRunsTable } from '@wallet/kit';
+import { createFullRunsTable } from '@wallet/money-commands';
 
 /**
  * Reconciliation state, written only by the ledger's own reconciliation runs (never by posting):

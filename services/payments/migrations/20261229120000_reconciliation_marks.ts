@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createFullRunsTable, createReconciliationMarksTable } from '@wallet/kit';
+import { createFullRunsTable, createReconciliationMarksTable } from '@wallet/money-commands';
 
 /**
  * Check 3's marks (how far payments' records and the entries naming them were verified), and

@@ -15,8 +15,7 @@ import {
 } from '@wallet/contracts';
 import { canonicalAmount } from './amounts';
 import { type Digest, postingsDigest, sameDigest } from './entry-digest';
-import type { Db } from '../db';
-import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
+import { advanceHighWater, type Db, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
 
 // ---- Check 3 of reconciliation (docs/decisions/reconciliation.md), run by each service over its own records ----
 
