@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { foreignStoreImports, importCycles, importGraph, importsBetween } from './import-graph';
+import { foreignStoreImports, importCycles, importGraph, importsBetween, migrationImports } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -25,6 +25,11 @@ describe('import boundaries of packages/*/src and services/*/src', () => {
 
   it('keeps kit plumbing: nothing in packages/kit/src imports @wallet/money-commands', () => {
     expect(importsBetween(graph, 'packages/kit/src', 'packages/money-commands/src')).toEqual([]);
+  });
+
+  it('keeps migrations frozen: a migration imports only knex types, the list only its migrations and types', () => {
+    expect(migrationImports(ROOT)).toEqual([]);
+    expect(fs.readdirSync(path.join(ROOT, 'services/payments/migrations')).length).toBeGreaterThan(10);
   });
 });
 
@@ -55,6 +60,14 @@ describe('the checks, on a repository with a planted violation of each', () => {
       'services/wallet/src/features/sessions/member-sessions.ts': "export { revoke } from './sessions-store';\n",
       'services/wallet/src/features/audit/audit-service.ts':
         "import { revoke } from '../sessions/member-sessions';\nexport const audited = revoke;\n",
+      'services/wallet/migrations/20270101120000_create_things.ts':
+        "import type { Knex } from 'knex';\nimport { createOutboxTable } from '@wallet/kit';\nexport const up = (db: Knex) => createOutboxTable(db);\n",
+      'services/wallet/migrations/20270102120000_more_things.ts':
+        "import { type Knex } from 'knex';\nimport type { Db } from '@wallet/kit';\nexport const up = (db: Knex) => require('../src/tables').create(db as Db);\n",
+      'services/wallet/migrations/20270103120000_plain_things.ts':
+        "import type { Knex } from 'knex';\nexport const up = (db: Knex) => db.raw('CREATE TABLE things (id text)');\n",
+      'services/wallet/migrations/index.ts':
+        "import type { Migration } from '@wallet/kit';\nimport { things } from '../src/tables';\nimport * as plain from './20270103120000_plain_things';\nexport const migrations: Migration[] = [{ name: things, ...plain }];\n",
     };
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -78,6 +91,15 @@ describe('the checks, on a repository with a planted violation of each', () => {
   it("finds the feature importing another feature's store, and not a feature's own store or another's module", () => {
     expect(foreignStoreImports(importGraph(root))).toEqual([
       'services/wallet/src/features/team/team-service.ts -> services/wallet/src/features/sessions/sessions-store.ts',
+    ]);
+  });
+
+  it('finds migrations importing live code, by value, by type from other than knex, or by require; and the list importing other than its migrations', () => {
+    expect(migrationImports(root).sort()).toEqual([
+      'services/wallet/migrations/20270101120000_create_things.ts -> @wallet/kit',
+      'services/wallet/migrations/20270102120000_more_things.ts -> ../src/tables',
+      'services/wallet/migrations/20270102120000_more_things.ts -> @wallet/kit',
+      'services/wallet/migrations/index.ts -> ../src/tables',
     ]);
   });
 

@@ -1,10 +1,10 @@
 CREATE FUNCTION public.command_key(command_id text) RETURNS uuid
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT CASE WHEN sortable_id_ms(command_id) >= 1796170655773
+    AS $$ SELECT CASE WHEN sortable_id_ms(command_id) >= <migrated at>
                         THEN (lpad(to_hex(sortable_id_ms(command_id) & 281474976710655), 12, '0') || substr(md5(command_id), 1, 20))::uuid
                         ELSE md5(command_id)::uuid END $$;
 
-COMMENT ON FUNCTION public.command_key(command_id text) IS 'journal_entries.command_key of a command id: its time then MD5 bits; plain MD5 for commands made before 2026-12-02T00:17:35.773Z. Never redefine it: entries are keyed by it for ever.';
+COMMENT ON FUNCTION public.command_key(command_id text) IS 'journal_entries.command_key of a command id: its time then MD5 bits; plain MD5 for commands made before <migrated at>. Never redefine it: entries are keyed by it for ever.';
 
 CREATE FUNCTION public.outbox_delete(message_ids text[]) RETURNS void
     LANGUAGE sql
