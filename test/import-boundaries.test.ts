@@ -1,9 +1,31 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { foreignStoreImports, importCycles, importGraph, importsBetween, migrationImports } from './import-graph';
+import { foreignStoreImports, importCycles, importGraph, importsBetween, importsBeyond, migrationImports } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * The contracts' wire modules, the only ones the kit may import (each by its own path, never the
+ * index, which is every module): how a value is written on the wire (errors and their body, ids,
+ * lossless JSON, text, amounts and currencies, environments and pages), the broker's names and
+ * the messages the kit itself writes or reads (audit records, tenant events), and the answers it
+ * serves or reads (dead letters, a tenant). Not the chart of accounts, journal lines, fees,
+ * scopes or any domain's routes: those are money-commands' and the services' to know.
+ */
+const WIRE_MODULES = [
+  'common',
+  'errors',
+  'ids',
+  'json',
+  'money',
+  'text',
+  'messages/topology',
+  'messages/audit-record.v1',
+  'messages/tenant-events.v1',
+  'http/dead-letters',
+  'http/identity',
+].map((module) => `packages/contracts/src/${module}.ts`);
 
 describe('import boundaries of packages/*/src and services/*/src', () => {
   const graph = importGraph(ROOT);
@@ -27,6 +49,11 @@ describe('import boundaries of packages/*/src and services/*/src', () => {
     expect(importsBetween(graph, 'packages/kit/src', 'packages/money-commands/src')).toEqual([]);
   });
 
+  it("keeps kit plumbing: packages/kit/src imports only the contracts' wire modules", () => {
+    expect(importsBetween(graph, 'packages/kit/src', 'packages/contracts/src').length).toBeGreaterThan(5);
+    expect(importsBeyond(graph, 'packages/kit/src', 'packages/contracts/src', WIRE_MODULES)).toEqual([]);
+  });
+
   it('keeps migrations frozen: a migration imports only knex types, the list only its migrations and types', () => {
     expect(migrationImports(ROOT)).toEqual([]);
     expect(fs.readdirSync(path.join(ROOT, 'services/payments/migrations')).length).toBeGreaterThan(10);
@@ -44,7 +71,12 @@ describe('the checks, on a repository with a planted violation of each', () => {
           baseUrl: '.',
           module: 'commonjs',
           moduleResolution: 'node',
-          paths: { '@wallet/kit': ['packages/kit/src/index.ts'], '@wallet/money-commands': ['packages/money-commands/src/index.ts'] },
+          paths: {
+            '@wallet/kit': ['packages/kit/src/index.ts'],
+            '@wallet/money-commands': ['packages/money-commands/src/index.ts'],
+            '@wallet/contracts': ['packages/contracts/src/index.ts'],
+            '@wallet/contracts/*': ['packages/contracts/src/*'],
+          },
         },
       }),
       'packages/kit/src/index.ts': "export * from './outbox';\n",
@@ -52,6 +84,14 @@ describe('the checks, on a repository with a planted violation of each', () => {
       'packages/kit/src/outbox.ts': "import type { Batch } from '@wallet/money-commands';\nexport const relay = (batch: Batch) => batch;\n",
       'packages/money-commands/src/index.ts':
         "import { relay } from '@wallet/kit';\nexport type Batch = string[];\nexport const send = relay;\n",
+      'packages/contracts/src/index.ts': "export * from './errors';\nexport * from './chart-of-accounts';\n",
+      'packages/contracts/src/errors.ts': "export type ErrorCode = 'NOT_FOUND';\n",
+      'packages/contracts/src/chart-of-accounts.ts': "export const SUSPENSE = 'suspense';\n",
+      'packages/kit/src/errors.ts':
+        "import type { ErrorCode } from '@wallet/contracts/errors';\nexport const notFound: ErrorCode = 'NOT_FOUND';\n",
+      'packages/kit/src/holds.ts':
+        "import { SUSPENSE } from '@wallet/contracts/chart-of-accounts';\nexport const holdAccount = SUSPENSE;\n",
+      'packages/kit/src/codes.ts': "export type { ErrorCode } from '@wallet/contracts';\n",
       'services/wallet/src/features/team/team-service.ts':
         "import { revoke } from '../sessions/sessions-store';\nexport const deactivate = revoke;\n",
       'services/wallet/src/features/sessions/sessions-store.ts': 'export function revoke(): void {}\n',
@@ -100,6 +140,13 @@ describe('the checks, on a repository with a planted violation of each', () => {
       'services/wallet/migrations/20270102120000_more_things.ts -> ../src/tables',
       'services/wallet/migrations/20270102120000_more_things.ts -> @wallet/kit',
       'services/wallet/migrations/index.ts -> ../src/tables',
+    ]);
+  });
+
+  it("finds kit importing a contracts module that is not wire, or the contracts' index, and not a wire module", () => {
+    expect(importsBeyond(importGraph(root), 'packages/kit/src', 'packages/contracts/src', ['packages/contracts/src/errors.ts'])).toEqual([
+      'packages/kit/src/codes.ts -> packages/contracts/src/index.ts',
+      'packages/kit/src/holds.ts -> packages/contracts/src/chart-of-accounts.ts',
     ]);
   });
 

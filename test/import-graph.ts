@@ -119,6 +119,11 @@ export function foreignStoreImports(graph: ImportGraph): string[] {
   return found;
 }
 
+/** Imports by files under `fromDirectory` of files under `ofDirectory` other than the `allowed` ones (repository-relative): `file -> imported`. */
+export function importsBeyond(graph: ImportGraph, fromDirectory: string, ofDirectory: string, allowed: readonly string[]): string[] {
+  return importsBetween(graph, fromDirectory, ofDirectory).filter((line) => !allowed.includes(line.split(' -> ')[1] as string));
+}
+
 /** Imports by files under `fromDirectory` of files under `ofDirectory`: `file -> imported`. */
 export function importsBetween(graph: ImportGraph, fromDirectory: string, ofDirectory: string): string[] {
   const within = (file: string, directory: string) => file.startsWith(`${directory.replace(/\/+$/, '')}/`);

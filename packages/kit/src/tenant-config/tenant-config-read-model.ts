@@ -1,4 +1,6 @@
-import { amountStringSchema, tenantEventV1Schema, TOPOLOGY } from '@wallet/contracts';
+import { tenantEventV1Schema } from '@wallet/contracts/messages/tenant-events.v1';
+import { TOPOLOGY } from '@wallet/contracts/messages/topology';
+import { amountStringSchema } from '@wallet/contracts/money';
 import type { Broker, Channel } from '../amqp';
 import type { Db } from '../db';
 import { consumeIdempotently } from '../inbox';
