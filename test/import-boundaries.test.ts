@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { foreignStoreImports, importCycles, importGraph, importsBetween, importsBeyond, migrationImports } from './import-graph';
+import {
+  foreignConfigImports,
+  foreignStoreImports,
+  importCycles,
+  importGraph,
+  importsBetween,
+  importsBeyond,
+  migrationImports,
+} from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -47,6 +55,10 @@ describe('import boundaries of packages/*/src and services/*/src', () => {
 
   it('keeps kit plumbing: nothing in packages/kit/src imports @wallet/money-commands', () => {
     expect(importsBetween(graph, 'packages/kit/src', 'packages/money-commands/src')).toEqual([]);
+  });
+
+  it("has no feature taking configuration from another feature's shape: peers and their deadlines come from the service's own module", () => {
+    expect(foreignConfigImports(ROOT)).toEqual([]);
   });
 
   it("keeps kit plumbing: packages/kit/src imports only the contracts' wire modules", () => {
@@ -95,6 +107,11 @@ describe('the checks, on a repository with a planted violation of each', () => {
       'services/wallet/src/features/team/team-service.ts':
         "import { revoke } from '../sessions/sessions-store';\nexport const deactivate = revoke;\n",
       'services/wallet/src/features/sessions/sessions-store.ts': 'export function revoke(): void {}\n',
+      'services/wallet/src/features/sessions/sessions-feature.ts':
+        "import { z } from 'zod';\nexport const sessionsConfigShape = { IDENTITY_URL: z.string() };\n",
+      'services/wallet/src/features/team/team-feature.ts':
+        "import type { sessionsConfigShape } from '../sessions/sessions-feature';\nimport { peersConfigShape } from '../../peers';\nexport type TeamConfig = typeof sessionsConfigShape & typeof peersConfigShape;\n",
+      'services/wallet/src/peers.ts': "import { z } from 'zod';\nexport const peersConfigShape = { LEDGER_URL: z.string() };\n",
       'services/wallet/src/features/sessions/sessions-service.ts':
         "import { revoke } from './sessions-store';\nexport const logout = revoke;\n",
       'services/wallet/src/features/sessions/member-sessions.ts': "export { revoke } from './sessions-store';\n",
@@ -148,6 +165,10 @@ describe('the checks, on a repository with a planted violation of each', () => {
       'packages/kit/src/codes.ts -> packages/contracts/src/index.ts',
       'packages/kit/src/holds.ts -> packages/contracts/src/chart-of-accounts.ts',
     ]);
+  });
+
+  it("finds a feature taking another feature's config shape, and not the service's peers module", () => {
+    expect(foreignConfigImports(root)).toEqual(['services/wallet/src/features/team/team-feature.ts -> sessionsConfigShape']);
   });
 
   it('finds kit importing money-commands', () => {

@@ -176,3 +176,32 @@ export function migrationImports(root: string): string[] {
     }),
   );
 }
+
+/**
+ * Configuration a feature takes from another feature's shape (`xConfigShape` imported from the
+ * other's folder): a service's peers and the deadlines for them live in its own module
+ * (src/peers.ts), which every feature takes them from. `file -> name`.
+ */
+export function foreignConfigImports(root: string): string[] {
+  const services = path.join(root, 'services');
+  if (!fs.existsSync(services)) return [];
+  return fs.readdirSync(services).flatMap((service) =>
+    sourceFilesUnder(path.join(services, service, 'src', 'features')).flatMap((file) => {
+      const feature = FEATURE_FILE.exec(path.relative(root, file))?.[2];
+      const text = fs.readFileSync(file, 'utf8');
+      if (!text.includes('ConfigShape')) return [];
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+      return source.statements.flatMap((statement) => {
+        if (!ts.isImportDeclaration(statement)) return [];
+        const target = path.relative(root, path.resolve(path.dirname(file), (statement.moduleSpecifier as ts.StringLiteral).text));
+        const owner = FEATURE_FILE.exec(`${target}/`)?.[2];
+        const bindings = statement.importClause?.namedBindings;
+        if (!owner || owner === feature || !bindings || !ts.isNamedImports(bindings)) return [];
+        return bindings.elements
+          .map((element) => (element.propertyName ?? element.name).text)
+          .filter((name) => name.endsWith('ConfigShape'))
+          .map((name) => `${path.relative(root, file)} -> ${name}`);
+      });
+    }),
+  );
+}
