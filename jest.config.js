@@ -8,6 +8,8 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@wallet/kit/testing$': '<rootDir>/packages/kit/src/testing/index.ts',
+    // The kit takes the contracts' wire modules one by one (test/import-boundaries.test.ts).
+    '^@wallet/contracts/(.+)$': '<rootDir>/packages/contracts/src/$1',
     // Resolve even before `npm install` has linked the new workspaces into node_modules.
     '^@wallet/sdk$': '<rootDir>/packages/sdk/src/index.ts',
     '^@wallet/money-commands$': '<rootDir>/packages/money-commands/src/index.ts',

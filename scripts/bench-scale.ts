@@ -22,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { CHECK3_LIMIT_PER_SCOPE, createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { createDb, type Db, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { dropRunVhosts } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
@@ -44,6 +44,7 @@ import { describeWindowedRows, perTransfer, serverCounters, type ServerCounters,
 import { checkpoint, databaseSize, vacuumAnalyze } from './lib/storage-report';
 import { calibrationMs, dropSystem, percentile, pooledFetch, type RunningSystem, SERVICES, startSystem } from './lib/system';
 import { closedLoop, type Figures, type LoadTarget, openLoop, settle } from './lib/transfer-load';
+import { CHECK3_LIMIT_PER_SCOPE } from '@wallet/money-commands';
 
 const LINES = Number(process.env.BENCH_SCALE_LINES ?? 10_000_000);
 const SMALL_TENANTS = Number(process.env.BENCH_SCALE_SMALL_TENANTS ?? 50);

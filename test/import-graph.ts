@@ -119,10 +119,89 @@ export function foreignStoreImports(graph: ImportGraph): string[] {
   return found;
 }
 
+/** Imports by files under `fromDirectory` of files under `ofDirectory` other than the `allowed` ones (repository-relative): `file -> imported`. */
+export function importsBeyond(graph: ImportGraph, fromDirectory: string, ofDirectory: string, allowed: readonly string[]): string[] {
+  return importsBetween(graph, fromDirectory, ofDirectory).filter((line) => !allowed.includes(line.split(' -> ')[1] as string));
+}
+
 /** Imports by files under `fromDirectory` of files under `ofDirectory`: `file -> imported`. */
 export function importsBetween(graph: ImportGraph, fromDirectory: string, ofDirectory: string): string[] {
   const within = (file: string, directory: string) => file.startsWith(`${directory.replace(/\/+$/, '')}/`);
   return [...graph].flatMap(([file, imported]) =>
     within(file, fromDirectory) ? imported.filter((target) => within(target, ofDirectory)).map((target) => `${file} -> ${target}`) : [],
+  );
+}
+
+/** Each module a file names (imports, re-exports, require, import()), and whether every mention of it is for types only. */
+function moduleMentions(file: string): Array<{ specifier: string; typeOnly: boolean }> {
+  const text = fs.readFileSync(file, 'utf8');
+  const mentions = new Map<string, number>();
+  for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) mentions.set(fileName, (mentions.get(fileName) ?? 0) + 1);
+  const typeMentions = new Map<string, number>();
+  for (const statement of ts.createSourceFile(file, text, ts.ScriptTarget.Latest).statements) {
+    const specifier =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier
+        ? (statement.moduleSpecifier as ts.StringLiteral).text
+        : null;
+    if (specifier !== null && isTypeOnly(statement)) typeMentions.set(specifier, (typeMentions.get(specifier) ?? 0) + 1);
+  }
+  return [...mentions].map(([specifier, count]) => ({ specifier, typeOnly: typeMentions.get(specifier) === count }));
+}
+
+/** `import type { A }`, `import { type A, type B }`, `export type { A } from`: gone once compiled. */
+function isTypeOnly(statement: ts.Statement): boolean {
+  if (ts.isExportDeclaration(statement)) return statement.isTypeOnly;
+  if (!ts.isImportDeclaration(statement)) return false;
+  const clause = statement.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return !clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.every((element) => element.isTypeOnly);
+}
+
+/**
+ * What services/*\/migrations import beyond what a frozen migration may: a migration, knex's types
+ * only (its SQL is written out, so no library change can alter a migration that already ran); the
+ * list (index.ts), its own migrations and types. `file -> module`.
+ */
+export function migrationImports(root: string): string[] {
+  const services = path.join(root, 'services');
+  if (!fs.existsSync(services)) return [];
+  return fs.readdirSync(services).flatMap((service) =>
+    sourceFilesUnder(path.join(services, service, 'migrations')).flatMap((file) => {
+      const isList = path.basename(file) === 'index.ts';
+      return moduleMentions(file)
+        .filter(({ specifier, typeOnly }) => !(typeOnly ? isList || specifier === 'knex' : isList && /^\.\/[^/]+$/.test(specifier)))
+        .map(({ specifier }) => `${path.relative(root, file)} -> ${specifier}`);
+    }),
+  );
+}
+
+/**
+ * Configuration a feature takes from another feature's shape (`xConfigShape` imported from the
+ * other's folder): a service's peers and the deadlines for them live in its own module
+ * (src/peers.ts), which every feature takes them from. `file -> name`.
+ */
+export function foreignConfigImports(root: string): string[] {
+  const services = path.join(root, 'services');
+  if (!fs.existsSync(services)) return [];
+  return fs.readdirSync(services).flatMap((service) =>
+    sourceFilesUnder(path.join(services, service, 'src', 'features')).flatMap((file) => {
+      const feature = FEATURE_FILE.exec(path.relative(root, file))?.[2];
+      const text = fs.readFileSync(file, 'utf8');
+      if (!text.includes('ConfigShape')) return [];
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+      return source.statements.flatMap((statement) => {
+        if (!ts.isImportDeclaration(statement)) return [];
+        const target = path.relative(root, path.resolve(path.dirname(file), (statement.moduleSpecifier as ts.StringLiteral).text));
+        const owner = FEATURE_FILE.exec(`${target}/`)?.[2];
+        const bindings = statement.importClause?.namedBindings;
+        if (!owner || owner === feature || !bindings || !ts.isNamedImports(bindings)) return [];
+        return bindings.elements
+          .map((element) => (element.propertyName ?? element.name).text)
+          .filter((name) => name.endsWith('ConfigShape'))
+          .map((name) => `${path.relative(root, file)} -> ${name}`);
+      });
+    }),
   );
 }

@@ -1,4 +1,6 @@
-import { type AuditRecordV1, newId, TOPOLOGY } from '@wallet/contracts';
+import { newId } from '@wallet/contracts/ids';
+import { type AuditRecordV1 } from '@wallet/contracts/messages/audit-record.v1';
+import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import { currentContext } from './context';
 import { auditActorOf } from './http';
 import type { InternalClaims } from './internal-token';

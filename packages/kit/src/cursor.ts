@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { findUnsafeText } from '@wallet/contracts';
+import { findUnsafeText } from '@wallet/contracts/text';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, findInScope, type Tx } from './db';

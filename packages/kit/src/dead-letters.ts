@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DeadLetter, DeadLetterDeath, DeadLetterList, DeadLetterSummary } from '@wallet/contracts';
+import type { DeadLetter, DeadLetterDeath, DeadLetterList, DeadLetterSummary } from '@wallet/contracts/http/dead-letters';
 import type { GetMessage, MessageProperties, Options } from 'amqplib';
 import type { Broker, ConfirmChannel } from './amqp';
 import { DependencyUnavailableError } from './dependency-errors';

@@ -1,4 +1,5 @@
-import { type ErrorCode, findUnsafeText, statusOf } from '@wallet/contracts';
+import { type ErrorCode, statusOf } from '@wallet/contracts/errors';
+import { findUnsafeText } from '@wallet/contracts/text';
 import type { z } from 'zod';
 
 /** A domain error with a stable code; the error middleware alone turns it into HTTP. */

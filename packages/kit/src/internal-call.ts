@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Environment } from '@wallet/contracts';
+import type { Environment } from '@wallet/contracts/common';
 import { currentContext } from './context';
 import { AppError } from './errors';
 import { INTERNAL_TOKEN_HEADER, signInternalToken } from './internal-token';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { environmentSchema } from '@wallet/contracts';
+import { environmentSchema } from '@wallet/contracts/common';
 
 export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
 /** Short-lived: a token only has to outlive one hop from the gateway to a service. */

@@ -1,7 +1,7 @@
 import type { Options } from 'amqplib';
 import type { Knex } from 'knex';
 import type { Broker } from './amqp';
-import { type Db, type Migration, prepared, type SqlStatement, type Tx } from './db';
+import { type Db, prepared, type SqlStatement, type Tx } from './db';
 import { DependencyUnavailableError } from './dependency-errors';
 import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
@@ -31,22 +31,13 @@ const ALONG_INDEXES = ['enable_seqscan', 'enable_bitmapscan'] as const;
  * `outbox_delete(message_ids)`, the delete of published rows, several times a second under load:
  * a function so that it runs with the settings `alongOutboxIndexes` explains in the one round
  * trip a plain statement takes (that helper's transaction costs three more, and most of a
- * delete's time). Created with the table, and by a later migration where the table came first.
+ * delete's time). Created with the table (the services' migrations have it as SQL).
  */
 export async function createOutboxDeleteFunction(db: Knex): Promise<void> {
   const settings = ALONG_INDEXES.map((setting) => `SET ${setting} = off`).join(' ');
   await db.raw(`CREATE OR REPLACE FUNCTION outbox_delete(message_ids text[]) RETURNS void LANGUAGE sql ${settings}
     AS $$ DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(message_ids) $$`);
 }
-
-/** The migration step of every service with an outbox: `outbox_delete` where the table predates it. */
-export const outboxDeleteFunctionMigration: Migration = {
-  name: '20270110120000_outbox_delete_function',
-  up: createOutboxDeleteFunction,
-  down: async (db) => {
-    await db.raw('DROP FUNCTION IF EXISTS outbox_delete(text[])');
-  },
-};
 
 export interface OutboxMessage {
   messageId: string;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { type BackgroundPace, UNPACED } from './background-pace';
-import { createIndexConcurrently, type Db } from './db';
+import type { Db } from './db';
 import type { Logger } from './logger';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -367,12 +367,4 @@ export const fullRunsRetentionConfigShape = {
  */
 export function fullRunsRetentionRule(retentionDays: number): RetentionRule {
   return { table: 'reconciliation_full_runs', column: 'finished_at', windowMs: daysMs(retentionDays), index: { kind: 'btree' } };
-}
-
-/**
- * Step of a migration with `transaction: false`: the index the inbox's retention finds old rows
- * by (rows arrive in processed_at order), built without holding back the consumers' inserts.
- */
-export async function createInboxRetentionIndex(db: Knex): Promise<void> {
-  await createIndexConcurrently(db, INBOX_PROCESSED_AT_INDEX, 'inbox USING brin (processed_at)');
 }

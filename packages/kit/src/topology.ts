@@ -1,4 +1,4 @@
-import { TOPOLOGY } from '@wallet/contracts';
+import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import type { Channel } from './amqp';
 
 /**

@@ -1,5 +1,6 @@
 import type { LedgerPostV1 } from '@wallet/contracts';
-import { checkedRecord, type Db, type LocalRecordSource, type SingleEntryRecord } from '@wallet/kit';
+import { type Db } from '@wallet/kit';
+import { checkedRecord, type LocalRecordSource, type SingleEntryRecord } from './reconciliation/business-records';
 
 /** What reconciliation reads of a maker-checker case of any type: a record's identity, and the entries of its steps. */
 export interface ReconciledCase extends Omit<SingleEntryRecord, 'journalEntryId'> {

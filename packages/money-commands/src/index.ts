@@ -10,3 +10,7 @@ export * from './money-command';
 export * from './money-command-router';
 export * from './money-command-statement';
 export * from './postings';
+export * from './reconciliation/business-records';
+export * from './reconciliation/entry-digest';
+export * from './reconciliation/full-records-check';
+export * from './transaction-limit';

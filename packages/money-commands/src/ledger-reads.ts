@@ -30,12 +30,11 @@ import {
   type InternalAnswer,
   type InternalCall,
   type InternalPeer,
-  type JournalForRecords,
   type Logger,
-  type NamingEntries,
   SYSTEM_CALL_CLAIMS,
   unexpectedAnswer,
 } from '@wallet/kit';
+import type { JournalForRecords, NamingEntries } from './reconciliation/business-records';
 import type { z } from 'zod';
 
 /** One tenant's environment: what a read as the tenant sees, the ledger filtering by it itself. */

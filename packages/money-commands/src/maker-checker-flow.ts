@@ -8,11 +8,11 @@ import {
   enqueueOutbox,
   type InternalClaims,
   prepared,
-  requireWithinTransactionLimit,
   type SqlStatement,
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
+import { requireWithinTransactionLimit } from './transaction-limit';
 import {
   answerDecision,
   CASE_AWAITS_LEDGER_SQL,

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { createIndexConcurrently } from '@wallet/kit';
 
 /** Built concurrently, outside a transaction: the writer keeps inserting while the indexes change. */
 export const transaction = false;
@@ -29,4 +28,14 @@ export async function down(db: Knex): Promise<void> {
   await createIndexConcurrently(db, 'request_logs_tenant_correlation', 'request_logs (tenant_id, environment, correlation_id)');
   await db.raw('DROP INDEX CONCURRENTLY IF EXISTS request_logs_scope_time');
   await db.raw('DROP INDEX CONCURRENTLY IF EXISTS request_logs_correlation_hash');
+}
+
+/** Frozen here as it ran: a build that failed half way leaves an invalid index that IF NOT EXISTS would keep, so one is dropped first. */
+async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid',
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }

@@ -1,4 +1,4 @@
-import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
+import type { Migration } from '@wallet/kit';
 import * as createTenants from './20261122120000_create_tenants';
 import * as createTeamMembers from './20261122120100_create_team_members';
 import * as createOutbox from './20261122120200_create_outbox';
@@ -13,6 +13,7 @@ import * as createIdempotencyKeys from './20261228120000_create_idempotency_keys
 import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as idempotencyKeysInFlight from './20270102120000_idempotency_keys_in_flight';
 import * as platformAuditEvents from './20270105120000_platform_audit_events';
+import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as createLoginThrottles from './20270111120000_create_login_throttles';
 
 export const migrations: Migration[] = [
@@ -30,6 +31,6 @@ export const migrations: Migration[] = [
   { name: '20261229120000_retention_indexes', ...retentionIndexes },
   { name: '20270102120000_idempotency_keys_in_flight', ...idempotencyKeysInFlight },
   { name: '20270105120000_platform_audit_events', ...platformAuditEvents },
-  outboxDeleteFunctionMigration,
+  { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270111120000_create_login_throttles', ...createLoginThrottles },
 ];

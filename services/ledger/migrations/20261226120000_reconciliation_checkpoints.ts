@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { createFullRunsTable } from '@wallet/kit';
 
 /**
  * Reconciliation state, written only by the ledger's own reconciliation runs (never by posting):
@@ -29,8 +28,20 @@ export async function up(db: Knex): Promise<void> {
       seen_xmax     bigint NOT NULL DEFAULT 0,
       PRIMARY KEY (tenant_id, environment)
     );
+
+    CREATE TABLE IF NOT EXISTS reconciliation_full_runs (
+      id           text PRIMARY KEY,
+      tenant_id    text,
+      environment  text,
+      state        text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+      progress     jsonb NOT NULL DEFAULT '{}',
+      result       jsonb,
+      error        text,
+      created_at   timestamptz NOT NULL DEFAULT now(),
+      started_at   timestamptz,
+      finished_at  timestamptz
+    );
   `);
-  await createFullRunsTable(db);
 }
 
 export async function down(db: Knex): Promise<void> {

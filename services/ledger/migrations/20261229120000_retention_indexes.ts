@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { createInboxRetentionIndex, createIndexConcurrently } from '@wallet/kit';
 
 /** Built concurrently, outside a transaction: processed_commands may be large and the posting path keeps writing. */
 export const transaction = false;
@@ -12,9 +11,19 @@ export const transaction = false;
  */
 export async function up(db: Knex): Promise<void> {
   await createIndexConcurrently(db, 'processed_commands_created_at_brin', 'processed_commands USING brin (created_at)');
-  await createInboxRetentionIndex(db);
+  await createIndexConcurrently(db, 'inbox_processed_at_brin', 'inbox USING brin (processed_at)');
 }
 
 export async function down(db: Knex): Promise<void> {
   await db.raw('DROP INDEX IF EXISTS processed_commands_created_at_brin, inbox_processed_at_brin');
+}
+
+/** Frozen here as it ran: a build that failed half way leaves an invalid index that IF NOT EXISTS would keep, so one is dropped first. */
+async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid',
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }

@@ -1,11 +1,21 @@
 import type { Knex } from 'knex';
-import { createTenantConfigTable, TENANT_CONFIG_TABLE } from '@wallet/kit';
 
 /** Payments' copy of each tenant's configuration, fed by identity's tenant events. */
 export async function up(db: Knex): Promise<void> {
-  await createTenantConfigTable(db);
+  await db.raw(`
+    CREATE TABLE tenants (
+      id                      text PRIMARY KEY,
+      default_currency        text NOT NULL CHECK (default_currency ~ '^[A-Z]{3}$'),
+      allowed_currencies      text[] NOT NULL CHECK (cardinality(allowed_currencies) > 0),
+      -- Money, so NUMERIC: the per-transaction ceiling, in currency units.
+      max_transaction_amount  numeric NOT NULL CHECK (max_transaction_amount > 0),
+      -- When identity says the configuration took effect: an older event never overwrites a newer one.
+      config_occurred_at      timestamptz NOT NULL,
+      updated_at              timestamptz NOT NULL DEFAULT now()
+    );
+  `);
 }
 
 export async function down(db: Knex): Promise<void> {
-  await db.raw(`DROP TABLE IF EXISTS ${TENANT_CONFIG_TABLE}`);
+  await db.raw(`DROP TABLE IF EXISTS tenants`);
 }

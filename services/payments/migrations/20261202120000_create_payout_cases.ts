@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
-import { MAKER_CHECKER_CASE_CHECKS, makerCheckerCaseColumns } from '@wallet/money-commands';
 
 export async function up(db: Knex): Promise<void> {
   await db.raw(`
-    -- A wallet payout under maker-checker; makerCheckerCaseColumns says what its row records.
+    -- A wallet payout under maker-checker.
     CREATE TABLE payout_cases (
       seq                      bigserial NOT NULL,
       id                       text PRIMARY KEY,
@@ -17,9 +16,25 @@ export async function up(db: Knex): Promise<void> {
       fee_schedule_id          text,
       fee_rule_id              text,
       platform_commission_bps  integer NOT NULL CHECK (platform_commission_bps BETWEEN 0 AND 10000),
-      ${makerCheckerCaseColumns({ payoutMethods: ['momo', 'bank'], statuses: ['pending', 'approved', 'rejected', 'completed', 'failed'] })}
+      payout_method          text NOT NULL CHECK (payout_method IN ('momo', 'bank')),
+      destination            jsonb NOT NULL,
+      narration              text,
+      requested_by           text NOT NULL,
+      status                 text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected', 'completed', 'failed')),
+      hold_entry_id          text,
+      failure_code           text,
+      decided_by             text,
+      decided_at             timestamptz,
+      rejection_reason       text,
+      decision_entry_id      text,
+      -- The ledger refusing a settle or release is a programmer error (suspense holds the money);
+      -- recorded rather than lost.
+      decision_failure_code  text,
       created_at               timestamptz NOT NULL DEFAULT now(),
-      ${MAKER_CHECKER_CASE_CHECKS}
+      -- A decision needs the hold posted: it is what settle and release move out of suspense.
+      CHECK (status NOT IN ('approved', 'rejected') OR (hold_entry_id IS NOT NULL AND decided_by IS NOT NULL AND decided_at IS NOT NULL)),
+      CHECK (decided_by IS NULL OR decided_by <> requested_by),
+      CHECK (failure_code IS NULL OR status = 'failed')
     );
     CREATE INDEX payout_cases_tenant_seq ON payout_cases (tenant_id, environment, seq DESC);
     CREATE INDEX payout_cases_wallet_seq ON payout_cases (wallet_id, seq DESC);

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { createIndexConcurrently } from '@wallet/kit';
 
 /** Built concurrently, outside a transaction: transfers keep being written while the indexes change. */
 export const transaction = false;
@@ -32,4 +31,14 @@ export async function down(db: Knex): Promise<void> {
   await createIndexConcurrently(db, 'transfers_to_wallet_seq', 'transfers (to_wallet_id, seq DESC)');
   for (const index of ['transfers_scope_seq', 'transfers_from_wallet_hash_seq', 'transfers_to_wallet_hash_seq'])
     await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+}
+
+/** Frozen here as it ran: a build that failed half way leaves an invalid index that IF NOT EXISTS would keep, so one is dropped first. */
+async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid',
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { createIndexConcurrently } from '@wallet/kit';
 
 /** Built concurrently, outside a transaction: deposits keep arriving while it is built. */
 export const transaction = false;
@@ -20,4 +19,14 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   await db.raw('DROP INDEX CONCURRENTLY IF EXISTS deposits_pending_slips_seq');
+}
+
+/** Frozen here as it ran: a build that failed half way leaves an invalid index that IF NOT EXISTS would keep, so one is dropped first. */
+async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid',
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }

@@ -1,4 +1,4 @@
-import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
+import type { Migration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
 import * as createFeeSchedules from './20261123140000_create_fee_schedules';
 import * as createTenants from './20261123150000_create_tenants';
@@ -11,14 +11,15 @@ import * as createPayoutCases from './20261202120000_create_payout_cases';
 import * as createReconciliationRuns from './20261215120000_create_reconciliation_runs';
 import * as createPayoutRails from './20261216120000_create_payout_rails';
 import * as momoTransactionPerEnvironment from './20261228120000_momo_transaction_per_environment';
-import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
+import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as transfersStorage from './20261230120000_transfers_storage';
 import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as transferReversals from './20270103120000_transfer_reversals';
 import * as statementLineReads from './20270104120000_statement_line_reads';
 import * as payoutCasesPending from './20270106120000_payout_cases_pending';
 import * as depositsPendingSlipsSeq from './20270107120000_deposits_pending_slips_seq';
+import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -41,5 +42,5 @@ export const migrations: Migration[] = [
   { name: '20270104120000_statement_line_reads', ...statementLineReads },
   { name: '20270106120000_payout_cases_pending', ...payoutCasesPending },
   { name: '20270107120000_deposits_pending_slips_seq', ...depositsPendingSlipsSeq },
-  outboxDeleteFunctionMigration,
+  { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
 ];

@@ -23,6 +23,7 @@ import {
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
+import { peersConfigShape } from './peers';
 import { declarePaymentsTopology, PAYMENTS_TOPOLOGY } from './topology';
 
 export type { RunningService };
@@ -33,6 +34,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
       config: {
+        ...peersConfigShape,
         ...tenantsConfigShape,
         ...walletsConfigShape,
         ...transfersConfigShape,

@@ -10,8 +10,8 @@ import {
   transferSchema,
   walletSchema,
 } from '@wallet/contracts';
-import { createLogger, postingsDigest } from '@wallet/kit';
-import { LedgerReads } from '@wallet/money-commands';
+import { createLogger } from '@wallet/kit';
+import { LedgerReads, postingsDigest } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import BigNumber from 'bignumber.js';
 import { depositSource, transferSource } from '../src/features/reconciliation/business-record-sources';

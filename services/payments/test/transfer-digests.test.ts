@@ -1,10 +1,11 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { createDb, type Db, type DigestedRecords, digestOfRecords, migrate } from '@wallet/kit';
+import { createDb, type Db, migrate } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
 import { migrations } from '../migrations';
 import { transferSource } from '../src/features/reconciliation/business-record-sources';
 import { transferDigestsAfter } from '../src/features/transfers/transfer-digests';
+import { type DigestedRecords, digestOfRecords } from '@wallet/money-commands';
 
 /*
  * A full run digests transfers in PostgreSQL (transfer-digests.ts); check 3 one record at a time

@@ -1,14 +1,23 @@
 import type { Knex } from 'knex';
-import { createPendingCasesIndex } from '@wallet/money-commands';
 
 /** Built concurrently, outside a transaction: withdrawals keep being requested while it is built. */
 export const transaction = false;
 
-/** The approvals inbox's withdrawals from an index of the pending ones alone (createPendingCasesIndex). */
+/** The approvals inbox's withdrawals from an index of the pending ones alone. */
 export async function up(db: Knex): Promise<void> {
-  await createPendingCasesIndex(db, 'withdrawals');
+  await createIndexConcurrently(db, 'withdrawals_pending', `withdrawals (tenant_id, environment, seq) WHERE status = 'pending'`);
 }
 
 export async function down(db: Knex): Promise<void> {
   await db.raw('DROP INDEX CONCURRENTLY IF EXISTS withdrawals_pending');
+}
+
+/** Frozen here as it ran: a build that failed half way leaves an invalid index that IF NOT EXISTS would keep, so one is dropped first. */
+async function createIndexConcurrently(db: Knex, name: string, definition: string): Promise<void> {
+  const invalid = await db.raw<{ rows: unknown[] }>(
+    'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid',
+    [name],
+  );
+  if (invalid.rows.length > 0) await db.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+  await db.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${definition}`);
 }

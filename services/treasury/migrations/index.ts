@@ -1,13 +1,14 @@
-import { type Migration, outboxDeleteFunctionMigration } from '@wallet/kit';
+import type { Migration } from '@wallet/kit';
 import * as createOutboxAndInbox from './20261122120000_create_outbox_and_inbox';
 import * as createFloatDeposits from './20261124120000_create_float_deposits';
 import * as createWithdrawals from './20261217120000_create_withdrawals';
 import * as createAnalytics from './20261218120000_create_analytics';
 import * as createTenants from './20261228120000_create_tenants';
-import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as reconciliationMarks from './20261229120000_reconciliation_marks';
+import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as withdrawalsPending from './20270106120000_withdrawals_pending';
+import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -19,5 +20,5 @@ export const migrations: Migration[] = [
   { name: '20261229120000_reconciliation_marks', ...reconciliationMarks },
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
   { name: '20270106120000_withdrawals_pending', ...withdrawalsPending },
-  outboxDeleteFunctionMigration,
+  { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
 ];

@@ -9,15 +9,16 @@ import {
 } from '@wallet/kit';
 import { coalesceLedgerCommands, LedgerReads, MemberDirectory, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
-import { analyticsConfigShape, startAnalytics } from './features/analytics/analytics-feature';
+import { startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
-import { balancesConfigShape, startBalances } from './features/balances/balances-feature';
+import { startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
 import { floatDepositRecords } from './features/float-deposits/float-deposit-records';
 import { withdrawalRecords } from './features/withdrawals/withdrawal-records';
-import { floatDepositsConfigShape, startFloatDeposits } from './features/float-deposits/float-deposits-feature';
+import { startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
-import { startWithdrawals, withdrawalsConfigShape } from './features/withdrawals/withdrawals-feature';
+import { startWithdrawals } from './features/withdrawals/withdrawals-feature';
+import { peersConfigShape } from './peers';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
 export type { RunningService };
@@ -28,12 +29,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
       config: {
-        ...balancesConfigShape,
+        ...peersConfigShape,
         ...reconciliationConfigShape,
-        ...floatDepositsConfigShape,
-        ...withdrawalsConfigShape,
         ...tenantsConfigShape,
-        ...analyticsConfigShape,
         ...analyticsRetentionConfigShape,
       },
       migrations,

@@ -224,7 +224,7 @@ export const journalEntryLookupSchema = z.object({ data: z.array(journalEntrySch
 export const referenceTypeSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
 /**
- * A count of journal entries and the sum of their terms (the kit's entry-digest says how a term
+ * A count of journal entries and the sum of their terms (money-commands' entry-digest says how a term
  * is made; the ledger's SQL makes the same), so two services compare many entries by a number.
  */
 export const digestSchema = z.object({

@@ -1,5 +1,4 @@
 export * from './tenant-config-read-model';
 export * from './tenant-config-store';
 export * from './tenant-directory';
-export * from './transaction-limit';
 export * from './tenant-config-from-identity';

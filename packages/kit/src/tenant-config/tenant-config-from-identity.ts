@@ -1,4 +1,4 @@
-import { tenantSchema } from '@wallet/contracts';
+import { tenantSchema } from '@wallet/contracts/http/identity';
 import { callInternal, type InternalPeer, SYSTEM_CALL_CLAIMS, unexpectedAnswer } from '../internal-call';
 import type { TenantConfig } from './tenant-config-store';
 

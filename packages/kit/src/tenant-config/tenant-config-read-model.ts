@@ -1,4 +1,6 @@
-import { amountStringSchema, tenantEventV1Schema, TOPOLOGY } from '@wallet/contracts';
+import { tenantEventV1Schema } from '@wallet/contracts/messages/tenant-events.v1';
+import { TOPOLOGY } from '@wallet/contracts/messages/topology';
+import { amountStringSchema } from '@wallet/contracts/money';
 import type { Broker, Channel } from '../amqp';
 import type { Db } from '../db';
 import { consumeIdempotently } from '../inbox';
@@ -32,7 +34,7 @@ export async function declareTenantEventsQueue(channel: Channel, names: TenantEv
 /**
  * A service's read model of tenant configuration (allowed currencies, default currency,
  * transaction ceiling): `tenant.created.v1` and `tenant.updated.v1` from its own queue, once per
- * message, into its `tenants` table (createTenantConfigTable); the directory answers lookups.
+ * message, into its `tenants` table; the directory answers lookups.
  */
 export async function startTenantConfigReadModel(
   parts: { broker: Broker; db: Db; logger: Logger },

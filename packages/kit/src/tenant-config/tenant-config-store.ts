@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db, Tx } from '../db';
 
 export const TENANT_CONFIG_TABLE = 'tenants';
@@ -10,26 +9,6 @@ export interface TenantConfig {
   allowedCurrencies: string[];
   /** Decimal text, in currency units: the inclusive ceiling of every money movement. */
   maxTransactionAmount: string;
-}
-
-/**
- * Migration step of every service that keeps a copy of tenant configuration, fed by identity's
- * tenant.created and tenant.updated events. Identity owns tenants; this table only mirrors what
- * its events said.
- */
-export async function createTenantConfigTable(db: Knex): Promise<void> {
-  await db.raw(`
-    CREATE TABLE ${TENANT_CONFIG_TABLE} (
-      id                      text PRIMARY KEY,
-      default_currency        text NOT NULL CHECK (default_currency ~ '^[A-Z]{3}$'),
-      allowed_currencies      text[] NOT NULL CHECK (cardinality(allowed_currencies) > 0),
-      -- Money, so NUMERIC: the per-transaction ceiling, in currency units.
-      max_transaction_amount  numeric NOT NULL CHECK (max_transaction_amount > 0),
-      -- When identity says the configuration took effect: an older event never overwrites a newer one.
-      config_occurred_at      timestamptz NOT NULL,
-      updated_at              timestamptz NOT NULL DEFAULT now()
-    );
-  `);
 }
 
 interface TenantRow {

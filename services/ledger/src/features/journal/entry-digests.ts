@@ -1,9 +1,10 @@
 import type { JournalDigestsAfterBody, JournalEntryDigest, JournalEntryDigestBody, RecordDigest, RecordDigests } from '@wallet/contracts';
-import { type Db, entryTermSql as termOfEntry, lineTermSql as termOfLine, snapshotBounds } from '@wallet/kit';
+import { type Db, snapshotBounds } from '@wallet/kit';
 import { entriesOfScopeBetweenSql, entriesOfScopeSql, type TenantScope } from './journal-scope';
+import { entryTermSql as termOfEntry, lineTermSql as termOfLine } from '@wallet/money-commands';
 
 /**
- * Digests of entries for check 3 (the kit's entry-digest.ts says how a term is made, and makes
+ * Digests of entries for check 3 (money-commands' entry-digest.ts says how a term is made, and makes
  * the same terms of what records meant to post): one term per entry and one per line, each a
  * `hashtextextended` of its fields joined by U+001F, summed.
  */

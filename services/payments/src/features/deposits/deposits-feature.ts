@@ -2,6 +2,7 @@ import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
 import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
+import type { peersConfigShape } from '../../peers';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
 import { depositsRouter } from './deposits-router';
@@ -11,9 +12,6 @@ import { MomoProviderDirectory } from './momo-provider-directory';
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 export const depositsConfigShape = {
-  /** Identity's internal address: the webhook reads the tenant's providers and secrets there, verifications and payouts the members. */
-  IDENTITY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8091'),
-  PAYMENTS_IDENTITY_TIMEOUT_MS: milliseconds(100, 60_000, 3_000),
   /** How long a tenant's providers and webhook secrets are cached (a signature mismatch refetches once). */
   PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS: milliseconds(0, 3_600_000, 30_000),
   /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
@@ -30,7 +28,9 @@ export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [
  * `deposit` finisher with the shared postings, so the ledger's events fill journalEntryId.
  */
 export function startDeposits(
-  parts: ServiceParts<ServiceConfig<typeof depositsConfigShape>>,
+  parts: ServiceParts<
+    ServiceConfig<typeof depositsConfigShape & Pick<typeof peersConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>
+  >,
   deps: { tenants: TenantDirectory; postings: Postings; members: MemberDirectory },
 ): Features {
   const { config, db, relay, logger } = parts;

@@ -24,7 +24,6 @@ import {
   type Logger,
   type OutboxRelay,
   pageBySeq,
-  transactionLimitError,
   type Tx,
 } from '@wallet/kit';
 import {
@@ -39,6 +38,7 @@ import {
   type RecordScope,
   requirePermittedMember,
   stepOutcomeOf,
+  transactionLimitError,
 } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';

@@ -1,6 +1,5 @@
 import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
-import { singleEntrySource } from '@wallet/kit';
-import { type CaseStepTaken, caseRecordSource, makerCheckerSteps } from '@wallet/money-commands';
+import { type CaseStepTaken, caseRecordSource, makerCheckerSteps, singleEntrySource } from '@wallet/money-commands';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
 import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';

@@ -1,7 +1,7 @@
 import { BackgroundPace, type Features, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { LedgerReads } from '@wallet/money-commands';
 import { z } from 'zod';
-import type { walletsConfigShape } from '../wallets/wallets-feature';
+import type { peersConfigShape } from '../../peers';
 import { depositSource, payoutCaseSource, transferReversalSource, transferSource } from './business-record-sources';
 import { ReconciliationFullRuns } from './reconciliation-full-runs';
 import { reconciliationRouter } from './reconciliation-router';
@@ -31,8 +31,6 @@ export const reconciliationConfigShape = {
     .min(1000)
     .max(24 * 3_600_000)
     .default(3_600_000),
-  /** Treasury answers for its own records (float deposits, withdrawals) in check 3. */
-  TREASURY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8094'),
   /** Round length of the scheduled all-tenant run; 0 turns it off. Below 100 ms it would only load the ledger. */
   PAYMENTS_RECONCILIATION_INTERVAL_MS: z.coerce
     .number()
@@ -43,7 +41,7 @@ export const reconciliationConfigShape = {
     .default(15 * 60_000),
 };
 
-type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pick<typeof walletsConfigShape, 'LEDGER_URL'>>;
+type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pick<typeof peersConfigShape, 'LEDGER_URL' | 'TREASURY_URL'>>;
 
 /** Reconciliation: the ledger's checks plus payments' own, over its records and treasury's, asked for or on a schedule. */
 export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {

@@ -9,22 +9,21 @@ import {
   type ReconciliationCheckName,
   type RecordsCoverage,
 } from '@wallet/contracts';
+import { type BackgroundPace, type Db } from '@wallet/kit';
+import type { LedgerReads } from '@wallet/money-commands';
+import { unmatchedStatementLines } from '../bank-statements/statement-lines';
+import { stalePendingSlips } from '../deposits/deposit-records';
+import type { TreasuryRecords } from './treasury-records';
 import {
-  type BackgroundPace,
   checkAllRecords,
   checkOwnRecords,
-  type Db,
   type JournalForRecords,
   type LocalRecordSource,
   type Mismatch,
   MismatchList,
   type PassDigests,
   scopesWithRecords,
-} from '@wallet/kit';
-import type { LedgerReads } from '@wallet/money-commands';
-import { unmatchedStatementLines } from '../bank-statements/statement-lines';
-import { stalePendingSlips } from '../deposits/deposit-records';
-import type { TreasuryRecords } from './treasury-records';
+} from '@wallet/money-commands';
 
 /** One tenant's environment; null where a scope is asked for means every tenant. */
 export interface ReconciliationScope {

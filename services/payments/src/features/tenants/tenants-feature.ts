@@ -8,7 +8,7 @@ import {
 } from '@wallet/kit';
 import { z } from 'zod';
 import { PAYMENTS_TOPOLOGY } from '../../topology';
-import type { depositsConfigShape } from '../deposits/deposits-feature';
+import type { peersConfigShape } from '../../peers';
 
 export const tenantsConfigShape = {
   /** How long a request for a tenant payments has not heard of yet waits for its tenant.created event before answering 503. */
@@ -16,7 +16,7 @@ export const tenantsConfigShape = {
 };
 
 type TenantsConfig = ServiceConfig<
-  typeof tenantsConfigShape & Pick<typeof depositsConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>
+  typeof tenantsConfigShape & Pick<typeof peersConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>
 >;
 
 /**

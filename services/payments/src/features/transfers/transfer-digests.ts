@@ -1,6 +1,7 @@
 import { ACCOUNTS } from '@wallet/contracts';
-import { type Db, type DigestedRecords, entryTermSql, lineTermSql } from '@wallet/kit';
+import { type Db } from '@wallet/kit';
 import type { TransferScope } from './transfers-store';
+import { type DigestedRecords, entryTermSql, lineTermSql } from '@wallet/money-commands';
 
 /*
  * Transfers digested where they are stored, for a full run's check 3: a full run reads every

@@ -1,14 +1,5 @@
 import { checkAmount, type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import {
-  AppError,
-  currentContext,
-  type Db,
-  microBatch,
-  pageBySeq,
-  requireWithinTransactionLimit,
-  STATEMENT_BATCH_CONCURRENCY,
-  type TenantDirectory,
-} from '@wallet/kit';
+import { AppError, currentContext, type Db, microBatch, pageBySeq, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
   type CommandResult,
@@ -16,6 +7,7 @@ import {
   MoneyCommand,
   type MoneyCommandDeps,
   settledMoneyCommand,
+  requireWithinTransactionLimit,
 } from '@wallet/money-commands';
 import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';

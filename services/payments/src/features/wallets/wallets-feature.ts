@@ -1,6 +1,7 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts } from '@wallet/kit';
 import { LedgerReads } from '@wallet/money-commands';
 import { z } from 'zod';
+import type { peersConfigShape } from '../../peers';
 import { LedgerCommands } from '../ledger/ledger-commands';
 import type { TenantDirectory } from '@wallet/kit';
 import { WalletStatusRetrier } from './wallet-status-retrier';
@@ -11,10 +12,6 @@ import { WalletsService } from './wallets-service';
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 export const walletsConfigShape = {
-  /** The ledger's internal address, for balance and statement reads. */
-  LEDGER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8092'),
-  /** A balance read the ledger has not answered within this is a 503, never a guessed balance. */
-  PAYMENTS_LEDGER_READ_TIMEOUT_MS: milliseconds(100, 60_000, 3_000),
   /** How long a freeze or unfreeze waits for the ledger's answer before answering 503. */
   PAYMENTS_LEDGER_REPLY_TIMEOUT_MS: milliseconds(100, 60_000, 5_000),
   /** How often status changes whose answer missed the deadline are re-sent. */
@@ -23,7 +20,9 @@ export const walletsConfigShape = {
 
 /** Wallets: their routes, the ledger client they read and command through, and the status retrier. */
 export async function startWallets(
-  parts: ServiceParts<ServiceConfig<typeof walletsConfigShape>>,
+  parts: ServiceParts<
+    ServiceConfig<typeof walletsConfigShape & Pick<typeof peersConfigShape, 'LEDGER_URL' | 'PAYMENTS_LEDGER_READ_TIMEOUT_MS'>>
+  >,
   deps: { tenants: TenantDirectory },
 ): Promise<Features> {
   const { config, db, relay, logger } = parts;

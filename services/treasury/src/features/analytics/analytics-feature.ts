@@ -1,24 +1,19 @@
 import { analyticsRoutes } from '@wallet/contracts';
 import { type Features, parseOrThrow, requireSystem, type ServiceConfig, type ServiceParts, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
-import { z } from 'zod';
+import type { peersConfigShape } from '../../peers';
 import { TREASURY_TOPOLOGY } from '../../topology';
 import { startAnalyticsConsumer } from './analytics-consumer';
 import { AnalyticsService } from './analytics-service';
 import { requestErrorsClient } from './request-errors-client';
 
-export const analyticsConfigShape = {
-  /** The gateway's admin listener, where its internal request-log summary is served. */
-  GATEWAY_INTERNAL_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
-  /** Connecting to the gateway, its answer and its body; past it the request-error section is unavailable. */
-  TREASURY_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
-};
-
 /**
  * Analytics: the read models fed by the ledger's entries-posted events, and the two routes
  * reading them. The gateway already required analytics:read (tenant) or the system key.
  */
-export async function startAnalytics(parts: ServiceParts<ServiceConfig<typeof analyticsConfigShape>>): Promise<Features> {
+export async function startAnalytics(
+  parts: ServiceParts<ServiceConfig<Pick<typeof peersConfigShape, 'GATEWAY_INTERNAL_URL' | 'TREASURY_GATEWAY_TIMEOUT_MS'>>>,
+): Promise<Features> {
   const { config, db, broker, logger, metrics } = parts;
   const consumer = await startAnalyticsConsumer({ broker, db, logger, metrics, queue: TREASURY_TOPOLOGY.analytics.queue });
   const requestErrors = requestErrorsClient({

@@ -1,18 +1,15 @@
 import { type BusinessRecordsCheck, businessRecordsCheckBodySchema } from '@wallet/contracts';
+import { type BackgroundPace, type Db, parseOrThrow, requireSystem } from '@wallet/kit';
+import { Router } from 'express';
+import { z } from 'zod';
 import {
-  type BackgroundPace,
   checkAllRecords,
   checkOwnRecords,
-  type Db,
   type JournalForRecords,
   type LocalRecordSource,
   MismatchList,
-  parseOrThrow,
-  requireSystem,
   scopesWithRecords,
-} from '@wallet/kit';
-import { Router } from 'express';
-import { z } from 'zod';
+} from '@wallet/money-commands';
 
 export interface BusinessRecordsOptions {
   db: Db;

@@ -1,6 +1,6 @@
-import { singleEntrySource } from '@wallet/kit';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import { floatDepositsByIds } from './float-deposits-store';
+import { singleEntrySource } from '@wallet/money-commands';
 
 /** Float deposits for reconciliation: one entry once completed, as transfers and deposits. */
 export const floatDepositRecords = singleEntrySource({

@@ -1,17 +1,12 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import type { MemberDirectory, Postings } from '@wallet/money-commands';
-import { z } from 'zod';
+import type { peersConfigShape } from '../../peers';
 import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';
 
-export const floatDepositsConfigShape = {
-  /** How long a float deposit, or a withdrawal's creation or decision, waits for the ledger before answering 202. */
-  TREASURY_POSTING_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
-};
-
 /** Float deposits: their routes, and the finisher that records the ledger's events on them. */
 export function startFloatDeposits(
-  parts: ServiceParts<ServiceConfig<typeof floatDepositsConfigShape>>,
+  parts: ServiceParts<ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
 ): Features {
   const { config, db, relay, logger } = parts;

@@ -7,7 +7,7 @@ import {
   newId,
   type Page,
 } from '@wallet/contracts';
-import { AppError, currentContext, pageBySeq, requireWithinTransactionLimit, type TenantDirectory } from '@wallet/kit';
+import { AppError, currentContext, pageBySeq, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
   type CommandResult,
@@ -17,6 +17,7 @@ import {
   type MoneyCommandDeps,
   requirePermittedMember,
   settledMoneyCommand,
+  requireWithinTransactionLimit,
 } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import {

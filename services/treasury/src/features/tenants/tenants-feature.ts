@@ -8,7 +8,7 @@ import {
 } from '@wallet/kit';
 import { z } from 'zod';
 import { TREASURY_TOPOLOGY } from '../../topology';
-import type { withdrawalsConfigShape } from '../withdrawals/withdrawals-feature';
+import type { peersConfigShape } from '../../peers';
 
 export const tenantsConfigShape = {
   /** How long a request for a tenant treasury has not heard of yet waits for its tenant.created event before answering 503. */
@@ -16,7 +16,7 @@ export const tenantsConfigShape = {
 };
 
 type TenantsConfig = ServiceConfig<
-  typeof tenantsConfigShape & Pick<typeof withdrawalsConfigShape, 'IDENTITY_URL' | 'TREASURY_IDENTITY_TIMEOUT_MS'>
+  typeof tenantsConfigShape & Pick<typeof peersConfigShape, 'IDENTITY_URL' | 'TREASURY_IDENTITY_TIMEOUT_MS'>
 >;
 
 /**

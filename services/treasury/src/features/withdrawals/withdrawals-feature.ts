@@ -1,21 +1,11 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { type MemberDirectory, type Postings } from '@wallet/money-commands';
-import { z } from 'zod';
-import type { floatDepositsConfigShape } from '../float-deposits/float-deposits-feature';
+import type { peersConfigShape } from '../../peers';
 import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
 import { withdrawalsRouter } from './withdrawals-router';
 import { WithdrawalsService } from './withdrawals-service';
 
-export const withdrawalsConfigShape = {
-  /** Identity answers who the maker and the checker are (status, role, scopes). */
-  IDENTITY_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8091'),
-  /** Connecting to identity, its answer and its body, per member lookup. */
-  TREASURY_IDENTITY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
-};
-
-type WithdrawalsConfig = ServiceConfig<
-  typeof withdrawalsConfigShape & Pick<typeof floatDepositsConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>
->;
+type WithdrawalsConfig = ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
 
 /** Withdrawal cases: their routes and the finisher that records the ledger's events on their steps. */
 export function startWithdrawals(

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { AppError } from '../errors';
+import { AppError } from '@wallet/kit';
 
 /**
  * The tenant's `maxTransactionAmount`, an inclusive ceiling on every money movement (deposits,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { createDb, type Db, DigestSum, textHash64 } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
+import { DigestSum, textHash64 } from '@wallet/money-commands';
 
 /**
  * A full run compares a service's records with the ledger's entries by digests that each side

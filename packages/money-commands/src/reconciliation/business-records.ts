@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import {
   type Environment,
   type ExpectedPosting,
@@ -15,8 +14,7 @@ import {
 } from '@wallet/contracts';
 import { canonicalAmount } from './amounts';
 import { type Digest, postingsDigest, sameDigest } from './entry-digest';
-import type { Db } from '../db';
-import { advanceHighWater, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from './high-water';
+import { advanceHighWater, type Db, type HighWater, NO_HIGH_WATER, type SnapshotBounds, snapshotBounds } from '@wallet/kit';
 
 // ---- Check 3 of reconciliation (docs/decisions/reconciliation.md), run by each service over its own records ----
 
@@ -190,45 +188,6 @@ const MARKS_TABLE = 'reconciliation_marks';
 export const OPEN_MAX = 10_000;
 /** Records, and entries, an incremental check 3 reads per scope and type unless told otherwise. */
 export const CHECK3_LIMIT_PER_SCOPE = 50_000;
-
-/** The marks of check 3, per scope and record type, in the service's own database (a migration calls this). */
-export async function createReconciliationMarksTable(db: Knex): Promise<void> {
-  await db.raw(`
-    CREATE TABLE IF NOT EXISTS ${MARKS_TABLE} (
-      tenant_id            text NOT NULL,
-      environment          text NOT NULL,
-      reference_type       text NOT NULL,
-      record_verified_seq  bigint NOT NULL DEFAULT 0,
-      record_seen_seq      bigint NOT NULL DEFAULT 0,
-      record_seen_xmax     bigint NOT NULL DEFAULT 0,
-      entry_verified_seq   bigint NOT NULL DEFAULT 0,
-      entry_seen_seq       bigint NOT NULL DEFAULT 0,
-      entry_seen_xmax      bigint NOT NULL DEFAULT 0,
-      -- Records still open when last read, created within the lookback: [{"id", "createdAt"}].
-      open_records         jsonb NOT NULL DEFAULT '[]',
-      PRIMARY KEY (tenant_id, environment, reference_type)
-    )`);
-}
-
-/**
- * Background reconciliation runs (the ledger's checks 1-2, payments' whole run): one row a run,
- * its state, progress and result. The same table in each service that runs them.
- */
-export async function createFullRunsTable(db: Knex): Promise<void> {
-  await db.raw(`
-    CREATE TABLE IF NOT EXISTS reconciliation_full_runs (
-      id           text PRIMARY KEY,
-      tenant_id    text,
-      environment  text,
-      state        text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
-      progress     jsonb NOT NULL DEFAULT '{}',
-      result       jsonb,
-      error        text,
-      created_at   timestamptz NOT NULL DEFAULT now(),
-      started_at   timestamptz,
-      finished_at  timestamptz
-    )`);
-}
 
 export interface Marks {
   records: HighWater;

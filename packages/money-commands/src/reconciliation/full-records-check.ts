@@ -1,6 +1,5 @@
 import { JOURNAL_DIGEST_MAX, type RecordDigests, type RecordScope } from '@wallet/contracts';
-import { type BackgroundPace, UNPACED } from '../background-pace';
-import type { Db } from '../db';
+import { type BackgroundPace, type Db, type SnapshotBounds, snapshotBounds, UNPACED } from '@wallet/kit';
 import {
   type CheckedRecord,
   compareRecords,
@@ -16,7 +15,6 @@ import {
   recordsByIds,
   writeMarks,
 } from './business-records';
-import { type SnapshotBounds, snapshotBounds } from './high-water';
 import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameDigest } from './entry-digest';
 
 /**

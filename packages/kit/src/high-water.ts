@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db';
+import type { Db, Tx } from './db';
 
 /**
  * How far a reconciliation run may trust a sequence (bigserial) it reads: a transaction still
