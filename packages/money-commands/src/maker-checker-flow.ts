@@ -1,4 +1,4 @@
-import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   auditActorFieldsOf,
@@ -12,7 +12,6 @@ import {
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
-import { requireWithinTransactionLimit } from './transaction-limit';
 import {
   answerDecision,
   CASE_AWAITS_LEDGER_SQL,
@@ -192,6 +191,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
     this.hold = new MoneyCommand(deps, {
       recordType: type.names.recordType,
+      // Money leaving through a checker is a movement like any other: within the tenant's ceiling.
+      amount: { limit: 'tenant' },
       records: table.records,
       keyWrite: 'held',
       step: this.holdStep,
@@ -212,14 +213,12 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   /** What needs no lookup, first: the declared actor, then the amount. */
   protected checkRequest(claims: InternalClaims, body: CaseRequestBody): void {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem)
-      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    this.hold.checkAmount(body);
   }
 
   /** The tenant's transaction limit, then the maker: an active member whose role grants the type's create scope. */
   protected async requireRequestAllowed(scope: RecordScope, body: CaseRequestBody): Promise<void> {
-    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    await this.hold.checkLimit(scope.tenantId, body.amount);
     await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, this.type.scopes.create);
   }
 

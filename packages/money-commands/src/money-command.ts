@@ -18,6 +18,7 @@ import {
   STATEMENT_BATCH_CONCURRENCY,
   storeFinalResponse,
   type StoredResponse,
+  type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
 import {
@@ -38,6 +39,7 @@ import {
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
 import type { AwaitedRecord, Postings } from './postings/postings';
+import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
 /*
  * The lifecycle of a money command, once for every feature: the record, its ledger command and
@@ -129,6 +131,8 @@ export interface MoneyCommandDeclaration<
    * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
    */
   approval?: 'none';
+  /** How the engine checks the amount (checkAmount, checkLimit): every movement's follows its currency's rules. */
+  amount: AmountRule;
   records: RecordTable<Draft>;
   keyWrite: KeyWrite;
   step: RecordStep;
@@ -195,6 +199,8 @@ export interface MoneyCommandDeps {
   postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
+  /** Where the tenant's ceiling is read when the movement did not read it with its own context (amount.limit 'tenant'). */
+  tenants?: Pick<TenantDirectory, 'require'>;
 }
 
 interface Posted extends PostedStep {
@@ -245,6 +251,34 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
       const stored = await recordPosted(deps.db, this.step, batch, finalAnswersStatement(batch.map((each) => each.answer)));
       return batch.map((each) => stored.has(each.answer.claim.lockToken));
     }, options);
+  }
+
+  /** The amount's currency rules, checked before anything is read: 400 INVALID_AMOUNT. */
+  checkAmount(body: MovementAmount): void {
+    const error = invalidAmountError(body.amount, body.currencyCode, this.declaration.amount);
+    if (error) throw error;
+  }
+
+  /**
+   * The tenant's ceiling, where the declaration has one: 422 AMOUNT_EXCEEDS_LIMIT. `known` is the
+   * ceiling the movement read with its own context; without it (or null, a tenant the service's
+   * copy lacks) the tenant directory is asked.
+   */
+  async checkLimit(tenantId: string, amount: string, known?: string | null): Promise<void> {
+    if (this.declaration.amount.limit === 'none') return;
+    const error = transactionLimitError(amount, known ?? (await this.tenantCeiling(tenantId)));
+    if (error) throw error;
+  }
+
+  /** The ceiling's refusal of an amount, for a movement that orders its refusals itself; null when within it or not limited. */
+  limitError(amount: string, maxTransactionAmount: string): AppError | null {
+    return this.declaration.amount.limit === 'tenant' ? transactionLimitError(amount, maxTransactionAmount) : null;
+  }
+
+  private async tenantCeiling(tenantId: string): Promise<string> {
+    if (!this.deps.tenants)
+      throw new Error(`${this.declaration.recordType} is limited by the tenant's ceiling but was given no tenant directory`);
+    return (await this.deps.tenants.require(tenantId)).maxTransactionAmount;
   }
 
   /** Creates the record and gives the answer the ledger's reply allows. */
