@@ -43,6 +43,7 @@ import {
   scopedOutcomesOf,
 } from './money-command-statement';
 import { type AwaitedRecords, postingMessage } from './postings';
+import { filled, type RecordOf, written } from './record-columns';
 
 /*
  * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
@@ -53,23 +54,29 @@ import { type AwaitedRecords, postingMessage } from './postings';
  * docs/decisions/maker-checker.md has the rules.
  */
 
-/** The state every case carries, whatever its type. */
-export interface CaseState {
-  seq: string;
-  tenantId: string;
-  environment: Environment;
-  status: string;
-  requestedBy: string;
-  holdEntryId: string | null;
-  failureCode: string | null;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  rejectionReason: string | null;
-  decisionEntryId: string | null;
+/**
+ * The columns every case table has, whatever its type: its scope and maker, and the state the
+ * flow moves it through. A case type's spec spreads them in (narrowing `status`) with its own.
+ */
+export const CASE_STATE_COLUMNS = {
+  seq: filled<string>('bigint'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  requestedBy: written<string>('text'),
+  status: filled<string>('text'),
+  holdEntryId: filled<string | null>('text'),
+  failureCode: filled<string | null>('text'),
+  decidedBy: filled<string | null>('text'),
+  decidedAt: filled<Date | null>('timestamptz'),
+  rejectionReason: filled<string | null>('text'),
+  decisionEntryId: filled<string | null>('text'),
   /** The ledger's refusal of the settle or release (never expected: suspense holds the money). */
-  decisionFailureCode: string | null;
-  createdAt: Date;
-}
+  decisionFailureCode: filled<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+};
+
+/** The state every case carries, whatever its type. */
+export type CaseState = RecordOf<typeof CASE_STATE_COLUMNS>;
 
 /** What the flow sets on a case as it moves: never part of a case type's draft. */
 export type CaseStateField = Exclude<keyof CaseState, 'requestedBy' | 'createdAt'>;
