@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type ErrorCode, ERROR_STATUS, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   correlationIdOf,
@@ -38,7 +38,7 @@ import {
   stepOutcomeOf,
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
-import type { AwaitedRecord, Postings } from './postings/postings';
+import type { AwaitedRecord, AwaitedRecords, Postings } from './postings/postings';
 import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
 /*
@@ -116,6 +116,17 @@ export function ledgerRefusal(
   const reported = failureCode ?? 'VALIDATION_ERROR';
   const code: ErrorCode = reported in ERROR_STATUS ? (reported as ErrorCode) : 'VALIDATION_ERROR';
   return new AppError(code, messages[code] ?? otherwise(reported), details);
+}
+
+/**
+ * A movement that posts one entry, named once: `type` is its records' type (as awaited records,
+ * spans and its finisher name them) and its entries' reference type; `table` holds its records;
+ * `kind` is its entry's journal kind (docs/decisions/money-movements.md).
+ */
+export interface MovementNames {
+  type: string;
+  table: string;
+  kind: JournalKind;
 }
 
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
@@ -331,6 +342,17 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const found = await this.declaration.find(this.deps.db, scope, id);
     if (!found) throw this.declaration.notFound();
     return this.declaration.show(found);
+  }
+
+  /** Its records as records that may await the ledger (the pending-age metric): those its step has not recorded yet. */
+  get awaitedRecords(): AwaitedRecords {
+    return { recordType: this.declaration.recordType, table: this.step.table, waiting: this.step.waiting };
+  }
+
+  /** Hands the postings its finisher, under its records' type, and its awaited records. */
+  finishedBy(postings: Pick<Postings, 'register' | 'awaits'>): void {
+    postings.register(this.declaration.recordType, (tx, results) => this.finishFromEvents(tx, results));
+    postings.awaits(this.awaitedRecords);
   }
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */

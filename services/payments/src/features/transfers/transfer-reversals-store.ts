@@ -2,6 +2,7 @@ import type { Environment, TransferStatus } from '@wallet/contracts';
 import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
 import {
   type DraftOf,
+  type MovementNames,
   filled,
   type RecordClaim,
   recordColumns,
@@ -10,7 +11,10 @@ import {
   type StoredOf,
   written,
 } from '@wallet/money-commands';
-import type { TransferScope, TransferWallet } from './transfers-store';
+import { TRANSFER, type TransferScope, type TransferWallet } from './transfers-store';
+
+/** A reversal's names (docs/money-movements.md). */
+export const TRANSFER_REVERSAL: MovementNames = { type: 'transfer_reversal', table: 'transfer_reversals', kind: 'transfer_reversal' };
 
 /** A reversal's columns: the stored reversal, what a read selects and what the creating statement writes. */
 const REVERSAL_COLUMNS = recordColumns({
@@ -38,7 +42,7 @@ const COLUMNS = REVERSAL_COLUMNS.names;
 
 /** What a reversal takes of its transfer: its amount out of what is left, and the fee once. */
 const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
-  claimTable: 'transfers',
+  claimTable: TRANSFER.table,
   key: 'transferId',
   when: "c.status = 'completed'",
   totals: [
@@ -48,18 +52,18 @@ const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
 };
 
 export const REVERSAL_RECORDS: RecordTable<NewReversal> = {
-  name: 'transfer_reversals',
+  name: TRANSFER_REVERSAL.table,
   columns: REVERSAL_COLUMNS.written,
   claim: REVERSAL_CLAIM,
 };
 
-export const REVERSAL_POSTING = settlementStep('transfer_reversals');
+export const REVERSAL_POSTING = settlementStep(TRANSFER_REVERSAL.table);
 
-export const findReversal = scopedRecords('transfer_reversals', COLUMNS, (row) => camelCased<StoredReversal>(row)).find;
+export const findReversal = scopedRecords(TRANSFER_REVERSAL.table, COLUMNS, (row) => camelCased<StoredReversal>(row)).find;
 
 /** A transfer's reversals, newest first; one more row than asked, so the caller knows whether a next page exists. */
 export async function listReversals(db: Db, scope: TransferScope, transferId: string, filter: SeqPageFilter): Promise<StoredReversal[]> {
-  const rows: object[] = await newestFirst(db, 'transfer_reversals', scope, filter, COLUMNS, { transfer_id: transferId });
+  const rows: object[] = await newestFirst(db, TRANSFER_REVERSAL.table, scope, filter, COLUMNS, { transfer_id: transferId });
   return rows.map((row) => camelCased<StoredReversal>(row));
 }
 

@@ -19,6 +19,7 @@ import {
   REVERSAL_RECORDS,
   type ReversibleTransfer,
   type StoredReversal,
+  TRANSFER_REVERSAL,
 } from './transfer-reversals-store';
 import type { TransferScope } from './transfers-store';
 
@@ -123,7 +124,7 @@ function refusalOf(reversal: StoredReversal): AppError {
 }
 
 const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal, TransferReversal>({
-  recordType: 'transfer_reversal',
+  recordType: TRANSFER_REVERSAL.type,
   // What is left of the transfer caps a reversal (claimProblem), not the tenant's ceiling: the transfer was within it.
   amount: { limit: 'none' },
   approval: 'none',

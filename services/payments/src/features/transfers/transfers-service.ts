@@ -16,6 +16,7 @@ import {
   listTransfers,
   type NewTransfer,
   type StoredTransfer,
+  TRANSFER,
   TRANSFER_POSTING,
   TRANSFER_RECORDS,
   type TransferContext,
@@ -158,7 +159,7 @@ export function refusalOf(transfer: StoredTransfer): AppError {
 
 /** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */
 const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer, Transfer>({
-  recordType: 'transfer',
+  recordType: TRANSFER.type,
   amount: { limit: 'tenant' },
   records: TRANSFER_RECORDS,
   step: TRANSFER_POSTING,

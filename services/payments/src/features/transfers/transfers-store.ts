@@ -14,6 +14,7 @@ import {
 } from '@wallet/kit';
 import {
   type ChargedMoneyRecord,
+  type MovementNames,
   type DraftOf,
   filled,
   recordColumns,
@@ -32,6 +33,9 @@ export interface TransferScope {
   tenantId: string;
   environment: Environment;
 }
+
+/** A transfer's names (docs/money-movements.md). */
+export const TRANSFER: MovementNames = { type: 'transfer', table: 'transfers', kind: 'transfer' };
 
 /** A transfer's columns: the stored transfer, what a read selects and what the creating statement writes. */
 const TRANSFER_COLUMNS = recordColumns({
@@ -113,12 +117,12 @@ export async function findTransferContext(
 export type NewTransfer = DraftOf<typeof TRANSFER_COLUMNS>;
 
 /** A transfer as its creating statement writes it (with its posting command and its key's first answer). */
-export const TRANSFER_RECORDS: RecordTable<NewTransfer> = { name: 'transfers', columns: TRANSFER_COLUMNS.written };
+export const TRANSFER_RECORDS: RecordTable<NewTransfer> = { name: TRANSFER.table, columns: TRANSFER_COLUMNS.written };
 
 /** A transfer's posting: the transfer is pending until the ledger answers it, and leaves pending once. */
-export const TRANSFER_POSTING = settlementStep('transfers');
+export const TRANSFER_POSTING = settlementStep(TRANSFER.table);
 
-export const findTransfer = scopedRecords('transfers', COLUMNS, toTransfer).find;
+export const findTransfer = scopedRecords(TRANSFER.table, COLUMNS, toTransfer).find;
 
 export interface TransferFilter extends SeqPageFilter {
   walletId?: string | undefined;
@@ -133,7 +137,7 @@ export async function listTransfers(db: Db, scope: TransferScope, filter: Transf
       '((hashtextextended(from_wallet_id, 0) = hashtextextended(?, 0) AND from_wallet_id = ?) OR (hashtextextended(to_wallet_id, 0) = hashtextextended(?, 0) AND to_wallet_id = ?))',
       [walletId, walletId, walletId, walletId],
     );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'transfers', scope, filter, COLUMNS, {
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, TRANSFER.table, scope, filter, COLUMNS, {
     tested: { status: filter.status },
     ...(filter.walletId !== undefined ? { narrow: ofWallet(filter.walletId) } : {}),
   });

@@ -12,6 +12,7 @@ import {
 } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import {
+  FLOAT_DEPOSIT,
   FLOAT_DEPOSIT_POSTING,
   FLOAT_DEPOSIT_RECORDS,
   findFloatDeposit,
@@ -79,7 +80,7 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
 
 /** Float deposits as money commands: the deposit is pending until the ledger posts or refuses its posting. */
 const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>({
-  recordType: 'float_deposit',
+  recordType: FLOAT_DEPOSIT.type,
   amount: { limit: 'tenant' },
   records: FLOAT_DEPOSIT_RECORDS,
   keyWrite: 'held',

@@ -1,12 +1,24 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
-import { type DraftOf, filled, recordColumns, type RecordTable, settlementStep, type StoredOf, written } from '@wallet/money-commands';
+import {
+  type DraftOf,
+  filled,
+  type MovementNames,
+  recordColumns,
+  type RecordTable,
+  settlementStep,
+  type StoredOf,
+  written,
+} from '@wallet/money-commands';
 
 /** Every read and write of float deposits is bounded by one tenant and one environment. */
 export interface TreasuryScope {
   tenantId: string;
   environment: Environment;
 }
+
+/** A float deposit's names (docs/money-movements.md). */
+export const FLOAT_DEPOSIT: MovementNames = { type: 'float_deposit', table: 'float_deposits', kind: 'tenant_float_deposit' };
 
 /** A float deposit's columns: the stored deposit, what a read selects and what the creating statement writes. */
 const FLOAT_DEPOSIT_COLUMNS = recordColumns({
@@ -37,12 +49,12 @@ function fromRow(row: object): StoredFloatDeposit {
 export type NewFloatDeposit = DraftOf<typeof FLOAT_DEPOSIT_COLUMNS>;
 
 /** A float deposit as its creating statement writes it (with its posting command and its key's first answer). */
-export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = { name: 'float_deposits', columns: FLOAT_DEPOSIT_COLUMNS.written };
+export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = { name: FLOAT_DEPOSIT.table, columns: FLOAT_DEPOSIT_COLUMNS.written };
 
 /** A float deposit's posting: the deposit is pending until the ledger answers it, and leaves pending once. */
-export const FLOAT_DEPOSIT_POSTING = settlementStep('float_deposits');
+export const FLOAT_DEPOSIT_POSTING = settlementStep(FLOAT_DEPOSIT.table);
 
-const records = scopedRecords('float_deposits', COLUMNS, fromRow);
+const records = scopedRecords(FLOAT_DEPOSIT.table, COLUMNS, fromRow);
 
 export const findFloatDeposit = records.find;
 
@@ -57,4 +69,4 @@ export function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDep
 }
 
 /** Deposits by id, of any status; within the scope when one is given. */
-export const floatDepositsByIds = recordReads((db) => db('float_deposits').select(COLUMNS), null, fromRow).byIds;
+export const floatDepositsByIds = recordReads((db) => db(FLOAT_DEPOSIT.table).select(COLUMNS), null, fromRow).byIds;
