@@ -13,4 +13,5 @@ export * from './postings';
 export * from './reconciliation/business-records';
 export * from './reconciliation/entry-digest';
 export * from './reconciliation/full-records-check';
+export * from './record-columns';
 export * from './transaction-limit';

@@ -1,4 +1,4 @@
-import { checkAmount, type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   auditActorFieldsOf,
@@ -12,7 +12,6 @@ import {
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
-import { requireWithinTransactionLimit } from './transaction-limit';
 import {
   answerDecision,
   CASE_AWAITS_LEDGER_SQL,
@@ -44,6 +43,7 @@ import {
   scopedOutcomesOf,
 } from './money-command-statement';
 import { type AwaitedRecords, postingMessage } from './postings';
+import { filled, type RecordOf, written } from './record-columns';
 
 /*
  * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
@@ -54,23 +54,29 @@ import { type AwaitedRecords, postingMessage } from './postings';
  * docs/decisions/maker-checker.md has the rules.
  */
 
-/** The state every case carries, whatever its type. */
-export interface CaseState {
-  seq: string;
-  tenantId: string;
-  environment: Environment;
-  status: string;
-  requestedBy: string;
-  holdEntryId: string | null;
-  failureCode: string | null;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  rejectionReason: string | null;
-  decisionEntryId: string | null;
+/**
+ * The columns every case table has, whatever its type: its scope and maker, and the state the
+ * flow moves it through. A case type's spec spreads them in (narrowing `status`) with its own.
+ */
+export const CASE_STATE_COLUMNS = {
+  seq: filled<string>('bigint'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  requestedBy: written<string>('text'),
+  status: filled<string>('text'),
+  holdEntryId: filled<string | null>('text'),
+  failureCode: filled<string | null>('text'),
+  decidedBy: filled<string | null>('text'),
+  decidedAt: filled<Date | null>('timestamptz'),
+  rejectionReason: filled<string | null>('text'),
+  decisionEntryId: filled<string | null>('text'),
   /** The ledger's refusal of the settle or release (never expected: suspense holds the money). */
-  decisionFailureCode: string | null;
-  createdAt: Date;
-}
+  decisionFailureCode: filled<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+};
+
+/** The state every case carries, whatever its type. */
+export type CaseState = RecordOf<typeof CASE_STATE_COLUMNS>;
 
 /** What the flow sets on a case as it moves: never part of a case type's draft. */
 export type CaseStateField = Exclude<keyof CaseState, 'requestedBy' | 'createdAt'>;
@@ -192,6 +198,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
     this.hold = new MoneyCommand(deps, {
       recordType: type.names.recordType,
+      // Money leaving through a checker is a movement like any other: within the tenant's ceiling.
+      amount: { limit: 'tenant' },
       records: table.records,
       keyWrite: 'held',
       step: this.holdStep,
@@ -212,14 +220,12 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   /** What needs no lookup, first: the declared actor, then the amount. */
   protected checkRequest(claims: InternalClaims, body: CaseRequestBody): void {
     checkDeclaredActor(claims, body.requestedBy, 'requestedBy');
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem)
-      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    this.hold.checkAmount(body);
   }
 
   /** The tenant's transaction limit, then the maker: an active member whose role grants the type's create scope. */
   protected async requireRequestAllowed(scope: RecordScope, body: CaseRequestBody): Promise<void> {
-    requireWithinTransactionLimit(body.amount, (await this.deps.tenants.require(scope.tenantId)).maxTransactionAmount);
+    await this.hold.checkLimit(scope.tenantId, body.amount);
     await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, this.type.scopes.create);
   }
 

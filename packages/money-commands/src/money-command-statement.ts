@@ -127,7 +127,8 @@ export interface NewRecord<Draft> {
   messages: readonly OutboxMessage[];
 }
 
-function columnName(field: string): string {
+/** A field's column: `fromWalletId` is `from_wallet_id`. */
+export function columnName(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 

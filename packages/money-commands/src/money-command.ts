@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type ErrorCode, ERROR_STATUS, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   correlationIdOf,
@@ -18,6 +18,7 @@ import {
   STATEMENT_BATCH_CONCURRENCY,
   storeFinalResponse,
   type StoredResponse,
+  type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
 import {
@@ -37,7 +38,8 @@ import {
   stepOutcomeOf,
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
-import type { AwaitedRecord, Postings } from './postings/postings';
+import type { AwaitedRecord, AwaitedRecords, Postings } from './postings/postings';
+import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
 /*
  * The lifecycle of a money command, once for every feature: the record, its ledger command and
@@ -116,6 +118,17 @@ export function ledgerRefusal(
   return new AppError(code, messages[code] ?? otherwise(reported), details);
 }
 
+/**
+ * A movement that posts one entry, named once: `type` is its records' type (as awaited records,
+ * spans and its finisher name them) and its entries' reference type; `table` holds its records;
+ * `kind` is its entry's journal kind (docs/decisions/money-movements.md).
+ */
+export interface MovementNames {
+  type: string;
+  table: string;
+  kind: JournalKind;
+}
+
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
 export interface MoneyCommandDeclaration<
   Draft extends { id: string },
@@ -129,6 +142,8 @@ export interface MoneyCommandDeclaration<
    * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
    */
   approval?: 'none';
+  /** How the engine checks the amount (checkAmount, checkLimit): every movement's follows its currency's rules. */
+  amount: AmountRule;
   records: RecordTable<Draft>;
   keyWrite: KeyWrite;
   step: RecordStep;
@@ -195,6 +210,8 @@ export interface MoneyCommandDeps {
   postings: Pick<Postings, 'replyTo' | 'expect' | 'recordedFromReply'>;
   /** How long a request waits for the ledger's answer before answering 202 pending. */
   replyTimeoutMs: number;
+  /** Where the tenant's ceiling is read when the movement did not read it with its own context (amount.limit 'tenant'). */
+  tenants?: Pick<TenantDirectory, 'require'>;
 }
 
 interface Posted extends PostedStep {
@@ -247,6 +264,34 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     }, options);
   }
 
+  /** The amount's currency rules, checked before anything is read: 400 INVALID_AMOUNT. */
+  checkAmount(body: MovementAmount): void {
+    const error = invalidAmountError(body.amount, body.currencyCode, this.declaration.amount);
+    if (error) throw error;
+  }
+
+  /**
+   * The tenant's ceiling, where the declaration has one: 422 AMOUNT_EXCEEDS_LIMIT. `known` is the
+   * ceiling the movement read with its own context; without it (or null, a tenant the service's
+   * copy lacks) the tenant directory is asked.
+   */
+  async checkLimit(tenantId: string, amount: string, known?: string | null): Promise<void> {
+    if (this.declaration.amount.limit === 'none') return;
+    const error = transactionLimitError(amount, known ?? (await this.tenantCeiling(tenantId)));
+    if (error) throw error;
+  }
+
+  /** The ceiling's refusal of an amount, for a movement that orders its refusals itself; null when within it or not limited. */
+  limitError(amount: string, maxTransactionAmount: string): AppError | null {
+    return this.declaration.amount.limit === 'tenant' ? transactionLimitError(amount, maxTransactionAmount) : null;
+  }
+
+  private async tenantCeiling(tenantId: string): Promise<string> {
+    if (!this.deps.tenants)
+      throw new Error(`${this.declaration.recordType} is limited by the tenant's ceiling but was given no tenant directory`);
+    return (await this.deps.tenants.require(tenantId)).maxTransactionAmount;
+  }
+
   /** Creates the record and gives the answer the ledger's reply allows. */
   async run(request: MoneyCommandRequest<Draft>): Promise<CommandResult<Shown>> {
     const { scope, draft, answers } = request;
@@ -297,6 +342,17 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     const found = await this.declaration.find(this.deps.db, scope, id);
     if (!found) throw this.declaration.notFound();
     return this.declaration.show(found);
+  }
+
+  /** Its records as records that may await the ledger (the pending-age metric): those its step has not recorded yet. */
+  get awaitedRecords(): AwaitedRecords {
+    return { recordType: this.declaration.recordType, table: this.step.table, waiting: this.step.waiting };
+  }
+
+  /** Hands the postings its finisher, under its records' type, and its awaited records. */
+  finishedBy(postings: Pick<Postings, 'register' | 'awaits'>): void {
+    postings.register(this.declaration.recordType, (tx, results) => this.finishFromEvents(tx, results));
+    postings.awaits(this.awaitedRecords);
   }
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */

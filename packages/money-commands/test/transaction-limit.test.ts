@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { transactionLimitError } from '../src';
+import { invalidAmountError, transactionLimitError } from '../src';
 
 /** A decimal's value in thousandths as a BigInt: an exact reference that shares nothing with bignumber.js. */
 function thousandths(text: string): bigint {
@@ -29,5 +29,23 @@ describe('transactionLimitError', () => {
     expect(transactionLimitError('9007199254740993', '9007199254740992')?.code).toBe('AMOUNT_EXCEEDS_LIMIT');
     expect(transactionLimitError('1000000.00', '1000000')).toBeNull();
     expect(transactionLimitError('1000000.01', '1000000')?.details).toEqual({ maxTransactionAmount: '1000000' });
+  });
+});
+
+describe('invalidAmountError', () => {
+  it("answers 400 INVALID_AMOUNT with the currency's problem, the amount repeated only where the rule says so", () => {
+    const plain = invalidAmountError('10.001', 'USD');
+    const echoed = invalidAmountError('10.001', 'USD', { echoAmount: true });
+    expect([plain?.code, plain?.status]).toEqual(['INVALID_AMOUNT', 400]);
+    expect(plain?.message).toMatch(/^amount is not a valid USD amount \(.+\)$/);
+    expect(plain?.details).toEqual({ field: 'amount', problem: expect.any(String) });
+    expect(echoed?.details).toEqual({ ...plain?.details, amount: '10.001' });
+  });
+
+  it('passes an amount of the currency, and refuses zero and signs', () => {
+    expect(invalidAmountError('10.01', 'USD')).toBeNull();
+    expect(invalidAmountError('0', 'USD')?.code).toBe('INVALID_AMOUNT');
+    expect(invalidAmountError('-1', 'USD')?.code).toBe('INVALID_AMOUNT');
+    expect(invalidAmountError('1.5', 'JPY')?.code).toBe('INVALID_AMOUNT');
   });
 });

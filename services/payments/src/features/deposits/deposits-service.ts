@@ -3,7 +3,6 @@ import BigNumber from 'bignumber.js';
 import {
   ACCOUNTS,
   type BankSlipBody,
-  checkAmount,
   type Deposit,
   type DepositQuery,
   depositRoutes,
@@ -38,7 +37,6 @@ import {
   type RecordScope,
   requirePermittedMember,
   stepOutcomeOf,
-  transactionLimitError,
 } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
@@ -80,10 +78,6 @@ export interface DepositsDeps {
 
 function notFound(): AppError {
   return new AppError('DEPOSIT_NOT_FOUND', 'No such deposit');
-}
-
-function invalidAmount(amount: string, currencyCode: string, problem: string): AppError {
-  return new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem, amount });
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -160,6 +154,7 @@ export interface WebhookOutcome {
 function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit> {
   return {
     recordType: 'deposit',
+    amount: { limit: 'tenant', echoAmount: true },
     records: MOMO_DEPOSIT_RECORDS,
     keyWrite: 'natural-key',
     step: DEPOSIT_POSTING,
@@ -208,8 +203,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
    * delivery hears more: a repeat (200), the tenant's limits (422) or its credit.
    */
   async receiveMomoWebhook(body: MomoWebhookBody): Promise<WebhookOutcome> {
-    const amountProblem = checkAmount(body.amount, body.currencyCode);
-    if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
+    this.checkAmount(body);
     const nowMs = Date.now();
     requireFreshTimestamp(body.timestamp, nowMs);
 
@@ -296,7 +290,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     wallet: DepositWallet,
     body: { amount: string; currencyCode: string },
   ): AppError | null {
-    const overLimit = transactionLimitError(body.amount, tenant.maxTransactionAmount);
+    const overLimit = this.limitError(body.amount, tenant.maxTransactionAmount);
     if (overLimit) return overLimit;
     if (!tenant.allowedCurrencies.includes(body.currencyCode)) {
       return new AppError('CURRENCY_NOT_ALLOWED', `${body.currencyCode} is not one of the tenant's allowed currencies`, {
@@ -357,8 +351,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     body: BankSlipBody,
     alsoInTransaction?: (tx: Tx, deposit: Deposit) => Promise<void>,
   ): Promise<Deposit> {
-    const amountProblem = checkAmount(body.amount, body.currencyCode);
-    if (amountProblem) throw invalidAmount(body.amount, body.currencyCode, amountProblem);
+    this.checkAmount(body);
     const wallet = await findScopedWallet(this.deps.db, scope, body.walletId);
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
     const tenant = await this.services.tenants.require(scope.tenantId);

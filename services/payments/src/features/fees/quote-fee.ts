@@ -1,6 +1,7 @@
 import BigNumber from 'bignumber.js';
-import { checkAmount, type FeeTransactionType, formatAmount } from '@wallet/contracts';
-import { AppError, type Db, type Tx } from '@wallet/kit';
+import { type FeeTransactionType, formatAmount } from '@wallet/contracts';
+import type { Db, Tx } from '@wallet/kit';
+import { requireValidAmount } from '@wallet/money-commands';
 import { quoteWith } from './fee-calculator';
 import { termsOf } from './fee-rules';
 import { type DefaultTerms, findDefaultSchedule, rulesOf } from './fees-store';
@@ -31,9 +32,7 @@ export async function quoteFee(
   amount: string | BigNumber,
 ): Promise<FeeQuoteResult> {
   const text = typeof amount === 'string' ? amount : amount.toFixed();
-  const problem = checkAmount(text, currencyCode);
-  if (problem)
-    throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currencyCode} amount (${problem})`, { field: 'amount', problem });
+  requireValidAmount(text, currencyCode);
   const schedule = await findDefaultSchedule(tx, tenantId);
   const rules = schedule ? await rulesOf(tx, schedule.id, { transactionType, currencyCode }) : [];
   return quoteFromTerms({ schedule, rules }, transactionType, currencyCode, text);

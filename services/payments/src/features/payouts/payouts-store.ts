@@ -1,14 +1,18 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 import {
-  type CaseState,
-  type CaseStateField,
+  CASE_STATE_COLUMNS,
   type CaseTable,
   caseListFilters,
   type ChargedMoneyRecord,
+  type DraftOf,
+  filled,
+  recordColumns,
   type RecordStep,
   type RecordTable,
+  type StoredOf,
   type WalletAccount,
+  written,
 } from '@wallet/money-commands';
 
 /** Every read and write of payout cases is bounded by one tenant and one environment. */
@@ -17,55 +21,35 @@ export interface PayoutScope {
   environment: Environment;
 }
 
-export interface StoredPayoutCase extends ChargedMoneyRecord, CaseState {
-  walletId: string;
-  feeScheduleId: string | null;
-  feeRuleId: string | null;
-  platformCommissionBps: number;
-  payoutMethod: PayoutMethod;
-  destination: PayoutDestination;
-  narration: string | null;
-  status: PayoutStatus;
+/** A payout case's columns: the stored case, what a read selects and what the creating statement writes. */
+const PAYOUT_COLUMNS = recordColumns({
+  id: written<string>('text'),
+  ...CASE_STATE_COLUMNS,
+  walletId: written<string>('text'),
+  currencyCode: written<string>('text'),
+  amount: written<string>('numeric'),
+  fee: written<string>('numeric'),
+  commission: written<string>('numeric'),
+  feeScheduleId: written<string | null>('text'),
+  feeRuleId: written<string | null>('text'),
+  platformCommissionBps: written<number>('integer'),
+  payoutMethod: written<PayoutMethod>('text'),
+  destination: written<PayoutDestination>('jsonb'),
+  narration: written<string | null>('text'),
+  status: filled<PayoutStatus>('text'),
   /** The rail's reference for the delivery, once it answered. */
-  railReference: string | null;
+  railReference: filled<string | null>('text'),
   /** Why the rail failed the delivery, when it did. */
-  railFailureReason: string | null;
+  railFailureReason: filled<string | null>('text'),
   /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
-  outcomeEntryId: string | null;
-  outcomeFailureCode: string | null;
-}
+  outcomeEntryId: filled<string | null>('text'),
+  outcomeFailureCode: filled<string | null>('text'),
+});
 
-export const PAYOUT_CASE_COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'wallet_id',
-  'currency_code',
-  'amount',
-  'fee',
-  'commission',
-  'fee_schedule_id',
-  'fee_rule_id',
-  'platform_commission_bps',
-  'payout_method',
-  'destination',
-  'narration',
-  'requested_by',
-  'status',
-  'hold_entry_id',
-  'failure_code',
-  'decided_by',
-  'decided_at',
-  'rejection_reason',
-  'decision_entry_id',
-  'decision_failure_code',
-  'rail_reference',
-  'rail_failure_reason',
-  'outcome_entry_id',
-  'outcome_failure_code',
-  'created_at',
-];
+export type StoredPayoutCase = StoredOf<typeof PAYOUT_COLUMNS>;
+
+export const PAYOUT_CASE_COLUMNS = PAYOUT_COLUMNS.names;
+
 export function toCase(row: object): StoredPayoutCase {
   return camelCased(row);
 }
@@ -84,33 +68,10 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
   return row ? { id: row.id, ownerId: row.owner_id, currencyCode: row.currency_code, status: row.status } : null;
 }
 
-export type NewPayoutCase = Omit<
-  StoredPayoutCase,
-  CaseStateField | 'railReference' | 'railFailureReason' | 'outcomeEntryId' | 'outcomeFailureCode'
->;
+export type NewPayoutCase = DraftOf<typeof PAYOUT_COLUMNS>;
 
 /** A case as its creating statement writes it (with its hold command and its key's first answer). */
-export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = {
-  name: 'payout_cases',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    walletId: 'text',
-    currencyCode: 'text',
-    amount: 'numeric',
-    fee: 'numeric',
-    commission: 'numeric',
-    feeScheduleId: 'text',
-    feeRuleId: 'text',
-    platformCommissionBps: 'integer',
-    payoutMethod: 'text',
-    destination: 'jsonb',
-    narration: 'text',
-    requestedBy: 'text',
-    createdAt: 'timestamptz',
-  },
-};
+export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = { name: 'payout_cases', columns: PAYOUT_COLUMNS.written };
 
 /** A delivered case's complete or fail: recorded once, its entry or the ledger's refusal. */
 export const PAYOUT_OUTCOME: RecordStep = {

@@ -11,6 +11,8 @@ import {
   type ReconciledTransfer,
   reversalsAfter,
   reversalsByIds,
+  TRANSFER,
+  TRANSFER_REVERSAL,
   transferDigestsAfter,
   transfersAfter,
   transfersByIds,
@@ -35,8 +37,8 @@ function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'jour
 }
 
 export const transferSource = singleEntrySource({
-  referenceType: 'transfer',
-  table: 'transfers',
+  referenceType: TRANSFER.type,
+  table: TRANSFER.table,
   rowsByIds: (db, ids) => transfersByIds(db, null, ids),
   rowsAfter: transfersAfter,
   posting: transferPosting,
@@ -49,8 +51,8 @@ function reversalPosting(reversal: ReconciledReversal): Omit<ExpectedPosting, 'j
 }
 
 export const transferReversalSource = singleEntrySource({
-  referenceType: 'transfer_reversal',
-  table: 'transfer_reversals',
+  referenceType: TRANSFER_REVERSAL.type,
+  table: TRANSFER_REVERSAL.table,
   rowsByIds: reversalsByIds,
   rowsAfter: reversalsAfter,
   posting: reversalPosting,

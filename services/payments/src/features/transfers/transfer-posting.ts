@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { ACCOUNTS, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
 import { type ChargedMoneyRecord, postCommandOf } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
-import type { TransferWallet } from './transfers-store';
+import { TRANSFER, type TransferWallet } from './transfers-store';
 
 /** One command per transfer, derived from its id: every copy of it is the same command to the ledger. */
 export function transferCommandId(transferId: string): string {
@@ -51,8 +51,8 @@ export function transferPostCommand(transfer: TransferPosting, from: TransferWal
   ];
   return postCommandOf(transfer, {
     commandId: transferCommandId(transfer.id),
-    kind: 'transfer',
-    reference: { type: 'transfer', id: transfer.id },
+    kind: TRANSFER.kind,
+    reference: { type: TRANSFER.type, id: transfer.id },
     lines,
   });
 }

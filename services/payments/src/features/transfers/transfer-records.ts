@@ -3,6 +3,8 @@ import * as reversals from './transfer-reversals-store';
 import * as store from './transfers-store';
 
 export { transferDigestsAfter } from './transfer-digests';
+export { TRANSFER_REVERSAL } from './transfer-reversals-store';
+export { TRANSFER } from './transfers-store';
 export type { ReconciledReversal } from './transfer-reversals-store';
 export type { ReconciledTransfer, TransferWallet } from './transfers-store';
 

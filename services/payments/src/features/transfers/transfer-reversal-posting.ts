@@ -1,6 +1,7 @@
 import type { LedgerPostV1, PostingLine } from '@wallet/contracts';
 import { postCommandOf } from '@wallet/money-commands';
 import { transferPostCommand } from './transfer-posting';
+import { TRANSFER_REVERSAL } from './transfer-reversals-store';
 import type { TransferWallet } from './transfers-store';
 
 /** What a reversal posts: its share of the transfer, and the fee and commission it hands back (0 without refundFee). */
@@ -37,9 +38,9 @@ export function reversalPostCommand(reversal: ReversalPosting, transfer: Reverse
     transfer.to,
   );
   const lines = forward.lines.map((line): PostingLine => ({ ...line, direction: OPPOSITE[line.direction] }));
-  const reference = { type: 'transfer_reversal', id: reversal.id };
+  const reference = { type: TRANSFER_REVERSAL.type, id: reversal.id };
   return {
-    ...postCommandOf(reversal, { commandId: `${reversal.id}:post`, kind: 'transfer_reversal', reference, lines }),
+    ...postCommandOf(reversal, { commandId: `${reversal.id}:post`, kind: TRANSFER_REVERSAL.kind, reference, lines }),
     reversesEntryId: transfer.journalEntryId,
   };
 }

@@ -1,42 +1,48 @@
 import type { Environment, TransferStatus } from '@wallet/contracts';
 import { camelCased, createdAtMsColumn, type Db, newestFirst, recordReads, scopedRecords, type SeqPageFilter, type Tx } from '@wallet/kit';
-import { type MoneyRecord, type RecordClaim, type RecordTable, settlementStep } from '@wallet/money-commands';
-import type { TransferScope, TransferWallet } from './transfers-store';
+import {
+  type DraftOf,
+  type MovementNames,
+  filled,
+  type RecordClaim,
+  recordColumns,
+  type RecordTable,
+  settlementStep,
+  type StoredOf,
+  written,
+} from '@wallet/money-commands';
+import { TRANSFER, type TransferScope, type TransferWallet } from './transfers-store';
 
-export interface StoredReversal extends MoneyRecord {
-  seq: string;
-  transferId: string;
-  feeRefunded: string;
-  commissionRefunded: string;
-  reason: string;
-  status: TransferStatus;
-  journalEntryId: string | null;
-  failureCode: string | null;
-  createdAt: Date;
-}
+/** A reversal's names (docs/money-movements.md). */
+export const TRANSFER_REVERSAL: MovementNames = { type: 'transfer_reversal', table: 'transfer_reversals', kind: 'transfer_reversal' };
 
-export type NewReversal = Omit<StoredReversal, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
+/** A reversal's columns: the stored reversal, what a read selects and what the creating statement writes. */
+const REVERSAL_COLUMNS = recordColumns({
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  transferId: written<string>('text'),
+  currencyCode: written<string>('text'),
+  amount: written<string>('numeric'),
+  feeRefunded: written<string>('numeric'),
+  commissionRefunded: written<string>('numeric'),
+  reason: written<string>('text'),
+  status: filled<TransferStatus>('text'),
+  journalEntryId: filled<string | null>('text'),
+  failureCode: filled<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+});
 
-const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'transfer_id',
-  'currency_code',
-  'amount',
-  'fee_refunded',
-  'commission_refunded',
-  'reason',
-  'status',
-  'journal_entry_id',
-  'failure_code',
-  'created_at',
-];
+export type StoredReversal = StoredOf<typeof REVERSAL_COLUMNS>;
+
+export type NewReversal = DraftOf<typeof REVERSAL_COLUMNS>;
+
+const COLUMNS = REVERSAL_COLUMNS.names;
 
 /** What a reversal takes of its transfer: its amount out of what is left, and the fee once. */
 const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
-  claimTable: 'transfers',
+  claimTable: TRANSFER.table,
   key: 'transferId',
   when: "c.status = 'completed'",
   totals: [
@@ -46,29 +52,18 @@ const REVERSAL_CLAIM: RecordClaim<NewReversal> = {
 };
 
 export const REVERSAL_RECORDS: RecordTable<NewReversal> = {
-  name: 'transfer_reversals',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    transferId: 'text',
-    currencyCode: 'text',
-    amount: 'numeric',
-    feeRefunded: 'numeric',
-    commissionRefunded: 'numeric',
-    reason: 'text',
-    createdAt: 'timestamptz',
-  },
+  name: TRANSFER_REVERSAL.table,
+  columns: REVERSAL_COLUMNS.written,
   claim: REVERSAL_CLAIM,
 };
 
-export const REVERSAL_POSTING = settlementStep('transfer_reversals');
+export const REVERSAL_POSTING = settlementStep(TRANSFER_REVERSAL.table);
 
-export const findReversal = scopedRecords('transfer_reversals', COLUMNS, (row) => camelCased<StoredReversal>(row)).find;
+export const findReversal = scopedRecords(TRANSFER_REVERSAL.table, COLUMNS, (row) => camelCased<StoredReversal>(row)).find;
 
 /** A transfer's reversals, newest first; one more row than asked, so the caller knows whether a next page exists. */
 export async function listReversals(db: Db, scope: TransferScope, transferId: string, filter: SeqPageFilter): Promise<StoredReversal[]> {
-  const rows: object[] = await newestFirst(db, 'transfer_reversals', scope, filter, COLUMNS, { transfer_id: transferId });
+  const rows: object[] = await newestFirst(db, TRANSFER_REVERSAL.table, scope, filter, COLUMNS, { transfer_id: transferId });
   return rows.map((row) => camelCased<StoredReversal>(row));
 }
 

@@ -1,13 +1,5 @@
 import BigNumber from 'bignumber.js';
-import {
-  checkAmount,
-  type CreateTransferReversalBody,
-  formatAmount,
-  newId,
-  type Page,
-  type PageQuery,
-  type TransferReversal,
-} from '@wallet/contracts';
+import { type CreateTransferReversalBody, formatAmount, newId, type Page, type PageQuery, type TransferReversal } from '@wallet/contracts';
 import { AppError, currentContext, type Db, pageBySeq } from '@wallet/kit';
 import {
   type CommandAnswers,
@@ -27,6 +19,7 @@ import {
   REVERSAL_RECORDS,
   type ReversibleTransfer,
   type StoredReversal,
+  TRANSFER_REVERSAL,
 } from './transfer-reversals-store';
 import type { TransferScope } from './transfers-store';
 
@@ -50,9 +43,7 @@ export class TransferReversals extends MoneyCommand<NewReversal, StoredReversal,
     const transfer = await findReversibleTransfer(this.deps.db, scope, transferId);
     const reversible = requireReversible(transfer, transferId);
     const currency = reversible.currencyCode;
-    const problem = body.amount === undefined ? null : checkAmount(body.amount, currency);
-    if (problem)
-      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${currency} amount (${problem})`, { field: 'amount', problem });
+    if (body.amount !== undefined) this.checkAmount({ amount: body.amount, currencyCode: currency });
     const amount = formatAmount(body.amount ?? new BigNumber(reversible.amount).minus(reversible.reversedAmount), currency);
     const refund =
       body.refundFee === true
@@ -133,7 +124,9 @@ function refusalOf(reversal: StoredReversal): AppError {
 }
 
 const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal, TransferReversal>({
-  recordType: 'transfer_reversal',
+  recordType: TRANSFER_REVERSAL.type,
+  // What is left of the transfer caps a reversal (claimProblem), not the tenant's ceiling: the transfer was within it.
+  amount: { limit: 'none' },
   approval: 'none',
   records: REVERSAL_RECORDS,
   keyWrite: 'first-write',

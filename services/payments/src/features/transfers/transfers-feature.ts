@@ -24,16 +24,14 @@ export function startTransfers(
     postings: deps.postings,
     replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register('transfer', (tx, results) => transfers.finishFromEvents(tx, results));
-  deps.postings.awaits({ recordType: 'transfer', table: 'transfers', waiting: "r.status = 'pending'" });
+  transfers.finishedBy(deps.postings);
   const reversals = new TransferReversals({
     db,
     relay,
     postings: deps.postings,
     replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register('transfer_reversal', (tx, results) => reversals.finishFromEvents(tx, results));
-  deps.postings.awaits({ recordType: 'transfer_reversal', table: 'transfer_reversals', waiting: "r.status = 'pending'" });
+  reversals.finishedBy(deps.postings);
   const idempotencyGuard = idempotency({ db, required: true, logger, claimAtFirstWrite: true });
   return {
     routes: (app) => app.use(transfersRouter(transfers, idempotencyGuard), transferReversalsRouter(reversals, idempotencyGuard)),

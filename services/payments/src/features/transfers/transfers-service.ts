@@ -1,4 +1,4 @@
-import { checkAmount, type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
+import { type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
 import { AppError, currentContext, type Db, microBatch, pageBySeq, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
@@ -7,7 +7,6 @@ import {
   MoneyCommand,
   type MoneyCommandDeps,
   settledMoneyCommand,
-  requireWithinTransactionLimit,
 } from '@wallet/money-commands';
 import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
@@ -17,6 +16,7 @@ import {
   listTransfers,
   type NewTransfer,
   type StoredTransfer,
+  TRANSFER,
   TRANSFER_POSTING,
   TRANSFER_RECORDS,
   type TransferContext,
@@ -41,9 +41,9 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
   /** Transfers created in one event-loop turn read their context together, one statement per tenant, environment and currency. */
   private readonly readContext: (ask: ContextRead) => Promise<TransferContext>;
 
-  constructor(private readonly directories: TransfersDeps) {
-    super(directories, TRANSFER_COMMAND);
-    this.readContext = microBatch((asks: ContextRead[]) => readContexts(directories.db, asks), {
+  constructor(deps: TransfersDeps) {
+    super(deps, TRANSFER_COMMAND);
+    this.readContext = microBatch((asks: ContextRead[]) => readContexts(deps.db, asks), {
       concurrency: STATEMENT_BATCH_CONCURRENCY,
     });
   }
@@ -51,9 +51,7 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
   async create(scope: TransferScope, body: CreateTransferBody, answers: CommandAnswers): Promise<CommandResult<Transfer>> {
     if (body.fromWalletId === body.toWalletId)
       throw new AppError('SAME_WALLET', 'A transfer needs two different wallets', { walletId: body.fromWalletId });
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem)
-      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
+    this.checkAmount(body);
 
     // Read outside any transaction, in one round trip: a wallet's currency never changes,
     // payments' copy of its status only refuses early (the ledger enforces a freeze atomically
@@ -79,10 +77,7 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
     }
     if (from.status === 'frozen') throw new AppError('WALLET_FROZEN', 'The sending wallet is frozen', { walletId: from.id });
     // The ceiling came with the context; only a tenant payments has not heard of costs a lookup.
-    requireWithinTransactionLimit(
-      body.amount,
-      maxTransactionAmount ?? (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount,
-    );
+    await this.checkLimit(scope.tenantId, body.amount, maxTransactionAmount);
     const amount = formatAmount(body.amount, body.currencyCode);
     const quote = quoteFromTerms(terms, 'transfer', body.currencyCode, amount);
 
@@ -164,7 +159,8 @@ export function refusalOf(transfer: StoredTransfer): AppError {
 
 /** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */
 const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer, Transfer>({
-  recordType: 'transfer',
+  recordType: TRANSFER.type,
+  amount: { limit: 'tenant' },
   records: TRANSFER_RECORDS,
   step: TRANSFER_POSTING,
   keyWrite: 'first-write',

@@ -12,7 +12,18 @@ import {
   TENANT_CONFIG_TABLE,
   type Tx,
 } from '@wallet/kit';
-import { type ChargedMoneyRecord, type RecordTable, settlementStep, type WalletAccount } from '@wallet/money-commands';
+import {
+  type ChargedMoneyRecord,
+  type MovementNames,
+  type DraftOf,
+  filled,
+  recordColumns,
+  type RecordTable,
+  settlementStep,
+  type StoredOf,
+  type WalletAccount,
+  written,
+} from '@wallet/money-commands';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DefaultTerms, defaultTermsExpression, parseDefaultTerms } from '../fees/fee-terms';
@@ -23,40 +34,34 @@ export interface TransferScope {
   environment: Environment;
 }
 
-export interface StoredTransfer extends ChargedMoneyRecord {
-  seq: string;
-  fromWalletId: string;
-  toWalletId: string;
-  feeScheduleId: string | null;
-  feeRuleId: string | null;
-  platformCommissionBps: number;
-  description: string | null;
-  status: TransferStatus;
-  journalEntryId: string | null;
-  failureCode: string | null;
-  createdAt: Date;
-}
+/** A transfer's names (docs/money-movements.md). */
+export const TRANSFER: MovementNames = { type: 'transfer', table: 'transfers', kind: 'transfer' };
 
-const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'from_wallet_id',
-  'to_wallet_id',
-  'currency_code',
-  'amount',
-  'fee',
-  'commission',
-  'fee_schedule_id',
-  'fee_rule_id',
-  'platform_commission_bps',
-  'description',
-  'status',
-  'journal_entry_id',
-  'failure_code',
-  'created_at',
-];
+/** A transfer's columns: the stored transfer, what a read selects and what the creating statement writes. */
+const TRANSFER_COLUMNS = recordColumns({
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  fromWalletId: written<string>('text'),
+  toWalletId: written<string>('text'),
+  currencyCode: written<string>('text'),
+  amount: written<string>('numeric'),
+  fee: written<string>('numeric'),
+  commission: written<string>('numeric'),
+  feeScheduleId: written<string | null>('text'),
+  feeRuleId: written<string | null>('text'),
+  platformCommissionBps: written<number>('integer'),
+  description: written<string | null>('text'),
+  status: filled<TransferStatus>('text'),
+  journalEntryId: filled<string | null>('text'),
+  failureCode: filled<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+});
+
+export type StoredTransfer = StoredOf<typeof TRANSFER_COLUMNS>;
+
+const COLUMNS = TRANSFER_COLUMNS.names;
 
 function toTransfer(row: object): StoredTransfer {
   return camelCased(row);
@@ -109,33 +114,15 @@ export async function findTransferContext(
   };
 }
 
-export type NewTransfer = Omit<StoredTransfer, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
+export type NewTransfer = DraftOf<typeof TRANSFER_COLUMNS>;
 
 /** A transfer as its creating statement writes it (with its posting command and its key's first answer). */
-export const TRANSFER_RECORDS: RecordTable<NewTransfer> = {
-  name: 'transfers',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    fromWalletId: 'text',
-    toWalletId: 'text',
-    currencyCode: 'text',
-    amount: 'numeric',
-    fee: 'numeric',
-    commission: 'numeric',
-    feeScheduleId: 'text',
-    feeRuleId: 'text',
-    platformCommissionBps: 'integer',
-    description: 'text',
-    createdAt: 'timestamptz',
-  },
-};
+export const TRANSFER_RECORDS: RecordTable<NewTransfer> = { name: TRANSFER.table, columns: TRANSFER_COLUMNS.written };
 
 /** A transfer's posting: the transfer is pending until the ledger answers it, and leaves pending once. */
-export const TRANSFER_POSTING = settlementStep('transfers');
+export const TRANSFER_POSTING = settlementStep(TRANSFER.table);
 
-export const findTransfer = scopedRecords('transfers', COLUMNS, toTransfer).find;
+export const findTransfer = scopedRecords(TRANSFER.table, COLUMNS, toTransfer).find;
 
 export interface TransferFilter extends SeqPageFilter {
   walletId?: string | undefined;
@@ -150,7 +137,7 @@ export async function listTransfers(db: Db, scope: TransferScope, filter: Transf
       '((hashtextextended(from_wallet_id, 0) = hashtextextended(?, 0) AND from_wallet_id = ?) OR (hashtextextended(to_wallet_id, 0) = hashtextextended(?, 0) AND to_wallet_id = ?))',
       [walletId, walletId, walletId, walletId],
     );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'transfers', scope, filter, COLUMNS, {
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, TRANSFER.table, scope, filter, COLUMNS, {
     tested: { status: filter.status },
     ...(filter.walletId !== undefined ? { narrow: ofWallet(filter.walletId) } : {}),
   });

@@ -1,5 +1,6 @@
 import { ACCOUNTS, type FloatRail, type LedgerPostV1, RAIL_CLEARING } from '@wallet/contracts';
 import { type MoneyRecord, postCommandOf } from '@wallet/money-commands';
+import { FLOAT_DEPOSIT } from './float-deposits-store';
 
 /** One command per float deposit, derived from its id: every copy of it is the same command to the ledger. */
 export function floatDepositCommandId(floatDepositId: string): string {
@@ -16,8 +17,8 @@ export function floatDepositPostCommand(deposit: FloatDepositPosting): LedgerPos
   const currencyCode = deposit.currencyCode;
   return postCommandOf(deposit, {
     commandId: floatDepositCommandId(deposit.id),
-    kind: 'tenant_float_deposit',
-    reference: { type: 'float_deposit', id: deposit.id },
+    kind: FLOAT_DEPOSIT.kind,
+    reference: { type: FLOAT_DEPOSIT.type, id: deposit.id },
     lines: [
       { accountName: ACCOUNTS.pool.nameFor(currencyCode), direction: 'DR', amount: deposit.amount, currencyCode },
       { accountName: RAIL_CLEARING[deposit.rail].nameFor(currencyCode), direction: 'CR', amount: deposit.amount, currencyCode },

@@ -18,8 +18,7 @@ export function startFloatDeposits(
     members: deps.members,
     replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register('float_deposit', (tx, results) => deposits.finishFromEvents(tx, results));
-  deps.postings.awaits({ recordType: 'float_deposit', table: 'float_deposits', waiting: "r.status = 'pending'" });
+  deposits.finishedBy(deps.postings);
   return {
     routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),
   };

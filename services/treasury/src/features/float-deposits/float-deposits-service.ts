@@ -1,12 +1,4 @@
-import {
-  checkAmount,
-  type CreateFloatDepositBody,
-  type FloatDeposit,
-  type FloatDepositQuery,
-  formatAmount,
-  newId,
-  type Page,
-} from '@wallet/contracts';
+import { type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, newId, type Page } from '@wallet/contracts';
 import { AppError, currentContext, pageBySeq, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
@@ -17,10 +9,10 @@ import {
   type MoneyCommandDeps,
   requirePermittedMember,
   settledMoneyCommand,
-  requireWithinTransactionLimit,
 } from '@wallet/money-commands';
 import { floatDepositPostCommand } from './float-deposit-posting';
 import {
+  FLOAT_DEPOSIT,
   FLOAT_DEPOSIT_POSTING,
   FLOAT_DEPOSIT_RECORDS,
   findFloatDeposit,
@@ -48,10 +40,8 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
   }
 
   async create(scope: TreasuryScope, body: CreateFloatDepositBody, answers: CommandAnswers): Promise<CommandResult<FloatDeposit>> {
-    const problem = checkAmount(body.amount, body.currencyCode);
-    if (problem)
-      throw new AppError('INVALID_AMOUNT', `amount is not a valid ${body.currencyCode} amount (${problem})`, { field: 'amount', problem });
-    requireWithinTransactionLimit(body.amount, (await this.directories.tenants.require(scope.tenantId)).maxTransactionAmount);
+    this.checkAmount(body);
+    await this.checkLimit(scope.tenantId, body.amount);
     // The depositor answers for the money as a withdrawal's maker does: an active member allowed to move treasury funds.
     if (body.depositedBy !== undefined)
       await requirePermittedMember(this.directories.members, scope.tenantId, body.depositedBy, DEPOSITOR_SCOPE);
@@ -90,7 +80,8 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
 
 /** Float deposits as money commands: the deposit is pending until the ledger posts or refuses its posting. */
 const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>({
-  recordType: 'float_deposit',
+  recordType: FLOAT_DEPOSIT.type,
+  amount: { limit: 'tenant' },
   records: FLOAT_DEPOSIT_RECORDS,
   keyWrite: 'held',
   step: FLOAT_DEPOSIT_POSTING,

@@ -1,6 +1,15 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
-import { type MoneyRecord, type RecordTable, settlementStep } from '@wallet/money-commands';
+import {
+  type DraftOf,
+  filled,
+  type MovementNames,
+  recordColumns,
+  type RecordTable,
+  settlementStep,
+  type StoredOf,
+  written,
+} from '@wallet/money-commands';
 
 /** Every read and write of float deposits is bounded by one tenant and one environment. */
 export interface TreasuryScope {
@@ -8,62 +17,44 @@ export interface TreasuryScope {
   environment: Environment;
 }
 
-export interface StoredFloatDeposit extends MoneyRecord {
-  seq: string;
-  rail: FloatRail;
-  externalReference: string | null;
-  depositedBy: string | null;
-  note: string | null;
-  status: FloatDepositStatus;
-  journalEntryId: string | null;
-  failureCode: string | null;
-  createdAt: Date;
-}
+/** A float deposit's names (docs/money-movements.md). */
+export const FLOAT_DEPOSIT: MovementNames = { type: 'float_deposit', table: 'float_deposits', kind: 'tenant_float_deposit' };
 
-const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'currency_code',
-  'amount',
-  'rail',
-  'external_reference',
-  'deposited_by',
-  'note',
-  'status',
-  'journal_entry_id',
-  'failure_code',
-  'created_at',
-];
+/** A float deposit's columns: the stored deposit, what a read selects and what the creating statement writes. */
+const FLOAT_DEPOSIT_COLUMNS = recordColumns({
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  currencyCode: written<string>('text'),
+  amount: written<string>('numeric'),
+  rail: written<FloatRail>('text'),
+  externalReference: written<string | null>('text'),
+  depositedBy: written<string | null>('text'),
+  note: written<string | null>('text'),
+  status: filled<FloatDepositStatus>('text'),
+  journalEntryId: filled<string | null>('text'),
+  failureCode: filled<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+});
+
+export type StoredFloatDeposit = StoredOf<typeof FLOAT_DEPOSIT_COLUMNS>;
+
+const COLUMNS = FLOAT_DEPOSIT_COLUMNS.names;
 
 function fromRow(row: object): StoredFloatDeposit {
   return camelCased(row);
 }
 
-export type NewFloatDeposit = Omit<StoredFloatDeposit, 'seq' | 'tenantId' | 'environment' | 'status' | 'journalEntryId' | 'failureCode'>;
+export type NewFloatDeposit = DraftOf<typeof FLOAT_DEPOSIT_COLUMNS>;
 
 /** A float deposit as its creating statement writes it (with its posting command and its key's first answer). */
-export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = {
-  name: 'float_deposits',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    currencyCode: 'text',
-    amount: 'numeric',
-    rail: 'text',
-    externalReference: 'text',
-    depositedBy: 'text',
-    note: 'text',
-    createdAt: 'timestamptz',
-  },
-};
+export const FLOAT_DEPOSIT_RECORDS: RecordTable<NewFloatDeposit> = { name: FLOAT_DEPOSIT.table, columns: FLOAT_DEPOSIT_COLUMNS.written };
 
 /** A float deposit's posting: the deposit is pending until the ledger answers it, and leaves pending once. */
-export const FLOAT_DEPOSIT_POSTING = settlementStep('float_deposits');
+export const FLOAT_DEPOSIT_POSTING = settlementStep(FLOAT_DEPOSIT.table);
 
-const records = scopedRecords('float_deposits', COLUMNS, fromRow);
+const records = scopedRecords(FLOAT_DEPOSIT.table, COLUMNS, fromRow);
 
 export const findFloatDeposit = records.find;
 
@@ -78,4 +69,4 @@ export function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDep
 }
 
 /** Deposits by id, of any status; within the scope when one is given. */
-export const floatDepositsByIds = recordReads((db) => db('float_deposits').select(COLUMNS), null, fromRow).byIds;
+export const floatDepositsByIds = recordReads((db) => db(FLOAT_DEPOSIT.table).select(COLUMNS), null, fromRow).byIds;

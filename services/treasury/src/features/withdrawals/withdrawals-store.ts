@@ -1,12 +1,15 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import {
-  type CaseState,
-  type CaseStateField,
+  CASE_STATE_COLUMNS,
   type CaseTable,
   caseListFilters,
-  type MoneyRecord,
+  type DraftOf,
+  filled,
+  recordColumns,
   type RecordTable,
+  type StoredOf,
+  written,
 } from '@wallet/money-commands';
 
 /** Every read and write of withdrawals is bounded by one tenant and one environment. */
@@ -15,59 +18,31 @@ export interface TreasuryScope {
   environment: Environment;
 }
 
-export interface StoredWithdrawal extends MoneyRecord, CaseState {
-  source: WithdrawalSource;
-  payoutMethod: WithdrawalMethod;
-  destination: WithdrawalDestination;
-  narration: string | null;
-  status: WithdrawalStatus;
-}
+/** A withdrawal's columns: the stored case, what a read selects and what the creating statement writes. */
+const WITHDRAWAL_CASE_COLUMNS = recordColumns({
+  id: written<string>('text'),
+  ...CASE_STATE_COLUMNS,
+  source: written<WithdrawalSource>('text'),
+  currencyCode: written<string>('text'),
+  amount: written<string>('numeric'),
+  payoutMethod: written<WithdrawalMethod>('text'),
+  destination: written<WithdrawalDestination>('jsonb'),
+  narration: written<string | null>('text'),
+  status: filled<WithdrawalStatus>('text'),
+});
 
-export const WITHDRAWAL_COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'source',
-  'currency_code',
-  'amount',
-  'payout_method',
-  'destination',
-  'narration',
-  'requested_by',
-  'status',
-  'hold_entry_id',
-  'failure_code',
-  'decided_by',
-  'decided_at',
-  'rejection_reason',
-  'decision_entry_id',
-  'decision_failure_code',
-  'created_at',
-];
+export type StoredWithdrawal = StoredOf<typeof WITHDRAWAL_CASE_COLUMNS>;
+
+export const WITHDRAWAL_COLUMNS = WITHDRAWAL_CASE_COLUMNS.names;
+
 export function fromRow(row: object): StoredWithdrawal {
   return camelCased(row);
 }
 
-export type NewWithdrawal = Omit<StoredWithdrawal, CaseStateField>;
+export type NewWithdrawal = DraftOf<typeof WITHDRAWAL_CASE_COLUMNS>;
 
 /** A case as its creating statement writes it (with its hold command, its audit record and its key's first answer). */
-export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = {
-  name: 'withdrawals',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    source: 'text',
-    currencyCode: 'text',
-    amount: 'numeric',
-    payoutMethod: 'text',
-    destination: 'jsonb',
-    narration: 'text',
-    requestedBy: 'text',
-    createdAt: 'timestamptz',
-  },
-};
+export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = { name: 'withdrawals', columns: WITHDRAWAL_CASE_COLUMNS.written };
 
 const records = scopedRecords('withdrawals', WITHDRAWAL_COLUMNS, fromRow);
 

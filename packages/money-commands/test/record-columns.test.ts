@@ -1,0 +1,33 @@
+import { CASE_STATE_COLUMNS, type DraftOf, filled, recordColumns, type StoredOf, written } from '../src';
+
+const columns = recordColumns({
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  fromWalletId: written<string>('text'),
+  amount: written<string>('numeric'),
+  status: filled<'pending' | 'completed'>('text'),
+  createdAt: written<Date>('timestamptz'),
+});
+
+describe('recordColumns', () => {
+  it('reads every column by its snake_case name, in the spec order', () => {
+    expect(columns.names).toEqual(['seq', 'id', 'tenant_id', 'from_wallet_id', 'amount', 'status', 'created_at']);
+  });
+
+  it('writes only the written columns, each bound as its type', () => {
+    expect(columns.written).toEqual({ id: 'text', tenantId: 'text', fromWalletId: 'text', amount: 'numeric', createdAt: 'timestamptz' });
+  });
+
+  it('types the stored record and the draft from the same spec', () => {
+    const draft: DraftOf<typeof columns> = { id: 'trf_1', fromWalletId: 'wal_1', amount: '10.00', createdAt: new Date(0) };
+    const stored: StoredOf<typeof columns> = { ...draft, seq: '1', tenantId: 'ten_1', status: 'pending' };
+    expect(Object.keys(stored).sort()).toEqual(Object.keys(columns.spec).sort());
+  });
+
+  it('lets a case type spread the case state in, narrowing its status where it stands', () => {
+    const cases = recordColumns({ id: written<string>('text'), ...CASE_STATE_COLUMNS, status: filled<'pending'>('text') });
+    expect(cases.names.slice(0, 5)).toEqual(['id', 'seq', 'tenant_id', 'environment', 'requested_by']);
+    expect(Object.keys(cases.written)).toEqual(['id', 'tenantId', 'environment', 'requestedBy', 'createdAt']);
+  });
+});
