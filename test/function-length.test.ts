@@ -78,10 +78,10 @@ const ALLOWED: Record<string, string> = {
   'services/ledger/src/features/posting/posting-planner.ts: planEntry': LEDGER_HOT_PATH,
   'services/ledger/src/features/reconciliation/full-check.ts: entriesBatch': LEDGER_HOT_PATH,
   'services/ledger/src/features/reconciliation/full-check.ts: fullLedgerChecks': LEDGER_HOT_PATH,
-  'services/payments/src/features/fees/fees-router.ts: feesRouter': 'a declarative table of routes, one handler each; not split yet',
-  'services/treasury/src/features/analytics/analytics-consumer.ts: startAnalyticsConsumer':
-    "a consumer like money-commands' startLedgerEventsConsumer, which was split; not split yet",
-  'apps/dashboard/src/api/client.ts: createApiClient': "the dashboard's fetch client, one method per verb; not split yet",
+  'services/payments/src/features/fees/fees-router.ts: feesRouter':
+    'the fee routes registered one after another, a short handler each; not split yet',
+  'apps/dashboard/src/api/client.ts: createApiClient':
+    "the dashboard's fetch client: its request (CSRF, errors, answer) and the typed call on it; not split yet",
   'apps/dashboard/src/components/CaseDecision.tsx: CaseDecision': JSX_FORM,
   'apps/dashboard/src/components/PagedTable.tsx: PagedTable': JSX_FORM,
   'apps/dashboard/src/pages/AcceptInvitePage.tsx: AcceptInvitePage': JSX_FORM,
