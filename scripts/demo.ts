@@ -10,7 +10,9 @@ import { DEV_SECRETS_FILE } from './dev-secrets';
  * schedule and wallets; money comes in by webhook and by bank slip, moves between wallets with
  * fees, leaves by payout (one approved and delivered, one rejected); the tenant funds its float
  * and withdraws from it under maker-checker. Then the balances, the journal, the analytics and
- * both reconciliations are printed. Exits non-zero when any step fails or reconciliation is not `ok`.
+ * both reconciliations are printed. Exits non-zero when any step fails or the demo tenant's
+ * reconciliation is not `ok`; the platform's (every tenant) is printed for information only, since
+ * other tenants' books on a shared system are not the demo's to answer for.
  *
  * It ends with the dashboard's address and the logins of the demo tenant's org-admin and approver.
  *
@@ -306,18 +308,23 @@ async function main(): Promise<void> {
   );
 
   step('Reconciliation');
+  // The demo answers for its own tenant's books; the platform's run covers every tenant on this
+  // system, whose unmatched bank lines are theirs to settle, so it is shown and not judged.
   const tenantResult = await ops.reconciliation.run();
   for (const check of tenantResult.checks)
     say(`${check.name.padEnd(16)} ${check.status}${check.mismatches.length > 0 ? ` ${JSON.stringify(check.mismatches)}` : ''}`);
   say(`tenant: ${tenantResult.status}`);
-  const platformResult = await platform.reconciliation.runAcrossTenants();
-  say(`platform (every tenant): ${platformResult.status}`);
-  if (tenantResult.status !== 'ok' || platformResult.status !== 'ok') {
-    console.error('reconciliation did not come back ok');
+  const platformStatus = await platform.reconciliation.runAcrossTenants().then(
+    (result) => result.status,
+    (error: unknown) => `not available (${isWalletApiError(error) ? error.code : String(error)})`,
+  );
+  say(`platform (every tenant, for information): ${platformStatus}`);
+  if (tenantResult.status !== 'ok') {
+    console.error("the demo tenant's reconciliation did not come back ok");
     process.exit(1);
   }
   say();
-  say('Demo finished: every cent is where the journal says it is.');
+  say('Demo finished: every cent of the demo tenant is where the journal says it is.');
   say();
   say(`The dashboard: ${dashboardUrl} (environment live)`);
   say(`  org-admin  ${logins.admin.email}  password ${logins.admin.password}`);

@@ -239,15 +239,15 @@ describe('the whole system, started as the README says', () => {
     expect(isWalletApiError(refusal, 'API_KEY_REVOKED')).toBe(true);
   });
 
-  it('runs `npm run demo` green against it: every step, the journal, both reconciliations ok, and dashboard logins that work', async () => {
-    const dashboardUrl = `http://127.0.0.1:${env.DASHBOARD_PORT}`;
+  /** `npm run demo` against the started system, as a newcomer runs it: its exit code and everything it printed. */
+  async function runDemo(): Promise<{ exitCode: number | null; printed: string }> {
     const demo = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
       cwd: ROOT,
       env: {
         ...process.env,
         GATEWAY_URL: `http://127.0.0.1:${env.GATEWAY_PORT}`,
         ADMIN_URL: `http://127.0.0.1:${env.ADMIN_PORT}`,
-        DASHBOARD_URL: dashboardUrl,
+        DASHBOARD_URL: `http://127.0.0.1:${env.DASHBOARD_PORT}`,
         SYSTEM_API_KEY: SYSTEM_KEY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -256,6 +256,22 @@ describe('the whole system, started as the README says', () => {
     demo.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    return { exitCode, printed };
+  }
+
+  /** The demo's closing lines: the dashboard's address and two logins that sign in there with their roles. */
+  async function expectWorkingLogins(printed: string): Promise<void> {
+    const dashboardUrl = `http://127.0.0.1:${env.DASHBOARD_PORT}`;
+    expect(printed).toContain(`The dashboard: ${dashboardUrl}`);
+    for (const role of ['org-admin', 'approver']) {
+      const [, email, password] = new RegExp(`\\n  ${role} +(\\S+) +password (\\S+)\\n`).exec(printed) ?? [];
+      expect({ role, email, password }).toEqual({ role, email: expect.any(String), password: expect.any(String) });
+      expect(await dashboardLogin(dashboardUrl, email as string, password as string)).toMatchObject({ status: 200, orgRole: role });
+    }
+  }
+
+  it('runs `npm run demo` green against it: every step, the journal, both reconciliations ok, and dashboard logins that work', async () => {
+    const { exitCode, printed } = await runDemo();
     expect({ exitCode, printed }).toEqual({ exitCode: 0, printed: expect.stringContaining('Demo finished') });
     for (const kind of [
       'momo_deposit',
@@ -274,13 +290,35 @@ describe('the whole system, started as the README says', () => {
     expect(printed).toContain('refused, SELF_APPROVAL_FORBIDDEN');
     expect(printed).toContain('refused, INSUFFICIENT_FUNDS');
     expect(printed).toMatch(/pending payouts 0, pending withdrawals 0/);
-    expect(printed).toMatch(/tenant: ok\nplatform \(every tenant\): ok/);
-    expect(printed).toContain(`The dashboard: ${dashboardUrl}`);
-    for (const role of ['org-admin', 'approver']) {
-      const [, email, password] = new RegExp(`\\n  ${role} +(\\S+) +password (\\S+)\\n`).exec(printed) ?? [];
-      expect({ role, email, password }).toEqual({ role, email: expect.any(String), password: expect.any(String) });
-      expect(await dashboardLogin(dashboardUrl, email as string, password as string)).toMatchObject({ status: 200, orgRole: role });
-    }
+    expect(printed).toMatch(/tenant: ok\nplatform \(every tenant, for information\): ok/);
+    await expectWorkingLogins(printed);
+  });
+
+  it("runs `npm run demo` green again while another tenant has a bank statement line nothing matches: the platform's mismatch is shown, not failed on", async () => {
+    const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const other = await platform.system.organizations.create({
+      name: 'Unreconciled Traders',
+      slug: 'unreconciled-traders',
+      config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000.00' },
+    });
+    const owner = await platform.apiKeys.createForTenant(other.id, { name: 'owner', scopes: ['tenant:manage'], environment: 'live' });
+    const books = new WalletClient({
+      baseUrl: `http://127.0.0.1:${env.GATEWAY_PORT}`,
+      auth: { type: 'secret', apiKey: owner.key as string },
+    });
+    expect(
+      await books.deposits.importStatement({
+        bankCode: 'stanbic',
+        currencyCode: 'USD',
+        lines: [{ date: '2026-11-30', reference: 'NO-SLIP-CLAIMS-THIS', amount: '77.00', description: 'unexplained credit' }],
+      }),
+    ).toMatchObject({ imported: 1 });
+    expect((await platform.reconciliation.runAcrossTenants()).status).toBe('mismatch');
+
+    const { exitCode, printed } = await runDemo();
+    expect({ exitCode, printed }).toEqual({ exitCode: 0, printed: expect.stringContaining('Demo finished') });
+    expect(printed).toMatch(/tenant: ok\nplatform \(every tenant, for information\): mismatch/);
+    await expectWorkingLogins(printed);
   });
 
   it('serves the OpenAPI document and docs', async () => {

@@ -95,7 +95,6 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, unknown>;
 }
 
-/** The OpenAPI 3 document of the public API, generated from the contracts. */
 /** Any route, when a dependency it needs (a database, the broker, another service) is briefly away. */
 const UNAVAILABLE_RESPONSE = {
   description:
@@ -104,95 +103,103 @@ const UNAVAILABLE_RESPONSE = {
   content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } },
 };
 
-export function buildOpenApiDocument(info: { version: string; serverUrl?: string }): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    const parameters: unknown[] = [];
-    for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
-      parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
-    }
-    if (route.query) {
-      for (const [name, field] of Object.entries(route.query.shape)) {
-        // Required when leaving it out fails (no default, not optional): a balance's `at`.
-        parameters.push({
-          name,
-          in: 'query',
-          required: !(field as z.ZodType).safeParse(undefined).success,
-          schema: jsonSchema(field as z.ZodType, 'input'),
-        });
-      }
-    }
-    if (route.idempotencyKey) {
+/** What holds for every route: amounts, bodies, ids and cursors, and the error body. */
+const API_DESCRIPTION = [
+  'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string.',
+  `Every amount has at most ${AMOUNT_MAX_INTEGER_DIGITS} integer digits and at most the currency's fraction digits (ISO 4217 minor units; trailing zeros count: 10.000 is not a USD amount); exponents, signs and zero are refused. Any of these is 400 INVALID_AMOUNT and changes nothing.`,
+  'Request bodies are JSON objects in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE; bytes that are not valid UTF-8, or a body that is not an object (123, "x", [], null), are 400 VALIDATION_ERROR. Text anywhere in a body or query may not contain U+0000, and names and ids may not contain control characters or bidirectional overrides (400 VALIDATION_ERROR naming the field). Every date and time lies in [1970-01-01, 9999-12-31) UTC.',
+  "Path ids have their type's shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor works only on the list that issued it, for the same tenant and environment; any other is 400 INVALID_CURSOR.",
+  'Errors share one body: {"error": {code, message, details?, correlationId}}.',
+].join(' ');
+
+const SECURITY_SCHEMES = {
+  systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+  session: { type: 'http', scheme: 'bearer', description: 'Dashboard session token from POST /v1/auth/login' },
+  signedRequest: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Service-Signature',
+    description:
+      'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature. ' +
+      `The nonce is a UUID or at least 128 random bits: ${REQUEST_NONCE_RULE}, ` +
+      'else 401 INVALID_REQUEST_NONCE before the signature is checked.',
+  },
+};
+
+/** A route's path ids, its query fields and its Idempotency-Key header. */
+function routeParameters(route: RouteContract): unknown[] {
+  const parameters: unknown[] = [];
+  for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
+    parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+  }
+  if (route.query) {
+    for (const [name, field] of Object.entries(route.query.shape)) {
+      // Required when leaving it out fails (no default, not optional): a balance's `at`.
       parameters.push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: route.idempotencyKey === 'required',
-        description: IDEMPOTENCY_KEY_DESCRIPTION,
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        name,
+        in: 'query',
+        required: !(field as z.ZodType).safeParse(undefined).success,
+        schema: jsonSchema(field as z.ZodType, 'input'),
       });
     }
-    const security =
-      route.surface === 'system'
-        ? [{ systemKey: [] }]
-        : route.surface === 'public'
-          ? []
-          : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
-    const operation: Record<string, unknown> = {
-      summary: route.summary,
-      tags: [route.service],
-      parameters,
-      security,
-      responses: {
-        [String(route.success.status)]: {
-          description: 'Success',
-          content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } },
-        },
-        '503': UNAVAILABLE_RESPONSE,
-        default: { description: 'Error', content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } } },
-      },
-    };
-    if (route.scope) operation['x-required-scope'] = route.scope;
-    if (route.body) {
-      const alsoAccepted = Object.fromEntries(
-        (route.bodyOptIn?.mediaTypes ?? []).map((mediaType) => [mediaType, { schema: { type: 'string' } }]),
-      );
-      operation.requestBody = {
-        required: true,
-        content: { 'application/json': { schema: jsonSchema(route.body, 'input') }, ...alsoAccepted },
-      };
-    }
-    paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
   }
+  if (route.idempotencyKey) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: route.idempotencyKey === 'required',
+      description: IDEMPOTENCY_KEY_DESCRIPTION,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  return parameters;
+}
+
+/** A route's operation: parameters, credentials, answers, scope and body. */
+function routeOperation(route: RouteContract): Record<string, unknown> {
+  const security =
+    route.surface === 'system'
+      ? [{ systemKey: [] }]
+      : route.surface === 'public'
+        ? []
+        : [{ apiKey: [] }, { signedRequest: [] }, { session: [] }];
+  const operation: Record<string, unknown> = {
+    summary: route.summary,
+    tags: [route.service],
+    parameters: routeParameters(route),
+    security,
+    responses: {
+      [String(route.success.status)]: {
+        description: 'Success',
+        content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } },
+      },
+      '503': UNAVAILABLE_RESPONSE,
+      default: { description: 'Error', content: { 'application/json': { schema: jsonSchema(errorBodySchema, 'output') } } },
+    },
+  };
+  if (route.scope) operation['x-required-scope'] = route.scope;
+  if (route.body) {
+    const alsoAccepted = Object.fromEntries(
+      (route.bodyOptIn?.mediaTypes ?? []).map((mediaType) => [mediaType, { schema: { type: 'string' } }]),
+    );
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: jsonSchema(route.body, 'input') }, ...alsoAccepted },
+    };
+  }
+  return operation;
+}
+
+/** The OpenAPI 3 document of the public API, generated from the contracts. */
+export function buildOpenApiDocument(info: { version: string; serverUrl?: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: routeOperation(route) };
   return {
     openapi: '3.0.3',
-    info: {
-      title: 'Wallet and ledger platform API',
-      version: info.version,
-      description: [
-        'Amounts are decimal strings in responses; requests accept a JSON number (read losslessly) or a decimal string.',
-        `Every amount has at most ${AMOUNT_MAX_INTEGER_DIGITS} integer digits and at most the currency's fraction digits (ISO 4217 minor units; trailing zeros count: 10.000 is not a USD amount); exponents, signs and zero are refused. Any of these is 400 INVALID_AMOUNT and changes nothing.`,
-        'Request bodies are JSON objects in UTF-8: a Content-Type charset other than utf-8 (any case) is 415 UNSUPPORTED_MEDIA_TYPE; bytes that are not valid UTF-8, or a body that is not an object (123, "x", [], null), are 400 VALIDATION_ERROR. Text anywhere in a body or query may not contain U+0000, and names and ids may not contain control characters or bidirectional overrides (400 VALIDATION_ERROR naming the field). Every date and time lies in [1970-01-01, 9999-12-31) UTC.',
-        "Path ids have their type's shape (a prefix such as wl_ and letters and digits); any other is 404 NOT_FOUND. Id filters of another shape are 400 VALIDATION_ERROR. A cursor works only on the list that issued it, for the same tenant and environment; any other is 400 INVALID_CURSOR.",
-        'Errors share one body: {"error": {code, message, details?, correlationId}}.',
-      ].join(' '),
-    },
+    info: { title: 'Wallet and ledger platform API', version: info.version, description: API_DESCRIPTION },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
-    components: {
-      securitySchemes: {
-        systemKey: { type: 'apiKey', in: 'header', name: 'X-System-Key' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        session: { type: 'http', scheme: 'bearer', description: 'Dashboard session token from POST /v1/auth/login' },
-        signedRequest: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Service-Signature',
-          description:
-            'v1 signed request: X-Service-Key-Id, X-Service-Timestamp, X-Service-Nonce, X-Service-Content-SHA256, X-Service-Signature. ' +
-            `The nonce is a UUID or at least 128 random bits: ${REQUEST_NONCE_RULE}, ` +
-            'else 401 INVALID_REQUEST_NONCE before the signature is checked.',
-        },
-      },
-    },
+    components: { securitySchemes: SECURITY_SCHEMES },
     paths,
   };
 }

@@ -5,6 +5,18 @@
  */
 export const STATEMENT_BATCH_CONCURRENCY = 2;
 
+/** Runs a flush later: at the end of this turn, or after `lingerMs`; returns how to call that off. */
+function scheduler(lingerMs: number | undefined): (flushNow: () => void) => () => void {
+  return (flushNow) => {
+    if (lingerMs === undefined) {
+      const immediate = setImmediate(flushNow);
+      return () => clearImmediate(immediate);
+    }
+    const timer = setTimeout(flushNow, lingerMs).unref();
+    return () => clearTimeout(timer);
+  };
+}
+
 /**
  * Gathers the calls made while the event loop runs one turn and serves them with one call of
  * `run`: many requests in flight then share one statement (and one commit) instead of one
@@ -31,16 +43,7 @@ export function microBatch<Item, Result>(
   const concurrency = options.concurrency ?? Number.POSITIVE_INFINITY;
   if (!(concurrency >= 1)) throw new Error(`micro-batch concurrency must be at least 1, got ${concurrency}`);
   let running = 0;
-  const lingerMs = options.lingerMs;
-  /** Runs `flushNow` later; returns how to call that off. */
-  const schedule = (flushNow: () => void): (() => void) => {
-    if (lingerMs === undefined) {
-      const immediate = setImmediate(flushNow);
-      return () => clearImmediate(immediate);
-    }
-    const timer = setTimeout(flushNow, lingerMs).unref();
-    return () => clearTimeout(timer);
-  };
+  const schedule = scheduler(options.lingerMs);
   const pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
   let cancelScheduled: (() => void) | null = null;
 

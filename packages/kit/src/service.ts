@@ -73,15 +73,14 @@ export interface Features {
   bodyOptIns?: readonly BodyOptInRoute[];
 }
 
-/**
- * What every service does at start, in order: configuration, its own database
- * (created and migrated), the broker with its topology, the outbox relay, the features, and
- * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
- */
-export async function startService<Shape extends z.ZodRawShape>(
+/** A start's undo list: what has been started so far, stopped in reverse when a later step fails. */
+type StartedParts = Array<() => Promise<void>>;
+
+/** The service's configuration (common variables and its own) and the port its HTTP app listens on. */
+function loadServiceConfig<Shape extends z.ZodRawShape>(
   definition: ServiceDefinition<Shape>,
   env: NodeJS.ProcessEnv,
-): Promise<RunningService> {
+): { config: ServiceConfig<Shape>; listenPort: number } {
   const config: ServiceConfig<Shape> = {
     ...loadConfig(commonConfigShape, env),
     ...loadConfig(retentionConfigShape, env),
@@ -92,6 +91,96 @@ export async function startService<Shape extends z.ZodRawShape>(
     { [definition.port.variable]: z.coerce.number().int().min(0).max(65535).default(definition.port.defaultPort) },
     env,
   )[definition.port.variable] as number;
+  return { config, listenPort };
+}
+
+/** Table maintenance when its interval is set; how to stop it. */
+async function startMaintenanceOf(db: Db, logger: Logger, config: CommonConfig, started: StartedParts): Promise<() => Promise<void>> {
+  if (config.TABLE_MAINTENANCE_INTERVAL_MS <= 0) return async () => undefined;
+  const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
+  started.push(() => maintenance.stop());
+  return () => maintenance.stop();
+}
+
+/** Retention of the service's windowed tables when it names any; how to stop it. */
+function startRetentionOf(
+  rules: RetentionRule[],
+  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics },
+  started: StartedParts,
+): () => Promise<void> {
+  if (rules.length === 0) return async () => undefined;
+  const { db, logger, config, metrics } = parts;
+  const retention = startRetention({
+    db,
+    logger,
+    rules,
+    intervalMs: config.RETENTION_INTERVAL_MS,
+    firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+    pace: BackgroundPace.fromConfig(config),
+    metrics: new RetentionMetrics(metrics.registry),
+  });
+  started.push(() => retention.stop());
+  return () => retention.stop();
+}
+
+/** The broker with its topology and gauges, then the outbox relay that publishes through it. */
+async function startMessaging<Shape extends z.ZodRawShape>(
+  definition: ServiceDefinition<Shape>,
+  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics },
+  started: StartedParts,
+): Promise<{ broker: Broker; relay: OutboxRelay }> {
+  const { db, logger, config, metrics } = parts;
+  const broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
+  registerQueueGauges({
+    registry: metrics.registry,
+    broker,
+    queues: definition.queues ?? [],
+    amqpUrl: config.AMQP_URL,
+    managementUrl: config.RABBITMQ_MANAGEMENT_URL,
+    logger,
+  });
+  registerOutboxGauges(metrics.registry, db, logger);
+  if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
+  started.push(() => broker.close());
+  await broker.start();
+  const relay = new OutboxRelay({ db, broker, logger, prepareBatch: definition.prepareOutgoingBatch });
+  started.push(() => relay.stop());
+  relay.start();
+  return { broker, relay };
+}
+
+/** The HTTP app: the features' routes with /healthz, /readyz (database and broker) and /metrics. */
+function serviceApp(
+  name: string,
+  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics; broker: Broker },
+  features: Features,
+): express.Express {
+  const { db, logger, config, metrics, broker } = parts;
+  return createServiceApp({
+    service: name,
+    logger,
+    metrics,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    readiness: [
+      { name: 'database', check: () => checkDb(db) },
+      { name: 'broker', check: () => broker.check() },
+    ],
+    routes: features.routes,
+    bodyOptIns: features.bodyOptIns,
+  });
+}
+
+/**
+ * What every service does at start, in order: configuration, its own database
+ * (created and migrated), the broker with its topology, the outbox relay, the features, and
+ * the HTTP app with /healthz, /readyz and /metrics. `close()` undoes it in reverse.
+ */
+export async function startService<Shape extends z.ZodRawShape>(
+  definition: ServiceDefinition<Shape>,
+  env: NodeJS.ProcessEnv,
+): Promise<RunningService> {
+  const { config, listenPort } = loadServiceConfig(definition, env);
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   useIdempotencyTtlHours(config.IDEMPOTENCY_KEY_TTL_HOURS);
@@ -100,74 +189,25 @@ export async function startService<Shape extends z.ZodRawShape>(
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });
   // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
-  const started: Array<() => Promise<void>> = [() => db.destroy()];
-  const undoStarted = async () => {
-    for (const stop of started.reverse())
-      await stop().catch((error: unknown) => logger.warn({ err: error }, 'cleanup after a failed start failed'));
-  };
+  const started: StartedParts = [() => db.destroy()];
   let server: Server;
   let features: Features;
   let broker: Broker;
   let relay: OutboxRelay;
-  let stopMaintenance: () => Promise<void> = async () => undefined;
-  let stopRetention: () => Promise<void> = async () => undefined;
+  let stopMaintenance: () => Promise<void>;
+  let stopRetention: () => Promise<void>;
   try {
     await migrate(db, definition.migrations);
-    if (config.TABLE_MAINTENANCE_INTERVAL_MS > 0) {
-      const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
-      started.push(() => maintenance.stop());
-      stopMaintenance = () => maintenance.stop();
-    }
+    stopMaintenance = await startMaintenanceOf(db, logger, config, started);
     const metrics = createMetrics(definition.name);
-    const rules = definition.retention?.(config) ?? [];
-    if (rules.length > 0) {
-      const retention = startRetention({
-        db,
-        logger,
-        rules,
-        intervalMs: config.RETENTION_INTERVAL_MS,
-        firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS,
-        batchSize: config.RETENTION_BATCH_SIZE,
-        pace: BackgroundPace.fromConfig(config),
-        metrics: new RetentionMetrics(metrics.registry),
-      });
-      started.push(() => retention.stop());
-      stopRetention = () => retention.stop();
-    }
-    broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
-    registerQueueGauges({
-      registry: metrics.registry,
-      broker,
-      queues: definition.queues ?? [],
-      amqpUrl: config.AMQP_URL,
-      managementUrl: config.RABBITMQ_MANAGEMENT_URL,
-      logger,
-    });
-    registerOutboxGauges(metrics.registry, db, logger);
-    if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
-    started.push(() => broker.close());
-    await broker.start();
-    relay = new OutboxRelay({ db, broker, logger, prepareBatch: definition.prepareOutgoingBatch });
-    started.push(() => relay.stop());
-    relay.start();
+    stopRetention = startRetentionOf(definition.retention?.(config) ?? [], { db, logger, config, metrics }, started);
+    ({ broker, relay } = await startMessaging(definition, { db, logger, config, metrics }, started));
     features = await definition.wire({ config, logger, db, broker, relay, metrics });
     started.push(async () => features.stop?.());
-
-    const app = createServiceApp({
-      service: definition.name,
-      logger,
-      metrics,
-      internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-      readiness: [
-        { name: 'database', check: () => checkDb(db) },
-        { name: 'broker', check: () => broker.check() },
-      ],
-      routes: features.routes,
-      bodyOptIns: features.bodyOptIns,
-    });
-    server = await listen(app, listenPort, config.HOST);
+    server = await listen(serviceApp(definition.name, { db, logger, config, metrics, broker }, features), listenPort, config.HOST);
   } catch (error) {
-    await undoStarted();
+    for (const stop of started.reverse())
+      await stop().catch((cleanup: unknown) => logger.warn({ err: cleanup }, 'cleanup after a failed start failed'));
     throw error;
   }
   const address = server.address();

@@ -61,33 +61,36 @@ function loginThrottlePolicyOf(config: {
 /** An unset and an empty variable both mean "not configured". */
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
+/** The variables identity reads besides the common ones. */
+const identityConfigShape = {
+  /** e.g. smtp://127.0.0.1:2525; without it organizations are created but invites are not emailed. */
+  SMTP_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^smtps?$/ }).optional()),
+  SMTP_FROM: z.string().min(3).default('no-reply@wallet.local'),
+  /** Where invite links point: the tenant dashboard's accept-invite page. */
+  DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:8082')),
+  /** How long a dashboard session lasts: 5 minutes to 30 days, default 12 hours. */
+  IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
+  /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */
+  IDENTITY_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Failed logins of one login address in a row, the last of which locks it (docs/decisions/login-throttling.md). */
+  IDENTITY_LOGIN_LOCK_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** The first lock; each further failure doubles it, up to the maximum. */
+  IDENTITY_LOGIN_LOCK_FIRST_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  IDENTITY_LOGIN_LOCK_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
+  /** An address without a failure for this long starts again from zero; longer than the longest lock. */
+  IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+  /** `<keyId>:<base64 of 32 bytes>`: seals hmac signing secrets and webhook secrets at rest. */
+  SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
+  /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
+  SECRETS_ENCRYPTION_KEYS_OLD: z.preprocess(emptyAsUnset, oldMasterKeysConfigSchema.optional()),
+};
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
       name: 'identity',
       port: { variable: 'IDENTITY_PORT', defaultPort: 8091 },
-      config: {
-        /** e.g. smtp://127.0.0.1:2525; without it organizations are created but invites are not emailed. */
-        SMTP_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^smtps?$/ }).optional()),
-        SMTP_FROM: z.string().min(3).default('no-reply@wallet.local'),
-        /** Where invite links point: the tenant dashboard's accept-invite page. */
-        DASHBOARD_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^https?$/ }).default('http://localhost:8082')),
-        /** How long a dashboard session lasts: 5 minutes to 30 days, default 12 hours. */
-        IDENTITY_SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(43_200),
-        /** How long a session's row is kept after it expired (it can no longer be used; kept a while for questions about a login). */
-        IDENTITY_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-        /** Failed logins of one login address in a row, the last of which locks it (docs/decisions/login-throttling.md). */
-        IDENTITY_LOGIN_LOCK_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
-        /** The first lock; each further failure doubles it, up to the maximum. */
-        IDENTITY_LOGIN_LOCK_FIRST_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
-        IDENTITY_LOGIN_LOCK_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
-        /** An address without a failure for this long starts again from zero; longer than the longest lock. */
-        IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
-        /** `<keyId>:<base64 of 32 bytes>`: seals hmac signing secrets and webhook secrets at rest. */
-        SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
-        /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
-        SECRETS_ENCRYPTION_KEYS_OLD: z.preprocess(emptyAsUnset, oldMasterKeysConfigSchema.optional()),
-      },
+      config: identityConfigShape,
       migrations,
       topology: async (channel) => {
         await declareIdentityEvents(channel);

@@ -25,27 +25,30 @@ import { declareLedgerTopology } from './topology';
 
 export type { RunningService };
 
+/** The variables the ledger reads besides the common ones. */
+const ledgerConfigShape = {
+  ...fullRunsRetentionConfigShape,
+  LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
+  LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
+  LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
+  /** How long a command's recorded result is kept (docs/retention.md: what a command older than this gets). */
+  LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
+  /** A full reconciliation run checks ten times this many entries, then accounts, per batch (a share of it while postings arrive: BACKGROUND_BUSY_SHARE). */
+  LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
+  /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
+  LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
+  /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
+  LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
+  /** How often the stamps of newly final entries are summarized for the journal's time filters (journal-stamps.ts). */
+  LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+};
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
       name: 'ledger',
       port: { variable: 'LEDGER_PORT', defaultPort: 8092 },
-      config: {
-        ...fullRunsRetentionConfigShape,
-        LEDGER_BATCH_SIZE_MAX: z.coerce.number().int().min(1).max(2000).default(500),
-        LEDGER_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(8).default(2),
-        LEDGER_DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
-        /** How long a command's recorded result is kept (docs/retention.md: what a command older than this gets). */
-        LEDGER_PROCESSED_COMMANDS_RETENTION_DAYS: z.coerce.number().int().min(7).max(3650).default(30),
-        /** A full reconciliation run checks ten times this many entries, then accounts, per batch (a share of it while postings arrive: BACKGROUND_BUSY_SHARE). */
-        LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
-        /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
-        LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
-        /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
-        LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
-        /** How often the stamps of newly final entries are summarized for the journal's time filters (journal-stamps.ts). */
-        LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
-      },
+      config: ledgerConfigShape,
       migrations,
       topology: declareLedgerTopology,
       // Identity's events dead-letter to the commands' queue too.

@@ -28,22 +28,25 @@ import { declarePaymentsTopology, PAYMENTS_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
+/** The variables payments reads besides the common ones: its peers' and each feature's. */
+const paymentsConfigShape = {
+  ...peersConfigShape,
+  ...tenantsConfigShape,
+  ...walletsConfigShape,
+  ...transfersConfigShape,
+  ...depositsConfigShape,
+  ...payoutsConfigShape,
+  ...reconciliationConfigShape,
+  ...reconciliationRunsRetentionConfigShape,
+  ...fullRunsRetentionConfigShape,
+};
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
       name: 'payments',
       port: { variable: 'PAYMENTS_PORT', defaultPort: 8093 },
-      config: {
-        ...peersConfigShape,
-        ...tenantsConfigShape,
-        ...walletsConfigShape,
-        ...transfersConfigShape,
-        ...depositsConfigShape,
-        ...payoutsConfigShape,
-        ...reconciliationConfigShape,
-        ...reconciliationRunsRetentionConfigShape,
-        ...fullRunsRetentionConfigShape,
-      },
+      config: paymentsConfigShape,
       migrations,
       topology: declarePaymentsTopology,
       queues: [PAYMENTS_TOPOLOGY.ledgerEvents, PAYMENTS_TOPOLOGY.identityEvents].flatMap((names) =>

@@ -1,10 +1,13 @@
 import {
   BackgroundPace,
+  type Features,
   idempotencyRetentionRule,
   inboxRetentionRule,
   queueAndDeadLetters,
   runMain,
   type RunningService,
+  type ServiceConfig,
+  type ServiceParts,
   startService,
 } from '@wallet/kit';
 import { coalesceLedgerCommands, LedgerReads, MemberDirectory, startPostings } from '@wallet/money-commands';
@@ -23,17 +26,69 @@ import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
+/** The variables treasury reads besides the common ones: its peers' and each feature's. */
+const treasuryConfigShape = {
+  ...peersConfigShape,
+  ...reconciliationConfigShape,
+  ...tenantsConfigShape,
+  ...analyticsRetentionConfigShape,
+};
+
+/** Treasury's features on the shared parts: float deposits, withdrawals, balances, analytics and its records for check 3. */
+async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<typeof treasuryConfigShape>>): Promise<Features> {
+  const { config, logger } = parts;
+  const tenants = await startTenantReadModel({ db, relay, ...parts });
+  // Who a float deposit's depositor and a withdrawal's maker and checker are: identity answers, uncached.
+  const members = new MemberDirectory({
+    identityUrl: config.IDENTITY_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
+    logger,
+  });
+  // Postings: features register their finishers, then the ledger events consumer starts.
+  const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
+  const balances = startBalances({ db, relay, ...parts });
+  const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
+  const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
+  const analytics = await startAnalytics({ db, relay, ...parts });
+  // Check 3 of treasury's own records asks the ledger for their entries by id.
+  const journal = new LedgerReads({
+    baseUrl: config.LEDGER_URL,
+    internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
+    timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS,
+    logger,
+  });
+  await postings.start();
+  return {
+    routes: (app) => {
+      balances.routes(app);
+      floatDeposits.routes(app);
+      withdrawals.routes(app);
+      // Reconciliation (in payments) reads treasury's records through these.
+      app.use(
+        businessRecordsRouter({
+          db,
+          journal,
+          sources: [floatDepositRecords, withdrawalRecords],
+          lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
+          pace: BackgroundPace.fromConfig(config),
+        }),
+      );
+      analytics.routes(app);
+    },
+    stop: async () => {
+      await postings.stop();
+      await analytics.stop?.();
+    },
+  };
+}
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
       name: 'treasury',
       port: { variable: 'TREASURY_PORT', defaultPort: 8094 },
-      config: {
-        ...peersConfigShape,
-        ...reconciliationConfigShape,
-        ...tenantsConfigShape,
-        ...analyticsRetentionConfigShape,
-      },
+      config: treasuryConfigShape,
       migrations,
       topology: declareTreasuryTopology,
       queues: [TREASURY_TOPOLOGY.ledgerEvents, TREASURY_TOPOLOGY.identityEvents, TREASURY_TOPOLOGY.analytics].flatMap((names) =>
@@ -47,56 +102,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
         analyticsEntriesRetentionRule(config.TREASURY_ANALYTICS_ENTRY_RETENTION_DAYS),
       ],
-      wire: async ({ db, relay, ...parts }) => {
-        const { config, logger } = parts;
-        const tenants = await startTenantReadModel({ db, relay, ...parts });
-        // Who a float deposit's depositor and a withdrawal's maker and checker are: identity answers, uncached.
-        const members = new MemberDirectory({
-          identityUrl: config.IDENTITY_URL,
-          internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-          timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
-          logger,
-        });
-        // Postings: features register their finishers, then the ledger events consumer starts.
-        const postings = await startPostings(
-          { db, relay, ...parts },
-          { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue },
-        );
-        const balances = startBalances({ db, relay, ...parts });
-        const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
-        const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
-        const analytics = await startAnalytics({ db, relay, ...parts });
-        // Check 3 of treasury's own records asks the ledger for their entries by id.
-        const journal = new LedgerReads({
-          baseUrl: config.LEDGER_URL,
-          internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
-          timeoutMs: config.TREASURY_RECONCILIATION_LEDGER_TIMEOUT_MS,
-          logger,
-        });
-        await postings.start();
-        return {
-          routes: (app) => {
-            balances.routes(app);
-            floatDeposits.routes(app);
-            withdrawals.routes(app);
-            // Reconciliation (in payments) reads treasury's records through these.
-            app.use(
-              businessRecordsRouter({
-                db,
-                journal,
-                sources: [floatDepositRecords, withdrawalRecords],
-                lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
-                pace: BackgroundPace.fromConfig(config),
-              }),
-            );
-            analytics.routes(app);
-          },
-          stop: async () => {
-            await postings.stop();
-            await analytics.stop?.();
-          },
-        };
-      },
+      wire: wireTreasury,
     },
     env,
   );

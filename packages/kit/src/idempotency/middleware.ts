@@ -215,6 +215,167 @@ function sameAnswer(stored: StoredResponse, sent: SentResponse, headerNames: Rea
   return names.every((name) => JSON.stringify(stored.headers[name]) === JSON.stringify(sentHeaders[name]));
 }
 
+/** What one route's guard settles once, when the route is built: every request of the route shares it. */
+interface Guard {
+  options: IdempotencyOptions;
+  timing: ReturnType<typeof checkedTiming>;
+  logger: Logger;
+  /** The response headers remembered with an answer, lower case. */
+  headerNames: ReadonlySet<string>;
+  sealing: AnswerSealing | undefined;
+}
+
+function guardOf(options: IdempotencyOptions): Guard {
+  const timing = checkedTiming(options);
+  const { sealing } = options;
+  // A route that writes its key in its own statement stores answers the middleware never sees.
+  if (sealing && options.claimAtFirstWrite) throw new Error('idempotency: sealing does not go with claimAtFirstWrite');
+  return {
+    options,
+    timing,
+    logger: idempotencyLogger(options.logger),
+    headerNames: new Set([...DEFAULT_REPLAYED_HEADERS, ...(options.replayHeaders ?? []).map((name) => name.toLowerCase())]),
+    sealing,
+  };
+}
+
+/** The answer as the table keeps it: sealed when the route seals. */
+function sealedAnswer(guard: Guard, claim: IdempotencyClaim, response: StoredResponse): StoredResponse {
+  return guard.sealing ? { ...response, body: guard.sealing.seal(response.body, claim) } : response;
+}
+
+/** A remembered answer as it is sent again. */
+function openedAnswer(guard: Guard, claim: { scope: IdempotencyScope; key: string }, response: StoredResponse): StoredResponse {
+  return guard.sealing ? { ...response, body: guard.sealing.open(response.body, claim) } : response;
+}
+
+async function settle(guard: Guard, response: Response, claim: IdempotencyClaim, sent: SentResponse): Promise<void> {
+  const errorCode = errorCodeOf(response);
+  // An answer that asks to be retried later (Retry-After) changed nothing: the retry must run.
+  const retryLater = sent.headers['retry-after'] !== undefined;
+  const remembered = isRememberedStatus(sent.status) && !retryLater && !(errorCode ?? '').startsWith('IDEMPOTENCY_');
+  if (!remembered) {
+    await releaseQuietly(guard.options.db, claim, guard.logger);
+    return;
+  }
+  const answer: StoredResponse = { status: sent.status, headers: rememberedHeaders(sent.headers, guard.headerNames), body: sent.body };
+  try {
+    // A 2xx sent after the handler completed the key in its transaction replaces what it
+    // stored (the client got this one); anything else leaves a committed answer alone.
+    await storeFinalResponse(guard.options.db, claim, sealedAnswer(guard, claim, answer), {
+      replaceCompleted: sent.status >= 200 && sent.status < 300,
+    });
+  } catch (error) {
+    // The answer still goes out. Left in progress, the key's lock lapses and a retry runs again:
+    // the reason money paths complete the key in their own transaction.
+    guard.logger.error({ err: error, idempotencyKey: claim.key }, 'idempotency answer could not be stored');
+  }
+}
+
+/**
+ * The answer a request gets in place of its own when, claimed at last, the key turned out to
+ * hold something: its replay, or the refusal the key's protocol gives.
+ */
+function instead(response: Response, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): SentResponse {
+  const correlationId = correlationIdOf(response);
+  const headers: OutgoingHttpHeaders = { 'x-correlation-id': correlationId };
+  let answer: StoredResponse;
+  if (outcome.kind === 'replay') {
+    answer = outcome.response;
+    headers[IDEMPOTENT_REPLAYED_HEADER.toLowerCase()] = 'true';
+  } else if (outcome.kind === 'mismatch') {
+    answer = errorResponse(idempotencyKeyReusedError(), correlationId);
+  } else {
+    answer = errorResponse(new IdempotencyInProgressError(), correlationId);
+    headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+  }
+  return { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
+}
+
+/**
+ * The handle of a request that holds `claim` (or will, at its first write), and what it has
+ * answered so far through the handle: an answer stored in the handler's own statement is not
+ * stored again when exactly it is sent.
+ */
+function handleOf(
+  guard: Guard,
+  claim: IdempotencyClaim,
+  onWritten: () => void,
+): { handle: IdempotencyHandle; answered(): StoredResponse | null } {
+  let answered: StoredResponse | null = null;
+  const handle: IdempotencyHandle = {
+    claim,
+    complete: (tx, answer) => completeInTransaction(tx, claim, sealedAnswer(guard, claim, answer)),
+    answer: async (tx, answer) => {
+      const kept = await storeFinalResponse(tx, claim, sealedAnswer(guard, claim, answer), { replaceCompleted: true });
+      if (!kept) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
+      answered = answer;
+    },
+    completionStatement: (answer) => completionStatement(claim, sealedAnswer(guard, claim, answer)),
+    finalAnswerStatement: (answer) => finalAnswerStatement(claim, sealedAnswer(guard, claim, answer)),
+    answered: (answer) => {
+      answered = answer;
+    },
+    kept: (answer) => ({ claim, response: sealedAnswer(guard, claim, answer) }),
+    written: onWritten,
+  };
+  return { handle, answered: () => answered };
+}
+
+/** What a held key does with the answer about to be sent: nothing if the handler stored exactly it, else remember or release. */
+async function answerHeld(
+  guard: Guard,
+  response: Response,
+  claim: IdempotencyClaim,
+  stored: StoredResponse | null,
+  sent: SentResponse,
+): Promise<void> {
+  // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
+  if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
+  if (stored && sameAnswer(stored, sent, guard.headerNames)) return;
+  await settle(guard, response, claim, sent);
+}
+
+/** See IdempotencyOptions.claimAtFirstWrite. */
+function claimAtFirstWrite(guard: Guard, response: Response, prospective: IdempotencyClaim): void {
+  let written = false;
+  const { handle, answered } = handleOf(guard, prospective, () => {
+    written = true;
+  });
+  response.locals[HANDLE_LOCAL] = handle;
+  captureResponse(response, async (sent) => {
+    if (written) return answerHeld(guard, response, prospective, answered(), sent);
+    // Nothing of this request wrote the key: claimed now, as the key would have been first.
+    const outcome = await claimIdempotencyKey(guard.options.db, prospective.scope, prospective.key, prospective.fingerprint, guard.timing);
+    if (outcome.kind !== 'claimed') return instead(response, outcome);
+    return answerHeld(guard, response, outcome.claim, null, sent);
+  });
+}
+
+/** The request's fingerprint: what a retry must repeat exactly to get the key's answer. */
+function fingerprintOf(request: Request, response: Response): string {
+  const rawBody: unknown = response.locals.rawBody;
+  // Without the raw bytes, different bodies would look alike and get each other's answers.
+  if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
+  return requestFingerprint({ method: request.method, pathWithQuery: request.originalUrl, principal: claimsOf(response), body: rawBody });
+}
+
+/** A key just claimed: renewed while the handler runs, and settled with the answer it sends. */
+function holdClaim(guard: Guard, response: Response, claim: IdempotencyClaim): void {
+  const heartbeat = startClaimHeartbeat(guard.options.db, claim, {
+    lockTimeoutMs: guard.timing.lockTimeoutMs,
+    maxHoldMs: guard.options.maxHoldMs,
+    onError: (error) => guard.logger.warn({ err: error, idempotencyKey: claim.key }, 'idempotency lock renewal failed'),
+  });
+  // Claimed already: the handler's writes only complete or answer the key.
+  const { handle, answered } = handleOf(guard, claim, () => undefined);
+  response.locals[HANDLE_LOCAL] = handle;
+  captureResponse(response, async (sent) => {
+    heartbeat.stop();
+    await answerHeld(guard, response, claim, answered(), sent);
+  });
+}
+
 /**
  * Idempotency for one route, after the internal-token and body middleware:
  *
@@ -233,116 +394,8 @@ function sameAnswer(stored: StoredResponse, sent: SentResponse, headerNames: Rea
  * transaction: the claim then cannot outlive a crash between the commit and the answer.
  */
 export function idempotency(options: IdempotencyOptions): RequestHandler {
-  const timing = checkedTiming(options);
-  const logger = idempotencyLogger(options.logger);
-  const headerNames: ReadonlySet<string> = new Set([
-    ...DEFAULT_REPLAYED_HEADERS,
-    ...(options.replayHeaders ?? []).map((name) => name.toLowerCase()),
-  ]);
-  const { sealing } = options;
-  // A route that writes its key in its own statement stores answers the middleware never sees.
-  if (sealing && options.claimAtFirstWrite) throw new Error('idempotency: sealing does not go with claimAtFirstWrite');
-
-  /** The answer as the table keeps it: sealed when the route seals. */
-  function stored(claim: IdempotencyClaim, response: StoredResponse): StoredResponse {
-    return sealing ? { ...response, body: sealing.seal(response.body, claim) } : response;
-  }
-
-  /** A remembered answer as it is sent again. */
-  function replayed(claim: { scope: IdempotencyScope; key: string }, response: StoredResponse): StoredResponse {
-    return sealing ? { ...response, body: sealing.open(response.body, claim) } : response;
-  }
-
-  async function settle(response: Response, claim: IdempotencyClaim, sent: SentResponse): Promise<void> {
-    const errorCode = errorCodeOf(response);
-    // An answer that asks to be retried later (Retry-After) changed nothing: the retry must run.
-    const retryLater = sent.headers['retry-after'] !== undefined;
-    const remembered = isRememberedStatus(sent.status) && !retryLater && !(errorCode ?? '').startsWith('IDEMPOTENCY_');
-    if (!remembered) {
-      await releaseQuietly(options.db, claim, logger);
-      return;
-    }
-    const answer: StoredResponse = { status: sent.status, headers: rememberedHeaders(sent.headers, headerNames), body: sent.body };
-    try {
-      // A 2xx sent after the handler completed the key in its transaction replaces what it
-      // stored (the client got this one); anything else leaves a committed answer alone.
-      await storeFinalResponse(options.db, claim, stored(claim, answer), { replaceCompleted: sent.status >= 200 && sent.status < 300 });
-    } catch (error) {
-      // The answer still goes out. Left in progress, the key's lock lapses and a retry runs again:
-      // the reason money paths complete the key in their own transaction.
-      logger.error({ err: error, idempotencyKey: claim.key }, 'idempotency answer could not be stored');
-    }
-  }
-
-  /**
-   * The answer a request gets in place of its own when, claimed at last, the key turned out to
-   * hold something: its replay, or the refusal the key's protocol gives.
-   */
-  function instead(response: Response, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): SentResponse {
-    const correlationId = correlationIdOf(response);
-    const headers: OutgoingHttpHeaders = { 'x-correlation-id': correlationId };
-    let answer: StoredResponse;
-    if (outcome.kind === 'replay') {
-      answer = outcome.response;
-      headers[IDEMPOTENT_REPLAYED_HEADER.toLowerCase()] = 'true';
-    } else if (outcome.kind === 'mismatch') {
-      answer = errorResponse(idempotencyKeyReusedError(), correlationId);
-    } else {
-      answer = errorResponse(new IdempotencyInProgressError(), correlationId);
-      headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
-    }
-    return { status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
-  }
-
-  /**
-   * The handle of a request that holds `claim` (or will, at its first write), and what it has
-   * answered so far through the handle: an answer stored in the handler's own statement is not
-   * stored again when exactly it is sent.
-   */
-  function handleOf(claim: IdempotencyClaim, onWritten: () => void): { handle: IdempotencyHandle; answered(): StoredResponse | null } {
-    let answered: StoredResponse | null = null;
-    const handle: IdempotencyHandle = {
-      claim,
-      complete: (tx, answer) => completeInTransaction(tx, claim, stored(claim, answer)),
-      answer: async (tx, answer) => {
-        const kept = await storeFinalResponse(tx, claim, stored(claim, answer), { replaceCompleted: true });
-        if (!kept) throw new IdempotencyInProgressError('Another attempt with this Idempotency-Key took over; retry to get its answer');
-        answered = answer;
-      },
-      completionStatement: (answer) => completionStatement(claim, stored(claim, answer)),
-      finalAnswerStatement: (answer) => finalAnswerStatement(claim, stored(claim, answer)),
-      answered: (answer) => {
-        answered = answer;
-      },
-      kept: (answer) => ({ claim, response: stored(claim, answer) }),
-      written: onWritten,
-    };
-    return { handle, answered: () => answered };
-  }
-
-  /** What a held key does with the answer about to be sent: nothing if the handler stored exactly it, else remember or release. */
-  async function answerHeld(response: Response, claim: IdempotencyClaim, stored: StoredResponse | null, sent: SentResponse): Promise<void> {
-    // A handler whose claim was taken over answers 409 too: it invites the same retry as ours.
-    if (errorCodeOf(response) === 'IDEMPOTENCY_REQUEST_IN_PROGRESS') sent.headers['retry-after'] = String(IN_PROGRESS_RETRY_AFTER_SECONDS);
-    if (stored && sameAnswer(stored, sent, headerNames)) return;
-    await settle(response, claim, sent);
-  }
-
-  /** See IdempotencyOptions.claimAtFirstWrite. */
-  function claimAtFirstWrite(response: Response, prospective: IdempotencyClaim): void {
-    let written = false;
-    const { handle, answered } = handleOf(prospective, () => {
-      written = true;
-    });
-    response.locals[HANDLE_LOCAL] = handle;
-    captureResponse(response, async (sent) => {
-      if (written) return answerHeld(response, prospective, answered(), sent);
-      // Nothing of this request wrote the key: claimed now, as the key would have been first.
-      const outcome = await claimIdempotencyKey(options.db, prospective.scope, prospective.key, prospective.fingerprint, timing);
-      if (outcome.kind !== 'claimed') return instead(response, outcome);
-      return answerHeld(response, outcome.claim, null, sent);
-    });
-  }
+  const guard = guardOf(options);
+  const { timing } = guard;
 
   return async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     const key = parseIdempotencyKey(request.get(IDEMPOTENCY_KEY_HEADER));
@@ -351,50 +404,24 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       return next();
     }
     const scope = idempotencyScopeOf(response);
-    const rawBody: unknown = response.locals.rawBody;
-    // Without the raw bytes, different bodies would look alike and get each other's answers.
-    if (!Buffer.isBuffer(rawBody)) throw new Error('idempotency() needs jsonBodyMiddleware before it (res.locals.rawBody)');
-    const fingerprint = requestFingerprint({
-      method: request.method,
-      pathWithQuery: request.originalUrl,
-      principal: claimsOf(response),
-      body: rawBody,
-    });
+    const fingerprint = fingerprintOf(request, response);
 
     if (options.claimAtFirstWrite) {
-      claimAtFirstWrite(response, {
-        scope,
-        key,
-        fingerprint,
-        lockToken: randomUUID(),
-        takenOver: false,
-        ttlSeconds: timing.ttlHours * SECONDS_PER_HOUR,
-      });
+      const ttlSeconds = timing.ttlHours * SECONDS_PER_HOUR;
+      claimAtFirstWrite(guard, response, { scope, key, fingerprint, lockToken: randomUUID(), takenOver: false, ttlSeconds });
       next();
       return;
     }
 
     const outcome = await claimIdempotencyKey(options.db, scope, key, fingerprint, timing);
-    if (outcome.kind === 'replay') return sendStoredResponse(response, replayed({ scope, key }, outcome.response), { replayed: true });
+    if (outcome.kind === 'replay')
+      return sendStoredResponse(response, openedAnswer(guard, { scope, key }, outcome.response), { replayed: true });
     if (outcome.kind === 'mismatch') throw idempotencyKeyReusedError();
     if (outcome.kind === 'in_progress') {
       response.setHeader('Retry-After', String(IN_PROGRESS_RETRY_AFTER_SECONDS));
       throw new IdempotencyInProgressError();
     }
-
-    const { claim } = outcome;
-    const heartbeat = startClaimHeartbeat(options.db, claim, {
-      lockTimeoutMs: timing.lockTimeoutMs,
-      maxHoldMs: options.maxHoldMs,
-      onError: (error) => logger.warn({ err: error, idempotencyKey: key }, 'idempotency lock renewal failed'),
-    });
-    // Claimed already: the handler's writes only complete or answer the key.
-    const { handle, answered } = handleOf(claim, () => undefined);
-    response.locals[HANDLE_LOCAL] = handle;
-    captureResponse(response, async (sent) => {
-      heartbeat.stop();
-      await answerHeld(response, claim, answered(), sent);
-    });
+    holdClaim(guard, response, outcome.claim);
     next();
   };
 }

@@ -65,6 +65,34 @@ async function listenAgain(server: net.Server, port: number): Promise<void> {
   }
 }
 
+/** Answers a connecting client, at its first bytes, as a server still starting up does. */
+function answerStartingUp(client: net.Socket): void {
+  client.once('data', () => client.end(startingUpMessage()));
+  client.on('error', () => client.destroy());
+}
+
+/** Joins `client` to a new connection to `upstream`: bytes both ways, and either end's failure or close ends both. */
+function pipeTo(client: net.Socket, upstream: { host: string; port: number }, track: (socket: net.Socket) => void): void {
+  const server = net.connect(upstream);
+  const both = [client, server];
+  for (const socket of both) {
+    track(socket);
+    socket.setNoDelay(true);
+    socket.on('error', () => both.forEach((each) => each.destroy()));
+    socket.on('close', () => both.forEach((each) => each.destroy()));
+  }
+  client.pipe(server);
+  server.pipe(client);
+}
+
+/** `url` with its host and port replaced by the proxy's. */
+function urlThroughPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(port);
+  return parsed.toString();
+}
+
 /** Starts a proxy on a free local port that forwards to `target` (a URL, or host and port). */
 export async function startTcpProxy(target: string | { host: string; port: number }, defaultPort = 5432): Promise<TcpProxy> {
   const upstream =
@@ -86,22 +114,12 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
     }
     if (mode === 'starting-up') {
       track(client);
-      client.once('data', () => client.end(startingUpMessage()));
-      client.on('error', () => client.destroy());
+      answerStartingUp(client);
       return;
     }
     passing.add(client);
     client.on('close', () => passing.delete(client));
-    const server = net.connect(upstream);
-    const both = [client, server];
-    for (const socket of both) {
-      track(socket);
-      socket.setNoDelay(true);
-      socket.on('error', () => both.forEach((each) => each.destroy()));
-      socket.on('close', () => both.forEach((each) => each.destroy()));
-    }
-    client.pipe(server);
-    server.pipe(client);
+    pipeTo(client, upstream, track);
   };
 
   const makeServer = () => net.createServer(onConnection);
@@ -120,12 +138,7 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
     get openConnections() {
       return passing.size;
     },
-    urlThrough(url) {
-      const parsed = new URL(url);
-      parsed.hostname = '127.0.0.1';
-      parsed.port = String(port);
-      return parsed.toString();
-    },
+    urlThrough: (url) => urlThroughPort(url, port),
     async cut(cutMode = 'refuse') {
       const wasListening = server.listening;
       mode = cutMode;

@@ -58,18 +58,6 @@ interface Delivery {
   results: LedgerResultV1[];
 }
 
-/**
- * Consumes the ledger's posted and rejected results from the service's shared durable queue and
- * finishes the record each names, for whichever instance's caller missed the reply (deadline,
- * crash, reply queue lost). The queue is bound to the results of the registered reference types
- * only (`ledger.posted.<type>`, `ledger.rejected.<type>`); a result of another type that still
- * arrives (a binding of an earlier version) is acknowledged and ignored. Events are recorded in batches, one transaction per
- * batch, and acknowledged with one `multiple` ack per channel (every earlier delivery is settled
- * by then: batches are recorded in arrival order); finishers are conditional updates, so a redelivery changes nothing and no inbox row is
- * needed. A database outage stalls the batch, retried until it is recorded, at no delivery
- * attempt's cost; an event that fails by itself is requeued alone (applyDeliveryBatch), and the
- * queue's delivery limit parks it in the dead-letter queue if it keeps failing.
- */
 function finishSpanName(results: readonly LedgerResultV1[]): string {
   return `finish ${[...new Set(results.map((result) => result.reference?.type ?? 'none'))].sort().join(',')}`;
 }
@@ -82,6 +70,82 @@ function finishSpanOptions(results: readonly LedgerResultV1[]): Parameters<typeo
   return { parent: contextFrom(results[0]), links: linksTo(results), attributes: { 'ledger.results': results.length } };
 }
 
+/** The results of `deliveries` that have a finisher here, by finisher, minus those recorded from replies. */
+function resultsByFinisher(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): Map<PostingFinisher, LedgerResultV1[]> {
+  const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
+  for (const delivery of deliveries) {
+    for (const result of delivery.results) {
+      const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
+      if (!finisher || options.recordedFromReply?.(result)) continue;
+      const results = byFinisher.get(finisher);
+      if (results) results.push(result);
+      else byFinisher.set(finisher, [result]);
+    }
+  }
+  return byFinisher;
+}
+
+async function recordResults(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): Promise<void> {
+  const byFinisher = resultsByFinisher(options, deliveries);
+  if (byFinisher.size === 0) return;
+  const results = [...byFinisher.values()].flat();
+  await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
+    options.db.transaction(async (tx) => {
+      for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
+    }),
+  );
+}
+
+/** Records one batch until it is recorded (or `signal` aborts), then tells `onFinished` of each result recorded here. */
+async function recordBatch(
+  options: LedgerEventsConsumerOptions,
+  record: (deliveries: readonly Delivery[]) => Promise<void>,
+  signal: AbortSignal,
+  batch: Delivery[],
+): Promise<void> {
+  const first = batch[0];
+  const correlationId = (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
+  await runWithContext({ correlationId }, async () => {
+    const recorded = await applyDeliveryBatch(batch, record, { logger: options.logger, what: 'ledger events batch', signal });
+    // Results of reference types without a finisher (another service's postings) were acknowledged with the batch, nothing recorded.
+    for (const delivery of recorded) {
+      for (const result of delivery.results)
+        if (result.reference && options.finishers.of(result.reference.type)) options.onFinished?.(result);
+    }
+  });
+}
+
+/** An event's results, or null when it is not a ledger result event. */
+function parsedResults(raw: ConsumeMessage): LedgerResultV1[] | null {
+  try {
+    const results = parseLedgerResults(JSON.parse(raw.content.toString('utf8')));
+    return results && results.length > 0 ? results : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The queue gets the results of the reference types registered here, and only those. */
+async function bindRegisteredTypes(options: LedgerEventsConsumerOptions): Promise<void> {
+  await options.broker.declare(async (channel) => {
+    for (const referenceType of options.finishers.referenceTypes) {
+      for (const key of ledgerResultBindingKeys(referenceType)) await channel.bindQueue(options.queue, TOPOLOGY.ledgerEvents.exchange, key);
+    }
+  });
+}
+
+/**
+ * Consumes the ledger's posted and rejected results from the service's shared durable queue and
+ * finishes the record each names, for whichever instance's caller missed the reply (deadline,
+ * crash, reply queue lost). The queue is bound to the results of the registered reference types
+ * only (`ledger.posted.<type>`, `ledger.rejected.<type>`); a result of another type that still
+ * arrives (a binding of an earlier version) is acknowledged and ignored. Events are recorded in batches, one transaction per
+ * batch, and acknowledged with one `multiple` ack per channel (every earlier delivery is settled
+ * by then: batches are recorded in arrival order); finishers are conditional updates, so a redelivery changes nothing and no inbox row is
+ * needed. A database outage stalls the batch, retried until it is recorded, at no delivery
+ * attempt's cost; an event that fails by itself is requeued alone (applyDeliveryBatch), and the
+ * queue's delivery limit parks it in the dead-letter queue if it keeps failing.
+ */
 export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOptions): Promise<{ stop(): Promise<void> }> {
   const batchSizeMax = options.batchSizeMax ?? 256;
   const lingerMs = options.lingerMs ?? 50;
@@ -92,65 +156,17 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
   let stopped = false;
   /** Aborted by stop(): a batch still retrying through an outage is left unacknowledged for redelivery. */
   const stopping = new AbortController();
+  const record = (deliveries: readonly Delivery[]) => recordResults(options, deliveries);
 
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
     const batch = gathering;
     gathering = [];
-    if (batch.length > 0) recording = recording.then(() => record(batch));
+    if (batch.length > 0) recording = recording.then(() => recordBatch(options, record, stopping.signal, batch));
   }
 
-  /** The results of `deliveries` that have a finisher here, by finisher, minus those recorded from replies. */
-  function resultsByFinisher(deliveries: readonly Delivery[]): Map<PostingFinisher, LedgerResultV1[]> {
-    const byFinisher = new Map<PostingFinisher, LedgerResultV1[]>();
-    for (const delivery of deliveries) {
-      for (const result of delivery.results) {
-        const finisher = result.reference ? options.finishers.of(result.reference.type) : undefined;
-        if (!finisher || options.recordedFromReply?.(result)) continue;
-        const results = byFinisher.get(finisher);
-        if (results) results.push(result);
-        else byFinisher.set(finisher, [result]);
-      }
-    }
-    return byFinisher;
-  }
-
-  async function recordResults(deliveries: readonly Delivery[]): Promise<void> {
-    const byFinisher = resultsByFinisher(deliveries);
-    if (byFinisher.size === 0) return;
-    const results = [...byFinisher.values()].flat();
-    await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
-      options.db.transaction(async (tx) => {
-        for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
-      }),
-    );
-  }
-
-  async function record(batch: Delivery[]): Promise<void> {
-    const first = batch[0];
-    const correlationId =
-      (first?.message.properties.correlationId as string | undefined) ?? first?.results[0]?.commandId ?? 'ledger-events';
-    await runWithContext({ correlationId }, async () => {
-      const recorded = await applyDeliveryBatch(batch, recordResults, {
-        logger: options.logger,
-        what: 'ledger events batch',
-        signal: stopping.signal,
-      });
-      // Results of reference types without a finisher (another service's postings) were acknowledged with the batch, nothing recorded.
-      for (const delivery of recorded) {
-        for (const result of delivery.results)
-          if (result.reference && options.finishers.of(result.reference.type)) options.onFinished?.(result);
-      }
-    });
-  }
-
-  // The queue gets the results of the reference types registered here, and only those.
-  await options.broker.declare(async (channel) => {
-    for (const referenceType of options.finishers.referenceTypes) {
-      for (const key of ledgerResultBindingKeys(referenceType)) await channel.bindQueue(options.queue, TOPOLOGY.ledgerEvents.exchange, key);
-    }
-  });
+  await bindRegisteredTypes(options);
   await options.broker.consume({
     queue: options.queue,
     // Enough unacknowledged events for a whole batch while the previous one is recorded.
@@ -158,13 +174,8 @@ export async function startLedgerEventsConsumer(options: LedgerEventsConsumerOpt
     onMessage: (raw, channel) => {
       // Left unacknowledged: the broker redelivers it when the channel closes.
       if (stopped) return;
-      let results: LedgerResultV1[] | null;
-      try {
-        results = parseLedgerResults(JSON.parse(raw.content.toString('utf8')));
-      } catch {
-        results = null;
-      }
-      if (!results || results.length === 0) {
+      const results = parsedResults(raw);
+      if (!results) {
         options.logger.error({ messageId: raw.properties.messageId as unknown }, 'malformed ledger event dead-lettered');
         channel.nack(raw, false, false);
         return;

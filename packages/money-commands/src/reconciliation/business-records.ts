@@ -538,6 +538,52 @@ export async function recordsByIds(db: Db, source: LocalRecordSource, ids: reado
   return new Map(found.map((record) => [record.id, record]));
 }
 
+/** What one source's check read and found, for the marks of each scope. */
+interface CheckFindings {
+  fresh: Awaited<ReturnType<typeof recordsAfter>>;
+  naming: Awaited<ReturnType<OwnRecordsCheckOptions['journal']['namingEntries']>>;
+  records: Map<string, CheckedRecord>;
+  wrongRecords: Set<string>;
+  wrongEntries: Set<string>;
+  lookbackStart: number;
+}
+
+/** A scope's marks after a check: as far as it read, held below anything found wrong, with the records still open. */
+function nextMarks(scope: RecordScope, previous: Marks, found: CheckFindings): Marks & RecordScope {
+  const { fresh, naming, records, wrongRecords, wrongEntries, lookbackStart } = found;
+  const inScope = (record: { tenantId: string; environment: string }): boolean => scopeKey(record) === scopeKey(scope);
+  const freshRows = fresh.rows.filter((row) => row.tenant_id === scope.tenantId && row.environment === scope.environment);
+  const entries = naming.data.filter(inScope);
+  // As far as the listing looked, past entries of other types; at least its last find.
+  const scanned = naming.scanned.find(inScope)?.throughSeq ?? previous.entries.verifiedSeq;
+  const heldRecords = freshRows.filter((row) => wrongRecords.has(row.id)).map((row) => row.seq);
+  const heldEntries = entries.filter((entry) => wrongEntries.has(entry.journalEntryId)).map((entry) => entry.seq);
+  const open = [...records.values()]
+    .filter((record) => inScope(record) && (wrongRecords.has(record.id) || (record.open && record.createdAt.getTime() >= lookbackStart)))
+    .slice(0, OPEN_MAX)
+    .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
+  return {
+    ...scope,
+    records: advanceHighWater(previous.records, {
+      topSeq: maxSeq(
+        freshRows.map((row) => row.seq),
+        previous.records.verifiedSeq,
+      ),
+      snapshot: fresh.snapshot,
+      holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null,
+    }),
+    entries: advanceHighWater(previous.entries, {
+      topSeq: maxSeq(
+        entries.map((entry) => entry.seq),
+        scanned,
+      ),
+      snapshot: naming.snapshot,
+      holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null,
+    }),
+    open,
+  };
+}
+
 /**
  * Check 3 for one source over these scopes, from its marks on: the records after the record mark
  * and those still open within the lookback (each compared with the entries it names, asked of
@@ -597,42 +643,9 @@ async function checkSource(
   for (const id of await compareRecords(journal, source.referenceType, later, mismatches)) wrongRecords.add(id);
   for (const entry of naming.data) if (wrongRecords.has(entry.reference.id)) wrongEntries.add(entry.journalEntryId);
 
-  const lookbackStart = now.getTime() - options.lookbackMs;
+  const found: CheckFindings = { fresh, naming, records, wrongRecords, wrongEntries, lookbackStart: now.getTime() - options.lookbackMs };
   const next = new Map<string, Marks & RecordScope>();
-  for (const scope of scopes) {
-    const previous = markOf(scope);
-    const inScope = (record: { tenantId: string; environment: string }): boolean => scopeKey(record) === scopeKey(scope);
-    const freshRows = fresh.rows.filter((row) => row.tenant_id === scope.tenantId && row.environment === scope.environment);
-    const entries = naming.data.filter(inScope);
-    // As far as the listing looked, past entries of other types; at least its last find.
-    const scanned = naming.scanned.find(inScope)?.throughSeq ?? previous.entries.verifiedSeq;
-    const heldRecords = freshRows.filter((row) => wrongRecords.has(row.id)).map((row) => row.seq);
-    const heldEntries = entries.filter((entry) => wrongEntries.has(entry.journalEntryId)).map((entry) => entry.seq);
-    const open = [...records.values()]
-      .filter((record) => inScope(record) && (wrongRecords.has(record.id) || (record.open && record.createdAt.getTime() >= lookbackStart)))
-      .slice(0, OPEN_MAX)
-      .map((record) => ({ id: record.id, createdAt: record.createdAt.toISOString() }));
-    next.set(scopeKey(scope), {
-      ...scope,
-      records: advanceHighWater(previous.records, {
-        topSeq: maxSeq(
-          freshRows.map((row) => row.seq),
-          previous.records.verifiedSeq,
-        ),
-        snapshot: fresh.snapshot,
-        holdBelow: heldRecords.length > 0 ? minSeq(heldRecords) : null,
-      }),
-      entries: advanceHighWater(previous.entries, {
-        topSeq: maxSeq(
-          entries.map((entry) => entry.seq),
-          scanned,
-        ),
-        snapshot: naming.snapshot,
-        holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null,
-      }),
-      open,
-    });
-  }
+  for (const scope of scopes) next.set(scopeKey(scope), nextMarks(scope, markOf(scope), found));
   await writeMarks(db, source.referenceType, next);
   return {
     referenceType: source.referenceType,

@@ -81,6 +81,34 @@ function isFailedAuthentication(error: unknown): boolean {
   return error instanceof AppError && error.status === 401;
 }
 
+/** The headers a service gets: the internal token, the correlation id and the client's FORWARDED_HEADERS, nothing else. */
+function forwardedHeaders(request: Request, token: string, correlationId: string): Record<string, string> {
+  const headers: Record<string, string> = { [INTERNAL_TOKEN_HEADER]: token, 'x-correlation-id': correlationId };
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value !== '') headers[name] = value;
+  }
+  return headers;
+}
+
+/** Sends an upstream answer on unchanged (unless the listener rewrites it), then tells whoever must learn from it. */
+function sendUpstreamAnswer(
+  dependencies: ProxyDependencies,
+  route: RouteContract,
+  forwarded: UpstreamResponse,
+  request: Request,
+  response: Response,
+  correlationId: string,
+): void {
+  const answer = dependencies.rewriteAnswer ? dependencies.rewriteAnswer(route, forwarded, request, response) : forwarded;
+  noteUpstreamAnswer(response, answer);
+  response.statusCode = answer.status;
+  for (const [name, value] of answer.headers) response.setHeader(name, value);
+  response.setHeader('X-Correlation-Id', correlationId);
+  response.end(answer.body);
+  dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
+}
+
 /**
  * Every public route of the contracts: match, record, rate-limit the address, read and check
  * the body, authenticate and authorize, rate-limit the credential and the tenant, then answer
@@ -130,14 +158,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
       return;
     }
 
-    const headers: Record<string, string> = {
-      [INTERNAL_TOKEN_HEADER]: internalToken(claimsOf(principal)),
-      'x-correlation-id': correlationId,
-    };
-    for (const name of FORWARDED_HEADERS) {
-      const value = request.headers[name];
-      if (typeof value === 'string' && value !== '') headers[name] = value;
-    }
+    const headers = forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
     const rawBody = response.locals.rawBody as Buffer;
     const method = request.method.toUpperCase();
 
@@ -151,13 +172,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
       body: rawBody.length > 0 && !BODYLESS_METHODS.has(method) ? rawBody : undefined,
     });
 
-    const answer = dependencies.rewriteAnswer ? dependencies.rewriteAnswer(route, forwarded, request, response) : forwarded;
-    noteUpstreamAnswer(response, answer);
-    response.statusCode = answer.status;
-    for (const [name, value] of answer.headers) response.setHeader(name, value);
-    response.setHeader('X-Correlation-Id', correlationId);
-    response.end(answer.body);
-    dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
+    sendUpstreamAnswer(dependencies, route, forwarded, request, response, correlationId);
   }
 
   return (request: Request, response: Response, next: NextFunction) => {

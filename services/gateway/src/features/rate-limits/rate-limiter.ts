@@ -130,6 +130,119 @@ const MAX_SUSPECTS = 100_000;
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /**
+ * Addresses this instance saw fail to authenticate, until their bucket would be full again.
+ * Only they are looked up before authenticating: a caller whose credentials work costs no
+ * extra round trip, and an address that guesses is checked from its first failure here on.
+ */
+class SuspectAddresses {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly suspectForMs: number) {}
+
+  mark(key: string): void {
+    const now = Date.now();
+    if (this.until.size >= MAX_SUSPECTS) {
+      for (const [other, until] of this.until) if (until <= now) this.until.delete(other);
+      // Still full: the oldest entries make room; their buckets in the database still limit them.
+      for (const other of this.until.keys()) {
+        if (this.until.size < MAX_SUSPECTS) break;
+        this.until.delete(other);
+      }
+    }
+    this.until.delete(key);
+    this.until.set(key, now + this.suspectForMs);
+  }
+
+  has(key: string): boolean {
+    const until = this.until.get(key);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.until.delete(key);
+    return false;
+  }
+}
+
+/** The limiter's counters: checks that failed open, and refusals by bucket (counted through `counted`). */
+function rateLimitMetrics(metrics: ServiceMetrics): {
+  failures: ReturnType<ServiceMetrics['counter']>;
+  counted: (decision: RateLimitDecision | null) => RateLimitDecision | null;
+} {
+  const failures = metrics.counter(
+    'gateway_rate_limit_check_failures_total',
+    'Rate-limit checks that could not reach the bucket store; the request went on unlimited',
+  );
+  const rejections = metrics.counter('gateway_rate_limit_rejections_total', 'Requests refused with 429, by the bucket that refused them', [
+    'bucket',
+  ]);
+  for (const bucket of ['credential', 'tenant', 'address'] as const) rejections.inc({ bucket }, 0);
+  /** A refusal before or after authentication is a 429; one after a failed authentication is not (the 401 stands). */
+  const counted = (decision: RateLimitDecision | null): RateLimitDecision | null => {
+    if (decision && !decision.allowed) rejections.inc({ bucket: decision.bucket });
+    return decision;
+  };
+  return { failures, counted };
+}
+
+/** Runs a check; when the bucket store fails, counts it, warns at most every FAILURE_LOG_INTERVAL_MS, and lets the request through. */
+function failingOpen(
+  failures: ReturnType<ServiceMetrics['counter']>,
+  logger: Logger,
+): (check: () => Promise<RateLimitDecision | null>) => Promise<RateLimitDecision | null> {
+  let lastWarningMs = 0;
+  return async (check) => {
+    try {
+      return await check();
+    } catch (error) {
+      failures.inc();
+      const now = Date.now();
+      if (now - lastWarningMs >= FAILURE_LOG_INTERVAL_MS) {
+        lastWarningMs = now;
+        logger.warn({ err: error }, 'rate-limit check failed; request let through unlimited');
+      }
+      return null;
+    }
+  };
+}
+
+/** See RateLimiter.afterAuthentication. */
+async function takeAfterAuthentication(
+  store: BucketStore,
+  policies: RateLimitPolicies,
+  suspects: SuspectAddresses,
+  principal: Principal,
+  remoteAddress: string | undefined,
+): Promise<RateLimitDecision | null> {
+  if (principal.surface !== 'tenant') return null;
+  const checks: Array<{ key: string; policy: BucketPolicy; bucket: RateLimitBucket }> = [];
+  const credentialKey = credentialBucketKey(principal);
+  if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential, bucket: 'credential' });
+  if (principal.tenantId && policies.tenant)
+    checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant, bucket: 'tenant' });
+  const address = policies.address ? addressBucketKey(remoteAddress) : null;
+  // Already looked at before authenticating when this instance knew the address as a suspect.
+  const lookAtAddress = address !== null && policies.address !== null && !suspects.has(address);
+  if (checks.length === 0 && !lookAtAddress) return null;
+
+  // In parallel: one round trip of latency for every bucket.
+  const [addressState, ...states] = await Promise.all([
+    lookAtAddress && address && policies.address ? store.peek(address, policies.address) : Promise.resolve(null),
+    ...checks.map((check) => store.take(check.key, check.policy)),
+  ]);
+  if (addressState && !addressState.allowed) {
+    await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
+    return decisionOf(addressState, 'address');
+  }
+  if (states.length === 0) return null;
+  const decisions = states.map((state, index) => decisionOf(state, (checks[index] as { bucket: RateLimitBucket }).bucket));
+  if (states.some((state) => !state.allowed)) {
+    // A refused request spends nothing: what the other bucket took goes back.
+    await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
+    return tightest(decisions.filter((decision) => !decision.allowed));
+  }
+  return tightest(decisions);
+}
+
+/**
  * Fails open: when the bucket store cannot be reached the request goes on unlimited (and a
  * warning and a counter say so). Limits protect the services; they are not worth refusing
  * every caller over while the gateway's own database is unavailable.
@@ -139,93 +252,10 @@ export function createRateLimiter(
   policies: RateLimitPolicies,
   options: { logger: Logger; metrics: ServiceMetrics },
 ): RateLimiter {
-  const failures = options.metrics.counter(
-    'gateway_rate_limit_check_failures_total',
-    'Rate-limit checks that could not reach the bucket store; the request went on unlimited',
-  );
-  const rejections = options.metrics.counter(
-    'gateway_rate_limit_rejections_total',
-    'Requests refused with 429, by the bucket that refused them',
-    ['bucket'],
-  );
-  for (const bucket of ['credential', 'tenant', 'address'] as const) rejections.inc({ bucket }, 0);
-  /** A refusal before or after authentication is a 429; one after a failed authentication is not (the 401 stands). */
-  const counted = (decision: RateLimitDecision | null): RateLimitDecision | null => {
-    if (decision && !decision.allowed) rejections.inc({ bucket: decision.bucket });
-    return decision;
-  };
-  let lastWarningMs = 0;
-  async function failOpen(check: () => Promise<RateLimitDecision | null>): Promise<RateLimitDecision | null> {
-    try {
-      return await check();
-    } catch (error) {
-      failures.inc();
-      const now = Date.now();
-      if (now - lastWarningMs >= FAILURE_LOG_INTERVAL_MS) {
-        lastWarningMs = now;
-        options.logger.warn({ err: error }, 'rate-limit check failed; request let through unlimited');
-      }
-      return null;
-    }
-  }
+  const { failures, counted } = rateLimitMetrics(options.metrics);
+  const failOpen = failingOpen(failures, options.logger);
   const addressKey = (remoteAddress: string | undefined) => (policies.address ? addressBucketKey(remoteAddress) : null);
-
-  // Addresses this instance saw fail to authenticate, until their bucket would be full again.
-  // Only they are looked up before authenticating: a caller whose credentials work costs no
-  // extra round trip, and an address that guesses is checked from its first failure here on.
-  const suspects = new Map<string, number>();
-  const suspectForMs = policies.address ? Math.ceil((policies.address.burst / policies.address.ratePerSecond) * 1000) : 0;
-  function markSuspect(key: string): void {
-    const now = Date.now();
-    if (suspects.size >= MAX_SUSPECTS) {
-      for (const [other, until] of suspects) if (until <= now) suspects.delete(other);
-      // Still full: the oldest entries make room; their buckets in the database still limit them.
-      for (const other of suspects.keys()) {
-        if (suspects.size < MAX_SUSPECTS) break;
-        suspects.delete(other);
-      }
-    }
-    suspects.delete(key);
-    suspects.set(key, now + suspectForMs);
-  }
-  function isSuspect(key: string): boolean {
-    const until = suspects.get(key);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    suspects.delete(key);
-    return false;
-  }
-
-  async function afterAuthentication(principal: Principal, remoteAddress: string | undefined): Promise<RateLimitDecision | null> {
-    if (principal.surface !== 'tenant') return null;
-    const checks: Array<{ key: string; policy: BucketPolicy; bucket: RateLimitBucket }> = [];
-    const credentialKey = credentialBucketKey(principal);
-    if (credentialKey && policies.credential) checks.push({ key: credentialKey, policy: policies.credential, bucket: 'credential' });
-    if (principal.tenantId && policies.tenant)
-      checks.push({ key: `tenant:${principal.tenantId}`, policy: policies.tenant, bucket: 'tenant' });
-    const address = addressKey(remoteAddress);
-    // Already looked at before authenticating when this instance knew the address as a suspect.
-    const lookAtAddress = address !== null && policies.address !== null && !isSuspect(address);
-    if (checks.length === 0 && !lookAtAddress) return null;
-
-    // In parallel: one round trip of latency for every bucket.
-    const [addressState, ...states] = await Promise.all([
-      lookAtAddress && address && policies.address ? store.peek(address, policies.address) : Promise.resolve(null),
-      ...checks.map((check) => store.take(check.key, check.policy)),
-    ]);
-    if (addressState && !addressState.allowed) {
-      await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
-      return decisionOf(addressState, 'address');
-    }
-    if (states.length === 0) return null;
-    const decisions = states.map((state, index) => decisionOf(state, (checks[index] as { bucket: RateLimitBucket }).bucket));
-    if (states.some((state) => !state.allowed)) {
-      // A refused request spends nothing: what the other bucket took goes back.
-      await Promise.all(states.filter((state) => state.allowed).map((state) => store.giveBack(state.bucketKey)));
-      return tightest(decisions.filter((decision) => !decision.allowed));
-    }
-    return tightest(decisions);
-  }
+  const suspects = new SuspectAddresses(policies.address ? Math.ceil((policies.address.burst / policies.address.ratePerSecond) * 1000) : 0);
 
   return {
     beforeAuthentication: (surface, remoteAddress) =>
@@ -233,7 +263,7 @@ export function createRateLimiter(
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
         if (surface === 'public') return decisionOf(await store.take(key, policies.address), 'address');
-        if (!isSuspect(key)) return null;
+        if (!suspects.has(key)) return null;
         const state = await store.peek(key, policies.address);
         // Only a refusal speaks here: when credentials work, the address bucket is not what limits the caller.
         return state.allowed ? null : decisionOf(state, 'address');
@@ -243,11 +273,12 @@ export function createRateLimiter(
       failOpen(async () => {
         const key = addressKey(remoteAddress);
         if (!key || !policies.address) return null;
-        markSuspect(key);
+        suspects.mark(key);
         return decisionOf(await store.take(key, policies.address), 'address');
       }),
 
-    afterAuthentication: (principal, remoteAddress) => failOpen(() => afterAuthentication(principal, remoteAddress)).then(counted),
+    afterAuthentication: (principal, remoteAddress) =>
+      failOpen(() => takeAfterAuthentication(store, policies, suspects, principal, remoteAddress)).then(counted),
 
     purgeIdle: (limit) => store.purgeIdle(limit),
   };

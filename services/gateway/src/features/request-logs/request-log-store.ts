@@ -137,84 +137,97 @@ function testsOf(query: RequestLogQuery): CandidateTest[] {
   });
 }
 
+async function insertLogs(db: Db, logs: readonly NewRequestLog[]): Promise<void> {
+  if (logs.length === 0) return;
+  const column = <Value>(pick: (log: NewRequestLog) => Value): Value[] => logs.map(pick);
+  await prepared(db, INSERT_MANY_SQL, [
+    column((log) => log.id),
+    column((log) => log.tenantId),
+    column((log) => log.environment),
+    column((log) => log.correlationId),
+    column((log) => log.method),
+    column((log) => log.path),
+    column((log) => log.status),
+    column((log) => log.apiKeyId),
+    column((log) => log.authMode),
+    column((log) => log.requestSignatureVerified),
+    column((log) => log.idempotencyKey),
+    column((log) => log.actorType),
+    column((log) => log.actorId),
+    column((log) => log.durationMs),
+    column((log) => log.errorCode),
+    column((log) => log.createdAt.toISOString()),
+  ] as unknown as Knex.RawBinding[]);
+}
+
+async function listLogs(
+  db: Db,
+  examineMax: number,
+  scope: Parameters<RequestLogStore['list']>[0],
+  query: RequestLogQuery,
+): Promise<Page<RequestLog>> {
+  const position = decodeCursor(query.cursor, cursorShape);
+  const candidates = db('request_logs as r')
+    .where({ 'r.tenant_id': scope.tenantId, 'r.environment': scope.environment })
+    .orderBy(ORDER.map((key) => ({ column: `r.${key.column}`, order: key.order })))
+    .select<RequestLogRow[]>(COLUMNS.map((column) => `r.${column}`));
+  // What request_logs_tenant_time (and the correlation id's index) serve; the rest is tested row by row, at a bounded cost.
+  if (position) candidates.whereRaw('(r.created_at, r.id) < (?, ?)', [new Date(position.createdAt), position.id]);
+  if (query.correlationId !== undefined) candidates.where('r.correlation_id', query.correlationId);
+  if (query.from !== undefined) candidates.where('r.created_at', '>=', new Date(query.from));
+  if (query.to !== undefined) candidates.where('r.created_at', '<', new Date(query.to));
+  const found = await boundedList<RequestLogRow>(db, {
+    candidates,
+    alias: 'r',
+    order: ORDER,
+    tests: testsOf(query),
+    limit: query.limit,
+    examineMax,
+  });
+  const { page, last } = boundedPage(found, query.limit);
+  return {
+    data: page.map(toRequestLog),
+    nextCursor: last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
+  };
+}
+
+async function summarizeDays(
+  db: Db,
+  scope: Parameters<RequestLogStore['summarize']>[0],
+  days: Parameters<RequestLogStore['summarize']>[1],
+): Promise<RequestErrorSummary> {
+  // One row per day, tenant, status and code (request_log_days): the cost follows the days asked for, not the requests made.
+  const result = await db.raw<{ rows: Array<{ status: number; error_code: string | null; count: string }> }>(
+    `SELECT status, error_code, sum(requests) AS count FROM request_log_days
+        WHERE environment = ? AND (?::text IS NULL OR tenant_id = ?) AND day >= ?::date AND day < ?::date
+        GROUP BY status, error_code`,
+    [scope.environment, scope.tenantId, scope.tenantId, days.fromDay, days.toDay],
+  );
+  const byStatus = new Map<number, number>();
+  const byErrorCode = new Map<string, number>();
+  let totalRequests = 0;
+  let errorCount = 0;
+  for (const row of result.rows) {
+    const count = Number(row.count);
+    totalRequests += count;
+    if (row.status < 400) continue;
+    errorCount += count;
+    byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + count);
+    if (row.error_code !== null) byErrorCode.set(row.error_code, (byErrorCode.get(row.error_code) ?? 0) + count);
+  }
+  return {
+    totalRequests,
+    errorCount,
+    byStatus: [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, count]) => ({ status, count })),
+    byErrorCode: [...byErrorCode.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([errorCode, count]) => ({ errorCode, count })),
+  };
+}
+
 /** `examineMax`: how many records one list request may test against the filters no index serves; a page that runs out comes back short with a cursor. */
 export function createRequestLogStore(db: Db, options: { examineMax: number }): RequestLogStore {
   return {
-    async insert(logs) {
-      if (logs.length === 0) return;
-      const column = <Value>(pick: (log: NewRequestLog) => Value): Value[] => logs.map(pick);
-      await prepared(db, INSERT_MANY_SQL, [
-        column((log) => log.id),
-        column((log) => log.tenantId),
-        column((log) => log.environment),
-        column((log) => log.correlationId),
-        column((log) => log.method),
-        column((log) => log.path),
-        column((log) => log.status),
-        column((log) => log.apiKeyId),
-        column((log) => log.authMode),
-        column((log) => log.requestSignatureVerified),
-        column((log) => log.idempotencyKey),
-        column((log) => log.actorType),
-        column((log) => log.actorId),
-        column((log) => log.durationMs),
-        column((log) => log.errorCode),
-        column((log) => log.createdAt.toISOString()),
-      ] as unknown as Knex.RawBinding[]);
-    },
-
-    async list(scope, query) {
-      const position = decodeCursor(query.cursor, cursorShape);
-      const candidates = db('request_logs as r')
-        .where({ 'r.tenant_id': scope.tenantId, 'r.environment': scope.environment })
-        .orderBy(ORDER.map((key) => ({ column: `r.${key.column}`, order: key.order })))
-        .select<RequestLogRow[]>(COLUMNS.map((column) => `r.${column}`));
-      // What request_logs_tenant_time (and the correlation id's index) serve; the rest is tested row by row, at a bounded cost.
-      if (position) candidates.whereRaw('(r.created_at, r.id) < (?, ?)', [new Date(position.createdAt), position.id]);
-      if (query.correlationId !== undefined) candidates.where('r.correlation_id', query.correlationId);
-      if (query.from !== undefined) candidates.where('r.created_at', '>=', new Date(query.from));
-      if (query.to !== undefined) candidates.where('r.created_at', '<', new Date(query.to));
-      const found = await boundedList<RequestLogRow>(db, {
-        candidates,
-        alias: 'r',
-        order: ORDER,
-        tests: testsOf(query),
-        limit: query.limit,
-        examineMax: options.examineMax,
-      });
-      const { page, last } = boundedPage(found, query.limit);
-      return {
-        data: page.map(toRequestLog),
-        nextCursor: last ? encodeCursor({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
-      };
-    },
-
-    async summarize(scope, days) {
-      // One row per day, tenant, status and code (request_log_days): the cost follows the days asked for, not the requests made.
-      const result = await db.raw<{ rows: Array<{ status: number; error_code: string | null; count: string }> }>(
-        `SELECT status, error_code, sum(requests) AS count FROM request_log_days
-          WHERE environment = ? AND (?::text IS NULL OR tenant_id = ?) AND day >= ?::date AND day < ?::date
-          GROUP BY status, error_code`,
-        [scope.environment, scope.tenantId, scope.tenantId, days.fromDay, days.toDay],
-      );
-      const byStatus = new Map<number, number>();
-      const byErrorCode = new Map<string, number>();
-      let totalRequests = 0;
-      let errorCount = 0;
-      for (const row of result.rows) {
-        const count = Number(row.count);
-        totalRequests += count;
-        if (row.status < 400) continue;
-        errorCount += count;
-        byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + count);
-        if (row.error_code !== null) byErrorCode.set(row.error_code, (byErrorCode.get(row.error_code) ?? 0) + count);
-      }
-      return {
-        totalRequests,
-        errorCount,
-        byStatus: [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, count]) => ({ status, count })),
-        byErrorCode: [...byErrorCode.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([errorCode, count]) => ({ errorCode, count })),
-      };
-    },
+    insert: (logs) => insertLogs(db, logs),
+    list: (scope, query) => listLogs(db, options.examineMax, scope, query),
+    summarize: (scope, days) => summarizeDays(db, scope, days),
   };
 }

@@ -34,6 +34,14 @@ export interface AnalyticsConsumer {
   stop(): Promise<void>;
 }
 
+function deadLetter(logger: Logger, message: ConsumeMessage, channel: Channel): void {
+  try {
+    channel.nack(message, false, false);
+  } catch (error) {
+    logger.warn({ err: error }, 'analytics event could not be dead-lettered; it will be redelivered');
+  }
+}
+
 /**
  * Feeds the read models from `ledger.entries-posted.v1`. Deliveries are gathered into batches
  * applied in one transaction each, and acknowledged only after it commits; the entry claims make
@@ -79,14 +87,6 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
     });
   }
 
-  function deadLetter(message: ConsumeMessage, channel: Channel): void {
-    try {
-      channel.nack(message, false, false);
-    } catch (error) {
-      options.logger.warn({ err: error }, 'analytics event could not be dead-lettered; it will be redelivered');
-    }
-  }
-
   await options.broker.consume({
     queue: options.queue,
     prefetch: batchSizeMax * 2,
@@ -98,7 +98,7 @@ export async function startAnalyticsConsumer(options: AnalyticsConsumerOptions):
         event = parsed.data;
       } catch (error) {
         options.logger.error({ err: error }, 'malformed entries-posted event dead-lettered');
-        deadLetter(message, channel);
+        deadLetter(options.logger, message, channel);
         return;
       }
       gathering.push({ message, channel, event });
