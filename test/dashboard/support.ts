@@ -69,7 +69,7 @@ function requireBuiltApp(): void {
 async function startServices(label: string): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
   for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
-    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`);
+    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`, { migratedFor: service });
   env.AMQP_URL = await createTestVhost(label);
   for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
     env[variable] = String(await freePort());
