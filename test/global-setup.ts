@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { isReachable } from '../packages/kit/src/testing/servers';
+import { isReachable, publishTemplates } from '../packages/kit/src/testing/servers';
 import { buildDashboard } from '../scripts/build';
+import { migratedTemplates } from './migrated-templates';
 
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_AMQP = 'amqp://guest:guest@127.0.0.1:5672';
@@ -56,6 +57,8 @@ export default async function globalSetup(): Promise<void> {
   }
   // Built once here, before the workers: the tests that start the system (scripts/start.ts) then find it up to date rather than race to build it.
   await buildDashboard();
+  // Migrated once here, before the workers, so none races another to build a template.
+  publishTemplates(await migratedTemplates(databaseUrl));
   process.env.WALLET_TEST_DATABASE_URL = databaseUrl;
   process.env.WALLET_TEST_AMQP_URL = amqpUrl;
   // Tests that age rows and purge them by hand must not race a service's own first pass: here it

@@ -1,6 +1,5 @@
-import { createDb, type Db, migrate } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../../services/gateway/migrations';
 import { createRequestLogStore } from '../../services/gateway/src/features/request-logs/request-log-store';
 import { buildRequestLogHistory } from '../../scripts/lib/request-log-history';
 
@@ -8,8 +7,7 @@ import { buildRequestLogHistory } from '../../scripts/lib/request-log-history';
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('bench_request_log_history'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('bench_request_log_history', { migratedFor: 'gateway' }), { poolMax: 2 });
 });
 afterAll(async () => {
   await db?.destroy();

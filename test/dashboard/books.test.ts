@@ -1,7 +1,6 @@
 import { ACCOUNTS, type JournalEntry, ledgerRoutes, PAGE_LIMIT_MAX, reconciliationRoutes } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
 import { paginateItems } from '@wallet/sdk';
-import { testServerUrls } from '@wallet/kit/testing';
 import type { Locator, Page } from 'playwright-core';
 import { linesOfAccount } from '../../apps/dashboard/src/books/journal';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
@@ -9,11 +8,17 @@ import { accessibilityViolations, CURRENCY, type DashboardSystem, screenshot, se
 
 /**
  * The books in a real Chromium against the real system (test/dashboard/support.ts): the journal
- * explorer with its entry and account pages, reconciliation, fees, and the journal's first page
- * with 100,000 entries in the tenant. The journal scenario runs last: it adds those entries.
+ * explorer with its entry and account pages, reconciliation, fees, and a journal far longer than
+ * one answer of the API examines. The long-journal scenario runs last: it adds those entries.
+ *
+ * A journal answer examines at most LEDGER_JOURNAL_EXAMINE_MAX entries; this system's is a tenth
+ * of the default, so a tenth of the entries take the screens through the same pages and requests
+ * as 100,000 entries with the default would. How fast the first page shows with 100,000 entries is
+ * the dashboard benchmark's question (`npm run bench:dashboard`), not a test's.
  */
 
-const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' });
+const EXAMINE_MAX = 1_000;
+const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' }, { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE_MAX) });
 let system: DashboardSystem;
 beforeAll(() => {
   system = suite.system;
@@ -269,21 +274,16 @@ describe('fees', () => {
   });
 });
 
-const SEEDED_ENTRIES = 100_000;
+/** Ten answers' worth: a screen page (five requests) and the next one find none of an older kind. */
+const SEEDED_ENTRIES = 10 * EXAMINE_MAX;
 
 /**
- * 100,000 entries of the tenant written straight into the ledger's tables (through the API they
- * would take many minutes): balanced pairs between two of its non-wallet accounts that cancel out,
- * with the running balances a posting writes.
+ * Entries of the tenant written straight into the ledger's tables (through the API they would
+ * take minutes): balanced pairs between two of its non-wallet accounts that cancel out, with the
+ * running balances a posting writes.
  */
-async function seedJournal(tenantId: string): Promise<void> {
-  const { databaseUrl, runId } = testServerUrls();
-  const server = createDb(databaseUrl.replace(/\/[^/]*$/, '/postgres'), { poolMax: 1 });
-  const found = await server.raw('SELECT datname FROM pg_database WHERE datname LIKE ?', [`${runId}\\_books\\_browser\\_ledger\\_%`]);
-  await server.destroy();
-  const name = (found.rows as Array<{ datname: string }>)[0]?.datname;
-  if (!name) throw new Error('the ledger database of this system was not found');
-  const db = createDb(databaseUrl.replace(/\/[^/]*$/, `/${name}`), { poolMax: 1 });
+async function seedJournal(ledgerDatabaseUrl: string, tenantId: string): Promise<void> {
+  const db = createDb(ledgerDatabaseUrl, { poolMax: 1 });
   try {
     const accounts = (await db('accounts')
       .where({ tenant_id: tenantId, environment: 'live', currency_code: CURRENCY })
@@ -319,59 +319,37 @@ async function seedJournal(tenantId: string): Promise<void> {
   }
 }
 
-describe('the journal with 100,000 entries', () => {
-  it('renders its first page reading that page only, and prints how long it took', async () => {
-    await seedJournal(system.tenantId);
-    const apiStarted = performance.now();
+describe('a journal far longer than one answer examines', () => {
+  it('renders its first page reading that page only, after a navigation and after a full load', async () => {
+    await seedJournal(system.ledgerDatabaseUrl, system.tenantId);
     const newest = await system.api.journal.list({ limit: 50 });
-    const apiMs = performance.now() - apiStarted;
-    expect(newest.data[0]?.id).toBe(`je_seed${SEEDED_ENTRIES}`);
+    expect(newest.data[0]?.id).toBe(`je_seed${String(SEEDED_ENTRIES).padStart(6, '0')}`);
 
     const page = await newPage();
     await signIn(page, system, 'finance-viewer');
     const journalReads = apiRequests(page, ledgerRoutes.journal.path);
     const rows = table(page, JOURNAL).locator('tbody tr');
-    const nav = page.getByRole('navigation', { name: 'Main' });
-
-    /** Milliseconds from `start` until the fiftieth row shows, with when the page's one journal request was answered. */
-    const timed = async (start: () => Promise<unknown>): Promise<{ total: number; answered: number }> => {
-      const answered = page.waitForResponse((response) => new URL(response.url()).pathname === ledgerRoutes.journal.path);
-      const started = performance.now();
-      await start();
-      await answered;
-      const answeredAt = performance.now() - started;
+    const firstPageShown = async () => {
       await rows.nth(49).waitFor();
-      return { total: performance.now() - started, answered: answeredAt };
+      expect(await rows.count()).toBe(50);
+      expect(await rows.first().innerText()).toContain(newest.data[0]?.id);
     };
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
     // Three times each, from a fresh page load so nothing is cached in the app (the browser may keep the code):
     // from the navigation (the screen's code, one request, fifty rows) and a cold load of the address (the app and the session too).
-    const fromNavigation: Array<{ total: number; answered: number }> = [];
-    const fromLoad: Array<{ total: number; answered: number }> = [];
     for (let round = 0; round < 3; round += 1) {
       await page.goto(system.dashboardUrl);
       await settled(page, 'Overview');
-      fromNavigation.push(await timed(() => nav.getByRole('link', { name: 'Journal' }).click()));
-      expect(await rows.count()).toBe(50);
-      expect(await rows.first().innerText()).toContain(newest.data[0]?.id);
-      fromLoad.push(await timed(() => page.goto(`${system.dashboardUrl}/journal`)));
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Journal' }).click();
+      await firstPageShown();
+      await page.goto(`${system.dashboardUrl}/journal`);
+      await firstPageShown();
     }
     expect(journalReads).toEqual(Array.from({ length: 6 }, () => '/v1/journal?limit=50'));
-
-    const summary = (runs: Array<{ total: number; answered: number }>) =>
-      runs.map((run) => `${run.total.toFixed(0)} ms (answered at ${run.answered.toFixed(0)})`).join(', ');
-    console.log(
-      `journal with ${SEEDED_ENTRIES} seeded entries: API first page ${apiMs.toFixed(0)} ms; rendered after navigation ${summary(fromNavigation)}; after a full load ${summary(fromLoad)}`,
-    );
-    // Printed, not asserted: a test's timing depends on what else the machine runs (speed belongs to benchmarks).
-    console.log(
-      `journal first page, medians: ${median(fromNavigation.map((run) => run.total)).toFixed(0)} ms after navigation, ${median(fromLoad.map((run) => run.total)).toFixed(0)} ms after a full load`,
-    );
-    await screenshot(page, 'books-journal-100k');
+    await screenshot(page, 'books-journal-long');
   }, 120_000);
 
-  it('searches on through a kind the newest 100,000 entries lack: five requests a screen page, saying the search goes on', async () => {
+  it('searches on through a kind the newest entries lack: five requests a screen page, saying the search goes on', async () => {
     const transfers: string[] = [];
     for await (const entry of paginateItems(system.api.journal.list, { kind: 'transfer', limit: 50 })) transfers.push(entry.id);
     expect(transfers.length).toBeGreaterThan(0);
@@ -382,7 +360,7 @@ describe('the journal with 100,000 entries', () => {
     const searchedOn = page.getByText('No match among the records searched so far');
     const entryIds = () => table(page, JOURNAL).locator('tbody tr td:nth-child(2)').allInnerTexts();
 
-    // Each request tests 10,000 entries: a screen page asks five times, then shows it has found nothing yet.
+    // Each request tests EXAMINE_MAX entries: a screen page asks five times, then shows it has found nothing yet.
     await page.goto(`${system.dashboardUrl}/journal?kind=transfer`);
     await searchedOn.waitFor();
     expect(journalReads).toHaveLength(5);

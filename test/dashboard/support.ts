@@ -43,6 +43,8 @@ export const CURRENCY = 'USD';
 export interface DashboardSystem {
   dashboardUrl: string;
   gatewayUrl: string;
+  /** The ledger's database, for a test that writes history in bulk where the API would take minutes. */
+  ledgerDatabaseUrl: string;
   tenantId: string;
   /** A live secret key of the tenant with tenant:manage: what the tests check the dashboard's effects with. */
   api: WalletClient;
@@ -66,10 +68,13 @@ function requireBuiltApp(): void {
     throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
 }
 
-async function startServices(label: string): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
+async function startServices(
+  label: string,
+  extraEnv: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn', ...extraEnv };
   for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
-    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`);
+    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`, { migratedFor: service });
   env.AMQP_URL = await createTestVhost(label);
   for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
     env[variable] = String(await freePort());
@@ -177,11 +182,11 @@ async function seedTenant(
   };
 }
 
-/** Starts the system, seeds the tenant and launches Chromium; `close()` undoes all three. */
-export async function startDashboardSystem(label: string): Promise<DashboardSystem> {
+/** Starts the system (with `extraEnv` over its configuration), seeds the tenant and launches Chromium; `close()` undoes all three. */
+export async function startDashboardSystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<DashboardSystem> {
   requireBuiltApp();
   requireChromium();
-  const services = await startServices(label);
+  const services = await startServices(label, extraEnv);
   const { env } = services;
   let browser: Browser | undefined;
   let identityDb: Db | undefined;
@@ -196,6 +201,7 @@ export async function startDashboardSystem(label: string): Promise<DashboardSyst
       ...seeded,
       dashboardUrl: `http://127.0.0.1:${env.DASHBOARD_PORT}`,
       gatewayUrl,
+      ledgerDatabaseUrl: env.LEDGER_DATABASE_URL as string,
       identityDb: db,
       browser: launched,
       close: async () => {
@@ -316,11 +322,11 @@ export interface DashboardSuite {
  * One system per test file (started before its tests, stopped after them) and pages in fresh
  * browser contexts, each closed after its test. Reduced motion: axe judges no dialog mid-fade.
  */
-export function dashboardSuite(label: string, view: { height: number; locale?: string }): DashboardSuite {
+export function dashboardSuite(label: string, view: { height: number; locale?: string }, extraEnv: NodeJS.ProcessEnv = {}): DashboardSuite {
   let system: DashboardSystem | undefined;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    system = await startDashboardSystem(label);
+    system = await startDashboardSystem(label, extraEnv);
   }, 240_000);
   afterAll(async () => {
     await system?.close();

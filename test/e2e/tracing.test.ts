@@ -83,7 +83,7 @@ describe('traces across the services', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
-      env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`);
+      env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`, { migratedFor: service });
     env.AMQP_URL = await createTestVhost('trace');
     for (const variable of [
       'GATEWAY_PORT',

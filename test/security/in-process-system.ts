@@ -51,11 +51,11 @@ async function reservePort(): Promise<{ port: number; release: () => Promise<voi
 export async function startSecuritySystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<SecuritySystem> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    GATEWAY_DATABASE_URL: await createTestDatabase(`${label}_gateway`),
-    IDENTITY_DATABASE_URL: await createTestDatabase(`${label}_identity`),
-    LEDGER_DATABASE_URL: await createTestDatabase(`${label}_ledger`),
-    PAYMENTS_DATABASE_URL: await createTestDatabase(`${label}_payments`),
-    TREASURY_DATABASE_URL: await createTestDatabase(`${label}_treasury`),
+    GATEWAY_DATABASE_URL: await createTestDatabase(`${label}_gateway`, { migratedFor: 'gateway' }),
+    IDENTITY_DATABASE_URL: await createTestDatabase(`${label}_identity`, { migratedFor: 'identity' }),
+    LEDGER_DATABASE_URL: await createTestDatabase(`${label}_ledger`, { migratedFor: 'ledger' }),
+    PAYMENTS_DATABASE_URL: await createTestDatabase(`${label}_payments`, { migratedFor: 'payments' }),
+    TREASURY_DATABASE_URL: await createTestDatabase(`${label}_treasury`, { migratedFor: 'treasury' }),
     AMQP_URL: await createTestVhost(label),
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     SYSTEM_API_KEY: SYSTEM_KEY,

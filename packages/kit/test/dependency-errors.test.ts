@@ -16,7 +16,7 @@ import {
   listen,
   unavailableDependencyOf,
 } from '@wallet/kit';
-import { createTestDatabase, startTcpProxy, type TcpProxy } from '@wallet/kit/testing';
+import { createTestDatabase, startTcpProxy, type TcpProxy, waitFor } from '@wallet/kit/testing';
 
 const logger = createLogger({ service: 'kit-dependency-tests', level: 'silent' });
 
@@ -94,6 +94,25 @@ describe('what counts as a dependency being unavailable', () => {
   });
 });
 
+/** Until `count` statements sleep in this database's server sessions: in flight there, not still on their way. */
+async function sleepingOnServer(databaseUrl: string, count: number): Promise<void> {
+  const direct = createDb(databaseUrl, { poolMax: 1 });
+  try {
+    await waitFor(
+      async () => {
+        const found = await direct.raw<{ rows: Array<{ sleeping: number }> }>(
+          `SELECT count(*)::int AS sleeping FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE 'SELECT pg_sleep%'`,
+        );
+        return (found.rows[0]?.sleeping ?? 0) >= count ? true : undefined;
+      },
+      { what: `${count} statements sleeping on the server` },
+    );
+  } finally {
+    await direct.destroy();
+  }
+}
+
 describe('real failures of PostgreSQL through a proxy the test cuts', () => {
   let proxy: TcpProxy;
   let databaseUrl: string;
@@ -125,7 +144,7 @@ describe('real failures of PostgreSQL through a proxy the test cuts', () => {
         await tx.raw('SELECT pg_sleep(5)');
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleepingOnServer(databaseUrl, 2);
     await proxy.cut('refuse');
     const failures = [await underQuery, await underTransaction, await failureOf(db.raw('SELECT 1'))];
     await proxy.cut('starting-up');

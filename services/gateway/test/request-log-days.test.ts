@@ -15,8 +15,7 @@ let db: Db;
 let store: RequestLogStore;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('gateway_request_log_days'), { poolMax: 4 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('gateway_request_log_days', { migratedFor: 'gateway' }), { poolMax: 4 });
   store = createRequestLogStore(db, { examineMax: 10_000 });
 });
 afterAll(async () => {

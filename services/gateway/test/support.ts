@@ -99,7 +99,7 @@ let infrastructure: NodeJS.ProcessEnv = {};
 
 /** Makes a fresh database and vhost for this test file; every later gatewayEnv() uses them. */
 export async function prepareGatewayInfrastructure(label: string): Promise<{ databaseUrl: string; amqpUrl: string }> {
-  const databaseUrl = await createTestDatabase(label);
+  const databaseUrl = await createTestDatabase(label, { migratedFor: 'gateway' });
   const amqpUrl = await createTestVhost(label);
   infrastructure = { GATEWAY_DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl };
   return { databaseUrl, amqpUrl };

@@ -1,6 +1,5 @@
-import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, useListExamineMax } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { listAuditEvents } from '../src/features/audit/audit-store';
 
 /**
@@ -12,8 +11,7 @@ const TENANT = 'tn_BOUNDED';
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('identity_audit_bounded'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('identity_audit_bounded', { migratedFor: 'identity' }), { poolMax: 2 });
   useListExamineMax(3);
   const event = (id: string, action: string, environment: string | null, createdAt: string) => ({
     id,

@@ -119,7 +119,7 @@ describe('rotating the master key', () => {
   });
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase('identity_master_key');
+    databaseUrl = await createTestDatabase('identity_master_key', { migratedFor: 'identity' });
     amqpUrl = await createTestVhost('identity_master_key');
     db = createDb(databaseUrl, { poolMax: 2 });
   });

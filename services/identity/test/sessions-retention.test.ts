@@ -1,14 +1,12 @@
-import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { loginThrottlesRetentionRule } from '../src/features/login-throttle/login-throttle-retention';
 import { sessionsRetentionRule } from '../src/features/sessions/sessions-retention';
 
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('identity_session_retention'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('identity_session_retention', { migratedFor: 'identity' }), { poolMax: 2 });
   await db('tenants').insert({
     id: 'tn_S',
     name: 'S',

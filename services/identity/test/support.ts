@@ -51,7 +51,7 @@ export function internalToken(claims: Partial<Omit<InternalClaims, 'exp'>> = {})
 }
 
 export async function startIdentityHarness(env: NodeJS.ProcessEnv = {}): Promise<IdentityHarness> {
-  const databaseUrl = await createTestDatabase('identity');
+  const databaseUrl = await createTestDatabase('identity', { migratedFor: 'identity' });
   const amqpUrl = await createTestVhost('identity');
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,

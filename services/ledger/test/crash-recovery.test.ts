@@ -39,7 +39,7 @@ async function consumers(amqpUrl: string): Promise<number> {
 
 describe('ledger killed with SIGKILL in the middle of a stream of commands', () => {
   it('gives every command exactly one result after restart: nothing lost, nothing doubled', async () => {
-    const databaseUrl = await createTestDatabase('ledger_crash');
+    const databaseUrl = await createTestDatabase('ledger_crash', { migratedFor: 'ledger' });
     const amqpUrl = await createTestVhost('ledger_crash');
     const env = {
       ...process.env,

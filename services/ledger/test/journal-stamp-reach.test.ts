@@ -15,8 +15,7 @@ let db: Db;
 const BASE_MS = Date.parse('2027-01-01T00:00:00Z');
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('ledger_stamp_reach'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('ledger_stamp_reach', { migratedFor: 'ledger' }), { poolMax: 2 });
 });
 afterAll(async () => {
   await db?.destroy();

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { createDb, type Db, migrate } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { listEntries, referencesAfter } from '../src/features/journal/journal-store';
 import { entriesOfScopeBetweenSql, scopeOrderSql, scopeSeqRangeSql } from '../src/features/journal/journal-scope';
 
@@ -21,8 +20,7 @@ let db: Db;
 let bigSeqs: string[];
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('ledger_scope_range'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('ledger_scope_range', { migratedFor: 'ledger' }), { poolMax: 2 });
   // Every tenth entry is one of the small tenants', so the big scope's entries are not a contiguous run of seqs.
   await db.raw(
     `INSERT INTO journal_entries (id, tenant_id, environment, kind, reference_type, reference_id, command_key, created_at)

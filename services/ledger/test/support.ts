@@ -23,7 +23,7 @@ export interface LedgerHarness {
 export async function startLedgerHarness(
   options: { instances?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<LedgerHarness & { services: RunningService[] }> {
-  const databaseUrl = await createTestDatabase('ledger');
+  const databaseUrl = await createTestDatabase('ledger', { migratedFor: 'ledger' });
   const amqpUrl = await createTestVhost('ledger');
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -1,6 +1,5 @@
-import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, useListExamineMax } from '@wallet/kit';
 import { createTestDatabase, idsPageByPage, queryPlans } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { listDeposits } from '../src/features/deposits/deposits-store';
 import { listCases } from '../src/features/payouts/payouts-store';
 import { listTransfers } from '../src/features/transfers/transfers-store';
@@ -17,8 +16,7 @@ const scope = { tenantId: TENANT, environment: 'test' as const };
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('payments_bounded_lists'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('payments_bounded_lists', { migratedFor: 'payments' }), { poolMax: 2 });
   for (const id of ['wl_A', 'wl_B'])
     await db('wallets').insert({ id, tenant_id: TENANT, environment: 'test', owner_type: 'user', owner_id: id, currency_code: 'USD' });
   useListExamineMax(3);

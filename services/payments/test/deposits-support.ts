@@ -41,7 +41,7 @@ async function call(
 export async function startIdentity(): Promise<IdentityPeer> {
   const service = await startIdentityService({
     ...process.env,
-    IDENTITY_DATABASE_URL: await createTestDatabase('payments_identity'),
+    IDENTITY_DATABASE_URL: await createTestDatabase('payments_identity', { migratedFor: 'identity' }),
     AMQP_URL: await createTestVhost('payments_identity'),
     IDENTITY_PORT: '0',
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,

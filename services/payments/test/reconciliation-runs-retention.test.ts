@@ -1,13 +1,11 @@
-import { createDb, type Db, fullRunsRetentionRule, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, fullRunsRetentionRule, idempotencyRetentionRule, inboxRetentionRule, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { reconciliationRunsRetentionRule } from '../src/features/reconciliation/reconciliation-runs-retention';
 
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('payments_run_retention'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('payments_run_retention', { migratedFor: 'payments' }), { poolMax: 2 });
 });
 afterAll(async () => {
   await db?.destroy();

@@ -92,7 +92,7 @@ function reachedBy(options: HarnessOptions, service: keyof NonNullable<HarnessOp
 }
 
 export async function startPaymentsHarness(env: NodeJS.ProcessEnv = {}, options: HarnessOptions = {}): Promise<PaymentsHarness> {
-  const databaseUrl = await createTestDatabase('payments');
+  const databaseUrl = await createTestDatabase('payments', { migratedFor: 'payments' });
   const amqpUrl = await createTestVhost('payments');
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -178,7 +178,7 @@ export async function startLedgerBackedHarness(
   options: { treasury?: boolean; treasuryEnv?: NodeJS.ProcessEnv } & HarnessOptions = {},
 ): Promise<LedgerBackedHarness> {
   const amqpUrl = await createTestVhost('payments_wallets');
-  const ledgerDatabaseUrl = await createTestDatabase('payments_ledger');
+  const ledgerDatabaseUrl = await createTestDatabase('payments_ledger', { migratedFor: 'ledger' });
   const ledgerPort = await freePort();
   const ledgerEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -191,7 +191,7 @@ export async function startLedgerBackedHarness(
   let ledger: RunningService | null = await startLedger(ledgerEnv);
   // Reconciliation reads treasury's records (float deposits, withdrawals) too; the other tests
   // leave it out (its queues cost the broker on every test file).
-  const treasuryDatabaseUrl = options.treasury ? await createTestDatabase('payments_treasury') : null;
+  const treasuryDatabaseUrl = options.treasury ? await createTestDatabase('payments_treasury', { migratedFor: 'treasury' }) : null;
   const treasury =
     treasuryDatabaseUrl === null
       ? null

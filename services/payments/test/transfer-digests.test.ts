@@ -1,8 +1,7 @@
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { createDb, type Db, migrate } from '@wallet/kit';
+import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { transferSource } from '../src/features/reconciliation/business-record-sources';
 import { transferDigestsAfter } from '../src/features/transfers/transfer-digests';
 import { type DigestedRecords, digestOfRecords } from '@wallet/money-commands';
@@ -18,8 +17,7 @@ const scope = { tenantId: TENANT, environment: 'test' as const };
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('payments_transfer_digests'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('payments_transfer_digests', { migratedFor: 'payments' }), { poolMax: 2 });
   // Owners' ids as they come: a member, a user with characters beyond ASCII.
   const wallets = [
     { id: 'wl_1', owner_id: 'user_1' },

@@ -1,13 +1,11 @@
-import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, migrate, purgeRule } from '@wallet/kit';
+import { createDb, type Db, idempotencyRetentionRule, inboxRetentionRule, purgeRule } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { analyticsEntriesRetentionRule } from '../src/features/analytics/analytics-retention';
 
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('treasury_analytics_retention'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('treasury_analytics_retention', { migratedFor: 'treasury' }), { poolMax: 2 });
 });
 afterAll(async () => {
   await db?.destroy();

@@ -1,6 +1,5 @@
-import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, migrate, useListExamineMax } from '@wallet/kit';
+import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, useListExamineMax } from '@wallet/kit';
 import { createTestDatabase, idsPageByPage, queryPlans } from '@wallet/kit/testing';
-import { migrations } from '../migrations';
 import { listFloatDeposits } from '../src/features/float-deposits/float-deposits-store';
 import { listWithdrawals } from '../src/features/withdrawals/withdrawals-store';
 
@@ -14,8 +13,7 @@ const scope = { tenantId: TENANT, environment: 'test' as const };
 let db: Db;
 
 beforeAll(async () => {
-  db = createDb(await createTestDatabase('treasury_bounded_lists'), { poolMax: 2 });
-  await migrate(db, migrations);
+  db = createDb(await createTestDatabase('treasury_bounded_lists', { migratedFor: 'treasury' }), { poolMax: 2 });
   useListExamineMax(3);
 });
 afterAll(async () => {

@@ -63,8 +63,8 @@ export interface TreasuryHarness {
 
 export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise<TreasuryHarness> {
   const amqpUrl = await createTestVhost('treasury');
-  const ledgerDatabaseUrl = await createTestDatabase('treasury_ledger');
-  const databaseUrl = await createTestDatabase('treasury');
+  const ledgerDatabaseUrl = await createTestDatabase('treasury_ledger', { migratedFor: 'ledger' });
+  const databaseUrl = await createTestDatabase('treasury', { migratedFor: 'treasury' });
   const ledgerPort = await freePort();
   const common = {
     ...process.env,

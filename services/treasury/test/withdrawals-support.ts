@@ -47,7 +47,7 @@ export interface WithdrawalsHarness extends TreasuryHarness {
 export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Promise<WithdrawalsHarness & { closeAll(): Promise<void> }> {
   const identity = await startIdentityService({
     ...process.env,
-    IDENTITY_DATABASE_URL: await createTestDatabase('treasury_identity'),
+    IDENTITY_DATABASE_URL: await createTestDatabase('treasury_identity', { migratedFor: 'identity' }),
     AMQP_URL: await createTestVhost('treasury_identity'),
     IDENTITY_PORT: '0',
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
