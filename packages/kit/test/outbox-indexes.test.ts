@@ -9,7 +9,7 @@ import {
   type SqlStatement,
   type Tx,
 } from '@wallet/kit';
-import { createTestDatabase } from '@wallet/kit/testing';
+import { createTestDatabase, waitFor } from '@wallet/kit/testing';
 
 /**
  * The relay's statements on an outbox a burst has left mostly dead, as seen under load at scale:
@@ -72,12 +72,23 @@ it('lists the oldest rows through the primary key, reading a few pages', async (
   );
   expect(listed.rows.map((row) => row.message_id)).toEqual(live);
 
-  // That first pass over the dead entries marked them in the index: later ones skip them.
-  const analyzed = await plan(listing, '(ANALYZE, BUFFERS)');
+  // A pass over the dead entries marks them in the index, and later ones skip them. An entry is
+  // marked only once no snapshot on the server can still see its row, so while another test's
+  // transaction holds that horizon back a pass may leave some unmarked: the next one marks them.
+  const pagesRead = (analyzed: string) => {
+    const buffers = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(analyzed);
+    return Number(buffers?.[1]) + Number(buffers?.[2] ?? 0);
+  };
+  const analyzed = await waitFor(
+    async () => {
+      const pass = await plan(listing, '(ANALYZE, BUFFERS)');
+      return pagesRead(pass) < 100 ? pass : undefined;
+    },
+    { what: 'a listing that reads fewer than 100 pages', timeoutMs: 30_000, intervalMs: 200 },
+  );
   expect(analyzed).toContain('Index Scan using outbox_pkey');
   expect(analyzed).not.toMatch(/Seq Scan|Bitmap/);
-  const buffers = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(analyzed);
-  expect(Number(buffers?.[1]) + Number(buffers?.[2] ?? 0)).toBeLessThan(100);
+  expect(pagesRead(analyzed)).toBeLessThan(100);
 });
 
 it('deletes published rows through the message-id index, and only those', async () => {
