@@ -1,4 +1,4 @@
-import { type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   auditActorFieldsOf,
@@ -43,7 +43,7 @@ import {
   scopedOutcomesOf,
 } from './money-command-statement';
 import { type AwaitedRecords, postingMessage } from './postings';
-import { filled, type RecordOf, written } from './record-columns';
+import { filled, type RecordOf, SCOPED_RECORD_COLUMNS, written } from './record-columns';
 
 /*
  * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
@@ -55,13 +55,11 @@ import { filled, type RecordOf, written } from './record-columns';
  */
 
 /**
- * The columns every case table has, whatever its type: its scope and maker, and the state the
+ * The columns every case table has, whatever its type: its id, scope and maker, and the state the
  * flow moves it through. A case type's spec spreads them in (narrowing `status`) with its own.
  */
 export const CASE_STATE_COLUMNS = {
-  seq: filled<string>('bigint'),
-  tenantId: written<string>('text'),
-  environment: written<Environment>('text'),
+  ...SCOPED_RECORD_COLUMNS,
   requestedBy: written<string>('text'),
   status: filled<string>('text'),
   holdEntryId: filled<string | null>('text'),
@@ -79,7 +77,7 @@ export const CASE_STATE_COLUMNS = {
 export type CaseState = RecordOf<typeof CASE_STATE_COLUMNS>;
 
 /** What the flow sets on a case as it moves: never part of a case type's draft. */
-export type CaseStateField = Exclude<keyof CaseState, 'requestedBy' | 'createdAt'>;
+export type CaseStateField = Exclude<keyof CaseState, 'id' | 'requestedBy' | 'createdAt'>;
 
 /** The state of a case from the moment it commits until the ledger answers its hold. */
 export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseState, CaseStateField> & { status: 'pending' } {

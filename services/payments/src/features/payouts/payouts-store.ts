@@ -6,6 +6,7 @@ import {
   caseListFilters,
   type ChargedMoneyRecord,
   type DraftOf,
+  FEE_COLUMNS,
   filled,
   recordColumns,
   type RecordStep,
@@ -23,16 +24,11 @@ export interface PayoutScope {
 
 /** A payout case's columns: the stored case, what a read selects and what the creating statement writes. */
 const PAYOUT_COLUMNS = recordColumns({
-  id: written<string>('text'),
   ...CASE_STATE_COLUMNS,
   walletId: written<string>('text'),
   currencyCode: written<string>('text'),
   amount: written<string>('numeric'),
-  fee: written<string>('numeric'),
-  commission: written<string>('numeric'),
-  feeScheduleId: written<string | null>('text'),
-  feeRuleId: written<string | null>('text'),
-  platformCommissionBps: written<number>('integer'),
+  ...FEE_COLUMNS,
   payoutMethod: written<PayoutMethod>('text'),
   destination: written<PayoutDestination>('jsonb'),
   narration: written<string | null>('text'),

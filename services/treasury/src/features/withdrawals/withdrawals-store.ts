@@ -20,7 +20,6 @@ export interface TreasuryScope {
 
 /** A withdrawal's columns: the stored case, what a read selects and what the creating statement writes. */
 const WITHDRAWAL_CASE_COLUMNS = recordColumns({
-  id: written<string>('text'),
   ...CASE_STATE_COLUMNS,
   source: written<WithdrawalSource>('text'),
   currencyCode: written<string>('text'),
