@@ -1,4 +1,11 @@
-import { type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import {
+  CASE_TYPES,
+  type CaseType,
+  type JournalKind,
+  type LedgerPostV1,
+  type LedgerResultV1,
+  type MakerCheckerStep,
+} from '@wallet/contracts';
 import {
   AppError,
   auditActorFieldsOf,
@@ -96,6 +103,34 @@ export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseStat
   };
 }
 
+/**
+ * A case type named once (docs/money-movements.md): `type` is its case type, as its records
+ * (awaited records, spans) and its audit records' actions (`payout.requested`) name it;
+ * `referenceType` its entries' reference type, its finisher's and its audit records' target
+ * type; `table` holds its cases; `kinds` is each step's journal kind, the flow's steps' from
+ * contracts' CASE_TYPES and any later ones the type adds.
+ */
+export interface CaseNames<Step extends string = string> {
+  type: CaseType;
+  referenceType: string;
+  table: string;
+  kinds: Readonly<Record<Step, JournalKind>>;
+}
+
+/** A case type's names: its reference type is the case type unless it says otherwise, its steps the flow's and `laterKinds`' steps. */
+export function caseNames<Later extends string = never>(
+  type: CaseType,
+  names: { table: string; referenceType?: string; laterKinds?: Readonly<Record<Later, JournalKind>> },
+): CaseNames<MakerCheckerStep | Later> {
+  const later = names.laterKinds ?? ({} as Readonly<Record<Later, JournalKind>>);
+  return { type, referenceType: names.referenceType ?? type, table: names.table, kinds: { ...CASE_TYPES[type].kinds, ...later } };
+}
+
+/** A case type's steps, as its names list their kinds. */
+export function caseStepsOf<Step extends string>(names: CaseNames<Step>): Step[] {
+  return Object.keys(names.kinds) as Step[];
+}
+
 /** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
 export function caseStepCommandId(caseId: string, step: string): string {
   return `${caseId}:${step}`;
@@ -129,12 +164,9 @@ export interface CaseTable<Draft extends { id: string }, Stored> {
 
 export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
   table: CaseTable<Draft, Stored>;
-  /**
-   * `recordType`: of its commands' records, as awaited records and spans name them; `noun`: the
-   * case in messages ("No such payout case"); `auditTarget` and `auditPrefix`: its audit
-   * records' target type and actions (`<auditPrefix>.approved`).
-   */
-  names: { recordType: string; noun: string; auditTarget: string; auditPrefix: string };
+  names: CaseNames;
+  /** The case in messages ("No such payout case"). */
+  noun: string;
   /** The scopes a maker's and a checker's role must grant. */
   scopes: { create: string; approve: string };
   /** The stored case as its creating statement wrote it; `seq` is '' until the statement returned it. */
@@ -143,8 +175,6 @@ export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extend
   show(stored: Stored): Shown;
   /** The command of a decision's step on the case as decided, read in the decision's transaction. */
   decisionCommand(tx: Tx, decided: Stored, step: DecisionStep, correlationId: string | undefined): Promise<LedgerPostV1>;
-  /** The step a command id names; null for a command id that is not one of this type's steps. */
-  stepOfCommand(commandId: string): string | null;
 }
 
 export type MakerCheckerDeps = LedgerWait &
@@ -185,6 +215,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   readonly decisionStep: RecordStep;
   private readonly hold: MoneyCommand<Draft, Stored, Shown>;
   private readonly columnList: string;
+  /** The step a command id names among the type's; null for any other. */
+  private readonly stepOfCommand: (commandId: string) => string | null;
 
   constructor(
     protected readonly deps: MakerCheckerDeps,
@@ -194,8 +226,9 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.holdStep = caseHoldStep(table.records.name);
     this.decisionStep = caseDecisionStep(table.records.name);
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
+    this.stepOfCommand = caseStepOf(caseStepsOf(type.names));
     this.hold = new MoneyCommand(deps, {
-      recordType: type.names.recordType,
+      recordType: type.names.type,
       // Money leaving through a checker is a movement like any other: within the tenant's ceiling.
       amount: { limit: 'tenant' },
       records: table.records,
@@ -212,7 +245,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
 
   /** This type's cases as records that may await the ledger (the pending-age metric): a hold or a decision not yet posted. */
   get awaitedRecords(): AwaitedRecords {
-    return { recordType: this.type.names.recordType, table: this.type.table.records.name, waiting: CASE_AWAITS_LEDGER_SQL };
+    return { recordType: this.type.names.type, table: this.type.table.records.name, waiting: CASE_AWAITS_LEDGER_SQL };
   }
 
   /** What needs no lookup, first: the declared actor, then the amount. */
@@ -234,10 +267,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const audit = auditRecordMessage({
       tenantId: scope.tenantId,
       environment: scope.environment,
-      action: `${this.type.names.auditPrefix}.requested`,
+      action: `${this.type.names.type}.requested`,
       actorType: actor.actorType,
       actorId: draft.requestedBy,
-      targetType: this.type.names.auditTarget,
+      targetType: this.type.names.referenceType,
       targetId: draft.id,
       metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested },
     });
@@ -270,8 +303,8 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
 
   /** Finishes holds and decisions from ledger events (any instance, any time); a step recorded already is left as it is. */
   async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await this.hold.finishFromEvents(tx, resultsOfSteps(results, this.type.stepOfCommand, 'hold'));
-    await finishSteps(tx, this.decisionStep, scopedOutcomesOf(resultsOfSteps(results, this.type.stepOfCommand, 'settle', 'release')));
+    await this.hold.finishFromEvents(tx, resultsOfSteps(results, this.stepOfCommand, 'hold'));
+    await finishSteps(tx, this.decisionStep, scopedOutcomesOf(resultsOfSteps(results, this.stepOfCommand, 'settle', 'release')));
   }
 
   /**
@@ -292,7 +325,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const current = await type.table.find(deps.db, scope, id);
     if (!current) throw this.notFound();
     if (current.requestedBy === decision.decidedBy)
-      throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.names.noun} cannot decide it`, {
+      throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.noun} cannot decide it`, {
         actorId: decision.decidedBy,
       });
     await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
@@ -300,7 +333,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
     const { committed: decided, result } = await commitAndAwait(
       deps,
-      { id: caseStepCommandId(id, step), record: { type: type.names.recordType, id } },
+      { id: caseStepCommandId(id, step), record: { type: type.names.type, id } },
       (replyTo) => deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     const recorder = {
@@ -312,7 +345,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
         await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
       },
     };
-    return answerDecision(result, recorder, answers, `the ${step} of ${type.names.noun} ${id}`);
+    return answerDecision(result, recorder, answers, `the ${step} of ${type.noun} ${id}`);
   }
 
   /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
@@ -330,10 +363,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       auditRecordMessage({
         tenantId: scope.tenantId,
         environment: scope.environment,
-        action: `${this.type.names.auditPrefix}.${decision.status}`,
+        action: `${this.type.names.type}.${decision.status}`,
         actorType: actor.actorType,
         actorId: decision.decidedBy,
-        targetType: this.type.names.auditTarget,
+        targetType: this.type.names.referenceType,
         targetId: id,
         metadata: {
           ...actor.metadata,
@@ -367,6 +400,6 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   }
 
   private notFound(): AppError {
-    return new AppError('NOT_FOUND', `No such ${this.type.names.noun}`);
+    return new AppError('NOT_FOUND', `No such ${this.type.noun}`);
   }
 }

@@ -1,6 +1,7 @@
 import type { Db } from '@wallet/kit';
 import * as store from './payouts-store';
 
+export { PAYOUT } from './payouts-store';
 export type { ReconciledPayoutCase } from './payouts-store';
 
 /**

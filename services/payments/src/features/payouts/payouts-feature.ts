@@ -1,9 +1,9 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
-import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';
+import { PAYOUT } from './payouts-store';
 import { PayoutDelivery } from './rails/payout-delivery';
 import { SandboxRail } from './rails/sandbox-rail';
 
@@ -42,7 +42,7 @@ export function startPayouts(
     tenants: deps.tenants,
     replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
+  deps.postings.register(PAYOUT.referenceType, (tx, results) => payouts.finishFromEvents(tx, results));
   deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({
     db,

@@ -27,6 +27,7 @@ import {
   findPayoutWallet,
   listCases,
   type NewPayoutCase,
+  PAYOUT,
   PAYOUT_CASE_TABLE,
   PAYOUT_OUTCOME,
   type PayoutScope,
@@ -121,7 +122,8 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
 /** Payouts as a maker-checker case type. */
 const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutCase> = {
   table: PAYOUT_CASE_TABLE,
-  names: { recordType: 'payout', noun: 'payout case', auditTarget: 'payout_case', auditPrefix: 'payout' },
+  names: PAYOUT,
+  noun: 'payout case',
   scopes: { create: 'payouts:create', approve: 'payouts:approve' },
   created: (scope, draft, seq) => ({
     ...draft,
@@ -139,7 +141,6 @@ const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutC
     if (!wallet) throw new Error(`payout case ${decided.id}: its wallet ${decided.walletId} is gone`);
     return payoutPostCommand({ ...decided, walletOwnerId: wallet.ownerId, correlationId }, step);
   },
-  stepOfCommand,
 };
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */

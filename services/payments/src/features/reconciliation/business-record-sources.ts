@@ -2,8 +2,8 @@ import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
 import { type CaseStepTaken, caseRecordSource, makerCheckerSteps, singleEntrySource } from '@wallet/money-commands';
 import { depositPostingCommand } from '../deposits/deposit-posting';
 import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
-import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
-import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
+import { PAYOUT, payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
+import { payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
 import { reversalPostCommand } from '../transfers/transfer-reversal-posting';
 import {
@@ -68,8 +68,8 @@ export const depositSource = singleEntrySource({
 
 /** Payout cases step by step: the maker-checker steps, then the rail's outcome (complete or fail); one still pending or approved posts again. */
 export const payoutCaseSource = caseRecordSource({
-  referenceType: PAYOUT_REFERENCE_TYPE,
-  table: 'payout_cases',
+  referenceType: PAYOUT.referenceType,
+  table: PAYOUT.table,
   byIds: (db, ids) => payoutCasesByIds(db, null, ids),
   steps: (payout: ReconciledPayoutCase): Array<CaseStepTaken<PayoutStep>> => [
     ...makerCheckerSteps(payout, ['approved', 'completed', 'failed']),

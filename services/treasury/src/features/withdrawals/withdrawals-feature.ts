@@ -1,9 +1,9 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { type MemberDirectory, type Postings } from '@wallet/money-commands';
 import type { peersConfigShape } from '../../peers';
-import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
 import { withdrawalsRouter } from './withdrawals-router';
 import { WithdrawalsService } from './withdrawals-service';
+import { WITHDRAWAL } from './withdrawals-store';
 
 type WithdrawalsConfig = ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
 
@@ -21,7 +21,7 @@ export function startWithdrawals(
     tenants: deps.tenants,
     replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
+  deps.postings.register(WITHDRAWAL.referenceType, (tx, results) => withdrawals.finishFromEvents(tx, results));
   deps.postings.awaits(withdrawals.awaitedRecords);
   return {
     routes: (app) =>
