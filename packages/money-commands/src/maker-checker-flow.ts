@@ -32,6 +32,7 @@ import {
 } from './maker-checker';
 import { requirePermittedMember, type MemberDirectory } from './member-directory';
 import {
+  type Approval,
   type CommandAnswers,
   type CommandResult,
   commitAndAwait,
@@ -229,6 +230,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.stepOfCommand = caseStepOf(caseStepsOf(type.names));
     this.hold = new MoneyCommand(deps, {
       recordType: type.names.type,
+      approval: { caseType: type.names.type },
       // Money leaving through a checker is a movement like any other: within the tenant's ceiling.
       amount: { limit: 'tenant' },
       records: table.records,
@@ -241,6 +243,11 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       show: type.show,
       notFound: () => this.notFound(),
     });
+  }
+
+  /** The case type a checker decides. */
+  get approval(): Approval {
+    return this.hold.declaration.approval;
   }
 
   /** This type's cases as records that may await the ledger (the pending-age metric): a hold or a decision not yet posted. */

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type CaseType, type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   correlationIdOf,
@@ -129,6 +129,12 @@ export interface MovementNames {
   kind: JournalKind;
 }
 
+/**
+ * Whether a movement waits for a checker: 'none' posts at once; a case type (contracts'
+ * CASE_TYPES) is a maker-checker case (MakerChecker), whose creation posts only its hold.
+ */
+export type Approval = 'none' | { caseType: CaseType };
+
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
 export interface MoneyCommandDeclaration<
   Draft extends { id: string },
@@ -138,10 +144,10 @@ export interface MoneyCommandDeclaration<
   /** The records' type, as awaited records (Postings.awaits) and spans name them. */
   recordType: string;
   /**
-   * Whether the movement waits for a checker: 'none' posts at once. A movement that needs a
-   * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
+   * Whether the movement waits for a checker. A feature declares 'none'; MakerChecker declares
+   * its hold with its case type, which then names the records (recordType is the case type).
    */
-  approval?: 'none';
+  approval: Approval;
   /** How the engine checks the amount (checkAmount, checkLimit): every movement's follows its currency's rules. */
   amount: AmountRule;
   records: RecordTable<Draft>;
@@ -251,6 +257,10 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     protected readonly deps: MoneyCommandDeps,
     readonly declaration: MoneyCommandDeclaration<Draft, Stored, Shown>,
   ) {
+    const { approval, recordType } = declaration;
+    // A case's awaited records, spans and audit actions go by its case type: a hold named otherwise would be awaited under a type no case registered.
+    if (approval !== 'none' && approval.caseType !== recordType)
+      throw new Error(`${recordType} is a case of type ${approval.caseType}, and must be named by it`);
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
     const claim = declaration.records.claim;
     this.step = claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;

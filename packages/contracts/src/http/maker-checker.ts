@@ -18,15 +18,22 @@ export type MakerCheckerStep = (typeof MAKER_CHECKER_STEPS)[number];
 
 /**
  * The movements that wait for a checker, by case type: the journal kind of each step of the
- * flow. A case type names its cases' records (awaited records, spans) and prefixes their audit
- * records' actions (`payout.requested`). Here, not in the services, because whoever reads the
- * journal (treasury's analytics) must know every case type's kinds, whichever service owns it.
+ * flow, and the analytics answer's field of the cases held and not yet decided. A case type
+ * names its cases' records (awaited records, spans) and prefixes their audit records' actions
+ * (`payout.requested`). Here, not in the services, because whoever reads the journal (treasury's
+ * analytics) must know every case type's kinds, whichever service owns it; the service that owns
+ * it declares the movement whose approval is the case type.
  */
 export const CASE_TYPES = {
-  payout: { kinds: { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' } },
-  withdrawal: { kinds: { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' } },
-} as const satisfies Record<string, { kinds: Record<MakerCheckerStep, JournalKind> }>;
+  payout: { kinds: { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' }, pending: 'pendingPayouts' },
+  withdrawal: {
+    kinds: { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' },
+    pending: 'pendingWithdrawals',
+  },
+} as const satisfies Record<string, { kinds: Record<MakerCheckerStep, JournalKind>; pending: `pending${string}` }>;
 export type CaseType = keyof typeof CASE_TYPES;
+/** The analytics answer's field of a case type's pending cases. */
+export type CasePendingField = (typeof CASE_TYPES)[CaseType]['pending'];
 
 /** Every case type, in CASE_TYPES' order. */
 export const CASE_TYPE_NAMES = Object.keys(CASE_TYPES) as CaseType[];
