@@ -35,6 +35,7 @@ import {
   type Approval,
   type CommandAnswers,
   type CommandResult,
+  commandPostings,
   commitAndAwait,
   type LedgerWait,
   MoneyCommand,
@@ -50,7 +51,7 @@ import {
   resultsOfSteps,
   scopedOutcomesOf,
 } from './money-command-statement';
-import { type AwaitedRecords, postingMessage } from './postings';
+import { type AwaitedRecords, postingMessage, type RecordPostings } from './postings';
 import { filled, type RecordOf, SCOPED_RECORD_COLUMNS, written } from './record-columns';
 
 /*
@@ -163,6 +164,12 @@ export interface CaseTable<Draft extends { id: string }, Stored> {
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
 }
 
+/** A step after a case's decision: the commands of `steps` are recorded by `step`. */
+export interface LaterStep {
+  steps: readonly string[];
+  step: RecordStep;
+}
+
 export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
   table: CaseTable<Draft, Stored>;
   names: CaseNames;
@@ -170,12 +177,43 @@ export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extend
   noun: string;
   /** The scopes a maker's and a checker's role must grant. */
   scopes: { create: string; approve: string };
+  /**
+   * Steps after the decision, each recorded by its own step from the results of its commands
+   * (a payout's complete or fail, once the rail answered).
+   */
+  laterSteps?: readonly LaterStep[];
   /** The stored case as its creating statement wrote it; `seq` is '' until the statement returned it. */
   created(scope: RecordScope, draft: Draft, seq: string): Stored;
   refusalOf(stored: Stored): AppError;
   show(stored: Stored): Shown;
   /** The command of a decision's step on the case as decided, read in the decision's transaction. */
   decisionCommand(tx: Tx, decided: Stored, step: DecisionStep, correlationId: string | undefined): Promise<LedgerPostV1>;
+}
+
+/**
+ * A case type's finisher and awaited records, from its declaration alone: the ledger's events
+ * finish its hold, its decision's settle or release and its later steps (any instance, any time;
+ * a step recorded already is left as it is), and a case awaits the ledger while the step its
+ * status names is unanswered.
+ */
+export function casePostings<Draft>(type: {
+  names: CaseNames;
+  table: { records: RecordTable<Draft> };
+  laterSteps?: readonly LaterStep[] | undefined;
+}): RecordPostings {
+  const table = type.table.records.name;
+  if (table !== type.names.table) throw new Error(`case type ${type.names.type} is named with table ${type.names.table}, not ${table}`);
+  const stepOf = caseStepOf(caseStepsOf(type.names));
+  const hold = commandPostings({ recordType: type.names.type, records: type.table.records, step: caseHoldStep(table) });
+  const afterHold = [{ steps: ['settle', 'release'], step: caseDecisionStep(table) }, ...(type.laterSteps ?? [])];
+  return {
+    referenceType: type.names.referenceType,
+    finisher: async (tx, results) => {
+      await hold.finisher(tx, resultsOfSteps(results, stepOf, 'hold'));
+      for (const { steps, step } of afterHold) await finishSteps(tx, step, scopedOutcomesOf(resultsOfSteps(results, stepOf, ...steps)));
+    },
+    awaited: { recordType: type.names.type, table, waiting: CASE_AWAITS_LEDGER_SQL },
+  };
 }
 
 export type MakerCheckerDeps = LedgerWait &
@@ -216,8 +254,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   readonly decisionStep: RecordStep;
   private readonly hold: MoneyCommand<Draft, Stored, Shown>;
   private readonly columnList: string;
-  /** The step a command id names among the type's; null for any other. */
-  private readonly stepOfCommand: (commandId: string) => string | null;
+  private readonly postings: RecordPostings;
 
   constructor(
     protected readonly deps: MakerCheckerDeps,
@@ -227,7 +264,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.holdStep = caseHoldStep(table.records.name);
     this.decisionStep = caseDecisionStep(table.records.name);
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
-    this.stepOfCommand = caseStepOf(caseStepsOf(type.names));
+    this.postings = casePostings(type);
     this.hold = new MoneyCommand(deps, {
       recordType: type.names.type,
       approval: { caseType: type.names.type },
@@ -252,7 +289,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
 
   /** This type's cases as records that may await the ledger (the pending-age metric): a hold or a decision not yet posted. */
   get awaitedRecords(): AwaitedRecords {
-    return { recordType: this.type.names.type, table: this.type.table.records.name, waiting: CASE_AWAITS_LEDGER_SQL };
+    return this.postings.awaited;
   }
 
   /** What needs no lookup, first: the declared actor, then the amount. */
@@ -308,10 +345,9 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     return this.hold.get(scope, id);
   }
 
-  /** Finishes holds and decisions from ledger events (any instance, any time); a step recorded already is left as it is. */
-  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await this.hold.finishFromEvents(tx, resultsOfSteps(results, this.stepOfCommand, 'hold'));
-    await finishSteps(tx, this.decisionStep, scopedOutcomesOf(resultsOfSteps(results, this.stepOfCommand, 'settle', 'release')));
+  /** Finishes holds, decisions and later steps from ledger events (casePostings). */
+  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    return this.postings.finisher(tx, results);
   }
 
   /**

@@ -38,7 +38,7 @@ import {
   stepOutcomeOf,
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
-import type { AwaitedRecord, AwaitedRecords, Postings } from './postings/postings';
+import type { AwaitedRecord, AwaitedRecords, Postings, RecordPostings } from './postings/postings';
 import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
 /*
@@ -210,6 +210,28 @@ export interface MoneyCommandRequest<Draft> {
   answers: CommandAnswers | null;
 }
 
+/** The declared step, giving back the records' claim when the ledger refuses one. */
+function commandStep<Draft>(declaration: { records: RecordTable<Draft>; step: RecordStep }): RecordStep {
+  const claim = declaration.records.claim;
+  return claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
+}
+
+/**
+ * A money command's finisher and awaited records, from its declaration alone: the ledger's
+ * events finish its records (any instance, any time; a record finished already is left as it
+ * is), and its records await the ledger while its step has not recorded them.
+ */
+export function commandPostings<Draft>(declaration: { recordType: string; records: RecordTable<Draft>; step: RecordStep }): RecordPostings {
+  const step = commandStep(declaration);
+  return {
+    referenceType: declaration.recordType,
+    finisher: async (tx, results) => {
+      await finishSteps(tx, step, scopedOutcomesOf(results));
+    },
+    awaited: { recordType: declaration.recordType, table: step.table, waiting: step.waiting },
+  };
+}
+
 export interface MoneyCommandDeps {
   db: Db;
   relay: Pick<OutboxRelay, 'handOver'>;
@@ -262,8 +284,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     if (approval !== 'none' && approval.caseType !== recordType)
       throw new Error(`${recordType} is a case of type ${approval.caseType}, and must be named by it`);
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
-    const claim = declaration.records.claim;
-    this.step = claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
+    this.step = commandStep(declaration);
     this.insert = microBatch(
       (records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records),
       options,
@@ -357,12 +378,6 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   /** Its records as records that may await the ledger (the pending-age metric): those its step has not recorded yet. */
   get awaitedRecords(): AwaitedRecords {
     return { recordType: this.declaration.recordType, table: this.step.table, waiting: this.step.waiting };
-  }
-
-  /** Hands the postings its finisher, under its records' type, and its awaited records. */
-  finishedBy(postings: Pick<Postings, 'register' | 'awaits'>): void {
-    postings.register(this.declaration.recordType, (tx, results) => this.finishFromEvents(tx, results));
-    postings.awaits(this.awaitedRecords);
   }
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */

@@ -22,7 +22,8 @@ export type MakerCheckerStep = (typeof MAKER_CHECKER_STEPS)[number];
  * names its cases' records (awaited records, spans) and prefixes their audit records' actions
  * (`payout.requested`). Here, not in the services, because whoever reads the journal (treasury's
  * analytics) must know every case type's kinds, whichever service owns it; the service that owns
- * it declares the movement whose approval is the case type.
+ * it declares the movement whose approval is the case type (test/movements.test.ts holds the
+ * two together).
  */
 export const CASE_TYPES = {
   payout: { kinds: { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' }, pending: 'pendingPayouts' },

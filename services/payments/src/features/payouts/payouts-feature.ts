@@ -3,7 +3,6 @@ import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';
-import { PAYOUT } from './payouts-store';
 import { PayoutDelivery } from './rails/payout-delivery';
 import { SandboxRail } from './rails/sandbox-rail';
 
@@ -28,7 +27,7 @@ export const payoutsConfigShape = {
   PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
 };
 
-/** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
+/** Payout cases: their routes and their delivery through the rail (src/movements.ts hands the postings their finisher). */
 export function startPayouts(
   parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
@@ -42,8 +41,6 @@ export function startPayouts(
     tenants: deps.tenants,
     replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register(PAYOUT.referenceType, (tx, results) => payouts.finishFromEvents(tx, results));
-  deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({
     db,
     relay,

@@ -75,7 +75,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
 }
 
 /** Withdrawals as a maker-checker case type. */
-const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
+export const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
   table: WITHDRAWAL_TABLE,
   names: WITHDRAWAL,
   noun: 'withdrawal',
