@@ -22,7 +22,7 @@ CREATE TABLE public.analytics_cases (
     currency_code text NOT NULL,
     held_amount numeric DEFAULT 0 NOT NULL,
     resolved boolean DEFAULT false NOT NULL,
-    CONSTRAINT analytics_cases_case_type_check CHECK ((case_type = ANY (ARRAY['payout'::text, 'withdrawal'::text]))),
+    CONSTRAINT analytics_cases_case_type_shape CHECK ((case_type ~ '^[a-z][a-z_]*$'::text)),
     CONSTRAINT analytics_cases_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text])))
 );
 

@@ -1,4 +1,11 @@
-import { type Environment, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import {
+  CASE_TYPES,
+  type CaseType,
+  type JournalKind,
+  type LedgerPostV1,
+  type LedgerResultV1,
+  type MakerCheckerStep,
+} from '@wallet/contracts';
 import {
   AppError,
   auditActorFieldsOf,
@@ -25,8 +32,10 @@ import {
 } from './maker-checker';
 import { requirePermittedMember, type MemberDirectory } from './member-directory';
 import {
+  type Approval,
   type CommandAnswers,
   type CommandResult,
+  commandPostings,
   commitAndAwait,
   type LedgerWait,
   MoneyCommand,
@@ -42,8 +51,8 @@ import {
   resultsOfSteps,
   scopedOutcomesOf,
 } from './money-command-statement';
-import { type AwaitedRecords, postingMessage } from './postings';
-import { filled, type RecordOf, written } from './record-columns';
+import { type AwaitedRecords, postingMessage, type RecordPostings } from './postings';
+import { filled, type RecordOf, SCOPED_RECORD_COLUMNS, written } from './record-columns';
 
 /*
  * One maker-checker flow for every case type: a maker opens a case, whose hold the ledger posts;
@@ -55,13 +64,11 @@ import { filled, type RecordOf, written } from './record-columns';
  */
 
 /**
- * The columns every case table has, whatever its type: its scope and maker, and the state the
+ * The columns every case table has, whatever its type: its id, scope and maker, and the state the
  * flow moves it through. A case type's spec spreads them in (narrowing `status`) with its own.
  */
 export const CASE_STATE_COLUMNS = {
-  seq: filled<string>('bigint'),
-  tenantId: written<string>('text'),
-  environment: written<Environment>('text'),
+  ...SCOPED_RECORD_COLUMNS,
   requestedBy: written<string>('text'),
   status: filled<string>('text'),
   holdEntryId: filled<string | null>('text'),
@@ -79,7 +86,7 @@ export const CASE_STATE_COLUMNS = {
 export type CaseState = RecordOf<typeof CASE_STATE_COLUMNS>;
 
 /** What the flow sets on a case as it moves: never part of a case type's draft. */
-export type CaseStateField = Exclude<keyof CaseState, 'requestedBy' | 'createdAt'>;
+export type CaseStateField = Exclude<keyof CaseState, 'id' | 'requestedBy' | 'createdAt'>;
 
 /** The state of a case from the moment it commits until the ledger answers its hold. */
 export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseState, CaseStateField> & { status: 'pending' } {
@@ -96,6 +103,34 @@ export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseStat
     decisionEntryId: null,
     decisionFailureCode: null,
   };
+}
+
+/**
+ * A case type named once (docs/money-movements.md): `type` is its case type, as its records
+ * (awaited records, spans) and its audit records' actions (`payout.requested`) name it;
+ * `referenceType` its entries' reference type, its finisher's and its audit records' target
+ * type; `table` holds its cases; `kinds` is each step's journal kind, the flow's steps' from
+ * contracts' CASE_TYPES and any later ones the type adds.
+ */
+export interface CaseNames<Step extends string = string> {
+  type: CaseType;
+  referenceType: string;
+  table: string;
+  kinds: Readonly<Record<Step, JournalKind>>;
+}
+
+/** A case type's names: its reference type is the case type unless it says otherwise, its steps the flow's and `laterKinds`' steps. */
+export function caseNames<Later extends string = never>(
+  type: CaseType,
+  names: { table: string; referenceType?: string; laterKinds?: Readonly<Record<Later, JournalKind>> },
+): CaseNames<MakerCheckerStep | Later> {
+  const later = names.laterKinds ?? ({} as Readonly<Record<Later, JournalKind>>);
+  return { type, referenceType: names.referenceType ?? type, table: names.table, kinds: { ...CASE_TYPES[type].kinds, ...later } };
+}
+
+/** A case type's steps, as its names list their kinds. */
+export function caseStepsOf<Step extends string>(names: CaseNames<Step>): Step[] {
+  return Object.keys(names.kinds) as Step[];
 }
 
 /** One command per case step, derived from the case id: every copy of a step is the same command to the ledger. */
@@ -129,24 +164,56 @@ export interface CaseTable<Draft extends { id: string }, Stored> {
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
 }
 
+/** A step after a case's decision: the commands of `steps` are recorded by `step`. */
+export interface LaterStep {
+  steps: readonly string[];
+  step: RecordStep;
+}
+
 export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
   table: CaseTable<Draft, Stored>;
-  /**
-   * `recordType`: of its commands' records, as awaited records and spans name them; `noun`: the
-   * case in messages ("No such payout case"); `auditTarget` and `auditPrefix`: its audit
-   * records' target type and actions (`<auditPrefix>.approved`).
-   */
-  names: { recordType: string; noun: string; auditTarget: string; auditPrefix: string };
+  names: CaseNames;
+  /** The case in messages ("No such payout case"). */
+  noun: string;
   /** The scopes a maker's and a checker's role must grant. */
   scopes: { create: string; approve: string };
+  /**
+   * Steps after the decision, each recorded by its own step from the results of its commands
+   * (a payout's complete or fail, once the rail answered).
+   */
+  laterSteps?: readonly LaterStep[];
   /** The stored case as its creating statement wrote it; `seq` is '' until the statement returned it. */
   created(scope: RecordScope, draft: Draft, seq: string): Stored;
   refusalOf(stored: Stored): AppError;
   show(stored: Stored): Shown;
   /** The command of a decision's step on the case as decided, read in the decision's transaction. */
   decisionCommand(tx: Tx, decided: Stored, step: DecisionStep, correlationId: string | undefined): Promise<LedgerPostV1>;
-  /** The step a command id names; null for a command id that is not one of this type's steps. */
-  stepOfCommand(commandId: string): string | null;
+}
+
+/**
+ * A case type's finisher and awaited records, from its declaration alone: the ledger's events
+ * finish its hold, its decision's settle or release and its later steps (any instance, any time;
+ * a step recorded already is left as it is), and a case awaits the ledger while the step its
+ * status names is unanswered.
+ */
+export function casePostings<Draft>(type: {
+  names: CaseNames;
+  table: { records: RecordTable<Draft> };
+  laterSteps?: readonly LaterStep[] | undefined;
+}): RecordPostings {
+  const table = type.table.records.name;
+  if (table !== type.names.table) throw new Error(`case type ${type.names.type} is named with table ${type.names.table}, not ${table}`);
+  const stepOf = caseStepOf(caseStepsOf(type.names));
+  const hold = commandPostings({ recordType: type.names.type, records: type.table.records, step: caseHoldStep(table) });
+  const afterHold = [{ steps: ['settle', 'release'], step: caseDecisionStep(table) }, ...(type.laterSteps ?? [])];
+  return {
+    referenceType: type.names.referenceType,
+    finisher: async (tx, results) => {
+      await hold.finisher(tx, resultsOfSteps(results, stepOf, 'hold'));
+      for (const { steps, step } of afterHold) await finishSteps(tx, step, scopedOutcomesOf(resultsOfSteps(results, stepOf, ...steps)));
+    },
+    awaited: { recordType: type.names.type, table, waiting: CASE_AWAITS_LEDGER_SQL },
+  };
 }
 
 export type MakerCheckerDeps = LedgerWait &
@@ -187,6 +254,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   readonly decisionStep: RecordStep;
   private readonly hold: MoneyCommand<Draft, Stored, Shown>;
   private readonly columnList: string;
+  private readonly postings: RecordPostings;
 
   constructor(
     protected readonly deps: MakerCheckerDeps,
@@ -196,8 +264,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.holdStep = caseHoldStep(table.records.name);
     this.decisionStep = caseDecisionStep(table.records.name);
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
+    this.postings = casePostings(type);
     this.hold = new MoneyCommand(deps, {
-      recordType: type.names.recordType,
+      recordType: type.names.type,
+      approval: { caseType: type.names.type },
       // Money leaving through a checker is a movement like any other: within the tenant's ceiling.
       amount: { limit: 'tenant' },
       records: table.records,
@@ -212,9 +282,14 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     });
   }
 
+  /** The case type a checker decides. */
+  get approval(): Approval {
+    return this.hold.declaration.approval;
+  }
+
   /** This type's cases as records that may await the ledger (the pending-age metric): a hold or a decision not yet posted. */
   get awaitedRecords(): AwaitedRecords {
-    return { recordType: this.type.names.recordType, table: this.type.table.records.name, waiting: CASE_AWAITS_LEDGER_SQL };
+    return this.postings.awaited;
   }
 
   /** What needs no lookup, first: the declared actor, then the amount. */
@@ -236,10 +311,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const audit = auditRecordMessage({
       tenantId: scope.tenantId,
       environment: scope.environment,
-      action: `${this.type.names.auditPrefix}.requested`,
+      action: `${this.type.names.type}.requested`,
       actorType: actor.actorType,
       actorId: draft.requestedBy,
-      targetType: this.type.names.auditTarget,
+      targetType: this.type.names.referenceType,
       targetId: draft.id,
       metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested },
     });
@@ -270,10 +345,9 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     return this.hold.get(scope, id);
   }
 
-  /** Finishes holds and decisions from ledger events (any instance, any time); a step recorded already is left as it is. */
-  async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await this.hold.finishFromEvents(tx, resultsOfSteps(results, this.type.stepOfCommand, 'hold'));
-    await finishSteps(tx, this.decisionStep, scopedOutcomesOf(resultsOfSteps(results, this.type.stepOfCommand, 'settle', 'release')));
+  /** Finishes holds, decisions and later steps from ledger events (casePostings). */
+  finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
+    return this.postings.finisher(tx, results);
   }
 
   /**
@@ -294,7 +368,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const current = await type.table.find(deps.db, scope, id);
     if (!current) throw this.notFound();
     if (current.requestedBy === decision.decidedBy)
-      throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.names.noun} cannot decide it`, {
+      throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.noun} cannot decide it`, {
         actorId: decision.decidedBy,
       });
     await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
@@ -302,7 +376,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
     const { committed: decided, result } = await commitAndAwait(
       deps,
-      { id: caseStepCommandId(id, step), record: { type: type.names.recordType, id } },
+      { id: caseStepCommandId(id, step), record: { type: type.names.type, id } },
       (replyTo) => deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
     );
     const recorder = {
@@ -314,7 +388,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
         await finishSteps(deps.db, this.decisionStep, [{ scope, id, outcome: { status: 'refused', failureCode } }]);
       },
     };
-    return answerDecision(result, recorder, answers, `the ${step} of ${type.names.noun} ${id}`);
+    return answerDecision(result, recorder, answers, `the ${step} of ${type.noun} ${id}`);
   }
 
   /** The decision's transaction: the case, its command (answered on `replyTo`), its audit record and the key's 202. */
@@ -332,10 +406,10 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       auditRecordMessage({
         tenantId: scope.tenantId,
         environment: scope.environment,
-        action: `${this.type.names.auditPrefix}.${decision.status}`,
+        action: `${this.type.names.type}.${decision.status}`,
         actorType: actor.actorType,
         actorId: decision.decidedBy,
-        targetType: this.type.names.auditTarget,
+        targetType: this.type.names.referenceType,
         targetId: id,
         metadata: {
           ...actor.metadata,
@@ -369,6 +443,6 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   }
 
   private notFound(): AppError {
-    return new AppError('NOT_FOUND', `No such ${this.type.names.noun}`);
+    return new AppError('NOT_FOUND', `No such ${this.type.noun}`);
   }
 }

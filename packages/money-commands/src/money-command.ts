@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
+import { type CaseType, type ErrorCode, ERROR_STATUS, type JournalKind, type LedgerPostV1, type LedgerResultV1 } from '@wallet/contracts';
 import {
   AppError,
   correlationIdOf,
@@ -38,7 +38,7 @@ import {
   stepOutcomeOf,
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
-import type { AwaitedRecord, AwaitedRecords, Postings } from './postings/postings';
+import type { AwaitedRecord, AwaitedRecords, Postings, RecordPostings } from './postings/postings';
 import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
 /*
@@ -129,6 +129,12 @@ export interface MovementNames {
   kind: JournalKind;
 }
 
+/**
+ * Whether a movement waits for a checker: 'none' posts at once; a case type (contracts'
+ * CASE_TYPES) is a maker-checker case (MakerChecker), whose creation posts only its hold.
+ */
+export type Approval = 'none' | { caseType: CaseType };
+
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */
 export interface MoneyCommandDeclaration<
   Draft extends { id: string },
@@ -138,10 +144,10 @@ export interface MoneyCommandDeclaration<
   /** The records' type, as awaited records (Postings.awaits) and spans name them. */
   recordType: string;
   /**
-   * Whether the movement waits for a checker: 'none' posts at once. A movement that needs a
-   * decision is a maker-checker case type (MakerChecker), not a declaration of this kind.
+   * Whether the movement waits for a checker. A feature declares 'none'; MakerChecker declares
+   * its hold with its case type, which then names the records (recordType is the case type).
    */
-  approval?: 'none';
+  approval: Approval;
   /** How the engine checks the amount (checkAmount, checkLimit): every movement's follows its currency's rules. */
   amount: AmountRule;
   records: RecordTable<Draft>;
@@ -204,6 +210,28 @@ export interface MoneyCommandRequest<Draft> {
   answers: CommandAnswers | null;
 }
 
+/** The declared step, giving back the records' claim when the ledger refuses one. */
+function commandStep<Draft>(declaration: { records: RecordTable<Draft>; step: RecordStep }): RecordStep {
+  const claim = declaration.records.claim;
+  return claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
+}
+
+/**
+ * A money command's finisher and awaited records, from its declaration alone: the ledger's
+ * events finish its records (any instance, any time; a record finished already is left as it
+ * is), and its records await the ledger while its step has not recorded them.
+ */
+export function commandPostings<Draft>(declaration: { recordType: string; records: RecordTable<Draft>; step: RecordStep }): RecordPostings {
+  const step = commandStep(declaration);
+  return {
+    referenceType: declaration.recordType,
+    finisher: async (tx, results) => {
+      await finishSteps(tx, step, scopedOutcomesOf(results));
+    },
+    awaited: { recordType: declaration.recordType, table: step.table, waiting: step.waiting },
+  };
+}
+
 export interface MoneyCommandDeps {
   db: Db;
   relay: Pick<OutboxRelay, 'handOver'>;
@@ -251,9 +279,12 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     protected readonly deps: MoneyCommandDeps,
     readonly declaration: MoneyCommandDeclaration<Draft, Stored, Shown>,
   ) {
+    const { approval, recordType } = declaration;
+    // A case's awaited records, spans and audit actions go by its case type: a hold named otherwise would be awaited under a type no case registered.
+    if (approval !== 'none' && approval.caseType !== recordType)
+      throw new Error(`${recordType} is a case of type ${approval.caseType}, and must be named by it`);
     const options = { isolateFailures: true, concurrency: STATEMENT_BATCH_CONCURRENCY };
-    const claim = declaration.records.claim;
-    this.step = claim ? { ...declaration.step, claim: claim as RecordClaim } : declaration.step;
+    this.step = commandStep(declaration);
     this.insert = microBatch(
       (records: NewRecord<Draft>[]) => insertRecords(deps.db, declaration.records, declaration.keyWrite, records),
       options,
@@ -347,12 +378,6 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
   /** Its records as records that may await the ledger (the pending-age metric): those its step has not recorded yet. */
   get awaitedRecords(): AwaitedRecords {
     return { recordType: this.declaration.recordType, table: this.step.table, waiting: this.step.waiting };
-  }
-
-  /** Hands the postings its finisher, under its records' type, and its awaited records. */
-  finishedBy(postings: Pick<Postings, 'register' | 'awaits'>): void {
-    postings.register(this.declaration.recordType, (tx, results) => this.finishFromEvents(tx, results));
-    postings.awaits(this.awaitedRecords);
   }
 
   /** Finishes records from the ledger's events (any instance, any time): a no-op for one finished already. */

@@ -1,3 +1,4 @@
+import type { Environment } from '@wallet/contracts';
 import { columnName, type ColumnType, type RecordScope, type RecordTable } from './money-command-statement';
 
 /*
@@ -25,6 +26,30 @@ export function filled<Value>(type: ColumnType): RecordColumn<Value, false> {
 }
 
 export type ColumnSpec = Record<string, RecordColumn<unknown>>;
+
+/**
+ * The columns every money record has: its seq (a bigserial, which reconciliation pages by), its
+ * id and its scope. A spec spreads them in first.
+ */
+export const SCOPED_RECORD_COLUMNS = {
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+};
+
+/**
+ * What a movement that charges a fee stores of its quote (docs/decisions/fees.md): the fee, the
+ * platform's commission out of it, and the schedule, rule and commission rate that set them.
+ * Spelled once so that every charged movement's columns stay those its quote fills.
+ */
+export const FEE_COLUMNS = {
+  fee: written<string>('numeric'),
+  commission: written<string>('numeric'),
+  feeScheduleId: written<string | null>('text'),
+  feeRuleId: written<string | null>('text'),
+  platformCommissionBps: written<number>('integer'),
+};
 
 type ValueOf<Column> = Column extends RecordColumn<infer Value> ? Value : never;
 

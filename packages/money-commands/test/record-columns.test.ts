@@ -1,4 +1,13 @@
-import { CASE_STATE_COLUMNS, type DraftOf, filled, recordColumns, type StoredOf, written } from '../src';
+import {
+  CASE_STATE_COLUMNS,
+  type DraftOf,
+  FEE_COLUMNS,
+  filled,
+  recordColumns,
+  SCOPED_RECORD_COLUMNS,
+  type StoredOf,
+  written,
+} from '../src';
 
 const columns = recordColumns({
   seq: filled<string>('bigint'),
@@ -26,8 +35,38 @@ describe('recordColumns', () => {
   });
 
   it('lets a case type spread the case state in, narrowing its status where it stands', () => {
-    const cases = recordColumns({ id: written<string>('text'), ...CASE_STATE_COLUMNS, status: filled<'pending'>('text') });
-    expect(cases.names.slice(0, 5)).toEqual(['id', 'seq', 'tenant_id', 'environment', 'requested_by']);
+    const cases = recordColumns({ ...CASE_STATE_COLUMNS, status: filled<'pending'>('text') });
+    expect(cases.names.slice(0, 5)).toEqual(['seq', 'id', 'tenant_id', 'environment', 'requested_by']);
     expect(Object.keys(cases.written)).toEqual(['id', 'tenantId', 'environment', 'requestedBy', 'createdAt']);
+  });
+
+  it('spells the scope and the fee columns once for every record that spreads them in', () => {
+    const charged = recordColumns({ ...SCOPED_RECORD_COLUMNS, amount: written<string>('numeric'), ...FEE_COLUMNS });
+    expect(charged.names).toEqual([
+      'seq',
+      'id',
+      'tenant_id',
+      'environment',
+      'amount',
+      'fee',
+      'commission',
+      'fee_schedule_id',
+      'fee_rule_id',
+      'platform_commission_bps',
+    ]);
+    const draft: DraftOf<typeof charged> = {
+      id: 'trf_1',
+      amount: '10.00',
+      fee: '0.50',
+      commission: '0.05',
+      feeScheduleId: null,
+      feeRuleId: null,
+      platformCommissionBps: 1000,
+    };
+    expect(Object.keys(draft).sort()).toEqual(
+      Object.keys(charged.written)
+        .filter((field) => field !== 'tenantId' && field !== 'environment')
+        .sort(),
+    );
   });
 });

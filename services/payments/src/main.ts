@@ -9,7 +9,7 @@ import {
   type RunningService,
   startService,
 } from '@wallet/kit';
-import { coalesceLedgerCommands, MemberDirectory, startPostings } from '@wallet/money-commands';
+import { coalesceLedgerCommands, MemberDirectory, movementSources, registerMovements, startPostings } from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
@@ -23,6 +23,7 @@ import {
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
+import { PAYMENTS_MOVEMENTS } from './movements';
 import { peersConfigShape } from './peers';
 import { declarePaymentsTopology, PAYMENTS_TOPOLOGY } from './topology';
 
@@ -74,15 +75,16 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS,
           logger,
         });
-        // Postings: features register their finishers, then the ledger events consumer starts.
+        // Postings: the listed movements' finishers (and deposits' own), then the ledger events consumer starts.
         const postings = await startPostings(
           { db, relay, ...parts },
           { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue },
         );
+        registerMovements(postings, PAYMENTS_MOVEMENTS);
         const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
         const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings, members });
         const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants, members });
-        const reconciliation = startReconciliation({ db, relay, ...parts });
+        const reconciliation = startReconciliation({ db, relay, ...parts }, { sources: movementSources(PAYMENTS_MOVEMENTS) });
         await postings.start();
         return {
           routes: (app) => {

@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
 import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase } from '@wallet/kit/testing';
-import { transferSource } from '../src/features/reconciliation/business-record-sources';
+import { transferSource } from '../src/features/transfers/transfer-records';
 import { transferDigestsAfter } from '../src/features/transfers/transfer-digests';
 import { type DigestedRecords, digestOfRecords } from '@wallet/money-commands';
 

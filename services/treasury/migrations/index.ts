@@ -9,6 +9,7 @@ import * as retentionIndexes from './20261229120000_retention_indexes';
 import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as withdrawalsPending from './20270106120000_withdrawals_pending';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
+import * as analyticsCaseTypeShape from './20270115120000_analytics_case_type_shape';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { name: '20270102120000_operational_metrics', ...operationalMetrics },
   { name: '20270106120000_withdrawals_pending', ...withdrawalsPending },
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
+  { name: '20270115120000_analytics_case_type_shape', ...analyticsCaseTypeShape },
 ];

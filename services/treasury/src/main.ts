@@ -10,17 +10,23 @@ import {
   type ServiceParts,
   startService,
 } from '@wallet/kit';
-import { coalesceLedgerCommands, LedgerReads, MemberDirectory, startPostings } from '@wallet/money-commands';
+import {
+  coalesceLedgerCommands,
+  LedgerReads,
+  MemberDirectory,
+  movementSources,
+  registerMovements,
+  startPostings,
+} from '@wallet/money-commands';
 import { migrations } from '../migrations';
 import { startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
-import { floatDepositRecords } from './features/float-deposits/float-deposit-records';
-import { withdrawalRecords } from './features/withdrawals/withdrawal-records';
 import { startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
 import { startWithdrawals } from './features/withdrawals/withdrawals-feature';
+import { TREASURY_MOVEMENTS } from './movements';
 import { peersConfigShape } from './peers';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
@@ -45,8 +51,9 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
     timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
     logger,
   });
-  // Postings: features register their finishers, then the ledger events consumer starts.
+  // Postings: the listed movements' finishers and awaited records, then the ledger events consumer starts.
   const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
+  registerMovements(postings, TREASURY_MOVEMENTS);
   const balances = startBalances({ db, relay, ...parts });
   const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
   const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
@@ -69,7 +76,7 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
         businessRecordsRouter({
           db,
           journal,
-          sources: [floatDepositRecords, withdrawalRecords],
+          sources: movementSources(TREASURY_MOVEMENTS),
           lookbackMs: config.TREASURY_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,
           pace: BackgroundPace.fromConfig(config),
         }),

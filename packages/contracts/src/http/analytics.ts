@@ -3,6 +3,7 @@ import { dayInputSchema, environmentSchema, offsetInstantInputSchema, timestampS
 import { JOURNAL_KINDS } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 import type { RouteContract } from '../route-contract';
+import { CASE_TYPE_NAMES, CASE_TYPES, type CasePendingField } from './maker-checker';
 
 /** Days one analytics request may span at most: the daily rows stay a bounded list. */
 export const ANALYTICS_RANGE_DAYS_MAX = 366;
@@ -78,6 +79,13 @@ export type AnalyticsLiquidity = z.infer<typeof analyticsLiquiditySchema>;
 
 /** Cases held and neither settled nor released yet (now, not bounded by the range): amount includes the fee held. */
 export const analyticsPendingSchema = z.object({ count, amount: amountStringSchema });
+export type AnalyticsPending = z.infer<typeof analyticsPendingSchema>;
+
+/** A field per case type (`pendingPayouts`, `pendingWithdrawals`), so a new case type's cases are counted without a field of its own here. */
+const pendingShape = Object.fromEntries(CASE_TYPE_NAMES.map((type) => [CASE_TYPES[type].pending, analyticsPendingSchema])) as Record<
+  CasePendingField,
+  typeof analyticsPendingSchema
+>;
 
 export const analyticsCurrencySchema = z.object({
   currencyCode: z.string(),
@@ -85,8 +93,7 @@ export const analyticsCurrencySchema = z.object({
   byKind: z.array(analyticsKindFiguresSchema),
   daily: z.array(analyticsDayFiguresSchema),
   liquidity: analyticsLiquiditySchema,
-  pendingPayouts: analyticsPendingSchema,
-  pendingWithdrawals: analyticsPendingSchema,
+  ...pendingShape,
 });
 export type AnalyticsCurrency = z.infer<typeof analyticsCurrencySchema>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boundedFiltersNote, pageQuerySchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
+import type { JournalKind } from '../messages/journal-terms';
 import { currencyCodeSchema } from '../money';
 import type { ServiceName } from '../route-contract';
 import { plainTextSchema } from '../text';
@@ -10,6 +11,33 @@ import { plainTextSchema } from '../text';
  * (docs/decisions/maker-checker.md): the maker's request, the checker's decision, and the
  * ledger entry each step posted. Each feature adds what it pays out of and where to.
  */
+
+/** The steps of the maker-checker flow, each posting its own entry: the hold, then the settle (approval) or the release (rejection). */
+export const MAKER_CHECKER_STEPS = ['hold', 'settle', 'release'] as const;
+export type MakerCheckerStep = (typeof MAKER_CHECKER_STEPS)[number];
+
+/**
+ * The movements that wait for a checker, by case type: the journal kind of each step of the
+ * flow, and the analytics answer's field of the cases held and not yet decided. A case type
+ * names its cases' records (awaited records, spans) and prefixes their audit records' actions
+ * (`payout.requested`). Here, not in the services, because whoever reads the journal (treasury's
+ * analytics) must know every case type's kinds, whichever service owns it; the service that owns
+ * it declares the movement whose approval is the case type (test/movements.test.ts holds the
+ * two together).
+ */
+export const CASE_TYPES = {
+  payout: { kinds: { hold: 'payout_hold', settle: 'payout_settle', release: 'payout_release' }, pending: 'pendingPayouts' },
+  withdrawal: {
+    kinds: { hold: 'withdrawal_hold', settle: 'withdrawal_settle', release: 'withdrawal_release' },
+    pending: 'pendingWithdrawals',
+  },
+} as const satisfies Record<string, { kinds: Record<MakerCheckerStep, JournalKind>; pending: `pending${string}` }>;
+export type CaseType = keyof typeof CASE_TYPES;
+/** The analytics answer's field of a case type's pending cases. */
+export type CasePendingField = (typeof CASE_TYPES)[CaseType]['pending'];
+
+/** Every case type, in CASE_TYPES' order. */
+export const CASE_TYPE_NAMES = Object.keys(CASE_TYPES) as CaseType[];
 
 /** A team member id (`usr_`) as a maker or checker gives it in a body. */
 export const caseMemberIdSchema = plainTextSchema(64, { trim: false });

@@ -13,4 +13,4 @@ export {
 } from './ledger-events-consumer';
 export { coalesceLedgerCommands, postCommandOf, postingMessage, type RecordPosting } from './posting-message';
 export { type PendingReply, PostingReplies } from './posting-replies';
-export { type Postings, startPostings } from './postings';
+export { type Postings, type RecordPostings, startPostings } from './postings';

@@ -9,6 +9,16 @@ import { type PendingReply, PostingReplies } from './posting-replies';
 export type { AwaitedRecord, AwaitedRecords, PendingReply, PostingFinisher };
 
 /**
+ * What the postings learn of one kind of record, from its declaration: the finisher of the
+ * entries naming its reference type, and its records that may await the ledger.
+ */
+export interface RecordPostings {
+  referenceType: string;
+  finisher: PostingFinisher;
+  awaited: AwaitedRecords;
+}
+
+/**
  * The shared path of every posting a service sends the ledger: record + `ledger.post.v1` in one transaction via
  * the outbox (postingMessage with `replyTo`), then wait for the ledger's answer here, with the
  * ledger's events finishing whatever nobody waited for.

@@ -154,6 +154,7 @@ export interface WebhookOutcome {
 function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit> {
   return {
     recordType: 'deposit',
+    approval: 'none',
     amount: { limit: 'tenant', echoAmount: true },
     records: MOMO_DEPOSIT_RECORDS,
     keyWrite: 'natural-key',

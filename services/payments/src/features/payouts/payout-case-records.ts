@@ -1,6 +1,9 @@
 import type { Db } from '@wallet/kit';
+import { type CaseStepTaken, caseRecordSource, makerCheckerSteps } from '@wallet/money-commands';
+import { payoutPostCommand, type PayoutStep } from './payout-posting';
 import * as store from './payouts-store';
 
+export { PAYOUT } from './payouts-store';
 export type { ReconciledPayoutCase } from './payouts-store';
 
 /**
@@ -10,3 +13,17 @@ export type { ReconciledPayoutCase } from './payouts-store';
 export function payoutCasesByIds(db: Db, scope: store.PayoutScope | null, ids: readonly string[]): Promise<store.ReconciledPayoutCase[]> {
   return store.payoutCasesByIds(db, scope, ids);
 }
+
+/** Payout cases step by step: the maker-checker steps, then the rail's outcome (complete or fail); one still pending or approved posts again. */
+export const payoutCaseSource = caseRecordSource({
+  referenceType: store.PAYOUT.referenceType,
+  table: store.PAYOUT.table,
+  byIds: (db, ids) => payoutCasesByIds(db, null, ids),
+  steps: (payout: store.ReconciledPayoutCase): Array<CaseStepTaken<PayoutStep>> => [
+    ...makerCheckerSteps(payout, ['approved', 'completed', 'failed']),
+    ...(payout.status === 'completed' ? [{ step: 'complete' as const, journalEntryId: payout.outcomeEntryId }] : []),
+    ...(payout.status === 'failed' ? [{ step: 'fail' as const, journalEntryId: payout.outcomeEntryId }] : []),
+  ],
+  command: payoutPostCommand,
+  open: (payout) => payout.status === 'pending' || payout.status === 'approved',
+});

@@ -1,17 +1,16 @@
 import BigNumber from 'bignumber.js';
 import { ACCOUNTS, formatAmount, type LedgerPostV1, type PayoutDestination, type PostingLine } from '@wallet/contracts';
-import { caseStepCommandId, caseStepOf, type ChargedMoneyRecord, postCommandOf } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, caseStepsOf, type ChargedMoneyRecord, postCommandOf } from '@wallet/money-commands';
 import { walletAccountName } from '../ledger/ledger-commands';
+import { PAYOUT } from './payouts-store';
 
-export type PayoutStep = 'hold' | 'settle' | 'release' | 'complete' | 'fail';
+export type PayoutStep = keyof typeof PAYOUT.kinds;
 
 export function payoutCommandId(caseId: string, step: PayoutStep): string {
   return caseStepCommandId(caseId, step);
 }
 
-export const stepOfCommand = caseStepOf<PayoutStep>(['hold', 'settle', 'release', 'complete', 'fail']);
-
-export const PAYOUT_REFERENCE_TYPE = 'payout_case';
+export const stepOfCommand = caseStepOf(caseStepsOf(PAYOUT));
 
 export interface PayoutPosting extends ChargedMoneyRecord {
   walletId: string;
@@ -20,14 +19,6 @@ export interface PayoutPosting extends ChargedMoneyRecord {
   destination?: PayoutDestination | undefined;
   correlationId?: string | undefined;
 }
-
-const KIND: Record<PayoutStep, LedgerPostV1['kind']> = {
-  hold: 'payout_hold',
-  settle: 'payout_settle',
-  release: 'payout_release',
-  complete: 'payout_complete',
-  fail: 'payout_fail',
-};
 
 /** The float the money left the platform from: the mobile money network's or the bank's. */
 export function floatAccountOf(destination: PayoutDestination): string {
@@ -93,8 +84,8 @@ export function payoutPostCommand(payout: PayoutPosting, step: PayoutStep): Ledg
   const lines = linesOf[step]();
   return postCommandOf(payout, {
     commandId: payoutCommandId(payout.id, step),
-    kind: KIND[step],
-    reference: { type: PAYOUT_REFERENCE_TYPE, id: payout.id },
+    kind: PAYOUT.kinds[step],
+    reference: { type: PAYOUT.referenceType, id: payout.id },
     lines,
   });
 }

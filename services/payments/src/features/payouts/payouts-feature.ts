@@ -1,7 +1,6 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import type { MemberDirectory, Postings } from '@wallet/money-commands';
 import { z } from 'zod';
-import { PAYOUT_REFERENCE_TYPE } from './payout-posting';
 import { payoutsRouter } from './payouts-router';
 import { PayoutsService } from './payouts-service';
 import { PayoutDelivery } from './rails/payout-delivery';
@@ -28,7 +27,7 @@ export const payoutsConfigShape = {
   PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
 };
 
-/** Payout cases: their routes, the finisher that records the ledger's events on their steps, and their delivery through the rail. */
+/** Payout cases: their routes and their delivery through the rail (src/movements.ts hands the postings their finisher). */
 export function startPayouts(
   parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
@@ -42,8 +41,6 @@ export function startPayouts(
     tenants: deps.tenants,
     replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register(PAYOUT_REFERENCE_TYPE, (tx, results) => payouts.finishFromEvents(tx, results));
-  deps.postings.awaits(payouts.awaitedRecords);
   const delivery = new PayoutDelivery({
     db,
     relay,

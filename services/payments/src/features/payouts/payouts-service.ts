@@ -1,32 +1,22 @@
-import {
-  type CreatePayoutBody,
-  formatAmount,
-  type LedgerResultV1,
-  newId,
-  type Page,
-  type PayoutCase,
-  type PayoutCaseQuery,
-} from '@wallet/contracts';
-import { AppError, currentContext, type InternalClaims, pageBySeq, type Tx } from '@wallet/kit';
+import { type CreatePayoutBody, formatAmount, newId, type Page, type PayoutCase, type PayoutCaseQuery } from '@wallet/contracts';
+import { AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
 import {
   awaitsLedger,
   type CaseTypeDeclaration,
   type CommandAnswers,
   type CommandResult,
-  finishSteps,
   ledgerRefusal,
   MakerChecker,
   type MakerCheckerDeps,
   pendingCaseState,
-  resultsOfSteps,
-  scopedOutcomesOf,
 } from '@wallet/money-commands';
 import { chargedFee, quoteFee } from '../fees/quote-fee';
-import { payoutPostCommand, stepOfCommand } from './payout-posting';
+import { payoutPostCommand, type PayoutStep } from './payout-posting';
 import {
   findPayoutWallet,
   listCases,
   type NewPayoutCase,
+  PAYOUT,
   PAYOUT_CASE_TABLE,
   PAYOUT_OUTCOME,
   type PayoutScope,
@@ -103,12 +93,6 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
     });
   }
 
-  /** Finishes case steps from ledger events (any instance, any time): the maker-checker steps, then the rail's outcome. */
-  override async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
-    await super.finishFromEvents(tx, results);
-    await finishSteps(tx, PAYOUT_OUTCOME, scopedOutcomesOf(resultsOfSteps(results, stepOfCommand, 'complete', 'fail')));
-  }
-
   list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
     return pageBySeq(
       query,
@@ -118,10 +102,12 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
   }
 }
 
-/** Payouts as a maker-checker case type. */
-const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutCase> = {
+/** Payouts as a maker-checker case type: after the decision, the rail's outcome is one more step (payout-delivery). */
+export const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutCase> = {
   table: PAYOUT_CASE_TABLE,
-  names: { recordType: 'payout', noun: 'payout case', auditTarget: 'payout_case', auditPrefix: 'payout' },
+  names: PAYOUT,
+  noun: 'payout case',
+  laterSteps: [{ steps: ['complete', 'fail'] satisfies PayoutStep[], step: PAYOUT_OUTCOME }],
   scopes: { create: 'payouts:create', approve: 'payouts:approve' },
   created: (scope, draft, seq) => ({
     ...draft,
@@ -139,7 +125,6 @@ const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, PayoutC
     if (!wallet) throw new Error(`payout case ${decided.id}: its wallet ${decided.walletId} is gone`);
     return payoutPostCommand({ ...decided, walletOwnerId: wallet.ownerId, correlationId }, step);
   },
-  stepOfCommand,
 };
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */

@@ -2,10 +2,12 @@ import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, Wallet
 import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 import {
   CASE_STATE_COLUMNS,
+  caseNames,
   type CaseTable,
   caseListFilters,
   type ChargedMoneyRecord,
   type DraftOf,
+  FEE_COLUMNS,
   filled,
   recordColumns,
   type RecordStep,
@@ -21,18 +23,23 @@ export interface PayoutScope {
   environment: Environment;
 }
 
+/**
+ * A payout's names (docs/money-movements.md): its cases' entries name the case (`payout_case`),
+ * and after the flow's steps the rail's outcome posts one more (complete or fail).
+ */
+export const PAYOUT = caseNames('payout', {
+  table: 'payout_cases',
+  referenceType: 'payout_case',
+  laterKinds: { complete: 'payout_complete', fail: 'payout_fail' },
+});
+
 /** A payout case's columns: the stored case, what a read selects and what the creating statement writes. */
 const PAYOUT_COLUMNS = recordColumns({
-  id: written<string>('text'),
   ...CASE_STATE_COLUMNS,
   walletId: written<string>('text'),
   currencyCode: written<string>('text'),
   amount: written<string>('numeric'),
-  fee: written<string>('numeric'),
-  commission: written<string>('numeric'),
-  feeScheduleId: written<string | null>('text'),
-  feeRuleId: written<string | null>('text'),
-  platformCommissionBps: written<number>('integer'),
+  ...FEE_COLUMNS,
   payoutMethod: written<PayoutMethod>('text'),
   destination: written<PayoutDestination>('jsonb'),
   narration: written<string | null>('text'),
@@ -71,16 +78,16 @@ export async function findPayoutWallet(db: Db | Tx, scope: PayoutScope, walletId
 export type NewPayoutCase = DraftOf<typeof PAYOUT_COLUMNS>;
 
 /** A case as its creating statement writes it (with its hold command and its key's first answer). */
-export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = { name: 'payout_cases', columns: PAYOUT_COLUMNS.written };
+export const PAYOUT_CASE_RECORDS: RecordTable<NewPayoutCase> = { name: PAYOUT.table, columns: PAYOUT_COLUMNS.written };
 
 /** A delivered case's complete or fail: recorded once, its entry or the ledger's refusal. */
 export const PAYOUT_OUTCOME: RecordStep = {
-  table: 'payout_cases',
+  table: PAYOUT.table,
   waiting: "r.status IN ('completed', 'failed') AND r.outcome_entry_id IS NULL AND r.outcome_failure_code IS NULL",
   recorded: 'outcome_entry_id = u.journal_entry_id, outcome_failure_code = u.failure_code',
 };
 
-const records = scopedRecords('payout_cases', PAYOUT_CASE_COLUMNS, toCase);
+const records = scopedRecords(PAYOUT.table, PAYOUT_CASE_COLUMNS, toCase);
 
 export const findCase = records.find;
 
@@ -118,7 +125,7 @@ export async function deliverableCases(db: Db, limit: number): Promise<Deliverab
   const result = await prepared<{ rows: object[] }>(
     db,
     `SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id AS wallet_owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
-     FROM payout_cases c JOIN wallets w ON w.id = c.wallet_id
+     FROM ${PAYOUT.table} c JOIN wallets w ON w.id = c.wallet_id
      WHERE c.status = 'approved' AND c.decision_entry_id IS NOT NULL
      ORDER BY c.seq
      LIMIT ?`,
@@ -129,7 +136,7 @@ export async function deliverableCases(db: Db, limit: number): Promise<Deliverab
 
 /** Marks the first attempt at the rail; a resumed attempt keeps the first time. */
 export async function markRailStarted(db: Db, id: string): Promise<void> {
-  await prepared(db, `UPDATE payout_cases SET rail_started_at = coalesce(rail_started_at, now()) WHERE id = ? AND status = 'approved'`, [
+  await prepared(db, `UPDATE ${PAYOUT.table} SET rail_started_at = coalesce(rail_started_at, now()) WHERE id = ? AND status = 'approved'`, [
     id,
   ]);
 }
@@ -147,7 +154,7 @@ export interface RailResult {
 export async function recordRailResult(tx: Tx, id: string, result: RailResult): Promise<boolean> {
   const updated = await prepared<{ rowCount: number | null }>(
     tx,
-    `UPDATE payout_cases SET status = ?, rail_reference = ?, rail_failure_reason = ?, rail_started_at = coalesce(rail_started_at, now())
+    `UPDATE ${PAYOUT.table} SET status = ?, rail_reference = ?, rail_failure_reason = ?, rail_started_at = coalesce(rail_started_at, now())
      WHERE id = ? AND status = 'approved' AND decision_entry_id IS NOT NULL`,
     [result.status, result.railReference, result.railFailureReason, id],
   );
@@ -171,7 +178,7 @@ export interface ReconciledPayoutCase extends ChargedMoneyRecord {
 }
 
 function payoutCasesWithWallets(db: Db) {
-  return db('payout_cases as p')
+  return db(`${PAYOUT.table} as p`)
     .join('wallets as w', 'w.id', 'p.wallet_id')
     .select(
       'p.seq',

@@ -1,8 +1,7 @@
 import { BackgroundPace, type Features, type ServiceConfig, type ServiceParts } from '@wallet/kit';
-import { LedgerReads } from '@wallet/money-commands';
+import { LedgerReads, type LocalRecordSource } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { peersConfigShape } from '../../peers';
-import { depositSource, payoutCaseSource, transferReversalSource, transferSource } from './business-record-sources';
 import { ReconciliationFullRuns } from './reconciliation-full-runs';
 import { reconciliationRouter } from './reconciliation-router';
 import { ReconciliationSchedule } from './reconciliation-schedule';
@@ -43,8 +42,11 @@ export const reconciliationConfigShape = {
 
 type ReconciliationConfig = ServiceConfig<typeof reconciliationConfigShape & Pick<typeof peersConfigShape, 'LEDGER_URL' | 'TREASURY_URL'>>;
 
-/** Reconciliation: the ledger's checks plus payments' own, over its records and treasury's, asked for or on a schedule. */
-export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): Features {
+/**
+ * Reconciliation: the ledger's checks plus payments' own, over its records (`sources`, its
+ * movements') and treasury's, asked for or on a schedule.
+ */
+export function startReconciliation(parts: ServiceParts<ReconciliationConfig>, deps: { sources: readonly LocalRecordSource[] }): Features {
   const { config, db, logger, metrics } = parts;
   const ledger = new LedgerReads({
     baseUrl: config.LEDGER_URL,
@@ -67,7 +69,7 @@ export function startReconciliation(parts: ServiceParts<ReconciliationConfig>): 
     db,
     ledger,
     journal: ledger,
-    sources: [transferSource, transferReversalSource, depositSource, payoutCaseSource],
+    sources: deps.sources,
     treasury,
     slipMaxAgeHours: config.PAYMENTS_RECONCILIATION_SLIP_MAX_AGE_HOURS,
     lookbackMs: config.PAYMENTS_RECONCILIATION_LOOKBACK_HOURS * 3_600_000,

@@ -1,4 +1,9 @@
+import type { ExpectedPosting } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
+import { singleEntrySource } from '@wallet/money-commands';
+import { transferDigestsAfter } from './transfer-digests';
+import { transferPostCommand } from './transfer-posting';
+import { reversalPostCommand } from './transfer-reversal-posting';
 import * as reversals from './transfer-reversals-store';
 import * as store from './transfers-store';
 
@@ -37,3 +42,32 @@ export function reversalsAfter(
 ): Promise<reversals.ReconciledReversal[]> {
   return reversals.reversalsAfter(db, scope, afterSeq, limit);
 }
+
+function transferPosting(transfer: store.ReconciledTransfer): Omit<ExpectedPosting, 'journalEntryId'> {
+  const command = transferPostCommand(transfer, transfer.from, transfer.to);
+  return { kind: command.kind, reference: command.reference, lines: command.lines };
+}
+
+/** Transfers for reconciliation's check 3: one entry once completed; a full run's pages digested where they are stored. */
+export const transferSource = singleEntrySource({
+  referenceType: store.TRANSFER.type,
+  table: store.TRANSFER.table,
+  rowsByIds: (db, ids) => transfersByIds(db, null, ids),
+  rowsAfter: transfersAfter,
+  posting: transferPosting,
+  digestAfter: transferDigestsAfter,
+});
+
+function reversalPosting(reversal: reversals.ReconciledReversal): Omit<ExpectedPosting, 'journalEntryId'> {
+  const command = reversalPostCommand(reversal, { journalEntryId: reversal.transferEntryId ?? '', from: reversal.from, to: reversal.to });
+  return { kind: command.kind, reference: command.reference, lines: command.lines };
+}
+
+/** Reversals for reconciliation's check 3: one entry once completed, naming the reversed transfer's. */
+export const transferReversalSource = singleEntrySource({
+  referenceType: reversals.TRANSFER_REVERSAL.type,
+  table: reversals.TRANSFER_REVERSAL.table,
+  rowsByIds: reversalsByIds,
+  rowsAfter: reversalsAfter,
+  posting: reversalPosting,
+});

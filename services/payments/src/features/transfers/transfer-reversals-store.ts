@@ -7,6 +7,7 @@ import {
   type RecordClaim,
   recordColumns,
   type RecordTable,
+  SCOPED_RECORD_COLUMNS,
   settlementStep,
   type StoredOf,
   written,
@@ -18,10 +19,7 @@ export const TRANSFER_REVERSAL: MovementNames = { type: 'transfer_reversal', tab
 
 /** A reversal's columns: the stored reversal, what a read selects and what the creating statement writes. */
 const REVERSAL_COLUMNS = recordColumns({
-  seq: filled<string>('bigint'),
-  id: written<string>('text'),
-  tenantId: written<string>('text'),
-  environment: written<Environment>('text'),
+  ...SCOPED_RECORD_COLUMNS,
   transferId: written<string>('text'),
   currencyCode: written<string>('text'),
   amount: written<string>('numeric'),

@@ -123,7 +123,7 @@ function refusalOf(reversal: StoredReversal): AppError {
   });
 }
 
-const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal, TransferReversal>({
+export const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal, TransferReversal>({
   recordType: TRANSFER_REVERSAL.type,
   // What is left of the transfer caps a reversal (claimProblem), not the tenant's ceiling: the transfer was within it.
   amount: { limit: 'none' },

@@ -11,7 +11,7 @@ export const transfersConfigShape = {
   PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
 };
 
-/** Transfers and their reversals: their routes, and the finishers that record the ledger's events on them. */
+/** Transfers and their reversals: their routes (src/movements.ts hands the postings their finishers). */
 export function startTransfers(
   parts: ServiceParts<ServiceConfig<typeof transfersConfigShape>>,
   deps: { postings: Postings; tenants: TenantDirectory },
@@ -24,14 +24,12 @@ export function startTransfers(
     postings: deps.postings,
     replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
   });
-  transfers.finishedBy(deps.postings);
   const reversals = new TransferReversals({
     db,
     relay,
     postings: deps.postings,
     replyTimeoutMs: config.PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS,
   });
-  reversals.finishedBy(deps.postings);
   const idempotencyGuard = idempotency({ db, required: true, logger, claimAtFirstWrite: true });
   return {
     routes: (app) => app.use(transfersRouter(transfers, idempotencyGuard), transferReversalsRouter(reversals, idempotencyGuard)),

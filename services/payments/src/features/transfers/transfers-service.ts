@@ -158,8 +158,9 @@ export function refusalOf(transfer: StoredTransfer): AppError {
 }
 
 /** Transfers as money commands: the transfer is pending until the ledger posts or refuses its posting. */
-const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer, Transfer>({
+export const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer, Transfer>({
   recordType: TRANSFER.type,
+  approval: 'none',
   amount: { limit: 'tenant' },
   records: TRANSFER_RECORDS,
   step: TRANSFER_POSTING,

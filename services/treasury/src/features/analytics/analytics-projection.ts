@@ -1,5 +1,15 @@
 import BigNumber from 'bignumber.js';
-import { accountFamilyOf, type AccountFamily, ACCOUNTS, type Environment, type JournalKind, type PostedEntry } from '@wallet/contracts';
+import {
+  accountFamilyOf,
+  type AccountFamily,
+  ACCOUNTS,
+  CASE_TYPE_NAMES,
+  CASE_TYPES,
+  type CaseType,
+  type Environment,
+  type JournalKind,
+  type PostedEntry,
+} from '@wallet/contracts';
 
 /**
  * The pure half of the read models: what a set of posted entries adds to them. Deltas are
@@ -52,15 +62,25 @@ export function earnsFeeRevenue(kind: JournalKind): boolean {
   return !kind.startsWith('withdrawal_');
 }
 
-type CaseType = 'payout' | 'withdrawal';
-const CASE_STEPS: Partial<Record<JournalKind, { caseType: CaseType; step: 'hold' | 'outcome' }>> = {
-  payout_hold: { caseType: 'payout', step: 'hold' },
-  payout_settle: { caseType: 'payout', step: 'outcome' },
-  payout_release: { caseType: 'payout', step: 'outcome' },
-  withdrawal_hold: { caseType: 'withdrawal', step: 'hold' },
-  withdrawal_settle: { caseType: 'withdrawal', step: 'outcome' },
-  withdrawal_release: { caseType: 'withdrawal', step: 'outcome' },
-};
+/**
+ * The entries that open and decide a case, by kind, for every case type contracts declare: a
+ * case is held by its hold and decided by its settle or release. Only these kinds make case
+ * rows, so no case type the declarations lack reaches analytics_cases.
+ */
+interface CaseStep {
+  caseType: CaseType;
+  step: 'hold' | 'outcome';
+}
+const CASE_STEPS: ReadonlyMap<JournalKind, CaseStep> = new Map(
+  CASE_TYPE_NAMES.flatMap((caseType): Array<[JournalKind, CaseStep]> => {
+    const { hold, settle, release } = CASE_TYPES[caseType].kinds;
+    return [
+      [hold, { caseType, step: 'hold' }],
+      [settle, { caseType, step: 'outcome' }],
+      [release, { caseType, step: 'outcome' }],
+    ];
+  }),
+);
 
 interface Scope {
   tenantId: string;
@@ -143,7 +163,7 @@ export function projectEntries(entries: readonly PostedEntry[]): Projection {
         classes.set(classKey, classRow);
       }
 
-      const step = CASE_STEPS[entry.kind];
+      const step = CASE_STEPS.get(entry.kind);
       if (step) {
         const caseKey = [entry.tenantId, entry.environment, step.caseType, entry.reference.id, currencyCode].join('|');
         const caseRow = cases.get(caseKey) ?? {

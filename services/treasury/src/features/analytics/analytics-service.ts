@@ -6,7 +6,12 @@ import {
   type AnalyticsFigures,
   analyticsInstant,
   type AnalyticsLiquidity,
+  type AnalyticsPending,
   type AnalyticsQuery,
+  CASE_TYPE_NAMES,
+  CASE_TYPES,
+  type CasePendingField,
+  type CaseType,
   type Environment,
   formatAmount,
   JOURNAL_KINDS,
@@ -117,16 +122,6 @@ export function currenciesOf(rows: AnalyticsRows): AnalyticsCurrency[] {
     const liquidity = Object.fromEntries(
       Object.values(LIQUIDITY_FIELDS).map((field) => [field, formatAmount(balances.get(field) ?? 0, currencyCode)]),
     ) as AnalyticsLiquidity;
-    const pendingOf = (caseType: 'payout' | 'withdrawal') => {
-      const matching = rows.pending.filter((item) => item.currencyCode === currencyCode && item.caseType === caseType);
-      return {
-        count: matching.reduce((sum, item) => sum + item.count, 0),
-        amount: formatAmount(
-          matching.reduce((sum, item) => sum.plus(item.amount), new BigNumber(0)),
-          currencyCode,
-        ),
-      };
-    };
     return {
       currencyCode,
       totals: formatSums(totals, currencyCode),
@@ -136,10 +131,27 @@ export function currenciesOf(rows: AnalyticsRows): AnalyticsCurrency[] {
       })),
       daily: [...byDay.keys()].sort().map((date) => ({ date, ...formatSums(byDay.get(date) as Sums, currencyCode) })),
       liquidity,
-      pendingPayouts: pendingOf('payout'),
-      pendingWithdrawals: pendingOf('withdrawal'),
+      ...pendingOf(rows.pending, currencyCode),
     };
   });
+}
+
+/** Each case type's pending cases in the currency, in the answer's field for the type. */
+function pendingOf(pending: AnalyticsRows['pending'], currencyCode: string): Record<CasePendingField, AnalyticsPending> {
+  const ofType = (caseType: CaseType): AnalyticsPending => {
+    const matching = pending.filter((item) => item.currencyCode === currencyCode && item.caseType === caseType);
+    return {
+      count: matching.reduce((sum, item) => sum + item.count, 0),
+      amount: formatAmount(
+        matching.reduce((sum, item) => sum.plus(item.amount), new BigNumber(0)),
+        currencyCode,
+      ),
+    };
+  };
+  return Object.fromEntries(CASE_TYPE_NAMES.map((caseType) => [CASE_TYPES[caseType].pending, ofType(caseType)])) as Record<
+    CasePendingField,
+    AnalyticsPending
+  >;
 }
 
 function onlyTenant(rows: AnalyticsRows, tenantId: string): AnalyticsRows {

@@ -1,4 +1,4 @@
-import type { Environment, JournalKind, PostedEntry } from '@wallet/contracts';
+import { CASE_TYPE_NAMES, type CaseType, type Environment, type JournalKind, type PostedEntry } from '@wallet/contracts';
 import { type Db, prepared, type Tx } from '@wallet/kit';
 import type { Knex } from 'knex';
 import { type AccountClass, type CaseDelta, type ClassDelta, type DailyDelta, projectEntries } from './analytics-projection';
@@ -140,7 +140,7 @@ export interface AnalyticsRows {
   byKind: Array<FiguresRow & { kind: JournalKind }>;
   byDay: Array<FiguresRow & { day: string }>;
   classes: Array<{ tenantId: string; currencyCode: string; accountClass: AccountClass; debits: string; credits: string }>;
-  pending: Array<{ tenantId: string; currencyCode: string; caseType: 'payout' | 'withdrawal'; count: number; amount: string }>;
+  pending: Array<{ tenantId: string; currencyCode: string; caseType: CaseType; count: number; amount: string }>;
   lastEntryAt: Date | null;
 }
 
@@ -210,13 +210,14 @@ async function readAnalyticsIn(db: Tx, scope: AnalyticsScope, range: { fromDay: 
     rows: Array<{ tenant_id: string; currency_code: string; account_class: AccountClass; debits: string; credits: string }>;
   }>(db, `SELECT tenant_id, currency_code, account_class, debits, credits FROM analytics_account_classes WHERE ${SCOPE_FILTER}`, scoped);
   const pending = await prepared<{
-    rows: Array<{ tenant_id: string; currency_code: string; case_type: 'payout' | 'withdrawal'; count: string; amount: string }>;
+    rows: Array<{ tenant_id: string; currency_code: string; case_type: CaseType; count: string; amount: string }>;
   }>(
     db,
     `SELECT tenant_id, currency_code, case_type, count(*) AS count, sum(held_amount) AS amount FROM analytics_cases
-      WHERE ${SCOPE_FILTER} AND NOT resolved AND held_amount > 0
+      WHERE ${SCOPE_FILTER} AND NOT resolved AND held_amount > 0 AND case_type = ANY(?::text[])
       GROUP BY tenant_id, currency_code, case_type`,
-    scoped,
+    // Only the declared case types: a row of a type no longer declared has no field to be shown in.
+    [...scoped, arrays(CASE_TYPE_NAMES)],
   );
   const last = await prepared<{ rows: Array<{ last: Date | null }> }>(
     db,

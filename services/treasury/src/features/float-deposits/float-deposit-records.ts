@@ -2,6 +2,8 @@ import { floatDepositPostCommand } from './float-deposit-posting';
 import { FLOAT_DEPOSIT, floatDepositsByIds } from './float-deposits-store';
 import { singleEntrySource } from '@wallet/money-commands';
 
+export { FLOAT_DEPOSIT } from './float-deposits-store';
+
 /** Float deposits for reconciliation: one entry once completed, as transfers and deposits. */
 export const floatDepositRecords = singleEntrySource({
   referenceType: FLOAT_DEPOSIT.type,

@@ -4,7 +4,7 @@ import type { peersConfigShape } from '../../peers';
 import { floatDepositsRouter } from './float-deposits-router';
 import { FloatDepositsService } from './float-deposits-service';
 
-/** Float deposits: their routes, and the finisher that records the ledger's events on them. */
+/** Float deposits: their routes (src/movements.ts hands the postings their finisher). */
 export function startFloatDeposits(
   parts: ServiceParts<ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
@@ -18,7 +18,6 @@ export function startFloatDeposits(
     members: deps.members,
     replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
   });
-  deposits.finishedBy(deps.postings);
   return {
     routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),
   };

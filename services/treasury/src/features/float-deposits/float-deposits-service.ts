@@ -79,8 +79,9 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
 }
 
 /** Float deposits as money commands: the deposit is pending until the ledger posts or refuses its posting. */
-const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>({
+export const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, StoredFloatDeposit, FloatDeposit>({
   recordType: FLOAT_DEPOSIT.type,
+  approval: 'none',
   amount: { limit: 'tenant' },
   records: FLOAT_DEPOSIT_RECORDS,
   keyWrite: 'held',

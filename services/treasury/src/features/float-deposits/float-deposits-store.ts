@@ -6,6 +6,7 @@ import {
   type MovementNames,
   recordColumns,
   type RecordTable,
+  SCOPED_RECORD_COLUMNS,
   settlementStep,
   type StoredOf,
   written,
@@ -22,10 +23,7 @@ export const FLOAT_DEPOSIT: MovementNames = { type: 'float_deposit', table: 'flo
 
 /** A float deposit's columns: the stored deposit, what a read selects and what the creating statement writes. */
 const FLOAT_DEPOSIT_COLUMNS = recordColumns({
-  seq: filled<string>('bigint'),
-  id: written<string>('text'),
-  tenantId: written<string>('text'),
-  environment: written<Environment>('text'),
+  ...SCOPED_RECORD_COLUMNS,
   currencyCode: written<string>('text'),
   amount: written<string>('numeric'),
   rail: written<FloatRail>('text'),

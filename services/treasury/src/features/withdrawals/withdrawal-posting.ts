@@ -1,15 +1,14 @@
 import { ACCOUNTS, type LedgerPostV1, type PostingLine, type WithdrawalSource } from '@wallet/contracts';
-import { caseStepCommandId, caseStepOf, type MoneyRecord, postCommandOf } from '@wallet/money-commands';
+import { caseStepCommandId, caseStepOf, caseStepsOf, type MoneyRecord, postCommandOf } from '@wallet/money-commands';
+import { WITHDRAWAL } from './withdrawals-store';
 
-export type WithdrawalStep = 'hold' | 'settle' | 'release';
-
-export const WITHDRAWAL_REFERENCE_TYPE = 'withdrawal';
+export type WithdrawalStep = keyof typeof WITHDRAWAL.kinds;
 
 export function withdrawalCommandId(caseId: string, step: WithdrawalStep): string {
   return caseStepCommandId(caseId, step);
 }
 
-export const stepOfCommand = caseStepOf<WithdrawalStep>(['hold', 'settle', 'release']);
+export const stepOfCommand = caseStepOf(caseStepsOf(WITHDRAWAL));
 
 /** The ledger account each source names (docs/decisions/money-movements.md). */
 export function sourceAccountOf(source: WithdrawalSource, currencyCode: string): string {
@@ -20,12 +19,6 @@ export interface WithdrawalPosting extends MoneyRecord {
   source: WithdrawalSource;
   correlationId?: string | undefined;
 }
-
-const KIND: Record<WithdrawalStep, LedgerPostV1['kind']> = {
-  hold: 'withdrawal_hold',
-  settle: 'withdrawal_settle',
-  release: 'withdrawal_release',
-};
 
 /**
  * docs/decisions/money-movements.md: withdrawal_hold moves the amount from the source to `suspense`,
@@ -56,8 +49,8 @@ export function withdrawalPostCommand(withdrawal: WithdrawalPosting, step: Withd
   };
   return postCommandOf(withdrawal, {
     commandId: withdrawalCommandId(withdrawal.id, step),
-    kind: KIND[step],
-    reference: { type: WITHDRAWAL_REFERENCE_TYPE, id: withdrawal.id },
+    kind: WITHDRAWAL.kinds[step],
+    reference: { type: WITHDRAWAL.referenceType, id: withdrawal.id },
     lines: linesOf[step](),
   });
 }

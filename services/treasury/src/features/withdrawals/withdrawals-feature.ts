@@ -1,13 +1,12 @@
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { type MemberDirectory, type Postings } from '@wallet/money-commands';
 import type { peersConfigShape } from '../../peers';
-import { WITHDRAWAL_REFERENCE_TYPE } from './withdrawal-posting';
 import { withdrawalsRouter } from './withdrawals-router';
 import { WithdrawalsService } from './withdrawals-service';
 
 type WithdrawalsConfig = ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
 
-/** Withdrawal cases: their routes and the finisher that records the ledger's events on their steps. */
+/** Withdrawal cases: their routes (src/movements.ts hands the postings their finisher). */
 export function startWithdrawals(
   parts: ServiceParts<WithdrawalsConfig>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
@@ -21,8 +20,6 @@ export function startWithdrawals(
     tenants: deps.tenants,
     replyTimeoutMs: config.TREASURY_POSTING_REPLY_TIMEOUT_MS,
   });
-  deps.postings.register(WITHDRAWAL_REFERENCE_TYPE, (tx, results) => withdrawals.finishFromEvents(tx, results));
-  deps.postings.awaits(withdrawals.awaitedRecords);
   return {
     routes: (app) =>
       app.use(

@@ -10,8 +10,15 @@ import {
   type MakerCheckerDeps,
   pendingCaseState,
 } from '@wallet/money-commands';
-import { stepOfCommand, withdrawalPostCommand } from './withdrawal-posting';
-import { listWithdrawals, type NewWithdrawal, type StoredWithdrawal, type TreasuryScope, WITHDRAWAL_TABLE } from './withdrawals-store';
+import { withdrawalPostCommand } from './withdrawal-posting';
+import {
+  listWithdrawals,
+  type NewWithdrawal,
+  type StoredWithdrawal,
+  type TreasuryScope,
+  WITHDRAWAL,
+  WITHDRAWAL_TABLE,
+} from './withdrawals-store';
 
 /**
  * Tenant withdrawals under maker-checker (MakerChecker): the hold at creation moves the amount
@@ -68,15 +75,15 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
 }
 
 /** Withdrawals as a maker-checker case type. */
-const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
+export const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
   table: WITHDRAWAL_TABLE,
-  names: { recordType: 'withdrawal', noun: 'withdrawal', auditTarget: 'withdrawal', auditPrefix: 'withdrawal' },
+  names: WITHDRAWAL,
+  noun: 'withdrawal',
   scopes: { create: 'treasury:write', approve: 'treasury:approve' },
   created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq) }),
   refusalOf,
   show: toWithdrawal,
   decisionCommand: (_tx, decided, step, correlationId) => Promise.resolve(withdrawalPostCommand({ ...decided, correlationId }, step)),
-  stepOfCommand,
 };
 
 /** The ledger's refusal of the hold as the error the client gets; the failed case is named in details. */

@@ -2,6 +2,7 @@ import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSo
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import {
   CASE_STATE_COLUMNS,
+  caseNames,
   type CaseTable,
   caseListFilters,
   type DraftOf,
@@ -18,9 +19,11 @@ export interface TreasuryScope {
   environment: Environment;
 }
 
+/** A withdrawal's names (docs/money-movements.md): its entries name the case, each step of the flow its own kind. */
+export const WITHDRAWAL = caseNames('withdrawal', { table: 'withdrawals' });
+
 /** A withdrawal's columns: the stored case, what a read selects and what the creating statement writes. */
 const WITHDRAWAL_CASE_COLUMNS = recordColumns({
-  id: written<string>('text'),
   ...CASE_STATE_COLUMNS,
   source: written<WithdrawalSource>('text'),
   currencyCode: written<string>('text'),
@@ -42,9 +45,9 @@ export function fromRow(row: object): StoredWithdrawal {
 export type NewWithdrawal = DraftOf<typeof WITHDRAWAL_CASE_COLUMNS>;
 
 /** A case as its creating statement writes it (with its hold command, its audit record and its key's first answer). */
-export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = { name: 'withdrawals', columns: WITHDRAWAL_CASE_COLUMNS.written };
+export const WITHDRAWAL_RECORDS: RecordTable<NewWithdrawal> = { name: WITHDRAWAL.table, columns: WITHDRAWAL_CASE_COLUMNS.written };
 
-const records = scopedRecords('withdrawals', WITHDRAWAL_COLUMNS, fromRow);
+const records = scopedRecords(WITHDRAWAL.table, WITHDRAWAL_COLUMNS, fromRow);
 
 export const findWithdrawal = records.find;
 
@@ -66,4 +69,4 @@ export function listWithdrawals(db: Db, scope: TreasuryScope, filter: Withdrawal
 }
 
 /** Cases by id, of any status; within the scope when one is given. */
-export const withdrawalsByIds = recordReads((db) => db('withdrawals').select(WITHDRAWAL_COLUMNS), null, fromRow).byIds;
+export const withdrawalsByIds = recordReads((db) => db(WITHDRAWAL.table).select(WITHDRAWAL_COLUMNS), null, fromRow).byIds;
