@@ -121,12 +121,14 @@ export function ledgerRefusal(
 /**
  * A movement that posts one entry, named once: `type` is its records' type (as awaited records,
  * spans and its finisher name them) and its entries' reference type; `table` holds its records;
- * `kind` is its entry's journal kind (docs/decisions/money-movements.md).
+ * `kind` is its entry's journal kind (docs/decisions/money-movements.md), or, for a movement
+ * that comes in more than one way into one table (a deposit by mobile money or by bank slip),
+ * the kind of each way.
  */
-export interface MovementNames {
+export interface MovementNames<Kind extends JournalKind | Readonly<Record<string, JournalKind>> = JournalKind> {
   type: string;
   table: string;
-  kind: JournalKind;
+  kind: Kind;
 }
 
 /** A feature's money command: its record, the ledger step its creation waits for, and how the record reads. */

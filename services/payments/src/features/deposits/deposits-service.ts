@@ -42,6 +42,7 @@ import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositCommandId, depositPostingCommand } from './deposit-posting';
 import {
+  DEPOSIT,
   DEPOSIT_POSTING,
   type DepositScope,
   type DepositWallet,
@@ -153,7 +154,7 @@ export interface WebhookOutcome {
  */
 function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit> {
   return {
-    recordType: 'deposit',
+    recordType: DEPOSIT.type,
     amount: { limit: 'tenant', echoAmount: true },
     records: MOMO_DEPOSIT_RECORDS,
     keyWrite: 'natural-key',
@@ -229,7 +230,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const id = newId('deposit');
     const command = depositPostingCommand({
       depositId: id,
-      kind: 'momo_deposit',
+      source: 'momo',
       floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode),
       wallet,
       amount: body.amount,
@@ -391,7 +392,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const actor = auditActorFieldsOf(claims);
     const { committed, result } = await commitAndAwait(
       this.services,
-      { id: depositCommandId(id), record: { type: 'deposit', id } },
+      { id: depositCommandId(id), record: { type: DEPOSIT.type, id } },
       (replyTo) => this.deps.db.transaction((tx) => this.verifyIn(tx, { scope, id, actorId, actor, replyTo })),
       (outcome) => outcome.credited,
     );
@@ -473,7 +474,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
     const command = depositPostingCommand({
       depositId: deposit.id,
-      kind: 'bank_deposit',
+      source: 'bank_slip',
       floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode),
       wallet,
       amount,

@@ -1,5 +1,5 @@
-import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
-import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
+import type { Deposit, DepositSource, DepositStatus, Environment, JournalKind } from '@wallet/contracts';
+import type { ChargedMoneyRecord, MovementNames, RecordStep, RecordTable } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
 import {
   boundedNewestFirst,
@@ -17,6 +17,13 @@ export interface DepositScope {
   tenantId: string;
   environment: Environment;
 }
+
+/** A deposit's names (docs/money-movements.md): one record type and table, and the journal kind of each way a deposit comes in. */
+export const DEPOSIT: MovementNames<Readonly<Record<DepositSource, JournalKind>>> = {
+  type: 'deposit',
+  table: 'deposits',
+  kind: { momo: 'momo_deposit', bank_slip: 'bank_deposit' },
+};
 
 export interface StoredDeposit extends ChargedMoneyRecord {
   seq: string;
@@ -174,7 +181,7 @@ export interface NewMomoDeposit {
  * inserts, the others wait for it and give way; rejected attempts stay out of the index.
  */
 export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
-  name: 'deposits',
+  name: DEPOSIT.table,
   columns: {
     id: 'text',
     tenantId: 'text',
@@ -203,13 +210,13 @@ export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
  * refused for funds, and a frozen wallet still receives); the ledger's entry makes it final.
  */
 export const DEPOSIT_POSTING: RecordStep = {
-  table: 'deposits',
+  table: DEPOSIT.table,
   waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL',
   recorded: 'journal_entry_id = u.journal_entry_id, updated_at = now()',
 };
 
 export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<StoredDeposit> {
-  const rows: object[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
+  const rows: object[] = await db(DEPOSIT.table).insert(insertRow(deposit)).returning(COLUMNS);
   const row = rows[0];
   if (!row) throw new Error(`deposit ${deposit.id} was not inserted`);
   return toStored(row);
@@ -225,7 +232,7 @@ export async function findMomoDeposit(
   providerCode: string,
   transactionId: string,
 ): Promise<StoredDeposit | null> {
-  const row: object | undefined = await db('deposits')
+  const row: object | undefined = await db(DEPOSIT.table)
     .where({
       tenant_id: scope.tenantId,
       environment: scope.environment,
@@ -244,14 +251,14 @@ export async function findDeposit(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredDeposit | null> {
-  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id });
+  const query = db(DEPOSIT.table).where({ tenant_id: scope.tenantId, environment: scope.environment, id });
   if (options.forUpdate) query.forUpdate();
   const row: object | undefined = await query.first(COLUMNS);
   return row ? toStored(row) : null;
 }
 
 export async function updateDeposit(tx: Tx, id: string, changes: Record<string, unknown>): Promise<StoredDeposit> {
-  const rows: object[] = await tx('deposits')
+  const rows: object[] = await tx(DEPOSIT.table)
     .where({ id })
     .update({ ...changes, updated_at: tx.fn.now() })
     .returning(COLUMNS);
@@ -279,7 +286,7 @@ export async function listDeposits(db: Db, scope: DepositScope, filter: DepositF
       tested: { status: filter.status || undefined, source: filter.source || undefined },
     },
   );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'deposits', scope, filter, COLUMNS, filters);
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, DEPOSIT.table, scope, filter, COLUMNS, filters);
   return { rows: rows.map(toStored), stoppedAt };
 }
 
@@ -361,7 +368,7 @@ function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
 }
 
 function depositsWithWallets(db: Db) {
-  return db('deposits as d')
+  return db(`${DEPOSIT.table} as d`)
     .join('wallets as w', 'w.id', 'd.wallet_id')
     .select(
       'd.seq',
@@ -412,7 +419,7 @@ export async function stalePendingSlips(
   scope: DepositScope | null,
   filter: { submittedBefore: Date; limit: number },
 ): Promise<StalePendingSlip[]> {
-  const query = db('deposits')
+  const query = db(DEPOSIT.table)
     .where({ source: 'bank_slip', status: 'pending' })
     .where('created_at', '<', filter.submittedBefore)
     .orderBy('created_at')

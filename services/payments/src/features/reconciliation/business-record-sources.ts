@@ -1,7 +1,7 @@
 import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
 import { type CaseStepTaken, caseRecordSource, makerCheckerSteps, singleEntrySource } from '@wallet/money-commands';
 import { depositPostingCommand } from '../deposits/deposit-posting';
-import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
+import { DEPOSIT, depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
 import { payoutCasesByIds, type ReconciledPayoutCase } from '../payouts/payout-case-records';
 import { PAYOUT_REFERENCE_TYPE, payoutPostCommand, type PayoutStep } from '../payouts/payout-posting';
 import { transferPostCommand } from '../transfers/transfer-posting';
@@ -27,7 +27,7 @@ function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'jour
   const isMomo = deposit.source === 'momo';
   const command = depositPostingCommand({
     depositId: deposit.id,
-    kind: isMomo ? 'momo_deposit' : 'bank_deposit',
+    source: deposit.source,
     floatAccount: isMomo ? ACCOUNTS.momoFloat.nameFor(deposit.providerCode ?? '') : ACCOUNTS.bankFloat.nameFor(deposit.bankCode ?? ''),
     wallet: deposit.wallet,
     amount: deposit.amount,
@@ -59,8 +59,8 @@ export const transferReversalSource = singleEntrySource({
 });
 
 export const depositSource = singleEntrySource({
-  referenceType: 'deposit',
-  table: 'deposits',
+  referenceType: DEPOSIT.type,
+  table: DEPOSIT.table,
   rowsByIds: (db, ids) => depositsByIds(db, null, ids),
   rowsAfter: depositsAfter,
   posting: depositPosting,
