@@ -1,4 +1,4 @@
-import { CASE_STATE_COLUMNS, type DraftOf, filled, recordColumns, type StoredOf, written } from '../src';
+import { CASE_STATE_COLUMNS, type DraftOf, filled, recordColumns, type StoredOf, withFilled, written, writtenOnly } from '../src';
 
 const columns = recordColumns({
   seq: filled<string>('bigint'),
@@ -29,5 +29,35 @@ describe('recordColumns', () => {
     const cases = recordColumns({ id: written<string>('text'), ...CASE_STATE_COLUMNS, status: filled<'pending'>('text') });
     expect(cases.names.slice(0, 5)).toEqual(['id', 'seq', 'tenant_id', 'environment', 'requested_by']);
     expect(Object.keys(cases.written)).toEqual(['id', 'tenantId', 'environment', 'requestedBy', 'createdAt']);
+  });
+
+  it('writes a written-only column without reading it: in the draft, not in the stored record', () => {
+    const kept = recordColumns({ id: written<string>('text'), ruleId: writtenOnly<string | null>('text'), seq: filled<string>('bigint') });
+    expect(kept.names).toEqual(['id', 'seq']);
+    expect(kept.written).toEqual({ id: 'text', ruleId: 'text' });
+    const draft: DraftOf<typeof kept> = { id: 'dep_1', ruleId: null };
+    const stored: StoredOf<typeof kept> = { id: draft.id, seq: '1' };
+    expect(Object.keys(stored)).toEqual(['id', 'seq']);
+  });
+
+  it('gives another way of creating the record its own draft, leaving columns to a later step, with the same reads', () => {
+    const later = withFilled(columns, ['amount', 'createdAt']);
+    expect(later.names).toEqual(columns.names);
+    expect(later.written).toEqual({ id: 'text', tenantId: 'text', fromWalletId: 'text' });
+    const draft: DraftOf<typeof later> = { id: 'trf_1', fromWalletId: 'wal_1' };
+    // @ts-expect-error the amount is left to a later step in this way's draft
+    const withAmount: DraftOf<typeof later> = { ...draft, amount: '10.00' };
+    expect(withAmount).toBeDefined();
+    const stored: StoredOf<typeof columns> = {
+      ...draft,
+      seq: '1',
+      tenantId: 'ten_1',
+      amount: '10.00',
+      status: 'pending',
+      createdAt: new Date(0),
+    };
+    const same: StoredOf<typeof later> = stored;
+    expect(same).toBe(stored);
+    expect(columns.written).toHaveProperty('amount', 'numeric');
   });
 });

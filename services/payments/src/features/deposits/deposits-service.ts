@@ -50,13 +50,14 @@ import {
   findMomoDeposit,
   findScopedWallet,
   findWalletAnywhere,
-  insertDeposit,
+  insertRefusedMomo,
+  insertSlip,
   listDeposits,
   MOMO_DEPOSIT_RECORDS,
   type NewMomoDeposit,
+  recordSlipVerification,
   type StoredDeposit,
   toDeposit,
-  updateDeposit,
 } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/statement-lines';
@@ -163,7 +164,6 @@ function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDepo
       ...draft,
       ...scope,
       seq,
-      rejectionReason: null,
       journalEntryId: null,
       bankCode: null,
       slipReference: null,
@@ -248,6 +248,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       source: 'momo',
       externalRef: body.transactionId,
       status: 'completed',
+      rejectionReason: null,
       commandId: command.commandId,
       providerCode,
       phoneNumber: body.phoneNumber,
@@ -315,21 +316,29 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     body: MomoWebhookBody,
     reason: string,
   ): Promise<StoredDeposit> {
-    return insertDeposit(this.deps.db, {
-      id: newId('deposit'),
-      tenantId: wallet.tenantId,
-      environment: wallet.environment,
-      walletId: wallet.id,
-      amount: body.amount,
-      currencyCode: body.currencyCode,
-      source: 'momo',
-      externalRef: body.transactionId,
-      status: 'rejected',
-      rejectionReason: reason,
-      providerCode,
-      phoneNumber: body.phoneNumber,
-      correlationId: currentContext()?.correlationId ?? null,
-    });
+    return insertRefusedMomo(
+      this.deps.db,
+      { tenantId: wallet.tenantId, environment: wallet.environment },
+      {
+        id: newId('deposit'),
+        walletId: wallet.id,
+        amount: body.amount,
+        currencyCode: body.currencyCode,
+        fee: '0',
+        commission: '0',
+        feeScheduleId: null,
+        feeRuleId: null,
+        source: 'momo',
+        externalRef: body.transactionId,
+        status: 'rejected',
+        rejectionReason: reason,
+        commandId: null,
+        providerCode,
+        phoneNumber: body.phoneNumber,
+        correlationId: currentContext()?.correlationId ?? null,
+        createdAt: new Date(),
+      },
+    );
   }
 
   /** Finishes deposits from the ledger's events (reference type `deposit`): idempotent. */
@@ -359,10 +368,8 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const refusal = this.refusalOf(tenant, wallet, body);
     if (refusal) throw refusal;
     return this.deps.db.transaction(async (tx) => {
-      const stored = await insertDeposit(tx, {
+      const stored = await insertSlip(tx, scope, {
         id: newId('deposit'),
-        tenantId: scope.tenantId,
-        environment: scope.environment,
         walletId: wallet.id,
         amount: body.amount,
         currencyCode: body.currencyCode,
@@ -371,7 +378,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
         status: 'pending',
         bankCode: body.bankCode,
         slipReference: body.slipReference,
-        depositedAt: body.depositedAt ?? null,
+        depositedAt: body.depositedAt === undefined ? null : new Date(body.depositedAt),
         depositorName: body.depositorName ?? null,
         correlationId: currentContext()?.correlationId ?? null,
       });
@@ -461,11 +468,10 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
         },
       });
     if (!line) {
-      const rejected = await updateDeposit(tx, deposit.id, {
+      const rejected = await recordSlipVerification(tx, deposit.id, {
         status: 'rejected',
-        rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY',
-        verified_by: actorId,
-        verified_at: tx.fn.now(),
+        rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY',
+        verifiedBy: actorId,
       });
       await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
       return { deposit: rejected, credited: false };
@@ -480,15 +486,14 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       amount,
       charge,
     });
-    const completed = await updateDeposit(tx, deposit.id, {
+    const completed = await recordSlipVerification(tx, deposit.id, {
       status: 'completed',
       fee: charge.fee,
       commission: charge.commission,
-      fee_schedule_id: charge.scheduleId,
-      fee_rule_id: charge.ruleId,
-      command_id: command.commandId,
-      verified_by: actorId,
-      verified_at: tx.fn.now(),
+      feeScheduleId: charge.scheduleId,
+      feeRuleId: charge.ruleId,
+      commandId: command.commandId,
+      verifiedBy: actorId,
     });
     await enqueueOutbox(tx, [
       postingMessage(command, { replyTo: slip.replyTo }),
