@@ -7,7 +7,6 @@ import { bankStatementsRouter } from '../bank-statements/bank-statements-router'
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
 import { depositsRouter } from './deposits-router';
 import { DepositsService } from './deposits-service';
-import { DEPOSIT, DEPOSIT_POSTING } from './deposits-store';
 import { MomoProviderDirectory } from './momo-provider-directory';
 
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
@@ -43,9 +42,8 @@ export function startDeposits(
     logger,
   });
   const deposits = new DepositsService({ db, relay, ...deps, providers, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
-  deps.postings.register(DEPOSIT.type, deposits.finisher);
-  // A credit's command is sent with the deposit; the ledger's answer fills its journal entry.
-  deps.postings.awaits({ recordType: DEPOSIT.type, table: DEPOSIT.table, waiting: DEPOSIT_POSTING.waiting });
+  // One finisher for both ways in: a webhook's credit and a verified slip's post the same step.
+  deposits.finishedBy(deps.postings);
   const statements = new BankStatementsService({ db });
   return {
     routes: (app) => {

@@ -18,25 +18,21 @@ import {
   auditRecordMessage,
   currentContext,
   type Db,
-  enqueueOutbox,
   type InternalClaims,
   type Logger,
+  type OutboxMessage,
   type OutboxRelay,
   pageBySeq,
   type Tx,
 } from '@wallet/kit';
 import {
   checkDeclaredActor,
-  commitAndAwait,
-  finishSteps,
   type MemberDirectory,
   MoneyCommand,
   type MoneyCommandDeclaration,
-  postingMessage,
   type Postings,
-  type RecordScope,
   requirePermittedMember,
-  stepOutcomeOf,
+  type TakenStep,
 } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
@@ -139,7 +135,32 @@ interface SlipVerification {
   id: string;
   actorId: string;
   actor: ReturnType<typeof auditActorFieldsOf>;
-  replyTo: string | undefined;
+}
+
+/** The audit record of a verification: the verifier, the slip's status before (pending) and after. */
+function slipAudit(
+  slip: SlipVerification,
+  action: 'deposit.verified' | 'deposit.rejected',
+  after: StoredDeposit,
+  extra: Record<string, unknown>,
+): OutboxMessage {
+  const { scope, actor } = slip;
+  return auditRecordMessage({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    action,
+    actorType: actor.actorType,
+    actorId: slip.actorId,
+    targetType: 'deposit',
+    targetId: slip.id,
+    metadata: {
+      ...actor.metadata,
+      callerActorId: actor.actorId,
+      before: { status: 'pending' },
+      after: { status: after.status },
+      ...extra,
+    },
+  });
 }
 
 export interface WebhookOutcome {
@@ -341,11 +362,14 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     );
   }
 
-  /** Finishes deposits from the ledger's events (reference type `deposit`): idempotent. */
-  readonly finisher = async (tx: Tx, results: readonly LedgerResultV1[]): Promise<void> => {
+  /**
+   * Finishes deposits from the ledger's events, credits and verified slips alike (one step), and
+   * logs a credit the ledger refused: the deposit stays completed, awaiting the ledger.
+   */
+  override async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
     for (const result of results) if (result.status === 'rejected') this.logLedgerRejection(result);
-    await this.finishFromEvents(tx, results);
-  };
+    await super.finishFromEvents(tx, results);
+  }
 
   private logLedgerRejection(result: LedgerResultV1): void {
     this.services.logger.error(
@@ -392,19 +416,19 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
    * Matches a pending slip to an unused statement line of the same bank, currency, amount and
    * reference: completed and credited (line, deposit, ledger command and audit record in one
    * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY. Only a permitted verifier gets
-   * that far: a refused one leaves the slip pending and records nothing.
+   * that far: a refused one leaves the slip pending and records nothing. The credit is the
+   * webhook's money command, taken as a step of the slip (runStep): its answer, the ledger's.
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
     await this.requireVerifier(scope, claims, id, actorId);
     const actor = auditActorFieldsOf(claims);
-    const { committed, result } = await commitAndAwait(
-      this.services,
-      { id: depositCommandId(id), record: { type: DEPOSIT.type, id } },
-      (replyTo) => this.deps.db.transaction((tx) => this.verifyIn(tx, { scope, id, actorId, actor, replyTo })),
-      (outcome) => outcome.credited,
-    );
-    if (!committed.credited || !result) return toDeposit(committed.deposit);
-    return this.finishFromReply(scope, committed.deposit, result);
+    const verified = await this.runStep({
+      scope,
+      id,
+      commandId: depositCommandId(id),
+      write: (tx) => this.verifyIn(tx, { scope, id, actorId, actor }),
+    });
+    return verified.shown;
   }
 
   /**
@@ -419,24 +443,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     await requirePermittedMember(this.services.members, scope.tenantId, actorId, depositRoutes.verify.scope);
   }
 
-  /** A verified slip's credit, finished from the ledger's reply as the webhook's is: the entry recorded, once. */
-  private async finishFromReply(scope: RecordScope, deposit: StoredDeposit, result: LedgerResultV1): Promise<Deposit> {
-    const outcome = stepOutcomeOf(result);
-    if (!outcome) return toDeposit(deposit);
-    if (outcome.status === 'refused') {
-      this.logLedgerRejection(result);
-      return toDeposit(deposit);
-    }
-    await finishSteps(this.deps.db, DEPOSIT_POSTING, [{ scope, id: deposit.id, outcome }]);
-    this.services.postings.recordedFromReply(result.commandId);
-    return toDeposit({ ...deposit, journalEntryId: outcome.journalEntryId });
-  }
-
-  /** The verification's transaction: the slip completed with its line, command and audit record, or rejected with its audit record. */
-  private async verifyIn(tx: Tx, slip: SlipVerification): Promise<{ deposit: StoredDeposit; credited: boolean }> {
-    const { scope, id, actorId, actor } = slip;
+  /** The verification's step: the slip completed with its line, command and audit record, or rejected with its audit record. */
+  private async verifyIn(tx: Tx, slip: SlipVerification): Promise<TakenStep<StoredDeposit>> {
+    const { scope, actorId } = slip;
     // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
-    const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+    const deposit = await findDeposit(tx, scope, slip.id, { forUpdate: true });
     if (!deposit) throw notFound();
     if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
       throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
@@ -450,31 +461,10 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       reference: deposit.slipReference,
       amount: deposit.amount,
     });
-    const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
-      auditRecordMessage({
-        tenantId: scope.tenantId,
-        environment: scope.environment,
-        action,
-        actorType: actor.actorType,
-        actorId: actorId,
-        targetType: 'deposit',
-        targetId: deposit.id,
-        metadata: {
-          ...actor.metadata,
-          callerActorId: actor.actorId,
-          before: { status: deposit.status },
-          after: { status: after.status },
-          ...extra,
-        },
-      });
     if (!line) {
-      const rejected = await recordSlipVerification(tx, deposit.id, {
-        status: 'rejected',
-        rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY',
-        verifiedBy: actorId,
-      });
-      await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
-      return { deposit: rejected, credited: false };
+      const rejectionReason = 'NO_MATCHING_STATEMENT_ENTRY';
+      const rejected = await recordSlipVerification(tx, deposit.id, { status: 'rejected', rejectionReason, verifiedBy: actorId });
+      return { record: rejected, command: null, alsoSent: [slipAudit(slip, 'deposit.rejected', rejected, { rejectionReason })] };
     }
     const amount = new BigNumber(deposit.amount).toFixed();
     const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
@@ -495,11 +485,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       commandId: command.commandId,
       verifiedBy: actorId,
     });
-    await enqueueOutbox(tx, [
-      postingMessage(command, { replyTo: slip.replyTo }),
-      audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee }),
-    ]);
-    return { deposit: completed, credited: true };
+    return {
+      record: completed,
+      command,
+      alsoSent: [slipAudit(slip, 'deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })],
+    };
   }
 
   // ---- reads ----

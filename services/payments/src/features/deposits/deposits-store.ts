@@ -82,7 +82,7 @@ const MOMO_COLUMNS = withFilled(DEPOSIT_COLUMNS, ['bankCode', 'slipReference', '
 
 /**
  * What a submitted slip writes: its bank's reference. Its verification fills the rest
- * (SlipVerification); its creation time is the database's.
+ * (SlipVerified); its creation time is the database's.
  */
 const SLIP_COLUMNS = withFilled(DEPOSIT_COLUMNS, [
   'fee',
@@ -106,7 +106,7 @@ export type NewSlip = DraftOf<typeof SLIP_COLUMNS> & { source: 'bank_slip'; stat
 type DepositFields = DraftOf<typeof DEPOSIT_COLUMNS>;
 
 /** What a slip's verification fills: who verified it (now), and its charge and command when it credits, or why not when it rejects. */
-export type SlipVerification = { verifiedBy: string } & (
+export type SlipVerified = { verifiedBy: string } & (
   | ({ status: 'completed' } & Pick<DepositFields, 'fee' | 'commission' | 'feeScheduleId' | 'feeRuleId' | 'commandId'>)
   | { status: 'rejected'; rejectionReason: string }
 );
@@ -223,7 +223,7 @@ export async function findDeposit(
 }
 
 /** Records what a slip's verification decided, on the slip the caller's transaction holds locked. */
-export async function recordSlipVerification(tx: Tx, id: string, verification: SlipVerification): Promise<StoredDeposit> {
+export async function recordSlipVerification(tx: Tx, id: string, verification: SlipVerified): Promise<StoredDeposit> {
   const changes = Object.fromEntries(Object.entries(verification).map(([field, value]) => [columnName(field), value as unknown]));
   const rows: object[] = await tx(DEPOSIT.table)
     .where({ id })
