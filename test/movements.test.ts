@@ -33,7 +33,7 @@ function problemsOf(movement: Movement, paths: Paths): string[] {
     if (paths[route.path]?.[route.method] === undefined)
       problems.push(`${route.method.toUpperCase()} ${route.path} is not in the OpenAPI document`);
   const { postings } = movement;
-  if (postings && (postings.referenceType !== movement.referenceType || postings.awaited.recordType !== movement.type))
+  if (postings.referenceType !== movement.referenceType || postings.awaited.recordType !== movement.type)
     problems.push(`its postings finish ${postings.referenceType} and await ${postings.awaited.recordType}`);
   if (movement.approval !== 'none') {
     const { caseType } = movement.approval;

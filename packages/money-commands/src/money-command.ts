@@ -4,6 +4,7 @@ import {
   AppError,
   correlationIdOf,
   type Db,
+  enqueueOutbox,
   errorResponse,
   type FinalAnswer,
   finalAnswersStatement,
@@ -121,12 +122,14 @@ export function ledgerRefusal(
 /**
  * A movement that posts one entry, named once: `type` is its records' type (as awaited records,
  * spans and its finisher name them) and its entries' reference type; `table` holds its records;
- * `kind` is its entry's journal kind (docs/decisions/money-movements.md).
+ * `kind` is its entry's journal kind (docs/decisions/money-movements.md), or, for a movement
+ * that comes in more than one way into one table (a deposit by mobile money or by bank slip),
+ * the kind of each way.
  */
-export interface MovementNames {
+export interface MovementNames<Kind extends JournalKind | Readonly<Record<string, JournalKind>> = JournalKind> {
   type: string;
   table: string;
-  kind: JournalKind;
+  kind: Kind;
 }
 
 /**
@@ -230,6 +233,30 @@ export function commandPostings<Draft>(declaration: { recordType: string; record
     },
     awaited: { recordType: declaration.recordType, table: step.table, waiting: step.waiting },
   };
+}
+
+/**
+ * A step a movement takes on a record it holds (a bank slip's verification), written by the
+ * feature in the engine's transaction: see MoneyCommand.runStep.
+ */
+export interface MoneyCommandStep<Stored> {
+  scope: RecordScope;
+  /** The record's id. */
+  id: string;
+  /** The id of the command the step posts, known before the write: the reply is awaited from before the commit. */
+  commandId: string;
+  /** Takes the step in the engine's transaction. */
+  write(tx: Tx): Promise<TakenStep<Stored>>;
+}
+
+/** A step as its write took it. */
+export interface TakenStep<Stored> {
+  /** The record as the step left it. */
+  record: Stored;
+  /** The step's command; null when the step posts nothing after all (a refusal of the feature's own, which the record shows). */
+  command: LedgerPostV1 | null;
+  /** Sent with it either way (an audit record). */
+  alsoSent?: readonly OutboxMessage[];
 }
 
 export interface MoneyCommandDeps {
@@ -361,6 +388,47 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers ?? NO_ANSWERS));
   }
 
+  /**
+   * Takes a step on a record that exists through the lifecycle `run` gives a new one: the
+   * feature's write, the step's command (naming this instance's reply queue) and what goes with
+   * it in one transaction; the reply awaited up to the deadline; the record finished from the
+   * reply as `run` finishes it. A step that posts nothing answers with the record as written
+   * (200). There is no Idempotency-Key: the record's own state refuses a repeat (its write throws).
+   */
+  async runStep(step: MoneyCommandStep<Stored>): Promise<CommandResult<Shown>> {
+    const { declaration, deps } = this;
+    const reply = deps.postings.expect(step.commandId, deps.replyTimeoutMs, { type: declaration.recordType, id: step.id });
+    const handed: { over?: ReturnType<MoneyCommandDeps['relay']['handOver']> } = {};
+    let taken: TakenStep<Stored>;
+    try {
+      taken = await deps.db.transaction(async (tx) => {
+        const written = await step.write(tx);
+        if (written.command && written.command.commandId !== step.commandId)
+          throw new Error(`${declaration.recordType} ${step.id}: its step posts ${written.command.commandId}, not ${step.commandId}`);
+        const posting = written.command ? [postingMessage(written.command, { replyTo: deps.postings.replyTo })] : [];
+        const messages = [...posting, ...(written.alsoSent ?? [])];
+        await enqueueOutbox(tx, messages);
+        // Handed over before the commit: no relay pass publishes them as well.
+        handed.over = deps.relay.handOver(messages);
+        return written;
+      });
+    } catch (error) {
+      handed.over?.abandon();
+      reply.cancel();
+      throw error;
+    }
+    handed.over?.committed();
+    if (!taken.command) {
+      reply.cancel();
+      return { status: 200, shown: declaration.show(taken.record) };
+    }
+    const result = await reply.result;
+    const outcome = result ? stepOutcomeOf(result) : null;
+    if (!outcome) return { status: 202, shown: declaration.show(taken.record) };
+    const record = taken.record;
+    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(record, step.commandId, outcome, NO_ANSWERS));
+  }
+
   /** A repeat under a natural key: the record written first, as it is now; this one wrote nothing and sent nothing. */
   private async repeat(scope: RecordScope, draft: Draft): Promise<CommandResult<Shown>> {
     const first = await this.declaration.repeatOf?.(this.deps.db, scope, draft);
@@ -451,11 +519,11 @@ export interface LedgerWait {
 }
 
 /**
- * The same lifecycle for a command written by a transaction of the caller's (a case's decision,
- * a deposit's credit): `commit` writes the record and its command, naming `replyTo` as the
- * command's reply queue; the relay is woken after it; the result is the ledger's answer, or null
- * past the deadline (the ledger's event finishes the record later) or when `sent` says the
- * commit sent no command after all. Waiting starts before the commit, since the ledger may
+ * The same lifecycle for a command written by a transaction of the caller's (a case's decision),
+ * which the caller finishes itself: `commit` writes the record and its command, naming `replyTo`
+ * as the command's reply queue; the relay is woken after it; the result is the ledger's answer,
+ * or null past the deadline (the ledger's event finishes the record later) or when `sent` says
+ * the commit sent no command after all. Waiting starts before the commit, since the ledger may
  * answer before the commit returns.
  */
 export async function commitAndAwait<Committed>(

@@ -23,8 +23,8 @@ export interface Movement {
   /** Every journal kind its entries have. */
   kinds: readonly JournalKind[];
   approval: Approval;
-  /** Its finisher and awaited records, from its declaration; null for one whose feature registers its own (deposits, for now). */
-  postings: RecordPostings | null;
+  /** Its finisher and awaited records, from its declaration. */
+  postings: RecordPostings;
   /** Its records for check 3 of reconciliation. */
   source: LocalRecordSource;
   /** The routes that move its money. */
@@ -40,7 +40,7 @@ export interface MovementParts {
 /** A movement that posts at once: a money command's declaration and its names. */
 export function commandMovement<Draft>(
   declaration: { recordType: string; approval: Approval; records: RecordTable<Draft>; step: RecordStep },
-  names: MovementNames,
+  names: MovementNames<JournalKind | Readonly<Record<string, JournalKind>>>,
   parts: MovementParts,
 ): Movement {
   if (declaration.recordType !== names.type) throw new Error(`${names.type} is declared with records of type ${declaration.recordType}`);
@@ -48,7 +48,7 @@ export function commandMovement<Draft>(
     type: names.type,
     referenceType: names.type,
     table: names.table,
-    kinds: [names.kind],
+    kinds: typeof names.kind === 'string' ? [names.kind] : Object.values(names.kind),
     approval: declaration.approval,
     postings: commandPostings(declaration),
     ...parts,
@@ -84,7 +84,6 @@ export function registerMovements(postings: Pick<Postings, 'register' | 'awaits'
     caseTypes.add(approval.caseType);
   }
   for (const movement of movements) {
-    if (!movement.postings) continue;
     postings.register(movement.postings.referenceType, movement.postings.finisher);
     postings.awaits(movement.postings.awaited);
   }

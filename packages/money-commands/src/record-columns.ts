@@ -7,22 +7,34 @@ import { columnName, type ColumnType, type RecordScope, type RecordTable } from 
  * frozen SQL and stays apart (docs/decisions/shared-packages.md).
  */
 
-/** A column: its PostgreSQL type and whether the creating statement writes it; `Value` is what the record holds there. */
-export interface RecordColumn<Value, Written extends boolean = boolean> {
+/**
+ * A column: its PostgreSQL type, whether the creating statement writes it and whether a read
+ * selects it; `Value` is what the record holds there.
+ */
+export interface RecordColumn<Value, Written extends boolean = boolean, Read extends boolean = boolean> {
   type: ColumnType;
   written: Written;
+  read: Read;
   /** Never set: carries `Value` for StoredOf. */
   readonly holds?: () => Value;
 }
 
 /** A column the creating statement writes, from the draft (tenantId and environment from the request's scope). */
-export function written<Value>(type: ColumnType): RecordColumn<Value, true> {
-  return { type, written: true };
+export function written<Value>(type: ColumnType): RecordColumn<Value, true, true> {
+  return { type, written: true, read: true };
 }
 
 /** A column the database fills (seq, a default) or a later step sets (a status, an entry): read, never in a draft. */
-export function filled<Value>(type: ColumnType): RecordColumn<Value, false> {
-  return { type, written: false };
+export function filled<Value>(type: ColumnType): RecordColumn<Value, false, true> {
+  return { type, written: false, read: true };
+}
+
+/**
+ * A column the creating statement writes that no read selects (the fee rule that priced the
+ * record, its request's correlation id): in the draft, not in the stored record.
+ */
+export function writtenOnly<Value>(type: ColumnType): RecordColumn<Value, true, false> {
+  return { type, written: true, read: false };
 }
 
 export type ColumnSpec = Record<string, RecordColumn<unknown>>;
@@ -53,10 +65,14 @@ export const FEE_COLUMNS = {
 
 type ValueOf<Column> = Column extends RecordColumn<infer Value> ? Value : never;
 
-/** The record a spec's columns hold, field for column. */
-export type RecordOf<Spec extends ColumnSpec> = { [Field in keyof Spec]: ValueOf<Spec[Field]> };
+type ReadOf<Column> = Column extends RecordColumn<unknown, boolean, infer Read> ? Read : never;
 
-/** The record as a read gives it: every column, field for column. */
+/** The record a spec's read columns hold, field for column. */
+export type RecordOf<Spec extends ColumnSpec> = {
+  [Field in keyof Spec as Spec[Field] extends RecordColumn<unknown, boolean, true> ? Field : never]: ValueOf<Spec[Field]>;
+};
+
+/** The record as a read gives it: every read column, field for column. */
 export type StoredOf<Columns extends { spec: ColumnSpec }> = RecordOf<Columns['spec']>;
 
 /** What a request gives the creating statement: the written columns but the scope's. */
@@ -67,9 +83,14 @@ type WrittenOf<Spec extends ColumnSpec> = Omit<
   keyof RecordScope
 >;
 
+/** A spec with `Field`'s columns filled rather than written: read as before, out of the draft. */
+export type WithFilled<Spec extends ColumnSpec, Field extends keyof Spec> = {
+  [Each in keyof Spec]: Each extends Field ? RecordColumn<ValueOf<Spec[Each]>, false, ReadOf<Spec[Each]>> : Spec[Each];
+};
+
 export interface RecordColumns<Spec extends ColumnSpec> {
   spec: Spec;
-  /** Every column as a read selects it (snake_case), in the spec's order. */
+  /** Every read column as a read selects it (snake_case), in the spec's order. */
   names: string[];
   /** The written columns by field, as RecordTable.columns lists them. */
   written: RecordTable<WrittenOf<Spec>>['columns'];
@@ -79,9 +100,26 @@ export function recordColumns<Spec extends ColumnSpec>(spec: Spec): RecordColumn
   const fields = Object.entries(spec);
   return {
     spec,
-    names: fields.map(([field]) => columnName(field)),
+    names: fields.filter(([, column]) => column.read).map(([field]) => columnName(field)),
     written: Object.fromEntries(
       fields.filter(([, column]) => column.written).map(([field, column]) => [field, column.type]),
     ) as RecordColumns<Spec>['written'],
   };
+}
+
+/**
+ * The same columns for another way of creating the record, which leaves `fields` to the database
+ * or a later step: one stored record and one read for every way, each way its own draft (a
+ * deposit by mobile money writes its charge; a bank slip, its bank's reference, and its charge
+ * once verified).
+ */
+export function withFilled<Spec extends ColumnSpec, Field extends keyof Spec & string>(
+  columns: RecordColumns<Spec>,
+  fields: readonly Field[],
+): RecordColumns<WithFilled<Spec, Field>> {
+  const left: ReadonlySet<string> = new Set(fields);
+  const spec = Object.fromEntries(
+    Object.entries(columns.spec).map(([field, column]) => [field, left.has(field) ? { ...column, written: false } : column]),
+  );
+  return recordColumns(spec as WithFilled<Spec, Field>);
 }

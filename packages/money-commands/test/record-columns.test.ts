@@ -6,7 +6,9 @@ import {
   recordColumns,
   SCOPED_RECORD_COLUMNS,
   type StoredOf,
+  withFilled,
   written,
+  writtenOnly,
 } from '../src';
 
 const columns = recordColumns({
@@ -68,5 +70,35 @@ describe('recordColumns', () => {
         .filter((field) => field !== 'tenantId' && field !== 'environment')
         .sort(),
     );
+  });
+
+  it('writes a written-only column without reading it: in the draft, not in the stored record', () => {
+    const kept = recordColumns({ id: written<string>('text'), ruleId: writtenOnly<string | null>('text'), seq: filled<string>('bigint') });
+    expect(kept.names).toEqual(['id', 'seq']);
+    expect(kept.written).toEqual({ id: 'text', ruleId: 'text' });
+    const draft: DraftOf<typeof kept> = { id: 'dep_1', ruleId: null };
+    const stored: StoredOf<typeof kept> = { id: draft.id, seq: '1' };
+    expect(Object.keys(stored)).toEqual(['id', 'seq']);
+  });
+
+  it('gives another way of creating the record its own draft, leaving columns to a later step, with the same reads', () => {
+    const later = withFilled(columns, ['amount', 'createdAt']);
+    expect(later.names).toEqual(columns.names);
+    expect(later.written).toEqual({ id: 'text', tenantId: 'text', fromWalletId: 'text' });
+    const draft: DraftOf<typeof later> = { id: 'trf_1', fromWalletId: 'wal_1' };
+    // @ts-expect-error the amount is left to a later step in this way's draft
+    const withAmount: DraftOf<typeof later> = { ...draft, amount: '10.00' };
+    expect(withAmount).toBeDefined();
+    const stored: StoredOf<typeof columns> = {
+      ...draft,
+      seq: '1',
+      tenantId: 'ten_1',
+      amount: '10.00',
+      status: 'pending',
+      createdAt: new Date(0),
+    };
+    const same: StoredOf<typeof later> = stored;
+    expect(same).toBe(stored);
+    expect(columns.written).toHaveProperty('amount', 'numeric');
   });
 });

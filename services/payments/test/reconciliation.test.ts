@@ -14,7 +14,7 @@ import { createLogger } from '@wallet/kit';
 import { LedgerReads, postingsDigest } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import BigNumber from 'bignumber.js';
-import { depositSource } from '../src/features/reconciliation/business-record-sources';
+import { depositSource } from '../src/features/deposits/deposit-source';
 import { transferSource } from '../src/features/transfers/transfer-records';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';

@@ -1,10 +1,10 @@
 import BigNumber from 'bignumber.js';
-import { ACCOUNTS, formatAmount, type JournalKind, type LedgerPostV1, type PostingLine, roundToCurrency } from '@wallet/contracts';
+import { ACCOUNTS, type DepositSource, formatAmount, type LedgerPostV1, type PostingLine, roundToCurrency } from '@wallet/contracts';
 import { currentContext } from '@wallet/kit';
 import { postCommandOf } from '@wallet/money-commands';
 import type { FeeQuoteResult } from '../fees/quote-fee';
 import { walletAccountName } from '../ledger/ledger-commands';
-import type { DepositWallet } from './deposits-store';
+import { DEPOSIT, type DepositWallet } from './deposits-store';
 
 /** The fee a deposit is charged: the schedule's, capped at the amount (a deposit never debits the wallet). */
 export interface DepositCharge {
@@ -37,13 +37,13 @@ export function depositCommandId(depositId: string): string {
 }
 
 /**
- * `momo_deposit` / `bank_deposit` (docs/decisions/money-movements.md): DR the float `amount`; CR the wallet
+ * The deposit's kind by its source (docs/decisions/money-movements.md): DR the float `amount`; CR the wallet
  * amount - fee; CR revenue:fees fee; DR revenue:fees / CR platform-commission the commission.
  * Zero lines are left out.
  */
 export function depositPostingCommand(input: {
   depositId: string;
-  kind: Extract<JournalKind, 'momo_deposit' | 'bank_deposit'>;
+  source: DepositSource;
   floatAccount: string;
   wallet: DepositWallet;
   amount: string;
@@ -74,8 +74,8 @@ export function depositPostingCommand(input: {
   };
   return postCommandOf(scope, {
     commandId: depositCommandId(input.depositId),
-    kind: input.kind,
-    reference: { type: 'deposit', id: input.depositId },
+    kind: DEPOSIT.kind[input.source],
+    reference: { type: DEPOSIT.type, id: input.depositId },
     lines,
   });
 }

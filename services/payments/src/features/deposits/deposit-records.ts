@@ -1,6 +1,7 @@
 import type { Db } from '@wallet/kit';
 import * as store from './deposits-store';
 
+export { DEPOSIT } from './deposits-store';
 export type { ReconciledDeposit, StalePendingSlip } from './deposits-store';
 
 /*

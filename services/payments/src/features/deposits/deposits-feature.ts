@@ -24,8 +24,8 @@ export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [
 ];
 
 /**
- * Deposits (webhook, bank slips, verification) and bank statement imports. Registers the
- * `deposit` finisher with the shared postings, so the ledger's events fill journalEntryId.
+ * Deposits (webhook, bank slips, verification) and bank statement imports. Their finisher and
+ * awaited records, one for both ways in, come from payments' list of movements (src/movements.ts).
  */
 export function startDeposits(
   parts: ServiceParts<
@@ -42,9 +42,6 @@ export function startDeposits(
     logger,
   });
   const deposits = new DepositsService({ db, relay, ...deps, providers, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
-  deps.postings.register('deposit', deposits.finisher);
-  // A credit's command is sent with the deposit; the ledger's answer fills its journal entry.
-  deps.postings.awaits({ recordType: 'deposit', table: 'deposits', waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL' });
   const statements = new BankStatementsService({ db });
   return {
     routes: (app) => {

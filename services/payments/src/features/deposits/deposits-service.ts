@@ -18,30 +18,27 @@ import {
   auditRecordMessage,
   currentContext,
   type Db,
-  enqueueOutbox,
   type InternalClaims,
   type Logger,
+  type OutboxMessage,
   type OutboxRelay,
   pageBySeq,
   type Tx,
 } from '@wallet/kit';
 import {
   checkDeclaredActor,
-  commitAndAwait,
-  finishSteps,
   type MemberDirectory,
   MoneyCommand,
   type MoneyCommandDeclaration,
-  postingMessage,
   type Postings,
-  type RecordScope,
   requirePermittedMember,
-  stepOutcomeOf,
+  type TakenStep,
 } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
 import { depositCharge, depositCommandId, depositPostingCommand } from './deposit-posting';
 import {
+  DEPOSIT,
   DEPOSIT_POSTING,
   type DepositScope,
   type DepositWallet,
@@ -49,13 +46,14 @@ import {
   findMomoDeposit,
   findScopedWallet,
   findWalletAnywhere,
-  insertDeposit,
+  insertRefusedMomo,
+  insertSlip,
   listDeposits,
   MOMO_DEPOSIT_RECORDS,
   type NewMomoDeposit,
+  recordSlipVerification,
   type StoredDeposit,
   toDeposit,
-  updateDeposit,
 } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
 import { claimMatchingLine } from '../bank-statements/statement-lines';
@@ -137,7 +135,32 @@ interface SlipVerification {
   id: string;
   actorId: string;
   actor: ReturnType<typeof auditActorFieldsOf>;
-  replyTo: string | undefined;
+}
+
+/** The audit record of a verification: the verifier, the slip's status before (pending) and after. */
+function slipAudit(
+  slip: SlipVerification,
+  action: 'deposit.verified' | 'deposit.rejected',
+  after: StoredDeposit,
+  extra: Record<string, unknown>,
+): OutboxMessage {
+  const { scope, actor } = slip;
+  return auditRecordMessage({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    action,
+    actorType: actor.actorType,
+    actorId: slip.actorId,
+    targetType: 'deposit',
+    targetId: slip.id,
+    metadata: {
+      ...actor.metadata,
+      callerActorId: actor.actorId,
+      before: { status: 'pending' },
+      after: { status: after.status },
+      ...extra,
+    },
+  });
 }
 
 export interface WebhookOutcome {
@@ -147,23 +170,30 @@ export interface WebhookOutcome {
 }
 
 /**
+ * What deposits' list entry (src/movements.ts) reads of their declaration: the one step both ways
+ * in post (a webhook's credit, a verified slip), finished by one finisher.
+ */
+export const DEPOSIT_CREDIT = {
+  recordType: DEPOSIT.type,
+  approval: 'none',
+  records: MOMO_DEPOSIT_RECORDS,
+  step: DEPOSIT_POSTING,
+} as const satisfies Pick<MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit>, 'recordType' | 'approval' | 'records' | 'step'>;
+
+/**
  * A webhook's credit as a money command: the deposit and its `ledger.post.v1` in one statement,
  * deduplicated by the provider's transaction id (no Idempotency-Key: the provider's repeat is the
  * retry); completed when written, final once the ledger's entry is recorded.
  */
 function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit> {
   return {
-    recordType: 'deposit',
-    approval: 'none',
+    ...DEPOSIT_CREDIT,
     amount: { limit: 'tenant', echoAmount: true },
-    records: MOMO_DEPOSIT_RECORDS,
     keyWrite: 'natural-key',
-    step: DEPOSIT_POSTING,
     created: (scope, draft, seq) => ({
       ...draft,
       ...scope,
       seq,
-      rejectionReason: null,
       journalEntryId: null,
       bankCode: null,
       slipReference: null,
@@ -230,7 +260,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const id = newId('deposit');
     const command = depositPostingCommand({
       depositId: id,
-      kind: 'momo_deposit',
+      source: 'momo',
       floatAccount: ACCOUNTS.momoFloat.nameFor(providerCode),
       wallet,
       amount: body.amount,
@@ -248,6 +278,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       source: 'momo',
       externalRef: body.transactionId,
       status: 'completed',
+      rejectionReason: null,
       commandId: command.commandId,
       providerCode,
       phoneNumber: body.phoneNumber,
@@ -315,28 +346,39 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     body: MomoWebhookBody,
     reason: string,
   ): Promise<StoredDeposit> {
-    return insertDeposit(this.deps.db, {
-      id: newId('deposit'),
-      tenantId: wallet.tenantId,
-      environment: wallet.environment,
-      walletId: wallet.id,
-      amount: body.amount,
-      currencyCode: body.currencyCode,
-      source: 'momo',
-      externalRef: body.transactionId,
-      status: 'rejected',
-      rejectionReason: reason,
-      providerCode,
-      phoneNumber: body.phoneNumber,
-      correlationId: currentContext()?.correlationId ?? null,
-    });
+    return insertRefusedMomo(
+      this.deps.db,
+      { tenantId: wallet.tenantId, environment: wallet.environment },
+      {
+        id: newId('deposit'),
+        walletId: wallet.id,
+        amount: body.amount,
+        currencyCode: body.currencyCode,
+        fee: '0',
+        commission: '0',
+        feeScheduleId: null,
+        feeRuleId: null,
+        source: 'momo',
+        externalRef: body.transactionId,
+        status: 'rejected',
+        rejectionReason: reason,
+        commandId: null,
+        providerCode,
+        phoneNumber: body.phoneNumber,
+        correlationId: currentContext()?.correlationId ?? null,
+        createdAt: new Date(),
+      },
+    );
   }
 
-  /** Finishes deposits from the ledger's events (reference type `deposit`): idempotent. */
-  readonly finisher = async (tx: Tx, results: readonly LedgerResultV1[]): Promise<void> => {
+  /**
+   * Finishes deposits from the ledger's events, credits and verified slips alike (one step), and
+   * logs a credit the ledger refused: the deposit stays completed, awaiting the ledger.
+   */
+  override async finishFromEvents(tx: Tx, results: readonly LedgerResultV1[]): Promise<void> {
     for (const result of results) if (result.status === 'rejected') this.logLedgerRejection(result);
-    await this.finishFromEvents(tx, results);
-  };
+    await super.finishFromEvents(tx, results);
+  }
 
   private logLedgerRejection(result: LedgerResultV1): void {
     this.services.logger.error(
@@ -359,10 +401,8 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     const refusal = this.refusalOf(tenant, wallet, body);
     if (refusal) throw refusal;
     return this.deps.db.transaction(async (tx) => {
-      const stored = await insertDeposit(tx, {
+      const stored = await insertSlip(tx, scope, {
         id: newId('deposit'),
-        tenantId: scope.tenantId,
-        environment: scope.environment,
         walletId: wallet.id,
         amount: body.amount,
         currencyCode: body.currencyCode,
@@ -371,7 +411,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
         status: 'pending',
         bankCode: body.bankCode,
         slipReference: body.slipReference,
-        depositedAt: body.depositedAt ?? null,
+        depositedAt: body.depositedAt === undefined ? null : new Date(body.depositedAt),
         depositorName: body.depositorName ?? null,
         correlationId: currentContext()?.correlationId ?? null,
       });
@@ -385,19 +425,19 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
    * Matches a pending slip to an unused statement line of the same bank, currency, amount and
    * reference: completed and credited (line, deposit, ledger command and audit record in one
    * transaction), or rejected with NO_MATCHING_STATEMENT_ENTRY. Only a permitted verifier gets
-   * that far: a refused one leaves the slip pending and records nothing.
+   * that far: a refused one leaves the slip pending and records nothing. The credit is the
+   * webhook's money command, taken as a step of the slip (runStep): its answer, the ledger's.
    */
   async verify(scope: DepositScope, claims: InternalClaims, id: string, actorId: string): Promise<Deposit> {
     await this.requireVerifier(scope, claims, id, actorId);
     const actor = auditActorFieldsOf(claims);
-    const { committed, result } = await commitAndAwait(
-      this.services,
-      { id: depositCommandId(id), record: { type: 'deposit', id } },
-      (replyTo) => this.deps.db.transaction((tx) => this.verifyIn(tx, { scope, id, actorId, actor, replyTo })),
-      (outcome) => outcome.credited,
-    );
-    if (!committed.credited || !result) return toDeposit(committed.deposit);
-    return this.finishFromReply(scope, committed.deposit, result);
+    const verified = await this.runStep({
+      scope,
+      id,
+      commandId: depositCommandId(id),
+      write: (tx) => this.verifyIn(tx, { scope, id, actorId, actor }),
+    });
+    return verified.shown;
   }
 
   /**
@@ -412,24 +452,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     await requirePermittedMember(this.services.members, scope.tenantId, actorId, depositRoutes.verify.scope);
   }
 
-  /** A verified slip's credit, finished from the ledger's reply as the webhook's is: the entry recorded, once. */
-  private async finishFromReply(scope: RecordScope, deposit: StoredDeposit, result: LedgerResultV1): Promise<Deposit> {
-    const outcome = stepOutcomeOf(result);
-    if (!outcome) return toDeposit(deposit);
-    if (outcome.status === 'refused') {
-      this.logLedgerRejection(result);
-      return toDeposit(deposit);
-    }
-    await finishSteps(this.deps.db, DEPOSIT_POSTING, [{ scope, id: deposit.id, outcome }]);
-    this.services.postings.recordedFromReply(result.commandId);
-    return toDeposit({ ...deposit, journalEntryId: outcome.journalEntryId });
-  }
-
-  /** The verification's transaction: the slip completed with its line, command and audit record, or rejected with its audit record. */
-  private async verifyIn(tx: Tx, slip: SlipVerification): Promise<{ deposit: StoredDeposit; credited: boolean }> {
-    const { scope, id, actorId, actor } = slip;
+  /** The verification's step: the slip completed with its line, command and audit record, or rejected with its audit record. */
+  private async verifyIn(tx: Tx, slip: SlipVerification): Promise<TakenStep<StoredDeposit>> {
+    const { scope, actorId } = slip;
     // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
-    const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+    const deposit = await findDeposit(tx, scope, slip.id, { forUpdate: true });
     if (!deposit) throw notFound();
     if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
       throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
@@ -443,58 +470,35 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       reference: deposit.slipReference,
       amount: deposit.amount,
     });
-    const audit = (action: 'deposit.verified' | 'deposit.rejected', after: StoredDeposit, extra: Record<string, unknown>) =>
-      auditRecordMessage({
-        tenantId: scope.tenantId,
-        environment: scope.environment,
-        action,
-        actorType: actor.actorType,
-        actorId: actorId,
-        targetType: 'deposit',
-        targetId: deposit.id,
-        metadata: {
-          ...actor.metadata,
-          callerActorId: actor.actorId,
-          before: { status: deposit.status },
-          after: { status: after.status },
-          ...extra,
-        },
-      });
     if (!line) {
-      const rejected = await updateDeposit(tx, deposit.id, {
-        status: 'rejected',
-        rejection_reason: 'NO_MATCHING_STATEMENT_ENTRY',
-        verified_by: actorId,
-        verified_at: tx.fn.now(),
-      });
-      await enqueueOutbox(tx, [audit('deposit.rejected', rejected, { rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY' })]);
-      return { deposit: rejected, credited: false };
+      const rejectionReason = 'NO_MATCHING_STATEMENT_ENTRY';
+      const rejected = await recordSlipVerification(tx, deposit.id, { status: 'rejected', rejectionReason, verifiedBy: actorId });
+      return { record: rejected, command: null, alsoSent: [slipAudit(slip, 'deposit.rejected', rejected, { rejectionReason })] };
     }
     const amount = new BigNumber(deposit.amount).toFixed();
     const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
     const command = depositPostingCommand({
       depositId: deposit.id,
-      kind: 'bank_deposit',
+      source: 'bank_slip',
       floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode),
       wallet,
       amount,
       charge,
     });
-    const completed = await updateDeposit(tx, deposit.id, {
+    const completed = await recordSlipVerification(tx, deposit.id, {
       status: 'completed',
       fee: charge.fee,
       commission: charge.commission,
-      fee_schedule_id: charge.scheduleId,
-      fee_rule_id: charge.ruleId,
-      command_id: command.commandId,
-      verified_by: actorId,
-      verified_at: tx.fn.now(),
+      feeScheduleId: charge.scheduleId,
+      feeRuleId: charge.ruleId,
+      commandId: command.commandId,
+      verifiedBy: actorId,
     });
-    await enqueueOutbox(tx, [
-      postingMessage(command, { replyTo: slip.replyTo }),
-      audit('deposit.verified', completed, { statementLineId: line.id, fee: charge.fee }),
-    ]);
-    return { deposit: completed, credited: true };
+    return {
+      record: completed,
+      command,
+      alsoSent: [slipAudit(slip, 'deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })],
+    };
   }
 
   // ---- reads ----

@@ -1,5 +1,18 @@
-import type { Deposit, DepositSource, DepositStatus, Environment } from '@wallet/contracts';
-import type { ChargedMoneyRecord, RecordStep, RecordTable } from '@wallet/money-commands';
+import type { Deposit, DepositSource, DepositStatus, Environment, JournalKind } from '@wallet/contracts';
+import {
+  type ChargedMoneyRecord,
+  columnName,
+  type DraftOf,
+  filled,
+  type MovementNames,
+  recordColumns,
+  type RecordStep,
+  type RecordTable,
+  type StoredOf,
+  withFilled,
+  written,
+  writtenOnly,
+} from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
 import {
   boundedNewestFirst,
@@ -18,52 +31,85 @@ export interface DepositScope {
   environment: Environment;
 }
 
-export interface StoredDeposit extends ChargedMoneyRecord {
-  seq: string;
-  walletId: string;
-  source: DepositSource;
-  externalRef: string;
-  status: DepositStatus;
-  rejectionReason: string | null;
-  commandId: string | null;
-  journalEntryId: string | null;
-  providerCode: string | null;
-  phoneNumber: string | null;
-  bankCode: string | null;
-  slipReference: string | null;
-  depositedAt: Date | null;
-  depositorName: string | null;
-  verifiedBy: string | null;
-  verifiedAt: Date | null;
-  createdAt: Date;
-}
+/** A deposit's names (docs/money-movements.md): one record type and table, and the journal kind of each way a deposit comes in. */
+export const DEPOSIT: MovementNames<Readonly<Record<DepositSource, JournalKind>>> = {
+  type: 'deposit',
+  table: 'deposits',
+  kind: { momo: 'momo_deposit', bank_slip: 'bank_deposit' },
+};
 
-const COLUMNS = [
-  'seq',
-  'id',
-  'tenant_id',
-  'environment',
-  'wallet_id',
-  'amount',
-  'currency_code',
+/**
+ * A deposit's columns, spelled once for both ways a deposit comes in: every column either way
+ * writes is written here, and each way's columns leave the other's to the database or a later
+ * step (withFilled). The stored deposit is the same either way.
+ */
+const DEPOSIT_COLUMNS = recordColumns({
+  seq: filled<string>('bigint'),
+  id: written<string>('text'),
+  tenantId: written<string>('text'),
+  environment: written<Environment>('text'),
+  walletId: written<string>('text'),
+  amount: written<string>('numeric'),
+  currencyCode: written<string>('text'),
+  fee: written<string>('numeric'),
+  commission: written<string>('numeric'),
+  feeScheduleId: writtenOnly<string | null>('text'),
+  feeRuleId: writtenOnly<string | null>('text'),
+  source: written<DepositSource>('text'),
+  externalRef: written<string>('text'),
+  status: written<DepositStatus>('text'),
+  rejectionReason: written<string | null>('text'),
+  commandId: written<string | null>('text'),
+  journalEntryId: filled<string | null>('text'),
+  providerCode: written<string | null>('text'),
+  phoneNumber: written<string | null>('text'),
+  bankCode: written<string | null>('text'),
+  slipReference: written<string | null>('text'),
+  depositedAt: written<Date | null>('timestamptz'),
+  depositorName: written<string | null>('text'),
+  verifiedBy: filled<string | null>('text'),
+  verifiedAt: filled<Date | null>('timestamptz'),
+  correlationId: writtenOnly<string | null>('text'),
+  createdAt: written<Date>('timestamptz'),
+});
+
+export type StoredDeposit = StoredOf<typeof DEPOSIT_COLUMNS>;
+
+const COLUMNS = DEPOSIT_COLUMNS.names;
+
+/** What the webhook writes of a delivery, credited or refused: the provider's transaction, and its charge and command when credited. */
+const MOMO_COLUMNS = withFilled(DEPOSIT_COLUMNS, ['bankCode', 'slipReference', 'depositedAt', 'depositorName']);
+
+/**
+ * What a submitted slip writes: its bank's reference. Its verification fills the rest
+ * (SlipVerified); its creation time is the database's.
+ */
+const SLIP_COLUMNS = withFilled(DEPOSIT_COLUMNS, [
   'fee',
   'commission',
-  'source',
-  'external_ref',
-  'status',
-  'rejection_reason',
-  'command_id',
-  'journal_entry_id',
-  'provider_code',
-  'phone_number',
-  'bank_code',
-  'slip_reference',
-  'deposited_at',
-  'depositor_name',
-  'verified_by',
-  'verified_at',
-  'created_at',
-];
+  'feeScheduleId',
+  'feeRuleId',
+  'rejectionReason',
+  'commandId',
+  'providerCode',
+  'phoneNumber',
+  'createdAt',
+]);
+
+/** A webhook's deposit as it is written: credited with its money command, or refused and kept for audit. */
+export type NewMomoDeposit = DraftOf<typeof MOMO_COLUMNS> & { source: 'momo'; providerCode: string };
+
+/** A bank slip as it is submitted, pending. */
+export type NewSlip = DraftOf<typeof SLIP_COLUMNS> & { source: 'bank_slip'; status: 'pending'; bankCode: string; slipReference: string };
+
+/** Every column a deposit's creation or a slip's verification may write. */
+type DepositFields = DraftOf<typeof DEPOSIT_COLUMNS>;
+
+/** What a slip's verification fills: who verified it (now), and its charge and command when it credits, or why not when it rejects. */
+export type SlipVerified = { verifiedBy: string } & (
+  | ({ status: 'completed' } & Pick<DepositFields, 'fee' | 'commission' | 'feeScheduleId' | 'feeRuleId' | 'commandId'>)
+  | { status: 'rejected'; rejectionReason: string }
+);
 
 function toStored(row: object): StoredDeposit {
   return camelCased(row);
@@ -96,105 +142,14 @@ export function toDeposit(deposit: StoredDeposit): Deposit {
   };
 }
 
-export interface NewDeposit {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  walletId: string;
-  amount: string;
-  currencyCode: string;
-  fee?: string;
-  commission?: string;
-  feeScheduleId?: string | null;
-  feeRuleId?: string | null;
-  source: DepositSource;
-  externalRef: string;
-  status: DepositStatus;
-  rejectionReason?: string | null;
-  commandId?: string | null;
-  providerCode?: string | null;
-  phoneNumber?: string | null;
-  bankCode?: string | null;
-  slipReference?: string | null;
-  depositedAt?: string | null;
-  depositorName?: string | null;
-  correlationId?: string | null;
-}
-
-function insertRow(deposit: NewDeposit): Record<string, unknown> {
-  return {
-    id: deposit.id,
-    tenant_id: deposit.tenantId,
-    environment: deposit.environment,
-    wallet_id: deposit.walletId,
-    amount: deposit.amount,
-    currency_code: deposit.currencyCode,
-    fee: deposit.fee ?? '0',
-    commission: deposit.commission ?? '0',
-    fee_schedule_id: deposit.feeScheduleId ?? null,
-    fee_rule_id: deposit.feeRuleId ?? null,
-    source: deposit.source,
-    external_ref: deposit.externalRef,
-    status: deposit.status,
-    rejection_reason: deposit.rejectionReason ?? null,
-    command_id: deposit.commandId ?? null,
-    provider_code: deposit.providerCode ?? null,
-    phone_number: deposit.phoneNumber ?? null,
-    bank_code: deposit.bankCode ?? null,
-    slip_reference: deposit.slipReference ?? null,
-    deposited_at: deposit.depositedAt ?? null,
-    depositor_name: deposit.depositorName ?? null,
-    correlation_id: deposit.correlationId ?? null,
-  };
-}
-
-/** A credited mobile money deposit as its money command writes it. */
-export interface NewMomoDeposit {
-  id: string;
-  walletId: string;
-  amount: string;
-  currencyCode: string;
-  fee: string;
-  commission: string;
-  feeScheduleId: string | null;
-  feeRuleId: string | null;
-  source: 'momo';
-  externalRef: string;
-  status: 'completed';
-  commandId: string;
-  providerCode: string;
-  phoneNumber: string;
-  correlationId: string | null;
-  createdAt: Date;
-}
-
 /**
  * The webhook's records: a provider's transaction credits at most once per tenant and
  * environment. Concurrent deliveries of one transaction meet at the partial unique index: one
  * inserts, the others wait for it and give way; rejected attempts stay out of the index.
  */
 export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
-  name: 'deposits',
-  columns: {
-    id: 'text',
-    tenantId: 'text',
-    environment: 'text',
-    walletId: 'text',
-    amount: 'numeric',
-    currencyCode: 'text',
-    fee: 'numeric',
-    commission: 'numeric',
-    feeScheduleId: 'text',
-    feeRuleId: 'text',
-    source: 'text',
-    externalRef: 'text',
-    status: 'text',
-    commandId: 'text',
-    providerCode: 'text',
-    phoneNumber: 'text',
-    correlationId: 'text',
-    createdAt: 'timestamptz',
-  },
+  name: DEPOSIT.table,
+  columns: MOMO_COLUMNS.written,
   naturalKey: "(tenant_id, environment, provider_code, external_ref) WHERE source = 'momo' AND status <> 'rejected'",
 };
 
@@ -203,16 +158,33 @@ export const MOMO_DEPOSIT_RECORDS: RecordTable<NewMomoDeposit> = {
  * refused for funds, and a frozen wallet still receives); the ledger's entry makes it final.
  */
 export const DEPOSIT_POSTING: RecordStep = {
-  table: 'deposits',
+  table: DEPOSIT.table,
   waiting: 'r.command_id IS NOT NULL AND r.journal_entry_id IS NULL',
   recorded: 'journal_entry_id = u.journal_entry_id, updated_at = now()',
 };
 
-export async function insertDeposit(db: Db | Tx, deposit: NewDeposit): Promise<StoredDeposit> {
-  const rows: object[] = await db('deposits').insert(insertRow(deposit)).returning(COLUMNS);
-  const row = rows[0];
-  if (!row) throw new Error(`deposit ${deposit.id} was not inserted`);
-  return toStored(row);
+/** A deposit written outside a money command (a refused delivery, a submitted slip): the columns its way writes. */
+async function insertDeposit(
+  db: Db | Tx,
+  columns: { written: Record<string, unknown> },
+  scope: DepositScope,
+  draft: object,
+): Promise<StoredDeposit> {
+  const values: Record<string, unknown> = { ...draft, tenantId: scope.tenantId, environment: scope.environment };
+  const row = Object.fromEntries(Object.keys(columns.written).map((field) => [columnName(field), values[field] ?? null]));
+  const rows: object[] = await db(DEPOSIT.table).insert(row).returning(COLUMNS);
+  const inserted = rows[0];
+  if (!inserted) throw new Error(`deposit ${String(values.id)} was not inserted`);
+  return toStored(inserted);
+}
+
+/** A refused delivery, kept for audit. */
+export function insertRefusedMomo(db: Db | Tx, scope: DepositScope, draft: NewMomoDeposit): Promise<StoredDeposit> {
+  return insertDeposit(db, MOMO_COLUMNS, scope, draft);
+}
+
+export function insertSlip(db: Db | Tx, scope: DepositScope, draft: NewSlip): Promise<StoredDeposit> {
+  return insertDeposit(db, SLIP_COLUMNS, scope, draft);
 }
 
 /**
@@ -225,7 +197,7 @@ export async function findMomoDeposit(
   providerCode: string,
   transactionId: string,
 ): Promise<StoredDeposit | null> {
-  const row: object | undefined = await db('deposits')
+  const row: object | undefined = await db(DEPOSIT.table)
     .where({
       tenant_id: scope.tenantId,
       environment: scope.environment,
@@ -244,19 +216,21 @@ export async function findDeposit(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredDeposit | null> {
-  const query = db('deposits').where({ tenant_id: scope.tenantId, environment: scope.environment, id });
+  const query = db(DEPOSIT.table).where({ tenant_id: scope.tenantId, environment: scope.environment, id });
   if (options.forUpdate) query.forUpdate();
   const row: object | undefined = await query.first(COLUMNS);
   return row ? toStored(row) : null;
 }
 
-export async function updateDeposit(tx: Tx, id: string, changes: Record<string, unknown>): Promise<StoredDeposit> {
-  const rows: object[] = await tx('deposits')
+/** Records what a slip's verification decided, on the slip the caller's transaction holds locked. */
+export async function recordSlipVerification(tx: Tx, id: string, verification: SlipVerified): Promise<StoredDeposit> {
+  const changes = Object.fromEntries(Object.entries(verification).map(([field, value]) => [columnName(field), value as unknown]));
+  const rows: object[] = await tx(DEPOSIT.table)
     .where({ id })
-    .update({ ...changes, updated_at: tx.fn.now() })
+    .update({ ...changes, verified_at: tx.fn.now(), updated_at: tx.fn.now() })
     .returning(COLUMNS);
   const row = rows[0];
-  if (!row) throw new Error(`deposit ${id} vanished while it changed`);
+  if (!row) throw new Error(`deposit ${id} vanished while it was verified`);
   return toStored(row);
 }
 
@@ -279,7 +253,7 @@ export async function listDeposits(db: Db, scope: DepositScope, filter: DepositF
       tested: { status: filter.status || undefined, source: filter.source || undefined },
     },
   );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, 'deposits', scope, filter, COLUMNS, filters);
+  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, DEPOSIT.table, scope, filter, COLUMNS, filters);
   return { rows: rows.map(toStored), stoppedAt };
 }
 
@@ -361,7 +335,7 @@ function toReconciledDeposit(row: ReconciledDepositRow): ReconciledDeposit {
 }
 
 function depositsWithWallets(db: Db) {
-  return db('deposits as d')
+  return db(`${DEPOSIT.table} as d`)
     .join('wallets as w', 'w.id', 'd.wallet_id')
     .select(
       'd.seq',
@@ -412,7 +386,7 @@ export async function stalePendingSlips(
   scope: DepositScope | null,
   filter: { submittedBefore: Date; limit: number },
 ): Promise<StalePendingSlip[]> {
-  const query = db('deposits')
+  const query = db(DEPOSIT.table)
     .where({ source: 'bank_slip', status: 'pending' })
     .where('created_at', '<', filter.submittedBefore)
     .orderBy('created_at')

@@ -1,19 +1,15 @@
 import { ACCOUNTS, type ExpectedPosting } from '@wallet/contracts';
 import { singleEntrySource } from '@wallet/money-commands';
-import { depositPostingCommand } from '../deposits/deposit-posting';
-import { depositsAfter, depositsByIds, type ReconciledDeposit } from '../deposits/deposit-records';
+import { depositPostingCommand } from './deposit-posting';
+import { DEPOSIT, depositsAfter, depositsByIds, type ReconciledDeposit } from './deposit-records';
 
-/*
- * Deposits for reconciliation's check 3, read through deposits' own records module. Every other
- * movement's source is in its own feature folder, listed with it in src/movements.ts; deposits'
- * moves there as deposits are reworked (docs/money-movements.md).
- */
+/* Deposits for reconciliation's check 3, both ways in: each with the entry its source posts. */
 
 function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'journalEntryId'> {
   const isMomo = deposit.source === 'momo';
   const command = depositPostingCommand({
     depositId: deposit.id,
-    kind: isMomo ? 'momo_deposit' : 'bank_deposit',
+    source: deposit.source,
     floatAccount: isMomo ? ACCOUNTS.momoFloat.nameFor(deposit.providerCode ?? '') : ACCOUNTS.bankFloat.nameFor(deposit.bankCode ?? ''),
     wallet: deposit.wallet,
     amount: deposit.amount,
@@ -23,8 +19,8 @@ function depositPosting(deposit: ReconciledDeposit): Omit<ExpectedPosting, 'jour
 }
 
 export const depositSource = singleEntrySource({
-  referenceType: 'deposit',
-  table: 'deposits',
+  referenceType: DEPOSIT.type,
+  table: DEPOSIT.table,
   rowsByIds: (db, ids) => depositsByIds(db, null, ids),
   rowsAfter: depositsAfter,
   posting: depositPosting,
