@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { isReachable, publishTemplates } from '../packages/kit/src/testing/servers';
 import { buildDashboard } from '../scripts/build';
+import { stopSharedSystems } from './dashboard/shared-system';
 import { migratedTemplates } from './migrated-templates';
 
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -65,5 +66,8 @@ export default async function globalSetup(): Promise<void> {
   // comes one interval after the start, and a test that wants it sooner sets a short interval.
   process.env.RETENTION_FIRST_PASS_DELAY_MS ??= '86400000';
   process.env.WALLET_TEST_RUN_ID = `wt${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  process.env.WALLET_TEST_RUNNER_PID = String(process.pid);
+  // A run killed before its teardown left its browser suites' system running: stopped here.
+  await stopSharedSystems(process.env.WALLET_TEST_RUN_ID);
   (globalThis as { __walletContainers?: Stoppable[] }).__walletContainers = started;
 }

@@ -4,21 +4,30 @@ import { paginateItems } from '@wallet/sdk';
 import type { Locator, Page } from 'playwright-core';
 import { linesOfAccount } from '../../apps/dashboard/src/books/journal';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
-import { accessibilityViolations, CURRENCY, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
+import {
+  accessibilityViolations,
+  CURRENCY,
+  type DashboardSystem,
+  screenshot,
+  settled,
+  signIn,
+  dashboardSuite,
+  SYSTEM_ENV,
+} from './support';
 
 /**
  * The books in a real Chromium against the real system (test/dashboard/support.ts): the journal
  * explorer with its entry and account pages, reconciliation, fees, and a journal far longer than
  * one answer of the API examines. The long-journal scenario runs last: it adds those entries.
  *
- * A journal answer examines at most LEDGER_JOURNAL_EXAMINE_MAX entries; this system's is a tenth
- * of the default, so a tenth of the entries take the screens through the same pages and requests
- * as 100,000 entries with the default would. How fast the first page shows with 100,000 entries is
+ * A journal answer examines at most LEDGER_JOURNAL_EXAMINE_MAX entries; the browser suites'
+ * system's is a tenth of the default (SYSTEM_ENV), so a tenth of the entries take the screens
+ * through the same pages and requests as 100,000 entries with the default would. How fast the first page shows with 100,000 entries is
  * the dashboard benchmark's question (`npm run bench:dashboard`), not a test's.
  */
 
-const EXAMINE_MAX = 1_000;
-const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' }, { LEDGER_JOURNAL_EXAMINE_MAX: String(EXAMINE_MAX) });
+const EXAMINE_MAX = Number(SYSTEM_ENV.LEDGER_JOURNAL_EXAMINE_MAX);
+const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' });
 let system: DashboardSystem;
 beforeAll(() => {
   system = suite.system;

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type OrgRole, type Wallet } from '@wallet/contracts';
@@ -10,11 +10,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
 import { launchChromium, requireChromium, signInAt } from '../../scripts/lib/dashboard-browser';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
+import { sharedSystem } from './shared-system';
 
 /**
  * The dashboard's browser tests: the whole system as `npm start` runs it (the services from their
- * bundles, the gateway serving the built app on its dashboard listener), one seeded tenant with a
- * member of every role, and Debian's Chromium driven by playwright-core (no browser download).
+ * bundles, the gateway serving the built app on its dashboard listener), one for the run's browser
+ * suites; a seeded tenant of each suite's own with a member of every role; and Debian's Chromium
+ * driven by playwright-core (no browser download).
  */
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -68,30 +70,38 @@ function requireBuiltApp(): void {
     throw new Error(`The dashboard in ${where} was built from other sources: run \`npm run build\` before the browser tests`);
 }
 
-async function startServices(
-  label: string,
-  extraEnv: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; env: NodeJS.ProcessEnv; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn', ...extraEnv };
+/**
+ * What the browser suites' one system runs with besides `npm start`'s defaults: a journal answer
+ * examines at most a tenth of the default entries, so the books suite takes its screens through
+ * the pages and requests of a journal ten times longer than it seeds.
+ */
+export const SYSTEM_ENV = { LEDGER_JOURNAL_EXAMINE_MAX: '1000' } as const;
+
+/** Starts `npm start`'s script detached, its output in `logFile`, and returns once the gateway is ready. */
+async function startSystemProcess(logFile: string): Promise<{ pid: number; env: Record<string, string> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn', ...SYSTEM_ENV };
   for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
-    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`${label}_${service}`, { migratedFor: service });
-  env.AMQP_URL = await createTestVhost(label);
+    env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`browser_${service}`, { migratedFor: service });
+  env.AMQP_URL = await createTestVhost('browser', { keptForTheRun: true });
   for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
     env[variable] = String(await freePort());
   for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
   delete env.DASHBOARD_URL;
   delete env.DASHBOARD_DIST;
-  let output = '';
+  const log = openSync(logFile, 'a');
+  // Its own process group, outliving this worker's test file: the global teardown stops the group.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log, log],
+    detached: true,
   });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  closeSync(log);
+  child.unref();
+  const output = () => readFileSync(logFile, 'utf8');
   await waitFor(
     async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output()}`);
       try {
         return (await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/readyz`)).ok ? true : undefined;
       } catch {
@@ -99,15 +109,14 @@ async function startServices(
       }
     },
     { timeoutMs: 90_000, intervalMs: 250, what: 'the system to be ready' },
-  );
-  return { child, env, output: () => output };
-}
-
-async function stopServices(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  ).catch((error: unknown) => {
+    if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
+    throw error;
+  });
+  return {
+    pid: child.pid as number,
+    env: Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+  };
 }
 
 export function passwordOf(role: DashboardRole): string {
@@ -121,11 +130,12 @@ export function passwordOf(role: DashboardRole): string {
  * live environment by default, so everything is live.
  */
 async function seedTenant(
+  label: string,
   adminUrl: string,
   gatewayUrl: string,
 ): Promise<Pick<DashboardSystem, 'tenantId' | 'api' | 'members' | 'wallets'>> {
   const platform = new WalletClient({ baseUrl: adminUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
-  const slug = `browser-${Date.now().toString(36)}`;
+  const slug = `${label.replace(/_/g, '-')}-${Date.now().toString(36)}`;
   const tenant = await platform.system.tenants.create({
     name: 'Browser Agents',
     slug,
@@ -182,40 +192,37 @@ async function seedTenant(
   };
 }
 
-/** Starts the system (with `extraEnv` over its configuration), seeds the tenant and launches Chromium; `close()` undoes all three. */
-export async function startDashboardSystem(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<DashboardSystem> {
+/**
+ * The run's shared system (started by the first suite to ask), a tenant of this suite's own
+ * seeded in it, and Chromium; `close()` closes this suite's browser and connections, and the
+ * global teardown stops the system.
+ */
+export async function startDashboardSystem(label: string): Promise<DashboardSystem> {
   requireBuiltApp();
   requireChromium();
-  const services = await startServices(label, extraEnv);
-  const { env } = services;
-  let browser: Browser | undefined;
-  let identityDb: Db | undefined;
+  const { env } = await sharedSystem(process.env.WALLET_TEST_RUN_ID ?? 'local', startSystemProcess);
+  const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+  const seeded = await seedTenant(label, `http://127.0.0.1:${env.ADMIN_PORT}`, gatewayUrl);
+  const identityDb = createDb(env.IDENTITY_DATABASE_URL as string, { poolMax: 1 });
+  let browser: Browser;
   try {
-    const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
-    const seeded = await seedTenant(`http://127.0.0.1:${env.ADMIN_PORT}`, gatewayUrl);
-    identityDb = createDb(env.IDENTITY_DATABASE_URL as string, { poolMax: 1 });
     browser = await launchChromium();
-    const launched = browser;
-    const db = identityDb;
-    return {
-      ...seeded,
-      dashboardUrl: `http://127.0.0.1:${env.DASHBOARD_PORT}`,
-      gatewayUrl,
-      ledgerDatabaseUrl: env.LEDGER_DATABASE_URL as string,
-      identityDb: db,
-      browser: launched,
-      close: async () => {
-        await launched.close();
-        await db.destroy();
-        await stopServices(services.child);
-      },
-    };
   } catch (error) {
-    await browser?.close();
-    await identityDb?.destroy();
-    await stopServices(services.child);
-    throw new Error(`${(error as Error).message}\n--- npm start said:\n${services.output()}`, { cause: error });
+    await identityDb.destroy();
+    throw error;
   }
+  return {
+    ...seeded,
+    dashboardUrl: `http://127.0.0.1:${env.DASHBOARD_PORT}`,
+    gatewayUrl,
+    ledgerDatabaseUrl: env.LEDGER_DATABASE_URL as string,
+    identityDb,
+    browser,
+    close: async () => {
+      await browser.close();
+      await identityDb.destroy();
+    },
+  };
 }
 
 /** Waits until the screen's title is shown and no loading state (role="status", "Loading …") is left on it; fails on an error state. */
@@ -268,8 +275,13 @@ export async function expectAccessible(page: Page, screenName: string): Promise<
   if (violations.length > 0) throw new Error(`Accessibility violations:\n${violations.join('\n')}`);
 }
 
-/** A full-page PNG in test-results/dashboard/, for a person to look at. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * A full-page PNG in test-results/dashboard/, for a person to look at, when DASHBOARD_SCREENSHOTS
+ * is set: no test reads them, and rendering and encoding some sixty full pages is a good part of
+ * the browser suites' CPU.
+ */
+export async function screenshot(page: Page, name: string): Promise<string | undefined> {
+  if (!process.env.DASHBOARD_SCREENSHOTS) return undefined;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name.replace(/[^a-z0-9-]+/gi, '-').toLowerCase()}.png`);
   await page.screenshot({ path: file, fullPage: true });
@@ -319,14 +331,14 @@ export interface DashboardSuite {
 }
 
 /**
- * One system per test file (started before its tests, stopped after them) and pages in fresh
+ * The run's system with a tenant of the file's own (seeded before its tests) and pages in fresh
  * browser contexts, each closed after its test. Reduced motion: axe judges no dialog mid-fade.
  */
-export function dashboardSuite(label: string, view: { height: number; locale?: string }, extraEnv: NodeJS.ProcessEnv = {}): DashboardSuite {
+export function dashboardSuite(label: string, view: { height: number; locale?: string }): DashboardSuite {
   let system: DashboardSystem | undefined;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    system = await startDashboardSystem(label, extraEnv);
+    system = await startDashboardSystem(label);
   }, 240_000);
   afterAll(async () => {
     await system?.close();

@@ -160,7 +160,7 @@ async function viaManagementApi(amqpUrl: string, method: 'PUT' | 'DELETE', path:
  * A fresh vhost of this run, so consumers of different test files never take each other's
  * messages. Made through the management API when it answers, else with rabbitmqctl.
  */
-export async function createTestVhost(label: string): Promise<string> {
+export async function createTestVhost(label: string, options: { keptForTheRun?: boolean } = {}): Promise<string> {
   const { amqpUrl } = testServerUrls();
   const name = uniqueName(label);
   const user = decodeURIComponent(new URL(amqpUrl).username || 'guest');
@@ -175,8 +175,9 @@ export async function createTestVhost(label: string): Promise<string> {
     await run('rabbitmqctl', ['add_vhost', name], { timeout: 60_000 });
     await run('rabbitmqctl', ['set_permissions', '-p', name, user, '.*', '.*', '.*'], { timeout: 60_000 });
   }
-  // The test environment (test/environment.js) deletes it when this test file is done.
-  (globalThis as { __walletTestVhosts?: string[] }).__walletTestVhosts?.push(name);
+  // The test environment (test/environment.js) deletes it when this test file is done; one kept
+  // for the run (a system several files share) is left to the global teardown.
+  if (!options.keptForTheRun) (globalThis as { __walletTestVhosts?: string[] }).__walletTestVhosts?.push(name);
   const parsed = new URL(amqpUrl);
   parsed.pathname = `/${encodeURIComponent(name)}`;
   return parsed.toString();
