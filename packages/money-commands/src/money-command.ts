@@ -39,6 +39,7 @@ import {
   stepOutcomeOf,
 } from './money-command-statement';
 import { postingMessage } from './postings/posting-message';
+import type { PendingReply } from './postings/posting-replies';
 import type { AwaitedRecord, AwaitedRecords, Postings, RecordPostings } from './postings/postings';
 import { type AmountRule, invalidAmountError, type MovementAmount, transactionLimitError } from './transaction-limit';
 
@@ -381,11 +382,22 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     // The command goes out now, batched with those of the same turn, without a relay pass.
     handOver.committed();
 
+    const pending: CommandResult<Shown> = { status: 202, shown: pendingShown, answer: pendingAnswer };
+    return this.answerFromReply(reply, { record: created, commandId, answers: answers ?? NO_ANSWERS, pending });
+  }
+
+  /**
+   * The answer the ledger's reply allows: `pending` past the deadline, else the record finished
+   * from the reply, in the request's trace (as the event path's finish span is in the command's).
+   */
+  private async answerFromReply(
+    reply: PendingReply,
+    step: { record: Stored; commandId: string; answers: CommandAnswers; pending: CommandResult<Shown> },
+  ): Promise<CommandResult<Shown>> {
     const result = await reply.result;
     const outcome = result ? stepOutcomeOf(result) : null;
-    if (!outcome) return { status: 202, shown: pendingShown, answer: pendingAnswer };
-    // The record finishes in the request's trace, as the event path's finish span does in the command's.
-    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(created, commandId, outcome, answers ?? NO_ANSWERS));
+    if (!outcome) return step.pending;
+    return inSpan(`finish ${this.declaration.recordType}`, {}, () => this.finish(step.record, step.commandId, outcome, step.answers));
   }
 
   /**
@@ -422,11 +434,8 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
       reply.cancel();
       return { status: 200, shown: declaration.show(taken.record) };
     }
-    const result = await reply.result;
-    const outcome = result ? stepOutcomeOf(result) : null;
-    if (!outcome) return { status: 202, shown: declaration.show(taken.record) };
-    const record = taken.record;
-    return inSpan(`finish ${declaration.recordType}`, {}, () => this.finish(record, step.commandId, outcome, NO_ANSWERS));
+    const pending: CommandResult<Shown> = { status: 202, shown: declaration.show(taken.record) };
+    return this.answerFromReply(reply, { record: taken.record, commandId: step.commandId, answers: NO_ANSWERS, pending });
   }
 
   /** A repeat under a natural key: the record written first, as it is now; this one wrote nothing and sent nothing. */

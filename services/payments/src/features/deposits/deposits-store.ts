@@ -8,6 +8,7 @@ import {
   recordColumns,
   type RecordStep,
   type RecordTable,
+  SCOPED_RECORD_COLUMNS,
   type StoredOf,
   withFilled,
   written,
@@ -44,10 +45,7 @@ export const DEPOSIT: MovementNames<Readonly<Record<DepositSource, JournalKind>>
  * step (withFilled). The stored deposit is the same either way.
  */
 const DEPOSIT_COLUMNS = recordColumns({
-  seq: filled<string>('bigint'),
-  id: written<string>('text'),
-  tenantId: written<string>('text'),
-  environment: written<Environment>('text'),
+  ...SCOPED_RECORD_COLUMNS,
   walletId: written<string>('text'),
   amount: written<string>('numeric'),
   currencyCode: written<string>('text'),
