@@ -380,11 +380,11 @@ describe('system-key requests', () => {
 describe('refill and switches', () => {
   let fast: GatewayClient;
   beforeAll(async () => {
-    // Key: one token, five per second. Address bucket off.
+    // Key: one token, one a second (slow enough that a loaded machine's two sends stay inside it). Address bucket off.
     fast = await startGateway(
       gatewayEnv(
         { identity: upstream.url },
-        { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '5', GATEWAY_RATE_LIMIT_KEY_BURST: '1', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' },
+        { GATEWAY_RATE_LIMIT_KEY_PER_SECOND: '1', GATEWAY_RATE_LIMIT_KEY_BURST: '1', GATEWAY_RATE_LIMIT_IP_PER_SECOND: '0' },
       ),
       { tenantAuthenticators: authenticators() },
     );
@@ -398,9 +398,9 @@ describe('refill and switches', () => {
     expect((await send(fast, { headers: withKey(key.secret) })).status).toBe(200);
     const refused = await send(fast, { headers: withKey(key.secret) });
     expect(refused.status).toBe(429);
-    // 0.2 s per token, rounded up to whole seconds.
+    // 1 s per token, rounded up to whole seconds.
     expect(refused.headers['retry-after']).toBe('1');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await send(fast, { headers: withKey(key.secret) })).status).toBe(200);
   });
 
