@@ -41,7 +41,7 @@ const treasuryConfigShape = {
   ...analyticsRetentionConfigShape,
 };
 
-/** Treasury's features on the shared parts: its money features (its list, src/movements.ts), balances, analytics and its records for check 3. */
+/** Treasury's features on the shared parts: its money features (src/movements.ts), balances, analytics and its records for check 3. */
 async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<typeof treasuryConfigShape>>): Promise<Features> {
   const { config, logger } = parts;
   const tenants = await startTenantReadModel({ db, relay, ...parts });

@@ -35,7 +35,7 @@ function startWithdrawals(
   };
 }
 
-/** Withdrawal cases, requested by a maker and decided by a checker. Their deadline is the service's (src/peers.ts): no variable of their own. */
+/** Withdrawal cases, requested by a maker and decided by a checker. Their deadline is the service's (src/peers.ts). */
 export const WITHDRAWALS_FEATURE = moneyFeature({
   movements: [
     caseMovement(WITHDRAWAL_CASES, {
