@@ -1,13 +1,17 @@
+import path from 'node:path';
 import { buildOpenApiDocument, CASE_TYPE_NAMES, CASE_TYPES, JOURNAL_KINDS } from '@wallet/contracts';
 import type { Movement } from '@wallet/money-commands';
 import { PAYMENTS_MOVEMENTS } from '../services/payments/src/movements';
 import { TREASURY_MOVEMENTS } from '../services/treasury/src/movements';
+import { importGraph } from './import-graph';
 
 /*
  * Every service's money movements, as its src/movements.ts lists them once
  * (docs/money-movements.md): each must have its reconciliation source, journal kinds contracts
  * know and routes the OpenAPI document has, and together they must declare exactly contracts'
- * case types. Pure: the lists, contracts and the OpenAPI document, no service started.
+ * case types; and main starts the features from the list, naming none of them. Pure: the lists,
+ * contracts, the OpenAPI document and the import graph, no service started (test/service-skeletons.test.ts
+ * starts each and calls its movements' routes).
  */
 
 const SERVICES: ReadonlyArray<readonly [string, readonly Movement[]]> = [
@@ -67,6 +71,17 @@ describe('the money movements every service declares', () => {
   it("declares each of contracts' case types as exactly one movement's approval, and no other", () => {
     const declared = ALL.flatMap(([, movement]) => (movement.approval === 'none' ? [] : [movement.approval.caseType]));
     expect([...declared].sort()).toEqual([...CASE_TYPE_NAMES].sort());
+  });
+});
+
+describe("the services' money features", () => {
+  const graph = importGraph(path.resolve(__dirname, '..'));
+
+  it.each(['payments', 'treasury'])("%s: main imports nothing from a listed feature's folder (it starts them from the list)", (service) => {
+    const folderOf = (file: string) => /^services\/[\w-]+\/src\/features\/[\w-]+\//.exec(file)?.[0];
+    const listed = new Set((graph.get(`services/${service}/src/movements.ts`) ?? []).flatMap((file) => folderOf(file) ?? []));
+    expect(listed.size).toBeGreaterThan(0);
+    expect((graph.get(`services/${service}/src/main.ts`) ?? []).filter((file) => listed.has(folderOf(file) ?? ''))).toEqual([]);
   });
 });
 

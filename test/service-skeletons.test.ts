@@ -1,13 +1,16 @@
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
-import type { RunningService } from '@wallet/kit';
+import { routeName, type RunningService, signInternalToken } from '@wallet/kit';
 import { start as startPayments } from '../services/payments/src/main';
+import { PAYMENTS_MOVEMENTS } from '../services/payments/src/movements';
 import { start as startTreasury } from '../services/treasury/src/main';
+import { TREASURY_MOVEMENTS } from '../services/treasury/src/movements';
 
 // Real parts: a fresh PostgreSQL database and RabbitMQ vhost, each service in-process.
 describe.each([
-  ['payments', startPayments],
-  ['treasury', startTreasury],
-] as const)('%s service', (name, start) => {
+  ['payments', startPayments, PAYMENTS_MOVEMENTS],
+  ['treasury', startTreasury, TREASURY_MOVEMENTS],
+] as const)('%s service', (name, start, movements) => {
+  const secret = `${name}-tests-internal-token-secret-0123456789`;
   let service: RunningService;
   let base: string;
 
@@ -17,7 +20,7 @@ describe.each([
       [`${name.toUpperCase()}_DATABASE_URL`]: await createTestDatabase(name),
       AMQP_URL: await createTestVhost(name),
       [`${name.toUpperCase()}_PORT`]: '0',
-      INTERNAL_TOKEN_SECRET: `${name}-tests-internal-token-secret-0123456789`,
+      INTERNAL_TOKEN_SECRET: secret,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     });
     base = `http://127.0.0.1:${service.port}`;
@@ -58,5 +61,24 @@ describe.each([
     expect(await response.json()).toEqual({
       error: { code: 'INVALID_INTERNAL_TOKEN', message: expect.any(String), correlationId: `${name}-test-1` },
     });
+  });
+
+  // main mounts no money feature by name: only its list (src/movements.ts) ties a movement's routes to the feature that answers them.
+  it('routes every route of its listed money movements to a feature', async () => {
+    const token = signInternalToken(secret, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
+    const unrouted = async (route: { method: string; path: string }) => {
+      const response = await fetch(`${base}${route.path.replace(/\{\w+\}/g, 'unknown')}`, {
+        method: route.method.toUpperCase(),
+        headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+        body: route.method === 'get' ? undefined : '{}',
+      });
+      return ((await response.json()) as { error?: { message?: string } }).error?.message === 'No such route';
+    };
+    expect(await unrouted({ method: 'post', path: '/v1/no-such-movement/{id}' })).toBe(true);
+    const routes = movements.flatMap((movement) => movement.routes);
+    expect(routes.length).toBeGreaterThan(0);
+    const missing: string[] = [];
+    for (const route of routes) if (await unrouted(route)) missing.push(routeName(route));
+    expect(missing).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ export * from './db';
 export * from './dependency-errors';
 export * from './errors';
 export * from './http';
+export * from './contract-route';
 export * from './inbox';
 export * from './internal-token';
 export * from './internal-call';

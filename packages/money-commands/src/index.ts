@@ -9,6 +9,7 @@ export * from './member-directory';
 export * from './money-command';
 export * from './money-command-router';
 export * from './money-command-statement';
+export * from './money-features';
 export * from './movements';
 export * from './postings';
 export * from './reconciliation/business-records';

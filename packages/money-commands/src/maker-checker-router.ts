@@ -1,5 +1,5 @@
-import { claimsOf, type InternalClaims, parseOrThrow, tenantScopeOf } from '@wallet/kit';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import { claimsOf, type InternalClaims, mountRoute, parseOrThrow, type RouteSpec, tenantScopeOf } from '@wallet/kit';
+import type { RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { type DecisionAnswers, decisionAnswersOf, type DecisionResult } from './maker-checker';
 import type { RecordScope } from './money-command-statement';
@@ -23,9 +23,10 @@ export interface CaseService<CreateBody, Query, Shown> extends MoneyCommandServi
   ): Promise<DecisionResult<Shown>>;
 }
 
+/** Contracts' routes of a case type (`caseRoutes`): a money command's, and the checker's two decisions. */
 export interface CaseRoutes<CreateBody, Query> extends MoneyCommandRoutes<CreateBody, Query> {
-  /** `POST <decide>/:id/approve` and `/reject`. */
-  decide: string;
+  approve: RouteSpec<`${string}/{id}/approve`>;
+  reject: RouteSpec<`${string}/{id}/reject`>;
   decisionSchemas: {
     approve: z.ZodType<{ actorId: string }>;
     reject: z.ZodType<{ actorId: string; reason: string }>;
@@ -41,7 +42,7 @@ export function makerCheckerRouter<CreateBody, Query, Shown>(
   const router = moneyCommandRouter(service, routes, guards.create);
   const { decisionSchemas: schemas } = routes;
 
-  router.post(`${routes.decide}/:id/approve`, guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+  mountRoute(router, routes.approve, guards.decide, async (request, response) => {
     const decided = await service.approve(
       tenantScopeOf(response),
       claimsOf(response),
@@ -52,7 +53,7 @@ export function makerCheckerRouter<CreateBody, Query, Shown>(
     response.status(decided.status).json(decided.shown);
   });
 
-  router.post(`${routes.decide}/:id/reject`, guards.decide, async (request: Request<{ id: string }>, response: Response) => {
+  mountRoute(router, routes.reject, guards.decide, async (request, response) => {
     const decided = await service.reject(
       tenantScopeOf(response),
       claimsOf(response),

@@ -1,5 +1,5 @@
-import { claimsOf, type InternalClaims, parseOrThrow, tenantScopeOf } from '@wallet/kit';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { claimsOf, type InternalClaims, mountRoute, parseOrThrow, routeName, type RouteSpec, tenantScopeOf } from '@wallet/kit';
+import { type RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { type CommandAnswers, type CommandResult, commandAnswersOf, sendCommandResult } from './money-command';
 import type { RecordScope } from './money-command-statement';
@@ -11,11 +11,11 @@ export interface MoneyCommandService<CreateBody, Query, Shown> {
   get(scope: RecordScope, id: string): Promise<Shown>;
 }
 
+/** Contracts' routes of a money command: `create` records one, `list` lists them, `get` shows one. */
 export interface MoneyCommandRoutes<CreateBody, Query> {
-  /** `POST` creates a record here. */
-  create: string;
-  /** `GET` lists records here, and `GET <list>/:id` shows one. */
-  list: string;
+  create: RouteSpec;
+  list: RouteSpec;
+  get: RouteSpec<`${string}/{id}`>;
   schemas: { create: z.ZodType<CreateBody>; query: z.ZodType<Query> };
 }
 
@@ -33,17 +33,17 @@ export function moneyCommandRouter<CreateBody, Query, Shown>(
 ): Router {
   const router = Router();
 
-  router.post(routes.create, createGuard, async (request, response) => {
-    const answers = commandAnswersOf(response, `POST ${routes.create}`);
+  mountRoute(router, routes.create, createGuard, async (request, response) => {
+    const answers = commandAnswersOf(response, routeName(routes.create));
     const body = parseOrThrow(routes.schemas.create, request.body);
     sendCommandResult(response, await service.create(tenantScopeOf(response), body, answers, claimsOf(response)));
   });
 
-  router.get(routes.list, async (request, response) => {
+  mountRoute(router, routes.list, async (request, response) => {
     response.json(await service.list(tenantScopeOf(response), parseOrThrow(routes.schemas.query, request.query, 'query')));
   });
 
-  router.get(`${routes.list}/:id`, async (request: Request<{ id: string }>, response: Response) => {
+  mountRoute(router, routes.get, async (request, response) => {
     response.json(await service.get(tenantScopeOf(response), request.params.id));
   });
 

@@ -9,34 +9,37 @@ import {
   type RunningService,
   startService,
 } from '@wallet/kit';
-import { coalesceLedgerCommands, MemberDirectory, movementSources, registerMovements, startPostings } from '@wallet/money-commands';
+import {
+  coalesceLedgerCommands,
+  MemberDirectory,
+  moneyFeaturesConfigShape,
+  movementSources,
+  registerMovements,
+  startMoneyFeatures,
+  startPostings,
+} from '@wallet/money-commands';
 import { migrations } from '../migrations';
-import { depositsConfigShape, startDeposits } from './features/deposits/deposits-feature';
 import { feesRouter } from './features/fees/fees-router';
 import { FeesService } from './features/fees/fees-service';
-import { payoutsConfigShape, startPayouts } from './features/payouts/payouts-feature';
 import { reconciliationConfigShape, startReconciliation } from './features/reconciliation/reconciliation-feature';
 import {
   reconciliationRunsRetentionConfigShape,
   reconciliationRunsRetentionRule,
 } from './features/reconciliation/reconciliation-runs-retention';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
-import { startTransfers, transfersConfigShape } from './features/transfers/transfers-feature';
 import { startWallets, walletsConfigShape } from './features/wallets/wallets-feature';
-import { PAYMENTS_MOVEMENTS } from './movements';
+import { PAYMENTS_MONEY_FEATURES, PAYMENTS_MOVEMENTS } from './movements';
 import { peersConfigShape } from './peers';
 import { declarePaymentsTopology, PAYMENTS_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
-/** The variables payments reads besides the common ones: its peers' and each feature's. */
+/** The variables payments reads besides the common ones: its peers' and each feature's (the money features' from its list). */
 const paymentsConfigShape = {
   ...peersConfigShape,
   ...tenantsConfigShape,
   ...walletsConfigShape,
-  ...transfersConfigShape,
-  ...depositsConfigShape,
-  ...payoutsConfigShape,
+  ...moneyFeaturesConfigShape(PAYMENTS_MONEY_FEATURES),
   ...reconciliationConfigShape,
   ...reconciliationRunsRetentionConfigShape,
   ...fullRunsRetentionConfigShape,
@@ -62,7 +65,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         reconciliationRunsRetentionRule(config.PAYMENTS_RECONCILIATION_RUN_RETENTION_DAYS),
         fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
       ],
-      // Wallets, deposits, transfers, payouts and fees mount here as they arrive.
+      // The money features are started from payments' list (src/movements.ts); the other features here.
       wire: async ({ db, relay, ...parts }) => {
         const { config, logger } = parts;
         const tenants = await startTenantReadModel({ db, relay, ...parts });
@@ -81,26 +84,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue },
         );
         registerMovements(postings, PAYMENTS_MOVEMENTS);
-        const transfers = startTransfers({ db, relay, ...parts }, { postings, tenants });
-        const deposits = startDeposits({ db, relay, ...parts }, { tenants, postings, members });
-        const payouts = startPayouts({ db, relay, ...parts }, { postings, tenants, members });
+        const money = startMoneyFeatures(PAYMENTS_MONEY_FEATURES, { db, relay, ...parts }, { postings, tenants, members });
         const reconciliation = startReconciliation({ db, relay, ...parts }, { sources: movementSources(PAYMENTS_MOVEMENTS) });
         await postings.start();
         return {
           routes: (app) => {
-            // Transfers first: they are most of the traffic, and each router ahead of theirs is
-            // matched against every request in vain.
-            transfers.routes(app);
+            // The money features first, in list order: transfers, at its head, are most of the traffic.
+            money.routes(app);
             app.use(feesRouter(fees, tenants, idempotency({ db, required: false, logger })));
             wallets.routes(app);
-            deposits.routes(app);
-            payouts.routes(app);
             reconciliation.routes(app);
           },
-          bodyOptIns: deposits.bodyOptIns,
+          bodyOptIns: money.bodyOptIns,
           stop: async () => {
             await reconciliation.stop?.();
-            await payouts.stop?.();
+            // Before the postings: the features' work (a payout's delivery) awaits the ledger through them.
+            await money.stop?.();
             await postings.stop();
             await wallets.stop?.();
           },

@@ -14,8 +14,10 @@ import {
   coalesceLedgerCommands,
   LedgerReads,
   MemberDirectory,
+  moneyFeaturesConfigShape,
   movementSources,
   registerMovements,
+  startMoneyFeatures,
   startPostings,
 } from '@wallet/money-commands';
 import { migrations } from '../migrations';
@@ -23,24 +25,23 @@ import { startAnalytics } from './features/analytics/analytics-feature';
 import { analyticsEntriesRetentionRule, analyticsRetentionConfigShape } from './features/analytics/analytics-retention';
 import { startBalances } from './features/balances/balances-feature';
 import { businessRecordsRouter, reconciliationConfigShape } from './features/business-records/business-records-router';
-import { startFloatDeposits } from './features/float-deposits/float-deposits-feature';
 import { startTenantReadModel, tenantsConfigShape } from './features/tenants/tenants-feature';
-import { startWithdrawals } from './features/withdrawals/withdrawals-feature';
-import { TREASURY_MOVEMENTS } from './movements';
+import { TREASURY_MONEY_FEATURES, TREASURY_MOVEMENTS } from './movements';
 import { peersConfigShape } from './peers';
 import { declareTreasuryTopology, TREASURY_TOPOLOGY } from './topology';
 
 export type { RunningService };
 
-/** The variables treasury reads besides the common ones: its peers' and each feature's. */
+/** The variables treasury reads besides the common ones: its peers' and each feature's (the money features' from its list). */
 const treasuryConfigShape = {
   ...peersConfigShape,
+  ...moneyFeaturesConfigShape(TREASURY_MONEY_FEATURES),
   ...reconciliationConfigShape,
   ...tenantsConfigShape,
   ...analyticsRetentionConfigShape,
 };
 
-/** Treasury's features on the shared parts: float deposits, withdrawals, balances, analytics and its records for check 3. */
+/** Treasury's features on the shared parts: its money features (src/movements.ts), balances, analytics and its records for check 3. */
 async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<typeof treasuryConfigShape>>): Promise<Features> {
   const { config, logger } = parts;
   const tenants = await startTenantReadModel({ db, relay, ...parts });
@@ -55,8 +56,7 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
   const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
   registerMovements(postings, TREASURY_MOVEMENTS);
   const balances = startBalances({ db, relay, ...parts });
-  const floatDeposits = startFloatDeposits({ db, relay, ...parts }, { postings, tenants, members });
-  const withdrawals = startWithdrawals({ db, relay, ...parts }, { postings, tenants, members });
+  const money = startMoneyFeatures(TREASURY_MONEY_FEATURES, { db, relay, ...parts }, { postings, tenants, members });
   const analytics = await startAnalytics({ db, relay, ...parts });
   // Check 3 of treasury's own records asks the ledger for their entries by id.
   const journal = new LedgerReads({
@@ -69,8 +69,7 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
   return {
     routes: (app) => {
       balances.routes(app);
-      floatDeposits.routes(app);
-      withdrawals.routes(app);
+      money.routes(app);
       // Reconciliation (in payments) reads treasury's records through these.
       app.use(
         businessRecordsRouter({
@@ -83,7 +82,9 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
       );
       analytics.routes(app);
     },
+    bodyOptIns: money.bodyOptIns,
     stop: async () => {
+      await money.stop?.();
       await postings.stop();
       await analytics.stop?.();
     },

@@ -1,18 +1,13 @@
-import { treasuryRoutes, withdrawalRoutes } from '@wallet/contracts';
-import { caseMovement, commandMovement, type Movement } from '@wallet/money-commands';
-import { FLOAT_DEPOSIT, floatDepositRecords } from './features/float-deposits/float-deposit-records';
-import { FLOAT_DEPOSIT_COMMAND } from './features/float-deposits/float-deposits-service';
-import { withdrawalRecords } from './features/withdrawals/withdrawal-records';
-import { WITHDRAWAL_CASES } from './features/withdrawals/withdrawals-service';
+import { moneyFeatureMovements } from '@wallet/money-commands';
+import { FLOAT_DEPOSITS_FEATURE } from './features/float-deposits/float-deposits-feature';
+import { WITHDRAWALS_FEATURE } from './features/withdrawals/withdrawals-feature';
 
 /**
- * Treasury's money movements, each once (docs/money-movements.md): main hands the postings their
- * finishers and awaited records, and its records for check 3 their sources, from this list.
+ * Treasury's money features, each once (docs/money-movements.md): main spreads their
+ * configuration, starts them and mounts their routes in this order, and hands the postings their
+ * movements' finishers and awaited records, and its records for check 3 their sources.
  */
-export const TREASURY_MOVEMENTS: readonly Movement[] = [
-  commandMovement(FLOAT_DEPOSIT_COMMAND, FLOAT_DEPOSIT, { source: floatDepositRecords, routes: [treasuryRoutes.createFloatDeposit] }),
-  caseMovement(WITHDRAWAL_CASES, {
-    source: withdrawalRecords,
-    routes: [withdrawalRoutes.create, withdrawalRoutes.approve, withdrawalRoutes.reject],
-  }),
-];
+export const TREASURY_MONEY_FEATURES = [FLOAT_DEPOSITS_FEATURE, WITHDRAWALS_FEATURE] as const;
+
+/** Every movement of the features above: float deposits, withdrawals. */
+export const TREASURY_MOVEMENTS = moneyFeatureMovements(TREASURY_MONEY_FEATURES);

@@ -1,17 +1,19 @@
 import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
 import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import type { MemberDirectory, Postings } from '@wallet/money-commands';
+import { commandMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
 import type { peersConfigShape } from '../../peers';
 import { bankStatementsRouter } from '../bank-statements/bank-statements-router';
 import { BankStatementsService } from '../bank-statements/bank-statements-service';
+import { DEPOSIT } from './deposit-records';
+import { depositSource } from './deposit-source';
 import { depositsRouter } from './deposits-router';
-import { DepositsService } from './deposits-service';
+import { DEPOSIT_CREDIT, DepositsService } from './deposits-service';
 import { MomoProviderDirectory } from './momo-provider-directory';
 
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-export const depositsConfigShape = {
+const depositsConfigShape = {
   /** How long a tenant's providers and webhook secrets are cached (a signature mismatch refetches once). */
   PAYMENTS_MOMO_PROVIDER_CACHE_TTL_MS: milliseconds(0, 3_600_000, 30_000),
   /** How long a credit waits for the ledger's answer to show its journalEntryId; the deposit is completed either way. */
@@ -23,11 +25,8 @@ export const DEPOSIT_BODY_OPT_INS: BodyOptInRoute[] = [
   { method: depositRoutes.importStatement.method, path: depositRoutes.importStatement.path, ...BANK_STATEMENT_BODY },
 ];
 
-/**
- * Deposits (webhook, bank slips, verification) and bank statement imports. Their finisher and
- * awaited records, one for both ways in, come from payments' list of movements (src/movements.ts).
- */
-export function startDeposits(
+/** Their services and routes, bank statement imports' with them. */
+function startDeposits(
   parts: ServiceParts<
     ServiceConfig<typeof depositsConfigShape & Pick<typeof peersConfigShape, 'IDENTITY_URL' | 'PAYMENTS_IDENTITY_TIMEOUT_MS'>>
   >,
@@ -52,3 +51,18 @@ export function startDeposits(
     bodyOptIns: DEPOSIT_BODY_OPT_INS,
   };
 }
+
+/**
+ * Deposits (webhook, bank slips, verification) and bank statement imports: one movement, whose
+ * finisher and awaited records serve both ways in.
+ */
+export const DEPOSITS_FEATURE = moneyFeature({
+  movements: [
+    commandMovement(DEPOSIT_CREDIT, DEPOSIT, {
+      source: depositSource,
+      routes: [depositRoutes.momoWebhook, depositRoutes.bankSlip, depositRoutes.verify],
+    }),
+  ],
+  config: depositsConfigShape,
+  start: startDeposits,
+});

@@ -1,5 +1,5 @@
-import { bankSlipBodySchema, depositQuerySchema, momoWebhookBodySchema, verifyDepositBodySchema } from '@wallet/contracts';
-import { claimsOf, idempotencyOf, jsonResponse, parseOrThrow, tenantScopeOf } from '@wallet/kit';
+import { bankSlipBodySchema, depositQuerySchema, depositRoutes, momoWebhookBodySchema, verifyDepositBodySchema } from '@wallet/contracts';
+import { claimsOf, idempotencyOf, jsonResponse, mountRoute, parseOrThrow, tenantScopeOf } from '@wallet/kit';
 import { type RequestHandler, Router } from 'express';
 import type { DepositsService } from './deposits-service';
 
@@ -11,7 +11,7 @@ import type { DepositsService } from './deposits-service';
 export function depositsRouter(deposits: DepositsService, idempotencyGuard: RequestHandler): Router {
   const router = Router();
 
-  router.post('/v1/deposits/momo-webhook', async (request, response) => {
+  mountRoute(router, depositRoutes.momoWebhook, async (request, response) => {
     claimsOf(response);
     const body = parseOrThrow(momoWebhookBodySchema, request.body);
     const outcome = await deposits.receiveMomoWebhook(body);
@@ -19,7 +19,7 @@ export function depositsRouter(deposits: DepositsService, idempotencyGuard: Requ
   });
 
   // An optional Idempotency-Key: the slip and its remembered answer commit together.
-  router.post('/v1/deposits/bank-slips', idempotencyGuard, async (request, response) => {
+  mountRoute(router, depositRoutes.bankSlip, idempotencyGuard, async (request, response) => {
     const scope = tenantScopeOf(response);
     const key = idempotencyOf(response);
     const body = parseOrThrow(bankSlipBodySchema, request.body);
@@ -27,15 +27,15 @@ export function depositsRouter(deposits: DepositsService, idempotencyGuard: Requ
     response.status(201).json(deposit);
   });
 
-  router.get('/v1/deposits', async (request, response) => {
+  mountRoute(router, depositRoutes.list, async (request, response) => {
     response.json(await deposits.list(tenantScopeOf(response), parseOrThrow(depositQuerySchema, request.query, 'query')));
   });
 
-  router.get('/v1/deposits/:id', async (request, response) => {
+  mountRoute(router, depositRoutes.get, async (request, response) => {
     response.json(await deposits.get(tenantScopeOf(response), request.params.id));
   });
 
-  router.post('/v1/deposits/:id/verify', async (request, response) => {
+  mountRoute(router, depositRoutes.verify, async (request, response) => {
     const scope = tenantScopeOf(response);
     const { actorId } = parseOrThrow(verifyDepositBodySchema, request.body);
     const deposit = await deposits.verify(scope, claimsOf(response), request.params.id, actorId);

@@ -1,12 +1,14 @@
+import { payoutRoutes } from '@wallet/contracts';
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import type { MemberDirectory, Postings } from '@wallet/money-commands';
+import { caseMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
+import { payoutCaseSource } from './payout-case-records';
 import { payoutsRouter } from './payouts-router';
-import { PayoutsService } from './payouts-service';
+import { PAYOUT_CASES, PayoutsService } from './payouts-service';
 import { PayoutDelivery } from './rails/payout-delivery';
 import { SandboxRail } from './rails/sandbox-rail';
 
-export const payoutsConfigShape = {
+const payoutsConfigShape = {
   /** How long a payout's creation (its hold) or decision (its settle or release) waits for the ledger's answer before answering 202. */
   PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
   /** Which rail approved payouts leave through; only the sandbox exists so far, and tests always use it. */
@@ -27,8 +29,8 @@ export const payoutsConfigShape = {
   PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
 };
 
-/** Payout cases: their routes and their delivery through the rail (src/movements.ts hands the postings their finisher). */
-export function startPayouts(
+/** Their routes and their delivery through the rail (the postings get their finisher from payments' list, src/movements.ts). */
+function startPayouts(
   parts: ServiceParts<ServiceConfig<typeof payoutsConfigShape>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
 ): Features {
@@ -64,3 +66,12 @@ export function startPayouts(
       ),
   };
 }
+
+/** Payout cases: a maker requests, a checker approves or rejects, the rail delivers. */
+export const PAYOUTS_FEATURE = moneyFeature({
+  movements: [
+    caseMovement(PAYOUT_CASES, { source: payoutCaseSource, routes: [payoutRoutes.create, payoutRoutes.approve, payoutRoutes.reject] }),
+  ],
+  config: payoutsConfigShape,
+  start: startPayouts,
+});

@@ -1,4 +1,10 @@
-import { approvePayoutBodySchema, createPayoutBodySchema, payoutCaseQuerySchema, rejectPayoutBodySchema } from '@wallet/contracts';
+import {
+  approvePayoutBodySchema,
+  createPayoutBodySchema,
+  payoutCaseQuerySchema,
+  payoutRoutes,
+  rejectPayoutBodySchema,
+} from '@wallet/contracts';
 import { makerCheckerRouter } from '@wallet/money-commands';
 import type { RequestHandler, Router } from 'express';
 import type { PayoutsService } from './payouts-service';
@@ -7,9 +13,5 @@ import type { PayoutsService } from './payouts-service';
 export function payoutsRouter(payouts: PayoutsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
   const schemas = { create: createPayoutBodySchema, query: payoutCaseQuerySchema };
   const decisionSchemas = { approve: approvePayoutBodySchema, reject: rejectPayoutBodySchema };
-  return makerCheckerRouter(
-    payouts,
-    { create: '/v1/payouts', list: '/v1/payouts/cases', decide: '/v1/payouts', schemas, decisionSchemas },
-    guards,
-  );
+  return makerCheckerRouter(payouts, { ...payoutRoutes, schemas, decisionSchemas }, guards);
 }

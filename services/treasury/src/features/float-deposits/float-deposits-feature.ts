@@ -1,11 +1,13 @@
+import { treasuryRoutes } from '@wallet/contracts';
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import type { MemberDirectory, Postings } from '@wallet/money-commands';
+import { commandMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
 import type { peersConfigShape } from '../../peers';
+import { FLOAT_DEPOSIT, floatDepositRecords } from './float-deposit-records';
 import { floatDepositsRouter } from './float-deposits-router';
-import { FloatDepositsService } from './float-deposits-service';
+import { FLOAT_DEPOSIT_COMMAND, FloatDepositsService } from './float-deposits-service';
 
-/** Float deposits: their routes (src/movements.ts hands the postings their finisher). */
-export function startFloatDeposits(
+/** Their service and routes (the postings get their finisher from treasury's list, src/movements.ts). */
+function startFloatDeposits(
   parts: ServiceParts<ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
 ): Features {
@@ -22,3 +24,12 @@ export function startFloatDeposits(
     routes: (app) => app.use(floatDepositsRouter(deposits, idempotency({ db, required: true, logger }))),
   };
 }
+
+/** Tenant float deposits. Their deadline is the service's (src/peers.ts): no variable of their own. */
+export const FLOAT_DEPOSITS_FEATURE = moneyFeature({
+  movements: [
+    commandMovement(FLOAT_DEPOSIT_COMMAND, FLOAT_DEPOSIT, { source: floatDepositRecords, routes: [treasuryRoutes.createFloatDeposit] }),
+  ],
+  config: {},
+  start: startFloatDeposits,
+});

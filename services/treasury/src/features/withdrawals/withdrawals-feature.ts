@@ -1,13 +1,15 @@
+import { withdrawalRoutes } from '@wallet/contracts';
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import { type MemberDirectory, type Postings } from '@wallet/money-commands';
+import { caseMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
 import type { peersConfigShape } from '../../peers';
+import { withdrawalRecords } from './withdrawal-records';
 import { withdrawalsRouter } from './withdrawals-router';
-import { WithdrawalsService } from './withdrawals-service';
+import { WITHDRAWAL_CASES, WithdrawalsService } from './withdrawals-service';
 
 type WithdrawalsConfig = ServiceConfig<Pick<typeof peersConfigShape, 'TREASURY_POSTING_REPLY_TIMEOUT_MS'>>;
 
-/** Withdrawal cases: their routes (src/movements.ts hands the postings their finisher). */
-export function startWithdrawals(
+/** Their service and routes (the postings get their finisher from treasury's list, src/movements.ts). */
+function startWithdrawals(
   parts: ServiceParts<WithdrawalsConfig>,
   deps: { postings: Postings; tenants: TenantDirectory; members: MemberDirectory },
 ): Features {
@@ -32,3 +34,15 @@ export function startWithdrawals(
       ),
   };
 }
+
+/** Withdrawal cases, requested by a maker and decided by a checker. Their deadline is the service's (src/peers.ts). */
+export const WITHDRAWALS_FEATURE = moneyFeature({
+  movements: [
+    caseMovement(WITHDRAWAL_CASES, {
+      source: withdrawalRecords,
+      routes: [withdrawalRoutes.create, withdrawalRoutes.approve, withdrawalRoutes.reject],
+    }),
+  ],
+  config: {},
+  start: startWithdrawals,
+});

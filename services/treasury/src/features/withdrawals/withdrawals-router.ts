@@ -3,6 +3,7 @@ import {
   createWithdrawalBodySchema,
   rejectWithdrawalBodySchema,
   withdrawalQuerySchema,
+  withdrawalRoutes,
 } from '@wallet/contracts';
 import { makerCheckerRouter } from '@wallet/money-commands';
 import type { RequestHandler, Router } from 'express';
@@ -12,6 +13,5 @@ import type { WithdrawalsService } from './withdrawals-service';
 export function withdrawalsRouter(withdrawals: WithdrawalsService, guards: { create: RequestHandler; decide: RequestHandler }): Router {
   const schemas = { create: createWithdrawalBodySchema, query: withdrawalQuerySchema };
   const decisionSchemas = { approve: approveWithdrawalBodySchema, reject: rejectWithdrawalBodySchema };
-  const path = '/v1/admin/money/withdrawals';
-  return makerCheckerRouter(withdrawals, { create: path, list: path, decide: path, schemas, decisionSchemas }, guards);
+  return makerCheckerRouter(withdrawals, { ...withdrawalRoutes, schemas, decisionSchemas }, guards);
 }
