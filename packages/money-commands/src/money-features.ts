@@ -1,7 +1,7 @@
 import type { Features, ServiceParts, TenantDirectory } from '@wallet/kit';
 import type { z } from 'zod';
 import type { MemberDirectory } from './member-directory';
-import type { Movement } from './movements';
+import { type Movement, registerMovements } from './movements';
 import type { Postings } from './postings/postings';
 
 /*
@@ -60,15 +60,17 @@ export function moneyFeaturesConfigShape<const List extends readonly { config: z
 }
 
 /**
- * Starts the listed features in list order, as one: their routes mounted in list order (a list
- * puts its busiest first: each router ahead of another is tried on its requests in vain), their
- * body opt-ins, and their stops in reverse order.
+ * Starts the listed features in list order, as one: their movements' finishers and awaited
+ * records handed to the postings first (before the postings start), then their routes mounted in
+ * list order (a list puts its busiest first: each router ahead of another is tried on its
+ * requests in vain), their body opt-ins, and their stops in reverse order.
  */
-export function startMoneyFeatures<Config, Deps>(
+export function startMoneyFeatures<Config, Deps extends { postings: Pick<Postings, 'register' | 'awaits'> }>(
   features: readonly MoneyFeature<z.ZodRawShape, Config, Deps>[],
   parts: ServiceParts<Config>,
   deps: Deps,
 ): Features {
+  registerMovements(deps.postings, moneyFeatureMovements(features));
   const started = features.map((feature) => feature.start(parts, deps));
   return {
     routes: (app) => {

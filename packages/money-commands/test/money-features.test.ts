@@ -4,13 +4,16 @@ import { z } from 'zod';
 import { moneyFeature, moneyFeaturesConfigShape, startMoneyFeatures } from '../src';
 
 type Config = { LABEL: string };
+/** The postings take the listed movements (none here) before the features start. */
+type Deps = { tag: string; postings: { register: () => void; awaits: () => void } };
+const postings = { register: () => undefined, awaits: () => undefined };
 
 /** A feature that records what the list does with it, in one log shared by all. */
 function recordingFeature(name: string, log: string[], config: z.ZodRawShape = {}) {
   return moneyFeature({
     movements: [],
     config,
-    start: (parts: ServiceParts<Config>, deps: { tag: string }) => {
+    start: (parts: ServiceParts<Config>, deps: Deps) => {
       log.push(`start ${name} ${parts.config.LABEL} ${deps.tag}`);
       return {
         routes: () => void log.push(`routes ${name}`),
@@ -26,7 +29,7 @@ describe('startMoneyFeatures', () => {
     const log: string[] = [];
     const list = ['transfers', 'payouts', 'deposits'].map((name) => recordingFeature(name, log));
     const parts = { config: { LABEL: 'cfg' } } as ServiceParts<Config>;
-    const started = startMoneyFeatures(list, parts, { tag: 'deps' });
+    const started = startMoneyFeatures(list, parts, { tag: 'deps', postings });
     started.routes({} as express.Express);
     await started.stop?.();
     expect(log).toEqual([

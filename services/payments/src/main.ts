@@ -14,7 +14,6 @@ import {
   MemberDirectory,
   moneyFeaturesConfigShape,
   movementSources,
-  registerMovements,
   startMoneyFeatures,
   startPostings,
 } from '@wallet/money-commands';
@@ -78,12 +77,11 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           timeoutMs: config.PAYMENTS_IDENTITY_TIMEOUT_MS,
           logger,
         });
-        // Postings: the listed movements' finishers (and deposits' own), then the ledger events consumer starts.
+        // Postings: the money features hand them their movements' finishers as they start; the ledger events consumer starts last.
         const postings = await startPostings(
           { db, relay, ...parts },
           { service: 'payments', eventsQueue: PAYMENTS_TOPOLOGY.ledgerEvents.queue },
         );
-        registerMovements(postings, PAYMENTS_MOVEMENTS);
         const money = startMoneyFeatures(PAYMENTS_MONEY_FEATURES, { db, relay, ...parts }, { postings, tenants, members });
         const reconciliation = startReconciliation({ db, relay, ...parts }, { sources: movementSources(PAYMENTS_MOVEMENTS) });
         await postings.start();

@@ -16,7 +16,6 @@ import {
   MemberDirectory,
   moneyFeaturesConfigShape,
   movementSources,
-  registerMovements,
   startMoneyFeatures,
   startPostings,
 } from '@wallet/money-commands';
@@ -52,9 +51,8 @@ async function wireTreasury({ db, relay, ...parts }: ServiceParts<ServiceConfig<
     timeoutMs: config.TREASURY_IDENTITY_TIMEOUT_MS,
     logger,
   });
-  // Postings: the listed movements' finishers and awaited records, then the ledger events consumer starts.
+  // Postings: the money features hand them their movements' finishers as they start; the ledger events consumer starts last.
   const postings = await startPostings({ db, relay, ...parts }, { service: 'treasury', eventsQueue: TREASURY_TOPOLOGY.ledgerEvents.queue });
-  registerMovements(postings, TREASURY_MOVEMENTS);
   const balances = startBalances({ db, relay, ...parts });
   const money = startMoneyFeatures(TREASURY_MONEY_FEATURES, { db, relay, ...parts }, { postings, tenants, members });
   const analytics = await startAnalytics({ db, relay, ...parts });
