@@ -8,6 +8,7 @@ import {
   internalTokenSigner,
   readJsonBody,
   refuseUnsafeUrl,
+  routeName,
 } from '@wallet/kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type AuthService, AuthorizationRefused } from '../auth/auth-service';
@@ -17,7 +18,7 @@ import type { RateLimiter } from '../rate-limits/rate-limiter';
 import { notePrincipal, noteUpstreamAnswer, requestLogRecorder } from '../request-logs/request-log-recorder';
 import type { RequestLogWriter } from '../request-logs/request-log-writer';
 import type { RouteTable } from '../routing/route-table';
-import { type LocalRoutes, localRouteKey } from './local-routes';
+import type { LocalRoutes } from './local-routes';
 import type { UpstreamClient, UpstreamResponse, UpstreamService } from './upstream-client';
 
 /** The only client headers a service sees; credentials and hop-by-hop headers stay here. */
@@ -151,7 +152,7 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     refuseUnsafeUrl(request);
 
     if (route.service === 'gateway') {
-      const handler = dependencies.localRoutes.get(localRouteKey(route));
+      const handler = dependencies.localRoutes.get(routeName(route));
       if (!handler) throw new AppError('NOT_FOUND', 'No such route');
       bindCursors({ path: request.path, surface: principal.surface, tenantId: principal.tenantId, environment: principal.environment });
       await handler({ principal, request, response });

@@ -1,6 +1,6 @@
 import { REQUEST_LOG_ROUTES, requestLogQuerySchema } from '@wallet/contracts';
-import { AppError, parseOrThrow } from '@wallet/kit';
-import { type LocalHandler, localRouteKey } from '../proxy/local-routes';
+import { AppError, parseOrThrow, routeName } from '@wallet/kit';
+import type { LocalHandler } from '../proxy/local-routes';
 import type { RequestLogStore } from './request-log-store';
 
 /** `GET /v1/developer/request-logs`: the caller's tenant and environment only, whatever the query says. */
@@ -12,5 +12,5 @@ export function requestLogRoutes(store: RequestLogStore): Array<[string, LocalHa
     const query = parseOrThrow(requestLogQuerySchema, request.query, 'query');
     response.json(await store.list({ tenantId: principal.tenantId, environment: principal.environment }, query));
   };
-  return REQUEST_LOG_ROUTES.map((route) => [localRouteKey(route), list]);
+  return REQUEST_LOG_ROUTES.map((route) => [routeName(route), list]);
 }
