@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import axe from 'axe-core';
 import { type OrgRole, type Wallet } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
@@ -254,13 +254,13 @@ export async function signIn(page: Page, system: DashboardSystem, role: Dashboar
 
 /** axe-core's serious and critical violations on the page as it is, each with its elements and why. */
 export async function accessibilityViolations(page: Page, screenName: string): Promise<string[]> {
-  // The dashboard has no frames: legacy mode runs axe in the page itself, where the frame-aware
-  // mode opens a blank page per check to merge frames' results (most of a check's time here,
-  // 15 of 17 s on the journal). Only violations are read, so only they are detailed.
-  const results = await new AxeBuilder({ page })
-    .setLegacyMode(true)
-    .options({ resultTypes: ['violations'] })
-    .analyze();
+  // axe runs in the page itself (the dashboard has no frames, so nothing of frame-aware mode's
+  // merging is needed), put there once per document: the app moves between screens without
+  // reloading, and injecting axe's half megabyte of source (twice per check through
+  // @axe-core/playwright's legacy mode) took more of a check's time than most checks.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axe.source);
+  // Only violations are read, so only they are detailed.
+  const results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run({ resultTypes: ['violations'] }));
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(
