@@ -1,4 +1,5 @@
 import { SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
+import { useReducedMotion } from '@mantine/hooks';
 import type { TenantAnalytics } from '@wallet/contracts';
 import { BarChart, LineChart } from 'echarts/charts';
 import { AriaComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
@@ -8,39 +9,16 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useState } from 'react';
 import { Money } from '../components/Money';
+import { chartOption } from './analytics-chart';
 
 // Only the parts of ECharts these charts use, so the lazily loaded chunk stays small.
 echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, AriaComponent, SVGRenderer]);
 
-type CurrencyAnalytics = TenantAnalytics['currencies'][number];
-
-/**
- * The chart's option for one currency's daily volume and fee revenue. Chart values are for
- * display only: each decimal string becomes a JS number here, inside the chart, and nowhere
- * else; the exact figures are the totals shown beside the chart, formatted from the strings.
- */
-function chartOption(currency: CurrencyAnalytics) {
-  const days = currency.daily.map((day) => day.date);
-  return {
-    aria: { enabled: true },
-    tooltip: { trigger: 'axis' },
-    legend: { data: ['Volume', 'Fee revenue'] },
-    grid: { left: 64, right: 64, top: 40, bottom: 32 },
-    xAxis: { type: 'category', data: days },
-    yAxis: [
-      { type: 'value', name: `Volume (${currency.currencyCode})` },
-      { type: 'value', name: `Fees (${currency.currencyCode})` },
-    ],
-    series: [
-      { name: 'Volume', type: 'bar', data: currency.daily.map((day) => Number(day.volume)) },
-      { name: 'Fee revenue', type: 'line', yAxisIndex: 1, data: currency.daily.map((day) => Number(day.feeRevenue)) },
-    ],
-  };
-}
-
 /** The analytics charts of the overview; loaded lazily with ECharts. */
 export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalytics }) {
   const [currencyCode, setCurrencyCode] = useState(analytics.currencies[0]?.currencyCode ?? '');
+  // Read at once rather than after the first paint, which would start the animation it stops.
+  const reduceMotion = useReducedMotion(false, { getInitialValueInEffect: false });
   const currency = analytics.currencies.find((candidate) => candidate.currencyCode === currencyCode) ?? analytics.currencies[0];
   if (!currency) return null;
   return (
@@ -78,7 +56,7 @@ export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalyt
         </div>
       </SimpleGrid>
       <div role="img" aria-label={`Daily volume and fee revenue in ${currency.currencyCode}, ${currency.daily.length} days`}>
-        <ReactEChartsCore echarts={echarts} option={chartOption(currency)} notMerge style={{ height: 320 }} />
+        <ReactEChartsCore echarts={echarts} option={chartOption(currency, { reduceMotion })} notMerge style={{ height: 320 }} />
       </div>
     </Stack>
   );
