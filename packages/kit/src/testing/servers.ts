@@ -127,11 +127,36 @@ export async function ensureTemplateDatabase(
 
 export async function dropRunDatabases(serverUrl: string, runId: string): Promise<void> {
   const found = await adminQuery(serverUrl, 'SELECT datname FROM pg_database WHERE datname LIKE $1', [`${runId}\\_%`]);
+  await dropDatabases(
+    serverUrl,
+    (found.rows as Array<{ datname: string }>).map((row) => row.datname),
+  );
+}
+
+/** A run's id: `wt`, when it started (milliseconds, base 36), four hex digits. */
+const RUN_DATABASE = /^wt([0-9a-z]{8})[0-9a-f]{4}_/;
+
+/** Of `names`, the databases of runs that started more than `maxAgeMs` before `now`. */
+export function staleRunDatabases(names: readonly string[], now: number, maxAgeMs: number): string[] {
+  return names.filter((name) => {
+    const started = RUN_DATABASE.exec(name)?.[1];
+    return started !== undefined && now - parseInt(started, 36) > maxAgeMs;
+  });
+}
+
+/** Drops what runs started over `maxAgeMs` ago left: each run drops its own, unless it was killed first. */
+export async function dropStaleRunDatabases(serverUrl: string, maxAgeMs: number): Promise<void> {
+  const found = await adminQuery(serverUrl, "SELECT datname FROM pg_database WHERE datname LIKE 'wt%'");
   const names = (found.rows as Array<{ datname: string }>).map((row) => row.datname);
+  await dropDatabases(serverUrl, staleRunDatabases(names, Date.now(), maxAgeMs));
+}
+
+async function dropDatabases(serverUrl: string, names: string[]): Promise<void> {
   // Each DROP DATABASE waits for a checkpoint (PostgreSQL 15), and drops waiting together share
   // one: a run's few hundred databases, sixteen at a time, take a third of the time one by one does.
+  const pending = [...names];
   const dropNext = async (): Promise<void> => {
-    for (let name = names.pop(); name !== undefined; name = names.pop()) {
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     }
   };
