@@ -146,7 +146,7 @@ export function payoutCases(): CaseType {
     auditTargetType: 'payout_case',
     async start() {
       const identity = await startIdentity();
-      // Delivery is off, as in payouts.test.ts: an approved case stays approved.
+      // Delivery is off, as in payouts.suite.ts: an approved case stays approved.
       const harness = await startLedgerBackedHarness({
         IDENTITY_URL: identity.url,
         PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '5000',

@@ -1,21 +1,31 @@
+const { readdirSync } = require('node:fs');
+const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
 /**
  * On a clean checkout jest has no timings yet and orders files by size, so the browser, system and
- * fuzz suites, minutes each, could start last and end the run alone on one worker. They go first,
- * slowest family first (the summary reporter names the slowest files of a run); the rest keep
- * jest's order (its timings, once it has them).
+ * fuzz suites, minutes each, and the folders' `suites.test.ts` or `suites-N.test.ts` (a few lines
+ * that run a folder's suites, kit's describeSuites) could start last and end the run alone on one
+ * worker. They go first, slowest family first (the summary reporter names the slowest files of a
+ * run), the folders with the most suites first among theirs; the rest keep jest's order (its
+ * timings, once it has them).
  */
-const SLOW_FIRST = [/[\\/]test[\\/]dashboard[\\/]/, /[\\/]test[\\/]e2e[\\/]/, /[\\/]test[\\/]security[\\/]/, /[\\/]test[\\/]fuzz[\\/]/];
+const SLOW_FIRST = [/[\\/]test[\\/]dashboard[\\/]/, /[\\/]suites(-\d+)?\.test\.ts$/, /[\\/]test[\\/]e2e[\\/]/, /[\\/]test[\\/]fuzz[\\/]/];
+const SUITES_FILES = SLOW_FIRST.indexOf(SLOW_FIRST[1]);
 
 function rank(test) {
   const index = SLOW_FIRST.findIndex((pattern) => pattern.test(test.path));
   return index === -1 ? SLOW_FIRST.length : index;
 }
 
+function suitesIn(test) {
+  return readdirSync(path.dirname(test.path)).filter((name) => name.endsWith('.suite.ts')).length;
+}
+
 class SlowFirstSequencer extends Sequencer {
   sort(tests) {
-    return [...super.sort(tests)].sort((a, b) => rank(a) - rank(b));
+    const suites = new Map(tests.filter((test) => rank(test) === SUITES_FILES).map((test) => [test.path, suitesIn(test)]));
+    return [...super.sort(tests)].sort((a, b) => rank(a) - rank(b) || (suites.get(b.path) ?? 0) - (suites.get(a.path) ?? 0));
   }
 }
 

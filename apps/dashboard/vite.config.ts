@@ -36,7 +36,7 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // The bundle-size check (test/bundle-size.test.ts) reads which chunks the page loads first.
+    // The bundle-size check (test/bundle-size.suite.ts) reads which chunks the page loads first.
     manifest: true,
     // Maps for reading a stack trace and for the bundle check, not referenced by the bundles: the gateway does not serve them.
     sourcemap: 'hidden',

@@ -93,7 +93,7 @@ const sdkRoutes = new WeakSet<ApiRoute>();
 
 /**
  * A route of the contracts with its schemas' precise types, which the contracts' route lists
- * widen to `z.ZodType`. routes.test.ts checks every one against its contracts copy.
+ * widen to `z.ZodType`. routes.suite.ts checks every one against its contracts copy.
  */
 function defineRoute<const Route extends ApiRoute>(route: Route): Route {
   sdkRoutes.add(route);

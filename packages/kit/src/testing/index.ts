@@ -3,3 +3,4 @@ export * from './wait';
 export * from './tcp-proxy';
 export * from './pages';
 export * from './ports';
+export * from './suites';

@@ -214,6 +214,13 @@ export async function createTestVhost(label: string, options: { keptForTheRun?: 
   return parsed.toString();
 }
 
+/** Deletes a vhost of this run; one the broker is slow to stop is left for the global teardown. */
+export async function deleteTestVhost(name: string): Promise<void> {
+  const { amqpUrl } = testServerUrls();
+  if (await viaManagementApi(amqpUrl, 'DELETE', `/api/vhosts/${encodeURIComponent(name)}`)) return;
+  await run('rabbitmqctl', ['delete_vhost', name], { timeout: 30_000 }).catch(() => undefined);
+}
+
 export async function dropRunVhosts(amqpUrl: string, runId: string): Promise<void> {
   let names: string[] = [];
   const { base, auth } = managementBase(amqpUrl);

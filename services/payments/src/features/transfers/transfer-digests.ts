@@ -7,7 +7,7 @@ import { type DigestedRecords, entryTermSql, lineTermSql } from '@wallet/money-c
  * Transfers digested where they are stored, for a full run's check 3: a full run reads every
  * transfer there is, and digesting them in PostgreSQL is several times faster than bringing each
  * row over to build its posting command. The terms are transferPostCommand's lines, on the same
- * conditions; a property test (test/transfer-digests.test.ts) holds the two together. Were they
+ * conditions; a property test (test/transfer-digests.suite.ts) holds the two together. Were they
  * ever to differ, a full run would only compare that scope's transfers one by one.
  */
 

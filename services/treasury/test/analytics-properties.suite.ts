@@ -10,7 +10,7 @@ import { applyEntries, readAnalytics } from '../src/features/analytics/analytics
 import { type Caller, startTreasuryHarness, type TreasuryHarness } from './support';
 
 /**
- * Real parts: the ledger and treasury, as in analytics.test.ts. Random money movements go to the
+ * Real parts: the ledger and treasury, as in analytics.suite.ts. Random money movements go to the
  * real ledger (some are refused for want of funds, as they would be); the analytics must then
  * equal what the tenant's journal and account balances add up to, computed straight from the
  * ledger's tables with the definitions of docs/analytics.md.

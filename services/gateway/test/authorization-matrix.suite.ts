@@ -16,7 +16,7 @@ import {
  * the code under test: the gateway must agree with it for every route, every scope and every
  * role. A tenant route missing here fails the test, so no route ships without a decision. Its
  * replay column (a remembered answer replayed to other callers) needs the services behind the
- * gateway: test/security/idempotency-replay.test.ts.
+ * gateway: test/security/idempotency-replay.suite.ts.
  */
 const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/wallets': 'wallets:read',

@@ -25,7 +25,7 @@ let identity: IdentityPeer;
 
 beforeAll(async () => {
   identity = await startIdentity();
-  // Delivery is off: these cases stay approved; payout-rails.test.ts covers what follows approval.
+  // Delivery is off: these cases stay approved; payout-rails.suite.ts covers what follows approval.
   harness = await startLedgerBackedHarness({
     IDENTITY_URL: identity.url,
     PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000',
