@@ -216,9 +216,19 @@ export async function createTestVhost(label: string, options: { keptForTheRun?: 
 
 /** Deletes a vhost of this run; one the broker is slow to stop is left for the global teardown. */
 export async function deleteTestVhost(name: string): Promise<void> {
-  const { amqpUrl } = testServerUrls();
-  if (await viaManagementApi(amqpUrl, 'DELETE', `/api/vhosts/${encodeURIComponent(name)}`)) return;
-  await run('rabbitmqctl', ['delete_vhost', name], { timeout: 30_000 }).catch(() => undefined);
+  await deleteVhost(testServerUrls().amqpUrl, name);
+}
+
+/**
+ * Through the management API, else rabbitmqctl. RabbitMQ 3.10 can take its 10-minute shutdown
+ * timeout to stop a vhost's message store: false when the vhost did not go within 30 s.
+ */
+async function deleteVhost(amqpUrl: string, name: string): Promise<boolean> {
+  if (await viaManagementApi(amqpUrl, 'DELETE', `/api/vhosts/${encodeURIComponent(name)}`)) return true;
+  return run('rabbitmqctl', ['delete_vhost', name], { timeout: 30_000 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function dropRunVhosts(amqpUrl: string, runId: string): Promise<void> {
@@ -232,16 +242,9 @@ export async function dropRunVhosts(amqpUrl: string, runId: string): Promise<voi
     names = listed.stdout.split('\n').map((line) => line.trim());
   }
   for (const name of names.filter((vhost) => vhost.startsWith(`${runId}_`))) {
-    const removed = await viaManagementApi(amqpUrl, 'DELETE', `/api/vhosts/${encodeURIComponent(name)}`);
-    if (removed) continue;
-    // RabbitMQ 3.10 can take its 10-minute shutdown timeout to stop a vhost's message store: a
-    // vhost that does not go quickly is left (the next run's names never collide with it) rather
+    // One that does not go quickly is left (the next run's names never collide with it) rather
     // than holding the test run, and every later deletion, behind it.
-    const deleted = await run('rabbitmqctl', ['delete_vhost', name], { timeout: 30_000 }).then(
-      () => true,
-      () => false,
-    );
-    if (!deleted) {
+    if (!(await deleteVhost(amqpUrl, name))) {
       console.warn(`test vhost ${name} was not deleted within 30 s; leaving it and the rest of this run's vhosts`);
       return;
     }
