@@ -38,4 +38,5 @@ interface RouteBase {
  * as well: authorization is deny by default.
  */
 export type RouteContract =
-  (RouteBase & { surface: 'tenant'; scope: string }) | (RouteBase & { surface: 'system' | 'public'; scope?: undefined });
+  | (RouteBase & { surface: 'tenant'; scope: string })
+  | (RouteBase & { surface: 'system' | 'public'; scope?: undefined });

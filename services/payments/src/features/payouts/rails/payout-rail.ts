@@ -10,7 +10,8 @@ export interface RailDelivery {
 }
 
 export type RailOutcome =
-  { status: 'succeeded'; railReference: string } | { status: 'failed'; railReference: string; failureReason: string };
+  | { status: 'succeeded'; railReference: string }
+  | { status: 'failed'; railReference: string; failureReason: string };
 
 /**
  * Where approved payouts leave the platform (a mobile money network, a bank). A repeated call
