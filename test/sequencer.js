@@ -3,15 +3,15 @@ const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
 /**
- * On a clean checkout jest has no timings yet and orders files by size, so the browser, system and
- * fuzz suites, minutes each, and the folders' `suites.test.ts` or `suites-N.test.ts` (a few lines
+ * On a clean checkout jest has no timings yet and orders files by size, so the browser, system,
+ * cluster and fuzz suites, minutes each, and the folders' `suites.test.ts` or `suites-N.test.ts` (a few lines
  * that run a folder's suites, kit's describeSuites) could start last and end the run alone on one
  * worker. They go first, slowest family first (the summary reporter names the slowest files of a
  * run), the folders with the most suites first among theirs; the rest keep jest's order (its
  * timings, once it has them).
  */
 const SUITES_FILE = /[\\/]suites(-\d+)?\.test\.ts$/;
-const SLOW_FIRST = [/[\\/]test[\\/]dashboard[\\/]/, SUITES_FILE, /[\\/]test[\\/]e2e[\\/]/, /[\\/]test[\\/]fuzz[\\/]/];
+const SLOW_FIRST = [/[\\/]test[\\/]dashboard[\\/]/, SUITES_FILE, /[\\/]test[\\/](e2e|cluster)[\\/]/, /[\\/]test[\\/]fuzz[\\/]/];
 
 function rank(test) {
   const index = SLOW_FIRST.findIndex((pattern) => pattern.test(test.path));

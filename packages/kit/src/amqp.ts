@@ -8,6 +8,7 @@ import { contextFrom, failSpan, SpanKind, startSpan, withContext } from './traci
 export type { Channel, ConfirmChannel, ConsumeMessage };
 
 export interface BrokerOptions {
+  /** One AMQP URL, or the nodes of a cluster separated by commas (brokerAddresses). */
   url: string;
   name: string;
   logger: Logger;
@@ -27,10 +28,50 @@ export interface ConsumerSpec {
   onMessage: (message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal) => void | Promise<void>;
 }
 
+/** The broker addresses an `AMQP_URL` names: one URL, or a cluster's nodes separated by commas. */
+export function brokerAddresses(url: string): string[] {
+  return url
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+}
+
+// A node that accepts TCP but never answers (a frozen VM) must not hold a reconnect forever.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A connection to the first of `addresses` that accepts one, tried in turn from index `from` and
+ * round: a service told of every node of a cluster gets past one that is down. `noDelay`: without
+ * it every request/reply round trip waits on Nagle's algorithm (~40 ms). Throws the last failure
+ * when no node accepts.
+ */
+export async function connectToBroker(
+  addresses: readonly string[],
+  name: string,
+  from = 0,
+): Promise<{ connection: ChannelModel; index: number }> {
+  let failure: unknown = new Error('no broker address');
+  for (let tried = 0; tried < addresses.length; tried++) {
+    const index = (from + tried) % addresses.length;
+    try {
+      const connection = await amqp.connect(addresses[index] as string, {
+        noDelay: true,
+        timeout: CONNECT_TIMEOUT_MS,
+        clientProperties: { connection_name: name },
+      });
+      return { connection, index };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
 /**
  * One connection with a confirm channel for publishing and one channel per consumer. When the
- * connection drops it reconnects with backoff, re-declares the topology and re-starts the
- * consumers; unacked messages go back to their queue, which is why consumers are idempotent.
+ * connection drops it reconnects with backoff, to the next of the cluster's nodes first,
+ * re-declares the topology and re-starts the consumers; unacked messages go back to their queue,
+ * which is why consumers are idempotent.
  */
 export class Broker {
   private connection: ChannelModel | null = null;
@@ -41,8 +82,14 @@ export class Broker {
   private closed = false;
   private attempt = 0;
   private connections = 0;
+  private readonly addresses: string[];
+  /** Where the next connection attempt starts: after a lost node, its successor. */
+  private nextAddress = 0;
+  private connectedAddress: number | null = null;
 
-  constructor(private readonly options: BrokerOptions) {}
+  constructor(private readonly options: BrokerOptions) {
+    this.addresses = brokerAddresses(options.url);
+  }
 
   async start(): Promise<void> {
     await this.connect();
@@ -53,6 +100,11 @@ export class Broker {
     return this.connections;
   }
 
+  /** The address of the node this broker is connected to, or null between connections. */
+  get connectedTo(): string | null {
+    return this.connectedAddress === null ? null : (this.addresses[this.connectedAddress] ?? null);
+  }
+
   get isConnected(): boolean {
     return this.connection !== null && this.publishChannel !== null;
   }
@@ -60,8 +112,8 @@ export class Broker {
   private async connect(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
-      // noDelay: without it every request/reply round trip waits on Nagle's algorithm (~40 ms).
-      const connection = await amqp.connect(this.options.url, { noDelay: true, clientProperties: { connection_name: this.options.name } });
+      const { connection, index } = await connectToBroker(this.addresses, this.options.name, this.nextAddress);
+      this.nextAddress = index;
       connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'amqp connection error'));
       connection.on('close', () => this.onClose());
       const channel = await connection.createConfirmChannel();
@@ -70,6 +122,7 @@ export class Broker {
       for (const declaration of this.declarations) await declaration(channel);
       this.connection = connection;
       this.publishChannel = channel;
+      this.connectedAddress = index;
       this.attempt = 0;
       this.connections += 1;
       for (const consumer of this.consumers) await this.startConsumer(connection, consumer);
@@ -84,6 +137,9 @@ export class Broker {
   private onClose(): void {
     this.connection = null;
     this.publishChannel = null;
+    // The node that was lost is tried last.
+    if (this.connectedAddress !== null) this.nextAddress = (this.connectedAddress + 1) % this.addresses.length;
+    this.connectedAddress = null;
     if (this.closed) return;
     this.options.logger.warn('amqp connection closed; reconnecting');
     void this.reconnect();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerAddresses } from './amqp';
 import { backgroundPaceConfigShape } from './background-pace';
 import { DEFAULT_LIST_EXAMINE_MAX } from './bounded-list';
 import { retentionStartConfigShape } from './retention';
@@ -30,7 +31,13 @@ export const commonConfigShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url().default(DEFAULT_DATABASE_URL),
-  AMQP_URL: z.url().default(DEFAULT_AMQP_URL),
+  /** One AMQP URL, or a cluster's nodes separated by commas: a service connects to the first that answers. */
+  AMQP_URL: z
+    .string()
+    .default(DEFAULT_AMQP_URL)
+    .refine((value) => brokerAddresses(value).length > 0 && brokerAddresses(value).every((address) => URL.canParse(address)), {
+      message: 'must be an AMQP URL, or several separated by commas',
+    }),
   INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
   HOST: z.string().default('127.0.0.1'),
   /**

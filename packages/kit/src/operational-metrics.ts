@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { z } from 'zod';
-import { Broker, type BrokerOptions, type ConsumerSpec } from './amqp';
+import { Broker, brokerAddresses, type BrokerOptions, type ConsumerSpec } from './amqp';
 import type { Db } from './db';
 import { IDEMPOTENCY_TABLE } from './idempotency/table';
 import type { Logger } from './logger';
@@ -92,9 +92,9 @@ function managementEndpoint(managementUrl: string): { base: string; authorizatio
   return { base: url.toString().replace(/\/+$/, ''), authorization };
 }
 
-/** The vhost an AMQP URL names: its path, `/` when it has none. */
+/** The vhost an AMQP URL names (the first node's, of a cluster's list): its path, `/` when it has none. */
 export function vhostOf(amqpUrl: string): string {
-  const path = new URL(amqpUrl).pathname;
+  const path = new URL(brokerAddresses(amqpUrl)[0] ?? amqpUrl).pathname;
   return path === '' || path === '/' ? '/' : decodeURIComponent(path.slice(1));
 }
 

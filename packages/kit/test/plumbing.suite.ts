@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ledgerResultRoutingKey, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
 import {
   Broker,
+  brokerAddresses,
   ConfigError,
   commonConfigShape,
   consumeIdempotently,
@@ -39,6 +40,19 @@ describe('config', () => {
     } catch (error) {
       expect((error as ConfigError).problems.join()).toContain('INTERNAL_TOKEN_SECRET');
     }
+  });
+
+  it("takes one broker address or a cluster's nodes separated by commas, and names AMQP_URL when one is not a URL", () => {
+    const secret = 'x'.repeat(32);
+    const nodes = 'amqp://guest:guest@10.0.0.1:5672/wallet, amqp://guest:guest@10.0.0.2:5672/wallet';
+    const config = loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: secret, AMQP_URL: nodes });
+    expect(brokerAddresses(config.AMQP_URL)).toEqual([
+      'amqp://guest:guest@10.0.0.1:5672/wallet',
+      'amqp://guest:guest@10.0.0.2:5672/wallet',
+    ]);
+    expect(() => loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: secret, AMQP_URL: 'amqp://a:5672,not a url' })).toThrow(
+      /AMQP_URL/,
+    );
   });
 });
 

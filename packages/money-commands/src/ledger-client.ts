@@ -1,6 +1,6 @@
-import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { type LedgerCommand, type LedgerResultV1, parseLedgerReplies, TOPOLOGY } from '@wallet/contracts';
-import { declareLedgerCommands } from '@wallet/kit';
+import { brokerAddresses, connectToBroker, declareLedgerCommands } from '@wallet/kit';
 
 interface Waiter {
   resolve: (result: LedgerResultV1) => void;
@@ -31,7 +31,7 @@ export class LedgerCommandClient {
   ) {}
 
   static async connect(url: string, name = 'ledger-client'): Promise<LedgerCommandClient> {
-    const connection = await amqp.connect(url, { noDelay: true, clientProperties: { connection_name: name } });
+    const { connection } = await connectToBroker(brokerAddresses(url), name);
     const channel = await connection.createConfirmChannel();
     await declareLedgerCommands(channel);
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });

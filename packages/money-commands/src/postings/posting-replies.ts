@@ -1,6 +1,6 @@
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
 import { type LedgerResultV1, parseLedgerReplies } from '@wallet/contracts';
-import { contextFrom, type Logger, SpanKind, startSpan } from '@wallet/kit';
+import { brokerAddresses, connectToBroker, contextFrom, type Logger, SpanKind, startSpan } from '@wallet/kit';
 
 /** A caller waiting for the ledger's answer to one command. */
 export interface PendingReply {
@@ -32,6 +32,8 @@ export class PostingReplies {
   private queue: string | null = null;
   private closed = false;
   private reconnectAttempt = 0;
+  /** Where the next connection attempt starts: after a lost node, the cluster's next one. */
+  private nextAddress = 0;
 
   constructor(private readonly options: { amqpUrl: string; logger: Logger; name: string }) {}
 
@@ -110,11 +112,9 @@ export class PostingReplies {
   }
 
   private async connect(): Promise<void> {
-    // noDelay: replies are small and latency-bound; Nagle would hold each one back.
-    const connection = await amqp.connect(this.options.amqpUrl, {
-      noDelay: true,
-      clientProperties: { connection_name: this.options.name },
-    });
+    const addresses = brokerAddresses(this.options.amqpUrl);
+    const { connection, index } = await connectToBroker(addresses, this.options.name, this.nextAddress);
+    this.nextAddress = (index + 1) % addresses.length;
     connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'posting reply connection error'));
     connection.on('close', () => this.onClose(connection));
     const channel: Channel = await connection.createChannel();
