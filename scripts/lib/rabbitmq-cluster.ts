@@ -1,9 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { asServiceUser, serviceUser } from './service-user';
 
 /**
  * RabbitMQ nodes side by side on one machine, from Debian's rabbitmq-server package, formed into
@@ -47,24 +47,8 @@ const CTL = '/usr/lib/rabbitmq/bin/rabbitmqctl';
 const BOOT_TIMEOUT_MS = 90_000;
 const run = promisify(execFile);
 
-/** Nodes run as the package's `rabbitmq` user when this is root (the Erlang cookie is that user's), else as the caller. */
-function brokerUser(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('rabbitmq:'));
-  if (!line) return undefined;
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-function asBrokerUser(command: string, args: string[]): [string, string[]] {
-  return brokerUser() ? ['su', ['rabbitmq', '-s', '/bin/sh', '-c', [command, ...args].map(quote).join(' ')]] : [command, args];
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+const brokerUser = (): { uid: number; gid: number } | undefined => serviceUser('rabbitmq');
+const asBrokerUser = (command: string, args: string[]): [string, string[]] => asServiceUser('rabbitmq', command, args);
 
 function nodeFolder(base: string, node: RabbitNodeSpec): string {
   return path.join(base, node.name);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { brokerAddresses } from './amqp';
+import { urlForDatabase } from './postgres-primary';
 import { backgroundPaceConfigShape } from './background-pace';
 import { DEFAULT_LIST_EXAMINE_MAX } from './bounded-list';
 import { retentionStartConfigShape } from './retention';
@@ -61,7 +62,5 @@ export const commonConfigShape = {
 export function serviceDatabaseUrl(service: string, env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env[`${service.toUpperCase()}_DATABASE_URL`];
   if (explicit) return explicit;
-  const url = new URL(env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
-  url.pathname = `/wallet_${service}`;
-  return url.toString();
+  return urlForDatabase(env.DATABASE_URL ?? DEFAULT_DATABASE_URL, `wallet_${service}`);
 }

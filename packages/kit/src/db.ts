@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from './logger';
+import { databaseHosts, databaseName, PrimaryResolver, urlForDatabase } from './postgres-primary';
 
 export type Db = Knex;
 export type Tx = Knex.Transaction;
@@ -145,7 +146,7 @@ export function createDb(url: string, options: { poolMax?: number; applicationNa
   const { logger } = options;
   return knex({
     client: 'pg',
-    connection: { connectionString: url, application_name: options.applicationName ?? 'wallet' },
+    connection: connectionOf(url, options.applicationName ?? 'wallet'),
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 10_000,
     ...(logger
@@ -161,14 +162,27 @@ export function createDb(url: string, options: { poolMax?: number; applicationNa
   });
 }
 
-/** Creates the database named in `url` when it does not exist yet. */
+/**
+ * One host: a plain connection string. Several (a primary and its standbys): the current
+ * primary's, asked again (PrimaryResolver) before the pool opens a connection once the last
+ * answer is a second old, so that after a failover new connections reach the new primary.
+ */
+function connectionOf(url: string, applicationName: string): Knex.Config['connection'] {
+  if (databaseHosts(url).length <= 1) return { connectionString: url, application_name: applicationName };
+  const primary = new PrimaryResolver(url);
+  return async () => ({
+    connectionString: await primary.primaryUrl(),
+    application_name: applicationName,
+    expirationChecker: () => primary.stale,
+  });
+}
+
+/** Creates the database named in `url` when it does not exist yet (on the primary, when `url` names several hosts). */
 export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const name = databaseName(url) ?? '';
   if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const admin = urlForDatabase(url, 'postgres');
+  const client = new pg.Client({ connectionString: databaseHosts(url).length > 1 ? await new PrimaryResolver(admin).primaryUrl() : admin });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -31,3 +31,4 @@ export * from './tenant-config';
 export * from './transient-retry';
 export * from './high-water';
 export * from './background-pace';
+export * from './postgres-primary';

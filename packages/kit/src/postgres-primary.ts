@@ -1,0 +1,121 @@
+import pg from 'pg';
+
+/**
+ * node-postgres connects to one host. A database URL in libpq's multi-host form
+ * (`postgres://user@db1:5432,db2:5432/wallet_ledger`) names a primary and its standbys; which one
+ * is the primary changes when pg_auto_failover promotes a standby. `PrimaryResolver` asks the
+ * listed hosts in turn and keeps the one that is not in recovery, as libpq's
+ * `target_session_attrs=read-write` does, and asks again once its answer is older than a second
+ * when the pool opens a connection: after a failover the pool's next connections go to the new
+ * primary.
+ */
+
+export interface DatabaseHost {
+  host: string;
+  port: number;
+}
+
+const MULTI_HOST_URL = /^(postgres(?:ql)?:\/\/)([^@/]*@)?([^/?#]*)(.*)$/;
+const DEFAULT_PORT = 5432;
+const PROBE_TIMEOUT_MS = 3_000;
+const RECHECK_AFTER_MS = 1_000;
+
+/** The hosts a database URL names: one, or several in libpq's multi-host form. */
+export function databaseHosts(url: string): DatabaseHost[] {
+  const match = MULTI_HOST_URL.exec(url);
+  if (!match) return [];
+  return (match[3] ?? '')
+    .split(',')
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [host, port] = entry.startsWith('[') ? [entry.slice(0, entry.indexOf(']') + 1), entry.split(']:')[1]] : entry.split(':');
+      return { host: host ?? '', port: port ? Number(port) : DEFAULT_PORT };
+    });
+}
+
+/** `url` with its hosts replaced by `host`: a single-host URL node-postgres reads. */
+export function urlForHost(url: string, host: DatabaseHost): string {
+  const match = MULTI_HOST_URL.exec(url);
+  if (!match) throw new Error('not a PostgreSQL URL');
+  return `${match[1]}${match[2] ?? ''}${host.host}:${host.port}${match[4] ?? ''}`;
+}
+
+/** `url` naming database `name` instead of its own; the hosts, one or several, and the query stay. */
+export function urlForDatabase(url: string, name: string): string {
+  const match = MULTI_HOST_URL.exec(url);
+  if (!match) throw new Error('not a PostgreSQL URL');
+  const rest = match[4] ?? '';
+  const query = rest.search(/[?#]/);
+  return `${match[1]}${match[2] ?? ''}${match[3]}/${name}${query === -1 ? '' : rest.slice(query)}`;
+}
+
+/** The database a URL names (its path), or undefined when it names none. */
+export function databaseName(url: string): string | undefined {
+  const path = (MULTI_HOST_URL.exec(url)?.[4] ?? '').replace(/[?#].*$/, '').replace(/^\//, '');
+  return path === '' ? undefined : decodeURIComponent(path);
+}
+
+export class NoPrimaryError extends Error {
+  constructor(hosts: readonly DatabaseHost[], readonly causes: string[]) {
+    super(`no primary among ${hosts.map((each) => `${each.host}:${each.port}`).join(', ')}: ${causes.join('; ')}`);
+    this.name = 'NoPrimaryError';
+  }
+}
+
+export class PrimaryResolver {
+  private readonly hosts: DatabaseHost[];
+  private primary: DatabaseHost | undefined;
+  private resolvedAt = 0;
+  private resolving: Promise<DatabaseHost> | undefined;
+
+  constructor(private readonly url: string) {
+    this.hosts = databaseHosts(url);
+    if (this.hosts.length === 0) throw new Error('a database URL names no host');
+  }
+
+  /** True once the last answer is old enough to ask again. */
+  get stale(): boolean {
+    return Date.now() - this.resolvedAt >= RECHECK_AFTER_MS;
+  }
+
+  /** The single-host URL of the current primary, asked again when the last answer is stale. */
+  async primaryUrl(): Promise<string> {
+    if (!this.primary || this.stale) {
+      this.resolving ??= this.resolve().finally(() => (this.resolving = undefined));
+      await this.resolving;
+    }
+    return urlForHost(this.url, this.primary as DatabaseHost);
+  }
+
+  /** The last known primary first: after a failover it is usually down, and the next host answers. */
+  private async resolve(): Promise<DatabaseHost> {
+    const order = this.primary ? [this.primary, ...this.hosts.filter((each) => each !== this.primary)] : this.hosts;
+    const causes: string[] = [];
+    for (const host of order) {
+      const standby = await inRecovery(urlForHost(this.url, host)).catch((error: unknown) => {
+        causes.push(`${host.host}:${host.port} ${(error as Error).message}`);
+        return undefined;
+      });
+      if (standby === false) {
+        this.primary = host;
+        this.resolvedAt = Date.now();
+        return host;
+      }
+      if (standby) causes.push(`${host.host}:${host.port} is a standby`);
+    }
+    this.primary = undefined;
+    throw new NoPrimaryError(this.hosts, causes);
+  }
+}
+
+async function inRecovery(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+    return rows[0]?.standby !== false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { asServiceUser, serviceUser } from './service-user';
+
+/**
+ * PostgreSQL servers side by side on one machine, from Debian's postgresql package: a primary and
+ * a streaming standby made from it with pg_basebackup, each with its own port and data folder.
+ * Small and disposable (trust on 127.0.0.1, fsync off): for tests of what a failover does to the
+ * services, not for data.
+ */
+
+export interface PostgresNode {
+  name: string;
+  port: number;
+  dataDir: string;
+}
+
+export interface PostgresPair {
+  primary: PostgresNode;
+  standby: PostgresNode;
+  /** libpq's multi-host URL of both, the standby first, for database `name`. */
+  url(name: string): string;
+  /** Stops a node at once, as a crash would (`pg_ctl stop -m immediate`). */
+  crash(node: PostgresNode): Promise<void>;
+  /** Promotes the standby to primary (`pg_ctl promote`), once it has left recovery. */
+  promote(node: PostgresNode): Promise<void>;
+  /** Stops both and removes their folders. */
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+function binary(name: string): string {
+  const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
+  if (versions.length === 0) throw new Error("Debian's postgresql package is missing: no /usr/lib/postgresql/<version>");
+  return path.join('/usr/lib/postgresql', versions[0] as string, 'bin', name);
+}
+
+async function asPostgres(command: string, args: string[]): Promise<string> {
+  const [file, full] = asServiceUser('postgres', binary(command), args);
+  return (await run(file, full, { timeout: 120_000 })).stdout;
+}
+
+async function start(node: PostgresNode, base: string): Promise<void> {
+  const options = [`-p ${node.port}`, `-k ${base}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c shared_buffers=16MB'];
+  await asPostgres('pg_ctl', ['-D', node.dataDir, '-o', options.join(' '), '-l', `${node.dataDir}.log`, '-w', 'start']);
+}
+
+/** A primary on `ports.primary` and its streaming standby on `ports.standby`, under `base`. */
+export async function startPostgresPair(base: string, ports: { primary: number; standby: number }): Promise<PostgresPair> {
+  mkdirSync(base, { recursive: true });
+  chmodSync(base, 0o755);
+  const owner = serviceUser('postgres');
+  if (owner) chownSync(base, owner.uid, owner.gid);
+  const primary = { name: 'primary', port: ports.primary, dataDir: path.join(base, 'primary') };
+  const standby = { name: 'standby', port: ports.standby, dataDir: path.join(base, 'standby') };
+  await asPostgres('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
+  await start(primary, base);
+  const pair: PostgresPair = {
+    primary,
+    standby,
+    url: (name) => `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/${name}`,
+    crash: async (node) => void (await asPostgres('pg_ctl', ['-D', node.dataDir, '-m', 'immediate', 'stop'])),
+    promote: async (node) => void (await asPostgres('pg_ctl', ['-D', node.dataDir, '-w', 'promote'])),
+    async stop() {
+      for (const node of [primary, standby])
+        await asPostgres('pg_ctl', ['-D', node.dataDir, '-m', 'immediate', 'stop']).catch(() => undefined);
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+  try {
+    // -R writes the standby's primary_conninfo and standby.signal.
+    await asPostgres('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      standby.dataDir,
+      '-R',
+      '-X',
+      'stream',
+    ]);
+    await start(standby, base);
+  } catch (error) {
+    await pair.stop();
+    throw error;
+  }
+  return pair;
+}
