@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { WalletClient } from '@wallet/sdk';
 import { DEV_SECRETS_FILE } from './dev-secrets';
+import { DEFAULT_STANZA } from './lib/backups';
 import { runOps } from './lib/ops-commands';
 
 /**
  * `npm run ops -- <command>`: the platform operator's tooling over the system surface, through
- * the SDK (`npm run ops -- --help` lists the commands). ADMIN_URL (default
+ * the SDK, and over pgBackRest's backups (`npm run ops -- --help` lists the commands). ADMIN_URL (default
  * http://127.0.0.1:$ADMIN_PORT or 8081) and SYSTEM_API_KEY (default: the development key
  * `npm start` generated) say which system and as whom.
  */
@@ -26,6 +27,10 @@ function client(): WalletClient {
 
 runOps(process.argv.slice(2), {
   client,
+  backups: () => ({
+    configFile: process.env.PGBACKREST_CONFIG ?? '/etc/pgbackrest.conf',
+    stanza: process.env.PGBACKREST_STANZA ?? DEFAULT_STANZA,
+  }),
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 }).then(

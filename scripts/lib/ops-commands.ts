@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEAD_LETTER_QUEUES, type DeadLetterSummary } from '@wallet/contracts';
 import { isWalletApiError, type WalletClient } from '@wallet/sdk';
+import { backedUpServer, backup, type BackupSettings, listBackups, restoreTo } from './backups';
 
 export const OPS_USAGE = `Usage: npm run ops -- <command>
 
@@ -10,12 +11,19 @@ export const OPS_USAGE = `Usage: npm run ops -- <command>
   dlq replay --all [--queue <queue>] [--limit <n>]     replay up to <n> (default 100), oldest first
   dlq discard <id>                                     remove it without delivering it
 
+  backup [--type full|diff|incr]                      a pgBackRest base backup of the server, full by default
+  backups                                              the repository's backups: when each began and ended
+  restore --to <time>                                  the server as it was at <time> (ISO 8601): stopped,
+                                                       rebuilt from the backups and archived WAL, started
+
 Replays and discards are audited. A replayed message goes through its consumer again, which
 drops what it already applied: replaying twice changes nothing the second time.
 
 Queues: ${DEAD_LETTER_QUEUES.join(', ')}
 
 Environment:
+  PGBACKREST_CONFIG the pgBackRest configuration (default /etc/pgbackrest.conf): repository and server
+  PGBACKREST_STANZA its stanza (default wallet)
   ADMIN_URL        the gateway's admin listener (default http://127.0.0.1:$ADMIN_PORT, or 8081)
   SYSTEM_API_KEY   the platform operator's key (default: the development key npm start generated)
 `;
@@ -23,6 +31,8 @@ Environment:
 export interface OpsIo {
   /** Made only when a command needs it, so --help works without credentials. */
   client: () => WalletClient;
+  /** pgBackRest's configuration file and stanza, for backup, backups and restore. */
+  backups: () => BackupSettings;
   out: (line: string) => void;
   err: (line: string) => void;
 }
@@ -34,6 +44,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
+  type: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -44,6 +56,11 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     const [area, command, id, ...extra] = positionals;
     if (values.help || area === undefined || area === 'help') {
       io.out(OPS_USAGE);
+      return 0;
+    }
+    if (BACKUP_COMMANDS.has(area)) {
+      if (command !== undefined) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
+      await backupCommand(area, values, io);
       return 0;
     }
     if (area !== 'dlq') throw new UsageError(`unknown command: ${area}`);
@@ -95,6 +112,29 @@ async function deadLetterCommand(command: string | undefined, id: string | undef
     default:
       throw new UsageError(command === undefined ? 'dlq needs a command' : `unknown dlq command: ${command}`);
   }
+}
+
+const BACKUP_COMMANDS = new Set(['backup', 'backups', 'restore']);
+const BACKUP_TYPES = ['full', 'diff', 'incr'] as const;
+
+async function backupCommand(command: string, flags: { type?: string | undefined; to?: string | undefined }, io: OpsIo): Promise<void> {
+  const settings = io.backups();
+  if (command === 'backups') {
+    for (const each of await listBackups(settings))
+      io.out(`${each.label.padEnd(36)} ${each.type.padEnd(5)} ${each.startedAt} - ${each.stoppedAt}`);
+    return;
+  }
+  if (command === 'backup') {
+    const type = BACKUP_TYPES.find((each) => each === (flags.type ?? 'full'));
+    if (!type) throw new UsageError(`--type must be full, diff or incr: ${flags.type}`);
+    await backup(settings, type);
+    const made = (await listBackups(settings)).at(-1);
+    return io.out(`backed up: ${made ? `${made.label}, ${made.startedAt} - ${made.stoppedAt}` : 'no backup listed'}`);
+  }
+  const to = flags.to === undefined ? Number.NaN : Date.parse(flags.to);
+  if (Number.isNaN(to)) throw new UsageError('restore needs --to <time>, an ISO 8601 moment such as 2026-12-02T10:15:00Z');
+  await restoreTo(settings, new Date(to));
+  io.out(`restored ${backedUpServer(settings).dataDir} to ${new Date(to).toISOString()}; the server is started`);
 }
 
 function required(id: string | undefined): string {

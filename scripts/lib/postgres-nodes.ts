@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { asServiceUser, serviceUser } from './service-user';
@@ -38,31 +38,72 @@ function binary(name: string): string {
   return path.join('/usr/lib/postgresql', versions[0] as string, 'bin', name);
 }
 
-async function asPostgres(command: string, args: string[]): Promise<string> {
-  const [file, full] = asServiceUser('postgres', binary(command), args);
+/** Runs a PostgreSQL program (`pg_ctl`, `initdb`; `/`-paths as they are) as the postgres user where this is root. */
+export async function asPostgres(command: string, args: string[]): Promise<string> {
+  const [file, full] = asServiceUser('postgres', command.includes('/') ? command : binary(command), args);
   return (await run(file, full, { timeout: 120_000 })).stdout;
 }
 
-async function start(node: PostgresNode, base: string): Promise<void> {
-  const options = [`-p ${node.port}`, `-k ${base}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c shared_buffers=16MB'];
-  await asPostgres('pg_ctl', ['-D', node.dataDir, '-o', options.join(' '), '-l', `${node.dataDir}.log`, '-w', 'start']);
+/** Settings appended to the node's postgresql.conf: the last one of a name wins, so a copy's own port follows its primary's. */
+function configure(node: PostgresNode, base: string, settings: Record<string, string>): void {
+  const all = {
+    port: String(node.port),
+    unix_socket_directories: `'${base}'`,
+    listen_addresses: "'127.0.0.1'",
+    fsync: 'off',
+    shared_buffers: '16MB',
+    ...settings,
+  };
+  appendFileSync(
+    path.join(node.dataDir, 'postgresql.conf'),
+    `\n${Object.entries(all)
+      .map(([name, value]) => `${name} = ${value}`)
+      .join('\n')}\n`,
+  );
 }
 
-/** A primary on `ports.primary` and its streaming standby on `ports.standby`, under `base`. */
-export async function startPostgresPair(base: string, ports: { primary: number; standby: number }): Promise<PostgresPair> {
+/** Starts a node with its own configuration (pg_ctl start -w: until it accepts connections). */
+export async function startNode(node: PostgresNode): Promise<void> {
+  await asPostgres('pg_ctl', ['-D', node.dataDir, '-l', `${node.dataDir}.log`, '-w', 'start']);
+}
+
+/** Stops a node at once, as a crash would (`pg_ctl stop -m immediate`). */
+export async function crashNode(node: PostgresNode): Promise<void> {
+  await asPostgres('pg_ctl', ['-D', node.dataDir, '-m', 'immediate', 'stop']);
+}
+
+/** The folder the nodes live in, reachable (and, as root, owned) by the postgres user. */
+function prepareBase(base: string): void {
   mkdirSync(base, { recursive: true });
   chmodSync(base, 0o755);
   const owner = serviceUser('postgres');
   if (owner) chownSync(base, owner.uid, owner.gid);
-  const primary = { name: 'primary', port: ports.primary, dataDir: path.join(base, 'primary') };
+}
+
+/** A fresh primary (initdb) on `port` under `base`, started, with `settings` in its postgresql.conf. */
+export async function startPostgresNode(
+  base: string,
+  name: string,
+  port: number,
+  settings: Record<string, string> = {},
+): Promise<PostgresNode> {
+  prepareBase(base);
+  const node = { name, port, dataDir: path.join(base, name) };
+  await asPostgres('initdb', ['-D', node.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
+  configure(node, base, settings);
+  await startNode(node);
+  return node;
+}
+
+/** A primary on `ports.primary` and its streaming standby on `ports.standby`, under `base`. */
+export async function startPostgresPair(base: string, ports: { primary: number; standby: number }): Promise<PostgresPair> {
+  const primary = await startPostgresNode(base, 'primary', ports.primary);
   const standby = { name: 'standby', port: ports.standby, dataDir: path.join(base, 'standby') };
-  await asPostgres('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
-  await start(primary, base);
   const pair: PostgresPair = {
     primary,
     standby,
     url: (name) => `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/${name}`,
-    crash: async (node) => void (await asPostgres('pg_ctl', ['-D', node.dataDir, '-m', 'immediate', 'stop'])),
+    crash: crashNode,
     promote: async (node) => void (await asPostgres('pg_ctl', ['-D', node.dataDir, '-w', 'promote'])),
     async stop() {
       for (const node of [primary, standby])
@@ -85,7 +126,8 @@ export async function startPostgresPair(base: string, ports: { primary: number; 
       '-X',
       'stream',
     ]);
-    await start(standby, base);
+    configure(standby, base, {});
+    await startNode(standby);
   } catch (error) {
     await pair.stop();
     throw error;
