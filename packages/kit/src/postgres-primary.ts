@@ -56,7 +56,10 @@ export function databaseName(url: string): string | undefined {
 }
 
 export class NoPrimaryError extends Error {
-  constructor(hosts: readonly DatabaseHost[], readonly causes: string[]) {
+  constructor(
+    hosts: readonly DatabaseHost[],
+    readonly causes: string[],
+  ) {
     super(`no primary among ${hosts.map((each) => `${each.host}:${each.port}`).join(', ')}: ${causes.join('; ')}`);
     this.name = 'NoPrimaryError';
   }
