@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asServiceUser, serviceUser } from './service-user';
+import { asServiceUser, SERVICE_USER_CWD, serviceUser } from './service-user';
 
 /**
  * PostgreSQL servers side by side on one machine, from Debian's postgresql package: a primary and
@@ -41,7 +41,7 @@ function binary(name: string): string {
 /** Runs a PostgreSQL program (`pg_ctl`, `initdb`; `/`-paths as they are) as the postgres user where this is root. */
 export async function asPostgres(command: string, args: string[]): Promise<string> {
   const [file, full] = asServiceUser('postgres', command.includes('/') ? command : binary(command), args);
-  return (await run(file, full, { timeout: 120_000 })).stdout;
+  return (await run(file, full, { cwd: SERVICE_USER_CWD, timeout: 120_000 })).stdout;
 }
 
 /** Settings appended to the node's postgresql.conf: the last one of a name wins, so a copy's own port follows its primary's. */

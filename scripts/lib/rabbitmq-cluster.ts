@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, rm
 import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asServiceUser, serviceUser } from './service-user';
+import { asServiceUser, SERVICE_USER_CWD, serviceUser } from './service-user';
 
 /**
  * RabbitMQ nodes side by side on one machine, from Debian's rabbitmq-server package, formed into
@@ -112,6 +112,15 @@ async function untilListening(node: RabbitNodeSpec, process: ChildProcess, logFi
   }
 }
 
+/** rabbitmqctl's JSON output, or an error that shows what it printed instead. */
+function parsed<Value>(output: string): Value {
+  try {
+    return JSON.parse(output) as Value;
+  } catch {
+    throw new Error(`rabbitmqctl printed no JSON:\n${output.slice(0, 2000)}`);
+  }
+}
+
 function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   try {
     process.kill(pid, name);
@@ -142,6 +151,7 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
     const output = openSync(logFile, 'a');
     const [command, args] = asBrokerUser(SERVER, []);
     const child = spawn(command, args, {
+      cwd: SERVICE_USER_CWD,
       env: { ...process.env, ...nodeEnvironment(base, node) },
       stdio: ['ignore', output, output],
       detached: true,
@@ -152,7 +162,8 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
   };
   const ctl = async (node: RabbitNodeSpec, args: string[]): Promise<string> => {
     const [command, full] = asBrokerUser(CTL, ['-n', `${node.name}@localhost`, ...args]);
-    return (await run(command, full, { env: { ...process.env, ...nodeEnvironment(base, node) }, timeout: 60_000 })).stdout;
+    return (await run(command, full, { cwd: SERVICE_USER_CWD, env: { ...process.env, ...nodeEnvironment(base, node) }, timeout: 60_000 }))
+      .stdout;
   };
   const kill = (node: RabbitNodeSpec): void => {
     const child = processes.get(node.name);
@@ -174,13 +185,13 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
     urlOf: (node) => `amqp://guest:guest@127.0.0.1:${node.amqpPort}`,
     stopNode: (node) => stopNode(base, node),
     async runningNodes(from = nodes[0] as RabbitNodeSpec) {
-      const status = JSON.parse(await ctl(from, ['cluster_status', '--formatter', 'json'])) as { running_nodes?: string[] };
+      const status = parsed<{ running_nodes?: string[] }>(await ctl(from, ['cluster_status', '--formatter', 'json']));
       return status.running_nodes ?? [];
     },
     async queues(from = nodes[0] as RabbitNodeSpec) {
-      const listed = JSON.parse(
+      const listed = parsed<Array<Partial<ClusterQueue> & { name: string }>>(
         await ctl(from, ['list_queues', '--quiet', '--formatter', 'json', 'name', 'type', 'durable', 'members']),
-      ) as Array<Partial<ClusterQueue> & { name: string }>;
+      );
       return listed.map((queue) => ({
         name: queue.name,
         type: String(queue.type ?? ''),

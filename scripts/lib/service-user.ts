@@ -7,6 +7,12 @@ import { userInfo } from 'node:os';
  * that user (its Erlang cookie, its file ownership); otherwise as the caller.
  */
 
+/**
+ * Where such commands run: the caller's folder may be closed to that user (a checkout in a
+ * mkdtemp folder is its owner's alone), and Erlang's CLI fails outright without its working folder.
+ */
+export const SERVICE_USER_CWD = '/';
+
 /** The user's ids when this process is root and the user exists, else undefined (run as the caller). */
 export function serviceUser(name: string): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
