@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DependencyUnavailableError } from './dependency-errors';
 
 /**
  * node-postgres connects to one host. A database URL in libpq's multi-host form
@@ -55,12 +56,13 @@ export function databaseName(url: string): string | undefined {
   return path === '' ? undefined : decodeURIComponent(path);
 }
 
-export class NoPrimaryError extends Error {
+/** No listed host is a primary (mid-failover, or all down): the database is unavailable, a 503, not a bug. */
+export class NoPrimaryError extends DependencyUnavailableError {
   constructor(
     hosts: readonly DatabaseHost[],
     readonly causes: string[],
   ) {
-    super(`no primary among ${hosts.map((each) => `${each.host}:${each.port}`).join(', ')}: ${causes.join('; ')}`);
+    super('database', `no primary among ${hosts.map((each) => `${each.host}:${each.port}`).join(', ')}: ${causes.join('; ')}`);
     this.name = 'NoPrimaryError';
   }
 }
