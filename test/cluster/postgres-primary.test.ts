@@ -35,9 +35,17 @@ test('writes reach the primary, whichever order the hosts are listed in, and aft
   expect(await serverPort(db)).toBe(pair.primary.port);
   await db.raw('CREATE TABLE transfers (id text PRIMARY KEY)');
   await db('transfers').insert({ id: 'before' });
-  // Asynchronous replication: the row is on the standby before the primary goes.
+  // Asynchronous replication: the row is on the standby before the primary goes (until it is,
+  // the standby may not even have the database or the table yet).
   const standby = createDb(`postgres://postgres@127.0.0.1:${pair.standby.port}/wallet_failover`, { poolMax: 1, logger });
-  await waitFor(async () => ((await standby('transfers').count<{ count: string }[]>('* as count'))[0]?.count === '1' ? true : undefined), {
+  const rowsOnStandby = () =>
+    standby('transfers')
+      .count<{ count: string }[]>('* as count')
+      .then(
+        (rows) => rows[0]?.count,
+        () => undefined,
+      );
+  await waitFor(async () => ((await rowsOnStandby()) === '1' ? true : undefined), {
     timeoutMs: 10_000,
     what: 'the row on the standby',
   });
