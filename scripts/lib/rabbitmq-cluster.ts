@@ -31,8 +31,8 @@ export interface RabbitCluster {
   runningNodes(from?: RabbitNodeSpec): Promise<string[]>;
   /** The default vhost's queues as one node lists them: type, durability and, for quorum queues, the nodes holding a member. */
   queues(from?: RabbitNodeSpec): Promise<ClusterQueue[]>;
-  /** Stops every node; `keepData` leaves the data folders. */
-  stop(options?: { keepData?: boolean }): Promise<void>;
+  /** Stops every node and removes their data folders. */
+  stop(): Promise<void>;
 }
 
 export interface ClusterQueue {
@@ -179,10 +179,11 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
     nodes.forEach(kill);
     throw error;
   }
+  const urlOf = (node: RabbitNodeSpec): string => `amqp://guest:guest@127.0.0.1:${node.amqpPort}`;
   const cluster: RabbitCluster = {
     nodes,
-    amqpUrl: nodes.map((node) => `amqp://guest:guest@127.0.0.1:${node.amqpPort}`).join(','),
-    urlOf: (node) => `amqp://guest:guest@127.0.0.1:${node.amqpPort}`,
+    amqpUrl: nodes.map(urlOf).join(','),
+    urlOf,
     stopNode: (node) => stopNode(base, node),
     async runningNodes(from = nodes[0] as RabbitNodeSpec) {
       const status = parsed<{ running_nodes?: string[] }>(await ctl(from, ['cluster_status', '--formatter', 'json']));
@@ -199,9 +200,9 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
         members: Array.isArray(queue.members) ? queue.members.map(String) : [],
       }));
     },
-    async stop(options = {}) {
+    async stop() {
       await Promise.all(nodes.map((node) => stopNode(base, node).catch(() => kill(node))));
-      if (!options.keepData) rmSync(base, { recursive: true, force: true });
+      rmSync(base, { recursive: true, force: true });
     },
   };
   return cluster;

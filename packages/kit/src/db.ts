@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from './logger';
-import { databaseHosts, databaseName, PrimaryResolver, urlForDatabase } from './postgres-primary';
+import { databaseHosts, databaseName, PrimaryResolver, primaryUrlOf, urlForDatabase } from './postgres-primary';
 
 export type Db = Knex;
 export type Tx = Knex.Transaction;
@@ -181,8 +181,7 @@ function connectionOf(url: string, applicationName: string): Knex.Config['connec
 export async function ensureDatabase(url: string): Promise<void> {
   const name = databaseName(url) ?? '';
   if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
-  const admin = urlForDatabase(url, 'postgres');
-  const client = new pg.Client({ connectionString: databaseHosts(url).length > 1 ? await new PrimaryResolver(admin).primaryUrl() : admin });
+  const client = new pg.Client({ connectionString: await primaryUrlOf(urlForDatabase(url, 'postgres')) });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

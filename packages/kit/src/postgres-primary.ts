@@ -113,6 +113,11 @@ export class PrimaryResolver {
   }
 }
 
+/** `url` itself when it names one host, else the current primary's single-host URL (asked once). */
+export function primaryUrlOf(url: string): Promise<string> {
+  return databaseHosts(url).length > 1 ? new PrimaryResolver(url).primaryUrl() : Promise.resolve(url);
+}
+
 async function inRecovery(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
   client.on('error', () => undefined);
