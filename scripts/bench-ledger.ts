@@ -267,7 +267,7 @@ function waitForConsumer(amqpUrl: string): Promise<void> {
       connection.on('error', () => undefined);
       try {
         const channel = await connection.createChannel();
-        const { consumerCount } = await channel.checkQueue(TOPOLOGY.ledgerCommands.queue);
+        const { consumerCount } = await channel.checkQueue(TOPOLOGY.ledgerCommands.unplacedQueue);
         if (consumerCount > 0) return;
       } catch {
         // queue not declared yet

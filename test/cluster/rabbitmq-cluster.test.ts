@@ -59,7 +59,8 @@ test("every durable queue of the ledger's, payments' and treasury's topologies i
   const declaring = broker('cluster-test-topology');
   await declaring.start();
   const channel = await declaring.openChannel();
-  for (const declare of [declareLedgerTopology, declarePaymentsTopology, declareTreasuryTopology]) await declare(channel);
+  await declareLedgerTopology(channel, 2);
+  for (const declare of [declarePaymentsTopology, declareTreasuryTopology]) await declare(channel);
   await channel.close();
   const queues = await cluster.queues();
   const durable = queues.filter((queue) => queue.durable);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
-import { DEAD_LETTER_QUEUES, type DeadLetterSummary, TOPOLOGY } from '@wallet/contracts';
+import { DEAD_LETTER_QUEUES, type DeadLetterSummary, ledgerCommandRoutingKey, ledgerPartitionQueue, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
@@ -77,6 +77,13 @@ afterAll(async () => {
   await ledgerDb?.destroy();
   await system?.close();
 });
+
+/** The queue of the tenant's ledger partition, as the ledger placed it. */
+async function tenantPartitionQueue(): Promise<string> {
+  const placed = await ledgerDb('ledger_tenant_partitions').where({ tenant_id: tenantId }).first<{ partition: number }>('partition');
+  if (!placed) throw new Error('the tenant has no ledger partition');
+  return ledgerPartitionQueue(placed.partition);
+}
 
 /** Until it is dropped, the ledger's database refuses this tenant's transfers: their commands fail on every delivery. */
 async function refuseTransfers(): Promise<void> {
@@ -211,7 +218,7 @@ describe('dead letters', () => {
     const other = await deadLetteredTransfer('15.00');
     expect(deadLetter).toMatchObject({
       queue: DLQ,
-      originalQueue: TOPOLOGY.ledgerCommands.queue,
+      originalQueue: await tenantPartitionQueue(),
       reason: 'delivery_limit',
       type: 'ledger.post.v1',
     });
@@ -230,9 +237,9 @@ describe('dead letters', () => {
 
     const shown = await admin.system.deadLetters.get(deadLetter.id);
     expect(shown.deaths[0]).toMatchObject({
-      queue: TOPOLOGY.ledgerCommands.queue,
+      queue: await tenantPartitionQueue(),
       exchange: TOPOLOGY.ledgerCommands.exchange,
-      routingKeys: [TOPOLOGY.ledgerCommands.routingKey],
+      routingKeys: [ledgerCommandRoutingKey(tenantId)],
       reason: 'delivery_limit',
     });
     expect(shown.bodyEncoding).toBe('json');
@@ -286,7 +293,7 @@ describe('dead letters', () => {
           target_type: 'dead_letter',
           metadata: expect.objectContaining({
             queue: DLQ,
-            originalQueue: TOPOLOGY.ledgerCommands.queue,
+            originalQueue: await tenantPartitionQueue(),
             reason: 'delivery_limit',
             type: 'ledger.post.v1',
           }),
@@ -300,7 +307,8 @@ describe('dead letters', () => {
   it('discards an unreadable command without delivering it, once, audited', async () => {
     const messageId = `dl-garbage-${randomUUID()}`;
     const channel = await connection.createConfirmChannel();
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from('not a command'), {
+    // Naming no tenant, it is placed on partition 0, whose writer refuses it.
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, ledgerCommandRoutingKey(''), Buffer.from('not a command'), {
       persistent: true,
       messageId,
       type: 'ledger.post.v1',
@@ -311,7 +319,7 @@ describe('dead letters', () => {
       async () => (await admin.system.deadLetters.list({ queue: DLQ })).data.find((each) => each.messageId === messageId),
       { what: 'the unreadable command among the dead letters' },
     );
-    expect(garbage).toMatchObject({ originalQueue: TOPOLOGY.ledgerCommands.queue, reason: 'rejected' });
+    expect(garbage).toMatchObject({ originalQueue: ledgerPartitionQueue(0), reason: 'rejected' });
     expect(await admin.system.deadLetters.get(garbage.id)).toMatchObject({ bodyEncoding: 'text', body: 'not a command' });
     const depth = await parked();
 

@@ -16,6 +16,11 @@ export interface BrokerOptions {
   topology?: (channel: Channel) => Promise<void>;
   reconnectDelayMs?: number;
   reconnectDelayMaxMs?: number;
+  /**
+   * The AMQP heartbeat asked for: a process that stops answering (frozen, cut off) loses its
+   * connection, and its single-active-consumer queues their consumer, after about twice this.
+   */
+  heartbeatSeconds?: number;
 }
 
 export interface ConsumerSpec {
@@ -36,6 +41,9 @@ export function brokerAddresses(url: string): string[] {
     .filter((address) => address !== '');
 }
 
+// Long enough that a queue that keeps refusing its consumer does not spin.
+const CONSUMER_RESTART_DELAY_MS = 1_000;
+
 // A node that accepts TCP but never answers (a frozen VM) must not hold a reconnect forever.
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -49,12 +57,13 @@ export async function connectToBroker(
   addresses: readonly string[],
   name: string,
   from = 0,
+  heartbeatSeconds?: number,
 ): Promise<{ connection: ChannelModel; index: number }> {
   let failure: unknown = new Error('no broker address');
   for (let tried = 0; tried < addresses.length; tried++) {
     const index = (from + tried) % addresses.length;
     try {
-      const connection = await amqp.connect(addresses[index] as string, {
+      const connection = await amqp.connect(withHeartbeat(addresses[index] as string, heartbeatSeconds), {
         noDelay: true,
         timeout: CONNECT_TIMEOUT_MS,
         clientProperties: { connection_name: name },
@@ -65,6 +74,14 @@ export async function connectToBroker(
     }
   }
   throw failure;
+}
+
+/** amqplib reads the heartbeat from the URL's query, not from the socket options. */
+function withHeartbeat(address: string, heartbeatSeconds: number | undefined): string {
+  if (heartbeatSeconds === undefined) return address;
+  const url = new URL(address);
+  url.searchParams.set('heartbeat', String(heartbeatSeconds));
+  return url.toString();
 }
 
 /**
@@ -112,7 +129,12 @@ export class Broker {
   private async connect(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
-      const { connection, index } = await connectToBroker(this.addresses, this.options.name, this.nextAddress);
+      const { connection, index } = await connectToBroker(
+        this.addresses,
+        this.options.name,
+        this.nextAddress,
+        this.options.heartbeatSeconds,
+      );
       this.nextAddress = index;
       connection.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'amqp connection error'));
       connection.on('close', () => this.onClose());
@@ -167,7 +189,10 @@ export class Broker {
     const closed = new AbortController();
     // Every message in flight may wait on it (prefetch of them at most).
     setMaxListeners(spec.prefetch + 1, closed.signal);
-    channel.once('close', () => closed.abort());
+    channel.once('close', () => {
+      closed.abort();
+      this.restartConsumerLater(connection, spec);
+    });
     await channel.prefetch(spec.prefetch);
     await channel.consume(spec.queue, (message) => {
       if (!message) return;
@@ -176,6 +201,20 @@ export class Broker {
       if (typeof headers?.traceparent === 'string') return this.handleTraced(spec, message, channel, closed.signal, headers);
       this.handle(spec, message, channel, closed.signal);
     });
+  }
+
+  /**
+   * A consumer channel that closed while its connection lives on (its consumer gave its
+   * deliveries back, or the broker closed it) consumes again on a new channel; after a lost
+   * connection, the reconnect restarts every consumer instead.
+   */
+  private restartConsumerLater(connection: ChannelModel, spec: ConsumerSpec): void {
+    setTimeout(() => {
+      if (this.closed || this.connection !== connection) return;
+      this.startConsumer(connection, spec).catch((error: unknown) =>
+        this.options.logger.warn({ err: error, queue: spec.queue }, 'amqp consumer could not restart; it will on the next reconnect'),
+      );
+    }, CONSUMER_RESTART_DELAY_MS).unref();
   }
 
   private handle(spec: ConsumerSpec, message: ConsumeMessage, channel: Channel, channelClosed: AbortSignal): Promise<void> {
@@ -252,6 +291,15 @@ export class Broker {
       });
     }
     await channel.waitForConfirms();
+  }
+
+  /** Binds `queue` to `exchange` for `routingKey` (durable bindings outlive the connection; the queue must exist). */
+  async bindQueue(queue: string, exchange: string, routingKey: string): Promise<void> {
+    await this.channel().bindQueue(queue, exchange, routingKey);
+  }
+
+  async unbindQueue(queue: string, exchange: string, routingKey: string): Promise<void> {
+    await this.channel().unbindQueue(queue, exchange, routingKey);
   }
 
   /** Fire-and-forget send for replies: transient, no confirm wait. */

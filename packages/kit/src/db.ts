@@ -142,11 +142,28 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
  * `logger` takes knex's own warnings (a connection that could not be opened, one that ended),
  * which it otherwise prints to the console, once per attempt all through a database outage.
  */
-export function createDb(url: string, options: { poolMax?: number; applicationName?: string; logger?: Logger } = {}): Db {
+export interface DbOptions {
+  poolMax?: number;
+  applicationName?: string;
+  logger?: Logger;
+  /**
+   * A session idle this long inside a transaction is ended by the server, which rolls the
+   * transaction back and frees its locks: a frozen process cannot hold them for good.
+   */
+  idleInTransactionTimeoutMs?: number;
+}
+
+export function createDb(url: string, options: DbOptions = {}): Db {
   const { logger } = options;
+  const session = {
+    application_name: options.applicationName ?? 'wallet',
+    ...(options.idleInTransactionTimeoutMs !== undefined
+      ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }
+      : {}),
+  };
   return knex({
     client: 'pg',
-    connection: connectionOf(url, options.applicationName ?? 'wallet'),
+    connection: connectionOf(url, session),
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 10_000,
     ...(logger
@@ -167,12 +184,15 @@ export function createDb(url: string, options: { poolMax?: number; applicationNa
  * primary's, asked again (PrimaryResolver) before the pool opens a connection once the last
  * answer is a second old, so that after a failover new connections reach the new primary.
  */
-function connectionOf(url: string, applicationName: string): Knex.Config['connection'] {
-  if (databaseHosts(url).length <= 1) return { connectionString: url, application_name: applicationName };
+function connectionOf(
+  url: string,
+  session: { application_name: string; idle_in_transaction_session_timeout?: number },
+): Knex.Config['connection'] {
+  if (databaseHosts(url).length <= 1) return { connectionString: url, ...session };
   const primary = new PrimaryResolver(url);
   return async () => ({
     connectionString: await primary.primaryUrl(),
-    application_name: applicationName,
+    ...session,
     expirationChecker: () => primary.stale,
   });
 }

@@ -47,12 +47,16 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
   /** Variables this service reads besides the common ones. */
   config: Shape;
   migrations: Migration[];
-  topology: (channel: Channel) => Promise<void>;
+  topology: (channel: Channel, config: ServiceConfig<Shape>) => Promise<void>;
   /** The queues it consumes or owns, their dead-letter queues included: their depth and consumers are on its /metrics. */
-  queues?: readonly ReportedQueue[];
+  queues?: readonly ReportedQueue[] | ((config: ServiceConfig<Shape>) => readonly ReportedQueue[]);
   /** It keeps idempotency keys: how many are in flight is on its /metrics. */
   idempotencyKeys?: boolean;
   dbPoolMax?: (config: ServiceConfig<Shape>) => number;
+  /** Its database sessions' idle-in-transaction limit (DbOptions); none by default. */
+  dbIdleInTransactionTimeoutMs?: (config: ServiceConfig<Shape>) => number;
+  /** The AMQP heartbeat it asks for (BrokerOptions); the server's by default. */
+  amqpHeartbeatSeconds?: (config: ServiceConfig<Shape>) => number;
   /** What the outbox relay makes of each batch before publishing it (OutboxRelay's prepareBatch). */
   prepareOutgoingBatch?: PrepareOutgoingBatch;
   /**
@@ -127,15 +131,25 @@ function startRetentionOf(
 /** The broker with its topology and gauges, then the outbox relay that publishes through it. */
 async function startMessaging<Shape extends z.ZodRawShape>(
   definition: ServiceDefinition<Shape>,
-  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics },
+  parts: { db: Db; logger: Logger; config: ServiceConfig<Shape>; metrics: ServiceMetrics },
   started: StartedParts,
 ): Promise<{ broker: Broker; relay: OutboxRelay }> {
   const { db, logger, config, metrics } = parts;
-  const broker = new MeteredBroker({ url: config.AMQP_URL, name: definition.name, logger, topology: definition.topology }, metrics);
+  const broker = new MeteredBroker(
+    {
+      url: config.AMQP_URL,
+      name: definition.name,
+      logger,
+      topology: (channel) => definition.topology(channel, config),
+      heartbeatSeconds: definition.amqpHeartbeatSeconds?.(config),
+    },
+    metrics,
+  );
+  const { queues = [] } = definition;
   registerQueueGauges({
     registry: metrics.registry,
     broker,
-    queues: definition.queues ?? [],
+    queues: typeof queues === 'function' ? queues(config) : queues,
     amqpUrl: config.AMQP_URL,
     managementUrl: config.RABBITMQ_MANAGEMENT_URL,
     logger,
@@ -187,7 +201,12 @@ export async function startService<Shape extends z.ZodRawShape>(
   useListExamineMax(config.LIST_EXAMINE_MAX);
   const databaseUrl = serviceDatabaseUrl(definition.name, env);
   await ensureDatabase(databaseUrl);
-  const db = createDb(databaseUrl, { applicationName: definition.name, poolMax: definition.dbPoolMax?.(config), logger });
+  const db = createDb(databaseUrl, {
+    applicationName: definition.name,
+    poolMax: definition.dbPoolMax?.(config),
+    idleInTransactionTimeoutMs: definition.dbIdleInTransactionTimeoutMs?.(config),
+    logger,
+  });
   // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
   const started: StartedParts = [() => db.destroy()];
   let server: Server;

@@ -2,25 +2,36 @@ import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import type { Channel } from './amqp';
 
 /**
- * The ledger's command queue: a durable quorum queue with a delivery limit, after which a
- * command that keeps failing is dead-lettered instead of blocking the queue. Publishers and
- * the ledger both declare it, with identical arguments, so whoever starts first creates it.
+ * The arguments of a queue of ledger commands: quorum, one active consumer at a time (so one
+ * writer applies a partition's commands, in order, and the next consumer takes over when it
+ * goes), and a delivery limit after which a command that keeps failing is dead-lettered
+ * instead of blocking the queue.
+ */
+export function ledgerCommandQueueArguments(): Record<string, unknown> {
+  const names = TOPOLOGY.ledgerCommands;
+  return {
+    'x-queue-type': 'quorum',
+    'x-single-active-consumer': true,
+    'x-delivery-limit': names.deliveryLimit,
+    'x-dead-letter-exchange': names.deadLetterExchange,
+  };
+}
+
+/**
+ * Where ledger commands are published: the exchange routing by tenant, its alternate exchange
+ * and queue for tenants the ledger has not placed yet, and the dead letters. Publishers and the
+ * ledger declare it alike, so whoever starts first creates it; the partitions' queues and the
+ * tenants' bindings are the ledger's.
  */
 export async function declareLedgerCommands(channel: Channel): Promise<void> {
   const names = TOPOLOGY.ledgerCommands;
-  await channel.assertExchange(names.exchange, 'direct', { durable: true });
+  await channel.assertExchange(names.unplacedExchange, 'fanout', { durable: true });
+  await channel.assertExchange(names.exchange, 'direct', { durable: true, alternateExchange: names.unplacedExchange });
   await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
   await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
-  await channel.assertQueue(names.queue, {
-    durable: true,
-    arguments: {
-      'x-queue-type': 'quorum',
-      'x-delivery-limit': names.deliveryLimit,
-      'x-dead-letter-exchange': names.deadLetterExchange,
-    },
-  });
-  await channel.bindQueue(names.queue, names.exchange, names.routingKey);
+  await channel.assertQueue(names.unplacedQueue, { durable: true, arguments: ledgerCommandQueueArguments() });
+  await channel.bindQueue(names.unplacedQueue, names.unplacedExchange, '');
 }
 
 export async function declareLedgerEvents(channel: Channel): Promise<void> {

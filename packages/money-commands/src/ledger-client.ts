@@ -1,11 +1,20 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
-import { type LedgerCommand, type LedgerResultV1, parseLedgerReplies, TOPOLOGY } from '@wallet/contracts';
+import { type LedgerCommand, ledgerCommandRoutingKey, type LedgerResultV1, parseLedgerReplies, TOPOLOGY } from '@wallet/contracts';
 import { brokerAddresses, connectToBroker, declareLedgerCommands } from '@wallet/kit';
 
 interface Waiter {
   resolve: (result: LedgerResultV1) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+}
+
+/**
+ * Where commands go: their tenant's partition, named by the first command (the commands of one
+ * message share a tenant). Without a tenant the ledger's placement answers or dead-letters it.
+ */
+function routingKeyOf(commands: ReadonlyArray<LedgerCommand | Record<string, unknown>>): string {
+  const tenantId = commands[0]?.tenantId;
+  return typeof tenantId === 'string' ? ledgerCommandRoutingKey(tenantId) : '';
 }
 
 export class LedgerReplyTimeout extends Error {
@@ -67,7 +76,7 @@ export class LedgerCommandClient {
 
   /** Publishes (confirmed) without waiting for the ledger's answer. */
   async send(command: LedgerCommand | Record<string, unknown>, options: { replyTo?: boolean; correlationId?: string } = {}): Promise<void> {
-    await this.publish(Buffer.from(JSON.stringify(command)), {
+    await this.publish(Buffer.from(JSON.stringify(command)), routingKeyOf([command]), {
       type: String(command.type ?? 'unknown'),
       messageId: String(command.commandId ?? ''),
       correlationId: options.correlationId,
@@ -77,13 +86,13 @@ export class LedgerCommandClient {
 
   private async publish(
     body: Buffer,
+    routingKey: string,
     properties: { type: string; messageId: string; correlationId?: string | undefined; replyTo?: string | undefined },
   ): Promise<void> {
-    const names = TOPOLOGY.ledgerCommands;
     await new Promise<void>((resolve, reject) => {
       this.channel.publish(
-        names.exchange,
-        names.routingKey,
+        TOPOLOGY.ledgerCommands.exchange,
+        routingKey,
         body,
         { persistent: true, contentType: 'application/json', ...properties },
         (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
@@ -139,7 +148,7 @@ export class LedgerCommandClient {
       })),
     };
     try {
-      await this.publish(Buffer.from(JSON.stringify(envelope)), {
+      await this.publish(Buffer.from(JSON.stringify(envelope)), routingKeyOf(commands), {
         type: envelope.type,
         messageId: `${String(commands[0]?.commandId)}:commands`,
         replyTo: this.replyQueue,

@@ -1,6 +1,7 @@
 import amqp from 'amqplib';
 import {
   LEDGER_COMMANDS_PER_MESSAGE_MAX,
+  ledgerCommandRoutingKey,
   type LedgerCommandsV1,
   ledgerCommandsV1Schema,
   type LedgerPostV1,
@@ -12,11 +13,11 @@ import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testin
 
 const logger = createLogger({ service: 'kit-coalescing-test', level: 'silent' });
 
-function command(id: string): LedgerPostV1 {
+function command(id: string, tenantId = 'tn_coalesce'): LedgerPostV1 {
   return {
     type: 'ledger.post.v1',
     commandId: id,
-    tenantId: 'tn_coalesce',
+    tenantId,
     environment: 'test',
     correlationId: `corr-${id}`,
     kind: 'transfer',
@@ -28,8 +29,8 @@ function command(id: string): LedgerPostV1 {
   };
 }
 
-function outgoing(id: string, replyTo?: string): OutgoingMessage {
-  const message = postingMessage(command(id), { replyTo });
+function outgoing(id: string, replyTo?: string, tenantId?: string): OutgoingMessage {
+  const message = postingMessage(command(id, tenantId), { replyTo });
   return {
     exchange: message.exchange,
     routingKey: message.routingKey,
@@ -68,13 +69,29 @@ describe('ledger commands travel several to a message', () => {
     const envelope = out[1] as OutgoingMessage;
     expect(envelope).toMatchObject({
       exchange: TOPOLOGY.ledgerCommands.exchange,
-      routingKey: TOPOLOGY.ledgerCommands.routingKey,
+      routingKey: ledgerCommandRoutingKey('tn_coalesce'),
       options: { replyTo: 'q-1', messageId: 'c-1:commands' },
     });
     expect(envelopeOf(envelope).commands).toEqual(['c-1', 'c-3', 'c-4'].map((id) => ({ correlationId: id, command: command(id) })));
     // Alone in its group, a command goes as it came: the one for q-2 and the one without a reply queue.
     expect(out[2]).toBe(messages[2]);
     expect(out[4]).toBe(messages[6]);
+  });
+
+  it("keeps each tenant's commands to a message of their own: a message reaches one tenant's partition", () => {
+    const messages = [
+      outgoing('a-1', 'q', 'tn_a'),
+      outgoing('b-1', 'q', 'tn_b'),
+      outgoing('a-2', 'q', 'tn_a'),
+      outgoing('b-2', 'q', 'tn_b'),
+    ];
+    const out = coalesceLedgerCommands(messages);
+    expect(
+      out.map((message) => [message.routingKey, envelopeOf(message).commands.map((item) => (item.command as LedgerPostV1).commandId)]),
+    ).toEqual([
+      [ledgerCommandRoutingKey('tn_a'), ['a-1', 'a-2']],
+      [ledgerCommandRoutingKey('tn_b'), ['b-1', 'b-2']],
+    ]);
   });
 
   it(`caps a message at ${LEDGER_COMMANDS_PER_MESSAGE_MAX} commands and loses none`, () => {
@@ -106,7 +123,7 @@ describe('ledger commands travel several to a message', () => {
       const channel = await connection.createChannel();
       await channel.assertExchange(TOPOLOGY.ledgerCommands.exchange, 'direct', { durable: true });
       const { queue } = await channel.assertQueue('', { exclusive: true });
-      await channel.bindQueue(queue, TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey);
+      await channel.bindQueue(queue, TOPOLOGY.ledgerCommands.exchange, ledgerCommandRoutingKey('tn_coalesce'));
       const received: Array<{ type: string; body: unknown }> = [];
       await channel.consume(
         queue,

@@ -11,6 +11,7 @@ import * as orderedJournalKeys from './20270102120000_ordered_journal_keys';
 import * as journalStampRanges from './20270103120000_journal_stamp_ranges';
 import * as journalStampReach from './20270107120000_journal_stamp_reach';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
+import * as ledgerPartitions from './20270115120000_ledger_partitions';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { name: '20270103120000_journal_stamp_ranges', ...journalStampRanges },
   { name: '20270107120000_journal_stamp_reach', ...journalStampReach },
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
+  { name: '20270115120000_ledger_partitions', ...ledgerPartitions },
 ];

@@ -1,8 +1,12 @@
-import { TOPOLOGY } from '@wallet/contracts';
-import { type Channel, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents } from '@wallet/kit';
+import { ledgerPartitionQueues, TOPOLOGY } from '@wallet/contracts';
+import { type Channel, declareIdentityEvents, declareLedgerCommands, declareLedgerEvents, ledgerCommandQueueArguments } from '@wallet/kit';
 
-export async function declareLedgerTopology(channel: Channel): Promise<void> {
+/** The partitions' command queues, `partitions` of them (LEDGER_PARTITIONS), and what the ledger consumes besides. */
+export async function declareLedgerTopology(channel: Channel, partitions: number): Promise<void> {
   await declareLedgerCommands(channel);
+  for (const queue of ledgerPartitionQueues(partitions)) {
+    await channel.assertQueue(queue, { durable: true, arguments: ledgerCommandQueueArguments() });
+  }
   await declareLedgerEvents(channel);
   await declareIdentityEvents(channel);
   const identity = TOPOLOGY.identityEvents;

@@ -1,22 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import amqp from 'amqplib';
 import { ledgerEntriesPostedV1Schema, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { LedgerCommandClient } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
-import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, transferCommand } from './support';
-
-const ROOT = path.resolve(__dirname, '../../..');
-
-/** The ledger as a separate OS process, so it can be killed with SIGKILL mid-stream. */
-function spawnLedger(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+import { depositCommand, INTERNAL_SECRET, ledgerInvariantViolations, newTenantId, spawnLedger, transferCommand } from './support';
 
 async function count(db: Db, table: string): Promise<number> {
   const rows = await db(table).count<{ count: string }[]>('* as count');
@@ -29,7 +16,7 @@ async function consumers(amqpUrl: string): Promise<number> {
   connection.on('error', () => undefined);
   try {
     const channel = await connection.createChannel();
-    return (await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).consumerCount;
+    return (await channel.checkQueue(TOPOLOGY.ledgerCommands.unplacedQueue)).consumerCount;
   } catch {
     return 0;
   } finally {

@@ -1,5 +1,5 @@
 import amqp from 'amqplib';
-import { parseLedgerResults, TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
+import { ledgerCommandRoutingKey, ledgerPartitionQueue, parseLedgerResults, TOPOLOGY, type LedgerResultV1 } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import {
   commandId,
@@ -189,7 +189,7 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     };
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createConfirmChannel();
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), {
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, ledgerCommandRoutingKey(tenantId), Buffer.from(JSON.stringify(envelope)), {
       persistent: true,
       type: 'ledger.commands.v1',
     });
@@ -262,7 +262,8 @@ describe('ledger.post.v1 over RabbitMQ', () => {
       { what: 'the poison command in the dead-letter queue', timeoutMs: 30_000 },
     );
     expect(parked.commandId).toBe(poison.commandId);
-    expect((await channel.checkQueue(TOPOLOGY.ledgerCommands.queue)).messageCount).toBe(0);
+    // Its tenant cannot be placed (the database refuses the id), so partition 0 had it.
+    expect((await channel.checkQueue(ledgerPartitionQueue(0))).messageCount).toBe(0);
     await connection.close();
   });
 
@@ -279,7 +280,7 @@ describe('ledger.post.v1 over RabbitMQ', () => {
         { correlationId: null, command: poison },
       ],
     };
-    channel.publish(TOPOLOGY.ledgerCommands.exchange, TOPOLOGY.ledgerCommands.routingKey, Buffer.from(JSON.stringify(envelope)), {
+    channel.publish(TOPOLOGY.ledgerCommands.exchange, ledgerCommandRoutingKey(tenantId), Buffer.from(JSON.stringify(envelope)), {
       persistent: true,
       type: 'ledger.commands.v1',
     });

@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import BigNumber from 'bignumber.js';
 import { type Environment, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
@@ -65,6 +67,17 @@ export async function startLedgerHarness(
       await db.destroy();
     },
   };
+}
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The ledger as a separate OS process, so it can be killed with SIGKILL or frozen with SIGSTOP mid-stream. */
+export function spawnLedger(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/ledger/src/main.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 let sequence = 0;

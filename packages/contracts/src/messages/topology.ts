@@ -4,9 +4,16 @@
  */
 export const TOPOLOGY = {
   ledgerCommands: {
-    exchange: 'ledger.commands',
-    queue: 'ledger.commands',
-    routingKey: 'ledger.command',
+    /**
+     * Direct; a command's routing key is its tenant id (ledgerCommandRoutingKey). The ledger binds
+     * each placed tenant to its partition's queue, so these bindings mirror its partition directory.
+     */
+    exchange: 'ledger.commands.by-tenant',
+    /** A partition's queue is this prefix and its number: `ledger.commands.p07` (ledgerPartitionQueue). */
+    partitionQueuePrefix: 'ledger.commands.p',
+    /** The exchange's alternate exchange: a tenant not placed yet lands here, and the ledger places it. */
+    unplacedExchange: 'ledger.commands.unplaced',
+    unplacedQueue: 'ledger.commands.unplaced',
     deadLetterExchange: 'ledger.commands.dlx',
     deadLetterQueue: 'ledger.commands.dlq',
     /** Deliveries before a command that keeps failing is parked in the dead-letter queue. */
@@ -37,6 +44,21 @@ export const TOPOLOGY = {
     deliveryLimit: 5,
   },
 } as const;
+
+/** The queue of ledger partition `partition`, two digits at least so that the queues sort. */
+export function ledgerPartitionQueue(partition: number): string {
+  return `${TOPOLOGY.ledgerCommands.partitionQueuePrefix}${String(partition).padStart(2, '0')}`;
+}
+
+/** Every partition queue of a platform of `partitions` partitions. */
+export function ledgerPartitionQueues(partitions: number): string[] {
+  return Array.from({ length: partitions }, (_, partition) => ledgerPartitionQueue(partition));
+}
+
+/** A ledger command's routing key: its tenant, which the exchange's bindings route to the tenant's partition. */
+export function ledgerCommandRoutingKey(tenantId: string): string {
+  return tenantId;
+}
 
 /**
  * Every dead-letter queue of the platform, which the operators' dead-letter tooling reads

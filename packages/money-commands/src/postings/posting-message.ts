@@ -1,4 +1,10 @@
-import { LEDGER_COMMANDS_PER_MESSAGE_MAX, ledgerCommandTypeSchema, type LedgerPostV1, TOPOLOGY } from '@wallet/contracts';
+import {
+  LEDGER_COMMANDS_PER_MESSAGE_MAX,
+  ledgerCommandRoutingKey,
+  ledgerCommandTypeSchema,
+  type LedgerPostV1,
+  TOPOLOGY,
+} from '@wallet/contracts';
 import { type OutboxMessage, type OutgoingMessage, traceHeaders } from '@wallet/kit';
 
 /** What one record posts, as its feature's posting rules build it. */
@@ -41,7 +47,7 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
   return {
     messageId: command.commandId,
     exchange: TOPOLOGY.ledgerCommands.exchange,
-    routingKey: TOPOLOGY.ledgerCommands.routingKey,
+    routingKey: ledgerCommandRoutingKey(command.tenantId),
     type: command.type,
     payload: trace.traceparent === undefined ? command : { ...command, ...trace },
     correlationId: command.commandId,
@@ -53,15 +59,11 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
 const LEDGER_COMMAND_TYPES: ReadonlySet<string> = new Set(ledgerCommandTypeSchema.options);
 
 function isLedgerCommand(message: OutgoingMessage): boolean {
-  return (
-    message.exchange === TOPOLOGY.ledgerCommands.exchange &&
-    message.routingKey === TOPOLOGY.ledgerCommands.routingKey &&
-    LEDGER_COMMAND_TYPES.has(String(message.options.type))
-  );
+  return message.exchange === TOPOLOGY.ledgerCommands.exchange && LEDGER_COMMAND_TYPES.has(String(message.options.type));
 }
 
 /**
- * The ledger commands among `messages` that share a reply-to queue, as `ledger.commands.v1`
+ * The ledger commands among `messages` that share a tenant and a reply-to queue, as `ledger.commands.v1`
  * messages of up to LEDGER_COMMANDS_PER_MESSAGE_MAX commands, each where its first command was;
  * everything else as it was, in order. One message rather than one per command is one publish,
  * one broker enqueue and confirm, and one delivery to the ledger: what the broker and both ends
@@ -73,10 +75,11 @@ export function coalesceLedgerCommands(messages: readonly OutgoingMessage[]): Ou
   const groups = new Map<string, OutgoingMessage[]>();
   for (const message of messages) {
     if (!isLedgerCommand(message)) continue;
-    const replyTo = message.options.replyTo ?? '';
-    const group = groups.get(replyTo);
+    // One message reaches one partition: its commands share a tenant (the routing key) as well.
+    const key = `${message.routingKey}\n${message.options.replyTo ?? ''}`;
+    const group = groups.get(key);
     if (group) group.push(message);
-    else groups.set(replyTo, [message]);
+    else groups.set(key, [message]);
   }
   if ([...groups.values()].every((group) => group.length < 2)) return [...messages];
 

@@ -1,4 +1,4 @@
-import { TOPOLOGY } from '@wallet/contracts';
+import { ledgerPartitionQueue } from '@wallet/contracts';
 import {
   type Broker,
   type Channel,
@@ -17,13 +17,17 @@ import {
   type ServiceMetrics,
 } from '@wallet/kit';
 import type { Counter, Histogram } from 'prom-client';
+import { type PartitionClaims, PartitionFencedError } from '../partitions/partition-epochs';
 import type { DecodedCommand } from './posting-planner';
-import { type ArrivedCommand, decodeMessage, OutOfTurnError, processBatch, type SerializedOutcome } from './posting-service';
+import { type ArrivedCommand, decodeMessage, type LockTurn, OutOfTurnError, processBatch, type SerializedOutcome } from './posting-service';
 import { isCommandAlreadyPosted } from './posting-store';
 
 interface Delivery {
   message: ConsumeMessage;
   channel: Channel;
+  /** The partition whose queue it came from, and whether that channel has closed since. */
+  partition: number;
+  channelClosed: AbortSignal;
   /** What the message carries: one command, or the several of a `ledger.commands.v1`. */
   commands: ArrivedCommand[];
   /** The delivery's span (tracing on): a batch's commit span is a child of its first delivery's. */
@@ -36,6 +40,10 @@ export interface PostingConsumerOptions {
   logger: Logger;
   metrics: ServiceMetrics;
   relay: OutboxRelay;
+  /** The partitions' queues it consumes: 0 to partitions - 1. */
+  partitions: number;
+  /** Its claims on the partitions it is delivered, whose epochs every commit checks. */
+  claims: PartitionClaims;
   /** Commands per database transaction at most. */
   batchSizeMax?: number;
   /** Batches in flight at once (each in its own transaction). */
@@ -61,6 +69,7 @@ export class PostingConsumer {
   private readonly outcomes: Counter<string>;
   private readonly batchSizes: Histogram<string>;
   private readonly deadLettered: Counter<string>;
+  private readonly fencedBatches: Counter<string>;
   private readonly batchSeconds: Histogram<string>;
   private readonly stopping = new AbortController();
   private abandoned = false;
@@ -79,18 +88,28 @@ export class PostingConsumer {
       'Time to decide and commit one batch',
       [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     );
+    this.fencedBatches = options.metrics.counter(
+      'ledger_batches_fenced_total',
+      'Batches refused because another writer claimed their partition since',
+    );
     this.deadLettered = options.metrics.counter(
       'ledger_commands_dead_lettered_total',
       'Commands sent to the dead-letter queue by the consumer',
     );
   }
 
+  /**
+   * Consumes every partition's queue. Each is a single-active-consumer queue: the broker
+   * delivers a partition to one ledger instance at a time, and to another when that one goes.
+   */
   async start(): Promise<void> {
-    await this.options.broker.consume({
-      queue: TOPOLOGY.ledgerCommands.queue,
-      prefetch: this.batchSizeMax * (this.pipelineDepth + 1),
-      onMessage: (message, channel) => this.accept(message, channel),
-    });
+    for (let partition = 0; partition < this.options.partitions; partition++) {
+      await this.options.broker.consume({
+        queue: ledgerPartitionQueue(partition),
+        prefetch: this.batchSizeMax * (this.pipelineDepth + 1),
+        onMessage: (message, channel, channelClosed) => this.accept(message, { channel, partition, channelClosed }),
+      });
+    }
   }
 
   /** Resolves when nothing is left to process (used by graceful shutdown and tests). */
@@ -104,16 +123,16 @@ export class PostingConsumer {
     await this.idle();
   }
 
-  private accept(message: ConsumeMessage, channel: Channel): void {
+  private accept(message: ConsumeMessage, from: Pick<Delivery, 'channel' | 'partition' | 'channelClosed'>): void {
     const decoded = decodeMessage(message.content, message.properties.correlationId as string | undefined);
     if (decoded.type === 'undecodable') {
       // Settled at once: nothing of it is decided, so no later ack depends on its turn.
       this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
       this.deadLettered.inc();
-      settle({ message, channel, commands: [], trace: activeContext() }, 'dead-letter');
+      settle({ message, ...from, commands: [], trace: activeContext() }, 'dead-letter');
       return;
     }
-    this.pending.push({ message, channel, commands: decoded.commands, trace: activeContext() });
+    this.pending.push({ message, ...from, commands: decoded.commands, trace: activeContext() });
     this.pump();
   }
 
@@ -170,13 +189,14 @@ export class PostingConsumer {
       try {
         const stopTimer = this.batchSeconds.startTimer();
         outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () =>
-          processBatch(this.options.db, commands, { lockTurn, earlierCommitted, relay: this.options.relay }),
+          this.post(batch, commands, { lockTurn, earlierCommitted }),
         );
         this.options.logger.debug({ size: commands.length, seconds: stopTimer() }, 'batch committed');
       } catch (error) {
         failure = error;
       }
       firstAttemptDone(outcomes !== null);
+      if (failure instanceof PartitionFencedError) return this.dropFenced(batch, failure);
       await finishTurn.wait;
       // A command older than its recorded result's retention that posted before is refused by
       // the journal's unique command id: the retry answers it from its entry instead. A batch
@@ -184,9 +204,7 @@ export class PostingConsumer {
       if (!outcomes && (isTransientFailure(failure) || isCommandAlreadyPosted(failure) || failure instanceof OutOfTurnError)) {
         // After the earlier batches settled, so their retries decide before this one's, in queue order.
         try {
-          outcomes = await this.retrying('ledger command batch', () =>
-            processBatch(this.options.db, commands, { relay: this.options.relay, consultJournal: true }),
-          );
+          outcomes = await this.retrying('ledger command batch', () => this.post(batch, commands, { consultJournal: true }));
         } catch (error) {
           if (error instanceof RetryStoppedError) return this.abandon();
           failure = error;
@@ -196,6 +214,7 @@ export class PostingConsumer {
         this.finish(batch, outcomes);
         return;
       }
+      if (failure instanceof PartitionFencedError) return this.dropFenced(batch, failure);
       this.options.logger.warn({ err: failure, size: commands.length }, 'batch failed; retrying commands one by one');
       // One bad command must not sink its neighbours: retry each alone, and let the queue's
       // delivery limit park a message whose command still fails. The other commands of that
@@ -205,13 +224,14 @@ export class PostingConsumer {
         try {
           for (const arrived of delivery.commands) {
             const [outcome] = await this.retrying('ledger command', () =>
-              processBatch(this.options.db, [arrived.command], { relay: this.options.relay, consultJournal: true }),
+              this.post([delivery], [arrived.command], { consultJournal: true }),
             );
             if (!outcome) throw new Error(`no result for command ${arrived.command.commandId}`);
             single.push(outcome);
           }
         } catch (error) {
           if (error instanceof RetryStoppedError) return this.abandon();
+          if (error instanceof PartitionFencedError) return this.dropFenced(batch, error);
           this.options.logger.error(
             { err: error, commands: delivery.commands.map((arrived) => arrived.command.commandId) },
             'command failed; message requeued',
@@ -225,6 +245,43 @@ export class PostingConsumer {
       firstAttemptDone(false);
       lockTurn.done();
       finishTurn.done();
+    }
+  }
+
+  /**
+   * Posts under the epochs of the deliveries' partitions, claimed first where their channel has
+   * not yet: a writer that lost a partition since cannot commit its commands.
+   */
+  private async post(
+    deliveries: readonly Delivery[],
+    commands: DecodedCommand[],
+    options: { lockTurn?: LockTurn; earlierCommitted?: Promise<boolean>; consultJournal?: boolean },
+  ): Promise<SerializedOutcome[]> {
+    let epochs: Map<number, string>;
+    try {
+      epochs = await this.options.claims.epochsFor(deliveries);
+    } catch (error) {
+      // The next batch waits for this one's lock turn, which it will not take now.
+      options.lockTurn?.done();
+      throw error;
+    }
+    return processBatch(this.options.db, commands, { ...options, relay: this.options.relay, epochs });
+  }
+
+  /**
+   * Another writer holds a partition of the batch: nothing of it is settled here. Its channels
+   * close, so the broker hands every delivery on them back to the queue, for the writer that now
+   * holds the partition, and no later ack here can reach over them.
+   */
+  private dropFenced(batch: readonly Delivery[], error: PartitionFencedError): void {
+    this.options.logger.warn(
+      { partition: error.partition, heldEpoch: error.heldEpoch, currentEpoch: error.currentEpoch, size: batch.length },
+      'batch fenced: its partition has another writer; its messages go back to the queue',
+    );
+    this.fencedBatches.inc();
+    this.options.claims.fence(batch);
+    for (const channel of new Set(batch.map((delivery) => delivery.channel))) {
+      channel.close().catch(() => undefined);
     }
   }
 

@@ -13,6 +13,7 @@ import {
 } from '@wallet/contracts';
 import { type Db, type OutboxMessage, type OutboxRelay, type Tx } from '@wallet/kit';
 import { currencyNamedBy } from '../accounts/account-rules';
+import { assertEpochs } from '../partitions/partition-epochs';
 import {
   type AccountState,
   type CommandOutcome,
@@ -306,6 +307,8 @@ export async function processBatch(
      * OutOfTurnError, so the retried earlier batch still decides first.
      */
     earlierCommitted?: Promise<boolean>;
+    /** The epochs of the partitions this writer claimed for the batch: checked in its transaction (PartitionFencedError). */
+    epochs?: ReadonlyMap<number, string>;
   } = {},
 ): Promise<SerializedOutcome[]> {
   const now = options.now ?? new Date();
@@ -313,6 +316,7 @@ export async function processBatch(
   let handOver = null as ReturnType<OutboxRelay['handOver']> | null;
   try {
     const outcomes = await db.transaction(async (tx) => {
+      if (options.epochs) await assertEpochs(tx, options.epochs);
       await options.lockTurn?.wait;
       let locked;
       try {

@@ -1,4 +1,4 @@
-import { ACCOUNTS, type LedgerResultV1, type LedgerWalletStatusV1, TOPOLOGY } from '@wallet/contracts';
+import { ACCOUNTS, ledgerCommandRoutingKey, type LedgerResultV1, type LedgerWalletStatusV1, TOPOLOGY } from '@wallet/contracts';
 import { currentContext, type Logger, type OutboxMessage } from '@wallet/kit';
 import { LedgerCommandClient, LedgerReplyTimeout } from '@wallet/money-commands';
 
@@ -56,7 +56,7 @@ export function ledgerCommandMessage(command: LedgerWalletStatusV1): OutboxMessa
   return {
     messageId: command.commandId,
     exchange: TOPOLOGY.ledgerCommands.exchange,
-    routingKey: TOPOLOGY.ledgerCommands.routingKey,
+    routingKey: ledgerCommandRoutingKey(command.tenantId),
     type: command.type,
     payload: command,
     ...(command.correlationId ? { headers: { 'x-correlation-id': command.correlationId } } : {}),
