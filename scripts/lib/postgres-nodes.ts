@@ -32,7 +32,8 @@ export interface PostgresPair {
 
 const run = promisify(execFile);
 
-function binary(name: string): string {
+/** A program of Debian's newest installed PostgreSQL (`pg_ctl`, `initdb`). */
+export function postgresBinary(name: string): string {
   const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error("Debian's postgresql package is missing: no /usr/lib/postgresql/<version>");
   return path.join('/usr/lib/postgresql', versions[0] as string, 'bin', name);
@@ -40,7 +41,7 @@ function binary(name: string): string {
 
 /** Runs a PostgreSQL program (`pg_ctl`, `initdb`; `/`-paths as they are) as the postgres user where this is root. */
 export async function asPostgres(command: string, args: string[]): Promise<string> {
-  const [file, full] = asServiceUser('postgres', command.includes('/') ? command : binary(command), args);
+  const [file, full] = asServiceUser('postgres', command.includes('/') ? command : postgresBinary(command), args);
   return (await run(file, full, { cwd: SERVICE_USER_CWD, timeout: 120_000 })).stdout;
 }
 
@@ -73,7 +74,7 @@ export async function crashNode(node: PostgresNode): Promise<void> {
 }
 
 /** The folder the nodes live in, reachable (and, as root, owned) by the postgres user. */
-function prepareBase(base: string): void {
+export function prepareBase(base: string): void {
   mkdirSync(base, { recursive: true });
   chmodSync(base, 0o755);
   const owner = serviceUser('postgres');
