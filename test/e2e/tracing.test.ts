@@ -194,8 +194,8 @@ describe('traces across the services', () => {
     expect(has(spans, 'gateway', SPAN_KIND.client)).toBe(true);
     expect(has(spans, 'payments', SPAN_KIND.server)).toBe(true);
     expect(has(spans, 'payments', SPAN_KIND.client, /^pg/)).toBe(true);
-    expect(has(spans, 'payments', SPAN_KIND.producer, /^ledger\.commands publish$/)).toBe(true);
-    expect(has(spans, 'ledger', SPAN_KIND.consumer, /^ledger\.commands process$/)).toBe(true);
+    expect(has(spans, 'payments', SPAN_KIND.producer, /^ledger\.commands\.by-tenant publish$/)).toBe(true);
+    expect(has(spans, 'ledger', SPAN_KIND.consumer, /^ledger\.commands\.p\d+ process$/)).toBe(true);
     expect(has(spans, 'ledger', SPAN_KIND.client, /^pg/)).toBe(true);
     // The commit serves a batch of commands: it links to the span the command was sent from.
     const commit = spans.find((span) => span.name === 'ledger commit') as ExportedSpan;
@@ -224,8 +224,8 @@ describe('traces across the services', () => {
         has(found, 'ledger', SPAN_KIND.internal, /^ledger commit$/) && has(found, 'payments', SPAN_KIND.internal, /^finish transfer$/),
     );
     expect(has(spans, 'gateway', SPAN_KIND.server)).toBe(true);
-    expect(has(spans, 'payments', SPAN_KIND.producer, /^ledger\.commands publish$/)).toBe(true);
-    expect(has(spans, 'ledger', SPAN_KIND.consumer, /^ledger\.commands process$/)).toBe(true);
+    expect(has(spans, 'payments', SPAN_KIND.producer, /^ledger\.commands\.by-tenant publish$/)).toBe(true);
+    expect(has(spans, 'ledger', SPAN_KIND.consumer, /^ledger\.commands\.p\d+ process$/)).toBe(true);
     const stored = await tenant.client.transfers.get((await tenant.client.transfers.list({ limit: 1 })).data[0]?.id as string);
     expect(stored.status).toBe('completed');
   });

@@ -141,6 +141,21 @@ CREATE SEQUENCE public.knex_migrations_lock_index_seq
 
 ALTER SEQUENCE public.knex_migrations_lock_index_seq OWNED BY public.knex_migrations_lock.index;
 
+CREATE TABLE public.ledger_partition_epochs (
+    partition integer NOT NULL,
+    epoch bigint NOT NULL,
+    writer text NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_partition_epochs_partition_check CHECK ((partition >= 0))
+);
+
+CREATE TABLE public.ledger_tenant_partitions (
+    tenant_id text NOT NULL,
+    partition integer NOT NULL,
+    placed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_tenant_partitions_partition_check CHECK ((partition >= 0))
+);
+
 CREATE TABLE public.outbox (
     id bigint NOT NULL,
     message_id text NOT NULL,
@@ -239,6 +254,12 @@ ALTER TABLE ONLY public.knex_migrations_lock
 
 ALTER TABLE ONLY public.knex_migrations
     ADD CONSTRAINT knex_migrations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ledger_partition_epochs
+    ADD CONSTRAINT ledger_partition_epochs_pkey PRIMARY KEY (partition);
+
+ALTER TABLE ONLY public.ledger_tenant_partitions
+    ADD CONSTRAINT ledger_tenant_partitions_pkey PRIMARY KEY (tenant_id);
 
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_message_id_unique UNIQUE (message_id);

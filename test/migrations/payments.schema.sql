@@ -283,6 +283,7 @@ CREATE TABLE public.payout_cases (
     rail_failure_reason text,
     outcome_entry_id text,
     outcome_failure_code text,
+    rail_lease_until timestamp with time zone,
     CONSTRAINT payout_cases_amount_check CHECK ((amount > (0)::numeric)),
     CONSTRAINT payout_cases_check CHECK (((commission >= (0)::numeric) AND (commission <= fee))),
     CONSTRAINT payout_cases_check1 CHECK (((status <> ALL (ARRAY['approved'::text, 'rejected'::text])) OR ((hold_entry_id IS NOT NULL) AND (decided_by IS NOT NULL) AND (decided_at IS NOT NULL)))),

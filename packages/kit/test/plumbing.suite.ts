@@ -209,6 +209,51 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await listener.close();
   });
 
+  it('publishes every message once with two instances relaying one outbox: their passes skip the rows the other holds', async () => {
+    const received: string[] = [];
+    const listener = await collect('kit-two-relays-test', received);
+    const brokers = ['kit-relay-a', 'kit-relay-b'].map(
+      (name) =>
+        new Broker({
+          url: amqpUrl,
+          name,
+          logger,
+          topology: async (channel) => void (await channel.assertExchange('kit.events', 'topic', { durable: true })),
+        }),
+    );
+    for (const broker of brokers) await broker.start();
+    const relays = brokers.map((broker) => new OutboxRelay({ db, broker, logger, idleDelayMs: 5, batchSizeMax: 20 }));
+    const ids = Array.from({ length: 400 }, (_, index) => `two-relays-${index}`);
+    for (let start = 0; start < ids.length; start += 50) {
+      await db.transaction((tx) =>
+        enqueueOutbox(
+          tx,
+          ids.slice(start, start + 50).map((messageId) => ({ messageId, exchange: 'kit.events', routingKey: 'a', type: 't', payload: {} })),
+        ),
+      );
+    }
+    // Both pass over the same rows at once, again and again, until none is left.
+    const published = await Promise.all(
+      relays.map(async (relay) => {
+        let total = 0;
+        for (let passes = 0; passes < 200; passes += 1) {
+          const count = await relay.publishOnce();
+          total += count;
+          if (count === 0 && (await db('outbox').count<{ count: string }[]>('* as count'))[0]?.count === '0') break;
+        }
+        return total;
+      }),
+    );
+    await waitFor(async () => (received.length >= ids.length ? true : undefined), { what: 'every message' });
+    expect(published[0]).toBeGreaterThan(0);
+    expect(published[1]).toBeGreaterThan(0);
+    expect((published[0] ?? 0) + (published[1] ?? 0)).toBe(ids.length);
+    expect([...received].sort()).toEqual([...ids].sort());
+    for (const relay of relays) await relay.stop();
+    for (const broker of brokers) await broker.close();
+    await listener.close();
+  });
+
   it('publishes handed-over messages right after their commit without a pass, and leaves them to the passes when the broker is gone', async () => {
     const received: string[] = [];
     const listener = await collect('kit-handover-test', received);

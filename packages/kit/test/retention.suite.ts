@@ -81,6 +81,16 @@ describe('retention', () => {
     expect(await purgeRule(db, rule)).toBe(500);
   });
 
+  it('deletes every row past the window once when two instances purge the table at the same time, and keeps the rest', async () => {
+    const rule = { ...(await eventsTable('events_two_instances')), batchSize: 200 };
+    await insertAged('events_two_instances', 3_000, '40 days');
+    await insertAged('events_two_instances', 25, '1 day');
+    // Two services' runners on one database: each batch skips the rows the other has locked.
+    const [first, second] = await Promise.all([purgeRule(db, rule), purgeRule(db, rule)]);
+    expect((first ?? 0) + (second ?? 0) + (await purgeRule(db, rule))).toBe(3_000);
+    expect(await count('events_two_instances')).toBe(25);
+  });
+
   it('skips a row a writer holds instead of waiting for it, and takes it on a later pass', async () => {
     const rule = await eventsTable('events_locked');
     await insertAged('events_locked', 5, '40 days');

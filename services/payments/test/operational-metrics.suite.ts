@@ -64,14 +64,14 @@ async function fundedPair(caller: Caller): Promise<[WalletRef, WalletRef]> {
 describe("the ledger's /metrics", () => {
   it('reports its command queue with its consumers and its dead-letter queue, and its outbox', async () => {
     expect(
-      await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands', dead_letter: 'false' }),
+      await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands.p00', dead_letter: 'false' }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands', dead_letter: 'false' }),
+      await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands.p00', dead_letter: 'false' }),
     ).toBeGreaterThanOrEqual(0);
     expect(await metricValue(ledgerPort(), 'rabbitmq_queue_messages_ready', { queue: 'ledger.commands.dlq', dead_letter: 'true' })).toBe(0);
     expect(await metricValue(ledgerPort(), 'rabbitmq_queue_consumers', { queue: 'ledger.commands.dlq', dead_letter: 'true' })).toBe(0);
-    expect(await metricValue(ledgerPort(), 'amqp_messages_redelivered_total', { queue: 'ledger.commands' })).toBe(0);
+    expect(await metricValue(ledgerPort(), 'amqp_messages_redelivered_total', { queue: 'ledger.commands.p00' })).toBe(0);
     expect(await metricValue(ledgerPort(), 'outbox_messages', { service: 'ledger' })).toBeGreaterThanOrEqual(0);
     expect(await metricValue(ledgerPort(), 'outbox_oldest_message_age_seconds', { service: 'ledger' })).toBeGreaterThanOrEqual(0);
     const text = await (await fetch(`http://127.0.0.1:${ledgerPort()}/metrics`)).text();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatAmount, journalEntrySchema, payoutCaseSchema, walletSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
+import { type RunningService, start as startPayments } from '../src/main';
 import { type IdentityPeer, startIdentity } from './deposits-support';
 import { publishedDefault } from './fees-support';
 import {
@@ -36,6 +37,8 @@ function setup(env: NodeJS.ProcessEnv) {
         PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '3000',
         PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '100',
         PAYMENTS_SANDBOX_RAIL_DELAY_MS: '20',
+        // Short: a case whose recording failed (a crash, the ledger away) is delivered again soon.
+        PAYMENTS_PAYOUT_RAIL_LEASE_MS: '500',
         ...env,
       },
       { treasury: true },
@@ -432,5 +435,30 @@ describe('payout delivery interrupted between the rail answer and its recording'
       { what: 'the payout_complete to post' },
     );
     expect(posted).toMatchObject({ status: 'completed', outcomeJournalEntryId: expect.stringMatching(/^je_/) });
+  });
+});
+
+describe('payout delivery with two payments instances', () => {
+  const t = setup({ PAYMENTS_PAYOUT_RAIL_LEASE_MS: '60000', PAYMENTS_SANDBOX_RAIL_DELAY_MS: '50' });
+  let second: RunningService | undefined;
+  beforeAll(async () => {
+    second = await startPayments({ ...t.state.harness.env, PAYMENTS_PORT: '0' });
+  });
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it('delivers each approved case through one of them: one rail call and one outcome entry per case', async () => {
+    const tenant = await t.newTenant();
+    const wallet = await t.fundedWallet(tenant, '1000.00');
+    const ids: string[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      ids.push(await t.approvedPayout(tenant, wallet, { phoneNumber: `+25670000010${index}`, network: 'mtn' }));
+    }
+    for (const id of ids) expect(await t.finalCase(tenant, id)).toMatchObject({ id, status: 'completed' });
+    for (const id of ids) {
+      expect(await t.sandboxRecord(id)).toEqual({ status: 'succeeded', calls: 1 });
+      expect((await t.entriesOf(tenant, id, 3)).map((entry) => entry.kind)).toEqual(['payout_hold', 'payout_settle', 'payout_complete']);
+    }
   });
 });

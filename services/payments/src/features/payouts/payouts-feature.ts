@@ -23,6 +23,8 @@ const payoutsConfigShape = {
     .default(1_000),
   /** Cases delivered per round, oldest first. */
   PAYMENTS_PAYOUT_RAIL_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
+  /** How long a delivery round holds its cases from the other instances'; a crashed instance's cases are delivered again after it. */
+  PAYMENTS_PAYOUT_RAIL_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** How long the sandbox rail takes to answer, as a provider would. */
   PAYMENTS_SANDBOX_RAIL_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
   /** Test hook: 1 stops delivery right after the rail answered and before recording, as a crash would. */
@@ -50,6 +52,7 @@ function startPayouts(
     rail: new SandboxRail({ db, delayMs: config.PAYMENTS_SANDBOX_RAIL_DELAY_MS }),
     intervalMs: config.PAYMENTS_PAYOUT_RAIL_INTERVAL_MS,
     batchSize: config.PAYMENTS_PAYOUT_RAIL_BATCH_SIZE,
+    leaseMs: config.PAYMENTS_PAYOUT_RAIL_LEASE_MS,
     crashAfterRail: config.PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY === '1',
   });
   delivery.start();

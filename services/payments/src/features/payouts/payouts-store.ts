@@ -121,15 +121,23 @@ export interface DeliverableCase extends ChargedMoneyRecord {
  * Approved cases whose settle the ledger posted (the money is in payout-clearing) and whose rail
  * outcome is not recorded, oldest first: the ones started before and interrupted come first.
  */
-export async function deliverableCases(db: Db, limit: number): Promise<DeliverableCase[]> {
+export async function deliverableCases(db: Db, limit: number, leaseMs: number): Promise<DeliverableCase[]> {
+  // Leased for this round: another instance's round skips them (SKIP LOCKED while one leases,
+  // the lease after), and takes them again once the lease has run out.
   const result = await prepared<{ rows: object[] }>(
     db,
-    `SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id AS wallet_owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
-     FROM ${PAYOUT.table} c JOIN wallets w ON w.id = c.wallet_id
-     WHERE c.status = 'approved' AND c.decision_entry_id IS NOT NULL
-     ORDER BY c.seq
-     LIMIT ?`,
-    [limit],
+    `WITH leased AS (
+       UPDATE ${PAYOUT.table} SET rail_lease_until = clock_timestamp() + CAST(? AS integer) * interval '1 millisecond'
+       WHERE id IN (
+         SELECT id FROM ${PAYOUT.table}
+         WHERE status = 'approved' AND decision_entry_id IS NOT NULL AND (rail_lease_until IS NULL OR rail_lease_until < clock_timestamp())
+         ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
+       RETURNING id, seq, tenant_id, environment, wallet_id, currency_code, amount, fee, commission, destination, rail_started_at
+     )
+     SELECT c.id, c.tenant_id, c.environment, c.wallet_id, w.owner_id AS wallet_owner_id, c.currency_code, c.amount, c.fee, c.commission, c.destination, c.rail_started_at
+     FROM leased c JOIN wallets w ON w.id = c.wallet_id
+     ORDER BY c.seq`,
+    [leaseMs, limit],
   );
   return result.rows.map((row) => camelCased(row));
 }

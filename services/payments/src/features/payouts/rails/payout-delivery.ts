@@ -15,6 +15,8 @@ export interface PayoutDeliveryOptions {
   /** Pause between rounds; 0 turns delivery off. */
   intervalMs: number;
   batchSize: number;
+  /** How long a round holds its cases from other instances' rounds; a crashed instance's cases wait this long. */
+  leaseMs: number;
   /** Test hook: after the rail answered and before recording, stop as a crashed process would. */
   crashAfterRail?: boolean;
 }
@@ -22,9 +24,9 @@ export interface PayoutDeliveryOptions {
 /**
  * Delivers approved payouts through the rail and records each outcome with its posting (complete
  * or fail) in one transaction. The case id is the rail's idempotency key, so a case whose answer
- * was lost (crash, restart, two instances at once) is simply delivered again: the rail answers
+ * was lost (crash, restart) is simply delivered again once its lease runs out: the rail answers
  * the first outcome and pays once, and the recording is conditional on the case still being
- * approved, so the step is posted once.
+ * approved, so the step is posted once. A round leases its cases, so instances deliver different ones.
  */
 export class PayoutDelivery {
   private timer: NodeJS.Timeout | null = null;
@@ -47,7 +49,7 @@ export class PayoutDelivery {
   /** One round over the deliverable cases; the number of outcomes recorded. */
   async round(): Promise<number> {
     let recorded = 0;
-    for (const payout of await deliverableCases(this.options.db, this.options.batchSize)) {
+    for (const payout of await deliverableCases(this.options.db, this.options.batchSize, this.options.leaseMs)) {
       if (this.stopped) break;
       if (await this.deliver(payout)) recorded += 1;
     }
