@@ -56,111 +56,124 @@ const FAST_HEALTH_CHECKS = {
   'pgautofailover.node_considered_unhealthy_timeout': '3000',
 };
 
-export async function startFormation(base: string, ports: { monitor: number; nodes: number[] }): Promise<Formation> {
-  prepareBase(base);
-  const keepers = new Map<string, ChildProcess>();
-  const env = [`XDG_CONFIG_HOME=${base}/config`, `XDG_DATA_HOME=${base}/data`, `XDG_RUNTIME_DIR=${base}/run`];
-  const pgctl = postgresBinary('pg_ctl');
-  const monitorDir = path.join(base, 'monitor');
-  const monitorUrl = `postgres://autoctl_node@127.0.0.1:${ports.monitor}/pg_auto_failover`;
+/** The keepers of one formation: each `pg_autoctl` in its own process group, as the postgres user, its log beside it. */
+class Keepers {
+  readonly processes = new Map<string, ChildProcess>();
+  private readonly env: string[];
 
-  const autoctl = (args: string[]): Promise<string> => asPostgres('/usr/bin/env', [...env, 'pg_autoctl', ...args]);
-  const keep = (name: string, args: string[]): void => {
-    const log = openSync(path.join(base, `${name}.log`), 'a');
-    const [file, full] = asServiceUser('postgres', 'env', [...env, 'pg_autoctl', ...args]);
+  constructor(private readonly base: string) {
+    this.env = [`XDG_CONFIG_HOME=${base}/config`, `XDG_DATA_HOME=${base}/data`, `XDG_RUNTIME_DIR=${base}/run`];
+  }
+
+  /** Runs `pg_autoctl args` to its end (`stop`, `show`). */
+  run(args: string[]): Promise<string> {
+    return asPostgres('/usr/bin/env', [...this.env, 'pg_autoctl', ...args]);
+  }
+
+  /** Starts a long-running `pg_autoctl args` (`create … --run`, `run`) under `name`. */
+  keep(name: string, args: string[]): void {
+    const log = openSync(path.join(this.base, `${name}.log`), 'a');
+    const [file, full] = asServiceUser('postgres', 'env', [...this.env, 'pg_autoctl', ...args]);
     // Its own process group, so that killing it takes the keeper and the PostgreSQL it runs.
     const keeper = spawn(file, full, { cwd: SERVICE_USER_CWD, detached: true, stdio: ['ignore', log, log] });
     closeSync(log);
     keeper.unref();
-    keepers.set(name, keeper);
-  };
-  const monitorQuery = async <Row>(sql: string): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${ports.monitor}/pg_auto_failover` });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows as Row[];
-    } finally {
-      await client.end();
-    }
-  };
-  const states = (): Promise<NodeState[]> =>
-    monitorQuery<NodeState>('SELECT nodename, nodeport, reportedstate::text, goalstate::text FROM pgautofailover.node ORDER BY nodeid');
+    this.processes.set(name, keeper);
+  }
 
-  const nodes: FormationNode[] = ports.nodes.map((port, index) => ({
-    name: `node${index + 1}`,
-    port,
-    dataDir: path.join(base, `node${index + 1}`),
-  }));
-  const nodeCommand = (node: FormationNode): string[] => [
-    'create',
-    'postgres',
+  kill(name: string): void {
+    const keeper = this.processes.get(name);
+    if (!keeper?.pid) return;
+    try {
+      process.kill(-keeper.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
+async function monitorQuery<Row>(port: number, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pg_auto_failover` });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+function nodeStates(monitorPort: number): Promise<NodeState[]> {
+  return monitorQuery<NodeState>(
+    monitorPort,
+    'SELECT nodename, nodeport, reportedstate::text, goalstate::text FROM pgautofailover.node ORDER BY nodeid',
+  );
+}
+
+/** Options every `pg_autoctl create` of the formation takes. */
+function commonCreateArgs(dataDir: string, port: number): string[] {
+  return [
     '--pgdata',
-    node.dataDir,
+    dataDir,
     '--pgport',
-    String(node.port),
+    String(port),
     '--pgctl',
-    pgctl,
+    postgresBinary('pg_ctl'),
     '--hostname',
     '127.0.0.1',
-    '--name',
-    node.name,
-    '--monitor',
-    monitorUrl,
     '--auth',
     'trust',
     '--no-ssl',
-    '--run',
   ];
+}
 
-  const formation: Formation = {
-    monitorPort: ports.monitor,
+/** The formation's primary: with `withStandby`, once a standby is `secondary` beside it. */
+async function waitForPrimary(
+  monitorPort: number,
+  nodes: readonly FormationNode[],
+  options: { not?: FormationNode; withStandby?: boolean; timeoutMs?: number },
+): Promise<FormationNode> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  // `single` is a primary with no standby registered yet; `wait_primary` one whose standby is gone.
+  const wanted = options.withStandby ? ['primary'] : ['single', 'primary', 'wait_primary'];
+  for (;;) {
+    const found = await nodeStates(monitorPort).catch(() => []);
+    const primary = found.find(
+      (state) => wanted.includes(state.reportedstate) && state.reportedstate === state.goalstate && state.nodeport !== options.not?.port,
+    );
+    const standbyReady =
+      !options.withStandby || found.some((state) => state.reportedstate === 'secondary' && state.goalstate === 'secondary');
+    const node = nodes.find((each) => each.port === primary?.nodeport);
+    if (node && standbyReady) return node;
+    if (Date.now() > deadline) throw new Error(`no primary in the formation: ${JSON.stringify(found)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function formationOf(base: string, monitorPort: number, nodes: FormationNode[], keepers: Keepers): Formation {
+  const monitorDir = path.join(base, 'monitor');
+  return {
+    monitorPort,
     nodes,
     url: (name) => `postgres://postgres@${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}/${name}`,
     async primary() {
-      const primary = (await states()).find((state) => ['single', 'primary', 'wait_primary'].includes(state.reportedstate));
+      const primary = (await nodeStates(monitorPort)).find((state) => ['single', 'primary', 'wait_primary'].includes(state.reportedstate));
       return nodes.find((node) => node.port === primary?.nodeport);
     },
-    async waitForPrimary(options = {}) {
-      const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-      // `single` is a primary with no standby registered yet; `wait_primary` one whose standby is gone.
-      const wanted = options.withStandby ? ['primary'] : ['single', 'primary', 'wait_primary'];
-      for (;;) {
-        const found = await states().catch(() => []);
-        const primary = found.find(
-          (state) =>
-            wanted.includes(state.reportedstate) && state.reportedstate === state.goalstate && state.nodeport !== options.not?.port,
-        );
-        const standbyReady =
-          !options.withStandby || found.some((state) => state.reportedstate === 'secondary' && state.goalstate === 'secondary');
-        const node = nodes.find((each) => each.port === primary?.nodeport);
-        if (node && standbyReady) return node;
-        if (Date.now() > deadline) throw new Error(`no primary in the formation: ${JSON.stringify(found)}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    },
+    waitForPrimary: (options = {}) => waitForPrimary(monitorPort, nodes, options),
     kill(node) {
-      const keeper = keepers.get(node.name);
-      if (keeper?.pid) process.kill(-keeper.pid, 'SIGKILL');
+      keepers.kill(node.name);
       // The postmaster daemonizes out of the keeper's group: its pid file names it.
       const postmaster = Number(readFileSync(path.join(node.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
       if (postmaster > 0) process.kill(postmaster, 'SIGKILL');
     },
     restart(node) {
-      keep(node.name, ['run', '--pgdata', node.dataDir]);
+      keepers.keep(node.name, ['run', '--pgdata', node.dataDir]);
     },
     async stop() {
       // Each keeper stops its PostgreSQL (a killed one has nothing left to stop); then whatever is left goes.
-      for (const dir of [...nodes.map((node) => node.dataDir), monitorDir]) {
-        await autoctl(['stop', '--pgdata', dir, '--fast']).catch(() => undefined);
-      }
-      for (const keeper of keepers.values()) {
-        if (!keeper.pid) continue;
-        try {
-          process.kill(-keeper.pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
+      for (const dir of [...nodes.map((node) => node.dataDir), monitorDir])
+        await keepers.run(['stop', '--pgdata', dir, '--fast']).catch(() => undefined);
+      for (const name of keepers.processes.keys()) keepers.kill(name);
       // Without waiting: a killed postmaster may linger as a zombie where nothing reaps orphans, and pg_ctl would wait on it.
       for (const dir of [monitorDir, ...nodes.map((node) => node.dataDir)]) {
         await asPostgres('pg_ctl', ['-D', dir, '-m', 'immediate', '-W', 'stop']).catch(() => undefined);
@@ -168,30 +181,36 @@ export async function startFormation(base: string, ports: { monitor: number; nod
       rmSync(base, { recursive: true, force: true });
     },
   };
+}
 
+export async function startFormation(base: string, ports: { monitor: number; nodes: number[] }): Promise<Formation> {
+  prepareBase(base);
+  const keepers = new Keepers(base);
+  const nodes: FormationNode[] = ports.nodes.map((port, index) => ({
+    name: `node${index + 1}`,
+    port,
+    dataDir: path.join(base, `node${index + 1}`),
+  }));
+  const formation = formationOf(base, ports.monitor, nodes, keepers);
   try {
-    keep('monitor', [
-      'create',
-      'monitor',
-      '--pgdata',
-      monitorDir,
-      '--pgport',
-      String(ports.monitor),
-      '--pgctl',
-      pgctl,
-      '--hostname',
-      '127.0.0.1',
-      '--auth',
-      'trust',
-      '--no-ssl',
-      '--run',
-    ]);
-    await waitUntil(() => states().then(() => true), 'the monitor');
-    for (const [name, value] of Object.entries(FAST_HEALTH_CHECKS)) await monitorQuery(`ALTER SYSTEM SET ${name} = ${value}`);
-    await monitorQuery('SELECT pg_reload_conf()');
+    keepers.keep('monitor', ['create', 'monitor', ...commonCreateArgs(path.join(base, 'monitor'), ports.monitor), '--run']);
+    await waitUntil(() => nodeStates(ports.monitor).then(() => true), 'the monitor');
+    for (const [name, value] of Object.entries(FAST_HEALTH_CHECKS))
+      await monitorQuery(ports.monitor, `ALTER SYSTEM SET ${name} = ${value}`);
+    await monitorQuery(ports.monitor, 'SELECT pg_reload_conf()');
+    const monitorUrl = `postgres://autoctl_node@127.0.0.1:${ports.monitor}/pg_auto_failover`;
     // One at a time: the first becomes the primary, the next its standby (pg_basebackup from it).
     for (const node of nodes) {
-      keep(node.name, nodeCommand(node));
+      keepers.keep(node.name, [
+        'create',
+        'postgres',
+        ...commonCreateArgs(node.dataDir, node.port),
+        '--name',
+        node.name,
+        '--monitor',
+        monitorUrl,
+        '--run',
+      ]);
       await formation.waitForPrimary({ withStandby: node !== nodes[0] });
     }
   } catch (error) {
