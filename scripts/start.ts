@@ -1,21 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
-import { buildDashboard, bundlePath, buildServices, TELEMETRY_PRELOAD } from './build';
-import { DEV_SECRETS_FILE } from './dev-secrets';
+import { buildDashboard, bundlePath, buildServices, SERVICE_NODE_FLAGS, TELEMETRY_PRELOAD } from './build';
+import { DEV_SECRETS_FILE, type DevSecrets, devSecrets } from './dev-secrets';
 import { preflight } from './preflight';
-
-/**
- * Node flags every service runs with. A request allocates a few hundred short-lived objects
- * (HTTP, JSON, promises, pg's arrays): with a 64 MiB young generation instead of 16 they die
- * before a scavenge sees them, which took 8-10 % off the CPU of a transfer end to end.
- * The Dockerfile sets the same through NODE_OPTIONS. Source maps make a service's stack traces
- * name its TypeScript files, not its bundle.
- */
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=64', '--enable-source-maps'];
 
 /**
  * `npm start`: the whole system as local processes against the PostgreSQL and RabbitMQ at
@@ -68,30 +58,6 @@ function selectedServices(names: string[]): ServiceSpec[] {
     process.exit(1);
   }
   return SERVICES.filter((spec) => names.includes(spec.name));
-}
-
-interface DevSecrets {
-  SYSTEM_API_KEY: string;
-  INTERNAL_TOKEN_SECRET: string;
-  SECRETS_ENCRYPTION_KEY: string;
-}
-
-/** The development secrets of this checkout: made once, then reused. */
-function devSecrets(): { secrets: DevSecrets; made: boolean } {
-  if (existsSync(DEV_SECRETS_FILE)) {
-    const stored = JSON.parse(readFileSync(DEV_SECRETS_FILE, 'utf8')) as DevSecrets;
-    // Files of earlier checkouts hold the bare key; the master key now carries its id (`<id>:<base64>`).
-    if (!stored.SECRETS_ENCRYPTION_KEY.includes(':')) stored.SECRETS_ENCRYPTION_KEY = `dev1:${stored.SECRETS_ENCRYPTION_KEY}`;
-    return { secrets: stored, made: false };
-  }
-  const secrets: DevSecrets = {
-    SYSTEM_API_KEY: `sys_dev_${randomBytes(24).toString('base64url')}`,
-    INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-    SECRETS_ENCRYPTION_KEY: `dev1:${randomBytes(32).toString('base64')}`,
-  };
-  mkdirSync(path.dirname(DEV_SECRETS_FILE), { recursive: true });
-  writeFileSync(DEV_SECRETS_FILE, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  return { secrets, made: true };
 }
 
 /** Fills in what is unset; says which secrets are development ones, since they are not for production. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { brokerAddresses } from './amqp';
-import { urlForDatabase } from './postgres-primary';
+import { databaseHosts, urlForDatabase, urlForHost } from './postgres-primary';
 import { backgroundPaceConfigShape } from './background-pace';
 import { DEFAULT_LIST_EXAMINE_MAX } from './bounded-list';
 import { retentionStartConfigShape } from './retention';
@@ -31,7 +31,13 @@ export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const commonConfigShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.url().default(DEFAULT_DATABASE_URL),
+  /** The server: one PostgreSQL URL, or a primary and its standbys in libpq's multi-host form (`postgres://u@db1:5432,db2:5432/postgres`). */
+  DATABASE_URL: z
+    .string()
+    .default(DEFAULT_DATABASE_URL)
+    .refine((value) => databaseHosts(value).length > 0 && databaseHosts(value).every((host) => URL.canParse(urlForHost(value, host))), {
+      message: 'must be a PostgreSQL URL, with one host or several separated by commas',
+    }),
   /** One AMQP URL, or a cluster's nodes separated by commas: a service connects to the first that answers. */
   AMQP_URL: z
     .string()

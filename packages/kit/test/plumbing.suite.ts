@@ -42,6 +42,15 @@ describe('config', () => {
     }
   });
 
+  it('takes a database server as one URL or a primary and its standbys in the multi-host form, and names DATABASE_URL when it is neither', () => {
+    const secret = 'x'.repeat(32);
+    const pair = 'postgres://wallet@db1:5432,db2:5433/postgres';
+    expect(loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: secret, DATABASE_URL: pair }).DATABASE_URL).toBe(pair);
+    expect(() => loadConfig({ ...commonConfigShape }, { INTERNAL_TOKEN_SECRET: secret, DATABASE_URL: 'db1 and db2' })).toThrow(
+      /DATABASE_URL/,
+    );
+  });
+
   it("takes one broker address or a cluster's nodes separated by commas, and names AMQP_URL when one is not a URL", () => {
     const secret = 'x'.repeat(32);
     const nodes = 'amqp://guest:guest@10.0.0.1:5672/wallet, amqp://guest:guest@10.0.0.2:5672/wallet';

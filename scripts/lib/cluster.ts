@@ -1,0 +1,209 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from '../../packages/kit/src/testing/ports';
+import { bundlePath, SERVICE_NAMES, SERVICE_NODE_FLAGS, TELEMETRY_PRELOAD } from '../build';
+import { devSecrets } from '../dev-secrets';
+import { type Frontend, startHaproxy } from './haproxy';
+import { type Formation, startFormation } from './pg-auto-failover';
+import { type RabbitCluster, startRabbitCluster } from './rabbitmq-cluster';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The addresses clients use: HAProxy's, the same ports `npm start` uses. */
+const PUBLIC_PORTS = { gateway: 8080, admin: 8081, dashboard: 8082, identity: 8091, ledger: 8092, payments: 8093, treasury: 8094 };
+const STATS_PORT = 8404;
+
+export interface ServiceInstance {
+  service: string;
+  index: number;
+  /** Its listeners: `port` for every service, and the gateway's admin and dashboard listeners. */
+  ports: { port: number; admin?: number; dashboard?: number };
+  process: ChildProcess;
+}
+
+export interface RunningCluster {
+  rabbit: RabbitCluster;
+  /** identity, payments, treasury and the gateway's databases; the ledger's. */
+  postgres: { services: Formation; ledger: Formation };
+  instances: ServiceInstance[];
+  haproxy: ChildProcess;
+  publicPorts: typeof PUBLIC_PORTS;
+  statsPort: number;
+  /** What runs where, a line each. */
+  describe(): string[];
+  stop(): Promise<void>;
+}
+
+/** The Debian programs the cluster runs on, and the package of each that is missing. */
+export function missingClusterPackages(): string[] {
+  const programs: Array<[string, string]> = [
+    ['/usr/lib/rabbitmq/bin/rabbitmq-server', 'rabbitmq-server'],
+    ['/usr/bin/pg_autoctl', 'postgresql-15-auto-failover'],
+    ['/usr/sbin/haproxy', 'haproxy'],
+  ];
+  return programs.filter(([program]) => !existsSync(program)).map(([, pkg]) => pkg);
+}
+
+/**
+ * The whole cluster on one machine: three RabbitMQ nodes, two pg_auto_failover formations (a
+ * monitor and a primary with its synchronous standby each: one for the services' databases, one
+ * for the ledger's), `instancesPerService` instances of each service on ports of their own, and
+ * HAProxy in front of them on the ports `npm start` uses. The services are the bundles of
+ * scripts/build.ts, built beforehand.
+ */
+export async function startCluster(options: {
+  base: string;
+  instancesPerService?: number;
+  log?: (line: string) => void;
+}): Promise<RunningCluster> {
+  const log = options.log ?? (() => undefined);
+  const perService = options.instancesPerService ?? 2;
+  if (existsSync(path.join(options.base, 'haproxy.cfg'))) {
+    throw new Error(`${options.base} holds a cluster already: stop it (Ctrl-C) or remove the folder once nothing of it runs`);
+  }
+  mkdirSync(options.base, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    rmSync(options.base, { recursive: true, force: true });
+  };
+  try {
+    log('RabbitMQ: three nodes, one cluster');
+    const rabbitNodes = [];
+    for (let index = 1; index <= 3; index++)
+      rabbitNodes.push({ name: `wallet-${index}`, amqpPort: await freePort(), distributionPort: await freePort() });
+    const rabbit = await startRabbitCluster(path.join(options.base, 'rabbitmq'), rabbitNodes);
+    stops.push(() => rabbit.stop());
+
+    log('PostgreSQL: two pg_auto_failover formations (monitor, primary, synchronous standby)');
+    const formation = async (name: string): Promise<Formation> => {
+      const started = await startFormation(path.join(options.base, `postgres-${name}`), {
+        monitor: await freePort(),
+        nodes: [await freePort(), await freePort()],
+      });
+      stops.push(() => started.stop());
+      return started;
+    };
+    const postgres = { services: await formation('services'), ledger: await formation('ledger') };
+
+    const env = await instanceEnvironment(rabbit, postgres);
+    log(`Services: ${perService} instances each`);
+    const instances: ServiceInstance[] = [];
+    for (const service of SERVICE_NAMES) {
+      for (let index = 1; index <= perService; index++) {
+        const instance = await startInstance(service, index, env, path.join(options.base, 'logs'));
+        instances.push(instance);
+        stops.push(async () => void instance.process.kill('SIGTERM'));
+      }
+    }
+    const haproxy = startHaproxy(options.base, frontends(instances), STATS_PORT);
+    stops.push(async () => void haproxy.kill('SIGTERM'));
+    await waitForReady(`http://127.0.0.1:${PUBLIC_PORTS.gateway}/readyz`);
+    for (const service of ['identity', 'ledger', 'payments', 'treasury'] as const) {
+      await waitForReady(`http://127.0.0.1:${PUBLIC_PORTS[service]}/readyz`);
+    }
+    return {
+      rabbit,
+      postgres,
+      instances,
+      haproxy,
+      publicPorts: PUBLIC_PORTS,
+      statsPort: STATS_PORT,
+      describe: () => describeCluster(rabbit, postgres, instances),
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+async function instanceEnvironment(
+  rabbit: RabbitCluster,
+  postgres: { services: Formation; ledger: Formation },
+): Promise<NodeJS.ProcessEnv> {
+  const { secrets } = devSecrets();
+  return {
+    NODE_ENV: 'development',
+    ...process.env,
+    ...secrets,
+    DATABASE_URL: postgres.services.url('postgres'),
+    LEDGER_DATABASE_URL: postgres.ledger.url('wallet_ledger'),
+    AMQP_URL: rabbit.amqpUrl,
+    // Services reach each other through HAProxy, as clients do.
+    IDENTITY_URL: `http://127.0.0.1:${PUBLIC_PORTS.identity}`,
+    LEDGER_URL: `http://127.0.0.1:${PUBLIC_PORTS.ledger}`,
+    PAYMENTS_URL: `http://127.0.0.1:${PUBLIC_PORTS.payments}`,
+    TREASURY_URL: `http://127.0.0.1:${PUBLIC_PORTS.treasury}`,
+    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${PUBLIC_PORTS.admin}`,
+    DASHBOARD_URL: `http://127.0.0.1:${PUBLIC_PORTS.dashboard}`,
+  };
+}
+
+async function startInstance(service: string, index: number, env: NodeJS.ProcessEnv, logs: string): Promise<ServiceInstance> {
+  mkdirSync(logs, { recursive: true });
+  const ports: ServiceInstance['ports'] = { port: await freePort() };
+  const own: NodeJS.ProcessEnv = { [`${service.toUpperCase()}_PORT`]: String(ports.port), OTEL_SERVICE_NAME: service };
+  if (service === 'gateway') {
+    ports.admin = await freePort();
+    ports.dashboard = await freePort();
+    Object.assign(own, { ADMIN_PORT: String(ports.admin), DASHBOARD_PORT: String(ports.dashboard) });
+  }
+  const out = openSync(path.join(logs, `${service}-${index}.log`), 'a');
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--require', TELEMETRY_PRELOAD, bundlePath(service)], {
+    cwd: ROOT,
+    env: { ...env, ...own },
+    stdio: ['ignore', out, out],
+  });
+  return { service, index, ports, process: child };
+}
+
+function frontends(instances: readonly ServiceInstance[]): Frontend[] {
+  const portsOf = (service: string, listener: 'port' | 'admin' | 'dashboard'): number[] =>
+    instances.filter((each) => each.service === service).map((each) => each.ports[listener] as number);
+  return [
+    { name: 'gateway', port: PUBLIC_PORTS.gateway, servers: portsOf('gateway', 'port'), readyPath: '/readyz' },
+    { name: 'admin', port: PUBLIC_PORTS.admin, servers: portsOf('gateway', 'admin') },
+    { name: 'dashboard', port: PUBLIC_PORTS.dashboard, servers: portsOf('gateway', 'dashboard') },
+    ...(['identity', 'ledger', 'payments', 'treasury'] as const).map((service) => ({
+      name: service,
+      port: PUBLIC_PORTS[service],
+      servers: portsOf(service, 'port'),
+      readyPath: '/readyz',
+    })),
+  ];
+}
+
+async function waitForReady(url: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ready within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function describeCluster(
+  rabbit: RabbitCluster,
+  postgres: { services: Formation; ledger: Formation },
+  instances: readonly ServiceInstance[],
+): string[] {
+  const lines = [
+    `  API        http://127.0.0.1:${PUBLIC_PORTS.gateway} (HAProxy; stats http://127.0.0.1:${STATS_PORT})`,
+    `  Admin      http://127.0.0.1:${PUBLIC_PORTS.admin}`,
+    `  Dashboard  http://127.0.0.1:${PUBLIC_PORTS.dashboard}`,
+    `  RabbitMQ   ${rabbit.nodes.map((node) => `${node.name}@localhost :${node.amqpPort}`).join(', ')}`,
+    `  PostgreSQL services: monitor :${postgres.services.monitorPort}, nodes ${postgres.services.nodes.map((node) => `:${node.port}`).join(', ')}`,
+    `  PostgreSQL ledger:   monitor :${postgres.ledger.monitorPort}, nodes ${postgres.ledger.nodes.map((node) => `:${node.port}`).join(', ')}`,
+  ];
+  for (const service of SERVICE_NAMES) {
+    const own = instances.filter((each) => each.service === service);
+    lines.push(`  ${service.padEnd(10)} ${own.map((each) => `#${each.index} :${each.ports.port} (pid ${each.process.pid})`).join(', ')}`);
+  }
+  return lines;
+}
