@@ -209,8 +209,9 @@ export async function ensureDatabase(url: string): Promise<void> {
       try {
         await client.query(`CREATE DATABASE "${name}"`);
       } catch (error) {
-        // Two processes racing to create it: the loser finds it made.
-        if ((error as { code?: string }).code !== '42P04') throw error;
+        // Two instances racing to create it: the loser finds it made (42P04), or loses on the
+        // catalogue's unique index (23505) when both passed the check at once.
+        if (!['42P04', '23505'].includes((error as { code?: string }).code ?? '')) throw error;
       }
     }
   } finally {
@@ -232,8 +233,36 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
       return loaded;
     },
   };
-  await db.migrate.latest({ migrationSource: source });
+  await latestWhenUnlocked(db, source);
   await requireOrderedSequences(db);
+}
+
+/** The advisory lock of a database's migrations (its own database's: PostgreSQL scopes them so). */
+const MIGRATION_LOCK = 7_311_042_901;
+
+/**
+ * Instances started side by side would race: knex's lock row fails all but one at once, and two
+ * meeting a new database both create knex's own tables. A session's advisory lock, on a
+ * connection of its own outside the pool, makes the others wait; they then find nothing to apply.
+ * Closing that connection releases it, whatever happened meanwhile. The others ask again and
+ * again rather than wait inside one statement: a waiting statement holds a snapshot, which a
+ * migration's CREATE INDEX CONCURRENTLY would wait out, and the lock's holder waits for that
+ * migration.
+ */
+async function latestWhenUnlocked(db: Db, migrationSource: Knex.MigrationSource<Migration>): Promise<void> {
+  const configured = db.client.config.connection as Knex.StaticConnectionConfig | (() => Promise<pg.ClientConfig>);
+  const client = new pg.Client(typeof configured === 'function' ? await configured() : (configured as pg.ClientConfig));
+  await client.connect();
+  try {
+    for (;;) {
+      const taken = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [MIGRATION_LOCK]);
+      if (taken.rows[0]?.taken) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await db.migrate.latest({ migrationSource });
+  } finally {
+    await client.end();
+  }
 }
 
 /**
