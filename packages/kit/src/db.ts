@@ -237,8 +237,8 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<void> {
   await requireOrderedSequences(db);
 }
 
-/** The advisory lock of a database's migrations (its own database's: PostgreSQL scopes them so). */
-const MIGRATION_LOCK = 7_311_042_901;
+/** The advisory lock of a database's migrations (its own database's: PostgreSQL scopes them so), keyed by name as elsewhere. */
+const MIGRATION_LOCK = 'migrations';
 
 /**
  * Instances started side by side would race: knex's lock row fails all but one at once, and two
@@ -250,12 +250,15 @@ const MIGRATION_LOCK = 7_311_042_901;
  * migration.
  */
 async function latestWhenUnlocked(db: Db, migrationSource: Knex.MigrationSource<Migration>): Promise<void> {
-  const configured = db.client.config.connection as Knex.StaticConnectionConfig | (() => Promise<pg.ClientConfig>);
-  const client = new pg.Client(typeof configured === 'function' ? await configured() : (configured as pg.ClientConfig));
+  // createDb's connection: settings, or a function resolving the current primary's.
+  const configured = db.client.config.connection as pg.ClientConfig | (() => Promise<pg.ClientConfig>);
+  const client = new pg.Client(typeof configured === 'function' ? await configured() : configured);
   await client.connect();
   try {
     for (;;) {
-      const taken = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [MIGRATION_LOCK]);
+      const taken = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [
+        MIGRATION_LOCK,
+      ]);
       if (taken.rows[0]?.taken) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
