@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../packages/kit/src/testing/ports';
 import { bundlePath, SERVICE_NAMES, SERVICE_NODE_FLAGS, TELEMETRY_PRELOAD } from '../build';
@@ -32,6 +32,8 @@ export interface RunningCluster {
   statsPort: number;
   /** What runs where, a line each. */
   describe(): string[];
+  /** Starts a stopped or killed instance again on its ports. */
+  restart(instance: ServiceInstance): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,8 @@ export async function startCluster(options: {
   base: string;
   instancesPerService?: number;
   log?: (line: string) => void;
+  /** Leaves the logs and data folders after stopping, to look into. */
+  keepFolder?: boolean;
 }): Promise<RunningCluster> {
   const log = options.log ?? (() => undefined);
   const perService = options.instancesPerService ?? 2;
@@ -66,7 +70,7 @@ export async function startCluster(options: {
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(options.base, { recursive: true, force: true });
+    if (!options.keepFolder) rmSync(options.base, { recursive: true, force: true });
   };
   try {
     log('RabbitMQ: three nodes, one cluster');
@@ -89,14 +93,8 @@ export async function startCluster(options: {
 
     const env = await instanceEnvironment(rabbit, postgres);
     log(`Services: ${perService} instances each`);
-    const instances: ServiceInstance[] = [];
-    for (const service of SERVICE_NAMES) {
-      for (let index = 1; index <= perService; index++) {
-        const instance = await startInstance(service, index, env, path.join(options.base, 'logs'));
-        instances.push(instance);
-        stops.push(async () => void instance.process.kill('SIGTERM'));
-      }
-    }
+    const logs = path.join(options.base, 'logs');
+    const instances = await startInstances(perService, env, logs, stops);
     const haproxy = startHaproxy(options.base, frontends(instances), STATS_PORT);
     stops.push(async () => void haproxy.kill('SIGTERM'));
     await waitForReady(`http://127.0.0.1:${PUBLIC_PORTS.gateway}/readyz`);
@@ -111,6 +109,9 @@ export async function startCluster(options: {
       publicPorts: PUBLIC_PORTS,
       statsPort: STATS_PORT,
       describe: () => describeCluster(rabbit, postgres, instances),
+      async restart(instance) {
+        instance.process = spawnInstance(instance, env, logs);
+      },
       stop: stopAll,
     };
   } catch (error) {
@@ -141,22 +142,50 @@ async function instanceEnvironment(
   };
 }
 
+/** `perService` instances of each service, each stopped (SIGTERM, whichever process it runs as by then) by `stops`. */
+async function startInstances(
+  perService: number,
+  env: NodeJS.ProcessEnv,
+  logs: string,
+  stops: Array<() => Promise<void>>,
+): Promise<ServiceInstance[]> {
+  const instances: ServiceInstance[] = [];
+  for (const service of SERVICE_NAMES) {
+    for (let index = 1; index <= perService; index++) {
+      const instance = await startInstance(service, index, env, logs);
+      instances.push(instance);
+      stops.push(async () => void instance.process.kill('SIGTERM'));
+    }
+  }
+  return instances;
+}
+
 async function startInstance(service: string, index: number, env: NodeJS.ProcessEnv, logs: string): Promise<ServiceInstance> {
   mkdirSync(logs, { recursive: true });
   const ports: ServiceInstance['ports'] = { port: await freePort() };
-  const own: NodeJS.ProcessEnv = { [`${service.toUpperCase()}_PORT`]: String(ports.port), OTEL_SERVICE_NAME: service };
   if (service === 'gateway') {
     ports.admin = await freePort();
     ports.dashboard = await freePort();
-    Object.assign(own, { ADMIN_PORT: String(ports.admin), DASHBOARD_PORT: String(ports.dashboard) });
   }
-  const out = openSync(path.join(logs, `${service}-${index}.log`), 'a');
+  const instance = { service, index, ports } as ServiceInstance;
+  instance.process = spawnInstance(instance, env, logs);
+  return instance;
+}
+
+/** The instance's bundle as a process on its own ports, its output appended to its log. */
+function spawnInstance(instance: Omit<ServiceInstance, 'process'>, env: NodeJS.ProcessEnv, logs: string): ChildProcess {
+  const { service, ports } = instance;
+  const own: NodeJS.ProcessEnv = { [`${service.toUpperCase()}_PORT`]: String(ports.port), OTEL_SERVICE_NAME: service };
+  if (ports.admin !== undefined) own.ADMIN_PORT = String(ports.admin);
+  if (ports.dashboard !== undefined) own.DASHBOARD_PORT = String(ports.dashboard);
+  const out = openSync(path.join(logs, `${service}-${instance.index}.log`), 'a');
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--require', TELEMETRY_PRELOAD, bundlePath(service)], {
     cwd: ROOT,
     env: { ...env, ...own },
     stdio: ['ignore', out, out],
   });
-  return { service, index, ports, process: child };
+  closeSync(out);
+  return child;
 }
 
 function frontends(instances: readonly ServiceInstance[]): Frontend[] {

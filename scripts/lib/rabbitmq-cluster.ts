@@ -27,6 +27,8 @@ export interface RabbitCluster {
   urlOf(node: RabbitNodeSpec): string;
   /** Stops one node as its service manager would (SIGTERM: the Erlang VM shuts down cleanly); the others carry on. */
   stopNode(node: RabbitNodeSpec): Promise<void>;
+  /** Starts a stopped node again; it rejoins the cluster and its queue members catch up. */
+  startNode(node: RabbitNodeSpec): Promise<void>;
   /** The cluster's running nodes, as one node sees them. */
   runningNodes(from?: RabbitNodeSpec): Promise<string[]>;
   /** The default vhost's queues as one node lists them: type, durability and, for quorum queues, the nodes holding a member. */
@@ -185,6 +187,7 @@ export async function startRabbitCluster(base: string, nodes: readonly RabbitNod
     amqpUrl: nodes.map(urlOf).join(','),
     urlOf,
     stopNode: (node) => stopNode(base, node),
+    startNode: boot,
     async runningNodes(from = nodes[0] as RabbitNodeSpec) {
       const status = parsed<{ running_nodes?: string[] }>(await ctl(from, ['cluster_status', '--formatter', 'json']));
       return status.running_nodes ?? [];

@@ -50,7 +50,7 @@ export async function inParallel<Item, Result>(
 }
 
 /** Funds a wallet as a mobile money provider does: a deposit webhook signed with the provider's secret. */
-export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet: TransferWallet, amount: string): Promise<void> {
+export async function momoDeposit(baseUrl: string, webhookSecret: string, wallet: { id: string }, amount: string): Promise<void> {
   const transactionId = `mtn-${randomUUID()}`;
   const timestamp = new Date().toISOString();
   const phoneNumber = '+256700000001';

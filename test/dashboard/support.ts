@@ -167,12 +167,7 @@ async function seedTenant(
   const provider = await api.momoProviders.create({ providerCode: 'mtn', name: 'MTN Mobile Money' });
   const fundedWallet = async (owner: string): Promise<Wallet> => {
     const wallet = await api.wallets.create({ ownerType: 'user', ownerId: `${owner}-${slug}`, currencyCode: CURRENCY });
-    await momoDeposit(
-      gatewayUrl,
-      provider.webhookSecret,
-      { id: wallet.id, ownerId: wallet.ownerId, currencyCode: CURRENCY, status: 'active' },
-      '5000.00',
-    );
+    await momoDeposit(gatewayUrl, provider.webhookSecret, wallet, '5000.00');
     return wallet;
   };
   const busy = await fundedWallet('ada');
