@@ -115,6 +115,27 @@ export async function prepared<Result = unknown>(db: Db | Tx, sql: string, bindi
 }
 
 /**
+ * `work` under a session advisory lock keyed by `name`, on a pooled connection held meanwhile, or null at once when another
+ * session holds it: one instance at a time does a background job. No transaction stays open through `work` (the server ends
+ * one left idle), and a crashed holder's lock goes with its connection.
+ */
+export async function withSessionLock<Result>(db: Db, name: string, work: () => Promise<Result>): Promise<Result | null> {
+  const source = db.client as unknown as ConnectionSource;
+  const connection = await source.acquireConnection();
+  try {
+    const taken = await connection.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [name]);
+    if (!taken.rows[0]?.taken) return null;
+    try {
+      return await work();
+    } finally {
+      await connection.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [name]);
+    }
+  } finally {
+    await source.releaseConnection(connection);
+  }
+}
+
+/**
  * SQL with its `?` bindings, to embed in a caller's own statement (a `WITH ... AS (...)` part):
  * several writes then commit as one statement, with one round trip and no open transaction.
  */
@@ -181,8 +202,10 @@ export function createDb(url: string, options: DbOptions = {}): Db {
 
 /**
  * One host: a plain connection string. Several (a primary and its standbys): the current
- * primary's, asked again (PrimaryResolver) before the pool opens a connection once the last
- * answer is a second old, so that after a failover new connections reach the new primary.
+ * primary's (PrimaryResolver, asked again in the background once its answer is a second old).
+ * knex asks the expiration checker at every checkout and, when it says expired, reloads the
+ * settings and drops that connection: it says so only once the primary is another host, so a
+ * failover drops the connections to the old primary and nothing else does.
  */
 function connectionOf(
   url: string,
@@ -190,11 +213,10 @@ function connectionOf(
 ): Knex.Config['connection'] {
   if (databaseHosts(url).length <= 1) return { connectionString: url, ...session };
   const primary = new PrimaryResolver(url);
-  return async () => ({
-    connectionString: await primary.primaryUrl(),
-    ...session,
-    expirationChecker: () => primary.stale,
-  });
+  return async () => {
+    const connectionString = await primary.primaryUrl();
+    return { connectionString, ...session, expirationChecker: () => primary.changedFrom(connectionString) };
+  };
 }
 
 /** Creates the database named in `url` when it does not exist yet (on the primary, when `url` names several hosts). */

@@ -6,9 +6,9 @@ import { DependencyUnavailableError } from './dependency-errors';
  * (`postgres://user@db1:5432,db2:5432/wallet_ledger`) names a primary and its standbys; which one
  * is the primary changes when pg_auto_failover promotes a standby. `PrimaryResolver` asks the
  * listed hosts in turn and keeps the one that is not in recovery, as libpq's
- * `target_session_attrs=read-write` does, and asks again once its answer is older than a second
- * when the pool opens a connection: after a failover the pool's next connections go to the new
- * primary.
+ * `target_session_attrs=read-write` does, and asks again in the background once its answer is
+ * older than a second while the pool is in use: after a failover the pool drops its connections
+ * to the old primary and opens the next ones to the new.
  */
 
 export interface DatabaseHost {
@@ -90,6 +90,20 @@ export class PrimaryResolver {
       await this.resolving;
     }
     return urlForHost(this.url, this.primary as DatabaseHost);
+  }
+
+  /**
+   * Whether the primary is known to be another host than `primaryUrl`'s (or none). A stale answer is asked again in the
+   * background meanwhile, never waited for: a pool asks this on every checkout, and its connections to a primary that
+   * still is one must live on (each new one costs a server process and its prepared statements).
+   */
+  changedFrom(primaryUrl: string): boolean {
+    if (this.stale && !this.resolving) {
+      this.resolving = this.resolve().finally(() => (this.resolving = undefined));
+      // Its failure is the next checkout's: no primary is known then, and primaryUrl asks again.
+      this.resolving.catch(() => undefined);
+    }
+    return this.primary === undefined || urlForHost(this.url, this.primary) !== primaryUrl;
   }
 
   /** The last known primary first: after a failover it is usually down, and the next host answers. */

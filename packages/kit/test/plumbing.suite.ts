@@ -491,3 +491,26 @@ describe('outbox, inbox and broker against real PostgreSQL and RabbitMQ', () => 
     await broker.close();
   });
 });
+
+describe('a pool on a primary and its standbys (multi-host URL)', () => {
+  it('keeps its connections while the primary stays the same host, asking which host it is in the background', async () => {
+    const single = new URL(await createTestDatabase('kit_hosts'));
+    // A host that refuses first, as a lost standby does: the resolver goes on to the primary.
+    const url = `postgres://${single.username}@127.0.0.1:1,${single.host}${single.pathname}`;
+    const db = createDb(url, { poolMax: 1 });
+    try {
+      const backendPid = async (): Promise<string> =>
+        ((await db.raw<{ rows: Array<{ pid: string }> }>('SELECT pg_backend_pid()::text AS pid')).rows[0] as { pid: string }).pid;
+      const first = await backendPid();
+      const later: string[] = [];
+      // Past the resolver's one-second answer, twice: each checkout then sees a stale answer.
+      for (let round = 0; round < 3; round += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        later.push(await backendPid());
+      }
+      expect(later).toEqual([first, first, first]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
