@@ -27,6 +27,7 @@ import { PartitionClaims } from './features/partitions/partition-epochs';
 import { startUnplacedConsumer } from './features/partitions/unplaced-consumer';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
 import { FullRuns } from './features/reconciliation/full-runs';
+import { JournalFollower } from './features/reconciliation/journal-follower';
 import { ledgerReconciliationRouter } from './features/reconciliation/reconciliation-router';
 import { declareLedgerTopology } from './topology';
 
@@ -53,6 +54,11 @@ const ledgerConfigShape = {
   LEDGER_RECONCILIATION_FULL_BATCH: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** A reconciliation asked now reads at most this many new entries of a scope: after a long pause it catches up over several runs, each in bounded time. */
   LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(500_000),
+  /**
+   * How often every scope's new entries are checked in the background, so that a reconciliation asked for reads only what
+   * came since (journal-follower.ts); 0 turns it off.
+   */
+  LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2_000),
   /** A journal list tests at most this many entries against the filters no index serves; a page that stops short says where to go on. */
   LEDGER_JOURNAL_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
   /** How often the stamps of newly final entries are summarized for the journal's time filters (journal-stamps.ts). */
@@ -112,6 +118,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH,
           pace: BackgroundPace.fromConfig(config),
         });
+        const follower = new JournalFollower({ db, logger, metrics, entriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES });
+        if (config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS > 0) follower.start(config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS);
         return {
           routes: (app) =>
             app.use(
@@ -121,6 +129,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
               ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES }),
             ),
           stop: async () => {
+            await follower.stop();
             await fullRuns.stop();
             await sealing.stop();
             await consumer.stop();

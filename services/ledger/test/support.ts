@@ -34,6 +34,8 @@ export async function startLedgerHarness(
     LEDGER_PORT: '0',
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // A round falling mid-test would move the checkpoints a test reads: the follower's own tests turn it on.
+    LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS: '0',
     ...options.env,
   };
   const services: RunningService[] = [];

@@ -72,7 +72,13 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   };
-  const ledgerEnv = { ...common, LEDGER_DATABASE_URL: ledgerDatabaseUrl, LEDGER_PORT: String(ledgerPort) };
+  // The reconciliation tests read what a check asked for covers: no background round moves it first.
+  const ledgerEnv = {
+    ...common,
+    LEDGER_DATABASE_URL: ledgerDatabaseUrl,
+    LEDGER_PORT: String(ledgerPort),
+    LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS: '0',
+  };
   let ledger: RunningService | null = await startLedger(ledgerEnv);
   const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
   const service = await start({ ...common, TREASURY_DATABASE_URL: databaseUrl, TREASURY_PORT: '0', LEDGER_URL: ledgerUrl, ...env });
