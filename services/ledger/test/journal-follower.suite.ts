@@ -1,8 +1,16 @@
-import { reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
+import type { ReconciliationResult } from '@wallet/contracts';
 import { createLogger, createMetrics, withSessionLock } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { JournalFollower } from '../src/features/reconciliation/journal-follower';
-import { depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import {
+  depositCommand,
+  type LedgerHarness,
+  newTenantId,
+  postExpectingPosted,
+  reconcileTenant,
+  startLedgerHarness,
+  transferCommand,
+} from './support';
 
 /**
  * The journal follower checks every scope's new entries in the background, so that a reconciliation asked for reads only
@@ -26,15 +34,8 @@ const follower = (): JournalFollower =>
     entriesMax: 1_000,
   });
 
-async function reconcile(tenantId: string): Promise<ReconciliationResult> {
-  const answer = await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] });
-  expect(answer.status).toBe(200);
-  return reconciliationResultSchema.parse(answer.body);
-}
-
-async function post(command: ReturnType<typeof depositCommand>): Promise<void> {
-  expect((await ledger.client.request(command)).status).toBe('posted');
-}
+const reconcile = (tenantId: string): Promise<ReconciliationResult> => reconcileTenant(ledger, tenantId);
+const post = (command: ReturnType<typeof depositCommand>): Promise<void> => postExpectingPosted(ledger, command);
 
 async function postHistory(tenantId: string, transfers: number): Promise<void> {
   await post(depositCommand({ tenantId }, 'wl_fl_a', '100.00'));

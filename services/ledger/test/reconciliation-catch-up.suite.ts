@@ -1,6 +1,14 @@
-import { reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
+import type { ReconciliationResult } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { depositCommand, type LedgerHarness, newTenantId, startLedgerHarness, transferCommand } from './support';
+import {
+  depositCommand,
+  type LedgerHarness,
+  newTenantId,
+  postExpectingPosted,
+  reconcileTenant,
+  startLedgerHarness,
+  transferCommand,
+} from './support';
 
 /**
  * A reconciliation asked now reads at most LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES new
@@ -18,15 +26,8 @@ afterAll(async () => {
   await ledger?.close();
 });
 
-async function reconcile(tenantId: string): Promise<ReconciliationResult> {
-  const answer = await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] });
-  expect(answer.status).toBe(200);
-  return reconciliationResultSchema.parse(answer.body);
-}
-
-async function post(command: ReturnType<typeof depositCommand>): Promise<void> {
-  expect((await ledger.client.request(command)).status).toBe('posted');
-}
+const reconcile = (tenantId: string): Promise<ReconciliationResult> => reconcileTenant(ledger, tenantId);
+const post = (command: ReturnType<typeof depositCommand>): Promise<void> => postExpectingPosted(ledger, command);
 
 it('reads at most the configured number of new entries per run, and an account moved only after them is no mismatch', async () => {
   const tenantId = newTenantId();

@@ -2,7 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import BigNumber from 'bignumber.js';
-import { type Environment, type LedgerPostV1, type PostingLine } from '@wallet/contracts';
+import {
+  type Environment,
+  type LedgerPostV1,
+  type PostingLine,
+  reconciliationResultSchema,
+  type ReconciliationResult,
+} from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
 import { LedgerCommandClient } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
@@ -189,4 +195,16 @@ export async function ledgerInvariantViolations(db: Db): Promise<string[]> {
      WHERE (p.result->>'status' = 'posted') <> (e.id IS NOT NULL) OR (e.id IS NOT NULL AND p.result->>'journalEntryId' <> e.id)`);
   for (const row of mismatched.rows) problems.push(`recorded result of ${row.command_id} does not match the journal`);
   return problems;
+}
+
+/** Checks 1 and 2 of one tenant, as its route answers them now. */
+export async function reconcileTenant(ledger: LedgerHarness, tenantId: string): Promise<ReconciliationResult> {
+  const answer = await ledger.get('/v1/ledger/reconciliation', { tenantId, scopes: ['analytics:read'] });
+  expect(answer.status).toBe(200);
+  return reconciliationResultSchema.parse(answer.body);
+}
+
+/** Sends a command through the broker and expects it posted. */
+export async function postExpectingPosted(ledger: LedgerHarness, command: LedgerPostV1): Promise<void> {
+  expect((await ledger.client.request(command)).status).toBe('posted');
 }
