@@ -25,14 +25,13 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import { ACCOUNTS, type LedgerPostV1 } from '@wallet/contracts';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
-import { LedgerCommandClient } from '@wallet/money-commands';
-import { WalletClient } from '@wallet/sdk';
 import { Pool } from 'undici';
+import { createBenchTenant } from './lib/bench-tenant';
+import { describeFigures } from './lib/figures-report';
 import { databaseSize, formatStorageReport, formatSteadyState, retentionWindows } from './lib/storage-report';
-import { calibrationMs, dropSystem, pooledFetch, runDatabaseUrl, type RunningSystem, SERVICES, startSystem } from './lib/system';
-import { type CpuShare, closedLoop, type Figures, type LoadTarget, type MeasuredSystem, openLoop, type Wallet } from './lib/transfer-load';
+import { calibrationMs, dropSystem, runDatabaseUrl, type RunningSystem, SERVICES, startSystem } from './lib/system';
+import { closedLoop, type Figures, type LoadTarget, type MeasuredSystem, openLoop, type Wallet } from './lib/transfer-load';
 
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -101,73 +100,15 @@ async function main(): Promise<void> {
   // Enough connections for the open loop, whose requests in flight are not bounded.
   const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
-    const platform = new WalletClient({ baseUrl, auth: { type: 'system', systemKey: SYSTEM_KEY } });
-    const tenant = await platform.system.tenants.create({
-      name: 'Bench',
-      slug: `bench-${runId}`,
-      config: { defaultCurrency: 'USD', allowedCurrencies: ['USD'], maxTransactionAmount: '1000000' },
-    });
-    if (FEES) {
-      const schedule = await platform.fees.tenantSchedules.create(tenant.id, {
-        name: 'Bench',
-        isDefault: true,
-        platformCommissionBps: 2000,
-      });
-      await platform.fees.tenantSchedules.addRule(tenant.id, schedule.id, {
-        transactionType: 'transfer',
-        currencyCode: 'USD',
-        flatFee: '0.05',
-        percentageFee: '1',
-        maxFee: '5.00',
-      });
-      await platform.fees.tenantSchedules.publish(tenant.id, schedule.id, { makeDefault: true });
-    }
-    const key = await platform.apiKeys.createForTenant(tenant.id, {
-      name: 'bench',
-      authMode: 'hmac',
-      scopes: ['ledger:write', 'ledger:read'],
-      environment: 'test',
-    });
-    const client = new WalletClient({
+    const { client, wallets } = await createBenchTenant({
       baseUrl,
-      auth: { type: 'hmac', keyId: key.id, signingSecret: key.signingSecret as string },
-      validateResponses: false,
-      maxRetries: 0,
-      fetch: pooledFetch(pool),
+      systemKey: SYSTEM_KEY,
+      amqpUrl: env.AMQP_URL as string,
+      slug: `bench-${runId}`,
+      wallets: WALLETS,
+      fees: FEES,
+      pool,
     });
-
-    // Wallets through the API; their funds straight into the ledger (setup, not measured).
-    const wallets: Wallet[] = [];
-    for (let index = 0; index < WALLETS; index += 1) {
-      const ownerId = `bench-${index}`;
-      const wallet = await client.wallets.create({ ownerType: 'user', ownerId, currencyCode: 'USD' });
-      wallets.push({ id: wallet.id, ownerId });
-    }
-    const ledger = await LedgerCommandClient.connect(env.AMQP_URL as string, 'bench-funding');
-    await Promise.all(
-      wallets.map((wallet) => {
-        const command: LedgerPostV1 = {
-          type: 'ledger.post.v1',
-          commandId: `fund-${wallet.id}`,
-          tenantId: tenant.id,
-          environment: 'test',
-          kind: 'momo_deposit',
-          reference: { type: 'deposit', id: `dep_bench_${wallet.id}` },
-          lines: [
-            { accountName: ACCOUNTS.momoFloat.nameFor('bench'), direction: 'DR', amount: '10000000.00', currencyCode: 'USD' },
-            {
-              accountName: ACCOUNTS.wallet.nameFor(wallet.ownerId),
-              walletId: wallet.id,
-              direction: 'CR',
-              amount: '10000000.00',
-              currencyCode: 'USD',
-            },
-          ],
-        };
-        return ledger.request(command, { timeoutMs: 60_000 });
-      }),
-    );
-    await ledger.close();
 
     console.log('End-to-end benchmark: signed transfers through the gateway');
     console.log(
@@ -211,58 +152,7 @@ async function main(): Promise<void> {
     await system.stop();
   }
 
-  console.log('');
-  console.log('  workload                          sent  accepted/s  completed/s   p50 ms   p95 ms   p99 ms  other answers');
-  for (const row of results) {
-    console.log(
-      `  ${row.label.padEnd(32)} ${String(row.sent).padStart(5)} ${row.acceptedPerSecond.toFixed(0).padStart(11)} ${row.completedPerSecond.toFixed(0).padStart(12)} ${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(8)}  ${row.refused}`,
-    );
-  }
-  console.log('');
-  console.log(
-    `  calibration: 64 MiB of SHA-256 took ${calibrationBefore.toFixed(0)} ms before the workloads and ${calibrationMs().toFixed(0)} ms after (a slower machine takes longer)`,
-  );
-  console.log(
-    `  the machine's ${os.cpus().length} cores during each workload (from /proc/stat): busy, idle, and stolen by the hypervisor for other guests`,
-  );
-  const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
-  for (const row of results)
-    console.log(
-      `  ${row.label.padEnd(32)} busy ${percent(row.machine.busy)}, idle ${percent(row.machine.idle)}, stolen ${percent(row.machine.stolen)}`,
-    );
-  console.log(
-    `  CPU per transfer (ms, user + system, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms of CPU per second)`,
-  );
-  for (const row of results) {
-    const total = row.cpu.reduce((sum, share) => sum + share.msPerTransfer, 0);
-    console.log(
-      `  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.msPerTransfer.toFixed(2)}`).join(', ')}`,
-    );
-  }
-  console.log('  of which in the kernel (system time)');
-  for (const row of results) {
-    const total = row.cpu.reduce((sum, share) => sum + share.systemMsPerTransfer, 0);
-    console.log(
-      `  ${row.label.padEnd(32)} total ${total.toFixed(2)}: ${row.cpu.map((share) => `${share.process} ${share.systemMsPerTransfer.toFixed(2)}`).join(', ')}`,
-    );
-  }
-  // Machine-independent where CPU time is not: what a change does to them shows in one run.
-  for (const [title, figure] of [
-    ['Write system calls per transfer (from /proc/<pid>/io)', (share: CpuShare) => share.writesPerTransfer],
-    [
-      'Context switches per transfer (every thread, voluntary and preempted, from /proc/<pid>/task)',
-      (share: CpuShare) => share.switchesPerTransfer,
-    ],
-  ] as const) {
-    console.log(`  ${title}`);
-    for (const row of results) {
-      const shares = [...row.cpu].sort((a, b) => figure(b) - figure(a));
-      const total = shares.reduce((sum, share) => sum + figure(share), 0);
-      console.log(
-        `  ${row.label.padEnd(32)} total ${total.toFixed(1)}: ${shares.map((share) => `${share.process} ${figure(share).toFixed(1)}`).join(', ')}`,
-      );
-    }
-  }
+  for (const line of describeFigures(results, calibrationBefore)) console.log(line);
 
   if (STORAGE) await printStorage(windows);
 

@@ -60,6 +60,8 @@ export async function startCluster(options: {
   log?: (line: string) => void;
   /** Leaves the logs and data folders after stopping, to look into. */
   keepFolder?: boolean;
+  /** Variables for every instance, over the cluster's own. */
+  env?: NodeJS.ProcessEnv;
 }): Promise<RunningCluster> {
   const log = options.log ?? (() => undefined);
   const perService = options.instancesPerService ?? 2;
@@ -91,7 +93,7 @@ export async function startCluster(options: {
     };
     const postgres = { services: await formation('services'), ledger: await formation('ledger') };
 
-    const env = await instanceEnvironment(rabbit, postgres);
+    const env = { ...(await instanceEnvironment(rabbit, postgres)), ...options.env };
     log(`Services: ${perService} instances each`);
     const logs = path.join(options.base, 'logs');
     const instances = await startInstances(perService, env, logs, stops);

@@ -104,6 +104,11 @@ export interface SystemOptions {
   extraEnv?: NodeJS.ProcessEnv;
 }
 
+/** The gateway's rate limits off: benchmarks measure the money path, not the limits in front of it. */
+export const RATE_LIMITS_OFF: Readonly<Record<string, string>> = Object.fromEntries(
+  ['KEY', 'TENANT', 'IP'].map((bucket) => [`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`, '0']),
+);
+
 /**
  * Creates the run's databases and vhost, starts the system on free ports with the rate limits
  * off (benchmarks measure the money path, not the limits in front of it) and waits until the
@@ -123,8 +128,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
     env[variable] = String(await freePort());
   for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
-  for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
-  Object.assign(env, options.extraEnv ?? {});
+  Object.assign(env, RATE_LIMITS_OFF, options.extraEnv ?? {});
 
   const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {

@@ -90,18 +90,27 @@ export interface MeasuredSystem {
 /** Which part of the system a process is, from its command line; null for the rest of the machine. */
 function processLabel(system: MeasuredSystem, pid: number, parentPid: number, cmdline: string, comm: string): string | null {
   if (pid === process.pid) return 'load generator';
-  if (comm === 'postgres') {
-    // A backend's title is `postgres: 15/main: <user> <database> <client> <state>`: named by the service whose database it serves.
-    const database = /^postgres: [^:]+: \S+ (\S+)/.exec(cmdline)?.[1];
-    const service = database?.startsWith(`${system.runId}_`) ? database.slice(system.runId.length + 1) : null;
-    return service ? `pg:${service}` : 'pg:other';
-  }
+  if (comm === 'postgres') return postgresLabel(system, cmdline);
   if (comm === 'beam.smp' || comm.startsWith('erl_child') || comm === 'epmd') return 'rabbitmq';
+  if (comm === 'pg_autoctl') return 'pg_auto_failover';
+  if (comm === 'haproxy') return 'haproxy';
   // Another system on the same machine (a paired run) is not ours.
   if (parentPid !== system.systemPid) return null;
   // The last bundle on the command line: the first may be the tracing preload (dist/telemetry.js).
   const service = /dist\/(\w+)\.js\s*$/.exec(cmdline.trim())?.[1];
   return service ?? null;
+}
+
+/**
+ * A PostgreSQL process by what it works for. A backend's title is `postgres: [<cluster name>: ]<user> <database> <client>
+ * <state>`: named by the service whose database it serves. Streaming to and replaying on a standby is replication's cost.
+ */
+function postgresLabel(system: MeasuredSystem, cmdline: string): string {
+  if (/^postgres: (?:.*?: )?(?:walsender|walreceiver|startup)\b/.test(cmdline)) return 'pg:replication';
+  const database = /^postgres: (?:.*?: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/.exec(cmdline)?.[1];
+  if (database === 'pg_auto_failover') return 'pg_auto_failover';
+  const service = database?.startsWith(`${system.runId}_`) ? database.slice(system.runId.length + 1) : null;
+  return service ? `pg:${service}` : 'pg:other';
 }
 
 /** Context switches of every thread of a process, from /proc/<pid>/task/<tid>/status. */
