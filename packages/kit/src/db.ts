@@ -115,23 +115,42 @@ export async function prepared<Result = unknown>(db: Db | Tx, sql: string, bindi
 }
 
 /**
- * `work` under a session advisory lock keyed by `name`, on a pooled connection held meanwhile, or null at once when another
- * session holds it: one instance at a time does a background job. No transaction stays open through `work` (the server ends
- * one left idle), and a crashed holder's lock goes with its connection.
+ * A session advisory lock keyed by `name`, on a pooled connection held until `release`, or null at once when another
+ * session holds it: one instance at a time does a job, and others can tell that it is still being done. No transaction
+ * stays open meanwhile (the server ends one left idle), and a crashed holder's lock goes with its connection.
  */
-export async function withSessionLock<Result>(db: Db, name: string, work: () => Promise<Result>): Promise<Result | null> {
+export async function holdSessionLock(db: Db, name: string): Promise<{ release(): Promise<void> } | null> {
   const source = db.client as unknown as ConnectionSource;
   const connection = await source.acquireConnection();
   try {
     const taken = await connection.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [name]);
-    if (!taken.rows[0]?.taken) return null;
-    try {
-      return await work();
-    } finally {
-      await connection.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [name]);
+    if (!taken.rows[0]?.taken) {
+      await source.releaseConnection(connection);
+      return null;
     }
-  } finally {
+  } catch (error) {
     await source.releaseConnection(connection);
+    throw error;
+  }
+  return {
+    async release() {
+      try {
+        await connection.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [name]);
+      } finally {
+        await source.releaseConnection(connection);
+      }
+    },
+  };
+}
+
+/** `work` under holdSessionLock's lock, or null at once when another session holds it. */
+export async function withSessionLock<Result>(db: Db, name: string, work: () => Promise<Result>): Promise<Result | null> {
+  const held = await holdSessionLock(db, name);
+  if (!held) return null;
+  try {
+    return await work();
+  } finally {
+    await held.release();
   }
 }
 

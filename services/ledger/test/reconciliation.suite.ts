@@ -1,5 +1,5 @@
-import { ledgerFullRunSchema, type LedgerFullRun, reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
-import { signInternalToken } from '@wallet/kit';
+import { ledgerFullRunSchema, type LedgerFullRun, newId, reconciliationResultSchema, type ReconciliationResult } from '@wallet/contracts';
+import { holdSessionLock, signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import {
   depositCommand,
@@ -325,5 +325,19 @@ describe('full runs', () => {
     expect(run.progress?.linesEstimate).not.toBeUndefined();
     expect(run.result).toMatchObject({ status: 'ok', coverage: { mode: 'full' } });
     expect((await systemCall('GET', '/internal/v1/reconciliation/full-runs/rcr_NOPE')).status).toBe(404);
+  });
+
+  it('records failed a run whose instance stopped (its lock free), never one whose instance still holds it', async () => {
+    const id = newId('reconciliationRun');
+    await ledger.db('reconciliation_full_runs').insert({ id, tenant_id: null, environment: null, state: 'running' });
+    const asked = async (): Promise<LedgerFullRun> =>
+      ledgerFullRunSchema.parse(await (await systemCall('GET', `/internal/v1/reconciliation/full-runs/${id}`)).json());
+    // Held, as by the instance running it.
+    const held = await holdSessionLock(ledger.db, `ledger.reconciliation.full-run:${id}`);
+    expect(held).not.toBeNull();
+    expect((await asked()).state).toBe('running');
+    // Its instance gone: the next question finds the lock free.
+    await held?.release();
+    expect(await asked()).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before finishing it') });
   });
 });

@@ -7,7 +7,7 @@ import {
   reconciliationResultSchema,
   type ReconciliationRunState,
 } from '@wallet/contracts';
-import type { BackgroundPace, Db, Logger } from '@wallet/kit';
+import { type BackgroundPace, type Db, holdSessionLock, type Logger } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-scope';
 import { fullLedgerChecks } from './full-check';
 import { ledgerResult } from './ledger-checks';
@@ -15,6 +15,10 @@ import { ledgerResult } from './ledger-checks';
 /** Progress is written at most this often: a run is watched, not logged line by line. */
 const PROGRESS_EVERY_MS = 1000;
 const ERROR_MESSAGE_MAX = 2000;
+const ORPHANED = 'the ledger instance that held the run stopped before finishing it; ask for another run';
+
+/** Held by the instance that queued the run until it ends: a run whose lock is free has lost its instance. */
+const runLock = (id: string): string => `ledger.reconciliation.full-run:${id}`;
 
 export interface FullRunsOptions {
   db: Db;
@@ -35,7 +39,9 @@ interface RunRow {
 /**
  * Background re-verifications of checks 1 and 2 from zero, one at a time per ledger instance
  * (each already takes its share of the database; two would only halve each other's pace), each
- * recorded in reconciliation_full_runs with its progress and result.
+ * recorded in reconciliation_full_runs with its progress and result. The instance that queued a
+ * run holds a session advisory lock on it until the run ends; any instance asked for a run still
+ * queued or running whose lock is free records it failed, so a run never waits on a dead instance.
  */
 export class FullRuns {
   private queue: Promise<void> = Promise.resolve();
@@ -45,19 +51,48 @@ export class FullRuns {
 
   async start(scope: TenantScope | null): Promise<LedgerFullRun> {
     const id = newId('reconciliationRun');
-    await this.options
-      .db('reconciliation_full_runs')
-      .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
-    this.queue = this.queue.then(() => this.run(id, scope));
+    const held = await holdSessionLock(this.options.db, runLock(id));
+    if (!held) throw new Error(`the lock of a new run ${id} is taken`);
+    try {
+      await this.options
+        .db('reconciliation_full_runs')
+        .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
+    } catch (error) {
+      await held.release();
+      throw error;
+    }
+    this.queue = this.queue.then(() => this.run(id, scope).finally(() => held.release().catch(() => undefined)));
     return { id, state: 'queued', progress: null, result: null, records: null, error: null };
   }
 
   async find(id: string): Promise<LedgerFullRun | null> {
-    const row: RunRow | undefined = await this.options
-      .db('reconciliation_full_runs')
-      .where({ id })
-      .first('id', 'state', 'progress', 'result', 'record_digests', 'error');
-    if (!row) return null;
+    const row = (await this.row(id)) ?? null;
+    if (row && (row.state === 'queued' || row.state === 'running') && (await this.failIfOrphaned(id))) return this.find(id);
+    return row && this.asRun(row);
+  }
+
+  private row(id: string): Promise<RunRow | undefined> {
+    return this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'record_digests', 'error');
+  }
+
+  /** Records the run failed when no instance holds it any more; true when it did. */
+  private async failIfOrphaned(id: string): Promise<boolean> {
+    const { db } = this.options;
+    const probe = await holdSessionLock(db, runLock(id));
+    if (!probe) return false;
+    try {
+      const failed = await db('reconciliation_full_runs')
+        .where({ id })
+        .whereIn('state', ['queued', 'running'])
+        .update({ state: 'failed', error: ORPHANED, finished_at: db.fn.now() });
+      if (failed > 0) this.options.logger.warn({ runId: id }, 'ledger full reconciliation run lost its instance; recorded failed');
+      return failed > 0;
+    } finally {
+      await probe.release();
+    }
+  }
+
+  private asRun(row: RunRow): LedgerFullRun {
     const progress = ledgerFullRunProgressSchema.safeParse(row.progress);
     return {
       id: row.id,
