@@ -202,6 +202,7 @@ CREATE TABLE public.reconciliation_full_runs (
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
     record_digests jsonb,
+    owner text,
     CONSTRAINT reconciliation_full_runs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text])))
 );
 

@@ -329,11 +329,12 @@ describe('full runs', () => {
 
   it('records failed a run whose instance stopped (its lock free), never one whose instance still holds it', async () => {
     const id = newId('reconciliationRun');
-    await ledger.db('reconciliation_full_runs').insert({ id, tenant_id: null, environment: null, state: 'running' });
+    const owner = `ledger-${id.slice(4)}`;
+    await ledger.db('reconciliation_full_runs').insert({ id, tenant_id: null, environment: null, state: 'running', owner });
     const asked = async (): Promise<LedgerFullRun> =>
       ledgerFullRunSchema.parse(await (await systemCall('GET', `/internal/v1/reconciliation/full-runs/${id}`)).json());
     // Held, as by the instance running it.
-    const held = await holdSessionLock(ledger.db, `ledger.reconciliation.full-run:${id}`);
+    const held = await holdSessionLock(ledger.db, `ledger.reconciliation.full-runs:${owner}`);
     expect(held).not.toBeNull();
     expect((await asked()).state).toBe('running');
     // Its instance gone: the next question finds the lock free.

@@ -17,8 +17,8 @@ const PROGRESS_EVERY_MS = 1000;
 const ERROR_MESSAGE_MAX = 2000;
 const ORPHANED = 'the ledger instance that held the run stopped before finishing it; ask for another run';
 
-/** Held by the instance that queued the run until it ends: a run whose lock is free has lost its instance. */
-const runLock = (id: string): string => `ledger.reconciliation.full-run:${id}`;
+/** Held by a ledger instance as long as it runs: a queued or running run whose owner's lock is free has lost its instance. */
+const ownerLock = (owner: string): string => `ledger.reconciliation.full-runs:${owner}`;
 
 export interface FullRunsOptions {
   db: Db;
@@ -29,6 +29,7 @@ export interface FullRunsOptions {
 
 interface RunRow {
   id: string;
+  owner: string | null;
   state: ReconciliationRunState;
   progress: unknown;
   result: unknown;
@@ -39,53 +40,69 @@ interface RunRow {
 /**
  * Background re-verifications of checks 1 and 2 from zero, one at a time per ledger instance
  * (each already takes its share of the database; two would only halve each other's pace), each
- * recorded in reconciliation_full_runs with its progress and result. The instance that queued a
- * run holds a session advisory lock on it until the run ends; any instance asked for a run still
- * queued or running whose lock is free records it failed, so a run never waits on a dead instance.
+ * recorded in reconciliation_full_runs with its progress and result, and its owner: the instance
+ * that queued it, which holds a session advisory lock named after itself from its first run on (one
+ * pooled connection, however many runs it queues). Any instance asked for a run still queued or
+ * running whose owner's lock is free records it failed: a run never waits on a dead instance.
  */
 export class FullRuns {
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  private readonly owner = `ledger-${newId('reconciliationRun').slice(4)}`;
+  private held: Promise<{ release(): Promise<void> }> | undefined;
 
   constructor(private readonly options: FullRunsOptions) {}
 
+  /** This instance's lock, taken once: its name is this instance's own, so only a stale connection could hold it. */
+  private holdOwnerLock(): Promise<{ release(): Promise<void> }> {
+    this.held ??= holdSessionLock(this.options.db, ownerLock(this.owner)).then((held) => {
+      if (!held) throw new Error(`the lock of ${this.owner} is taken`);
+      return held;
+    });
+    this.held.catch(() => (this.held = undefined));
+    return this.held;
+  }
+
   async start(scope: TenantScope | null): Promise<LedgerFullRun> {
     const id = newId('reconciliationRun');
-    const held = await holdSessionLock(this.options.db, runLock(id));
-    if (!held) throw new Error(`the lock of a new run ${id} is taken`);
-    try {
-      await this.options
-        .db('reconciliation_full_runs')
-        .insert({ id, tenant_id: scope?.tenantId ?? null, environment: scope?.environment ?? null, state: 'queued' });
-    } catch (error) {
-      await held.release();
-      throw error;
-    }
-    this.queue = this.queue.then(() => this.run(id, scope).finally(() => held.release().catch(() => undefined)));
+    await this.holdOwnerLock();
+    await this.options.db('reconciliation_full_runs').insert({
+      id,
+      tenant_id: scope?.tenantId ?? null,
+      environment: scope?.environment ?? null,
+      state: 'queued',
+      owner: this.owner,
+    });
+    this.queue = this.queue.then(() => this.run(id, scope));
     return { id, state: 'queued', progress: null, result: null, records: null, error: null };
   }
 
   async find(id: string): Promise<LedgerFullRun | null> {
     const row = (await this.row(id)) ?? null;
-    if (row && (row.state === 'queued' || row.state === 'running') && (await this.failIfOrphaned(id))) return this.find(id);
+    if (row && (row.state === 'queued' || row.state === 'running') && (await this.failIfOrphaned(row))) return this.find(id);
     return row && this.asRun(row);
   }
 
   private row(id: string): Promise<RunRow | undefined> {
-    return this.options.db('reconciliation_full_runs').where({ id }).first('id', 'state', 'progress', 'result', 'record_digests', 'error');
+    return this.options
+      .db('reconciliation_full_runs')
+      .where({ id })
+      .first('id', 'owner', 'state', 'progress', 'result', 'record_digests', 'error');
   }
 
-  /** Records the run failed when no instance holds it any more; true when it did. */
-  private async failIfOrphaned(id: string): Promise<boolean> {
+  /** Records the run failed when its owner no longer holds its lock (a run with no owner predates owners); true when it did. */
+  private async failIfOrphaned(row: RunRow): Promise<boolean> {
+    if (row.owner === null || row.owner === this.owner) return false;
     const { db } = this.options;
-    const probe = await holdSessionLock(db, runLock(id));
+    const probe = await holdSessionLock(db, ownerLock(row.owner));
     if (!probe) return false;
     try {
       const failed = await db('reconciliation_full_runs')
-        .where({ id })
+        .where({ id: row.id })
         .whereIn('state', ['queued', 'running'])
         .update({ state: 'failed', error: ORPHANED, finished_at: db.fn.now() });
-      if (failed > 0) this.options.logger.warn({ runId: id }, 'ledger full reconciliation run lost its instance; recorded failed');
+      if (failed > 0)
+        this.options.logger.warn({ runId: row.id, owner: row.owner }, 'ledger full reconciliation run lost its instance; recorded failed');
       return failed > 0;
     } finally {
       await probe.release();
@@ -148,5 +165,6 @@ export class FullRuns {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.queue;
+    await (await this.held?.catch(() => undefined))?.release();
   }
 }
