@@ -4,8 +4,8 @@ import path from 'node:path';
 import { createDb, createLogger, type Db } from '@wallet/kit';
 import { freePort, waitFor } from '@wallet/kit/testing';
 import { archivingSettings, type BackupSettings, createStanza, writeBackupConfig } from '../../scripts/lib/backups';
-import { runOps } from '../../scripts/lib/ops-commands';
 import { crashNode, type PostgresNode, startPostgresNode } from '../../scripts/lib/postgres-nodes';
+import { archiveWalThroughNow, openForWrites, ops } from './restore-drill';
 
 /**
  * A restore drill with pgBackRest on a server of its own: WAL archived continuously, a full
@@ -17,20 +17,7 @@ let base: string;
 let server: PostgresNode | undefined;
 let db: Db | undefined;
 let settings: BackupSettings;
-
-async function ops(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runOps(argv, {
-    client: () => {
-      throw new Error('backups need no API client');
-    },
-    backups: () => settings,
-    out: (line) => (out += `${line}\n`),
-    err: (line) => (err += `${line}\n`),
-  });
-  return { code, out, err };
-}
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   base = mkdtempSync(path.join(os.tmpdir(), 'wallet-restore-drill-'));
@@ -56,7 +43,7 @@ test('a backup taken under writes restores to a moment: every commit before it i
     while (writing) await writes('transfers').insert({ seq: (next += 1) });
   })();
 
-  const backedUp = await ops('backup');
+  const backedUp = await ops(settings, 'backup');
   expect(backedUp).toMatchObject({ code: 0, err: '' });
   expect(backedUp.out).toMatch(/^backed up: \d{8}-\d{6}F, /);
   // pgBackRest records a backup's end to the second: the moment comes after that second, writes meanwhile.
@@ -68,38 +55,31 @@ test('a backup taken under writes restores to a moment: every commit before it i
   writing = false;
   await load;
   const before = next;
+  // The moment reaches pgBackRest to the millisecond: a few of them apart from the last write
+  // before it and the first after it, none of those shares its millisecond.
+  await pause(5);
   const moment = new Date((await writes.raw('SELECT clock_timestamp() AS now')).rows[0].now);
+  await pause(5);
   await writes('transfers').insert([{ seq: before + 1 }, { seq: before + 2 }]);
   // The WAL holding the later writes goes to the repository, so recovery can read past the moment.
-  const segment = (await writes.raw('SELECT pg_walfile_name(pg_switch_wal()) AS name')).rows[0].name as string;
-  await waitFor(
-    async () => {
-      const archived = (await writes.raw('SELECT last_archived_wal AS name FROM pg_stat_archiver')).rows[0].name as string | null;
-      return archived !== null && archived >= segment ? true : undefined;
-    },
-    { timeoutMs: 30_000, intervalMs: 200, what: `WAL segment ${segment} archived` },
-  );
+  await archiveWalThroughNow(writes);
   await writes.destroy();
   db = undefined;
 
-  const listed = await ops('backups');
+  const listed = await ops(settings, 'backups');
   expect(listed.out.trim().split('\n')).toHaveLength(1);
-  const restored = await ops('restore', '--to', moment.toISOString());
+  const restored = await ops(settings, 'restore', '--to', moment.toISOString());
   expect(restored).toMatchObject({ code: 0, err: '' });
 
   db = createDb(`postgres://postgres@127.0.0.1:${(server as PostgresNode).port}/postgres`, { poolMax: 2, logger });
   const reads = db;
-  await waitFor(async () => ((await reads.raw('SELECT pg_is_in_recovery() AS standby')).rows[0].standby === false ? true : undefined), {
-    timeoutMs: 60_000,
-    intervalMs: 200,
-    what: 'the restored server to open for writes',
-  });
+  await openForWrites(reads);
   const rows = (await reads('transfers').select('seq').orderBy('seq')).map((row: { seq: number }) => row.seq);
   expect(rows).toEqual(Array.from({ length: before }, (_, index) => index + 1));
 }, 180_000);
 
 test('restore refuses a moment it cannot read, changing nothing', async () => {
-  expect(await ops('restore', '--to', 'yesterday-ish')).toMatchObject({ code: 2 });
-  expect(await ops('restore')).toMatchObject({ code: 2 });
-  expect(await ops('backup', '--type', 'weekly')).toMatchObject({ code: 2 });
+  expect(await ops(settings, 'restore', '--to', 'yesterday-ish')).toMatchObject({ code: 2 });
+  expect(await ops(settings, 'restore')).toMatchObject({ code: 2 });
+  expect(await ops(settings, 'backup', '--type', 'weekly')).toMatchObject({ code: 2 });
 });
