@@ -74,15 +74,19 @@ function isSystemFailure(error: unknown): string | null {
 }
 
 /** `call` with one Idempotency-Key, again until its answer is not a system failure. */
+/** A request still meeting system failures this long is given up (counted as refused `GAVE_UP`): the run must end. */
+const GIVE_UP_AFTER_MS = 120_000;
+
 async function untilAnswered<Result>(record: LoadRecord, call: (key: string) => Promise<Result>): Promise<Result | null> {
   const key = `chaos-${randomUUID()}`;
+  const deadline = Date.now() + GIVE_UP_AFTER_MS;
   for (;;) {
     try {
       return await call(key);
     } catch (error) {
       const failure = isSystemFailure(error);
-      if (failure === null) {
-        const code = isWalletApiError(error) ? error.code : String(error);
+      if (failure === null || Date.now() > deadline) {
+        const code = failure === null ? (isWalletApiError(error) ? error.code : String(error)) : `GAVE_UP_${failure}`;
         record.refused.set(code, (record.refused.get(code) ?? 0) + 1);
         return null;
       }

@@ -18,10 +18,14 @@ export class DependencyUnavailableError extends Error {
 /**
  * SQLSTATEs of a server that is not there for this connection: class 08 (connection exception),
  * 57P01-57P03 (shut down by the administrator, crashed, not yet accepting connections or
- * shutting down), 57P05 (idle session timeout) and 53300 (no connection slot free).
+ * shutting down), 57P05 (idle session timeout), 53300 (no connection slot free) and 25006 (a
+ * write on a standby: the connection reached a node that is no longer the primary, mid-failover,
+ * and the pool moves to the new one once its resolver has seen the change).
  */
+const CONNECTION_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '57P05', '53300', '25006']);
+
 function isConnectionSqlState(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '57P05' || code === '53300';
+  return code.startsWith('08') || CONNECTION_SQLSTATES.has(code);
 }
 
 /** Socket errors of a peer that is down, restarting or unreachable for a moment. */

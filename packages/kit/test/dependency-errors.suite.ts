@@ -35,15 +35,18 @@ function failureOf(promise: Promise<unknown>): Promise<unknown> {
 
 describe('what counts as a dependency being unavailable', () => {
   const sqlState = fc.stringMatching(/^[0-9A-Z]{5}$/);
-  const connectionClass = (code: string) => code.startsWith('08') || ['57P01', '57P02', '57P03', '57P05', '53300'].includes(code);
+  const connectionClass = (code: string) => code.startsWith('08') || ['57P01', '57P02', '57P03', '57P05', '53300', '25006'].includes(code);
 
-  it('a SQLSTATE of the connection class and the server shutting down or starting, and no other', () => {
+  it('a SQLSTATE of the connection class, the server shutting down or starting, or a write on a standby, and no other', () => {
     fc.assert(
-      fc.property(fc.oneof(sqlState, fc.constantFrom('08006', '08001', '57P01', '57P03', '23505', '40001', '22021', '42P01')), (code) => {
-        expect(isDependencyUnavailable(withCode('server said so', code))).toBe(connectionClass(code));
-        // Serialization failures and deadlocks are transient for a consumer, though no outage.
-        expect(isTransientFailure(withCode('server said so', code))).toBe(connectionClass(code) || code === '40001' || code === '40P01');
-      }),
+      fc.property(
+        fc.oneof(sqlState, fc.constantFrom('08006', '08001', '57P01', '57P03', '25006', '23505', '40001', '22021', '42P01')),
+        (code) => {
+          expect(isDependencyUnavailable(withCode('server said so', code))).toBe(connectionClass(code));
+          // Serialization failures and deadlocks are transient for a consumer, though no outage.
+          expect(isTransientFailure(withCode('server said so', code))).toBe(connectionClass(code) || code === '40001' || code === '40P01');
+        },
+      ),
     );
   });
 
