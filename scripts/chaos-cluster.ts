@@ -17,6 +17,7 @@ import path from 'node:path';
 import amqp from 'amqplib';
 import { DEAD_LETTER_QUEUES } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
+import { waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { devSecrets } from './dev-secrets';
 import { type ChaosTenant, type LoadRecord, setupTenant, startLoad } from './lib/chaos-load';
@@ -30,14 +31,9 @@ const timings: Array<[string, number]> = [];
 const say = (line: string): void => console.log(line);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<Value>(what: string, probe: () => Promise<Value | undefined>, timeoutMs = 120_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(100);
-  }
+/** `probe`'s value once it has one; a probe that fails (a server mid-fault) counts as not yet. */
+function until<Value>(what: string, probe: () => Promise<Value | undefined>, timeoutMs = 120_000): Promise<Value> {
+  return waitFor(() => probe().catch(() => undefined), { what, timeoutMs, intervalMs: 100 });
 }
 
 interface Holder {

@@ -85,10 +85,7 @@ export class PrimaryResolver {
 
   /** The single-host URL of the current primary, asked again when the last answer is stale. */
   async primaryUrl(): Promise<string> {
-    if (!this.primary || this.stale) {
-      this.resolving ??= this.resolve().finally(() => (this.resolving = undefined));
-      await this.resolving;
-    }
+    if (!this.primary || this.stale) await this.ask();
     return urlForHost(this.url, this.primary as DatabaseHost);
   }
 
@@ -98,12 +95,15 @@ export class PrimaryResolver {
    * still is one must live on (each new one costs a server process and its prepared statements).
    */
   changedFrom(primaryUrl: string): boolean {
-    if (this.stale && !this.resolving) {
-      this.resolving = this.resolve().finally(() => (this.resolving = undefined));
-      // Its failure is the next checkout's: no primary is known then, and primaryUrl asks again.
-      this.resolving.catch(() => undefined);
-    }
+    // Its failure is the next checkout's: no primary is known then, and primaryUrl asks again.
+    if (this.stale) this.ask().catch(() => undefined);
     return this.primary === undefined || urlForHost(this.url, this.primary) !== primaryUrl;
+  }
+
+  /** The hosts asked once at a time: callers meanwhile share the answer in flight. */
+  private ask(): Promise<DatabaseHost> {
+    this.resolving ??= this.resolve().finally(() => (this.resolving = undefined));
+    return this.resolving;
   }
 
   /** The last known primary first: after a failover it is usually down, and the next host answers. */

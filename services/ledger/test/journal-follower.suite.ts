@@ -1,7 +1,7 @@
 import type { ReconciliationResult } from '@wallet/contracts';
 import { createLogger, createMetrics, withSessionLock } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
-import { JournalFollower } from '../src/features/reconciliation/journal-follower';
+import { FOLLOWER_LOCK, JournalFollower } from '../src/features/reconciliation/journal-follower';
 import {
   depositCommand,
   type LedgerHarness,
@@ -90,7 +90,7 @@ it('leaves a mismatch for the check asked for to report, round after round', asy
 
 it('runs one round at a time across instances: a round meeting another holder of its lock skips', async () => {
   const rounds = follower();
-  const held = await withSessionLock(ledger.db, 'ledger.reconciliation.follower', () => rounds.round());
+  const held = await withSessionLock(ledger.db, FOLLOWER_LOCK, () => rounds.round());
   expect(held).toEqual({ skipped: true });
   expect(await rounds.round()).toMatchObject({ skipped: false });
 });

@@ -4,7 +4,7 @@ import { scopeKeySql, scopeSeqRangeSql, type TenantScope } from '../journal/jour
 import { incrementalLedgerChecks } from './incremental-check';
 
 /** One follower at a time on a ledger database, whichever instance: keyed by name, as the project's other advisory locks. */
-const FOLLOWER_LOCK = 'ledger.reconciliation.follower';
+export const FOLLOWER_LOCK = 'ledger.reconciliation.follower';
 
 /** A round: skipped (another instance follows the journal now), or the scopes it checked and the mismatches it found. */
 export type FollowRound = { skipped: true } | { skipped: false; scopes: number; mismatches: number };
