@@ -250,10 +250,19 @@ async function readOutbox(db: Db): Promise<OutboxReading> {
   return { messages, oldestAgeSeconds: Math.max(0, row.oldest_age ?? 0) };
 }
 
-/** outbox_messages and outbox_oldest_message_age_seconds, read from the service's outbox at each scrape. */
-export function registerOutboxGauges(registry: Registry, db: Db, logger: Logger): void {
+/** The outboxes of a service's databases (its shards) as one: messages summed, the oldest of them. */
+async function readOutboxes(dbs: readonly Db[]): Promise<OutboxReading> {
+  const readings = await Promise.all(dbs.map(readOutbox));
+  return {
+    messages: readings.reduce((sum, reading) => sum + reading.messages, 0),
+    oldestAgeSeconds: Math.max(0, ...readings.map((reading) => reading.oldestAgeSeconds)),
+  };
+}
+
+/** outbox_messages and outbox_oldest_message_age_seconds, read from the service's outboxes (one per database) at each scrape. */
+export function registerOutboxGauges(registry: Registry, dbs: readonly Db[], logger: Logger): void {
   const read = sharedRead(() =>
-    withinMs(readOutbox(db), OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
+    withinMs(readOutboxes(dbs), OPERATIONAL_READ_TIMEOUT_MS).catch((error: unknown) => {
       logger.debug({ err: error }, 'outbox left out of this scrape');
       return null;
     }),

@@ -27,12 +27,20 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** One database of the service with the relay that publishes its outbox. */
+export interface ShardParts {
+  db: Db;
+  relay: OutboxRelay;
+}
+
 export interface ServiceParts<Config> {
   config: Config;
   logger: Logger;
   db: Db;
   broker: Broker;
   relay: OutboxRelay;
+  /** Every database of the service, its own (`db`, `relay`) first, then those of `shardUrls`. */
+  shards: readonly ShardParts[];
   metrics: ServiceMetrics;
 }
 
@@ -65,6 +73,12 @@ export interface ServiceDefinition<Shape extends z.ZodRawShape> {
    * RETENTION_BATCH_SIZE.
    */
   retention?: (config: ServiceConfig<Shape>) => RetentionRule[];
+  /**
+   * Databases of the same schema beside its own, for a service that spreads its data over
+   * several (the ledger's shards): each is created, migrated, kept by retention and table
+   * maintenance, checked by /readyz, and has its outbox relayed, as its own database is.
+   */
+  shardUrls?: (config: ServiceConfig<Shape>) => readonly string[];
   /** Builds the features on the shared parts: their routes, and how to stop them (before the relay and broker). */
   wire: (parts: ServiceParts<ServiceConfig<Shape>>) => Promise<Features>;
 }
@@ -99,20 +113,41 @@ function loadServiceConfig<Shape extends z.ZodRawShape>(
 }
 
 /** Table maintenance when its interval is set; how to stop it. */
-async function startMaintenanceOf(db: Db, logger: Logger, config: CommonConfig, started: StartedParts): Promise<() => Promise<void>> {
-  if (config.TABLE_MAINTENANCE_INTERVAL_MS <= 0) return async () => undefined;
+async function startMaintenanceOf(db: Db, logger: Logger, config: CommonConfig, started: StartedParts): Promise<void> {
+  if (config.TABLE_MAINTENANCE_INTERVAL_MS <= 0) return;
   const maintenance = await startTableMaintenance({ db, logger, intervalMs: config.TABLE_MAINTENANCE_INTERVAL_MS });
   started.push(() => maintenance.stop());
-  return () => maintenance.stop();
+}
+
+/** One database of the service, created when missing and migrated, with its table maintenance and retention running. */
+async function openDatabase<Shape extends z.ZodRawShape>(
+  url: string,
+  definition: ServiceDefinition<Shape>,
+  parts: { logger: Logger; config: ServiceConfig<Shape>; retentionMetrics: RetentionMetrics },
+  started: StartedParts,
+): Promise<Db> {
+  const { logger, config } = parts;
+  await ensureDatabase(url);
+  const db = createDb(url, {
+    applicationName: definition.name,
+    poolMax: definition.dbPoolMax?.(config),
+    idleInTransactionTimeoutMs: definition.dbIdleInTransactionTimeoutMs?.(config),
+    logger,
+  });
+  started.push(() => db.destroy());
+  await migrate(db, definition.migrations);
+  await startMaintenanceOf(db, logger, config, started);
+  startRetentionOf(definition.retention?.(config) ?? [], { db, logger, config, metrics: parts.retentionMetrics }, started);
+  return db;
 }
 
 /** Retention of the service's windowed tables when it names any; how to stop it. */
 function startRetentionOf(
   rules: RetentionRule[],
-  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics },
+  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: RetentionMetrics },
   started: StartedParts,
-): () => Promise<void> {
-  if (rules.length === 0) return async () => undefined;
+): void {
+  if (rules.length === 0) return;
   const { db, logger, config, metrics } = parts;
   const retention = startRetention({
     db,
@@ -122,19 +157,18 @@ function startRetentionOf(
     firstPassDelayMs: config.RETENTION_FIRST_PASS_DELAY_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
     pace: BackgroundPace.fromConfig(config),
-    metrics: new RetentionMetrics(metrics.registry),
+    metrics,
   });
   started.push(() => retention.stop());
-  return () => retention.stop();
 }
 
 /** The broker with its topology and gauges, then the outbox relay that publishes through it. */
 async function startMessaging<Shape extends z.ZodRawShape>(
   definition: ServiceDefinition<Shape>,
-  parts: { db: Db; logger: Logger; config: ServiceConfig<Shape>; metrics: ServiceMetrics },
+  parts: { dbs: readonly Db[]; logger: Logger; config: ServiceConfig<Shape>; metrics: ServiceMetrics },
   started: StartedParts,
-): Promise<{ broker: Broker; relay: OutboxRelay }> {
-  const { db, logger, config, metrics } = parts;
+): Promise<{ broker: Broker; shards: ShardParts[] }> {
+  const { dbs, logger, config, metrics } = parts;
   const broker = new MeteredBroker(
     {
       url: config.AMQP_URL,
@@ -154,30 +188,33 @@ async function startMessaging<Shape extends z.ZodRawShape>(
     managementUrl: config.RABBITMQ_MANAGEMENT_URL,
     logger,
   });
-  registerOutboxGauges(metrics.registry, db, logger);
-  if (definition.idempotencyKeys) registerIdempotencyGauge(metrics.registry, db, logger);
+  registerOutboxGauges(metrics.registry, dbs, logger);
+  if (definition.idempotencyKeys && dbs[0]) registerIdempotencyGauge(metrics.registry, dbs[0], logger);
   started.push(() => broker.close());
   await broker.start();
-  const relay = new OutboxRelay({ db, broker, logger, prepareBatch: definition.prepareOutgoingBatch });
-  started.push(() => relay.stop());
-  relay.start();
-  return { broker, relay };
+  const shards = dbs.map((db) => {
+    const relay = new OutboxRelay({ db, broker, logger, prepareBatch: definition.prepareOutgoingBatch });
+    started.push(() => relay.stop());
+    relay.start();
+    return { db, relay };
+  });
+  return { broker, shards };
 }
 
 /** The HTTP app: the features' routes with /healthz, /readyz (database and broker) and /metrics. */
 function serviceApp(
   name: string,
-  parts: { db: Db; logger: Logger; config: CommonConfig; metrics: ServiceMetrics; broker: Broker },
+  parts: { dbs: readonly Db[]; logger: Logger; config: CommonConfig; metrics: ServiceMetrics; broker: Broker },
   features: Features,
 ): express.Express {
-  const { db, logger, config, metrics, broker } = parts;
+  const { dbs, logger, config, metrics, broker } = parts;
   return createServiceApp({
     service: name,
     logger,
     metrics,
     internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
     readiness: [
-      { name: 'database', check: () => checkDb(db) },
+      ...dbs.map((db, index) => ({ name: index === 0 ? 'database' : `database shard ${index}`, check: () => checkDb(db) })),
       { name: 'broker', check: () => broker.check() },
     ],
     routes: features.routes,
@@ -199,34 +236,23 @@ export async function startService<Shape extends z.ZodRawShape>(
   useCursorSecret(config.INTERNAL_TOKEN_SECRET);
   useIdempotencyTtlHours(config.IDEMPOTENCY_KEY_TTL_HOURS);
   useListExamineMax(config.LIST_EXAMINE_MAX);
-  const databaseUrl = serviceDatabaseUrl(definition.name, env);
-  await ensureDatabase(databaseUrl);
-  const db = createDb(databaseUrl, {
-    applicationName: definition.name,
-    poolMax: definition.dbPoolMax?.(config),
-    idleInTransactionTimeoutMs: definition.dbIdleInTransactionTimeoutMs?.(config),
-    logger,
-  });
-  // What has been started so far, undone in reverse when a later step fails: a refused start leaves nothing running.
-  const started: StartedParts = [() => db.destroy()];
+  const urls = [serviceDatabaseUrl(definition.name, env), ...(definition.shardUrls?.(config) ?? [])];
+  // What has been started so far, undone in reverse when a later step fails or the service closes.
+  const started: StartedParts = [];
   let server: Server;
-  let features: Features;
-  let broker: Broker;
-  let relay: OutboxRelay;
-  let stopMaintenance: () => Promise<void>;
-  let stopRetention: () => Promise<void>;
   try {
-    await migrate(db, definition.migrations);
-    stopMaintenance = await startMaintenanceOf(db, logger, config, started);
     const metrics = createMetrics(definition.name);
-    stopRetention = startRetentionOf(definition.retention?.(config) ?? [], { db, logger, config, metrics }, started);
-    ({ broker, relay } = await startMessaging(definition, { db, logger, config, metrics }, started));
-    features = await definition.wire({ config, logger, db, broker, relay, metrics });
+    const retentionMetrics = new RetentionMetrics(metrics.registry);
+    const dbs: Db[] = [];
+    for (const url of urls) dbs.push(await openDatabase(url, definition, { logger, config, retentionMetrics }, started));
+    const { broker, shards } = await startMessaging(definition, { dbs, logger, config, metrics }, started);
+    const [own] = shards;
+    if (!own) throw new Error(`${definition.name} has no database`);
+    const features = await definition.wire({ config, logger, db: own.db, broker, relay: own.relay, shards, metrics });
     started.push(async () => features.stop?.());
-    server = await listen(serviceApp(definition.name, { db, logger, config, metrics, broker }, features), listenPort, config.HOST);
+    server = await listen(serviceApp(definition.name, { dbs, logger, config, metrics, broker }, features), listenPort, config.HOST);
   } catch (error) {
-    for (const stop of started.reverse())
-      await stop().catch((cleanup: unknown) => logger.warn({ err: cleanup }, 'cleanup after a failed start failed'));
+    await stopAll(started, logger, 'cleanup after a failed start failed');
     throw error;
   }
   const address = server.address();
@@ -237,14 +263,17 @@ export async function startService<Shape extends z.ZodRawShape>(
     port,
     async close() {
       await closeServer(server);
-      // Features finish what they hold while the broker can still take their acks and replies;
-      // the relay's last pass then publishes what they committed.
-      await features.stop?.();
-      await relay.stop();
-      await broker.close();
-      await stopRetention();
-      await stopMaintenance();
-      await db.destroy();
+      // In reverse of the start: features finish what they hold while the broker can still take
+      // their acks and replies; the relays' last passes then publish what they committed.
+      await stopAll(started, logger);
     },
   };
+}
+
+/** Stops what was started, last first; with `failureNote`, a failing step is logged and the rest still stop. */
+async function stopAll(started: StartedParts, logger: Logger, failureNote?: string): Promise<void> {
+  for (const stop of [...started].reverse()) {
+    if (failureNote === undefined) await stop();
+    else await stop().catch((cleanup: unknown) => logger.warn({ err: cleanup }, failureNote));
+  }
 }

@@ -192,7 +192,7 @@ describe('amqp_messages_redelivered_total', () => {
 
 describe('outbox gauges', () => {
   const outbox = createMetrics('kit-test');
-  beforeAll(() => registerOutboxGauges(outbox.registry, db, logger));
+  beforeAll(() => registerOutboxGauges(outbox.registry, [db], logger));
   afterEach(async () => {
     await db('outbox').delete();
   });

@@ -13,6 +13,7 @@ import * as journalStampReach from './20270107120000_journal_stamp_reach';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as ledgerPartitions from './20270115120000_ledger_partitions';
 import * as fullRunOwner from './20270120120000_full_run_owner';
+import * as ledgerPartitionShards from './20270125120000_ledger_partition_shards';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_ledger', ...createLedger },
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270115120000_ledger_partitions', ...ledgerPartitions },
   { name: '20270120120000_full_run_owner', ...fullRunOwner },
+  { name: '20270125120000_ledger_partition_shards', ...ledgerPartitionShards },
 ];

@@ -12,6 +12,8 @@ import {
   queueAndDeadLetters,
   runMain,
   type RunningService,
+  type ServiceConfig,
+  type ServiceParts,
   startService,
 } from '@wallet/kit';
 import { z } from 'zod';
@@ -20,14 +22,16 @@ import { balanceAtRouter } from './features/accounts/balance-router';
 import { journalInternalRouter } from './features/journal/journal-internal-router';
 import { ledgerReadRouter } from './features/journal/journal-router';
 import { registerSealingGauge, startStampSealing } from './features/journal/journal-stamps';
-import { PostingConsumer } from './features/posting/posting-consumer';
+import { PostingConsumer, PostingMetrics } from './features/posting/posting-consumer';
 import { processedCommandsRetentionRule } from './features/posting/posting-retention';
+import { LedgerShards, mapPartitionsToShards } from './features/partitions/ledger-shards';
 import { assertPartitionsCover } from './features/partitions/partition-directory';
 import { PartitionClaims } from './features/partitions/partition-epochs';
 import { startUnplacedConsumer } from './features/partitions/unplaced-consumer';
 import { startProvisioningConsumer } from './features/provisioning/provisioning-consumer';
 import { FullRuns } from './features/reconciliation/full-runs';
 import { JournalFollower } from './features/reconciliation/journal-follower';
+import { ShardedFullRuns } from './features/reconciliation/sharded-full-runs';
 import { ledgerReconciliationRouter } from './features/reconciliation/reconciliation-router';
 import { declareLedgerTopology } from './topology';
 
@@ -44,6 +48,15 @@ const ledgerConfigShape = {
    * writer at a time (docs/scaling.md). Set once; it can be raised later, never lowered.
    */
   LEDGER_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(32),
+  /**
+   * The ledger databases beside its own (shard 0), separated by spaces: shard 1, 2, ... Each may
+   * be on its own PostgreSQL server (a multi-host URL for a formation). Partitions map to shards
+   * in shard 0's ledger_partition_shards; none by default: one shard (docs/scaling.md).
+   */
+  LEDGER_SHARDS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(/\s+/).filter((url) => url !== '')),
   /** A writer that stops answering the broker this long (about twice) loses its partitions to the others. */
   LEDGER_AMQP_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
   /** A transaction left idle this long (a frozen writer's) is rolled back by the server, freeing its locks for the next writer. */
@@ -65,10 +78,68 @@ const ledgerConfigShape = {
   LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 };
 
-/** This process's claims on the partitions the broker delivers it, under a name that says which process it is. */
-function partitionClaims(db: Db, logger: Logger): PartitionClaims {
-  const writer = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+/** This process's claims on the partitions the broker delivers it (on one shard), under a name that says which process it is. */
+function partitionClaims(db: Db, writer: string, logger: Logger): PartitionClaims {
   return new PartitionClaims(db, writer, (partition, epoch) => logger.info({ partition, epoch, writer }, 'ledger partition claimed'));
+}
+
+type LedgerConfig = ServiceConfig<typeof ledgerConfigShape>;
+
+/** One posting consumer per shard holding partitions: a batch commits in one database, under its partitions' epochs there. */
+async function startWriters(parts: ServiceParts<LedgerConfig>, shards: LedgerShards): Promise<PostingConsumer[]> {
+  const { config, broker, logger } = parts;
+  const writer = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const metrics = new PostingMetrics(parts.metrics);
+  const consumers: PostingConsumer[] = [];
+  for (const [shard, { db, relay }] of shards.shards.entries()) {
+    const partitions = shards.partitionsOf(shard);
+    if (partitions.length === 0) continue;
+    const consumer = new PostingConsumer({
+      broker,
+      db,
+      relay,
+      logger,
+      metrics,
+      partitions,
+      claims: partitionClaims(db, writer, logger),
+      batchSizeMax: config.LEDGER_BATCH_SIZE_MAX,
+      pipelineDepth: config.LEDGER_PIPELINE_DEPTH,
+    });
+    await consumer.start();
+    consumers.push(consumer);
+  }
+  return consumers;
+}
+
+/** Per shard, the journal's upkeep: stamp sealing, full runs and the follower; how to stop them. */
+function startUpkeep(parts: ServiceParts<LedgerConfig>, shards: LedgerShards) {
+  const { config, logger, metrics } = parts;
+  const dbs = shards.shards.map((shard) => shard.db);
+  const sealings = dbs.map((db) => startStampSealing(db, logger, config.LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS));
+  registerSealingGauge(metrics.registry, shards.home.db, logger);
+  const pace = BackgroundPace.fromConfig(config);
+  const fullRuns = new ShardedFullRuns(
+    shards,
+    dbs.map((db) => new FullRuns({ db, logger, batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH, pace })),
+  );
+  const follower = new JournalFollower({ dbs, logger, metrics, entriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES });
+  if (config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS > 0) follower.start(config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS);
+  return {
+    fullRuns,
+    stop: async () => {
+      await follower.stop();
+      await fullRuns.stop();
+      for (const sealing of sealings) await sealing.stop();
+    },
+  };
+}
+
+/** The ledger's databases, and the map of its partitions to them (made for partitions that have none yet). */
+async function ledgerShards(parts: ServiceParts<LedgerConfig>): Promise<LedgerShards> {
+  const home = parts.db;
+  const partitions = parts.config.LEDGER_PARTITIONS;
+  await assertPartitionsCover(home, partitions);
+  return new LedgerShards(parts.shards, await mapPartitionsToShards(home, partitions, parts.shards.length));
 }
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
@@ -93,46 +164,28 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
         fullRunsRetentionRule(config.RECONCILIATION_FULL_RUN_RETENTION_DAYS),
       ],
-      wire: async ({ config, db, broker, logger, metrics, relay }) => {
-        const partitions = config.LEDGER_PARTITIONS;
-        await assertPartitionsCover(db, partitions);
-        const consumer = new PostingConsumer({
-          broker,
-          db,
-          logger,
-          metrics,
-          relay,
-          partitions,
-          claims: partitionClaims(db, logger),
-          batchSizeMax: config.LEDGER_BATCH_SIZE_MAX,
-          pipelineDepth: config.LEDGER_PIPELINE_DEPTH,
-        });
-        await consumer.start();
-        await startUnplacedConsumer({ broker, db, logger, partitions });
-        await startProvisioningConsumer({ broker, db, logger, partitions });
-        const sealing = startStampSealing(db, logger, config.LEDGER_JOURNAL_STAMP_SEAL_INTERVAL_MS);
-        registerSealingGauge(metrics.registry, db, logger);
-        const fullRuns = new FullRuns({
-          db,
-          logger,
-          batchSize: config.LEDGER_RECONCILIATION_FULL_BATCH,
-          pace: BackgroundPace.fromConfig(config),
-        });
-        const follower = new JournalFollower({ db, logger, metrics, entriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES });
-        if (config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS > 0) follower.start(config.LEDGER_RECONCILIATION_FOLLOW_INTERVAL_MS);
+      shardUrls: (config) => config.LEDGER_SHARDS,
+      wire: async (parts) => {
+        const { config, broker, logger } = parts;
+        const shards = await ledgerShards(parts);
+        const writers = await startWriters(parts, shards);
+        const home = shards.home.db;
+        await startUnplacedConsumer({ broker, db: home, logger, partitions: config.LEDGER_PARTITIONS });
+        await startProvisioningConsumer({ broker, shards, logger, partitions: config.LEDGER_PARTITIONS });
+        const upkeep = startUpkeep(parts, shards);
         return {
           routes: (app) =>
             app.use(
-              ledgerReadRouter(db, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }),
-              balanceAtRouter(db),
-              journalInternalRouter(db),
-              ledgerReconciliationRouter(db, fullRuns, { incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES }),
+              ledgerReadRouter(shards, { journalExamineMax: config.LEDGER_JOURNAL_EXAMINE_MAX }),
+              balanceAtRouter(shards),
+              journalInternalRouter(shards),
+              ledgerReconciliationRouter(shards, upkeep.fullRuns, {
+                incrementalEntriesMax: config.LEDGER_RECONCILIATION_INCREMENTAL_MAX_ENTRIES,
+              }),
             ),
           stop: async () => {
-            await follower.stop();
-            await fullRuns.stop();
-            await sealing.stop();
-            await consumer.stop();
+            await upkeep.stop();
+            for (const writer of writers) await writer.stop();
           },
         };
       },

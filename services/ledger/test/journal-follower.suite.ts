@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const follower = (): JournalFollower =>
   new JournalFollower({
-    db: ledger.db,
+    dbs: [ledger.db],
     logger: createLogger({ service: 'ledger-test', level: 'silent' }),
     metrics: createMetrics('ledger-follower-test'),
     entriesMax: 1_000,

@@ -25,6 +25,8 @@ export interface LedgerHarness {
   client: LedgerCommandClient;
   db: Db;
   get(path: string, claims: Partial<InternalClaims> & { tenantId: string | null }): Promise<{ status: number; body: any }>;
+  /** A POST with a JSON body, as `get` is made. */
+  post(path: string, body: unknown, claims: Partial<InternalClaims> & { tenantId: string | null }): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
@@ -57,24 +59,38 @@ export async function startLedgerHarness(
     services,
     client,
     db,
-    async get(path, claims) {
-      const token = signInternalToken(INTERNAL_SECRET, {
-        surface: claims.surface ?? (claims.tenantId ? 'tenant' : 'system'),
-        tenantId: claims.tenantId,
-        environment: claims.environment ?? (claims.tenantId ? 'test' : null),
-        keyId: claims.keyId ?? null,
-        scopes: claims.scopes ?? ['ledger:read'],
-        actor: null,
-      });
-      const response = await fetch(`http://127.0.0.1:${service.port}${path}`, { headers: { 'x-internal-token': token } });
-      return { status: response.status, body: await response.json() };
-    },
+    get: (path, claims) => callLedger(service.port, { method: 'GET', path, claims }),
+    post: (path, body, claims) => callLedger(service.port, { method: 'POST', path, claims, body }),
     async close() {
       await client.close();
       for (const running of services) await running.close();
       await db.destroy();
     },
   };
+}
+
+/** A call to the ledger's HTTP app with an internal token of these claims (a tenant's unless tenantId is null). */
+async function callLedger(
+  port: number,
+  call: { method: 'GET' | 'POST'; path: string; claims: Partial<InternalClaims> & { tenantId: string | null }; body?: unknown },
+): Promise<{ status: number; body: any }> {
+  const { claims } = call;
+  const token = signInternalToken(INTERNAL_SECRET, {
+    surface: claims.surface ?? (claims.tenantId ? 'tenant' : 'system'),
+    tenantId: claims.tenantId,
+    environment: claims.environment ?? (claims.tenantId ? 'test' : null),
+    keyId: claims.keyId ?? null,
+    scopes: claims.scopes ?? ['ledger:read'],
+    actor: null,
+  });
+  const headers: Record<string, string> = { 'x-internal-token': token };
+  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`http://127.0.0.1:${port}${call.path}`, {
+    method: call.method,
+    headers,
+    ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+  });
+  return { status: response.status, body: await response.json() };
 }
 
 const ROOT = path.resolve(__dirname, '../../..');

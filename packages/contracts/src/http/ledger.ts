@@ -297,8 +297,18 @@ export type JournalReferencesAfterBody = z.infer<typeof journalReferencesAfterBo
 export const journalReferencesAfterSchema = z.object({
   data: z.array(journalReferenceSchema.extend({ seq: seqText })),
   snapshot: z.object({ xmin: seqText, xmax: seqText }),
-  /** Per scope, how far the listing looked: nothing of the type lies after the scope's seq and up to here but what `data` holds. */
-  scanned: z.array(z.object({ tenantId: z.string(), environment: environmentSchema, throughSeq: seqText })),
+  /**
+   * Per scope, how far the listing looked: nothing of the type lies after the scope's seq and up to here but what `data` holds.
+   * `snapshot`, on a ledger of several shards: the snapshot of the scope's shard, which its seqs are final against.
+   */
+  scanned: z.array(
+    z.object({
+      tenantId: z.string(),
+      environment: environmentSchema,
+      throughSeq: seqText,
+      snapshot: z.object({ xmin: seqText, xmax: seqText }).optional(),
+    }),
+  ),
 });
 
 /** Entries per digest by id: a full run's check 3 sends a batch of records' entry ids at a time. */

@@ -144,7 +144,8 @@ export interface NamingEntry {
 export interface NamingEntries {
   data: NamingEntry[];
   snapshot: SnapshotBounds;
-  scanned: Array<RecordScope & { throughSeq: string }>;
+  /** `snapshot`: the scope's own, when the ledger read scopes in different databases (its shards); else the one above. */
+  scanned: Array<RecordScope & { throughSeq: string; snapshot?: SnapshotBounds | undefined }>;
 }
 
 /** What check 3 asks of the ledger. */
@@ -555,7 +556,8 @@ function nextMarks(scope: RecordScope, previous: Marks, found: CheckFindings): M
   const freshRows = fresh.rows.filter((row) => row.tenant_id === scope.tenantId && row.environment === scope.environment);
   const entries = naming.data.filter(inScope);
   // As far as the listing looked, past entries of other types; at least its last find.
-  const scanned = naming.scanned.find(inScope)?.throughSeq ?? previous.entries.verifiedSeq;
+  const scopeScan = naming.scanned.find(inScope);
+  const scanned = scopeScan?.throughSeq ?? previous.entries.verifiedSeq;
   const heldRecords = freshRows.filter((row) => wrongRecords.has(row.id)).map((row) => row.seq);
   const heldEntries = entries.filter((entry) => wrongEntries.has(entry.journalEntryId)).map((entry) => entry.seq);
   const open = [...records.values()]
@@ -577,7 +579,7 @@ function nextMarks(scope: RecordScope, previous: Marks, found: CheckFindings): M
         entries.map((entry) => entry.seq),
         scanned,
       ),
-      snapshot: naming.snapshot,
+      snapshot: scopeScan?.snapshot ?? naming.snapshot,
       holdBelow: heldEntries.length > 0 ? minSeq(heldEntries) : null,
     }),
     open,

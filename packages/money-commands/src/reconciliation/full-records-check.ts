@@ -36,8 +36,8 @@ import { addDigests, type Digest, DigestSum, EMPTY_DIGEST, postingsDigest, sameD
  *    and its entries walked, to say what is wrong.
  */
 
-/** The ledger's digests from its full pass, once it finished. */
-export type PassDigests = () => Promise<RecordDigests>;
+/** The ledger's digests from its full pass, once it finished; null when it has none (a run across its shards). */
+export type PassDigests = () => Promise<RecordDigests | null>;
 
 export interface FullRecordsCheck {
   /** The run's scope: one tenant's environment, or every scope (null). */
@@ -285,8 +285,9 @@ async function ledgerTotals(
   options: OwnRecordsCheckOptions,
   check: FullRecordsCheck,
   passDigests: PassDigests,
-): Promise<{ throughSeq: string; totals: Map<string, Digest> }> {
+): Promise<{ throughSeq: string; totals: Map<string, Digest> } | null> {
   const pass = await passDigests();
+  if (!pass) return null;
   const since = await options.journal.digestsAfter(pass.throughSeq, check.scope);
   const totals = new Map<string, Digest>();
   for (const row of [...pass.digests, ...since.digests]) {

@@ -6,9 +6,12 @@ import {
   type JournalEntry,
   type LedgerAccount,
   systemJournalQuerySchema,
+  type SystemJournalQuery,
 } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
-import { Router } from 'express';
+import { type Response, Router } from 'express';
+import type { LedgerShards } from '../partitions/ledger-shards';
+import { journalPageAcrossShards } from './journal-fan-out';
 import { findWalletAccount, listAccounts, statementLines } from '../accounts/account-reads';
 import { type EntryListing, findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
@@ -33,46 +36,52 @@ function foundEntry(entry: JournalEntry | null): JournalEntry {
   return entry;
 }
 
-/** Reads of the journal, balances and statements; inside the caller's tenant and environment, except the operator's system routes. */
-export function ledgerReadRouter(db: Db, options: { journalExamineMax: number }): Router {
+/** The operator's journal: one shard's along its seqs, as it always was; several shards' merged. */
+async function systemJournalPage(shards: LedgerShards, query: SystemJournalQuery, examineMax: number): Promise<Page<JournalEntry>> {
+  if (shards.count > 1) {
+    return journalPageAcrossShards(shards, query, (db, beforeSeq) => listEntriesAcrossTenants(db, { ...query, beforeSeq, examineMax }));
+  }
+  const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
+  return journalPage(await listEntriesAcrossTenants(shards.home.db, { ...query, beforeSeq: cursor?.seq, examineMax }), query.limit);
+}
+
+/** Reads of the journal, balances and statements; inside the caller's tenant and environment (on its shard), except the operator's system routes. */
+export function ledgerReadRouter(shards: LedgerShards, options: { journalExamineMax: number }): Router {
   const router = Router();
+  const tenantDb = (response: Response): Promise<Db> => shards.dbOfTenant(tenantScopeOf(response).tenantId);
 
   router.get('/v1/journal', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(journalQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
+    const db = await tenantDb(response);
     response.json(
       journalPage(await listEntries(db, scope, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }), query.limit),
     );
   });
 
   router.get('/v1/journal/:id', async (request, response) => {
-    response.json(foundEntry(await findEntry(db, tenantScopeOf(response), request.params.id)));
+    response.json(foundEntry(await findEntry(await tenantDb(response), tenantScopeOf(response), request.params.id)));
   });
 
   // The platform operator's view: the same reads with the tenant scope lifted (filters may put it back).
   router.get('/v1/system/ledger/transactions', async (request, response) => {
     requireSystem(response);
     const query = parseOrThrow(systemJournalQuerySchema, request.query, 'query');
-    const cursor = decodeCursor(query.cursor, JOURNAL_CURSOR);
-    response.json(
-      journalPage(
-        await listEntriesAcrossTenants(db, { ...query, beforeSeq: cursor?.seq, examineMax: options.journalExamineMax }),
-        query.limit,
-      ),
-    );
+    response.json(await systemJournalPage(shards, query, options.journalExamineMax));
   });
 
   router.get('/v1/system/ledger/transactions/:journalEntryId', async (request, response) => {
     requireSystem(response);
-    response.json(foundEntry(await findEntryAcrossTenants(db, request.params.journalEntryId)));
+    const found = await shards.each((db) => findEntryAcrossTenants(db, request.params.journalEntryId));
+    response.json(foundEntry(found.find((entry) => entry !== null) ?? null));
   });
 
   router.get('/v1/ledger/accounts', async (request, response) => {
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(ledgerAccountQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, { id: cursorFields.key });
-    const rows = await listAccounts(db, scope, { ...query, beforeId: cursor?.id });
+    const rows = await listAccounts(await tenantDb(response), scope, { ...query, beforeId: cursor?.id });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const body: Page<LedgerAccount> = { data: page, nextCursor: rows.length > query.limit && last ? encodeCursor({ id: last.id }) : null };
@@ -83,6 +92,7 @@ export function ledgerReadRouter(db: Db, options: { journalExamineMax: number })
     const scope = tenantScopeOf(response);
     const query = parseOrThrow(pageQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq, lineNo: cursorFields.lineNo });
+    const db = await tenantDb(response);
     const account = await findWalletAccount(db, scope, request.params.walletId);
     if (!account) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
     const rows = await statementLines(db, account, { before: cursor ?? undefined, limit: query.limit });

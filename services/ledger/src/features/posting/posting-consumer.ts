@@ -34,14 +34,39 @@ interface Delivery {
   trace: Context;
 }
 
+/** The posting metrics of a process, shared by its consumers (one per shard). */
+export class PostingMetrics {
+  readonly outcomes: Counter<string>;
+  readonly batchSizes: Histogram<string>;
+  readonly deadLettered: Counter<string>;
+  readonly fencedBatches: Counter<string>;
+  readonly batchSeconds: Histogram<string>;
+
+  constructor(metrics: ServiceMetrics) {
+    this.outcomes = metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
+    this.batchSizes = metrics.histogram('ledger_batch_size', 'Commands per posting transaction', [1, 5, 10, 25, 50, 100, 250, 500, 1000]);
+    this.batchSeconds = metrics.histogram(
+      'ledger_batch_duration_seconds',
+      'Time to decide and commit one batch',
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    );
+    this.fencedBatches = metrics.counter(
+      'ledger_batches_fenced_total',
+      'Batches refused because another writer claimed their partition since',
+    );
+    this.deadLettered = metrics.counter('ledger_commands_dead_lettered_total', 'Commands sent to the dead-letter queue by the consumer');
+  }
+}
+
 export interface PostingConsumerOptions {
   broker: Broker;
+  /** The shard its partitions are on: their commands commit there, and its relay publishes their events. */
   db: Db;
-  logger: Logger;
-  metrics: ServiceMetrics;
   relay: OutboxRelay;
-  /** The partitions' queues it consumes: 0 to partitions - 1. */
-  partitions: number;
+  logger: Logger;
+  metrics: PostingMetrics;
+  /** The partitions whose queues it consumes. */
+  partitions: readonly number[];
   /** Its claims on the partitions it is delivered, whose epochs every commit checks. */
   claims: PartitionClaims;
   /** Commands per database transaction at most. */
@@ -56,6 +81,7 @@ export interface PostingConsumerOptions {
  * when idle. Acks follow the commit, so a crash re-delivers and the recorded results answer.
  * A database outage stalls the batches, retried until they post, at no delivery attempt's
  * cost; only a message whose own command fails is requeued towards the dead-letter queue.
+ * One consumer per shard: a batch commits in one database.
  */
 export class PostingConsumer {
   private readonly pending: Delivery[] = [];
@@ -66,44 +92,22 @@ export class PostingConsumer {
   private firstAttemptChain: Promise<boolean> = Promise.resolve(true);
   private readonly batchSizeMax: number;
   private readonly pipelineDepth: number;
-  private readonly outcomes: Counter<string>;
-  private readonly batchSizes: Histogram<string>;
-  private readonly deadLettered: Counter<string>;
-  private readonly fencedBatches: Counter<string>;
-  private readonly batchSeconds: Histogram<string>;
+  private readonly metrics: PostingMetrics;
   private readonly stopping = new AbortController();
   private abandoned = false;
 
   constructor(private readonly options: PostingConsumerOptions) {
     this.batchSizeMax = options.batchSizeMax ?? 500;
     this.pipelineDepth = options.pipelineDepth ?? 2;
-    this.outcomes = options.metrics.counter('ledger_commands_total', 'Ledger commands by outcome', ['outcome']);
-    this.batchSizes = options.metrics.histogram(
-      'ledger_batch_size',
-      'Commands per posting transaction',
-      [1, 5, 10, 25, 50, 100, 250, 500, 1000],
-    );
-    this.batchSeconds = options.metrics.histogram(
-      'ledger_batch_duration_seconds',
-      'Time to decide and commit one batch',
-      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    );
-    this.fencedBatches = options.metrics.counter(
-      'ledger_batches_fenced_total',
-      'Batches refused because another writer claimed their partition since',
-    );
-    this.deadLettered = options.metrics.counter(
-      'ledger_commands_dead_lettered_total',
-      'Commands sent to the dead-letter queue by the consumer',
-    );
+    this.metrics = options.metrics;
   }
 
   /**
-   * Consumes every partition's queue. Each is a single-active-consumer queue: the broker
+   * Consumes its partitions' queues. Each is a single-active-consumer queue: the broker
    * delivers a partition to one ledger instance at a time, and to another when that one goes.
    */
   async start(): Promise<void> {
-    for (let partition = 0; partition < this.options.partitions; partition++) {
+    for (const partition of this.options.partitions) {
       await this.options.broker.consume({
         queue: ledgerPartitionQueue(partition),
         prefetch: this.batchSizeMax * (this.pipelineDepth + 1),
@@ -128,7 +132,7 @@ export class PostingConsumer {
     if (decoded.type === 'undecodable') {
       // Settled at once: nothing of it is decided, so no later ack depends on its turn.
       this.options.logger.error({ reason: decoded.reason }, 'undecodable ledger command dead-lettered');
-      this.deadLettered.inc();
+      this.metrics.deadLettered.inc();
       settle({ message, ...from, commands: [], trace: activeContext() }, 'dead-letter');
       return;
     }
@@ -183,11 +187,11 @@ export class PostingConsumer {
     });
     try {
       const commands = batch.flatMap((delivery) => delivery.commands.map((arrived) => arrived.command));
-      this.batchSizes.observe(commands.length);
+      this.metrics.batchSizes.observe(commands.length);
       let outcomes: SerializedOutcome[] | null = null;
       let failure: unknown = null;
       try {
-        const stopTimer = this.batchSeconds.startTimer();
+        const stopTimer = this.metrics.batchSeconds.startTimer();
         outcomes = await inSpan('ledger commit', commitSpanOptions(batch, commands), () =>
           this.post(batch, commands, { lockTurn, earlierCommitted }),
         );
@@ -278,7 +282,7 @@ export class PostingConsumer {
       { partition: error.partition, heldEpoch: error.heldEpoch, currentEpoch: error.currentEpoch, size: batch.length },
       'batch fenced: its partition has another writer; its messages go back to the queue',
     );
-    this.fencedBatches.inc();
+    this.metrics.fencedBatches.inc();
     this.options.claims.fence(batch);
     for (const channel of new Set(batch.map((delivery) => delivery.channel))) {
       channel.close().catch(() => undefined);
@@ -309,7 +313,7 @@ export class PostingConsumer {
         const outcome = outcomes[index];
         index += 1;
         if (!outcome) throw new Error(`no result for command ${index} of ${outcomes.length}`);
-        this.outcomes.inc({ outcome: outcome.result.duplicate ? 'duplicate' : outcome.result.status });
+        this.metrics.outcomes.inc({ outcome: outcome.result.duplicate ? 'duplicate' : outcome.result.status });
         if (!replyTo) continue;
         const answers = byReplyTo.get(replyTo);
         if (answers) answers.push({ correlationId: arrived.correlationId, outcome });

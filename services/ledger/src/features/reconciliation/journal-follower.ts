@@ -45,11 +45,12 @@ async function scopesBehind(db: Db, afterSeq: string | null): Promise<{ scopes: 
 export class JournalFollower {
   private readonly mismatchesFound: Counter<string>;
   private readonly scopesChecked: Counter<string>;
-  /** The journal's top seq at the last round; null before the first. */
-  private afterSeq: string | null = null;
+  /** Per shard, the journal's top seq at the last round; null before the first. */
+  private readonly afterSeqs: Array<string | null>;
   private repeating: Repeating | null = null;
 
-  constructor(private readonly options: { db: Db; logger: Logger; metrics: ServiceMetrics; entriesMax: number }) {
+  constructor(private readonly options: { dbs: readonly Db[]; logger: Logger; metrics: ServiceMetrics; entriesMax: number }) {
+    this.afterSeqs = options.dbs.map(() => null);
     this.scopesChecked = options.metrics.counter('ledger_follower_scopes_checked_total', 'Scopes the journal follower checked');
     this.mismatchesFound = options.metrics.counter(
       'ledger_follower_mismatches_total',
@@ -68,16 +69,26 @@ export class JournalFollower {
     await this.repeating?.stop();
   }
 
+  /** A round on every shard, each under that shard's lock: skipped when another instance follows them all now. */
   async round(): Promise<FollowRound> {
-    const checked = await withSessionLock(this.options.db, FOLLOWER_LOCK, () => this.checkScopesBehind());
-    return checked ? { skipped: false, ...checked } : { skipped: true };
+    const rounds = [];
+    for (const [shard, db] of this.options.dbs.entries()) {
+      const checked = await withSessionLock(db, FOLLOWER_LOCK, () => this.checkScopesBehind(db, shard));
+      if (checked) rounds.push(checked);
+    }
+    if (rounds.length === 0) return { skipped: true };
+    return {
+      skipped: false,
+      scopes: rounds.reduce((sum, each) => sum + each.scopes, 0),
+      mismatches: rounds.reduce((sum, each) => sum + each.mismatches, 0),
+    };
   }
 
-  private async checkScopesBehind(): Promise<{ scopes: number; mismatches: number }> {
-    const { scopes, topSeq } = await scopesBehind(this.options.db, this.afterSeq);
+  private async checkScopesBehind(db: Db, shard: number): Promise<{ scopes: number; mismatches: number }> {
+    const { scopes, topSeq } = await scopesBehind(db, this.afterSeqs[shard] ?? null);
     let mismatches = 0;
     for (const scope of scopes) {
-      const found = await incrementalLedgerChecks(this.options.db, scope, { entriesMax: this.options.entriesMax });
+      const found = await incrementalLedgerChecks(db, scope, { entriesMax: this.options.entriesMax });
       const count = found.balances.length + found.entries.length;
       if (count > 0)
         this.options.logger.warn({ ...scope, balances: found.balances.length, entries: found.entries.length }, 'ledger mismatch');
@@ -86,7 +97,7 @@ export class JournalFollower {
     this.scopesChecked.inc(scopes.length);
     this.mismatchesFound.inc(mismatches);
     // An entry committed later under a lower seq is met through its scope's checkpoint, once that scope has one.
-    this.afterSeq = topSeq;
+    this.afterSeqs[shard] = topSeq;
     return { scopes: scopes.length, mismatches };
   }
 }

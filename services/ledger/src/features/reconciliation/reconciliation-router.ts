@@ -2,9 +2,10 @@ import { ledgerFullRunBodySchema } from '@wallet/contracts';
 import { type Db, notFound, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { Router } from 'express';
 import type { TenantScope } from '../journal/journal-scope';
-import type { FullRuns } from './full-runs';
+import type { LedgerShards } from '../partitions/ledger-shards';
 import { incrementalLedgerChecks } from './incremental-check';
-import { ledgerResult } from './ledger-checks';
+import { ledgerResult, mergeLedgerResults } from './ledger-checks';
+import type { ShardedFullRuns } from './sharded-full-runs';
 
 async function checkNow(db: Db, scope: TenantScope | null, entriesMax: number) {
   const found = await incrementalLedgerChecks(db, scope, { entriesMax });
@@ -12,19 +13,25 @@ async function checkNow(db: Db, scope: TenantScope | null, entriesMax: number) {
 }
 
 /**
- * Checks 1 and 2: run now from the checkpoints on (the tenant's route and the operator's), or
- * from zero in the background (internal, asked by payments' full runs; system token).
+ * Checks 1 and 2: run now from the checkpoints on (the tenant's route, on its shard, and the
+ * operator's, on every shard), or from zero in the background (internal, asked by payments' full
+ * runs; system token).
  */
-export function ledgerReconciliationRouter(db: Db, fullRuns: FullRuns, options: { incrementalEntriesMax: number }): Router {
+export function ledgerReconciliationRouter(
+  shards: LedgerShards,
+  fullRuns: ShardedFullRuns,
+  options: { incrementalEntriesMax: number },
+): Router {
   const router = Router();
 
   router.get('/v1/ledger/reconciliation', async (_request, response) => {
-    response.json(await checkNow(db, tenantScopeOf(response), options.incrementalEntriesMax));
+    const scope = tenantScopeOf(response);
+    response.json(await checkNow(await shards.dbOfTenant(scope.tenantId), scope, options.incrementalEntriesMax));
   });
 
   router.get('/v1/system/ledger/reconciliation', async (_request, response) => {
     requireSystem(response);
-    response.json(await checkNow(db, null, options.incrementalEntriesMax));
+    response.json(mergeLedgerResults(await shards.each((db) => checkNow(db, null, options.incrementalEntriesMax))));
   });
 
   router.post('/internal/v1/reconciliation/full-runs', async (request, response) => {

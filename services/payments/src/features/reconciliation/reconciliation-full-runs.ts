@@ -115,11 +115,8 @@ export class ReconciliationFullRuns {
       const ledgerRun = this.followLedgerRun(scope, progress, writeProgress);
       // Check 3 waits for it at its end; a failure is reported from here.
       ledgerRun.catch(() => undefined);
-      const passDigests = async (): Promise<RecordDigests> => {
-        const { records } = await ledgerRun;
-        if (!records) throw new Error("the ledger's full run gave no record digests");
-        return records;
-      };
+      // None from a run across the ledger's shards: each scope's records are then compared one by one.
+      const passDigests = async (): Promise<RecordDigests | null> => (await ledgerRun).records;
       const onProgress = async (count: number): Promise<void> => {
         progress.records = count;
         await writeProgress(false);

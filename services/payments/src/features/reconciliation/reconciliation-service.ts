@@ -166,17 +166,19 @@ export class ReconciliationService {
             mode: 'full',
             limit: MISMATCHES_MAX,
             timeoutMs: options.treasuryTimeoutMs,
-            ledgerDigests: await this.othersDigests(passDigests),
+            ...(await this.othersDigests(passDigests)),
           })
         : undefined;
     return this.withTreasury(mismatches, coverage, found);
   }
 
-  /** The digests of record types other than payments' own: treasury's. */
-  private async othersDigests(passDigests: PassDigests): Promise<RecordDigests> {
+  /** The digests of record types other than payments' own: treasury's; none when the ledger gave none. */
+  private async othersDigests(passDigests: PassDigests): Promise<{ ledgerDigests?: RecordDigests }> {
     const own = new Set(this.options.sources.map((source) => source.referenceType));
     const all = await passDigests();
-    return { throughSeq: all.throughSeq, digests: all.digests.filter((each) => !own.has(each.referenceType)) };
+    return all
+      ? { ledgerDigests: { throughSeq: all.throughSeq, digests: all.digests.filter((each) => !own.has(each.referenceType)) } }
+      : {};
   }
 
   private async scopes(scope: ReconciliationScope | null): Promise<ReconciliationScope[]> {
