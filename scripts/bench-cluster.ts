@@ -1,9 +1,10 @@
 /**
  * `npm run bench:cluster`: the signed-transfer benchmark of `npm run bench`, against the one-machine cluster
- * (scripts/lib/cluster.ts: three RabbitMQ nodes, two pg_auto_failover formations with synchronous standbys, two instances
- * of each service, HAProxy in front), to set beside `npm run bench` run in the same sitting. It prints, per workload,
- * transfers/s, latency percentiles and the CPU each part of the cluster spent per transfer: the services (both instances),
- * each database's backends, replication (WAL senders, receivers, replay), pg_auto_failover, the three RabbitMQ nodes, HAProxy.
+ * (scripts/lib/cluster.ts: three RabbitMQ nodes, pg_auto_failover formations with synchronous standbys for the services and
+ * for each of the ledger's two shards, two instances of each service, HAProxy in front), to set beside `npm run bench` run
+ * in the same sitting. It prints, per workload, transfers/s, latency percentiles and the CPU each part of the cluster spent
+ * per transfer: the services (both instances), each database's backends (both ledger shards' together), replication (WAL
+ * senders, receivers, replay), pg_auto_failover, the three RabbitMQ nodes, HAProxy.
  *
  *   npm run build && npm run bench:cluster   BENCH_WALLETS=200 BENCH_CONCURRENCY=64 BENCH_TRANSFERS=4000 BENCH_RATE=300 BENCH_SECONDS=10
  *                                            BENCH_WORKLOADS=closed-spread,open-spread BENCH_FEES=1
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
     console.log(
       `  HMAC-signed POST /v1/transfers, ${WALLETS} funded USD wallets of one tenant${FEES ? ', a default fee schedule' : ''}, rate limits off`,
     );
+    // One tenant is on one shard: the other shard's formation runs beside the load, not under it.
+    console.log(`  ledger: ${cluster.postgres.ledger.length} shards, each its own formation; the tenant's transfers post on its one shard`);
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
     const workloads: Record<string, () => Promise<Figures>> = {
       'closed-spread': () =>

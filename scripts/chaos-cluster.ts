@@ -2,12 +2,13 @@
  * `npm run chaos:cluster`: the cluster fault run (docs/scaling.md). It starts the one-machine
  * cluster (scripts/lib/cluster.ts), puts transfer and payout load on it through HAProxy and, under
  * that load: kills one instance of each service with SIGKILL, stops and starts a RabbitMQ node,
- * kills the ledger database's primary with SIGKILL (its standby takes over), and freezes the
- * ledger writer holding the partitions with SIGSTOP past their hand-over, then resumes it. Then it
- * lets the system settle and checks: no transfer lost or doubled, no dead letter, every payout
- * case final, reconciliation `ok` (every balance equals its lines, every entry balances), and the
- * resumed writer committed nothing after it was fenced. It prints each hand-over's and failover's
- * time and stops by itself.
+ * kills ledger shard 1's primary with SIGKILL (its standby takes over), and freezes the ledger
+ * writer holding the partitions with SIGSTOP past their hand-over, then resumes it. The ledger
+ * runs on two shards, each its own formation, and the tenants are chosen so that both carry load.
+ * Then it lets the system settle and checks, over every shard: no transfer lost or doubled (each
+ * in exactly one shard), no dead letter, every payout case final, reconciliation `ok` (every
+ * balance equals its lines, every entry balances), and the resumed writer committed nothing after
+ * it was fenced. It prints each hand-over's and failover's time and stops by itself.
  *
  *   npm run build && npm run chaos:cluster      CHAOS_TENANTS=3 CHAOS_WORKERS=4 CHAOS_PAUSE_MS=8000
  *                                              CHAOS_KEEP=1 (keep the cluster's logs and data folders afterwards)
@@ -20,6 +21,7 @@ import { createDb, type Db } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import { devSecrets } from './dev-secrets';
+import { type Holder, LedgerShardReads } from './lib/chaos-ledger';
 import { type ChaosTenant, type LoadRecord, setupTenant, startLoad } from './lib/chaos-load';
 import { missingClusterPackages, type RunningCluster, type ServiceInstance, startCluster } from './lib/cluster';
 
@@ -36,44 +38,29 @@ function until<Value>(what: string, probe: () => Promise<Value | undefined>, tim
   return waitFor(() => probe().catch(() => undefined), { what, timeoutMs, intervalMs: 100 });
 }
 
-interface Holder {
-  pid: number;
-  epoch: string;
-  claimedAt: number;
-}
-
-/** Each ledger partition's writer (the pid in its claim), epoch and when it claimed the partition. */
-async function partitionHolders(ledger: Db): Promise<Map<number, Holder>> {
-  const rows: Array<{ partition: number; epoch: string; writer: string; claimed_at: Date }> = await ledger(
-    'ledger_partition_epochs',
-  ).select('partition', 'epoch', 'writer', 'claimed_at');
-  return new Map(
-    rows.map((row) => [
-      row.partition,
-      { pid: Number(row.writer.split(':')[1]), epoch: String(row.epoch), claimedAt: row.claimed_at.getTime() },
-    ]),
-  );
-}
+/** The shard whose primary is killed: one beside the directory's, so the run shows a shard failing over while shard 0 serves on. */
+const FAILOVER_SHARD = 1;
 
 /**
  * How long each partition `pid` held took to reach another writer: the time from the fault to the new writer's claim,
  * which it makes on its first delivery of the partition (the load keeps every tenant's partition busy).
  */
 async function handOvers(context: ChaosContext, pid: number, since: number, label: string): Promise<void> {
-  const moving = [...(await partitionHolders(context.ledger))].filter(([, holder]) => holder.pid === pid).map(([partition]) => partition);
+  const moving = [...(await context.ledger.holders())].filter(([, holder]) => holder.pid === pid).map(([partition]) => partition);
   const claimed = await until(`partitions ${moving.join(', ')} to be claimed by another writer`, async () => {
-    const holders = await partitionHolders(context.ledger);
+    const holders = await context.ledger.holders();
     const taken = moving.map((partition) => holders.get(partition));
     return taken.every((holder) => holder !== undefined && holder.pid !== pid) ? (taken as Holder[]) : undefined;
   });
   for (const [index, holder] of claimed.entries()) {
-    timings.push([`${label}: partition ${moving[index]} claimed by pid ${holder.pid}, epoch ${holder.epoch}`, holder.claimedAt - since]);
+    const what = `partition ${moving[index]} (shard ${holder.shard}) claimed by pid ${holder.pid}, epoch ${holder.epoch}`;
+    timings.push([`${label}: ${what}`, holder.claimedAt - since]);
   }
 }
 
 interface ChaosContext {
   cluster: RunningCluster;
-  ledger: Db;
+  ledger: LedgerShardReads;
 }
 
 function instance(cluster: RunningCluster, service: string, pid?: number): ServiceInstance {
@@ -84,7 +71,7 @@ function instance(cluster: RunningCluster, service: string, pid?: number): Servi
 
 async function killOneOfEach(context: ChaosContext): Promise<void> {
   const { cluster } = context;
-  const holders = await partitionHolders(context.ledger);
+  const holders = await context.ledger.holders();
   const writerPid = [...holders.values()][0]?.pid;
   const victims = ['gateway', 'identity', 'payments', 'treasury'].map((service) => instance(cluster, service));
   victims.push(instance(cluster, 'ledger', writerPid));
@@ -107,14 +94,15 @@ async function bounceRabbitNode(cluster: RunningCluster): Promise<void> {
   timings.push([`RabbitMQ ${node.name} down, then back`, Date.now() - at]);
 }
 
-async function failOverLedgerDatabase(cluster: RunningCluster): Promise<void> {
-  const formation = cluster.postgres.ledger;
+async function failOverLedgerShard(cluster: RunningCluster, shard: number): Promise<void> {
+  const formation = cluster.postgres.ledger[shard];
+  if (!formation) throw new Error(`the cluster has no ledger shard ${shard}`);
   const primary = await formation.waitForPrimary({ withStandby: true });
   const at = Date.now();
   formation.kill(primary);
-  say(`  kill -9: the ledger database's primary (:${primary.port})`);
+  say(`  kill -9: ledger shard ${shard}'s primary (:${primary.port})`);
   const promoted = await formation.waitForPrimary({ not: primary });
-  timings.push([`ledger database failover to :${promoted.port}`, Date.now() - at]);
+  timings.push([`ledger shard ${shard} database failover to :${promoted.port}`, Date.now() - at]);
   await pause(PAUSE_MS);
   formation.restart(primary);
   await formation.waitForPrimary({ withStandby: true, timeoutMs: 180_000 });
@@ -130,7 +118,7 @@ interface FrozenWriter {
 
 async function freezeLedgerWriter(context: ChaosContext): Promise<FrozenWriter | undefined> {
   const { cluster } = context;
-  const pid = [...(await partitionHolders(context.ledger)).values()][0]?.pid;
+  const pid = [...(await context.ledger.holders()).values()][0]?.pid;
   if (pid === undefined) return undefined;
   const frozen = instance(cluster, 'ledger', pid);
   const decidedBefore = (await writerCounters(frozen)).decided;
@@ -196,18 +184,12 @@ interface Verdict {
 
 async function verify(
   cluster: RunningCluster,
-  dbs: { ledger: Db; payments: Db },
+  dbs: { ledger: LedgerShardReads; payments: Db },
   record: LoadRecord,
   frozen: FrozenWriter | undefined,
 ): Promise<Verdict> {
   const problems: string[] = [];
-  const entries: Array<{ reference_id: string; count: string }> = await dbs
-    .ledger('journal_entries')
-    .where({ reference_type: 'transfer' })
-    .groupBy('reference_id')
-    .select('reference_id')
-    .count('* as count');
-  const entryCount = new Map(entries.map((row) => [row.reference_id, Number(row.count)]));
+  const { entries: entryCount, perShard } = await dbs.ledger.transferEntries();
   const lost = [...record.completed].filter((id) => entryCount.get(id) !== 1);
   const doubled = [...entryCount.values()].filter((count) => count > 1).length;
   const stored = await dbs
@@ -231,9 +213,10 @@ async function verify(
   if (lateDecisions > 0) problems.push(`the resumed writer decided ${lateDecisions} commands after its partitions moved`);
   const lines = [
     `  transfers: ${record.accepted.size} accepted, ${record.completed.size} answered 201; lost ${lost.length}, doubled ${doubled}`,
+    `  transfers in the ledger, by shard: ${perShard.map((count, shard) => `shard ${shard} ${count}`).join(', ')}`,
     `  payouts: ${record.payouts.size}, every case final`,
     `  dead letters: ${parked}`,
-    `  reconciliation (every tenant: balances equal their lines, entries balance, records match): ${reconciliation.status}`,
+    `  reconciliation on every shard (every tenant: balances equal their lines, entries balance, records match): ${reconciliation.status}`,
     `  the resumed writer: ${resumed.fenced} batch(es) refused by its partitions' newer epochs; commands it decided: ` +
       `${frozen?.decidedBefore ?? 0} before the freeze, ${frozen?.decidedAfterResuming ?? 0} once resumed, ${resumed.decided} at the end`,
     `  retried system failures: ${[...record.retried].map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}; refused: ${[...record.refused].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'}`,
@@ -253,6 +236,31 @@ async function writerCounters(writer: ServiceInstance): Promise<{ decided: numbe
   return { decided, fenced: fenced ? value(fenced) : 0 };
 }
 
+/** Tenants set up beyond TENANTS at most, looking for one on a shard none of the others is on. */
+const EXTRA_TENANTS_MAX = 8;
+
+/**
+ * TENANTS tenants, with one on each shard when TENANTS allows: a tenant's shard follows a hash of
+ * its id, and a shard without one would take no load, its failover testing nothing. A tenant
+ * that would take the last place an uncovered shard needs is set up but left without load.
+ */
+async function setupTenants(baseUrl: string, ledger: LedgerShardReads): Promise<ChaosTenant[]> {
+  const chosen: Array<{ tenant: ChaosTenant; shard: number }> = [];
+  for (let index = 1; chosen.length < TENANTS; index++) {
+    const tenant = await setupTenant(baseUrl, devSecrets().secrets.SYSTEM_API_KEY, index);
+    // Its deposits went through the ledger, which placed it first.
+    const shard = await until(`tenant ${tenant.tenantId} to be placed`, async () =>
+      (await ledger.tenantShards([tenant.tenantId])).get(tenant.tenantId),
+    );
+    const uncovered = Array.from({ length: ledger.count }, (_, each) => each).filter((each) => !chosen.some((one) => one.shard === each));
+    const leavesRoom = TENANTS - chosen.length - 1 >= uncovered.length;
+    if (uncovered.includes(shard) || leavesRoom || index > TENANTS + EXTRA_TENANTS_MAX) chosen.push({ tenant, shard });
+  }
+  const byShard = Array.from({ length: ledger.count }, (_, shard) => chosen.filter((one) => one.shard === shard).length);
+  say(`Tenants by ledger shard: ${byShard.map((count, shard) => `shard ${shard} ${count}`).join(', ')}`);
+  return chosen.map((one) => one.tenant);
+}
+
 async function runFaults(context: ChaosContext): Promise<FrozenWriter | undefined> {
   const { cluster } = context;
   await pause(PAUSE_MS);
@@ -260,8 +268,8 @@ async function runFaults(context: ChaosContext): Promise<FrozenWriter | undefine
   await killOneOfEach(context);
   say('Fault 2: a RabbitMQ node stopped and started');
   await bounceRabbitNode(cluster);
-  say("Fault 3: the ledger database's primary killed");
-  await failOverLedgerDatabase(cluster);
+  say(`Fault 3: ledger shard ${FAILOVER_SHARD}'s primary killed`);
+  await failOverLedgerShard(cluster, FAILOVER_SHARD);
   say('Fault 4: the ledger writer frozen past its hand-over');
   const frozen = await freezeLedgerWriter(context);
   await pause(PAUSE_MS);
@@ -277,13 +285,11 @@ async function main(): Promise<void> {
     log: say,
     keepFolder: process.env.CHAOS_KEEP === '1',
   });
-  const ledger = createDb(cluster.postgres.ledger.url('wallet_ledger'), { poolMax: 2 });
+  const ledger = LedgerShardReads.open(cluster.postgres);
   const payments = createDb(cluster.postgres.services.url('wallet_payments'), { poolMax: 2 });
   try {
-    const baseUrl = `http://127.0.0.1:${cluster.publicPorts.gateway}`;
-    const tenants: ChaosTenant[] = [];
-    for (let index = 1; index <= TENANTS; index++) tenants.push(await setupTenant(baseUrl, devSecrets().secrets.SYSTEM_API_KEY, index));
-    say(`Load: ${TENANTS} tenants, ${WORKERS} workers each (nine transfers, then a payout requested and approved)`);
+    const tenants = await setupTenants(`http://127.0.0.1:${cluster.publicPorts.gateway}`, ledger);
+    say(`Load: ${tenants.length} tenants, ${WORKERS} workers each (nine transfers, then a payout requested and approved)`);
     const load = startLoad(tenants, WORKERS);
     const frozen = await runFaults({ cluster, ledger });
     await load.stop();

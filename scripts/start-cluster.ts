@@ -5,8 +5,9 @@ import { missingClusterPackages, startCluster } from './lib/cluster';
 
 /**
  * `npm run start:cluster`: the cluster of docs/scaling.md on this machine, from Debian's packages:
- * three RabbitMQ nodes, two pg_auto_failover formations, two instances of every service and
- * HAProxy in front of them on the ports `npm start` uses. Ctrl-C stops all of it and removes
+ * three RabbitMQ nodes, three pg_auto_failover formations (the services' databases and two
+ * ledger shards), two instances of every service and HAProxy in front of them on the ports
+ * `npm start` uses. Ctrl-C stops all of it and removes
  * its data (CLUSTER_DIR, default <tmp>/wallet-cluster). `npm start` stays the one-machine default.
  */
 async function main(): Promise<void> {

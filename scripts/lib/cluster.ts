@@ -22,10 +22,24 @@ export interface ServiceInstance {
   process: ChildProcess;
 }
 
+/**
+ * The cluster's PostgreSQL formations: one for identity, payments, treasury and the gateway's
+ * databases, and one per ledger shard, shard 0 (the tenant directory and the partition map) first.
+ */
+export interface ClusterPostgres {
+  services: Formation;
+  ledger: Formation[];
+}
+
+/** The ledger's shards: two, so that a run crosses shards as a sharded deployment does (docs/scaling.md). */
+const LEDGER_SHARD_COUNT = 2;
+
+/** Each ledger shard's database: the same name on its own server, so each server's backends count as the ledger's. */
+export const LEDGER_DATABASE = 'wallet_ledger';
+
 export interface RunningCluster {
   rabbit: RabbitCluster;
-  /** identity, payments, treasury and the gateway's databases; the ledger's. */
-  postgres: { services: Formation; ledger: Formation };
+  postgres: ClusterPostgres;
   instances: ServiceInstance[];
   haproxy: ChildProcess;
   publicPorts: typeof PUBLIC_PORTS;
@@ -48,11 +62,12 @@ export function missingClusterPackages(): string[] {
 }
 
 /**
- * The whole cluster on one machine: three RabbitMQ nodes, two pg_auto_failover formations (a
+ * The whole cluster on one machine: three RabbitMQ nodes, three pg_auto_failover formations (a
  * monitor and a primary with its synchronous standby each: one for the services' databases, one
- * for the ledger's), `instancesPerService` instances of each service on ports of their own, and
- * HAProxy in front of them on the ports `npm start` uses. The services are the bundles of
- * scripts/build.ts, built beforehand.
+ * for each of the ledger's two shards, so that a shard fails over on its own),
+ * `instancesPerService` instances of each service on ports of their own, and HAProxy in front of
+ * them on the ports `npm start` uses. The services are the bundles of scripts/build.ts, built
+ * beforehand.
  */
 export async function startCluster(options: {
   base: string;
@@ -82,16 +97,10 @@ export async function startCluster(options: {
     const rabbit = await startRabbitCluster(path.join(options.base, 'rabbitmq'), rabbitNodes);
     stops.push(() => rabbit.stop());
 
-    log('PostgreSQL: two pg_auto_failover formations (monitor, primary, synchronous standby)');
-    const formation = async (name: string): Promise<Formation> => {
-      const started = await startFormation(path.join(options.base, `postgres-${name}`), {
-        monitor: await freePort(),
-        nodes: [await freePort(), await freePort()],
-      });
-      stops.push(() => started.stop());
-      return started;
-    };
-    const postgres = { services: await formation('services'), ledger: await formation('ledger') };
+    log(
+      `PostgreSQL: pg_auto_failover formations (monitor, primary, synchronous standby) for the services and ${LEDGER_SHARD_COUNT} ledger shards`,
+    );
+    const postgres = await startFormations(options.base, stops);
 
     const env = { ...(await instanceEnvironment(rabbit, postgres)), ...options.env };
     log(`Services: ${perService} instances each`);
@@ -122,17 +131,37 @@ export async function startCluster(options: {
   }
 }
 
-async function instanceEnvironment(
-  rabbit: RabbitCluster,
-  postgres: { services: Formation; ledger: Formation },
-): Promise<NodeJS.ProcessEnv> {
+/** The services' formation, then one per ledger shard; each stopped by `stops`. */
+async function startFormations(base: string, stops: Array<() => Promise<void>>): Promise<ClusterPostgres> {
+  const formation = async (name: string): Promise<Formation> => {
+    const started = await startFormation(path.join(base, `postgres-${name}`), {
+      monitor: await freePort(),
+      nodes: [await freePort(), await freePort()],
+    });
+    stops.push(() => started.stop());
+    return started;
+  };
+  const services = await formation('services');
+  const ledger: Formation[] = [];
+  for (let shard = 0; shard < LEDGER_SHARD_COUNT; shard++) ledger.push(await formation(`ledger-${shard}`));
+  return { services, ledger };
+}
+
+/** Shard 0's URL, where the ledger keeps its directory, and those of the shards beside it, as LEDGER_SHARDS takes them. */
+function ledgerDatabases(postgres: ClusterPostgres): { LEDGER_DATABASE_URL: string; LEDGER_SHARDS: string } {
+  const [home, ...others] = postgres.ledger.map((formation) => formation.url(LEDGER_DATABASE));
+  if (home === undefined) throw new Error('the cluster has no ledger shard');
+  return { LEDGER_DATABASE_URL: home, LEDGER_SHARDS: others.join(' ') };
+}
+
+async function instanceEnvironment(rabbit: RabbitCluster, postgres: ClusterPostgres): Promise<NodeJS.ProcessEnv> {
   const { secrets } = devSecrets();
   return {
     NODE_ENV: 'development',
     ...process.env,
     ...secrets,
     DATABASE_URL: postgres.services.url('postgres'),
-    LEDGER_DATABASE_URL: postgres.ledger.url('wallet_ledger'),
+    ...ledgerDatabases(postgres),
     AMQP_URL: rabbit.amqpUrl,
     // Services reach each other through HAProxy, as clients do.
     IDENTITY_URL: `http://127.0.0.1:${PUBLIC_PORTS.identity}`,
@@ -219,18 +248,18 @@ async function waitForReady(url: string, timeoutMs = 180_000): Promise<void> {
   }
 }
 
-function describeCluster(
-  rabbit: RabbitCluster,
-  postgres: { services: Formation; ledger: Formation },
-  instances: readonly ServiceInstance[],
-): string[] {
+function describeFormation(label: string, formation: Formation): string {
+  return `  PostgreSQL ${label.padEnd(16)} monitor :${formation.monitorPort}, nodes ${formation.nodes.map((node) => `:${node.port}`).join(', ')}`;
+}
+
+function describeCluster(rabbit: RabbitCluster, postgres: ClusterPostgres, instances: readonly ServiceInstance[]): string[] {
   const lines = [
     `  API        http://127.0.0.1:${PUBLIC_PORTS.gateway} (HAProxy; stats http://127.0.0.1:${STATS_PORT})`,
     `  Admin      http://127.0.0.1:${PUBLIC_PORTS.admin}`,
     `  Dashboard  http://127.0.0.1:${PUBLIC_PORTS.dashboard}`,
     `  RabbitMQ   ${rabbit.nodes.map((node) => `${node.name}@localhost :${node.amqpPort}`).join(', ')}`,
-    `  PostgreSQL services: monitor :${postgres.services.monitorPort}, nodes ${postgres.services.nodes.map((node) => `:${node.port}`).join(', ')}`,
-    `  PostgreSQL ledger:   monitor :${postgres.ledger.monitorPort}, nodes ${postgres.ledger.nodes.map((node) => `:${node.port}`).join(', ')}`,
+    describeFormation('services:', postgres.services),
+    ...postgres.ledger.map((formation, shard) => describeFormation(`ledger shard ${shard}:`, formation)),
   ];
   for (const service of SERVICE_NAMES) {
     const own = instances.filter((each) => each.service === service);
