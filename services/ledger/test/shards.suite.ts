@@ -100,6 +100,20 @@ describe('ledger shards: partitions on two databases', () => {
     expect(system.coverage?.journal?.entries).toBe(2);
   });
 
+  it('lists the entries naming records per scope, each scope read on its shard with that shard’s snapshot', async () => {
+    const scopes = [...tenants, newTenantId()].map((tenantId) => ({ tenantId, environment: 'test', afterSeq: '0' }));
+    const answer = await ledger.post(
+      '/internal/v1/journal/references/after',
+      { referenceType: 'transfer', scopes, limitPerScope: 100 },
+      { tenantId: null, surface: 'system' },
+    );
+    expect(answer.status).toBe(200);
+    const perTenant = (tenantId: string): number => answer.body.data.filter((entry: JournalEntry) => entry.tenantId === tenantId).length;
+    expect(tenants.map(perTenant)).toEqual([4, 4]);
+    expect(answer.body.scanned).toHaveLength(3);
+    for (const scanned of answer.body.scanned) expect(scanned.snapshot).toEqual({ xmin: expect.any(String), xmax: expect.any(String) });
+  });
+
   it('runs a full run across every tenant on every shard, answered as one', async () => {
     const started = await ledger.post('/internal/v1/reconciliation/full-runs', {}, { tenantId: null, surface: 'system' });
     expect(started.status).toBe(202);

@@ -21,10 +21,13 @@ function scopeOf(input: { tenantId?: string | undefined; environment?: 'test' | 
 
 /** The scopes of a request grouped by the shard holding each. */
 async function byShard<Scope extends { tenantId: string }>(shards: LedgerShards, scopes: readonly Scope[]): Promise<Map<number, Scope[]>> {
+  const shardOf = await shards.shardsOfTenants(scopes.map((scope) => scope.tenantId));
   const grouped = new Map<number, Scope[]>();
   for (const scope of scopes) {
-    const shard = await shards.shardOfTenant(scope.tenantId);
-    grouped.set(shard, [...(grouped.get(shard) ?? []), scope]);
+    const shard = shardOf.get(scope.tenantId) ?? 0;
+    const group = grouped.get(shard);
+    if (group) group.push(scope);
+    else grouped.set(shard, [scope]);
   }
   return grouped;
 }

@@ -77,23 +77,34 @@ export class LedgerShards {
     return this.partitionShard[await this.partitionOf(tenantId)] ?? 0;
   }
 
+  /** The shard of each tenant, the unknown ones read from the directory in one query: a request may name thousands. */
+  async shardsOfTenants(tenantIds: readonly string[]): Promise<Map<string, number>> {
+    if (this.shards.length > 1) await this.learnPartitions(tenantIds.filter((tenantId) => !this.tenantPartitions.has(tenantId)));
+    const shards = new Map<string, number>();
+    for (const tenantId of tenantIds) shards.set(tenantId, await this.shardOfTenant(tenantId));
+    return shards;
+  }
+
   async dbOfTenant(tenantId: string): Promise<Db> {
     return this.part(await this.shardOfTenant(tenantId)).db;
   }
 
   /** A tenant's partition changes only when it is moved, which restarts the ledger instances (docs/scaling.md). */
   private async partitionOf(tenantId: string): Promise<number> {
-    const known = this.tenantPartitions.get(tenantId);
-    if (known !== undefined) return known;
-    const row: { partition: number } | undefined = await this.home
+    if (!this.tenantPartitions.has(tenantId)) await this.learnPartitions([tenantId]);
+    return this.tenantPartitions.get(tenantId) ?? hashPartition(tenantId, this.partitionShard.length);
+  }
+
+  /** Remembers the placed tenants' partitions; a tenant not placed yet is not remembered, so its placement is read next time. */
+  private async learnPartitions(tenantIds: readonly string[]): Promise<void> {
+    if (tenantIds.length === 0) return;
+    const rows: Array<{ tenant_id: string; partition: number }> = await this.home
       .db('ledger_tenant_partitions')
-      .where({ tenant_id: tenantId })
-      .first('partition');
-    const partition = row?.partition ?? hashPartition(tenantId, this.partitionShard.length);
-    if (!row) return partition;
-    if (this.tenantPartitions.size >= TENANTS_REMEMBERED_MAX) this.tenantPartitions.clear();
-    this.tenantPartitions.set(tenantId, partition);
-    return partition;
+      // One array parameter: a list of scopes may be longer than a statement's parameters can be.
+      .whereRaw('tenant_id = ANY(?)', [[...new Set(tenantIds)]])
+      .select('tenant_id', 'partition');
+    if (this.tenantPartitions.size + rows.length > TENANTS_REMEMBERED_MAX) this.tenantPartitions.clear();
+    for (const row of rows) this.tenantPartitions.set(row.tenant_id, row.partition);
   }
 
   /** Asks every shard and answers their answers, in shard order: a platform-wide read's fan-out. */
