@@ -14,6 +14,7 @@ const RABBIT_NODES = ['rabbitmq-1', 'rabbitmq-2', 'rabbitmq-3'];
 const FORMATIONS = {
   services: { monitor: 'pg-services-monitor', nodes: ['pg-services-1', 'pg-services-2'] },
   ledger: { monitor: 'pg-ledger-monitor', nodes: ['pg-ledger-1', 'pg-ledger-2'] },
+  ledgerShard1: { monitor: 'pg-ledger1-monitor', nodes: ['pg-ledger1-1', 'pg-ledger1-2'] },
 };
 const INSTANCES = SERVICES.flatMap((service) => [`${service}-1`, `${service}-2`]);
 
@@ -186,6 +187,12 @@ describe('docker-compose.yml', () => {
           instance,
           LEDGER_DATABASE_URL: expect.stringMatching(/@pg-ledger-1:5432,pg-ledger-2:5432\/wallet_ledger$/),
         });
+        if (service === 'ledger') {
+          expect({ instance, LEDGER_SHARDS: environment.LEDGER_SHARDS }).toEqual({
+            instance,
+            LEDGER_SHARDS: expect.stringMatching(/@pg-ledger1-1:5432,pg-ledger1-2:5432\/wallet_ledger$/),
+          });
+        }
         const outside = dependencies(cluster[instance] as ComposeService).filter((name) => !(name in cluster) && name !== 'jaeger');
         expect({ instance, outside }).toEqual({ instance, outside: [] });
       }
