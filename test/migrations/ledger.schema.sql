@@ -149,6 +149,14 @@ CREATE TABLE public.ledger_partition_epochs (
     CONSTRAINT ledger_partition_epochs_partition_check CHECK ((partition >= 0))
 );
 
+CREATE TABLE public.ledger_partition_shards (
+    partition integer NOT NULL,
+    shard integer NOT NULL,
+    mapped_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_partition_shards_partition_check CHECK ((partition >= 0)),
+    CONSTRAINT ledger_partition_shards_shard_check CHECK ((shard >= 0))
+);
+
 CREATE TABLE public.ledger_tenant_partitions (
     tenant_id text NOT NULL,
     partition integer NOT NULL,
@@ -258,6 +266,9 @@ ALTER TABLE ONLY public.knex_migrations
 
 ALTER TABLE ONLY public.ledger_partition_epochs
     ADD CONSTRAINT ledger_partition_epochs_pkey PRIMARY KEY (partition);
+
+ALTER TABLE ONLY public.ledger_partition_shards
+    ADD CONSTRAINT ledger_partition_shards_pkey PRIMARY KEY (partition);
 
 ALTER TABLE ONLY public.ledger_tenant_partitions
     ADD CONSTRAINT ledger_tenant_partitions_pkey PRIMARY KEY (tenant_id);
