@@ -252,6 +252,17 @@ CREATE SEQUENCE public.outbox_id_seq
 
 ALTER SEQUENCE public.outbox_id_seq OWNED BY public.outbox.id;
 
+CREATE TABLE public.outbox_unanswered (
+    message_id text NOT NULL,
+    exchange text NOT NULL,
+    routing_key text NOT NULL,
+    type text NOT NULL,
+    payload text NOT NULL,
+    headers jsonb DEFAULT '{}'::jsonb NOT NULL,
+    sent_at timestamp with time zone DEFAULT now() NOT NULL,
+    resent integer DEFAULT 0 NOT NULL
+);
+
 CREATE TABLE public.payout_cases (
     seq bigint NOT NULL,
     id text NOT NULL,
@@ -591,6 +602,9 @@ ALTER TABLE ONLY public.outbox
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.outbox_unanswered
+    ADD CONSTRAINT outbox_unanswered_pkey PRIMARY KEY (message_id);
+
 ALTER TABLE ONLY public.payout_cases
     ADD CONSTRAINT payout_cases_pkey PRIMARY KEY (id);
 
@@ -662,6 +676,8 @@ CREATE INDEX idempotency_keys_expires_at_idx ON public.idempotency_keys USING bt
 CREATE INDEX idempotency_keys_in_flight ON public.idempotency_keys USING btree (created_at) WHERE (status = 'in_progress'::text);
 
 CREATE INDEX inbox_processed_at_brin ON public.inbox USING brin (processed_at);
+
+CREATE INDEX outbox_unanswered_sent_at ON public.outbox_unanswered USING btree (sent_at);
 
 CREATE INDEX payout_cases_approved ON public.payout_cases USING btree (seq) WHERE (status = 'approved'::text);
 

@@ -162,6 +162,17 @@ CREATE SEQUENCE public.outbox_id_seq
 
 ALTER SEQUENCE public.outbox_id_seq OWNED BY public.outbox.id;
 
+CREATE TABLE public.outbox_unanswered (
+    message_id text NOT NULL,
+    exchange text NOT NULL,
+    routing_key text NOT NULL,
+    type text NOT NULL,
+    payload text NOT NULL,
+    headers jsonb DEFAULT '{}'::jsonb NOT NULL,
+    sent_at timestamp with time zone DEFAULT now() NOT NULL,
+    resent integer DEFAULT 0 NOT NULL
+);
+
 CREATE TABLE public.reconciliation_marks (
     tenant_id text NOT NULL,
     environment text NOT NULL,
@@ -277,6 +288,9 @@ ALTER TABLE ONLY public.outbox
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.outbox_unanswered
+    ADD CONSTRAINT outbox_unanswered_pkey PRIMARY KEY (message_id);
+
 ALTER TABLE ONLY public.reconciliation_marks
     ADD CONSTRAINT reconciliation_marks_pkey PRIMARY KEY (tenant_id, environment, reference_type);
 
@@ -306,6 +320,8 @@ CREATE INDEX idempotency_keys_expires_at_idx ON public.idempotency_keys USING bt
 CREATE INDEX idempotency_keys_in_flight ON public.idempotency_keys USING btree (created_at) WHERE (status = 'in_progress'::text);
 
 CREATE INDEX inbox_processed_at_brin ON public.inbox USING brin (processed_at);
+
+CREATE INDEX outbox_unanswered_sent_at ON public.outbox_unanswered USING btree (sent_at);
 
 CREATE INDEX withdrawals_pending ON public.withdrawals USING btree (tenant_id, environment, seq) WHERE (status = 'pending'::text);
 

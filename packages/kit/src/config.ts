@@ -57,6 +57,12 @@ export const commonConfigShape = {
    * source); a page that runs out comes back short with a cursor that goes on.
    */
   LIST_EXAMINE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIST_EXAMINE_MAX),
+  /**
+   * A message that expects an answer (a ledger command) and has none this long after it was sent
+   * is sent again, and again each time as long; its consumer answers a repeat from its record
+   * (outbox-unanswered.ts).
+   */
+  OUTBOX_RESEND_UNANSWERED_AFTER_MS: z.coerce.number().int().min(500).max(86_400_000).default(300_000),
   ...backgroundPaceConfigShape,
   ...retentionStartConfigShape,
 };

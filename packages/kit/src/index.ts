@@ -15,6 +15,7 @@ export * from './logger';
 export * from './metrics';
 export * from './operational-metrics';
 export * from './outbox';
+export * from './outbox-unanswered';
 export * from './telemetry';
 export * from './tracing';
 export * from './topology';

@@ -7,9 +7,12 @@ import type { Logger } from './logger';
 import { microBatch } from './micro-batch';
 import { contextFrom, failSpan, type Span, SpanKind, startSpan, traceHeaders } from './tracing';
 
-export const OUTBOX_TABLE = 'outbox';
+import { OUTBOX_TABLE, outboxColumnArrays, type OutboxMessage, PROPERTY_HEADERS } from './outbox-columns';
+import { createOutboxUnansweredTable, unansweredInsertStatement } from './outbox-unanswered';
 
-/** Migration step every service that publishes includes. */
+export { OUTBOX_TABLE, outboxColumnArrays, type OutboxMessage };
+
+/** The outbox as the services' migrations make it, with its kept messages (outbox-unanswered.ts): for test databases. */
 export async function createOutboxTable(db: Knex): Promise<void> {
   await db.schema.createTable(OUTBOX_TABLE, (table) => {
     table.bigIncrements('id').primary();
@@ -22,6 +25,7 @@ export async function createOutboxTable(db: Knex): Promise<void> {
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
   });
   await createOutboxDeleteFunction(db);
+  await createOutboxUnansweredTable(db);
 }
 
 /** The planner's paths turned off where the outbox is read along its indexes only (`alongOutboxIndexes`). */
@@ -37,21 +41,6 @@ export async function createOutboxDeleteFunction(db: Knex): Promise<void> {
   const settings = ALONG_INDEXES.map((setting) => `SET ${setting} = off`).join(' ');
   await db.raw(`CREATE OR REPLACE FUNCTION outbox_delete(message_ids text[]) RETURNS void LANGUAGE sql ${settings}
     AS $$ DELETE FROM ${OUTBOX_TABLE} WHERE message_id = ANY(message_ids) $$`);
-}
-
-export interface OutboxMessage {
-  messageId: string;
-  exchange: string;
-  routingKey: string;
-  type: string;
-  payload: unknown;
-  /** The payload already serialized, when the caller has it: saves serializing it twice. */
-  payloadText?: string;
-  headers?: Record<string, string>;
-  /** AMQP `replyTo` property: the queue a request/reply consumer answers on. */
-  replyTo?: string;
-  /** AMQP `correlationId` property: how the answer on `replyTo` is matched to its request. */
-  correlationId?: string;
 }
 
 /** A message on its way to the broker: what the outbox publishes, its body still text. */
@@ -77,21 +66,6 @@ export interface OutboxRelayOptions {
   deleteLingerMs?: number;
   /** By default a batch goes out as it is. */
   prepareBatch?: PrepareOutgoingBatch;
-}
-
-/**
- * replyTo and correlationId travel in the row's headers under these reserved names (no column
- * for them, so no service's outbox table changes) and are restored as AMQP properties on publish.
- */
-const PROPERTY_HEADERS = { replyTo: 'x-outbox-reply-to', correlationId: 'x-outbox-correlation-id' } as const;
-
-function storedHeaders(message: OutboxMessage): Record<string, string> {
-  if (message.replyTo === undefined && message.correlationId === undefined) return message.headers ?? {};
-  return {
-    ...message.headers,
-    ...(message.replyTo !== undefined ? { [PROPERTY_HEADERS.replyTo]: message.replyTo } : {}),
-    ...(message.correlationId !== undefined ? { [PROPERTY_HEADERS.correlationId]: message.correlationId } : {}),
-  };
 }
 
 function messageOptions(message: OutboxMessage): Options.Publish {
@@ -125,14 +99,7 @@ export function outboxInsertStatement(messages: readonly OutboxMessage[], option
   return {
     sql: `INSERT INTO ${OUTBOX_TABLE} (message_id, exchange, routing_key, type, payload, headers)
      SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[])${condition}`,
-    bindings: [
-      messages.map((message) => message.messageId),
-      messages.map((message) => message.exchange),
-      messages.map((message) => message.routingKey),
-      messages.map((message) => message.type),
-      messages.map((message) => message.payloadText ?? JSON.stringify(message.payload)),
-      messages.map((message) => JSON.stringify(storedHeaders(message))),
-    ] as unknown as readonly Knex.RawBinding[],
+    bindings: outboxColumnArrays(messages),
   };
 }
 
@@ -162,6 +129,8 @@ export async function enqueueOutbox(tx: Tx, messages: OutboxMessage[]): Promise<
   if (messages.length === 0) return;
   const statement = outboxInsertStatement(messages);
   await tx.raw(statement.sql, statement.bindings);
+  const kept = unansweredInsertStatement(messages);
+  if (kept) await tx.raw(kept.sql, kept.bindings);
 }
 
 /**

@@ -1,7 +1,16 @@
 import amqp from 'amqplib';
 import { z } from 'zod';
 import { ledgerResultBindingKeys, ledgerResultRoutingKey, type LedgerResultV1, TOPOLOGY } from '@wallet/contracts';
-import { Broker, type Channel, consumeIdempotently, createDb, createInboxTable, createLogger, type Db } from '@wallet/kit';
+import {
+  Broker,
+  type Channel,
+  consumeIdempotently,
+  createDb,
+  createInboxTable,
+  createLogger,
+  createOutboxUnansweredTable,
+  type Db,
+} from '@wallet/kit';
 import { PostingFinishers, startLedgerEventsConsumer } from '@wallet/money-commands';
 import { createTestDatabase, createTestVhost, startTcpProxy, type TcpProxy, waitFor } from '@wallet/kit/testing';
 
@@ -32,6 +41,7 @@ beforeAll(async () => {
   db = createDb(proxy.urlThrough(databaseUrl), { poolMax: 4, logger });
   direct = createDb(databaseUrl, { poolMax: 2 });
   await createInboxTable(direct);
+  await createOutboxUnansweredTable(direct);
   await direct.schema.createTable('effects', (table) => {
     table.text('id').primary();
   });

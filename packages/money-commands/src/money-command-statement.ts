@@ -7,6 +7,7 @@ import {
   firstAnswersStatement,
   type OutboxMessage,
   outboxInsertForRowsStatement,
+  unansweredInsertForRowsStatement,
   prepared,
   type SqlStatement,
   type Tx,
@@ -172,7 +173,7 @@ export function recordStatement<Draft extends { id: string }>(
     return {
       sql: `WITH answer AS (${answers.sql}),
      created AS (${insert(`${rows} JOIN answer ON answer.lock_token = t.lock_token`)}),
-     command AS (${commands.sql})
+     ${commands.sql}
      SELECT id, seq FROM created`,
       bindings,
     };
@@ -183,7 +184,7 @@ export function recordStatement<Draft extends { id: string }>(
      input AS (SELECT t.* FROM ${rows} JOIN answer ON answer.lock_token = t.lock_token),
      claimed AS (${claimUpdate(table.claim as RecordClaim, 'input t')}),
      created AS (${insert('input t JOIN claimed ON claimed.id = t.id')}),
-     command AS (${commands.sql})
+     ${commands.sql}
      SELECT t.id, created.seq FROM input t LEFT JOIN created ON created.id = t.id`,
     bindings,
   };
@@ -194,13 +195,18 @@ function answerOf<Draft>(record: NewRecord<Draft>): FinalAnswer {
   return record.answer;
 }
 
-/** The messages of the records, each sent only if its record is among `created`. */
+/**
+ * The WITH parts writing the records' messages, each only if its record is among `created`: to
+ * the outbox, and those that expect an answer (ledger commands) also until it is recorded.
+ */
 function commandsOf<Draft extends { id: string }>(records: readonly NewRecord<Draft>[]): SqlStatement {
-  return outboxInsertForRowsStatement(
-    records.flatMap((record) => record.messages),
-    records.flatMap((record) => record.messages.map(() => record.draft.id)),
-    { name: 'created', column: 'id' },
-  );
+  const messages = records.flatMap((record) => record.messages);
+  const keys = records.flatMap((record) => record.messages.map(() => record.draft.id));
+  const rowsIn = { name: 'created', column: 'id' };
+  const sent = outboxInsertForRowsStatement(messages, keys, rowsIn);
+  const kept = unansweredInsertForRowsStatement(messages, keys, rowsIn);
+  if (!kept) return { sql: `command AS (${sent.sql})`, bindings: sent.bindings };
+  return { sql: `command AS (${sent.sql}), kept AS (${kept.sql})`, bindings: [...sent.bindings, ...kept.bindings] };
 }
 
 function columnBindings<Draft>(fields: ReadonlyArray<[string, ColumnType]>, records: readonly NewRecord<Draft>[]): unknown[][] {
@@ -228,7 +234,7 @@ function naturalKeyStatement<Draft extends { id: string }>(table: RecordTable<Dr
   const rows = `unnest(${fields.map(([, type]) => `CAST(? AS ${type}[])`).join(', ')}) WITH ORDINALITY AS t(${names.join(', ')}, position)`;
   return {
     sql: `WITH created AS (${insertFrom(table.name, names, rows, `\n       ON CONFLICT ${table.naturalKey} DO NOTHING`)}),
-     command AS (${commands.sql})
+     ${commands.sql}
      SELECT id, seq FROM created`,
     bindings: [...columnBindings(fields, records), ...commands.bindings] as unknown as readonly Knex.RawBinding[],
   };

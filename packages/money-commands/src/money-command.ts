@@ -489,7 +489,7 @@ export class MoneyCommand<Draft extends { id: string }, Stored extends RecordSco
     }
     const answer = jsonResponse(201, shown);
     const stored = await this.recordPosted({ scope, record: created, journalEntryId, answer: answers.kept(answer) });
-    // Recorded either way (the entry is unconditional on the key): its event needs no statement.
+    // Recorded either way (the entry is unconditional on the key): its event needs no finisher statement.
     this.deps.postings.recordedFromReply(commandId);
     if (!stored) throw keyTakenOver();
     answers.answered(answer);

@@ -21,6 +21,7 @@ import * as payoutCasesPending from './20270106120000_payout_cases_pending';
 import * as depositsPendingSlipsSeq from './20270107120000_deposits_pending_slips_seq';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as payoutRailLeases from './20270115120000_payout_rail_leases';
+import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { name: '20270107120000_deposits_pending_slips_seq', ...depositsPendingSlipsSeq },
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270115120000_payout_rail_leases', ...payoutRailLeases },
+  { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
 ];

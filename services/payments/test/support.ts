@@ -220,6 +220,8 @@ export async function startLedgerBackedHarness(
   const channel = await connection.createConfirmChannel();
   return {
     ...payments,
+    // The vhost payments was started on (its own harness made another, unused).
+    amqpUrl,
     ledger: {
       db: ledgerDb,
       commands,

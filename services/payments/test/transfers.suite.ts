@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import BigNumber from 'bignumber.js';
-import { errorBodySchema, journalEntrySchema, transferPageSchema, transferSchema, walletSchema } from '@wallet/contracts';
+import {
+  errorBodySchema,
+  journalEntrySchema,
+  ledgerPartitionQueues,
+  TOPOLOGY,
+  transferPageSchema,
+  transferSchema,
+  walletSchema,
+} from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import { publishedDefault } from './fees-support';
 import {
@@ -20,12 +29,15 @@ import {
  */
 let harness: LedgerBackedHarness;
 const REPLY_TIMEOUT_MS = 2000;
+/** Past every reply timeout here: a command is sent again only when its answer is really lost. */
+const RESEND_AFTER_MS = 4000;
 
 beforeAll(async () => {
   harness = await startLedgerBackedHarness({
     PAYMENTS_TRANSFER_REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
     PAYMENTS_LEDGER_READ_TIMEOUT_MS: '2000',
     PAYMENTS_LEDGER_REPLY_TIMEOUT_MS: '2000',
+    OUTBOX_RESEND_UNANSWERED_AFTER_MS: String(RESEND_AFTER_MS),
   });
 });
 
@@ -508,6 +520,63 @@ describe('a transfer the ledger does not answer in time', () => {
     expect(replay.status).toBe(202);
     expect(replay.text).toBe(pending.text);
     expect(await entriesReferencing(pending.body.id)).toBe(1);
+  });
+});
+
+/** Empties every queue a ledger command can wait in: the broker loses what it holds. */
+async function loseLedgerCommands(): Promise<void> {
+  const connection = await amqp.connect(harness.amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of [...ledgerPartitionQueues(32), TOPOLOGY.ledgerCommands.unplacedQueue]) await channel.purgeQueue(queue);
+  } finally {
+    await connection.close();
+  }
+}
+
+describe('a transfer whose command is lost after the broker took it', () => {
+  it('is sent again once unanswered past OUTBOX_RESEND_UNANSWERED_AFTER_MS, and completes with one entry', async () => {
+    const caller = await newCaller();
+    const sender = await createWallet(caller);
+    const receiver = await createWallet(caller);
+    await fund(sender, '30.00');
+    const body = { fromWalletId: sender.id, toWalletId: receiver.id, amount: '5.00', currencyCode: 'USD' };
+
+    await harness.ledger.stop();
+    let pending: HttpResult;
+    try {
+      pending = await transfer(caller, body);
+      expect(pending.status).toBe(202);
+      const commandId = `${pending.body.id}:post`;
+      await waitFor(async () => ((await harness.db('outbox').where({ message_id: commandId }).first()) ? undefined : true), {
+        what: 'the command confirmed by the broker',
+      });
+      expect(await harness.db('outbox_unanswered').where({ message_id: commandId }).first()).toBeDefined();
+      await loseLedgerCommands();
+    } finally {
+      await harness.ledger.restart();
+    }
+
+    const completed = await waitFor(
+      async () => {
+        const read = await call(caller, 'GET', `/v1/transfers/${pending.body.id}`);
+        return read.body.status === 'completed' ? read.body : undefined;
+      },
+      { what: 'the command sent again, and the transfer completed', timeoutMs: 4 * RESEND_AFTER_MS },
+    );
+    expect(completed.journalEntryId).toMatch(/^je_/);
+    expect(await entriesReferencing(pending.body.id)).toBe(1);
+    expect(await balanceOf(caller, receiver)).toBe('5.00');
+    await waitFor(
+      async () =>
+        (await harness
+          .db('outbox_unanswered')
+          .where({ message_id: `${pending.body.id}:post` })
+          .first())
+          ? undefined
+          : true,
+      { what: 'the answered command forgotten' },
+    );
   });
 });
 

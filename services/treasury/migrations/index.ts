@@ -10,6 +10,7 @@ import * as operationalMetrics from './20270102120000_operational_metrics';
 import * as withdrawalsPending from './20270106120000_withdrawals_pending';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as analyticsCaseTypeShape from './20270115120000_analytics_case_type_shape';
+import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   { name: '20270106120000_withdrawals_pending', ...withdrawalsPending },
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270115120000_analytics_case_type_shape', ...analyticsCaseTypeShape },
+  { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
 ];

@@ -1,6 +1,17 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
-import { applyDeliveryBatch, type Broker, contextFrom, type Db, inSpan, linksTo, type Logger, runWithContext, type Tx } from '@wallet/kit';
+import {
+  applyDeliveryBatch,
+  type Broker,
+  contextFrom,
+  type Db,
+  inSpan,
+  linksTo,
+  type Logger,
+  markAnswered,
+  runWithContext,
+  type Tx,
+} from '@wallet/kit';
 
 /**
  * Records the ledger's results on the business records their postings were made for, in `tx`.
@@ -38,7 +49,7 @@ export interface LedgerEventsConsumerOptions {
   onFinished?: (result: LedgerResultV1) => void;
   /**
    * True for a result this instance has recorded already from the ledger's reply (and forgets
-   * it then): the event of a command whose caller got its answer in time needs no statement.
+   * it then): the event of a command whose caller got its answer in time needs no finisher statement (one delete per batch forgets the commands answered).
    */
   recordedFromReply?: (result: LedgerResultV1) => boolean;
   /** Events recorded in one transaction at most. */
@@ -85,13 +96,26 @@ function resultsByFinisher(options: LedgerEventsConsumerOptions, deliveries: rea
   return byFinisher;
 }
 
+/** The commands of this service the deliveries answer: none of them is sent again (outbox-unanswered). */
+function answeredCommands(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): string[] {
+  return deliveries.flatMap((delivery) =>
+    delivery.results.flatMap((result) => (result.reference && options.finishers.of(result.reference.type) ? [result.commandId] : [])),
+  );
+}
+
 async function recordResults(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): Promise<void> {
+  const answered = answeredCommands(options, deliveries);
   const byFinisher = resultsByFinisher(options, deliveries);
-  if (byFinisher.size === 0) return;
+  if (byFinisher.size === 0) {
+    // Recorded from the replies already: only their copies kept for sending again go.
+    if (answered.length > 0) await options.db.transaction((tx) => markAnswered(tx, answered));
+    return;
+  }
   const results = [...byFinisher.values()].flat();
   await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
     options.db.transaction(async (tx) => {
       for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
+      await markAnswered(tx, answered);
     }),
   );
 }

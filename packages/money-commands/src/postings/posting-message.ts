@@ -51,6 +51,8 @@ export function postingMessage(command: LedgerPostV1, options: { replyTo?: strin
     type: command.type,
     payload: trace.traceparent === undefined ? command : { ...command, ...trace },
     correlationId: command.commandId,
+    // Sent again until its result is recorded: nothing is lost after the broker took it.
+    untilAnswered: true,
     ...(options.replyTo !== undefined ? { replyTo: options.replyTo } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
   };

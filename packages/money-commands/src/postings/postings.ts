@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { LedgerResultV1 } from '@wallet/contracts';
 import { Gauge } from 'prom-client';
-import { type CommonConfig, type ServiceMetrics, type ServiceParts, withinMs } from '@wallet/kit';
+import { type CommonConfig, type Repeating, type ServiceMetrics, type ServiceParts, startUnansweredResending, withinMs } from '@wallet/kit';
 import { type AwaitedRecord, type AwaitedRecords, AwaitingLedger } from './awaiting-ledger';
 import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
 import { type PendingReply, PostingReplies } from './posting-replies';
@@ -35,7 +35,7 @@ export interface Postings {
   awaits(records: AwaitedRecords): void;
   /**
    * Says that this instance recorded the command's result from the ledger's reply (committed):
-   * the event of the same result then costs no statement here. Only a hint: an event whose
+   * the event of the same result then costs no finisher statement here. Only a hint: an event whose
    * command was not noted, or was forgotten, is finished as always (the finishers are
    * conditional on the record still pending).
    */
@@ -91,6 +91,7 @@ export async function startPostings(
   const fromReplies = new RecentCommands(RECORDED_FROM_REPLY_MAX);
   let consuming = false;
   let events: { stop(): Promise<void> } | null = null;
+  let resending: Repeating | null = null;
   return {
     get replyTo() {
       return replies.replyTo;
@@ -125,8 +126,10 @@ export async function startPostings(
         onFinished: (result: LedgerResultV1) => replies.deliver(result),
         recordedFromReply: (result: LedgerResultV1) => fromReplies.take(result.commandId),
       });
+      resending = startUnansweredResending({ ...parts, afterMs: config.OUTBOX_RESEND_UNANSWERED_AFTER_MS });
     },
     stop: async () => {
+      await resending?.stop();
       await events?.stop();
       await replies.close();
     },
