@@ -186,7 +186,10 @@ async function restoreSystem(moment: number): Promise<RunningSystem> {
   } finally {
     await admin.destroy();
   }
-  system = await startSystem({ ...options, extraEnv: { ...options.extraEnv, AMQP_URL: stopped.env.AMQP_URL } });
+  // A command the ledger took after the moment is in no database now: payments sends it again
+  // once unanswered this long (its default is minutes, for a ledger that is only slow).
+  const extraEnv = { ...options.extraEnv, AMQP_URL: stopped.env.AMQP_URL, OUTBOX_RESEND_UNANSWERED_AFTER_MS: '2000' };
+  system = await startSystem({ ...options, extraEnv });
   return system;
 }
 

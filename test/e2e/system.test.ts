@@ -339,6 +339,21 @@ describe('the whole system, started as the README says', () => {
     await expectWorkingLogins(printed);
   });
 
+  it("leaves no ledger command unanswered after the demos: every movement's result reaches the service that sent it", async () => {
+    for (const service of ['payments', 'treasury']) {
+      const db = createDb(env[`${service.toUpperCase()}_DATABASE_URL`] as string, { poolMax: 1 });
+      try {
+        const waiting = async (): Promise<string[]> => (await db('outbox_unanswered').pluck('message_id')) as string[];
+        await waitFor(async () => ((await waiting()).length === 0 ? true : undefined), {
+          timeoutMs: 15_000,
+          what: `${service}'s ledger commands answered: ${(await waiting()).join(', ')}`,
+        });
+      } finally {
+        await db.destroy();
+      }
+    }
+  });
+
   it('runs a full reconciliation of every tenant over both ledger shards: the books and the records agree', async () => {
     const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
     const started = await platform.reconciliation.fullRuns.startAcrossTenants();
