@@ -18,15 +18,17 @@ export interface BackupSettings {
 
 export const DEFAULT_STANZA = 'wallet';
 
-/** pgbackrest.conf for one server and a repository folder: full backups kept two at a time, with their WAL. */
-export function pgBackRestConfig(options: {
+/** A stanza's servers: one, or a formation's nodes (pgBackRest backs up whichever is the primary). */
+export interface BackupStanza {
   stanza: string;
-  repoPath: string;
-  server: PostgresNode;
+  servers: readonly PostgresNode[];
+  /** Where their PostgreSQL listens for local connections (`unix_socket_directories`). */
   socketDir: string;
-  workDir: string;
-}): string {
-  return [
+}
+
+/** pgbackrest.conf for stanzas sharing one repository folder: full backups kept two at a time, with their WAL. */
+export function pgBackRestConfig(options: { stanzas: readonly BackupStanza[]; repoPath: string; workDir: string }): string {
+  const global = [
     '[global]',
     `repo1-path=${options.repoPath}`,
     'repo1-retention-full=2',
@@ -35,32 +37,41 @@ export function pgBackRestConfig(options: {
     'log-level-console=warn',
     'start-fast=y',
     '',
-    `[${options.stanza}]`,
-    `pg1-path=${options.server.dataDir}`,
-    `pg1-port=${options.server.port}`,
-    `pg1-socket-path=${options.socketDir}`,
+  ];
+  const stanzas = options.stanzas.flatMap((stanza) => [
+    `[${stanza.stanza}]`,
+    ...stanza.servers.flatMap((server, index) => [
+      `pg${index + 1}-path=${server.dataDir}`,
+      `pg${index + 1}-port=${server.port}`,
+      `pg${index + 1}-socket-path=${stanza.socketDir}`,
+    ]),
     '',
-  ].join('\n');
+  ]);
+  return [...global, ...stanzas].join('\n');
 }
 
-/** Writes `settings.configFile` and makes the repository and work folders, the postgres user's. */
+/** Writes `configFile` for these stanzas and makes the repository and work folders, the postgres user's. */
 export function writeBackupConfig(
-  settings: BackupSettings,
-  options: { repoPath: string; server: PostgresNode; socketDir: string; workDir: string },
+  configFile: string,
+  options: { stanzas: readonly BackupStanza[]; repoPath: string; workDir: string },
 ): void {
   const owner = serviceUser('postgres');
   for (const folder of [options.repoPath, options.workDir]) {
     mkdirSync(folder, { recursive: true });
     if (owner) chownSync(folder, owner.uid, owner.gid);
   }
-  writeFileSync(settings.configFile, pgBackRestConfig({ stanza: settings.stanza, ...options }));
+  writeFileSync(configFile, pgBackRestConfig(options));
 }
 
-/** The server settings that archive every WAL segment into the repository. */
+/**
+ * The server settings that archive every WAL segment into the repository. The command runs in
+ * the data folder, whose path it gives as pg1-path: a formation's standby has its primary's
+ * settings (copied with its data), and once promoted it archives from its own folder.
+ */
 export function archivingSettings(settings: BackupSettings): Record<string, string> {
   return {
     archive_mode: 'on',
-    archive_command: `'pgbackrest --config=${settings.configFile} --stanza=${settings.stanza} archive-push %p'`,
+    archive_command: `'pgbackrest --config=${settings.configFile} --stanza=${settings.stanza} --pg1-path="$PWD" archive-push %p'`,
     wal_level: 'replica',
   };
 }

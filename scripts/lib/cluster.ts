@@ -5,7 +5,8 @@ import { freePort } from '../../packages/kit/src/testing/ports';
 import { bundlePath, SERVICE_NAMES, SERVICE_NODE_FLAGS, TELEMETRY_PRELOAD } from '../build';
 import { devSecrets } from '../dev-secrets';
 import { type Frontend, startHaproxy } from './haproxy';
-import { type Formation, startFormation } from './pg-auto-failover';
+import { archivingSettings, createStanza, writeBackupConfig } from './backups';
+import { type Formation, nodeSocketDir, startFormation } from './pg-auto-failover';
 import { type RabbitCluster, startRabbitCluster } from './rabbitmq-cluster';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -29,6 +30,8 @@ export interface ServiceInstance {
 export interface ClusterPostgres {
   services: Formation;
   ledger: Formation[];
+  /** pgBackRest's configuration: one stanza per formation (`services`, `ledger-0`, ...), into one repository. */
+  backups: { configFile: string; stanzas: string[] };
 }
 
 /** The ledger's shards: two, so that a run crosses shards as a sharded deployment does (docs/scaling.md). */
@@ -133,18 +136,35 @@ export async function startCluster(options: {
 
 /** The services' formation, then one per ledger shard; each stopped by `stops`. */
 async function startFormations(base: string, stops: Array<() => Promise<void>>): Promise<ClusterPostgres> {
-  const formation = async (name: string): Promise<Formation> => {
-    const started = await startFormation(path.join(base, `postgres-${name}`), {
-      monitor: await freePort(),
-      nodes: [await freePort(), await freePort()],
-    });
+  const configFile = path.join(base, 'pgbackrest.conf');
+  const formation = async (name: string): Promise<[string, Formation]> => {
+    const started = await startFormation(
+      path.join(base, `postgres-${name}`),
+      { monitor: await freePort(), nodes: [await freePort(), await freePort()] },
+      // Every node archives its WAL: whichever is primary feeds its formation's stanza.
+      { settings: archivingSettings({ configFile, stanza: name }) },
+    );
     stops.push(() => started.stop());
-    return started;
+    return [name, started];
   };
   const services = await formation('services');
-  const ledger: Formation[] = [];
+  const ledger: Array<[string, Formation]> = [];
   for (let shard = 0; shard < LEDGER_SHARD_COUNT; shard++) ledger.push(await formation(`ledger-${shard}`));
-  return { services, ledger };
+  const stanzas = await enableBackups(base, configFile, [services, ...ledger]);
+  return { services: services[1], ledger: ledger.map(([, started]) => started), backups: { configFile, stanzas } };
+}
+
+/** One pgBackRest stanza per formation, its two nodes named (pgBackRest backs up the primary), checked to archive. */
+async function enableBackups(base: string, configFile: string, formations: ReadonlyArray<[string, Formation]>): Promise<string[]> {
+  const stanzas = [];
+  for (const [stanza, formation] of formations) {
+    const [first] = formation.nodes;
+    if (!first) throw new Error(`formation ${stanza} has no node`);
+    stanzas.push({ stanza, servers: formation.nodes, socketDir: await nodeSocketDir(first) });
+  }
+  writeBackupConfig(configFile, { stanzas, repoPath: path.join(base, 'backups', 'repo'), workDir: path.join(base, 'backups', 'work') });
+  for (const { stanza } of stanzas) await createStanza({ configFile, stanza });
+  return stanzas.map(({ stanza }) => stanza);
 }
 
 /** Shard 0's URL, where the ledger keeps its directory, and those of the shards beside it, as LEDGER_SHARDS takes them. */
@@ -260,6 +280,7 @@ function describeCluster(rabbit: RabbitCluster, postgres: ClusterPostgres, insta
     `  RabbitMQ   ${rabbit.nodes.map((node) => `${node.name}@localhost :${node.amqpPort}`).join(', ')}`,
     describeFormation('services:', postgres.services),
     ...postgres.ledger.map((formation, shard) => describeFormation(`ledger shard ${shard}:`, formation)),
+    `  Backups    PGBACKREST_CONFIG=${postgres.backups.configFile} PGBACKREST_STANZA=<${postgres.backups.stanzas.join('|')}> npm run ops -- backup`,
   ];
   for (const service of SERVICE_NAMES) {
     const own = instances.filter((each) => each.service === service);

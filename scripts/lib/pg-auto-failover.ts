@@ -183,7 +183,51 @@ function formationOf(base: string, monitorPort: number, nodes: FormationNode[], 
   };
 }
 
-export async function startFormation(base: string, ports: { monitor: number; nodes: number[] }): Promise<Formation> {
+async function nodeQuery<Row>(node: FormationNode, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${node.port}/postgres` });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Where the node's PostgreSQL listens for local connections: pgBackRest connects there. */
+export async function nodeSocketDir(node: FormationNode): Promise<string> {
+  const [row] = await nodeQuery<{ unix_socket_directories: string }>(node, 'SHOW unix_socket_directories');
+  const dir = row?.unix_socket_directories.split(',')[0]?.trim();
+  if (!dir) throw new Error(`node ${node.name} listens on no unix socket`);
+  return dir;
+}
+
+/**
+ * Server settings (WAL archiving) given to the first node while it is alone: ALTER SYSTEM, then its
+ * keeper started again so that PostgreSQL restarts with them. The standby made from it next copies
+ * postgresql.auto.conf with the rest, so whichever node is primary has them.
+ */
+async function configureFirstNode(formation: Formation, node: FormationNode, settings: Record<string, string>): Promise<void> {
+  for (const [name, value] of Object.entries(settings)) await nodeQuery(node, `ALTER SYSTEM SET ${name} = ${value}`);
+  formation.kill(node);
+  formation.restart(node);
+  await formation.waitForPrimary();
+  const [name, value] = Object.entries(settings)[0] ?? [];
+  if (name === undefined) return;
+  await waitUntil(async () => {
+    const [row] = await nodeQuery<Record<string, string>>(node, `SHOW ${name}`);
+    return row?.[name] === String(value).replace(/^'|'$/g, '');
+  }, `${name} on ${node.name}`);
+}
+
+/**
+ * A monitor and its data nodes, one at a time; `settings` (values as ALTER SYSTEM takes them) go to
+ * every data node.
+ */
+export async function startFormation(
+  base: string,
+  ports: { monitor: number; nodes: number[] },
+  options: { settings?: Record<string, string> } = {},
+): Promise<Formation> {
   prepareBase(base);
   const keepers = new Keepers(base);
   const nodes: FormationNode[] = ports.nodes.map((port, index) => ({
@@ -212,6 +256,7 @@ export async function startFormation(base: string, ports: { monitor: number; nod
         '--run',
       ]);
       await formation.waitForPrimary({ withStandby: node !== nodes[0] });
+      if (node === nodes[0] && options.settings) await configureFirstNode(formation, node, options.settings);
     }
   } catch (error) {
     await formation.stop();

@@ -5,7 +5,8 @@ import type { LedgerPostV1, LedgerResultV1 } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
 import { LedgerCommandClient, LedgerReplyTimeout } from '@wallet/money-commands';
 import { createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
-import { type Formation, startFormation } from '../../scripts/lib/pg-auto-failover';
+import { archivingSettings, backup, type BackupSettings, createStanza, listBackups, writeBackupConfig } from '../../scripts/lib/backups';
+import { type Formation, type FormationNode, nodeSocketDir, startFormation } from '../../scripts/lib/pg-auto-failover';
 import { type RunningService, start } from '../../services/ledger/src/main';
 import {
   depositCommand,
@@ -26,11 +27,24 @@ let ledger: RunningService | undefined;
 let client: LedgerCommandClient | undefined;
 let db: Db | undefined;
 
+let backups: BackupSettings;
+
 beforeAll(async () => {
-  formation = await startFormation(mkdtempSync(path.join(os.tmpdir(), 'wallet-formation-')), {
-    monitor: await freePort(),
-    nodes: [await freePort(), await freePort()],
+  const base = mkdtempSync(path.join(os.tmpdir(), 'wallet-formation-'));
+  backups = { configFile: path.join(base, 'pgbackrest.conf'), stanza: 'formation' };
+  // Every node archives its WAL with pgBackRest: whichever is primary feeds the one repository.
+  formation = await startFormation(
+    base,
+    { monitor: await freePort(), nodes: [await freePort(), await freePort()] },
+    { settings: archivingSettings(backups) },
+  );
+  const socketDir = await nodeSocketDir(formation.nodes[0] as FormationNode);
+  writeBackupConfig(backups.configFile, {
+    stanzas: [{ stanza: backups.stanza, servers: formation.nodes, socketDir }],
+    repoPath: path.join(base, 'backups', 'repo'),
+    workDir: path.join(base, 'backups', 'work'),
   });
+  await createStanza(backups);
 }, 180_000);
 
 afterAll(async () => {
@@ -108,3 +122,12 @@ test('a command answered posted before, during or after a failover is on the new
   expect(Number(entries[0]?.count)).toBe(onNewPrimary.size);
   expect(await ledgerInvariantViolations(db)).toEqual([]);
 }, 240_000);
+
+test('archives and backs up from whichever node is primary: after the failover, from the promoted standby', async () => {
+  const primary = await formation.waitForPrimary();
+  await createStanza(backups);
+  await backup(backups);
+  const taken = await listBackups(backups);
+  expect(taken).toHaveLength(1);
+  expect(primary.port).toBe(Number((await (db as Db).raw('SELECT inet_server_port() AS port')).rows[0].port));
+}, 120_000);

@@ -37,7 +37,11 @@ beforeAll(async () => {
   base = mkdtempSync(path.join(os.tmpdir(), 'wallet-system-restore-'));
   settings = { configFile: path.join(base, 'pgbackrest.conf'), stanza: 'wallet' };
   server = await startPostgresNode(base, 'primary', await freePort(), archivingSettings(settings));
-  writeBackupConfig(settings, { repoPath: path.join(base, 'repo'), workDir: path.join(base, 'work'), server, socketDir: base });
+  writeBackupConfig(settings.configFile, {
+    stanzas: [{ stanza: settings.stanza, servers: [server], socketDir: base }],
+    repoPath: path.join(base, 'repo'),
+    workDir: path.join(base, 'work'),
+  });
   await createStanza(settings);
   const serverUrl = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
   options = {
