@@ -46,7 +46,8 @@ const FAILOVER_SHARD = 1;
  * which it makes on its first delivery of the partition (the load keeps every tenant's partition busy).
  */
 async function handOvers(context: ChaosContext, pid: number, since: number, label: string): Promise<void> {
-  const moving = [...(await context.ledger.holders())].filter(([, holder]) => holder.pid === pid).map(([partition]) => partition);
+  // Only a partition with traffic is claimed again: one of a tenant set up without load keeps its old claim.
+  const moving = [...(await loadedHolders(context))].filter(([, holder]) => holder.pid === pid).map(([partition]) => partition);
   const claimed = await until(`partitions ${moving.join(', ')} to be claimed by another writer`, async () => {
     const holders = await context.ledger.holders();
     const taken = moving.map((partition) => holders.get(partition));
@@ -61,6 +62,13 @@ async function handOvers(context: ChaosContext, pid: number, since: number, labe
 interface ChaosContext {
   cluster: RunningCluster;
   ledger: LedgerShardReads;
+  /** The partitions of the tenants under load. */
+  loaded: ReadonlySet<number>;
+}
+
+/** The holders of the partitions under load. */
+async function loadedHolders(context: ChaosContext): Promise<Map<number, Holder>> {
+  return new Map([...(await context.ledger.holders())].filter(([partition]) => context.loaded.has(partition)));
 }
 
 function instance(cluster: RunningCluster, service: string, pid?: number): ServiceInstance {
@@ -71,7 +79,7 @@ function instance(cluster: RunningCluster, service: string, pid?: number): Servi
 
 async function killOneOfEach(context: ChaosContext): Promise<void> {
   const { cluster } = context;
-  const holders = await context.ledger.holders();
+  const holders = await loadedHolders(context);
   const writerPid = [...holders.values()][0]?.pid;
   const victims = ['gateway', 'identity', 'payments', 'treasury'].map((service) => instance(cluster, service));
   victims.push(instance(cluster, 'ledger', writerPid));
@@ -118,7 +126,7 @@ interface FrozenWriter {
 
 async function freezeLedgerWriter(context: ChaosContext): Promise<FrozenWriter | undefined> {
   const { cluster } = context;
-  const pid = [...(await context.ledger.holders()).values()][0]?.pid;
+  const pid = [...(await loadedHolders(context)).values()][0]?.pid;
   if (pid === undefined) return undefined;
   const frozen = instance(cluster, 'ledger', pid);
   const decidedBefore = (await writerCounters(frozen)).decided;
@@ -249,8 +257,9 @@ async function setupTenants(baseUrl: string, ledger: LedgerShardReads): Promise<
   for (let index = 1; chosen.length < TENANTS; index++) {
     const tenant = await setupTenant(baseUrl, devSecrets().secrets.SYSTEM_API_KEY, index);
     // Its deposits went through the ledger, which placed it first.
-    const shard = await until(`tenant ${tenant.tenantId} to be placed`, async () =>
-      (await ledger.tenantShards([tenant.tenantId])).get(tenant.tenantId),
+    const shard = await until(
+      `tenant ${tenant.tenantId} to be placed`,
+      async () => (await ledger.placements([tenant.tenantId])).get(tenant.tenantId)?.shard,
     );
     const uncovered = Array.from({ length: ledger.count }, (_, each) => each).filter((each) => !chosen.some((one) => one.shard === each));
     const leavesRoom = TENANTS - chosen.length - 1 >= uncovered.length;
@@ -291,7 +300,9 @@ async function main(): Promise<void> {
     const tenants = await setupTenants(`http://127.0.0.1:${cluster.publicPorts.gateway}`, ledger);
     say(`Load: ${tenants.length} tenants, ${WORKERS} workers each (nine transfers, then a payout requested and approved)`);
     const load = startLoad(tenants, WORKERS);
-    const frozen = await runFaults({ cluster, ledger });
+    const placed = await ledger.placements(tenants.map((tenant) => tenant.tenantId));
+    const loaded = new Set([...placed.values()].map((placement) => placement.partition));
+    const frozen = await runFaults({ cluster, ledger, loaded });
     await load.stop();
     // What did not settle is reported with the rest rather than ending the run without a summary.
     const unsettled = await settle(payments, load.record).then(

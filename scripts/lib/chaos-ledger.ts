@@ -62,15 +62,15 @@ export class LedgerShardReads {
     return { entries, perShard };
   }
 
-  /** The shard of each of `tenantIds` the ledger has placed, from shard 0's directory and partition map. */
-  async tenantShards(tenantIds: readonly string[]): Promise<Map<string, number>> {
+  /** The partition and shard of each of `tenantIds` the ledger has placed, from shard 0's directory and partition map. */
+  async placements(tenantIds: readonly string[]): Promise<Map<string, { partition: number; shard: number }>> {
     const home = this.shards[0];
     if (!home) throw new Error('no ledger shard');
-    const rows: Array<{ tenant_id: string; shard: number }> = await home('ledger_tenant_partitions as placed')
+    const rows: Array<{ tenant_id: string; partition: number; shard: number }> = await home('ledger_tenant_partitions as placed')
       .join('ledger_partition_shards as mapped', 'mapped.partition', 'placed.partition')
       .whereIn('placed.tenant_id', [...tenantIds])
-      .select('placed.tenant_id', 'mapped.shard');
-    return new Map(rows.map((row) => [row.tenant_id, row.shard]));
+      .select('placed.tenant_id', 'placed.partition', 'mapped.shard');
+    return new Map(rows.map((row) => [row.tenant_id, { partition: row.partition, shard: row.shard }]));
   }
 
   async destroy(): Promise<void> {
