@@ -331,6 +331,18 @@ describe('POST /v1/transfers/{id}/reversals', () => {
     );
   });
 
+  it('takes the amount as a JSON number or a decimal string, and refuses one off the currency scale with 400 INVALID_AMOUNT, changing nothing', async () => {
+    const caller = await newCaller();
+    const { sent } = await sentTransfer(caller);
+    const byNumber = await reverse(caller, sent.id, { amount: 12.5 });
+    expect(byNumber.status).toBe(201);
+    expect(byNumber.body.amount).toBe('12.50');
+    expectError(await reverse(caller, sent.id, { amount: 1.005 }), 400, 'INVALID_AMOUNT');
+    expectError(await reverse(caller, sent.id, { amount: 'twelve' }), 400, 'INVALID_AMOUNT');
+    expect((await reverse(caller, sent.id, { amount: '7.50' })).status).toBe(201);
+    expect((await reversalRows(sent.id)).map((row) => new BigNumber(row.amount).toFixed(2))).toEqual(['12.50', '7.50']);
+  });
+
   it('gives the claim back when the ledger refuses the reversal (the receiver spent the money)', async () => {
     const caller = await newCaller();
     const { receiver, sent } = await sentTransfer(caller);

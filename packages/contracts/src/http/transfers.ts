@@ -52,11 +52,12 @@ export type TransferQuery = z.infer<typeof transferQuerySchema>;
 
 /**
  * `POST /v1/transfers/{id}/reversals` (Idempotency-Key required): gives back part or all of a
- * completed transfer. `amount` omitted reverses what is not reversed yet; `refundFee` hands the
- * sender the transfer's fee back as well (once per transfer).
+ * completed transfer. `amount` omitted reverses what is not reversed yet; given, it is a JSON
+ * number or a decimal string at the transfer's currency scale (400 INVALID_AMOUNT), as every money
+ * POST takes it. `refundFee` hands the sender the transfer's fee back as well (once per transfer).
  */
 export const createTransferReversalBodySchema = z.object({
-  amount: amountStringSchema.optional(),
+  amount: amountInputSchema.optional(),
   reason: z.string().trim().min(1).max(500),
   refundFee: z.boolean().optional(),
 });
