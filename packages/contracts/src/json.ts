@@ -1,5 +1,7 @@
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 import { z } from 'zod';
+// Loaded with every schema that reads JSON: the messages of their type mismatches.
+import './zod-messages';
 
 export { LosslessNumber, isLosslessNumber };
 

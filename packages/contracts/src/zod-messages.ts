@@ -1,0 +1,20 @@
+import { isLosslessNumber } from 'lossless-json';
+import { z } from 'zod';
+
+/**
+ * What a client sent, in JSON's words. A number arrives as a LosslessNumber (its exact text), so
+ * zod's own message would name that class (minified: "received h"); every other value is named as
+ * JSON names it.
+ */
+export function jsonKindOf(value: unknown): string {
+  if (isLosslessNumber(value)) return 'number';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Every schema's type mismatch says what was expected and what came, as JSON kinds: no internal type reaches a client. */
+z.config({
+  customError: (issue) =>
+    issue.code === 'invalid_type' ? `Invalid input: expected ${issue.expected}, received ${jsonKindOf(issue.input)}` : undefined,
+});
