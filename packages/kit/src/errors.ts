@@ -1,7 +1,7 @@
 import { type ErrorCode, statusOf } from '@wallet/contracts/errors';
 import { findUnsafeText } from '@wallet/contracts/text';
-// Whatever a service validates, its type mismatches are told in JSON's words.
-import '@wallet/contracts/zod-messages';
+// Whatever a service validates, its type mismatches are told in JSON's words (json.ts loads them).
+import '@wallet/contracts/json';
 import type { z } from 'zod';
 
 /** A domain error with a stable code; the error middleware alone turns it into HTTP. */
