@@ -206,7 +206,7 @@ describe('ledger.post.v1 over RabbitMQ', () => {
     await connection.close();
   });
 
-  it('publishes posted and rejected events through its outbox', async () => {
+  it('publishes posted and rejected events through its outbox, and a repeat’s result again', async () => {
     const connection = await amqp.connect(ledger.amqpUrl);
     const channel = await connection.createChannel();
     const { queue } = await channel.assertQueue('', { exclusive: true });
@@ -240,6 +240,13 @@ describe('ledger.post.v1 over RabbitMQ', () => {
       status: 'rejected',
       error: { code: 'INSUFFICIENT_FUNDS' },
       routingKey: `ledger.rejected.${rejected.reference.type}`,
+    });
+    // A repeat is answered from the record, and its result goes out again: a sender that lost the
+    // first (restored to before it) finishes its record from it.
+    const before = events.filter((event) => event.commandId === posted.commandId).length;
+    expect(await ledger.client.request(posted)).toMatchObject({ status: 'posted', duplicate: true });
+    await waitFor(async () => (events.filter((event) => event.commandId === posted.commandId).length > before ? true : undefined), {
+      what: "the repeat's event",
     });
     await connection.close();
   });

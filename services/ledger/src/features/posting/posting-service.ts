@@ -340,7 +340,9 @@ export async function processBatch(
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       const events = [
-        ...resultEvents(newOutcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
+        // A repeat's result goes out again too: its sender may have lost the first (a database
+        // restored to before it was recorded there) and waits on the event, its reply queue gone.
+        ...resultEvents(outcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
         ...entriesPostedEvents(plan.entries, accounts, stampedAt),
       ];
       handOver = options.relay?.handOver(events) ?? null;
