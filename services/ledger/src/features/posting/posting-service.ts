@@ -340,8 +340,7 @@ export async function processBatch(
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
       const events = [
-        // A repeat's result goes out again too: its sender may have lost the first (a database
-        // restored to before it was recorded there) and waits on the event, its reply queue gone.
+        // A repeat's result goes out again: its sender may have lost the first (restored to before it).
         ...resultEvents(outcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
         ...entriesPostedEvents(plan.entries, accounts, stampedAt),
       ];
