@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import {
   commandIdSchema,
@@ -142,7 +143,18 @@ function accountRefsOf(commands: DecodedCommand[]): AccountRef[] {
  * reference type), built from each result's text serialized once. A command's new result
  * exists once, so the first command id names its event for the outbox's unique message id.
  */
-export function resultEvents(outcomes: ReadonlyArray<{ result: LedgerResultV1; resultText: string }>): OutboxMessage[] {
+/**
+ * The batch's result events: the new results', and a repeat's result again, since its sender may
+ * have lost the first (a database restored to before it), under a message id of its own (the
+ * first event's row may still be in the outbox).
+ */
+function resultEventsOf(outcomes: ReadonlyArray<{ result: LedgerResultV1; resultText: string; isNew: boolean }>): OutboxMessage[] {
+  const sent = outcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1');
+  const repeats = sent.filter((outcome) => !outcome.isNew);
+  return [...resultEvents(sent.filter((outcome) => outcome.isNew)), ...resultEvents(repeats, `:again:${randomUUID()}`)];
+}
+
+export function resultEvents(outcomes: ReadonlyArray<{ result: LedgerResultV1; resultText: string }>, idSuffix = ''): OutboxMessage[] {
   const byRoutingKey = new Map<string, Array<{ result: LedgerResultV1; resultText: string }>>();
   for (const outcome of outcomes) {
     const key = ledgerResultRoutingKey(outcome.result.status, outcome.result.reference?.type ?? null);
@@ -152,7 +164,7 @@ export function resultEvents(outcomes: ReadonlyArray<{ result: LedgerResultV1; r
   }
   return [...byRoutingKey].map(([routingKey, group]) => ({
     payloadText: `{"type":"ledger.results.v1","results":[${group.map((outcome) => outcome.resultText).join(',')}]}`,
-    messageId: `${(group[0] as { result: LedgerResultV1 }).result.commandId}:results`,
+    messageId: `${(group[0] as { result: LedgerResultV1 }).result.commandId}:results${idSuffix}`,
     exchange: TOPOLOGY.ledgerEvents.exchange,
     routingKey,
     type: 'ledger.results.v1',
@@ -339,11 +351,7 @@ export async function processBatch(
       // Each result is serialized once, for its record, its event and its reply.
       const outcomes = plan.outcomes.map((outcome) => ({ ...outcome, resultText: JSON.stringify(outcome.result) }));
       const newOutcomes = outcomes.filter((outcome) => outcome.isNew);
-      const events = [
-        // A repeat's result goes out again: its sender may have lost the first (restored to before it).
-        ...resultEvents(outcomes.filter((outcome) => outcome.result.commandType !== 'ledger.wallet-status.v1')),
-        ...entriesPostedEvents(plan.entries, accounts, stampedAt),
-      ];
+      const events = [...resultEventsOf(outcomes), ...entriesPostedEvents(plan.entries, accounts, stampedAt)];
       handOver = options.relay?.handOver(events) ?? null;
       await writeBatch(tx, { entries: plan.entries, accounts: plan.touchedAccounts, results: newOutcomes, events, createdAt: stampedAt });
       return outcomes;
