@@ -44,12 +44,15 @@ export function postCommandOf(
 export function postingMessage(command: LedgerPostV1, options: { replyTo?: string | undefined } = {}): OutboxMessage {
   const trace = traceHeaders();
   const headers = { ...(command.correlationId ? { 'x-correlation-id': command.correlationId } : {}), ...trace };
+  const payload = trace.traceparent === undefined ? command : { ...command, ...trace };
   return {
     messageId: command.commandId,
     exchange: TOPOLOGY.ledgerCommands.exchange,
     routingKey: ledgerCommandRoutingKey(command.tenantId),
     type: command.type,
-    payload: trace.traceparent === undefined ? command : { ...command, ...trace },
+    payload,
+    // Serialized once: the outbox row, its copy kept until answered and the publish all take this text.
+    payloadText: JSON.stringify(payload),
     correlationId: command.commandId,
     // Sent again until its result is recorded: nothing is lost after the broker took it.
     untilAnswered: true,
