@@ -17,7 +17,7 @@ const ROOT = path.resolve(__dirname, '..');
  * The contracts' wire modules, the only ones the kit may import (each by its own path, never the
  * index, which is every module): how a value is written on the wire (errors and their body, ids,
  * lossless JSON, text, amounts and currencies, environments and pages), the broker's names and
- * the messages the kit itself writes or reads (audit records, tenant events), and the answers it
+ * the messages the kit itself writes or reads (audit records, tenant events, platform events), and the answers it
  * serves or reads (dead letters, a tenant). Not the chart of accounts, journal lines, fees,
  * scopes or any domain's routes: those are money-commands' and the services' to know.
  */
@@ -31,6 +31,7 @@ const WIRE_MODULES = [
   'messages/topology',
   'messages/audit-record.v1',
   'messages/tenant-events.v1',
+  'messages/platform-event.v1',
   'http/dead-letters',
   'http/identity',
 ].map((module) => `packages/contracts/src/${module}.ts`);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { plainTextSchema } from './text';
 
@@ -26,6 +26,10 @@ export const ID_PREFIXES = {
   reconciliationRun: 'rcr',
   /** A message parked in a dead-letter queue: a digest of it, not a stored row (kit dead-letters.ts). */
   deadLetter: 'dl',
+  /** A platform event (docs/events.md): `evt` names audit events already. */
+  event: 'ev',
+  webhookEndpoint: 'we',
+  webhookDelivery: 'wd',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
@@ -48,20 +52,38 @@ function randomChunk(length: number): Buffer {
 
 /** 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits, so ids sort by time. */
 export function sortableId(nowMs: number = Date.now()): string {
+  return timeChars(nowMs) + crockfordChars(randomChunk(16));
+}
+
+/** 10 characters of milliseconds, most significant first. */
+function timeChars(ms: number): string {
   let time = '';
-  let remaining = nowMs;
+  let remaining = ms;
   for (let i = 0; i < 10; i += 1) {
     time = CROCKFORD[remaining % 32] + time;
     remaining = Math.floor(remaining / 32);
   }
-  const random = randomChunk(16);
-  let tail = '';
-  for (let i = 0; i < 16; i += 1) tail += CROCKFORD[(random[i] as number) % 32];
-  return time + tail;
+  return time;
+}
+
+/** One character per byte, of its five low bits. */
+function crockfordChars(bytes: Uint8Array): string {
+  let chars = '';
+  for (let i = 0; i < 16; i += 1) chars += CROCKFORD[(bytes[i] as number) % 32];
+  return chars;
 }
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${sortableId()}`;
+}
+
+/**
+ * The same id every time for the same `seed` and time: a fact announced again (a redelivered
+ * message, a repeated result) keeps its id, so whoever records it by id records it once. Sorts by
+ * time as new ids do.
+ */
+export function derivedId(kind: IdKind, seed: string, atMs: number): string {
+  return `${ID_PREFIXES[kind]}_${timeChars(atMs)}${crockfordChars(createHash('sha256').update(seed).digest())}`;
 }
 
 export function idPattern(kind: IdKind): RegExp {

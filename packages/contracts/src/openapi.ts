@@ -20,6 +20,7 @@ import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
 import { TREASURY_ROUTES } from './http/treasury';
 import { ANALYTICS_ROUTES } from './http/analytics';
+import { EVENT_ROUTES } from './http/events';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 
@@ -86,6 +87,7 @@ export const ROUTES: RouteContract[] = [
   ...RECONCILIATION_ROUTES,
   ...TREASURY_ROUTES,
   ...ANALYTICS_ROUTES,
+  ...EVENT_ROUTES,
 ];
 
 const IDEMPOTENCY_KEY_DESCRIPTION =

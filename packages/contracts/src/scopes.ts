@@ -22,6 +22,7 @@ const READ_SCOPES: ReadonlySet<string> = new Set([
   'analytics:read',
   'request_logs:read',
   'audit:read',
+  'events:read',
   'ledger:read',
 ]);
 
@@ -80,7 +81,7 @@ export const ROLE_SCOPES = {
     'ledger:read',
   ],
   approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
-  developer: ['api_keys:manage', 'request_logs:read', 'wallets:read', 'ledger:read'],
+  developer: ['api_keys:manage', 'webhooks:manage', 'events:read', 'request_logs:read', 'wallets:read', 'ledger:read'],
   'finance-viewer': [
     'wallets:read',
     'payouts:read',

@@ -23,6 +23,7 @@ export * from './cursor';
 export * from './run-main';
 export * from './service';
 export * from './audit';
+export * from './platform-events';
 export * from './idempotency';
 export * from './table-maintenance';
 export * from './repeating';

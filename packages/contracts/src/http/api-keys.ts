@@ -24,6 +24,8 @@ export const SCOPES = [
   'analytics:read',
   'request_logs:read',
   'api_keys:manage',
+  'webhooks:manage',
+  'events:read',
   'providers:manage',
   'team:manage',
   'audit:read',

@@ -43,6 +43,15 @@ export const TOPOLOGY = {
     deadLetterQueue: 'audit.records.dlq',
     deliveryLimit: 5,
   },
+  platformEvents: {
+    /** Topic; an event's routing key is its type (`transfer.completed`). */
+    exchange: 'platform.events',
+    /** Identity's queue: it logs every event and delivers it to the tenant's webhook endpoints. */
+    queue: 'identity.platform-events',
+    deadLetterExchange: 'platform.events.dlx',
+    deadLetterQueue: 'platform.events.dlq',
+    deliveryLimit: 5,
+  },
 } as const;
 
 /** The queue of ledger partition `partition`, two digits at least so that the queues sort. */
@@ -68,6 +77,7 @@ export function ledgerCommandRoutingKey(tenantId: string): string {
 export const DEAD_LETTER_QUEUES = [
   TOPOLOGY.ledgerCommands.deadLetterQueue,
   TOPOLOGY.auditRecords.deadLetterQueue,
+  TOPOLOGY.platformEvents.deadLetterQueue,
   'payments.identity-events.dlq',
   'payments.ledger-events.dlq',
   'treasury.identity-events.dlq',

@@ -1,0 +1,41 @@
+import { newId } from '@wallet/contracts/ids';
+import { type PlatformEvent, type PlatformEventV1 } from '@wallet/contracts/messages/platform-event.v1';
+import { TOPOLOGY } from '@wallet/contracts/messages/topology';
+import type { Channel } from './amqp';
+import { currentContext } from './context';
+import type { OutboxMessage } from './outbox';
+
+/**
+ * An event as an outbox message, enqueued in the transaction of the change it announces.
+ * The message id is new each time (the outbox's ids are unique, and the same event may be
+ * announced again); the event's own id is what identity records it by, once.
+ */
+export function platformEventMessage(announced: { tenantId: string; objectId: string; event: PlatformEvent }): OutboxMessage {
+  const message: PlatformEventV1 = { type: 'platform.event.v1', ...announced };
+  const correlationId = currentContext()?.correlationId;
+  return {
+    messageId: newId('message'),
+    exchange: TOPOLOGY.platformEvents.exchange,
+    routingKey: announced.event.type,
+    type: message.type,
+    payload: message,
+    ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}),
+  };
+}
+
+/**
+ * Events from every service to identity: durable, quorum, dead-lettered after the delivery
+ * limit. Announcers and identity declare it alike, so none depends on who starts first.
+ */
+export async function declarePlatformEvents(channel: Channel): Promise<void> {
+  const names = TOPOLOGY.platformEvents;
+  await channel.assertExchange(names.exchange, 'topic', { durable: true });
+  await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
+  await channel.assertQueue(names.queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
+  });
+  await channel.bindQueue(names.queue, names.exchange, '#');
+}
