@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { EVENT_TYPES } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, freePort, waitFor, WebhookReceiver } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
+import { driveEveryEvent } from './every-event';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
@@ -42,7 +45,13 @@ async function ledgerShardZeroMappingAllTo(shard: number): Promise<string> {
 describe('the whole system, started as the README says', () => {
   let system: ChildProcess;
   let output = '';
-  const env: NodeJS.ProcessEnv = { ...process.env, SYSTEM_API_KEY: SYSTEM_KEY, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SYSTEM_API_KEY: SYSTEM_KEY,
+    LOG_LEVEL: 'warn',
+    // The test's webhook receiver listens on 127.0.0.1: allowed here by explicit configuration only.
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+  };
   let ledgerDatabaseUrl: string;
 
   beforeAll(async () => {
@@ -255,6 +264,45 @@ describe('the whole system, started as the README says', () => {
     await ops.apiKeys.revoke(signer.id);
     const refusal = await backend.ledger.accounts().catch((error: unknown) => error);
     expect(isWalletApiError(refusal, 'API_KEY_REVOKED')).toBe(true);
+  });
+
+  it('announces every event type to a real receiver, each verified with standardwebhooks and processed once', async () => {
+    const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const tenant = await platform.system.organizations.create({
+      name: 'Nairobi Agents',
+      slug: 'nairobi-agents',
+      config: { defaultCurrency: 'KES', allowedCurrencies: ['KES'], maxTransactionAmount: '10000.00' },
+    });
+    const owner = await platform.apiKeys.createForTenant(tenant.id, { name: 'owner', scopes: ['tenant:manage'], environment: 'live' });
+    const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    const ops = new WalletClient({ baseUrl: gatewayUrl, auth: { type: 'secret', apiKey: owner.key as string } });
+    const receiver = new WebhookReceiver();
+    try {
+      const endpoint = await ops.webhookEndpoints.create({ url: await receiver.start() });
+      receiver.secrets = [endpoint.secret];
+      const member = (name: string, orgRole: 'operator' | 'approver') =>
+        ops.team.create({ name, email: `${name}@nairobi-agents.example`, password: `e2e-${randomUUID()}`, orgRole });
+      const [operator, approver] = [await member('olga', 'operator'), await member('abel', 'approver')];
+      const provider = await ops.momoProviders.create({ providerCode: 'mtn', name: 'MTN' });
+      await waitFor(async () => ((await ops.ledger.accounts({ currencyCode: 'KES' })).data.length > 0 ? true : undefined), {
+        what: "the tenant's KES accounts",
+      });
+      await driveEveryEvent({ ops, gatewayUrl, operatorId: operator.id, approverId: approver.id, providerSecret: provider.webhookSecret });
+      await ops.webhookEndpoints.sendTest(endpoint.id);
+      const expected = [...EVENT_TYPES].sort();
+      const typesReceived = () => [...new Set([...receiver.processed.values()].map((event) => event.type))].sort();
+      // Waited for, then compared: a type still missing shows in the difference.
+      await waitFor(async () => (typesReceived().length === expected.length ? true : undefined), { timeoutMs: 30_000 }).catch(
+        () => undefined,
+      );
+      expect(typesReceived()).toEqual(expected);
+      expect(receiver.attempts.every((attempt) => attempt.verifiedWith.length === 1)).toBe(true);
+      // Each event arrived once per announcement; the log has each once, and lists what the receiver processed.
+      const logged = (await ops.events.list({ limit: 200 })).data.map((event) => event.id);
+      expect(new Set(logged)).toEqual(new Set(receiver.processed.keys()));
+    } finally {
+      await receiver.close();
+    }
   });
 
   /** `npm run demo` against the started system, as a newcomer runs it: its exit code and everything it printed. */

@@ -210,6 +210,28 @@ CREATE SEQUENCE public.outbox_id_seq
 
 ALTER SEQUENCE public.outbox_id_seq OWNED BY public.outbox.id;
 
+CREATE TABLE public.platform_events (
+    seq bigint NOT NULL,
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    object_id text NOT NULL,
+    payload text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT platform_events_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text])))
+);
+
+CREATE SEQUENCE public.platform_events_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.platform_events_seq_seq OWNED BY public.platform_events.seq;
+
 CREATE TABLE public.sessions (
     id text NOT NULL,
     token_hash text NOT NULL,
@@ -270,6 +292,76 @@ CREATE SEQUENCE public.tenants_seq_seq
 
 ALTER SEQUENCE public.tenants_seq_seq OWNED BY public.tenants.seq;
 
+CREATE TABLE public.webhook_deliveries (
+    seq bigint NOT NULL,
+    id text NOT NULL,
+    endpoint_id text NOT NULL,
+    event_id text NOT NULL,
+    event_type text NOT NULL,
+    object_id text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempt_count integer DEFAULT 0 NOT NULL,
+    attempts jsonb DEFAULT '[]'::jsonb NOT NULL,
+    next_attempt_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text])))
+);
+
+CREATE SEQUENCE public.webhook_deliveries_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_deliveries_seq_seq OWNED BY public.webhook_deliveries.seq;
+
+CREATE TABLE public.webhook_endpoint_secrets (
+    id bigint NOT NULL,
+    endpoint_id text NOT NULL,
+    ciphertext bytea NOT NULL,
+    master_key_id text NOT NULL,
+    valid_until timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.webhook_endpoint_secrets_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_endpoint_secrets_id_seq OWNED BY public.webhook_endpoint_secrets.id;
+
+CREATE TABLE public.webhook_endpoints (
+    seq bigint NOT NULL,
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    url text NOT NULL,
+    description text,
+    event_types text[] NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    disabled_reason text,
+    failing_since timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_endpoints_disabled_reason_check CHECK ((disabled_reason = ANY (ARRAY['failing'::text, 'gone'::text]))),
+    CONSTRAINT webhook_endpoints_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
+    CONSTRAINT webhook_endpoints_event_types_check CHECK ((cardinality(event_types) > 0))
+);
+
+CREATE SEQUENCE public.webhook_endpoints_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_endpoints_seq_seq OWNED BY public.webhook_endpoints.seq;
+
 ALTER TABLE ONLY public.api_key_credentials ALTER COLUMN id SET DEFAULT nextval('public.api_key_credentials_id_seq'::regclass);
 
 ALTER TABLE ONLY public.api_keys ALTER COLUMN seq SET DEFAULT nextval('public.api_keys_seq_seq'::regclass);
@@ -286,9 +378,17 @@ ALTER TABLE ONLY public.momo_providers ALTER COLUMN seq SET DEFAULT nextval('pub
 
 ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbox_id_seq'::regclass);
 
+ALTER TABLE ONLY public.platform_events ALTER COLUMN seq SET DEFAULT nextval('public.platform_events_seq_seq'::regclass);
+
 ALTER TABLE ONLY public.team_members ALTER COLUMN seq SET DEFAULT nextval('public.team_members_seq_seq'::regclass);
 
 ALTER TABLE ONLY public.tenants ALTER COLUMN seq SET DEFAULT nextval('public.tenants_seq_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_deliveries ALTER COLUMN seq SET DEFAULT nextval('public.webhook_deliveries_seq_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_endpoint_secrets ALTER COLUMN id SET DEFAULT nextval('public.webhook_endpoint_secrets_id_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_endpoints ALTER COLUMN seq SET DEFAULT nextval('public.webhook_endpoints_seq_seq'::regclass);
 
 ALTER TABLE ONLY public.api_key_credentials
     ADD CONSTRAINT api_key_credentials_pkey PRIMARY KEY (id);
@@ -341,6 +441,12 @@ ALTER TABLE ONLY public.outbox
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.platform_events
+    ADD CONSTRAINT platform_events_id_key UNIQUE (id);
+
+ALTER TABLE ONLY public.platform_events
+    ADD CONSTRAINT platform_events_pkey PRIMARY KEY (seq);
+
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
@@ -364,6 +470,24 @@ ALTER TABLE ONLY public.tenants
 
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_slug_key UNIQUE (slug);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_id_key UNIQUE (id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (seq);
+
+ALTER TABLE ONLY public.webhook_endpoint_secrets
+    ADD CONSTRAINT webhook_endpoint_secrets_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_seq_key UNIQUE (seq);
 
 CREATE INDEX api_key_credentials_key ON public.api_key_credentials USING btree (key_id, id);
 
@@ -389,6 +513,12 @@ CREATE INDEX momo_provider_secrets_provider ON public.momo_provider_secrets USIN
 
 CREATE INDEX momo_providers_tenant_seq ON public.momo_providers USING btree (tenant_id, seq DESC);
 
+CREATE INDEX platform_events_object ON public.platform_events USING btree (tenant_id, object_id, seq);
+
+CREATE INDEX platform_events_recorded_at ON public.platform_events USING btree (recorded_at);
+
+CREATE INDEX platform_events_scope ON public.platform_events USING btree (tenant_id, environment, seq);
+
 CREATE INDEX sessions_expires_at ON public.sessions USING btree (expires_at);
 
 CREATE INDEX sessions_member_open ON public.sessions USING btree (member_id) WHERE (revoked_at IS NULL);
@@ -402,6 +532,20 @@ CREATE INDEX team_members_tenant_created ON public.team_members USING btree (ten
 CREATE UNIQUE INDEX team_members_tenant_email ON public.team_members USING btree (tenant_id, lower(email));
 
 CREATE INDEX team_members_tenant_seq ON public.team_members USING btree (tenant_id, seq DESC);
+
+CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+CREATE INDEX webhook_deliveries_endpoint ON public.webhook_deliveries USING btree (endpoint_id, seq);
+
+CREATE INDEX webhook_deliveries_object_order ON public.webhook_deliveries USING btree (endpoint_id, object_id, seq) WHERE (status = 'pending'::text);
+
+CREATE INDEX webhook_deliveries_updated_at ON public.webhook_deliveries USING btree (updated_at) WHERE (status <> 'pending'::text);
+
+CREATE INDEX webhook_endpoint_secrets_endpoint ON public.webhook_endpoint_secrets USING btree (endpoint_id, id);
+
+CREATE UNIQUE INDEX webhook_endpoint_secrets_one_current ON public.webhook_endpoint_secrets USING btree (endpoint_id) WHERE (valid_until IS NULL);
+
+CREATE INDEX webhook_endpoints_scope ON public.webhook_endpoints USING btree (tenant_id, environment, seq);
 
 CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON public.audit_events FOR EACH STATEMENT EXECUTE FUNCTION public.audit_events_append_only();
 
@@ -427,3 +571,9 @@ ALTER TABLE ONLY public.sessions
 
 ALTER TABLE ONLY public.team_members
     ADD CONSTRAINT team_members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_endpoint_secrets
+    ADD CONSTRAINT webhook_endpoint_secrets_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;

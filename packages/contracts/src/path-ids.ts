@@ -28,6 +28,8 @@ const COLLECTION_KINDS: Readonly<Record<string, IdKind>> = {
   journal: 'journalEntry',
   runs: 'reconciliationRun',
   'dead-letters': 'deadLetter',
+  events: 'event',
+  'webhook-endpoints': 'webhookEndpoint',
 };
 
 export interface PathId {

@@ -34,3 +34,4 @@ export * from './transient-retry';
 export * from './high-water';
 export * from './background-pace';
 export * from './postgres-primary';
+export * from './batch-consumer';

@@ -1,5 +1,6 @@
 import { newId } from '@wallet/contracts/ids';
-import { type PlatformEvent, type PlatformEventV1 } from '@wallet/contracts/messages/platform-event.v1';
+import type { Environment } from '@wallet/contracts/common';
+import { type EventType, type PlatformEvent, type PlatformEventV1 } from '@wallet/contracts/messages/platform-event.v1';
 import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import type { Channel } from './amqp';
 import { currentContext } from './context';
@@ -21,6 +22,22 @@ export function platformEventMessage(announced: { tenantId: string; objectId: st
     payload: message,
     ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}),
   };
+}
+
+/** An event of a change recorded now, by the transaction that enqueues it (a wallet frozen, a slip refused). */
+export function newPlatformEventMessage(
+  scope: { tenantId: string; environment: Environment },
+  type: EventType,
+  object: { id: string },
+): OutboxMessage {
+  const event: PlatformEvent = {
+    id: newId('event'),
+    type,
+    createdAt: new Date().toISOString(),
+    environment: scope.environment,
+    data: { object: object as unknown as Record<string, unknown> },
+  };
+  return platformEventMessage({ tenantId: scope.tenantId, objectId: object.id, event });
 }
 
 /**

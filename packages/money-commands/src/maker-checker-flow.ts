@@ -5,6 +5,8 @@ import {
   type LedgerPostV1,
   type LedgerResultV1,
   type MakerCheckerStep,
+  type EventType,
+  eventTypeSchema,
 } from '@wallet/contracts';
 import {
   AppError,
@@ -51,7 +53,7 @@ import {
   resultsOfSteps,
   scopedOutcomesOf,
 } from './money-command-statement';
-import { type AwaitedRecords, postingMessage, type RecordPostings } from './postings';
+import { type AwaitedRecords, postingAnnouncer, postingMessage, type RecordPostings } from './postings';
 import { filled, type RecordOf, SCOPED_RECORD_COLUMNS, written } from './record-columns';
 
 /*
@@ -196,10 +198,11 @@ export interface CaseTypeDeclaration<Draft extends { id: string }, Stored extend
  * a step recorded already is left as it is), and a case awaits the ledger while the step its
  * status names is unanswered.
  */
-export function casePostings<Draft>(type: {
+export function casePostings<Draft, Stored extends { id: string }>(type: {
   names: CaseNames;
-  table: { records: RecordTable<Draft> };
+  table: { records: RecordTable<Draft>; find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null> };
   laterSteps?: readonly LaterStep[] | undefined;
+  show(stored: Stored): unknown;
 }): RecordPostings {
   const table = type.table.records.name;
   if (table !== type.names.table) throw new Error(`case type ${type.names.type} is named with table ${type.names.table}, not ${table}`);
@@ -213,6 +216,26 @@ export function casePostings<Draft>(type: {
       for (const { steps, step } of afterHold) await finishSteps(tx, step, scopedOutcomesOf(resultsOfSteps(results, stepOf, ...steps)));
     },
     awaited: { recordType: type.names.type, table, waiting: CASE_AWAITS_LEDGER_SQL },
+    announcer: postingAnnouncer({ typeOf: caseEventType(type.names.type, stepOf), find: type.table.find, show: type.show }),
+  };
+}
+
+/** What each step's result says of a case: `failed` twice, for a hold refused and for a delivery that failed. */
+const CASE_STEP_EVENTS: Readonly<Record<string, { posted?: string; rejected?: string }>> = {
+  hold: { posted: 'requested', rejected: 'failed' },
+  settle: { posted: 'approved' },
+  release: { posted: 'rejected' },
+  complete: { posted: 'completed' },
+  fail: { posted: 'failed' },
+};
+
+/** The event type of a case step's result (`payout.approved`); null for a step or outcome no event names. */
+function caseEventType(caseType: CaseType, stepOf: (commandId: string) => string | null): (result: LedgerResultV1) => EventType | null {
+  return (result) => {
+    const step = stepOf(result.commandId);
+    const outcome = step ? CASE_STEP_EVENTS[step]?.[result.status as 'posted' | 'rejected'] : undefined;
+    const parsed = eventTypeSchema.safeParse(`${caseType}.${outcome}`);
+    return outcome && parsed.success ? parsed.data : null;
   };
 }
 

@@ -38,6 +38,7 @@ import {
   type StepOutcome,
   stepOutcomeOf,
 } from './money-command-statement';
+import { type CommandAnnouncements, commandEventType, postingAnnouncer } from './postings/announcements';
 import { postingMessage } from './postings/posting-message';
 import type { PendingReply } from './postings/posting-replies';
 import type { AwaitedRecord, AwaitedRecords, Postings, RecordPostings } from './postings/postings';
@@ -168,6 +169,8 @@ export interface MoneyCommandDeclaration<
   onUnfailingRefusal?(record: Stored, failureCode: string): void;
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
   show(record: Stored): Shown;
+  /** The events its ledger results announce (docs/events.md); none for a step of a case, whose flow announces. */
+  announces?: CommandAnnouncements;
   /** The 404 of an id this scope has no record of. */
   notFound(): AppError;
 }
@@ -225,15 +228,26 @@ function commandStep<Draft>(declaration: { records: RecordTable<Draft>; step: Re
  * events finish its records (any instance, any time; a record finished already is left as it
  * is), and its records await the ledger while its step has not recorded them.
  */
-export function commandPostings<Draft>(declaration: { recordType: string; records: RecordTable<Draft>; step: RecordStep }): RecordPostings {
+export function commandPostings<Draft, Stored extends { id: string }, Shown>(
+  declaration: { recordType: string; records: RecordTable<Draft>; step: RecordStep } & Partial<AnnouncingDeclaration<Stored, Shown>>,
+): RecordPostings {
   const step = commandStep(declaration);
+  const { announces, find, show } = declaration;
   return {
     referenceType: declaration.recordType,
     finisher: async (tx, results) => {
       await finishSteps(tx, step, scopedOutcomesOf(results));
     },
     awaited: { recordType: declaration.recordType, table: step.table, waiting: step.waiting },
+    ...(announces && find && show ? { announcer: postingAnnouncer({ typeOf: commandEventType(announces), find, show }) } : {}),
   };
+}
+
+/** What a declaration that announces its results gives: the events, and how its records read and show. */
+interface AnnouncingDeclaration<Stored, Shown> {
+  announces: CommandAnnouncements;
+  find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
+  show(record: Stored): Shown;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JournalKind, RouteContract } from '@wallet/contracts';
-import { type CaseNames, casePostings, type LaterStep } from './maker-checker-flow';
+import { casePostings } from './maker-checker-flow';
 import { type Approval, commandPostings, type MovementNames } from './money-command';
 import type { RecordStep, RecordTable } from './money-command-statement';
 import type { Postings, RecordPostings } from './postings/postings';
@@ -56,8 +56,8 @@ export function commandMovement<Draft>(
 }
 
 /** A movement that waits for a checker: a maker-checker case type's declaration, whose approval is its case type. */
-export function caseMovement<Draft>(
-  declaration: { names: CaseNames; table: { records: RecordTable<Draft> }; laterSteps?: readonly LaterStep[] | undefined },
+export function caseMovement<Draft, Stored extends { id: string }>(
+  declaration: Parameters<typeof casePostings<Draft, Stored>>[0],
   parts: MovementParts,
 ): Movement {
   const { names } = declaration;
@@ -84,7 +84,7 @@ export function registerMovements(postings: Pick<Postings, 'register' | 'awaits'
     caseTypes.add(approval.caseType);
   }
   for (const movement of movements) {
-    postings.register(movement.postings.referenceType, movement.postings.finisher);
+    postings.register(movement.postings.referenceType, movement.postings.finisher, movement.postings.announcer);
     postings.awaits(movement.postings.awaited);
   }
 }

@@ -104,6 +104,8 @@ export class WalletClient implements Namespaces {
   readonly fees: Namespaces['fees'];
   readonly reconciliation: Namespaces['reconciliation'];
   readonly analytics: Namespaces['analytics'];
+  readonly events: Namespaces['events'];
+  readonly webhookEndpoints: Namespaces['webhookEndpoints'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -160,6 +162,8 @@ export class WalletClient implements Namespaces {
     this.fees = namespaces.fees;
     this.reconciliation = namespaces.reconciliation;
     this.analytics = namespaces.analytics;
+    this.events = namespaces.events;
+    this.webhookEndpoints = namespaces.webhookEndpoints;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */

@@ -1,6 +1,7 @@
 import {
   analyticsRoutes as AN,
   depositRoutes as D,
+  eventRoutes as EV,
   feeRoutes as F,
   payoutRoutes as PO,
   platformRoutes as P,
@@ -8,6 +9,7 @@ import {
   transferRoutes as T,
   treasuryRoutes as TR,
   walletRoutes as W,
+  webhookEndpointRoutes as WH,
   withdrawalRoutes as WD,
 } from '@wallet/contracts';
 import type { RequestOptions, RouteCaller } from './route-call';
@@ -312,6 +314,33 @@ function analyticsNamespace(client: RouteCaller) {
   };
 }
 
+/** The event log: every state change of money and of what holds it, kept at least 30 days (scope events:read). */
+function eventsNamespace(client: RouteCaller) {
+  return {
+    list: (query?: RouteQuery<typeof EV.list>, options?: RequestOptions) => client.call(EV.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(EV.get, { params: { id } }, options),
+  };
+}
+
+/** Where events are delivered, signed (Standard Webhooks): endpoints, their deliveries and replays (scope webhooks:manage). */
+function webhookEndpointsNamespace(client: RouteCaller) {
+  return {
+    create: (body: RouteBody<typeof WH.create>, options?: RequestOptions) => client.call(WH.create, { body }, options),
+    list: (query?: RouteQuery<typeof WH.list>, options?: RequestOptions) => client.call(WH.list, { query }, options),
+    get: (id: string, options?: RequestOptions) => client.call(WH.get, { params: { id } }, options),
+    update: (id: string, body: RouteBody<typeof WH.update>, options?: RequestOptions) =>
+      client.call(WH.update, { params: { id }, body }, options),
+    delete: (id: string, options?: RequestOptions) => client.call(WH.delete, { params: { id } }, options),
+    rotateSecret: (id: string, body: RouteBody<typeof WH.rotateSecret> = {}, options?: RequestOptions) =>
+      client.call(WH.rotateSecret, { params: { id }, body }, options),
+    sendTest: (id: string, options?: RequestOptions) => client.call(WH.sendTest, { params: { id } }, options),
+    deliveries: (id: string, query?: RouteQuery<typeof WH.deliveries>, options?: RequestOptions) =>
+      client.call(WH.deliveries, { params: { id }, query }, options),
+    replay: (id: string, body: RouteBody<typeof WH.replay>, options?: RequestOptions) =>
+      client.call(WH.replay, { params: { id }, body }, options),
+  };
+}
+
 export function buildNamespaces(client: RouteCaller) {
   return {
     system: systemNamespace(client),
@@ -331,6 +360,8 @@ export function buildNamespaces(client: RouteCaller) {
     fees: feesNamespace(client),
     reconciliation: reconciliationNamespace(client),
     analytics: analyticsNamespace(client),
+    events: eventsNamespace(client),
+    webhookEndpoints: webhookEndpointsNamespace(client),
   };
 }
 

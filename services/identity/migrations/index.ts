@@ -15,6 +15,7 @@ import * as idempotencyKeysInFlight from './20270102120000_idempotency_keys_in_f
 import * as platformAuditEvents from './20270105120000_platform_audit_events';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as createLoginThrottles from './20270111120000_create_login_throttles';
+import * as createPlatformEventsAndWebhooks from './20270201120000_create_platform_events_and_webhooks';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   { name: '20270105120000_platform_audit_events', ...platformAuditEvents },
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270111120000_create_login_throttles', ...createLoginThrottles },
+  { name: '20270201120000_create_platform_events_and_webhooks', ...createPlatformEventsAndWebhooks },
 ];

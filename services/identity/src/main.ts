@@ -3,6 +3,7 @@ import {
   DeadLetterQueues,
   declareAuditRecords,
   declareIdentityEvents,
+  declarePlatformEvents,
   idempotency,
   idempotencyRetentionRule,
   inboxRetentionRule,
@@ -40,6 +41,8 @@ import { createInviteMailer } from './features/team/invite-mailer';
 import { teamRouter } from './features/team/team-router';
 import { TeamService } from './features/team/team-service';
 import { tenantsRouter } from './features/tenants/tenants-router';
+import { ENDPOINT_SECRETS_COLUMN } from './features/webhooks/endpoints-store';
+import { startWebhooks, webhooksConfigShape, webhooksRetentionRules } from './features/webhooks/webhooks-feature';
 import { TenantsService } from './features/tenants/tenants-service';
 
 export type { RunningService };
@@ -83,6 +86,7 @@ const identityConfigShape = {
   SECRETS_ENCRYPTION_KEY: masterKeyConfigSchema,
   /** Earlier master keys, comma-separated, same form: only to decrypt what the start-up re-encrypts under the current one. */
   SECRETS_ENCRYPTION_KEYS_OLD: z.preprocess(emptyAsUnset, oldMasterKeysConfigSchema.optional()),
+  ...webhooksConfigShape,
 };
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
@@ -95,17 +99,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       topology: async (channel) => {
         await declareIdentityEvents(channel);
         await declareAuditRecords(channel);
+        await declarePlatformEvents(channel);
       },
-      queues: queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
+      queues: [
+        ...queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
+        ...queueAndDeadLetters(TOPOLOGY.platformEvents.queue, TOPOLOGY.platformEvents.deadLetterQueue),
+      ],
       idempotencyKeys: true,
       retention: (config) => [
         idempotencyRetentionRule(),
         inboxRetentionRule(config.INBOX_RETENTION_DAYS),
         sessionsRetentionRule(config.IDENTITY_SESSION_RETENTION_DAYS),
         loginThrottlesRetentionRule(config.IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS),
+        ...webhooksRetentionRules(config),
       ],
-      wire: async ({ config, db, relay, broker, logger }) => {
-        const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN];
+      wire: async ({ config, db, relay, broker, logger, metrics }) => {
+        const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN, ENDPOINT_SECRETS_COLUMN];
         const secrets = await openSecretBox({
           currentKey: config.SECRETS_ENCRYPTION_KEY,
           oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [],
@@ -131,6 +140,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const momoProviders = new MomoProvidersService({ db, secrets });
         const deadLetters = new DeadLettersService({ db, queues: new DeadLetterQueues({ broker, queues: DEAD_LETTER_QUEUES }) });
         await startAuditRecordsConsumer({ broker, db, logger });
+        const webhooks = await startWebhooks({ config, db, broker, logger, metrics, secrets, mailer, rememberSealed });
         return {
           routes: (app) => {
             app.use(tenantsRouter(tenants, remember));
@@ -143,8 +153,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(apiKeyAuthRouter(apiKeys));
             app.use(momoProvidersRouter(momoProviders, rememberSealed));
             app.use(deadLettersRouter(deadLetters));
+            webhooks.routes(app);
           },
           stop: async () => {
+            await webhooks.stop();
             await throttle.stop();
             mailer?.close();
           },

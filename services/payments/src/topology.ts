@@ -1,6 +1,7 @@
 import {
   type Channel,
   declareAuditRecords,
+  declarePlatformEvents,
   declareIdentityEvents,
   declareLedgerCommands,
   declareLedgerEvents,
@@ -35,6 +36,7 @@ export async function declarePaymentsTopology(channel: Channel): Promise<void> {
   await declareLedgerEvents(channel);
   await declareIdentityEvents(channel);
   await declareAuditRecords(channel);
+  await declarePlatformEvents(channel);
 
   await declareTenantEventsQueue(channel, PAYMENTS_TOPOLOGY.identityEvents);
 

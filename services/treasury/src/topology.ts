@@ -2,6 +2,7 @@ import { TOPOLOGY } from '@wallet/contracts';
 import {
   type Channel,
   declareAuditRecords,
+  declarePlatformEvents,
   declareIdentityEvents,
   declareLedgerCommands,
   declareLedgerEvents,
@@ -42,6 +43,7 @@ export async function declareTreasuryTopology(channel: Channel): Promise<void> {
   await declareLedgerEvents(channel);
   await declareIdentityEvents(channel);
   await declareAuditRecords(channel);
+  await declarePlatformEvents(channel);
   await declareTenantEventsQueue(channel, TREASURY_TOPOLOGY.identityEvents);
 
   const events = TREASURY_TOPOLOGY.ledgerEvents;

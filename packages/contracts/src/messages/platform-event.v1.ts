@@ -25,7 +25,6 @@ export const EVENT_TYPES = [
   'withdrawal.completed',
   'withdrawal.failed',
   'float_deposit.completed',
-  'float_deposit.failed',
   'wallet.created',
   'wallet.frozen',
   'wallet.unfrozen',
@@ -59,4 +58,3 @@ export const platformEventV1Schema = z.object({
   event: platformEventSchema,
 });
 export type PlatformEventV1 = z.infer<typeof platformEventV1Schema>;
-

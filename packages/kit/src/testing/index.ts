@@ -4,3 +4,4 @@ export * from './tcp-proxy';
 export * from './pages';
 export * from './ports';
 export * from './suites';
+export * from './webhook-receiver';

@@ -11,6 +11,14 @@ export {
   PostingFinishers,
   startLedgerEventsConsumer,
 } from './ledger-events-consumer';
+export {
+  type AnnouncedRecords,
+  type CommandAnnouncements,
+  commandEventType,
+  eventOfResult,
+  type PostingAnnouncer,
+  postingAnnouncer,
+} from './announcements';
 export { coalesceLedgerCommands, postCommandOf, postingMessage, type RecordPosting } from './posting-message';
 export { type PendingReply, PostingReplies } from './posting-replies';
 export { type Postings, type RecordPostings, startPostings } from './postings';

@@ -1,4 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
+import type { PostingAnnouncer } from './announcements';
 import { ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
 import {
   applyDeliveryBatch,
@@ -9,6 +10,8 @@ import {
   linksTo,
   type Logger,
   markAnswered,
+  type OutboxMessage,
+  enqueueOutbox,
   runWithContext,
   type Tx,
 } from '@wallet/kit';
@@ -23,14 +26,20 @@ export type PostingFinisher = (tx: Tx, results: readonly LedgerResultV1[]) => Pr
 /** Finishers by the `reference.type` their postings carry ('transfer', 'deposit', ...). */
 export class PostingFinishers {
   private readonly byType = new Map<string, PostingFinisher>();
+  private readonly announcers = new Map<string, PostingAnnouncer>();
 
-  register(referenceType: string, finisher: PostingFinisher): void {
+  register(referenceType: string, finisher: PostingFinisher, announcer?: PostingAnnouncer): void {
     if (this.byType.has(referenceType)) throw new Error(`a posting finisher for ${referenceType} is registered already`);
     this.byType.set(referenceType, finisher);
+    if (announcer) this.announcers.set(referenceType, announcer);
   }
 
   of(referenceType: string): PostingFinisher | undefined {
     return this.byType.get(referenceType);
+  }
+
+  announcerOf(referenceType: string): PostingAnnouncer | undefined {
+    return this.announcers.get(referenceType);
   }
 
   get referenceTypes(): string[] {
@@ -103,18 +112,45 @@ function answeredCommands(options: LedgerEventsConsumerOptions, deliveries: read
   );
 }
 
+/** The results of `deliveries` that announce something, by announcer: recorded from replies or not, each is announced here. */
+function resultsByAnnouncer(
+  options: LedgerEventsConsumerOptions,
+  deliveries: readonly Delivery[],
+): Map<PostingAnnouncer, LedgerResultV1[]> {
+  const byAnnouncer = new Map<PostingAnnouncer, LedgerResultV1[]>();
+  for (const delivery of deliveries) {
+    for (const result of delivery.results) {
+      const announcer = result.reference ? options.finishers.announcerOf(result.reference.type) : undefined;
+      if (!announcer) continue;
+      const results = byAnnouncer.get(announcer);
+      if (results) results.push(result);
+      else byAnnouncer.set(announcer, [result]);
+    }
+  }
+  return byAnnouncer;
+}
+
+/** The events of the results, read after their finishers ran in the same transaction, so each record shows its outcome. */
+async function announce(tx: Tx, byAnnouncer: Map<PostingAnnouncer, LedgerResultV1[]>): Promise<void> {
+  const messages: OutboxMessage[] = [];
+  for (const [announcer, results] of byAnnouncer) messages.push(...(await announcer(tx, results)));
+  if (messages.length > 0) await enqueueOutbox(tx, messages);
+}
+
 async function recordResults(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): Promise<void> {
   const answered = answeredCommands(options, deliveries);
   const byFinisher = resultsByFinisher(options, deliveries);
-  if (byFinisher.size === 0) {
+  const byAnnouncer = resultsByAnnouncer(options, deliveries);
+  if (byFinisher.size === 0 && byAnnouncer.size === 0) {
     // Recorded from the replies already: only their copies kept for sending again go.
     if (answered.length > 0) await options.db.transaction((tx) => markAnswered(tx, answered));
     return;
   }
-  const results = [...byFinisher.values()].flat();
+  const results = [...new Set([...byFinisher.values(), ...byAnnouncer.values()].flat())];
   await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
     options.db.transaction(async (tx) => {
       for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
+      await announce(tx, byAnnouncer);
       await markAnswered(tx, answered);
     }),
   );

@@ -2,11 +2,12 @@ import { performance } from 'node:perf_hooks';
 import type { LedgerResultV1 } from '@wallet/contracts';
 import { Gauge } from 'prom-client';
 import { type CommonConfig, type Repeating, type ServiceMetrics, type ServiceParts, startUnansweredResending, withinMs } from '@wallet/kit';
+import type { PostingAnnouncer } from './announcements';
 import { type AwaitedRecord, type AwaitedRecords, AwaitingLedger } from './awaiting-ledger';
 import { PostingFinishers, type PostingFinisher, startLedgerEventsConsumer } from './ledger-events-consumer';
 import { type PendingReply, PostingReplies } from './posting-replies';
 
-export type { AwaitedRecord, AwaitedRecords, PendingReply, PostingFinisher };
+export type { AwaitedRecord, AwaitedRecords, PendingReply, PostingAnnouncer, PostingFinisher };
 
 /**
  * What the postings learn of one kind of record, from its declaration: the finisher of the
@@ -16,6 +17,8 @@ export interface RecordPostings {
   referenceType: string;
   finisher: PostingFinisher;
   awaited: AwaitedRecords;
+  /** What its results announce (docs/events.md); none: nothing. */
+  announcer?: PostingAnnouncer;
 }
 
 /**
@@ -40,8 +43,8 @@ export interface Postings {
    * conditional on the record still pending).
    */
   recordedFromReply(commandId: string): void;
-  /** Registers the finisher of one reference type; call before start(). */
-  register(referenceType: string, finisher: PostingFinisher): void;
+  /** Registers the finisher (and announcer) of one reference type; call before start(). */
+  register(referenceType: string, finisher: PostingFinisher, announcer?: PostingAnnouncer): void;
   /** Starts consuming the ledger's events, once every feature registered its finisher. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -110,9 +113,9 @@ export async function startPostings(
       timedOut.inc({ record_type: records.recordType }, 0);
     },
     recordedFromReply: (commandId) => fromReplies.add(commandId),
-    register: (referenceType, finisher) => {
+    register: (referenceType, finisher, announcer) => {
       if (consuming) throw new Error(`finisher for ${referenceType} registered after the ledger events consumer started`);
-      finishers.register(referenceType, finisher);
+      finishers.register(referenceType, finisher, announcer);
     },
     start: async () => {
       if (consuming) return;

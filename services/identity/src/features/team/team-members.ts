@@ -44,3 +44,8 @@ export function markInviteSent(db: Db, memberId: string): Promise<void> {
 export function firstAdminsOf(db: Db, tenantIds: string[]): Promise<Map<string, store.InvitedMember>> {
   return store.firstAdminsOf(db, tenantIds);
 }
+
+/** A tenant's active org-admins. */
+export function activeAdminsOf(db: Db, tenantId: string): Promise<TeamMember[]> {
+  return store.activeAdminsOf(db, tenantId);
+}

@@ -229,3 +229,12 @@ export async function acceptInvite(tx: Tx, memberId: string, inviteTokenHash: st
   const row = (result.rows as TeamMemberRow[])[0];
   return row ? toTeamMember(row) : null;
 }
+
+/** A tenant's active org-admins: whom the platform tells of what it did to the tenant's setup (a webhook endpoint disabled). */
+export async function activeAdminsOf(db: Db, tenantId: string): Promise<TeamMember[]> {
+  const rows: TeamMemberRow[] = await db('team_members')
+    .where({ tenant_id: tenantId, org_role: 'org-admin', status: 'active' })
+    .orderBy('created_at')
+    .select(COLUMNS);
+  return rows.map(toTeamMember);
+}

@@ -19,7 +19,9 @@ import {
   currentContext,
   type Db,
   type InternalClaims,
+  enqueueOutbox,
   type Logger,
+  newPlatformEventMessage,
   type OutboxMessage,
   type OutboxRelay,
   pageBySeq,
@@ -178,7 +180,14 @@ export const DEPOSIT_CREDIT = {
   approval: 'none',
   records: MOMO_DEPOSIT_RECORDS,
   step: DEPOSIT_POSTING,
-} as const satisfies Pick<MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit>, 'recordType' | 'approval' | 'records' | 'step'>;
+  find: (db: Db | Tx, scope: DepositScope, id: string) => findDeposit(db, scope, id),
+  show: toDeposit,
+  // A pending slip and a refused delivery are announced where they are recorded (no ledger result makes them).
+  announces: { posted: 'deposit.completed' },
+} as const satisfies Pick<
+  MoneyCommandDeclaration<NewMomoDeposit, StoredDeposit, Deposit>,
+  'recordType' | 'approval' | 'records' | 'step' | 'find' | 'show' | 'announces'
+>;
 
 /**
  * A webhook's credit as a money command: the deposit and its `ledger.post.v1` in one statement,
@@ -210,8 +219,6 @@ function momoDepositCommand(logger: Logger): MoneyCommandDeclaration<NewMomoDepo
     onUnfailingRefusal: (deposit, failureCode) =>
       logger.error({ depositId: deposit.id, commandId: deposit.commandId, failureCode }, 'the ledger refused a deposit credit'),
     repeatOf: (db, scope, draft) => findMomoDeposit(db, scope, draft.providerCode, draft.externalRef),
-    find: (db, scope, id) => findDeposit(db, scope, id),
-    show: toDeposit,
     notFound,
   };
 }
@@ -346,29 +353,35 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     body: MomoWebhookBody,
     reason: string,
   ): Promise<StoredDeposit> {
-    return insertRefusedMomo(
-      this.deps.db,
-      { tenantId: wallet.tenantId, environment: wallet.environment },
-      {
-        id: newId('deposit'),
-        walletId: wallet.id,
-        amount: body.amount,
-        currencyCode: body.currencyCode,
-        fee: '0',
-        commission: '0',
-        feeScheduleId: null,
-        feeRuleId: null,
-        source: 'momo',
-        externalRef: body.transactionId,
-        status: 'rejected',
-        rejectionReason: reason,
-        commandId: null,
-        providerCode,
-        phoneNumber: body.phoneNumber,
-        correlationId: currentContext()?.correlationId ?? null,
-        createdAt: new Date(),
-      },
-    );
+    const scope = { tenantId: wallet.tenantId, environment: wallet.environment };
+    // Its event waits for the relay's next pass: events are not on the money path.
+    return this.deps.db.transaction(async (tx) => {
+      const stored = await insertRefusedMomo(tx, scope, this.refusedMomoDraft(wallet, providerCode, body, reason));
+      await enqueueOutbox(tx, [newPlatformEventMessage(scope, 'deposit.rejected', toDeposit(stored))]);
+      return stored;
+    });
+  }
+
+  private refusedMomoDraft(wallet: DepositWallet, providerCode: string, body: MomoWebhookBody, reason: string) {
+    return {
+      id: newId('deposit'),
+      walletId: wallet.id,
+      amount: body.amount,
+      currencyCode: body.currencyCode,
+      fee: '0',
+      commission: '0',
+      feeScheduleId: null,
+      feeRuleId: null,
+      source: 'momo',
+      externalRef: body.transactionId,
+      status: 'rejected',
+      rejectionReason: reason,
+      commandId: null,
+      providerCode,
+      phoneNumber: body.phoneNumber,
+      correlationId: currentContext()?.correlationId ?? null,
+      createdAt: new Date(),
+    } satisfies Parameters<typeof insertRefusedMomo>[2];
   }
 
   /**
@@ -416,6 +429,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
         correlationId: currentContext()?.correlationId ?? null,
       });
       const deposit = toDeposit(stored);
+      await enqueueOutbox(tx, [newPlatformEventMessage(scope, 'deposit.pending', deposit)]);
       await alsoInTransaction?.(tx, deposit);
       return deposit;
     });
@@ -473,7 +487,11 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
     if (!line) {
       const rejectionReason = 'NO_MATCHING_STATEMENT_ENTRY';
       const rejected = await recordSlipVerification(tx, deposit.id, { status: 'rejected', rejectionReason, verifiedBy: actorId });
-      return { record: rejected, command: null, alsoSent: [slipAudit(slip, 'deposit.rejected', rejected, { rejectionReason })] };
+      const alsoSent = [
+        slipAudit(slip, 'deposit.rejected', rejected, { rejectionReason }),
+        newPlatformEventMessage(scope, 'deposit.rejected', toDeposit(rejected)),
+      ];
+      return { record: rejected, command: null, alsoSent };
     }
     const amount = new BigNumber(deposit.amount).toFixed();
     const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);

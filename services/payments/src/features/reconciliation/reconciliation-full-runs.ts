@@ -6,7 +6,7 @@ import {
   reconciliationResultSchema,
   type ReconciliationRunState,
 } from '@wallet/contracts';
-import type { Db, Logger } from '@wallet/kit';
+import { type Db, enqueueOutbox, type Logger, newPlatformEventMessage } from '@wallet/kit';
 import type { LedgerReads } from '@wallet/money-commands';
 import type { ReconciliationScope, ReconciliationService } from './reconciliation-service';
 
@@ -101,6 +101,15 @@ export class ReconciliationFullRuns {
     await this.options.db('reconciliation_full_runs').where({ id }).update(fields);
   }
 
+  /** Records a run's end; a tenant's run that found a mismatch announces it in the same transaction (docs/events.md). */
+  private async finish(id: string, scope: ReconciliationScope | null, fields: Record<string, unknown>): Promise<void> {
+    await this.options.db.transaction(async (tx) => {
+      const [row] = await tx<FullRunRow>('reconciliation_full_runs').where({ id }).update(fields).returning('*');
+      const run = row && fromRow(row);
+      if (scope && run?.status === 'mismatch') await enqueueOutbox(tx, [newPlatformEventMessage(scope, 'reconciliation.mismatch', run)]);
+    });
+  }
+
   private async run(id: string, scope: ReconciliationScope | null): Promise<void> {
     const { reconciliation, logger } = this.options;
     const progress: { ledger: LedgerFullRun['progress']; records: number } = { ledger: null, records: 0 };
@@ -130,7 +139,7 @@ export class ReconciliationFullRuns {
       const ledgerState = await ledgerRun;
       if (!ledgerState.result) throw new Error(`the ledger's full run ${ledgerState.id} gave no result`);
       const result = reconciliation.assemble(ledgerState.result, records, bankEvidence, checkedAt, 'full');
-      await this.update(id, {
+      await this.finish(id, scope, {
         state: 'succeeded',
         progress: JSON.stringify(progress),
         result: JSON.stringify(result),

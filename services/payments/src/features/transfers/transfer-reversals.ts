@@ -135,6 +135,8 @@ export const REVERSAL_COMMAND = settledMoneyCommand<NewReversal, StoredReversal,
   claimRefused,
   find: findReversal,
   show: toReversal,
+  // A refused reversal changes nothing of the transfer: no event.
+  announces: { posted: 'transfer.reversed' },
   notFound: () => new AppError('NOT_FOUND', 'No such reversal'),
 });
 

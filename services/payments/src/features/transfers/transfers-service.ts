@@ -167,6 +167,7 @@ export const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer,
   keyWrite: 'first-write',
   find: findTransfer,
   show: toTransfer,
+  announces: { posted: 'transfer.completed', refused: 'transfer.failed' },
   refusalOf,
   notFound: () => new AppError('TRANSFER_NOT_FOUND', 'No such transfer'),
 });

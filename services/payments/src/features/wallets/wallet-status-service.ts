@@ -25,6 +25,7 @@ import {
   settleStatusChange,
   type StatusChange,
 } from './wallet-status-store';
+import { walletEventMessage } from './wallets-service';
 import {
   findWallet,
   findWalletForUpdate,
@@ -139,7 +140,10 @@ export class WalletStatusService {
       const settledHere = await settleStatusChange(tx, change.commandId, applied ? 'applied' : 'rejected');
       if (!settledHere || !applied || current.status === change.toStatus) return current;
       const updated = await updateWalletStatus(tx, current.id, change.toStatus);
-      await enqueueOutbox(tx, [this.auditRecord(change, current.status, updated, result)]);
+      await enqueueOutbox(tx, [
+        this.auditRecord(change, current.status, updated, result),
+        walletEventMessage(updated, updated.status === 'frozen' ? 'wallet.frozen' : 'wallet.unfrozen'),
+      ]);
       return updated;
     });
     this.deps.relay.wake();

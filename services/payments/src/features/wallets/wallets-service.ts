@@ -8,7 +8,16 @@ import {
   type WalletBalanceAt,
   type WalletQuery,
 } from '@wallet/contracts';
-import { AppError, type Db, enqueueOutbox, type OutboxRelay, pageBySeq, type Tx } from '@wallet/kit';
+import {
+  AppError,
+  type Db,
+  enqueueOutbox,
+  newPlatformEventMessage,
+  type OutboxMessage,
+  type OutboxRelay,
+  pageBySeq,
+  type Tx,
+} from '@wallet/kit';
 import type { LedgerReads, StatementLine } from '@wallet/money-commands';
 import { ledgerCommandMessage, walletOpeningCommandId, walletStatusCommand } from '../ledger/ledger-commands';
 import type { TenantDirectory } from '@wallet/kit';
@@ -66,7 +75,10 @@ export class WalletsService {
         if (!existing) throw new Error('wallet creation conflicted with a wallet that cannot be found');
         throw new AppError('WALLET_EXISTS', `This ${body.ownerType} already has a ${body.currencyCode} wallet`, { walletId: existing.id });
       }
-      await enqueueOutbox(tx, [ledgerCommandMessage(walletStatusCommand(stored, 'active', walletOpeningCommandId(stored.id)))]);
+      await enqueueOutbox(tx, [
+        ledgerCommandMessage(walletStatusCommand(stored, 'active', walletOpeningCommandId(stored.id))),
+        walletEventMessage(stored, 'wallet.created'),
+      ]);
       // Nothing can have been posted to an account nobody has heard of yet.
       const created = toWallet(stored, formatAmount(0, stored.currencyCode));
       await alsoInTransaction?.(tx, created);
@@ -141,6 +153,20 @@ export class WalletsService {
       return toWallet(wallet, account ? account.balance : formatAmount(0, wallet.currencyCode));
     });
   }
+}
+
+/**
+ * A wallet as its events show it: as the API does, but for the balance, which every entry moves
+ * and which the transaction announcing a creation or a freeze does not read (docs/events.md).
+ */
+export function walletEventObject(wallet: StoredWallet): Omit<Wallet, 'balance'> {
+  const { balance: _balance, ...shown } = toWallet(wallet, '0');
+  return shown;
+}
+
+/** The event of a wallet's creation or status change, enqueued in the transaction that records it. */
+export function walletEventMessage(wallet: StoredWallet, type: 'wallet.created' | 'wallet.frozen' | 'wallet.unfrozen'): OutboxMessage {
+  return newPlatformEventMessage(wallet, type, walletEventObject(wallet));
 }
 
 export function toWallet(wallet: StoredWallet, balance: string): Wallet {

@@ -89,6 +89,8 @@ export const FLOAT_DEPOSIT_COMMAND = settledMoneyCommand<NewFloatDeposit, Stored
   refusalOf,
   find: findFloatDeposit,
   show: toFloatDeposit,
+  // A refusal is the request's own answer (422 with the deposit failed): no rail or person acts later.
+  announces: { posted: 'float_deposit.completed' },
   notFound: () => new AppError('FLOAT_DEPOSIT_NOT_FOUND', 'No such float deposit'),
 });
 

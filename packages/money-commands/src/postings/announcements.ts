@@ -1,0 +1,63 @@
+import { derivedId, type EventType, type LedgerResultV1, type PlatformEvent } from '@wallet/contracts';
+import { type Db, type OutboxMessage, platformEventMessage, type Tx } from '@wallet/kit';
+
+/*
+ * What a movement's records announce when the ledger answers them (docs/events.md). The ledger
+ * events consumer already sees every result of the service's postings, off the request path: it
+ * announces them in the transaction that records them (or finds them recorded from the reply), so
+ * an event is never lost and never costs a request anything.
+ */
+
+/** The events of a batch of results of one reference type, as outbox messages. */
+export type PostingAnnouncer = (tx: Tx, results: readonly LedgerResultV1[]) => Promise<OutboxMessage[]>;
+
+/** How a movement's records become events: the event type of a result, and the record as the API shows it. */
+export interface AnnouncedRecords<Stored extends { id: string }> {
+  /** The event a result announces; null for none (a refused reversal changes nothing a client sees). */
+  typeOf(result: LedgerResultV1): EventType | null;
+  find(db: Db | Tx, scope: { tenantId: string; environment: 'test' | 'live' }, id: string): Promise<Stored | null>;
+  show(record: Stored): unknown;
+}
+
+/**
+ * The event of one result: its id derived from the command and its outcome, so the event of a
+ * result seen again (a redelivery, a repeat the ledger publishes again) is the same event, which
+ * identity records once.
+ */
+export function eventOfResult(result: LedgerResultV1, type: EventType, object: Record<string, unknown>): PlatformEvent {
+  const createdAt = new Date(Date.parse(result.processedAt));
+  return {
+    id: derivedId('event', `${result.commandId}:${result.status}`, createdAt.getTime()),
+    type,
+    createdAt: createdAt.toISOString(),
+    environment: result.environment,
+    data: { object },
+  };
+}
+
+/** The announcer of a movement's records: each result's record read in the consumer's transaction, after its finisher. */
+export function postingAnnouncer<Stored extends { id: string }>(records: AnnouncedRecords<Stored>): PostingAnnouncer {
+  return async (tx, results) => {
+    const messages: OutboxMessage[] = [];
+    for (const result of results) {
+      const type = records.typeOf(result);
+      if (!type || !result.reference) continue;
+      const record = await records.find(tx, { tenantId: result.tenantId, environment: result.environment }, result.reference.id);
+      if (!record) continue;
+      const event = eventOfResult(result, type, records.show(record) as Record<string, unknown>);
+      messages.push(platformEventMessage({ tenantId: result.tenantId, objectId: record.id, event }));
+    }
+    return messages;
+  };
+}
+
+/** What a movement that posts at once announces: its posted result's event, and its refused result's where a refusal shows. */
+export interface CommandAnnouncements {
+  posted: EventType;
+  refused?: EventType;
+}
+
+/** The event type of a money command's result. */
+export function commandEventType(announces: CommandAnnouncements): (result: LedgerResultV1) => EventType | null {
+  return (result) => (result.status === 'posted' ? announces.posted : result.status === 'rejected' ? (announces.refused ?? null) : null);
+}

@@ -1,0 +1,139 @@
+import type { Db, Tx } from '@wallet/kit';
+import type { AttemptOutcome } from './webhook-sender';
+
+/** A delivery the worker took: leased to it until `leaseMs` from the claim, then due again if it never answered. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  tenantId: string;
+  environment: 'test' | 'live';
+  url: string;
+  eventId: string;
+  eventType: string;
+  /** The attempt this is, from 1. */
+  attempt: number;
+  /** null when the event is past its retention. */
+  payload: string | null;
+}
+
+/** The attempts a delivery keeps; a replayed one may attempt more, and the oldest go first. */
+export const ATTEMPTS_KEPT_MAX = 20;
+
+/**
+ * Takes up to `limit` due deliveries of enabled endpoints, the oldest due first, each only when no
+ * earlier delivery of the same object to the same endpoint is still pending (so one endpoint gets
+ * each object's events in order), and leases them: a worker that dies mid-attempt leaves them due
+ * again once the lease ends, so nothing is lost (at least once). SKIP LOCKED lets instances share.
+ */
+export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const result = await db.raw<{ rows: Array<Record<string, unknown>> }>(
+    `WITH due AS (
+       SELECT d.seq FROM webhook_deliveries d
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries p
+             WHERE p.status = 'pending' AND p.endpoint_id = d.endpoint_id AND p.object_id = d.object_id AND p.seq < d.seq)
+        ORDER BY d.next_attempt_at
+        LIMIT ? FOR UPDATE OF d SKIP LOCKED
+     ), claimed AS (
+       UPDATE webhook_deliveries d
+          SET next_attempt_at = now() + make_interval(secs => ? / 1000.0), attempt_count = d.attempt_count + 1, updated_at = now()
+         FROM due WHERE d.seq = due.seq
+       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count
+     )
+     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt_count, e.url, e.tenant_id, e.environment, ev.payload
+       FROM claimed c
+       JOIN webhook_endpoints e ON e.id = c.endpoint_id
+       LEFT JOIN platform_events ev ON ev.id = c.event_id`,
+    [limit, leaseMs],
+  );
+  return result.rows.map((row) => ({
+    id: row.id as string,
+    endpointId: row.endpoint_id as string,
+    tenantId: row.tenant_id as string,
+    environment: row.environment as 'test' | 'live',
+    url: row.url as string,
+    eventId: row.event_id as string,
+    eventType: row.event_type as string,
+    attempt: row.attempt_count as number,
+    payload: (row.payload as string | null) ?? null,
+  }));
+}
+
+/** What an attempt leaves the delivery: done, failed for good, or due again at a time. */
+export type DeliveryNext = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+
+/** The attempt as the deliveries list shows it. */
+function attemptEntry(outcome: AttemptOutcome, attemptedAt: Date): string {
+  return JSON.stringify([
+    {
+      attemptedAt: attemptedAt.toISOString(),
+      responseStatus: outcome.responseStatus,
+      latencyMs: outcome.latencyMs,
+      excerpt: outcome.excerpt,
+    },
+  ]);
+}
+
+/** Records an attempt and what follows it on the delivery, keeping the last ATTEMPTS_KEPT_MAX attempts. */
+export async function recordAttempt(
+  db: Db | Tx,
+  id: string,
+  outcome: AttemptOutcome,
+  attemptedAt: Date,
+  next: DeliveryNext,
+): Promise<void> {
+  await db.raw(
+    `UPDATE webhook_deliveries
+        SET attempts = CASE WHEN jsonb_array_length(attempts) >= ? THEN (attempts - 0) || ?::jsonb ELSE attempts || ?::jsonb END,
+            status = ?, next_attempt_at = ?, updated_at = now()
+      WHERE id = ?`,
+    [
+      ATTEMPTS_KEPT_MAX,
+      attemptEntry(outcome, attemptedAt),
+      attemptEntry(outcome, attemptedAt),
+      next.status,
+      next.status === 'pending' ? next.nextAttemptAt : null,
+      id,
+    ],
+  );
+}
+
+/**
+ * Notes an endpoint's answer: a success clears its failing streak; a failure starts one where
+ * none runs. Answers whether the endpoint has now been failing for at least `disableAfterMs`.
+ */
+export async function noteEndpointOutcome(db: Db, endpointId: string, succeeded: boolean, disableAfterMs: number): Promise<boolean> {
+  if (succeeded) {
+    await db('webhook_endpoints').where({ id: endpointId }).whereNotNull('failing_since').update({ failing_since: null });
+    return false;
+  }
+  const result = await db.raw<{ rows: Array<{ failing_for_ms: string }> }>(
+    `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = ?
+     RETURNING extract(epoch FROM now() - failing_since) * 1000 AS failing_for_ms`,
+    [endpointId],
+  );
+  const failingFor = Number(result.rows[0]?.failing_for_ms ?? 0);
+  return failingFor >= disableAfterMs;
+}
+
+/**
+ * Disables an endpoint the platform gave up on, once (null when it was disabled already), and
+ * fails its pending deliveries, which a replay since a time can send again once it is fixed.
+ */
+export async function disableEndpoint(
+  tx: Tx,
+  endpointId: string,
+  reason: 'failing' | 'gone',
+): Promise<{ tenantId: string; url: string } | null> {
+  const [endpoint] = await tx('webhook_endpoints')
+    .where({ id: endpointId, enabled: true })
+    .update({ enabled: false, disabled_reason: reason, updated_at: tx.fn.now() })
+    .returning(['tenant_id', 'url']);
+  if (!endpoint) return null;
+  await tx('webhook_deliveries')
+    .where({ endpoint_id: endpointId, status: 'pending' })
+    .update({ status: 'failed', next_attempt_at: null, updated_at: tx.fn.now() });
+  return { tenantId: endpoint.tenant_id as string, url: endpoint.url as string };
+}
