@@ -9,8 +9,8 @@ import { DEV_SECRETS_FILE } from './dev-secrets';
  * public API and the SDK only. A new tenant gets keys, a team, a mobile money provider, a fee
  * schedule and wallets; money comes in by webhook and by bank slip, moves between wallets with
  * fees, leaves by payout (one approved and delivered, one rejected); the tenant funds its float
- * and withdraws from it under maker-checker. Then the balances, the journal, the analytics and
- * both reconciliations are printed. Exits non-zero when any step fails or the demo tenant's
+ * and withdraws from it under maker-checker (approved and delivered). Then the balances, the
+ * journal, the analytics and both reconciliations are printed. Exits non-zero when any step fails or the demo tenant's
  * reconciliation is not `ok`; the platform's (every tenant) is printed for information only, since
  * other tenants' books on a shared system are not the demo's to answer for.
  *
@@ -242,6 +242,12 @@ async function main(): Promise<void> {
   say(`withdrawal ${withdrawal.id}: 250.00 of operating float held in suspense, ${withdrawal.status}`);
   const approvedWithdrawal = await ops.treasury.withdrawals.approve(withdrawal.id, { actorId: approver.id });
   say(`approved by ${approver.id}: ${approvedWithdrawal.status}, settled into payout clearing`);
+  // Until its outcome's entry posted, so the journal below shows it.
+  const deliveredWithdrawal = await eventually('the approved withdrawal to be delivered by the sandbox rail', async () => {
+    const current = await ops.treasury.withdrawals.get(withdrawal.id);
+    return (current.status === 'completed' || current.status === 'failed') && !current.awaitingLedger ? current : undefined;
+  });
+  say(`delivered by the sandbox rail: ${deliveredWithdrawal.status}, out of payout clearing over the bank rail`);
   const tooMuch = await ops.treasury.withdrawals
     .create({
       source: 'tenant_fees',

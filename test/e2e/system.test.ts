@@ -350,6 +350,7 @@ describe('the whole system, started as the README says', () => {
       'tenant_float_deposit',
       'withdrawal_hold',
       'withdrawal_settle',
+      'withdrawal_complete',
     ]) {
       expect(printed).toContain(`\n${kind} `);
     }

@@ -44,7 +44,7 @@ async function startInviteInbox(tokens: string[]): Promise<{ url: string; close(
 
 /**
  * Rates high enough that the fuzz reaches the handlers; the limiter still runs on every request.
- * No payout delivery and no scheduled reconciliation or table maintenance: nothing changes state
+ * No payout or withdrawal delivery and no scheduled reconciliation or table maintenance: nothing changes state
  * on its own between a request and the snapshot after it.
  */
 const FUZZ_ENV: NodeJS.ProcessEnv = {
@@ -55,6 +55,7 @@ const FUZZ_ENV: NodeJS.ProcessEnv = {
   GATEWAY_RATE_LIMIT_IP_PER_SECOND: '1000000',
   GATEWAY_RATE_LIMIT_IP_BURST: '1000000',
   PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0',
+  TREASURY_WITHDRAWAL_RAIL_INTERVAL_MS: '0',
   // Runs the schedule records, for GET /v1/system/reconciliation/runs/{id}; besides them they only advance the untracked checkpoints and marks.
   PAYMENTS_RECONCILIATION_INTERVAL_MS: '5000',
   TABLE_MAINTENANCE_INTERVAL_MS: '0',

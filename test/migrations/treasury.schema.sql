@@ -186,6 +186,22 @@ CREATE TABLE public.reconciliation_marks (
     open_records jsonb DEFAULT '[]'::jsonb NOT NULL
 );
 
+CREATE TABLE public.sandbox_rail_deliveries (
+    case_id text NOT NULL,
+    destination jsonb NOT NULL,
+    amount numeric NOT NULL,
+    currency_code text NOT NULL,
+    status text NOT NULL,
+    rail_reference text NOT NULL,
+    failure_reason text,
+    calls integer DEFAULT 1 NOT NULL,
+    delivered_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_called_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sandbox_rail_deliveries_amount_check CHECK ((amount > (0)::numeric)),
+    CONSTRAINT sandbox_rail_deliveries_calls_check CHECK ((calls >= 1)),
+    CONSTRAINT sandbox_rail_deliveries_status_check CHECK ((status = ANY (ARRAY['succeeded'::text, 'failed'::text])))
+);
+
 CREATE TABLE public.tenants (
     id text NOT NULL,
     default_currency text NOT NULL,
@@ -219,6 +235,12 @@ CREATE TABLE public.withdrawals (
     decision_entry_id text,
     decision_failure_code text,
     created_at timestamp with time zone NOT NULL,
+    rail_started_at timestamp with time zone,
+    rail_lease_until timestamp with time zone,
+    rail_reference text,
+    rail_failure_reason text,
+    outcome_entry_id text,
+    outcome_failure_code text,
     CONSTRAINT withdrawals_amount_check CHECK ((amount > (0)::numeric)),
     CONSTRAINT withdrawals_check CHECK (((status <> ALL (ARRAY['approved'::text, 'rejected'::text])) OR ((hold_entry_id IS NOT NULL) AND (decided_by IS NOT NULL) AND (decided_at IS NOT NULL)))),
     CONSTRAINT withdrawals_check1 CHECK (((decided_by IS NULL) OR (decided_by <> requested_by))),
@@ -226,8 +248,9 @@ CREATE TABLE public.withdrawals (
     CONSTRAINT withdrawals_currency_code_check CHECK ((currency_code ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT withdrawals_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
     CONSTRAINT withdrawals_payout_method_check CHECK ((payout_method = ANY (ARRAY['momo'::text, 'bank'::text, 'cash'::text]))),
+    CONSTRAINT withdrawals_rail_outcome CHECK (((status <> ALL (ARRAY['completed'::text, 'failed'::text])) OR (hold_entry_id IS NULL) OR (rail_reference IS NOT NULL))),
     CONSTRAINT withdrawals_source_check CHECK ((source = ANY (ARRAY['tenant_fees'::text, 'operating_float'::text]))),
-    CONSTRAINT withdrawals_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'failed'::text])))
+    CONSTRAINT withdrawals_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'completed'::text, 'failed'::text])))
 );
 
 CREATE SEQUENCE public.withdrawals_seq_seq
@@ -294,6 +317,9 @@ ALTER TABLE ONLY public.outbox_unanswered
 ALTER TABLE ONLY public.reconciliation_marks
     ADD CONSTRAINT reconciliation_marks_pkey PRIMARY KEY (tenant_id, environment, reference_type);
 
+ALTER TABLE ONLY public.sandbox_rail_deliveries
+    ADD CONSTRAINT sandbox_rail_deliveries_pkey PRIMARY KEY (case_id);
+
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_pkey PRIMARY KEY (id);
 
@@ -322,6 +348,8 @@ CREATE INDEX idempotency_keys_in_flight ON public.idempotency_keys USING btree (
 CREATE INDEX inbox_processed_at_brin ON public.inbox USING brin (processed_at);
 
 CREATE INDEX outbox_unanswered_sent_at ON public.outbox_unanswered USING btree (sent_at);
+
+CREATE INDEX withdrawals_approved ON public.withdrawals USING btree (seq) WHERE (status = 'approved'::text);
 
 CREATE INDEX withdrawals_pending ON public.withdrawals USING btree (tenant_id, environment, seq) WHERE (status = 'pending'::text);
 

@@ -18,10 +18,13 @@ let treasuryUrl: string;
 beforeAll(async () => {
   identity = await startIdentity();
   // Short deadlines: the requests made while the ledger is away answer 202 quickly. Delivery is
-  // off, so an approved payout stays approved.
+  // off, so an approved payout or withdrawal stays approved.
   harness = await startLedgerBackedHarness(
     { IDENTITY_URL: identity.url, PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: '500', PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: '0' },
-    { treasury: true, treasuryEnv: { IDENTITY_URL: identity.url, TREASURY_POSTING_REPLY_TIMEOUT_MS: '500' } },
+    {
+      treasury: true,
+      treasuryEnv: { IDENTITY_URL: identity.url, TREASURY_POSTING_REPLY_TIMEOUT_MS: '500', TREASURY_WITHDRAWAL_RAIL_INTERVAL_MS: '0' },
+    },
   );
   treasuryUrl = (harness.treasury as { url: string }).url;
 });

@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import fc from 'fast-check';
-import { formatAmount, type JournalKind, type PostedEntry, type PostingLine, tenantAnalyticsSchema } from '@wallet/contracts';
+import {
+  formatAmount,
+  type JournalKind,
+  type PostedEntry,
+  type PostingLine,
+  tenantAnalyticsSchema,
+  type WithdrawalMethod,
+  type WithdrawalSource,
+} from '@wallet/contracts';
 import { LedgerCommandClient } from '@wallet/money-commands';
 import { waitFor } from '@wallet/kit/testing';
 import { accountClassOf } from '../src/features/analytics/analytics-projection';
 import { currenciesOf } from '../src/features/analytics/analytics-service';
 import { applyEntries, readAnalytics } from '../src/features/analytics/analytics-store';
+import { type WithdrawalStep, withdrawalPostCommand } from '../src/features/withdrawals/withdrawal-posting';
 import { type Caller, startTreasuryHarness, type TreasuryHarness } from './support';
 
 /**
@@ -35,7 +44,18 @@ type Action =
   | { kind: 'deposit'; wallet: number; cents: number; feeCents: number; bps: number }
   | { kind: 'transfer'; from: number; to: number; cents: number; feeCents: number; bps: number }
   | { kind: 'float'; cents: number }
-  | { kind: 'payout'; wallet: number; cents: number; feeCents: number; outcome: 'settle' | 'release' | 'pending' | 'fail' };
+  | { kind: 'payout'; wallet: number; cents: number; feeCents: number; outcome: 'settle' | 'release' | 'pending' | 'fail' }
+  | { kind: 'withdrawal'; source: WithdrawalSource; method: WithdrawalMethod; cents: number; outcome: WithdrawalOutcome };
+
+/** How far a withdrawal goes: held only, released, settled, or settled and then delivered or failed by the rail. */
+type WithdrawalOutcome = 'pending' | 'release' | 'settle' | 'complete' | 'fail';
+const WITHDRAWAL_STEPS_AFTER_HOLD: Record<WithdrawalOutcome, WithdrawalStep[]> = {
+  pending: [],
+  release: ['release'],
+  settle: ['settle'],
+  complete: ['settle', 'complete'],
+  fail: ['settle', 'fail'],
+};
 
 const wallet = fc.integer({ min: 0, max: WALLETS.length - 1 });
 const cents = fc.integer({ min: 100, max: 20_000 });
@@ -50,6 +70,16 @@ const action: fc.Arbitrary<Action> = fc.oneof(
       .filter((item) => item.from !== item.to),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('float' as const), cents }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('withdrawal' as const),
+      source: fc.constantFrom<WithdrawalSource>('tenant_fees', 'operating_float'),
+      method: fc.constantFrom<WithdrawalMethod>('momo', 'bank', 'cash'),
+      cents,
+      outcome: fc.constantFrom<WithdrawalOutcome>('pending', 'release', 'settle', 'complete', 'fail'),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -142,6 +172,15 @@ async function run(caller: Caller, item: Action): Promise<void> {
       }
       return;
     }
+    case 'withdrawal': {
+      // Treasury's own builder: the lines the delivered (or refused) withdrawal really posts.
+      const record = { id: `pc_${randomUUID().slice(0, 8)}`, ...caller, currencyCode: 'USD', amount: money(item.cents) };
+      const withdrawal = { ...record, source: item.source, payoutMethod: item.method };
+      // Refused when the source does not hold the amount, as it would be.
+      if ((await ledger.request(withdrawalPostCommand(withdrawal, 'hold'))).status !== 'posted') return;
+      for (const step of WITHDRAWAL_STEPS_AFTER_HOLD[item.outcome]) await ledger.request(withdrawalPostCommand(withdrawal, step));
+      return;
+    }
   }
 }
 
@@ -165,6 +204,7 @@ async function fromTheJournal(caller: Caller) {
   const byKind = new Map<JournalKind, { entries: Set<string>; volume: BigNumber; feeRevenue: BigNumber; platformCommission: BigNumber }>();
   const holds = new Map<string, BigNumber>();
   const outcomes = new Set<string>();
+  const withdrawalHolds = new Map<string, BigNumber>();
   for (const row of rows) {
     const figures = byKind.get(row.kind) ?? {
       entries: new Set<string>(),
@@ -181,7 +221,10 @@ async function fromTheJournal(caller: Caller) {
     byKind.set(row.kind, figures);
     if (row.kind === 'payout_hold' && row.name === 'suspense' && row.direction === 'CR')
       holds.set(row.reference_id, (holds.get(row.reference_id) ?? new BigNumber(0)).plus(row.amount));
-    if (row.kind === 'payout_settle' || row.kind === 'payout_release') outcomes.add(row.reference_id);
+    // An operating-float withdrawal's hold debits suspense: what it held is the amount, whichever side.
+    if (row.kind === 'withdrawal_hold' && row.name === 'suspense')
+      withdrawalHolds.set(row.reference_id, (withdrawalHolds.get(row.reference_id) ?? new BigNumber(0)).plus(row.amount));
+    if (['payout_settle', 'payout_release', 'withdrawal_settle', 'withdrawal_release'].includes(row.kind)) outcomes.add(row.reference_id);
   }
   const accounts = (await harness
     .ledgerDb('accounts')
@@ -192,7 +235,11 @@ async function fromTheJournal(caller: Caller) {
     const accountClass = accountClassOf(account.name);
     liquidity.set(accountClass, (liquidity.get(accountClass) ?? new BigNumber(0)).plus(account.balance));
   }
-  const pending = [...holds.entries()].filter(([caseId]) => !outcomes.has(caseId));
+  const pendingOf = (held: Map<string, BigNumber>) => {
+    const pending = [...held.entries()].filter(([caseId]) => !outcomes.has(caseId));
+    const amount = pending.reduce((sum, [, each]) => sum.plus(each), new BigNumber(0));
+    return { count: pending.length, amount: formatAmount(amount, 'USD') };
+  };
   return {
     entryCount: new Set(rows.map((row) => row.entry_id)).size,
     byKind: [...byKind.entries()].map(([kind, figures]) => ({
@@ -203,13 +250,8 @@ async function fromTheJournal(caller: Caller) {
       platformCommission: formatAmount(figures.platformCommission, 'USD'),
     })),
     liquidity,
-    pendingPayouts: {
-      count: pending.length,
-      amount: formatAmount(
-        pending.reduce((sum, [, amount]) => sum.plus(amount), new BigNumber(0)),
-        'USD',
-      ),
-    },
+    pendingPayouts: pendingOf(holds),
+    pendingWithdrawals: pendingOf(withdrawalHolds),
   };
 }
 
@@ -236,6 +278,7 @@ it('the read models equal what the journal and the account balances add up to', 
       expect(usd?.byKind.map((row) => row.kind).sort()).toEqual(expected.byKind.map((row) => row.kind).sort());
       for (const row of expected.byKind) expect(usd?.byKind.find((item) => item.kind === row.kind)).toEqual(row);
       expect(usd?.pendingPayouts).toEqual(expected.pendingPayouts);
+      expect(usd?.pendingWithdrawals).toEqual(expected.pendingWithdrawals);
       const liquidityByClass: Record<string, string | undefined> = {
         wallets: usd?.liquidity.wallets,
         operating_float: usd?.liquidity.operatingFloat,

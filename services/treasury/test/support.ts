@@ -32,6 +32,11 @@ export function tenantToken(caller: Caller, scopes: string[] = ['tenant:manage']
   });
 }
 
+/** The platform's token for treasury's internal routes (check 3 of its own records), as payments signs it. */
+export function systemToken(): string {
+  return signInternalToken(INTERNAL_SECRET, { surface: 'system', tenantId: null, environment: null, keyId: null, scopes: [], actor: null });
+}
+
 /**
  * Real parts: treasury and the ledger in-process, each on its own fresh PostgreSQL database,
  * sharing one fresh RabbitMQ vhost. Tenants arrive as identity's events, which the ledger
@@ -44,6 +49,8 @@ export interface TreasuryHarness {
   /** Treasury's own address and the test vhost, for tests that call or publish directly. */
   url: string;
   amqpUrl: string;
+  /** What treasury was started with: another instance started with it shares its database and vhost. */
+  serviceEnv: NodeJS.ProcessEnv;
   /** Publishes a tenant's creation (a new id unless one is given) and waits for the ledger to provision it and treasury to record it. */
   newCaller(currencies?: string[], tenantId?: string, config?: { maxTransactionAmount?: string }): Promise<Caller>;
   request(
@@ -81,7 +88,8 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
   };
   let ledger: RunningService | null = await startLedger(ledgerEnv);
   const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
-  const service = await start({ ...common, TREASURY_DATABASE_URL: databaseUrl, TREASURY_PORT: '0', LEDGER_URL: ledgerUrl, ...env });
+  const serviceEnv = { ...common, TREASURY_DATABASE_URL: databaseUrl, TREASURY_PORT: '0', LEDGER_URL: ledgerUrl, ...env };
+  const service = await start(serviceEnv);
   const db = createDb(databaseUrl, { poolMax: 2 });
   const ledgerDb = createDb(ledgerDatabaseUrl, { poolMax: 2 });
   const connection = await amqp.connect(amqpUrl);
@@ -92,6 +100,7 @@ export async function startTreasuryHarness(env: NodeJS.ProcessEnv = {}): Promise
     ledgerUrl,
     url: `http://127.0.0.1:${service.port}`,
     amqpUrl,
+    serviceEnv,
     async newCaller(
       currencies = ['USD', 'UGX'],
       tenantId = `tn_${randomUUID().replace(/-/g, '').slice(0, 24).toUpperCase()}`,

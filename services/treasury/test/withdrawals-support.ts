@@ -55,7 +55,13 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
   const identityUrl = `http://127.0.0.1:${identity.port}`;
-  const harness = await startTreasuryHarness({ IDENTITY_URL: identityUrl, TREASURY_POSTING_REPLY_TIMEOUT_MS: '5000', ...env });
+  // Delivery is off unless asked for, as in payments' payouts.suite.ts: an approved case stays approved.
+  const harness = await startTreasuryHarness({
+    IDENTITY_URL: identityUrl,
+    TREASURY_POSTING_REPLY_TIMEOUT_MS: '5000',
+    TREASURY_WITHDRAWAL_RAIL_INTERVAL_MS: '0',
+    ...env,
+  });
   const commands = await LedgerCommandClient.connect(harness.amqpUrl, 'treasury-tests');
   const connection = await amqp.connect(harness.amqpUrl);
   const channel = await connection.createChannel();

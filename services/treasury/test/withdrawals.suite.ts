@@ -8,9 +8,8 @@ import {
   treasuryBalancesSchema,
   withdrawalPageSchema,
 } from '@wallet/contracts';
-import { signInternalToken } from '@wallet/kit';
 import { waitFor } from '@wallet/kit/testing';
-import { type Caller, type HttpResult, INTERNAL_SECRET, tenantToken } from './support';
+import { type Caller, type HttpResult, systemToken, tenantToken } from './support';
 import { parseWithdrawal, startWithdrawalsHarness, type WithdrawalsHarness, type WithdrawalTenant } from './withdrawals-support';
 
 /**
@@ -514,17 +513,9 @@ describe('reads', () => {
 
 describe("reconciliation check 3 of treasury's own records", () => {
   const systemPost = async (path: string, body: unknown) => {
-    const token = signInternalToken(INTERNAL_SECRET, {
-      surface: 'system',
-      tenantId: null,
-      environment: null,
-      keyId: null,
-      scopes: [],
-      actor: null,
-    });
     const response = await fetch(`${harness.url}${path}`, {
       method: 'POST',
-      headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+      headers: { 'x-internal-token': systemToken(), 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as unknown };

@@ -86,6 +86,24 @@ export function caseDecisionFields<Status extends z.ZodType>(status: Status) {
   };
 }
 
+/**
+ * A shown case's fields after its decision's entry when a rail delivers it once approved (a
+ * payout, a withdrawal): the rail's answer and the entry of its outcome, complete or fail.
+ */
+export function caseRailFields() {
+  return {
+    /** The rail's reference once it answered the delivery of an approved case. */
+    railReference: z.string().nullable(),
+    /** Why the rail failed the delivery (status `failed` after approval); else null. */
+    railFailureReason: z.string().nullable(),
+    /** The complete or fail entry once the ledger posted it. */
+    outcomeJournalEntryId: z.string().nullable(),
+  };
+}
+
+/** What a delivered case's `awaitingLedger` also waits for (caseAwaitingLedgerSchema). */
+export const RAIL_STEP_AWAITED = 'the complete or fail of a delivered one';
+
 const CASE_STEPS_AWAITED = [
   'the hold of a `pending` case (it cannot be decided yet: 409 CASE_HOLD_IN_PROGRESS, retry after Retry-After)',
   'the settle or release of an `approved` or `rejected` one (the decision is taken and cannot change)',

@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { pageSchema, timestampSchema } from '../common';
 import { amountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
-import { caseAwaitingLedgerSchema, caseDecisionFields, caseQuerySchema, caseRoutes, caseRequestFields } from './maker-checker';
+import {
+  caseAwaitingLedgerSchema,
+  caseDecisionFields,
+  caseQuerySchema,
+  caseRailFields,
+  caseRoutes,
+  caseRequestFields,
+  RAIL_STEP_AWAITED,
+} from './maker-checker';
 import { plainTextSchema } from '../text';
 
 /**
@@ -68,13 +76,9 @@ export const payoutCaseSchema = z.object({
   destination: payoutDestinationSchema,
   narration: z.string().nullable(),
   ...caseDecisionFields(payoutStatusSchema),
-  /** The rail's reference once it answered the delivery of an approved case. */
-  railReference: z.string().nullable(),
-  /** Why the rail failed the delivery (status `failed` after approval); else null. */
-  railFailureReason: z.string().nullable(),
-  /** The `payout_complete` or `payout_fail` entry once the ledger posted it. */
-  outcomeJournalEntryId: z.string().nullable(),
-  awaitingLedger: caseAwaitingLedgerSchema(['the complete or fail of a delivered one']),
+  /** The rail's answer, and the `payout_complete` or `payout_fail` entry once posted. */
+  ...caseRailFields(),
+  awaitingLedger: caseAwaitingLedgerSchema([RAIL_STEP_AWAITED]),
   createdAt: timestampSchema,
 });
 export type PayoutCase = z.infer<typeof payoutCaseSchema>;

@@ -3,7 +3,15 @@ import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
-import { caseAwaitingLedgerSchema, caseDecisionFields, caseQuerySchema, caseRoutes, caseRequestFields } from './maker-checker';
+import {
+  caseAwaitingLedgerSchema,
+  caseDecisionFields,
+  caseQuerySchema,
+  caseRailFields,
+  caseRoutes,
+  caseRequestFields,
+  RAIL_STEP_AWAITED,
+} from './maker-checker';
 import { bankDestinationSchema, momoDestinationSchema } from './payouts';
 import { plainTextSchema } from '../text';
 
@@ -92,13 +100,14 @@ export const withdrawalDestinationSchema = z.union([momoDestinationSchema, bankD
 export type WithdrawalDestination = z.infer<typeof withdrawalDestinationSchema>;
 
 /**
- * docs/decisions/maker-checker.md: `pending` -> `approved` | `rejected`. Approval settles the amount into
- * payout clearing, where delivery to the destination takes it over; no rail delivers
- * withdrawals yet, so `approved` is where a case ends here. A case whose hold the ledger refused
- * (the source does not hold the amount) is `failed` at once. A status is final only once the
- * ledger posted its step's entry: until then the case shows `awaitingLedger: true`.
+ * docs/decisions/maker-checker.md: `pending` -> `approved` -> `completed` | `failed`; `pending` ->
+ * `rejected`. Approval settles the amount into payout clearing, where the rail takes it over:
+ * `completed` once it paid the destination, `failed` when it refused (the source gets the amount
+ * back). A case whose hold the ledger refused (the source does not hold the amount) is `failed` at
+ * once. A status is final only once the ledger posted its step's entry: until then the case shows
+ * `awaitingLedger: true`.
  */
-export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'failed'] as const;
+export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'completed', 'failed'] as const;
 export const withdrawalStatusSchema = z.enum(WITHDRAWAL_STATUSES);
 export type WithdrawalStatus = z.infer<typeof withdrawalStatusSchema>;
 
@@ -123,7 +132,8 @@ export {
 /**
  * A withdrawal case as the API shows it; the amount is a decimal string at the currency's scale.
  * Its hold is a `withdrawal_hold` entry (refused: INSUFFICIENT_FUNDS), its decision a
- * `withdrawal_settle` or `withdrawal_release` one.
+ * `withdrawal_settle` or `withdrawal_release` one, the rail's outcome a `withdrawal_complete` or
+ * `withdrawal_fail` one.
  */
 export const withdrawalSchema = z.object({
   id: z.string(),
@@ -134,7 +144,8 @@ export const withdrawalSchema = z.object({
   destination: withdrawalDestinationSchema,
   narration: z.string().nullable(),
   ...caseDecisionFields(withdrawalStatusSchema),
-  awaitingLedger: caseAwaitingLedgerSchema(),
+  ...caseRailFields(),
+  awaitingLedger: caseAwaitingLedgerSchema([RAIL_STEP_AWAITED]),
   createdAt: timestampSchema,
 });
 export type Withdrawal = z.infer<typeof withdrawalSchema>;
@@ -189,7 +200,7 @@ export const treasuryRoutes = {
 const withdrawalSummaries = {
   create: `Request a withdrawal of tenant fee revenue or operating float (maker). Holds the amount in suspense (\`withdrawal_hold\`) and waits for a checker. 201 pending with the hold posted; 202 pending with awaitingLedger true when the ledger has not confirmed the hold within the deadline (it cannot be decided until then); 422 INSUFFICIENT_FUNDS with details.withdrawalId when the source does not hold the amount (the case is then failed); ${TRANSACTION_LIMIT_NOTE}. Idempotency-Key required`,
   approve:
-    'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
+    'Approve a pending withdrawal (checker: an active member whose role grants treasury:approve, not the requester): settles the hold from suspense into payout clearing (`withdrawal_settle`), from where the rail delivers it (completed with `withdrawal_complete`, or failed with `withdrawal_fail`, the source refunded). 200 approved once the ledger posted the settle (decisionJournalEntryId set); 202 approved with awaitingLedger true when the ledger has not confirmed within the deadline (a retry under the same Idempotency-Key replays that 202; GET shows the settle once posted). 403 ACTOR_NOT_PERMITTED / SELF_APPROVAL_FORBIDDEN / ACTOR_MISMATCH; 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting (nothing changed, retry); 409 CASE_NOT_PENDING once the case was decided or failed',
   reject:
     'Reject a pending withdrawal (same checker rules as approve): releases the hold back to its source (`withdrawal_release`). 200 rejected once the ledger posted the release; 202 rejected with awaitingLedger true past the deadline, as for approve. 409 CASE_HOLD_IN_PROGRESS with Retry-After while the hold is still posting; 409 CASE_NOT_PENDING once decided or failed',
 };

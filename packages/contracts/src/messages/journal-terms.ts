@@ -19,6 +19,8 @@ export const JOURNAL_KINDS = [
   'withdrawal_hold',
   'withdrawal_settle',
   'withdrawal_release',
+  'withdrawal_complete',
+  'withdrawal_fail',
   'adjustment',
 ] as const;
 export const journalKindSchema = z.enum(JOURNAL_KINDS);

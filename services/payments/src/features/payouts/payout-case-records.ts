@@ -1,5 +1,5 @@
 import type { Db } from '@wallet/kit';
-import { type CaseStepTaken, caseRecordSource, makerCheckerSteps } from '@wallet/money-commands';
+import { caseRecordSource, deliveredCaseOpen, deliveredCaseSteps } from '@wallet/money-commands';
 import { payoutPostCommand, type PayoutStep } from './payout-posting';
 import * as store from './payouts-store';
 
@@ -15,15 +15,11 @@ export function payoutCasesByIds(db: Db, scope: store.PayoutScope | null, ids: r
 }
 
 /** Payout cases step by step: the maker-checker steps, then the rail's outcome (complete or fail); one still pending or approved posts again. */
-export const payoutCaseSource = caseRecordSource({
+export const payoutCaseSource = caseRecordSource<store.ReconciledPayoutCase, PayoutStep>({
   referenceType: store.PAYOUT.referenceType,
   table: store.PAYOUT.table,
   byIds: (db, ids) => payoutCasesByIds(db, null, ids),
-  steps: (payout: store.ReconciledPayoutCase): Array<CaseStepTaken<PayoutStep>> => [
-    ...makerCheckerSteps(payout, ['approved', 'completed', 'failed']),
-    ...(payout.status === 'completed' ? [{ step: 'complete' as const, journalEntryId: payout.outcomeEntryId }] : []),
-    ...(payout.status === 'failed' ? [{ step: 'fail' as const, journalEntryId: payout.outcomeEntryId }] : []),
-  ],
+  steps: deliveredCaseSteps,
   command: payoutPostCommand,
-  open: (payout) => payout.status === 'pending' || payout.status === 'approved',
+  open: deliveredCaseOpen,
 });

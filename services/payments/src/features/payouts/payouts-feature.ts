@@ -1,34 +1,36 @@
 import { payoutRoutes } from '@wallet/contracts';
 import { type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
-import { caseMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
+import {
+  caseMovement,
+  type DeliveredCases,
+  type MemberDirectory,
+  moneyFeature,
+  type Postings,
+  railConfig,
+  startCaseDelivery,
+} from '@wallet/money-commands';
 import { z } from 'zod';
 import { payoutCaseSource } from './payout-case-records';
 import { payoutsRouter } from './payouts-router';
 import { PAYOUT_CASES, PayoutsService } from './payouts-service';
-import { PayoutDelivery } from './rails/payout-delivery';
-import { SandboxRail } from './rails/sandbox-rail';
+import { payoutPostCommand } from './payout-posting';
+import { DELIVERABLE_PAYOUT_READ, type DeliverablePayout, PAYOUT } from './payouts-store';
+
+/** PAYMENTS_PAYOUT_RAIL, its _INTERVAL_MS, _BATCH_SIZE, _LEASE_MS and _CRASH_AFTER_DELIVERY, and PAYMENTS_SANDBOX_RAIL_DELAY_MS. */
+const PAYOUT_RAIL = railConfig('PAYMENTS_PAYOUT_RAIL', 'PAYMENTS_SANDBOX_RAIL_DELAY_MS');
 
 const payoutsConfigShape = {
   /** How long a payout's creation (its hold) or decision (its settle or release) waits for the ledger's answer before answering 202. */
   PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
-  /** Which rail approved payouts leave through; only the sandbox exists so far, and tests always use it. */
-  PAYMENTS_PAYOUT_RAIL: z.enum(['sandbox']).default('sandbox'),
-  /** Pause between delivery rounds over approved cases; 0 turns delivery off (cases stay approved). */
-  PAYMENTS_PAYOUT_RAIL_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(3_600_000)
-    .refine((value) => value === 0 || value >= 50, '0 (off) or at least 50')
-    .default(1_000),
-  /** Cases delivered per round, oldest first. */
-  PAYMENTS_PAYOUT_RAIL_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
-  /** How long a delivery round holds its cases from the other instances'; a crashed instance's cases are delivered again after it. */
-  PAYMENTS_PAYOUT_RAIL_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  /** How long the sandbox rail takes to answer, as a provider would. */
-  PAYMENTS_SANDBOX_RAIL_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
-  /** Test hook: 1 stops delivery right after the rail answered and before recording, as a crash would. */
-  PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY: z.enum(['0', '1']).default('0'),
+  ...PAYOUT_RAIL.shape,
+};
+
+/** Approved payouts through the rail: the outcome's command refunds the wallet, or credits the float of the destination. */
+const PAYOUT_DELIVERY: DeliveredCases<DeliverablePayout> = {
+  table: PAYOUT.table,
+  noun: 'payout',
+  read: DELIVERABLE_PAYOUT_READ,
+  command: payoutPostCommand,
 };
 
 /** Their routes and their delivery through the rail (the postings get their finisher from payments' list, src/movements.ts). */
@@ -45,17 +47,7 @@ function startPayouts(
     tenants: deps.tenants,
     replyTimeoutMs: config.PAYMENTS_PAYOUT_REPLY_TIMEOUT_MS,
   });
-  const delivery = new PayoutDelivery({
-    db,
-    relay,
-    logger,
-    rail: new SandboxRail({ db, delayMs: config.PAYMENTS_SANDBOX_RAIL_DELAY_MS }),
-    intervalMs: config.PAYMENTS_PAYOUT_RAIL_INTERVAL_MS,
-    batchSize: config.PAYMENTS_PAYOUT_RAIL_BATCH_SIZE,
-    leaseMs: config.PAYMENTS_PAYOUT_RAIL_LEASE_MS,
-    crashAfterRail: config.PAYMENTS_PAYOUT_RAIL_CRASH_AFTER_DELIVERY === '1',
-  });
-  delivery.start();
+  const delivery = startCaseDelivery({ db, relay, logger }, PAYOUT_DELIVERY, PAYOUT_RAIL.settingsOf(config));
   return {
     stop: () => delivery.stop(),
     routes: (app) =>

@@ -2,6 +2,7 @@ import { type CreatePayoutBody, formatAmount, newId, type Page, type PayoutCase,
 import { AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
 import {
   awaitsLedger,
+  awaitsOutcomeEntry,
   type CaseTypeDeclaration,
   type CommandAnswers,
   type CommandResult,
@@ -9,16 +10,17 @@ import {
   MakerChecker,
   type MakerCheckerDeps,
   pendingCaseState,
+  railOutcomeStep,
+  UNDELIVERED,
 } from '@wallet/money-commands';
 import { chargedFee, quoteFee } from '../fees/quote-fee';
-import { payoutPostCommand, type PayoutStep } from './payout-posting';
+import { payoutPostCommand } from './payout-posting';
 import {
   findPayoutWallet,
   listCases,
   type NewPayoutCase,
   PAYOUT,
   PAYOUT_CASE_TABLE,
-  PAYOUT_OUTCOME,
   type PayoutScope,
   type StoredPayoutCase,
 } from './payouts-store';
@@ -107,15 +109,12 @@ export const PAYOUT_CASES: CaseTypeDeclaration<NewPayoutCase, StoredPayoutCase, 
   table: PAYOUT_CASE_TABLE,
   names: PAYOUT,
   noun: 'payout case',
-  laterSteps: [{ steps: ['complete', 'fail'] satisfies PayoutStep[], step: PAYOUT_OUTCOME }],
+  laterSteps: [railOutcomeStep(PAYOUT.table)],
   scopes: { create: 'payouts:create', approve: 'payouts:approve' },
   created: (scope, draft, seq) => ({
     ...draft,
     ...pendingCaseState(scope, seq),
-    railReference: null,
-    railFailureReason: null,
-    outcomeEntryId: null,
-    outcomeFailureCode: null,
+    ...UNDELIVERED,
   }),
   refusalOf,
   show: toPayoutCase,
@@ -133,12 +132,6 @@ export function refusalOf(payout: StoredPayoutCase): AppError {
   return ledgerRefusal(payout.failureCode, messages, (reported) => `The ledger refused the payout hold (${reported})`, {
     payoutCaseId: payout.id,
   });
-}
-
-/** A delivered case (completed or failed by the rail, its hold posted) whose complete or fail the ledger has not answered. */
-function awaitsOutcomeEntry(payout: StoredPayoutCase): boolean {
-  const delivered = (payout.status === 'completed' || payout.status === 'failed') && payout.holdEntryId !== null;
-  return delivered && payout.outcomeEntryId === null && payout.outcomeFailureCode === null;
 }
 
 export function toPayoutCase(payout: StoredPayoutCase): PayoutCase {

@@ -2,6 +2,7 @@ import { type CreateWithdrawalBody, formatAmount, newId, type Page, type Withdra
 import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
 import {
   awaitsLedger,
+  awaitsOutcomeEntry,
   type CaseTypeDeclaration,
   type CommandAnswers,
   type CommandResult,
@@ -9,6 +10,8 @@ import {
   MakerChecker,
   type MakerCheckerDeps,
   pendingCaseState,
+  railOutcomeStep,
+  UNDELIVERED,
 } from '@wallet/money-commands';
 import { withdrawalPostCommand } from './withdrawal-posting';
 import {
@@ -23,7 +26,8 @@ import {
 /**
  * Tenant withdrawals under maker-checker (MakerChecker): the hold at creation moves the amount
  * from the source into suspense; approval settles it into payout clearing, rejection releases
- * it back. The ledger decides whether the source holds the amount.
+ * it back. The ledger decides whether the source holds the amount. After approval the rail
+ * delivers, and its outcome is one more step (withdrawals-feature's delivery).
  */
 export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdrawal, Withdrawal> {
   constructor(deps: MakerCheckerDeps) {
@@ -51,10 +55,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
       requestedBy: body.requestedBy,
       createdAt: new Date(),
     };
-    const hold = withdrawalPostCommand(
-      { ...scope, id, source: body.source, currencyCode: body.currencyCode, amount, correlationId: currentContext()?.correlationId },
-      'hold',
-    );
+    const hold = withdrawalPostCommand({ ...scope, ...draft, correlationId: currentContext()?.correlationId }, 'hold');
     return this.open({
       scope,
       claims,
@@ -74,13 +75,14 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
   }
 }
 
-/** Withdrawals as a maker-checker case type. */
+/** Withdrawals as a maker-checker case type: after the decision, the rail's outcome is one more step. */
 export const WITHDRAWAL_CASES: CaseTypeDeclaration<NewWithdrawal, StoredWithdrawal, Withdrawal> = {
   table: WITHDRAWAL_TABLE,
   names: WITHDRAWAL,
   noun: 'withdrawal',
+  laterSteps: [railOutcomeStep(WITHDRAWAL.table)],
   scopes: { create: 'treasury:write', approve: 'treasury:approve' },
-  created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq) }),
+  created: (scope, draft, seq) => ({ ...draft, ...pendingCaseState(scope, seq), ...UNDELIVERED }),
   refusalOf,
   show: toWithdrawal,
   decisionCommand: (_tx, decided, step, correlationId) => Promise.resolve(withdrawalPostCommand({ ...decided, correlationId }, step)),
@@ -113,7 +115,10 @@ export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {
     decidedAt: withdrawal.decidedAt ? withdrawal.decidedAt.toISOString() : null,
     rejectionReason: withdrawal.rejectionReason,
     decisionJournalEntryId: withdrawal.decisionEntryId,
-    awaitingLedger: awaitsLedger(withdrawal),
+    railReference: withdrawal.railReference,
+    railFailureReason: withdrawal.railFailureReason,
+    outcomeJournalEntryId: withdrawal.outcomeEntryId,
+    awaitingLedger: awaitsLedger(withdrawal) || awaitsOutcomeEntry(withdrawal),
     createdAt: withdrawal.createdAt.toISOString(),
   };
 }

@@ -1,10 +1,13 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
 import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import {
+  CASE_RAIL_COLUMNS,
   CASE_STATE_COLUMNS,
   caseNames,
   type CaseTable,
   caseListFilters,
+  type DeliverableCase,
+  type DeliveredCases,
   type DraftOf,
   filled,
   recordColumns,
@@ -19,8 +22,14 @@ export interface TreasuryScope {
   environment: Environment;
 }
 
-/** A withdrawal's names (docs/money-movements.md): its entries name the case, each step of the flow its own kind. */
-export const WITHDRAWAL = caseNames('withdrawal', { table: 'withdrawals' });
+/**
+ * A withdrawal's names (docs/money-movements.md): its entries name the case, each step of the flow
+ * its own kind, and after the flow's steps the rail's outcome posts one more (complete or fail).
+ */
+export const WITHDRAWAL = caseNames('withdrawal', {
+  table: 'withdrawals',
+  laterKinds: { complete: 'withdrawal_complete', fail: 'withdrawal_fail' },
+});
 
 /** A withdrawal's columns: the stored case, what a read selects and what the creating statement writes. */
 const WITHDRAWAL_CASE_COLUMNS = recordColumns({
@@ -32,6 +41,8 @@ const WITHDRAWAL_CASE_COLUMNS = recordColumns({
   destination: written<WithdrawalDestination>('jsonb'),
   narration: written<string | null>('text'),
   status: filled<WithdrawalStatus>('text'),
+  /** The rail's answer, and the `withdrawal_complete` or `withdrawal_fail` entry once the ledger posted it. */
+  ...CASE_RAIL_COLUMNS,
 });
 
 export type StoredWithdrawal = StoredOf<typeof WITHDRAWAL_CASE_COLUMNS>;
@@ -70,3 +81,13 @@ export function listWithdrawals(db: Db, scope: TreasuryScope, filter: Withdrawal
 
 /** Cases by id, of any status; within the scope when one is given. */
 export const withdrawalsByIds = recordReads((db) => db(WITHDRAWAL.table).select(WITHDRAWAL_COLUMNS), null, fromRow).byIds;
+
+/** An approved withdrawal the rail has not answered for yet: its source and method name the accounts its outcome moves. */
+export interface DeliverableWithdrawal extends DeliverableCase {
+  source: WithdrawalSource;
+  payoutMethod: WithdrawalMethod;
+  destination: WithdrawalDestination;
+}
+
+/** What a leased withdrawal reads besides what every delivered case does. */
+export const DELIVERABLE_WITHDRAWAL_READ: DeliveredCases<DeliverableWithdrawal>['read'] = { columns: ['c.source', 'c.payout_method'] };

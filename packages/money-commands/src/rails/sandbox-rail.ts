@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '@wallet/contracts';
 import { type Db, prepared } from '@wallet/kit';
-import { destinationNumber, type PayoutRail, type RailDelivery, type RailOutcome } from './payout-rail';
+import { payeeOf, type PayoutRail, type RailDelivery, type RailOutcome } from './payout-rail';
 
 /** The deterministic rule of the sandbox: these destinations are refused, all others paid. */
 export const SANDBOX_FAILING_SUFFIX = '0000';
@@ -25,15 +25,16 @@ interface DeliveryRow {
 }
 
 /**
- * A rail that pays nobody. Its memory is a table in payments' database, so the first outcome
- * per case survives a restart of payments just as a real provider's idempotency store would.
+ * A rail that pays nobody. Its memory is a table in the database of the service that delivers
+ * (payments for payouts, treasury for withdrawals), so the first outcome per case survives a
+ * restart just as a real provider's idempotency store would.
  */
 export class SandboxRail implements PayoutRail {
   constructor(private readonly options: { db: Db; delayMs: number }) {}
 
   async deliver(delivery: RailDelivery): Promise<RailOutcome> {
     if (this.options.delayMs > 0) await sleep(this.options.delayMs);
-    const fails = destinationNumber(delivery.destination).endsWith(SANDBOX_FAILING_SUFFIX);
+    const fails = payeeOf(delivery.destination).endsWith(SANDBOX_FAILING_SUFFIX);
     // One statement: concurrent calls for one case agree on the first outcome and each is counted.
     const result = await prepared<{ rows: DeliveryRow[] }>(
       this.options.db,
