@@ -67,9 +67,10 @@ function cloneJson(value: JsonValue): JsonValue {
 // ---------------------------------------------------------------------------------------------
 // The operations, read from the OpenAPI document the gateway serves.
 
-/** The subset of JSON Schema (OpenAPI 3.0 flavour) the contracts produce. */
+/** The subset of JSON Schema (2020-12, as OpenAPI 3.1 has it) the contracts produce. */
 export interface JsonSchema {
-  type?: string;
+  /** Several for a field that takes any of them: an amount is `["string", "number"]`, `"null"` too when it may be null. */
+  type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
   items?: JsonSchema;
@@ -84,7 +85,6 @@ export interface JsonSchema {
   maximum?: number;
   minItems?: number;
   maxItems?: number;
-  nullable?: boolean;
 }
 
 export interface FuzzOperation {
@@ -397,7 +397,8 @@ function objectArb(schema: JsonSchema, path: string[], context: GenerationContex
 
 function schemaArb(schema: JsonSchema, path: string[], context: GenerationContext, operation: FuzzOperation): fc.Arbitrary<JsonValue> {
   let arbitrary: fc.Arbitrary<JsonValue>;
-  const alternatives = schema.anyOf ?? schema.oneOf;
+  const alternatives =
+    schema.anyOf ?? schema.oneOf ?? (Array.isArray(schema.type) ? schema.type.map((type) => ({ ...schema, type })) : undefined);
   if (schema.enum)
     arbitrary = fc.constantFrom(
       ...schema.enum.map((value) => (typeof value === 'number' ? new JsonToken(String(value)) : (value as JsonValue))),
@@ -416,8 +417,9 @@ function schemaArb(schema: JsonSchema, path: string[], context: GenerationContex
   else if (schema.type === 'number')
     arbitrary = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => new JsonToken(String(value)));
   else if (schema.type === 'boolean') arbitrary = fc.boolean();
+  else if (schema.type === 'null') arbitrary = fc.constant(null);
   else arbitrary = anyJson;
-  return schema.nullable ? fc.option(arbitrary, { nil: null, freq: 6 }) : arbitrary;
+  return arbitrary;
 }
 
 /** A value for a field: mostly what the world makes meaningful there, sometimes anything the schema allows. */

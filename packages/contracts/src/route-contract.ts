@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './errors';
 
 /**
  * `system`: the platform operator's X-System-Key. `tenant`: a tenant's key or dashboard session,
@@ -13,6 +14,13 @@ interface RouteBase {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI path template: `/v1/journal/{id}`. */
   path: string;
+  /**
+   * The route's name in the OpenAPI document, unique: the SDK's call of it (`client.transfers.create`
+   * is `transfers.create`), so a generated client and the SDK name it alike (docs/decisions/openapi.md).
+   * Every route of ROUTES has one (packages/contracts/test/openapi.suite.ts); a route no document
+   * lists (the dashboard listener's own) needs none.
+   */
+  operationId?: string;
   summary: string;
   service: ServiceName;
   query?: z.ZodObject;
@@ -23,6 +31,17 @@ interface RouteBase {
    */
   bodyOptIn?: { mediaTypes: readonly string[]; limitBytes: number };
   success: { status: number; schema: z.ZodType };
+  /**
+   * Other 2xx answers with the same body, and when each comes: `202` when the ledger has not
+   * confirmed a money movement within the deadline (docs/decisions/response-shapes.md), `200`
+   * for a repeated delivery.
+   */
+  alsoAnswers?: Readonly<Partial<Record<200 | 201 | 202, string>>>;
+  /**
+   * The error codes the route itself can answer. What every route of its surface, body, query,
+   * path ids and Idempotency-Key can answer is added by the OpenAPI document (openapi-errors.ts).
+   */
+  errors?: readonly ErrorCode[];
   /**
    * How the route takes an `Idempotency-Key` header: `required` (money movements) or
    * `optional`. With a key, a retry of the same request replays the first answer

@@ -92,7 +92,8 @@ describe('names, slugs and ids a request takes', () => {
       for (const each of (schema[branch] as Array<Record<string, unknown>>) ?? []) namingFields(each, where, found);
     const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
     for (const [name, property] of Object.entries(properties)) {
-      if (property.type === 'string' && NAMING.test(name)) found.push({ where: `${where}.${name}`, schema: property });
+      // A field that may be null has the types ["string", "null"] (JSON Schema 2020-12).
+      if ([property.type].flat().includes('string') && NAMING.test(name)) found.push({ where: `${where}.${name}`, schema: property });
       namingFields(property, `${where}.${name}`, found);
     }
     namingFields(schema.items as Record<string, unknown> | undefined, `${where}[]`, found);

@@ -150,6 +150,7 @@ export const analyticsRoutes = {
   tenant: {
     method: 'get',
     path: '/v1/admin/analytics',
+    operationId: 'analytics.get',
     summary:
       "The caller's tenant and environment, per currency: entry counts, volume, fee revenue and platform commission by kind and by UTC day in [from, to) (default the last 30 days), liquidity and pending payouts and withdrawals now, and request errors from the gateway's logs. Fed by the ledger's events: a posted entry shows within moments. 400 VALIDATION_ERROR when from is not before to",
     surface: 'tenant',
@@ -161,6 +162,7 @@ export const analyticsRoutes = {
   system: {
     method: 'get',
     path: '/v1/system/analytics',
+    operationId: 'analytics.acrossTenants',
     summary:
       'Every tenant of one environment (default live): the same figures summed per currency, including the platform commission earned, and one row per tenant',
     surface: 'system',

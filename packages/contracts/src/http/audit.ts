@@ -37,6 +37,7 @@ export const auditRoutes = {
   list: {
     method: 'get',
     path: '/v1/team/audit-events',
+    operationId: 'auditEvents.list',
     summary: `Audit trail of key, team, session, approval, freeze and fee actions, newest first. ${boundedFiltersNote('on action, actorId, from and to (and the environment)')}`,
     surface: 'tenant',
     service: 'identity',

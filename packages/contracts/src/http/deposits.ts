@@ -192,6 +192,7 @@ export const depositRoutes = {
   list: {
     method: 'get',
     path: '/v1/deposits',
+    operationId: 'deposits.list',
     summary: `List deposits, newest first (filters walletId, status, source); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise')}`,
     surface: 'tenant',
     service: 'payments',
@@ -202,15 +203,18 @@ export const depositRoutes = {
   get: {
     method: 'get',
     path: '/v1/deposits/{id}',
+    operationId: 'deposits.get',
     summary: 'Get a deposit',
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',
     success: { status: 200, schema: depositSchema },
+    errors: ['DEPOSIT_NOT_FOUND'],
   },
   momoWebhook: {
     method: 'post',
     path: '/v1/deposits/momo-webhook',
+    operationId: 'deposits.momoWebhook',
     summary:
       "A mobile money provider's deposit notification, signed with its webhook secret: 201 on first delivery (202 with " +
       'awaitingLedger while the ledger has not posted the credit within the deadline), 200 with the same deposit on a repeat ' +
@@ -222,10 +226,23 @@ export const depositRoutes = {
     service: 'payments',
     body: momoWebhookBodySchema,
     success: { status: 201, schema: depositSchema },
+    alsoAnswers: {
+      200: "A repeat: the deposit of the provider's transactionId, as recorded",
+      202: 'Completed, but the ledger has not posted the credit within the deadline: awaitingLedger is true until it does',
+    },
+    errors: [
+      'INVALID_AMOUNT',
+      'INVALID_WEBHOOK_SIGNATURE',
+      'STALE_WEBHOOK_TIMESTAMP',
+      'AMOUNT_EXCEEDS_LIMIT',
+      'CURRENCY_MISMATCH',
+      'CURRENCY_NOT_ALLOWED',
+    ],
   },
   bankSlip: {
     method: 'post',
     path: '/v1/deposits/bank-slips',
+    operationId: 'deposits.submitBankSlip',
     idempotencyKey: 'optional',
     summary: `Submit a bank slip: a pending deposit, credited only once verified against an imported statement; ${TRANSACTION_LIMIT_NOTE}`,
     surface: 'tenant',
@@ -233,10 +250,12 @@ export const depositRoutes = {
     scope: 'wallet:deposit',
     body: bankSlipBodySchema,
     success: { status: 201, schema: depositSchema },
+    errors: ['INVALID_AMOUNT', 'WALLET_NOT_FOUND', 'AMOUNT_EXCEEDS_LIMIT', 'CURRENCY_MISMATCH', 'CURRENCY_NOT_ALLOWED'],
   },
   verify: {
     method: 'post',
     path: '/v1/deposits/{id}/verify',
+    operationId: 'deposits.verify',
     summary:
       'Verify a pending bank slip against the imported statements: completed and credited (202 with awaitingLedger while the ' +
       'ledger has not posted the credit within the deadline), or rejected (NO_MATCHING_STATEMENT_ENTRY). actorId must be an ' +
@@ -247,10 +266,13 @@ export const depositRoutes = {
     scope: 'deposits:verify',
     body: verifyDepositBodySchema,
     success: { status: 200, schema: depositSchema },
+    alsoAnswers: { 202: 'Completed, but the ledger has not posted the credit within the deadline: awaitingLedger is true until it does' },
+    errors: ['ACTOR_NOT_PERMITTED', 'DEPOSIT_NOT_FOUND', 'DEPOSIT_NOT_PENDING'],
   },
   importStatement: {
     method: 'post',
     path: '/v1/bank-statements',
+    operationId: 'deposits.importStatement',
     idempotencyKey: 'optional',
     summary:
       'Import bank statement lines: JSON as documented, or text/csv (header date,reference,amount,description; query bankCode, currencyCode), up to 10 MiB',
@@ -260,10 +282,12 @@ export const depositRoutes = {
     body: bankStatementJsonBodySchema,
     bodyOptIn: BANK_STATEMENT_BODY,
     success: { status: 201, schema: bankStatementImportSchema },
+    errors: ['INVALID_AMOUNT'],
   },
   statementLines: {
     method: 'get',
     path: '/v1/bank-statements/lines',
+    operationId: 'deposits.statementLines',
     summary:
       'Imported bank statement lines, newest first (filters matched, importId): an unmatched line is money the bank received that no verified slip accounts for yet',
     surface: 'tenant',

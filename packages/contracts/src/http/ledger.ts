@@ -139,6 +139,7 @@ export const ledgerRoutes = {
   journal: {
     method: 'get',
     path: '/v1/journal',
+    operationId: 'journal.list',
     summary:
       'List journal entries, newest first. Filters no index serves (kind, from/to) test at most 10,000 entries a request: a page may come back short, even empty, with a nextCursor that goes on; follow it until null',
     surface: 'tenant',
@@ -150,15 +151,18 @@ export const ledgerRoutes = {
   entry: {
     method: 'get',
     path: '/v1/journal/{id}',
+    operationId: 'journal.get',
     summary: 'Get one journal entry with its lines',
     surface: 'tenant',
     service: 'ledger',
     scope: 'ledger:read',
     success: { status: 200, schema: journalEntrySchema },
+    errors: ['JOURNAL_ENTRY_NOT_FOUND'],
   },
   accounts: {
     method: 'get',
     path: '/v1/ledger/accounts',
+    operationId: 'ledger.accounts',
     summary: 'List ledger accounts with their balances',
     surface: 'tenant',
     service: 'ledger',
@@ -169,16 +173,19 @@ export const ledgerRoutes = {
   walletEntries: {
     method: 'get',
     path: '/v1/ledger/wallets/{walletId}/entries',
+    operationId: 'ledger.walletEntries',
     summary: "A wallet account's statement with running balance",
     surface: 'tenant',
     service: 'ledger',
     scope: 'ledger:read',
     query: pageQuerySchema,
     success: { status: 200, schema: statementPageSchema },
+    errors: ['WALLET_NOT_FOUND'],
   },
   reconciliation: {
     method: 'get',
     path: '/v1/ledger/reconciliation',
+    operationId: 'ledger.reconciliation',
     summary: 'Run ledger reconciliation checks 1 and 2 now',
     surface: 'tenant',
     service: 'ledger',
@@ -188,6 +195,7 @@ export const ledgerRoutes = {
   systemReconciliation: {
     method: 'get',
     path: '/v1/system/ledger/reconciliation',
+    operationId: 'system.reconciliation',
     summary: 'Run ledger reconciliation checks 1 and 2 across all tenants',
     surface: 'system',
     service: 'ledger',

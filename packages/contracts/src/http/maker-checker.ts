@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedFiltersNote, pageQuerySchema, timestampSchema } from '../common';
+import type { ErrorCode } from '../errors';
 import { amountInputSchema } from '../json';
 import type { JournalKind } from '../messages/journal-terms';
 import { currencyCodeSchema } from '../money';
@@ -144,6 +145,10 @@ export interface CaseRoutesSpec<
   schemas: { create: Create; query: Query; page: Page; shown: Shown };
   /** What the maker's and the checker's routes say of themselves; the reads' follow from `noun`. */
   summaries: { create: string; approve: string; reject: string };
+  /** The SDK's namespace of the cases (`payouts`): the routes' operationIds are `<namespace>.create`, `.list`, ... */
+  namespace: string;
+  /** What the maker's request can be refused for besides what every case's can (its wallet or source, the ledger's refusals). */
+  createErrors: readonly ErrorCode[];
 }
 
 export interface CaseScopes {
@@ -172,21 +177,29 @@ export function caseRoutes<
     scope: spec.scopes.approve,
     idempotencyKey: 'optional',
     success: { status: 200, schema: schemas.shown },
+    alsoAnswers: {
+      202: 'Decided, but the ledger has not posted the settle or release within the deadline: awaitingLedger is true until it does',
+    },
+    errors: ['ACTOR_NOT_PERMITTED', 'SELF_APPROVAL_FORBIDDEN', 'CASE_NOT_PENDING', 'CASE_HOLD_IN_PROGRESS'],
   } as const;
   return {
     create: {
       ...base,
       method: 'post',
       path: spec.paths.create,
+      operationId: `${spec.namespace}.create`,
       idempotencyKey: 'required',
       summary: summaries.create,
       scope: spec.scopes.create,
       body: schemas.create,
       success: { status: 201, schema: schemas.shown },
+      alsoAnswers: { 202: 'Pending, but the ledger has not posted the hold within the deadline: awaitingLedger is true until it does' },
+      errors: ['INVALID_AMOUNT', 'ACTOR_NOT_PERMITTED', 'AMOUNT_EXCEEDS_LIMIT', ...spec.createErrors],
     },
     list: {
       ...read,
       path: spec.paths.list,
+      operationId: `${spec.namespace}.list`,
       summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`,
       query: schemas.query,
       success: { status: 200, schema: schemas.page },
@@ -194,10 +207,23 @@ export function caseRoutes<
     get: {
       ...read,
       path: `${spec.paths.list}/{id}` as const,
+      operationId: `${spec.namespace}.get`,
       summary: `Get a ${spec.noun}`,
       success: { status: 200, schema: schemas.shown },
     },
-    approve: { ...decision, path: `${spec.paths.item}/approve` as const, summary: summaries.approve, body: approveCaseBodySchema },
-    reject: { ...decision, path: `${spec.paths.item}/reject` as const, summary: summaries.reject, body: rejectCaseBodySchema },
+    approve: {
+      ...decision,
+      path: `${spec.paths.item}/approve` as const,
+      operationId: `${spec.namespace}.approve`,
+      summary: summaries.approve,
+      body: approveCaseBodySchema,
+    },
+    reject: {
+      ...decision,
+      path: `${spec.paths.item}/reject` as const,
+      operationId: `${spec.namespace}.reject`,
+      summary: summaries.reject,
+      body: rejectCaseBodySchema,
+    },
   } as const;
 }

@@ -60,6 +60,7 @@ export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
   {
     method: 'post',
     path: '/v1/admin/momo-providers',
+    operationId: 'momoProviders.create',
     summary: 'Register a mobile money provider; its webhookSecret is in this answer only',
     surface: 'tenant',
     service: 'identity',
@@ -67,10 +68,12 @@ export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
     body: createMomoProviderBodySchema,
     idempotencyKey: 'optional',
     success: { status: 201, schema: momoProviderWithSecretSchema },
+    errors: ['PROVIDER_EXISTS'],
   },
   {
     method: 'get',
     path: '/v1/admin/momo-providers',
+    operationId: 'momoProviders.list',
     summary: 'List mobile money providers, newest first, without secrets',
     surface: 'tenant',
     service: 'identity',
@@ -81,15 +84,18 @@ export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
   {
     method: 'get',
     path: '/v1/admin/momo-providers/{id}',
+    operationId: 'momoProviders.get',
     summary: 'Get a mobile money provider, without its secret',
     surface: 'tenant',
     service: 'identity',
     scope: 'providers:manage',
     success: { status: 200, schema: momoProviderSchema },
+    errors: ['PROVIDER_NOT_FOUND'],
   },
   {
     method: 'post',
     path: '/v1/admin/momo-providers/{id}/rotate-secret',
+    operationId: 'momoProviders.rotateSecret',
     summary: 'Issue a new webhook secret (shown once); the old one verifies for expiresInSeconds more',
     surface: 'tenant',
     service: 'identity',
@@ -97,5 +103,6 @@ export const MOMO_PROVIDER_ROUTES: RouteContract[] = [
     body: rotateMomoProviderSecretBodySchema,
     idempotencyKey: 'optional',
     success: { status: 200, schema: momoProviderWithSecretSchema },
+    errors: ['PROVIDER_NOT_FOUND'],
   },
 ];

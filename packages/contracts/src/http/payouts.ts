@@ -102,6 +102,8 @@ export const payoutRoutes = caseRoutes({
   scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' },
   schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema },
   summaries: payoutSummaries,
+  namespace: 'payouts',
+  createErrors: ['WALLET_NOT_FOUND', 'INSUFFICIENT_FUNDS', 'WALLET_FROZEN', 'CURRENCY_MISMATCH'],
 }) satisfies Record<string, RouteContract>;
 
 export const PAYOUT_ROUTES: RouteContract[] = Object.values(payoutRoutes);

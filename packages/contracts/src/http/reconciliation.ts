@@ -76,6 +76,7 @@ export const reconciliationRoutes = {
   tenant: {
     method: 'get',
     path: '/v1/admin/reconciliation',
+    operationId: 'reconciliation.run',
     summary:
       "Run all four reconciliation checks now for the caller's tenant and environment: balances (materialized balance = sum of lines), entries_balance (every entry and the totals per currency balance), business_records (every completed deposit and transfer has exactly its journal entry, and every entry naming one points at it), bank_evidence (unmatched statement lines, bank slips pending too long). Each check goes on from where the last run left off (checkpoints per account and per scope in the ledger, marks per record type in each service) and `coverage` says what this run read; older history is re-verified by a full run (POST /v1/admin/reconciliation/runs). 503 SERVICE_UNAVAILABLE when the ledger cannot be asked",
     surface: 'tenant',
@@ -86,6 +87,7 @@ export const reconciliationRoutes = {
   system: {
     method: 'get',
     path: '/v1/system/reconciliation',
+    operationId: 'reconciliation.runAcrossTenants',
     summary:
       'Run all four reconciliation checks now across every tenant and environment, each from where the last run left off (`coverage` says what was read; older history is re-verified by POST /v1/system/reconciliation/runs); 503 SERVICE_UNAVAILABLE when the ledger cannot be asked',
     surface: 'system',
@@ -95,6 +97,7 @@ export const reconciliationRoutes = {
   listRuns: {
     method: 'get',
     path: '/v1/system/reconciliation/runs',
+    operationId: 'reconciliation.runs.list',
     summary:
       'Scheduled all-tenant reconciliation runs (every PAYMENTS_RECONCILIATION_INTERVAL_MS), newest first: status ok, mismatch or error, and the mismatch count per check',
     surface: 'system',
@@ -105,15 +108,18 @@ export const reconciliationRoutes = {
   getRun: {
     method: 'get',
     path: '/v1/system/reconciliation/runs/{id}',
+    operationId: 'reconciliation.runs.get',
     summary:
       'One reconciliation run: a scheduled one with the full result it recorded or the error that stopped it, or a full run (kind full) with its state, progress and, once done, its result; 404 RECONCILIATION_RUN_NOT_FOUND',
     surface: 'system',
     service: 'payments',
     success: { status: 200, schema: z.union([reconciliationRunSchema, reconciliationFullRunSchema]) },
+    errors: ['RECONCILIATION_RUN_NOT_FOUND'],
   },
   startRun: {
     method: 'post',
     path: '/v1/system/reconciliation/runs',
+    operationId: 'reconciliation.fullRuns.startAcrossTenants',
     summary: `${FULL_RUN_SUMMARY} Across every tenant and environment.`,
     surface: 'system',
     service: 'payments',
@@ -122,6 +128,7 @@ export const reconciliationRoutes = {
   startTenantRun: {
     method: 'post',
     path: '/v1/admin/reconciliation/runs',
+    operationId: 'reconciliation.fullRuns.start',
     summary: `${FULL_RUN_SUMMARY} For the caller's tenant and environment; the tenant admin's scope, as it sets the database to work (following the run is analytics:read).`,
     surface: 'tenant',
     service: 'payments',
@@ -131,11 +138,13 @@ export const reconciliationRoutes = {
   getTenantRun: {
     method: 'get',
     path: '/v1/admin/reconciliation/runs/{id}',
+    operationId: 'reconciliation.fullRuns.get',
     summary: "One of the caller's tenant's full runs: state, progress and, once done, its result; 404 RECONCILIATION_RUN_NOT_FOUND",
     surface: 'tenant',
     service: 'payments',
     scope: 'analytics:read',
     success: { status: 200, schema: reconciliationFullRunSchema },
+    errors: ['RECONCILIATION_RUN_NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteContract>;
 

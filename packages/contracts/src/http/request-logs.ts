@@ -55,6 +55,7 @@ export const requestLogRoutes = {
   list: {
     method: 'get',
     path: '/v1/developer/request-logs',
+    operationId: 'requestLogs.list',
     summary:
       "The tenant's requests in the environment of the credential, newest first (kept for a limited number of days). Filters other than correlationId, from and to test at most 10,000 records a request: a page may come back short, even empty, with a nextCursor that goes on",
     surface: 'tenant',

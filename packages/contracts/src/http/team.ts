@@ -101,6 +101,7 @@ export const teamRoutes = {
   create: {
     method: 'post',
     path: '/v1/team',
+    operationId: 'team.create',
     summary: 'Add an active team member with a password; only roles the caller covers',
     surface: 'tenant',
     service: 'identity',
@@ -108,10 +109,12 @@ export const teamRoutes = {
     body: createTeamMemberBodySchema,
     idempotencyKey: 'optional',
     success: { status: 201, schema: teamMemberSchema },
+    errors: ['SCOPE_ESCALATION', 'EMAIL_TAKEN'],
   },
   list: {
     method: 'get',
     path: '/v1/team',
+    operationId: 'team.list',
     summary: 'List team members, newest first',
     surface: 'tenant',
     service: 'identity',
@@ -122,21 +125,25 @@ export const teamRoutes = {
   get: {
     method: 'get',
     path: '/v1/team/{memberId}',
+    operationId: 'team.get',
     summary: 'Get a team member',
     surface: 'tenant',
     service: 'identity',
     scope: 'team:manage',
     success: { status: 200, schema: teamMemberSchema },
+    errors: ['MEMBER_NOT_FOUND'],
   },
   update: {
     method: 'patch',
     path: '/v1/team/{memberId}',
+    operationId: 'team.update',
     summary: "Change a member's role or deactivate / reactivate it; the last active org-admin stays",
     surface: 'tenant',
     service: 'identity',
     scope: 'team:manage',
     body: updateTeamMemberBodySchema,
     success: { status: 200, schema: teamMemberSchema },
+    errors: ['SCOPE_ESCALATION', 'MEMBER_NOT_FOUND', 'LAST_ORG_ADMIN'],
   },
 } as const satisfies Record<string, RouteContract>;
 
@@ -154,15 +161,18 @@ export const AUTH_ROUTES: RouteContract[] = [
   {
     method: 'post',
     path: '/v1/auth/login',
+    operationId: 'auth.login',
     summary: LOGIN_SUMMARY,
     surface: 'public',
     service: 'identity',
     body: loginBodySchema,
     success: { status: 200, schema: sessionSchema },
+    errors: ['INVALID_CREDENTIALS', 'LOGIN_TEMPORARILY_LOCKED'],
   },
   {
     method: 'post',
     path: '/v1/auth/logout',
+    operationId: 'auth.logout',
     summary: 'End the session of this token',
     surface: 'public',
     service: 'identity',
@@ -172,10 +182,12 @@ export const AUTH_ROUTES: RouteContract[] = [
   {
     method: 'post',
     path: '/v1/auth/accept-invite',
+    operationId: 'auth.acceptInvite',
     summary: 'Set the password of an invited member and log in (live environment)',
     surface: 'public',
     service: 'identity',
     body: acceptInviteBodySchema,
     success: { status: 200, schema: sessionSchema },
+    errors: ['INVALID_INVITE_TOKEN'],
   },
 ];

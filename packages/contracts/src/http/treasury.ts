@@ -158,6 +158,7 @@ export const treasuryRoutes = {
   balances: {
     method: 'get',
     path: '/v1/admin/money/balances',
+    operationId: 'treasury.balances',
     summary:
       "The tenant's operating float (asset:pool), fee revenue, platform commission, suspense and payout clearing balances by currency, read from the ledger",
     surface: 'tenant',
@@ -168,6 +169,7 @@ export const treasuryRoutes = {
   createFloatDeposit: {
     method: 'post',
     path: '/v1/admin/money/float-deposits',
+    operationId: 'treasury.floatDeposits.create',
     idempotencyKey: 'required',
     summary: `Record a tenant float deposit and post \`tenant_float_deposit\` (DR asset:pool:<cur>, CR asset:<rail>-clearing:<cur>). 201 completed; 202 pending when the ledger has not confirmed within the deadline; ${TRANSACTION_LIMIT_NOTE}; 403 ACTOR_NOT_PERMITTED when depositedBy is not an active member whose role grants treasury:write. Idempotency-Key required`,
     surface: 'tenant',
@@ -175,10 +177,13 @@ export const treasuryRoutes = {
     scope: 'treasury:write',
     body: createFloatDepositBodySchema,
     success: { status: 201, schema: floatDepositSchema },
+    alsoAnswers: { 202: 'Pending: the ledger has not confirmed within the deadline; the deposit finishes later' },
+    errors: ['INVALID_AMOUNT', 'ACTOR_NOT_PERMITTED', 'AMOUNT_EXCEEDS_LIMIT'],
   },
   listFloatDeposits: {
     method: 'get',
     path: '/v1/admin/money/float-deposits',
+    operationId: 'treasury.floatDeposits.list',
     summary: `List float deposits, newest first. ${boundedFiltersNote('on status and currencyCode')}`,
     surface: 'tenant',
     service: 'treasury',
@@ -189,11 +194,13 @@ export const treasuryRoutes = {
   getFloatDeposit: {
     method: 'get',
     path: '/v1/admin/money/float-deposits/{id}',
+    operationId: 'treasury.floatDeposits.get',
     summary: 'Get a float deposit',
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:read',
     success: { status: 200, schema: floatDepositSchema },
+    errors: ['FLOAT_DEPOSIT_NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteContract>;
 
@@ -212,6 +219,8 @@ export const withdrawalRoutes = caseRoutes({
   scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' },
   schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema },
   summaries: withdrawalSummaries,
+  namespace: 'treasury.withdrawals',
+  createErrors: ['INSUFFICIENT_FUNDS'],
 }) satisfies Record<string, RouteContract>;
 
 export const TREASURY_ROUTES: RouteContract[] = [...Object.values(treasuryRoutes), ...Object.values(withdrawalRoutes)];
