@@ -105,6 +105,9 @@ const withdrawal = {
   payoutMethod: 'bank',
   destination: { bankCode: 'equity', accountNumber: '0170291234567', accountName: 'Acme Payments Ltd' },
   narration: 'Monthly fee sweep',
+  railReference: null,
+  railFailureReason: null,
+  outcomeJournalEntryId: null,
   createdAt: CREATED_AT,
 };
 

@@ -22,7 +22,8 @@ import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
 import { TREASURY_ROUTES } from './http/treasury';
 import { ANALYTICS_ROUTES } from './http/analytics';
-import { EVENT_ROUTES } from './http/events';
+import { EVENT_ROUTES, webhookEventSchema } from './http/events';
+import { EVENT_TYPES } from './messages/platform-event.v1';
 
 export type { RouteContract, ServiceName, Surface } from './route-contract';
 export type { WebhookEvent } from './openapi-webhooks';
@@ -163,12 +164,11 @@ const TAGS = [
   { name: 'gateway', description: 'Answered by the gateway itself: request logs' },
 ];
 
-/**
- * Events sent to tenants' webhook endpoints, documented under `webhooks` (OpenAPI 3.1). None
- * yet: once the event contracts are in, list them here, e.g.
- * `EVENT_TYPES.map((type) => ({ type, schema: platformEventSchema }))` (docs/decisions/openapi.md).
- */
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [];
+/** Events sent to tenants' webhook endpoints, documented under `webhooks` (OpenAPI 3.1; docs/events.md). */
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = EVENT_TYPES.map((type) => ({
+  type,
+  schema: webhookEventSchema(type),
+}));
 
 /**
  * The OpenAPI 3.1 document of the public API, generated from the contracts. `serverUrl` is where

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildOpenApiDocument, ERROR_STATUS, type ErrorCode, ROUTES, type RouteContract, transferSchema } from '../src';
+import { buildOpenApiDocument, ERROR_STATUS, EVENT_TYPES, type ErrorCode, ROUTES, type RouteContract, transferSchema } from '../src';
 import { routeErrorCodes } from '../src/openapi-errors';
 import { ROUTE_EXAMPLES } from '../src/openapi-examples';
 
@@ -107,6 +107,8 @@ describe('the OpenAPI document', () => {
       'treasury.withdrawals.approve',
       'treasury.withdrawals.create',
       'treasury.withdrawals.reject',
+      'webhookEndpoints.replay',
+      'webhookEndpoints.sendTest',
     ]);
     expect(Object.keys(operationOf(byOperationId.get('deposits.momoWebhook') as RouteContract).responses)).toEqual(
       expect.arrayContaining(['200', '201', '202']),
@@ -179,7 +181,11 @@ describe('examples of the money routes', () => {
 
 describe('webhooks, the extension point for events', () => {
   it('are left out while no event is listed', () => {
-    expect(document.webhooks).toBeUndefined();
+    expect(buildOpenApiDocument({ version: 'test', webhooks: [] })).not.toHaveProperty('webhooks');
+  });
+
+  it('document every event type the platform sends, each with its object', () => {
+    expect(Object.keys(document.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it('document each event given as a POST of its body, its named objects as components', () => {

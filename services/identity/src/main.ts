@@ -1,5 +1,6 @@
 import { DEAD_LETTER_QUEUES, TOPOLOGY } from '@wallet/contracts';
 import {
+  type Channel,
   DeadLetterQueues,
   declareAuditRecords,
   declareIdentityEvents,
@@ -89,6 +90,18 @@ const identityConfigShape = {
   ...webhooksConfigShape,
 };
 
+/** Identity publishes tenant events, and consumes other services' audit records and platform events. */
+async function declareIdentityTopology(channel: Channel): Promise<void> {
+  await declareIdentityEvents(channel);
+  await declareAuditRecords(channel);
+  await declarePlatformEvents(channel);
+}
+
+const IDENTITY_QUEUES = [
+  ...queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
+  ...queueAndDeadLetters(TOPOLOGY.platformEvents.queue, TOPOLOGY.platformEvents.deadLetterQueue),
+];
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
@@ -96,15 +109,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       port: { variable: 'IDENTITY_PORT', defaultPort: 8091 },
       config: identityConfigShape,
       migrations,
-      topology: async (channel) => {
-        await declareIdentityEvents(channel);
-        await declareAuditRecords(channel);
-        await declarePlatformEvents(channel);
-      },
-      queues: [
-        ...queueAndDeadLetters(TOPOLOGY.auditRecords.queue, TOPOLOGY.auditRecords.deadLetterQueue),
-        ...queueAndDeadLetters(TOPOLOGY.platformEvents.queue, TOPOLOGY.platformEvents.deadLetterQueue),
-      ],
+      topology: declareIdentityTopology,
+      queues: IDENTITY_QUEUES,
       idempotencyKeys: true,
       retention: (config) => [
         idempotencyRetentionRule(),

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { EVENT_TYPES, eventTypeSchema, platformEventSchema } from '../messages/platform-event.v1';
+import { EVENT_TYPES, type EventType, eventTypeSchema, platformEventSchema } from '../messages/platform-event.v1';
+import { depositSchema } from './deposits';
+import { payoutCaseSchema } from './payouts';
+import { reconciliationFullRunSchema } from './reconciliation';
+import { transferReversalSchema, transferSchema } from './transfers';
+import { floatDepositSchema, withdrawalSchema } from './treasury';
+import { walletSchema } from './wallets';
 import { environmentSchema, instantInputSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { idSchema } from '../ids';
 import { integerInputSchema } from '../json';
@@ -14,7 +20,10 @@ export const eventQuerySchema = pageQuerySchema.extend({
     .transform((text) => text.split(',').map((type) => type.trim()))
     .pipe(z.array(eventTypeSchema).min(1))
     .optional(),
-  objectId: z.string().min(1).max(64).optional(),
+  objectId: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an id')
+    .optional(),
   createdFrom: instantInputSchema.optional(),
   createdTo: instantInputSchema.optional(),
 });
@@ -113,6 +122,7 @@ const WEBHOOKS = '/v1/developer/webhook-endpoints';
 /** The event log and webhook endpoints by name (developer screens, typed clients). */
 export const eventRoutes = {
   list: {
+    operationId: 'events.list',
     method: 'get',
     path: '/v1/events',
     summary: "List the environment's events, newest first (kept at least 30 days)",
@@ -123,18 +133,21 @@ export const eventRoutes = {
     success: { status: 200, schema: pageSchema(platformEventSchema) },
   },
   get: {
+    operationId: 'events.get',
     method: 'get',
     path: '/v1/events/{id}',
     summary: 'Get an event',
     surface: 'tenant',
     service: 'identity',
     scope: 'events:read',
+    errors: ['EVENT_NOT_FOUND'],
     success: { status: 200, schema: platformEventSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 
 export const webhookEndpointRoutes = {
   list: {
+    operationId: 'webhookEndpoints.list',
     method: 'get',
     path: WEBHOOKS,
     summary: "List the environment's webhook endpoints, without secrets",
@@ -145,15 +158,18 @@ export const webhookEndpointRoutes = {
     success: { status: 200, schema: pageSchema(webhookEndpointSchema) },
   },
   get: {
+    operationId: 'webhookEndpoints.get',
     method: 'get',
     path: `${WEBHOOKS}/{id}`,
     summary: 'Get a webhook endpoint, without its secret',
     surface: 'tenant',
     service: 'identity',
     scope: 'webhooks:manage',
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     success: { status: 200, schema: webhookEndpointSchema },
   },
   create: {
+    operationId: 'webhookEndpoints.create',
     method: 'post',
     path: WEBHOOKS,
     summary: 'Create a webhook endpoint; its signing secret is shown once',
@@ -162,9 +178,11 @@ export const webhookEndpointRoutes = {
     scope: 'webhooks:manage',
     body: createWebhookEndpointBodySchema,
     idempotencyKey: 'optional',
+    errors: ['WEBHOOK_URL_NOT_ALLOWED'],
     success: { status: 201, schema: webhookEndpointWithSecretSchema },
   },
   update: {
+    operationId: 'webhookEndpoints.update',
     method: 'patch',
     path: `${WEBHOOKS}/{id}`,
     summary: "Change an endpoint's URL, event types, description, or enable or disable it",
@@ -172,18 +190,22 @@ export const webhookEndpointRoutes = {
     service: 'identity',
     scope: 'webhooks:manage',
     body: updateWebhookEndpointBodySchema,
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_URL_NOT_ALLOWED'],
     success: { status: 200, schema: webhookEndpointSchema },
   },
   delete: {
+    operationId: 'webhookEndpoints.delete',
     method: 'delete',
     path: `${WEBHOOKS}/{id}`,
     summary: 'Delete an endpoint: nothing more is delivered to it',
     surface: 'tenant',
     service: 'identity',
     scope: 'webhooks:manage',
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     success: { status: 200, schema: webhookEndpointSchema },
   },
   rotateSecret: {
+    operationId: 'webhookEndpoints.rotateSecret',
     method: 'post',
     path: `${WEBHOOKS}/{id}/rotate-secret`,
     summary: 'Rotate the signing secret (shown once); the old one also signs for expiresInSeconds more',
@@ -192,18 +214,22 @@ export const webhookEndpointRoutes = {
     scope: 'webhooks:manage',
     body: rotateWebhookSecretBodySchema,
     idempotencyKey: 'optional',
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     success: { status: 200, schema: webhookEndpointWithSecretSchema },
   },
   sendTest: {
+    operationId: 'webhookEndpoints.sendTest',
     method: 'post',
     path: `${WEBHOOKS}/{id}/test`,
-    summary: 'Send a webhook_endpoint.test event to this endpoint now',
+    summary: 'Send a webhook_endpoint.test event to this endpoint now: 202 with the event, delivered shortly',
     surface: 'tenant',
     service: 'identity',
     scope: 'webhooks:manage',
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     success: { status: 202, schema: platformEventSchema },
   },
   deliveries: {
+    operationId: 'webhookEndpoints.deliveries',
     method: 'get',
     path: `${WEBHOOKS}/{id}/deliveries`,
     summary: "List the endpoint's deliveries, newest first, each with its attempts",
@@ -211,18 +237,42 @@ export const webhookEndpointRoutes = {
     service: 'identity',
     scope: 'webhooks:manage',
     query: webhookDeliveryQuerySchema,
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
     success: { status: 200, schema: pageSchema(webhookDeliverySchema) },
   },
   replay: {
+    operationId: 'webhookEndpoints.replay',
     method: 'post',
     path: `${WEBHOOKS}/{id}/replay`,
-    summary: 'Deliver one event again, or every failed delivery since a time',
+    summary:
+      'Deliver one event again, or every failed delivery since a time: 202 with how many were put back (EVENT_NOT_FOUND for an unknown event)',
     surface: 'tenant',
     service: 'identity',
     scope: 'webhooks:manage',
     body: replayWebhookBodySchema,
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'EVENT_NOT_FOUND'],
     success: { status: 202, schema: replayWebhookResultSchema },
   },
 } as const satisfies Record<string, RouteContract>;
 
 export const EVENT_ROUTES: RouteContract[] = [...Object.values(eventRoutes), ...Object.values(webhookEndpointRoutes)];
+
+/** The object each event carries, by the part of its type before the dot (a reversal for `transfer.reversed`). */
+const EVENT_OBJECTS: Readonly<Record<string, z.ZodType>> = {
+  deposit: depositSchema,
+  transfer: transferSchema,
+  payout: payoutCaseSchema,
+  withdrawal: withdrawalSchema,
+  float_deposit: floatDepositSchema,
+  // Every entry moves a balance; a wallet event names the wallet, and GET /v1/wallets/{id} gives its balance.
+  wallet: walletSchema.omit({ balance: true }),
+  reconciliation: reconciliationFullRunSchema,
+  webhook_endpoint: z.object({ id: idSchema('webhookEndpoint'), message: z.string() }),
+};
+
+/** An event of one type with its object's schema, as the OpenAPI document's `webhooks` show it. */
+export function webhookEventSchema(type: EventType): z.ZodType {
+  const object = type === 'transfer.reversed' ? transferReversalSchema : EVENT_OBJECTS[type.slice(0, type.indexOf('.'))];
+  if (!object) throw new Error(`event type ${type} names no object`);
+  return platformEventSchema.extend({ type: z.literal(type), data: z.object({ object }) });
+}
