@@ -5,7 +5,9 @@ import { EVENT_TYPES } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, freePort, waitFor, WebhookReceiver } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
+import { Webhook } from 'standardwebhooks';
 import { driveEveryEvent } from './every-event';
+import { installPackedSdk, type SdkProject } from './sdk-package';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
@@ -53,8 +55,13 @@ describe('the whole system, started as the README says', () => {
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
   };
   let ledgerDatabaseUrl: string;
+  // Packed, installed and compiled while the system boots and the tests before its own run: none of that needs the system.
+  let sdkProject: Promise<SdkProject> | undefined;
 
   beforeAll(async () => {
+    sdkProject = installPackedSdk();
+    // Awaited by its test; a failure is reported there, not as an unhandled rejection meanwhile.
+    sdkProject.catch(() => undefined);
     for (const service of ['gateway', 'identity', 'payments', 'treasury'])
       env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`e2e_${service}`);
     env.LEDGER_DATABASE_URL = await ledgerShardZeroMappingAllTo(1);
@@ -101,6 +108,7 @@ describe('the whole system, started as the README says', () => {
       system.kill('SIGTERM');
       await exited;
     }
+    await sdkProject?.then((project) => project.remove()).catch(() => undefined);
   });
 
   it('creates a tenant through the gateway and provisions its system accounts in the ledger', async () => {
@@ -426,5 +434,74 @@ describe('the whole system, started as the README says', () => {
     };
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/tenants', '/v1/journal', '/v1/journal/{id}']));
     expect((await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/docs/`)).status).toBe(200);
+  });
+
+  it('serves the packed SDK installed into an empty project: CommonJS, ESM and TypeScript (strict, with and without the DOM library)', async () => {
+    const project = await (sdkProject as Promise<SdkProject>);
+    const platform = new WalletClient({ baseUrl: `http://127.0.0.1:${env.ADMIN_PORT}`, auth: { type: 'system', systemKey: SYSTEM_KEY } });
+    const currencies = ['UGX', 'KES', 'USD'];
+    const tenant = await platform.system.organizations.create({
+      name: 'Packaged Integrations',
+      slug: 'packaged-integrations',
+      config: { defaultCurrency: 'UGX', allowedCurrencies: currencies, maxTransactionAmount: '1000000' },
+    });
+    const scopes = ['api_keys:manage', 'ledger:read', 'wallets:create', 'wallets:read'] as const;
+    const key = await platform.apiKeys.createForTenant(tenant.id, { name: 'integration', scopes: [...scopes], environment: 'live' });
+    const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    const tenantClient = new WalletClient({ baseUrl, auth: { type: 'secret', apiKey: key.key as string } });
+    const signer = await tenantClient.apiKeys.create({ name: 'signer', authMode: 'hmac', scopes: ['ledger:read'], environment: 'live' });
+    for (const currencyCode of currencies) {
+      await waitFor(async () => ((await tenantClient.ledger.accounts({ currencyCode })).data.length > 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        what: `the tenant's ${currencyCode} accounts`,
+      });
+    }
+
+    // Signed during a secret rotation: one signature with a secret the receiver no longer has, one with its own.
+    const secret = `whsec_${Buffer.from('packaged-integrations-webhook-secret').toString('base64')}`;
+    const retired = `whsec_${Buffer.from('a-secret-no-longer-in-use').toString('base64')}`;
+    const payload = JSON.stringify({
+      id: 'ev_01JD4Z0T9Q6W3M8V2K7N5R1X4B',
+      type: 'deposit.completed',
+      createdAt: new Date().toISOString(),
+      environment: 'live',
+      data: { object: { id: 'dep_01JD4Z5K8P', amount: '1500.00', currencyCode: 'UGX', sequence: 0 } },
+    }).replace('"sequence":0', '"sequence":9007199254740993');
+    const at = new Date();
+    const webhookHeaders = {
+      'webhook-id': 'msg_packaged_1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': [retired, secret].map((each) => new Webhook(each).sign('msg_packaged_1', at, payload)).join(' '),
+    };
+
+    const consumers = { 'consumer.cjs': 'UGX', 'consumer.mjs': 'KES', 'out/consumer.js': 'USD' };
+    const results = await Promise.all(
+      Object.entries(consumers).map(([script, currencyCode]) =>
+        project.run(script, {
+          WALLET_BASE_URL: baseUrl,
+          WALLET_CURRENCY: currencyCode,
+          WALLET_API_KEY: key.key as string,
+          WALLET_HMAC_KEY_ID: signer.id,
+          WALLET_HMAC_SECRET: signer.signingSecret as string,
+          WEBHOOK_PAYLOAD: payload,
+          WEBHOOK_HEADERS: JSON.stringify(webhookHeaders),
+          WEBHOOK_SECRET: secret,
+        }),
+      ),
+    );
+    for (const [index, currencyCode] of Object.values(consumers).entries()) {
+      const result = results[index] as { created: string; pages: string[][]; signedAccounts: string[] };
+      expect(result).toEqual({
+        created: expect.stringMatching(/^wl_/),
+        repeated: result.created,
+        balance: expect.stringMatching(/^0(\.0+)?$/),
+        pages: [[expect.stringMatching(/^wl_/)], [expect.stringMatching(/^wl_/)]],
+        signedAccounts: expect.arrayContaining([currencyCode]),
+        event: { id: 'ev_01JD4Z0T9Q6W3M8V2K7N5R1X4B', type: 'deposit.completed', amount: '1500.00', sequence: '9007199254740993' },
+        tampered: 'invalid_signature',
+      });
+      expect(result.pages.flat()).toContain(result.created);
+      expect(new Set(result.signedAccounts)).toEqual(new Set([currencyCode]));
+    }
   });
 });

@@ -17,28 +17,28 @@ export interface WalletClientOptions {
   /** The gateway, e.g. `https://api.example.com` (a path prefix is kept). */
   baseUrl: string;
   /** Left out only for the routes that need no credential (login, accepting an invite). */
-  auth?: WalletAuth;
+  auth?: WalletAuth | undefined;
   /** Default actor context of every call; a call may name another, or `null` for none. */
-  actor?: Actor;
+  actor?: Actor | undefined;
   /** Per attempt, connect to last body byte. Default 30 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after the first attempt, for requests that are safe to repeat. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Default: the global fetch. Any FetchLike will do (see transport.ts). */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Check success bodies against the route's schema, so that drift fails loudly. Default true. */
-  validateResponses?: boolean;
+  validateResponses?: boolean | undefined;
   /** First backoff step; later ones double. Default 250. */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /** Cap of the backoff, and the longest Retry-After waited for. Default 30 000. */
-  maxRetryDelayMs?: number;
+  maxRetryDelayMs?: number | undefined;
   /** Clock of the signing timestamp. Default: the system clock. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
   /** Nonce of each signed attempt: a UUID or 128 random bits (docs/decisions/signing.md). Default: a random UUID. */
-  nonce?: () => string;
+  nonce?: (() => string) | undefined;
   /** Idempotency keys generated for calls that create financial records. Default: a random UUID. */
-  generateIdempotencyKey?: () => string;
-  userAgent?: string;
+  generateIdempotencyKey?: (() => string) | undefined;
+  userAgent?: string | undefined;
 }
 
 export interface WalletResponse<Data> extends ResponseMeta {
@@ -53,13 +53,13 @@ export interface RawRequest {
   /** Path, and optionally a query, sent and signed as written (after URL parsing). */
   path: string;
   /** Appended to `path` after the query it may already have. */
-  query?: Record<string, QueryValue>;
+  query?: Record<string, QueryValue> | undefined;
   /** Serialised as JSON. */
   body?: unknown;
   /** Sent byte for byte instead of `body`. */
-  rawBody?: string | Uint8Array;
+  rawBody?: string | Uint8Array | undefined;
   /** Default `application/json` whenever there is a body. */
-  contentType?: string;
+  contentType?: string | undefined;
 }
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -246,7 +246,7 @@ export class WalletClient implements Namespaces {
     const actor = options.actor === undefined ? this.defaults.actor : options.actor;
     assertActor(actor);
 
-    let body: Buffer;
+    let body: Buffer<ArrayBuffer>;
     if (request.rawBody !== undefined)
       body = typeof request.rawBody === 'string' ? Buffer.from(request.rawBody, 'utf8') : Buffer.from(request.rawBody);
     else if (request.body !== undefined) body = Buffer.from(stringifyLossless(request.body), 'utf8');

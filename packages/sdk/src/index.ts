@@ -16,16 +16,22 @@ export { SDK_ROUTES, IDEMPOTENT_CREATE_PATHS } from './routes';
 export type { ApiRoute, HttpMethod, RouteInput, RouteParams, RouteQuery, RouteBody, RouteResult } from './routes';
 export type { PathParams, QueryValue } from './paths';
 export type { Namespaces } from './namespaces';
+export { verifyWebhook, WebhookVerificationError, isWebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks';
+export type { WebhookHeaders, WebhookVerificationReason } from './webhooks';
+// A number inside an event's object stays a LosslessNumber (its exact text), never a float.
+export { LosslessNumber, isLosslessNumber } from '@wallet/contracts';
 export type {
   ApiKey,
   ApiKeyWithSecret,
   AuditEvent,
   ErrorCode,
+  EventType,
   JournalEntry,
   LedgerAccount,
   MomoProvider,
   MomoProviderWithSecret,
   Organization,
+  PlatformEvent,
   ReconciliationResult,
   RequestLog,
   SystemAnalytics,

@@ -3,17 +3,17 @@ import type { ApiRoute, RouteInput, RouteResult } from './routes';
 
 export interface RequestOptions {
   /** Reused by every retry of this call; generated when the route creates a financial record. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Sent as X-Correlation-Id: 1-128 characters of `[A-Za-z0-9._:-]`. */
-  correlationId?: string;
+  correlationId?: string | undefined;
   /** Overrides the client's actor; `null` sends none. */
-  actor?: Actor | null;
-  timeoutMs?: number;
-  maxRetries?: number;
-  signal?: AbortSignal;
-  validateResponse?: boolean;
+  actor?: Actor | null | undefined;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  signal?: AbortSignal | undefined;
+  validateResponse?: boolean | undefined;
   /** Sees the status, correlation id and headers of every 2xx answer, before its body is checked. */
-  onResponse?: (meta: ResponseMeta) => void;
+  onResponse?: ((meta: ResponseMeta) => void) | undefined;
 }
 
 export interface ResponseMeta {

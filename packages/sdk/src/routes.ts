@@ -72,17 +72,17 @@ export type RouteResult<Route extends ApiRoute> = z.output<Route['success']['sch
 export type RouteParams<Route extends ApiRoute> = PathParams<Route['path']>;
 
 type ParamsInput<Route extends ApiRoute> = string extends Route['path']
-  ? { params?: Record<string, string> }
+  ? { params?: Record<string, string> | undefined }
   : [PathParamNames<Route['path']>] extends [never]
     ? { params?: undefined }
     : { params: RouteParams<Route> };
 type QueryInput<Route extends ApiRoute> = [FieldSchema<Route, 'query'>] extends [never]
   ? { query?: undefined }
-  : { query?: RouteQuery<Route> };
+  : { query?: RouteQuery<Route> | undefined };
 type BodyInput<Route extends ApiRoute> = [FieldSchema<Route, 'body'>] extends [never]
   ? { body?: undefined }
   : FieldOptional<Route, 'body'> extends true
-    ? { body?: RouteBody<Route> }
+    ? { body?: RouteBody<Route> | undefined }
     : { body: RouteBody<Route> };
 
 /** What a call of the route takes: path params when the template has some, query, body. */

@@ -17,7 +17,7 @@ export interface FetchLikeResponse {
  */
 export type FetchLike = (
   url: URL,
-  init: { method: string; headers: Record<string, string>; body: Buffer | undefined; signal: AbortSignal; redirect: 'manual' },
+  init: { method: string; headers: Record<string, string>; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal; redirect: 'manual' },
 ) => Promise<FetchLikeResponse>;
 
 export interface TransportSettings {
@@ -35,7 +35,7 @@ export interface PreparedRequest {
   method: string;
   /** Path and query as they should go on the wire, relative to the base URL's path. */
   pathWithQuery: string;
-  body: Buffer;
+  body: Buffer<ArrayBuffer>;
   contentType: string | null;
   idempotencyKey: string | null;
   actor: Actor | null;
@@ -219,7 +219,7 @@ export class Transport {
       const response = await this.settings.fetch(url, {
         method: request.method,
         headers,
-        body: request.body.length > 0 ? request.body : undefined,
+        ...(request.body.length > 0 ? { body: request.body } : {}),
         signal: controller.signal,
         // A redirect would send the signed request to a path it was not signed for.
         redirect: 'manual',
