@@ -75,8 +75,14 @@ export interface WebhooksParts {
   stop(): Promise<void>;
 }
 
-/** A claimed delivery whose worker vanished is attempted again after this. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long a claimed delivery is its worker's: the attempt's deadline, then as long again (at
+ * least 5 s) to record it. A worker that vanished leaves it due again after that; one merely slow
+ * to record may see it sent twice, which at least once allows.
+ */
+function leaseMs(timeoutMs: number): number {
+  return timeoutMs + Math.max(5_000, timeoutMs);
+}
 
 /**
  * Starts the event log's consumer of `platform.events` (each event recorded once, with its due
@@ -105,7 +111,7 @@ export async function startWebhooks(deps: {
       retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_SECONDS.map((seconds) => seconds * 1000),
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
       concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
-      leaseMs: config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+      leaseMs: leaseMs(config.WEBHOOK_TIMEOUT_MS),
       pollMs: 1_000,
     },
     logger,
