@@ -26,6 +26,7 @@ const WIRE_MODULES = [
   'errors',
   'ids',
   'json',
+  'zod-messages',
   'money',
   'text',
   'messages/topology',

@@ -1,7 +1,5 @@
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 import { z } from 'zod';
-// Loaded with every schema that reads JSON: the messages of their type mismatches.
-import './zod-messages';
 
 export { LosslessNumber, isLosslessNumber };
 

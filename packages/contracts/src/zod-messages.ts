@@ -13,8 +13,15 @@ export function jsonKindOf(value: unknown): string {
   return typeof value;
 }
 
-/** Every schema's type mismatch says what was expected and what came, as JSON kinds: no internal type reaches a client. */
-z.config({
-  customError: (issue) =>
-    issue.code === 'invalid_type' ? `Invalid input: expected ${issue.expected}, received ${jsonKindOf(issue.input)}` : undefined,
-});
+/**
+ * Makes every schema's type mismatch say what was expected and what came, as JSON kinds: no
+ * internal type reaches a client. zod's configuration is the process's, so the services turn
+ * this on (kit's errors), not the contracts themselves: the SDK bundles them into other people's
+ * programs, whose zod messages are theirs.
+ */
+export function useJsonKindMessages(): void {
+  z.config({
+    customError: (issue) =>
+      issue.code === 'invalid_type' ? `Invalid input: expected ${issue.expected}, received ${jsonKindOf(issue.input)}` : undefined,
+  });
+}
