@@ -7,10 +7,10 @@ import { createRoot } from 'react-dom/client';
 import { createQueryClient } from './api/query-client';
 import { createAppRouter } from './app/router';
 import { cssVariablesResolver, theme } from './app/theme';
-import { useJsonKindMessages } from '@wallet/contracts/zod-messages';
+import { configureJsonKindMessages } from '@wallet/contracts/zod-messages';
 
 // The app's own forms say what came in JSON's words, as the services do.
-useJsonKindMessages();
+configureJsonKindMessages();
 
 // The query client sends a lost session to the login page; the router exists by the time any request fails.
 const queryClient = createQueryClient(() => {

@@ -19,7 +19,7 @@ export function jsonKindOf(value: unknown): string {
  * this on (kit's errors), not the contracts themselves: the SDK bundles them into other people's
  * programs, whose zod messages are theirs.
  */
-export function useJsonKindMessages(): void {
+export function configureJsonKindMessages(): void {
   z.config({
     customError: (issue) =>
       issue.code === 'invalid_type' ? `Invalid input: expected ${issue.expected}, received ${jsonKindOf(issue.input)}` : undefined,

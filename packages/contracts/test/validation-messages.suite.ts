@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { LosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 import { createTransferBodySchema, parseJsonLossless } from '@wallet/contracts';
-import { jsonKindOf, useJsonKindMessages } from '@wallet/contracts/zod-messages';
+import { jsonKindOf, configureJsonKindMessages } from '@wallet/contracts/zod-messages';
 
 // As every service does at start (kit's errors).
-useJsonKindMessages();
+configureJsonKindMessages();
 
 const JSON_KINDS = /received (number|string|boolean|null|array|object)$/;
 

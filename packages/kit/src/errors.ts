@@ -1,10 +1,10 @@
 import { type ErrorCode, statusOf } from '@wallet/contracts/errors';
 import { findUnsafeText } from '@wallet/contracts/text';
-import { useJsonKindMessages } from '@wallet/contracts/zod-messages';
+import { configureJsonKindMessages } from '@wallet/contracts/zod-messages';
 import type { z } from 'zod';
 
 // Whatever a service validates, its type mismatches are told in JSON's words.
-useJsonKindMessages();
+configureJsonKindMessages();
 
 /** A domain error with a stable code; the error middleware alone turns it into HTTP. */
 export class AppError extends Error {
