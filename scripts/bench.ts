@@ -17,6 +17,7 @@
  *                        BENCH_START_AT=<ms since the epoch> (start the workloads then: paired runs of two versions)
  *                        BENCH_STORAGE=1 (after the workloads: every database's bytes per transfer, after a VACUUM, then at steady state)
  *                        BENCH_KEEP=1 (keep the run's databases, to look into them afterwards)
+ *                        BENCH_WEBHOOKS=1 (the tenant has one webhook endpoint subscribed to every event, a receiver in this process)
  *
  * After the figures it prints, per transfer in each workload, the CPU time each part of the
  * system (each service, PostgreSQL, RabbitMQ, this load generator) used, its write system calls
@@ -28,6 +29,7 @@ import pg from 'pg';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { Pool } from 'undici';
 import { createBenchTenant } from './lib/bench-tenant';
+import { startBenchReceiver, subscribeEveryEvent } from './lib/bench-webhooks';
 import { describeFigures } from './lib/figures-report';
 import { databaseSize, formatStorageReport, formatSteadyState, retentionWindows } from './lib/storage-report';
 import { calibrationMs, dropSystem, runDatabaseUrl, type RunningSystem, SERVICES, startSystem } from './lib/system';
@@ -48,6 +50,7 @@ const TIMELINE = process.env.BENCH_TIMELINE === '1';
  */
 const START_AT_MS = Number(process.env.BENCH_START_AT ?? 0);
 const STORAGE = process.env.BENCH_STORAGE === '1';
+const WEBHOOKS = process.env.BENCH_WEBHOOKS === '1';
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'closed-spread,closed-hot,open-spread,open-hot').split(',').filter(Boolean);
 
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
@@ -91,7 +94,10 @@ async function main(): Promise<void> {
     runId,
     systemKey: SYSTEM_KEY,
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    // The receiver listens on 127.0.0.1.
+    extraEnv: WEBHOOKS ? { WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' } : {},
   });
+  const receiver = WEBHOOKS ? await startBenchReceiver() : null;
   const { baseUrl, env } = system;
   const measured: MeasuredSystem = { runId, systemPid: system.process.pid };
   const results: Figures[] = [];
@@ -100,7 +106,7 @@ async function main(): Promise<void> {
   // Enough connections for the open loop, whose requests in flight are not bounded.
   const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
-    const { client, wallets } = await createBenchTenant({
+    const { client, wallets, tenantId } = await createBenchTenant({
       baseUrl,
       systemKey: SYSTEM_KEY,
       amqpUrl: env.AMQP_URL as string,
@@ -109,6 +115,7 @@ async function main(): Promise<void> {
       fees: FEES,
       pool,
     });
+    if (receiver) await subscribeEveryEvent({ baseUrl, systemKey: SYSTEM_KEY, tenantId, url: receiver.url });
 
     console.log('End-to-end benchmark: signed transfers through the gateway');
     console.log(
@@ -122,6 +129,7 @@ async function main(): Promise<void> {
         : '  no fee schedule (BENCH_FEES=1 for one)',
     );
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
+    console.log(receiver ? '  one webhook endpoint subscribed to every event (BENCH_WEBHOOKS=1)' : '  no webhook endpoint (BENCH_WEBHOOKS=1 for one)');
 
     const hot = wallets[0] as Wallet;
     const spread: LoadTarget = { client, wallets, hot: null, system: measured };
@@ -150,6 +158,8 @@ async function main(): Promise<void> {
   } finally {
     await pool.close();
     await system.stop();
+    if (receiver) console.log(`  webhook deliveries received during the run: ${receiver.received()}`);
+    await receiver?.close();
   }
 
   for (const line of describeFigures(results, calibrationBefore)) console.log(line);
