@@ -116,7 +116,10 @@ describe('webhook delivery through a SIGKILL of identity', () => {
     identity = spawnIdentity();
     await ready();
 
-    await waitFor(async () => (receiver.processed.size === EVENTS ? true : undefined), { timeoutMs: 60_000, what: 'every event processed' });
+    await waitFor(async () => (receiver.processed.size === EVENTS ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'every event processed',
+    });
     expect(new Set(receiver.processed.keys())).toEqual(new Set(messages.map((message) => message.event.id)));
     expect(receiver.attempts.every((attempt) => attempt.verifiedWith.length === 1)).toBe(true);
     const counts = await db('webhook_deliveries').select('status').count('* as n').groupBy('status');

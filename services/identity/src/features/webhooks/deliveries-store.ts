@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   attempt: number;
   /** null when the event is past its retention. */
   payload: string | null;
+  /** Whether the endpoint's attempts have been failing (failing_since is set) as of the claim. */
+  endpointFailing: boolean;
 }
 
 /** The attempts a delivery keeps; a replayed one may attempt more, and the oldest go first. */
@@ -42,7 +44,8 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
          FROM due WHERE d.seq = due.seq
        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count
      )
-     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt_count, e.url, e.tenant_id, e.environment, ev.payload
+     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt_count, e.url, e.tenant_id, e.environment, ev.payload,
+            e.failing_since IS NOT NULL AS endpoint_failing
        FROM claimed c
        JOIN webhook_endpoints e ON e.id = c.endpoint_id
        LEFT JOIN platform_events ev ON ev.id = c.event_id`,
@@ -58,6 +61,7 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
     eventType: row.event_type as string,
     attempt: row.attempt_count as number,
     payload: (row.payload as string | null) ?? null,
+    endpointFailing: row.endpoint_failing === true,
   }));
 }
 
@@ -104,9 +108,17 @@ export async function recordAttempt(
  * Notes an endpoint's answer: a success clears its failing streak; a failure starts one where
  * none runs. Answers whether the endpoint has now been failing for at least `disableAfterMs`.
  */
-export async function noteEndpointOutcome(db: Db, endpointId: string, succeeded: boolean, disableAfterMs: number): Promise<boolean> {
+export async function noteEndpointOutcome(
+  db: Db,
+  endpoint: { id: string; failing: boolean },
+  succeeded: boolean,
+  disableAfterMs: number,
+): Promise<boolean> {
+  const endpointId = endpoint.id;
   if (succeeded) {
-    await db('webhook_endpoints').where({ id: endpointId }).whereNotNull('failing_since').update({ failing_since: null });
+    // A healthy endpoint's success changes nothing: no statement for it.
+    if (endpoint.failing)
+      await db('webhook_endpoints').where({ id: endpointId }).whereNotNull('failing_since').update({ failing_since: null });
     return false;
   }
   const result = await db.raw<{ rows: Array<{ failing_for_ms: string }> }>(

@@ -1,5 +1,5 @@
 import type { Db, Logger, ServiceMetrics } from '@wallet/kit';
-import type { SecretBox } from '../secrets/secret-box';
+import type { SealedSecret, SecretBox } from '../secrets/secret-box';
 import {
   claimDueDeliveries,
   type ClaimedDelivery,
@@ -110,7 +110,22 @@ export class WebhookWorker {
       this.deps.logger.warn({ err: error }, 'due webhook deliveries could not be read; trying again shortly');
       return;
     }
-    for (const delivery of claimed) this.track(this.attempt(delivery));
+    if (claimed.length === 0) return;
+    let secrets: Map<string, SealedSecret[]>;
+    try {
+      // One read of the signing secrets for every endpoint the claim touched.
+      secrets = await signingSecrets(
+        this.deps.db,
+        claimed.map((delivery) => delivery.endpointId),
+      );
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error },
+        'webhook signing secrets could not be read; the claimed deliveries are due again after their lease',
+      );
+      return;
+    }
+    for (const delivery of claimed) this.track(this.attempt(delivery, secrets.get(delivery.endpointId) ?? []));
   }
 
   private track(attempt: Promise<void>): void {
@@ -123,9 +138,9 @@ export class WebhookWorker {
     });
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<void> {
     try {
-      const outcome = await this.send(delivery);
+      const outcome = await this.send(delivery, sealed);
       const attemptedAt = new Date();
       const next = nextAfter(this.deps.policy, delivery.attempt, outcome, attemptedAt.getTime());
       await recordAttempt(this.deps.db, delivery.id, outcome, attemptedAt, next);
@@ -137,10 +152,9 @@ export class WebhookWorker {
     }
   }
 
-  private async send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+  private async send(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<AttemptOutcome> {
     if (delivery.payload === null)
       return { responseStatus: null, latencyMs: 0, excerpt: 'the event is past its retention', retryAfterMs: null };
-    const sealed = (await signingSecrets(this.deps.db, [delivery.endpointId])).get(delivery.endpointId) ?? [];
     const secrets = sealed.map((secret) => this.deps.secrets.open(secret, endpointSecretContext(delivery.endpointId)));
     return this.deps.sender.send({ url: delivery.url, eventId: delivery.eventId, payload: delivery.payload, secrets });
   }
@@ -148,7 +162,8 @@ export class WebhookWorker {
   private async noteEndpoint(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     const status = outcome.responseStatus;
     const succeeded = status !== null && status >= 200 && status < 300;
-    const failingTooLong = await noteEndpointOutcome(this.deps.db, delivery.endpointId, succeeded, this.deps.policy.disableAfterMs);
+    const endpoint = { id: delivery.endpointId, failing: delivery.endpointFailing };
+    const failingTooLong = await noteEndpointOutcome(this.deps.db, endpoint, succeeded, this.deps.policy.disableAfterMs);
     const reason = status === 410 ? 'gone' : failingTooLong ? 'failing' : null;
     if (!reason) return;
     const disabled = await this.deps.db.transaction((tx) => disableEndpoint(tx, delivery.endpointId, reason));
