@@ -5,6 +5,7 @@ import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import type { Channel } from './amqp';
 import { currentContext } from './context';
 import type { OutboxMessage } from './outbox';
+import { declareExchangeWithQueue } from './topology';
 
 /**
  * An event as an outbox message, enqueued in the transaction of the change it announces.
@@ -45,14 +46,5 @@ export function newPlatformEventMessage(
  * limit. Announcers and identity declare it alike, so none depends on who starts first.
  */
 export async function declarePlatformEvents(channel: Channel): Promise<void> {
-  const names = TOPOLOGY.platformEvents;
-  await channel.assertExchange(names.exchange, 'topic', { durable: true });
-  await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
-  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
-  await channel.assertQueue(names.queue, {
-    durable: true,
-    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
-  });
-  await channel.bindQueue(names.queue, names.exchange, '#');
+  await declareExchangeWithQueue(channel, TOPOLOGY.platformEvents, { type: 'topic', bindingKey: '#' });
 }

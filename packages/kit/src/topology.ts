@@ -47,8 +47,25 @@ export async function declareIdentityEvents(channel: Channel): Promise<void> {
  * delivery limit. Publishers and identity declare it alike, so none depends on who starts first.
  */
 export async function declareAuditRecords(channel: Channel): Promise<void> {
-  const names = TOPOLOGY.auditRecords;
-  await channel.assertExchange(names.exchange, 'direct', { durable: true });
+  await declareExchangeWithQueue(channel, TOPOLOGY.auditRecords, { type: 'direct', bindingKey: TOPOLOGY.auditRecords.routingKey });
+}
+
+/** An exchange of messages from several services to one consumer's quorum queue, dead-lettered after its delivery limit. */
+export interface ExchangeWithQueue {
+  exchange: string;
+  queue: string;
+  deadLetterExchange: string;
+  deadLetterQueue: string;
+  deliveryLimit: number;
+}
+
+/** Declares the exchange, its queue bound by `bindingKey`, and the queue's dead letters. */
+export async function declareExchangeWithQueue(
+  channel: Channel,
+  names: ExchangeWithQueue,
+  options: { type: 'direct' | 'topic'; bindingKey: string },
+): Promise<void> {
+  await channel.assertExchange(names.exchange, options.type, { durable: true });
   await channel.assertExchange(names.deadLetterExchange, 'fanout', { durable: true });
   await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, '');
@@ -56,5 +73,5 @@ export async function declareAuditRecords(channel: Channel): Promise<void> {
     durable: true,
     arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': names.deliveryLimit, 'x-dead-letter-exchange': names.deadLetterExchange },
   });
-  await channel.bindQueue(names.queue, names.exchange, names.routingKey);
+  await channel.bindQueue(names.queue, names.exchange, options.bindingKey);
 }
