@@ -242,6 +242,36 @@ describe('webhook endpoints and deliveries', () => {
   });
 });
 
+describe('the event log', () => {
+  it('lists events newest first, filtered by types, object and time, and pages with a cursor', async () => {
+    const tenantId = newTenant();
+    const events = [
+      announced(tenantId, 'wallet.created', 'wl_log'),
+      announced(tenantId, 'deposit.completed', 'dep_log'),
+      announced(tenantId, 'transfer.completed', 'tx_log'),
+      announced(tenantId, 'transfer.failed', 'tx_log2'),
+    ];
+    await publish(...events);
+    const list = async (query: string) => {
+      const page = await identity.request('GET', `/v1/events${query}`, { token: tokenOf(tenantId) });
+      expect(page.status).toBe(200);
+      return page.body as { data: Array<{ id: string }>; nextCursor: string | null };
+    };
+    await until(async () => (await list('')).data.length === events.length);
+    const ids = events.map((message) => message.event.id);
+    expect((await list('')).data.map((event) => event.id)).toEqual([...ids].reverse());
+    expect((await list('?type=transfer.completed,transfer.failed')).data.map((event) => event.id)).toEqual([ids[3], ids[2]]);
+    expect((await list('?objectId=dep_log')).data.map((event) => event.id)).toEqual([ids[1]]);
+    const after = events[2]?.event.createdAt ?? '';
+    expect((await list(`?createdFrom=${after}`)).data.map((event) => event.id)).toEqual([ids[3], ids[2]]);
+    const first = await list('?limit=3');
+    expect(first.data).toHaveLength(3);
+    expect((await list(`?limit=3&cursor=${encodeURIComponent(first.nextCursor ?? '')}`)).data.map((event) => event.id)).toEqual([ids[0]]);
+    const unknown = await identity.request('GET', '/v1/events?type=transfer.teleported', { token: tokenOf(tenantId) });
+    expect(unknown.status).toBe(400);
+  });
+});
+
 describe('webhook endpoints and private addresses', () => {
   let guarded: IdentityHarness;
   beforeAll(async () => {
