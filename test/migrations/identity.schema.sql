@@ -475,9 +475,6 @@ ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_id_key UNIQUE (id);
-
-ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (seq);
 
 ALTER TABLE ONLY public.webhook_endpoint_secrets
@@ -515,7 +512,7 @@ CREATE INDEX momo_providers_tenant_seq ON public.momo_providers USING btree (ten
 
 CREATE INDEX platform_events_object ON public.platform_events USING btree (tenant_id, object_id, seq);
 
-CREATE INDEX platform_events_recorded_at ON public.platform_events USING btree (recorded_at);
+CREATE INDEX platform_events_recorded_at ON public.platform_events USING brin (recorded_at);
 
 CREATE INDEX platform_events_scope ON public.platform_events USING btree (tenant_id, environment, seq);
 
@@ -533,13 +530,13 @@ CREATE UNIQUE INDEX team_members_tenant_email ON public.team_members USING btree
 
 CREATE INDEX team_members_tenant_seq ON public.team_members USING btree (tenant_id, seq DESC);
 
+CREATE INDEX webhook_deliveries_created_at ON public.webhook_deliveries USING brin (created_at);
+
 CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 
 CREATE INDEX webhook_deliveries_endpoint ON public.webhook_deliveries USING btree (endpoint_id, seq);
 
 CREATE INDEX webhook_deliveries_object_order ON public.webhook_deliveries USING btree (endpoint_id, object_id, seq) WHERE (status = 'pending'::text);
-
-CREATE INDEX webhook_deliveries_updated_at ON public.webhook_deliveries USING btree (updated_at) WHERE (status <> 'pending'::text);
 
 CREATE INDEX webhook_endpoint_secrets_endpoint ON public.webhook_endpoint_secrets USING btree (endpoint_id, id);
 

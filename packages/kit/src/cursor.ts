@@ -246,6 +246,14 @@ export function scopedRecords<Stored extends { seq: string }>(
       const row = await findInScope(db, table, scope, id, columns);
       return row ? toRecord(row) : null;
     },
+    /** Records by id, whatever their scope (ids the service itself made: a batch of the ledger's results names them). */
+    findMany: async (db: Db | Tx, ids: readonly string[]): Promise<Stored[]> => {
+      if (ids.length === 0) return [];
+      const rows: object[] = await db(table)
+        .whereIn('id', [...ids])
+        .select(columns);
+      return rows.map(toRecord);
+    },
     list: async (
       db: Db,
       scope: { tenantId: string; environment: string },

@@ -171,6 +171,8 @@ export interface MoneyCommandDeclaration<
   show(record: Stored): Shown;
   /** The events its ledger results announce (docs/events.md); none for a step of a case, whose flow announces. */
   announces?: CommandAnnouncements;
+  /** Records by id in one read: the announcements of a busy movement's batch of results then cost one statement. */
+  findMany?: (db: Db | Tx, ids: readonly string[]) => Promise<Stored[]>;
   /** The 404 of an id this scope has no record of. */
   notFound(): AppError;
 }
@@ -232,14 +234,14 @@ export function commandPostings<Draft, Stored extends { id: string }, Shown>(
   declaration: { recordType: string; records: RecordTable<Draft>; step: RecordStep } & Partial<AnnouncingDeclaration<Stored, Shown>>,
 ): RecordPostings {
   const step = commandStep(declaration);
-  const { announces, find, show } = declaration;
+  const { announces, find, findMany, show } = declaration;
   return {
     referenceType: declaration.recordType,
     finisher: async (tx, results) => {
       await finishSteps(tx, step, scopedOutcomesOf(results));
     },
     awaited: { recordType: declaration.recordType, table: step.table, waiting: step.waiting },
-    ...(announces && find && show ? { announcer: postingAnnouncer({ typeOf: commandEventType(announces), find, show }) } : {}),
+    ...(announces && find && show ? { announcer: postingAnnouncer({ typeOf: commandEventType(announces), find, findMany, show }) } : {}),
   };
 }
 
@@ -247,6 +249,7 @@ export function commandPostings<Draft, Stored extends { id: string }, Shown>(
 interface AnnouncingDeclaration<Stored, Shown> {
   announces: CommandAnnouncements;
   find(db: Db | Tx, scope: RecordScope, id: string): Promise<Stored | null>;
+  findMany?: ((db: Db | Tx, ids: readonly string[]) => Promise<Stored[]>) | undefined;
   show(record: Stored): Shown;
 }
 

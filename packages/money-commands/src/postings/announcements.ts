@@ -16,7 +16,26 @@ export interface AnnouncedRecords<Stored extends { id: string }> {
   /** The event a result announces; null for none (a refused reversal changes nothing a client sees). */
   typeOf(result: LedgerResultV1): EventType | null;
   find(db: Db | Tx, scope: { tenantId: string; environment: 'test' | 'live' }, id: string): Promise<Stored | null>;
+  /** Many records in one read, where the movement has it: a busy movement's batch then costs one statement, not one per result. */
+  findMany?: ((db: Db | Tx, ids: readonly string[]) => Promise<Stored[]>) | undefined;
   show(record: Stored): unknown;
+}
+
+/** The records the results name, by id: in one read where the movement has one, else one each. */
+async function recordsOf<Stored extends { id: string }>(
+  tx: Tx,
+  records: AnnouncedRecords<Stored>,
+  results: readonly LedgerResultV1[],
+): Promise<Map<string, Stored>> {
+  const named = results.flatMap((result) => (result.reference ? [{ result, id: result.reference.id }] : []));
+  if (records.findMany)
+    return new Map((await records.findMany(tx, [...new Set(named.map(({ id }) => id))])).map((record) => [record.id, record]));
+  const found = new Map<string, Stored>();
+  for (const { result, id } of named) {
+    const record = await records.find(tx, { tenantId: result.tenantId, environment: result.environment }, id);
+    if (record) found.set(id, record);
+  }
+  return found;
 }
 
 /**
@@ -38,12 +57,13 @@ export function eventOfResult(result: LedgerResultV1, type: EventType, object: R
 /** The announcer of a movement's records: each result's record read in the consumer's transaction, after its finisher. */
 export function postingAnnouncer<Stored extends { id: string }>(records: AnnouncedRecords<Stored>): PostingAnnouncer {
   return async (tx, results) => {
+    const announcing = results.filter((result) => records.typeOf(result) !== null);
+    const found = await recordsOf(tx, records, announcing);
     const messages: OutboxMessage[] = [];
-    for (const result of results) {
+    for (const result of announcing) {
       const type = records.typeOf(result);
-      if (!type || !result.reference) continue;
-      const record = await records.find(tx, { tenantId: result.tenantId, environment: result.environment }, result.reference.id);
-      if (!record) continue;
+      const record = result.reference ? found.get(result.reference.id) : undefined;
+      if (!type || !record) continue;
       const event = eventOfResult(result, type, records.show(record) as Record<string, unknown>);
       messages.push(platformEventMessage({ tenantId: result.tenantId, objectId: record.id, event }));
     }

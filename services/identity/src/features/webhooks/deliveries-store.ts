@@ -1,8 +1,10 @@
+import type { Knex } from 'knex';
 import type { Db, Tx } from '@wallet/kit';
 import type { AttemptOutcome } from './webhook-sender';
 
-/** A delivery the worker took: leased to it until `leaseMs` from the claim, then due again if it never answered. */
+/** A delivery the worker took: its row locked by the worker's transaction while it is attempted. */
 export interface ClaimedDelivery {
+  seq: string;
   id: string;
   endpointId: string;
   tenantId: string;
@@ -22,36 +24,29 @@ export interface ClaimedDelivery {
 export const ATTEMPTS_KEPT_MAX = 20;
 
 /**
- * Takes up to `limit` due deliveries of enabled endpoints, the oldest due first, each only when no
- * earlier delivery of the same object to the same endpoint is still pending (so one endpoint gets
- * each object's events in order), and leases them: a worker that dies mid-attempt leaves them due
- * again once the lease ends, so nothing is lost (at least once). SKIP LOCKED lets instances share.
+ * Locks up to `limit` due deliveries of enabled endpoints in `tx`, the oldest due first, each only
+ * when no earlier delivery of the same object to the same endpoint is still pending (so one
+ * endpoint gets each object's events in order). The lock is the lease: the transaction stays open
+ * while they are attempted and records them; a worker that dies drops its connection, and with it
+ * the locks, leaving them due as they were (at least once). SKIP LOCKED lets instances share.
  */
-export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const result = await db.raw<{ rows: Array<Record<string, unknown>> }>(
-    `WITH due AS (
-       SELECT d.seq FROM webhook_deliveries d
-         JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-             WHERE p.status = 'pending' AND p.endpoint_id = d.endpoint_id AND p.object_id = d.object_id AND p.seq < d.seq)
-        ORDER BY d.next_attempt_at
-        LIMIT ? FOR UPDATE OF d SKIP LOCKED
-     ), claimed AS (
-       UPDATE webhook_deliveries d
-          SET next_attempt_at = now() + make_interval(secs => ? / 1000.0), attempt_count = d.attempt_count + 1, updated_at = now()
-         FROM due WHERE d.seq = due.seq
-       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count
-     )
-     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt_count, e.url, e.tenant_id, e.environment, ev.payload,
-            e.failing_since IS NOT NULL AS endpoint_failing
-       FROM claimed c
-       JOIN webhook_endpoints e ON e.id = c.endpoint_id
-       LEFT JOIN platform_events ev ON ev.id = c.event_id`,
-    [limit, leaseMs],
+export async function lockDueDeliveries(tx: Tx, limit: number): Promise<ClaimedDelivery[]> {
+  const result = await tx.raw<{ rows: Array<Record<string, unknown>> }>(
+    `SELECT d.seq, d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count + 1 AS attempt,
+            e.url, e.tenant_id, e.environment, e.failing_since IS NOT NULL AS endpoint_failing, ev.payload
+       FROM webhook_deliveries d
+       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+       LEFT JOIN platform_events ev ON ev.id = d.event_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries p
+           WHERE p.status = 'pending' AND p.endpoint_id = d.endpoint_id AND p.object_id = d.object_id AND p.seq < d.seq)
+      ORDER BY d.next_attempt_at
+      LIMIT ? FOR UPDATE OF d SKIP LOCKED`,
+    [limit],
   );
   return result.rows.map((row) => ({
+    seq: String(row.seq),
     id: row.id as string,
     endpointId: row.endpoint_id as string,
     tenantId: row.tenant_id as string,
@@ -59,7 +54,7 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
     url: row.url as string,
     eventId: row.event_id as string,
     eventType: row.event_type as string,
-    attempt: row.attempt_count as number,
+    attempt: Number(row.attempt),
     payload: (row.payload as string | null) ?? null,
     endpointFailing: row.endpoint_failing === true,
   }));
@@ -67,6 +62,12 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
 
 /** What an attempt leaves the delivery: done, failed for good, or due again at a time. */
 export type DeliveryNext = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+
+export interface RecordedAttempt {
+  seq: string;
+  outcome: AttemptOutcome;
+  next: DeliveryNext;
+}
 
 /** The attempt as the deliveries list shows it. */
 function attemptEntry(outcome: AttemptOutcome, attemptedAt: Date): string {
@@ -80,27 +81,22 @@ function attemptEntry(outcome: AttemptOutcome, attemptedAt: Date): string {
   ]);
 }
 
-/** Records an attempt and what follows it on the delivery, keeping the last ATTEMPTS_KEPT_MAX attempts. */
-export async function recordAttempt(
-  db: Db | Tx,
-  id: string,
-  outcome: AttemptOutcome,
-  attemptedAt: Date,
-  next: DeliveryNext,
-): Promise<void> {
-  await db.raw(
-    `UPDATE webhook_deliveries
-        SET attempts = CASE WHEN jsonb_array_length(attempts) >= ? THEN (attempts - 0) || ?::jsonb ELSE attempts || ?::jsonb END,
-            status = ?, next_attempt_at = ?, updated_at = now()
-      WHERE id = ?`,
+/** Records a batch's attempts and what follows each, in one statement, keeping each delivery's last ATTEMPTS_KEPT_MAX attempts. */
+export async function recordAttempts(tx: Tx, attempts: readonly RecordedAttempt[], attemptedAt: Date): Promise<void> {
+  if (attempts.length === 0) return;
+  await tx.raw(
+    `UPDATE webhook_deliveries d
+        SET attempts = CASE WHEN jsonb_array_length(d.attempts) >= ? THEN (d.attempts - 0) || v.attempt ELSE d.attempts || v.attempt END,
+            attempt_count = d.attempt_count + 1, status = v.status, next_attempt_at = v.next_attempt_at, updated_at = now()
+       FROM unnest(?::bigint[], ?::jsonb[], ?::text[], ?::timestamptz[]) AS v(seq, attempt, status, next_attempt_at)
+      WHERE d.seq = v.seq`,
     [
       ATTEMPTS_KEPT_MAX,
-      attemptEntry(outcome, attemptedAt),
-      attemptEntry(outcome, attemptedAt),
-      next.status,
-      next.status === 'pending' ? next.nextAttemptAt : null,
-      id,
-    ],
+      attempts.map((attempt) => attempt.seq),
+      attempts.map((attempt) => attemptEntry(attempt.outcome, attemptedAt)),
+      attempts.map((attempt) => attempt.next.status),
+      attempts.map((attempt) => (attempt.next.status === 'pending' ? attempt.next.nextAttemptAt.toISOString() : null)),
+    ] as Knex.RawBinding[],
   );
 }
 
@@ -109,7 +105,7 @@ export async function recordAttempt(
  * none runs. Answers whether the endpoint has now been failing for at least `disableAfterMs`.
  */
 export async function noteEndpointOutcome(
-  db: Db,
+  db: Db | Tx,
   endpoint: { id: string; failing: boolean },
   succeeded: boolean,
   disableAfterMs: number,

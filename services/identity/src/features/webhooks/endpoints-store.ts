@@ -156,7 +156,7 @@ export async function endSecrets(tx: Tx, endpointId: string, validUntil: Date): 
 }
 
 /** The secrets that sign deliveries to each endpoint now, current first. */
-export async function signingSecrets(db: Db, endpointIds: readonly string[]): Promise<Map<string, SealedSecret[]>> {
+export async function signingSecrets(db: Db | Tx, endpointIds: readonly string[]): Promise<Map<string, SealedSecret[]>> {
   const rows: Array<{ endpoint_id: string; ciphertext: Buffer; master_key_id: string }> = await db('webhook_endpoint_secrets')
     .whereIn('endpoint_id', [...new Set(endpointIds)])
     .where((inner) => inner.whereNull('valid_until').orWhere('valid_until', '>', db.fn.now()))

@@ -1,15 +1,15 @@
-import type { Db, Logger, ServiceMetrics } from '@wallet/kit';
+import type { Db, Logger, ServiceMetrics, Tx } from '@wallet/kit';
 import type { SealedSecret, SecretBox } from '../secrets/secret-box';
 import {
-  claimDueDeliveries,
   type ClaimedDelivery,
   type DeliveryNext,
   disableEndpoint,
+  lockDueDeliveries,
   noteEndpointOutcome,
-  recordAttempt,
+  recordAttempts,
 } from './deliveries-store';
 import { endpointSecretContext, signingSecrets } from './endpoints-store';
-import type { EndpointNotices } from './endpoint-notices';
+import type { DisabledEndpoint, EndpointNotices } from './endpoint-notices';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender';
 
 export interface DeliveryPolicy {
@@ -19,8 +19,6 @@ export interface DeliveryPolicy {
   disableAfterMs: number;
   /** Attempts in flight at most. */
   concurrency: number;
-  /** How long a claimed delivery is the claimer's: past it, a crashed worker's delivery is due again. */
-  leaseMs: number;
   /** How often an idle worker looks for due deliveries (new events wake it sooner). */
   pollMs: number;
 }
@@ -47,19 +45,24 @@ export function nextAfter(
   return { status: 'pending', nextAttemptAt: new Date(now + wait) };
 }
 
+/** Batches in flight at most: each holds a database connection while its attempts run. */
+const BATCHES_MAX = 4;
+
 /**
- * Delivers pending webhooks: takes due deliveries (claimDueDeliveries), sends each with its
- * endpoint's signing secrets, records the attempt and what follows. It works from identity's own
- * tables, after the events were recorded, so nothing it does (a slow receiver, a dead one) can
- * reach the services that announced them.
+ * Delivers pending webhooks in batches: a batch's transaction locks due deliveries
+ * (lockDueDeliveries), sends each with its endpoint's signing secrets, and records every attempt
+ * and what follows in one statement. It works from identity's own tables, after the events were
+ * recorded, so nothing it does (a slow receiver, a dead one) can reach the services that
+ * announced them.
  */
 export class WebhookWorker {
   private inFlight = 0;
+  private batches = 0;
   private running = false;
   private timer: NodeJS.Timeout | null = null;
-  private readonly attempts: Set<Promise<void>> = new Set();
+  private readonly batchesInFlight: Set<Promise<void>> = new Set();
   private claiming: Promise<void> | null = null;
-  /** A wake that came while claiming: claim again once done, as an attempt that ended may have made room. */
+  /** A wake that came while claiming: claim again once done, as a batch that ended may have made room. */
   private wokenWhileClaiming = false;
   private readonly outcomes;
 
@@ -82,7 +85,7 @@ export class WebhookWorker {
     this.wake();
   }
 
-  /** Looks for due deliveries now: new events were recorded, or an attempt ended. */
+  /** Looks for due deliveries now: new events were recorded, or a batch ended. */
   wake(): void {
     if (!this.running) return;
     if (this.claiming) {
@@ -100,82 +103,94 @@ export class WebhookWorker {
     });
   }
 
+  /** Starts a batch and waits until it has locked its deliveries; a full batch looks for more at once. */
   private async claim(): Promise<void> {
     const room = this.deps.policy.concurrency - this.inFlight;
-    if (room <= 0) return;
-    let claimed: ClaimedDelivery[];
-    try {
-      claimed = await claimDueDeliveries(this.deps.db, room, this.deps.policy.leaseMs);
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'due webhook deliveries could not be read; trying again shortly');
-      return;
-    }
-    if (claimed.length === 0) return;
-    let secrets: Map<string, SealedSecret[]>;
-    try {
-      // One read of the signing secrets for every endpoint the claim touched.
-      secrets = await signingSecrets(
-        this.deps.db,
-        claimed.map((delivery) => delivery.endpointId),
-      );
-    } catch (error) {
-      this.deps.logger.warn(
-        { err: error },
-        'webhook signing secrets could not be read; the claimed deliveries are due again after their lease',
-      );
-      return;
-    }
-    for (const delivery of claimed) this.track(this.attempt(delivery, secrets.get(delivery.endpointId) ?? []));
-  }
-
-  private track(attempt: Promise<void>): void {
-    this.inFlight += 1;
-    this.attempts.add(attempt);
-    void attempt.finally(() => {
-      this.inFlight -= 1;
-      this.attempts.delete(attempt);
+    if (room <= 0 || this.batches >= BATCHES_MAX) return;
+    let locked: (count: number) => void = () => undefined;
+    const claimed = new Promise<number>((resolve) => (locked = resolve));
+    this.batches += 1;
+    const batch = this.runBatch(room, locked).finally(() => {
+      this.batches -= 1;
+      this.batchesInFlight.delete(batch);
       this.wake();
     });
+    this.batchesInFlight.add(batch);
+    if ((await claimed) === room) this.wokenWhileClaiming = true;
   }
 
-  private async attempt(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<void> {
+  private async runBatch(limit: number, locked: (count: number) => void): Promise<void> {
+    let disabled: DisabledEndpoint[] = [];
     try {
-      const outcome = await this.send(delivery, sealed);
-      const attemptedAt = new Date();
-      const next = nextAfter(this.deps.policy, delivery.attempt, outcome, attemptedAt.getTime());
-      await recordAttempt(this.deps.db, delivery.id, outcome, attemptedAt, next);
-      this.outcomes.inc({ outcome: next.status === 'pending' ? 'retrying' : next.status });
-      await this.noteEndpoint(delivery, outcome);
+      disabled = await this.deps.db.transaction((tx) => this.attemptBatch(tx, limit, locked));
     } catch (error) {
-      // The lease runs out and the delivery is attempted again: nothing is lost.
-      this.deps.logger.warn({ err: error, deliveryId: delivery.id }, 'a webhook attempt could not be recorded; it will be attempted again');
+      // Nothing of the batch was recorded: its deliveries are due as they were.
+      this.deps.logger.warn({ err: error }, 'a batch of webhook attempts could not be recorded; it will be attempted again');
+    } finally {
+      locked(0);
+    }
+    for (const endpoint of disabled) await this.deps.notices.disabled(endpoint).catch(() => undefined);
+  }
+
+  private async attemptBatch(tx: Tx, limit: number, locked: (count: number) => void): Promise<DisabledEndpoint[]> {
+    const claimed = await lockDueDeliveries(tx, limit);
+    this.inFlight += claimed.length;
+    locked(claimed.length);
+    if (claimed.length === 0) return [];
+    try {
+      const secrets = await signingSecrets(
+        tx,
+        claimed.map((delivery) => delivery.endpointId),
+      );
+      const outcomes = await Promise.all(claimed.map((delivery) => this.send(delivery, secrets.get(delivery.endpointId) ?? [])));
+      const attemptedAt = new Date();
+      const attempts = claimed.map((delivery, index) => {
+        const outcome = outcomes[index] as AttemptOutcome;
+        return { delivery, outcome, next: nextAfter(this.deps.policy, delivery.attempt, outcome, attemptedAt.getTime()) };
+      });
+      await recordAttempts(
+        tx,
+        attempts.map(({ delivery, outcome, next }) => ({ seq: delivery.seq, outcome, next })),
+        attemptedAt,
+      );
+      for (const { next } of attempts) this.outcomes.inc({ outcome: next.status === 'pending' ? 'retrying' : next.status });
+      return await this.noteEndpoints(tx, attempts);
+    } finally {
+      this.inFlight -= claimed.length;
     }
   }
 
-  private async send(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<AttemptOutcome> {
+  private send(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<AttemptOutcome> {
     if (delivery.payload === null)
-      return { responseStatus: null, latencyMs: 0, excerpt: 'the event is past its retention', retryAfterMs: null };
+      return Promise.resolve({ responseStatus: null, latencyMs: 0, excerpt: 'the event is past its retention', retryAfterMs: null });
     const secrets = sealed.map((secret) => this.deps.secrets.open(secret, endpointSecretContext(delivery.endpointId)));
     return this.deps.sender.send({ url: delivery.url, eventId: delivery.eventId, payload: delivery.payload, secrets });
   }
 
-  private async noteEndpoint(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    const status = outcome.responseStatus;
-    const succeeded = status !== null && status >= 200 && status < 300;
-    const endpoint = { id: delivery.endpointId, failing: delivery.endpointFailing };
-    const failingTooLong = await noteEndpointOutcome(this.deps.db, endpoint, succeeded, this.deps.policy.disableAfterMs);
-    const reason = status === 410 ? 'gone' : failingTooLong ? 'failing' : null;
-    if (!reason) return;
-    const disabled = await this.deps.db.transaction((tx) => disableEndpoint(tx, delivery.endpointId, reason));
-    if (disabled)
-      await this.deps.notices.disabled({ ...disabled, endpointId: delivery.endpointId, environment: delivery.environment, reason });
+  /** Each endpoint's streak of failures, and those to disable: answered 410, or failing too long. */
+  private async noteEndpoints(
+    tx: Tx,
+    attempts: ReadonlyArray<{ delivery: ClaimedDelivery; outcome: AttemptOutcome }>,
+  ): Promise<DisabledEndpoint[]> {
+    const disabled: DisabledEndpoint[] = [];
+    for (const { delivery, outcome } of attempts) {
+      const status = outcome.responseStatus;
+      const succeeded = status !== null && status >= 200 && status < 300;
+      const endpoint = { id: delivery.endpointId, failing: delivery.endpointFailing };
+      const failingTooLong = await noteEndpointOutcome(tx, endpoint, succeeded, this.deps.policy.disableAfterMs);
+      const reason = status === 410 ? 'gone' : failingTooLong ? 'failing' : null;
+      if (!reason) continue;
+      const ended = await disableEndpoint(tx, delivery.endpointId, reason);
+      if (ended) disabled.push({ ...ended, endpointId: delivery.endpointId, environment: delivery.environment, reason });
+    }
+    return disabled;
   }
 
-  /** Stops claiming and waits for the attempts in flight (each is recorded, or left to its lease). */
+  /** Stops claiming and waits for the batches in flight (each is recorded, or left due as it was). */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     await this.claiming;
-    await Promise.allSettled([...this.attempts]);
+    await Promise.allSettled([...this.batchesInFlight]);
   }
 }

@@ -65,23 +65,20 @@ export type WebhooksConfig = z.infer<z.ZodObject<typeof webhooksConfigShape>>;
 export function webhooksRetentionRules(config: Pick<WebhooksConfig, 'EVENTS_RETENTION_DAYS'>): RetentionRule[] {
   const windowMs = daysMs(config.EVENTS_RETENTION_DAYS);
   return [
-    { table: 'platform_events', column: 'recorded_at', windowMs, index: { kind: 'btree' } },
-    { table: 'webhook_deliveries', column: 'updated_at', windowMs, index: { kind: 'btree' }, andWhere: "status <> 'pending'" },
+    { table: 'platform_events', column: 'recorded_at', windowMs, index: { kind: 'brin', name: 'platform_events_recorded_at' } },
+    {
+      table: 'webhook_deliveries',
+      column: 'created_at',
+      windowMs,
+      index: { kind: 'brin', name: 'webhook_deliveries_created_at' },
+      andWhere: "status <> 'pending'",
+    },
   ];
 }
 
 export interface WebhooksParts {
   routes(app: Router): void;
   stop(): Promise<void>;
-}
-
-/**
- * How long a claimed delivery is its worker's: the attempt's deadline, then as long again (at
- * least 5 s) to record it. A worker that vanished leaves it due again after that; one merely slow
- * to record may see it sent twice, which at least once allows.
- */
-function leaseMs(timeoutMs: number): number {
-  return timeoutMs + Math.max(5_000, timeoutMs);
 }
 
 /**
@@ -111,7 +108,6 @@ export async function startWebhooks(deps: {
       retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_SECONDS.map((seconds) => seconds * 1000),
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
       concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
-      leaseMs: leaseMs(config.WEBHOOK_TIMEOUT_MS),
       pollMs: 1_000,
     },
     logger,

@@ -12,6 +12,7 @@ import { chargedFee, quoteFromTerms } from '../fees/quote-fee';
 import { transferPostCommand } from './transfer-posting';
 import {
   findTransfer,
+  findTransfers,
   findTransferContext,
   listTransfers,
   type NewTransfer,
@@ -166,6 +167,7 @@ export const TRANSFER_COMMAND = settledMoneyCommand<NewTransfer, StoredTransfer,
   step: TRANSFER_POSTING,
   keyWrite: 'first-write',
   find: findTransfer,
+  findMany: findTransfers,
   show: toTransfer,
   announces: { posted: 'transfer.completed', refused: 'transfer.failed' },
   refusalOf,

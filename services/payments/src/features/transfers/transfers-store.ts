@@ -117,7 +117,9 @@ export const TRANSFER_RECORDS: RecordTable<NewTransfer> = { name: TRANSFER.table
 /** A transfer's posting: the transfer is pending until the ledger answers it, and leaves pending once. */
 export const TRANSFER_POSTING = settlementStep(TRANSFER.table);
 
-export const findTransfer = scopedRecords(TRANSFER.table, COLUMNS, toTransfer).find;
+const transferRecords = scopedRecords(TRANSFER.table, COLUMNS, toTransfer);
+export const findTransfer = transferRecords.find;
+export const findTransfers = transferRecords.findMany;
 
 export interface TransferFilter extends SeqPageFilter {
   walletId?: string | undefined;
