@@ -73,9 +73,11 @@ function requireBuiltApp(): void {
 /**
  * What the browser suites' one system runs with besides `npm start`'s defaults: a journal answer
  * examines at most a tenth of the default entries, so the books suite takes its screens through
- * the pages and requests of a journal ten times longer than it seeds.
+ * the pages and requests of a journal ten times longer than it seeds; and webhooks may go to
+ * private addresses (over http in live too), so the developers screen's endpoint reaches the
+ * receiver its test runs on 127.0.0.1 (the refusal of such addresses is identity's tests' concern).
  */
-export const SYSTEM_ENV = { LEDGER_JOURNAL_EXAMINE_MAX: '1000' } as const;
+export const SYSTEM_ENV = { LEDGER_JOURNAL_EXAMINE_MAX: '1000', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' } as const;
 
 /** Starts `npm start`'s script detached, its output in `logFile`, and returns once the gateway is ready. */
 async function startSystemProcess(logFile: string): Promise<{ pid: number; env: Record<string, string> }> {

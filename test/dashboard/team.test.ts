@@ -1,12 +1,15 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { waitFor } from '@wallet/kit/testing';
-import { isWalletApiError, WalletClient } from '@wallet/sdk';
+import { isWalletApiError, verifyWebhook, WalletClient } from '@wallet/sdk';
 import type { Locator, Page } from 'playwright-core';
-import { accessibilityViolations, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
+import { accessibilityViolations, cspViolationsOf, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**
  * The team, audit and developer screens in a real Chromium against the real system: role
  * changes and deactivation with the last org-admin kept, the audit trail of them, API keys whose
- * secret is shown once and kept nowhere, and the request logs of refused calls.
+ * secret is shown once and kept nowhere, the request logs of refused calls, and a webhook endpoint
+ * delivering to a receiver the test runs, with the event log.
  */
 
 const suite = dashboardSuite('dashboard_team', { height: 900 });
@@ -243,7 +246,9 @@ describe('the developers screen', () => {
     const page = await newPage();
     await signIn(page, system, 'finance-viewer', '/developers');
     await openScreen(page, '/developers', 'Developers');
-    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Request logs']);
+    // ledger:read covers events:read: the event log, but neither keys nor endpoints.
+    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Events', 'Request logs']);
+    await page.getByRole('tab', { name: 'Request logs' }).click();
     await page.getByLabel('Status', { exact: true }).fill('403');
     await page.getByLabel('API key id', { exact: true }).fill(key.id);
     await page.getByRole('button', { name: 'Search' }).click();
@@ -264,5 +269,170 @@ describe('the developers screen', () => {
     expect(await details.innerText()).toContain(logged[0]?.correlationId ?? 'no correlation id');
     violations.push(...(await accessibilityViolations(page, 'a request log')));
     expect(violations).toEqual([]);
+  });
+});
+
+interface Receiver {
+  url: string;
+  /** The signing secret the screen showed: each delivery is answered 200 when it verifies with it, 401 otherwise. */
+  secret: string;
+  /** The event ids of the deliveries that verified, in their order. */
+  verified: string[];
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1, as a tenant's backend would run one, verifying each delivery with the SDK. */
+async function startReceiver(): Promise<Receiver> {
+  const receiver = { secret: '', verified: [] as string[] };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const event = verifyWebhook(Buffer.concat(chunks).toString('utf8'), request.headers, receiver.secret);
+        receiver.verified.push(event.id);
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('received by the browser test');
+      } catch {
+        response.writeHead(401, { 'content-type': 'text/plain' }).end('signature not verified');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/hooks/wallet`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** What `GET path` answers the page's session, as its text: what the screen must show exactly. */
+async function answerText(page: Page, path: string): Promise<string> {
+  const answer = await page.request.get(`${system.dashboardUrl}${path}`);
+  expect(answer.status()).toBe(200);
+  return answer.text();
+}
+
+/** The event page's JSON is the API's answer laid out with indentation, every token as it came. */
+async function expectEventJson(page: Page, eventId: string): Promise<string> {
+  await settled(page, `Event ${eventId}`);
+  const shown = await page.locator('pre').innerText();
+  expect(shown).toBe(JSON.stringify(JSON.parse(await answerText(page, `/v1/events/${eventId}`)), null, 2));
+  return shown;
+}
+
+/** Adds the endpoint through the screen after two refusals: a URL the form's schema refuses, and a host the server cannot resolve (422). */
+async function addEndpoint(page: Page, receiver: Receiver, violations: string[]): Promise<string> {
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a webhook endpoint' });
+  const url = dialog.getByRole('textbox', { name: 'URL', exact: true });
+  await url.fill('not a url');
+  await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+  await dialog.getByText(/invalid url/i).waitFor();
+  // The listener allows private addresses here, so the server's refusal shown is of a name that does not resolve.
+  await url.fill('https://hooks.example.invalid/wallet');
+  await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+  const alert = dialog.getByRole('alert');
+  await alert.waitFor({ timeout: 30_000 });
+  expect(await alert.innerText()).toMatch(
+    /Could not add the endpoint[\s\S]*does not resolve[\s\S]*WEBHOOK_URL_NOT_ALLOWED[\s\S]*Correlation id/,
+  );
+  violations.push(...(await accessibilityViolations(page, 'the add-endpoint dialog with a refusal')));
+  await url.fill(receiver.url);
+  await dialog.getByRole('textbox', { name: 'Description' }).fill('The browser test');
+  await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+
+  const secretDialog = page.getByRole('dialog', { name: `Signing secret of ${receiver.url}` });
+  const secret = await secretDialog.getByLabel('Signing secret', { exact: true }).inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  expect(await secretDialog.innerText()).toMatch(/shown only this once/);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  expect(await pageState(page)).not.toContain(secret);
+  return secret;
+}
+
+describe('webhooks and the event log', () => {
+  it('adds an endpoint, its secret shown once, delivers a test event it verifies, replays it, and shows the event in the log', async () => {
+    const receiver = await startReceiver();
+    try {
+      const startedAt = Date.now();
+      const page = await newPage();
+      await signIn(page, system, 'developer', '/developers?tab=webhooks');
+      await page.getByText('No webhook endpoints').waitFor();
+      const violations: string[] = [];
+      receiver.secret = await addEndpoint(page, receiver, violations);
+      const endpointRow = rowOf(page, receiver.url);
+      await endpointRow.getByText('enabled').waitFor();
+      expect(await endpointRow.innerText()).toMatch(/The browser test[\s\S]*All events/);
+
+      await endpointRow.getByRole('link', { name: receiver.url }).click();
+      await settled(page, /^Webhook endpoint we_/);
+      await page.getByRole('button', { name: `Send test to ${receiver.url}` }).click();
+      const testDialog = page.getByRole('dialog', { name: `Send a test event to ${receiver.url}` });
+      await testDialog.getByRole('button', { name: 'Send test event' }).click();
+      const eventId = await testDialog.getByRole('link', { name: /^ev_/ }).innerText();
+      await testDialog.getByRole('button', { name: 'Done' }).click();
+      await testDialog.waitFor({ state: 'hidden' });
+
+      // The table reads itself again while a delivery is pending: the receiver's 200 shows without a reload.
+      const delivery = rowOf(page, eventId);
+      await delivery.getByText('succeeded').waitFor({ timeout: 30_000 });
+      expect(receiver.verified).toEqual([eventId]);
+      expect(await delivery.innerText()).toMatch(/webhook_endpoint\.test[\s\S]*succeeded[\s\S]*1 attempt\s*200\s*\d+ ms/i);
+      await delivery.getByRole('button', { name: '1 attempt' }).click();
+      await delivery.getByText('received by the browser test').waitFor();
+      violations.push(...(await accessibilityViolations(page, 'the endpoint with its deliveries')));
+      await screenshot(page, 'webhook-endpoint');
+
+      await delivery.getByRole('button', { name: `Replay ${eventId}` }).click();
+      await page
+        .getByRole('dialog', { name: `Replay ${eventId}` })
+        .getByRole('button', { name: 'Replay event' })
+        .click();
+      await delivery.getByRole('button', { name: '2 attempts' }).waitFor({ timeout: 30_000 });
+      expect(receiver.verified).toEqual([eventId, eventId]);
+      await page.getByLabel('Failed since').fill('2026-01-01T00:00');
+      await page.getByRole('button', { name: 'Replay failed' }).click();
+      await page.getByText('No failed delivery since then: nothing to replay.').waitFor();
+
+      await delivery.getByRole('link', { name: eventId }).click();
+      expect(await expectEventJson(page, eventId)).toContain('"type": "webhook_endpoint.test"');
+      violations.push(...(await accessibilityViolations(page, 'an event')));
+
+      await page.getByRole('link', { name: 'The event log' }).click();
+      await settled(page, 'Developers');
+      await choose(page, page, 'Types', 'webhook_endpoint.test');
+      await page.keyboard.press('Escape');
+      // The context's zone is Kampala's, three hours ahead of UTC all year.
+      await page.getByLabel('From', { exact: true }).fill(new Date(startedAt - 60_000 + 3 * 3_600_000).toISOString().slice(0, 16));
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('createdFrom') !== null);
+      await settled(page, 'Developers');
+      const events = page.getByRole('table', { name: 'Events, newest first' }).getByRole('row');
+      await events.nth(1).waitFor();
+      expect(await events.count()).toBe(2);
+      expect(await events.nth(1).innerText()).toContain(eventId);
+      violations.push(...(await accessibilityViolations(page, 'the event log')));
+      await screenshot(page, 'events');
+
+      // Without filters, the seeded transfers' events run to more pages than one; a transfer's amount stays its string.
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('Page 2').waitFor();
+      // The first page stays on screen, busy, until the second arrives.
+      await page.locator('table[aria-busy="false"]').waitFor();
+      const transferEvent = page
+        .getByRole('table', { name: 'Events, newest first' })
+        .getByRole('row')
+        .filter({ hasText: 'transfer.completed' })
+        .first();
+      const transferEventId = await transferEvent.getByRole('link', { name: /^ev_/ }).innerText();
+      await transferEvent.getByRole('link', { name: transferEventId }).click();
+      expect(await expectEventJson(page, transferEventId)).toMatch(/"amount": "\d+\.\d{2}"/);
+      expect(violations).toEqual([]);
+      expect(cspViolationsOf(page)).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });

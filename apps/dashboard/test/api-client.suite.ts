@@ -1,4 +1,4 @@
-import { DASHBOARD_CSRF_HEADER, LosslessNumber, treasuryRoutes, walletRoutes } from '@wallet/contracts';
+import { DASHBOARD_CSRF_HEADER, eventRoutes, LosslessNumber, treasuryRoutes, walletRoutes } from '@wallet/contracts';
 import { dashboardAuthRoutes } from '../src/api/auth-routes';
 import { createApiClient } from '../src/api/client';
 import { ApiError } from '../src/api/errors';
@@ -6,6 +6,9 @@ import { answer, startLocalApi } from './local-api';
 
 const WALLET =
   '{"id":"wl_1","tenantId":"tn_1","environment":"live","ownerType":"user","ownerId":"u-1","currencyCode":"USD","balance":"90071992547409.93","status":"frozen","createdAt":"2026-11-23T10:00:00.000Z"}';
+
+const EVENT =
+  '{"id":"ev_1","type":"transfer.completed","createdAt":"2026-11-23T10:00:00.000Z","environment":"live","data":{"object":{"amount":"10.50","rate":0.10}}}';
 
 describe('the dashboard API client against a local server', () => {
   let api: Awaited<ReturnType<typeof startLocalApi>>;
@@ -30,6 +33,7 @@ describe('the dashboard API client against a local server', () => {
           200,
           '{"data":[{"currencyCode":"USD","operatingFloat":12.5,"tenantFeeRevenue":"0.00","platformCommission":"0.00","suspense":"0.00","payoutClearing":"0.00"}]}',
         );
+      if (url.pathname === '/v1/events/ev_1') return answer(response, 200, EVENT);
       if (url.pathname === '/raw')
         return answer(response, 200, '{"exact":0.1000000000000000055511151231257827,"big":12345678901234567890,"count":42}');
       if (url.pathname === '/v1/auth/session')
@@ -79,6 +83,14 @@ describe('the dashboard API client against a local server', () => {
     expect(String(answerBody.exact)).toBe('0.1000000000000000055511151231257827');
     expect(String(answerBody.big)).toBe('12345678901234567890');
     expect(answerBody.count).toBe(42);
+  });
+
+  it('keeps the text of an answer shown as the server wrote it, beside its checked reading', async () => {
+    const { value, text } = await client().callText(eventRoutes.get, { params: { id: 'ev_1' } });
+    expect(text).toBe(EVENT);
+    expect(value.type).toBe('transfer.completed');
+    expect(value.data.object.amount).toBe('10.50');
+    expect(String(value.data.object.rate)).toBe('0.10');
   });
 
   it("refuses an answer whose amount is a JSON number instead of the contract's decimal string", async () => {

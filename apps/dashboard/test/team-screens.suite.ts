@@ -1,4 +1,12 @@
-import { auditEventQuerySchema, type ApiKeyWithSecret, ORG_ROLES, requestLogRoutes, ROLE_SCOPES, timestampSchema } from '@wallet/contracts';
+import {
+  auditEventQuerySchema,
+  type ApiKeyWithSecret,
+  ORG_ROLES,
+  requestLogRoutes,
+  ROLE_SCOPES,
+  SCOPES,
+  timestampSchema,
+} from '@wallet/contracts';
 import { LosslessNumber } from 'lossless-json';
 import {
   auditFiltersSchema,
@@ -170,9 +178,12 @@ describe('what a session may hand on', () => {
       'analytics:read',
       'request_logs:read',
       'api_keys:manage',
+      'webhooks:manage',
+      'events:read',
       'audit:read',
       'ledger:read',
     ]);
-    expect(grantableScopes(ROLE_SCOPES['org-admin'])).toHaveLength(24);
+    // tenant:manage covers every scope: an org-admin may hand on any of them.
+    expect(grantableScopes(ROLE_SCOPES['org-admin'])).toEqual([...SCOPES]);
   });
 });

@@ -127,6 +127,15 @@ function checkedAnswer<Route extends RouteContract>(
   return parsed.data as RouteOutput<Route>;
 }
 
+/** The request a call of a route makes: its path's ids filled in, its query and body checked by the route's schemas. */
+function routeRequest<Route extends RouteContract>(route: Route, input: CallInput<Route>): RawRequest & { signal?: AbortSignal } {
+  const path = fillPath(route.path, input.params as Record<string, string> | undefined);
+  const query = route.query && input.query !== undefined ? (route.query.parse(input.query) as Record<string, unknown>) : undefined;
+  const body = route.body ? route.body.parse(input.body) : undefined;
+  const headers: Record<string, string> = input.idempotencyKey ? { 'idempotency-key': input.idempotencyKey } : {};
+  return { method: route.method, path: `${path}${queryString(query)}`, body, headers, signal: input.signal };
+}
+
 export function createApiClient(options: ApiClientOptions) {
   const baseUrl = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
@@ -134,7 +143,7 @@ export function createApiClient(options: ApiClientOptions) {
   /** Sends one request; resolves with the parsed answer of a 2xx, else rejects with an ApiError. */
   async function request(
     raw: RawRequest & { signal?: AbortSignal },
-  ): Promise<{ status: number; body: unknown; correlationId: string | null }> {
+  ): Promise<{ status: number; body: unknown; text: string; correlationId: string | null }> {
     const headers: Record<string, string> = { accept: 'application/json', ...raw.headers };
     if (raw.method !== 'get') {
       const csrf = cookieValue(options.readCookies(), DASHBOARD_CSRF_COOKIE);
@@ -164,7 +173,7 @@ export function createApiClient(options: ApiClientOptions) {
     const correlationId = response.headers.get('x-correlation-id');
     const answer = await response.text();
     if (!response.ok) throw errorFromAnswer(response.status, answer, correlationId);
-    return { status: response.status, body: answer === '' ? undefined : parseAnswerJson(answer), correlationId };
+    return { status: response.status, body: answer === '' ? undefined : parseAnswerJson(answer), text: answer, correlationId };
   }
 
   /**
@@ -172,12 +181,19 @@ export function createApiClient(options: ApiClientOptions) {
    * before anything is sent, and the answer against its success schema.
    */
   async function call<Route extends RouteContract>(route: Route, input: CallInput<Route>): Promise<RouteOutput<Route>> {
-    const path = fillPath(route.path, input.params as Record<string, string> | undefined);
-    const query = route.query && input.query !== undefined ? (route.query.parse(input.query) as Record<string, unknown>) : undefined;
-    const body = route.body ? route.body.parse(input.body) : undefined;
-    const headers: Record<string, string> = input.idempotencyKey ? { 'idempotency-key': input.idempotencyKey } : {};
-    const answer = await request({ method: route.method, path: `${path}${queryString(query)}`, body, headers, signal: input.signal });
-    return checkedAnswer(route, answer);
+    return checkedAnswer(route, await request(routeRequest(route, input)));
+  }
+
+  /**
+   * Calls a route whose answer is shown as the server wrote it (an event's JSON): the answer's
+   * text as it came, beside its reading checked against the route's success schema.
+   */
+  async function callText<Route extends RouteContract>(
+    route: Route,
+    input: CallInput<Route>,
+  ): Promise<{ value: RouteOutput<Route>; text: string }> {
+    const answer = await request(routeRequest(route, input));
+    return { value: checkedAnswer(route, answer), text: answer.text };
   }
 
   /**
@@ -206,7 +222,7 @@ export function createApiClient(options: ApiClientOptions) {
     return checkedAnswer(route, answer);
   }
 
-  return { request, call, send };
+  return { request, call, callText, send };
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

@@ -3,6 +3,7 @@ import {
   apiKeyRoutes,
   auditRoutes,
   depositRoutes,
+  eventRoutes,
   feeRoutes,
   ledgerRoutes,
   payoutRoutes,
@@ -13,6 +14,7 @@ import {
   transferRoutes,
   treasuryRoutes,
   walletRoutes,
+  webhookEndpointRoutes,
   withdrawalRoutes,
 } from '@wallet/contracts';
 import { canSeeAny } from '../auth/scopes';
@@ -53,7 +55,11 @@ export const NAVIGATION: readonly NavigationItem[] = [
   { label: 'Fees', to: '/fees', reads: [feeRoutes.list, feeRoutes.quote] },
   { label: 'Team', to: '/team', reads: [teamRoutes.list] },
   { label: 'Audit', to: '/audit', reads: [auditRoutes.list] },
-  { label: 'Developers', to: '/developers', reads: [apiKeyRoutes.list, requestLogRoutes.list] },
+  {
+    label: 'Developers',
+    to: '/developers',
+    reads: [apiKeyRoutes.list, webhookEndpointRoutes.list, eventRoutes.list, requestLogRoutes.list],
+  },
 ];
 
 export function visibleNavigation(scopes: readonly string[]): NavigationItem[] {

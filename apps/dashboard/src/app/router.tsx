@@ -9,7 +9,7 @@ import { feeScheduleListQuerySchema } from '@wallet/contracts';
 import { walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { Shell } from './Shell';
-import { auditFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
+import { auditFiltersSchema, deliveryFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
 export interface RouterContext {
   queryClient: QueryClient;
@@ -161,6 +161,19 @@ export const developersRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/DevelopersPage'), 'DevelopersPage'),
 });
 
+export const webhookEndpointRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/developers/webhooks/$endpointId',
+  validateSearch: deliveryFiltersSchema,
+  component: lazyRouteComponent(() => import('../pages/WebhookEndpointPage'), 'WebhookEndpointPage'),
+});
+
+export const eventRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/developers/events/$eventId',
+  component: lazyRouteComponent(() => import('../pages/EventPage'), 'EventPage'),
+});
+
 // The books: journal, ledger accounts, reconciliation and fees.
 export const journalRoute = createRoute({
   getParentRoute: () => sessionRoute,
@@ -222,6 +235,8 @@ const routeTree = rootRoute.addChildren([
     teamRoute,
     auditRoute,
     developersRoute,
+    webhookEndpointRoute,
+    eventRoute,
     ...moneyRoutes,
     ...booksRoutes,
   ]),

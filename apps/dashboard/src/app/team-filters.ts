@@ -1,4 +1,12 @@
-import { auditEventQuerySchema, environmentSchema, requestLogQuerySchema, teamMemberQuerySchema } from '@wallet/contracts';
+import {
+  auditEventQuerySchema,
+  environmentSchema,
+  eventQuerySchema,
+  eventTypeSchema,
+  requestLogQuerySchema,
+  teamMemberQuerySchema,
+  webhookDeliveryQuerySchema,
+} from '@wallet/contracts';
 import { z } from 'zod';
 
 /*
@@ -27,10 +35,25 @@ export const requestLogFiltersSchema = requestLogQuerySchema
   .extend({ requestSignatureVerified: z.boolean().optional() });
 export type RequestLogFilters = z.infer<typeof requestLogFiltersSchema>;
 
-export const DEVELOPER_TABS = ['keys', 'logs'] as const;
+/**
+ * The event log's filters. The API takes its types as one text, comma-separated; the URL keeps
+ * them a list, each checked as the API checks it.
+ */
+export const eventFiltersSchema = eventQuerySchema
+  .pick({ objectId: true, createdFrom: true, createdTo: true })
+  .extend({ type: z.array(eventTypeSchema).min(1).optional() });
+export type EventFilters = z.infer<typeof eventFiltersSchema>;
 
-/** The developers screen: which tab, the key list's environment, the request logs' filters. */
+/** An endpoint's deliveries: which status. */
+export const deliveryFiltersSchema = webhookDeliveryQuerySchema.pick({ status: true });
+export type DeliveryFilters = z.infer<typeof deliveryFiltersSchema>;
+
+export const DEVELOPER_TABS = ['keys', 'webhooks', 'events', 'logs'] as const;
+export type DeveloperTab = (typeof DEVELOPER_TABS)[number];
+
+/** The developers screen: which tab, the key list's environment, the request logs' and the event log's filters. */
 export const developersSearchSchema = requestLogFiltersSchema.extend({
+  ...eventFiltersSchema.shape,
   tab: z.enum(DEVELOPER_TABS).optional(),
   environment: environmentSchema.optional(),
 });
@@ -45,8 +68,25 @@ export function requestLogQuery(filters: RequestLogFilters): Omit<z.input<typeof
   };
 }
 
-/** Only the request logs' own filters of the developers search (the tab and environment belong to other parts). */
+/** The event route's query for these filters: the types as the one comma-separated text the API takes. */
+export function eventQuery(filters: EventFilters): Omit<z.input<typeof eventQuerySchema>, 'limit' | 'cursor'> {
+  const { type, ...rest } = filters;
+  return { ...rest, type: type?.join(',') };
+}
+
+/** The fields of `search` named in `schema`'s shape that are set: one part's filters of the developers search. */
+function filtersIn<Schema extends z.ZodObject>(schema: Schema, search: DevelopersSearch): z.infer<Schema> {
+  return Object.fromEntries(
+    Object.entries(search).filter(([field, value]) => field in schema.shape && value !== undefined),
+  ) as z.infer<Schema>;
+}
+
+/** Only the request logs' own filters of the developers search (the tab, environment and event filters belong to other parts). */
 export function requestLogFiltersOf(search: DevelopersSearch): RequestLogFilters {
-  const { tab: _tab, environment: _environment, ...filters } = search;
-  return filters;
+  return filtersIn(requestLogFiltersSchema, search);
+}
+
+/** Only the event log's own filters of the developers search. */
+export function eventFiltersOf(search: DevelopersSearch): EventFilters {
+  return filtersIn(eventFiltersSchema, search);
 }

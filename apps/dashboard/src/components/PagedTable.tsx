@@ -10,6 +10,7 @@ import {
   useTable,
 } from '@tanstack/react-table';
 import { useState } from 'react';
+import type { Page } from '@wallet/contracts';
 import type { PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
 
@@ -24,12 +25,20 @@ export function columnsOf<Row extends RowData>() {
 
 const NO_ROWS: never[] = [];
 
+/** How often a page still changing on the server (`refreshWhile`) is read again. */
+const REFRESH_MS = 2_000;
+
 /**
  * Cursor paging on the server, seen by TanStack Table as manual pagination: the table's page
  * index picks a cursor from those the API has handed out so far (page 0 has none), and the page
  * count stays unknown (-1) until a page answers without a next cursor.
  */
-function useCursorPages<Row>(queryKey: QueryKey, fetchPage: PageFetcher<Row>, pageSize: number) {
+function useCursorPages<Row>(
+  queryKey: QueryKey,
+  fetchPage: PageFetcher<Row>,
+  pageSize: number,
+  refreshWhile?: (page: Page<Row>) => boolean,
+) {
   const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize });
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[pagination.pageIndex];
@@ -37,6 +46,7 @@ function useCursorPages<Row>(queryKey: QueryKey, fetchPage: PageFetcher<Row>, pa
     queryKey: [...queryKey, { cursor, pageSize }],
     queryFn: ({ signal }) => fetchPage({ cursor, limit: pageSize }, signal),
     placeholderData: keepPreviousData,
+    refetchInterval: (current) => (refreshWhile && current.state.data && refreshWhile(current.state.data) ? REFRESH_MS : false),
   });
   const nextCursor = query.data?.nextCursor ?? null;
   const onPaginationChange = (updater: PaginationState | ((old: PaginationState) => PaginationState)) => {
@@ -62,12 +72,19 @@ export interface PagedTableProps<Row extends RowData> {
   emptyDescription?: string;
   rowId: (row: Row) => string;
   pageSize?: number;
+  /** Reads the shown page again every few seconds while this holds of it (rows the server is still working on). */
+  refreshWhile?: (page: Page<Row>) => boolean;
 }
 
 /** A server-paged list: loading, error (with correlation id), empty, and the page with previous / next. */
 export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
   const pageSize = props.pageSize ?? 25;
-  const { query, pagination, onPaginationChange, pageCount } = useCursorPages(props.queryKey, props.fetchPage, pageSize);
+  const { query, pagination, onPaginationChange, pageCount } = useCursorPages(
+    props.queryKey,
+    props.fetchPage,
+    pageSize,
+    props.refreshWhile,
+  );
   const table = useTable({
     features: pagedFeatures,
     columns: props.columns,

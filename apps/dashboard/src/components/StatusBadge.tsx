@@ -1,6 +1,13 @@
 import { Badge, Group } from '@mantine/core';
 
-const COLORS: Record<string, string> = { pending: 'yellow', completed: 'green', approved: 'teal', rejected: 'gray', failed: 'red' };
+const COLORS: Record<string, string> = {
+  pending: 'yellow',
+  completed: 'green',
+  succeeded: 'green',
+  approved: 'teal',
+  rejected: 'gray',
+  failed: 'red',
+};
 
 /**
  * A money movement's status; `awaitingLedger` marks one the ledger has not posted yet, whose

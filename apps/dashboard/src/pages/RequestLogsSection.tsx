@@ -173,9 +173,9 @@ export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFi
       <Text size="sm" c="dimmed">
         Every call to the API in the {environment} environment, as the gateway answered it, newest first.
       </Text>
-      <RequestLogFilterForm key={filterKey} filters={filters} onApply={onApply} />
+      <RequestLogFilterForm key={`form:${filterKey}`} filters={filters} onApply={onApply} />
       <PagedTable
-        key={filterKey}
+        key={`list:${filterKey}`}
         caption="Request logs, newest first"
         queryKey={['request-logs', environment, filters]}
         fetchPage={fillingPages((page, signal) =>

@@ -4,9 +4,20 @@ import type { RevealedSecret } from '../format/api-keys';
 /**
  * The one time a key's secret is on screen. It lives only in the state of the component that
  * asked for it (never a query cache, never web storage) and is gone once this dialog closes:
- * the caller drops it in `onClose`, and the closed modal unmounts its content.
+ * the caller drops it in `onClose`, and the closed modal unmounts its content. `toRotate` names what
+ * a lost secret is renewed by rotating (a key, a webhook endpoint's secret).
  */
-export function SecretOnceModal({ keyName, secret, onClose }: { keyName: string; secret: RevealedSecret | null; onClose: () => void }) {
+export function SecretOnceModal({
+  keyName,
+  secret,
+  onClose,
+  toRotate = 'the key',
+}: {
+  keyName: string;
+  secret: RevealedSecret | null;
+  onClose: () => void;
+  toRotate?: string;
+}) {
   return (
     <Modal
       opened={secret !== null}
@@ -20,7 +31,7 @@ export function SecretOnceModal({ keyName, secret, onClose }: { keyName: string;
         <Stack>
           <Alert color="yellow" title="Copy it now: it is shown only this once">
             <Text size="sm">
-              Keep it in your secret store. The platform keeps no copy it can show again; if it is lost, rotate the key to get a new one.
+              Keep it in your secret store. The platform keeps no copy it can show again; if it is lost, rotate {toRotate} to get a new one.
             </Text>
           </Alert>
           <TextInput
