@@ -129,7 +129,9 @@ async function main(): Promise<void> {
         : '  no fee schedule (BENCH_FEES=1 for one)',
     );
     console.log(`  closed loop: ${TRANSFERS} transfers, ${CONCURRENCY} in flight; open loop: ${RATE}/s offered for ${SECONDS} s`);
-    console.log(receiver ? '  one webhook endpoint subscribed to every event (BENCH_WEBHOOKS=1)' : '  no webhook endpoint (BENCH_WEBHOOKS=1 for one)');
+    console.log(
+      receiver ? '  one webhook endpoint subscribed to every event (BENCH_WEBHOOKS=1)' : '  no webhook endpoint (BENCH_WEBHOOKS=1 for one)',
+    );
 
     const hot = wallets[0] as Wallet;
     const spread: LoadTarget = { client, wallets, hot: null, system: measured };

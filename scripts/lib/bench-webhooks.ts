@@ -29,7 +29,11 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
 /** The tenant's one webhook endpoint, subscribed to every event type, in the bench's environment (test). */
 export async function subscribeEveryEvent(options: { baseUrl: string; systemKey: string; tenantId: string; url: string }): Promise<void> {
   const platform = new WalletClient({ baseUrl: options.baseUrl, auth: { type: 'system', systemKey: options.systemKey } });
-  const key = await platform.apiKeys.createForTenant(options.tenantId, { name: 'webhooks', scopes: ['webhooks:manage'], environment: 'test' });
+  const key = await platform.apiKeys.createForTenant(options.tenantId, {
+    name: 'webhooks',
+    scopes: ['webhooks:manage'],
+    environment: 'test',
+  });
   const developer = new WalletClient({ baseUrl: options.baseUrl, auth: { type: 'secret', apiKey: key.key as string } });
   await developer.webhookEndpoints.create({ url: options.url, eventTypes: ['*'] });
 }
