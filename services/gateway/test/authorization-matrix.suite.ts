@@ -82,6 +82,17 @@ const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/journal/{id}': 'ledger:read',
   'GET /v1/ledger/accounts': 'ledger:read',
   'GET /v1/ledger/wallets/{id}/entries': 'ledger:read',
+  'GET /v1/events': 'events:read',
+  'GET /v1/events/{id}': 'events:read',
+  'GET /v1/developer/webhook-endpoints': 'webhooks:manage',
+  'GET /v1/developer/webhook-endpoints/{id}': 'webhooks:manage',
+  'POST /v1/developer/webhook-endpoints': 'webhooks:manage',
+  'PATCH /v1/developer/webhook-endpoints/{id}': 'webhooks:manage',
+  'DELETE /v1/developer/webhook-endpoints/{id}': 'webhooks:manage',
+  'POST /v1/developer/webhook-endpoints/{id}/rotate-secret': 'webhooks:manage',
+  'POST /v1/developer/webhook-endpoints/{id}/test': 'webhooks:manage',
+  'GET /v1/developer/webhook-endpoints/{id}/deliveries': 'webhooks:manage',
+  'POST /v1/developer/webhook-endpoints/{id}/replay': 'webhooks:manage',
 };
 
 /** The money-moving POSTs `ledger:write` covers, by path (section 3), not by scope name. */
@@ -96,7 +107,7 @@ const MONEY_MOVING_POSTS = new Set([
 ]);
 
 /** GETs `ledger:read` does not cover: lists of keys, team and providers are management, guarded by their `*:manage` scope. */
-const MANAGEMENT_GETS = new Set(['api_keys:manage', 'team:manage', 'providers:manage']);
+const MANAGEMENT_GETS = new Set(['api_keys:manage', 'team:manage', 'providers:manage', 'webhooks:manage']);
 
 /** Team roles of section 3, written out. */
 const DECIDED_ROLE_SCOPES: Record<string, string[]> = {
@@ -115,7 +126,7 @@ const DECIDED_ROLE_SCOPES: Record<string, string[]> = {
     'ledger:read',
   ],
   approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
-  developer: ['api_keys:manage', 'request_logs:read', 'wallets:read', 'ledger:read'],
+  developer: ['api_keys:manage', 'webhooks:manage', 'events:read', 'request_logs:read', 'wallets:read', 'ledger:read'],
   'finance-viewer': [
     'wallets:read',
     'payouts:read',

@@ -105,7 +105,9 @@ describe('bank slips, statements and verification', () => {
       journalEntryId: null,
     });
     expect(await entryLines(created.body.id)).toBeUndefined();
-    expect(await harness.db('outbox').where('payload', 'like', `%${created.body.id}%`).count('* as n')).toEqual([{ n: '0' }]);
+    // No ledger command: only its deposit.pending event is in the outbox.
+    const sent = await harness.db('outbox').where('payload', 'like', `%${created.body.id}%`).pluck('type');
+    expect(sent).toEqual(['platform.event.v1']);
     expectError(
       await submitSlip(tenantId, { walletId: wallet.id, amount: '1.001', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'X' }),
       400,
