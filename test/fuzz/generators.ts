@@ -140,7 +140,9 @@ export type ResourceKind =
   | 'journalEntry'
   | 'reconciliationRun'
   | 'account'
-  | 'deadLetter';
+  | 'deadLetter'
+  | 'webhookEndpoint'
+  | 'event';
 
 const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   tenant: 'tenant',
@@ -161,6 +163,8 @@ const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   account: 'account',
   // Nothing is dead-lettered in the world: the platform's dead-letter routes that name one are 404s.
   deadLetter: 'deadLetter',
+  webhookEndpoint: 'webhookEndpoint',
+  event: 'event',
 };
 
 export function idPrefixOf(kind: ResourceKind): string {
@@ -181,6 +185,8 @@ export const ENVIRONMENT_BOUND: ReadonlySet<ResourceKind> = new Set([
   'floatDeposit',
   'withdrawal',
   'journalEntry',
+  'webhookEndpoint',
+  'event',
 ]);
 
 export type Owner = 'own' | 'otherEnvironment' | 'otherTenant';
@@ -203,6 +209,8 @@ export function emptyPools(): IdPools {
     reconciliationRun: [],
     account: [],
     deadLetter: [],
+    webhookEndpoint: [],
+    event: [],
   };
 }
 
@@ -626,6 +634,8 @@ const KIND_BY_SEGMENT: Record<string, ResourceKind> = {
   'float-deposits': 'floatDeposit',
   withdrawals: 'withdrawal',
   'dead-letters': 'deadLetter',
+  'webhook-endpoints': 'webhookEndpoint',
+  events: 'event',
 };
 
 /** The kind of resource a path parameter names, from the segment before it. */
@@ -639,7 +649,11 @@ export function kindOfPathParam(template: string, param: string): ResourceKind {
 
 /** Routes that change or end what they name: never pointed at what the harness lives on. */
 export function isDestructive(operation: FuzzOperation): boolean {
-  return operation.method === 'PATCH' || /\/(rotate|revoke|rotate-secret|freeze|unfreeze)$/.test(operation.template);
+  return (
+    operation.method === 'PATCH' ||
+    operation.method === 'DELETE' ||
+    /\/(rotate|revoke|rotate-secret|freeze|unfreeze)$/.test(operation.template)
+  );
 }
 
 function basePathIds(operation: FuzzOperation, param: string, world: FuzzWorld): string[] {

@@ -273,7 +273,18 @@ async function records(
     pool.feeSchedule.push(
       ((await client.request({ method: 'POST', path: '/v1/admin/fee-schedules', body: { name: `fuzz ${i}` } })).data as { id: string }).id,
     );
+    // A public address nothing is delivered to: only on-demand test events are subscribed.
+    pool.webhookEndpoint.push(
+      (await client.webhookEndpoints.create({ url: 'https://1.1.1.1/hooks', eventTypes: ['webhook_endpoint.test'] })).id,
+    );
   }
+  // The records above announce events; identity logs them shortly after.
+  const events = await whenReady(async () => {
+    const page = await client.events.list({ limit: copies });
+    if (page.data.length < copies) throw new Error('events not logged yet');
+    return page.data;
+  }, 'the world’s events');
+  pool.event.push(...events.map((event) => event.id));
 }
 
 /** A bank slip verified against an imported statement line: a completed deposit of the other kind. `verifier` may verify (an operator). */

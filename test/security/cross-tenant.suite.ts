@@ -164,6 +164,12 @@ beforeAll(async () => {
   if (withdrawal.status !== 'pending' || !withdrawal.holdJournalEntryId)
     throw new Error(`setup withdrawal not held: ${JSON.stringify(withdrawal)}`);
   const fullRun = (await admin.request({ method: 'POST', path: '/v1/admin/reconciliation/runs' })).data as { id: string };
+  // A public address nothing is delivered to: only on-demand test events are subscribed.
+  const endpoint = await admin.webhookEndpoints.create({ url: 'https://1.1.1.1/hooks', eventTypes: ['webhook_endpoint.test'] });
+  const event = await waitFor(async () => (await admin.events.list({ limit: 1 })).data[0], {
+    timeoutMs: 20_000,
+    what: 'an event of tenant A',
+  });
 
   tenantA = {
     tenantId,
@@ -183,6 +189,8 @@ beforeAll(async () => {
       '/v1/admin/money/float-deposits/{id}': { params: { id: floatDeposit.id }, environmentBound: true },
       '/v1/admin/money/withdrawals/{id}': { params: { id: withdrawal.id }, environmentBound: true },
       '/v1/admin/reconciliation/runs/{id}': { params: { id: fullRun.id }, environmentBound: true },
+      '/v1/developer/webhook-endpoints/{id}': { params: { id: endpoint.id }, environmentBound: true },
+      '/v1/events/{id}': { params: { id: event.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -211,6 +219,8 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/admin/money/float-deposits/{id}': true,
   '/v1/admin/money/withdrawals/{id}': true,
   '/v1/admin/reconciliation/runs/{id}': true,
+  '/v1/developer/webhook-endpoints/{id}': true,
+  '/v1/events/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */
@@ -240,6 +250,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/payouts/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
   'POST /v1/admin/money/withdrawals/{id}/approve': { actorId: 'intruder' },
   'POST /v1/admin/money/withdrawals/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
+  'PATCH /v1/developer/webhook-endpoints/{id}': { description: 'changed by an intruder' },
+  'POST /v1/developer/webhook-endpoints/{id}/replay': { since: '2026-01-01T00:00:00.000Z' },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));

@@ -173,6 +173,18 @@ const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body
     });
     return { path: `/v1/admin/momo-providers/${provider.id}/rotate-secret`, body: {} };
   },
+  '/v1/developer/webhook-endpoints': async () => ({
+    path: '/v1/developer/webhook-endpoints',
+    // A public address that nothing is delivered to: only on-demand test events are subscribed.
+    body: { url: 'https://1.1.1.1/hooks', eventTypes: ['webhook_endpoint.test'] },
+  }),
+  '/v1/developer/webhook-endpoints/{id}/rotate-secret': async () => {
+    const endpoint = await post<{ id: string }>(tenantA.root, '/v1/developer/webhook-endpoints', {
+      url: 'https://1.1.1.1/hooks',
+      eventTypes: ['webhook_endpoint.test'],
+    });
+    return { path: `/v1/developer/webhook-endpoints/${endpoint.id}/rotate-secret`, body: {} };
+  },
   '/v1/team': async () => ({
     path: '/v1/team',
     body: { name: 'New admin', email: `new-${randomUUID().slice(0, 8)}@example.com`, password: PASSWORD, orgRole: 'org-admin' },
