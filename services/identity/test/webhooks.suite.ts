@@ -242,6 +242,22 @@ describe('webhook endpoints and deliveries', () => {
   });
 });
 
+describe('an idle delivery worker', () => {
+  it('looks for due deliveries about once a poll, not in a loop', async () => {
+    const commits = async () => {
+      const [row] = (await identity.db.raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows as Array<{
+        xact_commit: string;
+      }>;
+      return Number(row?.xact_commit ?? 0);
+    };
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = await commits();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // A poll a second, the relay's passes and this test's own reads: a few dozen at most, where a loop makes thousands.
+    expect((await commits()) - before).toBeLessThan(60);
+  });
+});
+
 describe('the event log', () => {
   it('lists events newest first, filtered by types, object and time, and pages with a cursor', async () => {
     const tenantId = newTenant();

@@ -113,10 +113,13 @@ export class WebhookWorker {
     const batch = this.runBatch(room, locked).finally(() => {
       this.batches -= 1;
       this.batchesInFlight.delete(batch);
-      this.wake();
     });
     this.batchesInFlight.add(batch);
-    if ((await claimed) === room) this.wokenWhileClaiming = true;
+    const count = await claimed;
+    // An empty batch ends the looking until the next wake or poll; a batch that took something
+    // makes room when it ends, and a full one says more may be due at once.
+    if (count > 0) void batch.then(() => this.wake());
+    if (count === room) this.wokenWhileClaiming = true;
   }
 
   private async runBatch(limit: number, locked: (count: number) => void): Promise<void> {
