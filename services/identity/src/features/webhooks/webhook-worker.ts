@@ -141,9 +141,11 @@ export class WebhookWorker {
     locked(claimed.length);
     if (claimed.length === 0) return [];
     try {
-      const secrets = await signingSecrets(
-        tx,
-        claimed.map((delivery) => delivery.endpointId),
+      const secrets = this.openSecrets(
+        await signingSecrets(
+          tx,
+          claimed.map((delivery) => delivery.endpointId),
+        ),
       );
       const outcomes = await Promise.all(claimed.map((delivery) => this.send(delivery, secrets.get(delivery.endpointId) ?? [])));
       const attemptedAt = new Date();
@@ -163,10 +165,20 @@ export class WebhookWorker {
     }
   }
 
-  private send(delivery: ClaimedDelivery, sealed: readonly SealedSecret[]): Promise<AttemptOutcome> {
+  /** Each endpoint's signing secrets opened once for the batch, however many of its deliveries it holds. */
+  private openSecrets(sealed: ReadonlyMap<string, SealedSecret[]>): Map<string, string[]> {
+    const opened = new Map<string, string[]>();
+    for (const [endpointId, secrets] of sealed)
+      opened.set(
+        endpointId,
+        secrets.map((secret) => this.deps.secrets.open(secret, endpointSecretContext(endpointId))),
+      );
+    return opened;
+  }
+
+  private send(delivery: ClaimedDelivery, secrets: readonly string[]): Promise<AttemptOutcome> {
     if (delivery.payload === null)
       return Promise.resolve({ responseStatus: null, latencyMs: 0, excerpt: 'the event is past its retention', retryAfterMs: null });
-    const secrets = sealed.map((secret) => this.deps.secrets.open(secret, endpointSecretContext(delivery.endpointId)));
     return this.deps.sender.send({ url: delivery.url, eventId: delivery.eventId, payload: delivery.payload, secrets });
   }
 
