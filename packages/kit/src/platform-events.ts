@@ -1,28 +1,74 @@
 import { newId } from '@wallet/contracts/ids';
 import type { Environment } from '@wallet/contracts/common';
-import { type EventType, type PlatformEvent, type PlatformEventV1 } from '@wallet/contracts/messages/platform-event.v1';
+import { stringifyLossless } from '@wallet/contracts/json';
+import {
+  type AnnouncedEvent,
+  type EventType,
+  type PlatformEvent,
+  type PlatformEventsV1,
+} from '@wallet/contracts/messages/platform-event.v1';
 import { TOPOLOGY } from '@wallet/contracts/messages/topology';
-import type { Channel } from './amqp';
+import type { Broker, Channel } from './amqp';
 import { currentContext } from './context';
 import type { OutboxMessage } from './outbox';
 import { declareExchangeWithQueue } from './topology';
 
-/**
- * An event as an outbox message, enqueued in the transaction of the change it announces.
- * The message id is new each time (the outbox's ids are unique, and the same event may be
- * announced again); the event's own id is what identity records it by, once.
- */
-export function platformEventMessage(announced: { tenantId: string; objectId: string; event: PlatformEvent }): OutboxMessage {
-  const message: PlatformEventV1 = { type: 'platform.event.v1', ...announced };
+/** An event of an object of a tenant, written once as the JSON text every delivery of it sends. */
+export function announcedEvent(announced: { tenantId: string; objectId: string; event: PlatformEvent }): AnnouncedEvent {
+  const { event } = announced;
+  return {
+    tenantId: announced.tenantId,
+    objectId: announced.objectId,
+    id: event.id,
+    type: event.type,
+    environment: event.environment,
+    createdAt: event.createdAt,
+    json: stringifyLossless(event),
+  };
+}
+
+/** The routing key of a batch of events: the exchange is a topic, and identity's queue takes everything. */
+const EVENTS_ROUTING_KEY = 'events';
+
+function platformEventsBody(events: readonly AnnouncedEvent[]): PlatformEventsV1 {
+  return { type: 'platform.events.v1', events: [...events] };
+}
+
+function correlationHeaders(): { headers?: Record<string, string> } {
   const correlationId = currentContext()?.correlationId;
+  return correlationId ? { headers: { 'x-correlation-id': correlationId } } : {};
+}
+
+/**
+ * Events as one outbox message, enqueued in the transaction of the change they announce. The
+ * message id is new each time (the outbox's ids are unique, and the same event may be announced
+ * again); the events' own ids are what identity records them by, once.
+ */
+export function platformEventsMessage(events: readonly AnnouncedEvent[]): OutboxMessage {
+  const payload = platformEventsBody(events);
   return {
     messageId: newId('message'),
     exchange: TOPOLOGY.platformEvents.exchange,
-    routingKey: announced.event.type,
-    type: message.type,
-    payload: message,
-    ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}),
+    routingKey: EVENTS_ROUTING_KEY,
+    type: payload.type,
+    payload,
+    ...correlationHeaders(),
   };
+}
+
+/**
+ * Publishes events now, as one message, and returns once the broker has confirmed it. For a
+ * consumer that announces what it recorded after its commit and before its acknowledgement: a
+ * crash between the two redelivers what it consumed, which announces the same events again.
+ */
+export async function publishPlatformEvents(broker: Broker, events: readonly AnnouncedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const payload = platformEventsBody(events);
+  await broker.publish(TOPOLOGY.platformEvents.exchange, EVENTS_ROUTING_KEY, Buffer.from(JSON.stringify(payload)), {
+    type: payload.type,
+    messageId: newId('message'),
+    ...correlationHeaders(),
+  });
 }
 
 /** An event of a change recorded now, by the transaction that enqueues it (a wallet frozen, a slip refused). */
@@ -38,7 +84,7 @@ export function newPlatformEventMessage(
     environment: scope.environment,
     data: { object: object as unknown as Record<string, unknown> },
   };
-  return platformEventMessage({ tenantId: scope.tenantId, objectId: object.id, event });
+  return platformEventsMessage([announcedEvent({ tenantId: scope.tenantId, objectId: object.id, event })]);
 }
 
 /**

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import amqp from 'amqplib';
 import { derivedId, type PlatformEventV1, TOPOLOGY } from '@wallet/contracts';
-import { createDb, type Db } from '@wallet/kit';
+import { announcedEvent, createDb, type Db, platformEventsMessage } from '@wallet/kit';
 import { createTestDatabase, createTestVhost, freePort, waitFor, WebhookReceiver } from '@wallet/kit/testing';
 import { INTERNAL_SECRET, internalToken, TEST_MASTER_KEY } from './support';
 
@@ -84,8 +84,11 @@ async function publish(messages: readonly PlatformEventV1[]): Promise<void> {
   const connection = await amqp.connect(env.AMQP_URL as string);
   try {
     const channel = await connection.createConfirmChannel();
-    for (const message of messages)
-      channel.publish(TOPOLOGY.platformEvents.exchange, message.event.type, Buffer.from(JSON.stringify(message)), { persistent: true });
+    // As a busy batch of ledger results announces them: many events to a message.
+    for (let start = 0; start < messages.length; start += 10) {
+      const { payload } = platformEventsMessage(messages.slice(start, start + 10).map((message) => announcedEvent(message)));
+      channel.publish(TOPOLOGY.platformEvents.exchange, 'events', Buffer.from(JSON.stringify(payload)), { persistent: true });
+    }
     await channel.waitForConfirms();
   } finally {
     await connection.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { derivedId, type EventType, type PlatformEventV1, TOPOLOGY } from '@wallet/contracts';
+import { announcedEvent, platformEventsMessage } from '@wallet/kit';
 import { waitFor, WebhookReceiver } from '@wallet/kit/testing';
 import { type IdentityHarness, internalToken, startIdentityHarness } from './support';
 
@@ -59,9 +60,14 @@ function announced(tenantId: string, type: EventType, objectId: string, environm
   };
 }
 
+/** Publishes the events as the services do, one `platform.events.v1` message each. */
 async function publish(...messages: PlatformEventV1[]): Promise<void> {
-  for (const message of messages)
-    channel.publish(TOPOLOGY.platformEvents.exchange, message.event.type, Buffer.from(JSON.stringify(message)), {
+  await publishRaw(...messages.map((message) => platformEventsMessage([announcedEvent(message)]).payload));
+}
+
+async function publishRaw(...payloads: unknown[]): Promise<void> {
+  for (const payload of payloads)
+    channel.publish(TOPOLOGY.platformEvents.exchange, 'events', Buffer.from(JSON.stringify(payload)), {
       persistent: true,
       messageId: `msg_${randomUUID()}`,
     });
@@ -108,6 +114,27 @@ describe('webhook endpoints and deliveries', () => {
     });
     expect(deliveries.body.data).toEqual([expect.objectContaining({ eventId: completed.event.id, status: 'succeeded' })]);
     expect(await identity.db('platform_events').where({ id: completed.event.id }).count('* as n')).toEqual([{ n: '1' }]);
+  });
+
+  it('records the events of a batch message in order, and still reads the one-event message of the first release', async () => {
+    const tenantId = newTenant();
+    const endpoint = await createEndpoint(tenantId, url);
+    receiver.secrets = [endpoint.secret];
+    const batch = Array.from({ length: 6 }, (_, index) => announced(tenantId, 'transfer.completed', `tx_${index % 2}`));
+    const firstRelease = announced(tenantId, 'wallet.frozen', 'wl_1');
+    // A number past 2^53 in an object crosses as it was written: the old message is parsed losslessly.
+    const oldText = JSON.stringify(firstRelease).replace('"status":"frozen"', '"status":"frozen","version":9007199254740993');
+    await publishRaw(platformEventsMessage(batch.map((message) => announcedEvent(message))).payload);
+    channel.publish(TOPOLOGY.platformEvents.exchange, 'wallet.frozen', Buffer.from(oldText), { persistent: true });
+    await channel.waitForConfirms();
+    await until(() => receiver.processed.size === batch.length + 1, 10_000);
+    for (const object of ['tx_0', 'tx_1']) {
+      const order = batch.filter((message) => message.objectId === object).map((message) => message.event.id);
+      expect([...receiver.processed.keys()].filter((id) => order.includes(id))).toEqual(order);
+    }
+    const logged = await identity.request('GET', `/v1/events/${firstRelease.event.id}`, { token: tokenOf(tenantId) });
+    expect(logged.status).toBe(200);
+    expect(receiver.attempts.find((attempt) => attempt.body.includes(firstRelease.event.id))?.body).toContain('"version":9007199254740993');
   });
 
   it('keeps delivering while the receiver is down, and each event is processed once when it is back', async () => {

@@ -107,7 +107,7 @@ describe('bank slips, statements and verification', () => {
     expect(await entryLines(created.body.id)).toBeUndefined();
     // No ledger command: only its deposit.pending event is in the outbox.
     const sent = await harness.db('outbox').where('payload', 'like', `%${created.body.id}%`).pluck('type');
-    expect(sent).toEqual(['platform.event.v1']);
+    expect(sent).toEqual(['platform.events.v1']);
     expectError(
       await submitSlip(tenantId, { walletId: wallet.id, amount: '1.001', currencyCode: 'USD', bankCode: 'stanbic', slipReference: 'X' }),
       400,

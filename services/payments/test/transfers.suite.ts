@@ -616,3 +616,60 @@ describe('GET /v1/transfers', () => {
     expectError(await call({ ...caller, environment: 'test' }, 'GET', `/v1/transfers/${made[0]}`), 404, 'TRANSFER_NOT_FOUND');
   });
 });
+
+/** A queue of this test's own on `exchange`, and a way to wait for a message there. */
+async function tap(exchange: string, bindingKey: string) {
+  const connection = await amqp.connect(harness.amqpUrl);
+  const channel = await connection.createConfirmChannel();
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, exchange, bindingKey);
+  const seen: amqp.GetMessage[] = [];
+  return {
+    channel,
+    next: <Found>(find: (message: amqp.GetMessage) => Found | undefined, what: string) =>
+      waitFor(
+        async () => {
+          for (let message = await channel.get(queue, { noAck: true }); message; message = await channel.get(queue, { noAck: true }))
+            seen.push(message);
+          const index = seen.findIndex((message) => find(message) !== undefined);
+          return index === -1 ? undefined : find(seen.splice(index, 1)[0] as amqp.GetMessage);
+        },
+        { what },
+      ),
+    close: () => connection.close(),
+  };
+}
+
+describe('the events a transfer announces', () => {
+  it('publishes transfer.completed after the result is recorded, in one platform.events.v1 message; a redelivered result announces the same event', async () => {
+    const caller = await newCaller();
+    const sender = await createWallet(caller);
+    const receiver = await createWallet(caller);
+    await fund(sender, '5.00');
+    const events = await tap(TOPOLOGY.platformEvents.exchange, '#');
+    const results = await tap(TOPOLOGY.ledgerEvents.exchange, 'ledger.posted.transfer');
+    try {
+      const sent = await transfer(caller, { fromWalletId: sender.id, toWalletId: receiver.id, amount: '1.25', currencyCode: 'USD' });
+      expect(sent.status).toBe(201);
+      const announcedOf = (message: amqp.GetMessage) => {
+        const body = JSON.parse(message.content.toString('utf8'));
+        const event = body.events?.find((each: { objectId: string }) => each.objectId === sent.body.id);
+        return event ? { type: body.type as string, event } : undefined;
+      };
+      const first = await events.next(announcedOf, 'the transfer.completed event');
+      expect(first.type).toBe('platform.events.v1');
+      expect(first.event).toMatchObject({ tenantId: caller.tenantId, type: 'transfer.completed', environment: 'live' });
+      expect(JSON.parse(first.event.json).data.object).toEqual((await call(caller, 'GET', `/v1/transfers/${sent.body.id}`)).body);
+
+      const result = await results.next((message) => (message.content.includes(sent.body.id) ? message : undefined), 'its result');
+      results.channel.publish(TOPOLOGY.ledgerEvents.exchange, result.fields.routingKey, result.content, result.properties);
+      await results.channel.waitForConfirms();
+      const again = await events.next(announcedOf, 'the event announced again');
+      expect(again.event).toEqual(first.event);
+      expect(await entriesReferencing(sent.body.id)).toBe(1);
+    } finally {
+      await events.close();
+      await results.close();
+    }
+  });
+});

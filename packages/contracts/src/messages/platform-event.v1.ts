@@ -48,8 +48,8 @@ export const platformEventSchema = z.object({
 export type PlatformEvent = z.infer<typeof platformEventSchema>;
 
 /**
- * `platform.event.v1`: an event a service announces (through its outbox) for identity to log
- * and deliver. `objectId` orders deliveries: one endpoint gets an object's events in order.
+ * `platform.event.v1`: one event a service announced, as the first release wrote it. Identity
+ * still reads it (one may wait in its queue across an upgrade); services write `platform.events.v1`.
  */
 export const platformEventV1Schema = z.object({
   type: z.literal('platform.event.v1'),
@@ -58,3 +58,30 @@ export const platformEventV1Schema = z.object({
   event: platformEventSchema,
 });
 export type PlatformEventV1 = z.infer<typeof platformEventV1Schema>;
+
+/**
+ * An event as a service announces it: the event's JSON text exactly as webhooks send it and
+ * `GET /v1/events` shows it (written once, losslessly, by the announcer, and stored as it came),
+ * with the fields identity files it by. `objectId` orders deliveries: one endpoint gets an
+ * object's events in order.
+ */
+export const announcedEventSchema = z.object({
+  tenantId: z.string(),
+  objectId: z.string(),
+  id: idSchema('event'),
+  type: eventTypeSchema,
+  environment: environmentSchema,
+  createdAt: timestampSchema,
+  json: z.string(),
+});
+export type AnnouncedEvent = z.infer<typeof announcedEventSchema>;
+
+/**
+ * `platform.events.v1`: the events one transaction (or one batch of ledger results) announced,
+ * in order, as one message: a busy batch costs the broker one message, not one per event.
+ */
+export const platformEventsV1Schema = z.object({
+  type: z.literal('platform.events.v1'),
+  events: z.array(announcedEventSchema).min(1),
+});
+export type PlatformEventsV1 = z.infer<typeof platformEventsV1Schema>;

@@ -1,15 +1,16 @@
-import { derivedId, type EventType, type LedgerResultV1, type PlatformEvent } from '@wallet/contracts';
-import { type Db, type OutboxMessage, platformEventMessage, type Tx } from '@wallet/kit';
+import { type AnnouncedEvent, derivedId, type EventType, type LedgerResultV1, type PlatformEvent } from '@wallet/contracts';
+import { announcedEvent, type Db, type Tx } from '@wallet/kit';
 
 /*
  * What a movement's records announce when the ledger answers them (docs/events.md). The ledger
  * events consumer already sees every result of the service's postings, off the request path: it
- * announces them in the transaction that records them (or finds them recorded from the reply), so
- * an event is never lost and never costs a request anything.
+ * reads the records in the transaction that records the results (or finds them recorded from the
+ * reply), and publishes their events after its commit and before its acknowledgement, so an event
+ * is never lost and never costs a request anything.
  */
 
-/** The events of a batch of results of one reference type, as outbox messages. */
-export type PostingAnnouncer = (tx: Tx, results: readonly LedgerResultV1[]) => Promise<OutboxMessage[]>;
+/** The events of a batch of results of one reference type. */
+export type PostingAnnouncer = (tx: Tx, results: readonly LedgerResultV1[]) => Promise<AnnouncedEvent[]>;
 
 /** How a movement's records become events: the event type of a result, and the record as the API shows it. */
 export interface AnnouncedRecords<Stored extends { id: string }> {
@@ -59,15 +60,15 @@ export function postingAnnouncer<Stored extends { id: string }>(records: Announc
   return async (tx, results) => {
     const announcing = results.filter((result) => records.typeOf(result) !== null);
     const found = await recordsOf(tx, records, announcing);
-    const messages: OutboxMessage[] = [];
+    const events: AnnouncedEvent[] = [];
     for (const result of announcing) {
       const type = records.typeOf(result);
       const record = result.reference ? found.get(result.reference.id) : undefined;
       if (!type || !record) continue;
       const event = eventOfResult(result, type, records.show(record) as Record<string, unknown>);
-      messages.push(platformEventMessage({ tenantId: result.tenantId, objectId: record.id, event }));
+      events.push(announcedEvent({ tenantId: result.tenantId, objectId: record.id, event }));
     }
-    return messages;
+    return events;
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { PostingAnnouncer } from './announcements';
-import { ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
+import { type AnnouncedEvent, ledgerResultBindingKeys, type LedgerResultV1, parseLedgerResults, TOPOLOGY } from '@wallet/contracts';
 import {
   applyDeliveryBatch,
   type Broker,
@@ -10,8 +10,7 @@ import {
   linksTo,
   type Logger,
   markAnswered,
-  type OutboxMessage,
-  enqueueOutbox,
+  publishPlatformEvents,
   runWithContext,
   type Tx,
 } from '@wallet/kit';
@@ -131,10 +130,10 @@ function resultsByAnnouncer(
 }
 
 /** The events of the results, read after their finishers ran in the same transaction, so each record shows its outcome. */
-async function announce(tx: Tx, byAnnouncer: Map<PostingAnnouncer, LedgerResultV1[]>): Promise<void> {
-  const messages: OutboxMessage[] = [];
-  for (const [announcer, results] of byAnnouncer) messages.push(...(await announcer(tx, results)));
-  if (messages.length > 0) await enqueueOutbox(tx, messages);
+async function announcements(tx: Tx, byAnnouncer: Map<PostingAnnouncer, LedgerResultV1[]>): Promise<AnnouncedEvent[]> {
+  const events: AnnouncedEvent[] = [];
+  for (const [announcer, results] of byAnnouncer) events.push(...(await announcer(tx, results)));
+  return events;
 }
 
 async function recordResults(options: LedgerEventsConsumerOptions, deliveries: readonly Delivery[]): Promise<void> {
@@ -147,13 +146,16 @@ async function recordResults(options: LedgerEventsConsumerOptions, deliveries: r
     return;
   }
   const results = [...new Set([...byFinisher.values(), ...byAnnouncer.values()].flat())];
-  await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
+  const events = await inSpan(finishSpanName(results), finishSpanOptions(results), () =>
     options.db.transaction(async (tx) => {
       for (const [finisher, finished] of byFinisher) await finisher(tx, finished);
-      await announce(tx, byAnnouncer);
       await markAnswered(tx, answered);
+      return announcements(tx, byAnnouncer);
     }),
   );
+  // After the commit and before the batch is acknowledged (no outbox row to write and delete): a
+  // crash or a refused publish in between redelivers the results, which announce the same events again.
+  await publishPlatformEvents(options.broker, events);
 }
 
 /** Records one batch until it is recorded (or `signal` aborts), then tells `onFinished` of each result recorded here. */

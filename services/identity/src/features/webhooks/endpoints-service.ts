@@ -12,7 +12,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointWithSecret,
 } from '@wallet/contracts';
-import { AppError, type Db, pageBySeq, type Tx } from '@wallet/kit';
+import { announcedEvent, AppError, type Db, pageBySeq, type Tx } from '@wallet/kit';
 import type { SecretBox } from '../secrets/secret-box';
 import { AddressNotAllowedError, type AddressPolicy, checkUrlAddresses } from './address-guard';
 import { listDeliveries, replayEvent, replayFailedSince } from './delivery-reads';
@@ -116,7 +116,7 @@ export class EndpointsService {
     };
     await this.deps.db.transaction(async (tx) => {
       await this.require(tx, scope, id);
-      await recordPlatformEvents(tx, [{ type: 'platform.event.v1', tenantId: scope.tenantId, objectId: id, event }]);
+      await recordPlatformEvents(tx, [announcedEvent({ tenantId: scope.tenantId, objectId: id, event })]);
       await replayEvent(tx, id, event.id);
     });
     this.deps.wake();

@@ -1,4 +1,4 @@
-import { type Environment, type EventQuery, type PlatformEventV1, stringifyLossless } from '@wallet/contracts';
+import { type AnnouncedEvent, type Environment, type EventQuery } from '@wallet/contracts';
 import {
   boundedList,
   boundedPage,
@@ -28,9 +28,9 @@ export interface EventPageText {
  * events go only to the endpoint that asked (sendTest). Deliveries are numbered in the events'
  * order, which the worker keeps per object.
  */
-export async function recordPlatformEvents(tx: Tx, messages: readonly PlatformEventV1[]): Promise<number> {
-  if (messages.length === 0) return 0;
-  const column = <Value>(of: (message: PlatformEventV1, position: number) => Value) => messages.map(of);
+export async function recordPlatformEvents(tx: Tx, events: readonly AnnouncedEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const column = <Value>(of: (event: AnnouncedEvent, position: number) => Value) => events.map(of);
   const result = await tx.raw<{ rowCount: number }>(
     `WITH incoming AS (
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[])
@@ -48,13 +48,13 @@ export async function recordPlatformEvents(tx: Tx, messages: readonly PlatformEv
       WHERE i.type <> 'webhook_endpoint.test' AND (i.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
       ORDER BY i.seq, e.seq`,
     [
-      column((message) => message.event.id),
-      column((message) => message.tenantId),
-      column((message) => message.event.environment),
-      column((message) => message.event.type),
-      column((message) => message.objectId),
-      column((message) => stringifyLossless(message.event)),
-      column((message) => message.event.createdAt),
+      column((event) => event.id),
+      column((event) => event.tenantId),
+      column((event) => event.environment),
+      column((event) => event.type),
+      column((event) => event.objectId),
+      column((event) => event.json),
+      column((event) => event.createdAt),
       column((_, position) => position),
     ],
   );

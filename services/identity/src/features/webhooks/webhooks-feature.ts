@@ -1,5 +1,6 @@
-import { type PlatformEventV1, parseJsonLossless, platformEventV1Schema, TOPOLOGY } from '@wallet/contracts';
+import { type AnnouncedEvent, parseJsonLossless, platformEventsV1Schema, platformEventV1Schema, TOPOLOGY } from '@wallet/contracts';
 import {
+  announcedEvent,
   type BatchConsumer,
   type Broker,
   daysMs,
@@ -126,22 +127,31 @@ export async function startWebhooks(deps: {
   };
 }
 
+/**
+ * A message's events: `platform.events.v1` parsed as plain JSON (every value in it is a string,
+ * each event's JSON text among them, stored as it came), or one `platform.event.v1` of the first
+ * release, parsed losslessly. Null for anything else.
+ */
+export function announcedEventsOf(content: Buffer): AnnouncedEvent[] | null {
+  const text = content.toString('utf8');
+  const batch = platformEventsV1Schema.safeParse(JSON.parse(text));
+  if (batch.success) return batch.data.events;
+  const single = platformEventV1Schema.safeParse(parseJsonLossless(text));
+  return single.success ? [announcedEvent(single.data)] : null;
+}
+
 function startEventsConsumer(deps: { db: Db; broker: Broker; logger: Logger }, recorded: () => void): Promise<BatchConsumer> {
-  return startBatchConsumer<PlatformEventV1>({
+  return startBatchConsumer<AnnouncedEvent[]>({
     broker: deps.broker,
     logger: deps.logger,
     queue: TOPOLOGY.platformEvents.queue,
     what: 'platform events batch',
     batchSizeMax: 256,
     lingerMs: 50,
-    // Lossless: an event's object is kept exactly as its service showed it.
-    parse: (content) => {
-      const parsed = platformEventV1Schema.safeParse(parseJsonLossless(content.toString('utf8')));
-      return parsed.success ? parsed.data : null;
-    },
-    correlationIdOf: (first) => `events:${first.event.id}`,
-    apply: async (messages) => {
-      const due = await deps.db.transaction((tx) => recordPlatformEvents(tx, messages));
+    parse: announcedEventsOf,
+    correlationIdOf: (first) => `events:${first[0]?.id ?? 'none'}`,
+    apply: async (batches) => {
+      const due = await deps.db.transaction((tx) => recordPlatformEvents(tx, batches.flat()));
       if (due > 0) recorded();
     },
   });
