@@ -29,11 +29,19 @@ import pg from 'pg';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@wallet/kit';
 import { Pool } from 'undici';
 import { createBenchTenant } from './lib/bench-tenant';
-import { startBenchReceiver, subscribeEveryEvent } from './lib/bench-webhooks';
+import { startBenchReceiver, subscribeEveryEvent, webhookFigures } from './lib/bench-webhooks';
 import { describeFigures } from './lib/figures-report';
 import { databaseSize, formatStorageReport, formatSteadyState, retentionWindows } from './lib/storage-report';
 import { calibrationMs, dropSystem, runDatabaseUrl, type RunningSystem, SERVICES, startSystem } from './lib/system';
-import { closedLoop, type Figures, type LoadTarget, type MeasuredSystem, openLoop, type Wallet } from './lib/transfer-load';
+import {
+  closedLoop,
+  type Figures,
+  type LoadTarget,
+  type MeasuredSystem,
+  openLoop,
+  processCounters,
+  type Wallet,
+} from './lib/transfer-load';
 
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -103,6 +111,7 @@ async function main(): Promise<void> {
   const results: Figures[] = [];
   let calibrationBefore = Number.NaN;
   let windows = new Map<string, number>();
+  const webhookLines: string[] = [];
   // Enough connections for the open loop, whose requests in flight are not bounded.
   const pool = new Pool(baseUrl, { connections: Math.max(CONCURRENCY, 256), pipelining: 1 });
   try {
@@ -121,7 +130,9 @@ async function main(): Promise<void> {
     console.log(
       `  machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
     );
-    console.log('  the five services as processes (scripts/start.ts), PostgreSQL, RabbitMQ and this load generator on the same machine');
+    console.log(
+      "  the five services as processes (scripts/start.ts, identity's webhook delivery a sixth at nice 10), PostgreSQL, RabbitMQ and this load generator on the same machine",
+    );
     console.log(`  HMAC-signed POST /v1/transfers with a fresh Idempotency-Key each, ${WALLETS} funded USD wallets, rate limits off`);
     console.log(
       FEES
@@ -144,6 +155,7 @@ async function main(): Promise<void> {
       'open-spread': () => openLoop(`open, spread, ${RATE}/s`, spread, open),
       'open-hot': () => openLoop(`open, hot receiver, ${RATE}/s`, toHot, open),
     };
+    const countersBefore = processCounters(measured);
     await closedLoop('warm-up', spread, closed);
     if (START_AT_MS > 0) {
       if (Date.now() > START_AT_MS) console.error(`  BENCH_START_AT passed ${Date.now() - START_AT_MS} ms before the workloads were ready`);
@@ -155,16 +167,24 @@ async function main(): Promise<void> {
       if (!run) throw new Error(`BENCH_WORKLOADS: no workload ${name} (choose from ${Object.keys(workloads).join(', ')})`);
       results.push(await run());
     }
+    if (receiver)
+      webhookLines.push(
+        ...(await webhookFigures({
+          identityDatabaseUrl: system.databaseUrl('identity'),
+          system: measured,
+          before: countersBefore,
+          receiver,
+        })),
+      );
     // Read while the services run: the windows they purge by, for the storage at steady state.
     if (STORAGE) windows = await retentionWindows(metricsUrls(env));
   } finally {
     await pool.close();
     await system.stop();
-    if (receiver) console.log(`  webhook deliveries received during the run: ${receiver.received()}`);
     await receiver?.close();
   }
 
-  for (const line of describeFigures(results, calibrationBefore)) console.log(line);
+  for (const line of [...webhookLines, ...describeFigures(results, calibrationBefore)]) console.log(line);
 
   if (STORAGE) await printStorage(windows);
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
@@ -11,8 +12,8 @@ import { preflight } from './preflight';
  * `npm start`: the whole system as local processes against the PostgreSQL and RabbitMQ at
  * DATABASE_URL / AMQP_URL. Each service creates its database and migrates it at start, so
  * this script only checks the servers, fills in development secrets, builds the services
- * (scripts/build.ts), starts the five and watches them: one dying stops the rest, Ctrl-C stops
- * all.
+ * (scripts/build.ts), starts the five, and identity's webhook delivery as a sixth process at a
+ * lower CPU priority (`webhooks`), and watches them: one dying stops the rest, Ctrl-C stops all.
  *
  * `npm start -- ledger payments` starts only the services named.
  */
@@ -21,6 +22,10 @@ interface ServiceSpec {
   name: string;
   portVariable: string;
   defaultPort: number;
+  /** A process that is an instance of another service: that service's bundle, on this process's port, with these variables. */
+  instanceOf?: { service: string; portVariable: string; env: Record<string, string> };
+  /** The process's nice value: work that may wait while the money path needs the machine's cores. */
+  niceness?: number;
 }
 
 const SERVICES: ServiceSpec[] = [
@@ -29,7 +34,29 @@ const SERVICES: ServiceSpec[] = [
   { name: 'ledger', portVariable: 'LEDGER_PORT', defaultPort: 8092 },
   { name: 'payments', portVariable: 'PAYMENTS_PORT', defaultPort: 8093 },
   { name: 'treasury', portVariable: 'TREASURY_PORT', defaultPort: 8094 },
+  // Identity's webhook delivery (docs/events.md): its own process, behind the money path on a shared machine.
+  {
+    name: 'webhooks',
+    portVariable: 'WEBHOOKS_PORT',
+    defaultPort: 8095,
+    instanceOf: { service: 'identity', portVariable: 'IDENTITY_PORT', env: { WEBHOOK_DELIVERY: 'true' } },
+    niceness: 10,
+  },
 ];
+
+/** The service whose bundle a process runs. */
+function serviceOf(spec: ServiceSpec): string {
+  return spec.instanceOf?.service ?? spec.name;
+}
+
+/** The variables a process starts with: an instance takes its own port, and identity leaves delivery to `webhooks` when it runs. */
+function processEnv(spec: ServiceSpec, services: readonly ServiceSpec[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const own: NodeJS.ProcessEnv = { ...env, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME ?? spec.name };
+  if (spec.instanceOf) Object.assign(own, spec.instanceOf.env, { [spec.instanceOf.portVariable]: String(portOf(spec, env)) });
+  if (spec.name === 'identity' && services.some((other) => other.instanceOf?.env.WEBHOOK_DELIVERY === 'true'))
+    own.WEBHOOK_DELIVERY = 'false';
+  return own;
+}
 
 const ROOT = path.resolve(__dirname, '..');
 const HEALTH_TIMEOUT_MS = 120_000;
@@ -77,7 +104,7 @@ function environment(): { env: NodeJS.ProcessEnv; developmentSecrets: Array<keyo
     );
   }
   // The gateway reaches each service where this script starts it.
-  for (const spec of SERVICES.filter((candidate) => candidate.name !== 'gateway')) {
+  for (const spec of SERVICES.filter((candidate) => candidate.name !== 'gateway' && !candidate.instanceOf)) {
     const variable = `${spec.name.toUpperCase()}_URL`;
     env[variable] ??= `http://127.0.0.1:${portOf(spec, env)}`;
   }
@@ -117,10 +144,10 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const absent = services.filter((spec) => !existsSync(path.join(ROOT, 'services', spec.name, 'src', 'main.ts')));
+  const absent = services.filter((spec) => !existsSync(path.join(ROOT, 'services', serviceOf(spec), 'src', 'main.ts')));
   if (absent.length > 0) {
     console.error(
-      `${absent.map((spec) => `services/${spec.name}/src/main.ts`).join(', ')} not found: start the others with "npm start -- <service> ..."`,
+      `${absent.map((spec) => `services/${serviceOf(spec)}/src/main.ts`).join(', ')} not found: start the others with "npm start -- <service> ..."`,
     );
     process.exit(1);
   }
@@ -128,7 +155,7 @@ async function main(): Promise<void> {
   const { env, developmentSecrets } = environment();
   // The services run from their bundles (scripts/build.ts), rebuilt from the source every start.
   try {
-    await buildServices(services.map((spec) => spec.name));
+    await buildServices([...new Set(services.map(serviceOf))]);
   } catch (error) {
     console.error(`The services did not build: ${(error as Error).message}`);
     process.exit(1);
@@ -167,11 +194,14 @@ async function main(): Promise<void> {
     const prefix = useColor ? `\u001b[${COLORS[index % COLORS.length]}m${label} |\u001b[0m` : `${label} |`;
     // WALLET_NODE_ARGS: extra node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
     const nodeArgs = [...SERVICE_NODE_FLAGS, ...(env.WALLET_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...nodeArgs, '--require', TELEMETRY_PRELOAD, bundlePath(spec.name)], {
+    // An instance of another service names itself after its bundle, so `ps` and the benchmarks tell the two apart.
+    const instance = spec.instanceOf ? [`--instance=${spec.name}`] : [];
+    const child = spawn(process.execPath, [...nodeArgs, '--require', TELEMETRY_PRELOAD, bundlePath(serviceOf(spec)), ...instance], {
       cwd: ROOT,
-      env: { ...env, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME ?? spec.name },
+      env: processEnv(spec, services, env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (spec.niceness !== undefined && child.pid !== undefined) setPriority(child.pid, spec.niceness);
     children.set(spec.name, child);
     if (child.stdout) pipeWithPrefix(child.stdout, prefix, process.stdout);
     if (child.stderr) pipeWithPrefix(child.stderr, prefix, process.stderr);

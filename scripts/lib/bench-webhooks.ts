@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { WalletClient } from '@wallet/sdk';
+import { cpuPerTransfer, type MeasuredSystem, type ProcessCounters, processCounters } from './transfer-load';
 
 /** A receiver that takes every delivery with 204 and counts it: what a tenant's endpoint costs the platform, not the receiver. */
 export interface BenchReceiver {
@@ -36,4 +39,42 @@ export async function subscribeEveryEvent(options: { baseUrl: string; systemKey:
   });
   const developer = new WalletClient({ baseUrl: options.baseUrl, auth: { type: 'secret', apiKey: key.key as string } });
   await developer.webhookEndpoints.create({ url: options.url, eventTypes: ['*'] });
+}
+
+/** The deliveries still due in identity's database. */
+async function pendingDeliveries(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ count: string }>("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'");
+    return Number(result.rows[0]?.count ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+const DRAIN_MAX_MS = 300_000;
+
+/**
+ * What delivering the run's events took: how long after the workloads the last was delivered
+ * (delivery runs behind the money path, at a lower CPU priority), and the CPU per delivery of the
+ * `webhooks` process and of identity's database over the whole run, catching up included.
+ */
+export async function webhookFigures(options: {
+  identityDatabaseUrl: string;
+  system: MeasuredSystem;
+  before: ProcessCounters;
+  receiver: BenchReceiver;
+}): Promise<string[]> {
+  const ended = performance.now();
+  while ((await pendingDeliveries(options.identityDatabaseUrl)) > 0 && performance.now() - ended < DRAIN_MAX_MS)
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  const caughtUpSeconds = (performance.now() - ended) / 1000;
+  const received = options.receiver.received();
+  const shares = cpuPerTransfer(options.before, processCounters(options.system), received);
+  const share = (label: string) => (shares.find((each) => each.process === label)?.msPerTransfer ?? 0).toFixed(2);
+  return [
+    `  webhook deliveries: ${received} received, the last ${caughtUpSeconds.toFixed(1)} s after the workloads ended`,
+    `  CPU per delivery over the whole run (ms): webhooks ${share('webhooks')}, pg:identity ${share('pg:identity')}, identity ${share('identity')}`,
+  ];
 }

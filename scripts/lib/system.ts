@@ -4,9 +4,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '@wallet/kit';
-import { createTestVhost, dropRunVhosts, freePort } from '@wallet/kit/testing';
+import { createTestVhost, dropRunVhosts } from '@wallet/kit/testing';
 import type { FetchLike } from '@wallet/sdk';
 import type { Pool } from 'undici';
+import { onFreePorts } from './system-ports';
 
 /**
  * The whole system as `npm start` runs it (scripts/start.ts, each service its own process), on
@@ -125,9 +126,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     env[`${service.toUpperCase()}_DATABASE_URL`] = url;
   }
   env.AMQP_URL = await createTestVhost('bench');
-  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
-    env[variable] = String(await freePort());
-  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+  await onFreePorts(env);
   Object.assign(env, RATE_LIMITS_OFF, options.extraEnv ?? {});
 
   const baseUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;

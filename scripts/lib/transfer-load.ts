@@ -96,9 +96,9 @@ function processLabel(system: MeasuredSystem, pid: number, parentPid: number, cm
   if (comm === 'haproxy') return 'haproxy';
   // Another system on the same machine (a paired run) is not ours.
   if (parentPid !== system.systemPid) return null;
-  // The last bundle on the command line: the first may be the tracing preload (dist/telemetry.js).
-  const service = /dist\/(\w+)\.js\s*$/.exec(cmdline.trim())?.[1];
-  return service ?? null;
+  // The last bundle on the command line (the first may be the tracing preload, dist/telemetry.js), or the instance it names.
+  const run = /dist\/(\w+)\.js(?:\s+--instance=(\w+))?\s*$/.exec(cmdline.trim());
+  return run?.[2] ?? run?.[1] ?? null;
 }
 
 /**
@@ -127,7 +127,7 @@ function contextSwitches(pid: string): number {
 export type ProcessCounters = Map<string, Map<number, Counters>>;
 
 /** CPU time, write calls and context switches so far of each part of the system, from /proc. */
-function processCounters(system: MeasuredSystem): ProcessCounters {
+export function processCounters(system: MeasuredSystem): ProcessCounters {
   const counters: ProcessCounters = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -4,13 +4,14 @@ import path from 'node:path';
 import axe from 'axe-core';
 import { type OrgRole, type Wallet } from '@wallet/contracts';
 import { createDb, type Db } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { WalletClient } from '@wallet/sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DASHBOARD_DIST, DASHBOARD_STAMP, dashboardSourcesHash } from '../../scripts/build';
 import { launchChromium, requireChromium, signInAt } from '../../scripts/lib/dashboard-browser';
 import { inParallel, momoDeposit } from '../../scripts/lib/scale-setup';
 import { sharedSystem } from './shared-system';
+import { onFreePorts } from '../../scripts/lib/system-ports';
 
 /**
  * The dashboard's browser tests: the whole system as `npm start` runs it (the services from their
@@ -85,9 +86,7 @@ async function startSystemProcess(logFile: string): Promise<{ pid: number; env: 
   for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
     env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`browser_${service}`, { migratedFor: service });
   env.AMQP_URL = await createTestVhost('browser', { keptForTheRun: true });
-  for (const variable of ['GATEWAY_PORT', 'ADMIN_PORT', 'DASHBOARD_PORT', 'IDENTITY_PORT', 'LEDGER_PORT', 'PAYMENTS_PORT', 'TREASURY_PORT'])
-    env[variable] = String(await freePort());
-  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+  await onFreePorts(env);
   delete env.DASHBOARD_URL;
   delete env.DASHBOARD_DIST;
   const log = openSync(logFile, 'a');

@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EVENT_TYPES } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
-import { createTestDatabase, createTestVhost, freePort, waitFor, WebhookReceiver } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, waitFor, WebhookReceiver } from '@wallet/kit/testing';
 import { isWalletApiError, WalletClient } from '@wallet/sdk';
 import { Webhook } from 'standardwebhooks';
 import { driveEveryEvent } from './every-event';
 import { installPackedSdk, type SdkProject } from './sdk-package';
+import { onFreePorts } from '../../scripts/lib/system-ports';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'e2e-system-key-0123456789abcdefghijklmnop';
@@ -44,6 +46,29 @@ async function ledgerShardZeroMappingAllTo(shard: number): Promise<string> {
  * as real processes on fresh databases and a fresh vhost; a tenant created through the
  * gateway's admin listener ends up with its system accounts in the ledger.
  */
+/** The processes `npm start` (pid `parent`) runs from identity's bundle: the instance each is, its nice value and its WEBHOOK_DELIVERY. */
+function identityProcesses(parent: number): Array<{ instance: string; nice: number; delivery: string | undefined }> {
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command's name: the 4th of stat is the first here, so the parent is [1] and the nice value (19th) [16].
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (Number(fields[1]) !== parent || !command.some((part) => part.endsWith('dist/identity.js'))) continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      found.push({
+        instance: command.find((part) => part.startsWith('--instance='))?.slice('--instance='.length) ?? 'identity',
+        nice: Number(fields[16]),
+        delivery: environ.find((entry) => entry.startsWith('WEBHOOK_DELIVERY='))?.slice('WEBHOOK_DELIVERY='.length),
+      });
+    } catch {
+      // a process that ended while being read
+    }
+  }
+  return found.sort((a, b) => a.instance.localeCompare(b.instance));
+}
+
 describe('the whole system, started as the README says', () => {
   let system: ChildProcess;
   let output = '';
@@ -70,17 +95,7 @@ describe('the whole system, started as the README says', () => {
     ledgerDatabaseUrl = await createTestDatabase('e2e_ledger_shard1');
     env.LEDGER_SHARDS = ledgerDatabaseUrl;
     env.AMQP_URL = await createTestVhost('e2e');
-    for (const variable of [
-      'GATEWAY_PORT',
-      'ADMIN_PORT',
-      'DASHBOARD_PORT',
-      'IDENTITY_PORT',
-      'LEDGER_PORT',
-      'PAYMENTS_PORT',
-      'TREASURY_PORT',
-    ])
-      env[variable] = String(await freePort());
-    for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+    await onFreePorts(env);
     system = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
       cwd: ROOT,
       env,
@@ -365,6 +380,11 @@ describe('the whole system, started as the README says', () => {
       // Each event arrived once per announcement; the log has each once, and lists what the receiver processed.
       const logged = (await ops.events.list({ limit: 200 })).data.map((event) => event.id);
       expect(new Set(logged)).toEqual(new Set(receiver.processed.keys()));
+      // Delivered by identity's webhooks process, behind the money path: the identity that serves requests delivers nothing.
+      expect(identityProcesses(system.pid as number)).toEqual([
+        { instance: 'identity', nice: 0, delivery: 'false' },
+        { instance: 'webhooks', nice: 10, delivery: 'true' },
+      ]);
     } finally {
       await receiver.close();
     }

@@ -2,9 +2,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { createTestDatabase, createTestVhost, freePort, waitFor } from '@wallet/kit/testing';
+import { createTestDatabase, createTestVhost, waitFor } from '@wallet/kit/testing';
 import { type FetchLike, WalletClient } from '@wallet/sdk';
 import { createTenant, type ScaleTenant } from '../../scripts/lib/scale-setup';
+import { onFreePorts } from '../../scripts/lib/system-ports';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SYSTEM_KEY = 'trace-system-key-0123456789abcdefghijklmnop';
@@ -85,17 +86,7 @@ describe('traces across the services', () => {
     for (const service of ['gateway', 'identity', 'ledger', 'payments', 'treasury'])
       env[`${service.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`trace_${service}`, { migratedFor: service });
     env.AMQP_URL = await createTestVhost('trace');
-    for (const variable of [
-      'GATEWAY_PORT',
-      'ADMIN_PORT',
-      'DASHBOARD_PORT',
-      'IDENTITY_PORT',
-      'LEDGER_PORT',
-      'PAYMENTS_PORT',
-      'TREASURY_PORT',
-    ])
-      env[variable] = String(await freePort());
-    for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+    await onFreePorts(env);
     for (const bucket of ['KEY', 'TENANT', 'IP']) env[`GATEWAY_RATE_LIMIT_${bucket}_PER_SECOND`] = '0';
     Object.assign(env, {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,

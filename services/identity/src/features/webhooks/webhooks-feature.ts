@@ -54,6 +54,15 @@ export const webhooksConfigShape = {
   /** One attempt's deadline: connecting, sending and reading the answer's start. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Whether this instance records announced events and delivers webhooks. `npm start` turns it off
+   * in the identity that serves requests and runs an instance of its own for it, at a lower CPU
+   * priority: on a shared machine a burst of money traffic is served first, and deliveries catch up.
+   */
+  WEBHOOK_DELIVERY: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   /** Development and tests only: deliver to private, loopback and link-local addresses, and over http in live. */
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
     .enum(['true', 'false'])
@@ -99,6 +108,23 @@ export async function startWebhooks(deps: {
   const { config, db, logger } = deps;
   const policy = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES };
   if (policy.allowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE_ADDRESSES is true: webhooks may reach private addresses (development only)');
+  // An instance that does not deliver still serves the routes: the delivering one finds new work at its next poll.
+  const delivery = config.WEBHOOK_DELIVERY ? await startDelivery(deps, policy) : null;
+  const endpoints = new EndpointsService({ db, secrets: deps.secrets, policy, wake: () => delivery?.wake() });
+  return {
+    routes: (app) => app.use(webhooksRouter(db, endpoints, deps.rememberSealed)),
+    stop: async () => {
+      await delivery?.stop();
+    },
+  };
+}
+
+/** The events consumer and the delivery worker: what WEBHOOK_DELIVERY turns on. */
+async function startDelivery(
+  deps: Parameters<typeof startWebhooks>[0],
+  policy: { allowPrivate: boolean },
+): Promise<{ wake(): void; stop(): Promise<void> }> {
+  const { config, db, logger } = deps;
   const sender = new WebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const worker = new WebhookWorker({
     db,
@@ -116,9 +142,8 @@ export async function startWebhooks(deps: {
   });
   const consumer = await startEventsConsumer(deps, () => worker.wake());
   worker.start();
-  const endpoints = new EndpointsService({ db, secrets: deps.secrets, policy, wake: () => worker.wake() });
   return {
-    routes: (app) => app.use(webhooksRouter(db, endpoints, deps.rememberSealed)),
+    wake: () => worker.wake(),
     stop: async () => {
       await consumer.stop();
       await worker.stop();
