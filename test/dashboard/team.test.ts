@@ -67,6 +67,41 @@ async function refusal(call: Promise<unknown>): Promise<unknown> {
   );
 }
 
+describe("a list's filters", () => {
+  // Each list's form is keyed by its filters; one sharing its table's key left a stale copy of itself at every change.
+  it.each([
+    ['/transfers', 'Transfers', 'Filter transfers', ['completed', 'failed', 'pending']],
+    ['/payouts', 'Payouts', 'Filter payouts', ['approved', 'rejected', 'pending']],
+    ['/deposits', 'Deposits', 'Filter deposits', ['completed', 'rejected', 'pending']],
+    ['/team', 'Team', 'Filter team members', ['active', 'deactivated', 'invited']],
+  ])('keeps one filter form on %s through three changes of its status', async (path, heading, form, statuses) => {
+    const page = await newPage();
+    await signIn(page, system, 'org-admin', path);
+    await openScreen(page, path, heading);
+    for (const status of statuses) {
+      await choose(page, page.getByRole('search', { name: form }), 'Status', status);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('status') === status);
+      await settled(page, heading);
+    }
+    expect(await page.getByRole('search', { name: form }).count()).toBe(1);
+    expect(await page.getByRole('search', { name: form }).getByRole('combobox', { name: 'Status' }).inputValue()).toBe(statuses.at(-1));
+  });
+
+  it('keeps one filter form on /audit through three changes of its actor', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'org-admin', '/audit');
+    await openScreen(page, '/audit', 'Audit trail');
+    for (const actor of ['usr_a', 'usr_b', 'usr_c']) {
+      await page.getByLabel('Actor id').fill(actor);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('actorId') === actor);
+      await settled(page, 'Audit trail');
+    }
+    expect(await page.getByRole('search', { name: 'Filter audit events' }).count()).toBe(1);
+  });
+});
+
 describe('the team screen', () => {
   it('lets an org-admin add a member, change its role and deactivate it, and keeps the last org-admin', async () => {
     const page = await newPage();

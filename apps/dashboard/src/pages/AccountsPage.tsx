@@ -9,6 +9,7 @@ import { DateTime } from '../components/DateTime';
 import { type FilterField, FilterForm } from '../components/FilterForm';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/accounts');
 
@@ -51,12 +52,12 @@ const ACCOUNT_FILTERS: readonly FilterField[] = [
 export function AccountsPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <>
       <PageTitle>Ledger accounts</PageTitle>
       <FilterForm
-        key={`form:${filterKey}`}
+        key={keys.form}
         label="Filter ledger accounts"
         schema={accountFiltersSchema}
         fields={ACCOUNT_FILTERS}
@@ -64,14 +65,14 @@ export function AccountsPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        key={`list:${filterKey}`}
+        key={keys.list}
         caption="Ledger accounts with their balances"
         queryKey={['ledger-accounts', filters]}
         fetchPage={(page, signal) => api.call(ledgerRoutes.accounts, { query: { ...filters, ...page }, signal })}
         columns={accountColumns}
         rowId={(account) => account.id}
         emptyTitle="No ledger accounts"
-        emptyDescription={filterKey === '{}' ? 'Accounts open as money first moves through them.' : 'No account matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Accounts open as money first moves through them.' : 'No account matches these filters.'}
       />
     </>
   );

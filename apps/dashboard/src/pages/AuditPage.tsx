@@ -14,6 +14,7 @@ import { localInputToTimestamp, timestampToLocalInput } from '../forms/datetime'
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { auditDetails } from '../format/audit';
 import { AppForm } from '../components/AppForm';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/audit');
 type AuditFilters = z.infer<typeof auditFiltersSchema>;
@@ -170,13 +171,13 @@ function AuditFilterForm({ filters, onApply }: { filters: AuditFilters; onApply:
 export function AuditPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <>
       <PageTitle>Audit trail</PageTitle>
-      <AuditFilterForm key={filterKey} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <AuditFilterForm key={keys.form} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
-        key={filterKey}
+        key={keys.list}
         caption="Audit events, newest first"
         queryKey={['audit-events', filters]}
         fetchPage={fillingPages((page, signal) => api.call(auditRoutes.list, { query: { ...filters, ...page }, signal }))}
@@ -184,7 +185,7 @@ export function AuditPage() {
         rowId={(event) => event.id}
         emptyTitle="No audit events"
         emptyDescription={
-          filterKey === '{}' ? 'Key, team, session, approval, freeze and fee actions are recorded here.' : 'No event matches these filters.'
+          !keys.filtered ? 'Key, team, session, approval, freeze and fee actions are recorded here.' : 'No event matches these filters.'
         }
       />
     </>

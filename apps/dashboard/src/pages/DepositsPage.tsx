@@ -28,6 +28,7 @@ import { WalletLink } from '../components/WalletLink';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { StatementLinesSection } from './StatementLinesSection';
 import { AppForm } from '../components/AppForm';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/deposits');
 
@@ -159,13 +160,13 @@ export function DepositsPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
   const principal = usePrincipal();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   const [importId, setImportId] = useState<string | null>(null);
   return (
     <Stack>
       <PageTitle>Deposits</PageTitle>
       <FilterForm
-        key={filterKey}
+        key={keys.form}
         label="Filter deposits"
         schema={depositFiltersSchema}
         fields={FILTERS}
@@ -173,7 +174,7 @@ export function DepositsPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        key={filterKey}
+        key={keys.list}
         caption="Deposits, newest first"
         queryKey={['deposits', filters]}
         fetchPage={fillingPages((page, signal) => api.call(depositRoutes.list, { query: { ...filters, ...page }, signal }))}
@@ -181,7 +182,7 @@ export function DepositsPage() {
         rowId={(deposit) => deposit.id}
         emptyTitle="No deposits"
         emptyDescription={
-          filterKey === '{}' ? 'Mobile money deposits and bank slips appear here as they arrive.' : 'No deposit matches these filters.'
+          !keys.filtered ? 'Mobile money deposits and bank slips appear here as they arrive.' : 'No deposit matches these filters.'
         }
       />
       {canCall(principal.scopes, depositRoutes.importStatement) && <StatementImport onImported={setImportId} />}

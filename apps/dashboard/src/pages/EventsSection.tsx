@@ -11,6 +11,7 @@ import { EventLink } from '../components/DeveloperLinks';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { localInputToTimestamp, timestampToLocalInput } from '../forms/datetime';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
+import { listKeys } from '../app/filters';
 
 const helper = columnsOf<PlatformEvent>();
 const columns = helper.columns([
@@ -106,7 +107,7 @@ function EventFilterForm({ filters, onApply }: { filters: EventFilters; onApply:
 /** The event log of the session's environment: what the webhooks deliver, newest first, filtered on the server. */
 export function EventsSection({ filters, onApply }: { filters: EventFilters; onApply: (filters: EventFilters) => void }) {
   const { environment } = usePrincipal();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <Stack>
       <Title order={2} size="h3">
@@ -116,16 +117,16 @@ export function EventsSection({ filters, onApply }: { filters: EventFilters; onA
         Every change of money and of what holds it in the {environment} environment, as webhooks deliver it, newest first; kept at least 30
         days.
       </Text>
-      <EventFilterForm key={`form:${filterKey}`} filters={filters} onApply={onApply} />
+      <EventFilterForm key={keys.form} filters={filters} onApply={onApply} />
       <PagedTable
-        key={`list:${filterKey}`}
+        key={keys.list}
         caption="Events, newest first"
         queryKey={['events', environment, filters]}
         fetchPage={fillingPages((page, signal) => api.call(eventRoutes.list, { query: { ...eventQuery(filters), ...page }, signal }))}
         columns={columns}
         rowId={(event) => event.id}
         emptyTitle="No events"
-        emptyDescription={filterKey === '{}' ? 'Events show here as money moves.' : 'No event matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Events show here as money moves.' : 'No event matches these filters.'}
       />
     </Stack>
   );

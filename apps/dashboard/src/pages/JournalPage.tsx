@@ -12,6 +12,7 @@ import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { AppForm } from '../components/AppForm';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/journal');
 
@@ -135,14 +136,13 @@ function JournalFilterForm({ filters, onApply }: { filters: JournalFilters; onAp
 export function JournalPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <>
       <PageTitle>Journal</PageTitle>
-      <JournalFilterForm key={`form:${filterKey}`} filters={filters} onApply={(next) => void navigate({ search: next })} />
+      <JournalFilterForm key={keys.form} filters={filters} onApply={(next) => void navigate({ search: next })} />
       <PagedTable
-        // A new filter is a new list: its paging starts again from the first page. (Sibling keys must differ: React keeps both of two equal ones.)
-        key={`list:${filterKey}`}
+        key={keys.list}
         caption="Journal entries, newest first"
         queryKey={['journal', filters]}
         fetchPage={fillingPages((page, signal) => api.call(ledgerRoutes.journal, { query: { ...filters, ...page }, signal }))}
@@ -150,7 +150,7 @@ export function JournalPage() {
         rowId={(entry) => entry.id}
         pageSize={JOURNAL_PAGE_SIZE}
         emptyTitle="No journal entries"
-        emptyDescription={filterKey === '{}' ? 'Entries appear here once money moves.' : 'No entry matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Entries appear here once money moves.' : 'No entry matches these filters.'}
       />
     </>
   );

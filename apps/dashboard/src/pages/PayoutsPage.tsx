@@ -31,6 +31,7 @@ import { checkDestination } from '../forms/destination';
 import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/payouts');
 
@@ -192,7 +193,7 @@ export function PayoutsPage() {
   const navigate = routeApi.useNavigate();
   const principal = usePrincipal();
   const [requesting, setRequesting] = useState(false);
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <Stack gap={0}>
       <Group justify="space-between" align="flex-start">
@@ -200,7 +201,7 @@ export function PayoutsPage() {
         {canCall(principal.scopes, payoutRoutes.create) && <Button onClick={() => setRequesting(true)}>Request a payout</Button>}
       </Group>
       <FilterForm
-        key={filterKey}
+        key={keys.form}
         label="Filter payouts"
         schema={payoutFiltersSchema}
         fields={FILTERS}
@@ -208,14 +209,14 @@ export function PayoutsPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        key={filterKey}
+        key={keys.list}
         caption="Payout cases, newest first"
         queryKey={['payouts', filters]}
         fetchPage={fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(payout) => payout.id}
         emptyTitle="No payouts"
-        emptyDescription={filterKey === '{}' ? 'Payouts from wallets appear here once requested.' : 'No payout matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Payouts from wallets appear here once requested.' : 'No payout matches these filters.'}
       />
       {requesting && <RequestPayout opened onClose={() => setRequesting(false)} />}
     </Stack>

@@ -10,6 +10,7 @@ import { DetailTable } from '../components/DetailTable';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { AppForm } from '../components/AppForm';
+import { listKeys } from '../app/filters';
 
 function statusColor(status: number): string {
   if (status >= 500) return 'red';
@@ -164,7 +165,7 @@ function RequestLogFilterForm({ filters, onApply }: { filters: RequestLogFilters
 /** The gateway's log of the tenant's calls in the session's environment, filtered on the server. */
 export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFilters; onApply: (filters: RequestLogFilters) => void }) {
   const { environment } = usePrincipal();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <Stack>
       <Title order={2} size="h3">
@@ -173,9 +174,9 @@ export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFi
       <Text size="sm" c="dimmed">
         Every call to the API in the {environment} environment, as the gateway answered it, newest first.
       </Text>
-      <RequestLogFilterForm key={`form:${filterKey}`} filters={filters} onApply={onApply} />
+      <RequestLogFilterForm key={keys.form} filters={filters} onApply={onApply} />
       <PagedTable
-        key={`list:${filterKey}`}
+        key={keys.list}
         caption="Request logs, newest first"
         queryKey={['request-logs', environment, filters]}
         fetchPage={fillingPages((page, signal) =>
@@ -184,7 +185,7 @@ export function RequestLogsSection({ filters, onApply }: { filters: RequestLogFi
         columns={columns}
         rowId={(log) => log.id}
         emptyTitle="No requests"
-        emptyDescription={filterKey === '{}' ? 'Calls to the API show here as they happen.' : 'No request matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Calls to the API show here as they happen.' : 'No request matches these filters.'}
       />
     </Stack>
   );

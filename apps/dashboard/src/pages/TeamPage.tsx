@@ -27,6 +27,7 @@ import { type FilterField, FilterForm } from '../components/FilterForm';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/team');
 
@@ -263,7 +264,7 @@ export function TeamPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
   const principal = usePrincipal();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   const columns = useMemo(() => teamColumns(principal.memberId), [principal.memberId]);
   return (
     <>
@@ -272,7 +273,7 @@ export function TeamPage() {
         <AddMember />
       </Group>
       <FilterForm
-        key={filterKey}
+        key={keys.form}
         label="Filter team members"
         schema={teamFiltersSchema}
         fields={TEAM_FILTERS}
@@ -280,14 +281,14 @@ export function TeamPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        key={filterKey}
+        key={keys.list}
         caption="Team members, newest first"
         queryKey={['team', filters]}
         fetchPage={(page, signal) => api.call(teamRoutes.list, { query: { ...filters, ...page }, signal })}
         columns={columns}
         rowId={(member) => member.id}
         emptyTitle="No members"
-        emptyDescription={filterKey === '{}' ? 'Members you add show here.' : 'No member matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Members you add show here.' : 'No member matches these filters.'}
       />
     </>
   );

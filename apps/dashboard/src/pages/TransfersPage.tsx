@@ -12,6 +12,7 @@ import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/transfers');
 
@@ -47,12 +48,12 @@ const FILTERS = [
 export function TransfersPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <Stack gap={0}>
       <PageTitle>Transfers</PageTitle>
       <FilterForm
-        key={filterKey}
+        key={keys.form}
         label="Filter transfers"
         schema={transferFiltersSchema}
         fields={FILTERS}
@@ -60,14 +61,14 @@ export function TransfersPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        key={filterKey}
+        key={keys.list}
         caption="Transfers, newest first"
         queryKey={['transfers', filters]}
         fetchPage={fillingPages((page, signal) => api.call(transferRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
         rowId={(transfer) => transfer.id}
         emptyTitle="No transfers"
-        emptyDescription={filterKey === '{}' ? 'Transfers between wallets appear here.' : 'No transfer matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Transfers between wallets appear here.' : 'No transfer matches these filters.'}
       />
     </Stack>
   );

@@ -41,6 +41,7 @@ import { checkDestination } from '../forms/destination';
 import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
+import { listKeys } from '../app/filters';
 
 const routeApi = getRouteApi('/_session/treasury');
 
@@ -381,8 +382,8 @@ export function TreasuryPage() {
   const [dialog, setDialog] = useState<'float' | 'withdrawal' | null>(null);
   const floatFilters = { status: search.floatStatus, currencyCode: search.floatCurrencyCode };
   const withdrawalFilters = { status: search.withdrawalStatus };
-  const floatKey = JSON.stringify(floatFilters);
-  const withdrawalKey = JSON.stringify(withdrawalFilters);
+  const floatKeys = listKeys(floatFilters);
+  const withdrawalKeys = listKeys(withdrawalFilters);
   return (
     <Stack gap="xl">
       <PageTitle>Treasury</PageTitle>
@@ -398,7 +399,7 @@ export function TreasuryPage() {
           action={may(treasuryRoutes.createFloatDeposit) && <Button onClick={() => setDialog('float')}>Record a float deposit</Button>}
         >
           <FilterForm
-            key={floatKey}
+            key={floatKeys.form}
             label="Filter float deposits"
             schema={floatDepositFiltersSchema}
             fields={FLOAT_FILTERS}
@@ -408,7 +409,7 @@ export function TreasuryPage() {
             }
           />
           <PagedTable
-            key={floatKey}
+            key={floatKeys.list}
             caption="Float deposits, newest first"
             queryKey={['treasury', 'float-deposits', floatFilters]}
             fetchPage={fillingPages((page, signal) =>
@@ -428,7 +429,7 @@ export function TreasuryPage() {
           action={may(withdrawalRoutes.create) && <Button onClick={() => setDialog('withdrawal')}>Request a withdrawal</Button>}
         >
           <FilterForm
-            key={withdrawalKey}
+            key={withdrawalKeys.form}
             label="Filter withdrawals"
             schema={withdrawalFiltersSchema}
             fields={WITHDRAWAL_FILTERS}
@@ -436,7 +437,7 @@ export function TreasuryPage() {
             onApply={(next) => void navigate({ search: (current) => ({ ...current, withdrawalStatus: next.status }) })}
           />
           <PagedTable
-            key={withdrawalKey}
+            key={withdrawalKeys.list}
             caption="Withdrawal cases, newest first"
             queryKey={['withdrawals', withdrawalFilters]}
             fetchPage={fillingPages((page, signal) =>

@@ -4,7 +4,7 @@ import { type Wallet, WALLET_OWNER_TYPES, WALLET_STATUSES, walletRoutes } from '
 import { api } from '../api/browser';
 import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
-import { walletFiltersSchema } from '../app/filters';
+import { listKeys, walletFiltersSchema } from '../app/filters';
 import { DateTime } from '../components/DateTime';
 import { type FilterField, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
@@ -50,12 +50,12 @@ const WALLET_FILTERS: readonly FilterField[] = [
 export function WalletsPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
-  const filterKey = JSON.stringify(filters);
+  const keys = listKeys(filters);
   return (
     <>
       <PageTitle>Wallets</PageTitle>
       <FilterForm
-        key={`form:${filterKey}`}
+        key={keys.form}
         label="Filter wallets"
         schema={walletFiltersSchema}
         fields={WALLET_FILTERS}
@@ -63,8 +63,7 @@ export function WalletsPage() {
         onApply={(next) => void navigate({ search: next })}
       />
       <PagedTable
-        // A new filter is a new list: its paging starts again from the first page. (Sibling keys must differ: React keeps both of two equal ones.)
-        key={`list:${filterKey}`}
+        key={keys.list}
         caption="Wallets"
         queryKey={['wallets', filters]}
         fetchPage={fillingPages((page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal }))}
@@ -72,7 +71,7 @@ export function WalletsPage() {
         rowId={(wallet) => wallet.id}
         emptyTitle="No wallets"
         emptyDescription={
-          filterKey === '{}' ? 'Wallets appear here once they are created through the API.' : 'No wallet matches these filters.'
+          !keys.filtered ? 'Wallets appear here once they are created through the API.' : 'No wallet matches these filters.'
         }
       />
     </>
