@@ -35,6 +35,13 @@ function rowOf(page: Page, text: string): Locator {
   return page.getByRole('row').filter({ hasText: text });
 }
 
+/** A badge's label as the page measures it (the tests compile without the DOM's types). */
+interface BadgeLabel {
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+}
+
 /** The parts of the page's window read below (the tests compile without the DOM's types). */
 interface WebStorage {
   readonly length: number;
@@ -99,6 +106,33 @@ describe("a list's filters", () => {
       await settled(page, 'Audit trail');
     }
     expect(await page.getByRole('search', { name: 'Filter audit events' }).count()).toBe(1);
+  });
+});
+
+describe('status badges', () => {
+  /** The badges on the page whose text is cut (an ellipsis where a status should be). */
+  const cutBadges = (page: Page): Promise<string[]> =>
+    page.evaluate(() => {
+      const labels = [
+        ...(globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<BadgeLabel> } }).document.querySelectorAll(
+          '.mantine-Badge-label',
+        ),
+      ];
+      return labels.filter((label) => label.scrollWidth > label.clientWidth).map((label) => label.textContent ?? '');
+    });
+
+  it.each([
+    ['/transfers', 'Transfers'],
+    ['/payouts', 'Payouts'],
+    ['/deposits', 'Deposits'],
+    ['/developers', 'Developers'],
+  ])('shows every status on %s whole at 1440 px, not cut to its first letters', async (path, heading) => {
+    const page = await newPage();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await signIn(page, system, 'org-admin', path);
+    await openScreen(page, path, heading);
+    expect(await page.locator('.mantine-Badge-label').count()).toBeGreaterThan(0);
+    expect(await cutBadges(page)).toEqual([]);
   });
 });
 

@@ -19,7 +19,11 @@ export const theme = createTheme({
     // The close button is an icon: it needs a name for assistive technology.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     // Status badges as a tint with body text: white on a filled green stays under 4.5:1 at every shade.
-    Badge: Badge.extend({ defaultProps: { variant: 'light' } }),
+    // A badge is as wide as its word: Mantine's would shrink with a narrow column and cut "completed" to "CO…".
+    Badge: Badge.extend({
+      defaultProps: { variant: 'light' },
+      styles: { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } },
+    }),
   },
 });
 
