@@ -95,6 +95,23 @@ describe("a list's filters", () => {
     expect(await page.getByRole('search', { name: form }).getByRole('combobox', { name: 'Status' }).inputValue()).toBe(statuses.at(-1));
   });
 
+  it('keeps a value typed into the address as text: /wallets?ownerId=123 filters by the owner id "123"', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'org-admin', '/wallets');
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/v1/wallets') asked.push(new URL(request.url()).search);
+    });
+    await openScreen(page, '/wallets?ownerId=123', 'Wallets');
+    expect(await page.getByRole('search', { name: 'Filter wallets' }).getByLabel('Owner id').inputValue()).toBe('123');
+    await page.getByText('No wallet matches these filters.').waitFor();
+    expect(asked.map((search) => new URLSearchParams(search).get('ownerId'))).toContain('123');
+    // Applied from the form, the value keeps the address as typed, with no quotes around it.
+    await page.getByRole('search', { name: 'Filter wallets' }).getByLabel('Owner id').fill('0042');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((url) => url.search === '?ownerId=0042');
+  });
+
   it('keeps one filter form on /audit through three changes of its actor', async () => {
     const page = await newPage();
     await signIn(page, system, 'org-admin', '/audit');

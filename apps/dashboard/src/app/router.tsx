@@ -2,6 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
 import { z } from 'zod';
 import { isUnauthorized } from '../api/errors';
+import { parseSearch, stringifySearch } from './search-params';
 import { sessionQuery } from '../api/session';
 import { ErrorState, LoadingState } from '../components/States';
 import { accountFiltersSchema, accountPageSearchSchema, journalFiltersSchema } from '../books/journal';
@@ -243,7 +244,14 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 export function createAppRouter(queryClient: QueryClient) {
-  return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
+  return createRouter({
+    routeTree,
+    context: { queryClient },
+    defaultPreload: 'intent',
+    scrollRestoration: true,
+    parseSearch,
+    stringifySearch,
+  });
 }
 
 declare module '@tanstack/react-router' {

@@ -27,12 +27,17 @@ export const auditFiltersSchema = auditEventQuerySchema.pick({
 
 /**
  * The request logs' filters. The API takes `requestSignatureVerified` as the text `true` /
- * `false` (a query string has no booleans); the URL keeps it a boolean, which the router's
- * search parser gives back as one.
+ * `false` (a query string has no booleans), and so does the address (the router keeps every
+ * search value text); the filters hold a boolean.
  */
 export const requestLogFiltersSchema = requestLogQuerySchema
   .pick({ correlationId: true, idempotencyKey: true, apiKeyId: true, status: true })
-  .extend({ requestSignatureVerified: z.boolean().optional() });
+  .extend({
+    requestSignatureVerified: z.preprocess(
+      (value) => (value === 'true' ? true : value === 'false' ? false : value),
+      z.boolean().optional(),
+    ),
+  });
 export type RequestLogFilters = z.infer<typeof requestLogFiltersSchema>;
 
 /**
