@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '../packages/kit/src/config';
 import { buildDashboard, bundlePath, buildServices, SERVICE_NODE_FLAGS, TELEMETRY_PRELOAD } from './build';
 import { DEV_SECRETS_FILE, type DevSecrets, devSecrets } from './dev-secrets';
+import { portOf, processEnv, SERVICES, type ServiceSpec, serviceOf, urlVariableOf } from './lib/service-processes';
 import { preflight } from './preflight';
 
 /**
@@ -18,46 +19,6 @@ import { preflight } from './preflight';
  * `npm start -- ledger payments` starts only the services named.
  */
 
-interface ServiceSpec {
-  name: string;
-  portVariable: string;
-  defaultPort: number;
-  /** A process that is an instance of another service: that service's bundle, on this process's port, with these variables. */
-  instanceOf?: { service: string; portVariable: string; env: Record<string, string> };
-  /** The process's nice value: work that may wait while the money path needs the machine's cores. */
-  niceness?: number;
-}
-
-const SERVICES: ServiceSpec[] = [
-  { name: 'gateway', portVariable: 'GATEWAY_PORT', defaultPort: 8080 },
-  { name: 'identity', portVariable: 'IDENTITY_PORT', defaultPort: 8091 },
-  { name: 'ledger', portVariable: 'LEDGER_PORT', defaultPort: 8092 },
-  { name: 'payments', portVariable: 'PAYMENTS_PORT', defaultPort: 8093 },
-  { name: 'treasury', portVariable: 'TREASURY_PORT', defaultPort: 8094 },
-  // Identity's webhook delivery (docs/events.md): its own process, behind the money path on a shared machine.
-  {
-    name: 'webhooks',
-    portVariable: 'WEBHOOKS_PORT',
-    defaultPort: 8095,
-    instanceOf: { service: 'identity', portVariable: 'IDENTITY_PORT', env: { WEBHOOK_DELIVERY: 'true' } },
-    niceness: 10,
-  },
-];
-
-/** The service whose bundle a process runs. */
-function serviceOf(spec: ServiceSpec): string {
-  return spec.instanceOf?.service ?? spec.name;
-}
-
-/** The variables a process starts with: an instance takes its own port, and identity leaves delivery to `webhooks` when it runs. */
-function processEnv(spec: ServiceSpec, services: readonly ServiceSpec[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const own: NodeJS.ProcessEnv = { ...env, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME ?? spec.name };
-  if (spec.instanceOf) Object.assign(own, spec.instanceOf.env, { [spec.instanceOf.portVariable]: String(portOf(spec, env)) });
-  if (spec.name === 'identity' && services.some((other) => other.instanceOf?.env.WEBHOOK_DELIVERY === 'true'))
-    own.WEBHOOK_DELIVERY = 'false';
-  return own;
-}
-
 const ROOT = path.resolve(__dirname, '..');
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -69,15 +30,11 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function portOf(spec: ServiceSpec, env: NodeJS.ProcessEnv): number {
-  return Number(env[spec.portVariable] ?? spec.defaultPort);
-}
-
 function dashboardUrl(env: NodeJS.ProcessEnv): string {
   return `http://127.0.0.1:${Number(env.DASHBOARD_PORT ?? 8082)}`;
 }
 
-function selectedServices(names: string[]): ServiceSpec[] {
+function selectedServices(names: string[]): readonly ServiceSpec[] {
   if (names.length === 0) return SERVICES;
   const unknown = names.filter((name) => !SERVICES.some((spec) => spec.name === name));
   if (unknown.length > 0) {
@@ -104,9 +61,9 @@ function environment(): { env: NodeJS.ProcessEnv; developmentSecrets: Array<keyo
     );
   }
   // The gateway reaches each service where this script starts it.
-  for (const spec of SERVICES.filter((candidate) => candidate.name !== 'gateway' && !candidate.instanceOf)) {
-    const variable = `${spec.name.toUpperCase()}_URL`;
-    env[variable] ??= `http://127.0.0.1:${portOf(spec, env)}`;
+  for (const spec of SERVICES) {
+    const variable = urlVariableOf(spec);
+    if (variable) env[variable] ??= `http://127.0.0.1:${portOf(spec, env)}`;
   }
   // Treasury's analytics ask the gateway's admin listener for request-log summaries.
   env.GATEWAY_INTERNAL_URL ??= `http://127.0.0.1:${Number(env.ADMIN_PORT ?? 8081)}`;

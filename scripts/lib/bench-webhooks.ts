@@ -41,13 +41,15 @@ export async function subscribeEveryEvent(options: { baseUrl: string; systemKey:
   await developer.webhookEndpoints.create({ url: options.url, eventTypes: ['*'] });
 }
 
-/** The deliveries still due in identity's database. */
-async function pendingDeliveries(databaseUrl: string): Promise<number> {
+/** Waits until identity's database has no delivery due, or `maxMs` passed; one connection for the whole wait. */
+async function drained(databaseUrl: string, maxMs: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const result = await client.query<{ count: string }>("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'");
-    return Number(result.rows[0]?.count ?? 0);
+    const started = performance.now();
+    const pending = async () =>
+      Number((await client.query<{ count: string }>("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")).rows[0]?.count);
+    while ((await pending()) > 0 && performance.now() - started < maxMs) await new Promise((resolve) => setTimeout(resolve, 500));
   } finally {
     await client.end();
   }
@@ -67,8 +69,7 @@ export async function webhookFigures(options: {
   receiver: BenchReceiver;
 }): Promise<string[]> {
   const ended = performance.now();
-  while ((await pendingDeliveries(options.identityDatabaseUrl)) > 0 && performance.now() - ended < DRAIN_MAX_MS)
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  await drained(options.identityDatabaseUrl, DRAIN_MAX_MS);
   const caughtUpSeconds = (performance.now() - ended) / 1000;
   const received = options.receiver.received();
   const shares = cpuPerTransfer(options.before, processCounters(options.system), received);

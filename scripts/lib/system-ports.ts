@@ -1,16 +1,8 @@
 import { freePort } from '@wallet/kit/testing';
+import { GATEWAY_LISTENER_PORT_VARIABLES, SERVICES, urlVariableOf } from './service-processes';
 
-/** The ports `npm start` listens on (scripts/start.ts), each service's and the gateway's admin and dashboard listeners. */
-export const SYSTEM_PORT_VARIABLES = [
-  'GATEWAY_PORT',
-  'ADMIN_PORT',
-  'DASHBOARD_PORT',
-  'IDENTITY_PORT',
-  'LEDGER_PORT',
-  'PAYMENTS_PORT',
-  'TREASURY_PORT',
-  'WEBHOOKS_PORT',
-] as const;
+/** The ports `npm start` listens on: each process's and the gateway's admin and dashboard listeners. */
+export const SYSTEM_PORT_VARIABLES = [...SERVICES.map((spec) => spec.portVariable), ...GATEWAY_LISTENER_PORT_VARIABLES];
 
 /**
  * Gives a system that `npm start` will run a free port for every listener, and lets it find its
@@ -18,5 +10,8 @@ export const SYSTEM_PORT_VARIABLES = [
  */
 export async function onFreePorts(env: NodeJS.ProcessEnv): Promise<void> {
   for (const variable of SYSTEM_PORT_VARIABLES) env[variable] = String(await freePort());
-  for (const service of ['IDENTITY', 'LEDGER', 'PAYMENTS', 'TREASURY']) delete env[`${service}_URL`];
+  for (const spec of SERVICES) {
+    const variable = urlVariableOf(spec);
+    if (variable) delete env[variable];
+  }
 }

@@ -78,6 +78,16 @@ function messageOptions(message: OutboxMessage): Options.Publish {
   };
 }
 
+/** A message as the broker takes it, published as it was written rather than from its outbox row. */
+export function outgoingOf(message: OutboxMessage): OutgoingMessage {
+  return {
+    exchange: message.exchange,
+    routingKey: message.routingKey,
+    text: message.payloadText ?? JSON.stringify(message.payload),
+    options: messageOptions(message),
+  };
+}
+
 function publishOptions(row: OutboxRow): Options.Publish {
   const { [PROPERTY_HEADERS.replyTo]: replyTo, [PROPERTY_HEADERS.correlationId]: correlationId, ...headers } = row.headers;
   return {
@@ -279,14 +289,7 @@ export class OutboxRelay {
 
   private async publishHandedOverNow(messages: OutboxMessage[]): Promise<void[]> {
     if (!this.options.broker.isConnected) throw new DependencyUnavailableError('broker', 'broker is not connected');
-    await this.publish(
-      messages.map((message) => ({
-        exchange: message.exchange,
-        routingKey: message.routingKey,
-        text: message.payloadText ?? JSON.stringify(message.payload),
-        options: messageOptions(message),
-      })),
-    );
+    await this.publish(messages.map(outgoingOf));
     return messages.map(() => undefined);
   }
 

@@ -10,7 +10,7 @@ import {
 import { TOPOLOGY } from '@wallet/contracts/messages/topology';
 import type { Broker, Channel } from './amqp';
 import { currentContext } from './context';
-import type { OutboxMessage } from './outbox';
+import { type OutboxMessage, outgoingOf } from './outbox';
 import { declareExchangeWithQueue } from './topology';
 
 /** An event of an object of a tenant, written once as the JSON text every delivery of it sends. */
@@ -30,29 +30,22 @@ export function announcedEvent(announced: { tenantId: string; objectId: string; 
 /** The routing key of a batch of events: the exchange is a topic, and identity's queue takes everything. */
 const EVENTS_ROUTING_KEY = 'events';
 
-function platformEventsBody(events: readonly AnnouncedEvent[]): PlatformEventsV1 {
-  return { type: 'platform.events.v1', events: [...events] };
-}
-
-function correlationHeaders(): { headers?: Record<string, string> } {
-  const correlationId = currentContext()?.correlationId;
-  return correlationId ? { headers: { 'x-correlation-id': correlationId } } : {};
-}
-
 /**
- * Events as one outbox message, enqueued in the transaction of the change they announce. The
- * message id is new each time (the outbox's ids are unique, and the same event may be announced
- * again); the events' own ids are what identity records them by, once.
+ * Events as one message, enqueued in the transaction of the change they announce (or published
+ * at once, publishPlatformEvents). The message id is new each time (the outbox's ids are unique,
+ * and the same event may be announced again); the events' own ids are what identity records them
+ * by, once.
  */
 export function platformEventsMessage(events: readonly AnnouncedEvent[]): OutboxMessage {
-  const payload = platformEventsBody(events);
+  const payload: PlatformEventsV1 = { type: 'platform.events.v1', events: [...events] };
+  const correlationId = currentContext()?.correlationId;
   return {
     messageId: newId('message'),
     exchange: TOPOLOGY.platformEvents.exchange,
     routingKey: EVENTS_ROUTING_KEY,
     type: payload.type,
     payload,
-    ...correlationHeaders(),
+    ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}),
   };
 }
 
@@ -63,12 +56,8 @@ export function platformEventsMessage(events: readonly AnnouncedEvent[]): Outbox
  */
 export async function publishPlatformEvents(broker: Broker, events: readonly AnnouncedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const payload = platformEventsBody(events);
-  await broker.publish(TOPOLOGY.platformEvents.exchange, EVENTS_ROUTING_KEY, Buffer.from(JSON.stringify(payload)), {
-    type: payload.type,
-    messageId: newId('message'),
-    ...correlationHeaders(),
-  });
+  const message = outgoingOf(platformEventsMessage(events));
+  await broker.publish(message.exchange, message.routingKey, Buffer.from(message.text), message.options);
 }
 
 /** An event of a change recorded now, by the transaction that enqueues it (a wallet frozen, a slip refused). */

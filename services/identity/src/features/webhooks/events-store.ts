@@ -28,10 +28,10 @@ export interface EventPageText {
  * events go only to the endpoint that asked (sendTest). Deliveries are numbered in the events'
  * order, which the worker keeps per object.
  */
-export async function recordPlatformEvents(tx: Tx, events: readonly AnnouncedEvent[]): Promise<number> {
+export async function recordPlatformEvents(db: Db | Tx, events: readonly AnnouncedEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const column = <Value>(of: (event: AnnouncedEvent, position: number) => Value) => events.map(of);
-  const result = await tx.raw<{ rowCount: number }>(
+  const result = await db.raw<{ rowCount: number }>(
     `WITH incoming AS (
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[])
          AS i(id, tenant_id, environment, type, object_id, payload, created_at, position)

@@ -176,7 +176,8 @@ function startEventsConsumer(deps: { db: Db; broker: Broker; logger: Logger }, r
     parse: announcedEventsOf,
     correlationIdOf: (first) => `events:${first[0]?.id ?? 'none'}`,
     apply: async (batches) => {
-      const due = await deps.db.transaction((tx) => recordPlatformEvents(tx, batches.flat()));
+      // One statement: the events and their deliveries are recorded together without a transaction around it.
+      const due = await recordPlatformEvents(deps.db, batches.flat());
       if (due > 0) recorded();
     },
   });
