@@ -351,6 +351,44 @@ describe('deposits', () => {
     expect(await lines.getByRole('row').filter({ hasText: 'UNRELATED-1' }).count()).toBe(0);
   });
 
+  it('reopens a slip verified before its statement arrived, and verifies it once the line is in: no line left unmatched', async () => {
+    const reference = `EARLY-${Date.now().toString(36)}`;
+    const slip = await system.api.deposits.submitBankSlip({
+      walletId: system.wallets.spare.id,
+      amount: '75.25',
+      currencyCode: CURRENCY,
+      bankCode: 'STANBIC',
+      slipReference: reference,
+    });
+    const operator = await pageAs('operator');
+    await operator.goto(`${system.dashboardUrl}/deposits/${slip.id}`);
+    await settled(operator, `Deposit ${slip.id}`);
+    await operator.getByRole('button', { name: 'Verify against the statements' }).click();
+    await operator.getByText('No imported statement line matched the slip when it was verified').waitFor();
+
+    await system.api.deposits.importStatement({
+      bankCode: 'STANBIC',
+      currencyCode: CURRENCY,
+      lines: [{ date: '2026-11-21', reference, amount: '75.25', description: 'Arrived late' }],
+    });
+    await operator.getByRole('button', { name: 'Reopen the slip' }).click();
+    const dialog = operator.getByRole('dialog', { name: `Reopen deposit ${slip.id}` });
+    // Blanks pass the browser's own check of a required field; the contracts' rule says what is wrong in words.
+    await dialog.getByLabel('Reason').fill('   ');
+    await dialog.getByRole('button', { name: 'Reopen' }).click();
+    await dialog.getByText('Required', { exact: true }).waitFor();
+    await dialog.getByLabel('Reason').fill('The statement of the 21st has the line');
+    await look(operator, 'deposit-reopen-dialog');
+    await dialog.getByRole('button', { name: 'Reopen' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await operator.getByRole('button', { name: 'Verify against the statements' }).click();
+    await operator.getByText('completed', { exact: true }).waitFor();
+
+    expect(await system.api.deposits.get(slip.id)).toMatchObject({ status: 'completed', verifiedBy: system.members.operator.id });
+    const unmatched = await system.api.deposits.statementLines({ matched: 'false' });
+    expect(unmatched.data.map((line) => line.reference)).not.toContain(reference);
+  });
+
   it('shows transfers and a transfer with its (empty) reversals', async () => {
     const observer = await pageAs('observer');
     await observer.goto(`${system.dashboardUrl}/transfers?walletId=${system.wallets.busy.id}&status=completed`);

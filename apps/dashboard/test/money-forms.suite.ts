@@ -1,8 +1,10 @@
+import { bankSlipBodySchema, reopenDepositBodySchema } from '@wallet/contracts';
 import { ApiError } from '../src/api/errors';
 import { createActionKeys } from '../src/api/idempotency';
 import { describeDestination, formatAge } from '../src/format/cases';
 import { checkDestination } from '../src/forms/destination';
 import { amountProblem } from '../src/forms/money';
+import { checkForm } from '../src/forms/schema';
 
 const refusal = (status: number) => new ApiError({ status, code: 'UNKNOWN_ERROR', message: 'refused', correlationId: 'corr-1' });
 
@@ -89,5 +91,25 @@ describe('money form checks', () => {
     expect(checkDestination('cash', { recipientName: 'Jane' })).toEqual({ ok: true, value: { recipientName: 'Jane' } });
     const bank = checkDestination('bank', { bankCode: 'STANBIC', accountNumber: '0123' });
     expect(!bank.ok && bank.errors).toEqual({ accountName: expect.any(String) });
+  });
+});
+
+describe("a form's problems in words", () => {
+  it("says what zod's defaults say in its own terms, and keeps the messages the contracts wrote", () => {
+    const reason = checkForm(reopenDepositBodySchema.pick({ reason: true }), { reason: '  ' });
+    expect(reason).toEqual({ ok: false, errors: { reason: 'Required' } });
+    const long = checkForm(reopenDepositBodySchema.pick({ reason: true }), { reason: 'x'.repeat(501) });
+    expect(long).toEqual({ ok: false, errors: { reason: 'At most 500 characters' } });
+    const slip = checkForm(bankSlipBodySchema.pick({ bankCode: true, currencyCode: true }), {
+      bankCode: 'no spaces allowed',
+      currencyCode: 'usd',
+    });
+    expect(slip.ok).toBe(false);
+    if (!slip.ok) {
+      expect(slip.errors.bankCode).toBe('must be 1-64 letters, digits, _ or -');
+      expect(slip.errors.currencyCode).not.toMatch(/Too small|Invalid string|expected/);
+    }
+    const missing = checkForm(reopenDepositBodySchema, { reason: 'why' } as never);
+    expect(missing).toEqual({ ok: false, errors: { actorId: 'Required' } });
   });
 });

@@ -246,6 +246,9 @@ function depositsNamespace(client: RouteCaller) {
     submitBankSlip: (body: RouteBody<typeof D.bankSlip>, options?: RequestOptions) => client.call(D.bankSlip, { body }, options),
     verify: (id: string, body: RouteBody<typeof D.verify>, options?: RequestOptions) =>
       client.call(D.verify, { params: { id }, body }, options),
+    /** A slip rejected because its statement line was not imported yet: pending again, to be verified once it is. */
+    reopen: (id: string, body: RouteBody<typeof D.reopen>, options?: RequestOptions) =>
+      client.call(D.reopen, { params: { id }, body }, options),
     /** Statement lines as JSON (the CSV form is for uploads outside the SDK). */
     importStatement: (body: RouteBody<typeof D.importStatement>, options?: RequestOptions) =>
       client.call(D.importStatement, { body }, options),

@@ -371,6 +371,92 @@ describe('bank slips, statements and verification', () => {
   });
 });
 
+describe('POST /v1/deposits/{id}/reopen: a slip verified before its statement arrived', () => {
+  function reopen(tenantId: string, depositId: string, body: Record<string, unknown>) {
+    return harness.request('POST', `/v1/deposits/${depositId}/reopen`, { token: tenantToken(tenantId), body });
+  }
+
+  it('opens the rejected slip again once, and its line, imported later, then verifies it: no unmatched line is left', async () => {
+    const { tenantId, operator } = await newTenant();
+    const wallet = await createWallet(tenantId);
+    const reference = `LATE-${randomUUID().slice(0, 8)}`;
+    const slip = await submitSlip(tenantId, {
+      walletId: wallet.id,
+      amount: '42.10',
+      currencyCode: 'USD',
+      bankCode: 'stanbic',
+      slipReference: reference,
+    });
+    const audit = await harness.watchAuditRecords();
+    expect((await verify(tenantId, slip.body.id, operator)).body).toMatchObject({
+      status: 'rejected',
+      rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY',
+    });
+    await postCsv(tenantId, 'bankCode=stanbic&currencyCode=USD', `date,reference,amount,description\n2026-11-20,${reference},42.10,\n`);
+
+    expectError(await reopen(tenantId, slip.body.id, { actorId: operator, reason: '' }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await reopen(tenantId, slip.body.id, { actorId: await identity.addMember(tenantId, 'observer'), reason: 'x' }),
+      403,
+      'ACTOR_NOT_PERMITTED',
+    );
+    expect((await harness.request('GET', `/v1/deposits/${slip.body.id}`, { token: tenantToken(tenantId) })).body.status).toBe('rejected');
+
+    const reopened = await reopen(tenantId, slip.body.id, { actorId: operator, reason: 'The statement of the 20th arrived' });
+    expect(reopened.status).toBe(200);
+    expect(depositSchema.parse(reopened.body)).toMatchObject({
+      status: 'pending',
+      rejectionReason: null,
+      verifiedBy: null,
+      verifiedAt: null,
+    });
+    expectError(await reopen(tenantId, slip.body.id, { actorId: operator, reason: 'again' }), 409, 'DEPOSIT_NOT_REOPENABLE');
+
+    expect((await verify(tenantId, slip.body.id, operator)).body).toMatchObject({ status: 'completed', verifiedBy: operator });
+    await waitFor(async () => ((await balanceOf(tenantId, wallet.id)) === '42.10' ? true : undefined), { what: 'the credit' });
+    expectError(await reopen(tenantId, slip.body.id, { actorId: operator, reason: 'no' }), 409, 'DEPOSIT_NOT_REOPENABLE');
+    const unmatched = await harness.request('GET', '/v1/bank-statements/lines?matched=false', { token: tenantToken(tenantId) });
+    expect(statementLinePageSchema.parse(unmatched.body).data).toEqual([]);
+
+    const records = await waitFor(
+      async () => {
+        const mine = (await audit.received()).filter((record) => record.targetId === slip.body.id);
+        return mine.length >= 3 ? mine : undefined;
+      },
+      { what: 'three audit records' },
+    );
+    expect(
+      records.map((record) => `${record.action} ${JSON.stringify(record.metadata.before)}>${JSON.stringify(record.metadata.after)}`),
+    ).toEqual(
+      expect.arrayContaining([
+        'deposit.rejected {"status":"pending"}>{"status":"rejected"}',
+        'deposit.reopened {"status":"rejected"}>{"status":"pending"}',
+        'deposit.verified {"status":"pending"}>{"status":"completed"}',
+      ]),
+    );
+    expect(records.find((record) => record.action === 'deposit.reopened')?.metadata).toMatchObject({
+      reason: 'The statement of the 20th arrived',
+      rejectionReason: 'NO_MATCHING_STATEMENT_ENTRY',
+    });
+  });
+
+  it("reopens nothing else: a pending slip, or another tenant's slip", async () => {
+    const { tenantId, operator } = await newTenant();
+    const wallet = await createWallet(tenantId);
+    const pending = await submitSlip(tenantId, {
+      walletId: wallet.id,
+      amount: '3',
+      currencyCode: 'USD',
+      bankCode: 'stanbic',
+      slipReference: 'P-1',
+    });
+    expectError(await reopen(tenantId, pending.body.id, { actorId: operator, reason: 'why not' }), 409, 'DEPOSIT_NOT_REOPENABLE');
+    const other = await newTenant();
+    expectError(await reopen(other.tenantId, pending.body.id, { actorId: other.operator, reason: 'mine?' }), 404, 'DEPOSIT_NOT_FOUND');
+    expect((await harness.request('GET', `/v1/deposits/${pending.body.id}`, { token: tenantToken(tenantId) })).body.status).toBe('pending');
+  });
+});
+
 describe('POST /v1/deposits/{id}/verify: who may verify', () => {
   type Verifier = (tenant: { tenantId: string; operator: string }) => Promise<{ actorId: string; headerActor?: string }>;
 

@@ -1,11 +1,13 @@
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { type Deposit, depositRoutes } from '@wallet/contracts';
+import { type Deposit, depositRoutes, reopenDepositBodySchema } from '@wallet/contracts';
+import { useState } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
+import { ConfirmWithReason } from '../components/ConfirmWithReason';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
 import { JournalEntryLink } from '../components/JournalEntryLink';
@@ -17,6 +19,19 @@ import { WalletLink } from '../components/WalletLink';
 const routeApi = getRouteApi('/_session/deposits/$depositId');
 
 const orDash = (value: string | null) => value ?? '—';
+
+/** Why a deposit was refused, in words: the codes are the API's. */
+const REJECTION_REASONS: Record<string, string> = {
+  NO_MATCHING_STATEMENT_ENTRY: 'No imported statement line matched the slip when it was verified',
+  INVALID_WEBHOOK_SIGNATURE: "The provider's signature did not verify",
+  AMOUNT_EXCEEDS_LIMIT: "The amount is above the tenant's limit",
+  CURRENCY_NOT_ALLOWED: 'The tenant does not allow the currency',
+  CURRENCY_MISMATCH: "The currency is not the wallet's",
+};
+
+/** A slip rejected only because its statement line was not imported yet: the one rejection the evidence can undo. */
+const reopenable = (deposit: Deposit) =>
+  deposit.source === 'bank_slip' && deposit.status === 'rejected' && deposit.rejectionReason === 'NO_MATCHING_STATEMENT_ENTRY';
 
 function depositFacts(deposit: Deposit) {
   const money = (amount: string) => <Money amount={amount} currencyCode={deposit.currencyCode} />;
@@ -37,7 +52,10 @@ function depositFacts(deposit: Deposit) {
     ],
     ['Received', <DateTime key="created" value={deposit.createdAt} />],
   ] as const;
-  const rejection = deposit.rejectionReason === null ? [] : ([['Rejected because', deposit.rejectionReason]] as const);
+  const rejection =
+    deposit.rejectionReason === null
+      ? []
+      : ([['Rejected because', REJECTION_REASONS[deposit.rejectionReason] ?? deposit.rejectionReason]] as const);
   const origin =
     deposit.source === 'momo'
       ? ([
@@ -77,11 +95,49 @@ function VerifySlip({ deposit }: { deposit: Deposit }) {
           Verify against the statements
         </Button>
         <Text size="sm" c="dimmed">
-          Credits the wallet if an imported statement line matches this slip; rejects it otherwise.
+          Credits the wallet if an imported statement line matches this slip; rejects it otherwise. Import the bank&apos;s statement first:
+          a slip rejected for want of its line can be reopened once the line is in.
         </Text>
       </Group>
       {verify.isError && <ErrorState error={verify.error} title="The slip was not verified" />}
     </Stack>
+  );
+}
+
+/** Opens a slip rejected before its statement arrived again, with the reason the audit trail keeps. */
+function ReopenSlip({ deposit }: { deposit: Deposit }) {
+  const principal = usePrincipal();
+  const queryClient = useQueryClient();
+  const [opened, setOpened] = useState(false);
+  const reopen = useMutation({
+    mutationFn: ({ reason }: { reason: string }) =>
+      api.call(depositRoutes.reopen, { params: { id: deposit.id }, body: { actorId: principal.memberId, reason } }),
+    onSuccess: (reopened) => {
+      queryClient.setQueryData(['deposit', deposit.id], reopened);
+      void queryClient.invalidateQueries({ queryKey: ['deposits'] });
+      setOpened(false);
+    },
+  });
+  return (
+    <Group>
+      <Button variant="light" onClick={() => (reopen.reset(), setOpened(true))}>
+        Reopen the slip
+      </Button>
+      <Text size="sm" c="dimmed">
+        Verified before its statement line was imported? Reopen it, then verify it again.
+      </Text>
+      <ConfirmWithReason
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title={`Reopen deposit ${deposit.id}`}
+        description="The slip becomes pending again, to be verified against the statements imported since."
+        confirmLabel="Reopen"
+        schema={reopenDepositBodySchema.pick({ reason: true })}
+        onConfirm={(body) => reopen.mutate(body)}
+        pending={reopen.isPending}
+        error={reopen.error}
+      />
+    </Group>
   );
 }
 
@@ -101,6 +157,7 @@ export function DepositPage() {
     <Stack>
       <PageTitle>{`Deposit ${shown.id}`}</PageTitle>
       {verifiable && <VerifySlip deposit={shown} />}
+      {reopenable(shown) && canCall(principal.scopes, depositRoutes.reopen) && <ReopenSlip deposit={shown} />}
       <Facts caption="The deposit" facts={depositFacts(shown)} />
     </Stack>
   );

@@ -118,6 +118,18 @@ export const verifyDepositBodySchema = z.object({
 });
 export type VerifyDepositBody = z.infer<typeof verifyDepositBodySchema>;
 
+/**
+ * A slip rejected for want of its statement line (NO_MATCHING_STATEMENT_ENTRY), verified before
+ * the bank's statement arrived, is opened again once the evidence is in: pending, to be verified
+ * again. The reason goes into the audit trail.
+ */
+export const reopenDepositBodySchema = z.object({
+  /** The team member (`usr_`) who reopens: active, with a role that grants deposits:verify. */
+  actorId: plainTextSchema(128),
+  reason: plainTextSchema(500),
+});
+export type ReopenDepositBody = z.infer<typeof reopenDepositBodySchema>;
+
 /** A statement line's date: `YYYY-MM-DD`. */
 export const statementDateSchema = dayInputSchema;
 
@@ -268,6 +280,21 @@ export const depositRoutes = {
     success: { status: 200, schema: depositSchema },
     alsoAnswers: { 202: 'Completed, but the ledger has not posted the credit within the deadline: awaitingLedger is true until it does' },
     errors: ['ACTOR_NOT_PERMITTED', 'DEPOSIT_NOT_FOUND', 'DEPOSIT_NOT_PENDING'],
+  },
+  reopen: {
+    method: 'post',
+    path: '/v1/deposits/{id}/reopen',
+    operationId: 'deposits.reopen',
+    summary:
+      'Reopen a bank slip rejected with NO_MATCHING_STATEMENT_ENTRY (verified before its statement line was imported): pending ' +
+      'again, with the reason in the audit trail and a deposit.pending event, to be verified once the line is in. Any other ' +
+      'deposit is 409 DEPOSIT_NOT_REOPENABLE. actorId is held to the rules of verify',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'deposits:verify',
+    body: reopenDepositBodySchema,
+    success: { status: 200, schema: depositSchema },
+    errors: ['ACTOR_NOT_PERMITTED', 'DEPOSIT_NOT_FOUND', 'DEPOSIT_NOT_REOPENABLE'],
   },
   importStatement: {
     method: 'post',

@@ -1,4 +1,11 @@
-import { bankSlipBodySchema, depositQuerySchema, depositRoutes, momoWebhookBodySchema, verifyDepositBodySchema } from '@wallet/contracts';
+import {
+  bankSlipBodySchema,
+  depositQuerySchema,
+  depositRoutes,
+  momoWebhookBodySchema,
+  reopenDepositBodySchema,
+  verifyDepositBodySchema,
+} from '@wallet/contracts';
 import { claimsOf, idempotencyOf, jsonResponse, mountRoute, parseOrThrow, tenantScopeOf } from '@wallet/kit';
 import { type RequestHandler, Router } from 'express';
 import type { DepositsService } from './deposits-service';
@@ -41,6 +48,11 @@ export function depositsRouter(deposits: DepositsService, idempotencyGuard: Requ
     const deposit = await deposits.verify(scope, claimsOf(response), request.params.id, actorId);
     // Credited but not yet posted by the ledger: accepted, not done.
     response.status(deposit.awaitingLedger ? 202 : 200).json(deposit);
+  });
+
+  mountRoute(router, depositRoutes.reopen, async (request, response) => {
+    const body = parseOrThrow(reopenDepositBodySchema, request.body);
+    response.json(await deposits.reopen(tenantScopeOf(response), claimsOf(response), request.params.id, body));
   });
 
   return router;

@@ -5,6 +5,7 @@ import {
   type BankSlipBody,
   type Deposit,
   type DepositQuery,
+  type ReopenDepositBody,
   depositRoutes,
   type LedgerResultV1,
   momoWebhookSignature,
@@ -54,6 +55,7 @@ import {
   MOMO_DEPOSIT_RECORDS,
   type NewMomoDeposit,
   recordSlipVerification,
+  reopenSlip,
   type StoredDeposit,
   toDeposit,
 } from './deposits-store';
@@ -142,9 +144,10 @@ interface SlipVerification {
 /** The audit record of a verification: the verifier, the slip's status before (pending) and after. */
 function slipAudit(
   slip: SlipVerification,
-  action: 'deposit.verified' | 'deposit.rejected',
+  action: 'deposit.verified' | 'deposit.rejected' | 'deposit.reopened',
   after: StoredDeposit,
   extra: Record<string, unknown>,
+  before: StoredDeposit['status'] = 'pending',
 ): OutboxMessage {
   const { scope, actor } = slip;
   return auditRecordMessage({
@@ -158,7 +161,7 @@ function slipAudit(
     metadata: {
       ...actor.metadata,
       callerActorId: actor.actorId,
-      before: { status: 'pending' },
+      before: { status: before },
       after: { status: after.status },
       ...extra,
     },
@@ -517,6 +520,33 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       command,
       alsoSent: [slipAudit(slip, 'deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })],
     };
+  }
+
+  /**
+   * Opens again a slip rejected for want of its statement line, held to the verifier's rules:
+   * pending, its verdict cleared, audited with the reason and announced as pending. The line that
+   * arrived later can then verify it, which clears the unmatched line reconciliation reports.
+   */
+  async reopen(scope: DepositScope, claims: InternalClaims, id: string, body: ReopenDepositBody): Promise<Deposit> {
+    await this.requireVerifier(scope, claims, id, body.actorId);
+    const slip: SlipVerification = { scope, id, actorId: body.actorId, actor: auditActorFieldsOf(claims) };
+    return this.deps.db.transaction(async (tx) => {
+      const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+      if (!deposit) throw notFound();
+      if (deposit.source !== 'bank_slip' || deposit.status !== 'rejected' || deposit.rejectionReason !== 'NO_MATCHING_STATEMENT_ENTRY') {
+        throw new AppError('DEPOSIT_NOT_REOPENABLE', 'Only a bank slip rejected for want of its statement line can be reopened', {
+          status: deposit.status,
+          rejectionReason: deposit.rejectionReason,
+        });
+      }
+      const reopened = await reopenSlip(tx, id);
+      const shown = toDeposit(reopened);
+      await enqueueOutbox(tx, [
+        slipAudit(slip, 'deposit.reopened', reopened, { reason: body.reason, rejectionReason: deposit.rejectionReason }, 'rejected'),
+        newPlatformEventMessage(scope, 'deposit.pending', shown),
+      ]);
+      return shown;
+    });
   }
 
   // ---- reads ----

@@ -232,6 +232,17 @@ export async function recordSlipVerification(tx: Tx, id: string, verification: S
   return toStored(row);
 }
 
+/** A rejected slip pending again (reopened), its verdict cleared, on the slip the caller's transaction holds locked. */
+export async function reopenSlip(tx: Tx, id: string): Promise<StoredDeposit> {
+  const rows: object[] = await tx(DEPOSIT.table)
+    .where({ id })
+    .update({ status: 'pending', rejection_reason: null, verified_by: null, verified_at: null, updated_at: tx.fn.now() })
+    .returning(COLUMNS);
+  const row = rows[0];
+  if (!row) throw new Error(`deposit ${id} vanished while it was reopened`);
+  return toStored(row);
+}
+
 export interface DepositFilter extends SeqPageFilter {
   walletId?: string | undefined;
   status?: DepositStatus | undefined;
