@@ -245,6 +245,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/admin/fee-schedules/{id}/rules': { transactionType: 'transfer', currencyCode: 'KES', flatFee: 1 },
   'POST /v1/admin/fee-schedules/{id}/publish': { makeDefault: true },
   'POST /v1/deposits/{id}/verify': { actorId: 'intruder' },
+  'POST /v1/deposits/{id}/reopen': { actorId: 'intruder', reason: 'not mine' },
   'POST /v1/transfers/{id}/reversals': { reason: 'reversed by an intruder' },
   'POST /v1/payouts/{id}/approve': { actorId: 'intruder' },
   'POST /v1/payouts/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
