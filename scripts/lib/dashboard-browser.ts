@@ -35,13 +35,14 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * Opens `path` of the dashboard signed out, which sends the browser to the login page, signs in
- * there and waits until it is back on `path` with the main navigation shown.
+ * there and waits until it is back on `path` with the main navigation shown. `/` is where a role
+ * lands, the overview or (a role that reads none of it) its first screen.
  */
 export async function signInAt(page: Page, dashboardUrl: string, member: { email: string; password: string }, path = '/'): Promise<void> {
   await page.goto(`${dashboardUrl}${path}`);
   await page.getByLabel('Email').fill(member.email);
   await page.getByLabel(/^Password/).fill(member.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => `${url.pathname}${url.search}` === path);
+  await page.waitForURL((url) => (path === '/' ? url.pathname !== '/login' : `${url.pathname}${url.search}` === path));
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { hasScope, PAGE_LIMIT_MAX, ROLE_SCOPES, type statementLineSchema, type Wallet } from '@wallet/contracts';
+import {
+  auditRoutes,
+  hasScope,
+  PAGE_LIMIT_MAX,
+  requestLogRoutes,
+  ROLE_SCOPES,
+  type statementLineSchema,
+  type Wallet,
+} from '@wallet/contracts';
 import { isWalletApiError } from '@wallet/sdk';
 import type { Page, Response } from 'playwright-core';
 import type { z } from 'zod';
@@ -66,6 +74,20 @@ async function transferFrom(wallet: Wallet, amount: string): Promise<unknown> {
     .catch((error: unknown) => error);
 }
 
+/**
+ * Who reads the records of who did what (least privilege, written out apart from the scope
+ * rules): the audit trail is the org-admin's and the finance viewer's, the request logs theirs and
+ * the developer's. The umbrella of reads once gave them to every role that holds the journal.
+ */
+const RECORD_READS: Record<DashboardRole, { audit: number; requestLogs: number }> = {
+  'org-admin': { audit: 200, requestLogs: 200 },
+  'finance-viewer': { audit: 200, requestLogs: 200 },
+  developer: { audit: 403, requestLogs: 200 },
+  operator: { audit: 403, requestLogs: 403 },
+  approver: { audit: 403, requestLogs: 403 },
+  observer: { audit: 403, requestLogs: 403 },
+};
+
 describe('what each role sees', () => {
   /** Screens axe has checked: each once, by the first role that reaches it (axe takes most of these tests' time). */
   const checked = new Set<string>();
@@ -93,6 +115,11 @@ describe('what each role sees', () => {
           anyAllowed: expected.includes(item.label),
         });
       }
+
+      const status = async (path: string) => (await page.request.get(`${system.dashboardUrl}${path}`)).status();
+      expect({ audit: await status(auditRoutes.list.path), requestLogs: await status(requestLogRoutes.list.path) }).toEqual(
+        RECORD_READS[role],
+      );
 
       // Every screen is visited before the accessibility verdict, so one failure lists them all.
       const violations: string[] = [];

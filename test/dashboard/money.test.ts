@@ -113,6 +113,9 @@ describe('a payout from request to approval', () => {
     await row.waitFor();
     expect(await row.innerText()).toContain(usd('123.45'));
     expect(await row.innerText()).toContain('Mobile money +256700000001 (MTN)');
+    // People by name: the requester is "The operator", never a usr_ id.
+    await row.getByText('The operator', { exact: true }).waitFor();
+    expect(await row.innerText()).not.toContain('usr_');
     await look(approver, 'approvals-inbox');
     // Both decisions are on the screen at 1280 px without scrolling the table sideways.
     for (const action of ['Approve', 'Reject']) {
@@ -162,6 +165,9 @@ describe('a payout from request to approval', () => {
     await settled(approver, `Payout ${payoutId}`);
     expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
     await look(approver, 'payout-page-completed');
+    const facts = approver.getByRole('table', { name: 'The payout case' });
+    expect(await facts.getByRole('row', { name: /^Requested by/ }).innerText()).toMatch(/Requested by\s+The operator/);
+    expect(await facts.getByRole('row', { name: /^Decided by/ }).innerText()).toMatch(/Decided by\s+You/);
     // The journal explorer shows the settle with its lines, as the API has it.
     await approver.getByRole('link', { name: settle.id }).click();
     await settled(approver, `Journal entry ${settle.id}`);

@@ -245,7 +245,11 @@ describe('the audit screen', () => {
     // allInnerTexts does not wait: the dialog opens after the click, on a busy machine later.
     await change.waitFor({ timeout: 10_000 });
     expect(await change.getByRole('cell').allInnerTexts()).toEqual(['approver', 'operator']);
-    expect(await details.getByRole('table', { name: 'Event', exact: true }).innerText()).toContain(`team_member · ${operator.id}`);
+    // People by name, not by usr_ id: the member whose role changed.
+    const event = await details.getByRole('table', { name: 'Event', exact: true }).innerText();
+    expect(event).toMatch(/Target\s+The operator\s+team member/);
+    expect(event).not.toContain(operator.id);
+    expect(await rows.nth(1).innerText()).toContain('The operator');
     violations.push(...(await accessibilityViolations(page, 'an audit event')));
     await screenshot(page, 'audit-event');
     expect(violations).toEqual([]);

@@ -21,10 +21,12 @@ describe('navigation by scope', () => {
     expect(labels(ROLE_SCOPES['finance-viewer'])).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
     // No ledger:read nor fees:read: the checks (analytics:read) but not the books themselves.
     expect(labels(ROLE_SCOPES.observer)).toEqual(['Overview', 'Wallets', ...money, 'Reconciliation']);
-    // ledger:read is the umbrella of every read scope: these roles see the overview, the books and the audit trail too.
-    expect(labels(ROLE_SCOPES.developer)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
-    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
+    // Least privilege: no role but the finance viewer (and the org-admin) reads the audit trail or the request logs.
+    expect(labels(ROLE_SCOPES.developer)).toEqual(['Wallets', 'Deposits', 'Transfers', 'Journal', 'Ledger accounts', 'Developers']);
+    expect(labels(ROLE_SCOPES.operator)).toEqual(['Overview', 'Wallets', ...money, ...books]);
+    expect(labels(ROLE_SCOPES.approver)).toEqual(['Overview', 'Wallets', ...money, 'Journal', 'Ledger accounts', 'Reconciliation']);
+    // The umbrella of reads still opens every read screen to a key that holds it.
+    expect(labels(['ledger:read'])).toEqual(['Overview', 'Wallets', ...money, ...books, 'Audit', 'Developers']);
     expect(labels(ROLE_SCOPES.user)).toEqual([]);
     expect(labels(['wallets:read'])).toEqual(['Wallets', 'Deposits', 'Transfers']);
     expect(labels(['payouts:read'])).toEqual(['Payouts', 'Approvals']);

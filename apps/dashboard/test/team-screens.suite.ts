@@ -163,8 +163,8 @@ describe('API key secrets', () => {
 describe('what a session may hand on', () => {
   it('offers only the roles whose every scope the session holds', () => {
     expect(grantableRoles(ROLE_SCOPES['org-admin'])).toEqual([...ORG_ROLES]);
-    // ledger:read covers every read scope: an operator holds all the finance viewer's and observer's scopes too.
-    expect(grantableRoles(ROLE_SCOPES.operator)).toEqual(['operator', 'finance-viewer', 'observer', 'user']);
+    // Roles name their reads one by one: an operator holds the observer's scopes, not the finance viewer's audit trail.
+    expect(grantableRoles(ROLE_SCOPES.operator)).toEqual(['operator', 'observer', 'user']);
     expect(grantableRoles(ROLE_SCOPES.observer)).toEqual(['observer', 'user']);
     expect(grantableRoles([])).toEqual(['user']);
   });
@@ -172,17 +172,15 @@ describe('what a session may hand on', () => {
   it('offers only the scopes the session holds, umbrellas included', () => {
     expect(grantableScopes(ROLE_SCOPES.developer)).toEqual([
       'wallets:read',
-      'payouts:read',
-      'treasury:read',
-      'fees:read',
-      'analytics:read',
       'request_logs:read',
       'api_keys:manage',
       'webhooks:manage',
       'events:read',
-      'audit:read',
-      'ledger:read',
+      'team:read',
+      'journal:read',
     ]);
+    // ledger:read is the umbrella of every read scope: a key holding it may hand on any of them.
+    expect(grantableScopes(['ledger:read'])).toEqual(SCOPES.filter((scope) => scope.endsWith(':read')));
     // tenant:manage covers every scope: an org-admin may hand on any of them.
     expect(grantableScopes(ROLE_SCOPES['org-admin'])).toEqual([...SCOPES]);
   });

@@ -23,6 +23,8 @@ const READ_SCOPES: ReadonlySet<string> = new Set([
   'request_logs:read',
   'audit:read',
   'events:read',
+  'team:read',
+  'journal:read',
   'ledger:read',
 ]);
 
@@ -67,6 +69,8 @@ export function coversScopes(grantedScopes: readonly string[], requestedScopes: 
 /** Team roles as scopes (docs/decisions/scopes.md). */
 export const ROLE_SCOPES = {
   'org-admin': ['tenant:manage'],
+  // Roles name their reads one by one: the ledger:read umbrella would also open the audit trail,
+  // the request logs and the event log to roles that have no business there.
   operator: [
     'wallets:read',
     'wallets:create',
@@ -78,10 +82,22 @@ export const ROLE_SCOPES = {
     'payouts:read',
     'treasury:read',
     'treasury:write',
-    'ledger:read',
+    'fees:read',
+    'analytics:read',
+    'journal:read',
+    'team:read',
   ],
-  approver: ['payouts:read', 'payouts:approve', 'treasury:read', 'treasury:approve', 'wallets:read', 'ledger:read'],
-  developer: ['api_keys:manage', 'webhooks:manage', 'events:read', 'request_logs:read', 'wallets:read', 'ledger:read'],
+  approver: [
+    'payouts:read',
+    'payouts:approve',
+    'treasury:read',
+    'treasury:approve',
+    'wallets:read',
+    'analytics:read',
+    'journal:read',
+    'team:read',
+  ],
+  developer: ['api_keys:manage', 'webhooks:manage', 'events:read', 'request_logs:read', 'wallets:read', 'journal:read', 'team:read'],
   'finance-viewer': [
     'wallets:read',
     'payouts:read',
@@ -92,7 +108,7 @@ export const ROLE_SCOPES = {
     'audit:read',
     'ledger:read',
   ],
-  observer: ['wallets:read', 'payouts:read', 'treasury:read', 'analytics:read'],
+  observer: ['wallets:read', 'payouts:read', 'treasury:read', 'analytics:read', 'team:read'],
   user: [],
 } as const satisfies Record<OrgRole, readonly Scope[]>;
 

@@ -5,6 +5,7 @@ import {
   feeRoutes as F,
   payoutRoutes as PO,
   platformRoutes as P,
+  teamRoutes as TM,
   reconciliationRoutes as RC,
   transferRoutes as T,
   treasuryRoutes as TR,
@@ -124,6 +125,8 @@ function teamNamespace(client: RouteCaller) {
     create: (body: RouteBody<typeof R.createTeamMember>, options?: RequestOptions) => client.call(R.createTeamMember, { body }, options),
     list: (query?: RouteQuery<typeof R.listTeamMembers>, options?: RequestOptions) => client.call(R.listTeamMembers, { query }, options),
     get: (memberId: string, options?: RequestOptions) => client.call(R.getTeamMember, { params: { memberId } }, options),
+    /** The names of members a record names (`ids`: comma-separated `usr_` ids); needs only team:read. */
+    names: (query: RouteQuery<typeof TM.names>, options?: RequestOptions) => client.call(TM.names, { query }, options),
     /** Change the role, or deactivate. */
     update: (memberId: string, body: RouteBody<typeof R.updateTeamMember>, options?: RequestOptions) =>
       client.call(R.updateTeamMember, { params: { memberId }, body }, options),

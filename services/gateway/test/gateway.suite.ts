@@ -358,7 +358,7 @@ describe('tenant routes with a tenant principal', () => {
   it('refuses a key without the route scope with 403 INSUFFICIENT_SCOPE naming it', async () => {
     const response = await read(await fetch(`${tenantClient.publicUrl}/v1/journal`, { headers: { 'X-API-Key': 'sk_test_reader' } }));
     expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { requiredScope: 'ledger:read' } });
+    expect(response.body.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { requiredScope: 'journal:read' } });
   });
 
   it('forwards a key with the scope, its tenant, environment, key, scopes and actor in the token', async () => {

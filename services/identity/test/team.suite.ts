@@ -291,6 +291,29 @@ describe('GET /v1/team and GET /v1/team/{memberId}', () => {
   });
 });
 
+describe('GET /v1/team/names', () => {
+  it("names the tenant's members among the ids, to a session of any role; another tenant's member and unknown ids are left out", async () => {
+    const { tenantId, owner } = await newTenant();
+    const maker = await addMember(owner, 'operator', { name: 'Amara Okafor' });
+    const checker = await addMember(owner, 'approver', { name: 'Kofi Mensah' });
+    const other = await newTenant();
+    const stranger = await addMember(other.owner, 'operator', { name: 'Not Theirs' });
+    const ids = [checker.id, maker.id, stranger.id, 'usr_00000000000000000000000000'].join(',');
+    const observer = sessionCaller(tenantId, await addMember(owner, 'observer'));
+    const named = await identity.request('GET', `/v1/team/names?ids=${ids}`, { token: observer.token });
+    expect(named.status).toBe(200);
+    expect(named.body.data).toEqual(
+      expect.arrayContaining([
+        { id: maker.id, name: 'Amara Okafor' },
+        { id: checker.id, name: 'Kofi Mensah' },
+      ]),
+    );
+    expect(named.body.data).toHaveLength(2);
+    expectErrorBody(await identity.request('GET', '/v1/team/names?ids=wl_1', { token: owner.token }), 400, 'VALIDATION_ERROR');
+    expectErrorBody(await identity.request('GET', '/v1/team/names', { token: owner.token }), 400, 'VALIDATION_ERROR');
+  });
+});
+
 describe('PATCH /v1/team/{memberId}', () => {
   it('changes the role, deactivates and reactivates', async () => {
     const { owner } = await newTenant();

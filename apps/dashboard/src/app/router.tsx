@@ -9,6 +9,7 @@ import { accountFiltersSchema, accountPageSearchSchema, journalFiltersSchema } f
 import { feeScheduleListQuerySchema } from '@wallet/contracts';
 import { walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
+import { visibleNavigation } from './navigation';
 import { Shell } from './Shell';
 import { auditFiltersSchema, deliveryFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
@@ -63,6 +64,11 @@ export const sessionRoute = createRoute({
 export const overviewRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/',
+  // A role that reads none of the overview's figures (a developer) lands on its first screen instead.
+  beforeLoad: ({ context }) => {
+    const first = visibleNavigation(context.principal.scopes)[0];
+    if (first && first.to !== '/') throw redirect({ to: first.to });
+  },
   component: lazyRouteComponent(() => import('../pages/OverviewPage'), 'OverviewPage'),
 });
 

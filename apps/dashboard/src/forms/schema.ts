@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 
-const FORMATS: Partial<Record<string, string>> = { email: 'an e-mail address', url: 'a web address (https://…)', regex: 'in the expected form' };
+const FORMATS: Partial<Record<string, string>> = {
+  email: 'an e-mail address',
+  url: 'a web address (https://…)',
+  regex: 'in the expected form',
+};
 
 /**
  * Words for the problems zod describes in its own terms ("Too small: expected string to have

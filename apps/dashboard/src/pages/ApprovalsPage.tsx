@@ -1,4 +1,4 @@
-import { Stack, Text, Title } from '@mantine/core';
+import { Stack, Title } from '@mantine/core';
 import { type PayoutCase, payoutRoutes, type Withdrawal, withdrawalRoutes } from '@wallet/contracts';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/browser';
@@ -11,6 +11,7 @@ import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { describeDestination, formatAge } from '../format/cases';
+import { MemberName } from '../components/MemberName';
 
 const PENDING = { status: 'pending' } as const;
 
@@ -22,16 +23,6 @@ function useMinuteClock(): number {
     return () => clearInterval(timer);
   }, []);
   return now;
-}
-
-function Requester({ memberId, self }: { memberId: string; self: string }) {
-  return memberId === self ? (
-    <Text size="sm">You</Text>
-  ) : (
-    <Text ff="monospace" size="sm">
-      {memberId}
-    </Text>
-  );
 }
 
 function Age({ since, now }: { since: string; now: number }) {
@@ -56,7 +47,7 @@ interface CaseKind<Case extends InboxCase> {
   routes: typeof payoutRoutes | typeof withdrawalRoutes;
 }
 
-function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, self: string, mayDecide: boolean, now: number) {
+function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, mayDecide: boolean, now: number) {
   const helper = columnsOf<Case>();
   return helper.columns([
     helper.display({ id: 'id', header: kind.header, cell: ({ row }) => kind.link(row.original.id) }),
@@ -82,7 +73,7 @@ function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, self: string,
     helper.display({
       id: 'requester',
       header: 'Requester',
-      cell: ({ row }) => <Requester memberId={row.original.requestedBy} self={self} />,
+      cell: ({ row }) => <MemberName memberId={row.original.requestedBy} />,
     }),
     helper.display({
       id: 'amount',
@@ -147,7 +138,7 @@ const WITHDRAWALS: CaseKind<Withdrawal> = {
 function PendingCases<Case extends InboxCase>({ kind, now }: { kind: CaseKind<Case>; now: number }) {
   const principal = usePrincipal();
   const mayDecide = canCall(principal.scopes, kind.routes.approve);
-  const columns = useMemo(() => caseColumns(kind, principal.memberId, mayDecide, now), [kind, principal.memberId, mayDecide, now]);
+  const columns = useMemo(() => caseColumns(kind, mayDecide, now), [kind, mayDecide, now]);
   if (!canCall(principal.scopes, kind.routes.list)) return null;
   const titleId = `pending-${kind.plural}`;
   return (

@@ -15,9 +15,49 @@ import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { auditDetails } from '../format/audit';
 import { AppForm } from '../components/AppForm';
 import { listKeys } from '../app/filters';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/audit');
 type AuditFilters = z.infer<typeof auditFiltersSchema>;
+
+/** How an actor acted, in words: the API's actor types are its own. */
+const ACTOR_TYPES: Record<string, string> = {
+  team_member: 'in the dashboard',
+  api_key: 'with an API key',
+  system: 'the platform',
+  user: 'a customer',
+};
+
+/** Who did it, by name where a member did, and how. */
+function AuditActor({ event }: { event: AuditEvent }) {
+  return (
+    <Group gap={6} wrap="nowrap">
+      <MemberName memberId={event.actorId} />
+      <Text size="xs" c="dimmed" component="span">
+        {ACTOR_TYPES[event.actorType] ?? event.actorType}
+      </Text>
+    </Group>
+  );
+}
+
+/** What it was done to: a member by name, anything else by its kind in words and its id. */
+function AuditTarget({ event }: { event: AuditEvent }) {
+  const kind = event.targetType.replace(/_/g, ' ');
+  return (
+    <Group gap={6} wrap="nowrap">
+      {event.targetType === 'team_member' ? (
+        <MemberName memberId={event.targetId} />
+      ) : (
+        <Text ff="monospace" size="xs" component="span">
+          {event.targetId}
+        </Text>
+      )}
+      <Text size="xs" c="dimmed" component="span">
+        {kind}
+      </Text>
+    </Group>
+  );
+}
 
 /** One event in full: who did what to what, when, and what changed (before / after) with the rest of its metadata. */
 function AuditEventDetails({ event }: { event: AuditEvent }) {
@@ -29,8 +69,8 @@ function AuditEventDetails({ event }: { event: AuditEvent }) {
         rows={[
           { label: 'Action', value: <Code>{event.action}</Code> },
           { label: 'When', value: <DateTime value={event.createdAt} /> },
-          { label: 'Actor', value: `${event.actorType} · ${event.actorId}` },
-          { label: 'Target', value: `${event.targetType} · ${event.targetId}` },
+          { label: 'Actor', value: <AuditActor event={event} /> },
+          { label: 'Target', value: <AuditTarget event={event} /> },
           { label: 'Event id', value: <Code>{event.id}</Code> },
         ]}
       />
@@ -87,8 +127,8 @@ const helper = columnsOf<AuditEvent>();
 const columns = helper.columns([
   helper.accessor('createdAt', { header: 'When', cell: (info) => <DateTime value={info.getValue()} /> }),
   helper.accessor('action', { header: 'Action', cell: (info) => <Code>{info.getValue()}</Code> }),
-  helper.accessor('actorId', { header: 'Actor', cell: (info) => `${info.row.original.actorType} · ${info.getValue()}` }),
-  helper.accessor('targetId', { header: 'Target', cell: (info) => `${info.row.original.targetType} · ${info.getValue()}` }),
+  helper.accessor('actorId', { header: 'Actor', cell: (info) => <AuditActor event={info.row.original} /> }),
+  helper.accessor('targetId', { header: 'Target', cell: (info) => <AuditTarget event={info.row.original} /> }),
   helper.display({ id: 'details', header: 'Details', cell: (info) => <ShowDetails event={info.row.original} /> }),
 ]);
 

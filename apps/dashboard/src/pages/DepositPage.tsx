@@ -15,6 +15,7 @@ import { Money } from '../components/Money';
 import { ErrorState, LoadingState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/deposits/$depositId');
 
@@ -67,7 +68,7 @@ function depositFacts(deposit: Deposit) {
           ['Slip reference', orDash(deposit.slipReference)],
           ['Depositor', orDash(deposit.depositorName)],
           ['Deposited', deposit.depositedAt === null ? '—' : <DateTime key="deposited" value={deposit.depositedAt} />],
-          ['Verified by', orDash(deposit.verifiedBy)],
+          ['Verified by', <MemberName key="verifier" memberId={deposit.verifiedBy} />],
           ['Verified', deposit.verifiedAt === null ? '—' : <DateTime key="verified" value={deposit.verifiedAt} />],
         ] as const);
   return [...common, ...rejection, ...origin];

@@ -15,6 +15,7 @@ import { ErrorState, LoadingState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { describeDestination } from '../format/cases';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/payouts/$payoutId');
 
@@ -24,7 +25,7 @@ function payoutFacts(payout: PayoutCase) {
     payout.decidedBy === null
       ? []
       : ([
-          ['Decided by', payout.decidedBy],
+          ['Decided by', <MemberName key="decider" memberId={payout.decidedBy} />],
           ['Decided', payout.decidedAt === null ? '—' : <DateTime key="decided" value={payout.decidedAt} />],
         ] as const);
   return [
@@ -34,7 +35,7 @@ function payoutFacts(payout: PayoutCase) {
     ['Fee', money(payout.fee)],
     ['Destination', describeDestination(payout.destination)],
     ['Narration', payout.narration ?? '—'],
-    ['Requested by', payout.requestedBy],
+    ['Requested by', <MemberName key="requester" memberId={payout.requestedBy} />],
     ['Requested', <DateTime key="created" value={payout.createdAt} />],
     ...decided,
     ...(payout.rejectionReason === null ? [] : ([['Rejected because', payout.rejectionReason]] as const)),

@@ -32,6 +32,7 @@ import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
 import { listKeys } from '../app/filters';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/payouts');
 
@@ -55,14 +56,7 @@ const columns = helper.columns([
     cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
   }),
   helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-  helper.accessor('requestedBy', {
-    header: 'Requested by',
-    cell: (info) => (
-      <Text ff="monospace" size="sm">
-        {info.getValue()}
-      </Text>
-    ),
-  }),
+  helper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <MemberName memberId={info.getValue()} /> }),
   helper.accessor('status', {
     header: 'Status',
     cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,

@@ -42,6 +42,7 @@ import { amountProblem } from '../forms/money';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
 import { listKeys } from '../app/filters';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/treasury');
 
@@ -144,14 +145,7 @@ const withdrawalColumns = withdrawalHelper.columns([
     cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
   }),
   withdrawalHelper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
-  withdrawalHelper.accessor('requestedBy', {
-    header: 'Requested by',
-    cell: (info) => (
-      <Text ff="monospace" size="sm">
-        {info.getValue()}
-      </Text>
-    ),
-  }),
+  withdrawalHelper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <MemberName memberId={info.getValue()} /> }),
   withdrawalHelper.accessor('status', {
     header: 'Status',
     cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,

@@ -14,6 +14,7 @@ import { Money } from '../components/Money';
 import { ErrorState, LoadingState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { describeDestination } from '../format/cases';
+import { MemberName } from '../components/MemberName';
 
 const routeApi = getRouteApi('/_session/treasury/withdrawals/$withdrawalId');
 
@@ -24,7 +25,7 @@ function withdrawalFacts(withdrawal: Withdrawal) {
     withdrawal.decidedBy === null
       ? []
       : ([
-          ['Decided by', withdrawal.decidedBy],
+          ['Decided by', <MemberName key="decider" memberId={withdrawal.decidedBy} />],
           ['Decided', withdrawal.decidedAt === null ? '—' : <DateTime key="decided" value={withdrawal.decidedAt} />],
         ] as const);
   return [
@@ -33,7 +34,7 @@ function withdrawalFacts(withdrawal: Withdrawal) {
     ['Amount', <Money key="amount" amount={withdrawal.amount} currencyCode={withdrawal.currencyCode} />],
     ['Destination', describeDestination(withdrawal.destination)],
     ['Narration', withdrawal.narration ?? '—'],
-    ['Requested by', withdrawal.requestedBy],
+    ['Requested by', <MemberName key="requester" memberId={withdrawal.requestedBy} />],
     ['Requested', <DateTime key="created" value={withdrawal.createdAt} />],
     ...decided,
     ...(withdrawal.rejectionReason === null ? [] : ([['Rejected because', withdrawal.rejectionReason]] as const)),

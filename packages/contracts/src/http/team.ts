@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { environmentSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { idSchema } from '../ids';
 import type { RouteContract } from '../route-contract';
 import { scopeSchema } from './api-keys';
 import { orgRoleSchema, slugSchema, teamMemberSchema } from './identity';
@@ -96,6 +97,21 @@ export const memberPrincipalSchema = z.object({
 });
 export type MemberPrincipal = z.infer<typeof memberPrincipalSchema>;
 
+/** `ids`: comma-separated member ids (`usr_`), at most a page of them: the members a screen names. */
+export const memberNamesQuerySchema = z.object({
+  ids: z
+    .string()
+    .max(PAGE_LIMIT_MAX * 70)
+    .transform((text) => text.split(','))
+    .pipe(z.array(idSchema('user')).min(1).max(PAGE_LIMIT_MAX)),
+});
+export type MemberNamesQuery = z.infer<typeof memberNamesQuerySchema>;
+
+/** A member as other records name it: who requested, decided, verified. No e-mail, role or status. */
+export const memberNameSchema = z.object({ id: z.string(), name: z.string() });
+export type MemberName = z.infer<typeof memberNameSchema>;
+export const memberNamesSchema = z.object({ data: z.array(memberNameSchema) });
+
 /** The team routes by name, with their precise schema types (for typed clients such as the dashboard); TEAM_ROUTES lists them. */
 export const teamRoutes = {
   create: {
@@ -121,6 +137,18 @@ export const teamRoutes = {
     scope: 'team:manage',
     query: teamMemberQuerySchema,
     success: { status: 200, schema: pageSchema(teamMemberSchema) },
+  },
+  names: {
+    method: 'get',
+    path: '/v1/team/names',
+    operationId: 'team.names',
+    summary:
+      "The names of the tenant's members among the ids asked (a screen's requesters, deciders, verifiers); an id of no member of the tenant is left out",
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:read',
+    query: memberNamesQuerySchema,
+    success: { status: 200, schema: memberNamesSchema },
   },
   get: {
     method: 'get',

@@ -1,4 +1,4 @@
-import { createTeamMemberBodySchema, teamMemberQuerySchema, updateTeamMemberBodySchema } from '@wallet/contracts';
+import { createTeamMemberBodySchema, memberNamesQuerySchema, teamMemberQuerySchema, updateTeamMemberBodySchema } from '@wallet/contracts';
 import { claimsOf, parseOrThrow, requireSystem, tenantScopeOf } from '@wallet/kit';
 import { type RequestHandler, Router } from 'express';
 import type { TeamService } from './team-service';
@@ -22,6 +22,13 @@ export function teamRouter(team: TeamService, remember: RequestHandler): Router 
     const { tenantId } = tenantScopeOf(response);
     const query = parseOrThrow(teamMemberQuerySchema, request.query, 'query');
     response.json(await team.list(tenantId, query));
+  });
+
+  // Before /v1/team/:memberId, which would take "names" for an id.
+  router.get('/v1/team/names', async (request, response) => {
+    const { tenantId } = tenantScopeOf(response);
+    const { ids } = parseOrThrow(memberNamesQuerySchema, request.query, 'query');
+    response.json({ data: await team.names(tenantId, ids) });
   });
 
   router.get('/v1/team/:memberId', async (request, response) => {

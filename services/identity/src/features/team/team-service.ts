@@ -1,4 +1,5 @@
 import {
+  type MemberName,
   type CreateTeamMemberBody,
   hasScope,
   type MemberPrincipal,
@@ -13,7 +14,16 @@ import {
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-trail';
 import { hashPassword } from './passwords';
-import { countOtherActiveAdmins, findMember, insertMember, listMembers, lockMember, lockTenantAdmins, updateMember } from './team-store';
+import {
+  countOtherActiveAdmins,
+  findMember,
+  insertMember,
+  listMembers,
+  lockMember,
+  lockTenantAdmins,
+  memberNames,
+  updateMember,
+} from './team-store';
 
 function memberNotFound(): AppError {
   // Another tenant's member is as unknown as one that never existed.
@@ -90,6 +100,10 @@ export class TeamService {
       data: page.map(({ seq: _seq, ...member }) => member),
       nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
     };
+  }
+
+  names(tenantId: string, ids: readonly string[]): Promise<MemberName[]> {
+    return memberNames(this.deps.db, tenantId, ids);
   }
 
   async get(tenantId: string, memberId: string): Promise<TeamMember> {

@@ -106,6 +106,11 @@ export async function findMember(db: Db | Tx, tenantId: string, memberId: string
   return row ? toTeamMember(row) : null;
 }
 
+/** The names of the tenant's members among `ids`: another tenant's member, or no member, is not there. */
+export async function memberNames(db: Db, tenantId: string, ids: readonly string[]): Promise<Array<{ id: string; name: string }>> {
+  return db('team_members').where({ tenant_id: tenantId }).whereIn('id', ids).orderBy('id').select(['id', 'name']);
+}
+
 export interface MemberListFilter {
   beforeSeq?: string | undefined;
   limit: number;
