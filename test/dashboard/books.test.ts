@@ -1,3 +1,4 @@
+import { CHECK_TITLES } from '../../apps/dashboard/src/books/reconciliation';
 import { ACCOUNTS, type JournalEntry, ledgerRoutes, PAGE_LIMIT_MAX, reconciliationRoutes } from '@wallet/contracts';
 import { createDb } from '@wallet/kit';
 import { paginateItems } from '@wallet/sdk';
@@ -202,7 +203,7 @@ describe('reconciliation', () => {
     await openScreen(page, 'Reconciliation');
     await page.getByText('All checks pass').first().waitFor();
     for (const name of ['balances', 'entries_balance', 'business_records', 'bank_evidence']) {
-      expect(await page.getByRole('region', { name: `Check ${name}` }).innerText()).toContain('no mismatches');
+      expect(await page.getByRole('region', { name: `Check: ${CHECK_TITLES[name]}` }).innerText()).toContain('no mismatches');
     }
     const checkedAt = () =>
       page

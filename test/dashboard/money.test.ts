@@ -409,6 +409,68 @@ describe('deposits', () => {
   });
 });
 
+/** The headers of a table whose right edge lies past the window: columns a reader would have to scroll to. */
+async function headersOffScreen(page: Page, table: string): Promise<string[]> {
+  const width = page.viewportSize()?.width ?? 0;
+  const headers = page.getByRole('table', { name: table }).getByRole('columnheader');
+  await headers.first().waitFor();
+  const off: string[] = [];
+  for (const header of await headers.all()) {
+    const box = await header.boundingBox();
+    if (!box || box.x + box.width > width) off.push(await header.innerText());
+  }
+  return off;
+}
+
+describe('lists at a laptop width', () => {
+  it("keeps each list's key columns on the screen: a payout's status, a float deposit's recording, a mismatch's amount and reference", async () => {
+    const operator = system.members.operator;
+    await system.api.payouts.create({
+      walletId: system.wallets.spare.id,
+      amount: '12.00',
+      currencyCode: CURRENCY,
+      payoutMethod: 'bank',
+      destination: { bankCode: 'STANBIC', accountNumber: '0123456789012345', accountName: 'Adaeze Chukwuemeka-Okonkwo Trading' },
+      requestedBy: operator.id,
+    });
+    await system.api.treasury.floatDeposits.create({
+      amount: '10.00',
+      currencyCode: CURRENCY,
+      rail: 'bank',
+      externalReference: 'A-LONG-BANK-TRANSFER-REFERENCE-0000000001',
+      depositedBy: operator.id,
+    });
+    const reference = `NOBODY-CLAIMED-THIS-${Date.now().toString(36)}`;
+    await system.api.deposits.importStatement({
+      bankCode: 'STANBIC',
+      currencyCode: CURRENCY,
+      lines: [{ date: '2026-11-22', reference, amount: '31.40', description: 'A transfer nobody submitted a slip for' }],
+    });
+
+    const page = await pageAs('operator');
+    await page.goto(`${system.dashboardUrl}/payouts`);
+    await settled(page, 'Payouts');
+    const payouts = await headersOffScreen(page, 'Payout cases, newest first');
+    await page.goto(`${system.dashboardUrl}/treasury`);
+    await settled(page, 'Treasury');
+    const floats = await headersOffScreen(page, 'Float deposits, newest first');
+    await page.goto(`${system.dashboardUrl}/reconciliation`);
+    await settled(page, 'Reconciliation');
+    const evidence = 'Mismatches: Bank statements and slips agree';
+    await page.getByRole('table', { name: evidence }).getByRole('row').filter({ hasText: reference }).waitFor();
+    const mismatches = await headersOffScreen(page, evidence);
+    const keyColumns = { payouts: ['Payout', 'Status', 'Amount'], floats: ['Float deposit', 'Status', 'Recorded', 'Amount'] };
+    expect(payouts.filter((header) => keyColumns.payouts.includes(header))).toEqual([]);
+    expect(floats.filter((header) => keyColumns.floats.includes(header))).toEqual([]);
+    expect(mismatches.filter((header) => ['Problem', 'Amount', 'Reference'].includes(header))).toEqual([]);
+    // In words: the problem as a phrase, the columns as headers a person reads.
+    const row = page.getByRole('table', { name: evidence }).getByRole('row').filter({ hasText: reference });
+    expect(await row.innerText()).toContain('Unmatched statement line');
+    expect(await page.getByRole('table', { name: evidence }).getByRole('columnheader').allInnerTexts()).not.toContain('bankCode');
+    await look(page, 'reconciliation-mismatches');
+  });
+});
+
 describe('accessibility', () => {
   // Runs last: every screen above was looked at before the verdict, so one failure lists them all.
   it('finds no serious or critical axe violation on any money screen or dialog', () => {

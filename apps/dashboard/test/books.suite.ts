@@ -1,7 +1,7 @@
 import { feeQuoteQuerySchema, type JournalEntry } from '@wallet/contracts';
 import { basisPointsAsPercent, feeQuoteFormSchema, percentText } from '../src/books/fees';
 import { entryTotals, isoToLocalInput, journalFiltersSchema, linesOfAccount, localInputToIso } from '../src/books/journal';
-import { isRunFinished, mismatchCell, mismatchFields, runProgress } from '../src/books/reconciliation';
+import { fieldLabel, isRunFinished, mismatchCell, mismatchFields, runProgress } from '../src/books/reconciliation';
 import { checkForm } from '../src/forms/schema';
 
 const entry = (id: string, lines: JournalEntry['lines']): JournalEntry => ({
@@ -89,19 +89,39 @@ describe('reconciliation mismatches', () => {
   const balances = { accountId: 'ac_1', walletId: 'wl_1', currencyCode: 'USD', materializedBalance: '10.00', sumOfLines: '9.99' };
   const unbalanced = { journalEntryId: 'je_9', currencyCode: 'KES', debits: '5.00', credits: '4.00', seq: '120' };
 
-  it('makes a column of every field any row has, in first-seen order', () => {
+  it('makes a column of every field any row has: the problem, the money and the reference first, the rest in first-seen order', () => {
     expect(mismatchFields([balances, unbalanced])).toEqual([
+      'materializedBalance',
+      'sumOfLines',
+      'debits',
+      'credits',
       'accountId',
       'walletId',
       'currencyCode',
-      'materializedBalance',
-      'sumOfLines',
       'journalEntryId',
-      'debits',
-      'credits',
       'seq',
     ]);
+    const line = {
+      problem: 'unmatched_statement_line',
+      id: 'sl_1',
+      importId: 'bsi_1',
+      bankCode: 'X',
+      date: '2026-11-20',
+      reference: 'R',
+      amount: '1.00',
+    };
+    expect(mismatchFields([line])).toEqual(['problem', 'amount', 'reference', 'id', 'importId', 'bankCode', 'date']);
     expect(mismatchFields([])).toEqual([]);
+  });
+
+  it('names columns and problems in words', () => {
+    expect(['currencyCode', 'journalEntryId', 'seq', 'maxAgeHours'].map(fieldLabel)).toEqual([
+      'Currency code',
+      'Journal entry id',
+      'Seq',
+      'Max age hours',
+    ]);
+    expect(mismatchCell({ problem: 'pending_slip_too_old' }, 'problem')).toEqual({ type: 'text', text: 'Pending slip too old' });
   });
 
   it("shows the checks' amount fields as money of the row's currency, entries and wallets as links, the rest as text", () => {

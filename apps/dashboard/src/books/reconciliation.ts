@@ -16,11 +16,30 @@ export type MismatchCell =
   | { type: 'wallet'; id: string }
   | { type: 'text'; text: string };
 
-/** The columns of a check's mismatch table: every field any row has, in the order they first appear. */
+/**
+ * What a reader looks for first in a mismatch: what is wrong, and the money and the reference it
+ * is about. They lead the table, so they stay on the screen however many fields follow.
+ */
+const LEADING_FIELDS = ['problem', 'amount', 'materializedBalance', 'sumOfLines', 'debits', 'credits', 'reference'];
+
+/**
+ * The columns of a check's mismatch table: every field any row has, the leading ones first, the
+ * others in the order they first appear.
+ */
 export function mismatchFields(rows: readonly Mismatch[]): string[] {
   const fields = new Set<string>();
   for (const row of rows) for (const field of Object.keys(row)) fields.add(field);
-  return [...fields];
+  const rank = (field: string) => (LEADING_FIELDS.includes(field) ? LEADING_FIELDS.indexOf(field) : LEADING_FIELDS.length);
+  return [...fields].sort((a, b) => rank(a) - rank(b));
+}
+
+/** A field's name as a column header: `currencyCode` reads "Currency code", `journalEntryId` "Journal entry id". */
+export function fieldLabel(field: string): string {
+  const words = field
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** How one field of a mismatch shows: an amount as money, an entry or wallet as a link, anything else as text. */
@@ -32,6 +51,8 @@ export function mismatchCell(row: Mismatch, field: string): MismatchCell {
   if (ENTRY_FIELDS.has(field) && typeof value === 'string' && value !== '') return { type: 'entry', id: value };
   if (field === 'walletId' && typeof value === 'string' && value !== '') return { type: 'wallet', id: value };
   if (value === null || value === undefined) return { type: 'text', text: '—' };
+  // A check names its problems in snake_case: `unmatched_statement_line` reads "Unmatched statement line".
+  if (field === 'problem' && typeof value === 'string') return { type: 'text', text: fieldLabel(value) };
   return { type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) };
 }
 
@@ -65,4 +86,16 @@ export function runProgress(run: Pick<ReconciliationFullRun, 'state' | 'progress
   if (ledger.phase === 'accounts')
     return { label: `Comparing accounts with their lines: ${ledger.accounts} accounts; ${records}`, percent: null };
   return { label: `Ledger checked (${ledger.entries} entries, ${ledger.accounts} accounts); ${records}`, percent: null };
+}
+
+/** The checks by what they assure, not by their API names (`entries_balance`). */
+export const CHECK_TITLES: Readonly<Record<string, string>> = {
+  balances: 'Balances equal their journal lines',
+  entries_balance: 'Every entry balances',
+  business_records: 'Records match their journal entries',
+  bank_evidence: 'Bank statements and slips agree',
+};
+
+export function checkTitle(name: string): string {
+  return CHECK_TITLES[name] ?? fieldLabel(name);
 }

@@ -18,6 +18,7 @@ import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
 import { Money } from '../components/Money';
 import { Empty, ErrorState, LoadingState } from '../components/States';
+import { checkTitle } from '../books/reconciliation';
 
 // ECharts is large: it loads with this screen's charts only, never with the app's first page.
 const AnalyticsCharts = lazy(() => import('./AnalyticsCharts'));
@@ -129,7 +130,7 @@ function Reconciliation() {
         </Text>
       </Group>
       {mismatched.length > 0 && (
-        <Text size="sm">Mismatched: {mismatched.map((check) => `${check.name} (${check.mismatches.length})`).join(', ')}</Text>
+        <Text size="sm">Mismatched: {mismatched.map((check) => `${checkTitle(check.name)} (${check.mismatches.length})`).join(', ')}</Text>
       )}
     </Stack>
   );

@@ -46,7 +46,10 @@ const columns = helper.columns([
       </RouterAnchor>
     ),
   }),
-  helper.accessor('walletId', { header: 'Wallet', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
+  helper.accessor('status', {
+    header: 'Status',
+    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
+  }),
   helper.accessor('amount', {
     header: 'Amount',
     cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
@@ -55,12 +58,9 @@ const columns = helper.columns([
     header: 'Fee',
     cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
   }),
+  helper.accessor('walletId', { header: 'Wallet', cell: (info) => <WalletLink walletId={info.getValue()} /> }),
   helper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
   helper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <MemberName memberId={info.getValue()} /> }),
-  helper.accessor('status', {
-    header: 'Status',
-    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
-  }),
   helper.accessor('createdAt', { header: 'Requested', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 

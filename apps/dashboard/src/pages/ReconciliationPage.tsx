@@ -7,7 +7,7 @@ import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
-import { isRunFinished, type Mismatch, mismatchCell, mismatchFields, runProgress } from '../books/reconciliation';
+import { checkTitle, fieldLabel, isRunFinished, type Mismatch, mismatchCell, mismatchFields, runProgress } from '../books/reconciliation';
 import { EntryLink, WalletLink } from '../components/BooksLinks';
 import { DateTime } from '../components/DateTime';
 import { Money } from '../components/Money';
@@ -33,12 +33,12 @@ function MismatchTable({ name, mismatches }: { name: string; mismatches: Mismatc
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table striped>
-        <Table.Caption>Mismatches of {name}</Table.Caption>
+        <Table.Caption>Mismatches: {name}</Table.Caption>
         <Table.Thead>
           <Table.Tr>
             {fields.map((field) => (
               <Table.Th key={field} scope="col">
-                {field}
+                {fieldLabel(field)}
               </Table.Th>
             ))}
           </Table.Tr>
@@ -89,17 +89,17 @@ function ResultView({ result, headingLevel }: { result: ReconciliationResult; he
       </Group>
       {coverage && <Text size="sm">{coverage}</Text>}
       {result.checks.map((check) => (
-        <Card key={check.name} withBorder component="section" aria-label={`Check ${check.name}`}>
+        <Card key={check.name} withBorder component="section" aria-label={`Check: ${checkTitle(check.name)}`}>
           <Group gap="sm" mb={check.mismatches.length > 0 ? 'sm' : 0}>
-            <Title order={headingLevel} size="h5" ff="monospace">
-              {check.name}
+            <Title order={headingLevel} size="h5">
+              {checkTitle(check.name)}
             </Title>
             <StatusBadge status={check.status} />
             <Text size="sm" c="dimmed">
               {check.mismatches.length === 0 ? 'no mismatches' : `${check.mismatches.length} mismatches`}
             </Text>
           </Group>
-          {check.mismatches.length > 0 && <MismatchTable name={check.name} mismatches={check.mismatches} />}
+          {check.mismatches.length > 0 && <MismatchTable name={checkTitle(check.name)} mismatches={check.mismatches} />}
         </Card>
       ))}
     </Stack>

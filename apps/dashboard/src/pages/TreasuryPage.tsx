@@ -114,19 +114,19 @@ const floatColumns = floatHelper.columns([
       </Text>
     ),
   }),
+  floatHelper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+  floatHelper.accessor('createdAt', { header: 'Recorded', cell: (info) => <DateTime value={info.getValue()} /> }),
   floatHelper.accessor('amount', {
     header: 'Amount',
     cell: (info) => <Money amount={info.getValue()} currencyCode={info.row.original.currencyCode} />,
   }),
   floatHelper.accessor('rail', { header: 'Rail', cell: (info) => RAILS[info.getValue()] }),
   floatHelper.accessor('externalReference', { header: 'Reference', cell: (info) => info.getValue() ?? '—' }),
-  floatHelper.accessor('depositedBy', { header: 'Deposited by', cell: (info) => info.getValue() ?? '—' }),
-  floatHelper.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+  floatHelper.accessor('depositedBy', { header: 'Deposited by', cell: (info) => <MemberName memberId={info.getValue()} /> }),
   floatHelper.accessor('journalEntryId', {
     header: 'Journal entry',
     cell: (info) => <JournalEntryLink entryId={info.getValue()} missing={info.row.original.failureCode ?? 'Not posted'} />,
   }),
-  floatHelper.accessor('createdAt', { header: 'Recorded', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
 const withdrawalHelper = columnsOf<Withdrawal>();
@@ -139,6 +139,11 @@ const withdrawalColumns = withdrawalHelper.columns([
       </RouterAnchor>
     ),
   }),
+  withdrawalHelper.accessor('status', {
+    header: 'Status',
+    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
+  }),
+  withdrawalHelper.accessor('createdAt', { header: 'Requested', cell: (info) => <DateTime value={info.getValue()} /> }),
   withdrawalHelper.accessor('source', { header: 'From', cell: (info) => SOURCES[info.getValue()] }),
   withdrawalHelper.accessor('amount', {
     header: 'Amount',
@@ -146,11 +151,6 @@ const withdrawalColumns = withdrawalHelper.columns([
   }),
   withdrawalHelper.accessor('destination', { header: 'Destination', cell: (info) => describeDestination(info.getValue()) }),
   withdrawalHelper.accessor('requestedBy', { header: 'Requested by', cell: (info) => <MemberName memberId={info.getValue()} /> }),
-  withdrawalHelper.accessor('status', {
-    header: 'Status',
-    cell: (info) => <StatusBadge status={info.getValue()} awaitingLedger={info.row.original.awaitingLedger} />,
-  }),
-  withdrawalHelper.accessor('createdAt', { header: 'Requested', cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 
 /** Puts an amount problem of the currency's rule beside the schema's problems. */
