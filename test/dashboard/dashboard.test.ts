@@ -163,6 +163,47 @@ it('finds serious violations where there are some: the accessibility check reall
   ]);
 });
 
+describe('addresses and roles, said in words', () => {
+  it('shows an address no screen has as "Page not found" inside the frame, with the navigation and a way back', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'observer', '/no-such-screen/at-all');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await mainNavigation(page).getByRole('link', { name: 'Wallets' }).waitFor();
+    await page.getByRole('main').getByRole('link', { name: 'Go to the overview' }).click();
+    await settled(page, 'Overview');
+    expect(await accessibilityViolations(page, 'page not found')).toEqual([]);
+  });
+
+  it('says a screen outside the role is not part of it, in words and not as a failure', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'observer');
+    await page.goto(`${system.dashboardUrl}/audit`);
+    await page.getByText('Not part of your role').waitFor();
+    expect(await page.getByRole('main').innerText()).toContain('Your role does not include reading the audit trail.');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByRole('main').innerText()).not.toContain('audit:read');
+  });
+});
+
+describe('on a phone (390 × 844)', () => {
+  it('keeps the header to one line, clear of the page title, and no id widens the page', async () => {
+    const phone = { width: 390, height: 844 };
+    const page = await suite.newPage(phone);
+    const [deposit] = (await system.api.deposits.list({ limit: 1 })).data;
+    await signIn(page, system, 'operator', `/deposits/${deposit?.id}`);
+    const title = page.getByRole('heading', { level: 1, name: `Deposit ${deposit?.id}` });
+    await settled(page, `Deposit ${deposit?.id}`);
+    const signOut = await page.getByRole('button', { name: 'Sign out' }).boundingBox();
+    const heading = await title.boundingBox();
+    expect(signOut && heading && signOut.y + signOut.height <= heading.y).toBe(true);
+    const pageWidth = await page.evaluate(
+      () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+    );
+    expect(pageWidth).toBeLessThanOrEqual(phone.width);
+    expect(await accessibilityViolations(page, 'a deposit on a phone')).toEqual([]);
+  });
+});
+
 describe('signing in and out', () => {
   it('says only that the details are wrong, whichever part was', async () => {
     const page = await newPage();

@@ -322,8 +322,11 @@ async function recordCspViolations(context: BrowserContext): Promise<void> {
 export interface DashboardSuite {
   /** The file's system, once its beforeAll has started it. */
   readonly system: DashboardSystem;
-  /** A fresh browser profile's worth of state (no cookies, no storage), closed after the test; its CSP violations in cspViolationsOf. */
-  newPage(): Promise<Page>;
+  /**
+   * A fresh browser profile's worth of state (no cookies, no storage), closed after the test; its
+   * CSP violations in cspViolationsOf. The suite's window (1280 wide), or `viewport` (a phone's).
+   */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
 }
 
 /**
@@ -347,11 +350,11 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
       if (!system) throw new Error(`the ${label} system has not started`);
       return system;
     },
-    async newPage() {
+    async newPage(viewport) {
       if (!system) throw new Error(`the ${label} system has not started`);
       const context = await system.browser.newContext({
         reducedMotion: 'reduce',
-        viewport: { width: 1280, height: view.height },
+        viewport: viewport ?? { width: 1280, height: view.height },
         timezoneId: 'Africa/Kampala',
         ...(view.locale ? { locale: view.locale } : {}),
       });

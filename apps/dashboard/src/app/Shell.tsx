@@ -41,17 +41,18 @@ export function Shell() {
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="sm">
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Text fw={700} component="span">
+            {/* On a phone the name gives way, so the header keeps to its one line and nothing overlaps the page. */}
+            <Text fw={700} component="span" visibleFrom="xs">
               Wallet dashboard
             </Text>
             <Badge color={principal.environment === 'live' ? 'green' : 'yellow'} variant="light">
               {principal.environment}
             </Badge>
           </Group>
-          <Group gap="sm">
+          <Group gap="sm" wrap="nowrap">
             <Text size="sm" c="dimmed" visibleFrom="xs">
               {principal.orgRole}
             </Text>

@@ -232,6 +232,13 @@ export const feeScheduleRoute = createRoute({
 
 const booksRoutes = [journalRoute, journalEntryRoute, accountsRoute, accountRoute, reconciliationRoute, feesRoute, feeScheduleRoute];
 
+/** Any other address, inside the signed-in frame, so the navigation stays on screen. */
+export const notFoundRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '$',
+  component: lazyRouteComponent(() => import('../pages/NotFoundPage'), 'NotFoundPage'),
+});
+
 const routeTree = rootRoute.addChildren([
   loginRoute,
   acceptInviteRoute,
@@ -246,6 +253,7 @@ const routeTree = rootRoute.addChildren([
     eventRoute,
     ...moneyRoutes,
     ...booksRoutes,
+    notFoundRoute,
   ]),
 ]);
 

@@ -1,4 +1,4 @@
-import { Badge, createTheme, type CSSVariablesResolver, defaultVariantColorsResolver, Modal } from '@mantine/core';
+import { Badge, createTheme, type CSSVariablesResolver, defaultVariantColorsResolver, Modal, Title } from '@mantine/core';
 
 /*
  * Mantine's defaults fall short of WCAG AA contrast (4.5:1) in light mode: white on the default
@@ -24,6 +24,8 @@ export const theme = createTheme({
       defaultProps: { variant: 'light' },
       styles: { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } },
     }),
+    // A title naming a record by its id ("Deposit dep_01M8…") breaks inside the id on a phone rather than widen the page.
+    Title: Title.extend({ styles: { root: { overflowWrap: 'anywhere' } } }),
   },
 });
 

@@ -9,10 +9,10 @@ export function Facts({ caption, facts }: { caption: string; facts: ReadonlyArra
       <Table.Tbody>
         {facts.map(([label, value]) => (
           <Table.Tr key={label}>
-            <Table.Th scope="row" w={200}>
+            <Table.Th scope="row" w="min(200px, 40%)">
               {label}
             </Table.Th>
-            <Table.Td>{value}</Table.Td>
+            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value}</Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

@@ -1,6 +1,7 @@
 import { Alert, Button, Code, EmptyState, Group, Loader, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { isApiError } from '../api/errors';
+import { scopeInWords } from '../format/scopes';
 
 /**
  * A failed request, said plainly, with what support needs to find it: the error code and the
@@ -8,6 +9,7 @@ import { isApiError } from '../api/errors';
  */
 export function ErrorState({ error, title = 'Something went wrong', onRetry }: { error: unknown; title?: string; onRetry?: () => void }) {
   const apiError = isApiError(error) ? error : null;
+  if (apiError?.code === 'INSUFFICIENT_SCOPE') return <NotInYourRole scope={apiError.details?.requiredScope} />;
   return (
     <Alert color="red" title={title} role="alert">
       <Stack gap="xs">
@@ -31,6 +33,22 @@ export function ErrorState({ error, title = 'Something went wrong', onRetry }: {
           </Group>
         )}
       </Stack>
+    </Alert>
+  );
+}
+
+/**
+ * A read the member's role does not grant is no failure: it says so in words, not as a red
+ * error with an API scope name, and who can change it.
+ */
+function NotInYourRole({ scope }: { scope: unknown }) {
+  const what = typeof scope === 'string' ? scopeInWords(scope) : undefined;
+  return (
+    <Alert color="gray" title="Not part of your role" role="status">
+      <Text size="sm">
+        {what ? `Your role does not include ${what}.` : 'Your role does not include this.'} An org-admin can change your role on the Team
+        screen.
+      </Text>
     </Alert>
   );
 }

@@ -17,6 +17,7 @@ import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { grantableScopes } from '../auth/grants';
 import { canCall } from '../auth/scopes';
+import { scopeInWords } from '../format/scopes';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateTime } from '../components/DateTime';
 import { columnsOf, PagedTable } from '../components/PagedTable';
@@ -164,7 +165,7 @@ function CreateKey() {
         >
           <SimpleGrid cols={{ base: 1, xs: 2 }} mt="xs" spacing="xs">
             {scopes.map((scope) => (
-              <Checkbox key={scope} value={scope} label={scope} />
+              <Checkbox key={scope} value={scope} label={scope} description={scopeInWords(scope)} />
             ))}
           </SimpleGrid>
         </Checkbox.Group>
