@@ -185,6 +185,21 @@ describe('addresses and roles, said in words', () => {
   });
 });
 
+describe("the overview's chart", () => {
+  it('has every UTC day of the range, quiet days included, and says its days are UTC days', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'finance-viewer');
+    const chart = page.getByRole('img', { name: /^Daily volume and fee revenue in USD/ });
+    await chart.waitFor();
+    const label = (await chart.getAttribute('aria-label')) ?? '';
+    // The default range is the last 30 UTC days; the tenant was seeded today, so 29 of them are quiet.
+    const [, first, last] = /, 30 UTC days from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$/.exec(label) ?? [];
+    expect({ label, last }).toEqual({ label, last: new Date().toISOString().slice(0, 10) });
+    expect(Date.parse(last as string) - Date.parse(first as string)).toBe(29 * 86_400_000);
+    await chart.getByText('Day (UTC)').waitFor();
+  });
+});
+
 describe('on a phone (390 × 844)', () => {
   it('keeps the header to one line, clear of the page title, and no id widens the page', async () => {
     const phone = { width: 390, height: 844 };

@@ -1,4 +1,4 @@
-import { chartOption } from '../src/pages/analytics-chart';
+import { chartDays, chartOption } from '../src/pages/analytics-chart';
 
 const currency = {
   currencyCode: 'UGX',
@@ -22,5 +22,15 @@ describe("the overview's chart", () => {
       [4, 8.25],
     ]);
     expect(option.yAxis.map((axis) => axis.name)).toEqual(['Volume (UGX)', 'Fees (UGX)']);
+    expect(option.xAxis.name).toBe('Day (UTC)');
+  });
+
+  it('has every UTC day of the range, a quiet one at zero', () => {
+    const days = chartDays(currency, { from: '2026-11-28T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z' });
+    expect(days).toEqual([
+      { date: '2026-11-28', volume: '0', feeRevenue: '0' },
+      { date: '2026-11-29', volume: '0', feeRevenue: '0' },
+      ...currency.daily,
+    ]);
   });
 });

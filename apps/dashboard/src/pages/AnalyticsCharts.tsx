@@ -9,7 +9,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useState } from 'react';
 import { Money } from '../components/Money';
-import { chartOption } from './analytics-chart';
+import { chartDays, chartOption } from './analytics-chart';
 
 // Only the parts of ECharts these charts use, so the lazily loaded chunk stays small.
 echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, AriaComponent, SVGRenderer]);
@@ -21,6 +21,7 @@ export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalyt
   const reduceMotion = useReducedMotion(false, { getInitialValueInEffect: false });
   const currency = analytics.currencies.find((candidate) => candidate.currencyCode === currencyCode) ?? analytics.currencies[0];
   if (!currency) return null;
+  const daily = chartDays(currency, analytics);
   return (
     <Stack>
       {analytics.currencies.length > 1 && (
@@ -55,8 +56,16 @@ export default function AnalyticsCharts({ analytics }: { analytics: TenantAnalyt
           <Text fw={700}>{currency.totals.entryCount}</Text>
         </div>
       </SimpleGrid>
-      <div role="img" aria-label={`Daily volume and fee revenue in ${currency.currencyCode}, ${currency.daily.length} days`}>
-        <ReactEChartsCore echarts={echarts} option={chartOption(currency, { reduceMotion })} notMerge style={{ height: 320 }} />
+      <div
+        role="img"
+        aria-label={`Daily volume and fee revenue in ${currency.currencyCode}, ${daily.length} UTC days from ${daily[0]?.date ?? '—'} to ${daily.at(-1)?.date ?? '—'}`}
+      >
+        <ReactEChartsCore
+          echarts={echarts}
+          option={chartOption({ ...currency, daily }, { reduceMotion })}
+          notMerge
+          style={{ height: 320 }}
+        />
       </div>
     </Stack>
   );

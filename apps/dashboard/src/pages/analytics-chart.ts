@@ -5,8 +5,25 @@ type ChartedCurrency = Pick<AnalyticsCurrency, 'currencyCode'> & {
   daily: ReadonlyArray<Pick<AnalyticsCurrency['daily'][number], 'date' | 'volume' | 'feeRevenue'>>;
 };
 
+const DAY_MS = 86_400_000;
+
 /**
- * The chart's option for one currency's daily volume and fee revenue. Chart values are for
+ * The chart's days: every UTC day of the answer's range [from, to), a day without entries at zero,
+ * so a quiet day shows as a gap in the bars rather than vanishing from the axis. The read models
+ * count by UTC day; the axis says so, rather than pass UTC days off as local ones.
+ */
+export function chartDays(currency: ChartedCurrency, range: { from: string; to: string }): ChartedCurrency['daily'] {
+  const byDate = new Map(currency.daily.map((day) => [day.date, day]));
+  const days: Array<ChartedCurrency['daily'][number]> = [];
+  for (let at = Date.parse(range.from); at < Date.parse(range.to); at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    days.push(byDate.get(date) ?? { date, volume: '0', feeRevenue: '0' });
+  }
+  return days;
+}
+
+/**
+ * The chart's option for one currency's daily volume and fee revenue (its days from chartDays). Chart values are for
  * display only: each decimal string becomes a JS number here, inside the chart, and nowhere
  * else; the exact figures are the totals shown beside the chart, formatted from the strings.
  * ECharts animates every draw unless told not to; someone who asked their system for reduced
@@ -19,8 +36,8 @@ export function chartOption(currency: ChartedCurrency, { reduceMotion }: { reduc
     aria: { enabled: true },
     tooltip: { trigger: 'axis' },
     legend: { data: ['Volume', 'Fee revenue'] },
-    grid: { left: 64, right: 64, top: 40, bottom: 32 },
-    xAxis: { type: 'category', data: days },
+    grid: { left: 64, right: 64, top: 40, bottom: 48 },
+    xAxis: { type: 'category', data: days, name: 'Day (UTC)', nameLocation: 'middle', nameGap: 24 },
     yAxis: [
       { type: 'value', name: `Volume (${currency.currencyCode})` },
       { type: 'value', name: `Fees (${currency.currencyCode})` },
