@@ -454,6 +454,8 @@ describe('lists at a laptop width', () => {
     await page.goto(`${system.dashboardUrl}/treasury`);
     await settled(page, 'Treasury');
     const floats = await headersOffScreen(page, 'Float deposits, newest first');
+    // A negative payout clearing (a withdrawal on its way) is explained where the balances are.
+    await page.getByText(/^Suspense and payout clearing hold money in transit/).waitFor();
     await page.goto(`${system.dashboardUrl}/reconciliation`);
     await settled(page, 'Reconciliation');
     const evidence = 'Mismatches: Bank statements and slips agree';

@@ -1,4 +1,4 @@
-import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import {
   analyticsRoutes,
@@ -16,9 +16,9 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
-import { Money } from '../components/Money';
 import { Empty, ErrorState, LoadingState } from '../components/States';
 import { checkTitle } from '../books/reconciliation';
+import { TreasuryBalancesTable } from '../components/TreasuryBalancesTable';
 
 // ECharts is large: it loads with this screen's charts only, never with the app's first page.
 const AnalyticsCharts = lazy(() => import('./AnalyticsCharts'));
@@ -42,41 +42,7 @@ function TreasuryBalances() {
     return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
   if (balances.data.data.length === 0)
     return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
-  return (
-    <Table.ScrollContainer minWidth={560}>
-      <Table>
-        <Table.Caption>Treasury balances by currency</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Currency</Table.Th>
-            <Table.Th scope="col">Operating float</Table.Th>
-            <Table.Th scope="col">Fee revenue</Table.Th>
-            <Table.Th scope="col">Suspense</Table.Th>
-            <Table.Th scope="col">Payout clearing</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {balances.data.data.map((row) => (
-            <Table.Tr key={row.currencyCode}>
-              <Table.Th scope="row">{row.currencyCode}</Table.Th>
-              <Table.Td>
-                <Money amount={row.operatingFloat} currencyCode={row.currencyCode} display="none" />
-              </Table.Td>
-              <Table.Td>
-                <Money amount={row.tenantFeeRevenue} currencyCode={row.currencyCode} display="none" />
-              </Table.Td>
-              <Table.Td>
-                <Money amount={row.suspense} currencyCode={row.currencyCode} display="none" />
-              </Table.Td>
-              <Table.Td>
-                <Money amount={row.payoutClearing} currencyCode={row.currencyCode} display="none" />
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
-  );
+  return <TreasuryBalancesTable rows={balances.data.data} withCommission={false} />;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Button, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import {
@@ -43,6 +43,7 @@ import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
 import { listKeys } from '../app/filters';
 import { MemberName } from '../components/MemberName';
+import { TreasuryBalancesTable } from '../components/TreasuryBalancesTable';
 
 const routeApi = getRouteApi('/_session/treasury');
 
@@ -72,36 +73,7 @@ function Balances() {
     return <ErrorState error={balances.error} title="Could not load the treasury balances" onRetry={() => void balances.refetch()} />;
   if (balances.data.data.length === 0)
     return <Empty title="No balances yet" description="Balances appear once money moves in a currency." />;
-  const headers = ['Operating float', 'Fee revenue', 'Platform commission', 'Suspense', 'Payout clearing'];
-  return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table withTableBorder>
-        <Table.Caption>Treasury balances by currency</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Currency</Table.Th>
-            {headers.map((header) => (
-              <Table.Th key={header} scope="col">
-                {header}
-              </Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {balances.data.data.map((row) => (
-            <Table.Tr key={row.currencyCode}>
-              <Table.Th scope="row">{row.currencyCode}</Table.Th>
-              {[row.operatingFloat, row.tenantFeeRevenue, row.platformCommission, row.suspense, row.payoutClearing].map((amount, index) => (
-                <Table.Td key={headers[index]}>
-                  <Money amount={amount} currencyCode={row.currencyCode} display="none" />
-                </Table.Td>
-              ))}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
-  );
+  return <TreasuryBalancesTable rows={balances.data.data} withCommission />;
 }
 
 const floatHelper = columnsOf<FloatDeposit>();
