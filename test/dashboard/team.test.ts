@@ -417,7 +417,8 @@ async function addEndpoint(page: Page, receiver: Receiver, violations: string[])
   const url = dialog.getByRole('textbox', { name: 'URL', exact: true });
   await url.fill('not a url');
   await dialog.getByRole('button', { name: 'Add endpoint' }).click();
-  await dialog.getByText(/invalid url/i).waitFor();
+  // Said in words, not in zod's "Invalid URL".
+  await dialog.getByText('Must be a web address (https://…)', { exact: true }).waitFor();
   // The listener allows private addresses here, so the server's refusal shown is of a name that does not resolve.
   await url.fill('https://hooks.example.invalid/wallet');
   await dialog.getByRole('button', { name: 'Add endpoint' }).click();

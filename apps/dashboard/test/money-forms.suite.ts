@@ -1,4 +1,4 @@
-import { bankSlipBodySchema, reopenDepositBodySchema } from '@wallet/contracts';
+import { bankSlipBodySchema, createWebhookEndpointBodySchema, reopenDepositBodySchema } from '@wallet/contracts';
 import { ApiError } from '../src/api/errors';
 import { createActionKeys } from '../src/api/idempotency';
 import { describeDestination, formatAge } from '../src/format/cases';
@@ -109,6 +109,8 @@ describe("a form's problems in words", () => {
       expect(slip.errors.bankCode).toBe('must be 1-64 letters, digits, _ or -');
       expect(slip.errors.currencyCode).not.toMatch(/Too small|Invalid string|expected/);
     }
+    const endpoint = checkForm(createWebhookEndpointBodySchema.pick({ url: true }), { url: 'not a url' });
+    expect(endpoint).toEqual({ ok: false, errors: { url: 'Must be a web address (https://…)' } });
     const missing = checkForm(reopenDepositBodySchema, { reason: 'why' } as never);
     expect(missing).toEqual({ ok: false, errors: { actorId: 'Required' } });
   });
