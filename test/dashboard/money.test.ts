@@ -111,6 +111,12 @@ describe('a payout from request to approval', () => {
     await settled(approver, 'Approvals');
     const row = approver.getByRole('row').filter({ hasText: payoutId });
     await row.waitFor();
+    // The navigation counts what awaits a decision, as the API lists it.
+    const awaiting =
+      (await system.api.payouts.list({ status: 'pending', limit: 200 })).data.length +
+      (await system.api.treasury.withdrawals.list({ status: 'pending', limit: 200 })).data.length;
+    const inbox = approver.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: `Approvals ${awaiting} pending` });
+    await inbox.waitFor();
     expect(await row.innerText()).toContain(usd('123.45'));
     expect(await row.innerText()).toContain('Mobile money +256700000001 (MTN)');
     // People by name: the requester is "The operator", never a usr_ id.

@@ -1,4 +1,4 @@
-import { AppShell, Badge, Burger, Button, Group, Text, Title } from '@mantine/core';
+import { AppShell, Badge, Burger, Button, Group, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
@@ -8,6 +8,7 @@ import { api } from '../api/browser';
 import { SESSION_QUERY_KEY } from '../api/session';
 import { RouterNavLink } from '../components/links';
 import { visibleNavigation } from './navigation';
+import { usePendingTotal } from './pending';
 import { usePrincipal } from './principal';
 
 /** Re-reads the session when it is due to expire: the 401 then takes the user to the login page. */
@@ -29,6 +30,7 @@ export function Shell() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   useSessionExpiry(principal.expiresAt);
+  const pending = usePendingTotal(principal.scopes);
   const logout = useMutation({
     mutationFn: () => api.call(dashboardAuthRoutes.logout, {}),
     meta: { handlesUnauthorized: true },
@@ -71,6 +73,7 @@ export function Shell() {
             variant="filled"
             active={item.to === '/' ? pathname === '/' : pathname.startsWith(item.to)}
             onClick={close}
+            rightSection={item.to === '/approvals' && pending !== null ? <PendingBadge count={pending} /> : undefined}
           />
         ))}
       </AppShell.Navbar>
@@ -78,6 +81,16 @@ export function Shell() {
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** The cases awaiting a decision, beside the inbox's link: read as "Approvals, 3 pending". */
+function PendingBadge({ count }: { count: string }) {
+  return (
+    <Badge size="sm" variant="filled" color="red">
+      {count}
+      <VisuallyHidden> pending</VisuallyHidden>
+    </Badge>
   );
 }
 

@@ -2,8 +2,6 @@ import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/cor
 import { useQuery } from '@tanstack/react-query';
 import {
   analyticsRoutes,
-  type Page,
-  PAGE_LIMIT_MAX,
   payoutRoutes,
   reconciliationRoutes,
   type RouteContract,
@@ -18,6 +16,7 @@ import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
 import { Empty, ErrorState, LoadingState } from '../components/States';
 import { checkTitle } from '../books/reconciliation';
+import { countOf, usePendingCases } from '../app/pending';
 import { TreasuryBalancesTable } from '../components/TreasuryBalancesTable';
 
 // ECharts is large: it loads with this screen's charts only, never with the app's first page.
@@ -45,23 +44,12 @@ function TreasuryBalances() {
   return <TreasuryBalancesTable rows={balances.data.data} withCommission={false} />;
 }
 
-/**
- * Pending cases of one maker-checker list, counted from its first page of the largest size:
- * more than a page of them shows as "200+", which is all a glance at the overview needs.
- */
-function PendingCount({
-  label,
-  queryKey,
-  fetchPending,
-}: {
-  label: string;
-  queryKey: string;
-  fetchPending: (signal: AbortSignal) => Promise<Page<unknown>>;
-}) {
-  const pending = useQuery({ queryKey: ['pending', queryKey], queryFn: ({ signal }) => fetchPending(signal) });
+/** Pending cases of one maker-checker list, counted from its first page of the largest size: "200+" is all a glance needs. */
+function PendingCount({ label, kind }: { label: string; kind: 'payouts' | 'withdrawals' }) {
+  const pending = usePendingCases(kind, usePrincipal().scopes);
   if (pending.isPending) return <LoadingState label={`Counting ${label.toLowerCase()}`} />;
   if (pending.isError) return <ErrorState error={pending.error} title={`Could not count ${label.toLowerCase()}`} />;
-  const count = `${pending.data.data.length}${pending.data.nextCursor ? '+' : ''}`;
+  const count = countOf(pending.data);
   return (
     <Group justify="space-between">
       <Text>{label}</Text>
@@ -71,8 +59,6 @@ function PendingCount({
     </Group>
   );
 }
-
-const PENDING = { status: 'pending', limit: PAGE_LIMIT_MAX } as const;
 
 /** The tenant's reconciliation checks as of now (each goes on from its checkpoint, so this is cheap). */
 function Reconciliation() {
@@ -119,22 +105,8 @@ export function OverviewPage() {
   const principal = usePrincipal();
   const may = (route: RouteContract) => canCall(principal.scopes, route);
   const approvals = [
-    may(payoutRoutes.list) && (
-      <PendingCount
-        key="payouts"
-        label="Payouts awaiting approval"
-        queryKey="payouts"
-        fetchPending={(signal) => api.call(payoutRoutes.list, { query: PENDING, signal })}
-      />
-    ),
-    may(withdrawalRoutes.list) && (
-      <PendingCount
-        key="withdrawals"
-        label="Withdrawals awaiting approval"
-        queryKey="withdrawals"
-        fetchPending={(signal) => api.call(withdrawalRoutes.list, { query: PENDING, signal })}
-      />
-    ),
+    may(payoutRoutes.list) && <PendingCount key="payouts" label="Payouts awaiting approval" kind="payouts" />,
+    may(withdrawalRoutes.list) && <PendingCount key="withdrawals" label="Withdrawals awaiting approval" kind="withdrawals" />,
   ].filter(Boolean);
   return (
     <Stack>
