@@ -95,6 +95,68 @@ describe("a list's filters", () => {
     expect(await page.getByRole('search', { name: form }).getByRole('combobox', { name: 'Status' }).inputValue()).toBe(statuses.at(-1));
   });
 
+  // The viewer's zone is Africa/Kampala (UTC+3, no daylight saving): a local minute is the instant three hours before it in UTC.
+  it.each([
+    ['/transfers', 'Transfers', 'Filter transfers', 'No transfer matches these filters.', '/v1/transfers'],
+    ['/payouts', 'Payouts', 'Filter payouts', 'No payout matches these filters.', '/v1/payouts/cases'],
+    ['/deposits', 'Deposits', 'Filter deposits', 'No deposit matches these filters.', '/v1/deposits'],
+    ['/wallets', 'Wallets', 'Filter wallets', 'No wallet matches these filters.', '/v1/wallets'],
+  ])(
+    'narrows %s to a creation-time range entered in local time and sent as UTC instants',
+    async (path, heading, form, noMatch, apiPath) => {
+      const page = await newPage();
+      await signIn(page, system, 'org-admin', path);
+      await openScreen(page, path, heading);
+      const filters = page.getByRole('search', { name: form });
+      const asked: URLSearchParams[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === apiPath) asked.push(new URL(request.url()).searchParams);
+      });
+      await filters.getByLabel('Created from').fill('2019-06-01T08:30');
+      await filters.getByLabel('Created before').fill('2020-01-01T00:00');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('createdTo') === '2019-12-31T21:00:00.000Z');
+      await page.getByText(noMatch).waitFor();
+      if (path === '/transfers') expect(await accessibilityViolations(page, 'a filter form with a time range')).toEqual([]);
+      expect(asked.map((query) => [query.get('createdFrom'), query.get('createdTo')])).toContainEqual([
+        '2019-06-01T05:30:00.000Z',
+        '2019-12-31T21:00:00.000Z',
+      ]);
+      // The range shows in local time again when the address is opened afresh.
+      await page.reload();
+      await settled(page, heading);
+      expect(await filters.getByLabel('Created from').inputValue()).toBe('2019-06-01T08:30');
+    },
+  );
+
+  it('finds the newest transfer and wallet in a range around their creation, and refuses a range that is no date', async () => {
+    const page = await newPage();
+    await signIn(page, system, 'org-admin', '/transfers');
+    const [transfer] = (await system.api.transfers.list({ limit: 1 })).data;
+    const [wallet] = (await system.api.wallets.list({ limit: 1 })).data;
+    for (const [path, heading, record] of [
+      ['/transfers', 'Transfers', transfer?.id],
+      ['/wallets', 'Wallets', wallet?.id],
+    ] as const) {
+      const created = Date.parse((path === '/transfers' ? transfer?.createdAt : wallet?.createdAt) as string);
+      const range = new URLSearchParams({
+        createdFrom: new Date(created - 60_000).toISOString(),
+        createdTo: new Date(created + 60_000).toISOString(),
+      });
+      await openScreen(page, `${path}?${range.toString()}`, heading);
+      await page.getByRole('link', { name: record as string }).waitFor();
+    }
+    // A range typed by hand that is no date is said in words, inside the frame, with the way back.
+    await page.goto(`${system.dashboardUrl}/transfers?createdFrom=yesterday`);
+    const refusal = page.getByRole('status').filter({ hasText: 'The filters in this address cannot be used' });
+    await refusal.getByText('Created from: Must be a date and time').waitFor();
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Transfers' }).count()).toBe(1);
+    expect(await accessibilityViolations(page, 'unusable filters')).toEqual([]);
+    await refusal.getByRole('link', { name: 'Show the list without filters' }).click();
+    await page.waitForURL((url) => url.pathname === '/transfers' && url.search === '');
+    await settled(page, 'Transfers');
+  });
+
   it('keeps a value typed into the address as text: /wallets?ownerId=123 filters by the owner id "123"', async () => {
     const page = await newPage();
     await signIn(page, system, 'org-admin', '/wallets');

@@ -37,6 +37,16 @@ export const correlationIdSchema = z.string().regex(CORRELATION_ID_PATTERN);
 export const PAGE_LIMIT_MAX = 200;
 export const PAGE_LIMIT_DEFAULT = 50;
 
+/**
+ * A record list's creation-time range: `createdFrom` inclusive, `createdTo` exclusive. A list tests
+ * it on a bounded number of records a request (boundedFiltersNote), as it does its other filters
+ * no index serves.
+ */
+export const createdRangeQueryShape = {
+  createdFrom: instantInputSchema.optional(),
+  createdTo: instantInputSchema.optional(),
+};
+
 /** Query of every list: `limit` 1-200 (default 50) and an opaque `cursor`. */
 export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),

@@ -3,7 +3,7 @@ import { findUnsafeText } from '@wallet/contracts/text';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import { type Db, findInScope, type Tx } from './db';
-import { boundedList, boundedPage, DEFAULT_LIST_EXAMINE_MAX, equalityTests } from './bounded-list';
+import { boundedList, boundedPage, type CandidateTest, DEFAULT_LIST_EXAMINE_MAX, equalityTests } from './bounded-list';
 import { currentContext } from './context';
 import { AppError } from './errors';
 
@@ -150,6 +150,25 @@ export interface SeqPageFilter {
   limit: number;
 }
 
+/** A record list's creation times, from inclusive and to exclusive (ISO 8601 instants, as the list's query checked them). */
+export interface CreatedRange {
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+}
+
+/**
+ * The tests of a creation-time range. No index serves it: rows are read along `seq`, which only
+ * roughly follows `created_at` (a transaction's clock starts before it takes its sequence), so
+ * the range is tested on each candidate, within the list's bound.
+ */
+function createdRangeTests(alias: string, range: CreatedRange): CandidateTest[] {
+  const tests: CandidateTest[] = [];
+  const { createdFrom, createdTo } = range;
+  if (createdFrom !== undefined) tests.push((candidates) => candidates.where(`${alias}.created_at`, '>=', createdFrom));
+  if (createdTo !== undefined) tests.push((candidates) => candidates.where(`${alias}.created_at`, '<', createdTo));
+  return tests;
+}
+
 /** A scope's rows of `table` newest first, before `beforeSeq`, where each column of `equal` that is defined holds its value. */
 function scopeNewestFirst(
   db: Db | Tx,
@@ -216,7 +235,7 @@ export async function boundedNewestFirst<Row extends { seq: string }>(
   db: Db,
   table: string,
   scope: { tenantId: string; environment: string },
-  filter: SeqPageFilter,
+  filter: SeqPageFilter & CreatedRange,
   columns: ReadonlyArray<string | Knex.Raw>,
   filters: ListFilters,
 ): Promise<SeqRows<Row>> {
@@ -226,7 +245,7 @@ export async function boundedNewestFirst<Row extends { seq: string }>(
     candidates,
     alias: 'c',
     order: [{ column: 'seq', order: 'desc' }],
-    tests: equalityTests('c', filters.tested),
+    tests: [...equalityTests('c', filters.tested), ...createdRangeTests('c', filter)],
     limit: filter.limit,
     examineMax: listExamineMax,
   });
@@ -257,7 +276,7 @@ export function scopedRecords<Stored extends { seq: string }>(
     list: async (
       db: Db,
       scope: { tenantId: string; environment: string },
-      filter: SeqPageFilter,
+      filter: SeqPageFilter & CreatedRange,
       filters: ListFilters,
     ): Promise<SeqRows<Stored>> => {
       const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, table, scope, filter, columns, filters);

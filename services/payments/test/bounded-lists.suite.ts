@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createDb, type Db, DEFAULT_LIST_EXAMINE_MAX, useListExamineMax } from '@wallet/kit';
 import { createTestDatabase, idsPageByPage, queryPlans } from '@wallet/kit/testing';
 import { listDeposits } from '../src/features/deposits/deposits-store';
@@ -196,5 +197,90 @@ it('wallets by status, currency or half an owner; a whole owner from its index',
   ]);
   expect(await pages((beforeSeq) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual(
     [['wl_frozen']],
+  );
+});
+
+it('a creation-time range finds exactly the records created in it, on every list, though seq does not follow created_at', async () => {
+  const base = Date.UTC(2026, 10, 1);
+  const instant = (minutes: number) => new Date(base + minutes * 60_000).toISOString();
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 9 }),
+      fc.option(fc.integer({ min: 0, max: 61 }), { nil: undefined }),
+      fc.option(fc.integer({ min: 0, max: 61 }), { nil: undefined }),
+      async (createdMinutes, fromMinute, toMinute) => {
+        const tenant = { tenantId: `tn_RANGE_${(run += 1)}`, environment: 'test' as const };
+        const rows = createdMinutes.map((minute, index) => ({ id: `wl_r${run}_${index}`, created_at: instant(minute) }));
+        await db('wallets').insert(
+          rows.map((row) => ({
+            ...row,
+            tenant_id: tenant.tenantId,
+            environment: 'test',
+            owner_type: 'user',
+            owner_id: row.id,
+            currency_code: 'USD',
+          })),
+        );
+        const range = {
+          createdFrom: fromMinute === undefined ? undefined : instant(fromMinute),
+          createdTo: toMinute === undefined ? undefined : instant(toMinute),
+        };
+        const inRange = rows.filter(
+          (row) =>
+            (range.createdFrom === undefined || row.created_at >= range.createdFrom) &&
+            (range.createdTo === undefined || row.created_at < range.createdTo),
+        );
+        const found = (await pages((beforeSeq) => listWallets(db, tenant, { ...range, beforeSeq, limit: 2 }))).flat();
+        // Newest first along seq: the order they were inserted, reversed, whatever their times.
+        expect(found).toEqual(inRange.map((row) => row.id).reverse());
+      },
+    ),
+    { numRuns: 25 },
+  );
+});
+
+it('each money list takes the range: transfers, deposits and payout cases', async () => {
+  const range = { createdFrom: '2026-11-02T00:00:00.000Z', createdTo: '2026-11-03T00:00:00.000Z' };
+  const days = ['2026-11-01T12:00:00.000Z', '2026-11-02T00:00:00.000Z', '2026-11-02T23:59:59.999Z', '2026-11-03T00:00:00.000Z'];
+  const tenant = { tenantId: 'tn_RANGED', environment: 'test' as const };
+  const inScope = { tenant_id: tenant.tenantId, environment: 'test', currency_code: 'USD' };
+  const scoped = { ...inScope, wallet_id: 'wl_A' };
+  await db('transfers').insert(
+    days.map((created_at, index) => ({
+      ...inScope,
+      id: `tx_day${index}`,
+      from_wallet_id: 'wl_A',
+      to_wallet_id: 'wl_B',
+      amount: '1.00',
+      fee: '0.00',
+      commission: '0.00',
+      platform_commission_bps: 0,
+      status: 'pending',
+      created_at,
+    })),
+  );
+  await db('deposits').insert(
+    days.map((created_at, index) => ({
+      ...scoped,
+      id: `dp_day${index}`,
+      amount: '5.00',
+      source: 'momo',
+      provider_code: 'mtn',
+      external_ref: `day${index}`,
+      status: 'pending',
+      created_at,
+    })),
+  );
+  await db('payout_cases').insert(
+    days.map((created_at, index) => ({ ...payout(`pc_day${index}`, 'pending'), tenant_id: tenant.tenantId, created_at })),
+  );
+  const inRange = (prefix: string) => [`${prefix}_day2`, `${prefix}_day1`];
+  expect((await pages((beforeSeq) => listTransfers(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('tx'));
+  expect((await pages((beforeSeq) => listDeposits(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('dp'));
+  expect((await pages((beforeSeq) => listCases(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('pc'));
+  // The approvals inbox's own index, with a range tested on it.
+  expect((await pages((beforeSeq) => listCases(db, tenant, { ...range, status: 'pending', beforeSeq, limit: 5 }))).flat()).toEqual(
+    inRange('pc'),
   );
 });

@@ -1,7 +1,14 @@
 import { walletQuerySchema } from '@wallet/contracts';
 
 /** The wallet list's filters live in the URL (shareable, back button), checked by the API's own query schema. */
-export const walletFiltersSchema = walletQuerySchema.pick({ ownerType: true, ownerId: true, currencyCode: true, status: true });
+export const walletFiltersSchema = walletQuerySchema.pick({
+  ownerType: true,
+  ownerId: true,
+  currencyCode: true,
+  status: true,
+  createdFrom: true,
+  createdTo: true,
+});
 
 /**
  * The keys of a filtered list's form and table, both new when the filters change: the form shows

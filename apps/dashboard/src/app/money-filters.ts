@@ -11,9 +11,10 @@ import { z } from 'zod';
  * The money screens' list filters, kept in the URL and checked by each list's own query schema
  * (its page fields excepted: paging is the table's).
  */
-export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true });
-export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true });
-export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true });
+const CREATED_RANGE = { createdFrom: true, createdTo: true } as const;
+export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true, ...CREATED_RANGE });
+export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
+export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
 export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true });
 export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true });
 

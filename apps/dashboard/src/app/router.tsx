@@ -263,6 +263,8 @@ export function createAppRouter(queryClient: QueryClient) {
     context: { queryClient },
     defaultPreload: 'intent',
     scrollRestoration: true,
+    // A screen's own failure (an address whose filters it refuses) shows inside the frame, the navigation kept.
+    defaultErrorComponent: ({ error }) => <ErrorState error={error} />,
     parseSearch,
     stringifySearch,
   });

@@ -1,3 +1,4 @@
+import { fieldLabel } from '../format/words';
 import type { ReconciliationFullRun, ReconciliationRunState } from '@wallet/contracts';
 
 export type Mismatch = Record<string, unknown>;
@@ -31,15 +32,6 @@ export function mismatchFields(rows: readonly Mismatch[]): string[] {
   for (const row of rows) for (const field of Object.keys(row)) fields.add(field);
   const rank = (field: string) => (LEADING_FIELDS.includes(field) ? LEADING_FIELDS.indexOf(field) : LEADING_FIELDS.length);
   return [...fields].sort((a, b) => rank(a) - rank(b));
-}
-
-/** A field's name as a column header: `currencyCode` reads "Currency code", `journalEntryId` "Journal entry id". */
-export function fieldLabel(field: string): string {
-  const words = field
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/_/g, ' ')
-    .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** How one field of a mismatch shows: an amount as money, an entry or wallet as a link, anything else as text. */

@@ -1,24 +1,46 @@
 import { Button, Group, Paper, Select, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import type { z } from 'zod';
+import { localInputToTimestamp, timestampToLocalInput } from '../forms/datetime';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
 import { AppForm } from './AppForm';
 
-/** One filter of a list: a choice among `options`, or free text (`upper`: a currency code). */
+/**
+ * One filter of a list: a choice among `options`, free text (`upper`: a currency code), or a
+ * bound of a time range (`bound`) entered in the viewer's time zone and sent as an instant.
+ */
 export interface FilterField {
   name: string;
   label: string;
   options?: readonly string[];
   placeholder?: string;
   upper?: boolean;
+  bound?: 'from' | 'until';
   width?: number;
+}
+
+/** A creation-time range's two fields, as every record list names them (createdRangeQueryShape). */
+export const CREATED_RANGE_FIELDS = [
+  { name: 'createdFrom', label: 'Created from', bound: 'from' },
+  { name: 'createdTo', label: 'Created before', bound: 'until' },
+] as const satisfies readonly FilterField[];
+
+const BOUND_DESCRIPTIONS = { from: 'Your time zone, inclusive', until: 'Your time zone, exclusive' } as const;
+
+function enteredValue(field: FilterField, value: string): string | undefined {
+  if (field.bound) return localInputToTimestamp(value);
+  const text = optionalText(value);
+  return field.upper ? text?.toUpperCase() : text;
 }
 
 const anyOf = (values: readonly string[]) => [{ value: '', label: 'Any' }, ...values.map((value) => ({ value, label: value }))];
 
 function initialValues(fields: readonly FilterField[], filters: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(
-    fields.map((field) => [field.name, typeof filters[field.name] === 'string' ? (filters[field.name] as string) : '']),
+    fields.map((field) => {
+      const value = typeof filters[field.name] === 'string' ? (filters[field.name] as string) : '';
+      return [field.name, field.bound ? timestampToLocalInput(value || undefined) : value];
+    }),
   );
 }
 
@@ -37,12 +59,7 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
   const [errors, setErrors] = useState<FieldErrors>({});
   const set = (name: string, value: string) => setValues((current) => ({ ...current, [name]: value }));
   const apply = () => {
-    const entered = Object.fromEntries(
-      props.fields.map((field) => [
-        field.name,
-        field.upper ? optionalText(values[field.name] ?? '')?.toUpperCase() : optionalText(values[field.name] ?? ''),
-      ]),
-    );
+    const entered = Object.fromEntries(props.fields.map((field) => [field.name, enteredValue(field, values[field.name] ?? '')]));
     const checked = checkForm(props.schema, entered as z.input<Schema>);
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
@@ -69,6 +86,8 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
                 key={field.name}
                 label={field.label}
                 placeholder={field.placeholder}
+                type={field.bound ? 'datetime-local' : undefined}
+                description={field.bound ? BOUND_DESCRIPTIONS[field.bound] : undefined}
                 value={values[field.name] ?? ''}
                 onChange={(event) => set(field.name, event.currentTarget.value)}
                 w={field.width}

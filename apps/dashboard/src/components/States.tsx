@@ -1,7 +1,28 @@
-import { Alert, Button, Code, EmptyState, Group, Loader, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Code, EmptyState, Group, Loader, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { isApiError } from '../api/errors';
 import { scopeInWords } from '../format/scopes';
+import { type SearchProblem, searchProblems } from '../app/search-errors';
+
+/** An address whose filters the screen does not take: what is wrong with each, and the way back to the whole list. */
+function UnreadableFilters({ problems }: { problems: readonly SearchProblem[] }) {
+  return (
+    <Alert color="gray" title="The filters in this address cannot be used" role="status">
+      <Stack gap="xs">
+        {problems.map((problem) => (
+          <Text size="sm" key={problem.field}>
+            {problem.field}: {problem.message}
+          </Text>
+        ))}
+        <Group>
+          <Anchor href={window.location.pathname} size="sm">
+            Show the list without filters
+          </Anchor>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+}
 
 /**
  * A failed request, said plainly, with what support needs to find it: the error code and the
@@ -10,6 +31,8 @@ import { scopeInWords } from '../format/scopes';
 export function ErrorState({ error, title = 'Something went wrong', onRetry }: { error: unknown; title?: string; onRetry?: () => void }) {
   const apiError = isApiError(error) ? error : null;
   if (apiError?.code === 'INSUFFICIENT_SCOPE') return <NotInYourRole scope={apiError.details?.requiredScope} />;
+  const problems = searchProblems(error);
+  if (problems) return <UnreadableFilters problems={problems} />;
   return (
     <Alert color="red" title={title} role="alert">
       <Stack gap="xs">

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 const FORMATS: Partial<Record<string, string>> = {
   email: 'an e-mail address',
   url: 'a web address (https://…)',
+  datetime: 'a date and time (2026-03-01T09:30:00.000Z)',
   regex: 'in the expected form',
 };
 

@@ -18,7 +18,7 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
-import { FilterForm } from '../components/FilterForm';
+import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
@@ -64,6 +64,7 @@ const FILTERS = [
   { name: 'walletId', label: 'Wallet id', placeholder: 'wl_…' },
   { name: 'status', label: 'Status', options: DEPOSIT_STATUSES },
   { name: 'source', label: 'Source', options: DEPOSIT_SOURCES },
+  ...CREATED_RANGE_FIELDS,
 ] as const;
 
 /**

@@ -20,7 +20,7 @@ import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
 import { DestinationFields } from '../components/DestinationFields';
-import { FilterForm } from '../components/FilterForm';
+import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
@@ -67,6 +67,7 @@ const columns = helper.columns([
 const FILTERS = [
   { name: 'walletId', label: 'Wallet id', placeholder: 'wl_…' },
   { name: 'status', label: 'Status', options: PAYOUT_STATUSES },
+  ...CREATED_RANGE_FIELDS,
 ] as const;
 
 /** The form's values as the request's body, checked by the contracts' schema; destination problems keyed by their fields. */

@@ -6,7 +6,7 @@ import { fillingPages } from '../api/pages';
 import { transferFiltersSchema } from '../app/money-filters';
 import { PageTitle } from '../app/Shell';
 import { DateTime } from '../components/DateTime';
-import { FilterForm } from '../components/FilterForm';
+import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
@@ -43,6 +43,7 @@ const columns = helper.columns([
 const FILTERS = [
   { name: 'walletId', label: 'Wallet id (either side)', placeholder: 'wl_…', width: 220 },
   { name: 'status', label: 'Status', options: TRANSFER_STATUSES },
+  ...CREATED_RANGE_FIELDS,
 ] as const;
 
 export function TransfersPage() {

@@ -6,7 +6,7 @@ import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { listKeys, walletFiltersSchema } from '../app/filters';
 import { DateTime } from '../components/DateTime';
-import { type FilterField, FilterForm } from '../components/FilterForm';
+import { CREATED_RANGE_FIELDS, type FilterField, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
@@ -45,6 +45,7 @@ const WALLET_FILTERS: readonly FilterField[] = [
   { name: 'ownerType', label: 'Owner type', options: WALLET_OWNER_TYPES, width: 140 },
   { name: 'currencyCode', label: 'Currency', placeholder: 'USD', upper: true, width: 110 },
   { name: 'status', label: 'Status', options: WALLET_STATUSES, width: 130 },
+  ...CREATED_RANGE_FIELDS,
 ];
 
 export function WalletsPage() {

@@ -2,6 +2,7 @@ import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
 import {
+  createdRangeQueryShape,
   boundedFiltersNote,
   dayInputSchema,
   environmentSchema,
@@ -76,6 +77,7 @@ export const depositQuerySchema = pageQuerySchema.extend({
   walletId: idSchema('wallet').optional(),
   status: depositStatusSchema.optional(),
   source: depositSourceSchema.optional(),
+  ...createdRangeQueryShape,
 });
 export type DepositQuery = z.infer<typeof depositQuerySchema>;
 
@@ -205,7 +207,7 @@ export const depositRoutes = {
     method: 'get',
     path: '/v1/deposits',
     operationId: 'deposits.list',
-    summary: `List deposits, newest first (filters walletId, status, source); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise')}`,
+    summary: `List deposits, newest first (filters walletId, status, source); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise, and on createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

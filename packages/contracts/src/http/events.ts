@@ -6,7 +6,7 @@ import { reconciliationFullRunSchema } from './reconciliation';
 import { transferReversalSchema, transferSchema } from './transfers';
 import { floatDepositSchema, withdrawalSchema } from './treasury';
 import { walletSchema } from './wallets';
-import { environmentSchema, instantInputSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { createdRangeQueryShape, environmentSchema, instantInputSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { idSchema } from '../ids';
 import { integerInputSchema } from '../json';
 import type { RouteContract } from '../route-contract';
@@ -24,8 +24,7 @@ export const eventQuerySchema = pageQuerySchema.extend({
     .string()
     .regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an id')
     .optional(),
-  createdFrom: instantInputSchema.optional(),
-  createdTo: instantInputSchema.optional(),
+  ...createdRangeQueryShape,
 });
 export type EventQuery = z.infer<typeof eventQuerySchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedFiltersNote, pageQuerySchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, timestampSchema } from '../common';
 import type { ErrorCode } from '../errors';
 import { amountInputSchema } from '../json';
 import type { JournalKind } from '../messages/journal-terms';
@@ -58,7 +58,7 @@ export function caseQuerySchema<Status extends z.ZodType, Extra extends z.ZodRaw
   status: Status,
   extra?: Extra,
 ) {
-  return pageQuerySchema.extend({ ...(extra as Extra), status: status.optional() as z.ZodOptional<Status> });
+  return pageQuerySchema.extend({ ...(extra as Extra), status: status.optional() as z.ZodOptional<Status>, ...createdRangeQueryShape });
 }
 
 export const approveCaseBodySchema = z.object({ actorId: caseMemberIdSchema });
@@ -200,7 +200,7 @@ export function caseRoutes<
       ...read,
       path: spec.paths.list,
       operationId: `${spec.namespace}.list`,
-      summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status')}`,
+      summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status, and on createdFrom and createdTo')}`,
       query: schemas.query,
       success: { status: 200, schema: schemas.page },
     },

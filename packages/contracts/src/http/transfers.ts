@@ -1,6 +1,6 @@
 import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
-import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -47,6 +47,7 @@ export const transferPageSchema = pageSchema(transferSchema);
 export const transferQuerySchema = pageQuerySchema.extend({
   walletId: idSchema('wallet').optional(),
   status: transferStatusSchema.optional(),
+  ...createdRangeQueryShape,
 });
 export type TransferQuery = z.infer<typeof transferQuerySchema>;
 
@@ -109,7 +110,7 @@ export const transferRoutes = {
     method: 'get',
     path: '/v1/transfers',
     operationId: 'transfers.list',
-    summary: `List transfers, newest first; walletId matches either side. ${boundedFiltersNote('on status')}`,
+    summary: `List transfers, newest first; walletId matches either side. ${boundedFiltersNote('on status, createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

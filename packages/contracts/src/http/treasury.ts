@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedFiltersNote, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -63,6 +63,7 @@ export const floatDepositPageSchema = pageSchema(floatDepositSchema);
 export const floatDepositQuerySchema = pageQuerySchema.extend({
   status: floatDepositStatusSchema.optional(),
   currencyCode: currencyCodeSchema.optional(),
+  ...createdRangeQueryShape,
 });
 export type FloatDepositQuery = z.infer<typeof floatDepositQuerySchema>;
 
@@ -184,7 +185,7 @@ export const treasuryRoutes = {
     method: 'get',
     path: '/v1/admin/money/float-deposits',
     operationId: 'treasury.floatDeposits.list',
-    summary: `List float deposits, newest first. ${boundedFiltersNote('on status and currencyCode')}`,
+    summary: `List float deposits, newest first. ${boundedFiltersNote('on status, currencyCode, createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:read',

@@ -22,6 +22,7 @@ import {
   type Db,
   inboxFilters,
   recordReads,
+  type CreatedRange,
   type SeqPageFilter,
   type SeqRows,
   type Tx,
@@ -243,7 +244,7 @@ export async function reopenSlip(tx: Tx, id: string): Promise<StoredDeposit> {
   return toStored(row);
 }
 
-export interface DepositFilter extends SeqPageFilter {
+export interface DepositFilter extends SeqPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: DepositStatus | undefined;
   source?: DepositSource | undefined;

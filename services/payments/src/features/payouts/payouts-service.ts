@@ -96,11 +96,7 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
   }
 
   list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
-    return pageBySeq(
-      query,
-      (beforeSeq) => listCases(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }),
-      toPayoutCase,
-    );
+    return pageBySeq(query, (beforeSeq) => listCases(this.deps.db, scope, { ...query, beforeSeq }), toPayoutCase);
   }
 }
 

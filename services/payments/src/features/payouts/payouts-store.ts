@@ -1,5 +1,15 @@
 import type { Environment, PayoutDestination, PayoutMethod, PayoutStatus, WalletStatus } from '@wallet/contracts';
-import { camelCased, type Db, prepared, recordReads, scopedRecords, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
+import {
+  camelCased,
+  type Db,
+  prepared,
+  recordReads,
+  scopedRecords,
+  type CreatedRange,
+  type SeqPageFilter,
+  type SeqRows,
+  type Tx,
+} from '@wallet/kit';
 import {
   CASE_RAIL_COLUMNS,
   CASE_STATE_COLUMNS,
@@ -89,7 +99,7 @@ export const PAYOUT_CASE_TABLE: CaseTable<NewPayoutCase, StoredPayoutCase> = {
   find: findCase,
 };
 
-export interface PayoutCaseFilter extends SeqPageFilter {
+export interface PayoutCaseFilter extends SeqPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: PayoutStatus | undefined;
 }

@@ -110,11 +110,7 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
   }
 
   list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
-    return pageBySeq(
-      query,
-      (beforeSeq) => listTransfers(this.deps.db, scope, { walletId: query.walletId, status: query.status, beforeSeq, limit: query.limit }),
-      toTransfer,
-    );
+    return pageBySeq(query, (beforeSeq) => listTransfers(this.deps.db, scope, { ...query, beforeSeq }), toTransfer);
   }
 }
 

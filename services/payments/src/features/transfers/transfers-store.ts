@@ -7,6 +7,7 @@ import {
   prepared,
   recordReads,
   scopedRecords,
+  type CreatedRange,
   type SeqPageFilter,
   type SeqRows,
   TENANT_CONFIG_TABLE,
@@ -121,7 +122,7 @@ const transferRecords = scopedRecords(TRANSFER.table, COLUMNS, toTransfer);
 export const findTransfer = transferRecords.find;
 export const findTransfers = transferRecords.findMany;
 
-export interface TransferFilter extends SeqPageFilter {
+export interface TransferFilter extends SeqPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: TransferStatus | undefined;
 }

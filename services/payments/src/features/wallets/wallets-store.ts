@@ -1,5 +1,5 @@
 import type { Environment, WalletOwnerType, WalletStatus } from '@wallet/contracts';
-import { boundedNewestFirst, type Db, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
+import { boundedNewestFirst, type Db, type CreatedRange, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 
 /** Every read and write of wallets is bounded by one tenant and one environment. */
 export interface WalletScope {
@@ -124,7 +124,7 @@ export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string
   return row ? toWallet(row) : null;
 }
 
-export interface WalletFilter extends SeqPageFilter {
+export interface WalletFilter extends SeqPageFilter, CreatedRange {
   ownerType?: WalletOwnerType | undefined;
   ownerId?: string | undefined;
   currencyCode?: string | undefined;

@@ -69,12 +69,7 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
   }
 
   list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
-    return pageBySeq(
-      query,
-      (beforeSeq) =>
-        listFloatDeposits(this.deps.db, scope, { status: query.status, currencyCode: query.currencyCode, beforeSeq, limit: query.limit }),
-      toFloatDeposit,
-    );
+    return pageBySeq(query, (beforeSeq) => listFloatDeposits(this.deps.db, scope, { ...query, beforeSeq }), toFloatDeposit);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
-import { camelCased, type Db, recordReads, scopedRecords, type SeqPageFilter, type SeqRows } from '@wallet/kit';
+import { camelCased, type Db, recordReads, scopedRecords, type CreatedRange, type SeqPageFilter, type SeqRows } from '@wallet/kit';
 import {
   type DraftOf,
   filled,
@@ -56,7 +56,7 @@ const records = scopedRecords(FLOAT_DEPOSIT.table, COLUMNS, fromRow);
 
 export const findFloatDeposit = records.find;
 
-export interface FloatDepositFilter extends SeqPageFilter {
+export interface FloatDepositFilter extends SeqPageFilter, CreatedRange {
   status?: FloatDepositStatus | undefined;
   currencyCode?: string | undefined;
 }

@@ -67,11 +67,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
   }
 
   list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
-    return pageBySeq(
-      query,
-      (beforeSeq) => listWithdrawals(this.deps.db, scope, { status: query.status, beforeSeq, limit: query.limit }),
-      toWithdrawal,
-    );
+    return pageBySeq(query, (beforeSeq) => listWithdrawals(this.deps.db, scope, { ...query, beforeSeq }), toWithdrawal);
   }
 }
 
