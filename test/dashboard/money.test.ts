@@ -415,6 +415,43 @@ describe('deposits', () => {
   });
 });
 
+describe('global search', () => {
+  /** Types `text` into the navigation's search box and presses Enter. */
+  async function searchFor(page: Page, text: string): Promise<void> {
+    const box = page.getByRole('search', { name: 'Search everything' }).getByRole('textbox', { name: 'Search' });
+    await box.fill(text);
+    await box.press('Enter');
+  }
+
+  it('goes from an id, a rail reference or an owner id straight to the record, and lists the deposits of a phone number', async () => {
+    const page = await pageAs('finance-viewer');
+    const [transfer] = (await system.api.transfers.list({ limit: 1 })).data;
+    const deposits = (await system.api.deposits.list({ walletId: system.wallets.busy.id, limit: 5 })).data;
+    const deposit = deposits[0];
+    if (!transfer || !deposit?.phoneNumber) throw new Error('the seeded tenant has a transfer and a mobile money deposit');
+    const opens = [
+      [transfer.id, `/transfers/${transfer.id}`, `Transfer ${transfer.id}`],
+      [system.wallets.busy.id, `/wallets/${system.wallets.busy.id}`, /^Wallet /],
+      [deposit.externalRef, `/deposits/${deposit.id}`, /^Deposit /],
+      [system.wallets.busy.ownerId, `/wallets/${system.wallets.busy.id}`, /^Wallet /],
+    ] as const;
+    for (const [text, path, heading] of opens) {
+      await searchFor(page, text);
+      await page.waitForURL((url) => url.pathname === path);
+      await settled(page, heading);
+    }
+    // Every deposit of the seeded tenant came from one phone: listed, each linked, the search's rows on top.
+    await searchFor(page, deposit.phoneNumber);
+    const found = page.getByRole('table', { name: 'What the search found' });
+    await found.getByRole('link', { name: deposit.id }).waitFor();
+    const sameNumber = (await system.api.deposits.list({ phoneNumber: deposit.phoneNumber, limit: 50 })).data;
+    expect(await found.getByRole('row').count()).toBe(sameNumber.length + 1);
+    await look(page, 'search-results');
+    await searchFor(page, 'tx_0000000000000000000000NONE');
+    await page.getByRole('status').filter({ hasText: 'Nothing found for “tx_0000000000000000000000NONE”' }).waitFor();
+  });
+});
+
 /** The headers of a table whose right edge lies past the window: columns a reader would have to scroll to. */
 async function headersOffScreen(page: Page, table: string): Promise<string[]> {
   const width = page.viewportSize()?.width ?? 0;

@@ -655,11 +655,15 @@ CREATE INDEX bank_statement_lines_unused ON public.bank_statement_lines USING bt
 
 CREATE INDEX bank_statement_lines_unused_scope ON public.bank_statement_lines USING btree (tenant_id, environment, id) WHERE (deposit_id IS NULL);
 
+CREATE INDEX deposits_external_ref_seq ON public.deposits USING btree (tenant_id, environment, external_ref, seq DESC);
+
 CREATE UNIQUE INDEX deposits_momo_transaction_per_environment ON public.deposits USING btree (tenant_id, environment, provider_code, external_ref) WHERE ((source = 'momo'::text) AND (status <> 'rejected'::text));
 
 CREATE INDEX deposits_pending_slips ON public.deposits USING btree (tenant_id, environment, created_at) WHERE ((source = 'bank_slip'::text) AND (status = 'pending'::text));
 
 CREATE INDEX deposits_pending_slips_seq ON public.deposits USING btree (tenant_id, environment, seq) WHERE ((source = 'bank_slip'::text) AND (status = 'pending'::text));
+
+CREATE INDEX deposits_phone_number_seq ON public.deposits USING btree (tenant_id, environment, phone_number, seq DESC) WHERE (phone_number IS NOT NULL);
 
 CREATE INDEX deposits_tenant_seq ON public.deposits USING btree (tenant_id, environment, seq DESC);
 

@@ -1,7 +1,8 @@
 import { feeQuoteQuerySchema, type JournalEntry } from '@wallet/contracts';
 import { basisPointsAsPercent, feeQuoteFormSchema, percentText } from '../src/books/fees';
 import { entryTotals, isoToLocalInput, journalFiltersSchema, linesOfAccount, localInputToIso } from '../src/books/journal';
-import { fieldLabel, isRunFinished, mismatchCell, mismatchFields, runProgress } from '../src/books/reconciliation';
+import { isRunFinished, mismatchCell, mismatchFields, runProgress } from '../src/books/reconciliation';
+import { fieldLabel } from '../src/format/words';
 import { checkForm } from '../src/forms/schema';
 
 const entry = (id: string, lines: JournalEntry['lines']): JournalEntry => ({

@@ -22,6 +22,7 @@ import * as depositsPendingSlipsSeq from './20270107120000_deposits_pending_slip
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as payoutRailLeases from './20270115120000_payout_rail_leases';
 import * as outboxUnanswered from './20270125120000_outbox_unanswered';
+import * as depositsSearch from './20270201120000_deposits_search';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270115120000_payout_rail_leases', ...payoutRailLeases },
   { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
+  { name: '20270201120000_deposits_search', ...depositsSearch },
 ];

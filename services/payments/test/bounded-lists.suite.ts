@@ -157,6 +157,21 @@ it('reads the pending bank slips through their own index, whatever lies above th
   }
 });
 
+it('finds a deposit by its reference or its phone number through their indexes, behind 20,000 others', async () => {
+  // The 20,000 mobile money deposits of the test above are newer than dp_0..dp_7 and dp_slip.
+  await db('deposits').where({ id: 'dp_3' }).update({ phone_number: '+256700000003' });
+  await db.raw('ANALYZE deposits');
+  expect((await listDeposits(db, scope, { externalRef: 'dp_slip', limit: 5 })).rows.map((row) => row.id)).toEqual(['dp_slip']);
+  expect((await listDeposits(db, scope, { phoneNumber: '+256700000003', limit: 5 })).rows.map((row) => row.id)).toEqual(['dp_3']);
+  for (const [filter, index] of [
+    [{ externalRef: 'momo_17' }, 'deposits_external_ref_seq'],
+    [{ phoneNumber: '+256700000003' }, 'deposits_phone_number_seq'],
+  ] as const) {
+    const plans = await queryPlans(db, () => listDeposits(db, scope, { ...filter, limit: 50 }));
+    expect(plans).toEqual([expect.stringContaining(index)]);
+  }
+});
+
 it('reads the pending payout cases through their own index, whatever lies above them', async () => {
   const decided = Array.from({ length: 20_000 }, (_, index) => payout(`pc_decided_${index}`, 'rejected'));
   await db.batchInsert('payout_cases', decided, 2_000);

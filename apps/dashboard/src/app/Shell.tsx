@@ -1,13 +1,14 @@
-import { AppShell, Badge, Burger, Button, Group, Text, Title, VisuallyHidden } from '@mantine/core';
+import { AppShell, Badge, Burger, Button, Group, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { dashboardAuthRoutes } from '../api/auth-routes';
 import { api } from '../api/browser';
 import { SESSION_QUERY_KEY } from '../api/session';
 import { RouterNavLink } from '../components/links';
 import { visibleNavigation } from './navigation';
+import { SEARCH_MAX_LENGTH } from './search';
 import { usePendingTotal } from './pending';
 import { usePrincipal } from './principal';
 
@@ -65,6 +66,7 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
+        <GlobalSearch onSearch={close} />
         {visibleNavigation(principal.scopes).map((item) => (
           <RouterNavLink
             key={item.to}
@@ -81,6 +83,31 @@ export function Shell() {
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+/** The search box atop the navigation (in the phone's menu too): any id, reference, phone number or owner id. */
+function GlobalSearch({ onSearch }: { onSearch: () => void }) {
+  const navigate = useNavigate();
+  const [text, setText] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (text.trim() === '') return;
+    onSearch();
+    void navigate({ to: '/search', search: { q: text.trim() } });
+  };
+  return (
+    <form role="search" aria-label="Search everything" onSubmit={submit}>
+      <TextInput
+        aria-label="Search"
+        placeholder="Id, reference, phone, owner"
+        value={text}
+        maxLength={SEARCH_MAX_LENGTH}
+        onChange={(event) => setText(event.currentTarget.value)}
+        leftSection={<span aria-hidden>⌕</span>}
+        mb="xs"
+      />
+    </form>
   );
 }
 

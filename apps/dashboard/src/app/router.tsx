@@ -10,6 +10,7 @@ import { feeScheduleListQuerySchema } from '@wallet/contracts';
 import { walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { visibleNavigation } from './navigation';
+import { SEARCH_MAX_LENGTH } from './search';
 import { Shell } from './Shell';
 import { auditFiltersSchema, deliveryFiltersSchema, developersSearchSchema, teamFiltersSchema } from './team-filters';
 
@@ -233,6 +234,13 @@ export const feeScheduleRoute = createRoute({
 const booksRoutes = [journalRoute, journalEntryRoute, accountsRoute, accountRoute, reconciliationRoute, feesRoute, feeScheduleRoute];
 
 /** Any other address, inside the signed-in frame, so the navigation stays on screen. */
+export const searchRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/search',
+  validateSearch: z.object({ q: z.string().max(SEARCH_MAX_LENGTH).optional() }),
+  component: lazyRouteComponent(() => import('../pages/SearchPage'), 'SearchPage'),
+});
+
 export const notFoundRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '$',
@@ -253,6 +261,7 @@ const routeTree = rootRoute.addChildren([
     eventRoute,
     ...moneyRoutes,
     ...booksRoutes,
+    searchRoute,
     notFoundRoute,
   ]),
 ]);

@@ -77,6 +77,10 @@ export const depositQuerySchema = pageQuerySchema.extend({
   walletId: idSchema('wallet').optional(),
   status: depositStatusSchema.optional(),
   source: depositSourceSchema.optional(),
+  /** The rail's reference: a mobile money transactionId or a slip reference, exactly. */
+  externalRef: plainTextSchema(128, { trim: false }).optional(),
+  /** The number a mobile money deposit came from, exactly as the provider sent it. */
+  phoneNumber: z.string().min(1).max(32).optional(),
   ...createdRangeQueryShape,
 });
 export type DepositQuery = z.infer<typeof depositQuerySchema>;
@@ -207,7 +211,7 @@ export const depositRoutes = {
     method: 'get',
     path: '/v1/deposits',
     operationId: 'deposits.list',
-    summary: `List deposits, newest first (filters walletId, status, source); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise, and on createdFrom and createdTo')}`,
+    summary: `List deposits, newest first (filters walletId, status, source; externalRef and phoneNumber through their indexes); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise, and on createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

@@ -248,18 +248,21 @@ export interface DepositFilter extends SeqPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: DepositStatus | undefined;
   source?: DepositSource | undefined;
+  externalRef?: string | undefined;
+  phoneNumber?: string | undefined;
 }
 
 /**
  * Newest first, one more row than asked when a next page exists. Pending bank slips (the slips
  * awaiting their statement) come from their own index, a wallet tested on them; otherwise status
- * and source are tested on a bounded number of deposits (boundedNewestFirst).
+ * and source are tested on a bounded number of deposits (boundedNewestFirst). A reference or a
+ * phone number is found through its own index (deposits_external_ref_seq, deposits_phone_number_seq).
  */
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<SeqRows<StoredDeposit>> {
   const filters = inboxFilters(
     { source: 'bank_slip', status: 'pending' },
     {
-      indexed: { wallet_id: filter.walletId || undefined },
+      indexed: { wallet_id: filter.walletId || undefined, external_ref: filter.externalRef, phone_number: filter.phoneNumber },
       tested: { status: filter.status || undefined, source: filter.source || undefined },
     },
   );
