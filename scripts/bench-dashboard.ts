@@ -9,7 +9,9 @@
  *
  * Each screen is timed from two starts, alternated: a click in the app on the wallets list (the
  * screen's code and its requests) and a fresh load of the screen's address (the app, the session and the
- * screen). The time runs until the table's rows of the first page are on the screen.
+ * screen). The time runs until the table's rows of the first page are on the screen. Then the
+ * export of every transfer as CSV, as the signed-in viewer downloads it: its first byte, its last,
+ * and the gateway's memory while it streams (BENCH_DASHBOARD_EXPORT_ROUNDS, default 3).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -24,6 +26,7 @@ import { calibrationMs, dropSystem, percentile, startSystem } from './lib/system
 
 const ENTRIES = Number(process.env.BENCH_DASHBOARD_ENTRIES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_DASHBOARD_ROUNDS ?? 9);
+const EXPORT_ROUNDS = Number(process.env.BENCH_DASHBOARD_EXPORT_ROUNDS ?? 3);
 const CATCH_UP_TIMEOUT_MS = 10 * 60_000;
 
 const serverUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
@@ -109,6 +112,51 @@ async function untilAtRest(ledgerDb: Db, quietCalibrationMs: number): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 }
 
+interface ExportTiming {
+  firstByteMs: number;
+  lastByteMs: number;
+  rows: number;
+  bytes: number;
+  /** The gateway's resident memory before the export and the most seen while it ran (its /metrics, sampled every 100 ms). */
+  rssBeforeMiB: number;
+  rssPeakMiB: number;
+}
+
+async function gatewayRssMiB(adminUrl: string): Promise<number> {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  const line = text.split('\n').find((each) => /^process_resident_memory_bytes[{ ]/.test(each));
+  return Number(line?.split(' ').at(-1) ?? Number.NaN) / 2 ** 20;
+}
+
+/** The transfers export of the whole history as the signed-in viewer downloads it (the session's cookies), read as a stream. */
+async function timeExport(dashboardUrl: string, adminUrl: string, cookie: string): Promise<ExportTiming> {
+  const rssBeforeMiB = await gatewayRssMiB(adminUrl);
+  let rssPeakMiB = rssBeforeMiB;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rssPeakMiB = Math.max(rssPeakMiB, await gatewayRssMiB(adminUrl));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const started = performance.now();
+  const response = await fetch(`${dashboardUrl}/v1/exports/transfers`, { headers: { cookie } });
+  if (response.status !== 200 || !response.body) throw new Error(`the export answered ${response.status}: ${await response.text()}`);
+  let firstByteMs = 0;
+  let bytes = 0;
+  let rows = 0;
+  for await (const chunk of response.body) {
+    if (bytes === 0) firstByteMs = performance.now() - started;
+    bytes += chunk.byteLength;
+    for (const byte of chunk) if (byte === 10) rows += 1;
+  }
+  const lastByteMs = performance.now() - started;
+  sampling = false;
+  await sampler;
+  // The header is a line too.
+  return { firstByteMs, lastByteMs, rows: rows - 1, bytes, rssBeforeMiB, rssPeakMiB };
+}
+
 async function main(): Promise<void> {
   const system = await startSystem({
     serverUrl,
@@ -180,6 +228,10 @@ async function main(): Promise<void> {
       }
     }
     calibration.push(calibrationMs());
+    const cookie = (await context.cookies(dashboardUrl)).map((each) => `${each.name}=${each.value}`).join('; ');
+    const adminUrl = `http://127.0.0.1:${system.env.ADMIN_PORT}`;
+    const exports: ExportTiming[] = [];
+    for (let round = 0; round < EXPORT_ROUNDS; round += 1) exports.push(await timeExport(dashboardUrl, adminUrl, cookie));
 
     const initial = dashboardInitialJavaScript();
     const journalEntries = await ledgerDb('journal_entries')
@@ -213,6 +265,10 @@ async function main(): Promise<void> {
       console.log(`    after a click in the app  ${summary(runs.navigation)}`);
       console.log(`    after a fresh page load   ${summary(runs.load)}`);
     }
+    for (const [round, run] of exports.entries())
+      console.log(
+        `  transfers export (CSV, every transfer), run ${round + 1}: ${run.rows.toLocaleString('en-US')} rows, ${(run.bytes / 2 ** 20).toFixed(1)} MiB; first byte ${run.firstByteMs.toFixed(0)} ms, last byte ${(run.lastByteMs / 1000).toFixed(1)} s; gateway resident memory ${run.rssBeforeMiB.toFixed(0)} MiB before, at most ${run.rssPeakMiB.toFixed(0)} MiB during it`,
+      );
     await context.close();
   } finally {
     await browser.close();

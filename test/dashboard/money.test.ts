@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import BigNumber from 'bignumber.js';
 import type { Page } from 'playwright-core';
 import { formatMoney } from '../../apps/dashboard/src/format/money';
@@ -412,6 +413,54 @@ describe('deposits', () => {
     await observer.getByText('Not reversed').waitFor();
     expect(await observer.getByText(usd(newest?.amount as string), { exact: true }).count()).toBeGreaterThan(0);
     await look(observer, 'transfer-page');
+  });
+});
+
+describe('exports', () => {
+  /** Every record a list's filters select, walking the API's pages. */
+  async function everyTransfer(query: { walletId: string; status: 'completed' }): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await system.api.transfers.list({ ...query, limit: 50, cursor });
+      ids.push(...page.data.map((transfer) => transfer.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return ids;
+  }
+
+  it('downloads what the filters on screen select as CSV: every page, exact amounts, UTC times', async () => {
+    const page = await pageAs('finance-viewer');
+    const filters = { walletId: system.wallets.busy.id, status: 'completed' as const };
+    await page.goto(`${system.dashboardUrl}/transfers?${new URLSearchParams(filters).toString()}`);
+    await settled(page, 'Transfers');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^transfers-.*\.csv$/);
+    const text = await readFile((await download.path()) as string, 'utf8');
+    const [header, ...rows] = text.trimEnd().split('\r\n');
+    const columns = (header as string).split(',');
+    const cell = (row: string, column: string) => row.split(',')[columns.indexOf(column)] as string;
+    // More transfers than a page of the API: the export walked them all, newest first as the list.
+    const expected = await everyTransfer(filters);
+    expect(expected.length).toBeGreaterThan(50);
+    expect(rows.map((row) => cell(row, 'id'))).toEqual(expected);
+    const [newest] = (await system.api.transfers.list({ ...filters, limit: 1 })).data;
+    expect(cell(rows[0] as string, 'amount')).toBe(newest?.amount);
+    expect(cell(rows[0] as string, 'createdAt')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // The SDK reads the same export as text.
+    expect(await system.api.exports.transfers(filters)).toBe(text);
+    await look(page, 'transfers-with-export');
+  });
+
+  it('offers the export only to a role that reads the list', async () => {
+    const approver = await pageAs('approver');
+    await approver.goto(`${system.dashboardUrl}/payouts`);
+    await approver.getByRole('link', { name: 'Export CSV' }).waitFor();
+    const developer = await pageAs('developer');
+    await developer.goto(`${system.dashboardUrl}/payouts`);
+    await developer.getByRole('heading', { name: 'Payouts' }).waitFor();
+    await developer.getByText('Not part of your role').first().waitFor();
+    expect(await developer.getByRole('link', { name: 'Export CSV' }).count()).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createApiClient } from '../src/api/client';
-import { csvField, STATEMENT_CSV_HEADER, statementCsv, type StatementLine } from '../src/export/csv';
+import { csvField } from '@wallet/contracts/csv';
+import { STATEMENT_CSV_HEADER, statementCsv, type StatementLine } from '../src/export/csv';
 import { fetchWholeStatement } from '../src/export/statement';
 import { answer, startLocalApi } from './local-api';
 
@@ -32,6 +33,14 @@ describe('statementCsv', () => {
     expect(csvField('a,b')).toBe('"a,b"');
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
     expect(csvField('two\nlines')).toBe('"two\nlines"');
+  });
+
+  it('keeps a spreadsheet from running text as a formula, and leaves numbers as they are', () => {
+    expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('+256700000001')).toBe("'+256700000001");
+    expect(csvField('-5.00')).toBe('-5.00');
+    expect(csvField('-')).toBe("'-");
   });
 
   it('writes only the header for an empty statement', () => {

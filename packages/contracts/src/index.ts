@@ -34,6 +34,7 @@ export * from './http/dead-letters';
 export * from './http/reconciliation';
 export * from './http/business-records';
 export * from './http/treasury';
+export * from './http/exports';
 export * from './http/analytics';
 export * from './http/events';
 export * from './text';

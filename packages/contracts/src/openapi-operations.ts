@@ -77,7 +77,9 @@ function successResponses(route: RouteContract, schemas: SchemaWriter): Record<s
         {
           description,
           ...(route.idempotencyKey ? { headers: { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } } : {}),
-          content: { 'application/json': { schema, ...(example ? { example } : {}) } },
+          content: route.answers
+            ? { [route.answers]: { schema: { type: 'string' } } }
+            : { 'application/json': { schema, ...(example ? { example } : {}) } },
         },
       ];
     }),

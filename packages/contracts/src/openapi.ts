@@ -17,6 +17,7 @@ import { WALLET_ROUTES } from './http/wallets';
 import { FEE_ROUTES } from './http/fees';
 import { DEPOSIT_ROUTES } from './http/deposits';
 import { TRANSFER_ROUTES } from './http/transfers';
+import { EXPORT_ROUTES } from './http/exports';
 import { PAYOUT_ROUTES } from './http/payouts';
 import { PLATFORM_ROUTES } from './http/platform';
 import { RECONCILIATION_ROUTES } from './http/reconciliation';
@@ -101,6 +102,7 @@ export const ROUTES: RouteContract[] = [
   ...TREASURY_ROUTES,
   ...ANALYTICS_ROUTES,
   ...EVENT_ROUTES,
+  ...EXPORT_ROUTES,
 ];
 
 /** What holds for every route: amounts, bodies, ids and cursors, and the error body. */

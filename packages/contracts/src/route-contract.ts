@@ -31,6 +31,8 @@ interface RouteBase {
    */
   bodyOptIn?: { mediaTypes: readonly string[]; limitBytes: number };
   success: { status: number; schema: z.ZodType };
+  /** The success answer's media type when it is not JSON (an export's `text/csv`, streamed). */
+  answers?: 'text/csv';
   /**
    * Other 2xx answers with the same body, and when each comes: `202` when the ledger has not
    * confirmed a money movement within the deadline (docs/decisions/response-shapes.md), `200`

@@ -106,6 +106,7 @@ export class WalletClient implements Namespaces {
   readonly analytics: Namespaces['analytics'];
   readonly events: Namespaces['events'];
   readonly webhookEndpoints: Namespaces['webhookEndpoints'];
+  readonly exports: Namespaces['exports'];
 
   private readonly options: WalletClientOptions;
   private readonly transport: Transport;
@@ -164,6 +165,7 @@ export class WalletClient implements Namespaces {
     this.analytics = namespaces.analytics;
     this.events = namespaces.events;
     this.webhookEndpoints = namespaces.webhookEndpoints;
+    this.exports = namespaces.exports;
   }
 
   /** A client like this one with other options, e.g. the session that `auth.login` returned. */
@@ -271,7 +273,9 @@ export class WalletClient implements Namespaces {
 
     let data: unknown;
     try {
-      data = result.text === '' ? undefined : JSON.parse(result.text);
+      // An export answers CSV: its text is the result.
+      if (result.headers.get('content-type')?.startsWith('text/csv')) data = result.text;
+      else data = result.text === '' ? undefined : JSON.parse(result.text);
     } catch (error) {
       throw new WalletResponseValidationError(`Response of ${method} ${pathTemplate} is not JSON: ${(error as Error).message}`, {
         status: result.status,

@@ -2,6 +2,7 @@ import {
   analyticsRoutes as AN,
   depositRoutes as D,
   eventRoutes as EV,
+  exportRoutes as X,
   feeRoutes as F,
   payoutRoutes as PO,
   platformRoutes as P,
@@ -181,6 +182,22 @@ function walletsNamespace(client: RouteCaller) {
 }
 
 /** Transfers: creation gets an Idempotency-Key per call (kept across retries); 201 completed or 202 pending. */
+/**
+ * Lists as CSV: every record the filters select, in one answer the gateway streams page by page.
+ * The whole text is returned; an export too large to hold is better read with fetch as a stream.
+ */
+function exportsNamespace(client: RouteCaller) {
+  return {
+    transfers: (query?: RouteQuery<typeof X.transfers>, options?: RequestOptions) => client.call(X.transfers, { query }, options),
+    deposits: (query?: RouteQuery<typeof X.deposits>, options?: RequestOptions) => client.call(X.deposits, { query }, options),
+    payouts: (query?: RouteQuery<typeof X.payouts>, options?: RequestOptions) => client.call(X.payouts, { query }, options),
+    withdrawals: (query?: RouteQuery<typeof X.withdrawals>, options?: RequestOptions) => client.call(X.withdrawals, { query }, options),
+    floatDeposits: (query?: RouteQuery<typeof X.floatDeposits>, options?: RequestOptions) =>
+      client.call(X.floatDeposits, { query }, options),
+    wallets: (query?: RouteQuery<typeof X.wallets>, options?: RequestOptions) => client.call(X.wallets, { query }, options),
+  };
+}
+
 function transfersNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof T.create>, options?: RequestOptions) => client.call(T.create, { body }, options),
@@ -368,6 +385,7 @@ export function buildNamespaces(client: RouteCaller) {
     analytics: analyticsNamespace(client),
     events: eventsNamespace(client),
     webhookEndpoints: webhookEndpointsNamespace(client),
+    exports: exportsNamespace(client),
   };
 }
 

@@ -1,3 +1,4 @@
+import { csvExportRoutes } from './features/exports/csv-exports';
 import { buildOpenApiDocument, type RouteContract, ROUTES } from '@wallet/contracts';
 import {
   BackgroundPace,
@@ -261,7 +262,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env, options: Gatew
       internalTokenSecret: config.INTERNAL_TOKEN_SECRET,
       rateLimiter,
       requestLogs: requestLogs.writer,
-      localRoutes: new Map(requestLogRoutes(requestLogs.store)),
+      localRoutes: new Map([...requestLogRoutes(requestLogs.store), ...csvExportRoutes()]),
       onUpstreamAnswer: (route: RouteContract, path: string, status: number) => {
         const keyId = changedKeyId(route, path, status);
         if (keyId) keys.invalidate(keyId);

@@ -1,5 +1,5 @@
 import { Button, Group, Paper, Select, TextInput } from '@mantine/core';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import type { z } from 'zod';
 import { localInputToTimestamp, timestampToLocalInput } from '../forms/datetime';
 import { checkForm, type FieldErrors, optionalText } from '../forms/schema';
@@ -54,6 +54,8 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
   fields: readonly FilterField[];
   filters: z.output<Schema>;
   onApply: (filters: z.output<Schema>) => void;
+  /** Beside the form's buttons: what acts on the applied filters (an export). */
+  extra?: ReactNode;
 }) {
   const [values, setValues] = useState(() => initialValues(props.fields, props.filters));
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -99,6 +101,7 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
           <Button variant="subtle" onClick={() => props.onApply({} as z.output<Schema>)}>
             Clear
           </Button>
+          {props.extra}
         </Group>
       </AppForm>
     </Paper>

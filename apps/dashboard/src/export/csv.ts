@@ -1,16 +1,8 @@
 import type { z } from 'zod';
 import type { statementLineSchema } from '@wallet/contracts';
+import { csvRows } from '@wallet/contracts/csv';
 
 export type StatementLine = z.infer<typeof statementLineSchema>;
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
-export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-export function csvRows(rows: readonly (readonly string[])[]): string {
-  return rows.map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
-}
 
 export const STATEMENT_CSV_HEADER = ['createdAt', 'journalEntryId', 'kind', 'direction', 'amount', 'balanceAfter', 'currencyCode'] as const;
 

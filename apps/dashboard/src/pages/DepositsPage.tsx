@@ -8,6 +8,7 @@ import {
   DEPOSIT_SOURCES,
   DEPOSIT_STATUSES,
   depositRoutes,
+  exportRoutes,
 } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
@@ -18,6 +19,7 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
+import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
@@ -173,6 +175,7 @@ export function DepositsPage() {
         fields={FILTERS}
         filters={filters}
         onApply={(next) => void navigate({ search: next })}
+        extra={<ExportLink route={exportRoutes.deposits} filters={filters} />}
       />
       <PagedTable
         key={keys.list}

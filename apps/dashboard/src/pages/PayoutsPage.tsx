@@ -9,6 +9,7 @@ import {
   PAYOUT_STATUSES,
   type PayoutMethod,
   payoutRoutes,
+  exportRoutes,
 } from '@wallet/contracts';
 import { useState } from 'react';
 import { api } from '../api/browser';
@@ -20,6 +21,7 @@ import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
 import { DestinationFields } from '../components/DestinationFields';
+import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
@@ -202,6 +204,7 @@ export function PayoutsPage() {
         fields={FILTERS}
         filters={filters}
         onApply={(next) => void navigate({ search: next })}
+        extra={<ExportLink route={exportRoutes.payouts} filters={filters} />}
       />
       <PagedTable
         key={keys.list}

@@ -1,11 +1,12 @@
 import { Stack } from '@mantine/core';
 import { getRouteApi } from '@tanstack/react-router';
-import { type Transfer, TRANSFER_STATUSES, transferRoutes } from '@wallet/contracts';
+import { type Transfer, TRANSFER_STATUSES, transferRoutes, exportRoutes } from '@wallet/contracts';
 import { api } from '../api/browser';
 import { fillingPages } from '../api/pages';
 import { transferFiltersSchema } from '../app/money-filters';
 import { PageTitle } from '../app/Shell';
 import { DateTime } from '../components/DateTime';
+import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
@@ -60,6 +61,7 @@ export function TransfersPage() {
         fields={FILTERS}
         filters={filters}
         onApply={(next) => void navigate({ search: next })}
+        extra={<ExportLink route={exportRoutes.transfers} filters={filters} />}
       />
       <PagedTable
         key={keys.list}

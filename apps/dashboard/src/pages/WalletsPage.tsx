@@ -1,11 +1,12 @@
 import { Badge } from '@mantine/core';
 import { getRouteApi } from '@tanstack/react-router';
-import { type Wallet, WALLET_OWNER_TYPES, WALLET_STATUSES, walletRoutes } from '@wallet/contracts';
+import { type Wallet, WALLET_OWNER_TYPES, WALLET_STATUSES, walletRoutes, exportRoutes } from '@wallet/contracts';
 import { api } from '../api/browser';
 import { fillingPages } from '../api/pages';
 import { PageTitle } from '../app/Shell';
 import { listKeys, walletFiltersSchema } from '../app/filters';
 import { DateTime } from '../components/DateTime';
+import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, type FilterField, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
@@ -62,6 +63,7 @@ export function WalletsPage() {
         fields={WALLET_FILTERS}
         filters={filters}
         onApply={(next) => void navigate({ search: next })}
+        extra={<ExportLink route={exportRoutes.wallets} filters={filters} />}
       />
       <PagedTable
         key={keys.list}

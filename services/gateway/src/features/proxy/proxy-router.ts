@@ -155,7 +155,15 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
       const handler = dependencies.localRoutes.get(routeName(route));
       if (!handler) throw new AppError('NOT_FOUND', 'No such route');
       bindCursors({ path: request.path, surface: principal.surface, tenantId: principal.tenantId, environment: principal.environment });
-      await handler({ principal, request, response });
+      const readAsCaller = (service: UpstreamService, pathWithQuery: string) =>
+        dependencies.upstream.forward({
+          service,
+          method: 'GET',
+          pathWithQuery,
+          headers: forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId),
+          body: undefined,
+        });
+      await handler({ principal, request, response, readAsCaller });
       return;
     }
 
