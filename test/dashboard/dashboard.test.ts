@@ -1,3 +1,4 @@
+import BigNumber from 'bignumber.js';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import {
@@ -57,11 +58,15 @@ function expectedScreens(role: DashboardRole): string[] {
 }
 
 /** Every line of a wallet's statement through the API, in its order, walking pages of `limit`. */
-async function statementThroughApi(walletId: string, limit: number): Promise<StatementLine[]> {
+async function statementThroughApi(
+  walletId: string,
+  limit: number,
+  period: { createdFrom?: string; createdTo?: string } = {},
+): Promise<StatementLine[]> {
   const lines: StatementLine[] = [];
   let cursor: string | undefined;
   do {
-    const page = await system.api.wallets.entries(walletId, { limit, ...(cursor ? { cursor } : {}) });
+    const page = await system.api.wallets.entries(walletId, { ...period, limit, ...(cursor ? { cursor } : {}) });
     lines.push(...page.data);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
@@ -342,6 +347,61 @@ describe('the statement export', () => {
     const exported = rows.map((row) => Object.fromEntries(fields.map((field) => [field, row[column(field)]])));
     expect(exported).toEqual(fromApi.map((line) => Object.fromEntries(fields.map((field) => [field, line[field]]))));
     expect(rows.every((row) => row[column('currencyCode')] === CURRENCY)).toBe(true);
+  });
+});
+
+describe("a period's statement", () => {
+  it('shows and exports only the lines of the period, and prints it as a PDF with the balances the ledger answers', async () => {
+    const wallet = system.wallets.busy;
+    const all = await statementThroughApi(wallet.id, 200);
+    const stamps = [...new Set(all.map((line) => line.createdAt))];
+    expect(stamps.length).toBeGreaterThan(3);
+    // Stamps newest first: a period that leaves the newest and the oldest stamps out.
+    const period = { createdFrom: stamps.at(-2) as string, createdTo: stamps[1] as string };
+    const inPeriod = all.filter((line) => line.createdAt >= period.createdFrom && line.createdAt < period.createdTo);
+    expect(inPeriod.length).toBeGreaterThan(0);
+    expect(inPeriod.length).toBeLessThan(all.length);
+    expect((await statementThroughApi(wallet.id, 200, period)).map((line) => line.journalEntryId)).toEqual(
+      inPeriod.map((line) => line.journalEntryId),
+    );
+
+    const page = await newPage();
+    await signIn(page, system, 'finance-viewer', `/wallets/${wallet.id}?${new URLSearchParams(period).toString()}`);
+    const statement = page.getByRole('table', { name: 'Statement, newest first' });
+    await statement
+      .locator('tbody tr')
+      .first()
+      .getByText(inPeriod[0]?.journalEntryId as string)
+      .waitFor();
+
+    const [csvDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export statement (CSV)' }).click(),
+    ]);
+    const csvRows = readFileSync(await csvDownload.path(), 'utf8')
+      .trimEnd()
+      .split('\r\n')
+      .slice(1);
+    expect(csvRows.map((row) => row.split(',')[1])).toEqual(inPeriod.map((line) => line.journalEntryId));
+
+    const [pdfDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Statement (PDF)' }).click()]);
+    expect(pdfDownload.suggestedFilename()).toBe(`statement-${wallet.id}.pdf`);
+    const pdf = readFileSync(await pdfDownload.path(), 'latin1');
+    expect(pdf.startsWith('%PDF-')).toBe(true);
+    const balanceAt = async (instant: string) =>
+      (await system.api.wallets.balanceAt(wallet.id, new Date(Date.parse(instant) - 1).toISOString())).balance;
+    const opening = await balanceAt(period.createdFrom);
+    const closing = await balanceAt(period.createdTo);
+    const sum = (direction: string) =>
+      inPeriod.filter((line) => line.direction === direction).reduce((total, line) => total.plus(line.amount), new BigNumber(0));
+    // The books agree: the period's lines take the opening balance to the closing one.
+    expect(new BigNumber(opening).plus(sum('CR')).minus(sum('DR')).isEqualTo(closing)).toBe(true);
+    const grouped = (amount: string) => `${new BigNumber(amount).toFormat(2)} ${CURRENCY}`;
+    expect(pdf).toContain(`(Opening balance ${grouped(opening)})`);
+    expect(pdf).toContain(`(Closing balance ${grouped(closing)})`);
+    expect(pdf).toContain(`${inPeriod.length} lines)`);
+    for (const line of inPeriod.slice(0, 5)) expect(pdf).toContain(`(${line.journalEntryId})`);
+    expect(await accessibilityViolations(page, 'a wallet statement with its period')).toEqual([]);
   });
 });
 

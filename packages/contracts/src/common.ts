@@ -46,6 +46,7 @@ export const createdRangeQueryShape = {
   createdFrom: instantInputSchema.optional(),
   createdTo: instantInputSchema.optional(),
 };
+export type CreatedRange = { [Bound in keyof typeof createdRangeQueryShape]?: string | undefined };
 
 /** Query of every list: `limit` 1-200 (default 50) and an opaque `cursor`. */
 export const pageQuerySchema = z.object({

@@ -16,7 +16,7 @@ import {
   ledgerFullRunSchema,
   PAGE_LIMIT_MAX,
   type Page,
-  type PageQuery,
+  type StatementQuery,
   type ReconciliationResult,
   reconciliationResultSchema,
   type RecordDigests,
@@ -95,8 +95,12 @@ export class LedgerReads implements JournalForRecords {
   }
 
   /** A wallet account's statement page, or null when the ledger has no account for the wallet yet. */
-  async walletStatement(scope: LedgerScope, walletId: string, page: PageQuery): Promise<Page<StatementLine> | null> {
-    const query = new URLSearchParams({ limit: String(page.limit), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
+  async walletStatement(scope: LedgerScope, walletId: string, page: StatementQuery): Promise<Page<StatementLine> | null> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    for (const name of ['cursor', 'createdFrom', 'createdTo'] as const) {
+      const value = page[name];
+      if (value !== undefined) query.set(name, value);
+    }
     const answer = await this.asTenant(scope, `/v1/ledger/wallets/${encodeURIComponent(walletId)}/entries?${query.toString()}`);
     if (answer.status === 200) return statementPageSchema.parse(answer.body);
     const code = errorCodeOf(answer.body);

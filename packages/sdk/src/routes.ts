@@ -32,6 +32,7 @@ import {
   type RouteContract,
   sessionSchema,
   statementPageSchema,
+  statementQuerySchema,
   teamMemberQuerySchema,
   teamMemberSchema,
   tenantSchema,
@@ -148,7 +149,7 @@ export const SDK_ROUTES = {
   listWalletEntries: defineRoute({
     method: 'get',
     path: '/v1/ledger/wallets/{walletId}/entries',
-    query: pageQuerySchema,
+    query: statementQuerySchema,
     success: { status: 200, schema: statementPageSchema },
   }),
   ledgerReconciliation: defineRoute({

@@ -138,6 +138,49 @@ describe('GET /v1/system/ledger/accounts/{accountId}/balance?at=', () => {
   });
 });
 
+describe('GET /v1/ledger/wallets/{walletId}/entries?createdFrom=&createdTo=', () => {
+  /** Every line of a wallet's statement in a range, following the cursors. */
+  async function statement(tenantId: string, walletId: string, range: Record<string, string>): Promise<string[]> {
+    const entries: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ ...range, limit: '2', ...(cursor ? { cursor } : {}) });
+      const answer = await ledger.get(`/v1/ledger/wallets/${walletId}/entries?${query.toString()}`, { tenantId, scopes: ['journal:read'] });
+      expect(answer.status).toBe(200);
+      entries.push(...(answer.body.data as Array<{ journalEntryId: string }>).map((line) => line.journalEntryId));
+      cursor = answer.body.nextCursor as string | null;
+    } while (cursor !== null);
+    return entries;
+  }
+
+  it('holds exactly the lines stamped from createdFrom (inclusive) to createdTo (exclusive), newest first', async () => {
+    const tenantId = newTenantId();
+    for (const [index, second] of [0, 0, 1, 2, 2, 3, 5].entries())
+      await processBatch(ledger.db, decoded(depositCommand({ tenantId }, 'wl_range', usd(100 + index))), {
+        now: new Date(Date.UTC(2031, 5, 1, 0, 0, second)),
+      });
+    const account = await accountId(tenantId, 'wallet:owner-wl_range');
+    const lines = await linesOf(account);
+    const instants = [...new Set(lines.map((line) => line.stampMs))].flatMap((ms) => [ms - 1, ms, ms + 1]);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.constantFrom(...instants), { nil: undefined }),
+        fc.option(fc.constantFrom(...instants), { nil: undefined }),
+        async (fromMs, toMs) => {
+          const range: Record<string, string> = {};
+          if (fromMs !== undefined) range.createdFrom = new Date(fromMs).toISOString();
+          if (toMs !== undefined) range.createdTo = new Date(toMs).toISOString();
+          const expected = lines
+            .filter((line) => (fromMs === undefined || line.stampMs >= fromMs) && (toMs === undefined || line.stampMs < toMs))
+            .map((line) => line.entryId);
+          expect(await statement(tenantId, 'wl_range', range)).toEqual(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe('stamps along an account', () => {
   it('never go back down its lines, even from a batch whose clock is behind; other accounts keep their own clock', async () => {
     const tenantId = newTenantId();

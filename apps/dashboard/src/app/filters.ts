@@ -1,4 +1,4 @@
-import { walletQuerySchema } from '@wallet/contracts';
+import { statementQuerySchema, walletQuerySchema } from '@wallet/contracts';
 
 /** The wallet list's filters live in the URL (shareable, back button), checked by the API's own query schema. */
 export const walletFiltersSchema = walletQuerySchema.pick({
@@ -19,3 +19,6 @@ export function listKeys(filters: object): { form: string; list: string; filtere
   const key = JSON.stringify(filters);
   return { form: `form:${key}`, list: `list:${key}`, filtered: key !== '{}' };
 }
+
+/** A wallet's statement period, in the wallet page's address. */
+export const statementPeriodSchema = statementQuerySchema.pick({ createdFrom: true, createdTo: true });

@@ -7,7 +7,7 @@ import { sessionQuery } from '../api/session';
 import { ErrorState, LoadingState } from '../components/States';
 import { accountFiltersSchema, accountPageSearchSchema, journalFiltersSchema } from '../books/journal';
 import { feeScheduleListQuerySchema } from '@wallet/contracts';
-import { walletFiltersSchema } from './filters';
+import { statementPeriodSchema, walletFiltersSchema } from './filters';
 import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
 import { visibleNavigation } from './navigation';
 import { SEARCH_MAX_LENGTH } from './search';
@@ -83,6 +83,7 @@ export const walletsRoute = createRoute({
 export const walletRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/wallets/$walletId',
+  validateSearch: statementPeriodSchema,
   component: lazyRouteComponent(() => import('../pages/WalletPage'), 'WalletPage'),
 });
 

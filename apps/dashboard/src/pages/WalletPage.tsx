@@ -13,7 +13,10 @@ import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ErrorState, LoadingState } from '../components/States';
 import { statementCsv, type StatementLine } from '../export/csv';
-import { fetchWholeStatement } from '../export/statement';
+import { fetchStatementDocument, fetchWholeStatement } from '../export/statement';
+import { statementPdf, type StatementPeriod } from '../export/statement-pdf';
+import { listKeys, statementPeriodSchema } from '../app/filters';
+import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 
 const routeApi = getRouteApi('/_session/wallets/$walletId');
 
@@ -77,29 +80,43 @@ function StatusAction({ wallet }: { wallet: Wallet }) {
   );
 }
 
-/** Walks every page of the statement through the API and saves it as a CSV file. */
-function ExportStatement({ wallet }: { wallet: Wallet }) {
-  const exporter = useMutation({
-    mutationFn: () => fetchWholeStatement(api, wallet.id),
-    onSuccess: (lines) => {
-      const url = URL.createObjectURL(new Blob([statementCsv(lines, wallet.currencyCode)], { type: 'text/csv;charset=utf-8' }));
-      const link = Object.assign(document.createElement('a'), { href: url, download: `statement-${wallet.id}.csv` });
-      link.click();
-      URL.revokeObjectURL(url);
-    },
+/** Hands the browser a file made in the page. */
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  Object.assign(document.createElement('a'), { href: url, download: name }).click();
+  URL.revokeObjectURL(url);
+}
+
+/** The statement of the period on screen as CSV (its lines) or PDF (with its opening and closing balances). */
+function StatementExports({ wallet, period }: { wallet: Wallet; period: StatementPeriod }) {
+  const csv = useMutation({
+    mutationFn: () => fetchWholeStatement(api, wallet.id, undefined, period),
+    onSuccess: (lines) =>
+      download(new Blob([statementCsv(lines, wallet.currencyCode)], { type: 'text/csv;charset=utf-8' }), `statement-${wallet.id}.csv`),
   });
+  const pdf = useMutation({
+    mutationFn: async () => statementPdf(await fetchStatementDocument(api, wallet, period)),
+    onSuccess: (blob) => download(blob, `statement-${wallet.id}.pdf`),
+  });
+  const failed = csv.error ?? pdf.error;
   return (
-    <Stack gap="xs">
-      <Button variant="default" onClick={() => exporter.mutate()} loading={exporter.isPending}>
+    <>
+      <Button variant="default" onClick={() => csv.mutate()} loading={csv.isPending}>
         Export statement (CSV)
       </Button>
-      {exporter.isError && <ErrorState error={exporter.error} title="The export failed" />}
-    </Stack>
+      <Button variant="default" onClick={() => pdf.mutate()} loading={pdf.isPending}>
+        Statement (PDF)
+      </Button>
+      {failed && <ErrorState error={failed} title="The export failed" />}
+    </>
   );
 }
 
 export function WalletPage() {
   const { walletId } = routeApi.useParams();
+  const period = routeApi.useSearch();
+  const navigate = routeApi.useNavigate();
+  const keys = listKeys(period);
   const principal = usePrincipal();
   const wallet = useQuery({
     queryKey: ['wallet', walletId],
@@ -147,18 +164,28 @@ export function WalletPage() {
           </Group>
         </Card>
       </SimpleGrid>
-      <Group>
-        {canCall(principal.scopes, walletRoutes.freeze) && <StatusAction wallet={shown} />}
-        <ExportStatement wallet={shown} />
-      </Group>
+      {canCall(principal.scopes, walletRoutes.freeze) && (
+        <Group>
+          <StatusAction wallet={shown} />
+        </Group>
+      )}
       <Title order={2} size="h3">
         Statement
       </Title>
+      <FilterForm
+        key={keys.form}
+        label="Statement period"
+        schema={statementPeriodSchema}
+        fields={CREATED_RANGE_FIELDS}
+        filters={period}
+        onApply={(next) => void navigate({ search: next })}
+        extra={<StatementExports wallet={shown} period={period} />}
+      />
       <PagedTable
-        key={shown.id}
+        key={`${shown.id}:${keys.list}`}
         caption="Statement, newest first"
-        queryKey={['wallet', shown.id, 'entries']}
-        fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: shown.id }, query: page, signal })}
+        queryKey={['wallet', shown.id, 'entries', period]}
+        fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: shown.id }, query: { ...period, ...page }, signal })}
         columns={columns}
         rowId={(line) => `${line.journalEntryId}:${line.direction}:${line.createdAt}`}
         emptyTitle="No entries yet"

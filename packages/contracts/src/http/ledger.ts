@@ -1,7 +1,15 @@
 import { idSchema } from '../ids';
 import { z } from 'zod';
 import { integerInputSchema } from '../json';
-import { environmentSchema, instantInputSchema, PAGE_LIMIT_MAX, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import {
+  createdRangeQueryShape,
+  environmentSchema,
+  instantInputSchema,
+  PAGE_LIMIT_MAX,
+  pageQuerySchema,
+  pageSchema,
+  timestampSchema,
+} from '../common';
 import { accountNameSchema, directionSchema, journalKindSchema } from '../messages/ledger-post.v1';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -87,6 +95,14 @@ export const statementLineSchema = z.object({
   createdAt: z.string(),
 });
 export const statementPageSchema = pageSchema(statementLineSchema);
+
+/**
+ * A statement's page, and the lines it may hold: stamped from `createdFrom` (inclusive) to
+ * `createdTo` (exclusive). Stamps never decrease down an account's lines, so each bound is an
+ * exact position found by bisection, not a filter tested line by line.
+ */
+export const statementQuerySchema = pageQuerySchema.extend(createdRangeQueryShape);
+export type StatementQuery = z.infer<typeof statementQuerySchema>;
 
 export const reconciliationCheckSchema = z.object({
   name: z.string(),
@@ -174,11 +190,11 @@ export const ledgerRoutes = {
     method: 'get',
     path: '/v1/ledger/wallets/{walletId}/entries',
     operationId: 'ledger.walletEntries',
-    summary: "A wallet account's statement with running balance",
+    summary: "A wallet account's statement with running balance; createdFrom and createdTo bound it by the lines' stamps",
     surface: 'tenant',
     service: 'ledger',
     scope: 'journal:read',
-    query: pageQuerySchema,
+    query: statementQuerySchema,
     success: { status: 200, schema: statementPageSchema },
     errors: ['WALLET_NOT_FOUND'],
   },

@@ -4,7 +4,7 @@ import { boundedFiltersNote, createdRangeQueryShape, environmentSchema, pageQuer
 import { amountStringSchema, currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
 import { BALANCE_AT_SUMMARY, balanceAtQuerySchema, walletBalanceAtSchema } from './balances';
-import { statementPageSchema } from './ledger';
+import { statementPageSchema, statementQuerySchema } from './ledger';
 
 /** `user`, `branch` (a physical branch or agent location) or `company` (a business entity). */
 export const WALLET_OWNER_TYPES = ['user', 'branch', 'company'] as const;
@@ -107,11 +107,12 @@ export const walletRoutes = {
     method: 'get',
     path: '/v1/wallets/{id}/entries',
     operationId: 'wallets.entries',
-    summary: "The wallet's statement: its journal lines, newest first, each with the balance after it",
+    summary:
+      "The wallet's statement: its journal lines, newest first, each with the balance after it; createdFrom (inclusive) and createdTo (exclusive) bound it by the lines' stamps",
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',
-    query: pageQuerySchema,
+    query: statementQuerySchema,
     success: { status: 200, schema: statementPageSchema },
     errors: ['WALLET_NOT_FOUND'],
   },

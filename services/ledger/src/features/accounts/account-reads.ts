@@ -1,7 +1,8 @@
-import type { LedgerAccount } from '@wallet/contracts';
+import type { CreatedRange, LedgerAccount } from '@wallet/contracts';
 import type { Db } from '@wallet/kit';
 import type { TenantScope } from '../journal/journal-scope';
 import * as store from './accounts-store';
+import { lineAt } from './balance-at-store';
 
 export type { StatementLineRow } from './accounts-store';
 
@@ -27,4 +28,28 @@ export function statementLines(
   page: Parameters<typeof store.statementLines>[2],
 ): Promise<store.StatementLineRow[]> {
   return store.statementLines(db, account, page);
+}
+
+/** The instant one millisecond before `instant`: stamps are whole milliseconds, so "at or before it" is "before `instant`". */
+function justBefore(instant: string): string {
+  return new Date(Date.parse(instant) - 1).toISOString();
+}
+
+/**
+ * Where a statement stamped in [createdFrom, createdTo) lies along the account's lines: the
+ * newest line before each bound, found by bisection (balance-at-store). Null when no line can
+ * be in it (none was stamped before createdTo).
+ */
+export async function statementSeqs(db: Db, account: LedgerAccount, range: CreatedRange): Promise<store.StatementSeqs | null> {
+  const seqs: store.StatementSeqs = {};
+  if (range.createdTo !== undefined) {
+    const last = await lineAt(db, account.id, justBefore(range.createdTo));
+    if (!last) return null;
+    seqs.upTo = last.entrySeq;
+  }
+  if (range.createdFrom !== undefined) {
+    const beforeFirst = await lineAt(db, account.id, justBefore(range.createdFrom));
+    if (beforeFirst) seqs.after = beforeFirst.entrySeq;
+  }
+  return seqs;
 }

@@ -80,10 +80,16 @@ export interface StatementLineRow {
  * is taken first and only its entries looked up: joined whole, the two seq orders invite a merge
  * join that walks the entries back from the newest, far for an account idle a long time.
  */
+/** A statement's bounds along the account's lines: entries after `after`, up to `upTo` (each absent when unbounded). */
+export interface StatementSeqs {
+  after?: string;
+  upTo?: string;
+}
+
 export async function statementLines(
   db: Db,
   account: LedgerAccount,
-  page: { before?: { seq: string; lineNo: number } | undefined; limit: number },
+  page: { before?: { seq: string; lineNo: number } | undefined; limit: number; seqs?: StatementSeqs },
 ): Promise<StatementLineRow[]> {
   const lines = db('journal_lines')
     .where('account_num', db('accounts').select('num').where('id', account.id))
@@ -97,6 +103,8 @@ export async function statementLines(
     const { seq, lineNo } = page.before;
     lines.whereRaw('(entry_seq, line_no) < (?::bigint, ?::smallint)', [seq, lineNo]);
   }
+  if (page.seqs?.upTo !== undefined) lines.where('entry_seq', '<=', page.seqs.upTo);
+  if (page.seqs?.after !== undefined) lines.where('entry_seq', '>', page.seqs.after);
   const rows: Array<{
     entry_id: string;
     kind: JournalKind;

@@ -4,6 +4,8 @@ import type { Db, SqlStatement } from '@wallet/kit';
 export interface LineAt {
   journalEntryId: string;
   balanceAfter: string;
+  /** The line's entry's seq: where a statement bounded by this moment ends. */
+  entrySeq: string;
 }
 
 /**
@@ -55,7 +57,7 @@ WITH RECURSIVE newest AS (
     ) probe
    WHERE b.lo < b.hi
 )
-SELECT e.id AS entry_id, l.balance_after
+SELECT e.id AS entry_id, l.balance_after, l.entry_seq
   FROM bisect b
   JOIN LATERAL (
     SELECT entry_seq, balance_after FROM journal_lines
@@ -73,7 +75,7 @@ export function lineAtStatement(accountId: string, at: string): SqlStatement {
 
 export async function lineAt(db: Db, accountId: string, at: string): Promise<LineAt | null> {
   const { sql, bindings } = lineAtStatement(accountId, at);
-  const result: { rows: Array<{ entry_id: string; balance_after: string }> } = await db.raw(sql, bindings);
+  const result: { rows: Array<{ entry_id: string; balance_after: string; entry_seq: string }> } = await db.raw(sql, bindings);
   const row = result.rows[0];
-  return row ? { journalEntryId: row.entry_id, balanceAfter: row.balance_after } : null;
+  return row ? { journalEntryId: row.entry_id, balanceAfter: row.balance_after, entrySeq: row.entry_seq } : null;
 }

@@ -2,6 +2,7 @@ import {
   journalQuerySchema,
   ledgerAccountQuerySchema,
   pageQuerySchema,
+  statementQuerySchema,
   type Page,
   type JournalEntry,
   type LedgerAccount,
@@ -12,7 +13,7 @@ import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, parseOrThr
 import { type Response, Router } from 'express';
 import type { LedgerShards } from '../partitions/ledger-shards';
 import { journalPageAcrossShards } from './journal-fan-out';
-import { findWalletAccount, listAccounts, statementLines } from '../accounts/account-reads';
+import { findWalletAccount, listAccounts, statementLines, statementSeqs } from '../accounts/account-reads';
 import { type EntryListing, findEntry, findEntryAcrossTenants, listEntries, listEntriesAcrossTenants } from './journal-store';
 
 const JOURNAL_CURSOR = { seq: cursorFields.seq };
@@ -90,12 +91,13 @@ export function ledgerReadRouter(shards: LedgerShards, options: { journalExamine
 
   router.get('/v1/ledger/wallets/:walletId/entries', async (request, response) => {
     const scope = tenantScopeOf(response);
-    const query = parseOrThrow(pageQuerySchema, request.query, 'query');
+    const query = parseOrThrow(statementQuerySchema, request.query, 'query');
     const cursor = decodeCursor(query.cursor, { seq: cursorFields.seq, lineNo: cursorFields.lineNo });
     const db = await tenantDb(response);
     const account = await findWalletAccount(db, scope, request.params.walletId);
     if (!account) throw new AppError('WALLET_NOT_FOUND', 'No such wallet');
-    const rows = await statementLines(db, account, { before: cursor ?? undefined, limit: query.limit });
+    const seqs = await statementSeqs(db, account, query);
+    const rows = seqs ? await statementLines(db, account, { before: cursor ?? undefined, limit: query.limit, seqs }) : [];
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     response.json({

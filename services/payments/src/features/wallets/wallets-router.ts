@@ -1,7 +1,7 @@
 import {
   balanceAtQuerySchema,
   createWalletBodySchema,
-  pageQuerySchema,
+  statementQuerySchema,
   walletQuerySchema,
   walletStatusChangeBodySchema,
   type WalletStatus,
@@ -44,7 +44,7 @@ export function walletsRouter(wallets: WalletsService, statuses: WalletStatusSer
 
   router.get('/v1/wallets/:id/entries', async (request, response) => {
     const scope = tenantScopeOf(response);
-    response.json(await wallets.entries(scope, request.params.id, parseOrThrow(pageQuerySchema, request.query, 'query')));
+    response.json(await wallets.entries(scope, request.params.id, parseOrThrow(statementQuerySchema, request.query, 'query')));
   });
 
   // The wallet before the query: another tenant's wallet is 404 whatever the query says.

@@ -3,7 +3,7 @@ import {
   formatAmount,
   newId,
   type Page,
-  type PageQuery,
+  type StatementQuery,
   type Wallet,
   type WalletBalanceAt,
   type WalletQuery,
@@ -109,7 +109,7 @@ export class WalletsService {
   }
 
   /** The wallet's statement, straight from the ledger; an account the ledger has not opened yet has no lines. */
-  async entries(scope: WalletScope, id: string, query: PageQuery): Promise<Page<StatementLine>> {
+  async entries(scope: WalletScope, id: string, query: StatementQuery): Promise<Page<StatementLine>> {
     const wallet = await this.require(scope, id);
     return (await this.deps.ledger.walletStatement(scope, wallet.id, query)) ?? { data: [], nextCursor: null };
   }
