@@ -1,7 +1,6 @@
 import {
   journalQuerySchema,
   ledgerAccountQuerySchema,
-  pageQuerySchema,
   statementQuerySchema,
   type Page,
   type JournalEntry,
