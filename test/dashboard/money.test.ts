@@ -170,13 +170,15 @@ describe('a payout from request to approval', () => {
     );
     await approver.goto(`${system.dashboardUrl}/payouts/${payoutId}`);
     await settled(approver, `Payout ${payoutId}`);
-    expect(await approver.getByRole('link', { name: settle.id }).getAttribute('href')).toBe(`/journal/${settle.id}`);
+    expect(await approver.getByRole('region', { name: 'Activity' }).getByRole('link', { name: settle.id }).getAttribute('href')).toBe(
+      `/journal/${settle.id}`,
+    );
     await look(approver, 'payout-page-completed');
     const facts = approver.getByRole('table', { name: 'The payout case' });
     expect(await facts.getByRole('row', { name: /^Requested by/ }).innerText()).toMatch(/Requested by\s+The operator/);
     expect(await facts.getByRole('row', { name: /^Decided by/ }).innerText()).toMatch(/Decided by\s+You/);
     // The journal explorer shows the settle with its lines, as the API has it.
-    await approver.getByRole('link', { name: settle.id }).click();
+    await facts.getByRole('link', { name: settle.id }).click();
     await settled(approver, `Journal entry ${settle.id}`);
     const entryPage = await approver.getByRole('main').innerText();
     for (const line of settle.lines) expect(entryPage).toContain(line.accountName);
@@ -228,12 +230,57 @@ describe('a payout from request to approval', () => {
     await look(approver, 'reject-dialog');
     await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await approver.getByText('Duplicate of an earlier request').waitFor();
+    await approver.getByRole('cell', { name: 'Duplicate of an earlier request' }).waitFor();
     expect(await system.api.payouts.get(payoutId)).toMatchObject({
       status: 'rejected',
       rejectionReason: 'Duplicate of an earlier request',
       decidedBy: system.members.approver.id,
     });
+  });
+});
+
+describe("a case's activity", () => {
+  it('shows who requested, who decided and why, and the ledger steps, by name and linked to their entries and audit trail', async () => {
+    const request = {
+      walletId: system.wallets.spare.id,
+      currencyCode: CURRENCY,
+      payoutMethod: 'momo' as const,
+      destination: { phoneNumber: '+256700000009', network: 'MTN' },
+      requestedBy: system.members.operator.id,
+    };
+    const approved = await system.api.payouts.create({ ...request, amount: '3.00' });
+    await system.api.payouts.approve(approved.id, { actorId: system.members.approver.id });
+    const rejected = await system.api.payouts.create({ ...request, amount: '4.00' });
+    await system.api.payouts.reject(rejected.id, { actorId: system.members.approver.id, reason: 'Wrong number on the slip' });
+    const shown = await waitFor(
+      async () => {
+        const payout = await system.api.payouts.get(approved.id);
+        return payout.decisionJournalEntryId !== null ? payout : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the approval to be posted' },
+    );
+
+    const page = await pageAs('org-admin');
+    await page.goto(`${system.dashboardUrl}/payouts/${approved.id}`);
+    await settled(page, `Payout ${approved.id}`);
+    const activity = page.getByRole('region', { name: 'Activity' });
+    await activity.getByText('Approved', { exact: true }).waitFor();
+    const text = await activity.innerText();
+    expect(text).toContain('Requested');
+    expect(text).toContain('By The operator');
+    expect(text).toContain('Held by the ledger');
+    expect(text).toContain('By The approver');
+    expect(await activity.getByRole('link', { name: shown.holdJournalEntryId as string }).count()).toBe(1);
+    expect(await activity.getByRole('link', { name: shown.decisionJournalEntryId as string }).count()).toBe(1);
+    await look(page, 'payout-activity');
+
+    await page.goto(`${system.dashboardUrl}/payouts/${rejected.id}`);
+    await settled(page, `Payout ${rejected.id}`);
+    await activity.getByText('Because: Wrong number on the slip').waitFor();
+    await activity.getByRole('link', { name: "The payout's audit trail" }).click();
+    await page.waitForURL((url) => url.pathname === '/audit' && url.searchParams.get('targetId') === rejected.id);
+    await settled(page, 'Audit trail');
+    await page.getByRole('table').getByText('The approver').first().waitFor();
   });
 });
 
@@ -299,6 +346,28 @@ describe('treasury', () => {
     await settled(operator, 'Treasury');
     await operator.getByRole('row').filter({ hasText: withdrawalId }).waitFor();
     await look(operator, 'treasury');
+  });
+});
+
+describe('treasury lists', () => {
+  it('narrow float deposits and withdrawals to a time range, and export what each selects', async () => {
+    const page = await pageAs('org-admin');
+    await page.goto(`${system.dashboardUrl}/treasury`);
+    await settled(page, 'Treasury');
+    const withdrawals = page.getByRole('search', { name: 'Filter withdrawals' });
+    await withdrawals.getByLabel('Created before').fill('2020-01-01T00:00');
+    await withdrawals.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((url) => url.searchParams.get('withdrawalCreatedTo') === '2019-12-31T21:00:00.000Z');
+    await settled(page, 'Treasury');
+    expect(await withdrawals.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(
+      `/v1/exports/withdrawals?${new URLSearchParams({ createdTo: '2019-12-31T21:00:00.000Z' }).toString()}`,
+    );
+    const floats = page.getByRole('search', { name: 'Filter float deposits' });
+    const [download] = await Promise.all([page.waitForEvent('download'), floats.getByRole('link', { name: 'Export CSV' }).click()]);
+    const exported = (await readFile((await download.path()) as string, 'utf8')).trimEnd().split('\r\n').slice(1);
+    const listed = (await system.api.treasury.floatDeposits.list({ limit: 200 })).data;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(exported.map((row) => row.split(',')[0])).toEqual(listed.map((deposit) => deposit.id));
   });
 });
 

@@ -89,7 +89,11 @@ it('keeps every entry, line, account and command of an existing journal', async 
       { accountId: 'acc_WALLET', accountName: 'wallet:wl_A', walletId: 'wl_A', direction: 'CR', amount: '7.50', currencyCode: 'USD' },
     ],
   });
-  expect(await lineAt(db, 'acc_WALLET', '2030-01-01T00:00:01.000Z')).toEqual({ journalEntryId: 'je_OLD', balanceAfter: '7.50' });
+  expect(await lineAt(db, 'acc_WALLET', '2030-01-01T00:00:01.000Z')).toEqual({
+    journalEntryId: 'je_OLD',
+    balanceAfter: '7.50',
+    entrySeq: '1',
+  });
   const found = await db.transaction((tx) => findEntriesOfCommands(tx, ['dep_OLD:post']));
   expect(found.get('dep_OLD:post')).toMatchObject({ entryId: 'je_OLD', referenceId: 'dep_OLD' });
   const again = db('journal_entries').insert({

@@ -15,12 +15,16 @@ const CREATED_RANGE = { createdFrom: true, createdTo: true } as const;
 export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true, ...CREATED_RANGE });
 export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
 export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
-export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true });
-export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true });
+export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true, ...CREATED_RANGE });
+export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true, ...CREATED_RANGE });
 
 /** The treasury screen lists two things: each list's filters under its own names in the one URL. */
 export const treasuryFiltersSchema = z.object({
   floatStatus: floatDepositFiltersSchema.shape.status,
   floatCurrencyCode: floatDepositFiltersSchema.shape.currencyCode,
+  floatCreatedFrom: floatDepositFiltersSchema.shape.createdFrom,
+  floatCreatedTo: floatDepositFiltersSchema.shape.createdTo,
   withdrawalStatus: withdrawalFiltersSchema.shape.status,
+  withdrawalCreatedFrom: withdrawalFiltersSchema.shape.createdFrom,
+  withdrawalCreatedTo: withdrawalFiltersSchema.shape.createdTo,
 });

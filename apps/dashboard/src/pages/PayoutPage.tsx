@@ -7,6 +7,7 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { CaseDecision } from '../components/CaseDecision';
+import { CaseTimeline } from '../components/CaseTimeline';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
 import { JournalEntryLink } from '../components/JournalEntryLink';
@@ -95,6 +96,7 @@ export function PayoutPage() {
         </Text>
       )}
       <Facts caption="The payout case" facts={payoutFacts(shown)} />
+      <CaseTimeline history={shown} noun="payout" />
     </Stack>
   );
 }

@@ -18,6 +18,7 @@ import {
   type WithdrawalMethod,
   withdrawalRoutes,
   type WithdrawalSource,
+  exportRoutes,
 } from '@wallet/contracts';
 import { type ReactNode, useState } from 'react';
 import { api } from '../api/browser';
@@ -29,7 +30,8 @@ import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { DateTime } from '../components/DateTime';
 import { DestinationFields } from '../components/DestinationFields';
-import { FilterForm } from '../components/FilterForm';
+import { ExportLink } from '../components/ExportLink';
+import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { JournalEntryLink } from '../components/JournalEntryLink';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
@@ -337,8 +339,9 @@ function RequestWithdrawal({ onClose }: { onClose: () => void }) {
 const FLOAT_FILTERS = [
   { name: 'status', label: 'Status', options: FLOAT_DEPOSIT_STATUSES },
   { name: 'currencyCode', label: 'Currency', placeholder: 'UGX', upper: true, width: 110 },
+  ...CREATED_RANGE_FIELDS,
 ] as const;
-const WITHDRAWAL_FILTERS = [{ name: 'status', label: 'Status', options: WITHDRAWAL_STATUSES }] as const;
+const WITHDRAWAL_FILTERS = [{ name: 'status', label: 'Status', options: WITHDRAWAL_STATUSES }, ...CREATED_RANGE_FIELDS] as const;
 
 export function TreasuryPage() {
   const search = routeApi.useSearch();
@@ -346,8 +349,17 @@ export function TreasuryPage() {
   const principal = usePrincipal();
   const may = (route: Parameters<typeof canCall>[1]) => canCall(principal.scopes, route);
   const [dialog, setDialog] = useState<'float' | 'withdrawal' | null>(null);
-  const floatFilters = { status: search.floatStatus, currencyCode: search.floatCurrencyCode };
-  const withdrawalFilters = { status: search.withdrawalStatus };
+  const floatFilters = {
+    status: search.floatStatus,
+    currencyCode: search.floatCurrencyCode,
+    createdFrom: search.floatCreatedFrom,
+    createdTo: search.floatCreatedTo,
+  };
+  const withdrawalFilters = {
+    status: search.withdrawalStatus,
+    createdFrom: search.withdrawalCreatedFrom,
+    createdTo: search.withdrawalCreatedTo,
+  };
   const floatKeys = listKeys(floatFilters);
   const withdrawalKeys = listKeys(withdrawalFilters);
   return (
@@ -371,8 +383,17 @@ export function TreasuryPage() {
             fields={FLOAT_FILTERS}
             filters={floatFilters}
             onApply={(next) =>
-              void navigate({ search: (current) => ({ ...current, floatStatus: next.status, floatCurrencyCode: next.currencyCode }) })
+              void navigate({
+                search: (current) => ({
+                  ...current,
+                  floatStatus: next.status,
+                  floatCurrencyCode: next.currencyCode,
+                  floatCreatedFrom: next.createdFrom,
+                  floatCreatedTo: next.createdTo,
+                }),
+              })
             }
+            extra={<ExportLink route={exportRoutes.floatDeposits} filters={floatFilters} />}
           />
           <PagedTable
             key={floatKeys.list}
@@ -400,7 +421,17 @@ export function TreasuryPage() {
             schema={withdrawalFiltersSchema}
             fields={WITHDRAWAL_FILTERS}
             filters={withdrawalFilters}
-            onApply={(next) => void navigate({ search: (current) => ({ ...current, withdrawalStatus: next.status }) })}
+            onApply={(next) =>
+              void navigate({
+                search: (current) => ({
+                  ...current,
+                  withdrawalStatus: next.status,
+                  withdrawalCreatedFrom: next.createdFrom,
+                  withdrawalCreatedTo: next.createdTo,
+                }),
+              })
+            }
+            extra={<ExportLink route={exportRoutes.withdrawals} filters={withdrawalFilters} />}
           />
           <PagedTable
             key={withdrawalKeys.list}

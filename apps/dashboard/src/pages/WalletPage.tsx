@@ -112,20 +112,48 @@ function StatementExports({ wallet, period }: { wallet: Wallet; period: Statemen
   );
 }
 
-export function WalletPage() {
-  const { walletId } = routeApi.useParams();
+/** The statement of the period in the address, its filter and its exports. */
+function WalletStatement({ wallet }: { wallet: Wallet }) {
   const period = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
   const keys = listKeys(period);
+  // Stable columns: TanStack Table rebuilds its models whenever they change identity.
+  const columns = useMemo(() => statementColumns(wallet.currencyCode), [wallet.currencyCode]);
+  return (
+    <>
+      <Title order={2} size="h3">
+        Statement
+      </Title>
+      <FilterForm
+        key={keys.form}
+        label="Statement period"
+        schema={statementPeriodSchema}
+        fields={CREATED_RANGE_FIELDS}
+        filters={period}
+        onApply={(next) => void navigate({ search: next })}
+        extra={<StatementExports wallet={wallet} period={period} />}
+      />
+      <PagedTable
+        key={`${wallet.id}:${keys.list}`}
+        caption="Statement, newest first"
+        queryKey={['wallet', wallet.id, 'entries', period]}
+        fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: wallet.id }, query: { ...period, ...page }, signal })}
+        columns={columns}
+        rowId={(line) => `${line.journalEntryId}:${line.direction}:${line.createdAt}`}
+        emptyTitle="No entries yet"
+        emptyDescription="Money in and out of this wallet shows here."
+      />
+    </>
+  );
+}
+
+export function WalletPage() {
+  const { walletId } = routeApi.useParams();
   const principal = usePrincipal();
   const wallet = useQuery({
     queryKey: ['wallet', walletId],
     queryFn: ({ signal }) => api.call(walletRoutes.get, { params: { id: walletId }, signal }),
   });
-
-  const currencyCode = wallet.data?.currencyCode;
-  // Stable columns: TanStack Table rebuilds its models whenever they change identity.
-  const columns = useMemo(() => statementColumns(currencyCode ?? ''), [currencyCode]);
 
   if (wallet.isPending) return <LoadingState label="Loading the wallet" />;
   if (wallet.isError) return <ErrorState error={wallet.error} title="Could not load the wallet" onRetry={() => void wallet.refetch()} />;
@@ -169,28 +197,7 @@ export function WalletPage() {
           <StatusAction wallet={shown} />
         </Group>
       )}
-      <Title order={2} size="h3">
-        Statement
-      </Title>
-      <FilterForm
-        key={keys.form}
-        label="Statement period"
-        schema={statementPeriodSchema}
-        fields={CREATED_RANGE_FIELDS}
-        filters={period}
-        onApply={(next) => void navigate({ search: next })}
-        extra={<StatementExports wallet={shown} period={period} />}
-      />
-      <PagedTable
-        key={`${shown.id}:${keys.list}`}
-        caption="Statement, newest first"
-        queryKey={['wallet', shown.id, 'entries', period]}
-        fetchPage={(page, signal) => api.call(walletRoutes.entries, { params: { id: shown.id }, query: { ...period, ...page }, signal })}
-        columns={columns}
-        rowId={(line) => `${line.journalEntryId}:${line.direction}:${line.createdAt}`}
-        emptyTitle="No entries yet"
-        emptyDescription="Money in and out of this wallet shows here."
-      />
+      <WalletStatement wallet={shown} />
     </Stack>
   );
 }

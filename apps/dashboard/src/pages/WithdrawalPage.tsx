@@ -7,6 +7,7 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { CaseDecision } from '../components/CaseDecision';
+import { CaseTimeline } from '../components/CaseTimeline';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
 import { JournalEntryLink } from '../components/JournalEntryLink';
@@ -86,6 +87,7 @@ export function WithdrawalPage() {
         reject={(body, idempotencyKey) => api.call(withdrawalRoutes.reject, { params: { id: shown.id }, body, idempotencyKey })}
       />
       <Facts caption="The withdrawal case" facts={withdrawalFacts(shown)} />
+      <CaseTimeline history={shown} noun="withdrawal" />
     </Stack>
   );
 }

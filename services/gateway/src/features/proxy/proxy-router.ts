@@ -111,6 +111,25 @@ function sendUpstreamAnswer(
 }
 
 /**
+ * A route of service `gateway`, answered here; its handler may read the services as the caller
+ * (an export walking a list), each read with a fresh internal token.
+ */
+async function answerLocally(
+  dependencies: ProxyDependencies,
+  route: RouteContract,
+  call: { principal: Principal; request: Request; response: Response },
+  headersAsCaller: () => Record<string, string>,
+): Promise<void> {
+  const handler = dependencies.localRoutes.get(routeName(route));
+  if (!handler) throw new AppError('NOT_FOUND', 'No such route');
+  const { principal, request } = call;
+  bindCursors({ path: request.path, surface: principal.surface, tenantId: principal.tenantId, environment: principal.environment });
+  const readAsCaller = (service: UpstreamService, pathWithQuery: string) =>
+    dependencies.upstream.forward({ service, method: 'GET', pathWithQuery, headers: headersAsCaller(), body: undefined });
+  await handler({ ...call, readAsCaller });
+}
+
+/**
  * Every public route of the contracts: match, record, rate-limit the address, read and check
  * the body, authenticate and authorize, rate-limit the credential and the tenant, then answer
  * locally (service `gateway`) or hand the raw request to the owning service and its answer
@@ -151,23 +170,10 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     if (!dependencies.table.idsWellFormed(route, splitUrl(request.originalUrl).path)) throw new AppError('NOT_FOUND', 'No such resource');
     refuseUnsafeUrl(request);
 
-    if (route.service === 'gateway') {
-      const handler = dependencies.localRoutes.get(routeName(route));
-      if (!handler) throw new AppError('NOT_FOUND', 'No such route');
-      bindCursors({ path: request.path, surface: principal.surface, tenantId: principal.tenantId, environment: principal.environment });
-      const readAsCaller = (service: UpstreamService, pathWithQuery: string) =>
-        dependencies.upstream.forward({
-          service,
-          method: 'GET',
-          pathWithQuery,
-          headers: forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId),
-          body: undefined,
-        });
-      await handler({ principal, request, response, readAsCaller });
-      return;
-    }
+    const headersAsCaller = () => forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
+    if (route.service === 'gateway') return answerLocally(dependencies, route, { principal, request, response }, headersAsCaller);
 
-    const headers = forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
+    const headers = headersAsCaller();
     const rawBody = response.locals.rawBody as Buffer;
     const method = request.method.toUpperCase();
 

@@ -1,0 +1,146 @@
+import { Group, Text, Timeline, Title } from '@mantine/core';
+import { auditRoutes } from '@wallet/contracts';
+import type { ReactNode } from 'react';
+import { usePrincipal } from '../app/principal';
+import { canCall } from '../auth/scopes';
+import { DateTime } from './DateTime';
+import { JournalEntryLink } from './JournalEntryLink';
+import { RouterAnchor } from './links';
+import { MemberName } from './MemberName';
+
+/** What a maker-checker case shows of its history: the case fields every case type has (caseDecisionFields, caseRailFields). */
+export interface CaseHistory {
+  id: string;
+  status: string;
+  requestedBy: string;
+  createdAt: string;
+  holdJournalEntryId: string | null;
+  failureCode: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  rejectionReason: string | null;
+  decisionJournalEntryId: string | null;
+  railReference: string | null;
+  railFailureReason: string | null;
+  outcomeJournalEntryId: string | null;
+}
+
+interface Step {
+  title: string;
+  done: boolean;
+  body: ReactNode;
+}
+
+function entry(entryId: string | null, missing: string): ReactNode {
+  return (
+    <Group gap={4} component="span">
+      <Text span size="sm">
+        Journal entry:
+      </Text>
+      <JournalEntryLink entryId={entryId} missing={missing} />
+    </Group>
+  );
+}
+
+function decisionStep(history: CaseHistory): Step {
+  if (history.decidedBy === null) return { title: 'Awaiting a decision', done: false, body: null };
+  const approved = history.rejectionReason === null;
+  return {
+    title: approved ? 'Approved' : 'Rejected',
+    done: true,
+    body: (
+      <>
+        <Text size="sm">
+          By <MemberName memberId={history.decidedBy} />
+          {history.decidedAt && (
+            <>
+              , <DateTime value={history.decidedAt} />
+            </>
+          )}
+        </Text>
+        {!approved && <Text size="sm">Because: {history.rejectionReason}</Text>}
+        {entry(history.decisionJournalEntryId, 'Awaiting the ledger')}
+      </>
+    ),
+  };
+}
+
+function railStep(history: CaseHistory): Step | null {
+  if (history.decidedBy === null || history.rejectionReason !== null) return null;
+  if (history.railFailureReason !== null)
+    return {
+      title: 'The rail failed the delivery',
+      done: true,
+      body: (
+        <>
+          <Text size="sm">Because: {history.railFailureReason}</Text>
+          {entry(history.outcomeJournalEntryId, 'Awaiting the ledger')}
+        </>
+      ),
+    };
+  if (history.railReference === null) return { title: 'Awaiting the rail', done: false, body: null };
+  return {
+    title: 'Delivered by the rail',
+    done: true,
+    body: (
+      <>
+        <Text size="sm">Rail reference {history.railReference}</Text>
+        {entry(history.outcomeJournalEntryId, 'Awaiting the ledger')}
+      </>
+    ),
+  };
+}
+
+/** The case's steps in order, each as far as it got: requested, held, decided, delivered. */
+export function caseSteps(history: CaseHistory): Step[] {
+  const requested: Step = {
+    title: 'Requested',
+    done: true,
+    body: (
+      <Text size="sm">
+        By <MemberName memberId={history.requestedBy} />, <DateTime value={history.createdAt} />
+      </Text>
+    ),
+  };
+  const held: Step =
+    history.failureCode !== null
+      ? { title: 'Refused by the ledger', done: true, body: <Text size="sm">The hold was refused: {history.failureCode}</Text> }
+      : {
+          title: history.holdJournalEntryId === null ? 'Awaiting the ledger’s hold' : 'Held by the ledger',
+          done: history.holdJournalEntryId !== null,
+          body: entry(history.holdJournalEntryId, 'Awaiting the ledger'),
+        };
+  if (history.failureCode !== null) return [requested, held];
+  const rail = railStep(history);
+  return [requested, held, decisionStep(history), ...(rail ? [rail] : [])];
+}
+
+/**
+ * A case's activity: who requested it and when, the ledger's hold, who decided and why, and what
+ * the rail did, each step linked to its journal entry, people by name. The case's audit trail is
+ * one link away for a role that reads it.
+ */
+export function CaseTimeline({ history, noun }: { history: CaseHistory; noun: string }) {
+  const { scopes } = usePrincipal();
+  const steps = caseSteps(history);
+  const reached = steps.filter((step) => step.done).length - 1;
+  return (
+    <section aria-label="Activity">
+      <Title order={2} size="h3" mb="sm">
+        Activity
+      </Title>
+      <Timeline active={reached} bulletSize={14} lineWidth={2}>
+        {steps.map((step) => (
+          <Timeline.Item key={step.title} title={step.title}>
+            {step.body}
+          </Timeline.Item>
+        ))}
+      </Timeline>
+      {canCall(scopes, auditRoutes.list) && (
+        <RouterAnchor to="/audit" search={{ targetId: history.id }} size="sm" mt="sm" display="inline-block">
+          The {noun}&apos;s audit trail
+        </RouterAnchor>
+      )}
+    </section>
+  );
+}
