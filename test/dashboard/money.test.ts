@@ -265,11 +265,9 @@ describe("a case's activity", () => {
     await settled(page, `Payout ${approved.id}`);
     const activity = page.getByRole('region', { name: 'Activity' });
     await activity.getByText('Approved', { exact: true }).waitFor();
-    const text = await activity.innerText();
-    expect(text).toContain('Requested');
-    expect(text).toContain('By The operator');
-    expect(text).toContain('Held by the ledger');
-    expect(text).toContain('By The approver');
+    // Names come from one batched read after the case: waited for, not read at once.
+    for (const text of ['Requested', 'Held by the ledger', /^By The operator, /, /^By The approver, /])
+      await activity.getByText(text, { exact: typeof text === 'string' }).waitFor();
     expect(await activity.getByRole('link', { name: shown.holdJournalEntryId as string }).count()).toBe(1);
     expect(await activity.getByRole('link', { name: shown.decisionJournalEntryId as string }).count()).toBe(1);
     await look(page, 'payout-activity');
