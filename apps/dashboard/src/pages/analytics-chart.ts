@@ -35,9 +35,10 @@ export function chartOption(currency: ChartedCurrency, { reduceMotion }: { reduc
     animation: !reduceMotion,
     aria: { enabled: true },
     tooltip: { trigger: 'axis' },
-    legend: { data: ['Volume', 'Fee revenue'] },
-    grid: { left: 64, right: 64, top: 40, bottom: 48 },
-    xAxis: { type: 'category', data: days, name: 'Day (UTC)', nameLocation: 'middle', nameGap: 24 },
+    // ECharts 6 puts the legend at the bottom: below the axis's name, with room for both.
+    legend: { data: ['Volume', 'Fee revenue'], bottom: 0 },
+    grid: { left: 64, right: 64, top: 40, bottom: 76 },
+    xAxis: { type: 'category', data: days, name: 'Day (UTC)', nameLocation: 'middle', nameGap: 28 },
     yAxis: [
       { type: 'value', name: `Volume (${currency.currencyCode})` },
       { type: 'value', name: `Fees (${currency.currencyCode})` },
