@@ -226,6 +226,36 @@ describe('on a phone (390 × 844)', () => {
   });
 });
 
+describe('every screen on a phone (390 × 844)', () => {
+  it("passes axe, and no screen is wider than the phone: the navigation's screens, the menu with its search, a statement's period, a case's activity", async () => {
+    const phone = { width: 390, height: 844 };
+    const page = await suite.newPage(phone);
+    await signIn(page, system, 'org-admin', '/');
+    const [payout] = (await system.api.payouts.list({ limit: 1 })).data;
+    const paths = [
+      ...NAVIGATION.map((item) => [item.to, item.label] as const),
+      [`/wallets/${system.wallets.busy.id}?createdFrom=2026-01-01T00:00:00.000Z`, `Wallet ${system.wallets.busy.id}`] as const,
+      ...(payout ? [[`/payouts/${payout.id}`, `Payout ${payout.id}`] as const] : []),
+      [`/search?q=${encodeURIComponent('+256700000001')}`, 'Search'] as const,
+    ];
+    const violations: string[] = [];
+    const wider: string[] = [];
+    for (const [path, heading] of paths) {
+      await page.goto(`${system.dashboardUrl}${path}`);
+      await settled(page, heading);
+      violations.push(...(await accessibilityViolations(page, `${heading} on a phone`)));
+      const width = await page.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
+      if (width > phone.width) wider.push(`${path}: ${width} px`);
+    }
+    await page.getByRole('button', { name: 'Toggle navigation' }).click();
+    await page.getByRole('search', { name: 'Search everything' }).getByRole('textbox', { name: 'Search' }).waitFor();
+    violations.push(...(await accessibilityViolations(page, 'the menu on a phone')));
+    expect({ violations, wider }).toEqual({ violations: [], wider: [] });
+  });
+});
+
 describe('signing in and out', () => {
   it('says only that the details are wrong, whichever part was', async () => {
     const page = await newPage();

@@ -415,9 +415,13 @@ describe('deposits', () => {
     expect(verified).toMatchObject({ status: 'completed', verifiedBy: system.members.operator.id });
     await operator.reload();
     await settled(operator, `Deposit ${slip.id}`);
-    expect(await operator.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(
+    // Its activity: submitted, verified by the signed-in operator, credited with its entry linked.
+    const activity = operator.getByRole('region', { name: 'Activity' });
+    expect(await activity.getByRole('link', { name: verified.journalEntryId as string }).getAttribute('href')).toBe(
       `/journal/${verified.journalEntryId}`,
     );
+    for (const step of ['Slip submitted', 'Verified against the bank statement', 'Credited by the ledger', /^By You, /])
+      await activity.getByText(step, { exact: typeof step === 'string' }).waitFor();
     await look(operator, 'deposit-page-verified');
 
     // Back on the list, the slip's line is matched to it and the other line is still unmatched.
@@ -444,7 +448,14 @@ describe('deposits', () => {
     await operator.goto(`${system.dashboardUrl}/deposits/${slip.id}`);
     await settled(operator, `Deposit ${slip.id}`);
     await operator.getByRole('button', { name: 'Verify against the statements' }).click();
-    await operator.getByText('No imported statement line matched the slip when it was verified').waitFor();
+    await operator
+      .getByRole('table', { name: 'The deposit' })
+      .getByText('No imported statement line matched the slip when it was verified')
+      .waitFor();
+    await operator
+      .getByRole('region', { name: 'Activity' })
+      .getByText('Because: No imported statement line matched the slip when it was verified')
+      .waitFor();
 
     await system.api.deposits.importStatement({
       bankCode: 'STANBIC',

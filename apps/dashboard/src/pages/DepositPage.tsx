@@ -7,6 +7,7 @@ import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
+import { ActivityTimeline, entry, type Step } from '../components/ActivityTimeline';
 import { ConfirmWithReason } from '../components/ConfirmWithReason';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
@@ -33,6 +34,58 @@ const REJECTION_REASONS: Record<string, string> = {
 /** A slip rejected only because its statement line was not imported yet: the one rejection the evidence can undo. */
 const reopenable = (deposit: Deposit) =>
   deposit.source === 'bank_slip' && deposit.status === 'rejected' && deposit.rejectionReason === 'NO_MATCHING_STATEMENT_ENTRY';
+
+function receivedStep(deposit: Deposit): Step {
+  const body =
+    deposit.source === 'momo' ? (
+      <Text size="sm">
+        Mobile money from {orDash(deposit.phoneNumber)} via {orDash(deposit.providerCode)}, transaction {deposit.externalRef},{' '}
+        <DateTime value={deposit.createdAt} />
+      </Text>
+    ) : (
+      <Text size="sm">
+        Slip {deposit.slipReference} of bank {deposit.bankCode}
+        {deposit.depositorName ? `, paid in by ${deposit.depositorName}` : ''}, submitted <DateTime value={deposit.createdAt} />
+      </Text>
+    );
+  return { title: deposit.source === 'momo' ? 'Received' : 'Slip submitted', done: true, body };
+}
+
+function checkedStep(deposit: Deposit): Step | null {
+  if (deposit.status === 'rejected')
+    return {
+      title: 'Rejected',
+      done: true,
+      body: <Text size="sm">Because: {REJECTION_REASONS[deposit.rejectionReason ?? ''] ?? deposit.rejectionReason}</Text>,
+    };
+  if (deposit.source !== 'bank_slip') return null;
+  if (deposit.verifiedBy === null) return { title: 'Awaiting verification', done: false, body: null };
+  return {
+    title: 'Verified against the bank statement',
+    done: true,
+    body: (
+      <Text size="sm">
+        By <MemberName memberId={deposit.verifiedBy} />
+        {deposit.verifiedAt && (
+          <>
+            , <DateTime value={deposit.verifiedAt} />
+          </>
+        )}
+      </Text>
+    ),
+  };
+}
+
+/** A deposit's steps: received or submitted, verified or rejected and why, credited by the ledger. */
+function depositSteps(deposit: Deposit): Step[] {
+  const checked = checkedStep(deposit);
+  const credited: Step = {
+    title: deposit.journalEntryId === null ? 'Awaiting the ledger’s credit' : 'Credited by the ledger',
+    done: deposit.journalEntryId !== null,
+    body: entry(deposit.journalEntryId, deposit.status === 'completed' ? 'Awaiting the ledger' : 'None yet'),
+  };
+  return [receivedStep(deposit), ...(checked ? [checked] : []), ...(deposit.status === 'rejected' ? [] : [credited])];
+}
 
 function depositFacts(deposit: Deposit) {
   const money = (amount: string) => <Money amount={amount} currencyCode={deposit.currencyCode} />;
@@ -160,6 +213,7 @@ export function DepositPage() {
       {verifiable && <VerifySlip deposit={shown} />}
       {reopenable(shown) && canCall(principal.scopes, depositRoutes.reopen) && <ReopenSlip deposit={shown} />}
       <Facts caption="The deposit" facts={depositFacts(shown)} />
+      <ActivityTimeline steps={depositSteps(shown)} recordId={shown.id} noun="deposit" />
     </Stack>
   );
 }

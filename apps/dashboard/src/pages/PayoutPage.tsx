@@ -7,7 +7,7 @@ import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
 import { CaseDecision } from '../components/CaseDecision';
-import { CaseTimeline } from '../components/CaseTimeline';
+import { CaseTimeline } from '../components/ActivityTimeline';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
 import { JournalEntryLink } from '../components/JournalEntryLink';

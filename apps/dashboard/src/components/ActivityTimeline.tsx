@@ -25,13 +25,15 @@ export interface CaseHistory {
   outcomeJournalEntryId: string | null;
 }
 
-interface Step {
+/** One step of a record's activity: what happened (or is awaited), and its who, when, why and entry. */
+export interface Step {
   title: string;
   done: boolean;
   body: ReactNode;
 }
 
-function entry(entryId: string | null, missing: string): ReactNode {
+/** A step's journal entry, linked, or what it awaits. */
+export function entry(entryId: string | null, missing: string): ReactNode {
   return (
     <Group gap={4} component="span">
       <Text span size="sm">
@@ -116,13 +118,11 @@ export function caseSteps(history: CaseHistory): Step[] {
 }
 
 /**
- * A case's activity: who requested it and when, the ledger's hold, who decided and why, and what
- * the rail did, each step linked to its journal entry, people by name. The case's audit trail is
- * one link away for a role that reads it.
+ * A record's activity: its steps in order, each as far as it got, linked to its journal entries
+ * with people by name; the record's audit trail is one link away for a role that reads it.
  */
-export function CaseTimeline({ history, noun }: { history: CaseHistory; noun: string }) {
+export function ActivityTimeline({ steps, recordId, noun }: { steps: readonly Step[]; recordId: string; noun: string }) {
   const { scopes } = usePrincipal();
-  const steps = caseSteps(history);
   const reached = steps.filter((step) => step.done).length - 1;
   return (
     <section aria-label="Activity">
@@ -137,10 +137,15 @@ export function CaseTimeline({ history, noun }: { history: CaseHistory; noun: st
         ))}
       </Timeline>
       {canCall(scopes, auditRoutes.list) && (
-        <RouterAnchor to="/audit" search={{ targetId: history.id }} size="sm" mt="sm" display="inline-block">
+        <RouterAnchor to="/audit" search={{ targetId: recordId }} size="sm" mt="sm" display="inline-block">
           The {noun}&apos;s audit trail
         </RouterAnchor>
       )}
     </section>
   );
+}
+
+/** A maker-checker case's activity: requested, held, decided and why, delivered. */
+export function CaseTimeline({ history, noun }: { history: CaseHistory; noun: string }) {
+  return <ActivityTimeline steps={caseSteps(history)} recordId={history.id} noun={noun} />;
 }
