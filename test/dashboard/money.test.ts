@@ -489,6 +489,11 @@ describe('deposits', () => {
     await link.click();
     await settled(observer, `Transfer ${newest?.id}`);
     await observer.getByText('Not reversed').waitFor();
+    const activity = observer.getByRole('region', { name: 'Activity' });
+    await activity.getByText('Posted by the ledger', { exact: true }).waitFor();
+    expect(await activity.getByRole('link', { name: newest?.journalEntryId as string }).getAttribute('href')).toBe(
+      `/journal/${newest?.journalEntryId}`,
+    );
     expect(await observer.getByText(usd(newest?.amount as string), { exact: true }).count()).toBeGreaterThan(0);
     await look(observer, 'transfer-page');
   });

@@ -119,9 +119,9 @@ export function caseSteps(history: CaseHistory): Step[] {
 
 /**
  * A record's activity: its steps in order, each as far as it got, linked to its journal entries
- * with people by name; the record's audit trail is one link away for a role that reads it.
+ * with people by name; an audited record's audit trail is one link away for a role that reads it.
  */
-export function ActivityTimeline({ steps, recordId, noun }: { steps: readonly Step[]; recordId: string; noun: string }) {
+export function ActivityTimeline({ steps, audited }: { steps: readonly Step[]; audited?: { recordId: string; noun: string } }) {
   const { scopes } = usePrincipal();
   const reached = steps.filter((step) => step.done).length - 1;
   return (
@@ -136,9 +136,9 @@ export function ActivityTimeline({ steps, recordId, noun }: { steps: readonly St
           </Timeline.Item>
         ))}
       </Timeline>
-      {canCall(scopes, auditRoutes.list) && (
-        <RouterAnchor to="/audit" search={{ targetId: recordId }} size="sm" mt="sm" display="inline-block">
-          The {noun}&apos;s audit trail
+      {audited && canCall(scopes, auditRoutes.list) && (
+        <RouterAnchor to="/audit" search={{ targetId: audited.recordId }} size="sm" mt="sm" display="inline-block">
+          The {audited.noun}&apos;s audit trail
         </RouterAnchor>
       )}
     </section>
@@ -147,5 +147,5 @@ export function ActivityTimeline({ steps, recordId, noun }: { steps: readonly St
 
 /** A maker-checker case's activity: requested, held, decided and why, delivered. */
 export function CaseTimeline({ history, noun }: { history: CaseHistory; noun: string }) {
-  return <ActivityTimeline steps={caseSteps(history)} recordId={history.id} noun={noun} />;
+  return <ActivityTimeline steps={caseSteps(history)} audited={{ recordId: history.id, noun }} />;
 }

@@ -213,7 +213,7 @@ export function DepositPage() {
       {verifiable && <VerifySlip deposit={shown} />}
       {reopenable(shown) && canCall(principal.scopes, depositRoutes.reopen) && <ReopenSlip deposit={shown} />}
       <Facts caption="The deposit" facts={depositFacts(shown)} />
-      <ActivityTimeline steps={depositSteps(shown)} recordId={shown.id} noun="deposit" />
+      <ActivityTimeline steps={depositSteps(shown)} audited={{ recordId: shown.id, noun: 'deposit' }} />
     </Stack>
   );
 }

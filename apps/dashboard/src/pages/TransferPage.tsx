@@ -5,6 +5,7 @@ import { type Transfer, type TransferReversal, transferRoutes } from '@wallet/co
 import { useMemo } from 'react';
 import { api } from '../api/browser';
 import { PageTitle } from '../app/Shell';
+import { ActivityTimeline, entry, type Step } from '../components/ActivityTimeline';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
 import { JournalEntryLink } from '../components/JournalEntryLink';
@@ -45,6 +46,30 @@ function reversalColumns(currencyCode: string) {
   ]);
 }
 
+/** A transfer's steps: asked for through the API, then posted by the ledger or refused with its code. */
+function transferSteps(transfer: Transfer): Step[] {
+  const created: Step = {
+    title: 'Requested',
+    done: true,
+    body: (
+      <Text size="sm">
+        Through the API, <DateTime value={transfer.createdAt} />
+      </Text>
+    ),
+  };
+  if (transfer.failureCode !== null)
+    return [created, { title: 'Refused by the ledger', done: true, body: <Text size="sm">Because: {transfer.failureCode}</Text> }];
+  const posted = transfer.journalEntryId !== null;
+  return [
+    created,
+    {
+      title: posted ? 'Posted by the ledger' : 'Awaiting the ledger',
+      done: posted,
+      body: entry(transfer.journalEntryId, 'Awaiting the ledger'),
+    },
+  ];
+}
+
 function transferFacts(transfer: Transfer) {
   const money = (amount: string) => <Money amount={amount} currencyCode={transfer.currencyCode} />;
   return [
@@ -83,6 +108,7 @@ export function TransferPage() {
     <Stack>
       <PageTitle>{`Transfer ${shown.id}`}</PageTitle>
       <Facts caption="The transfer" facts={transferFacts(shown)} />
+      <ActivityTimeline steps={transferSteps(shown)} />
       <Title order={2} size="h3">
         Reversals
       </Title>
