@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CreatedRange } from '@wallet/contracts/common';
 import { findUnsafeText } from '@wallet/contracts/text';
 import { z } from 'zod';
 import type { Knex } from 'knex';
@@ -151,17 +152,14 @@ export interface SeqPageFilter {
 }
 
 /** A record list's creation times, from inclusive and to exclusive (ISO 8601 instants, as the list's query checked them). */
-export interface CreatedRange {
-  createdFrom?: string | undefined;
-  createdTo?: string | undefined;
-}
+export type { CreatedRange };
 
 /**
- * The tests of a creation-time range. No index serves it: rows are read along `seq`, which only
- * roughly follows `created_at` (a transaction's clock starts before it takes its sequence), so
- * the range is tested on each candidate, within the list's bound.
+ * The tests of a creation-time range on the candidates' alias. No index serves it: rows are read
+ * along `seq`, which only roughly follows `created_at` (a transaction's clock starts before it
+ * takes its sequence), so the range is tested on each candidate, within the list's bound.
  */
-function createdRangeTests(alias: string, range: CreatedRange): CandidateTest[] {
+export function createdRangeTests(alias: string, range: CreatedRange): CandidateTest[] {
   const tests: CandidateTest[] = [];
   const { createdFrom, createdTo } = range;
   if (createdFrom !== undefined) tests.push((candidates) => candidates.where(`${alias}.created_at`, '>=', createdFrom));

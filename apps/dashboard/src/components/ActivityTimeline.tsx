@@ -32,6 +32,20 @@ export interface Step {
   body: ReactNode;
 }
 
+/** Who took a step, by name, and when (when it is known). */
+export function ByWhom({ memberId, at }: { memberId: string; at: string | null }) {
+  return (
+    <Text size="sm">
+      By <MemberName memberId={memberId} />
+      {at && (
+        <>
+          , <DateTime value={at} />
+        </>
+      )}
+    </Text>
+  );
+}
+
 /** A step's journal entry, linked, or what it awaits. */
 export function entry(entryId: string | null, missing: string): ReactNode {
   return (
@@ -52,14 +66,7 @@ function decisionStep(history: CaseHistory): Step {
     done: true,
     body: (
       <>
-        <Text size="sm">
-          By <MemberName memberId={history.decidedBy} />
-          {history.decidedAt && (
-            <>
-              , <DateTime value={history.decidedAt} />
-            </>
-          )}
-        </Text>
+        <ByWhom memberId={history.decidedBy} at={history.decidedAt} />
         {!approved && <Text size="sm">Because: {history.rejectionReason}</Text>}
         {entry(history.decisionJournalEntryId, 'Awaiting the ledger')}
       </>
@@ -98,11 +105,7 @@ export function caseSteps(history: CaseHistory): Step[] {
   const requested: Step = {
     title: 'Requested',
     done: true,
-    body: (
-      <Text size="sm">
-        By <MemberName memberId={history.requestedBy} />, <DateTime value={history.createdAt} />
-      </Text>
-    ),
+    body: <ByWhom memberId={history.requestedBy} at={history.createdAt} />,
   };
   const held: Step =
     history.failureCode !== null

@@ -1,17 +1,12 @@
 import BigNumber from 'bignumber.js';
-import type { Wallet } from '@wallet/contracts';
+import type { CreatedRange, Wallet } from '@wallet/contracts';
 import type { StatementLine } from './csv';
-
-/** A statement's period: lines stamped from `createdFrom` (inclusive) to `createdTo` (exclusive); either may be open. */
-export interface StatementPeriod {
-  createdFrom?: string | undefined;
-  createdTo?: string | undefined;
-}
 
 /** What a printed statement holds: balances the ledger answered, and the lines between them, newest first as the API lists them. */
 export interface StatementDocument {
   wallet: Pick<Wallet, 'id' | 'ownerType' | 'ownerId' | 'currencyCode'>;
-  period: StatementPeriod;
+  /** The lines' creation-time range; either end may be open. */
+  period: CreatedRange;
   opening: string;
   closing: string;
   lines: readonly StatementLine[];
@@ -46,7 +41,7 @@ function grouped(amount: string, currencyCode: string): string {
   return `${new BigNumber(amount).toFormat(scaleOf(amount))} ${currencyCode}`;
 }
 
-function periodText(period: StatementPeriod): string {
+function periodText(period: CreatedRange): string {
   const from = period.createdFrom ?? 'the first line';
   const to = period.createdTo ? `before ${period.createdTo}` : 'now';
   return `From ${from} to ${to} (UTC)`;

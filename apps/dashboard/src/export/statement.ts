@@ -1,14 +1,14 @@
-import { EARLIEST_INSTANT_MS, PAGE_LIMIT_MAX, type Wallet, walletRoutes } from '@wallet/contracts';
+import { type CreatedRange, EARLIEST_INSTANT_MS, PAGE_LIMIT_MAX, type Wallet, walletRoutes } from '@wallet/contracts';
 import type { ApiClient } from '../api/client';
 import type { StatementLine } from './csv';
-import type { StatementDocument, StatementPeriod } from './statement-pdf';
+import type { StatementDocument } from './statement-pdf';
 
 /** Every line of a wallet's statement in a period (all of it by default), walking its pages (the largest page size, newest first). */
 export async function fetchWholeStatement(
   client: ApiClient,
   walletId: string,
   signal?: AbortSignal,
-  period: StatementPeriod = {},
+  period: CreatedRange = {},
 ): Promise<StatementLine[]> {
   const lines: StatementLine[] = [];
   let cursor: string | undefined;
@@ -34,7 +34,7 @@ function justBefore(instant: string): string {
 export async function fetchStatementDocument(
   client: ApiClient,
   wallet: Wallet,
-  period: StatementPeriod,
+  period: CreatedRange,
   signal?: AbortSignal,
 ): Promise<StatementDocument> {
   const generatedAt = new Date().toISOString();

@@ -7,7 +7,7 @@ import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
 import { canCall } from '../auth/scopes';
-import { ActivityTimeline, entry, type Step } from '../components/ActivityTimeline';
+import { ActivityTimeline, ByWhom, entry, type Step } from '../components/ActivityTimeline';
 import { ConfirmWithReason } from '../components/ConfirmWithReason';
 import { DateTime } from '../components/DateTime';
 import { Facts } from '../components/Facts';
@@ -63,16 +63,7 @@ function checkedStep(deposit: Deposit): Step | null {
   return {
     title: 'Verified against the bank statement',
     done: true,
-    body: (
-      <Text size="sm">
-        By <MemberName memberId={deposit.verifiedBy} />
-        {deposit.verifiedAt && (
-          <>
-            , <DateTime value={deposit.verifiedAt} />
-          </>
-        )}
-      </Text>
-    ),
+    body: <ByWhom memberId={deposit.verifiedBy} at={deposit.verifiedAt} />,
   };
 }
 

@@ -16,6 +16,7 @@ import {
 } from '@wallet/contracts';
 import { useEffect } from 'react';
 import { api } from '../api/browser';
+import type { CallInput, RouteOutput } from '../api/client';
 import { isApiError } from '../api/errors';
 import { usePrincipal } from '../app/principal';
 import { readSearch, type SearchedIdKind, type SearchQuery } from '../app/search';
@@ -54,91 +55,50 @@ interface IdLookup {
   find: (id: string, signal: AbortSignal) => Promise<Hit | null>;
 }
 
+/** A lookup through a route that reads one record by `{id}`: the hit is `what`, opened at `link`, with what `shown` adds of the record. */
+function byId<Route extends RouteContract & { path: `${string}/{id}` }>(
+  route: Route,
+  what: string,
+  link: (id: string) => LinkOptions,
+  shown: (record: RouteOutput<Route>) => Partial<Hit> = () => ({}),
+): IdLookup {
+  return {
+    route,
+    find: async (id, signal) => {
+      // The path ends in `{id}` (the type says so), which TypeScript cannot carry into CallInput of a type parameter.
+      const input = { params: { id }, signal } as unknown as CallInput<Route>;
+      const record = await orNone(() => api.call(route, input));
+      return record === null ? null : { what, id, link: link(id), ...shown(record) };
+    },
+  };
+}
+
+const depositLink = (id: string) => linkOptions({ to: '/deposits/$depositId', params: { depositId: id } });
+
 /** How each kind of id is looked up; a payout case's prefix is also a withdrawal's, so both are asked. */
 const ID_LOOKUPS: Record<SearchedIdKind, IdLookup[]> = {
   wallet: [
-    {
-      route: walletRoutes.get,
-      find: async (id, signal) => {
-        const wallet = await orNone(() => api.call(walletRoutes.get, { params: { id }, signal }));
-        return (
-          wallet && { what: 'Wallet', id, link: linkOptions({ to: '/wallets/$walletId', params: { walletId: id } }), status: wallet.status }
-        );
-      },
-    },
+    byId(
+      walletRoutes.get,
+      'Wallet',
+      (id) => linkOptions({ to: '/wallets/$walletId', params: { walletId: id } }),
+      (wallet) => ({ status: wallet.status }),
+    ),
   ],
-  transfer: [
-    {
-      route: transferRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(transferRoutes.get, { params: { id }, signal }));
-        return found && { what: 'Transfer', id, link: linkOptions({ to: '/transfers/$transferId', params: { transferId: id } }) };
-      },
-    },
-  ],
-  deposit: [
-    {
-      route: depositRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(depositRoutes.get, { params: { id }, signal }));
-        return found && depositHit(found);
-      },
-    },
-  ],
+  transfer: [byId(transferRoutes.get, 'Transfer', (id) => linkOptions({ to: '/transfers/$transferId', params: { transferId: id } }))],
+  deposit: [byId(depositRoutes.get, 'Deposit', depositLink, depositHit)],
   payoutCase: [
-    {
-      route: payoutRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(payoutRoutes.get, { params: { id }, signal }));
-        return found && { what: 'Payout', id, link: linkOptions({ to: '/payouts/$payoutId', params: { payoutId: id } }) };
-      },
-    },
-    {
-      route: withdrawalRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(withdrawalRoutes.get, { params: { id }, signal }));
-        return (
-          found && {
-            what: 'Withdrawal',
-            id,
-            link: linkOptions({ to: '/treasury/withdrawals/$withdrawalId', params: { withdrawalId: id } }),
-          }
-        );
-      },
-    },
+    byId(payoutRoutes.get, 'Payout', (id) => linkOptions({ to: '/payouts/$payoutId', params: { payoutId: id } })),
+    byId(withdrawalRoutes.get, 'Withdrawal', (id) =>
+      linkOptions({ to: '/treasury/withdrawals/$withdrawalId', params: { withdrawalId: id } }),
+    ),
   ],
-  journalEntry: [
-    {
-      route: ledgerRoutes.entry,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(ledgerRoutes.entry, { params: { id }, signal }));
-        return found && { what: 'Journal entry', id, link: linkOptions({ to: '/journal/$entryId', params: { entryId: id } }) };
-      },
-    },
-  ],
-  event: [
-    {
-      route: eventRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.callText(eventRoutes.get, { params: { id }, signal }));
-        return found && { what: 'Event', id, link: linkOptions({ to: '/developers/events/$eventId', params: { eventId: id } }) };
-      },
-    },
-  ],
+  journalEntry: [byId(ledgerRoutes.entry, 'Journal entry', (id) => linkOptions({ to: '/journal/$entryId', params: { entryId: id } }))],
+  event: [byId(eventRoutes.get, 'Event', (id) => linkOptions({ to: '/developers/events/$eventId', params: { eventId: id } }))],
   webhookEndpoint: [
-    {
-      route: webhookEndpointRoutes.get,
-      find: async (id, signal) => {
-        const found = await orNone(() => api.call(webhookEndpointRoutes.get, { params: { id }, signal }));
-        return (
-          found && {
-            what: 'Webhook endpoint',
-            id,
-            link: linkOptions({ to: '/developers/webhooks/$endpointId', params: { endpointId: id } }),
-          }
-        );
-      },
-    },
+    byId(webhookEndpointRoutes.get, 'Webhook endpoint', (id) =>
+      linkOptions({ to: '/developers/webhooks/$endpointId', params: { endpointId: id } }),
+    ),
   ],
 };
 
@@ -146,7 +106,7 @@ function depositHit(deposit: { id: string; amount: string; currencyCode: string;
   return {
     what: 'Deposit',
     id: deposit.id,
-    link: linkOptions({ to: '/deposits/$depositId', params: { depositId: deposit.id } }),
+    link: depositLink(deposit.id),
     amount: { value: deposit.amount, currencyCode: deposit.currencyCode },
     status: deposit.status,
     createdAt: deposit.createdAt,

@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { type Wallet, walletRoutes, walletStatusChangeBodySchema, type WalletStatusChangeBody } from '@wallet/contracts';
+import { type CreatedRange, type Wallet, walletRoutes, walletStatusChangeBodySchema, type WalletStatusChangeBody } from '@wallet/contracts';
 import { useMemo, useState } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
@@ -14,7 +14,7 @@ import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ErrorState, LoadingState } from '../components/States';
 import { statementCsv, type StatementLine } from '../export/csv';
 import { fetchStatementDocument, fetchWholeStatement } from '../export/statement';
-import { statementPdf, type StatementPeriod } from '../export/statement-pdf';
+import { statementPdf } from '../export/statement-pdf';
 import { listKeys, statementPeriodSchema } from '../app/filters';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 
@@ -88,7 +88,7 @@ function download(blob: Blob, name: string): void {
 }
 
 /** The statement of the period on screen as CSV (its lines) or PDF (with its opening and closing balances). */
-function StatementExports({ wallet, period }: { wallet: Wallet; period: StatementPeriod }) {
+function StatementExports({ wallet, period }: { wallet: Wallet; period: CreatedRange }) {
   const csv = useMutation({
     mutationFn: () => fetchWholeStatement(api, wallet.id, undefined, period),
     onSuccess: (lines) =>

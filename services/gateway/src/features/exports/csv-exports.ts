@@ -4,6 +4,7 @@ import { parseOrThrow, routeName } from '@wallet/kit';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { LocalHandler, ReadAsCaller } from '../proxy/local-routes';
+import { writeUpstreamAnswer } from '../proxy/proxy-router';
 import type { UpstreamResponse, UpstreamService } from '../proxy/upstream-client';
 
 /** A page as the export reads it: the records' fields as they came, each written to its cell. */
@@ -16,13 +17,6 @@ function listQuery(exportRoute: RouteContract, originalUrl: string): URLSearchPa
   for (const [name, value] of given) if (exportRoute.query && name in exportRoute.query.shape) filters.append(name, value);
   filters.set('limit', String(PAGE_LIMIT_MAX));
   return filters;
-}
-
-/** An upstream answer sent on as it is: the list's own refusal (a filter it does not take, a scope) before any CSV. */
-function sendAsIs(response: Response, answer: UpstreamResponse): void {
-  response.statusCode = answer.status;
-  for (const [name, value] of answer.headers) response.setHeader(name, value);
-  response.end(answer.body);
 }
 
 /** Writes and waits while the client's buffer is full; a client gone ends the wait too (the caller then stops). */
@@ -77,7 +71,7 @@ function csvExportHandler(exportRoute: RouteContract, csv: CsvExport): LocalHand
     try {
       for await (const read of pages) {
         if ('refusal' in read) {
-          if (!started) return sendAsIs(response, read.refusal);
+          if (!started) return writeUpstreamAnswer(response, read.refusal); // the list's own refusal, before any CSV
           throw new Error(`the list answered ${read.refusal.status} in the middle of an export`);
         }
         if (!started) {

@@ -102,12 +102,17 @@ function sendUpstreamAnswer(
   correlationId: string,
 ): void {
   const answer = dependencies.rewriteAnswer ? dependencies.rewriteAnswer(route, forwarded, request, response) : forwarded;
+  response.setHeader('X-Correlation-Id', correlationId);
+  writeUpstreamAnswer(response, answer);
+  dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
+}
+
+/** An upstream answer written on the response as it came (its own correlation id aside), its error code noted for the request log. */
+export function writeUpstreamAnswer(response: Response, answer: UpstreamResponse): void {
   noteUpstreamAnswer(response, answer);
   response.statusCode = answer.status;
   for (const [name, value] of answer.headers) response.setHeader(name, value);
-  response.setHeader('X-Correlation-Id', correlationId);
   response.end(answer.body);
-  dependencies.onUpstreamAnswer?.(route, splitUrl(request.originalUrl).path, answer.status);
 }
 
 /**
@@ -170,10 +175,12 @@ export function proxyHandler(dependencies: ProxyDependencies): RequestHandler {
     if (!dependencies.table.idsWellFormed(route, splitUrl(request.originalUrl).path)) throw new AppError('NOT_FOUND', 'No such resource');
     refuseUnsafeUrl(request);
 
-    const headersAsCaller = () => forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
-    if (route.service === 'gateway') return answerLocally(dependencies, route, { principal, request, response }, headersAsCaller);
+    if (route.service === 'gateway') {
+      const headersAsCaller = () => forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
+      return answerLocally(dependencies, route, { principal, request, response }, headersAsCaller);
+    }
 
-    const headers = headersAsCaller();
+    const headers = forwardedHeaders(request, internalToken(claimsOf(principal)), correlationId);
     const rawBody = response.locals.rawBody as Buffer;
     const method = request.method.toUpperCase();
 

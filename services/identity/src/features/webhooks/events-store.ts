@@ -3,6 +3,7 @@ import {
   boundedList,
   boundedPage,
   type CandidateTest,
+  createdRangeTests,
   currentListExamineMax,
   cursorFields,
   type Db,
@@ -70,9 +71,7 @@ interface EventRow {
 function eventTests(scope: EventScope, query: EventQuery): CandidateTest[] {
   const tests: CandidateTest[] = [(events) => events.where('e.environment', scope.environment)];
   if (query.type) tests.push((events) => events.whereIn('e.type', query.type ?? []));
-  if (query.createdFrom) tests.push((events) => events.where('e.created_at', '>=', query.createdFrom as string));
-  if (query.createdTo) tests.push((events) => events.where('e.created_at', '<', query.createdTo as string));
-  return tests;
+  return [...tests, ...createdRangeTests('e', query)];
 }
 
 /**

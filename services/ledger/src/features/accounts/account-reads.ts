@@ -41,15 +41,8 @@ function justBefore(instant: string): string {
  * be in it (none was stamped before createdTo).
  */
 export async function statementSeqs(db: Db, account: LedgerAccount, range: CreatedRange): Promise<store.StatementSeqs | null> {
-  const seqs: store.StatementSeqs = {};
-  if (range.createdTo !== undefined) {
-    const last = await lineAt(db, account.id, justBefore(range.createdTo));
-    if (!last) return null;
-    seqs.upTo = last.entrySeq;
-  }
-  if (range.createdFrom !== undefined) {
-    const beforeFirst = await lineAt(db, account.id, justBefore(range.createdFrom));
-    if (beforeFirst) seqs.after = beforeFirst.entrySeq;
-  }
-  return seqs;
+  const lineBefore = (instant: string | undefined) => (instant === undefined ? undefined : lineAt(db, account.id, justBefore(instant)));
+  const [last, beforeFirst] = await Promise.all([lineBefore(range.createdTo), lineBefore(range.createdFrom)]);
+  if (last === null) return null;
+  return { ...(last ? { upTo: last.entrySeq } : {}), ...(beforeFirst ? { after: beforeFirst.entrySeq } : {}) };
 }
