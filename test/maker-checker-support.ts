@@ -27,6 +27,8 @@ export interface CaseTenant {
   otherChecker: string;
   /** observer: read only. */
   observer: string;
+  /** org-admin: may set the approval policy, and approve where it names the role. */
+  admin: string;
 }
 
 /** A pending case whose hold the ledger posted, and the source it holds from. */
@@ -52,6 +54,9 @@ export interface CaseView {
   holdJournalEntryId: string | null;
   decisionJournalEntryId: string | null;
   awaitingLedger: boolean;
+  approvalsRequired: number;
+  approverRole: string | null;
+  approvals: Array<{ actorId: string; approvedAt: string }>;
 }
 
 export interface Answer {
@@ -75,12 +80,16 @@ export interface CaseType {
   /** Journal entry kinds are `<prefix>_hold|settle|release`; audit actions `<prefix>.approved|rejected`. */
   prefix: 'payout' | 'withdrawal';
   auditTargetType: string;
+  /** What openHeldCase asks for, in USD. */
+  caseAmount: string;
   start(): Promise<void>;
   stop(): Promise<void>;
   newTenant(): Promise<CaseTenant>;
   openHeldCase(tenant: CaseTenant): Promise<HeldCase>;
   decide(tenant: CaseTenant, id: string, action: Action, actorId: string, options?: DecideOptions): Promise<Answer>;
   read(tenant: CaseTenant, id: string): Promise<Answer>;
+  /** PUT the case type's approval policy as the tenant's org-admin. */
+  setPolicy(tenant: CaseTenant, body: unknown): Promise<Answer>;
   parseCase(body: unknown): CaseView;
   /** The kinds of the ledger's entries referencing the case, in posting order. */
   entriesFor(id: string): Promise<string[]>;
@@ -144,6 +153,7 @@ export function payoutCases(): CaseType {
     name: 'wallet payouts',
     prefix: 'payout',
     auditTargetType: 'payout_case',
+    caseAmount: '50.00',
     async start() {
       const identity = await startIdentity();
       // Delivery is off, as in payouts.suite.ts: an approved case stays approved.
@@ -177,6 +187,7 @@ export function payoutCases(): CaseType {
         checker: await addMember(tenantId, 'approver'),
         otherChecker: await addMember(tenantId, 'approver'),
         observer: await addMember(tenantId, 'observer'),
+        admin: await addMember(tenantId, 'org-admin'),
       };
     },
     async openHeldCase(tenant) {
@@ -212,6 +223,7 @@ export function payoutCases(): CaseType {
       });
     },
     read: (tenant, id) => call(tenant.tenantId, 'GET', `/v1/payouts/cases/${id}`),
+    setPolicy: (tenant, body) => call(tenant.tenantId, 'PUT', '/v1/approval-policies/payouts', { body, actor: tenant.admin }),
     parseCase: (body) => payoutCaseSchema.parse(body),
     async entriesFor(id) {
       const rows: Array<{ kind: string }> = await parts()
@@ -246,6 +258,7 @@ export function withdrawalCases(): CaseType {
     name: 'tenant withdrawals',
     prefix: 'withdrawal',
     auditTargetType: 'withdrawal',
+    caseAmount: '40.00',
     async start() {
       started = await startWithdrawalsHarness();
     },
@@ -254,8 +267,8 @@ export function withdrawalCases(): CaseType {
       started = undefined;
     },
     async newTenant() {
-      const { tenantId, maker, checker, otherChecker, observer } = await harness().newTenant();
-      return { tenantId, maker, checker, otherChecker, observer };
+      const { tenantId, maker, checker, otherChecker, observer, admin } = await harness().newTenant();
+      return { tenantId, maker, checker, otherChecker, observer, admin };
     },
     async openHeldCase(tenant) {
       await harness().earnFees(callerOf(tenant), '100.00');
@@ -281,6 +294,10 @@ export function withdrawalCases(): CaseType {
     },
     async read(tenant, id) {
       const result = await harness().request(callerOf(tenant), 'GET', `/v1/admin/money/withdrawals/${id}`);
+      return { status: result.status, body: result.body };
+    },
+    async setPolicy(tenant, body) {
+      const result = await harness().request(callerOf(tenant), 'PUT', '/v1/approval-policies/withdrawals', { body, actor: tenant.admin });
       return { status: result.status, body: result.body };
     },
     parseCase: (body) => withdrawalSchema.parse(body),

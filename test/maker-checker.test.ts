@@ -122,11 +122,11 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
 
   const kinds = (...steps: string[]): string[] => steps.map((step) => `${type.prefix}_${step}`);
 
-  async function openHeld(): Promise<HeldCase> {
-    const held = await type.openHeldCase(owner);
+  async function openHeld(tenant = owner): Promise<HeldCase> {
+    const held = await type.openHeldCase(tenant);
     expect(held.shown).toMatchObject({
       status: 'pending',
-      requestedBy: owner.maker,
+      requestedBy: tenant.maker,
       decidedBy: null,
       holdJournalEntryId: expect.stringMatching(/^je_/),
     });
@@ -258,6 +258,125 @@ describe.each(CASE_TYPES.map((type) => [type.name, type] as const))('maker-check
       actorId: owner.maker,
       targetType: type.auditTargetType,
       targetId: held.id,
+    });
+  });
+
+  describe('under an approval policy', () => {
+    let policed: CaseTenant;
+    const usd = (rule: Record<string, unknown>) => ({ rules: [{ currencyCode: 'USD', aboveAmount: '10.00', ...rule }] });
+
+    beforeAll(async () => {
+      policed = await type.newTenant();
+    });
+
+    async function setPolicy(body: unknown): Promise<void> {
+      const answer = await type.setPolicy(policed, body);
+      expect(`${answer.status} ${JSON.stringify(answer.body)}`).toMatch(/^200 /);
+    }
+
+    it('above its amount a case needs two checkers: the first approval moves nothing, the same checker again is 409', async () => {
+      await setPolicy(usd({ approvalsRequired: 2 }));
+      const held = await openHeld(policed);
+      expect(held.shown).toMatchObject({ approvalsRequired: 2, approverRole: null, approvals: [] });
+      const key = `first-${held.id}`;
+      const first = await type.decide(policed, held.id, 'approve', policed.checker, { key });
+      expect(first.status).toBe(200);
+      expect(type.parseCase(first.body)).toMatchObject({
+        status: 'pending',
+        decidedBy: null,
+        awaitingLedger: false,
+        approvals: [{ actorId: policed.checker }],
+      });
+      expect(await type.decide(policed, held.id, 'approve', policed.checker, { key })).toEqual(first);
+      expectError(await type.decide(policed, held.id, 'approve', policed.checker), 409, 'APPROVAL_ALREADY_GIVEN');
+      expect(await type.entriesFor(held.id)).toEqual(kinds('hold'));
+      expect(await held.sourceBalance()).toBe(held.balanceAfterHold);
+
+      const second = await type.decide(policed, held.id, 'approve', policed.otherChecker);
+      expect(second.status).toBe(200);
+      const approved = type.parseCase(second.body);
+      expect(approved).toMatchObject({
+        status: 'approved',
+        decidedBy: policed.otherChecker,
+        decisionJournalEntryId: expect.stringMatching(/^je_/),
+      });
+      expect(approved.approvals.map((approval) => approval.actorId)).toEqual([policed.checker, policed.otherChecker]);
+      expect(await type.entriesFor(held.id)).toEqual(kinds('hold', 'settle'));
+      const audits = await waitFor(
+        async () => {
+          const found = (await type.auditsOf(held.id)).filter((record) => record.action !== `${type.prefix}.requested`);
+          return found.length === 2 ? found : undefined;
+        },
+        { what: 'both approvals audited' },
+      );
+      expect(audits.map((record) => [record.action, record.actorId])).toEqual([
+        [`${type.prefix}.approval_recorded`, policed.checker],
+        [`${type.prefix}.approved`, policed.otherChecker],
+      ]);
+      expect(audits[1]?.metadata).toMatchObject({ approvals: [policed.checker, policed.otherChecker] });
+    });
+
+    it('lets 12 concurrent approvals by two checkers approve the case once, with one settle', async () => {
+      await setPolicy(usd({ approvalsRequired: 2 }));
+      const held = await openHeld(policed);
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          type.decide(policed, held.id, 'approve', index % 2 === 0 ? policed.checker : policed.otherChecker),
+        ),
+      );
+      const codes = answers.map((answer) => (answer.status === 200 ? 200 : errorBodySchema.parse(answer.body).error.code));
+      expect(codes.filter((code) => code === 200)).toHaveLength(2);
+      for (const code of codes.filter((each) => each !== 200)) expect(['APPROVAL_ALREADY_GIVEN', 'CASE_NOT_PENDING']).toContain(code);
+      const read = type.parseCase((await type.read(policed, held.id)).body);
+      expect(read.status).toBe('approved');
+      expect(new Set(read.approvals.map((approval) => approval.actorId))).toEqual(new Set([policed.checker, policed.otherChecker]));
+      expect(await type.entriesFor(held.id)).toEqual(kinds('hold', 'settle'));
+    });
+
+    it('a role rule refuses a checker of another role (403, nothing changes) and lets the role approve; any checker may reject', async () => {
+      await setPolicy(usd({ approvalsRequired: 1, approverRole: 'org-admin' }));
+      const held = await openHeld(policed);
+      expect(held.shown).toMatchObject({ approvalsRequired: 1, approverRole: 'org-admin' });
+      const refused = expectError(await type.decide(policed, held.id, 'approve', policed.checker), 403, 'APPROVER_ROLE_REQUIRED');
+      expect(refused.details).toMatchObject({ approverRole: 'org-admin' });
+      expect(type.parseCase((await type.read(policed, held.id)).body)).toEqual(held.shown);
+      const approved = await type.decide(policed, held.id, 'approve', policed.admin);
+      expect(type.parseCase(approved.body)).toMatchObject({ status: 'approved', decidedBy: policed.admin });
+
+      const other = await openHeld(policed);
+      const rejected = await type.decide(policed, other.id, 'reject', policed.checker, { reason: 'no invoice' });
+      expect(type.parseCase(rejected.body)).toMatchObject({ status: 'rejected', approvals: [] });
+      expect(await other.sourceBalance()).toBe(other.balanceBeforeHold);
+    });
+
+    it('at or below its amount one checker decides; an open case keeps the requirement it was opened under', async () => {
+      await setPolicy(usd({ aboveAmount: type.caseAmount, approvalsRequired: 2 }));
+      const atAmount = await openHeld(policed);
+      expect(atAmount.shown).toMatchObject({ approvalsRequired: 1, approverRole: null });
+      await setPolicy(usd({ approvalsRequired: 2 }));
+      const opened = await openHeld(policed);
+      await setPolicy({ rules: [] });
+      const stillTwo = await type.decide(policed, opened.id, 'approve', policed.checker);
+      expect(type.parseCase(stillTwo.body)).toMatchObject({ status: 'pending', approvalsRequired: 2 });
+      const once = await type.decide(policed, atAmount.id, 'approve', policed.checker);
+      expect(type.parseCase(once.body)).toMatchObject({ status: 'approved' });
+    });
+
+    it.each([
+      ['a rule asking for nothing more than the default', usd({ approvalsRequired: 1 }), 400, 'VALIDATION_ERROR'],
+      ['a role that cannot approve', usd({ approvalsRequired: 1, approverRole: 'observer' }), 400, 'VALIDATION_ERROR'],
+      [
+        'two rules of one currency',
+        { rules: [usd({ approvalsRequired: 2 }).rules[0], usd({ approvalsRequired: 2 }).rules[0]] },
+        400,
+        'VALIDATION_ERROR',
+      ],
+      ['an amount finer than the currency', usd({ aboveAmount: '10.001', approvalsRequired: 2 }), 400, 'INVALID_AMOUNT'],
+    ] as const)('refuses %s (%i %s) and keeps the policy', async (_title, body, status, code) => {
+      await setPolicy(usd({ approvalsRequired: 2 }));
+      expectError(await type.setPolicy(policed, body), status, code);
+      const held = await openHeld(policed);
+      expect(held.shown).toMatchObject({ approvalsRequired: 2 });
     });
   });
 });

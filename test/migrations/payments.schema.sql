@@ -4,6 +4,28 @@ CREATE FUNCTION public.outbox_delete(message_ids text[]) RETURNS void
     SET enable_bitmapscan TO 'off'
     AS $$ DELETE FROM outbox WHERE message_id = ANY(message_ids) $$;
 
+CREATE TABLE public.approval_policies (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    case_type text NOT NULL,
+    updated_by text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT approval_policies_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text])))
+);
+
+CREATE TABLE public.approval_policy_rules (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    case_type text NOT NULL,
+    currency_code text NOT NULL,
+    above_amount numeric NOT NULL,
+    approvals_required smallint NOT NULL,
+    approver_role text,
+    CONSTRAINT approval_policy_rules_above_amount_check CHECK ((above_amount >= (0)::numeric)),
+    CONSTRAINT approval_policy_rules_approvals_required_check CHECK ((approvals_required = ANY (ARRAY[1, 2]))),
+    CONSTRAINT approval_policy_rules_check CHECK (((approvals_required = 2) OR (approver_role IS NOT NULL)))
+);
+
 CREATE TABLE public.awaiting_ledger (
     record_type text NOT NULL,
     record_id text NOT NULL,
@@ -295,7 +317,12 @@ CREATE TABLE public.payout_cases (
     outcome_entry_id text,
     outcome_failure_code text,
     rail_lease_until timestamp with time zone,
+    approvals_required smallint DEFAULT 1 NOT NULL,
+    approver_role text,
+    first_approved_by text,
+    first_approved_at timestamp with time zone,
     CONSTRAINT payout_cases_amount_check CHECK ((amount > (0)::numeric)),
+    CONSTRAINT payout_cases_approvals_required_check CHECK ((approvals_required = ANY (ARRAY[1, 2]))),
     CONSTRAINT payout_cases_check CHECK (((commission >= (0)::numeric) AND (commission <= fee))),
     CONSTRAINT payout_cases_check1 CHECK (((status <> ALL (ARRAY['approved'::text, 'rejected'::text])) OR ((hold_entry_id IS NOT NULL) AND (decided_by IS NOT NULL) AND (decided_at IS NOT NULL)))),
     CONSTRAINT payout_cases_check2 CHECK (((decided_by IS NULL) OR (decided_by <> requested_by))),
@@ -303,6 +330,7 @@ CREATE TABLE public.payout_cases (
     CONSTRAINT payout_cases_currency_code_check CHECK ((currency_code ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT payout_cases_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
     CONSTRAINT payout_cases_fee_check CHECK ((fee >= (0)::numeric)),
+    CONSTRAINT payout_cases_first_approval CHECK (((first_approved_by IS NULL) OR ((approvals_required = 2) AND (first_approved_at IS NOT NULL)))),
     CONSTRAINT payout_cases_payout_method_check CHECK ((payout_method = ANY (ARRAY['momo'::text, 'bank'::text]))),
     CONSTRAINT payout_cases_platform_commission_bps_check CHECK (((platform_commission_bps >= 0) AND (platform_commission_bps <= 10000))),
     CONSTRAINT payout_cases_rail_outcome CHECK (((status <> ALL (ARRAY['completed'::text, 'failed'::text])) OR (hold_entry_id IS NULL) OR (rail_reference IS NOT NULL))),
@@ -548,6 +576,12 @@ ALTER TABLE ONLY public.wallet_status_changes ALTER COLUMN seq SET DEFAULT nextv
 
 ALTER TABLE ONLY public.wallets ALTER COLUMN seq SET DEFAULT nextval('public.wallets_seq_seq'::regclass);
 
+ALTER TABLE ONLY public.approval_policies
+    ADD CONSTRAINT approval_policies_pkey PRIMARY KEY (tenant_id, environment, case_type);
+
+ALTER TABLE ONLY public.approval_policy_rules
+    ADD CONSTRAINT approval_policy_rules_pkey PRIMARY KEY (tenant_id, environment, case_type, currency_code);
+
 ALTER TABLE ONLY public.awaiting_ledger
     ADD CONSTRAINT awaiting_ledger_pkey PRIMARY KEY (record_type, record_id);
 
@@ -708,6 +742,9 @@ CREATE UNIQUE INDEX wallet_status_changes_one_pending ON public.wallet_status_ch
 CREATE UNIQUE INDEX wallets_owner_currency ON public.wallets USING btree (tenant_id, environment, owner_type, owner_id, currency_code);
 
 CREATE INDEX wallets_tenant_seq ON public.wallets USING btree (tenant_id, environment, seq DESC);
+
+ALTER TABLE ONLY public.approval_policy_rules
+    ADD CONSTRAINT approval_policy_rules_tenant_id_environment_case_type_fkey FOREIGN KEY (tenant_id, environment, case_type) REFERENCES public.approval_policies(tenant_id, environment, case_type) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.bank_statement_lines
     ADD CONSTRAINT bank_statement_lines_deposit_id_fkey FOREIGN KEY (deposit_id) REFERENCES public.deposits(id);

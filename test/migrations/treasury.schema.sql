@@ -48,6 +48,28 @@ CREATE TABLE public.analytics_entries (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.approval_policies (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    case_type text NOT NULL,
+    updated_by text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT approval_policies_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text])))
+);
+
+CREATE TABLE public.approval_policy_rules (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    case_type text NOT NULL,
+    currency_code text NOT NULL,
+    above_amount numeric NOT NULL,
+    approvals_required smallint NOT NULL,
+    approver_role text,
+    CONSTRAINT approval_policy_rules_above_amount_check CHECK ((above_amount >= (0)::numeric)),
+    CONSTRAINT approval_policy_rules_approvals_required_check CHECK ((approvals_required = ANY (ARRAY[1, 2]))),
+    CONSTRAINT approval_policy_rules_check CHECK (((approvals_required = 2) OR (approver_role IS NOT NULL)))
+);
+
 CREATE TABLE public.awaiting_ledger (
     record_type text NOT NULL,
     record_id text NOT NULL,
@@ -241,12 +263,18 @@ CREATE TABLE public.withdrawals (
     rail_failure_reason text,
     outcome_entry_id text,
     outcome_failure_code text,
+    approvals_required smallint DEFAULT 1 NOT NULL,
+    approver_role text,
+    first_approved_by text,
+    first_approved_at timestamp with time zone,
     CONSTRAINT withdrawals_amount_check CHECK ((amount > (0)::numeric)),
+    CONSTRAINT withdrawals_approvals_required_check CHECK ((approvals_required = ANY (ARRAY[1, 2]))),
     CONSTRAINT withdrawals_check CHECK (((status <> ALL (ARRAY['approved'::text, 'rejected'::text])) OR ((hold_entry_id IS NOT NULL) AND (decided_by IS NOT NULL) AND (decided_at IS NOT NULL)))),
     CONSTRAINT withdrawals_check1 CHECK (((decided_by IS NULL) OR (decided_by <> requested_by))),
     CONSTRAINT withdrawals_check2 CHECK (((failure_code IS NULL) OR (status = 'failed'::text))),
     CONSTRAINT withdrawals_currency_code_check CHECK ((currency_code ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT withdrawals_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
+    CONSTRAINT withdrawals_first_approval CHECK (((first_approved_by IS NULL) OR ((approvals_required = 2) AND (first_approved_at IS NOT NULL)))),
     CONSTRAINT withdrawals_payout_method_check CHECK ((payout_method = ANY (ARRAY['momo'::text, 'bank'::text, 'cash'::text]))),
     CONSTRAINT withdrawals_rail_outcome CHECK (((status <> ALL (ARRAY['completed'::text, 'failed'::text])) OR (hold_entry_id IS NULL) OR (rail_reference IS NOT NULL))),
     CONSTRAINT withdrawals_source_check CHECK ((source = ANY (ARRAY['tenant_fees'::text, 'operating_float'::text]))),
@@ -283,6 +311,12 @@ ALTER TABLE ONLY public.analytics_daily
 
 ALTER TABLE ONLY public.analytics_entries
     ADD CONSTRAINT analytics_entries_pkey PRIMARY KEY (journal_entry_id);
+
+ALTER TABLE ONLY public.approval_policies
+    ADD CONSTRAINT approval_policies_pkey PRIMARY KEY (tenant_id, environment, case_type);
+
+ALTER TABLE ONLY public.approval_policy_rules
+    ADD CONSTRAINT approval_policy_rules_pkey PRIMARY KEY (tenant_id, environment, case_type, currency_code);
 
 ALTER TABLE ONLY public.awaiting_ledger
     ADD CONSTRAINT awaiting_ledger_pkey PRIMARY KEY (record_type, record_id);
@@ -354,3 +388,6 @@ CREATE INDEX withdrawals_approved ON public.withdrawals USING btree (seq) WHERE 
 CREATE INDEX withdrawals_pending ON public.withdrawals USING btree (tenant_id, environment, seq) WHERE (status = 'pending'::text);
 
 CREATE INDEX withdrawals_scope_seq ON public.withdrawals USING btree (tenant_id, environment, seq DESC);
+
+ALTER TABLE ONLY public.approval_policy_rules
+    ADD CONSTRAINT approval_policy_rules_tenant_id_environment_case_type_fkey FOREIGN KEY (tenant_id, environment, case_type) REFERENCES public.approval_policies(tenant_id, environment, case_type) ON DELETE CASCADE;

@@ -65,6 +65,9 @@ const caseRequested = {
   status: 'pending',
   holdJournalEntryId: 'je_01JD3R2G5J7L9N1Q3S5U7W9Y1A',
   failureCode: null,
+  approvalsRequired: 1,
+  approverRole: null,
+  approvals: [],
   decidedBy: null,
   decidedAt: null,
   rejectionReason: null,
@@ -75,6 +78,7 @@ const caseAwaitingHold = { ...caseRequested, holdJournalEntryId: null, awaitingL
 const caseDecided = (status: 'approved' | 'rejected', posted: boolean) => ({
   ...caseRequested,
   status,
+  approvals: status === 'approved' ? [{ actorId: CHECKER, approvedAt: DECIDED_AT }] : [],
   decidedBy: CHECKER,
   decidedAt: DECIDED_AT,
   rejectionReason: status === 'rejected' ? 'Destination not verified' : null,

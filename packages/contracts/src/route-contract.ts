@@ -11,7 +11,7 @@ export type Surface = 'system' | 'tenant' | 'public';
 export type ServiceName = 'gateway' | 'identity' | 'ledger' | 'payments' | 'treasury';
 
 interface RouteBase {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template: `/v1/journal/{id}`. */
   path: string;
   /**

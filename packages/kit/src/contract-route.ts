@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 
 /** A route as contracts declare it: its method and its OpenAPI path template (`/v1/transfers/{id}/reversals`). */
 export interface RouteSpec<Path extends string = string> {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: Path;
 }
 

@@ -22,3 +22,4 @@ export * from './reconciliation/entry-digest';
 export * from './reconciliation/full-records-check';
 export * from './record-columns';
 export * from './transaction-limit';
+export * from './approval-policies';

@@ -7,6 +7,8 @@ import {
   type MakerCheckerStep,
   type EventType,
   eventTypeSchema,
+  type MemberPrincipal,
+  type OrgRole,
 } from '@wallet/contracts';
 import {
   AppError,
@@ -21,6 +23,7 @@ import {
   type TenantDirectory,
   type Tx,
 } from '@wallet/kit';
+import { type ApprovalField, ApprovalPolicies, approvalRequirement } from './approval-policies';
 import {
   answerDecision,
   CASE_AWAITS_LEDGER_SQL,
@@ -75,6 +78,12 @@ export const CASE_STATE_COLUMNS = {
   status: filled<string>('text'),
   holdEntryId: filled<string | null>('text'),
   failureCode: filled<string | null>('text'),
+  /** What the approval policy asked of the case when it was opened (approval-policies.ts). */
+  approvalsRequired: written<number>('integer'),
+  approverRole: written<OrgRole | null>('text'),
+  /** The first of two approvals, until the second decides the case. */
+  firstApprovedBy: filled<string | null>('text'),
+  firstApprovedAt: filled<Date | null>('timestamptz'),
   decidedBy: filled<string | null>('text'),
   decidedAt: filled<Date | null>('timestamptz'),
   rejectionReason: filled<string | null>('text'),
@@ -88,7 +97,7 @@ export const CASE_STATE_COLUMNS = {
 export type CaseState = RecordOf<typeof CASE_STATE_COLUMNS>;
 
 /** What the flow sets on a case as it moves: never part of a case type's draft. */
-export type CaseStateField = Exclude<keyof CaseState, 'id' | 'requestedBy' | 'createdAt'>;
+export type CaseStateField = Exclude<keyof CaseState, 'id' | 'requestedBy' | 'createdAt' | ApprovalField>;
 
 /** The state of a case from the moment it commits until the ledger answers its hold. */
 export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseState, CaseStateField> & { status: 'pending' } {
@@ -99,12 +108,41 @@ export function pendingCaseState(scope: RecordScope, seq: string): Pick<CaseStat
     status: 'pending' as const,
     holdEntryId: null,
     failureCode: null,
+    firstApprovedBy: null,
+    firstApprovedAt: null,
     decidedBy: null,
     decidedAt: null,
     rejectionReason: null,
     decisionEntryId: null,
     decisionFailureCode: null,
   };
+}
+
+/** A case's fields from its maker to its decision's entry as the API shows them (contracts' caseDecisionFields), but its status. */
+export function caseDecisionView(stored: CaseState) {
+  return {
+    requestedBy: stored.requestedBy,
+    holdJournalEntryId: stored.holdEntryId,
+    failureCode: stored.failureCode,
+    approvalsRequired: stored.approvalsRequired,
+    approverRole: stored.approverRole,
+    approvals: caseApprovals(stored),
+    decidedBy: stored.decidedBy,
+    decidedAt: stored.decidedAt ? stored.decidedAt.toISOString() : null,
+    rejectionReason: stored.rejectionReason,
+    decisionJournalEntryId: stored.decisionEntryId,
+  };
+}
+
+/** The approvals a case gathered: a first of two, then the one that approved it (a rejection is no approval). */
+function caseApprovals(stored: CaseState): Array<{ actorId: string; approvedAt: string }> {
+  const approvals = [];
+  if (stored.firstApprovedBy && stored.firstApprovedAt)
+    approvals.push({ actorId: stored.firstApprovedBy, approvedAt: stored.firstApprovedAt.toISOString() });
+  const approved = stored.status !== 'pending' && stored.status !== 'rejected';
+  if (approved && stored.decidedBy && stored.decidedAt)
+    approvals.push({ actorId: stored.decidedBy, approvedAt: stored.decidedAt.toISOString() });
+  return approvals;
 }
 
 /**
@@ -252,10 +290,13 @@ export interface CaseRequestBody {
   currencyCode: string;
 }
 
+/** A case as its type drafts it: what the approval policy sets is added when it is opened. */
+export type CaseDraft<Draft> = Omit<Draft, ApprovalField> & { requestedBy: string; amount: string; currencyCode: string };
+
 export interface OpenCase<Draft> {
   scope: RecordScope;
   claims: InternalClaims;
-  draft: Draft & { requestedBy: string };
+  draft: CaseDraft<Draft>;
   hold: LedgerPostV1;
   /** What the `<prefix>.requested` audit record says of the case, besides who asked. */
   requested: Record<string, unknown>;
@@ -275,6 +316,7 @@ interface DecisionTaken {
 export class MakerChecker<Draft extends { id: string }, Stored extends CaseState & MoneyRecord, Shown> {
   readonly holdStep: RecordStep;
   readonly decisionStep: RecordStep;
+  readonly policies: ApprovalPolicies;
   private readonly hold: MoneyCommand<Draft, Stored, Shown>;
   private readonly columnList: string;
   private readonly postings: RecordPostings;
@@ -288,6 +330,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     this.decisionStep = caseDecisionStep(table.records.name);
     this.columnList = table.columns.map((column) => `r.${column}`).join(', ');
     this.postings = casePostings(type);
+    this.policies = new ApprovalPolicies(deps.db, { type: type.names.type, approveScope: type.scopes.approve });
     this.hold = new MoneyCommand(deps, {
       recordType: type.names.type,
       approval: { caseType: type.names.type },
@@ -327,9 +370,15 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     await requirePermittedMember(this.deps.members, scope.tenantId, body.requestedBy, this.type.scopes.create);
   }
 
-  /** Opens the case with its hold and its `requested` audit record, answering as the ledger's answer to the hold allows. */
-  protected open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
-    const { scope, draft } = request;
+  /**
+   * Opens the case with its hold and its `requested` audit record, answering as the ledger's
+   * answer to the hold allows. The approval policy's requirement now is written with the case.
+   */
+  protected async open(request: OpenCase<Draft>): Promise<CommandResult<Shown>> {
+    const { scope } = request;
+    const requirement = await approvalRequirement(this.deps.db, scope, this.type.names.type, request.draft);
+    // The draft lacks exactly the requirement's fields (CaseDraft), which TypeScript cannot see through Omit.
+    const draft = { ...request.draft, ...requirement } as unknown as Draft & { requestedBy: string };
     const actor = auditActorFieldsOf(request.claims);
     const audit = auditRecordMessage({
       tenantId: scope.tenantId,
@@ -339,7 +388,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       actorId: draft.requestedBy,
       targetType: this.type.names.referenceType,
       targetId: draft.id,
-      metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested },
+      metadata: { ...actor.metadata, callerActorId: actor.actorId, ...request.requested, ...requirement },
     });
     return this.hold.run({ scope, draft, command: request.hold, alsoSent: [audit], answers: request.answers });
   }
@@ -394,14 +443,18 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
       throw new AppError('SELF_APPROVAL_FORBIDDEN', `The requester of a ${type.noun} cannot decide it`, {
         actorId: decision.decidedBy,
       });
-    await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
+    const member = await requirePermittedMember(deps.members, scope.tenantId, decision.decidedBy, type.scopes.approve);
+    if (decision.status === 'approved') checkApprover(current, member);
 
     const step: DecisionStep = decision.status === 'approved' ? 'settle' : 'release';
     const { committed: decided, result } = await commitAndAwait(
       deps,
       { id: caseStepCommandId(id, step), record: { type: type.names.type, id } },
       (replyTo) => deps.db.transaction((tx) => this.commitDecision(tx, { scope, claims, id, decision, step, replyTo }, answers)),
+      // A first of two approvals sends nothing to the ledger: the case stays pending, its hold held.
+      (committed) => committed.status !== 'pending',
     );
+    if (decided.status === 'pending') return { status: 200, shown: type.show(decided) };
     const recorder = {
       show: (decisionEntryId: string | null) => type.show({ ...decided, decisionEntryId }),
       // The answer is stored even when the event path recorded the entry first (the same entry); false when another attempt holds the key.
@@ -420,7 +473,12 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
     const decided = await this.moveOutOfPending(tx, scope, id, decision);
     if (!decided) {
       const now = await this.type.table.find(tx, scope, id);
+      if (now?.firstApprovedBy === decision.decidedBy && decision.status === 'approved') throw approvalGivenError(now.firstApprovedBy);
       throw now ? undecidableCaseError(now) : this.notFound();
+    }
+    if (decided.status === 'pending') {
+      await this.recordFirstApproval(tx, taken, decided, answers);
+      return decided;
     }
     const command = await this.type.decisionCommand(tx, decided, taken.step, currentContext()?.correlationId);
     const actor = auditActorFieldsOf(taken.claims);
@@ -439,6 +497,7 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
           callerActorId: actor.actorId,
           before: { status: 'pending' },
           after: { status: decided.status },
+          ...(decided.firstApprovedBy ? { approvals: [decided.firstApprovedBy, decision.decidedBy] } : {}),
           ...(decision.rejectionReason ? { reason: decision.rejectionReason } : {}),
         },
       }),
@@ -448,24 +507,88 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
   }
 
   /**
-   * Moves a pending case whose hold is posted to its decision; null when it is not (decided
-   * already, hold unconfirmed or refused, not this tenant's). The one place a case leaves
-   * pending by decision: concurrent checkers serialize on the row and exactly one matches.
+   * Moves a pending case whose hold is posted to its decision, or records the first of its two
+   * approvals (it stays pending); null when neither applies (decided already, hold unconfirmed or
+   * refused, approved already by this checker, not this tenant's). The one place a case leaves
+   * pending by decision: concurrent checkers serialize on the row, and each re-reads it before
+   * its change, so of two first approvals one is first and the other decides.
    */
   private async moveOutOfPending(tx: Tx, scope: RecordScope, id: string, decision: CaseDecision): Promise<Stored | null> {
+    const { status, decidedBy: actor } = decision;
+    const first = `(CAST(? AS text) = 'approved' AND r.approvals_required = 2 AND r.first_approved_by IS NULL)`;
     const result = await prepared<{ rows: object[] }>(
       tx,
       `UPDATE ${this.type.table.records.name} r
-       SET status = ?, decided_by = ?, decided_at = now(), rejection_reason = ?
+       SET status = CASE WHEN ${first} THEN 'pending' ELSE ? END,
+           first_approved_by = CASE WHEN ${first} THEN ? ELSE r.first_approved_by END,
+           first_approved_at = CASE WHEN ${first} THEN now() ELSE r.first_approved_at END,
+           decided_by = CASE WHEN ${first} THEN NULL ELSE ? END,
+           decided_at = CASE WHEN ${first} THEN NULL ELSE now() END,
+           rejection_reason = ?
        WHERE r.id = ? AND r.tenant_id = ? AND r.environment = ? AND r.status = 'pending' AND r.hold_entry_id IS NOT NULL
+         AND (CAST(? AS text) = 'rejected' OR r.first_approved_by IS DISTINCT FROM ?)
        RETURNING ${this.columnList}`,
-      [decision.status, decision.decidedBy, decision.rejectionReason, id, scope.tenantId, scope.environment],
+      [
+        status,
+        status,
+        status,
+        actor,
+        status,
+        status,
+        actor,
+        status,
+        decision.rejectionReason,
+        id,
+        scope.tenantId,
+        scope.environment,
+        status,
+        actor,
+      ],
     );
     const row = result.rows[0];
     return row ? this.type.table.fromRow(row) : null;
   }
 
+  /** The first of two approvals: audited, and its answer (200, the case pending) kept under the key. */
+  private async recordFirstApproval(tx: Tx, taken: DecisionTaken, recorded: Stored, answers: DecisionAnswers<Shown>): Promise<void> {
+    const actor = auditActorFieldsOf(taken.claims);
+    await enqueueOutbox(tx, [
+      auditRecordMessage({
+        tenantId: taken.scope.tenantId,
+        environment: taken.scope.environment,
+        action: `${this.type.names.type}.approval_recorded`,
+        actorType: actor.actorType,
+        actorId: taken.decision.decidedBy,
+        targetType: this.type.names.referenceType,
+        targetId: taken.id,
+        metadata: { ...actor.metadata, callerActorId: actor.actorId, approvals: 1, approvalsRequired: recorded.approvalsRequired },
+      }),
+    ]);
+    await answers.recorded(tx, this.type.show(recorded));
+  }
+
   private notFound(): AppError {
     return new AppError('NOT_FOUND', `No such ${this.type.noun}`);
   }
+}
+
+/** An approval must come from the role the case's policy names, and a checker approves a case once. */
+function checkApprover(current: CaseState, member: MemberPrincipal): void {
+  if (current.approverRole && member.orgRole !== current.approverRole) {
+    throw new AppError('APPROVER_ROLE_REQUIRED', `This case's approval policy asks for an approver of the ${current.approverRole} role`, {
+      actorId: member.id,
+      approverRole: current.approverRole,
+    });
+  }
+  if (current.firstApprovedBy === member.id) throw approvalGivenError(member.id);
+}
+
+function approvalGivenError(actorId: string): AppError {
+  return new AppError(
+    'APPROVAL_ALREADY_GIVEN',
+    'This checker approved the case already; its policy asks for a second, different approver',
+    {
+      actorId,
+    },
+  );
 }

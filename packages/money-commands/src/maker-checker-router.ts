@@ -1,6 +1,8 @@
 import { claimsOf, type InternalClaims, mountRoute, parseOrThrow, type RouteSpec, tenantScopeOf } from '@wallet/kit';
+import { approvalPolicyBodySchema } from '@wallet/contracts';
 import type { RequestHandler, Router } from 'express';
 import type { z } from 'zod';
+import type { ApprovalPolicies } from './approval-policies';
 import { type DecisionAnswers, decisionAnswersOf, type DecisionResult } from './maker-checker';
 import type { RecordScope } from './money-command-statement';
 import { moneyCommandRouter, type MoneyCommandRoutes, type MoneyCommandService } from './money-command-router';
@@ -21,12 +23,15 @@ export interface CaseService<CreateBody, Query, Shown> extends MoneyCommandServi
     body: { actorId: string; reason: string },
     answers: DecisionAnswers<Shown>,
   ): Promise<DecisionResult<Shown>>;
+  readonly policies: Pick<ApprovalPolicies, 'get' | 'replace'>;
 }
 
 /** Contracts' routes of a case type (`caseRoutes`): a money command's, and the checker's two decisions. */
 export interface CaseRoutes<CreateBody, Query> extends MoneyCommandRoutes<CreateBody, Query> {
   approve: RouteSpec<`${string}/{id}/approve`>;
   reject: RouteSpec<`${string}/{id}/reject`>;
+  getApprovalPolicy: RouteSpec;
+  setApprovalPolicy: RouteSpec;
   decisionSchemas: {
     approve: z.ZodType<{ actorId: string }>;
     reject: z.ZodType<{ actorId: string; reason: string }>;
@@ -62,6 +67,15 @@ export function makerCheckerRouter<CreateBody, Query, Shown>(
       decisionAnswersOf(response),
     );
     response.status(decided.status).json(decided.shown);
+  });
+
+  mountRoute(router, routes.getApprovalPolicy, async (_request, response) => {
+    response.json(await service.policies.get(tenantScopeOf(response)));
+  });
+
+  mountRoute(router, routes.setApprovalPolicy, async (request, response) => {
+    const body = parseOrThrow(approvalPolicyBodySchema, request.body);
+    response.json(await service.policies.replace(tenantScopeOf(response), claimsOf(response), body));
   });
 
   return router;

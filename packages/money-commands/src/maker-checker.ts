@@ -81,6 +81,8 @@ export function undecidableCaseError(current: { status: string }): AppError {
 export interface DecisionAnswers<Shown> {
   /** The 202 (the decision awaits the ledger), stored in the decision's transaction: what a retry gets unless the 200 replaces it. */
   accepted(tx: Tx, shown: Shown): Promise<void>;
+  /** The 200 of a decision that sends nothing to the ledger (a first of two approvals), stored in its transaction. */
+  recorded(tx: Tx, shown: Shown): Promise<void>;
   /** The 200 as a part of the statement that records the posted entry; `answered` once that committed. */
   confirmed(shown: Shown): { statement: SqlStatement; answered(): void };
 }
@@ -90,9 +92,13 @@ const NO_ANSWER_TO_STORE: SqlStatement = { sql: 'SELECT CAST(NULL AS uuid) AS lo
 
 export function decisionAnswersOf<Shown>(response: Response): DecisionAnswers<Shown> {
   const key = idempotencyOf(response);
-  if (!key) return { accepted: () => Promise.resolve(), confirmed: () => ({ statement: NO_ANSWER_TO_STORE, answered: () => undefined }) };
+  if (!key) {
+    const nothing = () => Promise.resolve();
+    return { accepted: nothing, recorded: nothing, confirmed: () => ({ statement: NO_ANSWER_TO_STORE, answered: () => undefined }) };
+  }
   return {
     accepted: (tx, shown) => key.complete(tx, jsonResponse(202, shown)),
+    recorded: (tx, shown) => key.complete(tx, jsonResponse(200, shown)),
     confirmed: (shown) => {
       const answer = jsonResponse(200, shown);
       return { statement: key.finalAnswerStatement(answer), answered: () => key.answered(answer) };

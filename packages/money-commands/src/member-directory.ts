@@ -47,7 +47,7 @@ export async function requirePermittedMember(
   tenantId: string,
   memberId: string,
   scope: string,
-): Promise<void> {
+): Promise<MemberPrincipal> {
   const member = await members.memberOf(tenantId, memberId);
   if (!member || member.status !== 'active' || !hasScope(member.scopes, scope)) {
     throw new AppError('ACTOR_NOT_PERMITTED', `Member ${memberId} may not do this: an active member whose role grants ${scope} is needed`, {
@@ -55,4 +55,5 @@ export async function requirePermittedMember(
       requiredScope: scope,
     });
   }
+  return member;
 }

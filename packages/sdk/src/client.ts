@@ -45,7 +45,7 @@ export interface WalletResponse<Data> extends ResponseMeta {
   data: Data;
 }
 
-export type RawMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'get' | 'post' | 'patch' | 'delete';
+export type RawMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** A request outside the typed routes. Nothing is validated either way. */
 export interface RawRequest {

@@ -226,6 +226,12 @@ function payoutsNamespace(client: RouteCaller) {
       client.call(PO.approve, { params: { id }, body }, options),
     reject: (id: string, body: RouteBody<typeof PO.reject>, options?: RequestOptions) =>
       client.call(PO.reject, { params: { id }, body }, options),
+    /** Above which amount, per currency, a case needs two approvers or an approver of a named role. */
+    approvalPolicy: {
+      get: (options?: RequestOptions) => client.call(PO.getApprovalPolicy, {}, options),
+      /** Replaces the whole policy (org-admin); open cases keep the requirement they were opened under. */
+      set: (body: RouteBody<typeof PO.setApprovalPolicy>, options?: RequestOptions) => client.call(PO.setApprovalPolicy, { body }, options),
+    },
   };
 }
 
@@ -253,6 +259,13 @@ function treasuryNamespace(client: RouteCaller) {
         client.call(WD.approve, { params: { id }, body }, options),
       reject: (id: string, body: RouteBody<typeof WD.reject>, options?: RequestOptions) =>
         client.call(WD.reject, { params: { id }, body }, options),
+      /** Above which amount, per currency, a case needs two approvers or an approver of a named role. */
+      approvalPolicy: {
+        get: (options?: RequestOptions) => client.call(WD.getApprovalPolicy, {}, options),
+        /** Replaces the whole policy (org-admin); open cases keep the requirement they were opened under. */
+        set: (body: RouteBody<typeof WD.setApprovalPolicy>, options?: RequestOptions) =>
+          client.call(WD.setApprovalPolicy, { body }, options),
+      },
     },
   };
 }

@@ -23,6 +23,7 @@ import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as payoutRailLeases from './20270115120000_payout_rail_leases';
 import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 import * as depositsSearch from './20270201120000_deposits_search';
+import * as approvalPolicies from './20270205120000_approval_policies';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -49,4 +50,5 @@ export const migrations: Migration[] = [
   { name: '20270115120000_payout_rail_leases', ...payoutRailLeases },
   { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
   { name: '20270201120000_deposits_search', ...depositsSearch },
+  { name: '20270205120000_approval_policies', ...approvalPolicies },
 ];

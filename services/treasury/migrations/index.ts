@@ -12,6 +12,7 @@ import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as analyticsCaseTypeShape from './20270115120000_analytics_case_type_shape';
 import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 import * as withdrawalRails from './20270201120000_withdrawal_rails';
+import * as approvalPolicies from './20270205120000_approval_policies';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   { name: '20270115120000_analytics_case_type_shape', ...analyticsCaseTypeShape },
   { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
   { name: '20270201120000_withdrawal_rails', ...withdrawalRails },
+  { name: '20270205120000_approval_policies', ...approvalPolicies },
 ];

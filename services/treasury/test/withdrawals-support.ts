@@ -18,6 +18,8 @@ export interface WithdrawalTenant extends Caller {
   otherChecker: string;
   /** observer: treasury:read only. */
   observer: string;
+  /** org-admin: everything, approval policies included. */
+  admin: string;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function startWithdrawalsHarness(env: NodeJS.ProcessEnv = {}): Prom
         checker: await addMember(tenantId, 'approver'),
         otherChecker: await addMember(tenantId, 'approver'),
         observer: await addMember(tenantId, 'observer'),
+        admin: await addMember(tenantId, 'org-admin'),
       };
     },
     async earnFees(caller, fee) {

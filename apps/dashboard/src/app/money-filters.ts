@@ -28,3 +28,12 @@ export const treasuryFiltersSchema = z.object({
   withdrawalCreatedFrom: withdrawalFiltersSchema.shape.createdFrom,
   withdrawalCreatedTo: withdrawalFiltersSchema.shape.createdTo,
 });
+
+/** The approvals inbox's views: the cases awaiting the signed-in checker, those awaiting someone else, or all. */
+export const AWAITING_VIEWS = [
+  { value: 'me', label: 'Awaiting me' },
+  { value: 'others', label: 'Awaiting others' },
+  { value: 'all', label: 'All pending' },
+] as const;
+export type Awaiting = (typeof AWAITING_VIEWS)[number]['value'];
+export const approvalsSearchSchema = z.object({ awaiting: z.enum(['me', 'others', 'all']).optional().catch(undefined) });

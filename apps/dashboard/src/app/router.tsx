@@ -8,7 +8,13 @@ import { ErrorState, LoadingState } from '../components/States';
 import { accountFiltersSchema, accountPageSearchSchema, journalFiltersSchema } from '../books/journal';
 import { feeScheduleListQuerySchema } from '@wallet/contracts';
 import { statementPeriodSchema, walletFiltersSchema } from './filters';
-import { depositFiltersSchema, payoutFiltersSchema, transferFiltersSchema, treasuryFiltersSchema } from './money-filters';
+import {
+  approvalsSearchSchema,
+  depositFiltersSchema,
+  payoutFiltersSchema,
+  transferFiltersSchema,
+  treasuryFiltersSchema,
+} from './money-filters';
 import { visibleNavigation } from './navigation';
 import { SEARCH_MAX_LENGTH } from './search';
 import { Shell } from './Shell';
@@ -124,6 +130,7 @@ export const payoutRoute = createRoute({
 export const approvalsRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/approvals',
+  validateSearch: approvalsSearchSchema,
   component: lazyRouteComponent(() => import('../pages/ApprovalsPage'), 'ApprovalsPage'),
 });
 export const treasuryRoute = createRoute({

@@ -16,6 +16,9 @@ export interface CaseHistory {
   createdAt: string;
   holdJournalEntryId: string | null;
   failureCode: string | null;
+  approvalsRequired: number;
+  approverRole: string | null;
+  approvals: ReadonlyArray<{ actorId: string; approvedAt: string }>;
   decidedBy: string | null;
   decidedAt: string | null;
   rejectionReason: string | null;
@@ -58,8 +61,26 @@ export function entry(entryId: string | null, missing: string): ReactNode {
   );
 }
 
+/** What its policy asks of an undecided case's approvers, when more than one of any role. */
+function awaitedApprovers(history: CaseHistory): ReactNode {
+  const asked = [
+    history.approvalsRequired > 1 ? `${history.approvalsRequired} different approvers` : null,
+    history.approverRole ? `approvers of the ${history.approverRole} role` : null,
+  ].filter((each) => each !== null);
+  return asked.length === 0 ? null : <Text size="sm">Its approval policy asks for {asked.join(', ')}.</Text>;
+}
+
+/** The first of two approvals, once given: the decision's step follows it. */
+function firstApprovalStep(history: CaseHistory): Step[] {
+  const first = history.approvalsRequired > 1 ? history.approvals[0] : undefined;
+  if (!first) return [];
+  return [
+    { title: `Approved (1 of ${history.approvalsRequired})`, done: true, body: <ByWhom memberId={first.actorId} at={first.approvedAt} /> },
+  ];
+}
+
 function decisionStep(history: CaseHistory): Step {
-  if (history.decidedBy === null) return { title: 'Awaiting a decision', done: false, body: null };
+  if (history.decidedBy === null) return { title: 'Awaiting a decision', done: false, body: awaitedApprovers(history) };
   const approved = history.rejectionReason === null;
   return {
     title: approved ? 'Approved' : 'Rejected',
@@ -117,7 +138,7 @@ export function caseSteps(history: CaseHistory): Step[] {
         };
   if (history.failureCode !== null) return [requested, held];
   const rail = railStep(history);
-  return [requested, held, decisionStep(history), ...(rail ? [rail] : [])];
+  return [requested, held, ...firstApprovalStep(history), decisionStep(history), ...(rail ? [rail] : [])];
 }
 
 /**

@@ -5,13 +5,12 @@ import { type ReactNode, useState } from 'react';
 import { useActionKeys } from '../api/idempotency';
 import { usePrincipal } from '../app/principal';
 import { ConfirmWithReason } from './ConfirmWithReason';
+import { type ApprovableCase, approvalProgress, notAwaitingReason } from '../format/cases';
 import { ErrorState } from './States';
 
 /** What a maker-checker case shows of itself to its checker (a payout or a withdrawal). */
-export interface DecidableCase {
+export interface DecidableCase extends ApprovableCase {
   id: string;
-  requestedBy: string;
-  status: string;
   awaitingLedger: boolean;
 }
 
@@ -59,17 +58,12 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
   });
 
   if (decidable.status !== 'pending') return null;
-  if (decidable.requestedBy === principal.memberId) {
+  const progress = approvalProgress(decidable);
+  const reason = notAwaitingReason(decidable, { ...principal, mayApprove: mayDecide });
+  if (reason) {
     return (
       <Text size="sm" c="dimmed">
-        Your request: awaits an approver other than you.
-      </Text>
-    );
-  }
-  if (!mayDecide) {
-    return (
-      <Text size="sm" c="dimmed">
-        Awaits an approver.
+        {progress ? `${progress}. ${reason}` : reason}
       </Text>
     );
   }
@@ -87,10 +81,22 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
         <Button size={size} color="red" variant="light" onClick={() => open('reject')} aria-label={`Reject ${noun} ${decidable.id}`}>
           Reject
         </Button>
+        {progress && (
+          <Text size="xs" c="dimmed">
+            {progress}
+          </Text>
+        )}
       </Group>
       <Modal opened={dialog === 'approve'} onClose={() => setDialog(null)} title={`Approve ${noun} ${decidable.id}`} centered>
         <Stack>
           <Text size="sm">{summary}</Text>
+          {progress && (
+            <Text size="sm">
+              {decidable.approvals.length + 1 < decidable.approvalsRequired
+                ? 'Its approval policy asks for two approvers: yours is the first, and the money moves at the second.'
+                : 'Yours is the last approval its policy asks for: the money moves now.'}
+            </Text>
+          )}
           {decidable.awaitingLedger && (
             <Text size="sm">The ledger is still posting this case&apos;s hold: the approval may be refused until it has.</Text>
           )}

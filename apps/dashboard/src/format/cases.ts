@@ -30,3 +30,39 @@ export function describeDestination(destination: PayoutDestination | WithdrawalD
     ? `Cash to ${destination.recipientName}`
     : `Cash to ${destination.recipientName} at ${destination.location}`;
 }
+
+/** What a pending case has of its approvals (contracts' caseApprovalFields), and who asked for it. */
+export interface ApprovableCase {
+  status: string;
+  requestedBy: string;
+  approvalsRequired: number;
+  approverRole: string | null;
+  approvals: ReadonlyArray<{ actorId: string }>;
+}
+
+/** Who is looking: the signed-in member, its role, and whether its role may approve the case's type. */
+export interface Checker {
+  memberId: string;
+  orgRole: string;
+  mayApprove: boolean;
+}
+
+/**
+ * Why a pending case does not wait for this checker, in words; null when it does. The server
+ * decides (SELF_APPROVAL_FORBIDDEN, APPROVER_ROLE_REQUIRED, APPROVAL_ALREADY_GIVEN): this only
+ * spares the checker a refusal.
+ */
+export function notAwaitingReason(decidable: ApprovableCase, checker: Checker): string | null {
+  if (decidable.requestedBy === checker.memberId) return 'Your request: awaits an approver other than you.';
+  if (decidable.approvals.some((approval) => approval.actorId === checker.memberId)) return 'You approved it: awaits a second approver.';
+  if (!checker.mayApprove) return 'Awaits an approver.';
+  if (decidable.approverRole && decidable.approverRole !== checker.orgRole)
+    return `Awaits an approver of the ${decidable.approverRole} role.`;
+  return null;
+}
+
+/** "1 of 2 approvals", for a case whose policy asks for more than one; null otherwise. */
+export function approvalProgress(decidable: ApprovableCase): string | null {
+  if (decidable.approvalsRequired < 2) return null;
+  return `${decidable.approvals.length} of ${decidable.approvalsRequired} approvals`;
+}

@@ -1,5 +1,6 @@
-import { Stack, Title } from '@mantine/core';
+import { Checkbox, SegmentedControl, Stack, Title } from '@mantine/core';
 import { type PayoutCase, payoutRoutes, type Withdrawal, withdrawalRoutes } from '@wallet/contracts';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { api } from '../api/browser';
 import { fillingPages, type PageFetcher } from '../api/pages';
@@ -10,8 +11,13 @@ import { CaseDecision } from '../components/CaseDecision';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { describeDestination, formatAge } from '../format/cases';
+import { type Checker, describeDestination, formatAge, notAwaitingReason } from '../format/cases';
 import { MemberName } from '../components/MemberName';
+import { BulkDecision } from '../components/BulkDecision';
+import { type Awaiting, AWAITING_VIEWS } from '../app/money-filters';
+import { ApprovalPoliciesSection } from './ApprovalPoliciesSection';
+
+const routeApi = getRouteApi('/_session/approvals');
 
 const PENDING = { status: 'pending' } as const;
 
@@ -47,9 +53,29 @@ interface CaseKind<Case extends InboxCase> {
   routes: typeof payoutRoutes | typeof withdrawalRoutes;
 }
 
-function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, mayDecide: boolean, now: number) {
+/** The cases a bulk decision takes, by id, and whether one may be taken (it awaits this checker). */
+interface Selection {
+  selected: ReadonlySet<string>;
+  toggle: (id: string) => void;
+  selectable: (decided: InboxCase) => boolean;
+}
+
+function caseColumns<Case extends InboxCase>(kind: CaseKind<Case>, mayDecide: boolean, now: number, selection: Selection) {
   const helper = columnsOf<Case>();
+  const select = helper.display({
+    id: 'select',
+    header: 'Select',
+    cell: ({ row }) =>
+      selection.selectable(row.original) && (
+        <Checkbox
+          aria-label={`Select ${kind.noun} ${row.original.id}`}
+          checked={selection.selected.has(row.original.id)}
+          onChange={() => selection.toggle(row.original.id)}
+        />
+      ),
+  });
   return helper.columns([
+    ...(mayDecide ? [select] : []),
     helper.display({ id: 'id', header: kind.header, cell: ({ row }) => kind.link(row.original.id) }),
     // Beside the case id: the decisions stay on the screen however wide the other columns are.
     helper.display({
@@ -91,7 +117,7 @@ const PAYOUTS: CaseKind<PayoutCase> = {
   plural: 'payouts',
   title: 'Payouts awaiting approval',
   header: 'Payout',
-  list: fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal })),
+  list: (page, signal) => api.call(payoutRoutes.list, { query: { ...PENDING, ...page }, signal }),
   link: (id) => (
     <RouterAnchor to="/payouts/$payoutId" params={{ payoutId: id }} ff="monospace" size="sm">
       {id}
@@ -116,7 +142,7 @@ const WITHDRAWALS: CaseKind<Withdrawal> = {
   plural: 'withdrawals',
   title: 'Withdrawals awaiting approval',
   header: 'Withdrawal',
-  list: fillingPages((page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal })),
+  list: (page, signal) => api.call(withdrawalRoutes.list, { query: { ...PENDING, ...page }, signal }),
   link: (id) => (
     <RouterAnchor to="/treasury/withdrawals/$withdrawalId" params={{ withdrawalId: id }} ff="monospace" size="sm">
       {id}
@@ -134,22 +160,58 @@ const WITHDRAWALS: CaseKind<Withdrawal> = {
   routes: withdrawalRoutes,
 };
 
-/** One kind's pending cases, when the member's role may read them; decisions when it may decide them. */
-function PendingCases<Case extends InboxCase>({ kind, now }: { kind: CaseKind<Case>; now: number }) {
+/** Whether a pending case belongs in the view: awaiting this checker, awaiting others, or either. */
+function inView(awaiting: Awaiting, checker: Checker): (decided: InboxCase) => boolean {
+  if (awaiting === 'all') return () => true;
+  return (decided) => (notAwaitingReason(decided, checker) === null) === (awaiting === 'me');
+}
+
+/** The cases ticked for a bulk decision, forgotten once it is done. */
+function useSelection(selectable: (decided: InboxCase) => boolean): Selection & { clear: () => void } {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (!next.delete(id)) next.add(id);
+    setSelected(next);
+  };
+  return { selected, toggle, selectable, clear: () => setSelected(new Set()) };
+}
+
+/** One kind's pending cases, when the member's role may read them; decisions, one or many, when it may decide them. */
+function PendingCases<Case extends InboxCase>({ kind, now, awaiting }: { kind: CaseKind<Case>; now: number; awaiting: Awaiting }) {
   const principal = usePrincipal();
   const mayDecide = canCall(principal.scopes, kind.routes.approve);
-  const columns = useMemo(() => caseColumns(kind, mayDecide, now), [kind, mayDecide, now]);
+  const checker: Checker = { memberId: principal.memberId, orgRole: principal.orgRole, mayApprove: mayDecide };
+  const selection = useSelection((decided) => notAwaitingReason(decided, checker) === null);
+  const columns = useMemo(() => caseColumns(kind, mayDecide, now, selection), [kind, mayDecide, now, selection]);
+  const { memberId, orgRole } = principal;
+  const fetchPage = useMemo(() => {
+    const shown = inView(awaiting, { memberId, orgRole, mayApprove: mayDecide });
+    return fillingPages<Case>(async (page, signal) => {
+      const answer = await kind.list(page, signal);
+      return { ...answer, data: answer.data.filter(shown) };
+    });
+  }, [kind, awaiting, memberId, orgRole, mayDecide]);
   if (!canCall(principal.scopes, kind.routes.list)) return null;
   const titleId = `pending-${kind.plural}`;
+  const decider = {
+    approve: (id: string, body: { actorId: string }, idempotencyKey: string) =>
+      api.call(kind.routes.approve, { params: { id }, body, idempotencyKey }),
+    reject: (id: string, body: { actorId: string; reason: string }, idempotencyKey: string) =>
+      api.call(kind.routes.reject, { params: { id }, body, idempotencyKey }),
+  };
   return (
     <Stack gap="xs" component="section" aria-labelledby={titleId}>
       <Title order={2} size="h3" id={titleId}>
         {kind.title}
       </Title>
+      {selection.selected.size > 0 && (
+        <BulkDecision ids={[...selection.selected]} noun={kind.noun} decider={decider} onDone={selection.clear} />
+      )}
       <PagedTable
         caption={`Pending ${kind.noun} cases, newest first`}
-        queryKey={[kind.plural, PENDING]}
-        fetchPage={kind.list}
+        queryKey={[kind.plural, PENDING, awaiting, principal.memberId, principal.orgRole]}
+        fetchPage={fetchPage}
         columns={columns}
         rowId={(decided) => decided.id}
         emptyTitle={`No ${kind.plural} awaiting approval`}
@@ -165,11 +227,21 @@ function PendingCases<Case extends InboxCase>({ kind, now }: { kind: CaseKind<Ca
  */
 export function ApprovalsPage() {
   const now = useMinuteClock();
+  const { awaiting = 'all' } = routeApi.useSearch();
+  const navigate = useNavigate({ from: '/approvals' });
   return (
     <Stack>
       <PageTitle>Approvals</PageTitle>
-      <PendingCases kind={PAYOUTS} now={now} />
-      <PendingCases kind={WITHDRAWALS} now={now} />
+      <SegmentedControl
+        aria-label="Which pending cases"
+        data={AWAITING_VIEWS.map((view) => ({ ...view }))}
+        value={awaiting}
+        onChange={(value) => void navigate({ search: { awaiting: AWAITING_VIEWS.find((view) => view.value === value)?.value } })}
+        w="fit-content"
+      />
+      <PendingCases kind={PAYOUTS} now={now} awaiting={awaiting} />
+      <PendingCases kind={WITHDRAWALS} now={now} awaiting={awaiting} />
+      <ApprovalPoliciesSection />
     </Stack>
   );
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, timestampSchema } from '../common';
 import type { ErrorCode } from '../errors';
-import { amountInputSchema } from '../json';
+import { amountInputSchema, integerInputSchema } from '../json';
 import type { JournalKind } from '../messages/journal-terms';
 import { currencyCodeSchema } from '../money';
 import type { ServiceName } from '../route-contract';
 import { plainTextSchema } from '../text';
+import { orgRoleSchema } from './identity';
 
 /*
  * What wallet payouts and tenant withdrawals share as maker-checker cases
@@ -68,6 +69,64 @@ export const rejectCaseBodySchema = z.object({ actorId: caseMemberIdSchema, reas
 export type RejectCaseBody = z.infer<typeof rejectCaseBodySchema>;
 
 /**
+ * A tenant's approval policy of one case type (docs/decisions/approval-policies.md): per
+ * currency, a case of more than `aboveAmount` needs `approvalsRequired` distinct checkers (the
+ * maker never one of them), each of `approverRole` when one is named. At or below it, or in a
+ * currency without a rule, one checker with the approve scope decides, as always. A case keeps
+ * the requirement it was opened under.
+ */
+export const approvalRuleInputSchema = z
+  .object({
+    currencyCode: currencyCodeSchema,
+    aboveAmount: amountInputSchema,
+    approvalsRequired: integerInputSchema({ min: 1, max: 2 }),
+    approverRole: orgRoleSchema.nullable().default(null),
+  })
+  .refine((rule) => rule.approvalsRequired === 2 || rule.approverRole !== null, {
+    message: 'A rule asks for two approvers, an approver role, or both; one approver of any role is the default already',
+    path: ['approvalsRequired'],
+  });
+
+/** `PUT`: the whole policy of the case type, replacing the one before; no rules is no policy. */
+export const approvalPolicyBodySchema = z.object({
+  rules: z
+    .array(approvalRuleInputSchema)
+    .max(50)
+    .refine((rules) => new Set(rules.map((rule) => rule.currencyCode)).size === rules.length, {
+      message: 'One rule per currency',
+    }),
+});
+export type ApprovalPolicyBody = z.infer<typeof approvalPolicyBodySchema>;
+
+export const approvalRuleSchema = z.object({
+  currencyCode: z.string(),
+  aboveAmount: z.string(),
+  approvalsRequired: z.number().int().min(1).max(2),
+  approverRole: orgRoleSchema.nullable(),
+});
+export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
+
+export const approvalPolicySchema = z.object({
+  rules: z.array(approvalRuleSchema),
+  /** Who set the policy last, and when; null while none was ever set. */
+  updatedBy: z.string().nullable(),
+  updatedAt: timestampSchema.nullable(),
+});
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+
+/** An approval a case counts towards its requirement. */
+export const caseApprovalSchema = z.object({ actorId: z.string(), approvedAt: timestampSchema });
+
+/** What a case must gather before it is approved, as its policy set it when it was opened, and what it has. */
+export const caseApprovalFields = {
+  approvalsRequired: z.number().int().min(1).max(2),
+  /** The role every approver must hold; null: any role that grants the approve scope. */
+  approverRole: orgRoleSchema.nullable(),
+  /** In the order given; the last of a full set is the decision (decidedBy). */
+  approvals: z.array(caseApprovalSchema),
+};
+
+/**
  * A shown case's fields from its maker to its decision's entry, in this order; a case's
  * schema spreads them after its request's fields.
  */
@@ -79,6 +138,7 @@ export function caseDecisionFields<Status extends z.ZodType>(status: Status) {
     holdJournalEntryId: z.string().nullable(),
     /** The ledger's refusal of the hold when failed; else null. */
     failureCode: z.string().nullable(),
+    ...caseApprovalFields,
     decidedBy: z.string().nullable(),
     decidedAt: timestampSchema.nullable(),
     rejectionReason: z.string().nullable(),
@@ -125,6 +185,7 @@ export interface CaseRoutesSpec<
   CreatePath extends string,
   ListPath extends string,
   ItemPath extends string,
+  PolicyPath extends string,
   Service extends ServiceName,
   Create extends z.ZodType,
   Query extends z.ZodObject,
@@ -136,7 +197,7 @@ export interface CaseRoutesSpec<
    * cases, and `GET <list>/{id}` shows one; `item`: the case's path template (`/v1/payouts/{id}`),
    * under which the decisions are `/approve` and `/reject`.
    */
-  paths: { create: CreatePath; list: ListPath; item: ItemPath };
+  paths: { create: CreatePath; list: ListPath; item: ItemPath; policy: PolicyPath };
   /** What one case is called, in the reads' summaries ('payout case'). */
   noun: string;
   service: Service;
@@ -162,26 +223,17 @@ export function caseRoutes<
   const CreatePath extends string,
   const ListPath extends string,
   const ItemPath extends string,
+  const PolicyPath extends string,
   const Service extends ServiceName,
   Create extends z.ZodType,
   Query extends z.ZodObject,
   Page extends z.ZodType,
   Shown extends z.ZodType,
->(spec: CaseRoutesSpec<CreatePath, ListPath, ItemPath, Service, Create, Query, Page, Shown>) {
+>(spec: CaseRoutesSpec<CreatePath, ListPath, ItemPath, PolicyPath, Service, Create, Query, Page, Shown>) {
   const { schemas, summaries } = spec;
   const base = { surface: 'tenant', service: spec.service } as const;
   const read = { ...base, method: 'get', scope: spec.scopes.read } as const;
-  const decision = {
-    ...base,
-    method: 'post',
-    scope: spec.scopes.approve,
-    idempotencyKey: 'optional',
-    success: { status: 200, schema: schemas.shown },
-    alsoAnswers: {
-      202: 'Decided, but the ledger has not posted the settle or release within the deadline: awaitingLedger is true until it does',
-    },
-    errors: ['ACTOR_NOT_PERMITTED', 'SELF_APPROVAL_FORBIDDEN', 'CASE_NOT_PENDING', 'CASE_HOLD_IN_PROGRESS'],
-  } as const;
+  const decision = caseDecisionRoute(spec.service, spec.scopes.approve, schemas.shown);
   return {
     create: {
       ...base,
@@ -217,6 +269,7 @@ export function caseRoutes<
       operationId: `${spec.namespace}.approve`,
       summary: summaries.approve,
       body: approveCaseBodySchema,
+      errors: [...decision.errors, 'APPROVER_ROLE_REQUIRED', 'APPROVAL_ALREADY_GIVEN'],
     },
     reject: {
       ...decision,
@@ -224,6 +277,56 @@ export function caseRoutes<
       operationId: `${spec.namespace}.reject`,
       summary: summaries.reject,
       body: rejectCaseBodySchema,
+    },
+    ...casePolicyRoutes(spec),
+  } as const;
+}
+
+/** What a checker's two routes share: the approve scope, an optional key, the case as the answer. */
+function caseDecisionRoute<const Service extends ServiceName, Shown extends z.ZodType>(service: Service, scope: string, shown: Shown) {
+  return {
+    surface: 'tenant',
+    service,
+    method: 'post',
+    scope,
+    idempotencyKey: 'optional',
+    success: { status: 200, schema: shown },
+    alsoAnswers: {
+      202: 'Decided, but the ledger has not posted the settle or release within the deadline: awaitingLedger is true until it does',
+    },
+    errors: ['ACTOR_NOT_PERMITTED', 'SELF_APPROVAL_FORBIDDEN', 'CASE_NOT_PENDING', 'CASE_HOLD_IN_PROGRESS'],
+  } as const;
+}
+
+/** A case type's approval policy: read with its cases' read scope, replaced by an org-admin. */
+function casePolicyRoutes<const PolicyPath extends string, const Service extends ServiceName>(spec: {
+  paths: { policy: PolicyPath };
+  service: Service;
+  scopes: CaseScopes;
+  noun: string;
+  namespace: string;
+}) {
+  const policy = {
+    surface: 'tenant',
+    service: spec.service,
+    path: spec.paths.policy,
+    success: { status: 200, schema: approvalPolicySchema },
+  } as const;
+  return {
+    getApprovalPolicy: {
+      ...policy,
+      method: 'get',
+      scope: spec.scopes.read,
+      operationId: `${spec.namespace}.approvalPolicy.get`,
+      summary: `Get the approval policy of ${spec.noun}s: per currency, above which amount a case needs two approvers or an approver of a named role`,
+    },
+    setApprovalPolicy: {
+      ...policy,
+      method: 'put',
+      scope: 'tenant:manage',
+      operationId: `${spec.namespace}.approvalPolicy.set`,
+      summary: `Replace the approval policy of ${spec.noun}s (org-admin). Cases opened from now on follow it; an open case keeps the requirement it was opened under. Audited as approval_policy.updated with the rules before and after`,
+      body: approvalPolicyBodySchema,
     },
   } as const;
 }

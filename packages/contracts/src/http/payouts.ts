@@ -98,7 +98,7 @@ const payoutSummaries = {
 export const payoutRoutes = caseRoutes({
   noun: 'payout case',
   service: 'payments',
-  paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}' },
+  paths: { create: '/v1/payouts', list: '/v1/payouts/cases', item: '/v1/payouts/{id}', policy: '/v1/approval-policies/payouts' },
   scopes: { create: 'payouts:create', read: 'payouts:read', approve: 'payouts:approve' },
   schemas: { create: createPayoutBodySchema, query: payoutCaseQuerySchema, page: payoutCasePageSchema, shown: payoutCaseSchema },
   summaries: payoutSummaries,

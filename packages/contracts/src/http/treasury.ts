@@ -216,7 +216,12 @@ const withdrawalSummaries = {
 export const withdrawalRoutes = caseRoutes({
   noun: 'withdrawal case',
   service: 'treasury',
-  paths: { create: '/v1/admin/money/withdrawals', list: '/v1/admin/money/withdrawals', item: '/v1/admin/money/withdrawals/{id}' },
+  paths: {
+    create: '/v1/admin/money/withdrawals',
+    list: '/v1/admin/money/withdrawals',
+    item: '/v1/admin/money/withdrawals/{id}',
+    policy: '/v1/approval-policies/withdrawals',
+  },
   scopes: { create: 'treasury:write', read: 'treasury:read', approve: 'treasury:approve' },
   schemas: { create: createWithdrawalBodySchema, query: withdrawalQuerySchema, page: withdrawalPageSchema, shown: withdrawalSchema },
   summaries: withdrawalSummaries,

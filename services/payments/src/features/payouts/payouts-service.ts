@@ -3,6 +3,8 @@ import { AppError, currentContext, type InternalClaims, pageBySeq } from '@walle
 import {
   awaitsLedger,
   awaitsOutcomeEntry,
+  caseDecisionView,
+  type CaseDraft,
   type CaseTypeDeclaration,
   type CommandAnswers,
   type CommandResult,
@@ -59,7 +61,7 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
     const quote = await quoteFee(this.deps.db, scope.tenantId, 'payout', body.currencyCode, amount);
 
     const id = newId('payoutCase');
-    const draft: NewPayoutCase = {
+    const draft: CaseDraft<NewPayoutCase> = {
       id,
       walletId: wallet.id,
       currencyCode: body.currencyCode,
@@ -140,14 +142,8 @@ export function toPayoutCase(payout: StoredPayoutCase): PayoutCase {
     payoutMethod: payout.payoutMethod,
     destination: payout.destination,
     narration: payout.narration,
-    requestedBy: payout.requestedBy,
+    ...caseDecisionView(payout),
     status: payout.status,
-    holdJournalEntryId: payout.holdEntryId,
-    failureCode: payout.failureCode,
-    decidedBy: payout.decidedBy,
-    decidedAt: payout.decidedAt ? payout.decidedAt.toISOString() : null,
-    rejectionReason: payout.rejectionReason,
-    decisionJournalEntryId: payout.decisionEntryId,
     railReference: payout.railReference,
     railFailureReason: payout.railFailureReason,
     outcomeJournalEntryId: payout.outcomeEntryId,

@@ -3,6 +3,8 @@ import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@
 import {
   awaitsLedger,
   awaitsOutcomeEntry,
+  caseDecisionView,
+  type CaseDraft,
   type CaseTypeDeclaration,
   type CommandAnswers,
   type CommandResult,
@@ -44,7 +46,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
     await this.requireRequestAllowed(scope, body);
     const amount = formatAmount(body.amount, body.currencyCode);
     const id = newId('payoutCase');
-    const draft: NewWithdrawal = {
+    const draft: CaseDraft<NewWithdrawal> = {
       id,
       source: body.source,
       currencyCode: body.currencyCode,
@@ -103,14 +105,8 @@ export function toWithdrawal(withdrawal: StoredWithdrawal): Withdrawal {
     payoutMethod: withdrawal.payoutMethod,
     destination: withdrawal.destination,
     narration: withdrawal.narration,
-    requestedBy: withdrawal.requestedBy,
+    ...caseDecisionView(withdrawal),
     status: withdrawal.status,
-    holdJournalEntryId: withdrawal.holdEntryId,
-    failureCode: withdrawal.failureCode,
-    decidedBy: withdrawal.decidedBy,
-    decidedAt: withdrawal.decidedAt ? withdrawal.decidedAt.toISOString() : null,
-    rejectionReason: withdrawal.rejectionReason,
-    decisionJournalEntryId: withdrawal.decisionEntryId,
     railReference: withdrawal.railReference,
     railFailureReason: withdrawal.railFailureReason,
     outcomeJournalEntryId: withdrawal.outcomeEntryId,
