@@ -93,7 +93,6 @@ const ALLOWED: Record<string, string> = {
   'apps/dashboard/src/pages/LoginPage.tsx: LoginPage': JSX_FORM,
   'apps/dashboard/src/pages/PayoutsPage.tsx: RequestPayout': JSX_FORM,
   'apps/dashboard/src/pages/RequestLogsSection.tsx: RequestLogFilterForm': JSX_FORM,
-  'apps/dashboard/src/pages/TeamPage.tsx: AddMember': JSX_FORM,
   'apps/dashboard/src/pages/TreasuryPage.tsx: RecordFloatDeposit': JSX_FORM,
   'apps/dashboard/src/pages/TreasuryPage.tsx: RequestWithdrawal': JSX_FORM,
   'apps/dashboard/src/pages/TreasuryPage.tsx: TreasuryPage': JSX_FORM,

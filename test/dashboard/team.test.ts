@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '@wallet/kit/testing';
 import { isWalletApiError, verifyWebhook, WalletClient } from '@wallet/sdk';
 import type { Locator, Page } from 'playwright-core';
+import { signInAt } from '../../scripts/lib/dashboard-browser';
 import { accessibilityViolations, cspViolationsOf, type DashboardSystem, screenshot, settled, signIn, dashboardSuite } from './support';
 
 /**
@@ -216,26 +217,87 @@ describe('status badges', () => {
 });
 
 describe('the team screen', () => {
-  it('lets an org-admin add a member, change its role and deactivate it, and keeps the last org-admin', async () => {
+  it('invites a member, whose copied link (the newest of two) opened in a fresh browser sets a password, and who then signs in', async () => {
+    const page = await newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: system.dashboardUrl });
+    await signIn(page, system, 'org-admin', '/team');
+    await openScreen(page, '/team', 'Team');
+
+    const email = `invitee-${Date.now()}@example.com`;
+    await page.getByRole('button', { name: 'Invite member' }).click();
+    const inviteDialog = page.getByRole('dialog', { name: 'Invite a team member' });
+    await inviteDialog.getByRole('textbox', { name: 'Name', exact: true }).fill('Ivy Invitee');
+    await inviteDialog.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+    await choose(page, inviteDialog, 'Role', 'operator');
+    expect(await inviteDialog.getByLabel(/password/i).count()).toBe(0);
+    const violations = await accessibilityViolations(page, 'the invite dialog');
+    await inviteDialog.getByRole('button', { name: 'Invite member' }).click();
+    await inviteDialog.waitFor({ state: 'hidden' });
+
+    // The browser suites' system has no mail server: the link is shown, this once, to copy.
+    const result = page.getByRole('dialog', { name: 'Invitation for Ivy Invitee' });
+    await result.getByText('No e-mail was sent: copy the link now').waitFor();
+    violations.push(...(await accessibilityViolations(page, 'the invite result')));
+    await screenshot(page, 'team-invite-link');
+    await result.getByRole('button', { name: 'Copy' }).click();
+    await result.getByRole('button', { name: 'Copied' }).waitFor();
+    const link = await page.evaluate(() =>
+      (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText(),
+    );
+    expect(link).toBe(await result.getByRole('textbox', { name: 'Invitation link' }).inputValue());
+    const [address, token] = link.split('?token=');
+    expect(address).toBe(`${system.dashboardUrl}/accept-invite`);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await result.getByRole('button', { name: 'Done' }).click();
+    await result.waitFor({ state: 'hidden' });
+    await rowOf(page, email).getByText('invited', { exact: true }).waitFor();
+    // Gone with its dialog: the page keeps the link nowhere.
+    expect(await pageState(page)).not.toContain(token);
+
+    // A new invitation: a new link, and the first one no longer works.
+    await rowOf(page, email).getByRole('button', { name: 'Resend invite to Ivy Invitee' }).click();
+    await page
+      .getByRole('dialog', { name: 'Send Ivy Invitee a new invitation' })
+      .getByRole('button', { name: 'Send new invitation' })
+      .click();
+    await result.getByText('No e-mail was sent: copy the link now').waitFor();
+    violations.push(...(await accessibilityViolations(page, 'the new invitation')));
+    const newLink = await result.getByRole('textbox', { name: 'Invitation link' }).inputValue();
+    expect(newLink).not.toBe(link);
+    await result.getByRole('button', { name: 'Done' }).click();
+
+    const invitee = await newPage();
+    const password = 'the invitee chose this passphrase';
+    const accept = async (address: string) => {
+      await invitee.goto(address);
+      await invitee.getByRole('heading', { level: 1, name: 'Accept your invitation' }).waitFor();
+      await invitee.getByLabel('New password').fill(password);
+      await invitee.getByLabel('Repeat the password').fill(password);
+      await invitee.getByRole('button', { name: 'Set password and sign in' }).click();
+    };
+    await accept(link);
+    await invitee.getByRole('alert').filter({ hasText: 'This invitation cannot be used' }).waitFor();
+    await accept(newLink);
+    await invitee.getByRole('navigation', { name: 'Main' }).waitFor();
+    const invited = (await system.api.team.list({ status: 'active' })).data.find((member) => member.email === email);
+    expect(invited).toMatchObject({ name: 'Ivy Invitee', orgRole: 'operator', status: 'active' });
+
+    // And the password it chose is its login, in another fresh browser.
+    const later = await newPage();
+    await signInAt(later, system.dashboardUrl, { email, password });
+    await settled(later);
+    expect(violations).toEqual([]);
+  });
+
+  it("changes a member's role and deactivates it, and keeps the last org-admin", async () => {
+    const email = `new-hire-${Date.now()}@example.com`;
+    const added = await system.api.team.create({ name: 'New Hire', email, password: 'a first passphrase to change', orgRole: 'observer' });
     const page = await newPage();
     await signIn(page, system, 'org-admin', '/team');
     await openScreen(page, '/team', 'Team');
     const violations = await accessibilityViolations(page, 'the team screen');
     await screenshot(page, 'team');
-
-    const email = `new-hire-${Date.now()}@example.com`;
-    await page.getByRole('button', { name: 'Add member' }).click();
-    const addDialog = page.getByRole('dialog', { name: 'Add a team member' });
-    await addDialog.getByRole('textbox', { name: 'Name', exact: true }).fill('New Hire');
-    await addDialog.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
-    await addDialog.getByLabel('First password').fill('a first passphrase to change');
-    await choose(page, addDialog, 'Role', 'observer');
-    await addDialog.getByRole('button', { name: 'Add member' }).click();
-    await addDialog.waitFor({ state: 'hidden' });
     await rowOf(page, email).waitFor();
-    const added = (await system.api.team.list({ status: 'active' })).data.find((member) => member.email === email);
-    expect(added).toMatchObject({ name: 'New Hire', orgRole: 'observer', status: 'active' });
-    if (!added) throw new Error('the member was not added');
 
     await page.getByRole('button', { name: 'Change role of New Hire' }).click();
     const roleDialog = page.getByRole('dialog', { name: 'Change the role of New Hire' });

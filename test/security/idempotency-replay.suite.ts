@@ -189,6 +189,11 @@ const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body
     path: '/v1/team',
     body: { name: 'New admin', email: `new-${randomUUID().slice(0, 8)}@example.com`, password: PASSWORD, orgRole: 'org-admin' },
   }),
+  // Without a mail server the answer holds the invite's link: a secret no replay to another caller may show.
+  '/v1/team/invites': async () => ({
+    path: '/v1/team/invites',
+    body: { name: 'Invited admin', email: `invited-${randomUUID().slice(0, 8)}@example.com`, orgRole: 'org-admin' },
+  }),
   '/v1/wallets': async () => ({ path: '/v1/wallets', body: { ownerType: 'user', ownerId: `o-${randomUUID()}`, currencyCode: 'KES' } }),
   '/v1/admin/fee-schedules': async () => ({ path: '/v1/admin/fee-schedules', body: { name: `Replay ${randomUUID().slice(0, 8)}` } }),
   '/v1/admin/fee-schedules/{id}/rules': async () => {
@@ -267,7 +272,7 @@ function outcomeOf(answer: Answer, first: Answer, own: boolean): string {
  */
 function leaksOf(answer: Answer, first: Answer, ownExecution: boolean): number {
   const shown = JSON.parse(first.text) as Record<string, unknown>;
-  const fields = ['key', 'signingSecret', 'webhookSecret', ...(ownExecution ? [] : ['id'])];
+  const fields = ['key', 'signingSecret', 'webhookSecret', 'inviteUrl', ...(ownExecution ? [] : ['id'])];
   return fields.filter((field) => typeof shown[field] === 'string' && answer.text.includes(shown[field])).length;
 }
 

@@ -124,6 +124,10 @@ function apiKeysNamespace(client: RouteCaller) {
 function teamNamespace(client: RouteCaller) {
   return {
     create: (body: RouteBody<typeof R.createTeamMember>, options?: RequestOptions) => client.call(R.createTeamMember, { body }, options),
+    /** Invite by email to set its own password; with `inviteEmailSent: false`, `inviteUrl` is the link to hand over, shown this once. */
+    invite: (body: RouteBody<typeof TM.invite>, options?: RequestOptions) => client.call(TM.invite, { body }, options),
+    /** A new invite for a member still invited: the earlier link stops working. */
+    resendInvite: (memberId: string, options?: RequestOptions) => client.call(TM.resendInvite, { params: { memberId } }, options),
     list: (query?: RouteQuery<typeof R.listTeamMembers>, options?: RequestOptions) => client.call(R.listTeamMembers, { query }, options),
     get: (memberId: string, options?: RequestOptions) => client.call(R.getTeamMember, { params: { memberId } }, options),
     /** The names of members a record names (`ids`: comma-separated `usr_` ids); needs only team:read. */

@@ -88,6 +88,8 @@ const DECIDED_SCOPE: Record<string, string> = {
   'GET /v1/team/names': 'team:read',
   'GET /v1/team/{id}': 'team:manage',
   'POST /v1/team': 'team:manage',
+  'POST /v1/team/invites': 'team:manage',
+  'POST /v1/team/{id}/invite': 'team:manage',
   'PATCH /v1/team/{id}': 'team:manage',
   'GET /v1/team/audit-events': 'audit:read',
   'GET /v1/journal': 'journal:read',

@@ -39,6 +39,7 @@ import { sessionsRetentionRule } from './features/sessions/sessions-retention';
 import { sessionsRouter } from './features/sessions/sessions-router';
 import { SessionsService } from './features/sessions/sessions-service';
 import { createInviteMailer } from './features/team/invite-mailer';
+import { MemberInvites } from './features/team/member-invites';
 import { teamRouter } from './features/team/team-router';
 import { TeamService } from './features/team/team-service';
 import { tenantsRouter } from './features/tenants/tenants-router';
@@ -67,7 +68,7 @@ const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
 /** The variables identity reads besides the common ones. */
 const identityConfigShape = {
-  /** e.g. smtp://127.0.0.1:2525; without it organizations are created but invites are not emailed. */
+  /** e.g. smtp://127.0.0.1:2525; without it invites are not emailed: a team invite's link goes back to the inviter. */
   SMTP_URL: z.preprocess(emptyAsUnset, z.url({ protocol: /^smtps?$/ }).optional()),
   SMTP_FROM: z.string().min(3).default('no-reply@wallet.local'),
   /** Where invite links point: the tenant dashboard's accept-invite page. */
@@ -133,15 +134,15 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const remember = idempotency({ db, required: false, logger });
         const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
         const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
-        if (!mailer) logger.info('SMTP_URL is not set: organization invites and login locks will not be emailed');
+        if (!mailer) logger.info('SMTP_URL is not set: invites and login locks will not be emailed (invite links go to the inviter)');
         const tenants = new TenantsService({ db, relay });
-        const inviteMailer = mailer && createInviteMailer(mailer);
-        const organizations = new OrganizationsService({ db, tenants, mailer: inviteMailer, dashboardUrl: config.DASHBOARD_URL, logger });
+        const invites = new MemberInvites({ db, mailer: mailer && createInviteMailer(mailer), dashboardUrl: config.DASHBOARD_URL, logger });
+        const organizations = new OrganizationsService({ db, tenants, invites });
         const notices = new LoginLockNotices({ db, mailer, logger });
         const throttle = new LoginThrottle({ db, policy: loginThrottlePolicyOf(config), notices, logger });
         const sessions = new SessionsService({ db, ttlSeconds: config.IDENTITY_SESSION_TTL_SECONDS, throttle });
         // A deactivated member's sessions end with the deactivation: the team asks sessions, which depend on the team.
-        const team = new TeamService({ db, sessions });
+        const team = new TeamService({ db, sessions, invites });
         const apiKeys = new ApiKeysService({ db, relay, secrets });
         const momoProviders = new MomoProvidersService({ db, secrets });
         const deadLetters = new DeadLettersService({ db, queues: new DeadLetterQueues({ broker, queues: DEAD_LETTER_QUEUES }) });
@@ -153,7 +154,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
             app.use(organizationsRouter(organizations, remember));
             app.use(auditRouter(db));
             // After the audit router: /v1/team/:memberId must not swallow /v1/team/audit-events.
-            app.use(teamRouter(team, remember));
+            app.use(teamRouter(team, remember, rememberSealed));
             app.use(sessionsRouter(sessions));
             app.use(apiKeysRouter(apiKeys, rememberSealed));
             app.use(apiKeyAuthRouter(apiKeys));

@@ -101,6 +101,16 @@ const CASES: CreateCase[] = [
   },
   { name: 'POST /v1/team', path: () => '/v1/team', token: tenantToken, body: member, table: 'team_members', status: 201 },
   {
+    name: 'POST /v1/team/invites',
+    path: () => '/v1/team/invites',
+    token: tenantToken,
+    body: () => ({ name: 'Invited', email: `invited-${randomUUID().slice(0, 8)}@example.com`, orgRole: 'operator' }),
+    table: 'team_members',
+    status: 201,
+    // No mail server here: the answer holds the invite's link.
+    secret: 'inviteUrl',
+  },
+  {
     name: 'POST /v1/admin/momo-providers',
     path: () => '/v1/admin/momo-providers',
     token: tenantToken,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type RunningService, start } from '../src/main';
@@ -109,4 +111,55 @@ export function tenantBody(overrides: { name?: string; slug?: string; config?: R
 export async function countRows(db: Db, table: string, where: Record<string, unknown> = {}): Promise<number> {
   const rows = await db(table).where(where).count<{ count: string }[]>('* as count');
   return Number(rows[0]?.count ?? 0);
+}
+
+export interface ReceivedEmail {
+  envelope: SMTPServerEnvelope;
+  /** The message with quoted-printable soft breaks and escapes undone, so links read whole. */
+  text: string;
+}
+
+/**
+ * An SMTP server in this process that keeps what it receives, for `SMTP_URL`. It refuses
+ * recipients at bounce.test: how a failed send is produced.
+ */
+export interface SmtpInbox {
+  url: string;
+  received: ReceivedEmail[];
+  /** The first email to this address. */
+  mailTo(address: string): ReceivedEmail | undefined;
+  close(): Promise<void>;
+}
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+export async function startSmtpInbox(): Promise<SmtpInbox> {
+  const received: ReceivedEmail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (address.address.endsWith('@bounce.test')) return callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push({ envelope: session.envelope, text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    mailTo: (address) => received.find((email) => email.envelope.rcptTo.some((recipient) => recipient.address === address)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

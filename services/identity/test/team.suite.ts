@@ -1,4 +1,13 @@
-import { auditEventSchema, errorBodySchema, type OrgRole, pageSchema, scopesOfRole, teamMemberSchema } from '@wallet/contracts';
+import {
+  auditEventSchema,
+  errorBodySchema,
+  type OrgRole,
+  pageSchema,
+  scopesOfRole,
+  sessionSchema,
+  teamInviteSchema,
+  teamMemberSchema,
+} from '@wallet/contracts';
 import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
 
 /**
@@ -151,6 +160,39 @@ describe('POST /v1/team', () => {
 
   it('is for tenant credentials only', async () => {
     expectErrorBody(await identity.request('POST', '/v1/team', { body: memberBody('user') }), 403, 'INSUFFICIENT_SCOPE');
+  });
+});
+
+describe('POST /v1/team/invites without a mail server', () => {
+  it('answers the accept link to the inviting caller alone, once; the link activates the member', async () => {
+    const { owner, tenantId } = await newTenant();
+    const email = `linked-${uniqueSlug('e')}@example.com`;
+    const answered = await identity.request('POST', '/v1/team/invites', {
+      token: owner.token,
+      body: { name: 'Lin Link', email, orgRole: 'approver' },
+    });
+    expect(answered.status).toBe(201);
+    const invited = teamInviteSchema.parse(answered.body);
+    expect(invited).toMatchObject({ tenantId, email, orgRole: 'approver', status: 'invited', inviteEmailSent: false });
+    // The default DASHBOARD_URL: the dashboard listener of `npm start`.
+    const link = invited.inviteUrl?.match(/^http:\/\/localhost:8082\/accept-invite\?token=([A-Za-z0-9_-]{43})$/);
+    expect(link).toBeTruthy();
+    const token = (link as RegExpMatchArray)[1] as string;
+
+    // Nothing else shows it again: not the member, the list or the audit trail.
+    const shown = [
+      await identity.request('GET', `/v1/team/${invited.id}`, { token: owner.token }),
+      await identity.request('GET', '/v1/team', { token: owner.token }),
+      await identity.request('GET', `/v1/team/audit-events?targetId=${invited.id}`, { token: owner.token }),
+    ];
+    for (const answer of shown) expect(JSON.stringify(answer.body)).not.toContain(token);
+
+    const accepted = await identity.request('POST', '/v1/auth/accept-invite', {
+      token: internalToken({ surface: 'public', authMode: 'none' }),
+      body: { token, password: PASSWORD },
+    });
+    expect(accepted.status).toBe(200);
+    expect(sessionSchema.parse(accepted.body).member).toMatchObject({ id: invited.id, status: 'active' });
   });
 });
 

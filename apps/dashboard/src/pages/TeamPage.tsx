@@ -1,13 +1,10 @@
-import { Badge, Button, Group, PasswordInput, Select, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Select } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import {
-  type CreateTeamMemberBody,
-  createTeamMemberBodySchema,
   MEMBER_STATUSES,
   ORG_ROLES,
   type OrgRole,
-  PASSWORD_MIN_LENGTH,
   type TeamMember,
   teamRoutes,
   type UpdateTeamMemberBody,
@@ -25,9 +22,10 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DateTime } from '../components/DateTime';
 import { type FilterField, FilterForm } from '../components/FilterForm';
 import { columnsOf, PagedTable } from '../components/PagedTable';
-import { checkForm, type FieldErrors } from '../forms/schema';
+import { checkForm } from '../forms/schema';
 import { FormDialog } from '../components/FormDialog';
 import { listKeys } from '../app/filters';
+import { InviteMember, ResendInvite } from './TeamInvites';
 
 const routeApi = getRouteApi('/_session/team');
 
@@ -144,92 +142,8 @@ function MemberActions({ member }: { member: TeamMember }) {
     <Group gap="xs" wrap="nowrap">
       <ChangeRole member={member} roles={roles} />
       <ChangeStatus member={member} />
+      {member.status === 'invited' && canCall(principal.scopes, teamRoutes.resendInvite) && <ResendInvite member={member} />}
     </Group>
-  );
-}
-
-const emptyMember = { name: '', email: '', password: '', orgRole: '' };
-
-/**
- * Adds an active member with a first password the admin hands over. The tenant API has no
- * invitations of its own: only an organization's first admin is invited, by the platform.
- */
-function AddMember() {
-  const principal = usePrincipal();
-  const queryClient = useQueryClient();
-  const [opened, setOpened] = useState(false);
-  const [values, setValues] = useState(emptyMember);
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const add = useMutation({
-    mutationFn: (body: CreateTeamMemberBody) => api.call(teamRoutes.create, { body }),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['team'] });
-      setValues(emptyMember);
-      setOpened(false);
-    },
-  });
-  const set = (field: keyof typeof emptyMember) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
-  const submit = () => {
-    const checked = checkForm(createTeamMemberBodySchema, {
-      name: values.name,
-      email: values.email.trim(),
-      password: values.password,
-      orgRole: values.orgRole as OrgRole,
-    });
-    if (!checked.ok) return setErrors(checked.errors);
-    setErrors({});
-    add.mutate(checked.value);
-  };
-  if (!canCall(principal.scopes, teamRoutes.create)) return null;
-  return (
-    <>
-      <Button onClick={() => (add.reset(), setOpened(true))}>Add member</Button>
-      <FormDialog
-        title="Add a team member"
-        opened={opened}
-        onClose={() => setOpened(false)}
-        onSubmit={submit}
-        pending={add.isPending}
-        error={add.error}
-        failure={isApiError(add.error, 'EMAIL_TAKEN') ? 'This email is already a member' : 'Could not add the member'}
-        submitLabel="Add member"
-      >
-        <Text size="sm">The member can sign in at once with this password: give it to them through a safe channel.</Text>
-        <TextInput
-          label="Name"
-          required
-          value={values.name}
-          onChange={(event) => set('name')(event.currentTarget.value)}
-          error={errors.name}
-          data-autofocus
-        />
-        <TextInput
-          label="Email"
-          type="email"
-          required
-          value={values.email}
-          onChange={(event) => set('email')(event.currentTarget.value)}
-          error={errors.email}
-        />
-        <PasswordInput
-          label="First password"
-          description={`At least ${PASSWORD_MIN_LENGTH} characters`}
-          required
-          autoComplete="new-password"
-          value={values.password}
-          onChange={(event) => set('password')(event.currentTarget.value)}
-          error={errors.password}
-        />
-        <Select
-          label="Role"
-          required
-          data={grantableRoles(principal.scopes)}
-          value={values.orgRole || null}
-          onChange={(value) => set('orgRole')(value ?? '')}
-          error={errors.orgRole}
-        />
-      </FormDialog>
-    </>
   );
 }
 
@@ -270,7 +184,7 @@ export function TeamPage() {
     <>
       <Group justify="space-between" align="flex-start">
         <PageTitle>Team</PageTitle>
-        <AddMember />
+        <InviteMember />
       </Group>
       <FilterForm
         key={keys.form}
@@ -288,7 +202,7 @@ export function TeamPage() {
         columns={columns}
         rowId={(member) => member.id}
         emptyTitle="No members"
-        emptyDescription={!keys.filtered ? 'Members you add show here.' : 'No member matches these filters.'}
+        emptyDescription={!keys.filtered ? 'Members you invite show here.' : 'No member matches these filters.'}
       />
     </>
   );

@@ -24,6 +24,22 @@ export const createTeamMemberBodySchema = z.object({
 });
 export type CreateTeamMemberBody = z.infer<typeof createTeamMemberBodySchema>;
 
+/** An invited member sets its own password through the link, so the inviter never knows it. */
+export const inviteTeamMemberBodySchema = createTeamMemberBodySchema.omit({ password: true });
+export type InviteTeamMemberBody = z.infer<typeof inviteTeamMemberBodySchema>;
+
+/**
+ * An invited member and how its invite travels. `inviteUrl` is set only when no email went out
+ * (no mail server configured, or it refused): the caller then hands the link over itself. It is
+ * shown this once; only its hash is kept.
+ */
+export const teamInviteSchema = teamMemberSchema.extend({
+  inviteEmailSent: z.boolean(),
+  inviteUrl: z.url().nullable(),
+  inviteExpiresAt: timestampSchema,
+});
+export type TeamInvite = z.infer<typeof teamInviteSchema>;
+
 export const updateTeamMemberBodySchema = z
   .object({
     orgRole: orgRoleSchema.optional(),
@@ -126,6 +142,31 @@ export const teamRoutes = {
     idempotencyKey: 'optional',
     success: { status: 201, schema: teamMemberSchema },
     errors: ['SCOPE_ESCALATION', 'EMAIL_TAKEN'],
+  },
+  invite: {
+    method: 'post',
+    path: '/v1/team/invites',
+    operationId: 'team.invite',
+    summary:
+      'Invite a member by email to set its own password; without a mail server (or when it fails) the answer holds the link, this once. Only roles the caller covers',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    body: inviteTeamMemberBodySchema,
+    idempotencyKey: 'optional',
+    success: { status: 201, schema: teamInviteSchema },
+    errors: ['SCOPE_ESCALATION', 'EMAIL_TAKEN'],
+  },
+  resendInvite: {
+    method: 'post',
+    path: '/v1/team/{memberId}/invite',
+    operationId: 'team.resendInvite',
+    summary: 'Send a member who has not accepted yet a new invite; the earlier link stops working',
+    surface: 'tenant',
+    service: 'identity',
+    scope: 'team:manage',
+    success: { status: 200, schema: teamInviteSchema },
+    errors: ['SCOPE_ESCALATION', 'MEMBER_NOT_FOUND', 'MEMBER_NOT_INVITED'],
   },
   list: {
     method: 'get',

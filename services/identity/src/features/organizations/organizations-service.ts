@@ -4,24 +4,21 @@ import {
   type Organization,
   type Page,
   type PageQuery,
-  type Tenant,
   type UpdateOrganizationBody,
 } from '@wallet/contracts';
-import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Logger } from '@wallet/kit';
+import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims } from '@wallet/kit';
 import { auditActorFields, recordAuditEvents } from '../audit/audit-trail';
-import { type InviteMailer } from '../team/invite-mailer';
-import { type InviteToken, newInviteToken } from '../team/invite-tokens';
-import { firstAdminsOf, type InvitedMember, insertInvitedMember, markInviteSent } from '../team/team-members';
+import { newInviteToken } from '../team/invite-tokens';
+import type { MemberInvites } from '../team/member-invites';
+import { firstAdminsOf, insertInvitedMember } from '../team/team-members';
 import { type TenantChange, type TenantsService, withoutSeq } from '../tenants/tenants-service';
 import { findTenant, listTenants } from '../tenants/tenant-lookup';
 
 export interface OrganizationsDeps {
   db: Db;
   tenants: TenantsService;
-  /** Null when no SMTP server is configured: organizations are created, invites not emailed. */
-  mailer: InviteMailer | null;
-  dashboardUrl: string;
-  logger: Logger;
+  /** The team's invites: the first admin is invited as any member is, by the platform rather than a person. */
+  invites: MemberInvites;
 }
 
 /** An organization is a tenant as the platform operator sees it, with its first admin. */
@@ -47,8 +44,12 @@ export class OrganizationsService {
       return member;
     });
     if (!admin || !invite) return { ...tenant, admin: null };
-    // After the commit: the organization exists whether or not the mail server answers.
-    const inviteEmailSent = await this.sendInvite(tenant, admin, invite);
+    // The platform operator hands no link over: only whether the email went out is answered.
+    const { inviteEmailSent } = await this.deps.invites.deliver(admin, invite, {
+      organizationName: tenant.name,
+      orgRole: admin.orgRole,
+      invitedBy: null,
+    });
     return { ...tenant, admin: { ...admin, inviteEmailSent } };
   }
 
@@ -95,30 +96,6 @@ export class OrganizationsService {
       data: page.map((tenant) => ({ ...withoutSeq(tenant), admin: admins.get(tenant.id) ?? null })),
       nextCursor: rows.length > query.limit && last ? encodeCursor({ seq: last.seq }) : null,
     };
-  }
-
-  /** True only when the mail server accepted the invite; a failure is logged, never thrown. */
-  private async sendInvite(tenant: Tenant, admin: InvitedMember, invite: InviteToken): Promise<boolean> {
-    const { mailer, logger } = this.deps;
-    if (!mailer) return false;
-    try {
-      await mailer.send({
-        to: { name: admin.name, address: admin.email },
-        organizationName: tenant.name,
-        acceptUrl: `${this.deps.dashboardUrl.replace(/\/+$/, '')}/accept-invite?token=${encodeURIComponent(invite.token)}`,
-        expiresAt: invite.expiresAt,
-      });
-    } catch (error) {
-      logger.warn({ err: error, tenantId: tenant.id, memberId: admin.id }, 'invite email could not be sent');
-      return false;
-    }
-    try {
-      await markInviteSent(this.deps.db, admin.id);
-    } catch (error) {
-      // The email went out; only the record of it is missing.
-      logger.warn({ err: error, tenantId: tenant.id, memberId: admin.id }, 'invite email sent but not recorded');
-    }
-    return true;
   }
 }
 

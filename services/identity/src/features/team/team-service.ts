@@ -2,26 +2,33 @@ import {
   type MemberName,
   type CreateTeamMemberBody,
   hasScope,
+  type InviteTeamMemberBody,
   type MemberPrincipal,
   newId,
   type OrgRole,
   type Page,
   scopesOfRole,
+  type TeamInvite,
   type TeamMember,
   type TeamMemberQuery,
   type UpdateTeamMemberBody,
 } from '@wallet/contracts';
 import { AppError, cursorFields, type Db, decodeCursor, encodeCursor, type InternalClaims, type Tx } from '@wallet/kit';
 import { auditActorFields, type NewAuditEvent, recordAuditEvents } from '../audit/audit-trail';
+import { findTenant } from '../tenants/tenant-lookup';
+import { type InviteToken, newInviteToken } from './invite-tokens';
+import type { InviteContext, MemberInvites } from './member-invites';
 import { hashPassword } from './passwords';
 import {
   countOtherActiveAdmins,
   findMember,
+  insertInvitedMember,
   insertMember,
   listMembers,
   lockMember,
   lockTenantAdmins,
   memberNames,
+  renewInvite,
   updateMember,
 } from './team-store';
 
@@ -50,15 +57,35 @@ export interface MemberSessions {
   revokeAllOf(tx: Tx, memberId: string): Promise<number>;
 }
 
+/** A team record of the member the call was made on, by its actor. */
+function memberEvent(
+  claims: InternalClaims,
+  tenantId: string,
+  memberId: string,
+  action: string,
+  metadata: Record<string, unknown>,
+): NewAuditEvent {
+  const actor = auditActorFields(claims);
+  return {
+    tenantId,
+    environment: null,
+    action,
+    actorType: actor.actorType,
+    actorId: actor.actorId,
+    targetType: 'team_member',
+    targetId: memberId,
+    metadata: { ...actor.metadata, ...metadata },
+  };
+}
+
 /** The team of a tenant: shared by its test and live environments. */
 export class TeamService {
-  constructor(private readonly deps: { db: Db; sessions: MemberSessions }) {}
+  constructor(private readonly deps: { db: Db; sessions: MemberSessions; invites: MemberInvites }) {}
 
   async create(claims: InternalClaims, tenantId: string, body: CreateTeamMemberBody): Promise<TeamMember> {
     requireCoversRole(claims, body.orgRole, `add a member as ${body.orgRole}`);
     // Hashing is slow on purpose; it happens before the transaction so no lock waits on it.
     const passwordHash = await hashPassword(body.password);
-    const actor = auditActorFields(claims);
     return this.deps.db.transaction(async (tx) => {
       const member = await insertMember(tx, {
         id: newId('user'),
@@ -69,20 +96,71 @@ export class TeamService {
         passwordHash,
       });
       if (!member) throw new AppError('EMAIL_TAKEN', 'This email is already a member of the organization', { email: body.email });
-      await recordAuditEvents(tx, [
-        {
-          tenantId,
-          environment: null,
-          action: 'team_member.created',
-          actorType: actor.actorType,
-          actorId: actor.actorId,
-          targetType: 'team_member',
-          targetId: member.id,
-          metadata: { ...actor.metadata, email: member.email, orgRole: member.orgRole },
-        },
-      ]);
+      const metadata = { email: member.email, orgRole: member.orgRole };
+      await recordAuditEvents(tx, [memberEvent(claims, tenantId, member.id, 'team_member.created', metadata)]);
       return member;
     });
+  }
+
+  /**
+   * An invited member, with no password until it accepts. The invite is emailed after the commit,
+   * or its link answered to this caller alone when no email went out.
+   */
+  async invite(claims: InternalClaims, tenantId: string, body: InviteTeamMemberBody): Promise<TeamInvite> {
+    requireCoversRole(claims, body.orgRole, `invite a member as ${body.orgRole}`);
+    const invite = newInviteToken();
+    const member = await this.deps.db.transaction(async (tx) => {
+      const inserted = await insertInvitedMember(tx, {
+        id: newId('user'),
+        tenantId,
+        name: body.name,
+        email: body.email,
+        orgRole: body.orgRole,
+        inviteTokenHash: invite.tokenHash,
+        inviteExpiresAt: invite.expiresAt,
+      });
+      if (!inserted) throw new AppError('EMAIL_TAKEN', 'This email is already a member of the organization', { email: body.email });
+      const { inviteEmailSent: _notYet, ...member } = inserted;
+      const metadata = { email: member.email, orgRole: member.orgRole };
+      await recordAuditEvents(tx, [memberEvent(claims, tenantId, member.id, 'team_member.invited', metadata)]);
+      return member;
+    });
+    return this.deliverInvite(claims, member, invite);
+  }
+
+  /** A new invite for a member who has not accepted yet; the earlier token stops working with this commit. */
+  async resendInvite(claims: InternalClaims, tenantId: string, memberId: string): Promise<TeamInvite> {
+    const invite = newInviteToken();
+    const member = await this.deps.db.transaction(async (tx) => {
+      const current = await lockMember(tx, tenantId, memberId);
+      if (!current) throw memberNotFound();
+      requireCoversRole(claims, current.orgRole, `invite a member who is ${current.orgRole}`);
+      const renewed = await renewInvite(tx, current.id, invite.tokenHash, invite.expiresAt);
+      if (!renewed) {
+        throw new AppError('MEMBER_NOT_INVITED', `This member is ${current.status}: only an invited member is sent an invite`, {
+          status: current.status,
+        });
+      }
+      const metadata = { email: renewed.email, orgRole: renewed.orgRole };
+      await recordAuditEvents(tx, [memberEvent(claims, tenantId, renewed.id, 'team_member.invite_resent', metadata)]);
+      return renewed;
+    });
+    return this.deliverInvite(claims, member, invite);
+  }
+
+  private async deliverInvite(claims: InternalClaims, member: TeamMember, invite: InviteToken): Promise<TeamInvite> {
+    const delivery = await this.deps.invites.deliver(member, invite, await this.inviteContext(claims, member));
+    return { ...member, ...delivery };
+  }
+
+  /** The organization's name, and the inviter's when a member invites (a key naming no member is nobody's). */
+  private async inviteContext(claims: InternalClaims, member: TeamMember): Promise<InviteContext> {
+    const [tenant, inviter] = await Promise.all([
+      findTenant(this.deps.db, member.tenantId),
+      claims.actor?.type === 'team_member' ? findMember(this.deps.db, member.tenantId, claims.actor.id) : null,
+    ]);
+    if (!tenant) throw new Error(`tenant ${member.tenantId} of member ${member.id} vanished`);
+    return { organizationName: tenant.name, orgRole: member.orgRole, invitedBy: inviter?.name ?? null };
   }
 
   /** Newest first, by insertion order; the cursor is the position of the last item returned. */
@@ -117,7 +195,6 @@ export class TeamService {
    * org-admin is refused; a deactivated member's sessions end with it.
    */
   async update(claims: InternalClaims, tenantId: string, memberId: string, body: UpdateTeamMemberBody): Promise<TeamMember> {
-    const actor = auditActorFields(claims);
     return this.deps.db.transaction(async (tx) => {
       await lockTenantAdmins(tx, tenantId);
       const current = await lockMember(tx, tenantId, memberId);
@@ -138,16 +215,7 @@ export class TeamService {
         orgRole: roleChanges ? body.orgRole : undefined,
         status: deactivates ? 'deactivated' : reactivates ? 'active' : undefined,
       });
-      const event = (action: string, metadata: Record<string, unknown>): NewAuditEvent => ({
-        tenantId,
-        environment: null,
-        action,
-        actorType: actor.actorType,
-        actorId: actor.actorId,
-        targetType: 'team_member',
-        targetId: current.id,
-        metadata: { ...actor.metadata, ...metadata },
-      });
+      const event = (action: string, metadata: Record<string, unknown>) => memberEvent(claims, tenantId, current.id, action, metadata);
       const events: NewAuditEvent[] = [];
       if (roleChanges)
         events.push(event('team_member.role_changed', { before: { orgRole: current.orgRole }, after: { orgRole: updated.orgRole } }));

@@ -55,6 +55,22 @@ export async function insertInvitedMember(tx: Tx, member: NewInvitedMember): Pro
   return row ? toMember(row) : null;
 }
 
+/**
+ * A new token for a member still invited: the old hash is overwritten, so the earlier link stops
+ * working, and the invite counts as not emailed until this one is.
+ */
+export async function renewInvite(tx: Tx, memberId: string, inviteTokenHash: string, inviteExpiresAt: Date): Promise<TeamMember | null> {
+  const result = await tx.raw(
+    `UPDATE team_members
+        SET invite_token_hash = ?, invite_expires_at = ?, invite_sent_at = NULL
+      WHERE id = ? AND status = 'invited'
+      RETURNING ${COLUMNS.join(', ')}`,
+    [inviteTokenHash, inviteExpiresAt, memberId],
+  );
+  const row = (result.rows as TeamMemberRow[])[0];
+  return row ? toTeamMember(row) : null;
+}
+
 export async function markInviteSent(db: Db, memberId: string): Promise<void> {
   await db('team_members').where({ id: memberId }).update({ invite_sent_at: db.fn.now() });
 }
