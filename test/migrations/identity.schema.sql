@@ -232,6 +232,34 @@ CREATE SEQUENCE public.platform_events_seq_seq
 
 ALTER SEQUENCE public.platform_events_seq_seq OWNED BY public.platform_events.seq;
 
+CREATE TABLE public.review_notices (
+    id bigint NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    case_type text NOT NULL,
+    case_id text NOT NULL,
+    event text NOT NULL,
+    requested_by text NOT NULL,
+    approved_by text,
+    approver_role text,
+    amount numeric,
+    currency_code text,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT review_notices_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
+    CONSTRAINT review_notices_event_check CHECK ((event = ANY (ARRAY['requested'::text, 'approval_recorded'::text])))
+);
+
+CREATE SEQUENCE public.review_notices_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.review_notices_id_seq OWNED BY public.review_notices.id;
+
 CREATE TABLE public.sessions (
     id text NOT NULL,
     token_hash text NOT NULL,
@@ -380,6 +408,8 @@ ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbo
 
 ALTER TABLE ONLY public.platform_events ALTER COLUMN seq SET DEFAULT nextval('public.platform_events_seq_seq'::regclass);
 
+ALTER TABLE ONLY public.review_notices ALTER COLUMN id SET DEFAULT nextval('public.review_notices_id_seq'::regclass);
+
 ALTER TABLE ONLY public.team_members ALTER COLUMN seq SET DEFAULT nextval('public.team_members_seq_seq'::regclass);
 
 ALTER TABLE ONLY public.tenants ALTER COLUMN seq SET DEFAULT nextval('public.tenants_seq_seq'::regclass);
@@ -446,6 +476,9 @@ ALTER TABLE ONLY public.platform_events
 
 ALTER TABLE ONLY public.platform_events
     ADD CONSTRAINT platform_events_pkey PRIMARY KEY (seq);
+
+ALTER TABLE ONLY public.review_notices
+    ADD CONSTRAINT review_notices_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
@@ -515,6 +548,8 @@ CREATE INDEX platform_events_object ON public.platform_events USING btree (tenan
 CREATE INDEX platform_events_recorded_at ON public.platform_events USING brin (recorded_at);
 
 CREATE INDEX platform_events_scope ON public.platform_events USING btree (tenant_id, environment, seq);
+
+CREATE INDEX review_notices_due ON public.review_notices USING btree (next_attempt_at);
 
 CREATE INDEX sessions_expires_at ON public.sessions USING btree (expires_at);
 

@@ -561,7 +561,15 @@ export class MakerChecker<Draft extends { id: string }, Stored extends CaseState
         actorId: taken.decision.decidedBy,
         targetType: this.type.names.referenceType,
         targetId: taken.id,
-        metadata: { ...actor.metadata, callerActorId: actor.actorId, approvals: 1, approvalsRequired: recorded.approvalsRequired },
+        metadata: {
+          ...actor.metadata,
+          callerActorId: actor.actorId,
+          approvals: 1,
+          approvalsRequired: recorded.approvalsRequired,
+          // Whom the second approval may come from: the reviewers' notice names the maker and the role.
+          requestedBy: recorded.requestedBy,
+          approverRole: recorded.approverRole,
+        },
       }),
     ]);
     await answers.recorded(tx, this.type.show(recorded));

@@ -16,6 +16,7 @@ import * as platformAuditEvents from './20270105120000_platform_audit_events';
 import * as outboxDeleteFunction from './20270110120000_outbox_delete_function';
 import * as createLoginThrottles from './20270111120000_create_login_throttles';
 import * as createPlatformEventsAndWebhooks from './20270201120000_create_platform_events_and_webhooks';
+import * as createReviewNotices from './20270205130000_create_review_notices';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_tenants', ...createTenants },
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { name: '20270110120000_outbox_delete_function', ...outboxDeleteFunction },
   { name: '20270111120000_create_login_throttles', ...createLoginThrottles },
   { name: '20270201120000_create_platform_events_and_webhooks', ...createPlatformEventsAndWebhooks },
+  { name: '20270205130000_create_review_notices', ...createReviewNotices },
 ];

@@ -12,6 +12,8 @@ import {
   runMain,
   type RunningService,
   startService,
+  type Db,
+  type Logger,
 } from '@wallet/kit';
 import { z } from 'zod';
 import { migrations } from '../migrations';
@@ -24,6 +26,7 @@ import { auditRouter } from './features/audit/audit-router';
 import { deadLettersRouter } from './features/dead-letters/dead-letters-router';
 import { DeadLettersService } from './features/dead-letters/dead-letters-service';
 import { LoginLockNotices } from './features/login-throttle/login-lock-notices';
+import { ReviewNotices } from './features/review-notices/review-notices';
 import { checkedLoginThrottlePolicy, LoginThrottle, type LoginThrottlePolicy } from './features/login-throttle/login-throttle';
 import { loginThrottlesRetentionRule } from './features/login-throttle/login-throttle-retention';
 import { createMailer } from './features/mail/mailer';
@@ -33,7 +36,9 @@ import { WEBHOOK_SECRETS_COLUMN } from './features/momo-providers/momo-providers
 import { organizationsRouter } from './features/organizations/organizations-router';
 import { OrganizationsService } from './features/organizations/organizations-service';
 import { masterKeyConfigSchema, oldMasterKeysConfigSchema } from './features/secrets/master-keys';
+import type { MasterKey } from './features/secrets/master-keys';
 import { openSecretBox } from './features/secrets/open-secret-box';
+import type { SecretBox } from './features/secrets/secret-box';
 import { reencryptSealedAnswers, sealedAnswers } from './features/secrets/sealed-answers';
 import { sessionsRetentionRule } from './features/sessions/sessions-retention';
 import { sessionsRouter } from './features/sessions/sessions-router';
@@ -62,6 +67,9 @@ function loginThrottlePolicyOf(config: {
     failureMemorySeconds: config.IDENTITY_LOGIN_FAILURE_MEMORY_SECONDS,
   });
 }
+
+/** How often notices to reviewers due are sent: a reviewer hears of a case within seconds. */
+const REVIEW_NOTICE_INTERVAL_MS = 1_000;
 
 /** An unset and an empty variable both mean "not configured". */
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
@@ -103,6 +111,24 @@ const IDENTITY_QUEUES = [
   ...queueAndDeadLetters(TOPOLOGY.platformEvents.queue, TOPOLOGY.platformEvents.deadLetterQueue),
 ];
 
+/** The box every secret identity keeps is sealed in, its stored answers re-sealed under the current key. */
+async function openSecrets(
+  config: { SECRETS_ENCRYPTION_KEY: MasterKey; SECRETS_ENCRYPTION_KEYS_OLD?: MasterKey[] | undefined },
+  db: Db,
+  logger: Logger,
+): Promise<SecretBox> {
+  const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN, ENDPOINT_SECRETS_COLUMN];
+  const secrets = await openSecretBox({
+    currentKey: config.SECRETS_ENCRYPTION_KEY,
+    oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [],
+    db,
+    logger,
+    columns,
+  });
+  await reencryptSealedAnswers({ db, box: secrets, logger });
+  return secrets;
+}
+
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
   return startService(
     {
@@ -121,15 +147,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         ...webhooksRetentionRules(config),
       ],
       wire: async ({ config, db, relay, broker, logger, metrics }) => {
-        const columns = [SIGNING_SECRETS_COLUMN, WEBHOOK_SECRETS_COLUMN, ENDPOINT_SECRETS_COLUMN];
-        const secrets = await openSecretBox({
-          currentKey: config.SECRETS_ENCRYPTION_KEY,
-          oldKeys: config.SECRETS_ENCRYPTION_KEYS_OLD ?? [],
-          db,
-          logger,
-          columns,
-        });
-        await reencryptSealedAnswers({ db, box: secrets, logger });
+        const secrets = await openSecrets(config, db, logger);
         // Creations honour an optional Idempotency-Key; answers holding a secret shown once are kept sealed.
         const remember = idempotency({ db, required: false, logger });
         const rememberSealed = idempotency({ db, required: false, logger, sealing: sealedAnswers(secrets) });
@@ -146,7 +164,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         const apiKeys = new ApiKeysService({ db, relay, secrets });
         const momoProviders = new MomoProvidersService({ db, secrets });
         const deadLetters = new DeadLettersService({ db, queues: new DeadLetterQueues({ broker, queues: DEAD_LETTER_QUEUES }) });
-        await startAuditRecordsConsumer({ broker, db, logger });
+        const reviewNotices = mailer && new ReviewNotices({ db, mailer, dashboardUrl: config.DASHBOARD_URL, logger });
+        await startAuditRecordsConsumer({ broker, db, logger, notices: reviewNotices });
+        const sendingNotices = reviewNotices?.start(REVIEW_NOTICE_INTERVAL_MS);
         const webhooks = await startWebhooks({ config, db, broker, logger, metrics, secrets, mailer, rememberSealed });
         return {
           routes: (app) => {
@@ -165,6 +185,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           stop: async () => {
             await webhooks.stop();
             await throttle.stop();
+            await sendingNotices?.stop();
             mailer?.close();
           },
         };

@@ -1,9 +1,18 @@
 import { auditRecordV1Schema, TOPOLOGY } from '@wallet/contracts';
 import { type Broker, consumeIdempotently, type Db, type Logger } from '@wallet/kit';
+import type { ReviewNotices } from '../review-notices/review-notices';
 import { recordAuditEvents } from './audit-store';
 
-/** Audit records other services wrote to their outboxes; each message id is recorded once. */
-export async function startAuditRecordsConsumer(deps: { broker: Broker; db: Db; logger: Logger }): Promise<void> {
+/**
+ * Audit records other services wrote to their outboxes; each message id is recorded once, with
+ * the e-mail to reviewers it asks for when mail is configured (a case requested or half approved).
+ */
+export async function startAuditRecordsConsumer(deps: {
+  broker: Broker;
+  db: Db;
+  logger: Logger;
+  notices: ReviewNotices | null;
+}): Promise<void> {
   await consumeIdempotently({
     broker: deps.broker,
     db: deps.db,
@@ -25,6 +34,7 @@ export async function startAuditRecordsConsumer(deps: { broker: Broker; db: Db; 
           occurredAt: record.occurredAt,
         },
       ]);
+      await deps.notices?.enqueue(tx, record);
     },
   });
 }

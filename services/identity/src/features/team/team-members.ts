@@ -49,3 +49,8 @@ export function firstAdminsOf(db: Db, tenantIds: string[]): Promise<Map<string, 
 export function activeAdminsOf(db: Db, tenantId: string): Promise<TeamMember[]> {
   return store.activeAdminsOf(db, tenantId);
 }
+
+/** A tenant's active members, at most `limit`: those a notice may go to. */
+export function activeMembersOf(db: Db, tenantId: string, limit: number): Promise<TeamMember[]> {
+  return store.activeMembersOf(db, tenantId, limit);
+}
