@@ -373,6 +373,18 @@ CREATE TABLE public.reconciliation_marks (
     open_records jsonb DEFAULT '[]'::jsonb NOT NULL
 );
 
+CREATE TABLE public.reconciliation_match_rules (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    reference text NOT NULL,
+    date_window_days integer NOT NULL,
+    updated_by text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT reconciliation_match_rules_date_window_days_check CHECK (((date_window_days >= 0) AND (date_window_days <= 31))),
+    CONSTRAINT reconciliation_match_rules_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
+    CONSTRAINT reconciliation_match_rules_reference_check CHECK ((reference = ANY (ARRAY['exact'::text, 'contains'::text, 'any'::text])))
+);
+
 CREATE TABLE public.reconciliation_runs (
     id text NOT NULL,
     round_at timestamp with time zone NOT NULL,
@@ -402,6 +414,34 @@ CREATE TABLE public.sandbox_rail_deliveries (
     CONSTRAINT sandbox_rail_deliveries_calls_check CHECK ((calls >= 1)),
     CONSTRAINT sandbox_rail_deliveries_status_check CHECK ((status = ANY (ARRAY['succeeded'::text, 'failed'::text])))
 );
+
+CREATE TABLE public.statement_matches (
+    seq bigint NOT NULL,
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    deposit_id text NOT NULL,
+    line_id bigint NOT NULL,
+    reason text NOT NULL,
+    proposed_by text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    decided_by text,
+    decided_at timestamp with time zone,
+    rejection_reason text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT statement_matches_check CHECK (((status = 'pending'::text) = (decided_by IS NULL))),
+    CONSTRAINT statement_matches_environment_check CHECK ((environment = ANY (ARRAY['test'::text, 'live'::text]))),
+    CONSTRAINT statement_matches_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text])))
+);
+
+CREATE SEQUENCE public.statement_matches_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.statement_matches_seq_seq OWNED BY public.statement_matches.seq;
 
 CREATE TABLE public.tenants (
     id text NOT NULL,
@@ -568,6 +608,8 @@ ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbo
 
 ALTER TABLE ONLY public.payout_cases ALTER COLUMN seq SET DEFAULT nextval('public.payout_cases_seq_seq'::regclass);
 
+ALTER TABLE ONLY public.statement_matches ALTER COLUMN seq SET DEFAULT nextval('public.statement_matches_seq_seq'::regclass);
+
 ALTER TABLE ONLY public.transfer_reversals ALTER COLUMN seq SET DEFAULT nextval('public.transfer_reversals_seq_seq'::regclass);
 
 ALTER TABLE ONLY public.transfers ALTER COLUMN seq SET DEFAULT nextval('public.transfers_seq_seq'::regclass);
@@ -648,11 +690,20 @@ ALTER TABLE ONLY public.reconciliation_full_runs
 ALTER TABLE ONLY public.reconciliation_marks
     ADD CONSTRAINT reconciliation_marks_pkey PRIMARY KEY (tenant_id, environment, reference_type);
 
+ALTER TABLE ONLY public.reconciliation_match_rules
+    ADD CONSTRAINT reconciliation_match_rules_pkey PRIMARY KEY (tenant_id, environment);
+
 ALTER TABLE ONLY public.reconciliation_runs
     ADD CONSTRAINT reconciliation_runs_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.sandbox_rail_deliveries
     ADD CONSTRAINT sandbox_rail_deliveries_pkey PRIMARY KEY (case_id);
+
+ALTER TABLE ONLY public.statement_matches
+    ADD CONSTRAINT statement_matches_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.statement_matches
+    ADD CONSTRAINT statement_matches_seq_key UNIQUE (seq);
 
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_pkey PRIMARY KEY (id);
@@ -684,6 +735,8 @@ CREATE UNIQUE INDEX bank_statement_lines_once ON public.bank_statement_lines USI
 CREATE INDEX bank_statement_lines_scope ON public.bank_statement_lines USING btree (tenant_id, environment, id);
 
 CREATE INDEX bank_statement_lines_unmatched ON public.bank_statement_lines USING btree (tenant_id, environment, bank_code, currency_code, reference_key, amount) WHERE (deposit_id IS NULL);
+
+CREATE INDEX bank_statement_lines_unmatched_amount ON public.bank_statement_lines USING btree (tenant_id, environment, bank_code, currency_code, amount, line_date) WHERE (deposit_id IS NULL);
 
 CREATE INDEX bank_statement_lines_unused ON public.bank_statement_lines USING btree (id) WHERE (deposit_id IS NULL);
 
@@ -727,6 +780,14 @@ CREATE INDEX payout_cases_wallet_seq ON public.payout_cases USING btree (wallet_
 
 CREATE INDEX reconciliation_runs_round ON public.reconciliation_runs USING btree (round_at);
 
+CREATE INDEX statement_matches_pending ON public.statement_matches USING btree (tenant_id, environment, seq DESC) WHERE (status = 'pending'::text);
+
+CREATE UNIQUE INDEX statement_matches_pending_deposit ON public.statement_matches USING btree (deposit_id) WHERE (status = 'pending'::text);
+
+CREATE UNIQUE INDEX statement_matches_pending_line ON public.statement_matches USING btree (line_id) WHERE (status = 'pending'::text);
+
+CREATE INDEX statement_matches_scope_seq ON public.statement_matches USING btree (tenant_id, environment, seq DESC);
+
 CREATE INDEX transfer_reversals_scope_seq ON public.transfer_reversals USING btree (tenant_id, environment, seq);
 
 CREATE INDEX transfer_reversals_transfer_seq ON public.transfer_reversals USING btree (transfer_id, seq);
@@ -760,6 +821,12 @@ ALTER TABLE ONLY public.fee_rules
 
 ALTER TABLE ONLY public.payout_cases
     ADD CONSTRAINT payout_cases_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.statement_matches
+    ADD CONSTRAINT statement_matches_deposit_id_fkey FOREIGN KEY (deposit_id) REFERENCES public.deposits(id);
+
+ALTER TABLE ONLY public.statement_matches
+    ADD CONSTRAINT statement_matches_line_id_fkey FOREIGN KEY (line_id) REFERENCES public.bank_statement_lines(id);
 
 ALTER TABLE ONLY public.transfer_reversals
     ADD CONSTRAINT transfer_reversals_transfer_id_fkey FOREIGN KEY (transfer_id) REFERENCES public.transfers(id);

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   feeSchedule: 'fs',
   feeRule: 'fr',
   bankStatementImport: 'bsi',
+  statementMatch: 'sm',
   auditEvent: 'evt',
   requestLog: 'req',
   momoProvider: 'mp',

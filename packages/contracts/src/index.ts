@@ -29,6 +29,7 @@ export * from './http/transfers';
 export * from './http/maker-checker';
 export * from './http/payouts';
 export * from './http/deposits';
+export * from './http/statement-matches';
 export * from './http/platform';
 export * from './http/dead-letters';
 export * from './http/reconciliation';

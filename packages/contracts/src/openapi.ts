@@ -16,6 +16,7 @@ import { REQUEST_LOG_ROUTES } from './http/request-logs';
 import { WALLET_ROUTES } from './http/wallets';
 import { FEE_ROUTES } from './http/fees';
 import { DEPOSIT_ROUTES } from './http/deposits';
+import { STATEMENT_MATCH_ROUTES } from './http/statement-matches';
 import { TRANSFER_ROUTES } from './http/transfers';
 import { EXPORT_ROUTES } from './http/exports';
 import { PAYOUT_ROUTES } from './http/payouts';
@@ -95,6 +96,7 @@ export const ROUTES: RouteContract[] = [
   ...WALLET_ROUTES,
   ...FEE_ROUTES,
   ...DEPOSIT_ROUTES,
+  ...STATEMENT_MATCH_ROUTES,
   ...TRANSFER_ROUTES,
   ...PAYOUT_ROUTES,
   ...PLATFORM_ROUTES,

@@ -30,6 +30,7 @@ const COLLECTION_KINDS: Readonly<Record<string, IdKind>> = {
   'dead-letters': 'deadLetter',
   events: 'event',
   'webhook-endpoints': 'webhookEndpoint',
+  matches: 'statementMatch',
 };
 
 export interface PathId {

@@ -51,7 +51,7 @@ export const CASE_AWAITS_LEDGER_SQL = `(r.status = 'pending' AND r.hold_entry_id
  * A maker's or checker's id in the body must be the actor the caller declared, by header or
  * session (docs/decisions/authentication.md, docs/decisions/maker-checker.md).
  */
-export function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId'): void {
+export function checkDeclaredActor(claims: InternalClaims, bodyActorId: string, field: 'requestedBy' | 'actorId' | 'proposedBy'): void {
   if (claims.actor && claims.actor.id !== bodyActorId) {
     throw new AppError('ACTOR_MISMATCH', `${field} differs from the actor of the request`, { field });
   }

@@ -8,6 +8,7 @@ import {
   platformRoutes as P,
   teamRoutes as TM,
   reconciliationRoutes as RC,
+  statementMatchRoutes as SM,
   transferRoutes as T,
   treasuryRoutes as TR,
   walletRoutes as W,
@@ -340,6 +341,21 @@ function reconciliationNamespace(client: RouteCaller) {
     runs: {
       list: (query?: RouteQuery<typeof RC.listRuns>, options?: RequestOptions) => client.call(RC.listRuns, { query }, options),
       get: (id: string, options?: RequestOptions) => client.call(RC.getRun, { params: { id } }, options),
+    },
+    /** The workbench: a pending slip and an unmatched line matched by one member, approved (credited through the ledger) or rejected by another. */
+    matches: {
+      propose: (body: RouteBody<typeof SM.propose>, options?: RequestOptions) => client.call(SM.propose, { body }, options),
+      list: (query?: RouteQuery<typeof SM.list>, options?: RequestOptions) => client.call(SM.list, { query }, options),
+      approve: (id: string, body: RouteBody<typeof SM.approve>, options?: RequestOptions) =>
+        client.call(SM.approve, { params: { id }, body }, options),
+      reject: (id: string, body: RouteBody<typeof SM.reject>, options?: RequestOptions) =>
+        client.call(SM.reject, { params: { id }, body }, options),
+    },
+    /** The tenant's match rule applied to the newest pending slips. */
+    suggestions: (query?: RouteQuery<typeof SM.suggestions>, options?: RequestOptions) => client.call(SM.suggestions, { query }, options),
+    matchRule: {
+      get: (options?: RequestOptions) => client.call(SM.getRule, {}, options),
+      set: (body: RouteBody<typeof SM.setRule>, options?: RequestOptions) => client.call(SM.setRule, { body }, options),
     },
   };
 }

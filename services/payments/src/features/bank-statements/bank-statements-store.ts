@@ -141,8 +141,9 @@ export type StoredStatementLine = StatementLineRecord & { seq: string };
  * A scope's statement lines newest first (by id), one more than `limit` (pageBySeq). Unmatched
  * lines walk the partial index of unused lines; an import's lines its own index.
  */
-export async function listStatementLines(db: Db, scope: StatementScope, filter: StatementLineFilter): Promise<StoredStatementLine[]> {
-  const columns = [
+/** A line's columns as the tenant reads them: its id doubles as its position. */
+function lineColumns(db: Db | Tx) {
+  return [
     'id as seq',
     'import_id',
     'bank_code',
@@ -154,11 +155,10 @@ export async function listStatementLines(db: Db, scope: StatementScope, filter: 
     'deposit_id',
     'matched_at',
   ];
-  const query = newestFirst(db, 'bank_statement_lines', scope, filter, columns, { import_id: filter.importId }, 'id');
-  if (filter.matched === false) query.whereNull('deposit_id');
-  if (filter.matched === true) query.whereNotNull('deposit_id');
-  const rows: StoredLineRow[] = await query;
-  return rows.map((row) => ({
+}
+
+function toStoredLine(row: StoredLineRow): StoredStatementLine {
+  return {
     seq: String(row.seq),
     id: String(row.seq),
     importId: row.import_id,
@@ -170,7 +170,50 @@ export async function listStatementLines(db: Db, scope: StatementScope, filter: 
     description: row.description,
     depositId: row.deposit_id,
     matchedAt: row.matched_at ? row.matched_at.toISOString() : null,
-  }));
+  };
+}
+
+export async function listStatementLines(db: Db, scope: StatementScope, filter: StatementLineFilter): Promise<StoredStatementLine[]> {
+  const query = newestFirst(db, 'bank_statement_lines', scope, filter, lineColumns(db), { import_id: filter.importId }, 'id');
+  if (filter.matched === false) query.whereNull('deposit_id');
+  if (filter.matched === true) query.whereNotNull('deposit_id');
+  const rows: StoredLineRow[] = await query;
+  return rows.map(toStoredLine);
+}
+
+/** One of the scope's lines; another scope's is absent. */
+export async function findStatementLine(db: Db | Tx, scope: StatementScope, id: string): Promise<StoredStatementLine | null> {
+  const row: StoredLineRow | undefined = await db('bank_statement_lines')
+    .where({ id, tenant_id: scope.tenantId, environment: scope.environment })
+    .first(lineColumns(db));
+  return row ? toStoredLine(row) : null;
+}
+
+/** Claims this line for the deposit, in the caller's transaction; false when another deposit has it. */
+export async function claimLine(tx: Tx, scope: StatementScope, id: string, depositId: string): Promise<boolean> {
+  const updated = await tx('bank_statement_lines')
+    .where({ id, tenant_id: scope.tenantId, environment: scope.environment })
+    .whereNull('deposit_id')
+    .update({ deposit_id: depositId, matched_at: tx.fn.now() });
+  return updated === 1;
+}
+
+/** Unmatched lines of a bank, currency and amount dated within [from, to], oldest first, at most `limit` (bank_statement_lines_unmatched_amount). */
+export async function unmatchedLinesLike(
+  db: Db,
+  scope: StatementScope,
+  like: { bankCode: string; currencyCode: string; amount: string; from: string; to: string },
+  limit: number,
+): Promise<StoredStatementLine[]> {
+  const rows: StoredLineRow[] = await db('bank_statement_lines')
+    .where({ tenant_id: scope.tenantId, environment: scope.environment, bank_code: like.bankCode, currency_code: like.currencyCode })
+    .where('amount', '=', like.amount)
+    .whereNull('deposit_id')
+    .whereBetween('line_date', [like.from, like.to])
+    .orderBy('line_date')
+    .limit(limit)
+    .select(lineColumns(db));
+  return rows.map(toStoredLine);
 }
 
 // ---- what reconciliation reads ----

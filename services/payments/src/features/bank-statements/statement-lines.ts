@@ -1,7 +1,7 @@
 import type { Db, Tx } from '@wallet/kit';
 import * as store from './bank-statements-store';
 
-export type { UnmatchedStatementLine } from './bank-statements-store';
+export type { StoredStatementLine, UnmatchedStatementLine } from './bank-statements-store';
 
 /*
  * What other features ask of imported statement lines: a bank slip claims the line that proves
@@ -25,4 +25,24 @@ export function unmatchedStatementLines(
   limit: number,
 ): Promise<store.UnmatchedStatementLine[]> {
   return store.unmatchedStatementLines(db, scope, limit);
+}
+
+/** One of the scope's lines, as the tenant reads it. */
+export function findStatementLine(db: Db | Tx, scope: store.StatementScope, id: string): Promise<store.StoredStatementLine | null> {
+  return store.findStatementLine(db, scope, id);
+}
+
+/** Claims this very line for a deposit (a workbench match); false when another deposit has it. */
+export function claimLine(tx: Tx, scope: store.StatementScope, id: string, depositId: string): Promise<boolean> {
+  return store.claimLine(tx, scope, id, depositId);
+}
+
+/** Unmatched lines of a bank, currency and amount within a date range: what a match rule chooses from. */
+export function unmatchedLinesLike(
+  db: Db,
+  scope: store.StatementScope,
+  like: { bankCode: string; currencyCode: string; amount: string; from: string; to: string },
+  limit: number,
+): Promise<store.StoredStatementLine[]> {
+  return store.unmatchedLinesLike(db, scope, like, limit);
 }

@@ -1,4 +1,4 @@
-import { BANK_STATEMENT_BODY, depositRoutes } from '@wallet/contracts';
+import { BANK_STATEMENT_BODY, depositRoutes, statementMatchRoutes } from '@wallet/contracts';
 import { type BodyOptInRoute, type Features, idempotency, type ServiceConfig, type ServiceParts, type TenantDirectory } from '@wallet/kit';
 import { commandMovement, type MemberDirectory, moneyFeature, type Postings } from '@wallet/money-commands';
 import { z } from 'zod';
@@ -10,6 +10,9 @@ import { depositSource } from './deposit-source';
 import { depositsRouter } from './deposits-router';
 import { DEPOSIT_CREDIT, DepositsService } from './deposits-service';
 import { MomoProviderDirectory } from './momo-provider-directory';
+import { MatchSuggestions } from '../statement-matches/match-suggestions';
+import { statementMatchesRouter } from '../statement-matches/statement-matches-router';
+import { StatementMatchesService } from '../statement-matches/statement-matches-service';
 
 const milliseconds = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -42,25 +45,29 @@ function startDeposits(
   });
   const deposits = new DepositsService({ db, relay, ...deps, providers, logger, replyTimeoutMs: config.PAYMENTS_DEPOSIT_REPLY_WAIT_MS });
   const statements = new BankStatementsService({ db });
+  const matches = new StatementMatchesService({ db, members: deps.members, deposits });
+  const suggestions = new MatchSuggestions({ db, deposits });
   return {
     routes: (app) => {
       const remember = idempotency({ db, required: false, logger });
       app.use(depositsRouter(deposits, remember));
       app.use(bankStatementsRouter(statements, remember));
+      app.use(statementMatchesRouter(matches, suggestions, remember));
     },
     bodyOptIns: DEPOSIT_BODY_OPT_INS,
   };
 }
 
 /**
- * Deposits (webhook, bank slips, verification) and bank statement imports: one movement, whose
+ * Deposits (webhook, bank slips, verification, workbench matches) and bank statement imports: one movement, whose
  * finisher and awaited records serve both ways in.
  */
 export const DEPOSITS_FEATURE = moneyFeature({
   movements: [
     commandMovement(DEPOSIT_CREDIT, DEPOSIT, {
       source: depositSource,
-      routes: [depositRoutes.momoWebhook, depositRoutes.bankSlip, depositRoutes.verify],
+      // A workbench match's approval credits a slip as its verification does.
+      routes: [depositRoutes.momoWebhook, depositRoutes.bankSlip, depositRoutes.verify, statementMatchRoutes.approve],
     }),
   ],
   config: depositsConfigShape,

@@ -36,6 +36,7 @@ import {
   type Postings,
   requirePermittedMember,
   type TakenStep,
+  type CommandResult,
 } from '@wallet/money-commands';
 import { quoteFee } from '../fees/quote-fee';
 import type { TenantDirectory } from '@wallet/kit';
@@ -60,7 +61,7 @@ import {
   toDeposit,
 } from './deposits-store';
 import type { MomoProviderDirectory, TenantMomoProvider } from './momo-provider-directory';
-import { claimMatchingLine } from '../bank-statements/statement-lines';
+import { claimLine, claimMatchingLine } from '../bank-statements/statement-lines';
 
 /** How far a webhook's timestamp may be from the server's clock, either side (docs/decisions/momo-webhook.md). */
 export const WEBHOOK_TIMESTAMP_WINDOW_MS = 300_000;
@@ -472,14 +473,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   /** The verification's step: the slip completed with its line, command and audit record, or rejected with its audit record. */
   private async verifyIn(tx: Tx, slip: SlipVerification): Promise<TakenStep<StoredDeposit>> {
     const { scope, actorId } = slip;
-    // The deposit's lock serializes verifications of one slip; the line's lock, those of one line.
-    const deposit = await findDeposit(tx, scope, slip.id, { forUpdate: true });
-    if (!deposit) throw notFound();
-    if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !deposit.bankCode || !deposit.slipReference) {
-      throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
-    }
-    const wallet = await findScopedWallet(tx, scope, deposit.walletId);
-    if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
+    const { deposit, wallet } = await lockPendingSlip(tx, scope, slip.id);
     const line = await claimMatchingLine(tx, scope, {
       depositId: deposit.id,
       bankCode: deposit.bankCode,
@@ -496,30 +490,35 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
       ];
       return { record: rejected, command: null, alsoSent };
     }
-    const amount = new BigNumber(deposit.amount).toFixed();
-    const charge = depositCharge(await quoteFee(tx, scope.tenantId, 'deposit', deposit.currencyCode, amount), amount, deposit.currencyCode);
-    const command = depositPostingCommand({
-      depositId: deposit.id,
-      source: 'bank_slip',
-      floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode),
-      wallet,
-      amount,
-      charge,
+    return completeSlip(tx, slip, { deposit, wallet, lineId: line.id });
+  }
+
+  /**
+   * Credits a pending slip with a statement line a checker chose (a workbench match,
+   * statement-matches): `alsoInTx`'s writes first, then the line claimed, the slip completed and
+   * its credit sent to the ledger as a verification's, all in one transaction.
+   */
+  async creditMatched(
+    scope: DepositScope,
+    claims: InternalClaims,
+    match: { depositId: string; lineId: string; actorId: string },
+    alsoInTx: (tx: Tx) => Promise<readonly OutboxMessage[]>,
+  ): Promise<CommandResult<Deposit>> {
+    const slip: SlipVerification = { scope, id: match.depositId, actorId: match.actorId, actor: auditActorFieldsOf(claims) };
+    return this.runStep({
+      scope,
+      id: match.depositId,
+      commandId: depositCommandId(match.depositId),
+      write: async (tx) => {
+        // The caller's part first: of concurrent approvals of one match, the first decides and the others find it decided.
+        const decided = await alsoInTx(tx);
+        const pending = await lockPendingSlip(tx, scope, match.depositId);
+        if (!(await claimLine(tx, scope, match.lineId, match.depositId)))
+          throw new AppError('STATEMENT_LINE_TAKEN', 'The statement line was matched meanwhile', { statementLineId: match.lineId });
+        const taken = await completeSlip(tx, slip, { ...pending, lineId: match.lineId });
+        return { ...taken, alsoSent: [...(taken.alsoSent ?? []), ...decided] };
+      },
     });
-    const completed = await recordSlipVerification(tx, deposit.id, {
-      status: 'completed',
-      fee: charge.fee,
-      commission: charge.commission,
-      feeScheduleId: charge.scheduleId,
-      feeRuleId: charge.ruleId,
-      commandId: command.commandId,
-      verifiedBy: actorId,
-    });
-    return {
-      record: completed,
-      command,
-      alsoSent: [slipAudit(slip, 'deposit.verified', completed, { statementLineId: line.id, fee: charge.fee })],
-    };
   }
 
   /**
@@ -554,4 +553,58 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
     return pageBySeq(query, (beforeSeq) => listDeposits(this.deps.db, scope, { ...query, beforeSeq }), toDeposit);
   }
+}
+
+/** A pending bank slip, locked (its lock serializes everything that decides it), and its wallet. */
+async function lockPendingSlip(
+  tx: Tx,
+  scope: DepositScope,
+  id: string,
+): Promise<{ deposit: StoredDeposit & { bankCode: string; slipReference: string }; wallet: DepositWallet }> {
+  const deposit = await findDeposit(tx, scope, id, { forUpdate: true });
+  if (!deposit) throw notFound();
+  const { bankCode, slipReference } = deposit;
+  if (deposit.status !== 'pending' || deposit.source !== 'bank_slip' || !bankCode || !slipReference) {
+    throw new AppError('DEPOSIT_NOT_PENDING', `The deposit is ${deposit.status}, not pending`, { status: deposit.status });
+  }
+  const wallet = await findScopedWallet(tx, scope, deposit.walletId);
+  if (!wallet) throw new Error(`deposit ${deposit.id} names wallet ${deposit.walletId}, which cannot be found`);
+  return { deposit: { ...deposit, bankCode, slipReference }, wallet };
+}
+
+/** The slip completed with its claimed line: its fee quoted, its credit's command, its audit record. */
+async function completeSlip(
+  tx: Tx,
+  slip: SlipVerification,
+  found: { deposit: StoredDeposit & { bankCode: string }; wallet: DepositWallet; lineId: string },
+): Promise<TakenStep<StoredDeposit>> {
+  const { deposit, wallet } = found;
+  const amount = new BigNumber(deposit.amount).toFixed();
+  const charge = depositCharge(
+    await quoteFee(tx, slip.scope.tenantId, 'deposit', deposit.currencyCode, amount),
+    amount,
+    deposit.currencyCode,
+  );
+  const command = depositPostingCommand({
+    depositId: deposit.id,
+    source: 'bank_slip',
+    floatAccount: ACCOUNTS.bankFloat.nameFor(deposit.bankCode),
+    wallet,
+    amount,
+    charge,
+  });
+  const completed = await recordSlipVerification(tx, deposit.id, {
+    status: 'completed',
+    fee: charge.fee,
+    commission: charge.commission,
+    feeScheduleId: charge.scheduleId,
+    feeRuleId: charge.ruleId,
+    commandId: command.commandId,
+    verifiedBy: slip.actorId,
+  });
+  return {
+    record: completed,
+    command,
+    alsoSent: [slipAudit(slip, 'deposit.verified', completed, { statementLineId: found.lineId, fee: charge.fee })],
+  };
 }
