@@ -226,6 +226,14 @@ export const reconciliationRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/ReconciliationPage'), 'ReconciliationPage'),
 });
 
+export const workbenchRoute = createRoute({
+  getParentRoute: () => sessionRoute,
+  path: '/reconciliation/workbench',
+  // The slip and the line chosen for a match by hand: in the URL, so a mismatch's link opens its line chosen.
+  validateSearch: z.object({ line: z.string().max(20).optional().catch(undefined), slip: z.string().max(64).optional().catch(undefined) }),
+  component: lazyRouteComponent(() => import('../pages/WorkbenchPage'), 'WorkbenchPage'),
+});
+
 export const feesRoute = createRoute({
   getParentRoute: () => sessionRoute,
   path: '/fees',
@@ -239,7 +247,16 @@ export const feeScheduleRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/FeeSchedulePage'), 'FeeSchedulePage'),
 });
 
-const booksRoutes = [journalRoute, journalEntryRoute, accountsRoute, accountRoute, reconciliationRoute, feesRoute, feeScheduleRoute];
+const booksRoutes = [
+  journalRoute,
+  journalEntryRoute,
+  accountsRoute,
+  accountRoute,
+  reconciliationRoute,
+  workbenchRoute,
+  feesRoute,
+  feeScheduleRoute,
+];
 
 /** Any other address, inside the signed-in frame, so the navigation stays on screen. */
 export const searchRoute = createRoute({

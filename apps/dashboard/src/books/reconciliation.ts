@@ -15,6 +15,8 @@ export type MismatchCell =
   | { type: 'money'; amount: string; currencyCode: string }
   | { type: 'entry'; id: string }
   | { type: 'wallet'; id: string }
+  | { type: 'deposit'; id: string }
+  | { type: 'statementLine'; id: string }
   | { type: 'text'; text: string };
 
 /**
@@ -42,6 +44,9 @@ export function mismatchCell(row: Mismatch, field: string): MismatchCell {
     return { type: 'money', amount: value, currencyCode };
   if (ENTRY_FIELDS.has(field) && typeof value === 'string' && value !== '') return { type: 'entry', id: value };
   if (field === 'walletId' && typeof value === 'string' && value !== '') return { type: 'wallet', id: value };
+  if (field === 'depositId' && typeof value === 'string' && value !== '') return { type: 'deposit', id: value };
+  // An unmatched line is resolved on the workbench, where it opens chosen.
+  if (field === 'statementLineId' && typeof value === 'string' && value !== '') return { type: 'statementLine', id: value };
   if (value === null || value === undefined) return { type: 'text', text: '—' };
   // A check names its problems in snake_case: `unmatched_statement_line` reads "Unmatched statement line".
   if (field === 'problem' && typeof value === 'string') return { type: 'text', text: fieldLabel(value) };

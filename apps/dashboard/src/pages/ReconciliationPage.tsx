@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { type ReconciliationFullRun, type ReconciliationResult, reconciliationRoutes } from '@wallet/contracts';
+import { type ReconciliationFullRun, type ReconciliationResult, reconciliationRoutes, statementMatchRoutes } from '@wallet/contracts';
 import { useEffect } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
@@ -10,6 +10,7 @@ import { canCall } from '../auth/scopes';
 import { checkTitle, isRunFinished, type Mismatch, mismatchCell, mismatchFields, runProgress } from '../books/reconciliation';
 import { fieldLabel } from '../format/words';
 import { EntryLink, WalletLink } from '../components/BooksLinks';
+import { RouterAnchor } from '../components/links';
 import { DateTime } from '../components/DateTime';
 import { Money } from '../components/Money';
 import { ErrorState, LoadingState } from '../components/States';
@@ -25,6 +26,18 @@ function MismatchValue({ row, field }: { row: Mismatch; field: string }) {
   if (cell.type === 'money') return <Money amount={cell.amount} currencyCode={cell.currencyCode} />;
   if (cell.type === 'entry') return <EntryLink id={cell.id} />;
   if (cell.type === 'wallet') return <WalletLink id={cell.id} />;
+  if (cell.type === 'deposit')
+    return (
+      <RouterAnchor to="/deposits/$depositId" params={{ depositId: cell.id }} ff="monospace" size="xs">
+        {cell.id}
+      </RouterAnchor>
+    );
+  if (cell.type === 'statementLine')
+    return (
+      <RouterAnchor to="/reconciliation/workbench" search={{ line: cell.id }} size="xs">
+        {`Line ${cell.id}: resolve`}
+      </RouterAnchor>
+    );
   return <Text size="xs">{cell.text}</Text>;
 }
 
@@ -230,6 +243,11 @@ export function ReconciliationPage() {
   return (
     <Stack gap="xl">
       <PageTitle>Reconciliation</PageTitle>
+      {canCall(principal.scopes, statementMatchRoutes.list) && (
+        <RouterAnchor to="/reconciliation/workbench" size="sm">
+          Open the workbench: match unmatched statement lines and pending slips
+        </RouterAnchor>
+      )}
       {canCall(principal.scopes, reconciliationRoutes.tenant) && <ChecksNow />}
       {mayFollow && (mayStart || run !== undefined) && <FullRuns runId={run} mayStart={mayStart} />}
     </Stack>
