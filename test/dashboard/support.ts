@@ -319,6 +319,31 @@ async function recordCspViolations(context: BrowserContext): Promise<void> {
   });
 }
 
+/** The phone every screen and dialog is also checked at. */
+export const PHONE = { width: 390, height: 844 } as const;
+
+/** How wide the document is laid out: wider than the viewport means the page scrolls sideways. */
+export function documentWidth(page: Page): Promise<number> {
+  return page.evaluate(
+    () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+  );
+}
+
+/**
+ * A file's axe log: `look` checks the screen as it is and keeps a screenshot of it under the
+ * file's prefix; `violations` gathers what every look found, asserted empty at the end.
+ */
+export function axeLog(prefix: string): { look(page: Page, name: string): Promise<void>; violations: string[] } {
+  const violations: string[] = [];
+  return {
+    violations,
+    async look(page, name) {
+      violations.push(...(await accessibilityViolations(page, name)));
+      await screenshot(page, `${prefix}-${name}`);
+    },
+  };
+}
+
 export interface DashboardSuite {
   /** The file's system, once its beforeAll has started it. */
   readonly system: DashboardSystem;
@@ -327,6 +352,8 @@ export interface DashboardSuite {
    * CSP violations in cspViolationsOf. The suite's window (1280 wide), or `viewport` (a phone's).
    */
   newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /** A new page signed in as the role's member, on its landing screen. */
+  pageAs(role: DashboardRole, viewport?: { width: number; height: number }): Promise<Page>;
 }
 
 /**
@@ -349,6 +376,11 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
     get system() {
       if (!system) throw new Error(`the ${label} system has not started`);
       return system;
+    },
+    async pageAs(role, viewport) {
+      const page = await this.newPage(viewport);
+      await signIn(page, this.system, role);
+      return page;
     },
     async newPage(viewport) {
       if (!system) throw new Error(`the ${label} system has not started`);

@@ -1,15 +1,6 @@
 import type { Page } from 'playwright-core';
 import { randomUUID } from 'node:crypto';
-import {
-  accessibilityViolations,
-  CURRENCY,
-  type DashboardRole,
-  type DashboardSystem,
-  dashboardSuite,
-  screenshot,
-  settled,
-  signIn,
-} from './support';
+import { axeLog, CURRENCY, documentWidth, PHONE, type DashboardRole, type DashboardSystem, dashboardSuite, settled } from './support';
 
 /**
  * The reconciliation workbench in a real Chromium against the real system: a slip whose
@@ -26,19 +17,9 @@ beforeAll(() => {
   system = suite.system;
 });
 
-const PHONE = { width: 390, height: 844 };
-const violations: string[] = [];
+const { look, violations } = axeLog('workbench');
 
-async function pageAs(role: DashboardRole, viewport?: { width: number; height: number }): Promise<Page> {
-  const page = await suite.newPage(viewport);
-  await signIn(page, system, role);
-  return page;
-}
-
-async function look(page: Page, name: string): Promise<void> {
-  violations.push(...(await accessibilityViolations(page, name)));
-  await screenshot(page, `workbench-${name}`);
-}
+const pageAs = (role: DashboardRole, viewport?: { width: number; height: number }): Promise<Page> => suite.pageAs(role, viewport);
 
 /** A pending slip and the statement line of its money under the bank's own reference: the line's id. */
 async function slipAndLine(amount: string): Promise<{ depositId: string; lineId: string; lineReference: string }> {
@@ -142,10 +123,7 @@ it('on a phone, a suggestion of the rule is proposed and rejected with a reason;
   const matches = await system.api.reconciliation.matches.list({ status: 'rejected' });
   expect(matches.data.find((match) => match.depositId === pair.depositId)).toMatchObject({ rejectionReason: 'Not this depositor' });
   for (const page of [operator, admin]) {
-    const width = await page.evaluate(
-      () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-    );
-    expect(width).toBeLessThanOrEqual(PHONE.width);
+    expect(await documentWidth(page)).toBeLessThanOrEqual(PHONE.width);
   }
   expect(violations).toEqual([]);
 });
