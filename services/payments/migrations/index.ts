@@ -24,6 +24,7 @@ import * as payoutRailLeases from './20270115120000_payout_rail_leases';
 import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 import * as depositsSearch from './20270201120000_deposits_search';
 import * as approvalPolicies from './20270205120000_approval_policies';
+import * as feeScheduleActors from './20270210120000_fee_schedule_actors';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -51,4 +52,5 @@ export const migrations: Migration[] = [
   { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
   { name: '20270201120000_deposits_search', ...depositsSearch },
   { name: '20270205120000_approval_policies', ...approvalPolicies },
+  { name: '20270210120000_fee_schedule_actors', ...feeScheduleActors },
 ];
