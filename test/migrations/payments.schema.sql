@@ -181,6 +181,8 @@ CREATE TABLE public.fee_schedules (
     origin text NOT NULL,
     published_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_by text,
+    published_by text,
     CONSTRAINT fee_schedules_default_is_published CHECK (((NOT is_default) OR (status = 'published'::text))),
     CONSTRAINT fee_schedules_origin_check CHECK ((origin = ANY (ARRAY['system'::text, 'tenant'::text]))),
     CONSTRAINT fee_schedules_platform_commission_bps_check CHECK (((platform_commission_bps >= 0) AND (platform_commission_bps <= 10000))),

@@ -1,5 +1,12 @@
 import { feeQuoteQuerySchema, type JournalEntry } from '@wallet/contracts';
-import { basisPointsAsPercent, feeQuoteFormSchema, percentText } from '../src/books/fees';
+import {
+  basisPointsAsPercent,
+  emptyFeeRuleForm,
+  feeQuoteFormSchema,
+  feeRuleBodyOf,
+  feeRuleFormSchema,
+  percentText,
+} from '../src/books/fees';
 import { entryTotals, isoToLocalInput, journalFiltersSchema, linesOfAccount, localInputToIso } from '../src/books/journal';
 import { isRunFinished, mismatchCell, mismatchFields, runProgress } from '../src/books/reconciliation';
 import { fieldLabel } from '../src/format/words';
@@ -201,5 +208,34 @@ describe('the fee quote form', () => {
     expect(basisPointsAsPercent(10_000)).toBe('100 %');
     expect(percentText('1.2500')).toBe('1.25 %');
     expect(percentText('0')).toBe('0 %');
+  });
+});
+
+describe('the add-rule form', () => {
+  const rule = (fields: Partial<typeof emptyFeeRuleForm>) =>
+    checkForm(feeRuleFormSchema, feeRuleBodyOf({ ...emptyFeeRuleForm, currencyCode: 'usd', ...fields }));
+
+  it('sends amounts as the decimal strings typed, empty fields left out, the currency upper-cased', () => {
+    expect(rule({ maxAmount: ' 100.00 ', flatFee: '0', percentageFee: '1.25' })).toEqual({
+      ok: true,
+      value: { transactionType: 'transfer', currencyCode: 'USD', maxAmount: '100.00', flatFee: '0', percentageFee: '1.25' },
+    });
+    // Beyond a float's precision: still exact text.
+    const large = rule({ maxAmount: '9007199254740993.01' });
+    expect(large.ok && large.value.maxAmount).toBe('9007199254740993.01');
+  });
+
+  it('says at the field what the server would answer 400 for', () => {
+    const errorsOf = (fields: Partial<typeof emptyFeeRuleForm>) => {
+      const checked = rule(fields);
+      return checked.ok ? {} : checked.errors;
+    };
+    expect(Object.keys(errorsOf({ flatFee: '0.001' }))).toEqual(['flatFee']);
+    expect(Object.keys(errorsOf({ minFee: '-1' }))).toEqual(['minFee']);
+    expect(Object.keys(errorsOf({ percentageFee: '100.5' }))).toEqual(['percentageFee']);
+    expect(Object.keys(errorsOf({ percentageFee: '0.00001' }))).toEqual(['percentageFee']);
+    expect(Object.keys(errorsOf({ minAmount: '200', maxAmount: '100.00' }))).toEqual(['maxAmount']);
+    expect(Object.keys(errorsOf({ minFee: '5', maxFee: '1' }))).toEqual(['maxFee']);
+    expect(Object.keys(errorsOf({ currencyCode: 'XYZ', flatFee: '0.001' }))).toEqual(['currencyCode']);
   });
 });

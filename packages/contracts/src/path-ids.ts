@@ -6,6 +6,7 @@ const PARAMETER_KINDS: Readonly<Record<string, IdKind>> = {
   walletId: 'wallet',
   memberId: 'user',
   scheduleId: 'feeSchedule',
+  ruleId: 'feeRule',
   keyId: 'apiKey',
   journalEntryId: 'journalEntry',
   accountId: 'account',

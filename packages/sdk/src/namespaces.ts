@@ -305,6 +305,8 @@ function feesNamespace(client: RouteCaller) {
       create: (body: RouteBody<typeof F.create>, options?: RequestOptions) => client.call(F.create, { body }, options),
       addRule: (id: string, body: RouteBody<typeof F.addRule>, options?: RequestOptions) =>
         client.call(F.addRule, { params: { id }, body }, options),
+      /** Removes a rule of a draft; answers the schedule with the rules left. */
+      removeRule: (id: string, ruleId: string, options?: RequestOptions) => client.call(F.removeRule, { params: { id, ruleId } }, options),
       publish: (id: string, body: RouteBody<typeof F.publish>, options?: RequestOptions) =>
         client.call(F.publish, { params: { id }, body }, options),
     },

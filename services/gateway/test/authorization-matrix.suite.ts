@@ -61,6 +61,7 @@ const DECIDED_SCOPE: Record<string, string> = {
   'POST /v1/admin/fee-schedules': 'fees:manage',
   'POST /v1/admin/fee-schedules/{id}/rules': 'fees:manage',
   'POST /v1/admin/fee-schedules/{id}/publish': 'fees:manage',
+  'DELETE /v1/admin/fee-schedules/{id}/rules/{id}': 'fees:manage',
   'GET /v1/fees/quote': 'fees:read',
   'GET /v1/exports/transfers': 'wallets:read',
   'GET /v1/exports/deposits': 'wallets:read',

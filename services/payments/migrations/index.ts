@@ -25,6 +25,7 @@ import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 import * as depositsSearch from './20270201120000_deposits_search';
 import * as approvalPolicies from './20270205120000_approval_policies';
 import * as statementMatches from './20270206120000_statement_matches';
+import * as feeScheduleActors from './20270210120000_fee_schedule_actors';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { name: '20270201120000_deposits_search', ...depositsSearch },
   { name: '20270205120000_approval_policies', ...approvalPolicies },
   { name: '20270206120000_statement_matches', ...statementMatches },
+  { name: '20270210120000_fee_schedule_actors', ...feeScheduleActors },
 ];

@@ -222,3 +222,87 @@ describe('the default schedule', () => {
     }
   });
 });
+
+describe('removing a rule', () => {
+  it('takes it out of a draft, answering the rules left, and frees its band', async () => {
+    const { tenantId, scheduleId } = await draft();
+    const own = tenant(payments, tenantId);
+    const low = await own.addRule(scheduleId, kes({ maxAmount: 100 }));
+    const high = await own.addRule(scheduleId, kes({ minAmount: '100.01' }));
+    const removed = await own.removeRule(scheduleId, high.body.id);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ id: scheduleId, status: 'draft', rules: [expect.objectContaining({ id: low.body.id })] });
+    expect(removed.body.rules).toHaveLength(1);
+    expect((await own.addRule(scheduleId, kes({ minAmount: 150 }))).status).toBe(201);
+    const twice = await own.removeRule(scheduleId, high.body.id);
+    expect([twice.status, twice.body.error.code]).toEqual([404, 'FEE_RULE_NOT_FOUND']);
+    expect(await ruleCount(scheduleId)).toBe(2);
+  });
+
+  it('refuses a published schedule with 409 FEE_SCHEDULE_PUBLISHED, and removes nothing', async () => {
+    const { tenantId, scheduleId } = await draft();
+    const own = tenant(payments, tenantId);
+    const rule = await own.addRule(scheduleId, kes({}));
+    expect((await own.publish(scheduleId)).status).toBe(200);
+    const refused = await own.removeRule(scheduleId, rule.body.id);
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'FEE_SCHEDULE_PUBLISHED']);
+    expect((await own.get(scheduleId)).body.rules.map((each: { id: string }) => each.id)).toEqual([rule.body.id]);
+  });
+
+  it("is 404 for another tenant's schedule, an unknown schedule, and a rule of another schedule", async () => {
+    const { tenantId, scheduleId } = await draft();
+    const rule = await tenant(payments, tenantId).addRule(scheduleId, kes({}));
+    const stranger = tenant(payments, await payments.newTenant());
+    const foreign = await stranger.removeRule(scheduleId, rule.body.id);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'FEE_SCHEDULE_NOT_FOUND']);
+    const unknown = await tenant(payments, tenantId).removeRule('fs_00000000000000000000000000', rule.body.id);
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'FEE_SCHEDULE_NOT_FOUND']);
+    const other = await draft(tenantId);
+    const elsewhere = await tenant(payments, tenantId).removeRule(other.scheduleId, rule.body.id);
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([404, 'FEE_RULE_NOT_FOUND']);
+    expect(await ruleCount(scheduleId)).toBe(1);
+  });
+
+  it('never takes a rule out of a schedule racing its publication', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const { tenantId, scheduleId } = await draft();
+      const own = tenant(payments, tenantId);
+      const rule = await own.addRule(scheduleId, kes({}));
+      const [published, removed] = await Promise.all([own.publish(scheduleId), own.removeRule(scheduleId, rule.body.id)]);
+      expect(published?.status).toBe(200);
+      const kept = removed?.status === 409 ? [rule.body.id] : [];
+      expect([200, 409]).toContain(removed?.status);
+      expect(published?.body.rules.map((each: { id: string }) => each.id)).toEqual(kept);
+      expect(await ruleCount(scheduleId)).toBe(kept.length);
+    }
+  });
+});
+
+describe('a draft copying the rules of another schedule', () => {
+  it('starts with copies of its rules under new ids, the source untouched', async () => {
+    const tenantId = await payments.newTenant();
+    const source = await publishedDefault(payments, tenantId, [
+      kes({ maxAmount: 100 }),
+      kes({ minAmount: '100.01', percentageFee: '1.25' }),
+    ]);
+    const copy = await tenant(payments, tenantId).create({ name: 'Next prices', copyRulesFrom: source.scheduleId });
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({ status: 'draft', rules: [{ maxAmount: '100.00' }, { minAmount: '100.01', percentageFee: '1.25' }] });
+    for (const rule of copy.body.rules) {
+      expect(rule.scheduleId).toBe(copy.body.id);
+      expect(source.ruleIds).not.toContain(rule.id);
+    }
+    expect((await tenant(payments, tenantId).get(copy.body.id)).body.rules).toEqual(copy.body.rules);
+    expect(await ruleCount(source.scheduleId)).toBe(2);
+  });
+
+  it("is 404 FEE_SCHEDULE_NOT_FOUND for another tenant's schedule, and creates nothing", async () => {
+    const theirs = await publishedDefault(payments, await payments.newTenant(), [kes({})]);
+    const tenantId = await payments.newTenant();
+    const refused = await tenant(payments, tenantId).create({ name: 'Stolen', copyRulesFrom: theirs.scheduleId });
+    expect([refused.status, refused.body.error.code]).toEqual([404, 'FEE_SCHEDULE_NOT_FOUND']);
+    expect(await payments.db('fee_schedules').where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count')).toEqual([
+      { count: '0' },
+    ]);
+  });
+});

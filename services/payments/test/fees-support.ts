@@ -34,6 +34,8 @@ export function tenant(
       call('POST', `/v1/admin/fee-schedules/${scheduleId}/rules`, { body: rule }),
     addRuleRaw: (scheduleId: string, rawBody: string): Promise<HttpResult> =>
       call('POST', `/v1/admin/fee-schedules/${scheduleId}/rules`, { rawBody }),
+    removeRule: (scheduleId: string, ruleId: string): Promise<HttpResult> =>
+      call('DELETE', `/v1/admin/fee-schedules/${scheduleId}/rules/${ruleId}`),
     publish: (scheduleId: string, body?: Record<string, unknown>): Promise<HttpResult> =>
       call('POST', `/v1/admin/fee-schedules/${scheduleId}/publish`, body === undefined ? {} : { body }),
     get: (scheduleId: string): Promise<HttpResult> => call('GET', `/v1/admin/fee-schedules/${scheduleId}`),

@@ -48,7 +48,9 @@ describe('the platform surface', () => {
       isDefault: false,
       defaultOnPublish: false,
       origin: 'system',
+      createdBy: 'system',
       publishedAt: null,
+      publishedBy: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       rules: [],
     });
@@ -83,6 +85,7 @@ describe('the platform surface', () => {
       isDefault: true,
       platformCommissionBps: 2500,
       publishedAt: expect.any(String),
+      publishedBy: 'system',
     });
     expect(published.body.rules.map((each: { id: string }) => each.id)).toEqual([rule.body.id, second.body.id]);
 
@@ -365,23 +368,29 @@ describe('GET /v1/fees/quote', () => {
 });
 
 describe('audit records', () => {
-  it('publishes fee_schedule.created, fee_rule.added and fee_schedule.published through the outbox, tenant-wide', async () => {
+  it('publishes fee_schedule.created, rule_added, rule_removed and published through the outbox, tenant-wide', async () => {
     const tenantId = await payments.newTenant();
     const own = tenant(payments, tenantId, { actor: { type: 'team_member', id: 'usr_finance' }, scopes: ['fees:manage'] });
     const created = await own.create({ name: 'Audited' });
     const rule = await own.addRule(created.body.id, { transactionType: 'transfer', currencyCode: 'KES', flatFee: 2 });
-    await own.publish(created.body.id, { makeDefault: true });
+    const dropped = await own.addRule(created.body.id, { transactionType: 'payout', currencyCode: 'KES', minAmount: 10, flatFee: '1.5' });
+    expect((await own.removeRule(created.body.id, dropped.body.id)).status).toBe(200);
+    const published = await own.publish(created.body.id, { makeDefault: true });
+    // Who made and who published it stays on the schedule, for readers without the audit trail.
+    expect(published.body).toMatchObject({ createdBy: 'usr_finance', publishedBy: 'usr_finance', publishedAt: expect.any(String) });
     const bySystem = await platform(payments).create(tenantId, { name: 'By the platform', platformCommissionBps: 700 });
 
     const records = await waitFor(
       async () => {
         const mine = auditSeen.filter((record) => record.tenantId === tenantId);
-        return mine.length >= 4 ? mine : undefined;
+        return mine.length >= 6 ? mine : undefined;
       },
-      { what: 'the four audit records' },
+      { what: 'the six audit records' },
     );
-    const byAction = (action: string, targetId: string) =>
-      records.find((record) => record.action === action && record.targetId === targetId);
+    const byAction = (action: string, targetId: string, ruleId?: string) =>
+      records.find(
+        (record) => record.action === action && record.targetId === targetId && (ruleId === undefined || record.metadata.ruleId === ruleId),
+      );
     expect(byAction('fee_schedule.created', created.body.id)).toMatchObject({
       type: 'audit.record.v1',
       environment: null,
@@ -390,10 +399,27 @@ describe('audit records', () => {
       targetType: 'fee_schedule',
       metadata: { apiKeyId: 'ak_payments_tests', name: 'Audited', platformCommissionBps: 0, origin: 'tenant', surface: 'tenant' },
     });
-    expect(byAction('fee_rule.added', rule.body.id)).toMatchObject({
+    expect(byAction('fee_schedule.rule_added', created.body.id, rule.body.id)).toMatchObject({
       environment: null,
-      targetType: 'fee_rule',
-      metadata: { scheduleId: created.body.id, transactionType: 'transfer', currencyCode: 'KES', flatFee: '2.00' },
+      actorId: 'usr_finance',
+      targetType: 'fee_schedule',
+      metadata: { ruleId: rule.body.id, transactionType: 'transfer', currencyCode: 'KES', flatFee: '2.00' },
+    });
+    expect(byAction('fee_schedule.rule_removed', created.body.id)).toMatchObject({
+      environment: null,
+      actorType: 'team_member',
+      actorId: 'usr_finance',
+      targetType: 'fee_schedule',
+      metadata: {
+        ruleId: dropped.body.id,
+        transactionType: 'payout',
+        currencyCode: 'KES',
+        minAmount: '10.00',
+        maxAmount: null,
+        flatFee: '1.50',
+        percentageFee: '0',
+        surface: 'tenant',
+      },
     });
     expect(byAction('fee_schedule.published', created.body.id)).toMatchObject({
       environment: null,
@@ -428,7 +454,10 @@ describe('audit records', () => {
       flatFee: 1,
     });
     expect(overlapping.status).toBe(409);
+    expect((await tenant(payments, tenantId).removeRule(created.body.id, 'fr_00000000000000000000000000')).status).toBe(404);
     await tenant(payments, tenantId).publish(created.body.id);
+    const kept = (await tenant(payments, tenantId).get(created.body.id)).body.rules[0].id;
+    expect((await tenant(payments, tenantId).removeRule(created.body.id, kept)).status).toBe(409);
     expect((await tenant(payments, tenantId).publish(created.body.id)).status).toBe(409);
     // A later record proves the relay went past the refusals.
     const marker = await tenant(payments, tenantId).create({ name: 'Marker' });
@@ -440,10 +469,10 @@ describe('audit records', () => {
       { what: 'the marker record' },
     );
     expect(records.map((record) => record.action).sort()).toEqual([
-      'fee_rule.added',
       'fee_schedule.created',
       'fee_schedule.created',
       'fee_schedule.published',
+      'fee_schedule.rule_added',
     ]);
   });
 });

@@ -1,14 +1,18 @@
-import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
-import { type FeeRule, feeRoutes } from '@wallet/contracts';
+import { type FeeRule, feeRoutes, type FeeScheduleWithRules } from '@wallet/contracts';
 import type { ReactNode } from 'react';
 import { api } from '../api/browser';
+import { usePrincipal } from '../app/principal';
 import { PageTitle } from '../app/Shell';
+import { canCall } from '../auth/scopes';
 import { basisPointsAsPercent, percentText } from '../books/fees';
+import { ActivityTimeline, ByWhom, type Step } from '../components/ActivityTimeline';
 import { DateTime } from '../components/DateTime';
 import { Money } from '../components/Money';
 import { Empty, ErrorState, LoadingState } from '../components/States';
+import { AddFeeRule, PublishSchedule, RemoveFeeRule } from './FeeScheduleEditing';
 
 const routeApi = getRouteApi('/_session/fees/$scheduleId');
 
@@ -34,7 +38,7 @@ function Bound({ amount, currencyCode, open }: { amount: string | null; currency
   );
 }
 
-function RulesTable({ rules }: { rules: FeeRule[] }) {
+function RulesTable({ rules, removable }: { rules: FeeRule[]; removable: boolean }) {
   if (rules.length === 0) return <Empty title="No rules" description="A schedule without rules charges no fee." />;
   return (
     <Table.ScrollContainer minWidth={720}>
@@ -50,6 +54,11 @@ function RulesTable({ rules }: { rules: FeeRule[] }) {
             <Table.Th scope="col">Percentage</Table.Th>
             <Table.Th scope="col">Minimum fee</Table.Th>
             <Table.Th scope="col">Maximum fee</Table.Th>
+            {removable && (
+              <Table.Th scope="col">
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            )}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -73,6 +82,11 @@ function RulesTable({ rules }: { rules: FeeRule[] }) {
               <Table.Td>
                 <Bound amount={rule.maxFee} currencyCode={rule.currencyCode} open="none" />
               </Table.Td>
+              {removable && (
+                <Table.Td>
+                  <RemoveFeeRule rule={rule} />
+                </Table.Td>
+              )}
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -81,7 +95,41 @@ function RulesTable({ rules }: { rules: FeeRule[] }) {
   );
 }
 
+/** Who made the schedule and who published it, when: kept on the schedule, so every reader of fees sees it. */
+function scheduleSteps(schedule: FeeScheduleWithRules): Step[] {
+  const by = (memberId: string | null, at: string) =>
+    memberId === null ? (
+      <Text size="sm">
+        <DateTime value={at} /> (by whom was not recorded then; see the audit trail)
+      </Text>
+    ) : (
+      <ByWhom memberId={memberId} at={at} />
+    );
+  return [
+    { title: 'Created as a draft', done: true, body: by(schedule.createdBy, schedule.createdAt) },
+    schedule.publishedAt === null
+      ? { title: 'Not published yet', done: false, body: <Text size="sm">A draft charges nothing and can still change.</Text> }
+      : { title: 'Published', done: true, body: by(schedule.publishedBy, schedule.publishedAt) },
+  ];
+}
+
+/** A draft's actions, for a role whose scopes reach them. */
+function DraftActions({ schedule }: { schedule: FeeScheduleWithRules }) {
+  const { scopes } = usePrincipal();
+  if (schedule.status !== 'draft') return null;
+  const adds = canCall(scopes, feeRoutes.addRule);
+  const publishes = canCall(scopes, feeRoutes.publish);
+  if (!adds && !publishes) return null;
+  return (
+    <Group>
+      {adds && <AddFeeRule scheduleId={schedule.id} />}
+      {publishes && <PublishSchedule schedule={schedule} />}
+    </Group>
+  );
+}
+
 export function FeeSchedulePage() {
+  const { scopes } = usePrincipal();
   const { scheduleId } = routeApi.useParams();
   const schedule = useQuery({
     queryKey: ['fee-schedule', scheduleId],
@@ -115,10 +163,12 @@ export function FeeSchedulePage() {
           <Text size="sm">{basisPointsAsPercent(shown.platformCommissionBps)}</Text>
         </Fact>
       </SimpleGrid>
+      <DraftActions schedule={shown} />
       <Title order={2} size="h3">
         Rules
       </Title>
-      <RulesTable rules={shown.rules} />
+      <RulesTable rules={shown.rules} removable={shown.status === 'draft' && canCall(scopes, feeRoutes.removeRule)} />
+      <ActivityTimeline steps={scheduleSteps(shown)} audited={{ recordId: shown.id, noun: 'schedule' }} />
     </Stack>
   );
 }

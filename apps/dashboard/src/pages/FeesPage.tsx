@@ -15,6 +15,7 @@ import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ErrorState, LoadingState } from '../components/States';
 import { checkForm, type FieldErrors } from '../forms/schema';
 import { AppForm } from '../components/AppForm';
+import { NewDraftSchedule } from './FeeScheduleEditing';
 
 const routeApi = getRouteApi('/_session/fees');
 
@@ -166,9 +167,12 @@ export function FeesPage() {
       {canCall(principal.scopes, feeRoutes.quote) && <QuoteCalculator />}
       {canCall(principal.scopes, feeRoutes.list) && (
         <Stack component="section" aria-labelledby="schedules-heading" gap="sm">
-          <Title order={2} size="h3" id="schedules-heading">
-            Fee schedules
-          </Title>
+          <Group justify="space-between">
+            <Title order={2} size="h3" id="schedules-heading">
+              Fee schedules
+            </Title>
+            {canCall(principal.scopes, feeRoutes.create) && <NewDraftSchedule />}
+          </Group>
           <Paper withBorder p="sm" component="search" aria-label="Filter fee schedules">
             <Select
               label="Status"

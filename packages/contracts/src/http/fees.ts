@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuerySchema, pageSchema } from '../common';
+import { idSchema } from '../ids';
 import { amountInputSchema, integerInputSchema } from '../json';
 import { currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -44,6 +45,11 @@ export type CreateSystemFeeScheduleBody = z.infer<typeof createSystemFeeSchedule
 export const createTenantFeeScheduleBodySchema = z.strictObject({
   name: scheduleNameSchema,
   isDefault: z.boolean().default(false),
+  /**
+   * Another schedule of the tenant (draft or published) whose rules the draft starts with, copied
+   * in the same transaction; unknown or another tenant's: 404 FEE_SCHEDULE_NOT_FOUND.
+   */
+  copyRulesFrom: idSchema('feeSchedule').optional(),
 });
 export type CreateTenantFeeScheduleBody = z.infer<typeof createTenantFeeScheduleBodySchema>;
 
@@ -108,7 +114,11 @@ export const feeScheduleSchema = z.object({
   /** The `isDefault` asked for at creation: what publishing without `makeDefault` does. */
   defaultOnPublish: z.boolean(),
   origin: feeScheduleOriginSchema,
+  /** The audit actor who created it (a member `usr_...`, an API key, the platform); null when made before it was recorded. */
+  createdBy: z.string().nullable(),
   publishedAt: z.string().nullable(),
+  /** The audit actor who published it; null for a draft, or when published before it was recorded. */
+  publishedBy: z.string().nullable(),
   createdAt: z.string(),
 });
 export type FeeSchedule = z.infer<typeof feeScheduleSchema>;
@@ -236,6 +246,7 @@ export const feeRoutes = {
     body: createTenantFeeScheduleBodySchema,
     idempotencyKey: 'optional',
     success: { status: 201, schema: feeScheduleWithRulesSchema },
+    errors: ['FEE_SCHEDULE_NOT_FOUND'],
   },
   addRule: {
     method: 'post',
@@ -249,6 +260,17 @@ export const feeRoutes = {
     idempotencyKey: 'optional',
     success: { status: 201, schema: feeRuleSchema },
     errors: ['INVALID_AMOUNT', 'FEE_SCHEDULE_NOT_FOUND', 'OVERLAPPING_FEE_RULE', 'FEE_SCHEDULE_PUBLISHED'],
+  },
+  removeRule: {
+    method: 'delete',
+    path: '/v1/admin/fee-schedules/{id}/rules/{ruleId}',
+    operationId: 'fees.schedules.removeRule',
+    summary: 'Remove a rule from a draft schedule; a published one is 409 FEE_SCHEDULE_PUBLISHED',
+    surface: 'tenant',
+    service: 'payments',
+    scope: 'fees:manage',
+    success: { status: 200, schema: feeScheduleWithRulesSchema },
+    errors: ['FEE_SCHEDULE_NOT_FOUND', 'FEE_RULE_NOT_FOUND', 'FEE_SCHEDULE_PUBLISHED'],
   },
   publish: {
     method: 'post',

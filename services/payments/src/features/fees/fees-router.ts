@@ -83,6 +83,10 @@ export function feesRouter(fees: FeesService, tenants: Pick<TenantDirectory, 're
     response.status(201).json(await fees.addRule(caller, request.params.id, parseOrThrow(addFeeRuleBodySchema, request.body)));
   });
 
+  router.delete('/v1/admin/fee-schedules/:id/rules/:ruleId', async (request, response) => {
+    response.json(await fees.removeRule(tenantCaller(response), request.params.id, request.params.ruleId));
+  });
+
   router.post('/v1/admin/fee-schedules/:id/publish', async (request, response) => {
     const caller = tenantCaller(response);
     response.json(await fees.publish(caller, request.params.id, parseOptionalBody(publishFeeScheduleBodySchema, request.body)));

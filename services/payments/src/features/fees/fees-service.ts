@@ -29,6 +29,7 @@ import { bandsOverlap } from './fee-calculator';
 import { parseRuleInput, termsOf, toFeeRule } from './fee-rules';
 import {
   findDefaultSchedule,
+  deleteRule,
   findSchedule,
   insertRule,
   insertSchedule,
@@ -61,6 +62,8 @@ export interface NewSchedule {
   isDefault: boolean;
   /** The platform operator's only; a tenant's schedule inherits it. */
   platformCommissionBps?: number;
+  /** A schedule of the same tenant whose rules the draft starts with. */
+  copyRulesFrom?: string | undefined;
 }
 
 function toSchedule(schedule: StoredSchedule): FeeSchedule {
@@ -73,12 +76,49 @@ function toSchedule(schedule: StoredSchedule): FeeSchedule {
     isDefault: schedule.isDefault,
     defaultOnPublish: schedule.defaultOnPublish,
     origin: schedule.origin,
+    createdBy: schedule.createdBy,
     publishedAt: schedule.publishedAt?.toISOString() ?? null,
+    publishedBy: schedule.publishedBy,
     createdAt: schedule.createdAt.toISOString(),
   };
 }
 
 const scheduleNotFound = () => new AppError('FEE_SCHEDULE_NOT_FOUND', 'No such fee schedule');
+const schedulePublished = (scheduleId: string) =>
+  new AppError('FEE_SCHEDULE_PUBLISHED', 'A published fee schedule cannot be changed; create a new schedule', { scheduleId });
+
+/** A rule as the audit records it: its id and every term, so a removed rule can be told from the trail alone. */
+function auditedRule(rule: FeeRule): Record<string, unknown> {
+  return {
+    ruleId: rule.id,
+    transactionType: rule.transactionType,
+    currencyCode: rule.currencyCode,
+    minAmount: rule.minAmount,
+    maxAmount: rule.maxAmount,
+    flatFee: rule.flatFee,
+    percentageFee: rule.percentageFee,
+    minFee: rule.minFee,
+    maxFee: rule.maxFee,
+  };
+}
+
+/** Copies every rule of one schedule into a new draft, in their order, each under a new id. */
+async function copyRules(tx: Tx, fromScheduleId: string, toScheduleId: string): Promise<FeeRule[]> {
+  const copies: FeeRule[] = [];
+  for (const rule of await rulesOf(tx, fromScheduleId)) {
+    const { seq: _seq, createdAt: _createdAt, ...terms } = rule;
+    copies.push(toFeeRule(await insertRule(tx, { ...terms, id: newId('feeRule'), scheduleId: toScheduleId })));
+  }
+  return copies;
+}
+
+/** Locks a draft of the caller's tenant for a change of its rules: another tenant's is not found, a published one refused. */
+async function lockDraft(tx: Tx, tenantId: string, scheduleId: string): Promise<StoredSchedule> {
+  const schedule = await findSchedule(tx, tenantId, scheduleId, { forUpdate: true });
+  if (!schedule) throw scheduleNotFound();
+  if (schedule.status !== 'draft') throw schedulePublished(scheduleId);
+  return schedule;
+}
 
 /**
  * Fee schedules and their rules: drafts take rules whose bands never overlap, publishing
@@ -94,7 +134,10 @@ export class FeesService {
    * published, so a draft cannot keep a rate the platform has since changed.
    */
   async createSchedule(caller: FeeCaller, input: NewSchedule): Promise<FeeScheduleWithRules> {
-    const schedule = await this.deps.db.transaction(async (tx) => {
+    const createdBy = auditActorFieldsOf(caller.claims).actorId;
+    const result = await this.deps.db.transaction(async (tx) => {
+      const source = input.copyRulesFrom === undefined ? null : await findSchedule(tx, caller.tenantId, input.copyRulesFrom);
+      if (input.copyRulesFrom !== undefined && !source) throw scheduleNotFound();
       const platformCommissionBps =
         caller.surface === 'system'
           ? (input.platformCommissionBps ?? 0)
@@ -106,17 +149,21 @@ export class FeesService {
         platformCommissionBps,
         defaultOnPublish: input.isDefault,
         origin: caller.surface,
+        createdBy,
       });
+      // The source's bands never overlap, so its copies need no check against each other.
+      const rules = source ? await copyRules(tx, source.id, stored.id) : [];
       await this.audit(tx, caller, 'fee_schedule.created', 'fee_schedule', stored.id, {
         name: stored.name,
         platformCommissionBps,
         isDefault: input.isDefault,
         origin: stored.origin,
+        ...(source ? { copiedRulesFrom: source.id, ruleCount: rules.length } : {}),
       });
-      return stored;
+      return { ...toSchedule(stored), rules };
     });
     this.deps.relay.wake();
-    return { ...toSchedule(schedule), rules: [] };
+    return result;
   }
 
   async listSchedules(tenantId: string, query: FeeScheduleListQuery): Promise<Page<FeeSchedule>> {
@@ -141,10 +188,7 @@ export class FeesService {
   async addRule(caller: FeeCaller, scheduleId: string, body: AddFeeRuleBody): Promise<FeeRule> {
     const input = parseRuleInput(body);
     const rule = await this.deps.db.transaction(async (tx) => {
-      const schedule = await findSchedule(tx, caller.tenantId, scheduleId, { forUpdate: true });
-      if (!schedule) throw scheduleNotFound();
-      if (schedule.status !== 'draft')
-        throw new AppError('FEE_SCHEDULE_PUBLISHED', 'A published fee schedule cannot be changed; create a new schedule', { scheduleId });
+      const schedule = await lockDraft(tx, caller.tenantId, scheduleId);
       const siblings = await rulesOf(tx, schedule.id, { transactionType: input.transactionType, currencyCode: input.currencyCode });
       const clash = siblings.find((sibling) => bandsOverlap(termsOf(sibling), input.terms));
       if (clash) {
@@ -166,21 +210,28 @@ export class FeesService {
         ...input.text,
       });
       const rule = toFeeRule(stored);
-      await this.audit(tx, caller, 'fee_rule.added', 'fee_rule', rule.id, {
-        scheduleId: schedule.id,
-        transactionType: rule.transactionType,
-        currencyCode: rule.currencyCode,
-        minAmount: rule.minAmount,
-        maxAmount: rule.maxAmount,
-        flatFee: rule.flatFee,
-        percentageFee: rule.percentageFee,
-        minFee: rule.minFee,
-        maxFee: rule.maxFee,
-      });
+      // On the schedule, so its audit trail (targetId = the schedule) tells its whole history.
+      await this.audit(tx, caller, 'fee_schedule.rule_added', 'fee_schedule', schedule.id, auditedRule(rule));
       return rule;
     });
     this.deps.relay.wake();
     return rule;
+  }
+
+  /**
+   * Removes a rule from a draft, under the same lock as additions and publishing, so a rule is
+   * never removed from a schedule being published. Answers the schedule with its remaining rules.
+   */
+  async removeRule(caller: FeeCaller, scheduleId: string, ruleId: string): Promise<FeeScheduleWithRules> {
+    const result = await this.deps.db.transaction(async (tx) => {
+      const schedule = await lockDraft(tx, caller.tenantId, scheduleId);
+      const removed = await deleteRule(tx, schedule.id, ruleId);
+      if (!removed) throw new AppError('FEE_RULE_NOT_FOUND', 'The fee schedule has no such rule', { scheduleId, ruleId });
+      await this.audit(tx, caller, 'fee_schedule.rule_removed', 'fee_schedule', schedule.id, auditedRule(toFeeRule(removed)));
+      return { ...toSchedule(schedule), rules: (await rulesOf(tx, schedule.id)).map(toFeeRule) };
+    });
+    this.deps.relay.wake();
+    return result;
   }
 
   /**
@@ -202,7 +253,8 @@ export class FeesService {
       const previousDefault = await findDefaultSchedule(tx, caller.tenantId);
       const platformCommissionBps =
         schedule.origin === 'tenant' ? (previousDefault?.platformCommissionBps ?? 0) : schedule.platformCommissionBps;
-      const published = await markPublished(tx, schedule, { makeDefault, platformCommissionBps });
+      const publishedBy = auditActorFieldsOf(caller.claims).actorId;
+      const published = await markPublished(tx, schedule, { makeDefault, platformCommissionBps, publishedBy });
       const rules = await rulesOf(tx, schedule.id);
       await this.audit(tx, caller, 'fee_schedule.published', 'fee_schedule', schedule.id, {
         makeDefault,

@@ -19,7 +19,9 @@ interface ScheduleRow {
   is_default: boolean;
   default_on_publish: boolean;
   origin: FeeScheduleOrigin;
+  created_by: string | null;
   published_at: Date | null;
+  published_by: string | null;
   created_at: Date;
 }
 
@@ -48,7 +50,9 @@ export interface StoredSchedule {
   isDefault: boolean;
   defaultOnPublish: boolean;
   origin: FeeScheduleOrigin;
+  createdBy: string | null;
   publishedAt: Date | null;
+  publishedBy: string | null;
   createdAt: Date;
 }
 
@@ -80,7 +84,9 @@ const SCHEDULE_COLUMNS = [
   'is_default',
   'default_on_publish',
   'origin',
+  'created_by',
   'published_at',
+  'published_by',
   'created_at',
 ];
 const RULE_COLUMNS = [
@@ -109,7 +115,9 @@ function toSchedule(row: ScheduleRow): StoredSchedule {
     isDefault: row.is_default,
     defaultOnPublish: row.default_on_publish,
     origin: row.origin,
+    createdBy: row.created_by,
     publishedAt: row.published_at,
+    publishedBy: row.published_by,
     createdAt: row.created_at,
   };
 }
@@ -140,6 +148,7 @@ export async function insertSchedule(
     platformCommissionBps: number;
     defaultOnPublish: boolean;
     origin: FeeScheduleOrigin;
+    createdBy: string;
   },
 ): Promise<StoredSchedule> {
   const rows: ScheduleRow[] = await tx('fee_schedules')
@@ -150,6 +159,7 @@ export async function insertSchedule(
       platform_commission_bps: schedule.platformCommissionBps,
       default_on_publish: schedule.defaultOnPublish,
       origin: schedule.origin,
+      created_by: schedule.createdBy,
     })
     .returning(SCHEDULE_COLUMNS);
   const row = rows[0];
@@ -236,6 +246,13 @@ export async function insertRule(tx: Tx, rule: NewRule): Promise<StoredRule> {
   return toRule(row);
 }
 
+/** Deletes one rule of a schedule; null when the schedule has no such rule. */
+export async function deleteRule(tx: Tx, scheduleId: string, ruleId: string): Promise<StoredRule | null> {
+  const rows: RuleRow[] = await tx('fee_rules').where({ schedule_id: scheduleId, id: ruleId }).delete().returning(RULE_COLUMNS);
+  const row = rows[0];
+  return row ? toRule(row) : null;
+}
+
 /**
  * Serializes changes of a tenant's default schedule until the transaction ends: two publishes
  * that both make their schedule the default run one after the other, so exactly one ends as
@@ -249,7 +266,7 @@ export async function lockTenantDefault(tx: Tx, tenantId: string): Promise<void>
 export async function markPublished(
   tx: Tx,
   schedule: { tenantId: string; id: string },
-  changes: { makeDefault: boolean; platformCommissionBps: number },
+  changes: { makeDefault: boolean; platformCommissionBps: number; publishedBy: string },
 ): Promise<StoredSchedule> {
   if (changes.makeDefault) {
     await tx('fee_schedules')
@@ -262,6 +279,7 @@ export async function markPublished(
     .update({
       status: 'published',
       published_at: tx.fn.now(),
+      published_by: changes.publishedBy,
       is_default: changes.makeDefault,
       platform_commission_bps: changes.platformCommissionBps,
     })
@@ -282,7 +300,9 @@ const scheduleJsonSchema = z.object({
   is_default: z.boolean(),
   default_on_publish: z.boolean(),
   origin: feeScheduleOriginSchema,
+  created_by: z.string().nullable(),
   published_at: jsonDate.nullable(),
+  published_by: z.string().nullable(),
   created_at: jsonDate,
 });
 const ruleJsonSchema = z.object({
@@ -322,7 +342,8 @@ export function defaultTermsExpression(
                  SELECT seq::text AS seq, id, schedule_id, transaction_type, currency_code, min_amount::text AS min_amount, max_amount::text AS max_amount,
                         flat_fee::text AS flat_fee, percentage_fee::text AS percentage_fee, min_fee::text AS min_fee, max_fee::text AS max_fee, created_at
                  FROM fee_rules WHERE schedule_id = s.id AND transaction_type = ? AND currency_code = ?) r), '[]'::json))
-           FROM (SELECT seq::text AS seq, id, tenant_id, name, platform_commission_bps, status, is_default, default_on_publish, origin, published_at, created_at
+           FROM (SELECT seq::text AS seq, id, tenant_id, name, platform_commission_bps, status, is_default, default_on_publish, origin, created_by, published_at,
+                        published_by, created_at
                  FROM fee_schedules WHERE tenant_id = ? AND is_default LIMIT 1) s)`,
     bindings: [only.transactionType, only.currencyCode, tenantId],
   };
