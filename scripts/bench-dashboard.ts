@@ -40,12 +40,20 @@ interface Screen {
   name: string;
   /** The address a fresh load opens. */
   path: string;
-  /** From the wallets list, the click that leads to it in the app. */
+  /** From the wallets list, what leads to it in the app (a click, a search). */
   navigate: (page: Page) => Promise<void>;
-  table: string;
-  rows: number;
+  /** Resolves once the screen shows what it is for. */
+  ready: (page: Page) => Promise<void>;
   apiPath: string;
 }
+
+/** A table's first page is on the screen once its last row is. */
+const tableRows = (table: string, rows: number) => (page: Page) =>
+  page
+    .getByRole('table', { name: table })
+    .locator('tbody tr')
+    .nth(rows - 1)
+    .waitFor();
 
 interface Timing {
   /** Until the last row of the first page is on the screen. */
@@ -60,11 +68,7 @@ async function timed(page: Page, screen: Screen, start: () => Promise<unknown>):
   await start();
   await answered;
   const answeredMs = performance.now() - started;
-  await page
-    .getByRole('table', { name: screen.table })
-    .locator('tbody tr')
-    .nth(screen.rows - 1)
-    .waitFor();
+  await screen.ready(page);
   return { shownMs: performance.now() - started, answeredMs };
 }
 
@@ -157,6 +161,48 @@ async function timeExport(dashboardUrl: string, adminUrl: string, cookie: string
   return { firstByteMs, lastByteMs, rows: rows - 1, bytes, rssBeforeMiB, rssPeakMiB };
 }
 
+const WORKBENCH_LINES = Number(process.env.BENCH_DASHBOARD_WORKBENCH_LINES ?? 10_000);
+const WORKBENCH_SLIPS = 20;
+
+/** Unmatched lines in one import, and pending slips of their amounts whose references the bank wrote otherwise: the rule (any reference) suggests. */
+async function seedWorkbench(client: WalletClient, walletId: string): Promise<void> {
+  const day = (offset: number) => new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
+  const lines = Array.from({ length: WORKBENCH_LINES }, (_, index) => ({
+    date: day(index % 3),
+    reference: `BANK TRF ${index}`,
+    amount: `${(index % 500) + 1}.00`,
+  }));
+  await client.deposits.importStatement({ bankCode: 'stanbic', currencyCode: 'USD', lines });
+  for (let index = 0; index < WORKBENCH_SLIPS; index += 1) {
+    await client.deposits.submitBankSlip({
+      walletId,
+      amount: `${index + 1}.00`,
+      currencyCode: 'USD',
+      bankCode: 'stanbic',
+      slipReference: `SLIP-${index}`,
+    });
+  }
+  await client.reconciliation.matchRule.set({ reference: 'any', dateWindowDays: 3 });
+}
+
+/** The search box given a transfer's id, until its page shows: the search's lookup, and the page's read. */
+function searchHit(transferId: string): Screen {
+  return {
+    name: 'global search, a transfer id to its page',
+    path: `/search?q=${transferId}`,
+    navigate: async (page) => {
+      await page
+        .getByRole('searchbox', { name: 'Search' })
+        .or(page.getByRole('textbox', { name: 'Search' }))
+        .first()
+        .fill(transferId);
+      await page.keyboard.press('Enter');
+    },
+    ready: (page) => page.getByRole('heading', { level: 1, name: `Transfer ${transferId}` }).waitFor(),
+    apiPath: `/v1/transfers/${transferId}`,
+  };
+}
+
 async function main(): Promise<void> {
   const system = await startSystem({
     serverUrl,
@@ -189,6 +235,9 @@ async function main(): Promise<void> {
     const wallet = tenant.wallets[0];
     if (!wallet) throw new Error('the tenant has no wallet');
     const statementLines = history.linesByWallet.get(wallet.id) ?? 0;
+    const transferId = (await tenant.client.transfers.list({ limit: 1 })).data[0]?.id;
+    if (!transferId) throw new Error('the history holds no transfer');
+    await seedWorkbench(tenant.client, wallet.id);
 
     const dashboardUrl = `http://127.0.0.1:${system.env.DASHBOARD_PORT}`;
     const screens: Screen[] = [
@@ -196,17 +245,27 @@ async function main(): Promise<void> {
         name: 'journal explorer, first page (50 entries)',
         path: '/journal',
         navigate: (page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Journal' }).click(),
-        table: 'Journal entries, newest first',
-        rows: 50,
+        ready: tableRows('Journal entries, newest first', 50),
         apiPath: '/v1/journal',
       },
       {
         name: "wallet page, its statement's first page (25 lines)",
         path: `/wallets/${wallet.id}`,
         navigate: (page) => page.getByRole('link', { name: wallet.id }).click(),
-        table: 'Statement, newest first',
-        rows: 25,
+        ready: tableRows('Statement, newest first', 25),
         apiPath: `/v1/wallets/${wallet.id}/entries`,
+      },
+      searchHit(transferId),
+      {
+        name: `reconciliation workbench, ${WORKBENCH_LINES.toLocaleString('en-US')} unmatched lines and ${WORKBENCH_SLIPS} pending slips`,
+        path: '/reconciliation/workbench',
+        // No link of the navigation leads there: the address, from the wallets list, as a bookmark would.
+        navigate: (page) => page.goto(`${dashboardUrl}/reconciliation/workbench`).then(() => undefined),
+        ready: async (page) => {
+          await tableRows('Statement lines no slip accounts for, newest first', 25)(page);
+          await page.getByRole('region', { name: 'Suggested by the rule' }).getByRole('row').nth(WORKBENCH_SLIPS).waitFor();
+        },
+        apiPath: '/v1/bank-statements/lines',
       },
     ];
 

@@ -74,19 +74,21 @@ export function CaseDecision({ decidable, noun, summary, mayDecide, approve, rej
   };
   return (
     <>
-      <Group gap="xs" wrap="nowrap">
-        <Button size={size} onClick={() => open('approve')} aria-label={`Approve ${noun} ${decidable.id}`}>
-          Approve
-        </Button>
-        <Button size={size} color="red" variant="light" onClick={() => open('reject')} aria-label={`Reject ${noun} ${decidable.id}`}>
-          Reject
-        </Button>
+      <Stack gap={2}>
+        <Group gap="xs" wrap="nowrap">
+          <Button size={size} onClick={() => open('approve')} aria-label={`Approve ${noun} ${decidable.id}`}>
+            Approve
+          </Button>
+          <Button size={size} color="red" variant="light" onClick={() => open('reject')} aria-label={`Reject ${noun} ${decidable.id}`}>
+            Reject
+          </Button>
+        </Group>
         {progress && (
           <Text size="xs" c="dimmed">
             {progress}
           </Text>
         )}
-      </Group>
+      </Stack>
       <Modal opened={dialog === 'approve'} onClose={() => setDialog(null)} title={`Approve ${noun} ${decidable.id}`} centered>
         <Stack>
           <Text size="sm">{summary}</Text>

@@ -79,7 +79,7 @@ function SideBySide() {
         </Text>
         {slip && line && mayPropose && <ProposeMatch depositId={slip} lineId={line} onDone={() => void navigate({ search: {} })} />}
       </Group>
-      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+      <SimpleGrid cols={{ base: 1, xl: 2 }}>
         <Card withBorder component="section" aria-labelledby="pending-slips">
           <Title order={2} size="h4" id="pending-slips" mb="sm">
             Pending slips
