@@ -137,6 +137,20 @@ beforeAll(async () => {
     password: 'a long enough password',
     orgRole: 'operator',
   });
+  // A match of the slip with a line of its money under the bank's own reference, for its decisions.
+  await admin.deposits.importStatement({
+    bankCode: 'stanbic',
+    currencyCode: 'KES',
+    lines: [{ date: '2026-11-30', reference: 'BANK TARGET', amount: '10.00' }],
+  });
+  const line = (await admin.deposits.statementLines({ matched: 'false' })).data.find((each) => each.reference === 'BANK TARGET');
+  if (!line) throw new Error('setup statement line not listed');
+  const match = await admin.reconciliation.matches.propose({
+    depositId: deposit.id,
+    statementLineId: line.id,
+    reason: 'the bank wrote its own reference',
+    proposedBy: maker.id,
+  });
   const payout = await admin.payouts.create({
     walletId: payer.id,
     amount: '1.00',
@@ -191,6 +205,7 @@ beforeAll(async () => {
       '/v1/admin/reconciliation/runs/{id}': { params: { id: fullRun.id }, environmentBound: true },
       '/v1/developer/webhook-endpoints/{id}': { params: { id: endpoint.id }, environmentBound: true },
       '/v1/events/{id}': { params: { id: event.id }, environmentBound: true },
+      '/v1/reconciliation/matches/{id}': { params: { id: match.id }, environmentBound: true },
     },
     strayDepositId,
   };
@@ -221,6 +236,7 @@ const ENVIRONMENT_BOUND: Record<string, boolean> = {
   '/v1/admin/reconciliation/runs/{id}': true,
   '/v1/developer/webhook-endpoints/{id}': true,
   '/v1/events/{id}': true,
+  '/v1/reconciliation/matches/{id}': true,
 };
 
 /** The resource a route acts on: its path up to and including the first parameter. */
@@ -253,6 +269,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/admin/money/withdrawals/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
   'PATCH /v1/developer/webhook-endpoints/{id}': { description: 'changed by an intruder' },
   'POST /v1/developer/webhook-endpoints/{id}/replay': { since: '2026-01-01T00:00:00.000Z' },
+  'POST /v1/reconciliation/matches/{id}/approve': { actorId: 'intruder' },
+  'POST /v1/reconciliation/matches/{id}/reject': { actorId: 'intruder', reason: 'rejected by an intruder' },
 };
 
 const routesWithIds = ROUTES.filter((route) => route.surface === 'tenant' && route.path.includes('{'));

@@ -148,6 +148,25 @@ async function pendingCase(path: '/v1/payouts' | '/v1/admin/money/withdrawals'):
   return (await post<{ id: string }>(tenantA.root, path, body)).id;
 }
 
+/** A pending slip of 3.00 and an unmatched line of its money under the bank's own reference: what a match pairs. */
+async function slipAndLine(): Promise<{ depositId: string; statementLineId: string }> {
+  const wallet = await post<{ id: string }>(tenantA.root, '/v1/wallets', {
+    ownerType: 'user',
+    ownerId: `m-${randomUUID()}`,
+    currencyCode: 'KES',
+  });
+  const slip = { walletId: wallet.id, amount: '3.00', currencyCode: 'KES', bankCode: 'stanbic', slipReference: `M-${randomUUID()}` };
+  const deposit = await post<{ id: string }>(tenantA.root, '/v1/deposits/bank-slips', slip);
+  const reference = `BANK ${randomUUID()}`;
+  const line = { date: '2026-11-30', reference, amount: '3.00' };
+  await post(tenantA.root, '/v1/bank-statements', { bankCode: 'stanbic', currencyCode: 'KES', lines: [line] });
+  const listed = await fetch(`${system.publicUrl}/v1/bank-statements/lines?matched=false&limit=200`, { headers: tenantA.root });
+  const lines = ((await listed.json()) as { data: Array<{ id: string; reference: string }> }).data;
+  const found = lines.find((each) => each.reference === reference);
+  if (!found) throw new Error('setup: the imported line is not listed');
+  return { depositId: deposit.id, statementLineId: found.id };
+}
+
 /** The request each route is called with, fresh for each column: `actorId` is the member it acts as. */
 const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body: unknown }>> = {
   '/v1/developer/api-keys': async () => ({
@@ -236,6 +255,10 @@ const REQUESTS: Record<string, (actorId: string) => Promise<{ path: string; body
   '/v1/payouts/{id}/reject': async (actorId) => ({
     path: `/v1/payouts/${await pendingCase('/v1/payouts')}/reject`,
     body: { actorId, reason: 'no' },
+  }),
+  '/v1/reconciliation/matches': async (actorId) => ({
+    path: '/v1/reconciliation/matches',
+    body: { ...(await slipAndLine()), reason: 'the bank wrote its own reference', proposedBy: actorId },
   }),
   '/v1/admin/money/float-deposits': async () => ({
     path: '/v1/admin/money/float-deposits',

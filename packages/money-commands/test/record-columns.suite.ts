@@ -39,7 +39,15 @@ describe('recordColumns', () => {
   it('lets a case type spread the case state in, narrowing its status where it stands', () => {
     const cases = recordColumns({ ...CASE_STATE_COLUMNS, status: filled<'pending'>('text') });
     expect(cases.names.slice(0, 5)).toEqual(['seq', 'id', 'tenant_id', 'environment', 'requested_by']);
-    expect(Object.keys(cases.written)).toEqual(['id', 'tenantId', 'environment', 'requestedBy', 'createdAt']);
+    expect(Object.keys(cases.written)).toEqual([
+      'id',
+      'tenantId',
+      'environment',
+      'requestedBy',
+      'approvalsRequired',
+      'approverRole',
+      'createdAt',
+    ]);
   });
 
   it('spells the scope and the fee columns once for every record that spreads them in', () => {
