@@ -142,7 +142,9 @@ export type ResourceKind =
   | 'account'
   | 'deadLetter'
   | 'webhookEndpoint'
-  | 'event';
+  | 'event'
+  | 'feeRule'
+  | 'statementMatch';
 
 const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   tenant: 'tenant',
@@ -165,6 +167,9 @@ const ID_KIND_OF: Record<ResourceKind, IdKind> = {
   deadLetter: 'deadLetter',
   webhookEndpoint: 'webhookEndpoint',
   event: 'event',
+  // The world seeds no rule removal's target nor any match: those calls are 404s, or refusals of the body.
+  feeRule: 'feeRule',
+  statementMatch: 'statementMatch',
 };
 
 export function idPrefixOf(kind: ResourceKind): string {
@@ -187,6 +192,7 @@ export const ENVIRONMENT_BOUND: ReadonlySet<ResourceKind> = new Set([
   'journalEntry',
   'webhookEndpoint',
   'event',
+  'statementMatch',
 ]);
 
 export type Owner = 'own' | 'otherEnvironment' | 'otherTenant';
@@ -211,6 +217,8 @@ export function emptyPools(): IdPools {
     deadLetter: [],
     webhookEndpoint: [],
     event: [],
+    feeRule: [],
+    statementMatch: [],
   };
 }
 
@@ -636,6 +644,8 @@ const KIND_BY_SEGMENT: Record<string, ResourceKind> = {
   'dead-letters': 'deadLetter',
   'webhook-endpoints': 'webhookEndpoint',
   events: 'event',
+  rules: 'feeRule',
+  matches: 'statementMatch',
 };
 
 /** The kind of resource a path parameter names, from the segment before it. */
