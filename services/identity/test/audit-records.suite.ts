@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { type AuditRecordV1, TOPOLOGY } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { type IdentityHarness, internalToken, startIdentityHarness } from './support';
+import { type IdentityHarness, internalToken, publishAuditRecord, startIdentityHarness } from './support';
 
 /** Audit records other services publish reach identity's trail once each, as they were sent. */
 let identity: IdentityHarness;
@@ -20,14 +20,7 @@ afterAll(async () => {
   await identity?.close();
 });
 
-async function publish(record: AuditRecordV1): Promise<void> {
-  channel.publish(TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey, Buffer.from(JSON.stringify(record)), {
-    persistent: true,
-    messageId: record.messageId,
-    type: record.type,
-  });
-  await channel.waitForConfirms();
-}
+const publish = (record: AuditRecordV1): Promise<void> => publishAuditRecord(channel, record);
 
 function record(tenantId: string, overrides: Partial<AuditRecordV1> = {}): AuditRecordV1 {
   return {

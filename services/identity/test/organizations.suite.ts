@@ -1,56 +1,34 @@
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { errorBodySchema, organizationSchema, pageSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { countRows, type HttpResult, type IdentityHarness, startIdentityHarness, tenantBody, uniqueSlug } from './support';
+import {
+  countRows,
+  type HttpResult,
+  type IdentityHarness,
+  type SmtpInbox,
+  startIdentityHarness,
+  startSmtpInbox,
+  tenantBody,
+  uniqueSlug,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, the identity service over HTTP, and an SMTP server in this
  * process that receives the invite emails nodemailer sends. It refuses recipients at
  * bounce.test, which is how a failed send is produced.
  */
-interface ReceivedEmail {
-  envelope: SMTPServerEnvelope;
-  /** The message with quoted-printable soft breaks and escapes undone, so links read whole. */
-  text: string;
-}
-
 const DASHBOARD_URL = 'http://dashboard.test:3000';
-let smtp: SMTPServer;
+let smtp: SmtpInbox;
 let identity: IdentityHarness;
-const inbox: ReceivedEmail[] = [];
-
-function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address.endsWith('@bounce.test')) return callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        inbox.push({ envelope: session.envelope, text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const { port } = smtp.server.address() as AddressInfo;
-  identity = await startIdentityHarness({ SMTP_URL: `smtp://127.0.0.1:${port}`, DASHBOARD_URL });
+  smtp = await startSmtpInbox();
+  identity = await startIdentityHarness({ SMTP_URL: smtp.url, DASHBOARD_URL });
 });
 
 afterAll(async () => {
   await identity?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 function expectErrorBody(result: HttpResult, status: number, code: string) {
@@ -59,10 +37,6 @@ function expectErrorBody(result: HttpResult, status: number, code: string) {
   expect(parsed.error.code).toBe(code);
   expect(parsed.error.correlationId).toBe(result.headers.get('x-correlation-id'));
   return parsed.error;
-}
-
-function mailTo(address: string): ReceivedEmail | undefined {
-  return inbox.find((email) => email.envelope.rcptTo.some((recipient) => recipient.address === address));
 }
 
 describe('POST /v1/system/organizations', () => {
@@ -84,7 +58,7 @@ describe('POST /v1/system/organizations', () => {
       inviteEmailSent: true,
     });
 
-    const received = await waitFor(async () => mailTo(email), { what: 'invite email' });
+    const received = await waitFor(async () => smtp.mailTo(email), { what: 'invite email' });
     expect(received.envelope.mailFrom && received.envelope.mailFrom.address).toBe('no-reply@wallet.local');
     expect(received.text).toContain(email);
     expect(received.text).toContain('Ada Ltd');
@@ -113,16 +87,16 @@ describe('POST /v1/system/organizations', () => {
     const read = await identity.request('GET', `/v1/system/organizations/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(read.body.admin).toMatchObject({ id: created.body.admin.id, inviteEmailSent: false });
-    expect(mailTo(email)).toBeUndefined();
+    expect(smtp.mailTo(email)).toBeUndefined();
   });
 
   it('creates an organization without an admin and sends nothing', async () => {
-    const before = inbox.length;
+    const before = smtp.received.length;
     const created = await identity.request('POST', '/v1/system/organizations', { body: tenantBody() });
     expect(created.status).toBe(201);
     expect(organizationSchema.parse(created.body).admin).toBeNull();
     expect(await countRows(identity.db, 'team_members', { tenant_id: created.body.id })).toBe(0);
-    expect(inbox.length).toBe(before);
+    expect(smtp.received.length).toBe(before);
   });
 
   it('refuses a slug already taken and writes neither the tenant nor the admin', async () => {
@@ -137,7 +111,7 @@ describe('POST /v1/system/organizations', () => {
     expect(await countRows(identity.db, 'team_members')).toBe(membersBefore);
     // The event is written in the tenant's transaction, so no tenant row means no event either
     // (published rows leave the outbox, so its row count proves nothing here).
-    expect(mailTo(email)).toBeUndefined();
+    expect(smtp.mailTo(email)).toBeUndefined();
   });
 
   it('refuses an admin without a valid email address', async () => {

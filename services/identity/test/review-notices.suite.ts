@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
-import { type AuditRecordV1, type OrgRole, teamMemberSchema, TOPOLOGY } from '@wallet/contracts';
+import { type AuditRecordV1, type OrgRole, teamMemberSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import {
   countRows,
@@ -11,6 +11,7 @@ import {
   startSmtpInbox,
   tenantBody,
   uniqueSlug,
+  publishAuditRecord,
 } from './support';
 
 /**
@@ -37,14 +38,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function publish(record: AuditRecordV1): Promise<void> {
-  channel.publish(TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey, Buffer.from(JSON.stringify(record)), {
-    persistent: true,
-    messageId: record.messageId,
-    type: record.type,
-  });
-  await channel.waitForConfirms();
-}
+const publish = (record: AuditRecordV1): Promise<void> => publishAuditRecord(channel, record);
 
 type Team = Record<'maker' | 'approver' | 'otherApprover' | 'admin' | 'observer' | 'inactiveApprover', { id: string; email: string }>;
 

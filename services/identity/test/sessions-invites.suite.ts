@@ -1,52 +1,35 @@
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { auditEventSchema, errorBodySchema, pageSchema, sessionSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
-import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
+import {
+  type HttpResult,
+  type IdentityHarness,
+  internalToken,
+  type SmtpInbox,
+  startIdentityHarness,
+  startSmtpInbox,
+  tenantBody,
+  uniqueSlug,
+} from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ, the identity service over HTTP, and an SMTP server in this
  * process. The invite token is taken from the email as it arrived, exactly as a person would
  * follow the link.
  */
-interface ReceivedEmail {
-  envelope: SMTPServerEnvelope;
-  text: string;
-}
-
 const DASHBOARD_URL = 'http://dashboard.test:3000';
 const PASSWORD = 'a brand new passphrase';
-let smtp: SMTPServer;
+let smtp: SmtpInbox;
 let identity: IdentityHarness;
-const inbox: ReceivedEmail[] = [];
-
-function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        inbox.push({ envelope: session.envelope, text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const { port } = smtp.server.address() as AddressInfo;
-  identity = await startIdentityHarness({ SMTP_URL: `smtp://127.0.0.1:${port}`, DASHBOARD_URL });
+  smtp = await startSmtpInbox();
+  identity = await startIdentityHarness({ SMTP_URL: smtp.url, DASHBOARD_URL });
 });
 
 afterAll(async () => {
   await identity?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 const anonymous = () => internalToken({ surface: 'public', authMode: 'none' });
@@ -66,9 +49,12 @@ async function invitedAdmin(): Promise<{ tenantId: string; memberId: string; ema
   });
   expect(created.status).toBe(201);
   expect(created.body.admin.inviteEmailSent).toBe(true);
-  const received = await waitFor(async () => inbox.find((item) => item.envelope.rcptTo.some((recipient) => recipient.address === email)), {
-    what: 'invite email',
-  });
+  const received = await waitFor(
+    async () => smtp.received.find((item) => item.envelope.rcptTo.some((recipient) => recipient.address === email)),
+    {
+      what: 'invite email',
+    },
+  );
   const link = received.text.match(/http:\/\/dashboard\.test:3000\/accept-invite\?token=([A-Za-z0-9_-]{43})/);
   expect(link).not.toBeNull();
   return { tenantId: created.body.id, memberId: created.body.admin.id, email, token: (link as RegExpMatchArray)[1] as string };

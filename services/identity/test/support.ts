@@ -1,6 +1,8 @@
+import type { ConfirmChannel } from 'amqplib';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
+import { type AuditRecordV1, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type RunningService, start } from '../src/main';
@@ -162,4 +164,14 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
     mailTo: (address) => received.find((email) => email.envelope.rcptTo.some((recipient) => recipient.address === address)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Publishes an audit record as payments and treasury do, once the broker confirmed it. */
+export async function publishAuditRecord(channel: ConfirmChannel, record: AuditRecordV1): Promise<void> {
+  channel.publish(TOPOLOGY.auditRecords.exchange, TOPOLOGY.auditRecords.routingKey, Buffer.from(JSON.stringify(record)), {
+    persistent: true,
+    messageId: record.messageId,
+    type: record.type,
+  });
+  await channel.waitForConfirms();
 }
