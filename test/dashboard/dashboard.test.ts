@@ -19,6 +19,8 @@ import {
   accessibilityViolations,
   cspViolationsOf,
   CURRENCY,
+  documentWidth,
+  PHONE,
   DASHBOARD_ROLES,
   type DashboardRole,
   type DashboardSystem,
@@ -209,7 +211,7 @@ describe("the overview's chart", () => {
 
 describe('on a phone (390 × 844)', () => {
   it('keeps the header to one line, clear of the page title, and no id widens the page', async () => {
-    const phone = { width: 390, height: 844 };
+    const phone = PHONE;
     const page = await suite.newPage(phone);
     const [deposit] = (await system.api.deposits.list({ limit: 1 })).data;
     await signIn(page, system, 'operator', `/deposits/${deposit?.id}`);
@@ -218,17 +220,14 @@ describe('on a phone (390 × 844)', () => {
     const signOut = await page.getByRole('button', { name: 'Sign out' }).boundingBox();
     const heading = await title.boundingBox();
     expect(signOut && heading && signOut.y + signOut.height <= heading.y).toBe(true);
-    const pageWidth = await page.evaluate(
-      () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-    );
-    expect(pageWidth).toBeLessThanOrEqual(phone.width);
+    expect(await documentWidth(page)).toBeLessThanOrEqual(phone.width);
     expect(await accessibilityViolations(page, 'a deposit on a phone')).toEqual([]);
   });
 });
 
 describe('every screen on a phone (390 × 844)', () => {
   it("passes axe, and no screen is wider than the phone: the navigation's screens, the menu with its search, a statement's period, a case's activity", async () => {
-    const phone = { width: 390, height: 844 };
+    const phone = PHONE;
     const page = await suite.newPage(phone);
     await signIn(page, system, 'org-admin', '/');
     const [payout] = (await system.api.payouts.list({ limit: 1 })).data;
@@ -244,14 +243,54 @@ describe('every screen on a phone (390 × 844)', () => {
       await page.goto(`${system.dashboardUrl}${path}`);
       await settled(page, heading);
       violations.push(...(await accessibilityViolations(page, `${heading} on a phone`)));
-      const width = await page.evaluate(
-        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-      );
+      const width = await documentWidth(page);
       if (width > phone.width) wider.push(`${path}: ${width} px`);
     }
     await page.getByRole('button', { name: 'Toggle navigation' }).click();
     await page.getByRole('search', { name: 'Search everything' }).getByRole('textbox', { name: 'Search' }).waitFor();
     violations.push(...(await accessibilityViolations(page, 'the menu on a phone')));
+    expect({ violations, wider }).toEqual({ violations: [], wider: [] });
+  });
+});
+
+/** A dialog as a person opens it: on this screen, with this button; the dialog named so. */
+interface DialogVisit {
+  path: string;
+  heading: string | RegExp;
+  button: string | RegExp;
+  dialog: string | RegExp;
+}
+
+describe('every dialog on a phone (390 × 844)', () => {
+  it('passes axe with each dialog open, and none is wider than the phone', async () => {
+    const page = await suite.newPage(PHONE);
+    await signIn(page, system, 'org-admin', '/');
+    const wallet = system.wallets.spare.id;
+    const dialogs: DialogVisit[] = [
+      { path: '/payouts', heading: 'Payouts', button: 'Request a payout', dialog: 'Request a payout' },
+      { path: '/treasury', heading: 'Treasury', button: 'Record a float deposit', dialog: 'Record a float deposit' },
+      { path: '/treasury', heading: 'Treasury', button: 'Request a withdrawal', dialog: 'Request a withdrawal' },
+      { path: `/wallets/${wallet}`, heading: `Wallet ${wallet}`, button: /wallet$/, dialog: /wallet wl_/ },
+      { path: '/team', heading: 'Team', button: 'Invite member', dialog: 'Invite a team member' },
+      { path: '/team', heading: 'Team', button: /^Change role of /, dialog: /^Change the role of / },
+      { path: '/developers?tab=keys', heading: 'Developers', button: 'Create API key', dialog: 'Create an API key' },
+      { path: '/developers?tab=webhooks', heading: 'Developers', button: 'Add endpoint', dialog: 'Add a webhook endpoint' },
+      { path: '/fees', heading: 'Fees', button: 'New draft schedule', dialog: 'New draft fee schedule' },
+    ];
+    const violations: string[] = [];
+    const wider: string[] = [];
+    for (const visit of dialogs) {
+      await page.goto(`${system.dashboardUrl}${visit.path}`);
+      await settled(page, visit.heading);
+      await page.getByRole('button', { name: visit.button }).first().click();
+      const dialog = page.getByRole('dialog', { name: visit.dialog });
+      await dialog.waitFor();
+      violations.push(...(await accessibilityViolations(page, `the dialog ${String(visit.dialog)} on a phone`)));
+      const width = await documentWidth(page);
+      if (width > PHONE.width) wider.push(`${String(visit.dialog)}: ${width} px`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+    }
     expect({ violations, wider }).toEqual({ violations: [], wider: [] });
   });
 });
