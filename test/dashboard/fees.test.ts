@@ -1,6 +1,6 @@
 import { waitFor } from '@wallet/kit/testing';
 import type { Locator, Page } from 'playwright-core';
-import { accessibilityViolations, type DashboardRole, type DashboardSystem, dashboardSuite, screenshot, settled, signIn } from './support';
+import { axeLog, type DashboardRole, type DashboardSystem, dashboardSuite, documentWidth, PHONE, settled } from './support';
 
 /**
  * Fee schedules edited as drafts and published, in a real Chromium against the real system: an
@@ -16,28 +16,14 @@ beforeAll(() => {
   system = suite.system;
 });
 
-const PHONE = { width: 390, height: 844 };
-const violations: string[] = [];
+const { look, violations } = axeLog('fees');
 afterEach(() => {
   violations.length = 0;
 });
 
-async function pageAs(role: DashboardRole, path: string, viewport?: { width: number; height: number }): Promise<Page> {
-  const page = await suite.newPage(viewport);
-  await signIn(page, system, role, path);
-  return page;
-}
-
-async function look(page: Page, name: string): Promise<void> {
-  violations.push(...(await accessibilityViolations(page, name)));
-  await screenshot(page, `fees-${name}`);
-}
-
-async function pageWidth(page: Page): Promise<number> {
-  return page.evaluate(
-    () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-  );
-}
+const pageAs = (role: DashboardRole, path: string, viewport?: { width: number; height: number }): Promise<Page> =>
+  suite.pageAs(role, viewport, path);
+const pageWidth = documentWidth;
 
 function rulesOf(page: Page): Locator {
   return page.getByRole('table', { name: /^Rules/ }).getByRole('row');

@@ -352,8 +352,8 @@ export interface DashboardSuite {
    * CSP violations in cspViolationsOf. The suite's window (1280 wide), or `viewport` (a phone's).
    */
   newPage(viewport?: { width: number; height: number }): Promise<Page>;
-  /** A new page signed in as the role's member, on its landing screen. */
-  pageAs(role: DashboardRole, viewport?: { width: number; height: number }): Promise<Page>;
+  /** A new page signed in as the role's member, on `path` (its landing screen by default). */
+  pageAs(role: DashboardRole, viewport?: { width: number; height: number }, path?: string): Promise<Page>;
 }
 
 /**
@@ -377,9 +377,9 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
       if (!system) throw new Error(`the ${label} system has not started`);
       return system;
     },
-    async pageAs(role, viewport) {
+    async pageAs(role, viewport, path) {
       const page = await this.newPage(viewport);
-      await signIn(page, this.system, role);
+      await signIn(page, this.system, role, path);
       return page;
     },
     async newPage(viewport) {

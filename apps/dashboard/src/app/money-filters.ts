@@ -36,4 +36,5 @@ export const AWAITING_VIEWS = [
   { value: 'all', label: 'All pending' },
 ] as const;
 export type Awaiting = (typeof AWAITING_VIEWS)[number]['value'];
-export const approvalsSearchSchema = z.object({ awaiting: z.enum(['me', 'others', 'all']).optional().catch(undefined) });
+const awaitingSchema = z.enum(AWAITING_VIEWS.map((view) => view.value) as [Awaiting, ...Awaiting[]]);
+export const approvalsSearchSchema = z.object({ awaiting: awaitingSchema.optional().catch(undefined) });

@@ -181,17 +181,17 @@ function useSelection(selectable: (decided: InboxCase) => boolean): Selection & 
 function PendingCases<Case extends InboxCase>({ kind, now, awaiting }: { kind: CaseKind<Case>; now: number; awaiting: Awaiting }) {
   const principal = usePrincipal();
   const mayDecide = canCall(principal.scopes, kind.routes.approve);
-  const checker: Checker = { memberId: principal.memberId, orgRole: principal.orgRole, mayApprove: mayDecide };
+  const { memberId, orgRole } = principal;
+  const checker: Checker = useMemo(() => ({ memberId, orgRole, mayApprove: mayDecide }), [memberId, orgRole, mayDecide]);
   const selection = useSelection((decided) => notAwaitingReason(decided, checker) === null);
   const columns = useMemo(() => caseColumns(kind, mayDecide, now, selection), [kind, mayDecide, now, selection]);
-  const { memberId, orgRole } = principal;
   const fetchPage = useMemo(() => {
-    const shown = inView(awaiting, { memberId, orgRole, mayApprove: mayDecide });
+    const shown = inView(awaiting, checker);
     return fillingPages<Case>(async (page, signal) => {
       const answer = await kind.list(page, signal);
       return { ...answer, data: answer.data.filter(shown) };
     });
-  }, [kind, awaiting, memberId, orgRole, mayDecide]);
+  }, [kind, awaiting, checker]);
   if (!canCall(principal.scopes, kind.routes.list)) return null;
   const titleId = `pending-${kind.plural}`;
   const decider = {

@@ -1,4 +1,4 @@
-import { Card, Group, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Group, Radio, SimpleGrid, Stack, Text } from '@mantine/core';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type Deposit, depositRoutes, type StatementLineRecord, statementMatchRoutes } from '@wallet/contracts';
 import { api } from '../api/browser';
@@ -8,7 +8,7 @@ import { canCall } from '../auth/scopes';
 import { Money } from '../components/Money';
 import { columnsOf, PagedTable } from '../components/PagedTable';
 import { ProposeMatch, SlipLink } from '../components/ProposeMatch';
-import { MatchRuleCard, PendingMatches, Suggestions } from './WorkbenchSections';
+import { MatchRuleCard, PendingMatches, Suggestions, WorkbenchCard } from './WorkbenchSections';
 
 const routeApi = getRouteApi('/_session/reconciliation/workbench');
 
@@ -80,10 +80,7 @@ function SideBySide() {
         {slip && line && mayPropose && <ProposeMatch depositId={slip} lineId={line} onDone={() => void navigate({ search: {} })} />}
       </Group>
       <SimpleGrid cols={{ base: 1, xl: 2 }}>
-        <Card withBorder component="section" aria-labelledby="pending-slips">
-          <Title order={2} size="h4" id="pending-slips" mb="sm">
-            Pending slips
-          </Title>
+        <WorkbenchCard id="pending-slips" title="Pending slips">
           <PagedTable
             caption="Bank slips awaiting their statement line, newest first"
             queryKey={['deposits', PENDING_SLIPS, 'workbench']}
@@ -92,11 +89,8 @@ function SideBySide() {
             rowId={(deposit) => deposit.id}
             emptyTitle="No pending slips"
           />
-        </Card>
-        <Card withBorder component="section" aria-labelledby="unmatched-lines">
-          <Title order={2} size="h4" id="unmatched-lines" mb="sm">
-            Unmatched statement lines
-          </Title>
+        </WorkbenchCard>
+        <WorkbenchCard id="unmatched-lines" title="Unmatched statement lines">
           <PagedTable
             caption="Statement lines no slip accounts for, newest first"
             queryKey={['statement-lines', UNMATCHED, 'workbench']}
@@ -105,7 +99,7 @@ function SideBySide() {
             rowId={(each) => each.id}
             emptyTitle="No unmatched lines"
           />
-        </Card>
+        </WorkbenchCard>
       </SimpleGrid>
     </Stack>
   );

@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type MatchRule, matchRuleBodySchema, rejectCaseBodySchema, type StatementMatch, statementMatchRoutes } from '@wallet/contracts';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { api } from '../api/browser';
 import { usePrincipal } from '../app/principal';
 import { canCall } from '../auth/scopes';
@@ -15,6 +15,21 @@ import { checkForm } from '../forms/schema';
 import { ProposeMatch, SlipLink } from '../components/ProposeMatch';
 
 const PENDING = { status: 'pending' } as const;
+
+/** One of the workbench's sections: a card named by its heading, with an action beside the heading. */
+export function WorkbenchCard({ id, title, action, children }: { id: string; title: string; action?: ReactNode; children: ReactNode }) {
+  return (
+    <Card withBorder component="section" aria-labelledby={id}>
+      <Group justify="space-between" mb="sm">
+        <Title order={2} size="h4" id={id}>
+          {title}
+        </Title>
+        {action}
+      </Group>
+      {children}
+    </Card>
+  );
+}
 const reasonSchema = rejectCaseBodySchema.pick({ reason: true });
 
 /** A checker's approve and reject of one proposed match; its proposer sees who it waits for instead. */
@@ -97,10 +112,7 @@ const matchColumns = matchHelper.columns([
 export function PendingMatches() {
   if (!canCall(usePrincipal().scopes, statementMatchRoutes.list)) return null;
   return (
-    <Card withBorder component="section" aria-labelledby="pending-matches">
-      <Title order={2} size="h4" id="pending-matches" mb="sm">
-        Matches awaiting a checker
-      </Title>
+    <WorkbenchCard id="pending-matches" title="Matches awaiting a checker">
       <PagedTable
         caption="Proposed matches, newest first"
         queryKey={['statement-matches', PENDING]}
@@ -109,7 +121,7 @@ export function PendingMatches() {
         rowId={(match) => match.id}
         emptyTitle="No matches awaiting a checker"
       />
-    </Card>
+    </WorkbenchCard>
   );
 }
 
@@ -124,10 +136,7 @@ export function Suggestions() {
   if (suggestions.isError) return <ErrorState error={suggestions.error} title="Could not apply the match rule" />;
   const found = suggestions.data.data.filter((each) => each.candidates.length > 0);
   return (
-    <Card withBorder component="section" aria-labelledby="suggestions">
-      <Title order={2} size="h4" id="suggestions" mb="sm">
-        Suggested by the rule
-      </Title>
+    <WorkbenchCard id="suggestions" title="Suggested by the rule">
       {found.length === 0 ? (
         <Text size="sm" c="dimmed">
           The rule finds no line for the newest pending slips.
@@ -165,7 +174,7 @@ export function Suggestions() {
           </Table>
         </Table.ScrollContainer>
       )}
-    </Card>
+    </WorkbenchCard>
   );
 }
 
@@ -243,17 +252,15 @@ export function MatchRuleCard() {
   });
   if (!canCall(scopes, statementMatchRoutes.getRule) || !rule.data) return null;
   return (
-    <Card withBorder component="section" aria-labelledby="match-rule">
-      <Group justify="space-between" mb="xs">
-        <Title order={2} size="h4" id="match-rule">
-          Match rule
-        </Title>
-        {canCall(scopes, statementMatchRoutes.setRule) && <EditRule rule={rule.data} />}
-      </Group>
+    <WorkbenchCard
+      id="match-rule"
+      title="Match rule"
+      action={canCall(scopes, statementMatchRoutes.setRule) && <EditRule rule={rule.data} />}
+    >
       <Group gap="xs">
         <Badge variant="light">{rule.data.reference}</Badge>
         <Text size="sm">{ruleInWords(rule.data)}</Text>
       </Group>
-    </Card>
+    </WorkbenchCard>
   );
 }

@@ -5,6 +5,7 @@ import { integerInputSchema } from '../json';
 import type { RouteContract } from '../route-contract';
 import { plainTextSchema } from '../text';
 import { depositSchema, statementLineRecordSchema } from './deposits';
+import { approveCaseBodySchema, caseMemberIdSchema, rejectCaseBodySchema } from './maker-checker';
 
 /*
  * The reconciliation workbench (docs/decisions/statement-matches.md): a bank slip and a statement
@@ -16,8 +17,6 @@ import { depositSchema, statementLineRecordSchema } from './deposits';
 export const STATEMENT_MATCH_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export const statementMatchStatusSchema = z.enum(STATEMENT_MATCH_STATUSES);
 
-const memberIdSchema = plainTextSchema(128);
-
 /** `POST /v1/reconciliation/matches`: the maker proposes that this line is this slip's money. */
 export const proposeStatementMatchBodySchema = z.object({
   depositId: idSchema('deposit'),
@@ -25,12 +24,12 @@ export const proposeStatementMatchBodySchema = z.object({
   statementLineId: z.string().regex(/^[0-9]{1,19}$/, 'must be a statement line id'),
   reason: plainTextSchema(500),
   /** The team member (`usr_`) proposing: active, with a role that grants deposits:verify. */
-  proposedBy: memberIdSchema,
+  proposedBy: caseMemberIdSchema,
 });
 export type ProposeStatementMatchBody = z.infer<typeof proposeStatementMatchBodySchema>;
 
-export const approveStatementMatchBodySchema = z.object({ actorId: memberIdSchema });
-export const rejectStatementMatchBodySchema = z.object({ actorId: memberIdSchema, reason: plainTextSchema(500) });
+/** A match's checker decides as a case's does: the same bodies. */
+export { approveCaseBodySchema as approveStatementMatchBodySchema, rejectCaseBodySchema as rejectStatementMatchBodySchema };
 
 export const statementMatchSchema = z.object({
   id: z.string(),
@@ -107,7 +106,7 @@ export const statementMatchRoutes = {
     operationId: 'reconciliation.matches.approve',
     summary:
       'Approve a proposed match (checker: deposits:verify, not the proposer): the slip is credited through the ledger with that line, which is matched from then on. 409 MATCH_NOT_PENDING once decided; 409 STATEMENT_LINE_TAKEN or DEPOSIT_NOT_PENDING when either was used meanwhile',
-    body: approveStatementMatchBodySchema,
+    body: approveCaseBodySchema,
     errors: [
       'ACTOR_NOT_PERMITTED',
       'SELF_APPROVAL_FORBIDDEN',
@@ -122,7 +121,7 @@ export const statementMatchRoutes = {
     path: '/v1/reconciliation/matches/{id}/reject',
     operationId: 'reconciliation.matches.reject',
     summary: 'Reject a proposed match with a reason: nothing moves; the slip and the line are free again',
-    body: rejectStatementMatchBodySchema,
+    body: rejectCaseBodySchema,
     errors: ['ACTOR_NOT_PERMITTED', 'SELF_APPROVAL_FORBIDDEN', 'MATCH_NOT_FOUND', 'MATCH_NOT_PENDING'],
   },
   suggestions: {

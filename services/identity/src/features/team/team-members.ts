@@ -47,10 +47,10 @@ export function firstAdminsOf(db: Db, tenantIds: string[]): Promise<Map<string, 
 
 /** A tenant's active org-admins. */
 export function activeAdminsOf(db: Db, tenantId: string): Promise<TeamMember[]> {
-  return store.activeAdminsOf(db, tenantId);
+  return store.activeMembersOf(db, tenantId, { orgRole: 'org-admin' });
 }
 
 /** A tenant's active members, at most `limit`: those a notice may go to. */
 export function activeMembersOf(db: Db, tenantId: string, limit: number): Promise<TeamMember[]> {
-  return store.activeMembersOf(db, tenantId, limit);
+  return store.activeMembersOf(db, tenantId, { limit });
 }

@@ -252,20 +252,11 @@ export async function acceptInvite(tx: Tx, memberId: string, inviteTokenHash: st
 }
 
 /** A tenant's active org-admins: whom the platform tells of what it did to the tenant's setup (a webhook endpoint disabled). */
-/** A tenant's active members, whatever their role, at most `limit` of them. */
-export async function activeMembersOf(db: Db, tenantId: string, limit: number): Promise<TeamMember[]> {
-  const rows: TeamMemberRow[] = await db('team_members')
-    .where({ tenant_id: tenantId, status: 'active' })
-    .orderBy('created_at')
-    .limit(limit)
-    .select(COLUMNS);
-  return rows.map(toTeamMember);
-}
-
-export async function activeAdminsOf(db: Db, tenantId: string): Promise<TeamMember[]> {
-  const rows: TeamMemberRow[] = await db('team_members')
-    .where({ tenant_id: tenantId, org_role: 'org-admin', status: 'active' })
-    .orderBy('created_at')
-    .select(COLUMNS);
+/** A tenant's active members, of one role when `orgRole` names it, oldest first, at most `limit` of them when given. */
+export async function activeMembersOf(db: Db, tenantId: string, only: { orgRole?: OrgRole; limit?: number } = {}): Promise<TeamMember[]> {
+  const query = db('team_members').where({ tenant_id: tenantId, status: 'active' }).orderBy('created_at').select(COLUMNS);
+  if (only.orgRole) query.where({ org_role: only.orgRole });
+  if (only.limit !== undefined) query.limit(only.limit);
+  const rows: TeamMemberRow[] = await query;
   return rows.map(toTeamMember);
 }

@@ -44,7 +44,7 @@ export class MatchSuggestions {
   async setRule(scope: MatchScope, claims: InternalClaims, rule: MatchRule): Promise<MatchRule> {
     const actor = auditActorFieldsOf(claims);
     await this.deps.db.transaction(async (tx) => {
-      const before = await findMatchRule(this.deps.db, scope);
+      const before = await findMatchRule(tx, scope);
       await saveMatchRule(tx, scope, rule, actor.actorId);
       await enqueueOutbox(tx, [
         auditRecordMessage({

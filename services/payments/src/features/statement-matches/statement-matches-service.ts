@@ -87,15 +87,16 @@ export class StatementMatchesService {
     return this.show(scope, rejected);
   }
 
-  list(
+  async list(
     scope: MatchScope,
     query: { cursor?: string | undefined; limit: number; status?: StoredMatch['status'] | undefined },
   ): Promise<Page<StatementMatch>> {
-    return pageBySeq(
+    const page = await pageBySeq(
       query,
       (beforeSeq) => listMatches(this.deps.db, scope, { ...query, beforeSeq }),
       (match) => match,
-    ).then(async (page) => ({ ...page, data: await Promise.all(page.data.map((match) => this.show(scope, match))) }));
+    );
+    return { ...page, data: await Promise.all(page.data.map((match) => this.show(scope, match))) };
   }
 
   /** A decision's preconditions: the match pending, the checker permitted and not its proposer. */

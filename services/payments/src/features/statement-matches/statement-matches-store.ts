@@ -133,7 +133,7 @@ export async function listMatches(
 /** The tenant's rule: the same reference, within 3 days, until one is set. */
 export const DEFAULT_MATCH_RULE: MatchRule = { reference: 'exact', dateWindowDays: 3 };
 
-export async function findMatchRule(db: Db, scope: MatchScope): Promise<MatchRule> {
+export async function findMatchRule(db: Db | Tx, scope: MatchScope): Promise<MatchRule> {
   const row: { reference: MatchRule['reference']; date_window_days: number } | undefined = await db('reconciliation_match_rules')
     .where(scoped(scope))
     .first(['reference', 'date_window_days']);
