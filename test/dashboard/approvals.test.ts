@@ -6,7 +6,7 @@ import { axeLog, CURRENCY, documentWidth, PHONE, type DashboardRole, type Dashbo
  * payouts' approval policy, an approver decides a batch at once (each case checked on its own,
  * each result shown), the cases needing a second approver move to "Awaiting others" for them and
  * to "Awaiting me" for the org-admin, whose approval moves the money. axe checks every view and
- * dialog at 1280 × 900 and at 390 × 844.
+ * dialog at 1440 × 900 and at 390 × 844.
  */
 
 const suite = dashboardSuite('dashboard_approvals', { height: 900, locale: 'en-US' });

@@ -28,7 +28,7 @@ import {
  */
 
 const EXAMINE_MAX = Number(SYSTEM_ENV.LEDGER_JOURNAL_EXAMINE_MAX);
-const suite = dashboardSuite('books_browser', { height: 800, locale: 'en-US' });
+const suite = dashboardSuite('books_browser', { height: 900, locale: 'en-US' });
 let system: DashboardSystem;
 beforeAll(() => {
   system = suite.system;

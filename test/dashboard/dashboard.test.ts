@@ -36,7 +36,7 @@ import {
  */
 type StatementLine = z.infer<typeof statementLineSchema>;
 
-const suite = dashboardSuite('dashboard_browser', { height: 800 });
+const suite = dashboardSuite('dashboard_browser', { height: 900 });
 let system: DashboardSystem;
 beforeAll(() => {
   system = suite.system;

@@ -7,7 +7,7 @@ import { axeLog, type DashboardRole, type DashboardSystem, dashboardSuite, docum
  * org-admin creates a draft, adds rules (an overlapping band refused with the server's 409 in the
  * dialog), removes one and publishes it as the default; who did each step and when shows on the
  * schedule and in its audit trail. Roles that only read fees see no edit buttons. axe checks
- * every page and dialog at 1280 × 900 and at 390 × 844.
+ * every page and dialog at 1440 × 900 and at 390 × 844.
  */
 
 const suite = dashboardSuite('dashboard_fees', { height: 900, locale: 'en-US' });

@@ -124,7 +124,7 @@ describe('a payout from request to approval', () => {
     await row.getByText('The operator', { exact: true }).waitFor();
     expect(await row.innerText()).not.toContain('usr_');
     await look(approver, 'approvals-inbox');
-    // Both decisions are on the screen at 1280 px without scrolling the table sideways.
+    // Both decisions are on the screen at 1440 px without scrolling the table sideways.
     for (const action of ['Approve', 'Reject']) {
       const box = await row.getByRole('button', { name: `${action} payout ${payoutId}` }).boundingBox();
       expect(box && box.x + box.width).toBeLessThanOrEqual(approver.viewportSize()?.width ?? 0);
@@ -597,7 +597,7 @@ async function headersOffScreen(page: Page, table: string): Promise<string[]> {
   return off;
 }
 
-describe('lists at a laptop width', () => {
+describe('lists at 1440 px', () => {
   it("keeps each list's key columns on the screen: a payout's status, a float deposit's recording, a mismatch's amount and reference", async () => {
     const operator = system.members.operator;
     await system.api.payouts.create({
@@ -645,6 +645,57 @@ describe('lists at a laptop width', () => {
     expect(await row.innerText()).toContain('Unmatched statement line');
     expect(await page.getByRole('table', { name: evidence }).getByRole('columnheader').allInnerTexts()).not.toContain('bankCode');
     await look(page, 'reconciliation-mismatches');
+  });
+});
+
+describe('sorting', () => {
+  it('orders transfers by amount either way from its header, pages in that order, and keeps it in the address, the filters and the export', async () => {
+    const page = await pageAs('finance-viewer');
+    const filters = { walletId: system.wallets.busy.id, status: 'completed' as const };
+    await page.goto(`${system.dashboardUrl}/transfers?${new URLSearchParams(filters).toString()}`);
+    await settled(page, 'Transfers');
+    const header = (name: string) => page.getByRole('columnheader', { name });
+    expect([await header('Created').getAttribute('aria-sort'), await header('Amount').getAttribute('aria-sort')]).toEqual([
+      'descending',
+      'none',
+    ]);
+    const shown = (caption: string) => page.getByRole('table', { name: caption }).locator('tbody tr td:first-child').allInnerTexts();
+
+    await header('Amount').getByRole('button').click();
+    await page.waitForURL(/[?&]sort=-amount/);
+    const largest = await system.api.transfers.list({ ...filters, sort: '-amount', limit: 25 });
+    await page
+      .getByRole('table', { name: 'Transfers, largest amount first' })
+      .getByRole('link', { name: largest.data[0]?.id as string })
+      .waitFor();
+    expect(await shown('Transfers, largest amount first')).toEqual(largest.data.map((transfer) => transfer.id));
+    expect(await header('Amount').getAttribute('aria-sort')).toBe('descending');
+    const amounts = largest.data.map((transfer) => new BigNumber(transfer.amount));
+    expect(amounts.every((amount, index) => index === 0 || amount.lte(amounts[index - 1] as BigNumber))).toBe(true);
+    expect(amounts[0]?.gt(amounts.at(-1) as BigNumber)).toBe(true);
+    // The next page goes on in the same order.
+    await page.getByRole('navigation', { name: 'Transfers, largest amount first pages' }).getByRole('button', { name: 'Next' }).click();
+    const second = await system.api.transfers.list({ ...filters, sort: '-amount', limit: 25, cursor: largest.nextCursor ?? undefined });
+    await page.getByRole('link', { name: second.data[0]?.id as string }).waitFor();
+    expect(await shown('Transfers, largest amount first')).toEqual(second.data.map((transfer) => transfer.id));
+
+    await header('Amount').getByRole('button').click();
+    await page.waitForURL(/[?&]sort=amount/);
+    const smallest = await system.api.transfers.list({ ...filters, sort: 'amount', limit: 25 });
+    await page
+      .getByRole('table', { name: 'Transfers, smallest amount first' })
+      .getByRole('link', { name: smallest.data[0]?.id as string })
+      .waitFor();
+    expect(await shown('Transfers, smallest amount first')).toEqual(smallest.data.map((transfer) => transfer.id));
+    expect(await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toMatch(/[?&]sort=amount/);
+    await look(page, 'transfers-by-amount');
+
+    // Clearing the filters keeps the order; sorting by creation again is the default, and leaves the address.
+    await page.getByRole('search', { name: 'Filter transfers' }).getByRole('button', { name: 'Clear' }).click();
+    await page.waitForURL((url) => url.searchParams.get('sort') === 'amount' && !url.searchParams.has('walletId'));
+    await header('Created').getByRole('button').click();
+    await page.waitForURL((url) => !url.searchParams.has('sort'));
+    await page.getByRole('table', { name: 'Transfers, newest first' }).waitFor();
   });
 });
 

@@ -349,7 +349,7 @@ export interface DashboardSuite {
   readonly system: DashboardSystem;
   /**
    * A fresh browser profile's worth of state (no cookies, no storage), closed after the test; its
-   * CSP violations in cspViolationsOf. The suite's window (1280 wide), or `viewport` (a phone's).
+   * CSP violations in cspViolationsOf. The suite's window (1440 wide: a finance team's screen), or `viewport` (a phone's).
    */
   newPage(viewport?: { width: number; height: number }): Promise<Page>;
   /** A new page signed in as the role's member, on `path` (its landing screen by default). */
@@ -386,7 +386,7 @@ export function dashboardSuite(label: string, view: { height: number; locale?: s
       if (!system) throw new Error(`the ${label} system has not started`);
       const context = await system.browser.newContext({
         reducedMotion: 'reduce',
-        viewport: viewport ?? { width: 1280, height: view.height },
+        viewport: viewport ?? { width: 1440, height: view.height },
         timezoneId: 'Africa/Kampala',
         ...(view.locale ? { locale: view.locale } : {}),
       });

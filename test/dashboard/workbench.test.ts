@@ -7,7 +7,7 @@ import { axeLog, CURRENCY, documentWidth, PHONE, type DashboardRole, type Dashbo
  * statement line the bank wrote with another reference shows as a mismatch, whose link opens the
  * workbench with the line chosen; the operator matches it by hand with a reason, the org-admin
  * approves, the wallet is credited through the ledger and the mismatch is gone. A suggestion of
- * the tenant's rule is proposed and rejected. axe checks the screen and its dialogs at 1280 × 900
+ * the tenant's rule is proposed and rejected. axe checks the screen and its dialogs at 1440 × 900
  * and at 390 × 844.
  */
 

@@ -754,6 +754,8 @@ CREATE INDEX deposits_pending_slips_seq ON public.deposits USING btree (tenant_i
 
 CREATE INDEX deposits_phone_number_seq ON public.deposits USING btree (tenant_id, environment, phone_number, seq DESC) WHERE (phone_number IS NOT NULL);
 
+CREATE INDEX deposits_scope_amount_seq ON public.deposits USING btree (tenant_id, environment, amount, seq);
+
 CREATE INDEX deposits_tenant_seq ON public.deposits USING btree (tenant_id, environment, seq DESC);
 
 CREATE INDEX deposits_wallet_seq ON public.deposits USING btree (wallet_id, seq DESC);
@@ -776,6 +778,8 @@ CREATE INDEX payout_cases_approved ON public.payout_cases USING btree (seq) WHER
 
 CREATE INDEX payout_cases_pending ON public.payout_cases USING btree (tenant_id, environment, seq) WHERE (status = 'pending'::text);
 
+CREATE INDEX payout_cases_scope_amount_seq ON public.payout_cases USING btree (tenant_id, environment, amount, seq);
+
 CREATE INDEX payout_cases_tenant_seq ON public.payout_cases USING btree (tenant_id, environment, seq DESC);
 
 CREATE INDEX payout_cases_wallet_seq ON public.payout_cases USING btree (wallet_id, seq DESC);
@@ -795,6 +799,8 @@ CREATE INDEX transfer_reversals_scope_seq ON public.transfer_reversals USING btr
 CREATE INDEX transfer_reversals_transfer_seq ON public.transfer_reversals USING btree (transfer_id, seq);
 
 CREATE INDEX transfers_from_wallet_hash_seq ON public.transfers USING btree (hashtextextended(from_wallet_id, (0)::bigint), seq);
+
+CREATE INDEX transfers_scope_amount_seq ON public.transfers USING btree (tenant_id, environment, amount, seq);
 
 CREATE INDEX transfers_scope_seq ON public.transfers USING btree (tenant_id, environment, seq);
 

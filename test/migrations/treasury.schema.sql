@@ -373,6 +373,8 @@ CREATE INDEX analytics_entries_scope_posted_at ON public.analytics_entries USING
 
 CREATE INDEX awaiting_ledger_since ON public.awaiting_ledger USING btree (record_type, since);
 
+CREATE INDEX float_deposits_scope_amount_seq ON public.float_deposits USING btree (tenant_id, environment, amount, seq);
+
 CREATE INDEX float_deposits_scope_seq ON public.float_deposits USING btree (tenant_id, environment, seq DESC);
 
 CREATE INDEX idempotency_keys_expires_at_idx ON public.idempotency_keys USING btree (expires_at);
@@ -386,6 +388,8 @@ CREATE INDEX outbox_unanswered_sent_at ON public.outbox_unanswered USING btree (
 CREATE INDEX withdrawals_approved ON public.withdrawals USING btree (seq) WHERE (status = 'approved'::text);
 
 CREATE INDEX withdrawals_pending ON public.withdrawals USING btree (tenant_id, environment, seq) WHERE (status = 'pending'::text);
+
+CREATE INDEX withdrawals_scope_amount_seq ON public.withdrawals USING btree (tenant_id, environment, amount, seq);
 
 CREATE INDEX withdrawals_scope_seq ON public.withdrawals USING btree (tenant_id, environment, seq DESC);
 

@@ -48,6 +48,30 @@ export const createdRangeQueryShape = {
 };
 export type CreatedRange = { [Bound in keyof typeof createdRangeQueryShape]?: string | undefined };
 
+/** What a sortable list orders by: its creation (the default, newest first) or its amount. */
+export const LIST_SORT_KEYS = ['createdAt', 'amount'] as const;
+export type ListSortKey = (typeof LIST_SORT_KEYS)[number];
+/** A list's order: a key ascending, or descending with a leading `-` (`-createdAt`, newest first, when none is given). */
+export type ListSort = ListSortKey | `-${ListSortKey}`;
+export const LIST_SORT_DEFAULT: ListSort = '-createdAt';
+
+/**
+ * The `sort` of a list that orders by `keys` (docs/decisions/list-sorting.md): each key has an
+ * index behind it, so a page in any order costs the same as newest first.
+ */
+export function sortQueryShape<const Key extends ListSortKey>(keys: readonly [Key, ...Key[]]) {
+  const values = keys.flatMap((key) => [`-${key}` as const, key]) as [`-${Key}` | Key, ...Array<`-${Key}` | Key>];
+  return {
+    sort: z
+      .enum(values)
+      .optional()
+      .describe(`The order: ${keys.join(' or ')}, ascending, or descending with a leading "-"; -createdAt (newest first) by default`),
+  };
+}
+
+/** The order of a list of money records: by creation or by amount. */
+export const moneySortQueryShape = sortQueryShape(['createdAt', 'amount']);
+
 /** Query of every list: `limit` 1-200 (default 50) and an opaque `cursor`. */
 export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),

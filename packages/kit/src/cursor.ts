@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CreatedRange } from '@wallet/contracts/common';
+import { type CreatedRange, LIST_SORT_DEFAULT, type ListSort } from '@wallet/contracts/common';
 import { findUnsafeText } from '@wallet/contracts/text';
 import { z } from 'zod';
 import type { Knex } from 'knex';
@@ -77,6 +77,9 @@ export const cursorFields = {
   /** An id or other key of printable ASCII. */
   key: z.string().regex(/^[\x21-\x7e]{1,128}$/),
   timestamp: z.iso.datetime({ precision: 3 }),
+  /** A sort column's value: amounts, the only columns a list orders by besides its sequence. */
+  sortKey: z.string().regex(/^-?\d{1,30}(\.\d{1,18})?$/),
+  sort: z.string().regex(/^-?[a-zA-Z]{1,32}$/),
 };
 
 /** Opaque cursors: base64url JSON of the sort key of the last item returned, and its MAC. */
@@ -108,7 +111,7 @@ export interface SeqPage<Shown> {
 
 let listExamineMax = DEFAULT_LIST_EXAMINE_MAX;
 
-/** Sets the bound of boundedNewestFirst for this process (`LIST_EXAMINE_MAX`). */
+/** Sets the bound of boundedSortedList for this process (`LIST_EXAMINE_MAX`). */
 export function useListExamineMax(count: number): void {
   listExamineMax = count;
 }
@@ -128,21 +131,67 @@ export interface SeqRows<Row> {
   stoppedAt: { seq: string } | null;
 }
 
+/** Where a page goes on from: the last row shown, by its seq and, in a list ordered by a column, that column's value. */
+export interface ListPosition {
+  seq: string;
+  key?: string | undefined;
+}
+
+/** A list's order as its query reads: along a column (then seq), or along seq alone; descending unless ascending. */
+export interface ListOrder {
+  column: string | null;
+  ascending: boolean;
+}
+
+/** The order a `sort` names: `createdAt` is the sequence (it follows creation), `amount` its column. */
+export function listOrderOf(sort: ListSort | undefined): ListOrder {
+  const name = sort ?? LIST_SORT_DEFAULT;
+  const key = name.replace(/^-/, '');
+  return { column: key === 'createdAt' ? null : key, ascending: !name.startsWith('-') };
+}
+
+function positionOf(row: { seq: string }, order: ListOrder): ListPosition {
+  if (order.column === null) return { seq: row.seq };
+  const key: unknown = (row as Record<string, unknown>)[order.column];
+  if (typeof key !== 'string') throw new Error(`a list ordered by ${order.column} read a row without it`);
+  return { seq: row.seq, key };
+}
+
 /**
- * A list along `seq`, newest first: `read` gets the position the cursor names and returns one
- * row more than `limit` (newestFirst), which says whether another page follows, or those rows
- * with where a bounded examination stopped (boundedNewestFirst): a page may then come back
- * short, even empty, with a cursor that goes on.
+ * A page of a list in the order `query.sort` names (newest first when none): `read` gets the
+ * position the cursor names and returns one row more than `limit` (newestFirst), which says
+ * whether another page follows, or those rows with where a bounded examination stopped
+ * (boundedSortedList): a page may then come back short, even empty, with a cursor that goes on.
+ * A cursor holds its order, and goes on only in it.
  */
-export async function pageBySeq<Row extends { seq: string }, Shown>(
+export async function pageInOrder<Row extends { seq: string }, Shown>(
+  query: { cursor?: string | undefined; limit: number; sort?: ListSort | undefined },
+  read: (after: ListPosition | undefined) => Promise<Row[] | SeqRows<Row>>,
+  show: (row: Row) => Shown,
+): Promise<SeqPage<Shown>> {
+  const order = listOrderOf(query.sort);
+  const sort = query.sort ?? LIST_SORT_DEFAULT;
+  const cursor = decodeCursor(query.cursor, {
+    seq: cursorFields.seq,
+    key: cursorFields.sortKey.optional(),
+    sort: cursorFields.sort.optional(),
+  });
+  if (cursor && ((cursor.sort ?? LIST_SORT_DEFAULT) !== sort || (cursor.key === undefined) !== (order.column === null))) {
+    throw new AppError('INVALID_CURSOR', 'The cursor belongs to the list in another order');
+  }
+  const answer = await read(cursor ? { seq: cursor.seq, key: cursor.key } : undefined);
+  const { page, last } = boundedPage(Array.isArray(answer) ? { rows: answer, stoppedAt: null } : answer, query.limit);
+  const next = last ? { ...positionOf(last, order), ...(sort === LIST_SORT_DEFAULT ? {} : { sort }) } : null;
+  return { data: page.map(show), nextCursor: next ? encodeCursor(next) : null };
+}
+
+/** pageInOrder for a list only ever newest first: `read` gets the seq the page goes on below. */
+export function pageBySeq<Row extends { seq: string }, Shown>(
   query: { cursor?: string | undefined; limit: number },
   read: (beforeSeq: string | undefined) => Promise<Row[] | SeqRows<Row>>,
   show: (row: Row) => Shown,
 ): Promise<SeqPage<Shown>> {
-  const position = decodeCursor(query.cursor, { seq: cursorFields.seq });
-  const answer = await read(position?.seq);
-  const { page, last } = boundedPage(Array.isArray(answer) ? { rows: answer, stoppedAt: null } : answer, query.limit);
-  return { data: page.map(show), nextCursor: last ? encodeCursor({ seq: last.seq }) : null };
+  return pageInOrder({ cursor: query.cursor, limit: query.limit }, (after) => read(after?.seq), show);
 }
 
 /** Where a page along seq starts (newest first: before `beforeSeq`), and how many rows it shows. */
@@ -167,28 +216,57 @@ export function createdRangeTests(alias: string, range: CreatedRange): Candidate
   return tests;
 }
 
-/** A scope's rows of `table` newest first, before `beforeSeq`, where each column of `equal` that is defined holds its value. */
-function scopeNewestFirst(
+/** Where a sortable list's page starts (after `after`, in the order `sort` names), and how many rows it shows. */
+export interface SortedPageFilter {
+  after?: ListPosition | undefined;
+  sort?: ListSort | undefined;
+  limit: number;
+}
+
+/**
+ * A scope's rows of `table` in `order` (along a column then `seqColumn`, or along `seqColumn`),
+ * after `after`, where each column of `equal` that is defined holds its value. An index on the
+ * scope, then the column, then the sequence serves it in either direction: the position is one
+ * row comparison.
+ */
+function scopeInOrder(
   db: Db | Tx,
   table: string,
   scope: { tenantId: string; environment: string },
-  filter: SeqPageFilter,
-  columns: ReadonlyArray<string | Knex.Raw>,
-  equal: Record<string, string | undefined>,
-  seqColumn: string,
+  order: ListOrder,
+  after: ListPosition | undefined,
+  select: { columns: ReadonlyArray<string | Knex.Raw>; equal: Record<string, string | undefined>; seqColumn: string },
 ): Knex.QueryBuilder {
-  const query = db(table).where({ tenant_id: scope.tenantId, environment: scope.environment }).orderBy(seqColumn, 'desc').select(columns);
-  for (const [column, value] of Object.entries(equal)) if (value !== undefined) query.where(column, value);
-  if (filter.beforeSeq !== undefined) query.where(seqColumn, '<', filter.beforeSeq);
+  const direction = order.ascending ? 'asc' : 'desc';
+  const keys = order.column === null ? [select.seqColumn] : [order.column, select.seqColumn];
+  const query = db(table)
+    .where({ tenant_id: scope.tenantId, environment: scope.environment })
+    .orderBy(keys.map((column) => ({ column, order: direction })))
+    .select(select.columns);
+  for (const [column, value] of Object.entries(select.equal)) if (value !== undefined) query.where(column, value);
+  if (after !== undefined) {
+    const values = order.column === null ? [after.seq] : [keyOf(after), after.seq];
+    query.whereRaw(`(${keys.map(() => '??').join(', ')}) ${order.ascending ? '>' : '<'} (${values.map(() => '?').join(', ')})`, [
+      ...keys,
+      ...values,
+    ]);
+  }
   return query;
 }
+
+function keyOf(position: ListPosition): string {
+  if (position.key === undefined) throw new Error('a position in a list ordered by a column names its value');
+  return position.key;
+}
+
+const NEWEST_FIRST: ListOrder = { column: null, ascending: false };
 
 /**
  * A scope's rows of `table` newest first, before `beforeSeq`, one more than `limit` (see
  * pageBySeq), where each column of `equal` that is defined holds its value; the caller may
  * narrow the query further before it runs. `seqColumn` names the table's sequence when it is not
  * `seq` (select it as `seq` for pageBySeq). For columns an index serves: the others belong in
- * boundedNewestFirst's `tested`.
+ * boundedSortedList's `tested`.
  */
 export function newestFirst(
   db: Db | Tx,
@@ -199,7 +277,8 @@ export function newestFirst(
   equal: Record<string, string | undefined> = {},
   seqColumn = 'seq',
 ): Knex.QueryBuilder {
-  return scopeNewestFirst(db, table, scope, filter, columns, equal, seqColumn).limit(filter.limit + 1);
+  const after = filter.beforeSeq === undefined ? undefined : { seq: filter.beforeSeq };
+  return scopeInOrder(db, table, scope, NEWEST_FIRST, after, { columns, equal, seqColumn }).limit(filter.limit + 1);
 }
 
 /** A record list's equality filters: those an index serves (`indexed`, with the scope and seq), and those tested row by row. */
@@ -224,34 +303,45 @@ export function inboxFilters(inbox: Record<string, string>, filters: ListFilters
 }
 
 /**
- * newestFirst for filters no index serves (a status, a source): the candidates come from the
- * scope's seq index (or an `indexed` column's), and at most LIST_EXAMINE_MAX of them are tested
+ * A sortable list's page, in the order `filter.sort` names, for filters no index serves (a status,
+ * a source): the candidates come from the scope's index in that order (the seq index, or an
+ * `indexed` column's; along an amount, the scope's amount index), and at most LIST_EXAMINE_MAX of them are tested
  * per request (boundedList), so a value no recent row has costs a request the same as any other,
  * never the scope's whole history. `columns` must include the tested ones.
  */
-export async function boundedNewestFirst<Row extends { seq: string }>(
+export async function boundedSortedList<Row extends { seq: string }>(
   db: Db,
   table: string,
   scope: { tenantId: string; environment: string },
-  filter: SeqPageFilter & CreatedRange,
+  filter: SortedPageFilter & CreatedRange,
   columns: ReadonlyArray<string | Knex.Raw>,
   filters: ListFilters,
 ): Promise<SeqRows<Row>> {
-  const candidates = scopeNewestFirst(db, table, scope, filter, columns, filters.indexed ?? {}, 'seq');
-  filters.narrow?.(candidates);
+  const order = listOrderOf(filter.sort);
+  // Along a column, candidates come from its index alone: an index on another column, walked in
+  // the column's order, would read every row of the scope for a rare value. Every filter is then tested.
+  const alongSeq = order.column === null;
+  const candidates = scopeInOrder(db, table, scope, order, filter.after, {
+    columns,
+    equal: alongSeq ? (filters.indexed ?? {}) : {},
+    seqColumn: 'seq',
+  });
+  if (alongSeq) filters.narrow?.(candidates);
+  const tested = alongSeq ? filters.tested : { ...filters.indexed, ...filters.tested };
+  const keys = order.column === null ? ['seq'] : [order.column, 'seq'];
   return boundedList<Row>(db, {
     candidates,
     alias: 'c',
-    order: [{ column: 'seq', order: 'desc' }],
-    tests: [...equalityTests('c', filters.tested), ...createdRangeTests('c', filter)],
+    order: keys.map((column) => ({ column, order: order.ascending ? 'asc' : 'desc' })),
+    tests: [...equalityTests('c', tested), ...(!alongSeq && filters.narrow ? [filters.narrow] : []), ...createdRangeTests('c', filter)],
     limit: filter.limit,
     examineMax: listExamineMax,
   });
 }
 
 /**
- * A record table's reads within a scope: a record by id, and a page of them newest first where
- * the defined filters hold (see boundedNewestFirst), each row as `toRecord` makes it.
+ * A record table's reads within a scope: a record by id, and a page of them in the order asked where
+ * the defined filters hold (see boundedSortedList), each row as `toRecord` makes it.
  */
 export function scopedRecords<Stored extends { seq: string }>(
   table: string,
@@ -274,10 +364,10 @@ export function scopedRecords<Stored extends { seq: string }>(
     list: async (
       db: Db,
       scope: { tenantId: string; environment: string },
-      filter: SeqPageFilter & CreatedRange,
+      filter: SortedPageFilter & CreatedRange,
       filters: ListFilters,
     ): Promise<SeqRows<Stored>> => {
-      const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, table, scope, filter, columns, filters);
+      const { rows, stoppedAt } = await boundedSortedList<{ seq: string }>(db, table, scope, filter, columns, filters);
       return { rows: rows.map(toRecord), stoppedAt };
     },
   };

@@ -4,7 +4,7 @@ import {
   createDb,
   type Db,
   DEFAULT_LIST_EXAMINE_MAX,
-  pageBySeq,
+  pageInOrder,
   recordReads,
   scopedRecords,
   useListExamineMax,
@@ -70,9 +70,9 @@ it("pages a scope's records newest first, filtered where a filter is given, each
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 5; pages += 1) {
-    const page = await pageBySeq(
+    const page = await pageInOrder(
       { cursor, limit: 3 },
-      (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 3 }, { tested: { colour: undefined } }),
+      (after) => things.list(db, scope, { after, limit: 3 }, { tested: { colour: undefined } }),
       (thing) => thing.id,
     );
     ids.push(...page.data);
@@ -80,9 +80,9 @@ it("pages a scope's records newest first, filtered where a filter is given, each
     cursor = page.nextCursor;
   }
   expect(ids).toEqual(['th_7', 'th_6', 'th_5', 'th_4', 'th_3', 'th_2', 'th_1']);
-  const red = await pageBySeq(
+  const red = await pageInOrder(
     { limit: 10 },
-    (beforeSeq) => things.list(db, scope, { beforeSeq, limit: 10 }, { tested: { colour: 'red' } }),
+    (after) => things.list(db, scope, { after, limit: 10 }, { tested: { colour: 'red' } }),
     (thing) => thing.id,
   );
   expect(red).toEqual({ data: ['th_6', 'th_4', 'th_2'], nextCursor: null });
@@ -104,7 +104,7 @@ describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a
   afterEach(() => useListExamineMax(DEFAULT_LIST_EXAMINE_MAX));
 
   async function follow(colour: string, limit: number): Promise<{ ids: string[]; answers: number; pageSizes: number[] }> {
-    const pages = await idsPageByPage((beforeSeq) => things.list(db, bounded, { beforeSeq, limit }, { tested: { colour } }), limit);
+    const pages = await idsPageByPage((after) => things.list(db, bounded, { after, limit }, { tested: { colour } }), limit);
     return { ids: pages.flat(), answers: pages.length, pageSizes: pages.map((page) => page.length) };
   }
 
@@ -114,9 +114,9 @@ describe('a filter no index serves, tested on at most LIST_EXAMINE_MAX records a
     for (let index = 1; index <= 10; index += 1)
       await db('things').insert({ id: `tb_${index}`, tenant_id: bounded.tenantId, environment: 'test', colour: 'blue' });
     useListExamineMax(4);
-    const first = await pageBySeq(
+    const first = await pageInOrder(
       { limit: 5 },
-      (beforeSeq) => things.list(db, bounded, { beforeSeq, limit: 5 }, { tested: { colour: 'green' } }),
+      (after) => things.list(db, bounded, { after, limit: 5 }, { tested: { colour: 'green' } }),
       (thing) => thing.id,
     );
     expect(first.data).toEqual([]);

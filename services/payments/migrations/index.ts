@@ -26,6 +26,7 @@ import * as depositsSearch from './20270201120000_deposits_search';
 import * as approvalPolicies from './20270205120000_approval_policies';
 import * as statementMatches from './20270206120000_statement_matches';
 import * as feeScheduleActors from './20270210120000_fee_schedule_actors';
+import * as amountOrder from './20270212120000_amount_order';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -55,4 +56,5 @@ export const migrations: Migration[] = [
   { name: '20270205120000_approval_policies', ...approvalPolicies },
   { name: '20270206120000_statement_matches', ...statementMatches },
   { name: '20270210120000_fee_schedule_actors', ...feeScheduleActors },
+  { name: '20270212120000_amount_order', ...amountOrder },
 ];

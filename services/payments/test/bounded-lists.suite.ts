@@ -78,13 +78,13 @@ it('transfers by status, and by wallet and status', async () => {
     ...Array.from({ length: 8 }, (_, index) => transfer(`tx_${index}`, 'completed')),
   ]);
   // Nine transfers, three tested a request: the failed one, the oldest, is in the third answer.
-  expect(await pages((beforeSeq) => listTransfers(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
-  expect(await pages((beforeSeq) => listTransfers(db, scope, { walletId: 'wl_A', status: 'failed', beforeSeq, limit: 2 }))).toEqual([
+  expect(await pages((after) => listTransfers(db, scope, { status: 'failed', after, limit: 2 }))).toEqual([[], [], ['tx_failed']]);
+  expect(await pages((after) => listTransfers(db, scope, { walletId: 'wl_A', status: 'failed', after, limit: 2 }))).toEqual([
     [],
     [],
     ['tx_failed'],
   ]);
-  expect((await pages((beforeSeq) => listTransfers(db, scope, { status: 'completed', beforeSeq, limit: 2 }))).flat()).toEqual([
+  expect((await pages((after) => listTransfers(db, scope, { status: 'completed', after, limit: 2 }))).flat()).toEqual([
     'tx_7',
     'tx_6',
     'tx_5',
@@ -113,13 +113,13 @@ it('deposits by source and status; payout cases by status, pending ones in one a
     deposit('dp_slip', 'bank_slip'),
     ...Array.from({ length: 8 }, (_, index) => deposit(`dp_${index}`, 'momo')),
   ]);
-  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', beforeSeq, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
+  expect(await pages((after) => listDeposits(db, scope, { source: 'bank_slip', after, limit: 2 }))).toEqual([[], [], ['dp_slip']]);
   // Pending slips, awaiting their statement, from their own index: in the first answer.
-  expect(await pages((beforeSeq) => listDeposits(db, scope, { source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 }))).toEqual([
+  expect(await pages((after) => listDeposits(db, scope, { source: 'bank_slip', status: 'pending', after, limit: 2 }))).toEqual([
     ['dp_slip'],
   ]);
   expect(
-    await pages((beforeSeq) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', beforeSeq, limit: 2 })),
+    await pages((after) => listDeposits(db, scope, { walletId: 'wl_A', source: 'bank_slip', status: 'pending', after, limit: 2 })),
   ).toEqual([['dp_slip']]);
 
   await db('payout_cases').insert([
@@ -127,12 +127,10 @@ it('deposits by source and status; payout cases by status, pending ones in one a
     payout('pc_pending', 'pending'),
     ...Array.from({ length: 8 }, (_, index) => payout(`pc_${index}`, 'rejected')),
   ]);
-  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], [], ['pc_failed']]);
+  expect(await pages((after) => listCases(db, scope, { status: 'failed', after, limit: 2 }))).toEqual([[], [], [], ['pc_failed']]);
   // The approvals inbox: pending cases from their own index, in the first answer.
-  expect(await pages((beforeSeq) => listCases(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['pc_pending']]);
-  expect(await pages((beforeSeq) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', beforeSeq, limit: 2 }))).toEqual([
-    ['pc_pending'],
-  ]);
+  expect(await pages((after) => listCases(db, scope, { status: 'pending', after, limit: 2 }))).toEqual([['pc_pending']]);
+  expect(await pages((after) => listCases(db, scope, { walletId: 'wl_A', status: 'pending', after, limit: 2 }))).toEqual([['pc_pending']]);
 });
 
 it('reads the pending bank slips through their own index, whatever lies above them', async () => {
@@ -199,20 +197,12 @@ it('wallets by status, currency or half an owner; a whole owner from its index',
     wallet('wl_frozen', 'frozen', 'KES'),
     ...Array.from({ length: 8 }, (_, index) => wallet(`wl_${index}`, 'active')),
   ]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { status: 'frozen', beforeSeq, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { currencyCode: 'KES', beforeSeq, limit: 2 }))).toEqual([
-    [],
-    [],
+  expect(await pages((after) => listWallets(db, owners, { status: 'frozen', after, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((after) => listWallets(db, owners, { currencyCode: 'KES', after, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((after) => listWallets(db, owners, { ownerId: 'usr_wl_frozen', after, limit: 2 }))).toEqual([[], [], ['wl_frozen']]);
+  expect(await pages((after) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', after, limit: 2 }))).toEqual([
     ['wl_frozen'],
   ]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual([
-    [],
-    [],
-    ['wl_frozen'],
-  ]);
-  expect(await pages((beforeSeq) => listWallets(db, owners, { ownerType: 'user', ownerId: 'usr_wl_frozen', beforeSeq, limit: 2 }))).toEqual(
-    [['wl_frozen']],
-  );
 });
 
 it('a creation-time range finds exactly the records created in it, on every list, though seq does not follow created_at', async () => {
@@ -246,7 +236,7 @@ it('a creation-time range finds exactly the records created in it, on every list
             (range.createdFrom === undefined || row.created_at >= range.createdFrom) &&
             (range.createdTo === undefined || row.created_at < range.createdTo),
         );
-        const found = (await pages((beforeSeq) => listWallets(db, tenant, { ...range, beforeSeq, limit: 2 }))).flat();
+        const found = (await pages((after) => listWallets(db, tenant, { ...range, after, limit: 2 }))).flat();
         // Newest first along seq: the order they were inserted, reversed, whatever their times.
         expect(found).toEqual(inRange.map((row) => row.id).reverse());
       },
@@ -291,11 +281,9 @@ it('each money list takes the range: transfers, deposits and payout cases', asyn
     days.map((created_at, index) => ({ ...payout(`pc_day${index}`, 'pending'), tenant_id: tenant.tenantId, created_at })),
   );
   const inRange = (prefix: string) => [`${prefix}_day2`, `${prefix}_day1`];
-  expect((await pages((beforeSeq) => listTransfers(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('tx'));
-  expect((await pages((beforeSeq) => listDeposits(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('dp'));
-  expect((await pages((beforeSeq) => listCases(db, tenant, { ...range, beforeSeq, limit: 5 }))).flat()).toEqual(inRange('pc'));
+  expect((await pages((after) => listTransfers(db, tenant, { ...range, after, limit: 5 }))).flat()).toEqual(inRange('tx'));
+  expect((await pages((after) => listDeposits(db, tenant, { ...range, after, limit: 5 }))).flat()).toEqual(inRange('dp'));
+  expect((await pages((after) => listCases(db, tenant, { ...range, after, limit: 5 }))).flat()).toEqual(inRange('pc'));
   // The approvals inbox's own index, with a range tested on it.
-  expect((await pages((beforeSeq) => listCases(db, tenant, { ...range, status: 'pending', beforeSeq, limit: 5 }))).flat()).toEqual(
-    inRange('pc'),
-  );
+  expect((await pages((after) => listCases(db, tenant, { ...range, status: 'pending', after, limit: 5 }))).flat()).toEqual(inRange('pc'));
 });

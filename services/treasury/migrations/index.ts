@@ -13,6 +13,7 @@ import * as analyticsCaseTypeShape from './20270115120000_analytics_case_type_sh
 import * as outboxUnanswered from './20270125120000_outbox_unanswered';
 import * as withdrawalRails from './20270201120000_withdrawal_rails';
 import * as approvalPolicies from './20270205120000_approval_policies';
+import * as amountOrder from './20270212120000_amount_order';
 
 export const migrations: Migration[] = [
   { name: '20261122120000_create_outbox_and_inbox', ...createOutboxAndInbox },
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { name: '20270125120000_outbox_unanswered', ...outboxUnanswered },
   { name: '20270201120000_withdrawal_rails', ...withdrawalRails },
   { name: '20270205120000_approval_policies', ...approvalPolicies },
+  { name: '20270212120000_amount_order', ...amountOrder },
 ];

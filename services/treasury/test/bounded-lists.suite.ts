@@ -38,12 +38,8 @@ it('float deposits by status and currency', async () => {
     deposit('fd_kes', 'KES', 'failed'),
     ...Array.from({ length: 8 }, (_, index) => deposit(`fd_${index}`, 'USD', 'completed')),
   ]);
-  expect(await pages((beforeSeq) => listFloatDeposits(db, scope, { currencyCode: 'KES', beforeSeq, limit: 2 }))).toEqual([
-    [],
-    [],
-    ['fd_kes'],
-  ]);
-  expect(await pages((beforeSeq) => listFloatDeposits(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([[], [], ['fd_kes']]);
+  expect(await pages((after) => listFloatDeposits(db, scope, { currencyCode: 'KES', after, limit: 2 }))).toEqual([[], [], ['fd_kes']]);
+  expect(await pages((after) => listFloatDeposits(db, scope, { status: 'failed', after, limit: 2 }))).toEqual([[], [], ['fd_kes']]);
 });
 
 function withdrawal(id: string, status: 'pending' | 'rejected' | 'failed') {
@@ -78,14 +74,9 @@ it('withdrawal cases by status, pending ones in one answer', async () => {
     withdrawal('wd_pending', 'pending'),
     ...Array.from({ length: 8 }, (_, index) => withdrawal(`wd_${index}`, 'rejected')),
   ]);
-  expect(await pages((beforeSeq) => listWithdrawals(db, scope, { status: 'failed', beforeSeq, limit: 2 }))).toEqual([
-    [],
-    [],
-    [],
-    ['wd_failed'],
-  ]);
+  expect(await pages((after) => listWithdrawals(db, scope, { status: 'failed', after, limit: 2 }))).toEqual([[], [], [], ['wd_failed']]);
   // The approvals inbox: pending cases from their own index, in the first answer.
-  expect(await pages((beforeSeq) => listWithdrawals(db, scope, { status: 'pending', beforeSeq, limit: 2 }))).toEqual([['wd_pending']]);
+  expect(await pages((after) => listWithdrawals(db, scope, { status: 'pending', after, limit: 2 }))).toEqual([['wd_pending']]);
 });
 
 it('reads the pending withdrawals through their own index, whatever lies above them', async () => {
@@ -97,4 +88,39 @@ it('reads the pending withdrawals through their own index, whatever lies above t
   await db.raw('ANALYZE withdrawals');
   const plans = await queryPlans(db, () => listWithdrawals(db, scope, { status: 'pending', limit: 50 }));
   expect(plans).toEqual([expect.stringContaining('withdrawals_pending')]);
+});
+
+it('withdrawals and float deposits by amount, either way, from their amount indexes', async () => {
+  const sorted = { tenantId: 'tn_SORTED', environment: 'test' as const };
+  const amounts = ['40.00', '5.50', '120.00', '5.50', '0.75'];
+  await db('withdrawals').insert(
+    amounts.map((amount, index) => ({
+      ...withdrawal(`wd_amount${index}`, index === 2 ? 'failed' : 'pending'),
+      tenant_id: sorted.tenantId,
+      amount,
+    })),
+  );
+  await db('float_deposits').insert(
+    amounts.map((amount, index) => ({
+      id: `fd_amount${index}`,
+      tenant_id: sorted.tenantId,
+      environment: 'test',
+      currency_code: 'USD',
+      amount,
+      rail: 'cash',
+      status: 'completed',
+      created_at: new Date(),
+    })),
+  );
+  const withdrawals = (sort: 'amount' | '-amount', status?: 'pending') =>
+    idsPageByPage((after) => listWithdrawals(db, sorted, { sort, status, after, limit: 2 }), 2, sort);
+  expect((await withdrawals('amount')).flat()).toEqual(['wd_amount4', 'wd_amount1', 'wd_amount3', 'wd_amount0', 'wd_amount2']);
+  expect((await withdrawals('-amount', 'pending')).flat()).toEqual(['wd_amount0', 'wd_amount3', 'wd_amount1', 'wd_amount4']);
+  const floats = await idsPageByPage((after) => listFloatDeposits(db, sorted, { sort: '-amount', after, limit: 2 }), 2, '-amount');
+  expect(floats.flat()).toEqual(['fd_amount2', 'fd_amount0', 'fd_amount3', 'fd_amount1', 'fd_amount4']);
+  const plans = await queryPlans(db, async () => {
+    await listWithdrawals(db, sorted, { sort: '-amount', status: 'pending', limit: 2 });
+    await listFloatDeposits(db, sorted, { sort: 'amount', currencyCode: 'USD', limit: 2 });
+  });
+  expect(plans.join('\n')).toMatch(/withdrawals_scope_amount_seq[\s\S]*float_deposits_scope_amount_seq/);
 });

@@ -8,6 +8,7 @@ export const walletFiltersSchema = walletQuerySchema.pick({
   status: true,
   createdFrom: true,
   createdTo: true,
+  sort: true,
 });
 
 /**

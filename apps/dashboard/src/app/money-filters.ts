@@ -11,7 +11,7 @@ import { z } from 'zod';
  * The money screens' list filters, kept in the URL and checked by each list's own query schema
  * (its page fields excepted: paging is the table's).
  */
-const CREATED_RANGE = { createdFrom: true, createdTo: true } as const;
+const CREATED_RANGE = { createdFrom: true, createdTo: true, sort: true } as const;
 export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true, ...CREATED_RANGE });
 export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
 export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
@@ -24,9 +24,11 @@ export const treasuryFiltersSchema = z.object({
   floatCurrencyCode: floatDepositFiltersSchema.shape.currencyCode,
   floatCreatedFrom: floatDepositFiltersSchema.shape.createdFrom,
   floatCreatedTo: floatDepositFiltersSchema.shape.createdTo,
+  floatSort: floatDepositFiltersSchema.shape.sort,
   withdrawalStatus: withdrawalFiltersSchema.shape.status,
   withdrawalCreatedFrom: withdrawalFiltersSchema.shape.createdFrom,
   withdrawalCreatedTo: withdrawalFiltersSchema.shape.createdTo,
+  withdrawalSort: withdrawalFiltersSchema.shape.sort,
 });
 
 /** The approvals inbox's views: the cases awaiting the signed-in checker, those awaiting someone else, or all. */

@@ -60,12 +60,14 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
   const [values, setValues] = useState(() => initialValues(props.fields, props.filters));
   const [errors, setErrors] = useState<FieldErrors>({});
   const set = (name: string, value: string) => setValues((current) => ({ ...current, [name]: value }));
+  // What the address holds beside the form's fields (the list's order) stays as the filters change.
+  const kept = Object.fromEntries(Object.entries(props.filters).filter(([name]) => !props.fields.some((field) => field.name === name)));
   const apply = () => {
     const entered = Object.fromEntries(props.fields.map((field) => [field.name, enteredValue(field, values[field.name] ?? '')]));
     const checked = checkForm(props.schema, entered as z.input<Schema>);
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
-    props.onApply(checked.value);
+    props.onApply({ ...kept, ...checked.value });
   };
   return (
     <Paper withBorder p="sm" mb="md" component="search" aria-label={props.label}>
@@ -98,7 +100,7 @@ export function FilterForm<Schema extends z.ZodObject>(props: {
             ),
           )}
           <Button type="submit">Search</Button>
-          <Button variant="subtle" onClick={() => props.onApply({} as z.output<Schema>)}>
+          <Button variant="subtle" onClick={() => props.onApply(kept as z.output<Schema>)}>
             Clear
           </Button>
           {props.extra}

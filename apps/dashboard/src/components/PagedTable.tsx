@@ -1,4 +1,4 @@
-import { Button, Group, Table, Text } from '@mantine/core';
+import { Button, Group, Table, Text, UnstyledButton } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
 import {
   type ColumnDef,
@@ -9,8 +9,8 @@ import {
   tableFeatures,
   useTable,
 } from '@tanstack/react-table';
-import { useState } from 'react';
-import type { Page } from '@wallet/contracts';
+import { type ReactNode, useState } from 'react';
+import { LIST_SORT_DEFAULT, type ListSort, type ListSortKey, type Page } from '@wallet/contracts';
 import type { PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
 
@@ -61,6 +61,64 @@ function useCursorPages<Row>(
   return { query, pagination, onPaginationChange, pageCount };
 }
 
+/** A sortable list's order, kept in the address with its filters: the columns that sort it, and what a click asks for. */
+export interface ListOrdering<Key extends ListSortKey = ListSortKey> {
+  sort: Key | `-${Key}` | undefined;
+  /** The columns (by id) the server sorts the list by, and the key each sorts on. */
+  keys: Partial<Record<string, Key>>;
+  /** The order asked for: undefined for the default, newest first (a method: a list of fewer keys is a list of keys). */
+  onSort(sort: Key | `-${Key}` | undefined): void;
+}
+
+const ORDER_WORDS: Record<ListSort, string> = {
+  '-createdAt': 'newest first',
+  createdAt: 'oldest first',
+  '-amount': 'largest amount first',
+  amount: 'smallest amount first',
+};
+
+/** The columns of a money list that sort it: its amount and its creation. */
+export const MONEY_SORT_KEYS = { amount: 'amount', createdAt: 'createdAt' } as const;
+
+/** A list's caption with the order it is shown in (`Transfers, newest first`). */
+export function orderedCaption(noun: string, sort: ListSort | undefined): string {
+  return `${noun}, ${ORDER_WORDS[sort ?? LIST_SORT_DEFAULT]}`;
+}
+
+const ARROWS = { ascending: 'M4 10l4-4 4 4', descending: 'M4 6l4 4 4-4', none: 'M5 6l3-3 3 3M5 10l3 3 3-3' } as const;
+
+/** The order a header shows, drawn (no text: the header's own stays what it reads, and aria-sort says the order). */
+function SortArrow(props: { direction: keyof typeof ARROWS }) {
+  return (
+    <svg aria-hidden="true" width="12" height="12" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="2">
+      <path d={ARROWS[props.direction]} opacity={props.direction === 'none' ? 0.45 : 1} />
+    </svg>
+  );
+}
+
+/** What a sortable header says of its column's order (aria-sort), none on columns that do not sort. */
+function ariaSortOf<Key extends ListSortKey>(ordering: ListOrdering<Key> | undefined, columnId: string): keyof typeof ARROWS | undefined {
+  const key = ordering?.keys[columnId];
+  if (key === undefined) return undefined;
+  const current: ListSort = ordering?.sort ?? LIST_SORT_DEFAULT;
+  if (current.replace(/^-/, '') !== key) return 'none';
+  return current.startsWith('-') ? 'descending' : 'ascending';
+}
+
+/** A column's header as a button: the first click sorts by it, largest or newest first, the next the other way. */
+function SortHeader<Key extends ListSortKey>(props: { ordering: ListOrdering<Key>; columnId: string; sortKey: Key; children: ReactNode }) {
+  const direction = ariaSortOf(props.ordering, props.columnId) ?? 'none';
+  const next: Key | `-${Key}` = direction === 'descending' ? props.sortKey : `-${props.sortKey}`;
+  return (
+    <UnstyledButton fw={700} fz="sm" onClick={() => props.ordering.onSort(next === LIST_SORT_DEFAULT ? undefined : next)}>
+      <Group gap={4} wrap="nowrap" component="span">
+        {props.children}
+        <SortArrow direction={direction} />
+      </Group>
+    </UnstyledButton>
+  );
+}
+
 export interface PagedTableProps<Row extends RowData> {
   /** Names the list for assistive technology (the table's caption). */
   caption: string;
@@ -74,6 +132,8 @@ export interface PagedTableProps<Row extends RowData> {
   pageSize?: number;
   /** Reads the shown page again every few seconds while this holds of it (rows the server is still working on). */
   refreshWhile?: (page: Page<Row>) => boolean;
+  /** For a list the server sorts: its order, and the headers that change it. */
+  ordering?: ListOrdering;
 }
 
 /** A server-paged list: loading, error (with correlation id), empty, and the page with previous / next. */
@@ -117,11 +177,21 @@ export function PagedTable<Row extends RowData>(props: PagedTableProps<Row>) {
           <Table.Thead>
             {table.getHeaderGroups().map((group) => (
               <Table.Tr key={group.id}>
-                {group.headers.map((header) => (
-                  <Table.Th key={header.id} scope="col">
-                    {header.isPlaceholder ? null : <table.FlexRender header={header} />}
-                  </Table.Th>
-                ))}
+                {group.headers.map((header) => {
+                  const sortKey = props.ordering?.keys[header.column.id];
+                  const label = header.isPlaceholder ? null : <table.FlexRender header={header} />;
+                  return (
+                    <Table.Th key={header.id} scope="col" aria-sort={ariaSortOf(props.ordering, header.column.id)}>
+                      {props.ordering && sortKey ? (
+                        <SortHeader ordering={props.ordering} columnId={header.column.id} sortKey={sortKey}>
+                          {label}
+                        </SortHeader>
+                      ) : (
+                        label
+                      )}
+                    </Table.Th>
+                  );
+                })}
               </Table.Tr>
             ))}
           </Table.Thead>

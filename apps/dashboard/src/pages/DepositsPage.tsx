@@ -23,7 +23,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
 import { ErrorState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
@@ -179,7 +179,8 @@ export function DepositsPage() {
       />
       <PagedTable
         key={keys.list}
-        caption="Deposits, newest first"
+        caption={orderedCaption('Deposits', filters.sort)}
+        ordering={{ sort: filters.sort, keys: MONEY_SORT_KEYS, onSort: (sort) => void navigate({ search: { ...filters, sort } }) }}
         queryKey={['deposits', filters]}
         fetchPage={fillingPages((page, signal) => api.call(depositRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}

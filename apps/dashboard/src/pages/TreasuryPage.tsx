@@ -35,7 +35,7 @@ import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { JournalEntryLink } from '../components/JournalEntryLink';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
 import { Empty, ErrorState, LoadingState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { describeDestination } from '../format/cases';
@@ -354,11 +354,13 @@ export function TreasuryPage() {
     currencyCode: search.floatCurrencyCode,
     createdFrom: search.floatCreatedFrom,
     createdTo: search.floatCreatedTo,
+    sort: search.floatSort,
   };
   const withdrawalFilters = {
     status: search.withdrawalStatus,
     createdFrom: search.withdrawalCreatedFrom,
     createdTo: search.withdrawalCreatedTo,
+    sort: search.withdrawalSort,
   };
   const floatKeys = listKeys(floatFilters);
   const withdrawalKeys = listKeys(withdrawalFilters);
@@ -397,7 +399,12 @@ export function TreasuryPage() {
           />
           <PagedTable
             key={floatKeys.list}
-            caption="Float deposits, newest first"
+            caption={orderedCaption('Float deposits', floatFilters.sort)}
+            ordering={{
+              sort: floatFilters.sort,
+              keys: MONEY_SORT_KEYS,
+              onSort: (sort) => void navigate({ search: (current) => ({ ...current, floatSort: sort }) }),
+            }}
             queryKey={['treasury', 'float-deposits', floatFilters]}
             fetchPage={fillingPages((page, signal) =>
               api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }),
@@ -435,7 +442,12 @@ export function TreasuryPage() {
           />
           <PagedTable
             key={withdrawalKeys.list}
-            caption="Withdrawal cases, newest first"
+            caption={orderedCaption('Withdrawal cases', withdrawalFilters.sort)}
+            ordering={{
+              sort: withdrawalFilters.sort,
+              keys: MONEY_SORT_KEYS,
+              onSort: (sort) => void navigate({ search: (current) => ({ ...current, withdrawalSort: sort }) }),
+            }}
             queryKey={['withdrawals', withdrawalFilters]}
             fetchPage={fillingPages((page, signal) =>
               api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }),

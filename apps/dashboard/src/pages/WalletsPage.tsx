@@ -10,7 +10,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, type FilterField, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, PagedTable } from '../components/PagedTable';
+import { columnsOf, type ListOrdering, orderedCaption, PagedTable } from '../components/PagedTable';
 
 const routeApi = getRouteApi('/_session/wallets');
 
@@ -53,6 +53,11 @@ export function WalletsPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
   const keys = listKeys(filters);
+  const ordering: ListOrdering<'createdAt'> = {
+    sort: filters.sort,
+    keys: { createdAt: 'createdAt' },
+    onSort: (sort) => void navigate({ search: { ...filters, sort } }),
+  };
   return (
     <>
       <PageTitle>Wallets</PageTitle>
@@ -67,7 +72,8 @@ export function WalletsPage() {
       />
       <PagedTable
         key={keys.list}
-        caption="Wallets"
+        caption={orderedCaption('Wallets', filters.sort)}
+        ordering={ordering}
         queryKey={['wallets', filters]}
         fetchPage={fillingPages((page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
 import {
   createdRangeQueryShape,
+  moneySortQueryShape,
   boundedFiltersNote,
   dayInputSchema,
   environmentSchema,
@@ -82,6 +83,7 @@ export const depositQuerySchema = pageQuerySchema.extend({
   /** The number a mobile money deposit came from, exactly as the provider sent it. */
   phoneNumber: z.string().min(1).max(32).optional(),
   ...createdRangeQueryShape,
+  ...moneySortQueryShape,
 });
 export type DepositQuery = z.infer<typeof depositQuerySchema>;
 
@@ -211,7 +213,7 @@ export const depositRoutes = {
     method: 'get',
     path: '/v1/deposits',
     operationId: 'deposits.list',
-    summary: `List deposits, newest first (filters walletId, status, source; externalRef and phoneNumber through their indexes); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise, and on createdFrom and createdTo')}`,
+    summary: `List deposits, newest first unless sort names another order (createdAt or amount, either way; by amount every filter is tested) (filters walletId, status, source; externalRef and phoneNumber through their indexes); source=bank_slip with status=pending (slips awaiting their statement) is read from its own index. ${boundedFiltersNote('on status and source otherwise, and on createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, moneySortQueryShape, pageQuerySchema, timestampSchema } from '../common';
 import type { ErrorCode } from '../errors';
 import { amountInputSchema, integerInputSchema } from '../json';
 import type { JournalKind } from '../messages/journal-terms';
@@ -59,7 +59,12 @@ export function caseQuerySchema<Status extends z.ZodType, Extra extends z.ZodRaw
   status: Status,
   extra?: Extra,
 ) {
-  return pageQuerySchema.extend({ ...(extra as Extra), status: status.optional() as z.ZodOptional<Status>, ...createdRangeQueryShape });
+  return pageQuerySchema.extend({
+    ...(extra as Extra),
+    status: status.optional() as z.ZodOptional<Status>,
+    ...createdRangeQueryShape,
+    ...moneySortQueryShape,
+  });
 }
 
 export const approveCaseBodySchema = z.object({ actorId: caseMemberIdSchema });
@@ -252,7 +257,7 @@ export function caseRoutes<
       ...read,
       path: spec.paths.list,
       operationId: `${spec.namespace}.list`,
-      summary: `List ${spec.noun}s, newest first; status=pending (the approvals inbox) is read from its own index. ${boundedFiltersNote('on any other status, and on createdFrom and createdTo')}`,
+      summary: `List ${spec.noun}s, newest first unless sort names another order (createdAt or amount, either way); status=pending (the approvals inbox) is read from its own index when sorted by creation. ${boundedFiltersNote('on any other status (any status when sorted by amount), and on createdFrom and createdTo')}`,
       query: schemas.query,
       success: { status: 200, schema: schemas.page },
     },

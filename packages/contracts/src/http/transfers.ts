@@ -1,6 +1,6 @@
 import { idSchema, walletIdInputSchema } from '../ids';
 import { z } from 'zod';
-import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, moneySortQueryShape, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -48,6 +48,7 @@ export const transferQuerySchema = pageQuerySchema.extend({
   walletId: idSchema('wallet').optional(),
   status: transferStatusSchema.optional(),
   ...createdRangeQueryShape,
+  ...moneySortQueryShape,
 });
 export type TransferQuery = z.infer<typeof transferQuerySchema>;
 
@@ -110,7 +111,7 @@ export const transferRoutes = {
     method: 'get',
     path: '/v1/transfers',
     operationId: 'transfers.list',
-    summary: `List transfers, newest first; walletId matches either side. ${boundedFiltersNote('on status, createdFrom and createdTo')}`,
+    summary: `List transfers, newest first unless sort names another order (createdAt or amount, either way); walletId matches either side. ${boundedFiltersNote('on status, createdFrom and createdTo, and on walletId when sorted by amount')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

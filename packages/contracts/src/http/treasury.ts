@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import { boundedFiltersNote, createdRangeQueryShape, pageQuerySchema, moneySortQueryShape, pageSchema, timestampSchema } from '../common';
 import { amountInputSchema } from '../json';
 import { amountStringSchema, currencyCodeSchema, signedAmountStringSchema, TRANSACTION_LIMIT_NOTE } from '../money';
 import type { RouteContract } from '../route-contract';
@@ -64,6 +64,7 @@ export const floatDepositQuerySchema = pageQuerySchema.extend({
   status: floatDepositStatusSchema.optional(),
   currencyCode: currencyCodeSchema.optional(),
   ...createdRangeQueryShape,
+  ...moneySortQueryShape,
 });
 export type FloatDepositQuery = z.infer<typeof floatDepositQuerySchema>;
 
@@ -185,7 +186,7 @@ export const treasuryRoutes = {
     method: 'get',
     path: '/v1/admin/money/float-deposits',
     operationId: 'treasury.floatDeposits.list',
-    summary: `List float deposits, newest first. ${boundedFiltersNote('on status, currencyCode, createdFrom and createdTo')}`,
+    summary: `List float deposits, newest first unless sort names another order (createdAt or amount, either way). ${boundedFiltersNote('on status, currencyCode, createdFrom and createdTo')}`,
     surface: 'tenant',
     service: 'treasury',
     scope: 'treasury:read',

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { ACCOUNTS } from '../chart-of-accounts';
-import { boundedFiltersNote, createdRangeQueryShape, environmentSchema, pageQuerySchema, pageSchema, timestampSchema } from '../common';
+import {
+  boundedFiltersNote,
+  createdRangeQueryShape,
+  environmentSchema,
+  pageQuerySchema,
+  pageSchema,
+  sortQueryShape,
+  timestampSchema,
+} from '../common';
 import { amountStringSchema, currencyCodeSchema } from '../money';
 import type { RouteContract } from '../route-contract';
 import { BALANCE_AT_SUMMARY, balanceAtQuerySchema, walletBalanceAtSchema } from './balances';
@@ -54,6 +62,7 @@ export const walletQuerySchema = pageQuerySchema.extend({
   currencyCode: currencyCodeSchema.optional(),
   status: walletStatusSchema.optional(),
   ...createdRangeQueryShape,
+  ...sortQueryShape(['createdAt']),
 });
 export type WalletQuery = z.infer<typeof walletQuerySchema>;
 
@@ -85,7 +94,7 @@ export const walletRoutes = {
     method: 'get',
     path: '/v1/wallets',
     operationId: 'wallets.list',
-    summary: `List wallets, newest first, with their balances; ownerType with ownerId finds an owner's wallets through an index. ${boundedFiltersNote('on status, currencyCode, createdFrom, createdTo, or ownerType or ownerId alone')}`,
+    summary: `List wallets, newest first (sort=createdAt: oldest first), with their balances; ownerType with ownerId finds an owner's wallets through an index. ${boundedFiltersNote('on status, currencyCode, createdFrom, createdTo, or ownerType or ownerId alone')}`,
     surface: 'tenant',
     service: 'payments',
     scope: 'wallets:read',

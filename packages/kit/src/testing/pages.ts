@@ -1,16 +1,18 @@
 import type pg from 'pg';
-import { pageBySeq, type SeqRows } from '../cursor';
+import type { ListSort } from '@wallet/contracts/common';
+import { type ListPosition, pageInOrder, type SeqRows } from '../cursor';
 import type { Db } from '../db';
 
-/** Every page of a seq-ordered list, first to last, as pageBySeq answers them: each page's ids, empty pages included. */
+/** Every page of a list in the order `sort` names, first to last, as pageInOrder answers them: each page's ids, empty pages included. */
 export async function idsPageByPage(
-  read: (beforeSeq: string | undefined) => Promise<SeqRows<{ seq: string; id: string }>>,
+  read: (after: ListPosition | undefined) => Promise<SeqRows<{ seq: string; id: string }>>,
   limit: number,
+  sort?: ListSort,
 ): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await pageBySeq({ cursor, limit }, read, (record) => record.id);
+    const page = await pageInOrder({ cursor, limit, sort }, read, (record) => record.id);
     pages.push(page.data);
     if (page.nextCursor === null) return pages;
     cursor = page.nextCursor;

@@ -25,7 +25,7 @@ import {
   newPlatformEventMessage,
   type OutboxMessage,
   type OutboxRelay,
-  pageBySeq,
+  pageInOrder,
   type Tx,
 } from '@wallet/kit';
 import {
@@ -551,7 +551,7 @@ export class DepositsService extends MoneyCommand<NewMomoDeposit, StoredDeposit,
   // ---- reads ----
 
   list(scope: DepositScope, query: DepositQuery): Promise<Page<Deposit>> {
-    return pageBySeq(query, (beforeSeq) => listDeposits(this.deps.db, scope, { ...query, beforeSeq }), toDeposit);
+    return pageInOrder(query, (after) => listDeposits(this.deps.db, scope, { ...query, after }), toDeposit);
   }
 }
 

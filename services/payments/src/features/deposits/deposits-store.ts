@@ -16,14 +16,14 @@ import {
 } from '@wallet/money-commands';
 import { formatAmount } from '@wallet/contracts';
 import {
-  boundedNewestFirst,
+  boundedSortedList,
   camelCased,
   createdAtMsColumn,
   type Db,
   inboxFilters,
   recordReads,
   type CreatedRange,
-  type SeqPageFilter,
+  type SortedPageFilter,
   type SeqRows,
   type Tx,
 } from '@wallet/kit';
@@ -244,7 +244,7 @@ export async function reopenSlip(tx: Tx, id: string): Promise<StoredDeposit> {
   return toStored(row);
 }
 
-export interface DepositFilter extends SeqPageFilter, CreatedRange {
+export interface DepositFilter extends SortedPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: DepositStatus | undefined;
   source?: DepositSource | undefined;
@@ -255,7 +255,7 @@ export interface DepositFilter extends SeqPageFilter, CreatedRange {
 /**
  * Newest first, one more row than asked when a next page exists. Pending bank slips (the slips
  * awaiting their statement) come from their own index, a wallet tested on them; otherwise status
- * and source are tested on a bounded number of deposits (boundedNewestFirst). A reference or a
+ * and source are tested on a bounded number of deposits (boundedSortedList). A reference or a
  * phone number is found through its own index (deposits_external_ref_seq, deposits_phone_number_seq).
  */
 export async function listDeposits(db: Db, scope: DepositScope, filter: DepositFilter): Promise<SeqRows<StoredDeposit>> {
@@ -266,7 +266,7 @@ export async function listDeposits(db: Db, scope: DepositScope, filter: DepositF
       tested: { status: filter.status || undefined, source: filter.source || undefined },
     },
   );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, DEPOSIT.table, scope, filter, COLUMNS, filters);
+  const { rows, stoppedAt } = await boundedSortedList<{ seq: string }>(db, DEPOSIT.table, scope, filter, COLUMNS, filters);
   return { rows: rows.map(toStored), stoppedAt };
 }
 

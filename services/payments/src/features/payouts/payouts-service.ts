@@ -1,5 +1,5 @@
 import { type CreatePayoutBody, formatAmount, newId, type Page, type PayoutCase, type PayoutCaseQuery } from '@wallet/contracts';
-import { AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
+import { AppError, currentContext, type InternalClaims, pageInOrder } from '@wallet/kit';
 import {
   awaitsLedger,
   awaitsOutcomeEntry,
@@ -98,7 +98,7 @@ export class PayoutsService extends MakerChecker<NewPayoutCase, StoredPayoutCase
   }
 
   list(scope: PayoutScope, query: PayoutCaseQuery): Promise<Page<PayoutCase>> {
-    return pageBySeq(query, (beforeSeq) => listCases(this.deps.db, scope, { ...query, beforeSeq }), toPayoutCase);
+    return pageInOrder(query, (after) => listCases(this.deps.db, scope, { ...query, after }), toPayoutCase);
   }
 }
 

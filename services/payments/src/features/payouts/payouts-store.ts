@@ -6,7 +6,7 @@ import {
   recordReads,
   scopedRecords,
   type CreatedRange,
-  type SeqPageFilter,
+  type SortedPageFilter,
   type SeqRows,
   type Tx,
 } from '@wallet/kit';
@@ -99,7 +99,7 @@ export const PAYOUT_CASE_TABLE: CaseTable<NewPayoutCase, StoredPayoutCase> = {
   find: findCase,
 };
 
-export interface PayoutCaseFilter extends SeqPageFilter, CreatedRange {
+export interface PayoutCaseFilter extends SortedPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: PayoutStatus | undefined;
 }

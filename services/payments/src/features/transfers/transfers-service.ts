@@ -1,5 +1,5 @@
 import { type CreateTransferBody, formatAmount, newId, type Page, type Transfer, type TransferQuery } from '@wallet/contracts';
-import { AppError, currentContext, type Db, microBatch, pageBySeq, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
+import { AppError, currentContext, type Db, microBatch, pageInOrder, STATEMENT_BATCH_CONCURRENCY, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
   type CommandResult,
@@ -110,7 +110,7 @@ export class TransfersService extends MoneyCommand<NewTransfer, StoredTransfer, 
   }
 
   list(scope: TransferScope, query: TransferQuery): Promise<Page<Transfer>> {
-    return pageBySeq(query, (beforeSeq) => listTransfers(this.deps.db, scope, { ...query, beforeSeq }), toTransfer);
+    return pageInOrder(query, (after) => listTransfers(this.deps.db, scope, { ...query, after }), toTransfer);
   }
 }
 

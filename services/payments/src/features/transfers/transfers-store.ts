@@ -1,6 +1,6 @@
 import { type Environment, type TransferStatus, walletStatusSchema } from '@wallet/contracts';
 import {
-  boundedNewestFirst,
+  boundedSortedList,
   camelCased,
   createdAtMsColumn,
   type Db,
@@ -8,7 +8,7 @@ import {
   recordReads,
   scopedRecords,
   type CreatedRange,
-  type SeqPageFilter,
+  type SortedPageFilter,
   type SeqRows,
   TENANT_CONFIG_TABLE,
   type Tx,
@@ -122,12 +122,12 @@ const transferRecords = scopedRecords(TRANSFER.table, COLUMNS, toTransfer);
 export const findTransfer = transferRecords.find;
 export const findTransfers = transferRecords.findMany;
 
-export interface TransferFilter extends SeqPageFilter, CreatedRange {
+export interface TransferFilter extends SortedPageFilter, CreatedRange {
   walletId?: string | undefined;
   status?: TransferStatus | undefined;
 }
 
-/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of transfers (boundedNewestFirst). */
+/** Newest first, one more row than asked when a next page exists; the status is tested on a bounded number of transfers (boundedSortedList). */
 export async function listTransfers(db: Db, scope: TransferScope, filter: TransferFilter): Promise<SeqRows<StoredTransfer>> {
   // Each side's index holds the wallet id's hash (20261230120000_transfers_storage); the id itself is compared too.
   const ofWallet = (walletId: string) => (candidates: Knex.QueryBuilder) =>
@@ -135,7 +135,7 @@ export async function listTransfers(db: Db, scope: TransferScope, filter: Transf
       '((hashtextextended(from_wallet_id, 0) = hashtextextended(?, 0) AND from_wallet_id = ?) OR (hashtextextended(to_wallet_id, 0) = hashtextextended(?, 0) AND to_wallet_id = ?))',
       [walletId, walletId, walletId, walletId],
     );
-  const { rows, stoppedAt } = await boundedNewestFirst<{ seq: string }>(db, TRANSFER.table, scope, filter, COLUMNS, {
+  const { rows, stoppedAt } = await boundedSortedList<{ seq: string }>(db, TRANSFER.table, scope, filter, COLUMNS, {
     tested: { status: filter.status },
     ...(filter.walletId !== undefined ? { narrow: ofWallet(filter.walletId) } : {}),
   });

@@ -15,7 +15,7 @@ import {
   newPlatformEventMessage,
   type OutboxMessage,
   type OutboxRelay,
-  pageBySeq,
+  pageInOrder,
   type Tx,
 } from '@wallet/kit';
 import type { LedgerReads, StatementLine } from '@wallet/money-commands';
@@ -89,9 +89,9 @@ export class WalletsService {
   }
 
   async list(scope: WalletScope, query: WalletQuery): Promise<Page<Wallet>> {
-    const page = await pageBySeq(
+    const page = await pageInOrder(
       query,
-      (beforeSeq) => listWallets(this.deps.db, scope, { ...query, beforeSeq }),
+      (after) => listWallets(this.deps.db, scope, { ...query, after }),
       (wallet) => wallet,
     );
     return { data: await this.present(scope, page.data), nextCursor: page.nextCursor };

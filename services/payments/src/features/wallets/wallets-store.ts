@@ -1,5 +1,5 @@
 import type { Environment, WalletOwnerType, WalletStatus } from '@wallet/contracts';
-import { boundedNewestFirst, type Db, type CreatedRange, type SeqPageFilter, type SeqRows, type Tx } from '@wallet/kit';
+import { boundedSortedList, type Db, type CreatedRange, type SortedPageFilter, type SeqRows, type Tx } from '@wallet/kit';
 
 /** Every read and write of wallets is bounded by one tenant and one environment. */
 export interface WalletScope {
@@ -124,7 +124,7 @@ export async function findWalletForUpdate(tx: Tx, scope: WalletScope, id: string
   return row ? toWallet(row) : null;
 }
 
-export interface WalletFilter extends SeqPageFilter, CreatedRange {
+export interface WalletFilter extends SortedPageFilter, CreatedRange {
   ownerType?: WalletOwnerType | undefined;
   ownerId?: string | undefined;
   currencyCode?: string | undefined;
@@ -135,13 +135,13 @@ export interface WalletFilter extends SeqPageFilter, CreatedRange {
 /**
  * Newest first, one more row than asked when a next page exists. An owner (its type and id) is
  * found through wallets_owner_currency; a status, a currency, or half an owner is tested on a
- * bounded number of wallets (boundedNewestFirst): a tenant may hold millions of them.
+ * bounded number of wallets (boundedSortedList): a tenant may hold millions of them.
  */
 export async function listWallets(db: Db, scope: WalletScope, filter: WalletFilter): Promise<SeqRows<StoredWallet>> {
   const owner = { owner_type: filter.ownerType || undefined, owner_id: filter.ownerId || undefined };
   const wholeOwner = owner.owner_type !== undefined && owner.owner_id !== undefined;
   const tested = { currency_code: filter.currencyCode || undefined, status: filter.status || undefined };
-  const { rows, stoppedAt } = await boundedNewestFirst<WalletRow>(
+  const { rows, stoppedAt } = await boundedSortedList<WalletRow>(
     db,
     'wallets',
     scope,

@@ -1,5 +1,5 @@
 import { type CreateFloatDepositBody, type FloatDeposit, type FloatDepositQuery, formatAmount, newId, type Page } from '@wallet/contracts';
-import { AppError, currentContext, pageBySeq, type TenantDirectory } from '@wallet/kit';
+import { AppError, currentContext, pageInOrder, type TenantDirectory } from '@wallet/kit';
 import {
   type CommandAnswers,
   type CommandResult,
@@ -69,7 +69,7 @@ export class FloatDepositsService extends MoneyCommand<NewFloatDeposit, StoredFl
   }
 
   list(scope: TreasuryScope, query: FloatDepositQuery): Promise<Page<FloatDeposit>> {
-    return pageBySeq(query, (beforeSeq) => listFloatDeposits(this.deps.db, scope, { ...query, beforeSeq }), toFloatDeposit);
+    return pageInOrder(query, (after) => listFloatDeposits(this.deps.db, scope, { ...query, after }), toFloatDeposit);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Environment, FloatDepositStatus, FloatRail } from '@wallet/contracts';
-import { camelCased, type Db, recordReads, scopedRecords, type CreatedRange, type SeqPageFilter, type SeqRows } from '@wallet/kit';
+import { camelCased, type Db, recordReads, scopedRecords, type CreatedRange, type SortedPageFilter, type SeqRows } from '@wallet/kit';
 import {
   type DraftOf,
   filled,
@@ -56,12 +56,12 @@ const records = scopedRecords(FLOAT_DEPOSIT.table, COLUMNS, fromRow);
 
 export const findFloatDeposit = records.find;
 
-export interface FloatDepositFilter extends SeqPageFilter, CreatedRange {
+export interface FloatDepositFilter extends SortedPageFilter, CreatedRange {
   status?: FloatDepositStatus | undefined;
   currencyCode?: string | undefined;
 }
 
-/** Newest first, one more row than asked when a next page exists; status and currency are tested on a bounded number of deposits (boundedNewestFirst). */
+/** Newest first, one more row than asked when a next page exists; status and currency are tested on a bounded number of deposits (boundedSortedList). */
 export function listFloatDeposits(db: Db, scope: TreasuryScope, filter: FloatDepositFilter): Promise<SeqRows<StoredFloatDeposit>> {
   return records.list(db, scope, filter, { tested: { status: filter.status, currency_code: filter.currencyCode } });
 }

@@ -1,5 +1,5 @@
 import { type CreateWithdrawalBody, formatAmount, newId, type Page, type Withdrawal, type WithdrawalQuery } from '@wallet/contracts';
-import { type AppError, currentContext, type InternalClaims, pageBySeq } from '@wallet/kit';
+import { type AppError, currentContext, type InternalClaims, pageInOrder } from '@wallet/kit';
 import {
   awaitsLedger,
   awaitsOutcomeEntry,
@@ -69,7 +69,7 @@ export class WithdrawalsService extends MakerChecker<NewWithdrawal, StoredWithdr
   }
 
   list(scope: TreasuryScope, query: WithdrawalQuery): Promise<Page<Withdrawal>> {
-    return pageBySeq(query, (beforeSeq) => listWithdrawals(this.deps.db, scope, { ...query, beforeSeq }), toWithdrawal);
+    return pageInOrder(query, (after) => listWithdrawals(this.deps.db, scope, { ...query, after }), toWithdrawal);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Environment, WithdrawalDestination, WithdrawalMethod, WithdrawalSource, WithdrawalStatus } from '@wallet/contracts';
-import { camelCased, type Db, recordReads, scopedRecords, type CreatedRange, type SeqPageFilter, type SeqRows } from '@wallet/kit';
+import { camelCased, type Db, recordReads, scopedRecords, type CreatedRange, type SortedPageFilter, type SeqRows } from '@wallet/kit';
 import {
   CASE_RAIL_COLUMNS,
   CASE_STATE_COLUMNS,
@@ -70,7 +70,7 @@ export const WITHDRAWAL_TABLE: CaseTable<NewWithdrawal, StoredWithdrawal> = {
   find: findWithdrawal,
 };
 
-export interface WithdrawalFilter extends SeqPageFilter, CreatedRange {
+export interface WithdrawalFilter extends SortedPageFilter, CreatedRange {
   status?: WithdrawalStatus | undefined;
 }
 
