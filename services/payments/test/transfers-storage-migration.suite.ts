@@ -53,6 +53,8 @@ it('keeps every transfer listable, by scope and by wallet, with the smaller inde
   expect(await indexDefinitions()).toEqual([
     'btree (hashtextextended(from_wallet_id, (0)::bigint), seq)',
     'btree (id)',
+    // A later migration's, for lists sorted by amount (docs/decisions/list-sorting.md).
+    'btree (tenant_id, environment, amount, seq)',
     'btree (tenant_id, environment, seq)',
     'btree (hashtextextended(to_wallet_id, (0)::bigint), seq)',
   ]);
