@@ -55,6 +55,12 @@ export type ListSortKey = (typeof LIST_SORT_KEYS)[number];
 export type ListSort = ListSortKey | `-${ListSortKey}`;
 export const LIST_SORT_DEFAULT: ListSort = '-createdAt';
 
+/** What a `sort` names: its key and direction (none given: the default, newest first). */
+export function parseListSort(sort: ListSort | undefined): { key: ListSortKey; ascending: boolean } {
+  const name = sort ?? LIST_SORT_DEFAULT;
+  return { key: name.replace(/^-/, '') as ListSortKey, ascending: !name.startsWith('-') };
+}
+
 /**
  * The `sort` of a list that orders by `keys` (docs/decisions/list-sorting.md): each key has an
  * index behind it, so a page in any order costs the same as newest first.

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type CreatedRange, LIST_SORT_DEFAULT, type ListSort } from '@wallet/contracts/common';
+import { type CreatedRange, LIST_SORT_DEFAULT, type ListSort, parseListSort } from '@wallet/contracts/common';
 import { findUnsafeText } from '@wallet/contracts/text';
 import { z } from 'zod';
 import type { Knex } from 'knex';
@@ -145,9 +145,13 @@ export interface ListOrder {
 
 /** The order a `sort` names: `createdAt` is the sequence (it follows creation), `amount` its column. */
 export function listOrderOf(sort: ListSort | undefined): ListOrder {
-  const name = sort ?? LIST_SORT_DEFAULT;
-  const key = name.replace(/^-/, '');
-  return { column: key === 'createdAt' ? null : key, ascending: !name.startsWith('-') };
+  const { key, ascending } = parseListSort(sort);
+  return { column: key === 'createdAt' ? null : key, ascending };
+}
+
+/** The columns a list in `order` is read along: the order's column, if any, then the sequence. */
+function orderColumns(order: ListOrder, seqColumn = 'seq'): string[] {
+  return order.column === null ? [seqColumn] : [order.column, seqColumn];
 }
 
 function positionOf(row: { seq: string }, order: ListOrder): ListPosition {
@@ -238,7 +242,7 @@ function scopeInOrder(
   select: { columns: ReadonlyArray<string | Knex.Raw>; equal: Record<string, string | undefined>; seqColumn: string },
 ): Knex.QueryBuilder {
   const direction = order.ascending ? 'asc' : 'desc';
-  const keys = order.column === null ? [select.seqColumn] : [order.column, select.seqColumn];
+  const keys = orderColumns(order, select.seqColumn);
   const query = db(table)
     .where({ tenant_id: scope.tenantId, environment: scope.environment })
     .orderBy(keys.map((column) => ({ column, order: direction })))
@@ -328,11 +332,10 @@ export async function boundedSortedList<Row extends { seq: string }>(
   });
   if (alongSeq) filters.narrow?.(candidates);
   const tested = alongSeq ? filters.tested : { ...filters.indexed, ...filters.tested };
-  const keys = order.column === null ? ['seq'] : [order.column, 'seq'];
   return boundedList<Row>(db, {
     candidates,
     alias: 'c',
-    order: keys.map((column) => ({ column, order: order.ascending ? 'asc' : 'desc' })),
+    order: orderColumns(order).map((column) => ({ column, order: order.ascending ? 'asc' : 'desc' })),
     tests: [...equalityTests('c', tested), ...(!alongSeq && filters.narrow ? [filters.narrow] : []), ...createdRangeTests('c', filter)],
     limit: filter.limit,
     examineMax: listExamineMax,

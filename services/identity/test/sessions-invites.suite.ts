@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { auditEventSchema, errorBodySchema, pageSchema, sessionSchema } from '@wallet/contracts';
+import { auditEventSchema, pageSchema, sessionSchema } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import {
-  type HttpResult,
+  expectErrorBody,
   type IdentityHarness,
   internalToken,
   type SmtpInbox,
@@ -33,13 +33,6 @@ afterAll(async () => {
 });
 
 const anonymous = () => internalToken({ surface: 'public', authMode: 'none' });
-
-function expectErrorBody(result: HttpResult, status: number, code: string) {
-  expect(result.status).toBe(status);
-  const parsed = errorBodySchema.parse(result.body);
-  expect(parsed.error.code).toBe(code);
-  return parsed.error;
-}
 
 /** Creates an organization with an admin and returns the invite token from the email it received. */
 async function invitedAdmin(): Promise<{ tenantId: string; memberId: string; email: string; token: string }> {

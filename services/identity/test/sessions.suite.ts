@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   auditEventSchema,
-  errorBodySchema,
   type OrgRole,
   pageSchema,
   scopesOfRole,
@@ -10,7 +9,7 @@ import {
   teamMemberSchema,
 } from '@wallet/contracts';
 import { start } from '../src/main';
-import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
+import { expectErrorBody, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ and the identity service over HTTP. Login, logout and invites are
@@ -30,13 +29,6 @@ afterAll(async () => {
 
 const PASSWORD = 'correct horse battery staple';
 const anonymous = () => internalToken({ surface: 'public', authMode: 'none' });
-
-function expectErrorBody(result: HttpResult, status: number, code: string) {
-  expect(result.status).toBe(status);
-  const parsed = errorBodySchema.parse(result.body);
-  expect(parsed.error.code).toBe(code);
-  return parsed.error;
-}
 
 function ownerToken(tenantId: string): string {
   return internalToken({

@@ -2,7 +2,7 @@ import type { ConfirmChannel } from 'amqplib';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
-import { type AuditRecordV1, TOPOLOGY } from '@wallet/contracts';
+import { type AuditRecordV1, errorBodySchema, TOPOLOGY } from '@wallet/contracts';
 import { createDb, type Db, type InternalClaims, signInternalToken } from '@wallet/kit';
 import { createTestDatabase, createTestVhost } from '@wallet/kit/testing';
 import { type RunningService, start } from '../src/main';
@@ -15,6 +15,14 @@ export interface HttpResult {
   status: number;
   headers: Headers;
   body: any;
+}
+
+/** An error answer: its status and code, and its error body. */
+export function expectErrorBody(result: HttpResult, status: number, code: string) {
+  expect(result.status).toBe(status);
+  const parsed = errorBodySchema.parse(result.body);
+  expect(parsed.error.code).toBe(code);
+  return parsed.error;
 }
 
 export interface RequestOptions {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   auditEventSchema,
-  errorBodySchema,
   type OrgRole,
   pageSchema,
   scopesOfRole,
@@ -11,7 +10,7 @@ import {
 } from '@wallet/contracts';
 import { waitFor } from '@wallet/kit/testing';
 import {
-  type HttpResult,
+  expectErrorBody,
   type IdentityHarness,
   internalToken,
   type SmtpInbox,
@@ -41,13 +40,6 @@ afterAll(async () => {
   await identity?.close();
   await smtp?.close();
 });
-
-function expectErrorBody(result: HttpResult, status: number, code: string) {
-  expect(result.status).toBe(status);
-  const parsed = errorBodySchema.parse(result.body);
-  expect(parsed.error.code).toBe(code);
-  return parsed.error;
-}
 
 const anonymous = () => internalToken({ surface: 'public', authMode: 'none' });
 

@@ -1,6 +1,5 @@
 import {
   auditEventSchema,
-  errorBodySchema,
   type OrgRole,
   pageSchema,
   scopesOfRole,
@@ -8,7 +7,7 @@ import {
   teamInviteSchema,
   teamMemberSchema,
 } from '@wallet/contracts';
-import { type HttpResult, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
+import { expectErrorBody, type IdentityHarness, internalToken, startIdentityHarness, tenantBody, uniqueSlug } from './support';
 
 /**
  * Real: PostgreSQL, RabbitMQ and the identity service over HTTP. Tenant calls carry the
@@ -25,13 +24,6 @@ afterAll(async () => {
 });
 
 const PASSWORD = 'correct horse battery staple';
-
-function expectErrorBody(result: HttpResult, status: number, code: string) {
-  expect(result.status).toBe(status);
-  const parsed = errorBodySchema.parse(result.body);
-  expect(parsed.error.code).toBe(code);
-  return parsed.error;
-}
 
 interface Caller {
   tenantId: string;

@@ -11,12 +11,12 @@ import { z } from 'zod';
  * The money screens' list filters, kept in the URL and checked by each list's own query schema
  * (its page fields excepted: paging is the table's).
  */
-const CREATED_RANGE = { createdFrom: true, createdTo: true, sort: true } as const;
-export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true, ...CREATED_RANGE });
-export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
-export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true, ...CREATED_RANGE });
-export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true, ...CREATED_RANGE });
-export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true, ...CREATED_RANGE });
+const RANGE_AND_ORDER = { createdFrom: true, createdTo: true, sort: true } as const;
+export const depositFiltersSchema = depositQuerySchema.pick({ walletId: true, status: true, source: true, ...RANGE_AND_ORDER });
+export const transferFiltersSchema = transferQuerySchema.pick({ walletId: true, status: true, ...RANGE_AND_ORDER });
+export const payoutFiltersSchema = payoutCaseQuerySchema.pick({ walletId: true, status: true, ...RANGE_AND_ORDER });
+export const floatDepositFiltersSchema = floatDepositQuerySchema.pick({ status: true, currencyCode: true, ...RANGE_AND_ORDER });
+export const withdrawalFiltersSchema = withdrawalQuerySchema.pick({ status: true, ...RANGE_AND_ORDER });
 
 /** The treasury screen lists two things: each list's filters under its own names in the one URL. */
 export const treasuryFiltersSchema = z.object({

@@ -10,7 +10,7 @@ import {
   useTable,
 } from '@tanstack/react-table';
 import { type ReactNode, useState } from 'react';
-import { LIST_SORT_DEFAULT, type ListSort, type ListSortKey, type Page } from '@wallet/contracts';
+import { LIST_SORT_DEFAULT, type ListSort, type ListSortKey, type Page, parseListSort } from '@wallet/contracts';
 import type { PageFetcher } from '../api/pages';
 import { Empty, ErrorState, LoadingState } from './States';
 
@@ -77,6 +77,15 @@ const ORDER_WORDS: Record<ListSort, string> = {
   amount: 'smallest amount first',
 };
 
+/** The ordering of a list whose filters (its order among them) are the address's: a new order is the same filters with it. */
+export function searchOrdering<Key extends ListSortKey, Filters extends { sort?: Key | `-${Key}` | undefined }>(
+  filters: Filters,
+  keys: Partial<Record<string, Key>>,
+  apply: (next: Filters) => void,
+): ListOrdering<Key> {
+  return { sort: filters.sort, keys, onSort: (sort) => apply({ ...filters, sort }) };
+}
+
 /** The columns of a money list that sort it: its amount and its creation. */
 export const MONEY_SORT_KEYS = { amount: 'amount', createdAt: 'createdAt' } as const;
 
@@ -100,9 +109,9 @@ function SortArrow(props: { direction: keyof typeof ARROWS }) {
 function ariaSortOf<Key extends ListSortKey>(ordering: ListOrdering<Key> | undefined, columnId: string): keyof typeof ARROWS | undefined {
   const key = ordering?.keys[columnId];
   if (key === undefined) return undefined;
-  const current: ListSort = ordering?.sort ?? LIST_SORT_DEFAULT;
-  if (current.replace(/^-/, '') !== key) return 'none';
-  return current.startsWith('-') ? 'descending' : 'ascending';
+  const current = parseListSort(ordering?.sort);
+  if (current.key !== key) return 'none';
+  return current.ascending ? 'ascending' : 'descending';
 }
 
 /** A column's header as a button: the first click sorts by it, largest or newest first, the next the other way. */

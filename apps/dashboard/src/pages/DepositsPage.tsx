@@ -23,7 +23,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable, searchOrdering } from '../components/PagedTable';
 import { ErrorState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
@@ -180,7 +180,7 @@ export function DepositsPage() {
       <PagedTable
         key={keys.list}
         caption={orderedCaption('Deposits', filters.sort)}
-        ordering={{ sort: filters.sort, keys: MONEY_SORT_KEYS, onSort: (sort) => void navigate({ search: { ...filters, sort } }) }}
+        ordering={searchOrdering(filters, MONEY_SORT_KEYS, (search) => void navigate({ search }))}
         queryKey={['deposits', filters]}
         fetchPage={fillingPages((page, signal) => api.call(depositRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}

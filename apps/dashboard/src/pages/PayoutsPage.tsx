@@ -25,7 +25,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable, searchOrdering } from '../components/PagedTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { describeDestination } from '../format/cases';
@@ -209,7 +209,7 @@ export function PayoutsPage() {
       <PagedTable
         key={keys.list}
         caption={orderedCaption('Payout cases', filters.sort)}
-        ordering={{ sort: filters.sort, keys: MONEY_SORT_KEYS, onSort: (sort) => void navigate({ search: { ...filters, sort } }) }}
+        ordering={searchOrdering(filters, MONEY_SORT_KEYS, (search) => void navigate({ search }))}
         queryKey={['payouts', filters]}
         fetchPage={fillingPages((page, signal) => api.call(payoutRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}

@@ -10,7 +10,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable, searchOrdering } from '../components/PagedTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { WalletLink } from '../components/WalletLink';
 import { listKeys } from '../app/filters';
@@ -66,7 +66,7 @@ export function TransfersPage() {
       <PagedTable
         key={keys.list}
         caption={orderedCaption('Transfers', filters.sort)}
-        ordering={{ sort: filters.sort, keys: MONEY_SORT_KEYS, onSort: (sort) => void navigate({ search: { ...filters, sort } }) }}
+        ordering={searchOrdering(filters, MONEY_SORT_KEYS, (search) => void navigate({ search }))}
         queryKey={['transfers', filters]}
         fetchPage={fillingPages((page, signal) => api.call(transferRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}

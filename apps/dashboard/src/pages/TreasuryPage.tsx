@@ -35,7 +35,7 @@ import { CREATED_RANGE_FIELDS, FilterForm } from '../components/FilterForm';
 import { JournalEntryLink } from '../components/JournalEntryLink';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable } from '../components/PagedTable';
+import { columnsOf, MONEY_SORT_KEYS, orderedCaption, PagedTable, searchOrdering } from '../components/PagedTable';
 import { Empty, ErrorState, LoadingState } from '../components/States';
 import { StatusBadge } from '../components/StatusBadge';
 import { describeDestination } from '../format/cases';
@@ -400,11 +400,11 @@ export function TreasuryPage() {
           <PagedTable
             key={floatKeys.list}
             caption={orderedCaption('Float deposits', floatFilters.sort)}
-            ordering={{
-              sort: floatFilters.sort,
-              keys: MONEY_SORT_KEYS,
-              onSort: (sort) => void navigate({ search: (current) => ({ ...current, floatSort: sort }) }),
-            }}
+            ordering={searchOrdering(
+              floatFilters,
+              MONEY_SORT_KEYS,
+              (next) => void navigate({ search: (current) => ({ ...current, floatSort: next.sort }) }),
+            )}
             queryKey={['treasury', 'float-deposits', floatFilters]}
             fetchPage={fillingPages((page, signal) =>
               api.call(treasuryRoutes.listFloatDeposits, { query: { ...floatFilters, ...page }, signal }),
@@ -443,11 +443,11 @@ export function TreasuryPage() {
           <PagedTable
             key={withdrawalKeys.list}
             caption={orderedCaption('Withdrawal cases', withdrawalFilters.sort)}
-            ordering={{
-              sort: withdrawalFilters.sort,
-              keys: MONEY_SORT_KEYS,
-              onSort: (sort) => void navigate({ search: (current) => ({ ...current, withdrawalSort: sort }) }),
-            }}
+            ordering={searchOrdering(
+              withdrawalFilters,
+              MONEY_SORT_KEYS,
+              (next) => void navigate({ search: (current) => ({ ...current, withdrawalSort: next.sort }) }),
+            )}
             queryKey={['withdrawals', withdrawalFilters]}
             fetchPage={fillingPages((page, signal) =>
               api.call(withdrawalRoutes.list, { query: { ...withdrawalFilters, ...page }, signal }),

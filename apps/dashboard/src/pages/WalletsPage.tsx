@@ -10,7 +10,7 @@ import { ExportLink } from '../components/ExportLink';
 import { CREATED_RANGE_FIELDS, type FilterField, FilterForm } from '../components/FilterForm';
 import { RouterAnchor } from '../components/links';
 import { Money } from '../components/Money';
-import { columnsOf, type ListOrdering, orderedCaption, PagedTable } from '../components/PagedTable';
+import { columnsOf, orderedCaption, PagedTable, searchOrdering } from '../components/PagedTable';
 
 const routeApi = getRouteApi('/_session/wallets');
 
@@ -53,11 +53,6 @@ export function WalletsPage() {
   const filters = routeApi.useSearch();
   const navigate = routeApi.useNavigate();
   const keys = listKeys(filters);
-  const ordering: ListOrdering<'createdAt'> = {
-    sort: filters.sort,
-    keys: { createdAt: 'createdAt' },
-    onSort: (sort) => void navigate({ search: { ...filters, sort } }),
-  };
   return (
     <>
       <PageTitle>Wallets</PageTitle>
@@ -73,7 +68,7 @@ export function WalletsPage() {
       <PagedTable
         key={keys.list}
         caption={orderedCaption('Wallets', filters.sort)}
-        ordering={ordering}
+        ordering={searchOrdering(filters, { createdAt: 'createdAt' }, (search) => void navigate({ search }))}
         queryKey={['wallets', filters]}
         fetchPage={fillingPages((page, signal) => api.call(walletRoutes.list, { query: { ...filters, ...page }, signal }))}
         columns={columns}
